@@ -1,0 +1,1 @@
+static void suite_prompts(la_t *t) { (void)t; }

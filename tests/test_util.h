@@ -1,0 +1,17 @@
+/* Test data that does not depend on the library's own generator. */
+#ifndef LA_TEST_UTIL_H
+#define LA_TEST_UTIL_H
+#include <stdint.h>
+
+typedef struct { uint64_t s; } la_t_rng;
+
+static double la_t_uniform(la_t_rng *r) { /* in [-1, 1) */
+  r->s = r->s * 6364136223846793005ull + 1442695040888963407ull;
+  return (double)(r->s >> 11) * (2.0 / 9007199254740992.0) - 1.0;
+}
+
+static void la_t_fill(la_t_rng *r, size_t n, la_real *x) {
+  size_t i;
+  for (i = 0; i < n; ++i) x[i] = (la_real)la_t_uniform(r);
+}
+#endif
