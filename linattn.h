@@ -209,11 +209,21 @@ LINATTN_DEF void la_free(void *p);
 
 /* Sections under development, each in its own file until it is folded in. */
 #define LA__PART_API
+#ifndef LA__SKIP_PROMPTS
 #include "wip/prompts.h"
+#endif
+#ifndef LA__SKIP_MODEL
 #include "wip/model.h"
+#endif
+#ifndef LA__SKIP_OPTIM
 #include "wip/optim.h"
+#endif
+#ifndef LA__SKIP_DIAG
 #include "wip/diag.h"
+#endif
+#ifndef LA__SKIP_TRAIN
 #include "wip/train.h"
+#endif
 #undef LA__PART_API
 
 #ifdef __cplusplus
@@ -681,11 +691,21 @@ LINATTN_DEF void la_free(void *p) {
 #endif
 
 #define LA__PART_IMPL
+#ifndef LA__SKIP_PROMPTS
 #include "wip/prompts.h"
+#endif
+#ifndef LA__SKIP_MODEL
 #include "wip/model.h"
+#endif
+#ifndef LA__SKIP_OPTIM
 #include "wip/optim.h"
+#endif
+#ifndef LA__SKIP_DIAG
 #include "wip/diag.h"
+#endif
+#ifndef LA__SKIP_TRAIN
 #include "wip/train.h"
+#endif
 #undef LA__PART_IMPL
 
 #endif /* LINATTN_IMPLEMENTATION */
