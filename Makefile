@@ -21,6 +21,18 @@ $(BUILD)/test-avx2-f: $(TESTSRC) $(HDR) | $(BUILD)
 $(BUILD)/test-avx2-d: $(TESTSRC) $(HDR) | $(BUILD)
 	$(CC) $(CFLAGS_HOST) $(AVX2) -DLINATTN_DOUBLE tests/main.c -o $@ -lm
 
+# Benchmarks: every bench/bench_NAME.c becomes build/bench_NAME (float) and
+# build/bench_NAME-d (double); `make bench` runs them all.
+BENCHSRC = $(wildcard bench/bench_*.c)
+BENCHBIN = $(patsubst bench/%.c,$(BUILD)/%,$(BENCHSRC))
+BENCHFLAGS = -std=c99 -O2 $(WARN) $(AVX2)
+$(BUILD)/bench_%: bench/bench_%.c bench/bench_common.h $(HDR) | $(BUILD)
+	$(CC) $(BENCHFLAGS) -DBENCH_FLAGS='"$(BENCHFLAGS)"' $< -o $@ -lm
+$(BUILD)/bench_%-d: bench/bench_%.c bench/bench_common.h $(HDR) | $(BUILD)
+	$(CC) $(BENCHFLAGS) -DLINATTN_DOUBLE -DBENCH_FLAGS='"$(BENCHFLAGS) -DLINATTN_DOUBLE"' $< -o $@ -lm
+bench: $(BENCHBIN)
+	@for b in $(BENCHBIN); do echo "== $$b"; $$b || exit 1; done
+
 $(BUILD):
 	mkdir -p $(BUILD)
 
