@@ -36,5 +36,8 @@ bench: $(BENCHBIN)
 $(BUILD):
 	mkdir -p $(BUILD)
 
+# Targets of the programs built on the library, one file each.
+-include $(wildcard mk/*.mk)
+
 clean:
 	rm -rf $(BUILD)

@@ -36,6 +36,36 @@ LINATTN_DEF int la_batch_create(la_batch *b, int d, int n, int count);
 LINATTN_DEF void la_batch_destroy(la_batch *b);
 #endif
 
+/* ------------------------------------------------- the data settings */
+/* CONTRACT (the training driver and the tools code against these names;
+   the generator section may add fields, presets and functions). A data
+   setting is a description (la_data_config, zero fields = defaults) turned
+   into a generator (la_data) that owns what is fixed for a run: Sigma's
+   factor, the random target network. Sampling a batch never allocates. */
+enum {
+  LA_SETTING_1 = 1,      /* paper A: n = 20, d = 5, x ~ N(0, I) */
+  LA_SETTING_2 = 2,      /* paper A: n = 5, d = 5 */
+  LA_SETTING_3 = 3,      /* paper A: heavy-tailed, Gamma(0.1, 10) radii */
+  LA_SETTING_SPHERE = 4, /* paper A: x uniform on the sphere */
+  LA_SETTING_NONLINEAR = 5, /* paper A: targets through a random ReLU net */
+  LA_SETTING_PAPER_B = 6 /* paper B: x ~ N(0, Sigma), w* ~ N(0, Sigma^-1) */
+};
+typedef struct la_data_config la_data_config; /* defined by the section */
+typedef struct la_data la_data;               /* defined by the section */
+/* cfg = the preset's description (d, n and everything else filled in). */
+LINATTN_DEF int la_data_preset(la_data_config *cfg, int setting);
+/* Generator for `cfg`, fixed parts drawn from `seed`. */
+LINATTN_DEF size_t la_data_bytes(const la_data_config *cfg);
+LINATTN_DEF int la_data_init(la_data *g, const la_data_config *cfg,
+                             uint64_t seed, void *mem, size_t bytes);
+#ifndef LINATTN_NO_STDLIB
+LINATTN_DEF int la_data_create(la_data *g, const la_data_config *cfg,
+                               uint64_t seed);
+LINATTN_DEF void la_data_destroy(la_data *g);
+#endif
+/* Fill every prompt of b (b->d, b->n must match the setting) from rng. */
+LINATTN_DEF int la_data_sample(const la_data *g, la_rng *rng, la_batch *b);
+
 #elif defined(LA__PART_IMPL)
 
 /* PRELIMINARY implementation, to be replaced by the generator section. */
