@@ -1,43 +1,110 @@
-# linattn.h: tests, benchmarks, examples. `make test` runs the whole matrix.
+# linattn.h: tests, benchmarks, examples.
+#   make test    the whole matrix: every backend, precision and architecture
+#   make quick   host AVX2, float and double: the check to run while editing
+#   make bench   every benchmark program in bench/
 CC ?= cc
+CLANG ?= clang
 WARN = -Wall -Wextra -Wpedantic -Wshadow -Werror
 CFLAGS_HOST = -std=c99 -O2 $(WARN)
 AVX2 = -mavx2 -mfma
 BUILD = build
+JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 
 .PHONY: all quick test bench clean
 all: quick
+
+HDR = linattn.h $(wildcard wip/*.h)
+TESTSRC = tests/main.c $(wildcard tests/*.h tests/test_*.c)
 
 # The fastest useful check while developing: host AVX2, float and double.
 quick: $(BUILD)/test-avx2-f $(BUILD)/test-avx2-d
 	$(BUILD)/test-avx2-f
 	$(BUILD)/test-avx2-d
 
-HDR = linattn.h $(wildcard wip/*.h)
-TESTSRC = tests/main.c $(wildcard tests/*.h tests/test_*.c)
-
 $(BUILD)/test-avx2-f: $(TESTSRC) $(HDR) | $(BUILD)
 	$(CC) $(CFLAGS_HOST) $(AVX2) tests/main.c -o $@ -lm
 $(BUILD)/test-avx2-d: $(TESTSRC) $(HDR) | $(BUILD)
 	$(CC) $(CFLAGS_HOST) $(AVX2) -DLINATTN_DOUBLE tests/main.c -o $@ -lm
 
-# Benchmarks: every bench/bench_NAME.c becomes build/bench_NAME (float) and
-# build/bench_NAME-d (double); `make bench` runs them all.
+# ------------------------------------------------------------ the matrix
+# Each configuration is compiled and run by tests/run_one.sh, which keeps its
+# log in build/results/NAME.log and its verdict beside it, so one failing
+# configuration never hides the others; tests/summarize.sh adds them up and
+# prints the closing "N passed, N failed" line.
+#
+# $(call suite,NAME,COMPILER AND FLAGS,RUNNER): the unit-test binary.
+define suite
+CONFIGS += $(1)
+run-$(1): | $(BUILD)
+	@sh tests/run_one.sh $(1) sh -c '$(2) tests/main.c -o $(BUILD)/t-$(1) -lm && $(3) $(BUILD)/t-$(1)'
+endef
+
+SCALAR = -DLINATTN_SIMD=LINATTN_SCALAR
+SAN = -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer -g
+QEMU64 = qemu-aarch64 -L /usr/aarch64-linux-gnu
+QEMU32 = qemu-arm -L /usr/arm-linux-gnueabihf
+A64 = aarch64-linux-gnu-gcc $(CFLAGS_HOST)
+A32 = arm-linux-gnueabihf-gcc $(CFLAGS_HOST) -march=armv7-a -mfpu=neon-vfpv4 -mfloat-abi=hard
+VALGRIND = valgrind -q --error-exitcode=9 --leak-check=full --errors-for-leak-kinds=definite
+
+$(eval $(call suite,gcc-avx2-float,$(CC) $(CFLAGS_HOST) $(AVX2),))
+$(eval $(call suite,gcc-avx2-double,$(CC) $(CFLAGS_HOST) $(AVX2) -DLINATTN_DOUBLE,))
+$(eval $(call suite,gcc-scalar-float,$(CC) $(CFLAGS_HOST) $(SCALAR),))
+$(eval $(call suite,gcc-scalar-double,$(CC) $(CFLAGS_HOST) $(SCALAR) -DLINATTN_DOUBLE,))
+$(eval $(call suite,clang-avx2-float,$(CLANG) $(CFLAGS_HOST) $(AVX2),))
+$(eval $(call suite,clang-scalar-double,$(CLANG) $(CFLAGS_HOST) $(SCALAR) -DLINATTN_DOUBLE,))
+$(eval $(call suite,asan-ubsan-avx2-float,$(CLANG) $(CFLAGS_HOST) $(AVX2) $(SAN),))
+$(eval $(call suite,asan-ubsan-scalar-double,$(CLANG) $(CFLAGS_HOST) $(SCALAR) -DLINATTN_DOUBLE $(SAN),))
+$(eval $(call suite,valgrind-avx2-float,$(CC) $(CFLAGS_HOST) $(AVX2) -g,$(VALGRIND)))
+$(eval $(call suite,aarch64-neon-float,$(A64),$(QEMU64)))
+$(eval $(call suite,aarch64-neon-double,$(A64) -DLINATTN_DOUBLE,$(QEMU64)))
+$(eval $(call suite,aarch64-scalar-float,$(A64) $(SCALAR),$(QEMU64)))
+$(eval $(call suite,armv7-neon-float,$(A32),$(QEMU32)))
+$(eval $(call suite,armv7-scalar-double,$(A32) -DLINATTN_DOUBLE,$(QEMU32)))
+
+# The header included several times, the implementation in two translation
+# units (one of them LINATTN_STATIC), as C99, C11 and C++, gcc and clang.
+MULTI = tests/multi_tu/main.c tests/multi_tu/impl.c tests/multi_tu/impl_static.c
+define multi_tu
+CONFIGS += $(1)
+run-$(1): | $(BUILD)
+	@sh tests/run_one.sh $(1) sh -c '$(2) -I. $(MULTI) -o $(BUILD)/t-$(1) -lm && $(BUILD)/t-$(1)'
+endef
+$(eval $(call multi_tu,multi-tu-gcc-c99,$(CC) -std=c99 -O1 $(WARN) $(AVX2)))
+$(eval $(call multi_tu,multi-tu-gcc-c11,$(CC) -std=c11 -O1 $(WARN)))
+$(eval $(call multi_tu,multi-tu-clang-c99,$(CLANG) -std=c99 -O1 $(WARN) $(AVX2)))
+$(eval $(call multi_tu,multi-tu-g++,g++ -x c++ -std=c++11 -O1 $(WARN) $(AVX2)))
+$(eval $(call multi_tu,multi-tu-clang++,clang++ -x c++ -std=c++11 -O1 $(WARN) -Wno-deprecated))
+
+# A Cortex-M4F build: no malloc, no stdio; it must compile and link cleanly.
+M4 = arm-none-eabi-gcc -mcpu=cortex-m4 -mfpu=fpv4-sp-d16 -mfloat-abi=hard -mthumb -Os -std=c99 $(WARN)
+CONFIGS += cortex-m4-build
+run-cortex-m4-build: | $(BUILD)
+	@sh tests/run_one.sh cortex-m4-build sh -c '$(M4) -DLINATTN_NO_STDLIB -I. tests/embedded.c -o $(BUILD)/embedded-m4.elf --specs=nosys.specs -lm && arm-none-eabi-size $(BUILD)/embedded-m4.elf'
+
+# Fragments (mk/*.mk) add their own configurations to CONFIGS.
+-include $(wildcard mk/*.mk)
+
+test:
+	@rm -rf $(BUILD)/results
+	@$(MAKE) --no-print-directory -k -j$(JOBS) $(addprefix run-,$(CONFIGS)) || true
+	@sh tests/summarize.sh $(CONFIGS)
+
+# ------------------------------------------------------------ benchmarks
+# Every bench/bench_NAME.c becomes build/bench_NAME (float) and
+# build/bench_NAME-d (double); `make bench` runs the float ones.
 BENCHSRC = $(wildcard bench/bench_*.c)
 BENCHBIN = $(patsubst bench/%.c,$(BUILD)/%,$(BENCHSRC))
 BENCHFLAGS = -std=c99 -O2 $(WARN) $(AVX2)
 $(BUILD)/bench_%: bench/bench_%.c bench/bench_common.h $(HDR) | $(BUILD)
-	$(CC) $(BENCHFLAGS) -DBENCH_FLAGS='"$(BENCHFLAGS)"' $< -o $@ -lm
+	$(CC) $(BENCHFLAGS) -DBENCH_FLAGS='"$(BENCHFLAGS)"' $< -o $@ -lm -lpthread
 $(BUILD)/bench_%-d: bench/bench_%.c bench/bench_common.h $(HDR) | $(BUILD)
-	$(CC) $(BENCHFLAGS) -DLINATTN_DOUBLE -DBENCH_FLAGS='"$(BENCHFLAGS) -DLINATTN_DOUBLE"' $< -o $@ -lm
+	$(CC) $(BENCHFLAGS) -DLINATTN_DOUBLE -DBENCH_FLAGS='"$(BENCHFLAGS) -DLINATTN_DOUBLE"' $< -o $@ -lm -lpthread
 bench: $(BENCHBIN)
 	@for b in $(BENCHBIN); do echo "== $$b"; $$b || exit 1; done
 
 $(BUILD):
 	mkdir -p $(BUILD)
-
-# Targets of the programs built on the library, one file each.
--include $(wildcard mk/*.mk)
 
 clean:
 	rm -rf $(BUILD)

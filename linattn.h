@@ -91,7 +91,12 @@ CONTENTS
 #include <stdint.h>
 
 #ifdef LINATTN_STATIC
+/* An embedding library uses only part of the API: no unused warnings. */
+#if defined(__GNUC__) || defined(__clang__)
+#define LINATTN_DEF static __attribute__((unused))
+#else
 #define LINATTN_DEF static
+#endif
 #else
 #define LINATTN_DEF extern
 #endif
