@@ -1,0 +1,305 @@
+#!/usr/bin/python3
+"""The linear-transformer testbed written a second time, in PyTorch.
+
+An implementation independent of linattn.h, in the ordinary PyTorch way
+(batched matmul over the whole batch, autograd for the gradient, double
+backward for Hessian-vector products, torch.optim.Adam with global-norm
+clipping), used to check the library's numbers and to time it against.
+
+    Z_{l+1} = Z_l + (1/n) P_l Z_l M Z_l^T Q_l Z_l,   M = diag(1,..,1,0)
+    loss    = mean over prompts of (Z_L[d, n] + y_q)^2
+
+Parametrizations (theta is per layer [P part, Q part], row-major):
+    sparse (0): P = [[B,0],[0,1]], Q = [[A,0],[0,0]]; parts B, A (d x d each)
+    dense  (1): parts P, Q ((d+1) x (d+1) each)
+    pgd    (2): P = [[0,0],[0,1]], Q = [[A,0],[0,0]]; part A only
+
+Usage:
+    torch_ref.py run IN OUT     values (and timings if IN asks) for IN's data
+    torch_ref.py selftest       check itself against finite differences
+
+IN is what bench_torch writes: 16 little-endian int32
+    magic 0x3154414c, real bytes (4 or 8), d, n, L, param, count, nparams,
+    timing (0/1), max threads, min seconds per repetition (ms), repetitions,
+    then 4 zeros,
+followed by la_real arrays: z (count x (d+1) x (n+1), row-major), y_q
+(count), theta (nparams), v (nparams). OUT is text: `loss x`, `grad ...`,
+`hvp ...`, and `time THREADS STEP GRAD HVP` lines (seconds per call).
+Exit status 3 means PyTorch is not installed.
+"""
+import os
+import sys
+import time
+
+MAGIC = 0x3154414C
+SPARSE, DENSE, PGD = 0, 1, 2
+
+
+def need_torch():
+    try:
+        import numpy  # noqa: F401
+        import torch  # noqa: F401
+    except ImportError as e:
+        sys.stderr.write(
+            "torch_ref: %s; install python3-torch and python3-numpy for "
+            "/usr/bin/python3 to run the PyTorch comparison\n" % e)
+        sys.exit(3)
+
+
+def part_sizes(d, param):
+    if param == SPARSE:
+        return d * d, d * d
+    if param == DENSE:
+        return (d + 1) ** 2, (d + 1) ** 2
+    if param == PGD:
+        return 0, d * d
+    raise ValueError("unknown parametrization %d" % param)
+
+
+class Model:
+    """The parameters as one leaf tensor per layer part, as a torch user
+    would hold them."""
+
+    def __init__(self, theta, d, n, layers, param, dtype):
+        import torch
+        self.d, self.n, self.layers, self.param = d, n, layers, param
+        sp, sq = part_sizes(d, param)
+        theta = torch.as_tensor(theta, dtype=dtype)
+        if theta.numel() != layers * (sp + sq):
+            raise ValueError("theta has %d entries, expected %d"
+                             % (theta.numel(), layers * (sp + sq)))
+        self.params = []
+        off = 0
+        for _ in range(layers):
+            for size in (sp, sq):
+                if size:
+                    k = int(round(size ** 0.5))
+                    t = theta[off:off + size].reshape(k, k).clone()
+                    self.params.append(t.requires_grad_(True))
+                off += size
+        # the fixed 1 in P's corner (sparse and pgd)
+        self.corner = torch.zeros(d + 1, d + 1, dtype=dtype)
+        self.corner[d, d] = 1
+
+    def matrices(self):
+        """P_l, Q_l built from the leaves (differentiably)."""
+        import torch.nn.functional as F
+        it = iter(self.params)
+        out = []
+        for _ in range(self.layers):
+            if self.param == DENSE:
+                P, Q = next(it), next(it)
+            elif self.param == SPARSE:
+                B, A = next(it), next(it)
+                P = F.pad(B, (0, 1, 0, 1)) + self.corner
+                Q = F.pad(A, (0, 1, 0, 1))
+            else:
+                A = next(it)
+                P = self.corner
+                Q = F.pad(A, (0, 1, 0, 1))
+            out.append((P, Q))
+        return out
+
+    def loss(self, z, yq):
+        n, d = self.n, self.d
+        for P, Q in self.matrices():
+            keys = z[:, :, :n]                     # M masks the query column
+            s = keys @ keys.transpose(1, 2)        # Z M Z^T: (b, d+1, d+1)
+            z = z + (P @ s @ Q @ z) / n
+        return ((z[:, d, n] + yq) ** 2).mean()
+
+    def flat(self, tensors):
+        import torch
+        return torch.cat([t.reshape(-1) for t in tensors])
+
+    def split(self, vec):
+        out, off = [], 0
+        for p in self.params:
+            out.append(vec[off:off + p.numel()].reshape(p.shape))
+            off += p.numel()
+        return out
+
+    def grad(self, z, yq):
+        import torch
+        loss = self.loss(z, yq)
+        g = torch.autograd.grad(loss, self.params)
+        return loss, g
+
+    def hvp(self, z, yq, v):
+        """H v by double backward: grad of <grad loss, v>."""
+        import torch
+        loss = self.loss(z, yq)
+        g = torch.autograd.grad(loss, self.params, create_graph=True)
+        gv = sum((gi * vi).sum() for gi, vi in zip(g, v))
+        return torch.autograd.grad(gv, self.params)
+
+
+def sample(d, n, count, dtype, gen):
+    """Paper A, setting 1: x ~ N(0, I_d), w* ~ N(0, I_d), y = <w*, x>."""
+    import torch
+    x = torch.randn(count, n + 1, d, dtype=dtype, generator=gen)
+    w = torch.randn(count, d, 1, dtype=dtype, generator=gen)
+    y = (x @ w).squeeze(2)
+    yq = y[:, n].clone()
+    y[:, n] = 0
+    z = torch.cat([x.transpose(1, 2), y.unsqueeze(1)], dim=1)
+    return z, yq
+
+
+def best_time(fn, min_seconds, reps):
+    """Seconds per call: the best of `reps` repetitions of enough calls to
+    fill min_seconds, so a busy neighbour core does not inflate it."""
+    fn()
+    calls, t0 = 1, time.perf_counter()
+    fn()
+    once = max(time.perf_counter() - t0, 1e-7)
+    calls = max(1, int(min_seconds / once))
+    best = float("inf")
+    for _ in range(reps):
+        t0 = time.perf_counter()
+        for _ in range(calls):
+            fn()
+        best = min(best, (time.perf_counter() - t0) / calls)
+    return best
+
+
+def timings(model, z, yq, v, min_seconds, reps, dtype):
+    import torch
+    d, n, count = model.d, model.n, z.shape[0]
+    gen = torch.Generator().manual_seed(7)
+    opt = torch.optim.Adam(model.params, lr=1e-3, betas=(0.9, 0.9), eps=1e-8)
+
+    def step():
+        zs, ys = sample(d, n, count, dtype, gen)
+        opt.zero_grad(set_to_none=True)
+        loss = model.loss(zs, ys)
+        loss.backward()
+        torch.nn.utils.clip_grad_norm_(model.params, 1.0)
+        opt.step()
+
+    saved = [p.detach().clone() for p in model.params]
+    t_grad = best_time(lambda: model.grad(z, yq), min_seconds, reps)
+    t_hvp = best_time(lambda: model.hvp(z, yq, v), min_seconds, reps)
+    t_step = best_time(step, min_seconds, reps)
+    with torch.no_grad():
+        for p, s in zip(model.params, saved):
+            p.copy_(s)
+    return t_step, t_grad, t_hvp
+
+
+def read_input(path):
+    import numpy as np
+    with open(path, "rb") as f:
+        head = np.frombuffer(f.read(64), dtype="<i4")
+        if head.size != 16 or head[0] != MAGIC:
+            raise ValueError("%s: not a bench_torch exchange file" % path)
+        rb, d, n, L, param, count, npar = (int(x) for x in head[1:8])
+        h = dict(real=rb, d=d, n=n, L=L, param=param, count=count,
+                 nparams=npar, timing=int(head[8]), threads=int(head[9]),
+                 min_seconds=int(head[10]) / 1000.0, reps=int(head[11]))
+        dt = np.dtype("<f4" if rb == 4 else "<f8")
+
+        def take(k):
+            a = np.frombuffer(f.read(k * dt.itemsize), dtype=dt)
+            if a.size != k:
+                raise ValueError("%s: truncated" % path)
+            return a
+
+        z = take(count * (d + 1) * (n + 1)).reshape(count, d + 1, n + 1)
+        yq = take(count)
+        theta = take(npar)
+        v = take(npar)
+    return h, z, yq, theta, v
+
+
+def run(inp, out):
+    import torch
+    h, z, yq, theta, v = read_input(inp)
+    dtype = torch.float32 if h["real"] == 4 else torch.float64
+    torch.set_num_threads(1)
+    model = Model(theta, h["d"], h["n"], h["L"], h["param"], dtype)
+    z = torch.as_tensor(z.copy(), dtype=dtype)
+    yq = torch.as_tensor(yq.copy(), dtype=dtype)
+    vs = model.split(torch.as_tensor(v.copy(), dtype=dtype))
+    loss, g = model.grad(z, yq)
+    hv = model.hvp(z, yq, vs)
+    lines = ["loss %.17g" % loss.item(),
+             "grad " + " ".join("%.17g" % x for x in model.flat(g).tolist()),
+             "hvp " + " ".join("%.17g" % x for x in model.flat(hv).tolist())]
+    if h["timing"]:
+        counts = [1] if h["threads"] <= 1 else [1, h["threads"]]
+        for th in counts:
+            torch.set_num_threads(th)
+            t = timings(model, z, yq, vs, h["min_seconds"], h["reps"], dtype)
+            lines.append("time %d %.9g %.9g %.9g" % ((th,) + t))
+    with open(out, "w") as f:
+        f.write("\n".join(lines) + "\n")
+
+
+def selftest():
+    """The reference must itself be right: its gradient against central
+    differences of its loss, its HVP against central differences of its
+    gradient, and one layer of the pgd form against the closed form of one
+    preconditioned gradient step (paper B, Lemma 1), all in float64."""
+    import torch
+    torch.manual_seed(0)
+    dt = torch.float64
+    d, n, L, count = 3, 7, 2, 16
+    gen = torch.Generator().manual_seed(1)
+    z, yq = sample(d, n, count, dt, gen)
+    worst = 0.0
+    for param in (SPARSE, DENSE, PGD):
+        sp, sq = part_sizes(d, param)
+        theta = 0.3 * torch.randn(L * (sp + sq), dtype=dt)
+        m = Model(theta, d, n, L, param, dt)
+        v = m.split(torch.randn(theta.numel(), dtype=dt))
+        _, g = m.grad(z, yq)
+        g = m.flat(g)
+        hv = m.flat(m.hvp(z, yq, v))
+        eps = 1e-6
+        fd_g = torch.zeros_like(theta)
+        for i in range(theta.numel()):
+            e = torch.zeros_like(theta)
+            e[i] = eps
+            fd_g[i] = (Model(theta + e, d, n, L, param, dt).loss(z, yq) -
+                       Model(theta - e, d, n, L, param, dt).loss(z, yq)) / (2 * eps)
+        vflat = m.flat(v)
+        gp = m.flat(Model(theta + eps * vflat, d, n, L, param, dt).grad(z, yq)[1])
+        gm = m.flat(Model(theta - eps * vflat, d, n, L, param, dt).grad(z, yq)[1])
+        fd_hv = (gp - gm) / (2 * eps)
+        eg = ((g - fd_g).norm() / fd_g.norm()).item()
+        eh = ((hv - fd_hv).norm() / fd_hv.norm()).item()
+        print("selftest param %d: grad vs FD %.2e, hvp vs FD %.2e" % (param, eg, eh))
+        worst = max(worst, eg, eh)
+    # Lemma 1: with B = 0, one layer gives Z_1[d, n] = <x_q, w_1>, where
+    # w_1 = (1/n) A^T X^T y is one preconditioned gradient step from w = 0
+    # on R(w) = (1/2n) sum_i (w^T x_i - y_i)^2 (the model's sign convention).
+    A = torch.randn(d, d, dtype=dt)
+    m = Model(A.reshape(-1), d, n, 1, PGD, dt)
+    X = z[:, :d, :n].transpose(1, 2)
+    y = z[:, d, :n].unsqueeze(2)
+    w1 = (A.T @ X.transpose(1, 2) @ y) / n
+    pred = (z[:, :d, n].unsqueeze(1) @ w1).reshape(-1)
+    want = ((pred + yq) ** 2).mean()
+    el = abs((m.loss(z, yq) - want) / want).item()
+    print("selftest Lemma 1: relative difference %.2e" % el)
+    worst = max(worst, el)
+    ok = worst < 1e-6
+    print("selftest %s (worst %.2e)" % ("passed" if ok else "FAILED", worst))
+    return 0 if ok else 1
+
+
+def main(argv):
+    if len(argv) == 2 and argv[1] == "selftest":
+        need_torch()
+        return selftest()
+    if len(argv) == 4 and argv[1] == "run":
+        need_torch()
+        run(argv[2], argv[3])
+        return 0
+    sys.stderr.write(__doc__)
+    return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
