@@ -24,10 +24,9 @@ IN is what bench_torch writes: 16 little-endian int32
     then 4 zeros,
 followed by la_real arrays: z (count x (d+1) x (n+1), row-major), y_q
 (count), theta (nparams), v (nparams). OUT is text: `loss x`, `grad ...`,
-`hvp ...`, and `time THREADS STEP GRAD HVP` lines (seconds per call).
+`hvp ...`, `info TEXT` and `time THREADS STEP GRAD HVP` lines (seconds per call).
 Exit status 3 means PyTorch is not installed.
 """
-import os
 import sys
 import time
 
@@ -212,6 +211,23 @@ def read_input(path):
     return h, z, yq, theta, v
 
 
+def describe():
+    """torch's version, threads and the BLAS library it has loaded."""
+    import torch
+    blas = set()
+    try:
+        with open("/proc/self/maps") as f:
+            for line in f:
+                name = line.rsplit("/", 1)[-1].strip()
+                if "blas" in name or "mkl" in name:
+                    blas.add(line.split()[-1])
+    except OSError:
+        pass
+    return " torch %s, python %d.%d, BLAS %s" % (
+        torch.__version__, sys.version_info[0], sys.version_info[1],
+        ", ".join(sorted(blas)) or "none loaded")
+
+
 def run(inp, out):
     import torch
     h, z, yq, theta, v = read_input(inp)
@@ -226,6 +242,7 @@ def run(inp, out):
     lines = ["loss %.17g" % loss.item(),
              "grad " + " ".join("%.17g" % x for x in model.flat(g).tolist()),
              "hvp " + " ".join("%.17g" % x for x in model.flat(hv).tolist())]
+    lines.append("info" + describe())
     if h["timing"]:
         counts = [1] if h["threads"] <= 1 else [1, h["threads"]]
         for th in counts:

@@ -1,0 +1,21 @@
+# The PyTorch comparison and the scaling sweep (not part of `make test`).
+#   make bench-torch    library vs bench/torch_ref.py, float then double
+#   make bench-scaling  time per step against batch, L, N, d; build/scaling.svg
+.PHONY: bench-torch bench-scaling
+TORCH_PYTHON ?= /usr/bin/python3
+
+bench-torch: $(BUILD)/bench_torch $(BUILD)/bench_torch-d
+	@if $(TORCH_PYTHON) -c 'import torch, numpy' 2>/dev/null; then \
+	  $(BUILD)/bench_torch --python $(TORCH_PYTHON) && \
+	  $(BUILD)/bench_torch-d --python $(TORCH_PYTHON); \
+	else \
+	  echo "bench-torch: skipped, PyTorch and numpy are not installed for $(TORCH_PYTHON) (apt-get install -y python3-torch python3-numpy)"; \
+	fi
+
+# bench_scaling reuses bench_torch.c's threads and training step.
+$(BUILD)/bench_scaling $(BUILD)/bench_scaling-d: bench/bench_torch.c
+
+bench-scaling: $(BUILD)/bench_scaling
+	$(BUILD)/bench_scaling | tee $(BUILD)/scaling.txt
+	$(TORCH_PYTHON) bench/plot_scaling.py $(BUILD)/scaling.txt $(BUILD)/scaling.svg
+	@echo "wrote $(BUILD)/scaling.svg"
