@@ -41,7 +41,7 @@ def need_torch():
     except ImportError as e:
         sys.stderr.write(
             "torch_ref: %s; install python3-torch and python3-numpy for "
-            "/usr/bin/python3 to run the PyTorch comparison\n" % e)
+            "%s to run the PyTorch comparison\n" % (e, sys.executable))
         sys.exit(3)
 
 
@@ -63,7 +63,7 @@ class Model:
         import torch
         self.d, self.n, self.layers, self.param = d, n, layers, param
         sp, sq = part_sizes(d, param)
-        theta = torch.as_tensor(theta, dtype=dtype)
+        theta = torch.tensor(theta, dtype=dtype)
         if theta.numel() != layers * (sp + sq):
             raise ValueError("theta has %d entries, expected %d"
                              % (theta.numel(), layers * (sp + sq)))
@@ -220,7 +220,7 @@ def describe():
             for line in f:
                 name = line.rsplit("/", 1)[-1].strip()
                 if "blas" in name or "mkl" in name:
-                    blas.add(line.split()[-1])
+                    blas.add("/".join(line.split()[-1].split("/")[-2:]))
     except OSError:
         pass
     return " torch %s, python %d.%d, BLAS %s" % (
