@@ -63,7 +63,7 @@ class Model:
         import torch
         self.d, self.n, self.layers, self.param = d, n, layers, param
         sp, sq = part_sizes(d, param)
-        theta = torch.tensor(theta, dtype=dtype)
+        theta = torch.as_tensor(theta, dtype=dtype)
         if theta.numel() != layers * (sp + sq):
             raise ValueError("theta has %d entries, expected %d"
                              % (theta.numel(), layers * (sp + sq)))
@@ -233,7 +233,7 @@ def run(inp, out):
     h, z, yq, theta, v = read_input(inp)
     dtype = torch.float32 if h["real"] == 4 else torch.float64
     torch.set_num_threads(1)
-    model = Model(theta, h["d"], h["n"], h["L"], h["param"], dtype)
+    model = Model(theta.copy(), h["d"], h["n"], h["L"], h["param"], dtype)
     z = torch.as_tensor(z.copy(), dtype=dtype)
     yq = torch.as_tensor(yq.copy(), dtype=dtype)
     vs = model.split(torch.as_tensor(v.copy(), dtype=dtype))
