@@ -1,11 +1,12 @@
 #!/usr/bin/python3
 """Draws bench_scaling's rows as an SVG: four log-log panels (batch, L, N, d)
-of time per training step, with the local slope of the last two points and
+of time per training step, with the local slope of the library's last two points and
 a dashed line of slope 1 through the first point for reference.
 
     plot_scaling.py ROWS.txt OUT.svg
 
-Rows are `scaling AXIS VALUE batch L d N step_ms us_per_prompt`; any other
+Rows are `scaling AXIS VALUE batch L d N step_ms us_per_prompt` (and the
+same with `scaling-torch` from torch_ref.py, drawn beside); any other
 line (the `#` provenance lines among them) is ignored, except that the
 first two `#` lines are printed under the title. Standard library only."""
 import math
@@ -18,13 +19,19 @@ PW, PH = 360, 230  # plot area of one panel
 ORIGINS = [(90, 110), (540, 110), (90, 420), (540, 420)]
 
 
+KINDS = [("scaling", "linattn.h", "#c0392b"),
+         ("scaling-torch", "PyTorch", "#2471a3")]
+
+
 def read(path):
+    """{(kind, axis): [(value, ms)]} and the first two provenance lines."""
     series, notes = {}, []
     with open(path) as f:
         for line in f:
             w = line.split()
-            if len(w) == 9 and w[0] == "scaling":
-                series.setdefault(w[1], []).append((float(w[2]), float(w[7])))
+            if len(w) == 9 and w[0] in dict((k[0], 1) for k in KINDS):
+                series.setdefault((w[0], w[1]), []).append(
+                    (float(w[2]), float(w[7])))
             elif line.startswith("#") and len(notes) < 2:
                 notes.append(line[1:].strip())
     return series, notes
@@ -55,12 +62,18 @@ def label(v):
     return "%g" % v if 1e-3 <= v < 1e6 else "%.0e" % v
 
 
-def panel(out, x0, y0, title, pts, xticks_from_data):
-    pts = sorted(p for p in pts if p[0] > 0 and p[1] > 0)
-    if not pts:
+def panel(out, x0, y0, title, curves, xticks_from_data):
+    """curves: [(points, colour)]; the first one sets the x ticks, the
+    slope guide and the slope in the title."""
+    curves = [(sorted(p for p in pts if p[0] > 0 and p[1] > 0), col)
+              for pts, col in curves]
+    curves = [c for c in curves if c[0]]
+    if not curves:
         return
-    xa, xb = span(min(p[0] for p in pts), max(p[0] for p in pts))
-    ya, yb = span(min(p[1] for p in pts), max(p[1] for p in pts))
+    pts = curves[0][0]
+    every = [p for c in curves for p in c[0]]
+    xa, xb = span(min(p[0] for p in every), max(p[0] for p in every))
+    ya, yb = span(min(p[1] for p in every), max(p[1] for p in every))
 
     def X(v):
         return x0 + PW * (math.log10(v) - xa) / (xb - xa)
@@ -90,12 +103,13 @@ def panel(out, x0, y0, title, pts, xticks_from_data):
     out.append('<line x1="%.1f" y1="%.1f" x2="%.1f" y2="%.1f" stroke="#999" '
                'stroke-dasharray="5,4"/>' % (X(px), Y(py), X(xe),
                                              Y(py * xe / px)))
-    out.append('<polyline fill="none" stroke="#c0392b" stroke-width="2" '
-               'points="%s"/>' % " ".join("%.1f,%.1f" % (X(a), Y(b))
-                                          for a, b in pts))
-    for a, b in pts:
-        out.append('<circle cx="%.1f" cy="%.1f" r="3" fill="#c0392b"/>'
-                   % (X(a), Y(b)))
+    for cpts, col in curves:
+        out.append('<polyline fill="none" stroke="%s" stroke-width="2" '
+                   'points="%s"/>' % (col, " ".join(
+                       "%.1f,%.1f" % (X(a), Y(b)) for a, b in cpts)))
+        for a, b in cpts:
+            out.append('<circle cx="%.1f" cy="%.1f" r="3" fill="%s"/>'
+                       % (X(a), Y(b), col))
     slope = ""
     if len(pts) >= 2:
         (a1, b1), (a2, b2) = pts[-2], pts[-1]
@@ -127,7 +141,16 @@ def main(argv):
         out.append('<text x="20" y="%d" font-size="10" fill="#555">%s</text>'
                    % (64 + 13 * i, esc(note[:160])))
     for (key, title), (x0, y0) in zip(AXES, ORIGINS):
-        panel(out, x0, y0, title, series.get(key, []), key != "batch")
+        curves = [(series.get((k, key), []), col) for k, _, col in KINDS]
+        panel(out, x0, y0, title, curves, key != "batch")
+    x = 560
+    for k, name, col in KINDS:
+        if any(kk == k for kk, _ in series):
+            out.append('<rect x="%d" y="36" width="14" height="4" fill="%s"/>'
+                       % (x, col))
+            out.append('<text x="%d" y="42" font-size="12">%s</text>'
+                       % (x + 20, name))
+            x += 110
     out.append("</svg>")
     with open(argv[2], "w") as f:
         f.write("\n".join(out) + "\n")

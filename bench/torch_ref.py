@@ -17,6 +17,7 @@ Parametrizations (theta is per layer [P part, Q part], row-major):
 Usage:
     torch_ref.py run IN OUT     values (and timings if IN asks) for IN's data
     torch_ref.py selftest       check itself against finite differences
+    torch_ref.py scaling        time per step over bench_scaling's sweep
 
 IN is what bench_torch writes: 16 little-endian int32
     magic 0x3154414c, real bytes (4 or 8), d, n, L, param, count, nparams,
@@ -147,24 +148,29 @@ def sample(d, n, count, dtype, gen):
 
 def best_time(fn, min_seconds, reps):
     """Seconds per call: the best of `reps` repetitions of enough calls to
-    fill min_seconds, so a busy neighbour core does not inflate it."""
+    fill min_seconds. With one thread the clock is the process's CPU time,
+    which other programs holding the core do not inflate; with more, wall
+    time (as bench_torch does on its side)."""
+    import torch
+    now = time.process_time if torch.get_num_threads() == 1 else time.perf_counter
     fn()
-    calls, t0 = 1, time.perf_counter()
+    t0 = now()
     fn()
-    once = max(time.perf_counter() - t0, 1e-7)
+    once = max(now() - t0, 1e-7)
     calls = max(1, int(min_seconds / once))
     best = float("inf")
     for _ in range(reps):
-        t0 = time.perf_counter()
+        t0 = now()
         for _ in range(calls):
             fn()
-        best = min(best, (time.perf_counter() - t0) / calls)
+        best = min(best, (now() - t0) / calls)
     return best
 
 
-def timings(model, z, yq, v, min_seconds, reps, dtype):
+def timings(model, z, yq, v, min_seconds, reps, dtype, count=None,
+            only_step=False):
     import torch
-    d, n, count = model.d, model.n, z.shape[0]
+    d, n, count = model.d, model.n, count or z.shape[0]
     gen = torch.Generator().manual_seed(7)
     opt = torch.optim.Adam(model.params, lr=1e-3, betas=(0.9, 0.9), eps=1e-8)
 
@@ -177,8 +183,10 @@ def timings(model, z, yq, v, min_seconds, reps, dtype):
         opt.step()
 
     saved = [p.detach().clone() for p in model.params]
-    t_grad = best_time(lambda: model.grad(z, yq), min_seconds, reps)
-    t_hvp = best_time(lambda: model.hvp(z, yq, v), min_seconds, reps)
+    t_grad = t_hvp = 0.0
+    if not only_step:
+        t_grad = best_time(lambda: model.grad(z, yq), min_seconds, reps)
+        t_hvp = best_time(lambda: model.hvp(z, yq, v), min_seconds, reps)
     t_step = best_time(step, min_seconds, reps)
     with torch.no_grad():
         for p, s in zip(model.params, saved):
@@ -253,6 +261,38 @@ def run(inp, out):
         f.write("\n".join(lines) + "\n")
 
 
+SWEEP = [("batch", [1, 3, 10, 30, 100, 300, 1000, 3000, 10000, 30000, 100000]),
+         ("L", [1, 2, 3, 4, 6, 8, 12, 16]),
+         ("N", [5, 10, 20, 40, 70, 120, 200]),
+         ("d", [2, 3, 5, 8, 12, 16, 24, 32])]
+
+
+def scaling(min_seconds=0.05, reps=2):
+    """Time per training step over bench_scaling's sweep (one thread,
+    float32, sparse, its own setting-1 prompts), in bench_scaling's row
+    format with `scaling-torch` first, for the plot to draw beside it."""
+    import torch
+    torch.set_num_threads(1)
+    dt = torch.float32
+    print("# torch %s, one thread, float32" % torch.__version__)
+    for axis, values in SWEEP:
+        for val in values:
+            c = dict(batch=1000, L=3, d=5, N=20)
+            c[axis] = val
+            gen = torch.Generator().manual_seed(5)
+            theta = 0.05 * torch.randn(2 * c["L"] * c["d"] ** 2, dtype=dt,
+                                       generator=gen)
+            m = Model(theta, c["d"], c["N"], c["L"], SPARSE, dt)
+            z, yq = sample(c["d"], c["N"], 1, dt, gen)
+            v = m.split(torch.zeros(theta.numel(), dtype=dt))
+            t = timings(m, z, yq, v, min_seconds, reps, dt, c["batch"],
+                        only_step=True)[0]
+            print("scaling-torch %-5s %6d %6d %2d %2d %3d %11.4f %9.4f" % (
+                axis, val, c["batch"], c["L"], c["d"], c["N"], 1e3 * t,
+                1e6 * t / c["batch"]))
+            sys.stdout.flush()
+
+
 def selftest():
     """The reference must itself be right: its gradient against central
     differences of its loss, its HVP against central differences of its
@@ -310,6 +350,10 @@ def main(argv):
     if len(argv) == 2 and argv[1] == "selftest":
         need_torch()
         return selftest()
+    if len(argv) == 2 and argv[1] == "scaling":
+        need_torch()
+        scaling()
+        return 0
     if len(argv) == 4 and argv[1] == "run":
         need_torch()
         run(argv[2], argv[3])

@@ -15,7 +15,11 @@ bench-torch: $(BUILD)/bench_torch $(BUILD)/bench_torch-d
 # bench_scaling reuses bench_torch.c's threads and training step.
 $(BUILD)/bench_scaling $(BUILD)/bench_scaling-d: bench/bench_torch.c
 
+# PyTorch's curve is added when it is installed (about two minutes more).
 bench-scaling: $(BUILD)/bench_scaling
 	$(BUILD)/bench_scaling | tee $(BUILD)/scaling.txt
+	@if $(TORCH_PYTHON) -c 'import torch, numpy' 2>/dev/null; then \
+	  OPENBLAS_NUM_THREADS=1 $(TORCH_PYTHON) bench/torch_ref.py scaling | tee -a $(BUILD)/scaling.txt; \
+	else echo "bench-scaling: no PyTorch for $(TORCH_PYTHON), library curve only"; fi
 	$(TORCH_PYTHON) bench/plot_scaling.py $(BUILD)/scaling.txt $(BUILD)/scaling.svg
 	@echo "wrote $(BUILD)/scaling.svg"
