@@ -108,7 +108,10 @@ typedef struct bt_lib {
   la_real *part[BT_MAX_THREADS]; /* each worker's gradient or HVP */
   double loss_part[BT_MAX_THREADS];
   int status[BT_MAX_THREADS];
-  la_opt opt;
+  la_adam_config adam; /* paper A: beta1 = beta2 = 0.9, clipped at norm 1 */
+  double *state;
+  size_t state_len;
+  la_real *update;
   bt_pool pool;
 } bt_lib;
 
@@ -191,8 +194,11 @@ static int bt_step(bt_lib *L) {
   int st;
   bt_pool_run(&L->pool, bt_job_step, L);
   st = bt_combine(L, L->grad, &loss);
-  if (st) return st;
-  return la_opt_step(&L->opt, L->theta, L->grad);
+  if (!st) st = la_clip_norm(L->m.nparams, L->grad, 1.0, NULL);
+  if (!st)
+    st = la_optim_step(la_optimizer_adam(), &L->adam, L->m.nparams, L->state,
+                       L->state_len, 1.0, L->grad, L->theta, L->update);
+  return st;
 }
 
 static void bt_lib_free(bt_lib *L) {
@@ -202,9 +208,10 @@ static void bt_lib_free(bt_lib *L) {
     if (w) la_free(L->part[w]);
   }
   la_free(L->theta); la_free(L->v); la_free(L->grad); la_free(L->hv);
+  la_free(L->update);
+  free(L->state);
   la_batch_destroy(&L->b);
   la_data_destroy(&L->data);
-  la_opt_destroy(&L->opt);
   bt_pool_stop(&L->pool);
 }
 
@@ -212,7 +219,6 @@ static void bt_lib_free(bt_lib *L) {
    the batch sampled once from setting 1. */
 static int bt_lib_init(bt_lib *L, const bt_setup *s, int threads) {
   la_model_config mc;
-  la_opt_config oc;
   la_rng r;
   int st, w, i;
   memset(L, 0, sizeof *L);
@@ -237,21 +243,27 @@ static int bt_lib_init(bt_lib *L, const bt_setup *s, int threads) {
   L->v = (la_real *)la_alloc(sizeof(la_real) * L->m.nparams);
   L->grad = (la_real *)la_alloc(sizeof(la_real) * L->m.nparams);
   L->hv = (la_real *)la_alloc(sizeof(la_real) * L->m.nparams);
-  if (!L->theta || !L->v || !L->grad || !L->hv) return LA_ENOMEM;
+  L->update = (la_real *)la_alloc(sizeof(la_real) * L->m.nparams);
+  if (!L->theta || !L->v || !L->grad || !L->hv || !L->update)
+    return LA_ENOMEM;
   la_rng_seed(&r, 3, 0);
   if ((st = la_model_init_params(&L->m, &r, L->theta))) return st;
   for (i = 0; i < L->m.nparams; ++i) L->v[i] = (la_real)la_rng_normal(&r);
   la_rng_seed(&r, 4, 0);
   if ((st = la_data_sample(&L->data, &r, &L->b))) return st;
   bt_split(L);
-  memset(&oc, 0, sizeof oc);
-  oc.kind = LA_OPT_ADAM;
-  oc.lr = 1e-3;
-  oc.beta1 = 0.9;
-  oc.beta2 = 0.9;
-  oc.eps = 1e-8;
-  oc.clip = 1.0;
-  return la_opt_create(&L->opt, &oc, &L->m);
+  memset(&L->adam, 0, sizeof L->adam);
+  L->adam.lr = 1e-3;
+  L->adam.beta1 = 0.9;
+  L->adam.beta2 = 0.9;
+  L->adam.eps = 1e-8;
+  if ((st = la_optim_state_len(la_optimizer_adam(), &L->adam, L->m.nparams,
+                               &L->state_len)))
+    return st;
+  L->state = (double *)malloc(sizeof(double) * (L->state_len + 1));
+  if (!L->state) return LA_ENOMEM;
+  return la_optim_init(la_optimizer_adam(), &L->adam, L->m.nparams, L->state,
+                       L->state_len);
 }
 
 /* ----------------------------------------------------------- timing */
@@ -291,8 +303,15 @@ static double bt_time(bt_lib *L, bt_fn fn, double min_s, int reps) {
 /* What follows is the comparison program; bench_scaling.c includes this
    file with BT_NO_MAIN for the pool and the step above. */
 #ifndef BT_NO_MAIN
-typedef struct bt_times { double step, grad, hvp; } bt_times;
+typedef struct bt_times { double step, grad, hvp, sample; } bt_times;
 static int bt_fn_grad(bt_lib *L) { double loss; return bt_grad(L, &loss); }
+static int bt_fn_sample(bt_lib *L) {
+  int w;
+  bt_pool_run(&L->pool, bt_job_sample, L);
+  for (w = 0; w < L->pool.nthreads; ++w)
+    if (L->status[w]) return L->status[w];
+  return LA_OK;
+}
 
 /* Times the three operations, the steps last since they move theta. */
 static int bt_time_lib(const bt_setup *s, int threads, double min_s, int reps,
@@ -302,8 +321,10 @@ static int bt_time_lib(const bt_setup *s, int threads, double min_s, int reps,
   if (!st) {
     t->grad = bt_time(&L, bt_fn_grad, min_s, reps);
     t->hvp = bt_time(&L, bt_hvp, min_s, reps);
+    t->sample = bt_time(&L, bt_fn_sample, min_s, reps);
     t->step = bt_time(&L, bt_step, min_s, reps);
-    if (t->grad < 0 || t->hvp < 0 || t->step < 0) st = LA_EDIVERGED;
+    if (t->grad < 0 || t->hvp < 0 || t->step < 0 || t->sample < 0)
+      st = LA_EDIVERGED;
   }
   bt_lib_free(&L);
   return st;
@@ -386,8 +407,8 @@ static int bt_read_torch(const char *path, int np, bt_torch *r) {
       if (!fgets(r->info, sizeof r->info, f)) bad = 1;
       r->info[strcspn(r->info, "\n")] = 0;
     } else if (strcmp(word, "time") || r->ntimes == 4 ||
-               fscanf(f, "%d %lf %lf %lf", &r->threads[r->ntimes], &t->step,
-                      &t->grad, &t->hvp) != 4)
+               fscanf(f, "%d %lf %lf %lf %lf", &r->threads[r->ntimes],
+                      &t->step, &t->grad, &t->hvp, &t->sample) != 5)
       bad = 1;
     else
       ++r->ntimes;
@@ -475,10 +496,10 @@ static int bt_run_torch(const bt_opts *o, bt_lib *L, bt_torch *r) {
 
 static void bt_row(const char *op, int threads, double lib, double torch) {
   if (torch > 0)
-    printf("%-5s %7d %12.4f %12.4f %9.1fx\n", op, threads, 1e3 * lib,
+    printf("%-7s %7d %12.4f %12.4f %9.1fx\n", op, threads, 1e3 * lib,
            1e3 * torch, torch / lib);
   else
-    printf("%-5s %7d %12.4f %12s %10s\n", op, threads, 1e3 * lib, "-", "-");
+    printf("%-7s %7d %12.4f %12s %10s\n", op, threads, 1e3 * lib, "-", "-");
 }
 
 /* The library's loss, gradient and HVP on L's batch against torch's; 1 if
@@ -545,8 +566,9 @@ static int bt_check_threads(const bt_setup *s, int threads) {
 static int bt_timing_rows(const bt_opts *o, const bt_torch *tr) {
   int k, j, st;
   printf("# ms per call, best of %d; 1 thread: process CPU time, more: wall "
-         "time\n", o->reps);
-  printf("%-5s %7s %12s %12s %10s\n", "op", "threads", "linattn_ms",
+         "time;\n# step = fresh prompts + gradient + clipping + Adam, "
+         "sample = the fresh prompts alone\n", o->reps);
+  printf("%-7s %7s %12s %12s %10s\n", "op", "threads", "linattn_ms",
          "torch_ms", "speedup");
   for (k = 0; k < (o->threads > 1 ? 2 : 1); ++k) {
     int th = k ? o->threads : 1;
@@ -561,6 +583,7 @@ static int bt_timing_rows(const bt_opts *o, const bt_torch *tr) {
     bt_row("step", th, lt.step, t ? t->step : -1);
     bt_row("grad", th, lt.grad, t ? t->grad : -1);
     bt_row("hvp", th, lt.hvp, t ? t->hvp : -1);
+    bt_row("sample", th, lt.sample, t ? t->sample : -1);
     fflush(stdout);
   }
   return 0;

@@ -25,7 +25,8 @@ IN is what bench_torch writes: 16 little-endian int32
     then 4 zeros,
 followed by la_real arrays: z (count x (d+1) x (n+1), row-major), y_q
 (count), theta (nparams), v (nparams). OUT is text: `loss x`, `grad ...`,
-`hvp ...`, `info TEXT` and `time THREADS STEP GRAD HVP` lines (seconds per call).
+`hvp ...`, `info TEXT` and `time THREADS STEP GRAD HVP SAMPLE` lines (seconds
+per call; SAMPLE is drawing a fresh batch alone, a part of STEP).
 Exit status 3 means PyTorch is not installed.
 """
 import sys
@@ -183,15 +184,17 @@ def timings(model, z, yq, v, min_seconds, reps, dtype, count=None,
         opt.step()
 
     saved = [p.detach().clone() for p in model.params]
-    t_grad = t_hvp = 0.0
+    t_grad = t_hvp = t_sample = 0.0
     if not only_step:
+        t_sample = best_time(lambda: sample(d, n, count, dtype, gen),
+                             min_seconds, reps)
         t_grad = best_time(lambda: model.grad(z, yq), min_seconds, reps)
         t_hvp = best_time(lambda: model.hvp(z, yq, v), min_seconds, reps)
     t_step = best_time(step, min_seconds, reps)
     with torch.no_grad():
         for p, s in zip(model.params, saved):
             p.copy_(s)
-    return t_step, t_grad, t_hvp
+    return t_step, t_grad, t_hvp, t_sample
 
 
 def read_input(path):
@@ -256,7 +259,7 @@ def run(inp, out):
         for th in counts:
             torch.set_num_threads(th)
             t = timings(model, z, yq, vs, h["min_seconds"], h["reps"], dtype)
-            lines.append("time %d %.9g %.9g %.9g" % ((th,) + t))
+            lines.append("time %d %.9g %.9g %.9g %.9g" % ((th,) + t))
     with open(out, "w") as f:
         f.write("\n".join(lines) + "\n")
 
