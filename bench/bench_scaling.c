@@ -36,7 +36,7 @@ int main(int argc, char **argv) {
   static const int dims[] = {2, 3, 5, 8, 12, 16, 24, 32};
   bt_setup base, s;
   double min_s = 0.1;
-  int reps = 3, threads = 1, i, bad = 0;
+  int reps = 5, threads = 1, i, bad = 0;
   (void)bt_grad; /* bench_torch's, unused here */
   (void)bt_hvp;
   for (i = 1; i + 1 < argc; i += 2) {

@@ -205,7 +205,7 @@ static void bt_lib_free(bt_lib *L) {
   int w;
   for (w = 0; w < BT_MAX_THREADS; ++w) {
     la_free(L->work[w]);
-    if (w) la_free(L->part[w]);
+    la_free(L->part[w]);
   }
   la_free(L->theta); la_free(L->v); la_free(L->grad); la_free(L->hv);
   la_free(L->update);
