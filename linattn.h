@@ -182,7 +182,11 @@ LINATTN_DEF int la_lane_sum(int rows, int cols, const la_real *panel,
    0 for a matrix shared by the whole batch (one broadcast panel).
    c_stride == 0 sums the products of all panels lane-wise into the one C
    panel (zeroed first unless LA_ACCUMULATE): la_lane_sum then folds the
-   lanes into the batch sum. The operands must not overlap C. */
+   lanes into the batch sum; padding lanes add zero when one operand is
+   packed (la_pack zeroes them), but with both operands shared every lane
+   adds the same product. The operands must not overlap C. A non-finite
+   alpha is LA_ENONFINITE; the matrices are not scanned (that would cost a
+   pass over the batch). */
 LINATTN_DEF int la_bgemm(unsigned flags, int m, int n, int k, la_real alpha,
                          const la_real *A, size_t a_stride, const la_real *B,
                          size_t b_stride, la_real *C, size_t c_stride,
@@ -465,8 +469,9 @@ static int la__check_dims(int count, int rows, int cols) {
 
 LINATTN_DEF int la_pack(int count, int rows, int cols, const la_real *plain,
                         la_real *interleaved) {
-  int b, e, rc = rows * cols, st = la__check_dims(count, rows, cols);
+  int b, e, rc, st = la__check_dims(count, rows, cols);
   if (st) return st;
+  rc = rows * cols; /* fits: checked above */
   if (!plain || !interleaved) return LA_ENULL;
   for (b = 0; b < la_panels(count) * LA_W; ++b) {
     la_real *dst = interleaved + (size_t)(b / LA_W) * rc * LA_W + b % LA_W;
@@ -478,8 +483,9 @@ LINATTN_DEF int la_pack(int count, int rows, int cols, const la_real *plain,
 
 LINATTN_DEF int la_unpack(int count, int rows, int cols,
                           const la_real *interleaved, la_real *plain) {
-  int b, e, rc = rows * cols, st = la__check_dims(count, rows, cols);
+  int b, e, rc, st = la__check_dims(count, rows, cols);
   if (st) return st;
+  rc = rows * cols; /* fits: checked above */
   if (!plain || !interleaved) return LA_ENULL;
   for (b = 0; b < count; ++b) {
     const la_real *src =
@@ -657,7 +663,8 @@ LA__INLINE void la__kblock(const int MR, const int NR, const int TA,
     LA__UNROLL for (i = 0; i < MR; ++i)
       LA__UNROLL for (j = 0; j < NR; ++j) acc[i][j] = la__vzero();
   }
-  for (p = 0; p < k; ++p) {
+  for (p = 0; p < k; ++p)
+  {
     LA__UNROLL for (j = 0; j < NR; ++j) b[j] = la__vload(B + j * bcs);
     LA__UNROLL for (i = 0; i < MR; ++i) {
       va = la__vload(A + i * ars);
@@ -928,6 +935,7 @@ LINATTN_DEF int la_bgemm(unsigned flags, int m, int n, int k, la_real alpha,
   if (!A || !B || !C) return LA_ENULL;
   if (m <= 0 || n <= 0 || k <= 0 || npanels <= 0) return LA_EDIM;
   if (flags & ~(LA_TRANS_A | LA_TRANS_B | LA_ACCUMULATE)) return LA_ERANGE;
+  if (alpha - alpha != 0) return LA_ENONFINITE; /* NaN or infinite */
   if ((double)m * n * LA_W > 2147483647.0 ||
       (double)m * k * LA_W > 2147483647.0 || (double)k * n * LA_W > 2147483647.0)
     return LA_EOVERFLOW;
