@@ -618,7 +618,7 @@ static double la__nrm2_scalar(int n, const la_real *x) {
    the loops over them are forced open because -O2 would not unroll them and
    the accumulators would live on the stack. */
 #if defined(__clang__)
-#define LA__UNROLL _Pragma("unroll")
+#define LA__UNROLL _Pragma("clang loop unroll(full)")
 #elif defined(__GNUC__) && __GNUC__ >= 8
 #define LA__UNROLL _Pragma("GCC unroll 16")
 #else
