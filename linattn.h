@@ -627,6 +627,12 @@ static double la__nrm2_scalar(int n, const la_real *x) {
 
 #if LA__SIMD == LINATTN_AVX2 && (defined(__GNUC__) || defined(__clang__))
 #define LA__PIN(v) __asm__("" : "+x"(v))
+#elif LA__SIMD == LINATTN_NEON && defined(__aarch64__) && !defined(LINATTN_DOUBLE) && \
+    (defined(__GNUC__) || defined(__clang__))
+#define LA__PIN(v) __asm__("" : "+w"((v).lo), "+w"((v).hi))
+#elif LA__SIMD == LINATTN_NEON && defined(__aarch64__) && \
+    (defined(__GNUC__) || defined(__clang__))
+#define LA__PIN(v) __asm__("" : "+w"((v).a), "+w"((v).b))
 #else
 #define LA__PIN(v) ((void)0)
 #endif
@@ -717,21 +723,28 @@ LA__INLINE void la__kstrip(const int MR, const int NR, const int TA,
 
 /* Row strips: as many rows as the registers allow, and for the last m % MR
    rows wider blocks, so that a short strip still has 8..12 accumulators.
-   ARMv7 has 16 NEON registers for two-register vectors, half of the rest. */
+   A NEON vector of a panel element takes two registers: AArch64's 32 hold
+   8 of them as accumulators without spilling (checked in the generated
+   code), ARMv7's 16 hold 4. */
 #if LA__SIMD == LINATTN_NEON && !defined(__aarch64__)
-#define LA__MR 2
 #define LA__STRIPS(TA, TB)                                                     \
   for (i = 0; i + 2 <= m; i += 2)                                              \
     la__kstrip(2, 2, TA, TB, i, m, n, k, mode, va, A, B, C);                   \
   if (i < m) la__kstrip(1, 3, TA, TB, i, m, n, k, mode, va, A, B, C);
-#else
-#ifndef LA__MRF
-#define LA__MRF 6
-#define LA__NRF 2
-#endif
+#elif LA__SIMD == LINATTN_NEON
 #define LA__STRIPS(TA, TB)                                                     \
-  for (i = 0; i + LA__MRF <= m; i += LA__MRF)                                              \
-    la__kstrip(LA__MRF, LA__NRF, TA, TB, i, m, n, k, mode, va, A, B, C);                   \
+  for (i = 0; i + 4 <= m; i += 4)                                              \
+    la__kstrip(4, 2, TA, TB, i, m, n, k, mode, va, A, B, C);                   \
+  switch (m - i) {                                                             \
+  case 3: la__kstrip(3, 2, TA, TB, i, m, n, k, mode, va, A, B, C); break;      \
+  case 2: la__kstrip(2, 4, TA, TB, i, m, n, k, mode, va, A, B, C); break;      \
+  case 1: la__kstrip(1, 4, TA, TB, i, m, n, k, mode, va, A, B, C); break;      \
+  default: break;                                                              \
+  }
+#else /* AVX2: 12 accumulators of the 16 registers */
+#define LA__STRIPS(TA, TB)                                                     \
+  for (i = 0; i + 6 <= m; i += 6)                                              \
+    la__kstrip(6, 2, TA, TB, i, m, n, k, mode, va, A, B, C);                   \
   switch (m - i) {                                                             \
   case 5: la__kstrip(5, 2, TA, TB, i, m, n, k, mode, va, A, B, C); break;      \
   case 4: la__kstrip(4, 3, TA, TB, i, m, n, k, mode, va, A, B, C); break;      \
