@@ -4,8 +4,10 @@
 
    One row per kernel, backend and shape:
      row OP BACKEND SHAPE BATCH us_per_call GFLOP/s %peak
-   Useful flops only: 2*m*n*k per prompt for a product, 2n for dot, axpy and
-   nrm2, n for scale. Each figure is the best of several repetitions, each
+   ZZt multiplies each Z by its own transpose (one matrix read twice, as in
+   Z M Z^T); GYt is the same shape from two different matrices. Useful
+   flops only: 2*m*n*k per prompt for a product, 2n for dot, axpy and nrm2,
+   n for scale. Each figure is the best of several repetitions, each
    long enough (about 20 ms) to dwarf the clock's resolution.
    `bench_kernels quick` runs shorter repetitions (a smoke test). */
 #define _POSIX_C_SOURCE 200809L /* clock_gettime, before any header */
@@ -29,6 +31,7 @@ typedef struct bench_gemm {
   const char *name;
   unsigned flags;
   int m, n, k, a_shared, b_shared, c_summed;
+  int same;  /* B is A (Z Z^T) */
   int check; /* 1: judged against 60% of peak in float on AVX2 */
 } bench_gemm;
 
@@ -109,6 +112,10 @@ static double bench_one_gemm(const bench_ctx *ctx, const bench_gemm *g,
   }
   fill(r.A, g->a_shared ? sa : sa * np, 1);
   fill(r.B, g->b_shared ? sb : sb * np, 2);
+  if (g->same) { /* Z Z^T: one matrix read twice, as the model does */
+    la_free(r.B);
+    r.B = r.A;
+  }
   memset(r.C, 0, sizeof(la_real) * (g->c_summed ? sc : sc * np));
   sprintf(shape, "%dx%d%s*%dx%d%s%s%s", g->m, g->k,
           (g->flags & LA_TRANS_A) ? "T" : "", g->k, g->n,
@@ -121,7 +128,9 @@ static double bench_one_gemm(const bench_ctx *ctx, const bench_gemm *g,
     print_row(ctx, g->name, kerns[ki]->name, shape, batch, sec, flops);
     if (ki == 0) share = flops / sec / 1e9 / ctx->peak;
   }
-  la_free(r.A); la_free(r.B); la_free(r.C);
+  la_free(r.A);
+  if (!g->same) la_free(r.B);
+  la_free(r.C);
   return share;
 }
 
@@ -155,7 +164,7 @@ static void bench_vec(const bench_ctx *ctx, int n) {
   kerns[nk++] = la_kernels_best();
   if (la_kernels_best() != la_kernels_scalar()) kerns[nk++] = la_kernels_scalar();
   /* odd offsets: plain vectors need not be aligned */
-  r.x = (la_real *)malloc(sizeof(la_real) * ((size_t)n + 3)) ;
+  r.x = (la_real *)malloc(sizeof(la_real) * ((size_t)n + 3));
   r.y = (la_real *)malloc(sizeof(la_real) * ((size_t)n + 3));
   if (!r.x || !r.y) exit(1);
   fill(r.x, (size_t)n + 3, 3);
@@ -166,12 +175,11 @@ static void bench_vec(const bench_ctx *ctx, int n) {
   sprintf(shape, "n=%d", n);
   for (op = 0; op < 4; ++op)
     for (ki = 0; ki < nk; ++ki) {
-      double sec, flops = (op == 3 ? 2.0 : 2.0) * n;
+      double sec, flops = op == 3 ? n : 2.0 * n;
       r.kern = kerns[ki];
       r.op = op;
       sec = best_time(ctx, run_vec, &r);
       if (op == 3) sec /= 2; /* two scalings per run */
-      if (op == 3) flops = n;
       print_row(ctx, names[op], kerns[ki]->name, shape, 1, sec, flops);
     }
   free(r.x - 1);
@@ -181,15 +189,17 @@ static void bench_vec(const bench_ctx *ctx, int n) {
 int main(int argc, char **argv) {
   /* d+1 = 6, N+1 = 21 (paper A's base setting), then d = 20, N = 60 */
   static const bench_gemm gemms[] = {
-      {"PZ", 0, 6, 21, 6, 1, 0, 0, 1},
-      {"ZZt", LA_TRANS_B, 6, 6, 21, 0, 0, 0, 0},
-      {"ZZt-sum", LA_TRANS_B, 6, 6, 21, 0, 0, 1, 1},
-      {"AtB", LA_TRANS_A, 6, 21, 6, 0, 0, 0, 0},
-      {"AtB-sum", LA_TRANS_A, 6, 6, 21, 0, 0, 1, 0},
-      {"PZ", 0, 21, 61, 21, 1, 0, 0, 0},
-      {"ZZt", LA_TRANS_B, 21, 21, 61, 0, 0, 0, 0},
-      {"ZZt-sum", LA_TRANS_B, 21, 21, 61, 0, 0, 1, 0},
-      {"AtB", LA_TRANS_A, 21, 61, 21, 0, 0, 0, 0},
+      {"PZ", 0, 6, 21, 6, 1, 0, 0, 0, 1},
+      {"ZZt", LA_TRANS_B, 6, 6, 21, 0, 0, 0, 1, 0},
+      {"ZZt-sum", LA_TRANS_B, 6, 6, 21, 0, 0, 1, 1, 1},
+      {"GYt-sum", LA_TRANS_B, 6, 6, 21, 0, 0, 1, 0, 0},
+      {"AtB", LA_TRANS_A, 6, 21, 6, 0, 0, 0, 0, 0},
+      {"AtB-sum", LA_TRANS_A, 6, 6, 21, 0, 0, 1, 0, 0},
+      {"PZ", 0, 21, 61, 21, 1, 0, 0, 0, 0},
+      {"ZZt", LA_TRANS_B, 21, 21, 61, 0, 0, 0, 1, 0},
+      {"ZZt-sum", LA_TRANS_B, 21, 21, 61, 0, 0, 1, 1, 0},
+      {"GYt-sum", LA_TRANS_B, 21, 21, 61, 0, 0, 1, 0, 0},
+      {"AtB", LA_TRANS_A, 21, 61, 21, 0, 0, 0, 0, 0},
   };
   bench_ctx ctx;
   int i, quick = argc > 1 && strcmp(argv[1], "quick") == 0;
@@ -202,7 +212,7 @@ int main(int argc, char **argv) {
   printf("# columns: row op backend shape batch us_per_call GFLOP/s "
          "%%peak\n");
   for (i = 0; i < (int)(sizeof gemms / sizeof gemms[0]); ++i)
-    shares[i] = bench_one_gemm(&ctx, &gemms[i], getenv("BATCH") ? atoi(getenv("BATCH")) : 1000);
+    shares[i] = bench_one_gemm(&ctx, &gemms[i], 1000);
   bench_vec(&ctx, 150);
   bench_vec(&ctx, 100000);
   for (i = 0; i < (int)(sizeof gemms / sizeof gemms[0]); ++i)
