@@ -625,6 +625,11 @@ static double la__nrm2_scalar(int n, const la_real *x) {
 #define LA__UNROLL
 #endif
 
+/* Pins an element of A in a register. Left alone, gcc folds its load into
+   each of the NR FMAs that use it (x86 FMAs take a memory operand), so a
+   6x2 block issues 14 loads instead of 8 per step of k and the load ports,
+   not the FMAs, set the pace; on AArch64 it hoists every load of a step
+   and spills accumulators instead. */
 #if LA__SIMD == LINATTN_AVX2 && (defined(__GNUC__) || defined(__clang__))
 #define LA__PIN(v) __asm__("" : "+x"(v))
 #elif LA__SIMD == LINATTN_NEON && defined(__aarch64__) && !defined(LINATTN_DOUBLE) && \
@@ -669,8 +674,7 @@ LA__INLINE void la__kblock(const int MR, const int NR, const int TA,
     LA__UNROLL for (i = 0; i < MR; ++i)
       LA__UNROLL for (j = 0; j < NR; ++j) acc[i][j] = la__vzero();
   }
-  for (p = 0; p < k; ++p)
-  {
+  for (p = 0; p < k; ++p) {
     LA__UNROLL for (j = 0; j < NR; ++j) b[j] = la__vload(B + j * bcs);
     LA__UNROLL for (i = 0; i < MR; ++i) {
       va = la__vload(A + i * ars);
@@ -725,32 +729,64 @@ LA__INLINE void la__kstrip(const int MR, const int NR, const int TA,
    rows wider blocks, so that a short strip still has 8..12 accumulators.
    A NEON vector of a panel element takes two registers: AArch64's 32 hold
    8 of them as accumulators without spilling (checked in the generated
-   code), ARMv7's 16 hold 4. */
+   code), ARMv7's 16 hold 4. Each strip shape is a function of its own: one
+   call per strip costs nothing, and small functions, with only the main
+   strip compiled once per orientation, keep instrumented builds from
+   taking minutes. */
+#define LA__STRIP_FN(MR, NR, TA, TB)                                           \
+  static void la__strip_##MR##x##NR##_##TA##TB(                                \
+      int i0, int m, int n, int k, int mode, la_real alpha, const la_real *A,  \
+      const la_real *B, la_real *C) {                                          \
+    la__kstrip(MR, NR, TA, TB, i0, m, n, k, mode, la__vset1(alpha), A, B, C);  \
+  }
+/* The last rows: orientation known at run time only (strides computed, not
+   constant), so that they are compiled once rather than four times. */
+#define LA__TAIL_FN(MR, NR)                                                    \
+  static void la__tail_##MR##x##NR(int ta, int tb, int i0, int m, int n,       \
+                                   int k, int mode, la_real alpha,             \
+                                   const la_real *A, const la_real *B,         \
+                                   la_real *C) {                               \
+    la__kstrip(MR, NR, ta, tb, i0, m, n, k, mode, la__vset1(alpha), A, B, C);  \
+  }
+#define LA__STRIP(MR, NR, TA, TB)                                              \
+  la__strip_##MR##x##NR##_##TA##TB(i, m, n, k, mode, alpha, A, B, C)
+#define LA__TAIL(MR, NR, TA, TB)                                               \
+  la__tail_##MR##x##NR(TA, TB, i, m, n, k, mode, alpha, A, B, C)
+
 #if LA__SIMD == LINATTN_NEON && !defined(__aarch64__)
+LA__TAIL_FN(1, 3)
+#define LA__STRIP_FNS(TA, TB) LA__STRIP_FN(2, 2, TA, TB)
 #define LA__STRIPS(TA, TB)                                                     \
-  for (i = 0; i + 2 <= m; i += 2)                                              \
-    la__kstrip(2, 2, TA, TB, i, m, n, k, mode, va, A, B, C);                   \
-  if (i < m) la__kstrip(1, 3, TA, TB, i, m, n, k, mode, va, A, B, C);
+  for (i = 0; i + 2 <= m; i += 2) LA__STRIP(2, 2, TA, TB);                     \
+  if (i < m) LA__TAIL(1, 3, TA, TB);
 #elif LA__SIMD == LINATTN_NEON
+LA__TAIL_FN(3, 2)
+LA__TAIL_FN(2, 4)
+LA__TAIL_FN(1, 4)
+#define LA__STRIP_FNS(TA, TB) LA__STRIP_FN(4, 2, TA, TB)
 #define LA__STRIPS(TA, TB)                                                     \
-  for (i = 0; i + 4 <= m; i += 4)                                              \
-    la__kstrip(4, 2, TA, TB, i, m, n, k, mode, va, A, B, C);                   \
+  for (i = 0; i + 4 <= m; i += 4) LA__STRIP(4, 2, TA, TB);                     \
   switch (m - i) {                                                             \
-  case 3: la__kstrip(3, 2, TA, TB, i, m, n, k, mode, va, A, B, C); break;      \
-  case 2: la__kstrip(2, 4, TA, TB, i, m, n, k, mode, va, A, B, C); break;      \
-  case 1: la__kstrip(1, 4, TA, TB, i, m, n, k, mode, va, A, B, C); break;      \
+  case 3: LA__TAIL(3, 2, TA, TB); break;                                       \
+  case 2: LA__TAIL(2, 4, TA, TB); break;                                       \
+  case 1: LA__TAIL(1, 4, TA, TB); break;                                       \
   default: break;                                                              \
   }
 #else /* AVX2: 12 accumulators of the 16 registers */
+LA__TAIL_FN(5, 2)
+LA__TAIL_FN(4, 3)
+LA__TAIL_FN(3, 4)
+LA__TAIL_FN(2, 6)
+LA__TAIL_FN(1, 8)
+#define LA__STRIP_FNS(TA, TB) LA__STRIP_FN(6, 2, TA, TB)
 #define LA__STRIPS(TA, TB)                                                     \
-  for (i = 0; i + 6 <= m; i += 6)                                              \
-    la__kstrip(6, 2, TA, TB, i, m, n, k, mode, va, A, B, C);                   \
+  for (i = 0; i + 6 <= m; i += 6) LA__STRIP(6, 2, TA, TB);                     \
   switch (m - i) {                                                             \
-  case 5: la__kstrip(5, 2, TA, TB, i, m, n, k, mode, va, A, B, C); break;      \
-  case 4: la__kstrip(4, 3, TA, TB, i, m, n, k, mode, va, A, B, C); break;      \
-  case 3: la__kstrip(3, 4, TA, TB, i, m, n, k, mode, va, A, B, C); break;      \
-  case 2: la__kstrip(2, 6, TA, TB, i, m, n, k, mode, va, A, B, C); break;      \
-  case 1: la__kstrip(1, 8, TA, TB, i, m, n, k, mode, va, A, B, C); break;      \
+  case 5: LA__TAIL(5, 2, TA, TB); break;                                       \
+  case 4: LA__TAIL(4, 3, TA, TB); break;                                       \
+  case 3: LA__TAIL(3, 4, TA, TB); break;                                       \
+  case 2: LA__TAIL(2, 6, TA, TB); break;                                       \
+  case 1: LA__TAIL(1, 8, TA, TB); break;                                       \
   default: break;                                                              \
   }
 #endif
@@ -760,11 +796,11 @@ LA__INLINE void la__kstrip(const int MR, const int NR, const int TA,
    panel; a batch-summed C is overwritten by the first panel and added to
    by the others, never zeroed separately. */
 #define LA__BGEMM_ORIENT(NAME, TA, TB)                                         \
+  LA__STRIP_FNS(TA, TB)                                                        \
   static void NAME(unsigned flags, int m, int n, int k, la_real alpha,         \
                    const la_real *A, size_t a_stride, const la_real *B,        \
                    size_t b_stride, la_real *C, size_t c_stride,               \
                    int npanels) {                                              \
-    const la__vec va = la__vset1(alpha);                                       \
     const int scaled = alpha != 1;                                             \
     int p, i, mode = (flags & LA_ACCUMULATE) ? LA__ADD : LA__PUT;              \
     for (p = 0; p < npanels; ++p) {                                            \
@@ -782,6 +818,11 @@ LA__BGEMM_ORIENT(la__bgemm_nt, 0, 1)
 LA__BGEMM_ORIENT(la__bgemm_tt, 1, 1)
 #undef LA__BGEMM_ORIENT
 #undef LA__STRIPS
+#undef LA__STRIP_FNS
+#undef LA__STRIP
+#undef LA__STRIP_FN
+#undef LA__TAIL
+#undef LA__TAIL_FN
 
 /* One switch per call, not per panel. */
 static void la__bgemm_simd(unsigned flags, int m, int n, int k, la_real alpha,
