@@ -334,15 +334,15 @@ typedef __m256 la__pf;
 #define la__fcvt _mm256_cvtepi32_ps /* lanes read as int32 */
 #define la__fbits _mm256_castps_si256
 #define la__bitsf _mm256_castsi256_ps
-static void la__umulhilo(la__pu a, uint32_t m, la__pu *hi, la__pu *lo) {
+LA__INLINE void la__umulhilo(la__pu a, uint32_t m, la__pu *hi, la__pu *lo) {
   __m256i vm = _mm256_set1_epi32((int)m);
   __m256i pe = _mm256_mul_epu32(a, vm);
   __m256i po = _mm256_mul_epu32(_mm256_srli_epi64(a, 32), vm);
-  *lo = _mm256_blend_epi32(pe, _mm256_slli_epi64(po, 32), 0xAA);
+  *lo = _mm256_mullo_epi32(a, vm);
   *hi = _mm256_blend_epi32(_mm256_srli_epi64(pe, 32), po, 0xAA);
 }
 /* out[4 l + j] = n_j[l]: lanes are blocks, stream order is block-major. */
-static void la__store4t(float *out, la__pf n0, la__pf n1, la__pf n2,
+LA__INLINE void la__store4t(float *out, la__pf n0, la__pf n1, la__pf n2,
                         la__pf n3) {
   __m256 t0 = _mm256_unpacklo_ps(n0, n1), t1 = _mm256_unpackhi_ps(n0, n1);
   __m256 t2 = _mm256_unpacklo_ps(n2, n3), t3 = _mm256_unpackhi_ps(n2, n3);
@@ -385,7 +385,7 @@ static la__pf la__fsqrt(la__pf x) {
   return vld1q_f32(t);
 }
 #endif
-static void la__umulhilo(la__pu a, uint32_t m, la__pu *hi, la__pu *lo) {
+LA__INLINE void la__umulhilo(la__pu a, uint32_t m, la__pu *hi, la__pu *lo) {
   uint32x2_t vm = vdup_n_u32(m);
   uint64x2_t pl = vmull_u32(vget_low_u32(a), vm);
   uint64x2_t ph = vmull_u32(vget_high_u32(a), vm);
@@ -393,7 +393,7 @@ static void la__umulhilo(la__pu a, uint32_t m, la__pu *hi, la__pu *lo) {
   *lo = z.val[0];
   *hi = z.val[1];
 }
-static void la__store4t(float *out, la__pf n0, la__pf n1, la__pf n2,
+LA__INLINE void la__store4t(float *out, la__pf n0, la__pf n1, la__pf n2,
                         la__pf n3) {
   float32x4x4_t v;
   v.val[0] = n0; v.val[1] = n1; v.val[2] = n2; v.val[3] = n3;
@@ -402,112 +402,197 @@ static void la__store4t(float *out, la__pf n0, la__pf n1, la__pf n2,
 #endif
 
 #ifdef LA__PRNG_SIMD
-static la__pf la__vlogf(la__pf u) {
-  la__pu ix = la__uadd(la__fbits(u), la__u1(0x3f800000u - 0x3f3504f3u));
-  la__pf kf = la__fcvt(la__usub(la__usrl(ix, 23), la__u1(127)));
-  la__pf f = la__fsub(la__bitsf(la__uadd(la__uand(ix, la__u1(0x007fffffu)),
-                                         la__u1(0x3f3504f3u))),
-                      la__f1(1.0f));
-  la__pf z = la__fmul(f, f), p = la__f1(7.0376836292e-2f), y;
-  p = la__fadd(la__fmul(p, f), la__f1(-1.1514610310e-1f));
-  p = la__fadd(la__fmul(p, f), la__f1(1.1676998740e-1f));
-  p = la__fadd(la__fmul(p, f), la__f1(-1.2420140846e-1f));
-  p = la__fadd(la__fmul(p, f), la__f1(1.4249322787e-1f));
-  p = la__fadd(la__fmul(p, f), la__f1(-1.6668057665e-1f));
-  p = la__fadd(la__fmul(p, f), la__f1(2.0000714765e-1f));
-  p = la__fadd(la__fmul(p, f), la__f1(-2.4999993993e-1f));
-  p = la__fadd(la__fmul(p, f), la__f1(3.3333331174e-1f));
-  y = la__fmul(la__fmul(f, z), p);
-  y = la__fadd(y, la__fmul(kf, la__f1(-2.12194440e-4f)));
-  y = la__fadd(y, la__fmul(la__f1(-0.5f), z));
-  f = la__fadd(f, y);
-  return la__fadd(f, la__fmul(kf, la__f1(0.693359375f)));
-}
+static const uint32_t la__lane_index[16] = {0, 1, 2,  3,  4,  5,  6,  7,
+                                            8, 9, 10, 11, 12, 13, 14, 15};
 
-static void la__vboxmuller(la__pu w1, la__pu w2, la__pf *n0, la__pf *n1) {
-  la__pu one = la__u1(1u), ones = la__u1(0xffffffffu), q, swap, nswap, cb, sb;
-  la__pf u = la__fmul(la__fcvt(la__uor(la__usrl(w1, 1), one)),
-                      la__f1(4.6566128730773926e-10f));
-  la__pf rad = la__fsqrt(la__fmul(la__f1(-2.0f), la__vlogf(u)));
-  la__pf ph, z, s, c, h;
-  q = la__usrl(la__uadd(w2, la__u1(0x20000000u)), 30);
-  ph = la__fmul(la__fcvt(la__usub(w2, la__usll(q, 30))),
-                la__f1(1.4629180792671596e-9f));
-  z = la__fmul(ph, ph);
-  s = la__fadd(la__fmul(la__f1(-1.9515295891e-4f), z), la__f1(8.3321608736e-3f));
-  s = la__fadd(la__fmul(s, z), la__f1(-1.6666654611e-1f));
-  s = la__fadd(la__fmul(la__fmul(s, z), ph), ph);
-  c = la__fadd(la__fmul(la__f1(2.443315711809948e-5f), z),
-               la__f1(-1.388731625493765e-3f));
-  c = la__fadd(la__fmul(c, z), la__f1(4.166664568298827e-2f));
-  c = la__fmul(la__fmul(c, z), z);
-  h = la__fmul(la__f1(0.5f), z);
-  c = la__fadd(la__fsub(c, h), la__f1(1.0f));
-  swap = la__usub(la__u1(0), la__uand(q, one));
-  nswap = la__uxor(swap, ones);
-  cb = la__uor(la__uand(la__fbits(s), swap), la__uand(la__fbits(c), nswap));
-  sb = la__uor(la__uand(la__fbits(c), swap), la__uand(la__fbits(s), nswap));
-  cb = la__uxor(cb, la__usll(la__uand(la__usrl(la__uadd(q, one), 1), one), 31));
-  sb = la__uxor(sb, la__usll(la__uand(la__usrl(q, 1), one), 31));
-  *n0 = la__fmul(rad, la__bitsf(cb));
-  *n1 = la__fmul(rad, la__bitsf(sb));
-}
-
-static void la__normals_lanes(const la_rng *r, uint64_t blk, float *out) {
-  uint32_t lo[LA__PL], hi[LA__PL];
-  uint32_t k0 = (uint32_t)r->key, k1 = (uint32_t)(r->key >> 32);
-  la__pu c0, c1, c2, c3, h0, l0, h1, l1;
-  la__pf n0, n1, n2, n3;
-  int l, round;
-  for (l = 0; l < LA__PL; ++l) {
-    lo[l] = (uint32_t)(blk + (uint64_t)l);
-    hi[l] = (uint32_t)((blk + (uint64_t)l) >> 32);
+/* Two independent groups of lanes in lockstep: every step of Philox and of
+   the logarithm is a chain of dependent operations, and two chains keep the
+   vector units busy where one would wait on latency. */
+typedef struct la__u2 { la__pu a, b; } la__u2;
+typedef struct la__f2 { la__pf a, b; } la__f2;
+LA__INLINE la__u2 la__mku2(la__pu a, la__pu b) { la__u2 r; r.a = a; r.b = b; return r; }
+LA__INLINE la__f2 la__mkf2(la__pf a, la__pf b) { la__f2 r; r.a = a; r.b = b; return r; }
+LA__INLINE la__u2 la__2u(uint32_t x) { return la__mku2(la__u1(x), la__u1(x)); }
+LA__INLINE la__f2 la__2f(float x) { return la__mkf2(la__f1(x), la__f1(x)); }
+#define LA__U2OP(name, op)                                                    \
+  LA__INLINE la__u2 name(la__u2 x, la__u2 y) {                                \
+    return la__mku2(op(x.a, y.a), op(x.b, y.b));                              \
   }
-  c0 = la__uload(lo);
-  c1 = la__uload(hi);
-  c2 = la__u1((uint32_t)r->stream);
-  c3 = la__u1((uint32_t)(r->stream >> 32));
+#define LA__F2OP(name, op)                                                    \
+  LA__INLINE la__f2 name(la__f2 x, la__f2 y) {                                \
+    return la__mkf2(op(x.a, y.a), op(x.b, y.b));                              \
+  }
+#define LA__U2SHIFT(name, op, n)                                              \
+  LA__INLINE la__u2 name(la__u2 x) { return la__mku2(op(x.a, n), op(x.b, n)); }
+LA__U2OP(la__2uadd, la__uadd)
+LA__U2OP(la__2usub, la__usub)
+LA__U2OP(la__2uxor, la__uxor)
+LA__U2OP(la__2uand, la__uand)
+LA__U2OP(la__2uor, la__uor)
+LA__F2OP(la__2fadd, la__fadd)
+LA__F2OP(la__2fsub, la__fsub)
+LA__F2OP(la__2fmul, la__fmul)
+LA__U2SHIFT(la__2srl1, la__usrl, 1)
+LA__U2SHIFT(la__2srl23, la__usrl, 23)
+LA__U2SHIFT(la__2srl30, la__usrl, 30)
+LA__U2SHIFT(la__2sll30, la__usll, 30)
+LA__U2SHIFT(la__2sll31, la__usll, 31)
+LA__INLINE la__f2 la__2fcvt(la__u2 x) { return la__mkf2(la__fcvt(x.a), la__fcvt(x.b)); }
+LA__INLINE la__f2 la__2fsqrt(la__f2 x) { return la__mkf2(la__fsqrt(x.a), la__fsqrt(x.b)); }
+LA__INLINE la__u2 la__2fbits(la__f2 x) { return la__mku2(la__fbits(x.a), la__fbits(x.b)); }
+LA__INLINE la__f2 la__2bitsf(la__u2 x) { return la__mkf2(la__bitsf(x.a), la__bitsf(x.b)); }
+
+/* Horner step p * x + c, as a separate multiply and add. */
+LA__INLINE la__f2 la__2horner(la__f2 p, la__f2 x, float c) {
+  return la__2fadd(la__2fmul(p, x), la__2f(c));
+}
+
+LA__INLINE la__f2 la__vlogf(la__f2 u) {
+  la__u2 ix = la__2uadd(la__2fbits(u), la__2u(0x3f800000u - 0x3f3504f3u));
+  la__f2 kf = la__2fcvt(la__2usub(la__2srl23(ix), la__2u(127)));
+  la__f2 f = la__2fsub(la__2bitsf(la__2uadd(la__2uand(ix, la__2u(0x007fffffu)),
+                                            la__2u(0x3f3504f3u))),
+                       la__2f(1.0f));
+  la__f2 z = la__2fmul(f, f), p = la__2f(7.0376836292e-2f), y;
+  p = la__2horner(p, f, -1.1514610310e-1f);
+  p = la__2horner(p, f, 1.1676998740e-1f);
+  p = la__2horner(p, f, -1.2420140846e-1f);
+  p = la__2horner(p, f, 1.4249322787e-1f);
+  p = la__2horner(p, f, -1.6668057665e-1f);
+  p = la__2horner(p, f, 2.0000714765e-1f);
+  p = la__2horner(p, f, -2.4999993993e-1f);
+  p = la__2horner(p, f, 3.3333331174e-1f);
+  y = la__2fmul(la__2fmul(f, z), p);
+  y = la__2fadd(y, la__2fmul(kf, la__2f(-2.12194440e-4f)));
+  y = la__2fadd(y, la__2fmul(la__2f(-0.5f), z));
+  f = la__2fadd(f, y);
+  return la__2fadd(f, la__2fmul(kf, la__2f(0.693359375f)));
+}
+
+LA__INLINE void la__vboxmuller(la__u2 w1, la__u2 w2, la__f2 *n0, la__f2 *n1) {
+  la__u2 one = la__2u(1u), ones = la__2u(0xffffffffu), q, swap, nswap, cb, sb;
+  la__f2 u = la__2fmul(la__2fcvt(la__2uor(la__2srl1(w1), one)),
+                       la__2f(4.6566128730773926e-10f));
+  la__f2 rad = la__2fsqrt(la__2fmul(la__2f(-2.0f), la__vlogf(u)));
+  la__f2 ph, z, s, c, h;
+  q = la__2srl30(la__2uadd(w2, la__2u(0x20000000u)));
+  ph = la__2fmul(la__2fcvt(la__2usub(w2, la__2sll30(q))),
+                 la__2f(1.4629180792671596e-9f));
+  z = la__2fmul(ph, ph);
+  s = la__2horner(la__2f(-1.9515295891e-4f), z, 8.3321608736e-3f);
+  s = la__2horner(s, z, -1.6666654611e-1f);
+  s = la__2fadd(la__2fmul(la__2fmul(s, z), ph), ph);
+  c = la__2horner(la__2f(2.443315711809948e-5f), z, -1.388731625493765e-3f);
+  c = la__2horner(c, z, 4.166664568298827e-2f);
+  c = la__2fmul(la__2fmul(c, z), z);
+  h = la__2fmul(la__2f(0.5f), z);
+  c = la__2fadd(la__2fsub(c, h), la__2f(1.0f));
+  swap = la__2usub(la__2u(0), la__2uand(q, one));
+  nswap = la__2uxor(swap, ones);
+  cb = la__2uor(la__2uand(la__2fbits(s), swap), la__2uand(la__2fbits(c), nswap));
+  sb = la__2uor(la__2uand(la__2fbits(c), swap), la__2uand(la__2fbits(s), nswap));
+  cb = la__2uxor(cb, la__2sll31(la__2uand(la__2srl1(la__2uadd(q, one)), one)));
+  sb = la__2uxor(sb, la__2sll31(la__2uand(la__2srl1(q), one)));
+  *n0 = la__2fmul(rad, la__2bitsf(cb));
+  *n1 = la__2fmul(rad, la__2bitsf(sb));
+}
+
+/* The round keys and the stream words, broadcast once per fill. */
+typedef struct la__pkeys {
+  la__pu k0[10], k1[10], s0, s1;
+} la__pkeys;
+
+static void la__pkeys_init(const la_rng *r, la__pkeys *k) {
+  uint32_t k0 = (uint32_t)r->key, k1 = (uint32_t)(r->key >> 32);
+  int round;
   for (round = 0; round < 10; ++round) {
-    la__umulhilo(c0, LA__PHILOX_M0, &h0, &l0);
-    la__umulhilo(c2, LA__PHILOX_M1, &h1, &l1);
-    c0 = la__uxor(la__uxor(h1, c1), la__u1(k0));
-    c2 = la__uxor(la__uxor(h0, c3), la__u1(k1));
-    c1 = l1;
-    c3 = l0;
+    k->k0[round] = la__u1(k0);
+    k->k1[round] = la__u1(k1);
     k0 += LA__PHILOX_W0;
     k1 += LA__PHILOX_W1;
   }
-  la__vboxmuller(c0, c1, &n0, &n1);
-  la__vboxmuller(c2, c3, &n2, &n3);
-  la__store4t(out, n0, n1, n2, n3);
+  k->s0 = la__u1((uint32_t)r->stream);
+  k->s1 = la__u1((uint32_t)(r->stream >> 32));
 }
 
-static void la__normals32_simd(const la_rng *r, uint64_t blk, float *out) {
-  int l;
-  for (l = 0; l < 8; l += LA__PL)
-    la__normals_lanes(r, blk + (uint64_t)l, out + 4 * l);
+LA__INLINE void la__2mulhilo(la__u2 x, uint32_t m, la__u2 *hi, la__u2 *lo) {
+  la__umulhilo(x.a, m, &hi->a, &lo->a);
+  la__umulhilo(x.b, m, &hi->b, &lo->b);
 }
-#define la__normals32 la__normals32_simd
+
+/* The 8 LA__PL normals of blocks blk .. blk + 2 LA__PL - 1, in stream
+   order; the caller ensures the block's low word does not carry. */
+LA__INLINE void la__normals_lanes(const la__pkeys *k, uint64_t blk,
+                                  float *out) {
+  la__u2 c0, c1, c2, c3, h0, l0, h1, l1;
+  la__f2 n0, n1, n2, n3;
+  int round;
+  c0 = la__2uadd(la__2u((uint32_t)blk),
+                 la__mku2(la__uload(la__lane_index),
+                          la__uload(la__lane_index + LA__PL)));
+  c1 = la__2u((uint32_t)(blk >> 32));
+  c2 = la__mku2(k->s0, k->s0);
+  c3 = la__mku2(k->s1, k->s1);
+  for (round = 0; round < 10; ++round) {
+    la__2mulhilo(c0, LA__PHILOX_M0, &h0, &l0);
+    la__2mulhilo(c2, LA__PHILOX_M1, &h1, &l1);
+    c0 = la__2uxor(la__2uxor(h1, c1), la__mku2(k->k0[round], k->k0[round]));
+    c2 = la__2uxor(la__2uxor(h0, c3), la__mku2(k->k1[round], k->k1[round]));
+    c1 = l1;
+    c3 = l0;
+  }
+  la__vboxmuller(c0, c1, &n0, &n1);
+  la__vboxmuller(c2, c3, &n2, &n3);
+  la__store4t(out, n0.a, n1.a, n2.a, n3.a);
+  la__store4t(out + 4 * LA__PL, n0.b, n1.b, n2.b, n3.b);
+}
+
+/* Normals per SIMD chunk; a chunk whose lanes would carry into the block's
+   upper word (once in 2^32 blocks) takes the scalar twin: the same bits. */
+#define LA__NCHUNK (8 * LA__PL)
+static void la__normals_chunk(const la_rng *r, const la__pkeys *k,
+                              uint64_t blk, float *out) {
+  if ((uint32_t)blk > 0xffffffffu - (2 * LA__PL - 1)) {
+    int c;
+    for (c = 0; c < LA__NCHUNK; c += 32)
+      la__normals32_scalar(r, blk + (uint64_t)(c / 4), out + c);
+  } else {
+    la__normals_lanes(k, blk, out);
+  }
+}
 #else
-#define la__normals32 la__normals32_scalar
+#define LA__NCHUNK 32
+typedef int la__pkeys;
+static void la__pkeys_init(const la_rng *r, la__pkeys *k) {
+  (void)r;
+  *k = 0;
+}
+static void la__normals_chunk(const la_rng *r, const la__pkeys *k,
+                              uint64_t blk, float *out) {
+  (void)k;
+  la__normals32_scalar(r, blk, out);
+}
 #endif
 
 /* n normals from the next block boundary; the stream moves past the last
-   block used. */
+   block used. Chunks differ by backend; the normals, defined block by
+   block, do not. */
 static void la__fill_normals(la_rng *r, size_t n, la_real *x) {
   uint64_t blk = (r->counter + 3) >> 2;
-  float t[32];
+  float t[LA__NCHUNK];
   size_t i = 0, j;
-  for (; i + 32 <= n; i += 32, blk += 8) {
+  la__pkeys k;
+  la__pkeys_init(r, &k);
+  for (; i + LA__NCHUNK <= n; i += LA__NCHUNK, blk += LA__NCHUNK / 4) {
 #ifdef LINATTN_DOUBLE
-    la__normals32(r, blk, t);
-    for (j = 0; j < 32; ++j) x[i + j] = t[j];
+    la__normals_chunk(r, &k, blk, t);
+    for (j = 0; j < LA__NCHUNK; ++j) x[i + j] = t[j];
 #else
-    la__normals32(r, blk, x + i);
+    la__normals_chunk(r, &k, blk, x + i);
 #endif
   }
   if (i < n) {
-    la__normals32(r, blk, t);
+    la__normals_chunk(r, &k, blk, t);
     for (j = 0; i + j < n; ++j) x[i + j] = t[j];
     blk += (j + 3) / 4;
   }
@@ -515,6 +600,7 @@ static void la__fill_normals(la_rng *r, size_t n, la_real *x) {
 }
 
 LINATTN_DEF int la_rng_normals(la_rng *r, int n, la_real *x) {
+  (void)la__normals32_scalar; /* the SIMD twin's reference, for the tests */
   if (!r || !x) return LA_ENULL;
   if (n <= 0) return LA_EDIM;
   la__fill_normals(r, (size_t)n, x);
