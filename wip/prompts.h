@@ -685,7 +685,7 @@ LINATTN_DEF int la_rng_gamma(la_rng *r, double k, double theta, double *g) {
 }
 
 LINATTN_DEF int la_rng_sphere(la_rng *r, int d, la_real *x) {
-  double s = 0, inv;
+  double s = 0, nrm;
   int i;
   if (!r || !x) return LA_ENULL;
   if (d <= 0) return LA_EDIM;
@@ -695,8 +695,8 @@ LINATTN_DEF int la_rng_sphere(la_rng *r, int d, la_real *x) {
     x[0] = 1;
     return LA_OK;
   }
-  inv = 1.0 / sqrt(s);
-  for (i = 0; i < d; ++i) x[i] = (la_real)(x[i] * inv);
+  nrm = sqrt(s); /* divide: at d = 1, x / sqrt(x^2) is exactly +-1 */
+  for (i = 0; i < d; ++i) x[i] = (la_real)(x[i] / nrm);
   return LA_OK;
 }
 
@@ -1040,8 +1040,8 @@ static void la__panel_radii(const la_data_config *c, la_rng *rng,
               ? la__gamma(rng, c->gamma_shape, c->gamma_scale)
               : 1.0;
       if (s > 0) {
-        f = sqrt(f / s);
-        for (i = 0; i < d; ++i) x[i * row] = (la_real)(x[i * row] * f);
+        f = sqrt(s / f); /* a division, as in la_rng_sphere */
+        for (i = 0; i < d; ++i) x[i * row] = (la_real)(x[i * row] / f);
       } else {
         x[0] = (la_real)sqrt(f);
       }
