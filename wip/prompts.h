@@ -334,6 +334,8 @@ typedef __m256 la__pf;
 #define la__fcvt _mm256_cvtepi32_ps /* lanes read as int32 */
 #define la__fbits _mm256_castps_si256
 #define la__bitsf _mm256_castsi256_ps
+/* x where bit 31 of m is set, else y */
+#define la__fsel(m, x, y) _mm256_blendv_ps(y, x, _mm256_castsi256_ps(m))
 LA__INLINE void la__umulhilo(la__pu a, uint32_t m, la__pu *hi, la__pu *lo) {
   __m256i vm = _mm256_set1_epi32((int)m);
   __m256i pe = _mm256_mul_epu32(a, vm);
@@ -374,6 +376,9 @@ typedef float32x4_t la__pf;
 #define la__fcvt(u) vcvtq_f32_s32(vreinterpretq_s32_u32(u))
 #define la__fbits vreinterpretq_u32_f32
 #define la__bitsf vreinterpretq_f32_u32
+/* x where bit 31 of m is set, else y */
+#define la__fsel(m, x, y)                                                     \
+  vbslq_f32(vreinterpretq_u32_s32(vshrq_n_s32(vreinterpretq_s32_u32(m), 31)), x, y)
 #if defined(__aarch64__)
 #define la__fsqrt vsqrtq_f32
 #else
@@ -439,6 +444,9 @@ LA__U2SHIFT(la__2sll30, la__usll, 30)
 LA__U2SHIFT(la__2sll31, la__usll, 31)
 LA__INLINE la__f2 la__2fcvt(la__u2 x) { return la__mkf2(la__fcvt(x.a), la__fcvt(x.b)); }
 LA__INLINE la__f2 la__2fsqrt(la__f2 x) { return la__mkf2(la__fsqrt(x.a), la__fsqrt(x.b)); }
+LA__INLINE la__f2 la__2fsel(la__u2 m, la__f2 x, la__f2 y) {
+  return la__mkf2(la__fsel(m.a, x.a, y.a), la__fsel(m.b, x.b, y.b));
+}
 LA__INLINE la__u2 la__2fbits(la__f2 x) { return la__mku2(la__fbits(x.a), la__fbits(x.b)); }
 LA__INLINE la__f2 la__2bitsf(la__u2 x) { return la__mkf2(la__bitsf(x.a), la__bitsf(x.b)); }
 
@@ -470,7 +478,7 @@ LA__INLINE la__f2 la__vlogf(la__f2 u) {
 }
 
 LA__INLINE void la__vboxmuller(la__u2 w1, la__u2 w2, la__f2 *n0, la__f2 *n1) {
-  la__u2 one = la__2u(1u), ones = la__2u(0xffffffffu), q, swap, nswap, cb, sb;
+  la__u2 one = la__2u(1u), sign = la__2u(0x80000000u), q, swap, cb, sb;
   la__f2 u = la__2fmul(la__2fcvt(la__2uor(la__2srl1(w1), one)),
                        la__2f(4.6566128730773926e-10f));
   la__f2 rad = la__2fsqrt(la__2fmul(la__2f(-2.0f), la__vlogf(u)));
@@ -487,12 +495,13 @@ LA__INLINE void la__vboxmuller(la__u2 w1, la__u2 w2, la__f2 *n0, la__f2 *n1) {
   c = la__2fmul(la__2fmul(c, z), z);
   h = la__2fmul(la__2f(0.5f), z);
   c = la__2fadd(la__2fsub(c, h), la__2f(1.0f));
-  swap = la__2usub(la__2u(0), la__2uand(q, one));
-  nswap = la__2uxor(swap, ones);
-  cb = la__2uor(la__2uand(la__2fbits(s), swap), la__2uand(la__2fbits(c), nswap));
-  sb = la__2uor(la__2uand(la__2fbits(c), swap), la__2uand(la__2fbits(s), nswap));
-  cb = la__2uxor(cb, la__2sll31(la__2uand(la__2srl1(la__2uadd(q, one)), one)));
-  sb = la__2uxor(sb, la__2sll31(la__2uand(la__2srl1(q), one)));
+  /* odd quadrants swap sine and cosine; bit 1 of q (of q + 1) is the
+     sign of the sine (the cosine), moved to bit 31 */
+  swap = la__2sll31(q);
+  cb = la__2uxor(la__2fbits(la__2fsel(swap, s, c)),
+                 la__2uand(la__2sll30(la__2uadd(q, one)), sign));
+  sb = la__2uxor(la__2fbits(la__2fsel(swap, c, s)),
+                 la__2uand(la__2sll30(q), sign));
   *n0 = la__2fmul(rad, la__2bitsf(cb));
   *n1 = la__2fmul(rad, la__2bitsf(sb));
 }
