@@ -626,31 +626,45 @@ static uint64_t la__d2u(double f) { uint64_t u; memcpy(&u, &f, 8); return u; }
 #define LA__LN2_HI 6.93147180369123816490e-01
 #define LA__LN2_LO 1.90821492927058770002e-10
 
+/* 1/(2j+1) and 1/j!: constants, not divisions, in the loops below. */
+static const double la__odd_inv[12] = {
+    1, 0.33333333333333331, 0.20000000000000001, 0.14285714285714285,
+    0.1111111111111111, 0.090909090909090912, 0.076923076923076927,
+    0.066666666666666666, 0.058823529411764705, 0.052631578947368418,
+    0.047619047619047616, 0.043478260869565216};
+static const double la__inv_fact[14] = {
+    1, 1, 0.5, 0.16666666666666666, 0.041666666666666664,
+    0.0083333333333333332, 0.0013888888888888889, 0.00019841269841269841,
+    2.4801587301587302e-05, 2.7557319223985893e-06, 2.7557319223985888e-07,
+    2.505210838544172e-08, 2.08767569878681e-09, 1.6059043836821613e-10};
+
 /* ln(x) for finite x > 0 (normal numbers): x = 2^k m, m in [sqrt(1/2),
    sqrt(2)), ln m = 2 atanh(s), s = (m-1)/(m+1), |s| < 0.172. */
 static double la__log(double x) {
   uint64_t ix = la__d2u(x) + (0x3ff0000000000000ull - 0x3fe6a09e667f3bcdull);
   double k = (double)((int)(ix >> 52) - 1023);
   double m = la__u2d((ix & 0x000fffffffffffffull) + 0x3fe6a09e667f3bcdull);
-  double f = m - 1.0, s = f / (2.0 + f), t = s * s, p = 1.0 / 25.0;
+  double f = m - 1.0, s = f / (2.0 + f), t = s * s, p = la__odd_inv[11];
   int j;
-  for (j = 11; j >= 0; --j) { p = p * t; p = p + 1.0 / (2 * j + 1); }
+  for (j = 10; j >= 0; --j) { p = p * t; p = p + la__odd_inv[j]; }
   p = 2.0 * s * p;
   return k * LA__LN2_HI + (p + k * LA__LN2_LO);
 }
 
 /* e^x; 0 below -745.2, +inf above 709.78. */
 static double la__exp(double x) {
-  double n, r, p = 1.0, scale = 1.0;
+  double n, r, p, scale = 1.0;
   int j, e;
   if (x < -745.2) return 0.0;
   if (x > 709.78) return INFINITY;
   n = floor(x * 1.4426950408889634 + 0.5);
   r = x - n * LA__LN2_HI;
   r = r - n * LA__LN2_LO; /* |r| <= 0.347: 13 Taylor terms reach 1e-17 */
-  for (j = 13; j >= 1; --j) { p = p * r; p = p / j; p = p + 1.0; }
+  p = la__inv_fact[13];
+  for (j = 12; j >= 0; --j) { p = p * r; p = p + la__inv_fact[j]; }
   e = (int)n;
   if (e < -1020) { scale = la__u2d((uint64_t)(1023 - 100) << 52); e += 100; }
+  if (e > 1023) { scale = 2.0; e -= 1; } /* x near the top of the range */
   return p * la__u2d((uint64_t)(e + 1023) << 52) * scale;
 }
 
