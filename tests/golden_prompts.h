@@ -93,12 +93,12 @@ static const uint64_t golden_gamma_bits[8] = {
 static const uint64_t golden_orthogonal_hash = 0x775f44c7a4cbb07full;
 static const uint64_t golden_batch_hash[7] = {
   0,
-  0x7347ba4db32a304bull,
-  0x9435734bcc26b972ull,
-  0x43f4b9004a8f3013ull,
-  0x441cfb7822818e58ull,
-  0xef3b4e0f5070b852ull,
-  0x737304ee589790b7ull,
+  0x423f789266d0f17cull,
+  0x34ccf419897dfb9cull,
+  0x45b86f84744fb407ull,
+  0x44518bc3bd29241dull,
+  0xd836d7329dcac54eull,
+  0x79eaf0d46c095bdcull,
 };
 #endif
 #ifdef LINATTN_DOUBLE
@@ -195,11 +195,11 @@ static const uint64_t golden_gamma_bits[8] = {
 static const uint64_t golden_orthogonal_hash = 0x775f44c7a4cbb07full;
 static const uint64_t golden_batch_hash[7] = {
   0,
-  0xac81d84352cc7870ull,
-  0xe5dec4a5f1b6ec48ull,
-  0xb6a353ae8cd9e753ull,
-  0x6a3fd619a6ac38c1ull,
-  0x254741339f834cfcull,
-  0x0ce70e695f8e6db7ull,
+  0x064d2a7c3c8bc598ull,
+  0x9285b4181b7bf1e9ull,
+  0x939224be3e4bec6aull,
+  0x63d574bdd77719ecull,
+  0x8f3a47f9bd696694ull,
+  0x942af9a2a77fd72aull,
 };
 #endif

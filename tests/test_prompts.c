@@ -613,6 +613,46 @@ static void tp_settings(la_t *t) {
     tp_check_labels(t, "gamma radii", &c, 9);
   }
 
+  LA_TEST(t, "prompts: a panel draws its covariates, then w*, from the stream") {
+    static const int dn[2][2] = {{6, 2}, {2, 6}}; /* w* past / within a row */
+    int c, p, i, j, bad = 0;
+    for (c = 0; c < 2; ++c) {
+      int d = dn[c][0], n = dn[c][1];
+      size_t nx = (size_t)d * (n + 1) * LA_W;
+      la_real *ref = (la_real *)malloc(sizeof(la_real) * (nx + d * LA_W));
+      la_data_config cfg;
+      la_data g;
+      la_batch b;
+      la_rng r, r2;
+      memset(&cfg, 0, sizeof cfg);
+      cfg.d = d;
+      cfg.n = n;
+      g = tp_make(t, &cfg, 1);
+      la_batch_create(&b, d, n, LA_W);
+      la_rng_seed(&r, 3, 14);
+      r2 = r;
+      la_data_sample(&g, &r, &b);
+      la_rng_normals(&r2, (int)nx, ref);
+      la_rng_normals(&r2, d * LA_W, ref + nx);
+      LA_CHECK(t, r.counter == r2.counter, "d %d: stream position", d);
+      for (p = 0; p < LA_W; ++p)
+        for (j = 0; j <= n; ++j) {
+          double y = 0;
+          for (i = 0; i < d; ++i) {
+            double x = ref[((size_t)i * (n + 1) + j) * LA_W + p];
+            bad += tp_z(&b, p, i, j) != x;
+            y += ref[nx + (size_t)i * LA_W + p] * x;
+          }
+          y -= j < n ? tp_z(&b, p, d, j) : tp_yq(&b, p);
+          bad += fabs(y) > 1e2 * TP_EPS * (1 + fabs(y));
+        }
+      la_batch_destroy(&b);
+      la_data_destroy(&g);
+      free(ref);
+    }
+    LA_CHECK(t, bad == 0, "%d entries not in stream order", bad);
+  }
+
   LA_TEST(t, "prompts: nonlinear targets go through the fixed ReLU network") {
     la_data_config c;
     la_data g, g2, g3;

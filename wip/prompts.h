@@ -47,8 +47,8 @@ DATA SETTINGS
      fresh batch every step:   la_rng_seed(&r, seed, step) before each;
      resampled every k steps:  la_rng_seed(&r, seed, step / k) when
                                step % k == 0.
-   Within a batch the stream is consumed panel by panel (LA_W prompts): w*,
-   then the covariates, then the Gamma radii, then the label noise; prompt i
+   Within a batch the stream is consumed panel by panel (LA_W prompts): the
+   covariates, then w*, then the Gamma radii, then the label noise; prompt i
    of a batch is therefore the same whatever the batch's count beyond i. */
 #if defined(LA__PART_API)
 
@@ -1140,12 +1140,20 @@ static void la__sample_panel(const la_data *g, la_rng *rng, la_real *P,
   int d = c->d, n1 = c->n + 1, i, j, l;
   size_t row = (size_t)n1 * LA_W;
   la_real w[LA_MAX_D * LA_W], t[LA_MAX_D * LA_W], hid[LA_MAX_D * LA_W];
-  la__fill_normals(rng, (size_t)d * LA_W, w);
+  /* x then w* in one fill where w* fits in the label row (d <= n + 1),
+     in two otherwise: d (n+1) LA_W is a whole number of blocks, so both
+     draw the same normals */
+  if (d <= n1) {
+    la__fill_normals(rng, (size_t)d * row + (size_t)d * LA_W, P);
+    memcpy(w, P + (size_t)d * row, sizeof(la_real) * d * LA_W);
+  } else {
+    la__fill_normals(rng, (size_t)d * row, P);
+    la__fill_normals(rng, (size_t)d * LA_W, w);
+  }
   if (g->winv) {
     memcpy(t, w, sizeof(la_real) * d * LA_W);
     la__panel_matvec(d, g->winv, 0, t, w, LA_W);
   }
-  la__fill_normals(rng, (size_t)d * row, P);
   if (c->covariates != LA_X_GAUSSIAN) la__panel_radii(c, rng, P);
   if (g->chol)
     for (j = 0; j < n1; ++j) {
