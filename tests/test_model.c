@@ -467,7 +467,7 @@ static void tm_test_simd(la_t *t) {
         la_model ms, mb;
         tm_data td;
         int np;
-        double *thd, ls, lb;
+        double *thd, ls = 0, lb = -1;
         la_real *th, *v, *gs, *gb, *hs, *hb;
         c.d = 5; c.n = 20; c.L = 3; c.param = p; c.act = a; c.h = a ? 6 : 0;
         tm_model(&ms, &c, la_kernels_scalar());
@@ -809,6 +809,7 @@ static void tm_test_params(la_t *t) {
     }
     mean /= m.nparams;
     s2 = sqrt(s2 / m.nparams);
+    LA_CHECK(t, fabs(mean) < 4 * 0.05 / sqrt((double)m.nparams), "mean %g", mean);
     /* sample std within 4 standard errors of 0.05 */
     LA_CHECK(t, fabs(s2 - 0.05) < 4 * 0.05 / sqrt(2.0 * m.nparams), "std %g", s2);
     LA_CHECK(t, la_model_init_params(NULL, &rng, th) == LA_ENULL &&
