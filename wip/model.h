@@ -121,8 +121,10 @@ typedef struct la__mlay {
   size_t total;
 } la__mlay;
 
+typedef void (*la__mm_fn)(unsigned, int, int, int, la_real, const la_real *,
+                          const la_real *, la_real *);
 typedef struct la__mctx {
-  const la_kernels *k;
+  la__mm_fn mm; /* the panel product */
   la__mdim m;
   la_real *ex, *exv, *g, *gv; /* broadcast parameters, lane-wise gradients */
   la_real *zt, *zdt;          /* (L+1) panels Zt_l and their tangents */
@@ -308,8 +310,127 @@ static void la__e_setcols(int r, int c, int ldc, const la_real *LA__RESTRICT s,
            sizeof(la_real) * c * LA_W);
 }
 
+
+/* -------------------------------------------- the model's panel product */
+/* The kernel table's pgemm is the reference (and what a caller-supplied
+   table gets). With the compiled backend's own table the model uses this
+   product instead: the same contract, with the register block spelled out
+   as named variables so that every compiler keeps it in registers at -O2,
+   and the accumulation fused into the final multiply-add. The matrices here
+   are tiny (6 x 6 x 21 at the base setting): block overheads decide. */
+
+#if LA__SIMD != LINATTN_SCALAR
+#define LA__FMA_IF(c, cond, a, b)                                             \
+  if (cond) c = la__vfma(c, a, b)
+/* C block (MR x NR, MR <= 4, NR <= 3) = alpha op(A) op(B) (+ C). Strides in
+   reals: element (i, p) of op(A) at A + i*ars + p*acs, and so on. */
+LA__INLINE void la__mblk(const int MR, const int NR, int k,
+                         const la_real *LA__RESTRICT A, size_t ars, size_t acs,
+                         const la_real *LA__RESTRICT B, size_t brs, size_t bcs,
+                         la_real *LA__RESTRICT C, size_t ldc, la__vec al,
+                         int acc) {
+  la__vec z = la__vset1(0), b0, b1 = z, b2 = z, a;
+  la__vec c00 = z, c01 = z, c02 = z, c10 = z, c11 = z, c12 = z;
+  la__vec c20 = z, c21 = z, c22 = z, c30 = z, c31 = z, c32 = z;
+  int p;
+  for (p = 0; p < k; ++p, A += acs, B += brs) {
+    b0 = la__vload(B);
+    if (NR > 1) b1 = la__vload(B + bcs);
+    if (NR > 2) b2 = la__vload(B + 2 * bcs);
+    a = la__vload(A);
+    c00 = la__vfma(c00, a, b0);
+    LA__FMA_IF(c01, NR > 1, a, b1);
+    LA__FMA_IF(c02, NR > 2, a, b2);
+    if (MR > 1) {
+      a = la__vload(A + ars);
+      c10 = la__vfma(c10, a, b0);
+      LA__FMA_IF(c11, NR > 1, a, b1);
+      LA__FMA_IF(c12, NR > 2, a, b2);
+    }
+    if (MR > 2) {
+      a = la__vload(A + 2 * ars);
+      c20 = la__vfma(c20, a, b0);
+      LA__FMA_IF(c21, NR > 1, a, b1);
+      LA__FMA_IF(c22, NR > 2, a, b2);
+    }
+    if (MR > 3) {
+      a = la__vload(A + 3 * ars);
+      c30 = la__vfma(c30, a, b0);
+      LA__FMA_IF(c31, NR > 1, a, b1);
+      LA__FMA_IF(c32, NR > 2, a, b2);
+    }
+  }
+#define LA__OUT(i, j, v)                                                      \
+  do {                                                                        \
+    la_real *o = C + (i) * ldc + (j) * LA_W;                                  \
+    la__vstore(o, acc ? la__vfma(la__vload(o), al, v) : la__vmul(al, v));     \
+  } while (0)
+  LA__OUT(0, 0, c00);
+  if (NR > 1) LA__OUT(0, 1, c01);
+  if (NR > 2) LA__OUT(0, 2, c02);
+  if (MR > 1) {
+    LA__OUT(1, 0, c10);
+    if (NR > 1) LA__OUT(1, 1, c11);
+    if (NR > 2) LA__OUT(1, 2, c12);
+  }
+  if (MR > 2) {
+    LA__OUT(2, 0, c20);
+    if (NR > 1) LA__OUT(2, 1, c21);
+    if (NR > 2) LA__OUT(2, 2, c22);
+  }
+  if (MR > 3) {
+    LA__OUT(3, 0, c30);
+    if (NR > 1) LA__OUT(3, 1, c31);
+    if (NR > 2) LA__OUT(3, 2, c32);
+  }
+#undef LA__OUT
+}
+#undef LA__FMA_IF
+
+static void la__mgemm(unsigned flags, int m, int n, int k, la_real alpha,
+                      const la_real *A, const la_real *B, la_real *C) {
+  size_t W = LA_W, ars, acs, brs, bcs, ldc = (size_t)n * W;
+  la__vec al = la__vset1(alpha);
+  int i, j, acc = (flags & LA_ACCUMULATE) != 0;
+  if (flags & LA_TRANS_A) { ars = W; acs = (size_t)m * W; }
+  else { ars = (size_t)k * W; acs = W; }
+  if (flags & LA_TRANS_B) { brs = W; bcs = (size_t)k * W; }
+  else { brs = (size_t)n * W; bcs = W; }
+  for (i = 0; i < m; i += 4) {
+    int mr = m - i < 4 ? m - i : 4;
+    const la_real *a = A + i * ars;
+    for (j = 0; j < n; j += 3) {
+      int nr = n - j < 3 ? n - j : 3;
+      const la_real *b = B + j * bcs;
+      la_real *c = C + i * ldc + j * W;
+#define LA__MCASE(R, S)                                                       \
+  case (R)*4 + (S):                                                           \
+    la__mblk(R, S, k, a, ars, acs, b, brs, bcs, c, ldc, al, acc);             \
+    break;
+      switch (mr * 4 + nr) {
+        LA__MCASE(4, 3) LA__MCASE(4, 2) LA__MCASE(4, 1)
+        LA__MCASE(3, 3) LA__MCASE(3, 2) LA__MCASE(3, 1)
+        LA__MCASE(2, 3) LA__MCASE(2, 2) LA__MCASE(2, 1)
+        LA__MCASE(1, 3) LA__MCASE(1, 2) LA__MCASE(1, 1)
+      default: break;
+      }
+#undef LA__MCASE
+    }
+  }
+}
+#endif
+
+/* The product the model calls: its own with the backend's table, the
+   table's otherwise (the scalar reference, or a caller's). */
+static la__mm_fn la__m_gemm(const la_kernels *k) {
+#if LA__SIMD != LINATTN_SCALAR
+  if (k == la_kernels_best()) return la__mgemm;
+#endif
+  return k->pgemm;
+}
+
 #define LA__MM(c, f, M, N, K, al, A, B, C)                                    \
-  (c)->k->pgemm((f), (M), (N), (K), (la_real)(al), (A), (B), (C))
+  (c)->mm((f), (M), (N), (K), (la_real)(al), (A), (B), (C))
 #define LA__TA LA_TRANS_A
 #define LA__TB LA_TRANS_B
 #define LA__AC LA_ACCUMULATE
@@ -759,7 +880,7 @@ static int la__m_run(const la_model *mod, const la_real *theta,
   base = (la_real *)((char *)work +
                      (LA_ALIGN - (size_t)((uintptr_t)work % LA_ALIGN)) %
                          LA_ALIGN);
-  c.k = mod->cfg.kernels;
+  c.mm = la__m_gemm(mod->cfg.kernels);
   c.ex = base + o.ex; c.exv = base + o.exv; c.g = base + o.g;
   c.gv = base + o.gv; c.zt = base + o.zt; c.zdt = base + o.zdt;
   c.st = base + o.st; c.sdt = base + o.sdt; c.gt = base + o.gt;
