@@ -158,7 +158,7 @@ static size_t la__m_take(size_t *at, size_t reals) {
 
 /* Temporaries of one backward layer, in panel elements. */
 static size_t la__m_tmp_elems(const la_model *m, const la__mdim *d) {
-  if (LA__LIN(m)) return 16 * d->D2;
+  if (LA__LIN(m)) return 16 * d->D2 + 4 * (size_t)d->n + 4 * d->D + 2;
   return 6 * ((size_t)d->n * d->T + d->TD + (size_t)d->n * d->D);
 }
 
@@ -531,6 +531,146 @@ static void la__lin_bwd(const la__mctx *c, int l, int zd0, int dz,
   }
 }
 
+/* ------------------------------------------------ last linear layer */
+/* Only [Z_L]_{d+1,n+1} is needed: with p = row d+1 of P, q the query
+   column, r1 = p^T S and c = r1 Q (the last row of C = P S Q),
+       z = q_{d+1} + (1/n) c q.
+   Its gradient has rank-one and rank-two structure (u = Q q, gs = g/n):
+       dP_{d+1,:} += gs (S u)^T,  dQ += gs r1^T q^T,
+       dq = g e_{d+1} + gs c^T,   dK^T[j,:] = gs ((K^T p)_j u + (K^T u)_j p)^T
+   which costs O(D n) per prompt instead of O(D^2 n). Stored: S, r1, c. */
+
+/* y (n elements) += g x, g one panel element (lane-wise scalars). */
+static void la__e_gaxpy(size_t n, const la_real *LA__RESTRICT g,
+                        const la_real *LA__RESTRICT x, la_real *LA__RESTRICT y) {
+  size_t e;
+  int w;
+  for (e = 0; e < n; ++e)
+    for (w = 0; w < LA_W; ++w) y[e * LA_W + w] += g[w] * x[e * LA_W + w];
+}
+/* C (m x n) += g a b^T. */
+static void la__e_gouter(int m, int n, const la_real *LA__RESTRICT g,
+                         const la_real *LA__RESTRICT a,
+                         const la_real *LA__RESTRICT b, la_real *LA__RESTRICT C) {
+  int i, j, w;
+  for (i = 0; i < m; ++i)
+    for (j = 0; j < n; ++j)
+      for (w = 0; w < LA_W; ++w)
+        C[((size_t)i * n + j) * LA_W + w] +=
+            g[w] * a[i * LA_W + w] * b[j * LA_W + w];
+}
+/* C (m x n) += g (a u^T + b p^T). */
+static void la__e_grank2(int m, int n, const la_real *LA__RESTRICT g,
+                         const la_real *a, const la_real *u, const la_real *b,
+                         const la_real *p, la_real *LA__RESTRICT C) {
+  int i, j, w;
+  for (i = 0; i < m; ++i)
+    for (j = 0; j < n; ++j)
+      for (w = 0; w < LA_W; ++w)
+        C[((size_t)i * n + j) * LA_W + w] +=
+            g[w] * (a[i * LA_W + w] * u[j * LA_W + w] +
+                    b[i * LA_W + w] * p[j * LA_W + w]);
+}
+
+static void la__last_fwd(const la__mctx *c, int l, int zd0) {
+  const la__mdim *m = &c->m;
+  size_t W = LA_W, D2 = m->D2 * W, TD = m->TD * W;
+  int D = m->D, n = m->n;
+  size_t at = ((size_t)n * D + D - 1) * W, DW = (size_t)D * W;
+  const la_real *P = c->ex + 2 * D2 * l, *Q = P + D2, *p = P + (D - 1) * DW;
+  const la_real *Z = c->zt + TD * l, *q = Z + (size_t)n * DW;
+  la_real *S = c->st + m->lay * W * l, *r1 = S + D2, *cr = r1 + DW;
+  la_real *out = c->zt + TD * (l + 1) + at;
+  double in = 1.0 / n;
+  LA__MM(c, LA__TA, D, D, n, 1, Z, Z, S);
+  LA__MM(c, 0, 1, D, D, 1, p, S, r1);
+  LA__MM(c, 0, 1, D, D, 1, r1, Q, cr);
+  la__e_copy(1, q + (D - 1) * W, out);
+  LA__MM(c, LA__TB | LA__AC, 1, 1, D, in, cr, q, out);
+  if (m->hvp) {
+    const la_real *Pd = c->exv + 2 * D2 * l, *Qd = Pd + D2,
+                  *pd = Pd + (D - 1) * DW;
+    const la_real *Zd = c->zdt + TD * l, *qd = Zd + (size_t)n * DW;
+    la_real *Sd = c->sdt + m->lay * W * l, *r1d = Sd + D2, *cd = r1d + DW;
+    la_real *outd = c->zdt + TD * (l + 1) + at;
+    if (zd0) {
+      la__e_zero(m->D2, Sd);
+      LA__MM(c, 0, 1, D, D, 1, pd, S, r1d);
+      la__e_zero(1, outd);
+    } else {
+      LA__MM(c, LA__TA, D, D, n, 1, Zd, Z, c->tmp);
+      la__e_sym(D, c->tmp, Sd);
+      LA__MM(c, 0, 1, D, D, 1, pd, S, r1d);
+      LA__MM(c, LA__AC, 1, D, D, 1, p, Sd, r1d);
+      la__e_copy(1, qd + (D - 1) * W, outd);
+      LA__MM(c, LA__TB | LA__AC, 1, 1, D, in, cr, qd, outd);
+    }
+    LA__MM(c, 0, 1, D, D, 1, r1d, Q, cd);
+    LA__MM(c, LA__AC, 1, D, D, 1, r1, Qd, cd);
+    LA__MM(c, LA__TB | LA__AC, 1, 1, D, in, cd, q, outd);
+  }
+}
+
+static void la__last_bwd(const la__mctx *c, int l, int zd0, int dz,
+                         const la_real *G, la_real *G2, const la_real *Gd,
+                         la_real *Gd2) {
+  const la__mdim *m = &c->m;
+  size_t W = LA_W, D2 = m->D2 * W, TD = m->TD * W;
+  int D = m->D, n = m->n, w;
+  size_t at = ((size_t)n * D + D - 1) * W, DW = (size_t)D * W, nW = n * W;
+  const la_real *P = c->ex + 2 * D2 * l, *Q = P + D2, *p = P + (D - 1) * DW;
+  la_real *gP = c->g + 2 * D2 * l, *gQ = gP + D2;
+  const la_real *Z = c->zt + TD * l, *q = Z + (size_t)n * DW;
+  const la_real *S = c->st + m->lay * W * l, *r1 = S + D2, *cr = r1 + DW;
+  la_real *gs = c->tmp, *gds = gs + W, *u = gds + W, *su = u + DW,
+          *ud = su + DW, *sud = ud + DW, *a = sud + DW, *b = a + nW,
+          *ad = b + nW, *bd = ad + nW;
+  const la_real *g = G + at, *gd = Gd + at;
+  for (w = 0; w < LA_W; ++w) gs[w] = g[w] / (la_real)n;
+  LA__MM(c, 0, D, 1, D, 1, Q, q, u);
+  LA__MM(c, 0, D, 1, D, 1, S, u, su);
+  la__e_gaxpy(D, gs, su, gP + (D - 1) * DW);
+  la__e_gouter(D, D, gs, r1, q, gQ);
+  if (dz) {
+    la__e_zero(m->TD, G2);
+    la__e_gaxpy(D, gs, cr, G2 + (size_t)n * DW);
+    for (w = 0; w < LA_W; ++w) G2[at + w] += g[w];
+    LA__MM(c, 0, n, 1, D, 1, Z, p, a);
+    LA__MM(c, 0, n, 1, D, 1, Z, u, b);
+    la__e_grank2(n, D, gs, a, u, b, p, G2);
+  }
+  if (m->hvp) {
+    const la_real *Pd = c->exv + 2 * D2 * l, *Qd = Pd + D2,
+                  *pd = Pd + (D - 1) * DW;
+    la_real *gvP = c->gv + 2 * D2 * l, *gvQ = gvP + D2;
+    const la_real *Zd = c->zdt + TD * l, *qd = Zd + (size_t)n * DW;
+    const la_real *Sd = c->sdt + m->lay * W * l, *r1d = Sd + D2, *cd = r1d + DW;
+    for (w = 0; w < LA_W; ++w) gds[w] = gd[w] / (la_real)n;
+    LA__MM(c, 0, D, 1, D, 1, Qd, q, ud);
+    if (!zd0) LA__MM(c, LA__AC, D, 1, D, 1, Q, qd, ud);
+    LA__MM(c, 0, D, 1, D, 1, S, ud, sud);
+    if (!zd0) LA__MM(c, LA__AC, D, 1, D, 1, Sd, u, sud);
+    la__e_gaxpy(D, gds, su, gvP + (D - 1) * DW);
+    la__e_gaxpy(D, gs, sud, gvP + (D - 1) * DW);
+    la__e_gouter(D, D, gds, r1, q, gvQ);
+    la__e_gouter(D, D, gs, r1d, q, gvQ);
+    if (!zd0) la__e_gouter(D, D, gs, r1, qd, gvQ);
+    if (dz) {
+      la__e_zero(m->TD, Gd2);
+      la__e_gaxpy(D, gds, cr, Gd2 + (size_t)n * DW);
+      la__e_gaxpy(D, gs, cd, Gd2 + (size_t)n * DW);
+      for (w = 0; w < LA_W; ++w) Gd2[at + w] += gd[w];
+      LA__MM(c, 0, n, 1, D, 1, Z, pd, ad);
+      if (!zd0) LA__MM(c, LA__AC, n, 1, D, 1, Zd, p, ad);
+      LA__MM(c, 0, n, 1, D, 1, Z, ud, bd);
+      if (!zd0) LA__MM(c, LA__AC, n, 1, D, 1, Zd, u, bd);
+      la__e_grank2(n, D, gds, a, u, b, p, Gd2);
+      la__e_grank2(n, D, gs, ad, u, bd, p, Gd2);
+      la__e_grank2(n, D, gs, a, ud, b, pd, Gd2);
+    }
+  }
+}
+
 /* -------------------------------------------------------- ReLU layer */
 /* Z_{l+1} = Z + (1/n) U relu(K^T V), U = P K, V = Q Z. Stored per layer:
    Vt = Zt Q^T (T x D), R = relu(Kt Vt^T) (n x T), Ut = Kt P^T (n x D);
@@ -746,7 +886,8 @@ static int la__m_panel(const la__mctx *c, const la_model *mod,
   if (front) la__front_fwd(c);
   for (l = 0; l < m->L; ++l) {
     int zd0 = l == 0 && !front;
-    if (lin) la__lin_fwd(c, l, zd0);
+    if (lin && l == m->L - 1) la__last_fwd(c, l, zd0);
+    else if (lin) la__lin_fwd(c, l, zd0);
     else la__relu_fwd(c, l, zd0);
   }
   la__e_zero(m->TD, G);
@@ -762,7 +903,8 @@ static int la__m_panel(const la__mctx *c, const la_model *mod,
   for (l = m->L - 1; l >= 0; --l) {
     int zd0 = l == 0 && !front, dz = l > 0 || front;
     la_real *t;
-    if (lin) la__lin_bwd(c, l, zd0, dz, G, G2, Gd, Gd2);
+    if (lin && l == m->L - 1) la__last_bwd(c, l, zd0, dz, G, G2, Gd, Gd2);
+    else if (lin) la__lin_bwd(c, l, zd0, dz, G, G2, Gd, Gd2);
     else la__relu_bwd(c, l, zd0, dz, G, G2, Gd, Gd2);
     t = G; G = G2; G2 = t;
     t = Gd; Gd = Gd2; Gd2 = t;
