@@ -121,10 +121,9 @@ typedef struct la__mlay {
   size_t total;
 } la__mlay;
 
-typedef void (*la__mm_fn)(unsigned, int, int, int, la_real, const la_real *,
-                          const la_real *, la_real *);
 typedef struct la__mctx {
-  la__mm_fn mm; /* the panel product */
+  const la_kernels *k;
+  int own;                    /* the model's own panel product */
   la__mdim m;
   la_real *ex, *exv, *g, *gv; /* broadcast parameters, lane-wise gradients */
   la_real *zt, *zdt;          /* (L+1) panels Zt_l and their tangents */
@@ -322,13 +321,14 @@ static void la__e_setcols(int r, int c, int ldc, const la_real *LA__RESTRICT s,
 #if LA__SIMD != LINATTN_SCALAR
 #define LA__FMA_IF(c, cond, a, b)                                             \
   if (cond) c = la__vfma(c, a, b)
-/* C block (MR x NR, MR <= 4, NR <= 3) = alpha op(A) op(B) (+ C). Strides in
-   reals: element (i, p) of op(A) at A + i*ars + p*acs, and so on. */
+/* C block (MR x NR, MR <= 4, NR <= 3) = alpha op(A) op(B) (+ Y, when Y is
+   not null; Y may be C). Strides in reals: element (i, p) of op(A) at
+   A + i*ars + p*acs, and so on. */
 LA__INLINE void la__mblk(const int MR, const int NR, int k,
                          const la_real *LA__RESTRICT A, size_t ars, size_t acs,
                          const la_real *LA__RESTRICT B, size_t brs, size_t bcs,
-                         la_real *LA__RESTRICT C, size_t ldc, la__vec al,
-                         int acc) {
+                         const la_real *Y, la_real *C, size_t ldc,
+                         la__vec al) {
   la__vec z = la__vset1(0), b0, b1 = z, b2 = z, a;
   la__vec c00 = z, c01 = z, c02 = z, c10 = z, c11 = z, c12 = z;
   la__vec c20 = z, c21 = z, c22 = z, c30 = z, c31 = z, c32 = z;
@@ -362,8 +362,9 @@ LA__INLINE void la__mblk(const int MR, const int NR, int k,
   }
 #define LA__OUT(i, j, v)                                                      \
   do {                                                                        \
-    la_real *o = C + (i) * ldc + (j) * LA_W;                                  \
-    la__vstore(o, acc ? la__vfma(la__vload(o), al, v) : la__vmul(al, v));     \
+    size_t at_ = (i) * ldc + (j) * LA_W;                                      \
+    la__vstore(C + at_, Y ? la__vfma(la__vload(Y + at_), al, v)              \
+                          : la__vmul(al, v));                                 \
   } while (0)
   LA__OUT(0, 0, c00);
   if (NR > 1) LA__OUT(0, 1, c01);
@@ -387,25 +388,31 @@ LA__INLINE void la__mblk(const int MR, const int NR, int k,
 }
 #undef LA__FMA_IF
 
+/* C = alpha op(A) op(B) + Y (Y null: nothing; flags' LA_ACCUMULATE: C).
+   Rows go in blocks of 4, or of 3 when that divides m and 4 does not (the
+   6 x 6 and 21 x 6 products of the base setting), so that no block is left
+   with one or two rows whose few accumulators wait on FMA latency. */
 static void la__mgemm(unsigned flags, int m, int n, int k, la_real alpha,
-                      const la_real *A, const la_real *B, la_real *C) {
+                      const la_real *A, const la_real *B, const la_real *Y,
+                      la_real *C) {
   size_t W = LA_W, ars, acs, brs, bcs, ldc = (size_t)n * W;
   la__vec al = la__vset1(alpha);
-  int i, j, acc = (flags & LA_ACCUMULATE) != 0;
+  int i, j, mb = (m % 4 != 0 && m % 3 == 0) ? 3 : 4;
+  if (flags & LA_ACCUMULATE) Y = C;
   if (flags & LA_TRANS_A) { ars = W; acs = (size_t)m * W; }
   else { ars = (size_t)k * W; acs = W; }
   if (flags & LA_TRANS_B) { brs = W; bcs = (size_t)k * W; }
   else { brs = (size_t)n * W; bcs = W; }
-  for (i = 0; i < m; i += 4) {
-    int mr = m - i < 4 ? m - i : 4;
+  for (i = 0; i < m; i += mb) {
+    int mr = m - i < mb ? m - i : mb;
     const la_real *a = A + i * ars;
     for (j = 0; j < n; j += 3) {
       int nr = n - j < 3 ? n - j : 3;
-      const la_real *b = B + j * bcs;
+      const la_real *b = B + j * bcs, *y = Y ? Y + i * ldc + j * W : NULL;
       la_real *c = C + i * ldc + j * W;
 #define LA__MCASE(R, S)                                                       \
   case (R)*4 + (S):                                                           \
-    la__mblk(R, S, k, a, ars, acs, b, brs, bcs, c, ldc, al, acc);             \
+    la__mblk(R, S, k, a, ars, acs, b, brs, bcs, y, c, ldc, al);               \
     break;
       switch (mr * 4 + nr) {
         LA__MCASE(4, 3) LA__MCASE(4, 2) LA__MCASE(4, 1)
@@ -420,17 +427,28 @@ static void la__mgemm(unsigned flags, int m, int n, int k, la_real alpha,
 }
 #endif
 
-/* The product the model calls: its own with the backend's table, the
-   table's otherwise (the scalar reference, or a caller's). */
-static la__mm_fn la__m_gemm(const la_kernels *k) {
+/* The product the model calls: C = alpha op(A) op(B) (+ C, or + Y). Its
+   own with the backend's table, the table's pgemm otherwise (the scalar
+   reference, or a caller's table). */
+static void la__mm(const la__mctx *c, unsigned f, int m, int n, int k,
+                   double alpha, const la_real *A, const la_real *B,
+                   const la_real *Y, la_real *C) {
 #if LA__SIMD != LINATTN_SCALAR
-  if (k == la_kernels_best()) return la__mgemm;
+  if (c->own) {
+    la__mgemm(f, m, n, k, (la_real)alpha, A, B, Y, C);
+    return;
+  }
 #endif
-  return k->pgemm;
+  if (Y) {
+    memcpy(C, Y, sizeof(la_real) * (size_t)m * n * LA_W);
+    f |= LA_ACCUMULATE;
+  }
+  c->k->pgemm(f, m, n, k, (la_real)alpha, A, B, C);
 }
-
 #define LA__MM(c, f, M, N, K, al, A, B, C)                                    \
-  (c)->mm((f), (M), (N), (K), (la_real)(al), (A), (B), (C))
+  la__mm((c), (f), (M), (N), (K), (al), (A), (B), NULL, (C))
+#define LA__MMY(c, f, M, N, K, al, A, B, Y, C)                                \
+  la__mm((c), (f), (M), (N), (K), (al), (A), (B), (Y), (C))
 #define LA__TA LA_TRANS_A
 #define LA__TB LA_TRANS_B
 #define LA__AC LA_ACCUMULATE
@@ -449,8 +467,7 @@ static void la__lin_fwd(const la__mctx *c, int l, int zd0) {
   LA__MM(c, LA__TA, D, D, n, 1, Z, Z, S);
   LA__MM(c, 0, D, D, D, 1, P, S, PS);
   LA__MM(c, 0, D, D, D, 1, PS, Q, C);
-  la__e_copy(m->TD, Z, Zn);
-  LA__MM(c, LA__TB | LA__AC, T, D, D, in, Z, C, Zn);
+  LA__MMY(c, LA__TB, T, D, D, in, Z, C, Z, Zn);
   if (m->hvp) {
     const la_real *Pd = c->exv + 2 * D2 * l, *Qd = Pd + D2;
     la_real *Zd = c->zdt + TD * l, *Zdn = Zd + TD;
@@ -467,9 +484,7 @@ static void la__lin_fwd(const la__mctx *c, int l, int zd0) {
     }
     LA__MM(c, 0, D, D, D, 1, PSd, Q, Cd);
     LA__MM(c, LA__AC, D, D, D, 1, PS, Qd, Cd);
-    if (zd0) la__e_zero(m->TD, Zdn);
-    else la__e_copy(m->TD, Zd, Zdn);
-    LA__MM(c, LA__TB | LA__AC, T, D, D, in, Z, Cd, Zdn);
+    LA__MMY(c, LA__TB, T, D, D, in, Z, Cd, zd0 ? NULL : Zd, Zdn);
     if (!zd0) LA__MM(c, LA__TB | LA__AC, T, D, D, in, Zd, C, Zdn);
   }
 }
@@ -497,8 +512,7 @@ static void la__lin_bwd(const la__mctx *c, int l, int zd0, int dz,
   if (dz) {
     LA__MM(c, LA__TA, D, D, D, 1, P, T1, dS);
     la__e_sym(D, dS, E);
-    la__e_copy(m->TD, G, G2);
-    LA__MM(c, LA__AC, T, D, D, in, G, C, G2);
+    LA__MMY(c, 0, T, D, D, in, G, C, G, G2);
     LA__MM(c, LA__AC, n, D, D, 1, Z, E, G2);
   }
   if (m->hvp) {
@@ -522,8 +536,7 @@ static void la__lin_bwd(const la__mctx *c, int l, int zd0, int dz,
       LA__MM(c, LA__TA, D, D, D, 1, Pd, T1, dSd);
       LA__MM(c, LA__TA | LA__AC, D, D, D, 1, P, T1d, dSd);
       la__e_sym(D, dSd, Ed);
-      la__e_copy(m->TD, Gd, Gd2);
-      LA__MM(c, LA__AC, T, D, D, in, Gd, C, Gd2);
+      LA__MMY(c, 0, T, D, D, in, Gd, C, Gd, Gd2);
       LA__MM(c, LA__AC, T, D, D, in, G, Cd, Gd2);
       LA__MM(c, LA__AC, n, D, D, 1, Z, Ed, Gd2);
       if (!zd0) LA__MM(c, LA__AC, n, D, D, 1, Zd, E, Gd2);
@@ -688,8 +701,7 @@ static void la__relu_fwd(const la__mctx *c, int l, int zd0) {
   LA__MM(c, LA__TB, n, T, D, 1, Z, Vt, R);
   la__e_relu(nT, R);
   LA__MM(c, LA__TB, n, D, D, 1, Z, P, Ut);
-  la__e_copy(m->TD, Z, Zn);
-  LA__MM(c, LA__TA | LA__AC, T, D, n, in, R, Ut, Zn);
+  LA__MMY(c, LA__TA, T, D, n, in, R, Ut, Z, Zn);
   if (m->hvp) {
     const la_real *Pd = c->exv + 2 * D2 * l, *Qd = Pd + D2;
     la_real *Zd = c->zdt + TD * l, *Zdn = Zd + TD;
@@ -702,9 +714,7 @@ static void la__relu_fwd(const la__mctx *c, int l, int zd0) {
     la__e_mask(nT, R, Rd);
     LA__MM(c, LA__TB, n, D, D, 1, Z, Pd, Udt);
     if (!zd0) LA__MM(c, LA__TB | LA__AC, n, D, D, 1, Zd, P, Udt);
-    if (zd0) la__e_zero(m->TD, Zdn);
-    else la__e_copy(m->TD, Zd, Zdn);
-    LA__MM(c, LA__TA | LA__AC, T, D, n, in, Rd, Ut, Zdn);
+    LA__MMY(c, LA__TA, T, D, n, in, Rd, Ut, zd0 ? NULL : Zd, Zdn);
     LA__MM(c, LA__TA | LA__AC, T, D, n, in, R, Udt, Zdn);
   }
 }
@@ -899,10 +909,13 @@ static int la__m_panel(const la__mctx *c, const la_model *mod,
     else if (lin) la__lin_fwd(c, l, zd0);
     else la__relu_fwd(c, l, zd0);
   }
-  la__e_zero(m->TD, G);
-  if (m->hvp) la__e_zero(m->TD, Gd);
-  for (w = 0; w < valid; ++w) {
+  /* the last linear layer reads only entry `at` of its incoming gradient */
+  if (!lin) la__e_zero(m->TD, G);
+  if (!lin && m->hvp) la__e_zero(m->TD, Gd);
+  for (w = 0; w < LA_W; ++w) {
     double r = (double)zL[w] + c->y[w];
+    G[at + w] = Gd[at + w] = 0;
+    if (w >= valid) continue;
     *lsum += r * r;
     if (pred) pred[(size_t)p * LA_W + w] = -zL[w];
     G[at + w] = (la_real)(2 * r);
@@ -1031,7 +1044,8 @@ static int la__m_run(const la_model *mod, const la_real *theta,
   base = (la_real *)((char *)work +
                      (LA_ALIGN - (size_t)((uintptr_t)work % LA_ALIGN)) %
                          LA_ALIGN);
-  c.mm = la__m_gemm(mod->cfg.kernels);
+  c.k = mod->cfg.kernels;
+  c.own = LA__SIMD != LINATTN_SCALAR && c.k == la_kernels_best();
   c.ex = base + o.ex; c.exv = base + o.exv; c.g = base + o.g;
   c.gv = base + o.gv; c.zt = base + o.zt; c.zdt = base + o.zdt;
   c.st = base + o.st; c.sdt = base + o.sdt; c.gt = base + o.gt;
@@ -1103,6 +1117,7 @@ LINATTN_DEF int la_model_hvp(const la_model *m, const la_real *theta,
 }
 
 #undef LA__MM
+#undef LA__MMY
 #undef LA__TA
 #undef LA__TB
 #undef LA__AC
