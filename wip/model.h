@@ -858,35 +858,57 @@ static int la__isfinite(double x) { return x - x == 0; }
 
 /* Zt_0 <- transposed panel p of b, lanes >= valid zeroed (a view's padding
    may hold anything). Non-finite values are found by x - x, which is 0 for
-   every finite x and NaN otherwise, summed lane-wise: a loop without
-   branches, which compilers vectorize. */
+   every finite x and NaN otherwise, summed lane-wise in four independent
+   chains over the contiguous source: no branches, no long dependency. */
 static int la__m_load(const la__mctx *c, const la_batch *b, int p,
                       int valid) {
   const la__mdim *m = &c->m;
-  const la_real *z = b->z + (size_t)p * m->TD * LA_W;
+  size_t ne = m->TD, e;
+  const la_real *z = b->z + (size_t)p * ne * LA_W;
   const la_real *y = b->y + (size_t)p * LA_W;
-  la_real chk[LA_W], keep[LA_W];
+  la_real k0[LA_W], k1[LA_W], k2[LA_W], k3[LA_W];
   int i, j, w, ok = 1;
-  for (w = 0; w < LA_W; ++w) {
-    chk[w] = 0;
-    keep[w] = (la_real)(w < valid);
+  if (valid < LA_W) { /* the last panel of a batch: lane by lane */
+    for (i = 0; i < m->D; ++i)
+      for (j = 0; j < m->T; ++j) {
+        const la_real *s = z + (size_t)(i * m->T + j) * LA_W;
+        la_real *t = c->zt + (size_t)(j * m->D + i) * LA_W;
+        for (w = 0; w < LA_W; ++w) {
+          t[w] = w < valid ? s[w] : 0;
+          ok &= t[w] - t[w] == 0;
+        }
+      }
+    for (w = 0; w < LA_W; ++w) {
+      c->y[w] = w < valid ? y[w] : 0;
+      ok &= c->y[w] - c->y[w] == 0;
+    }
+    return ok ? LA_OK : LA_ENONFINITE;
   }
+  for (w = 0; w < LA_W; ++w) k0[w] = k1[w] = k2[w] = k3[w] = 0;
+  for (e = 0; e + 4 <= ne; e += 4) {
+    const la_real *s = z + e * LA_W;
+    for (w = 0; w < LA_W; ++w) {
+      k0[w] += s[w] - s[w];
+      k1[w] += s[LA_W + w] - s[LA_W + w];
+      k2[w] += s[2 * LA_W + w] - s[2 * LA_W + w];
+      k3[w] += s[3 * LA_W + w] - s[3 * LA_W + w];
+    }
+  }
+  for (; e < ne; ++e)
+    for (w = 0; w < LA_W; ++w) k0[w] += z[e * LA_W + w] - z[e * LA_W + w];
+  for (w = 0; w < LA_W; ++w) {
+    c->y[w] = y[w];
+    k0[w] += (y[w] - y[w]) + k1[w] + k2[w] + k3[w];
+  }
+  for (w = 0; w < LA_W; ++w) ok &= k0[w] == 0;
+  if (!ok) return LA_ENONFINITE;
   for (i = 0; i < m->D; ++i)
     for (j = 0; j < m->T; ++j) {
       const la_real *s = z + (size_t)(i * m->T + j) * LA_W;
       la_real *t = c->zt + (size_t)(j * m->D + i) * LA_W;
-      if (valid == LA_W)
-        for (w = 0; w < LA_W; ++w) t[w] = s[w];
-      else
-        for (w = 0; w < LA_W; ++w) t[w] = keep[w] != 0 ? s[w] : 0;
-      for (w = 0; w < LA_W; ++w) chk[w] += t[w] - t[w];
+      memcpy(t, s, sizeof(la_real) * LA_W); /* one vector move */
     }
-  for (w = 0; w < LA_W; ++w) {
-    c->y[w] = w < valid ? y[w] : 0;
-    chk[w] += c->y[w] - c->y[w];
-  }
-  for (w = 0; w < LA_W; ++w) ok &= chk[w] == 0;
-  return ok ? LA_OK : LA_ENONFINITE;
+  return LA_OK;
 }
 
 /* mode 0: loss, 1: gradient, 2: and Hessian-vector product. */
