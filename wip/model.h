@@ -123,7 +123,6 @@ typedef struct la__mlay {
 
 typedef struct la__mctx {
   const la_kernels *k;
-  int own;                    /* the model's own panel product */
   la__mdim m;
   la_real *ex, *exv, *g, *gv; /* broadcast parameters, lane-wise gradients */
   la_real *zt, *zdt;          /* (L+1) panels Zt_l and their tangents */
@@ -310,135 +309,11 @@ static void la__e_setcols(int r, int c, int ldc, const la_real *LA__RESTRICT s,
 }
 
 
-/* -------------------------------------------- the model's panel product */
-/* The kernel table's pgemm is the reference (and what a caller-supplied
-   table gets). With the compiled backend's own table the model uses this
-   product instead: the same contract, with the register block spelled out
-   as named variables so that every compiler keeps it in registers at -O2,
-   and the accumulation fused into the final multiply-add. The matrices here
-   are tiny (6 x 6 x 21 at the base setting): block overheads decide. */
-
-#if LA__SIMD != LINATTN_SCALAR
-#define LA__FMA_IF(c, cond, a, b)                                             \
-  if (cond) c = la__vfma(c, a, b)
-/* C block (MR x NR, MR <= 4, NR <= 3) = alpha op(A) op(B) (+ Y, when Y is
-   not null; Y may be C). Strides in reals: element (i, p) of op(A) at
-   A + i*ars + p*acs, and so on. */
-LA__INLINE void la__mblk(const int MR, const int NR, int k,
-                         const la_real *LA__RESTRICT A, size_t ars, size_t acs,
-                         const la_real *LA__RESTRICT B, size_t brs, size_t bcs,
-                         const la_real *Y, la_real *C, size_t ldc,
-                         la__vec al) {
-  la__vec z = la__vset1(0), b0, b1 = z, b2 = z, a;
-  la__vec c00 = z, c01 = z, c02 = z, c10 = z, c11 = z, c12 = z;
-  la__vec c20 = z, c21 = z, c22 = z, c30 = z, c31 = z, c32 = z;
-  int p;
-  for (p = 0; p < k; ++p, A += acs, B += brs) {
-    b0 = la__vload(B);
-    if (NR > 1) b1 = la__vload(B + bcs);
-    if (NR > 2) b2 = la__vload(B + 2 * bcs);
-    a = la__vload(A);
-    c00 = la__vfma(c00, a, b0);
-    LA__FMA_IF(c01, NR > 1, a, b1);
-    LA__FMA_IF(c02, NR > 2, a, b2);
-    if (MR > 1) {
-      a = la__vload(A + ars);
-      c10 = la__vfma(c10, a, b0);
-      LA__FMA_IF(c11, NR > 1, a, b1);
-      LA__FMA_IF(c12, NR > 2, a, b2);
-    }
-    if (MR > 2) {
-      a = la__vload(A + 2 * ars);
-      c20 = la__vfma(c20, a, b0);
-      LA__FMA_IF(c21, NR > 1, a, b1);
-      LA__FMA_IF(c22, NR > 2, a, b2);
-    }
-    if (MR > 3) {
-      a = la__vload(A + 3 * ars);
-      c30 = la__vfma(c30, a, b0);
-      LA__FMA_IF(c31, NR > 1, a, b1);
-      LA__FMA_IF(c32, NR > 2, a, b2);
-    }
-  }
-#define LA__OUT(i, j, v)                                                      \
-  do {                                                                        \
-    size_t at_ = (i) * ldc + (j) * LA_W;                                      \
-    la__vstore(C + at_, Y ? la__vfma(la__vload(Y + at_), al, v)              \
-                          : la__vmul(al, v));                                 \
-  } while (0)
-  LA__OUT(0, 0, c00);
-  if (NR > 1) LA__OUT(0, 1, c01);
-  if (NR > 2) LA__OUT(0, 2, c02);
-  if (MR > 1) {
-    LA__OUT(1, 0, c10);
-    if (NR > 1) LA__OUT(1, 1, c11);
-    if (NR > 2) LA__OUT(1, 2, c12);
-  }
-  if (MR > 2) {
-    LA__OUT(2, 0, c20);
-    if (NR > 1) LA__OUT(2, 1, c21);
-    if (NR > 2) LA__OUT(2, 2, c22);
-  }
-  if (MR > 3) {
-    LA__OUT(3, 0, c30);
-    if (NR > 1) LA__OUT(3, 1, c31);
-    if (NR > 2) LA__OUT(3, 2, c32);
-  }
-#undef LA__OUT
-}
-#undef LA__FMA_IF
-
-/* C = alpha op(A) op(B) + Y (Y null: nothing; flags' LA_ACCUMULATE: C).
-   Rows go in blocks of 4, or of 3 when that divides m and 4 does not (the
-   6 x 6 and 21 x 6 products of the base setting), so that no block is left
-   with one or two rows whose few accumulators wait on FMA latency. */
-static void la__mgemm(unsigned flags, int m, int n, int k, la_real alpha,
-                      const la_real *A, const la_real *B, const la_real *Y,
-                      la_real *C) {
-  size_t W = LA_W, ars, acs, brs, bcs, ldc = (size_t)n * W;
-  la__vec al = la__vset1(alpha);
-  int i, j, mb = (m % 4 != 0 && m % 3 == 0) ? 3 : 4;
-  if (flags & LA_ACCUMULATE) Y = C;
-  if (flags & LA_TRANS_A) { ars = W; acs = (size_t)m * W; }
-  else { ars = (size_t)k * W; acs = W; }
-  if (flags & LA_TRANS_B) { brs = W; bcs = (size_t)k * W; }
-  else { brs = (size_t)n * W; bcs = W; }
-  for (i = 0; i < m; i += mb) {
-    int mr = m - i < mb ? m - i : mb;
-    const la_real *a = A + i * ars;
-    for (j = 0; j < n; j += 3) {
-      int nr = n - j < 3 ? n - j : 3;
-      const la_real *b = B + j * bcs, *y = Y ? Y + i * ldc + j * W : NULL;
-      la_real *c = C + i * ldc + j * W;
-#define LA__MCASE(R, S)                                                       \
-  case (R)*4 + (S):                                                           \
-    la__mblk(R, S, k, a, ars, acs, b, brs, bcs, y, c, ldc, al);               \
-    break;
-      switch (mr * 4 + nr) {
-        LA__MCASE(4, 3) LA__MCASE(4, 2) LA__MCASE(4, 1)
-        LA__MCASE(3, 3) LA__MCASE(3, 2) LA__MCASE(3, 1)
-        LA__MCASE(2, 3) LA__MCASE(2, 2) LA__MCASE(2, 1)
-        LA__MCASE(1, 3) LA__MCASE(1, 2) LA__MCASE(1, 1)
-      default: break;
-      }
-#undef LA__MCASE
-    }
-  }
-}
-#endif
-
-/* The product the model calls: C = alpha op(A) op(B) (+ C, or + Y). Its
-   own with the backend's table, the table's pgemm otherwise (the scalar
-   reference, or a caller's table). */
+/* The product the model calls: the kernel table's panel product,
+   C = alpha op(A) op(B) (+ C, or + Y when Y is not null). */
 static void la__mm(const la__mctx *c, unsigned f, int m, int n, int k,
                    double alpha, const la_real *A, const la_real *B,
                    const la_real *Y, la_real *C) {
-#if LA__SIMD != LINATTN_SCALAR
-  if (c->own) {
-    la__mgemm(f, m, n, k, (la_real)alpha, A, B, Y, C);
-    return;
-  }
-#endif
   if (Y) {
     memcpy(C, Y, sizeof(la_real) * (size_t)m * n * LA_W);
     f |= LA_ACCUMULATE;
@@ -454,7 +329,15 @@ static void la__mm(const la__mctx *c, unsigned f, int m, int n, int k,
 #define LA__AC LA_ACCUMULATE
 
 /* ------------------------------------------------------ linear layer */
-/* Stored per layer: S = K K^T, C = P S Q, PS = P S (and their tangents). */
+/* Stored per layer: S = K K^T, C' = I + P S Q / n, PS = P S (and tangents:
+   Sdot, Cdot / n, (P S)dot). The identity folded into C' makes the residual
+   update one product, Zt_{l+1} = Zt C'^T, and likewise dZt = G C'. */
+
+static void la__e_adddiag(int D, la_real *X) {
+  int i, w;
+  for (i = 0; i < D; ++i)
+    for (w = 0; w < LA_W; ++w) X[(size_t)(i * D + i) * LA_W + w] += 1;
+}
 
 static void la__lin_fwd(const la__mctx *c, int l, int zd0) {
   const la__mdim *m = &c->m;
@@ -466,8 +349,9 @@ static void la__lin_fwd(const la__mctx *c, int l, int zd0) {
   double in = 1.0 / n;
   LA__MM(c, LA__TA, D, D, n, 1, Z, Z, S);
   LA__MM(c, 0, D, D, D, 1, P, S, PS);
-  LA__MM(c, 0, D, D, D, 1, PS, Q, C);
-  LA__MMY(c, LA__TB, T, D, D, in, Z, C, Z, Zn);
+  LA__MM(c, 0, D, D, D, in, PS, Q, C);
+  la__e_adddiag(D, C);
+  LA__MM(c, LA__TB, T, D, D, 1, Z, C, Zn);
   if (m->hvp) {
     const la_real *Pd = c->exv + 2 * D2 * l, *Qd = Pd + D2;
     la_real *Zd = c->zdt + TD * l, *Zdn = Zd + TD;
@@ -482,10 +366,14 @@ static void la__lin_fwd(const la__mctx *c, int l, int zd0) {
       LA__MM(c, 0, D, D, D, 1, Pd, S, PSd);
       LA__MM(c, LA__AC, D, D, D, 1, P, Sd, PSd);
     }
-    LA__MM(c, 0, D, D, D, 1, PSd, Q, Cd);
-    LA__MM(c, LA__AC, D, D, D, 1, PS, Qd, Cd);
-    LA__MMY(c, LA__TB, T, D, D, in, Z, Cd, zd0 ? NULL : Zd, Zdn);
-    if (!zd0) LA__MM(c, LA__TB | LA__AC, T, D, D, in, Zd, C, Zdn);
+    LA__MM(c, 0, D, D, D, in, PSd, Q, Cd);
+    LA__MM(c, LA__AC, D, D, D, in, PS, Qd, Cd);
+    if (zd0) {
+      LA__MM(c, LA__TB, T, D, D, 1, Z, Cd, Zdn);
+    } else {
+      LA__MM(c, LA__TB, T, D, D, 1, Zd, C, Zdn);
+      LA__MM(c, LA__TB | LA__AC, T, D, D, 1, Z, Cd, Zdn);
+    }
   }
 }
 
@@ -512,7 +400,7 @@ static void la__lin_bwd(const la__mctx *c, int l, int zd0, int dz,
   if (dz) {
     LA__MM(c, LA__TA, D, D, D, 1, P, T1, dS);
     la__e_sym(D, dS, E);
-    LA__MMY(c, 0, T, D, D, in, G, C, G, G2);
+    LA__MM(c, 0, T, D, D, 1, G, C, G2);
     LA__MM(c, LA__AC, n, D, D, 1, Z, E, G2);
   }
   if (m->hvp) {
@@ -536,8 +424,8 @@ static void la__lin_bwd(const la__mctx *c, int l, int zd0, int dz,
       LA__MM(c, LA__TA, D, D, D, 1, Pd, T1, dSd);
       LA__MM(c, LA__TA | LA__AC, D, D, D, 1, P, T1d, dSd);
       la__e_sym(D, dSd, Ed);
-      LA__MMY(c, 0, T, D, D, in, Gd, C, Gd, Gd2);
-      LA__MM(c, LA__AC, T, D, D, in, G, Cd, Gd2);
+      LA__MM(c, 0, T, D, D, 1, Gd, C, Gd2);
+      LA__MM(c, LA__AC, T, D, D, 1, G, Cd, Gd2);
       LA__MM(c, LA__AC, n, D, D, 1, Z, Ed, Gd2);
       if (!zd0) LA__MM(c, LA__AC, n, D, D, 1, Zd, E, Gd2);
     }
@@ -1067,7 +955,6 @@ static int la__m_run(const la_model *mod, const la_real *theta,
                      (LA_ALIGN - (size_t)((uintptr_t)work % LA_ALIGN)) %
                          LA_ALIGN);
   c.k = mod->cfg.kernels;
-  c.own = LA__SIMD != LINATTN_SCALAR && c.k == la_kernels_best();
   c.ex = base + o.ex; c.exv = base + o.exv; c.g = base + o.g;
   c.gv = base + o.gv; c.zt = base + o.zt; c.zdt = base + o.zdt;
   c.st = base + o.st; c.sdt = base + o.sdt; c.gt = base + o.gt;
