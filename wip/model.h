@@ -460,17 +460,18 @@ static void la__e_gouter(int m, int n, const la_real *LA__RESTRICT g,
         C[((size_t)i * n + j) * LA_W + w] +=
             g[w] * a[i * LA_W + w] * b[j * LA_W + w];
 }
-/* C (m x n) += g (a u^T + b p^T). */
+/* C (m x n) = g (a u^T + b p^T), or += with acc. */
 static void la__e_grank2(int m, int n, const la_real *LA__RESTRICT g,
                          const la_real *a, const la_real *u, const la_real *b,
-                         const la_real *p, la_real *LA__RESTRICT C) {
+                         const la_real *p, la_real *LA__RESTRICT C, int acc) {
   int i, j, w;
   for (i = 0; i < m; ++i)
-    for (j = 0; j < n; ++j)
+    for (j = 0; j < n; ++j) {
+      la_real *o = C + ((size_t)i * n + j) * LA_W;
       for (w = 0; w < LA_W; ++w)
-        C[((size_t)i * n + j) * LA_W + w] +=
-            g[w] * (a[i * LA_W + w] * u[j * LA_W + w] +
-                    b[i * LA_W + w] * p[j * LA_W + w]);
+        o[w] = (acc ? o[w] : 0) + g[w] * (a[i * LA_W + w] * u[j * LA_W + w] +
+                                          b[i * LA_W + w] * p[j * LA_W + w]);
+    }
 }
 
 static void la__last_fwd(const la__mctx *c, int l, int zd0) {
@@ -533,12 +534,12 @@ static void la__last_bwd(const la__mctx *c, int l, int zd0, int dz,
   la__e_gaxpy(D, gs, su, gP + (D - 1) * DW);
   la__e_gouter(D, D, gs, r1, q, gQ);
   if (dz) {
-    la__e_zero(m->TD, G2);
+    la__e_zero(D, G2 + (size_t)n * DW);
     la__e_gaxpy(D, gs, cr, G2 + (size_t)n * DW);
     for (w = 0; w < LA_W; ++w) G2[at + w] += g[w];
     LA__MM(c, 0, n, 1, D, 1, Z, p, a);
     LA__MM(c, 0, n, 1, D, 1, Z, u, b);
-    la__e_grank2(n, D, gs, a, u, b, p, G2);
+    la__e_grank2(n, D, gs, a, u, b, p, G2, 0);
   }
   if (m->hvp) {
     const la_real *Pd = c->exv + 2 * D2 * l, *Qd = Pd + D2,
@@ -557,7 +558,7 @@ static void la__last_bwd(const la__mctx *c, int l, int zd0, int dz,
     la__e_gouter(D, D, gs, r1d, q, gvQ);
     if (!zd0) la__e_gouter(D, D, gs, r1, qd, gvQ);
     if (dz) {
-      la__e_zero(m->TD, Gd2);
+      la__e_zero(D, Gd2 + (size_t)n * DW);
       la__e_gaxpy(D, gds, cr, Gd2 + (size_t)n * DW);
       la__e_gaxpy(D, gs, cd, Gd2 + (size_t)n * DW);
       for (w = 0; w < LA_W; ++w) Gd2[at + w] += gd[w];
@@ -565,9 +566,9 @@ static void la__last_bwd(const la__mctx *c, int l, int zd0, int dz,
       if (!zd0) LA__MM(c, LA__AC, n, 1, D, 1, Zd, p, ad);
       LA__MM(c, 0, n, 1, D, 1, Z, ud, bd);
       if (!zd0) LA__MM(c, LA__AC, n, 1, D, 1, Zd, u, bd);
-      la__e_grank2(n, D, gds, a, u, b, p, Gd2);
-      la__e_grank2(n, D, gs, ad, u, bd, p, Gd2);
-      la__e_grank2(n, D, gs, a, ud, b, pd, Gd2);
+      la__e_grank2(n, D, gds, a, u, b, p, Gd2, 0);
+      la__e_grank2(n, D, gs, ad, u, bd, p, Gd2, 1);
+      la__e_grank2(n, D, gs, a, ud, b, pd, Gd2, 1);
     }
   }
 }
