@@ -21,6 +21,7 @@
    interleaved with them: on a shared machine a busy neighbour lowers both
    alike.
 
+   grad/loss and hvp/loss are the costs in forward passes (la_model_loss).
    Rows: one per case, `key=value` fields, so they can be grepped. */
 #define _POSIX_C_SOURCE 200809L /* clock_gettime, before any header */
 #include <stdlib.h>
@@ -131,6 +132,11 @@ static int run_grad(void *p) {
   double loss;
   return la_model_grad(&c->m, c->th, &c->b, &loss, c->g, c->work, c->bytes);
 }
+static int run_loss(void *p) {
+  bctx *c = (bctx *)p;
+  double loss;
+  return la_model_loss(&c->m, c->th, &c->b, &loss, NULL, c->work, c->bytes);
+}
 static int run_hvp(void *p) {
   bctx *c = (bctx *)p;
   return la_model_hvp(&c->m, c->th, &c->b, c->v, NULL, NULL, c->hv, c->work,
@@ -145,7 +151,7 @@ static void one_case(int param, int L, int d, int n, int count, int scalar) {
   int D = d + 1, T = n + 1, np = la_panels(count), i, st;
   size_t nz = (size_t)count * D * T;
   la_real *plain = (la_real *)malloc(sizeof(la_real) * (nz + count));
-  double tg, th, fg = 2 * fmas(L, d, n, 0) * count,
+  double tl, tg, th, fg = 2 * fmas(L, d, n, 0) * count,
                fh = 2 * fmas(L, d, n, 1) * count, pk;
   memset(&mc, 0, sizeof mc);
   mc.d = d; mc.n = n; mc.layers = L; mc.param = param;
@@ -169,16 +175,18 @@ static void one_case(int param, int L, int d, int n, int count, int scalar) {
   c.work = malloc(c.bytes);
   st = run_grad(&c) | run_hvp(&c);
   if (st) { printf("status %d\n", st); exit(1); }
+  tl = best_time(run_loss, &c);
   tg = best_time(run_grad, &c);
   th = best_time(run_hvp, &c);
   pk = peak_best;
   printf("param=%s L=%d d=%d n=%d batch=%d kernels=%s "
          "grad_ms=%.3f grad_gflops=%.1f grad_peak=%.0f%% "
-         "hvp_ms=%.3f hvp_gflops=%.1f hvp_peak=%.0f%% hvp/grad=%.2f\n",
+         "hvp_ms=%.3f hvp_gflops=%.1f hvp_peak=%.0f%% "
+         "grad/loss=%.2f hvp/loss=%.2f\n",
          param == LA_PARAM_DENSE ? "dense" : param == LA_PARAM_SPARSE ? "sparse" : "pgd",
          L, d, n, count, scalar ? "scalar" : la_backend_name(), tg * 1e3,
          fg / tg * 1e-9, 100 * fg / tg * 1e-9 / pk, th * 1e3,
-         fh / th * 1e-9, 100 * fh / th * 1e-9 / pk, th / tg);
+         fh / th * 1e-9, 100 * fh / th * 1e-9 / pk, tg / tl, th / tl);
   fflush(stdout);
   free(c.work); free(c.th); free(plain);
   la_free(c.b.z); la_free(c.b.y);

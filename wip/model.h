@@ -31,9 +31,13 @@
 
    COST (per prompt, linear attention). The products are associated so that
    n appears once per product: S = Z M Z^T, then P S Q (D x D), then
-   (P S Q) Z. A gradient costs about 2 forward passes, a Hessian-vector
-   product about 4-5 at L = 3 (the tangent doubles each product of the
-   gradient; the first layer's input does not depend on theta).
+   (P S Q) Z; the last layer computes only the entry the loss reads. At the
+   base setting (L = 3, d = 5, n = 20) a gradient costs about 2-2.5 forward
+   passes (la_model_loss), a Hessian-vector product about 5-6: its tangent
+   doubles every product of the gradient except where the data enter (layer
+   0, without a front layer). ReLU attention cannot be associated this way
+   and costs O(D n^2) per layer. The workspace holds every layer's values of
+   one panel: about (L+1) (n+1)(d+1) LA_W reals twice, plus small matrices.
 
    FAILURES. LA_ENULL (null pointer), LA_ESHAPE (batch d or n differ from
    the model's), LA_EDIM (empty batch), LA_EWORKSPACE (work too small),
