@@ -445,13 +445,13 @@ static void tm_test_hvp(la_t *t) {
         for (f = 0; f < 2; ++f) {
           tm_cfg c;
           c.d = 3; c.n = 6; c.L = 3; c.param = p; c.act = a; c.h = f ? 5 : 0;
-          tm_hvp_case(t, &c, 9, &r);
+          tm_hvp_case(t, &c, 6, &r);
         }
     for (L = 1; L <= 8; L += 3) {
       tm_cfg c;
       c.d = 2 + L % 2; c.n = 3 + L; c.L = L; c.param = LA_PARAM_DENSE;
       c.act = LA_ACT_LINEAR; c.h = 0;
-      tm_hvp_case(t, &c, 17, &r);
+      tm_hvp_case(t, &c, 7, &r);
     }
   }
 }
