@@ -492,6 +492,17 @@ static void tm_test_simd(la_t *t) {
                  tm_pname(p), LA_NSE(np, gb, gs));
         LA_CHECK(t, LA_NSE(np, hb, hs) <= 100 * LA_T_NSE_TOL, "%s: hvp nse %g",
                  tm_pname(p), LA_NSE(np, hb, hs));
+        {
+          /* a caller's table is used as given: a copy of the scalar one
+             gives the scalar results bit for bit */
+          la_kernels mine = *la_kernels_scalar();
+          la_model mm;
+          tm_model(&mm, &c, &mine);
+          LA_CHECK(t, la_model_hvp(&mm, th, &td.b, v, &lb, gb, hb, NULL, 0) == 0 &&
+                          lb == ls && LA_NSE(np, gb, gs) == 0 &&
+                          LA_NSE(np, hb, hs) == 0,
+                   "a copy of the scalar table differs from it");
+        }
         free(thd); free(th); free(v); free(gs); free(gb); free(hs); free(hb);
         tm_free(&td);
       }
