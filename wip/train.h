@@ -17,6 +17,11 @@
    A run that ends in LA_EDIVERGED keeps the theta and optimizer state of
    the last finite step and names the failing step in diverged_step. */
 
+/* The batch of 0-based step t is drawn from la_rng_seed(seed, t) (FRESH),
+   from la_rng_seed(seed, t / k) at every t multiple of k (RESAMPLE), or from
+   la_rng_seed(seed, 0) once (FIXED): the data of a step depends on the
+   seed and the step alone. The eval batch comes from eval_seed's stream
+   0xffffffffffffffff and theta from seed's stream 0xfffffffffffffffe. */
 enum {
   LA_DATA_FRESH = 0,    /* a new batch every step (paper A) */
   LA_DATA_RESAMPLE = 1, /* a new batch every resample_every steps (paper B) */
@@ -92,8 +97,9 @@ typedef struct la_trainer {
   la_batch train, eval;
   int has_train, has_eval, batch_valid;
   la_real *pred;
-  la_rng rng;           /* the training data stream */
-  la_rng batch_rng;     /* rng as it was before the current batch was drawn */
+  uint64_t data_seed;   /* seed of the training data (saved in checkpoints) */
+  la_rng rng;           /* the data stream after the current batch */
+  la_rng batch_rng;     /* the stream the current batch was drawn from */
   void *work;
   size_t work_bytes;
   void *owned;          /* memory of la_trainer_create */
@@ -245,9 +251,16 @@ LINATTN_DEF int la_trainer_bytes(const la_train_config *cfg, size_t *bytes) {
   return LA_OK;
 }
 
-/* Draws the current batch, remembering the rng it started from so that a
-   checkpoint can redraw it. */
-static int la__draw(la_trainer *tr) {
+/* Streams of the trainer's own draws; data batches use the stream of
+   their step (FRESH) or period (RESAMPLE), as the generator's documentation
+   describes, so the batch of step t depends on (seed, t) alone. */
+#define LA__STREAM_EVAL 0xffffffffffffffffull
+#define LA__STREAM_INIT 0xfffffffffffffffeull
+
+/* Draws the current batch from `stream`, remembering where it started so
+   that a checkpoint can redraw it. */
+static int la__draw(la_trainer *tr, uint64_t stream) {
+  la_rng_seed(&tr->rng, tr->data_seed, stream);
   tr->batch_rng = tr->rng;
   tr->batch_valid = 1;
   return la_data_sample(tr->cfg.data, &tr->rng, &tr->train);
@@ -261,19 +274,20 @@ static int la__trainer_start(la_trainer *tr) {
     memcpy(tr->theta, c->theta0, sizeof(la_real) * (size_t)tr->n);
     if (!la__all_finite(tr->n, tr->theta)) return LA_ENONFINITE;
   } else if (c->model) {
-    la_rng_seed(&r, c->seed, 0);
+    la_rng_seed(&r, c->seed, LA__STREAM_INIT);
     if ((st = la_model_init_params(c->model, &r, tr->theta)) != 0) return st;
   }
   if ((st = la_optim_init(c->optimizer, c->optimizer_config, tr->n, tr->state,
                           tr->state_len)) != 0)
     return st;
-  la_rng_seed(&tr->rng, c->seed, 1);
+  tr->data_seed = c->seed;
+  la_rng_seed(&tr->rng, c->seed, 0);
   tr->batch_rng = tr->rng;
   if (tr->has_eval) {
-    la_rng_seed(&r, c->eval_seed, 2);
+    la_rng_seed(&r, c->eval_seed, LA__STREAM_EVAL);
     if ((st = la_data_sample(c->data, &r, &tr->eval)) != 0) return st;
   }
-  if (tr->has_train && c->data_mode == LA_DATA_FIXED) return la__draw(tr);
+  if (tr->has_train && c->data_mode == LA_DATA_FIXED) return la__draw(tr, 0);
   return LA_OK;
 }
 
@@ -371,9 +385,11 @@ static int la__step_batch(la_trainer *tr, const la_batch **b) {
     return LA_OK;
   }
   if (!tr->has_train) return LA_OK;
-  if (c->data_mode == LA_DATA_FRESH ||
-      (c->data_mode == LA_DATA_RESAMPLE && tr->step % c->resample_every == 0))
-    st = la__draw(tr);
+  if (c->data_mode == LA_DATA_FRESH)
+    st = la__draw(tr, (uint64_t)tr->step);
+  else if (c->data_mode == LA_DATA_RESAMPLE &&
+           tr->step % c->resample_every == 0)
+    st = la__draw(tr, (uint64_t)(tr->step / c->resample_every));
   *b = &tr->train;
   return st;
 }
@@ -494,12 +510,11 @@ LINATTN_DEF int la_trainer_run(la_trainer *tr, long steps) {
      8 u32 version   12 u32 sizeof(la_real) of the writer (informative)
     16 u64 total length of the file, checksum included
     24 i32 d, n, layers, param, activation, front_hidden   48 f64 init_std
-    56 i64 nparams   64 i64 step
-    72 u64 rng key, counter, batch rng key, counter
-   104 u32 batch drawn   108 u32 zero
-   112 optimizer name, 32 bytes NUL-padded
-   144 u64 state length s
-   152 f64 state[s], then f64 theta[nparams]
+    56 i64 nparams   64 i64 step   72 u64 data seed
+    80 u32 batch drawn   84 u32 w, the 64-bit words of a la_rng
+    88 optimizer name, 32 bytes NUL-padded
+   120 u64 state length s
+   128 u64 rng[w], batch rng[w], f64 state[s], f64 theta[nparams]
    end-8 u64 FNV-1a 64 of every byte before it */
 
 #include <float.h>
@@ -508,7 +523,11 @@ LINATTN_DEF int la_trainer_run(la_trainer *tr, long steps) {
 #else
 #define LA__REAL_MAX FLT_MAX
 #endif
-#define LA__CK_HEAD 152
+#define LA__CK_HEAD 128
+#define LA__RNG_WORDS (sizeof(la_rng) / 8)
+/* la_rng is saved word by word: it must be made of uint64_t only */
+typedef char la__rng_is_words[(sizeof(la_rng) % 8 == 0 &&
+                               sizeof(la_rng) <= 64) ? 1 : -1];
 static const unsigned char la__ck_magic[8] = {'L', 'A', 'C', 'K',
                                               'P', 'T', '\r', '\n'};
 
@@ -554,13 +573,28 @@ static uint64_t la__fnv1a(const unsigned char *p, size_t n) {
   return h;
 }
 
-static size_t la__ck_total(size_t state_len, size_t n) {
-  return LA__CK_HEAD + 8 * (state_len + n) + 8;
+static size_t la__ck_total(size_t words, size_t state_len, size_t n) {
+  return LA__CK_HEAD + 8 * (2 * words + state_len + n) + 8;
+}
+
+static unsigned char *la__put_rng(unsigned char *p, const la_rng *r) {
+  uint64_t w[8];
+  size_t i;
+  memcpy(w, r, sizeof *r);
+  for (i = 0; i < LA__RNG_WORDS; ++i, p += 8) la__put64(p, w[i]);
+  return p;
+}
+static const unsigned char *la__get_rng(const unsigned char *p, la_rng *r) {
+  uint64_t w[8];
+  size_t i;
+  for (i = 0; i < LA__RNG_WORDS; ++i, p += 8) w[i] = la__get64(p);
+  memcpy(r, w, sizeof *r);
+  return p;
 }
 
 LINATTN_DEF int la_checkpoint_bytes(const la_trainer *tr, size_t *bytes) {
   if (!tr || !bytes || !tr->theta) return LA_ENULL;
-  *bytes = la__ck_total(tr->state_len, (size_t)tr->n);
+  *bytes = la__ck_total(LA__RNG_WORDS, tr->state_len, (size_t)tr->n);
   return LA_OK;
 }
 
@@ -593,15 +627,14 @@ LINATTN_DEF int la_checkpoint_save_mem(const la_trainer *tr, void *buf,
   la__ck_model(p + 24, tr->cfg.model);
   la__put64(p + 56, (uint64_t)tr->n);
   la__put64(p + 64, (uint64_t)tr->step);
-  la__put64(p + 72, tr->rng.key);
-  la__put64(p + 80, tr->rng.counter);
-  la__put64(p + 88, tr->batch_rng.key);
-  la__put64(p + 96, tr->batch_rng.counter);
-  la__put32(p + 104, (uint32_t)tr->batch_valid);
+  la__put64(p + 72, tr->data_seed);
+  la__put32(p + 80, (uint32_t)tr->batch_valid);
+  la__put32(p + 84, (uint32_t)LA__RNG_WORDS);
   nl = strlen(tr->cfg.optimizer->name);
-  memcpy(p + 112, tr->cfg.optimizer->name, nl < 31 ? nl : 31);
-  la__put64(p + 144, (uint64_t)tr->state_len);
-  p += LA__CK_HEAD;
+  memcpy(p + 88, tr->cfg.optimizer->name, nl < 31 ? nl : 31);
+  la__put64(p + 120, (uint64_t)tr->state_len);
+  p = la__put_rng(p + LA__CK_HEAD, &tr->rng);
+  p = la__put_rng(p, &tr->batch_rng);
   for (i = 0; i < tr->state_len; ++i, p += 8) la__putf(p, tr->state[i]);
   for (i = 0; i < (size_t)tr->n; ++i, p += 8) la__putf(p, (double)tr->theta[i]);
   la__put64(p, la__fnv1a((const unsigned char *)buf, total - 8));
@@ -612,7 +645,7 @@ LINATTN_DEF int la_checkpoint_save_mem(const la_trainer *tr, void *buf,
 /* Everything that does not need a trainer: framing, version, checksum and
    the lengths agreeing with each other. */
 static int la__ck_validate(const unsigned char *p, size_t len) {
-  uint64_t total, sl, n;
+  uint64_t total, sl, n, w;
   if (!p) return LA_ENULL;
   if (len < 8 || memcmp(p, la__ck_magic, 8) != 0) return LA_EFORMAT;
   if (len < 12) return LA_EFORMAT;
@@ -621,13 +654,14 @@ static int la__ck_validate(const unsigned char *p, size_t len) {
   total = la__get64(p + 16);
   if (total != (uint64_t)len) return LA_EFORMAT;
   if (la__get64(p + len - 8) != la__fnv1a(p, len - 8)) return LA_ECHECKSUM;
-  sl = la__get64(p + 144);
+  sl = la__get64(p + 120);
   n = la__get64(p + 56);
-  if (sl > len / 8 || n > len / 8 || n == 0 ||
-      la__ck_total((size_t)sl, (size_t)n) != len)
+  w = la__get32(p + 84);
+  if (sl > len / 8 || n > len / 8 || w > 8 || n == 0 ||
+      la__ck_total((size_t)w, (size_t)sl, (size_t)n) != len)
     return LA_EFORMAT;
   if (la__get64(p + 64) > 0x7fffffffffffffffull) return LA_EFORMAT;
-  if (p[112 + 31] != 0) return LA_EFORMAT;
+  if (p[88 + 31] != 0) return LA_EFORMAT;
   return LA_OK;
 }
 
@@ -666,12 +700,13 @@ static int la__ck_matches(const la_trainer *tr, const unsigned char *p) {
       f.front_hidden != m->front_hidden)
     return LA_ESHAPE;
   if (la__get64(p + 56) != (uint64_t)tr->n ||
-      la__get64(p + 144) != (uint64_t)tr->state_len)
+      la__get64(p + 120) != (uint64_t)tr->state_len ||
+      la__get32(p + 84) != LA__RNG_WORDS)
     return LA_ESHAPE;
-  if (nl > 31 || memcmp(p + 112, tr->cfg.optimizer->name, nl) != 0 ||
-      p[112 + nl] != 0)
+  if (nl > 31 || memcmp(p + 88, tr->cfg.optimizer->name, nl) != 0 ||
+      p[88 + nl] != 0)
     return LA_ESHAPE;
-  th = p + LA__CK_HEAD + 8 * tr->state_len;
+  th = p + LA__CK_HEAD + 8 * (2 * LA__RNG_WORDS + tr->state_len);
   /* a double beyond la_real's range would become Inf (or be undefined) */
   for (i = 0; i < (size_t)tr->n; ++i)
     if (!(fabs(la__getf(th + 8 * i)) <= LA__REAL_MAX)) return LA_EFORMAT;
@@ -687,22 +722,18 @@ LINATTN_DEF int la_checkpoint_load_mem(la_trainer *tr, const void *buf,
   if ((st = la__ck_validate(p, len)) != 0) return st;
   if ((st = la__ck_matches(tr, p)) != 0) return st;
   tr->step = (long)la__get64(p + 64);
-  tr->rng.key = la__get64(p + 72);
-  tr->rng.counter = la__get64(p + 80);
-  tr->batch_rng.key = la__get64(p + 88);
-  tr->batch_rng.counter = la__get64(p + 96);
-  tr->batch_valid = la__get32(p + 104) != 0;
-  p += LA__CK_HEAD;
+  tr->data_seed = la__get64(p + 72);
+  tr->batch_valid = la__get32(p + 80) != 0;
+  p = la__get_rng(p + LA__CK_HEAD, &tr->rng);
+  p = la__get_rng(p, &tr->batch_rng);
   for (i = 0; i < tr->state_len; ++i, p += 8) tr->state[i] = la__getf(p);
   for (i = 0; i < (size_t)tr->n; ++i, p += 8)
     tr->theta[i] = (la_real)la__getf(p);
   tr->diverged_step = 0;
   tr->stopped = 0;
   if (tr->has_train && tr->cfg.data_mode != LA_DATA_FRESH && tr->batch_valid) {
-    la_rng now = tr->rng;
-    tr->rng = tr->batch_rng;
-    st = la__draw(tr);
-    tr->rng = now;
+    la_rng r = tr->batch_rng;
+    st = la_data_sample(tr->cfg.data, &r, &tr->train);
   }
   return st;
 }
