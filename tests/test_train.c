@@ -450,6 +450,203 @@ static void test_train_bad(la_t *t) {
   }
 }
 
+
+/* ------------------------------------------------ the model and its data */
+
+typedef struct model_env {
+  la_model m;
+  la_data data;
+  int ok;
+} model_env;
+
+static int model_env_make(model_env *e) {
+  la_model_config mc;
+  la_data_config dc;
+  memset(e, 0, sizeof *e);
+  memset(&mc, 0, sizeof mc);
+  mc.d = 5;
+  mc.n = 20;
+  mc.layers = 2;
+  e->ok = la_model_init(&e->m, &mc) == LA_OK &&
+          la_data_preset(&dc, LA_SETTING_1) == LA_OK &&
+          la_data_create(&e->data, &dc, 5) == LA_OK;
+  return e->ok;
+}
+
+static la_train_config model_config(model_env *e, int mode) {
+  la_train_config c;
+  memset(&c, 0, sizeof c);
+  c.model = &e->m;
+  c.data = &e->data;
+  c.batch = 40;
+  c.eval_batch = 24;
+  c.eval_every = 5;
+  c.data_mode = mode;
+  c.resample_every = 4;
+  c.clip_norm = 1;
+  c.seed = 21;
+  c.eval_seed = 99;
+  return c;
+}
+
+/* The callback redraws each step's batch and the eval batch itself, from
+   the documented streams, and holds the record's losses against the
+   model's loss there. */
+typedef struct data_check {
+  model_env *e;
+  int mode, k, bad, steps;
+  la_real before[4096];
+  la_batch b;
+} data_check;
+
+static int data_cb(void *user, const la_train_record *r) {
+  data_check *dc = (data_check *)user;
+  la_rng rng;
+  double loss = 0;
+  long t = r->step - 1;
+  uint64_t stream = dc->mode == LA_DATA_FRESH      ? (uint64_t)t
+                    : dc->mode == LA_DATA_RESAMPLE ? (uint64_t)(t / dc->k)
+                                                   : 0;
+  int i;
+  dc->steps++;
+  la_rng_seed(&rng, 21, stream);
+  la_data_sample(&dc->e->data, &rng, &dc->b);
+  la_model_loss(&dc->e->m, dc->before, &dc->b, &loss, NULL, NULL, 0);
+  if (fabs(loss - r->loss) > 1e-5 * (1 + loss)) dc->bad |= 1;
+  if (r->has_eval) {
+    la_batch eb;
+    if (la_batch_create(&eb, 5, 20, 24) == LA_OK) {
+      la_rng_seed(&rng, 99, 0xffffffffffffffffull);
+      la_data_sample(&dc->e->data, &rng, &eb);
+      la_model_loss(&dc->e->m, r->theta, &eb, &loss, NULL, NULL, 0);
+      if (fabs(loss - r->eval_loss) > 1e-5 * (1 + loss)) dc->bad |= 2;
+      la_batch_destroy(&eb);
+    }
+  }
+  for (i = 0; i < r->nparams; ++i) dc->before[i] = r->theta[i];
+  return 0;
+}
+
+static void test_train_model_data(la_t *t) {
+  model_env e;
+  int mode;
+  if (!model_env_make(&e)) {
+    LA_TEST(t, "train: model and data set up") LA_CHECK(t, 0, "setup failed");
+    return;
+  }
+  LA_TEST(t, "train: each data mode draws its documented batches, eval too") {
+    for (mode = LA_DATA_FRESH; mode <= LA_DATA_FIXED; ++mode) {
+      la_train_config c = model_config(&e, mode);
+      la_trainer tr;
+      data_check *dc = (data_check *)calloc(1, sizeof *dc);
+      if (!dc || e.m.nparams > 4096) { LA_CHECK(t, 0, "alloc"); free(dc); break; }
+      dc->e = &e;
+      dc->mode = mode;
+      dc->k = 4;
+      c.callback = data_cb;
+      c.user = dc;
+      LA_CHECK(t, la_batch_create(&dc->b, 5, 20, 40) == 0, "batch");
+      LA_CHECK(t, la_trainer_create(&tr, &c) == 0, "create %d", mode);
+      memcpy(dc->before, tr.theta, sizeof(la_real) * (size_t)e.m.nparams);
+      LA_CHECK(t, la_trainer_run(&tr, 11) == 0 && dc->steps == 11, "run %d", mode);
+      LA_CHECK(t, dc->bad == 0, "mode %d: batches differ (%d)", mode, dc->bad);
+      la_trainer_destroy(&tr);
+      la_batch_destroy(&dc->b);
+      free(dc);
+    }
+  }
+  LA_TEST(t, "train: resumed model runs continue bit for bit in every data mode") {
+    for (mode = LA_DATA_FRESH; mode <= LA_DATA_FIXED; ++mode) {
+      la_train_config c = model_config(&e, mode);
+      la_trainer A, B, C;
+      unsigned char *buf;
+      size_t len = 0;
+      c.optimizer = la_optimizer_adam();
+      c.clip_block = 0.05;
+      c.schedule.kind = LA_SCHED_HALVING;
+      c.schedule.period = 3;
+      LA_CHECK(t, la_trainer_create(&A, &c) == 0 && la_trainer_create(&B, &c) == 0, "c");
+      c.seed = 1234; /* the checkpoint's seed must win */
+      LA_CHECK(t, la_trainer_create(&C, &c) == 0, "c");
+      la_checkpoint_bytes(&A, &len);
+      buf = (unsigned char *)malloc(len);
+      LA_CHECK(t, la_trainer_run(&A, 13) == 0 && la_trainer_run(&B, 6) == 0, "run");
+      LA_CHECK(t, buf && la_checkpoint_save_mem(&B, buf, len, NULL) == 0, "save");
+      LA_CHECK(t, buf && la_checkpoint_load_mem(&C, buf, len) == 0, "load");
+      LA_CHECK(t, la_trainer_run(&C, 7) == 0 && C.step == 13, "rest");
+      LA_CHECK(t, memcmp(A.theta, C.theta, sizeof(la_real) * (size_t)A.n) == 0,
+               "mode %d: theta differs", mode);
+      LA_CHECK(t, memcmp(A.state, C.state, sizeof(double) * A.state_len) == 0,
+               "mode %d: state differs", mode);
+      free(buf);
+      la_trainer_destroy(&A);
+      la_trainer_destroy(&B);
+      la_trainer_destroy(&C);
+    }
+  }
+  LA_TEST(t, "train: the model trains, per-matrix clipping holds, 1e6 diverges") {
+    la_train_config c = model_config(&e, LA_DATA_FRESH);
+    la_adam_config a;
+    la_sgd_config s;
+    la_trainer tr;
+    double l0 = 0, l1 = 0;
+    int off[64], size[64], nb, b, i, capped = 1;
+    memset(&a, 0, sizeof a);
+    a.lr = 0.02;
+    c.optimizer_config = &a;
+    c.batch = 200;
+    c.clip_block = 0.1;
+    c.clip_norm = 0;
+    LA_CHECK(t, la_trainer_create(&tr, &c) == 0, "create");
+    LA_CHECK(t, la_trainer_eval(&tr, &l0) == 0, "eval");
+    LA_CHECK(t, la_trainer_run(&tr, 150) == 0, "run");
+    LA_CHECK(t, la_trainer_eval(&tr, &l1) == 0 && l1 < 0.9 * l0, "loss %g -> %g", l0, l1);
+    nb = la_model_blocks(&e.m, off, size, 64);
+    LA_CHECK(t, nb > 0, "blocks");
+    for (b = 0; b < nb; ++b) {
+      double s2 = 0;
+      for (i = off[b]; i < off[b] + size[b]; ++i) s2 += (double)tr.grad[i] * tr.grad[i];
+      capped &= sqrt(s2) <= 0.1 * (1 + 1e-5);
+    }
+    LA_CHECK(t, capped, "a block above 0.1");
+    la_trainer_destroy(&tr);
+    memset(&s, 0, sizeof s);
+    s.lr = 1e6;
+    c.optimizer = la_optimizer_sgd();
+    c.optimizer_config = &s;
+    c.clip_block = 0;
+    LA_CHECK(t, la_trainer_create(&tr, &c) == 0, "create");
+    LA_CHECK(t, la_trainer_run(&tr, 1000) == LA_EDIVERGED, "diverged");
+    LA_CHECK(t, tr.diverged_step == tr.step + 1, "names step %ld", tr.diverged_step);
+    LA_CHECK(t, all_finite(tr.n, tr.theta), "theta finite");
+    la_trainer_destroy(&tr);
+  }
+  LA_TEST(t, "train: model checkpoints refuse another model shape") {
+    la_train_config c = model_config(&e, LA_DATA_FRESH);
+    la_model m2;
+    la_model_config mc = e.m.cfg;
+    la_trainer A, B;
+    unsigned char *buf;
+    size_t len = 0;
+    la_model_config got;
+    mc.layers = 3;
+    LA_CHECK(t, la_model_init(&m2, &mc) == 0, "m2");
+    LA_CHECK(t, la_trainer_create(&A, &c) == 0, "A");
+    c.model = &m2;
+    LA_CHECK(t, la_trainer_create(&B, &c) == 0, "B");
+    la_checkpoint_bytes(&A, &len);
+    buf = (unsigned char *)malloc(len);
+    LA_CHECK(t, buf && la_checkpoint_save_mem(&A, buf, len, NULL) == 0, "save");
+    LA_CHECK(t, buf && la_checkpoint_load_mem(&B, buf, len) == LA_ESHAPE, "shape");
+    LA_CHECK(t, buf && la_checkpoint_info(buf, len, &got, NULL) == 0 && got.d == 5 &&
+                    got.n == 20 && got.layers == e.m.cfg.layers, "info");
+    free(buf);
+    la_trainer_destroy(&A);
+    la_trainer_destroy(&B);
+  }
+  la_data_destroy(&e.data);
+}
+
 static void suite_train(la_t *t) {
   test_train_quadratic(t);
   test_train_record(t);
@@ -460,4 +657,5 @@ static void suite_train(la_t *t) {
   test_train_files(t);
 #endif
   test_train_bad(t);
+  test_train_model_data(t);
 }
