@@ -137,9 +137,9 @@ LINATTN_DEF int la_schedule_scale(const la_schedule *s, long t,
 #elif defined(LA__PART_IMPL)
 
 /* Finite without isfinite(): inf - inf and NaN - NaN are NaN. */
-LA__INLINE int la__finite(double x) { return x - x == 0; }
+LA__INLINE int la__op_finite(double x) { return x - x == 0; }
 
-static int la__all_finite(int n, const la_real *x) {
+static int la__op_all_finite(int n, const la_real *x) {
   double acc = 0;
   int i;
   /* one sum carries any NaN or Inf; cheaper than a test per entry */
@@ -147,13 +147,13 @@ static int la__all_finite(int n, const la_real *x) {
   return acc == 0;
 }
 
-static int la__bad_lr(double lr) { return !(lr >= 0) || !la__finite(lr); }
-static int la__bad_beta(double b) { return !(b >= 0 && b < 1); }
-static int la__bad_nonneg(double x) { return !(x >= 0) || !la__finite(x); }
-static double la__or(double x, double dflt) { return x == 0 ? dflt : x; }
+static int la__op_bad_lr(double lr) { return !(lr >= 0) || !la__op_finite(lr); }
+static int la__op_bad_beta(double b) { return !(b >= 0 && b < 1); }
+static int la__op_bad_nonneg(double x) { return !(x >= 0) || !la__op_finite(x); }
+static double la__op_or(double x, double dflt) { return x == 0 ? dflt : x; }
 
 /* g + wd * theta, the coupled weight decay shared by the SGD family */
-LA__INLINE double la__gwd(const la_real *g, const la_real *th, double wd,
+LA__INLINE double la__op_gwd(const la_real *g, const la_real *th, double wd,
                           int i) {
   return (double)g[i] + wd * (double)th[i];
 }
@@ -166,8 +166,8 @@ static const la_sgd_config *la__sgd_cfg(const void *c) {
 }
 static int la__sgd_check(const void *c_) {
   const la_sgd_config *c = la__sgd_cfg(c_);
-  if (la__bad_lr(c->lr) || la__bad_beta(c->momentum) ||
-      la__bad_nonneg(c->weight_decay))
+  if (la__op_bad_lr(c->lr) || la__op_bad_beta(c->momentum) ||
+      la__op_bad_nonneg(c->weight_decay))
     return LA_ERANGE;
   if (c->nesterov && c->momentum == 0) return LA_ERANGE;
   return LA_OK;
@@ -175,17 +175,17 @@ static int la__sgd_check(const void *c_) {
 static size_t la__sgd_len(const void *c, int n) {
   return la__sgd_cfg(c)->momentum > 0 ? (size_t)n : 0;
 }
-static int la__zero_init(const void *c, int n, double *s) {
+static int la__op_zero_init(const void *c, int n, double *s) {
   (void)c; (void)n; (void)s;
   return LA_OK; /* the wrapper zeroes the state */
 }
 static int la__sgd_step(const void *c_, int n, double *b, double scale,
                         const la_real *th, const la_real *g, la_real *u) {
   const la_sgd_config *c = la__sgd_cfg(c_);
-  double lr = la__or(c->lr, 0.01) * scale, mu = c->momentum;
+  double lr = la__op_or(c->lr, 0.01) * scale, mu = c->momentum;
   int i;
   for (i = 0; i < n; ++i) {
-    double gi = la__gwd(g, th, c->weight_decay, i), d = gi;
+    double gi = la__op_gwd(g, th, c->weight_decay, i), d = gi;
     if (mu > 0) {
       b[i] = mu * b[i] + gi;
       d = c->nesterov ? gi + mu * b[i] : b[i];
@@ -203,8 +203,8 @@ static const la_adam_config *la__adam_cfg(const void *c) {
 }
 static int la__adam_check(const void *c_) {
   const la_adam_config *c = la__adam_cfg(c_);
-  if (la__bad_lr(c->lr) || la__bad_beta(c->beta1) || la__bad_beta(c->beta2) ||
-      la__bad_nonneg(c->eps) || la__bad_nonneg(c->weight_decay))
+  if (la__op_bad_lr(c->lr) || la__op_bad_beta(c->beta1) || la__op_bad_beta(c->beta2) ||
+      la__op_bad_nonneg(c->eps) || la__op_bad_nonneg(c->weight_decay))
     return LA_ERANGE;
   return LA_OK;
 }
@@ -215,13 +215,13 @@ static size_t la__adam_len(const void *c, int n) {
 static int la__adam_step(const void *c_, int n, double *s, double scale,
                          const la_real *th, const la_real *g, la_real *u) {
   const la_adam_config *c = la__adam_cfg(c_);
-  double lr = la__or(c->lr, 1e-3) * scale, b1 = la__or(c->beta1, 0.9);
-  double b2 = la__or(c->beta2, 0.999), eps = la__or(c->eps, 1e-8);
+  double lr = la__op_or(c->lr, 1e-3) * scale, b1 = la__op_or(c->beta1, 0.9);
+  double b2 = la__op_or(c->beta2, 0.999), eps = la__op_or(c->eps, 1e-8);
   double wd = c->weight_decay, t = s[0] += 1, *m = s + 1, *v = s + 1 + n;
   double c1 = 1 - pow(b1, t), c2 = 1 - pow(b2, t);
   int i;
   for (i = 0; i < n; ++i) {
-    double gi = c->decoupled ? (double)g[i] : la__gwd(g, th, wd, i);
+    double gi = c->decoupled ? (double)g[i] : la__op_gwd(g, th, wd, i);
     m[i] = b1 * m[i] + (1 - b1) * gi;
     v[i] = b2 * v[i] + (1 - b2) * gi * gi;
     u[i] = (la_real)(-lr * ((m[i] / c1) / (sqrt(v[i] / c2) + eps) +
@@ -238,8 +238,8 @@ static const la_sign_config *la__sign_cfg(const void *c) {
 }
 static int la__sign_check(const void *c_) {
   const la_sign_config *c = la__sign_cfg(c_);
-  if (la__bad_lr(c->lr) || la__bad_beta(c->momentum) ||
-      la__bad_nonneg(c->weight_decay))
+  if (la__op_bad_lr(c->lr) || la__op_bad_beta(c->momentum) ||
+      la__op_bad_nonneg(c->weight_decay))
     return LA_ERANGE;
   return LA_OK;
 }
@@ -251,7 +251,7 @@ static void la__sign_dir(const la_sign_config *c, int n, double *b,
                          const la_real *th, const la_real *g, la_real *u) {
   int i;
   for (i = 0; i < n; ++i) {
-    double gi = la__gwd(g, th, c->weight_decay, i);
+    double gi = la__op_gwd(g, th, c->weight_decay, i);
     if (c->momentum > 0) gi = b[i] = c->momentum * b[i] + gi;
     u[i] = (la_real)gi;
   }
@@ -259,7 +259,7 @@ static void la__sign_dir(const la_sign_config *c, int n, double *b,
 static int la__sign_step(const void *c_, int n, double *b, double scale,
                          const la_real *th, const la_real *g, la_real *u) {
   const la_sign_config *c = la__sign_cfg(c_);
-  double lr = la__or(c->lr, 1e-3) * scale;
+  double lr = la__op_or(c->lr, 1e-3) * scale;
   int i;
   la__sign_dir(c, n, b, th, g, u);
   for (i = 0; i < n; ++i)
@@ -269,7 +269,7 @@ static int la__sign_step(const void *c_, int n, double *b, double scale,
 static int la__nsgd_step(const void *c_, int n, double *b, double scale,
                          const la_real *th, const la_real *g, la_real *u) {
   const la_sign_config *c = la__sign_cfg(c_);
-  double lr = la__or(c->lr, 0.01) * scale, nrm = 0;
+  double lr = la__op_or(c->lr, 0.01) * scale, nrm = 0;
   int i;
   la__sign_dir(c, n, b, th, g, u);
   /* the norm of the double direction, not of its rounded copy in u */
@@ -293,8 +293,8 @@ static const la_adagrad_config *la__adagrad_cfg(const void *c) {
 }
 static int la__adagrad_check(const void *c_) {
   const la_adagrad_config *c = la__adagrad_cfg(c_);
-  if (la__bad_lr(c->lr) || la__bad_nonneg(c->eps) ||
-      la__bad_nonneg(c->initial) || la__bad_nonneg(c->weight_decay))
+  if (la__op_bad_lr(c->lr) || la__op_bad_nonneg(c->eps) ||
+      la__op_bad_nonneg(c->initial) || la__op_bad_nonneg(c->weight_decay))
     return LA_ERANGE;
   return LA_OK;
 }
@@ -310,10 +310,10 @@ static int la__adagrad_init(const void *c, int n, double *s) {
 static int la__adagrad_step(const void *c_, int n, double *G, double scale,
                             const la_real *th, const la_real *g, la_real *u) {
   const la_adagrad_config *c = la__adagrad_cfg(c_);
-  double lr = la__or(c->lr, 0.01) * scale, eps = la__or(c->eps, 1e-10);
+  double lr = la__op_or(c->lr, 0.01) * scale, eps = la__op_or(c->eps, 1e-10);
   int i;
   for (i = 0; i < n; ++i) {
-    double gi = la__gwd(g, th, c->weight_decay, i);
+    double gi = la__op_gwd(g, th, c->weight_decay, i);
     G[i] += gi * gi;
     u[i] = (la_real)(-lr * gi / (sqrt(G[i]) + eps));
   }
@@ -328,8 +328,8 @@ static const la_rmsprop_config *la__rmsprop_cfg(const void *c) {
 }
 static int la__rmsprop_check(const void *c_) {
   const la_rmsprop_config *c = la__rmsprop_cfg(c_);
-  if (la__bad_lr(c->lr) || la__bad_beta(c->alpha) || la__bad_nonneg(c->eps) ||
-      la__bad_beta(c->momentum) || la__bad_nonneg(c->weight_decay))
+  if (la__op_bad_lr(c->lr) || la__op_bad_beta(c->alpha) || la__op_bad_nonneg(c->eps) ||
+      la__op_bad_beta(c->momentum) || la__op_bad_nonneg(c->weight_decay))
     return LA_ERANGE;
   return LA_OK;
 }
@@ -339,11 +339,11 @@ static size_t la__rmsprop_len(const void *c, int n) {
 static int la__rmsprop_step(const void *c_, int n, double *v, double scale,
                             const la_real *th, const la_real *g, la_real *u) {
   const la_rmsprop_config *c = la__rmsprop_cfg(c_);
-  double lr = la__or(c->lr, 0.01) * scale, a = la__or(c->alpha, 0.99);
-  double eps = la__or(c->eps, 1e-8), mu = c->momentum, *b = v + n;
+  double lr = la__op_or(c->lr, 0.01) * scale, a = la__op_or(c->alpha, 0.99);
+  double eps = la__op_or(c->eps, 1e-8), mu = c->momentum, *b = v + n;
   int i;
   for (i = 0; i < n; ++i) {
-    double gi = la__gwd(g, th, c->weight_decay, i), si;
+    double gi = la__op_gwd(g, th, c->weight_decay, i), si;
     v[i] = a * v[i] + (1 - a) * gi * gi;
     si = gi / (sqrt(v[i]) + eps);
     if (mu > 0) si = b[i] = mu * b[i] + si;
@@ -353,18 +353,18 @@ static int la__rmsprop_step(const void *c_, int n, double *v, double scale,
 }
 
 static const la_optimizer la__opt_sgd = {
-    "sgd", la__sgd_check, la__sgd_len, la__zero_init, la__sgd_step};
+    "sgd", la__sgd_check, la__sgd_len, la__op_zero_init, la__sgd_step};
 static const la_optimizer la__opt_adam = {
-    "adam", la__adam_check, la__adam_len, la__zero_init, la__adam_step};
+    "adam", la__adam_check, la__adam_len, la__op_zero_init, la__adam_step};
 static const la_optimizer la__opt_sign = {
-    "sign", la__sign_check, la__sign_len, la__zero_init, la__sign_step};
+    "sign", la__sign_check, la__sign_len, la__op_zero_init, la__sign_step};
 static const la_optimizer la__opt_nsgd = {
-    "nsgd", la__sign_check, la__sign_len, la__zero_init, la__nsgd_step};
+    "nsgd", la__sign_check, la__sign_len, la__op_zero_init, la__nsgd_step};
 static const la_optimizer la__opt_adagrad = {"adagrad", la__adagrad_check,
                                              la__adagrad_len, la__adagrad_init,
                                              la__adagrad_step};
 static const la_optimizer la__opt_rmsprop = {"rmsprop", la__rmsprop_check,
-                                             la__rmsprop_len, la__zero_init,
+                                             la__rmsprop_len, la__op_zero_init,
                                              la__rmsprop_step};
 
 LINATTN_DEF const la_optimizer *la_optimizer_sgd(void) { return &la__opt_sgd; }
@@ -416,25 +416,25 @@ LINATTN_DEF int la_optim_step(const la_optimizer *o, const void *cfg, int n,
   if (st) return st;
   if (!grad || !theta || !update || (need && !state)) return LA_ENULL;
   if (len < need) return LA_EWORKSPACE;
-  if (!(lr_scale >= 0) || !la__finite(lr_scale)) return LA_ERANGE;
-  if (!la__all_finite(n, grad)) return LA_ENONFINITE;
+  if (!(lr_scale >= 0) || !la__op_finite(lr_scale)) return LA_ERANGE;
+  if (!la__op_all_finite(n, grad)) return LA_ENONFINITE;
   st = o->step(cfg, n, state, lr_scale, theta, grad, update);
   if (st) return st;
-  if (!la__all_finite(n, update)) return LA_EDIVERGED;
+  if (!la__op_all_finite(n, update)) return LA_EDIVERGED;
   for (i = 0; i < n; ++i) theta[i] += update[i];
   return LA_OK;
 }
 
 /* ------------------------------------------------------------ clipping */
 
-static double la__norm_d(int n, const la_real *x) {
+static double la__op_norm_d(int n, const la_real *x) {
   double s = 0;
   int i;
   for (i = 0; i < n; ++i) s += (double)x[i] * x[i];
   return sqrt(s);
 }
 
-static void la__clip(int n, la_real *g, double max_norm, double nrm) {
+static void la__op_clip(int n, la_real *g, double max_norm, double nrm) {
   int i;
   if (nrm > max_norm) {
     double f = max_norm / nrm;
@@ -447,10 +447,10 @@ LINATTN_DEF int la_clip_norm(int n, la_real *g, double max_norm,
   double nrm;
   if (!g) return LA_ENULL;
   if (n <= 0) return LA_EDIM;
-  if (!(max_norm > 0) || !la__finite(max_norm)) return LA_ERANGE;
-  nrm = la__norm_d(n, g);
-  if (!la__finite(nrm)) return LA_ENONFINITE;
-  la__clip(n, g, max_norm, nrm);
+  if (!(max_norm > 0) || !la__op_finite(max_norm)) return LA_ERANGE;
+  nrm = la__op_norm_d(n, g);
+  if (!la__op_finite(nrm)) return LA_ENONFINITE;
+  la__op_clip(n, g, max_norm, nrm);
   if (norm) *norm = nrm;
   return LA_OK;
 }
@@ -461,14 +461,14 @@ LINATTN_DEF int la_clip_blocks(int n, la_real *g, int nblocks,
   int b;
   if (!g || !offsets || !sizes) return LA_ENULL;
   if (n <= 0 || nblocks <= 0) return LA_EDIM;
-  if (!(max_norm > 0) || !la__finite(max_norm)) return LA_ERANGE;
+  if (!(max_norm > 0) || !la__op_finite(max_norm)) return LA_ERANGE;
   for (b = 0; b < nblocks; ++b)
     if (offsets[b] < 0 || sizes[b] <= 0 || sizes[b] > n - offsets[b])
       return LA_EDIM;
-  if (!la__all_finite(n, g)) return LA_ENONFINITE;
+  if (!la__op_all_finite(n, g)) return LA_ENONFINITE;
   for (b = 0; b < nblocks; ++b)
-    la__clip(sizes[b], g + offsets[b], max_norm,
-             la__norm_d(sizes[b], g + offsets[b]));
+    la__op_clip(sizes[b], g + offsets[b], max_norm,
+             la__op_norm_d(sizes[b], g + offsets[b]));
   return LA_OK;
 }
 
@@ -499,7 +499,7 @@ LINATTN_DEF int la_schedule_scale(const la_schedule *s, long t,
   if (!scale) return LA_ENULL;
   if (t < 0) return LA_ERANGE;
   if (s->kind == LA_SCHED_HALVING) {
-    f = pow(la__or(s->decay, 0.5), (double)(t / s->period));
+    f = pow(la__op_or(s->decay, 0.5), (double)(t / s->period));
   } else if (s->kind == LA_SCHED_COSINE) {
     double p = (double)(t - s->warmup) / (double)(s->total - s->warmup);
     p = p < 0 ? 0 : p > 1 ? 1 : p;

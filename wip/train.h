@@ -96,7 +96,6 @@ typedef struct la_trainer {
   int nblocks, *block_off, *block_size;
   la_batch train, eval;
   int has_train, has_eval, batch_valid;
-  la_real *pred;
   uint64_t data_seed;   /* seed of the training data (saved in checkpoints) */
   la_rng rng;           /* the data stream after the current batch */
   la_rng batch_rng;     /* the stream the current batch was drawn from */
@@ -155,7 +154,7 @@ LINATTN_DEF int la_checkpoint_load(la_trainer *tr, const char *path);
 
 /* ------------------------------------------------------------- trainer */
 
-static la_train_config la__train_defaults(const la_train_config *c) {
+static la_train_config la__tr_train_defaults(const la_train_config *c) {
   la_train_config d = *c;
   if (!d.optimizer) d.optimizer = la_optimizer_adam();
   if (!d.batch) d.batch = 1000;
@@ -166,7 +165,7 @@ static la_train_config la__train_defaults(const la_train_config *c) {
   return d;
 }
 
-static int la__train_check(const la_train_config *c) {
+static int la__tr_train_check(const la_train_config *c) {
   int st;
   if (!c->model && !c->objective) return LA_ENULL;
   if (!c->model && c->nparams <= 0) return LA_EDIM;
@@ -175,8 +174,8 @@ static int la__train_check(const la_train_config *c) {
   if (c->batch < 0 || c->eval_batch < 0 || c->resample_every < 0)
     return LA_EDIM;
   if (c->data_mode < 0 || c->data_mode > LA_DATA_FIXED) return LA_ERANGE;
-  if (!(c->clip_norm >= 0) || !la__finite(c->clip_norm)) return LA_ERANGE;
-  if (!(c->clip_block >= 0) || !la__finite(c->clip_block)) return LA_ERANGE;
+  if (!(c->clip_norm >= 0) || !la__op_finite(c->clip_norm)) return LA_ERANGE;
+  if (!(c->clip_block >= 0) || !la__op_finite(c->clip_block)) return LA_ERANGE;
   if ((st = la_schedule_check(&c->schedule)) != 0) return st;
   if ((st = la_optim_check(c->optimizer, c->optimizer_config)) != 0) return st;
   if (c->model && c->dataset &&
@@ -187,20 +186,20 @@ static int la__train_check(const la_train_config *c) {
 
 /* The layout of the trainer's block, computed once for the size query and
    once more to carve it. */
-typedef struct la__train_layout {
-  size_t theta, grad, update, state, backup, boff, bsize, train, eval, pred,
+typedef struct la__tr_train_layout {
+  size_t theta, grad, update, state, backup, boff, bsize, train, eval,
       work, total;
   size_t state_len, train_bytes, eval_bytes, work_bytes;
   int n, nblocks_max, has_train, has_eval;
-} la__train_layout;
+} la__tr_train_layout;
 
-static size_t la__take(size_t *at, size_t bytes) {
+static size_t la__tr_take(size_t *at, size_t bytes) {
   size_t off = *at;
   *at += (bytes + LA_ALIGN - 1) / LA_ALIGN * LA_ALIGN;
   return off;
 }
 
-static int la__train_layout_of(const la_train_config *c, la__train_layout *L) {
+static int la__tr_train_layout_of(const la_train_config *c, la__tr_train_layout *L) {
   const la_model *m = c->model;
   size_t at = 0;
   int st;
@@ -222,31 +221,28 @@ static int la__train_layout_of(const la_train_config *c, la__train_layout *L) {
     if (!L->eval_bytes) return LA_EDIM;
   }
   L->work_bytes = m ? la_model_work_bytes(m) : 0;
-  L->theta = la__take(&at, sizeof(la_real) * (size_t)L->n);
-  L->grad = la__take(&at, sizeof(la_real) * (size_t)L->n);
-  L->update = la__take(&at, sizeof(la_real) * (size_t)L->n);
-  L->state = la__take(&at, sizeof(double) * L->state_len);
-  L->backup = la__take(&at, sizeof(double) * L->state_len);
-  L->boff = la__take(&at, sizeof(int) * (size_t)L->nblocks_max);
-  L->bsize = la__take(&at, sizeof(int) * (size_t)L->nblocks_max);
-  L->train = la__take(&at, L->train_bytes);
-  L->eval = la__take(&at, L->eval_bytes);
-  L->pred = la__take(&at, L->has_eval ? sizeof(la_real) * (size_t)LA_W *
-                                           (size_t)la_panels(c->eval_batch)
-                                     : 0);
-  L->work = la__take(&at, L->work_bytes);
+  L->theta = la__tr_take(&at, sizeof(la_real) * (size_t)L->n);
+  L->grad = la__tr_take(&at, sizeof(la_real) * (size_t)L->n);
+  L->update = la__tr_take(&at, sizeof(la_real) * (size_t)L->n);
+  L->state = la__tr_take(&at, sizeof(double) * L->state_len);
+  L->backup = la__tr_take(&at, sizeof(double) * L->state_len);
+  L->boff = la__tr_take(&at, sizeof(int) * (size_t)L->nblocks_max);
+  L->bsize = la__tr_take(&at, sizeof(int) * (size_t)L->nblocks_max);
+  L->train = la__tr_take(&at, L->train_bytes);
+  L->eval = la__tr_take(&at, L->eval_bytes);
+  L->work = la__tr_take(&at, L->work_bytes);
   L->total = at + LA_ALIGN; /* room to align the caller's block */
   return LA_OK;
 }
 
 LINATTN_DEF int la_trainer_bytes(const la_train_config *cfg, size_t *bytes) {
   la_train_config c;
-  la__train_layout L;
+  la__tr_train_layout L;
   int st;
   if (!cfg || !bytes) return LA_ENULL;
-  c = la__train_defaults(cfg);
-  if ((st = la__train_check(&c)) != 0) return st;
-  if ((st = la__train_layout_of(&c, &L)) != 0) return st;
+  c = la__tr_train_defaults(cfg);
+  if ((st = la__tr_train_check(&c)) != 0) return st;
+  if ((st = la__tr_train_layout_of(&c, &L)) != 0) return st;
   *bytes = L.total;
   return LA_OK;
 }
@@ -254,27 +250,27 @@ LINATTN_DEF int la_trainer_bytes(const la_train_config *cfg, size_t *bytes) {
 /* Streams of the trainer's own draws; data batches use the stream of
    their step (FRESH) or period (RESAMPLE), as the generator's documentation
    describes, so the batch of step t depends on (seed, t) alone. */
-#define LA__STREAM_EVAL 0xffffffffffffffffull
-#define LA__STREAM_INIT 0xfffffffffffffffeull
+#define LA__TR_STREAM_EVAL 0xffffffffffffffffull
+#define LA__TR_STREAM_INIT 0xfffffffffffffffeull
 
 /* Draws the current batch from `stream`, remembering where it started so
    that a checkpoint can redraw it. */
-static int la__draw(la_trainer *tr, uint64_t stream) {
+static int la__tr_draw(la_trainer *tr, uint64_t stream) {
   la_rng_seed(&tr->rng, tr->data_seed, stream);
   tr->batch_rng = tr->rng;
   tr->batch_valid = 1;
   return la_data_sample(tr->cfg.data, &tr->rng, &tr->train);
 }
 
-static int la__trainer_start(la_trainer *tr) {
+static int la__tr_trainer_start(la_trainer *tr) {
   const la_train_config *c = &tr->cfg;
   int st;
   la_rng r;
   if (c->theta0) {
     memcpy(tr->theta, c->theta0, sizeof(la_real) * (size_t)tr->n);
-    if (!la__all_finite(tr->n, tr->theta)) return LA_ENONFINITE;
+    if (!la__op_all_finite(tr->n, tr->theta)) return LA_ENONFINITE;
   } else if (c->model) {
-    la_rng_seed(&r, c->seed, LA__STREAM_INIT);
+    la_rng_seed(&r, c->seed, LA__TR_STREAM_INIT);
     if ((st = la_model_init_params(c->model, &r, tr->theta)) != 0) return st;
   }
   if ((st = la_optim_init(c->optimizer, c->optimizer_config, tr->n, tr->state,
@@ -284,14 +280,14 @@ static int la__trainer_start(la_trainer *tr) {
   la_rng_seed(&tr->rng, c->seed, 0);
   tr->batch_rng = tr->rng;
   if (tr->has_eval) {
-    la_rng_seed(&r, c->eval_seed, LA__STREAM_EVAL);
+    la_rng_seed(&r, c->eval_seed, LA__TR_STREAM_EVAL);
     if ((st = la_data_sample(c->data, &r, &tr->eval)) != 0) return st;
   }
-  if (tr->has_train && c->data_mode == LA_DATA_FIXED) return la__draw(tr, 0);
+  if (tr->has_train && c->data_mode == LA_DATA_FIXED) return la__tr_draw(tr, 0);
   return LA_OK;
 }
 
-static int la__trainer_blocks(la_trainer *tr, int nmax) {
+static int la__tr_trainer_blocks(la_trainer *tr, int nmax) {
   if (!tr->cfg.model) {
     tr->nblocks = 1;
     tr->block_off[0] = 0;
@@ -303,11 +299,11 @@ static int la__trainer_blocks(la_trainer *tr, int nmax) {
   return tr->nblocks > 0 && tr->nblocks <= nmax ? LA_OK : LA_EDIM;
 }
 
-static int la__trainer_init(la_trainer *tr, void *mem, size_t bytes) {
-  la__train_layout L;
+static int la__tr_trainer_init(la_trainer *tr, void *mem, size_t bytes) {
+  la__tr_train_layout L;
   unsigned char *base;
   int st;
-  if ((st = la__train_layout_of(&tr->cfg, &L)) != 0) return st;
+  if ((st = la__tr_train_layout_of(&tr->cfg, &L)) != 0) return st;
   if (bytes < L.total) return LA_EWORKSPACE;
   base = (unsigned char *)mem + (LA_ALIGN - (size_t)mem % LA_ALIGN) % LA_ALIGN;
   memset(base, 0, L.total - LA_ALIGN);
@@ -320,7 +316,6 @@ static int la__trainer_init(la_trainer *tr, void *mem, size_t bytes) {
   tr->state_len = L.state_len;
   tr->block_off = (int *)(base + L.boff);
   tr->block_size = (int *)(base + L.bsize);
-  tr->pred = (la_real *)(base + L.pred);
   tr->work = L.work_bytes ? base + L.work : NULL;
   tr->work_bytes = L.work_bytes;
   tr->has_train = L.has_train;
@@ -336,8 +331,8 @@ static int la__trainer_init(la_trainer *tr, void *mem, size_t bytes) {
                           tr->cfg.model->cfg.n, tr->cfg.eval_batch,
                           base + L.eval, L.eval_bytes)) != 0)
     return st;
-  if ((st = la__trainer_blocks(tr, L.nblocks_max)) != 0) return st;
-  return la__trainer_start(tr);
+  if ((st = la__tr_trainer_blocks(tr, L.nblocks_max)) != 0) return st;
+  return la__tr_trainer_start(tr);
 }
 
 LINATTN_DEF int la_trainer_init(la_trainer *tr, const la_train_config *cfg,
@@ -345,9 +340,9 @@ LINATTN_DEF int la_trainer_init(la_trainer *tr, const la_train_config *cfg,
   int st;
   if (!tr || !cfg || !mem) return LA_ENULL;
   memset(tr, 0, sizeof *tr);
-  tr->cfg = la__train_defaults(cfg);
-  st = la__train_check(&tr->cfg);
-  if (!st) st = la__trainer_init(tr, mem, bytes);
+  tr->cfg = la__tr_train_defaults(cfg);
+  st = la__tr_train_check(&tr->cfg);
+  if (!st) st = la__tr_trainer_init(tr, mem, bytes);
   if (st) tr->theta = NULL; /* not usable: every call says LA_ENULL */
   return st;
 }
@@ -376,7 +371,7 @@ LINATTN_DEF void la_trainer_destroy(la_trainer *tr) {
 #endif
 
 /* The batch of the coming step, or NULL without data. */
-static int la__step_batch(la_trainer *tr, const la_batch **b) {
+static int la__tr_step_batch(la_trainer *tr, const la_batch **b) {
   const la_train_config *c = &tr->cfg;
   int st = LA_OK;
   *b = NULL;
@@ -386,53 +381,53 @@ static int la__step_batch(la_trainer *tr, const la_batch **b) {
   }
   if (!tr->has_train) return LA_OK;
   if (c->data_mode == LA_DATA_FRESH)
-    st = la__draw(tr, (uint64_t)tr->step);
+    st = la__tr_draw(tr, (uint64_t)tr->step);
   else if (c->data_mode == LA_DATA_RESAMPLE &&
            tr->step % c->resample_every == 0)
-    st = la__draw(tr, (uint64_t)(tr->step / c->resample_every));
+    st = la__tr_draw(tr, (uint64_t)(tr->step / c->resample_every));
   *b = &tr->train;
   return st;
 }
 
-static int la__objective(la_trainer *tr, const la_batch *b, double *loss,
+static int la__tr_objective(la_trainer *tr, const la_batch *b, double *loss,
                          la_real *grad) {
   const la_train_config *c = &tr->cfg;
   if (c->objective) return c->objective(c->objective_ctx, tr->theta, b, loss, grad);
   if (grad)
     return la_model_grad(c->model, tr->theta, b, loss, grad, tr->work,
                          tr->work_bytes);
-  return la_model_loss(c->model, tr->theta, b, loss, tr->pred, tr->work,
+  return la_model_loss(c->model, tr->theta, b, loss, NULL, tr->work,
                        tr->work_bytes);
 }
 
 LINATTN_DEF int la_trainer_eval(la_trainer *tr, double *loss) {
   int st;
   if (!tr || !loss || !tr->theta) return LA_ENULL;
-  st = la__objective(tr, tr->has_eval ? &tr->eval : NULL, loss, NULL);
+  st = la__tr_objective(tr, tr->has_eval ? &tr->eval : NULL, loss, NULL);
   if (st) return st;
   tr->last_eval = *loss;
   return LA_OK;
 }
 
-static int la__diverged(la_trainer *tr) {
+static int la__tr_diverged(la_trainer *tr) {
   tr->diverged_step = tr->step + 1;
   return LA_EDIVERGED;
 }
 
 /* Steps 3 and 4: clip, then the optimizer's update into tr->update, with
    the state restored if the result is not finite. */
-static int la__clip_and_update(la_trainer *tr, la_train_record *r) {
+static int la__tr_clip_and_update(la_trainer *tr, la_train_record *r) {
   const la_train_config *c = &tr->cfg;
-  double nrm = la__norm_d(tr->n, tr->grad);
+  double nrm = la__op_norm_d(tr->n, tr->grad);
   int i, st;
   r->grad_norm = nrm;
-  if (c->clip_norm > 0) la__clip(tr->n, tr->grad, c->clip_norm, nrm);
+  if (c->clip_norm > 0) la__op_clip(tr->n, tr->grad, c->clip_norm, nrm);
   if (c->clip_block > 0)
     for (i = 0; i < tr->nblocks; ++i)
-      la__clip(tr->block_size[i], tr->grad + tr->block_off[i], c->clip_block,
-               la__norm_d(tr->block_size[i], tr->grad + tr->block_off[i]));
+      la__op_clip(tr->block_size[i], tr->grad + tr->block_off[i], c->clip_block,
+               la__op_norm_d(tr->block_size[i], tr->grad + tr->block_off[i]));
   r->clipped_norm =
-      (c->clip_norm > 0 || c->clip_block > 0) ? la__norm_d(tr->n, tr->grad) : nrm;
+      (c->clip_norm > 0 || c->clip_block > 0) ? la__op_norm_d(tr->n, tr->grad) : nrm;
   if ((st = la_schedule_scale(&c->schedule, tr->step, &r->lr_scale)) != 0)
     return st;
   if (tr->state_len)
@@ -446,7 +441,7 @@ static int la__clip_and_update(la_trainer *tr, la_train_record *r) {
     if (acc != 0) {
       if (tr->state_len)
         memcpy(tr->state, tr->backup, sizeof(double) * tr->state_len);
-      return la__diverged(tr);
+      return la__tr_diverged(tr);
     }
   }
   return LA_OK;
@@ -454,7 +449,7 @@ static int la__clip_and_update(la_trainer *tr, la_train_record *r) {
 
 /* Adds the update, keeping in tr->update the change that rounding let
    through, the step actually taken. */
-static double la__apply(la_trainer *tr) {
+static double la__tr_apply(la_trainer *tr) {
   double s = 0;
   int i;
   for (i = 0; i < tr->n; ++i) {
@@ -473,12 +468,15 @@ LINATTN_DEF int la_trainer_step(la_trainer *tr) {
   if (!tr || !tr->theta) return LA_ENULL;
   if (tr->diverged_step) return LA_EDIVERGED;
   memset(&r, 0, sizeof r);
-  if ((st = la__step_batch(tr, &b)) != 0) return st;
-  if ((st = la__objective(tr, b, &r.loss, tr->grad)) != 0) return st;
-  if (!la__finite(r.loss) || !la__all_finite(tr->n, tr->grad))
-    return la__diverged(tr);
-  if ((st = la__clip_and_update(tr, &r)) != 0) return st;
-  r.update_norm = la__apply(tr);
+  if ((st = la__tr_step_batch(tr, &b)) != 0) return st;
+  st = la__tr_objective(tr, b, &r.loss, tr->grad);
+  /* the model's own word for an overflow, or a NaN that reached theta */
+  if (st == LA_EDIVERGED || st == LA_ENONFINITE) return la__tr_diverged(tr);
+  if (st) return st;
+  if (!la__op_finite(r.loss) || !la__op_all_finite(tr->n, tr->grad))
+    return la__tr_diverged(tr);
+  if ((st = la__tr_clip_and_update(tr, &r)) != 0) return st;
+  r.update_norm = la__tr_apply(tr);
   r.step = ++tr->step;
   r.nparams = tr->n;
   r.grad = tr->grad;
@@ -519,96 +517,96 @@ LINATTN_DEF int la_trainer_run(la_trainer *tr, long steps) {
 
 #include <float.h>
 #ifdef LINATTN_DOUBLE
-#define LA__REAL_MAX DBL_MAX
+#define LA__TR_REAL_MAX DBL_MAX
 #else
-#define LA__REAL_MAX FLT_MAX
+#define LA__TR_REAL_MAX FLT_MAX
 #endif
-#define LA__CK_HEAD 128
-#define LA__RNG_WORDS (sizeof(la_rng) / 8)
+#define LA__TR_CK_HEAD 128
+#define LA__TR_RNG_WORDS (sizeof(la_rng) / 8)
 /* la_rng is saved word by word: it must be made of uint64_t only */
-typedef char la__rng_is_words[(sizeof(la_rng) % 8 == 0 &&
+typedef char la__tr_rng_is_words[(sizeof(la_rng) % 8 == 0 &&
                                sizeof(la_rng) <= 64) ? 1 : -1];
-static const unsigned char la__ck_magic[8] = {'L', 'A', 'C', 'K',
+static const unsigned char la__tr_ck_magic[8] = {'L', 'A', 'C', 'K',
                                               'P', 'T', '\r', '\n'};
 
-static void la__put64(unsigned char *p, uint64_t v) {
+static void la__tr_put64(unsigned char *p, uint64_t v) {
   int i;
   for (i = 0; i < 8; ++i) p[i] = (unsigned char)(v >> (8 * i));
 }
-static void la__put32(unsigned char *p, uint32_t v) {
+static void la__tr_put32(unsigned char *p, uint32_t v) {
   int i;
   for (i = 0; i < 4; ++i) p[i] = (unsigned char)(v >> (8 * i));
 }
-static uint64_t la__get64(const unsigned char *p) {
+static uint64_t la__tr_get64(const unsigned char *p) {
   uint64_t v = 0;
   int i;
   for (i = 7; i >= 0; --i) v = (v << 8) | p[i];
   return v;
 }
-static uint32_t la__get32(const unsigned char *p) {
+static uint32_t la__tr_get32(const unsigned char *p) {
   return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
          (uint32_t)p[3] << 24;
 }
-static void la__putf(unsigned char *p, double x) {
+static void la__tr_putf(unsigned char *p, double x) {
   uint64_t v;
   memcpy(&v, &x, 8);
-  la__put64(p, v);
+  la__tr_put64(p, v);
 }
-static double la__getf(const unsigned char *p) {
-  uint64_t v = la__get64(p);
+static double la__tr_getf(const unsigned char *p) {
+  uint64_t v = la__tr_get64(p);
   double x;
   memcpy(&x, &v, 8);
   return x;
 }
-static int32_t la__geti32(const unsigned char *p) {
-  uint32_t u = la__get32(p);
+static int32_t la__tr_geti32(const unsigned char *p) {
+  uint32_t u = la__tr_get32(p);
   /* two's complement without implementation-defined conversion */
   return u <= 0x7fffffffu ? (int32_t)u : -(int32_t)(0xffffffffu - u) - 1;
 }
 
-static uint64_t la__fnv1a(const unsigned char *p, size_t n) {
+static uint64_t la__tr_fnv1a(const unsigned char *p, size_t n) {
   uint64_t h = 0xcbf29ce484222325ull;
   size_t i;
   for (i = 0; i < n; ++i) h = (h ^ p[i]) * 0x100000001b3ull;
   return h;
 }
 
-static size_t la__ck_total(size_t words, size_t state_len, size_t n) {
-  return LA__CK_HEAD + 8 * (2 * words + state_len + n) + 8;
+static size_t la__tr_ck_total(size_t words, size_t state_len, size_t n) {
+  return LA__TR_CK_HEAD + 8 * (2 * words + state_len + n) + 8;
 }
 
-static unsigned char *la__put_rng(unsigned char *p, const la_rng *r) {
+static unsigned char *la__tr_put_rng(unsigned char *p, const la_rng *r) {
   uint64_t w[8];
   size_t i;
   memcpy(w, r, sizeof *r);
-  for (i = 0; i < LA__RNG_WORDS; ++i, p += 8) la__put64(p, w[i]);
+  for (i = 0; i < LA__TR_RNG_WORDS; ++i, p += 8) la__tr_put64(p, w[i]);
   return p;
 }
-static const unsigned char *la__get_rng(const unsigned char *p, la_rng *r) {
+static const unsigned char *la__tr_get_rng(const unsigned char *p, la_rng *r) {
   uint64_t w[8];
   size_t i;
-  for (i = 0; i < LA__RNG_WORDS; ++i, p += 8) w[i] = la__get64(p);
+  for (i = 0; i < LA__TR_RNG_WORDS; ++i, p += 8) w[i] = la__tr_get64(p);
   memcpy(r, w, sizeof *r);
   return p;
 }
 
 LINATTN_DEF int la_checkpoint_bytes(const la_trainer *tr, size_t *bytes) {
   if (!tr || !bytes || !tr->theta) return LA_ENULL;
-  *bytes = la__ck_total(LA__RNG_WORDS, tr->state_len, (size_t)tr->n);
+  *bytes = la__tr_ck_total(LA__TR_RNG_WORDS, tr->state_len, (size_t)tr->n);
   return LA_OK;
 }
 
-static void la__ck_model(unsigned char *p, const la_model *m) {
+static void la__tr_ck_model(unsigned char *p, const la_model *m) {
   la_model_config z;
   const la_model_config *c = m ? &m->cfg : &z;
   memset(&z, 0, sizeof z);
-  la__put32(p, (uint32_t)c->d);
-  la__put32(p + 4, (uint32_t)c->n);
-  la__put32(p + 8, (uint32_t)c->layers);
-  la__put32(p + 12, (uint32_t)c->param);
-  la__put32(p + 16, (uint32_t)c->activation);
-  la__put32(p + 20, (uint32_t)c->front_hidden);
-  la__putf(p + 24, c->init_std);
+  la__tr_put32(p, (uint32_t)c->d);
+  la__tr_put32(p + 4, (uint32_t)c->n);
+  la__tr_put32(p + 8, (uint32_t)c->layers);
+  la__tr_put32(p + 12, (uint32_t)c->param);
+  la__tr_put32(p + 16, (uint32_t)c->activation);
+  la__tr_put32(p + 20, (uint32_t)c->front_hidden);
+  la__tr_putf(p + 24, c->init_std);
 }
 
 LINATTN_DEF int la_checkpoint_save_mem(const la_trainer *tr, void *buf,
@@ -619,97 +617,97 @@ LINATTN_DEF int la_checkpoint_save_mem(const la_trainer *tr, void *buf,
   if (st) return st;
   if (!buf) return LA_ENULL;
   if (cap < total) return LA_EWORKSPACE;
-  memset(p, 0, LA__CK_HEAD);
-  memcpy(p, la__ck_magic, 8);
-  la__put32(p + 8, LA_CHECKPOINT_VERSION);
-  la__put32(p + 12, (uint32_t)sizeof(la_real));
-  la__put64(p + 16, (uint64_t)total);
-  la__ck_model(p + 24, tr->cfg.model);
-  la__put64(p + 56, (uint64_t)tr->n);
-  la__put64(p + 64, (uint64_t)tr->step);
-  la__put64(p + 72, tr->data_seed);
-  la__put32(p + 80, (uint32_t)tr->batch_valid);
-  la__put32(p + 84, (uint32_t)LA__RNG_WORDS);
+  memset(p, 0, LA__TR_CK_HEAD);
+  memcpy(p, la__tr_ck_magic, 8);
+  la__tr_put32(p + 8, LA_CHECKPOINT_VERSION);
+  la__tr_put32(p + 12, (uint32_t)sizeof(la_real));
+  la__tr_put64(p + 16, (uint64_t)total);
+  la__tr_ck_model(p + 24, tr->cfg.model);
+  la__tr_put64(p + 56, (uint64_t)tr->n);
+  la__tr_put64(p + 64, (uint64_t)tr->step);
+  la__tr_put64(p + 72, tr->data_seed);
+  la__tr_put32(p + 80, (uint32_t)tr->batch_valid);
+  la__tr_put32(p + 84, (uint32_t)LA__TR_RNG_WORDS);
   nl = strlen(tr->cfg.optimizer->name);
   memcpy(p + 88, tr->cfg.optimizer->name, nl < 31 ? nl : 31);
-  la__put64(p + 120, (uint64_t)tr->state_len);
-  p = la__put_rng(p + LA__CK_HEAD, &tr->rng);
-  p = la__put_rng(p, &tr->batch_rng);
-  for (i = 0; i < tr->state_len; ++i, p += 8) la__putf(p, tr->state[i]);
-  for (i = 0; i < (size_t)tr->n; ++i, p += 8) la__putf(p, (double)tr->theta[i]);
-  la__put64(p, la__fnv1a((const unsigned char *)buf, total - 8));
+  la__tr_put64(p + 120, (uint64_t)tr->state_len);
+  p = la__tr_put_rng(p + LA__TR_CK_HEAD, &tr->rng);
+  p = la__tr_put_rng(p, &tr->batch_rng);
+  for (i = 0; i < tr->state_len; ++i, p += 8) la__tr_putf(p, tr->state[i]);
+  for (i = 0; i < (size_t)tr->n; ++i, p += 8) la__tr_putf(p, (double)tr->theta[i]);
+  la__tr_put64(p, la__tr_fnv1a((const unsigned char *)buf, total - 8));
   if (written) *written = total;
   return LA_OK;
 }
 
 /* Everything that does not need a trainer: framing, version, checksum and
    the lengths agreeing with each other. */
-static int la__ck_validate(const unsigned char *p, size_t len) {
+static int la__tr_ck_validate(const unsigned char *p, size_t len) {
   uint64_t total, sl, n, w;
   if (!p) return LA_ENULL;
-  if (len < 8 || memcmp(p, la__ck_magic, 8) != 0) return LA_EFORMAT;
+  if (len < 8 || memcmp(p, la__tr_ck_magic, 8) != 0) return LA_EFORMAT;
   if (len < 12) return LA_EFORMAT;
-  if (la__get32(p + 8) != LA_CHECKPOINT_VERSION) return LA_EVERSION;
-  if (len < LA__CK_HEAD + 8) return LA_EFORMAT;
-  total = la__get64(p + 16);
+  if (la__tr_get32(p + 8) != LA_CHECKPOINT_VERSION) return LA_EVERSION;
+  if (len < LA__TR_CK_HEAD + 8) return LA_EFORMAT;
+  total = la__tr_get64(p + 16);
   if (total != (uint64_t)len) return LA_EFORMAT;
-  if (la__get64(p + len - 8) != la__fnv1a(p, len - 8)) return LA_ECHECKSUM;
-  sl = la__get64(p + 120);
-  n = la__get64(p + 56);
-  w = la__get32(p + 84);
+  if (la__tr_get64(p + len - 8) != la__tr_fnv1a(p, len - 8)) return LA_ECHECKSUM;
+  sl = la__tr_get64(p + 120);
+  n = la__tr_get64(p + 56);
+  w = la__tr_get32(p + 84);
   if (sl > len / 8 || n > len / 8 || w > 8 || n == 0 ||
-      la__ck_total((size_t)w, (size_t)sl, (size_t)n) != len)
+      la__tr_ck_total((size_t)w, (size_t)sl, (size_t)n) != len)
     return LA_EFORMAT;
-  if (la__get64(p + 64) > 0x7fffffffffffffffull) return LA_EFORMAT;
+  if (la__tr_get64(p + 64) > 0x7fffffffffffffffull) return LA_EFORMAT;
   if (p[88 + 31] != 0) return LA_EFORMAT;
   return LA_OK;
 }
 
-static void la__ck_read_model(const unsigned char *p, la_model_config *c) {
+static void la__tr_ck_read_model(const unsigned char *p, la_model_config *c) {
   memset(c, 0, sizeof *c);
-  c->d = la__geti32(p);
-  c->n = la__geti32(p + 4);
-  c->layers = la__geti32(p + 8);
-  c->param = la__geti32(p + 12);
-  c->activation = la__geti32(p + 16);
-  c->front_hidden = la__geti32(p + 20);
-  c->init_std = la__getf(p + 24);
+  c->d = la__tr_geti32(p);
+  c->n = la__tr_geti32(p + 4);
+  c->layers = la__tr_geti32(p + 8);
+  c->param = la__tr_geti32(p + 12);
+  c->activation = la__tr_geti32(p + 16);
+  c->front_hidden = la__tr_geti32(p + 20);
+  c->init_std = la__tr_getf(p + 24);
 }
 
 LINATTN_DEF int la_checkpoint_info(const void *buf, size_t len,
                                    la_model_config *model, long *step) {
   const unsigned char *p = (const unsigned char *)buf;
-  int st = la__ck_validate(p, len);
+  int st = la__tr_ck_validate(p, len);
   if (st) return st;
-  if (model) la__ck_read_model(p + 24, model);
-  if (step) *step = (long)la__get64(p + 64);
+  if (model) la__tr_ck_read_model(p + 24, model);
+  if (step) *step = (long)la__tr_get64(p + 64);
   return LA_OK;
 }
 
 /* The file against this trainer: same model, optimizer and sizes, and
    values that fit it. */
-static int la__ck_matches(const la_trainer *tr, const unsigned char *p) {
+static int la__tr_ck_matches(const la_trainer *tr, const unsigned char *p) {
   la_model_config f, z;
   const la_model_config *m = tr->cfg.model ? &tr->cfg.model->cfg : &z;
   size_t i, nl = strlen(tr->cfg.optimizer->name);
   const unsigned char *th;
   memset(&z, 0, sizeof z);
-  la__ck_read_model(p + 24, &f);
+  la__tr_ck_read_model(p + 24, &f);
   if (f.d != m->d || f.n != m->n || f.layers != m->layers ||
       f.param != m->param || f.activation != m->activation ||
       f.front_hidden != m->front_hidden)
     return LA_ESHAPE;
-  if (la__get64(p + 56) != (uint64_t)tr->n ||
-      la__get64(p + 120) != (uint64_t)tr->state_len ||
-      la__get32(p + 84) != LA__RNG_WORDS)
+  if (la__tr_get64(p + 56) != (uint64_t)tr->n ||
+      la__tr_get64(p + 120) != (uint64_t)tr->state_len ||
+      la__tr_get32(p + 84) != LA__TR_RNG_WORDS)
     return LA_ESHAPE;
   if (nl > 31 || memcmp(p + 88, tr->cfg.optimizer->name, nl) != 0 ||
       p[88 + nl] != 0)
     return LA_ESHAPE;
-  th = p + LA__CK_HEAD + 8 * (2 * LA__RNG_WORDS + tr->state_len);
+  th = p + LA__TR_CK_HEAD + 8 * (2 * LA__TR_RNG_WORDS + tr->state_len);
   /* a double beyond la_real's range would become Inf (or be undefined) */
   for (i = 0; i < (size_t)tr->n; ++i)
-    if (!(fabs(la__getf(th + 8 * i)) <= LA__REAL_MAX)) return LA_EFORMAT;
+    if (!(fabs(la__tr_getf(th + 8 * i)) <= LA__TR_REAL_MAX)) return LA_EFORMAT;
   return LA_OK;
 }
 
@@ -719,16 +717,16 @@ LINATTN_DEF int la_checkpoint_load_mem(la_trainer *tr, const void *buf,
   size_t i;
   int st;
   if (!tr || !tr->theta) return LA_ENULL;
-  if ((st = la__ck_validate(p, len)) != 0) return st;
-  if ((st = la__ck_matches(tr, p)) != 0) return st;
-  tr->step = (long)la__get64(p + 64);
-  tr->data_seed = la__get64(p + 72);
-  tr->batch_valid = la__get32(p + 80) != 0;
-  p = la__get_rng(p + LA__CK_HEAD, &tr->rng);
-  p = la__get_rng(p, &tr->batch_rng);
-  for (i = 0; i < tr->state_len; ++i, p += 8) tr->state[i] = la__getf(p);
+  if ((st = la__tr_ck_validate(p, len)) != 0) return st;
+  if ((st = la__tr_ck_matches(tr, p)) != 0) return st;
+  tr->step = (long)la__tr_get64(p + 64);
+  tr->data_seed = la__tr_get64(p + 72);
+  tr->batch_valid = la__tr_get32(p + 80) != 0;
+  p = la__tr_get_rng(p + LA__TR_CK_HEAD, &tr->rng);
+  p = la__tr_get_rng(p, &tr->batch_rng);
+  for (i = 0; i < tr->state_len; ++i, p += 8) tr->state[i] = la__tr_getf(p);
   for (i = 0; i < (size_t)tr->n; ++i, p += 8)
-    tr->theta[i] = (la_real)la__getf(p);
+    tr->theta[i] = (la_real)la__tr_getf(p);
   tr->diverged_step = 0;
   tr->stopped = 0;
   if (tr->has_train && tr->cfg.data_mode != LA_DATA_FRESH && tr->batch_valid) {
@@ -743,18 +741,18 @@ LINATTN_DEF int la_checkpoint_load_mem(la_trainer *tr, const void *buf,
 #if (defined(_POSIX_C_SOURCE) && _POSIX_C_SOURCE >= 200112L) ||             \
     defined(__APPLE__)
 #include <unistd.h>
-#define LA__FSYNC(f) fsync(fileno(f))
+#define LA__TR_FSYNC(f) fsync(fileno(f))
 #else
-#define LA__FSYNC(f) 0
+#define LA__TR_FSYNC(f) 0
 #endif
 
-static int la__write_file(const char *path, const void *buf, size_t len) {
+static int la__tr_write_file(const char *path, const void *buf, size_t len) {
   FILE *f = fopen(path, "wb");
   int ok;
   if (!f) return LA_EIO;
   ok = fwrite(buf, 1, len, f) == len;
   ok = fflush(f) == 0 && ok;
-  ok = LA__FSYNC(f) == 0 && ok;
+  ok = LA__TR_FSYNC(f) == 0 && ok;
   ok = fclose(f) == 0 && ok;
   return ok ? LA_OK : LA_EIO;
 }
@@ -773,7 +771,7 @@ LINATTN_DEF int la_checkpoint_save(const la_trainer *tr, const char *path) {
   memcpy(tmp, path, pl);
   memcpy(tmp + pl, ".tmp", 5);
   st = la_checkpoint_save_mem(tr, buf, total, NULL);
-  if (!st) st = la__write_file(tmp, buf, total);
+  if (!st) st = la__tr_write_file(tmp, buf, total);
 #ifdef _WIN32
   if (!st) remove(path);
 #endif
