@@ -111,7 +111,9 @@ LINATTN_DEF int la_trainer_init(la_trainer *tr, const la_train_config *cfg,
 LINATTN_DEF int la_trainer_step(la_trainer *tr);
 /* Up to `steps` steps, fewer if the callback stops the run. */
 LINATTN_DEF int la_trainer_run(la_trainer *tr, long steps);
-/* The eval loss at the current theta (computed now). */
+/* The loss on the eval batch at the current theta, computed now (the
+   objective with a NULL batch when there is no model; LA_ENULL for a model
+   trained on a caller-given dataset without a generator). */
 LINATTN_DEF int la_trainer_eval(la_trainer *tr, double *loss);
 #ifndef LINATTN_NO_STDLIB
 LINATTN_DEF int la_trainer_create(la_trainer *tr, const la_train_config *cfg);
@@ -211,7 +213,8 @@ static int la__tr_train_layout_of(const la_train_config *c, la__tr_train_layout 
   if (st) return st;
   L->nblocks_max = m ? 2 * m->cfg.layers + 16 : 1;
   L->has_train = m && c->data && !(c->data_mode == LA_DATA_FIXED && c->dataset);
-  L->has_eval = m && c->data && c->eval_every > 0;
+  /* kept even without periodic evaluation, for la_trainer_eval */
+  L->has_eval = m && c->data;
   if (L->has_train) {
     L->train_bytes = la_batch_bytes(m->cfg.d, m->cfg.n, c->batch);
     if (!L->train_bytes) return LA_EDIM;
