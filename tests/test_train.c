@@ -226,6 +226,58 @@ static la_train_config resume_config(quad *q, la_adam_config *a) {
   return c;
 }
 
+
+/* An optimizer from outside the header that logs what the driver passes:
+   state[0] counts init calls, state[1 + k] the lr_scale of step k. */
+static int logopt_check(const void *c) { return c ? LA_ERANGE : LA_OK; }
+static size_t logopt_len(const void *c, int n) { (void)c; (void)n; return 9; }
+static int logopt_init(const void *c, int n, double *s) {
+  (void)c; (void)n;
+  s[0] += 1;
+  return LA_OK;
+}
+static int logopt_step(const void *c, int n, double *s, double scale,
+                       const la_real *th, const la_real *g, la_real *u) {
+  int i, k = 0;
+  (void)c; (void)th;
+  while (k < 8 && s[1 + k] != 0) ++k;
+  if (k < 8) s[1 + k] = scale;
+  for (i = 0; i < n; ++i) u[i] = (la_real)(-0.01 * scale * g[i]);
+  return LA_OK;
+}
+static const la_optimizer logopt = {"log", logopt_check, logopt_len,
+                                    logopt_init, logopt_step};
+
+static void test_train_custom(la_t *t) {
+  LA_TEST(t, "train: a custom optimizer gets init once and the schedule's factors") {
+    quad q;
+    la_train_config c = quad_config(&q);
+    la_trainer tr;
+    double want[8] = {0.5, 1, 0.5, 0.5, 0.25, 0.25, 0.125, 0.125}, e = 0;
+    int k, ok = 1;
+    c.optimizer = &logopt;
+    c.schedule.kind = LA_SCHED_HALVING;
+    c.schedule.period = 2;
+    c.schedule.warmup = 2; /* step 0: 1/2, step 1: 2/2 */
+    LA_CHECK(t, la_trainer_create(&tr, &c) == 0, "create");
+    LA_CHECK(t, la_trainer_run(&tr, 8) == 0, "run");
+    LA_CHECK(t, tr.state_len == 9 && tr.state[0] == 1, "init once");
+    for (k = 0; k < 8; ++k) ok &= tr.state[1 + k] == want[k];
+    LA_CHECK(t, ok, "factors %g %g %g %g", tr.state[1], tr.state[2], tr.state[3],
+             tr.state[4]);
+    LA_CHECK(t, la_trainer_eval(&tr, &e) == 0 && e == quad_loss(QN, tr.theta), "eval");
+    la_trainer_destroy(&tr);
+    c.optimizer_config = &q; /* logopt refuses any config */
+    LA_CHECK(t, la_trainer_create(&tr, &c) == LA_ERANGE, "custom check");
+    c.optimizer_config = NULL;
+    c.clip_block = 0.25; /* without a model theta is one block */
+    LA_CHECK(t, la_trainer_create(&tr, &c) == 0 && la_trainer_step(&tr) == 0, "block");
+    LA_CHECK(t, fabs(la_nrm2(QN, tr.grad) - 0.25) < 1e-6, "block clipped %g",
+             la_nrm2(QN, tr.grad));
+    la_trainer_destroy(&tr);
+  }
+}
+
 static void test_train_resume(la_t *t) {
   LA_TEST(t, "train: a resumed run continues bit for bit") {
     quad q1, q2, q3;
@@ -651,6 +703,7 @@ static void suite_train(la_t *t) {
   test_train_quadratic(t);
   test_train_record(t);
   test_train_diverge(t);
+  test_train_custom(t);
   test_train_resume(t);
   test_train_corrupt(t);
 #ifndef LINATTN_NO_STDLIB
