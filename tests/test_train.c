@@ -579,6 +579,11 @@ static int data_cb(void *user, const la_train_record *r) {
   return 0;
 }
 
+static int rec_first_loss(void *user, const la_train_record *r) {
+  ((rec_log *)user)->loss[0] = r->loss;
+  return 0;
+}
+
 static void test_train_model_data(la_t *t) {
   model_env e;
   int mode;
@@ -695,6 +700,34 @@ static void test_train_model_data(la_t *t) {
     free(buf);
     la_trainer_destroy(&A);
     la_trainer_destroy(&B);
+  }
+  LA_TEST(t, "train: a caller-given fixed dataset, no generator") {
+    la_train_config c = model_config(&e, LA_DATA_FIXED);
+    la_batch ds;
+    la_rng rng;
+    la_trainer tr;
+    double l0 = 0, want = 0;
+    rec_log lg;
+    memset(&lg, 0, sizeof lg);
+    LA_CHECK(t, la_batch_create(&ds, 5, 20, 30) == 0, "batch");
+    la_rng_seed(&rng, 77, 3);
+    LA_CHECK(t, la_data_sample(&e.data, &rng, &ds) == 0, "sample");
+    c.data = NULL;
+    c.dataset = &ds;
+    c.eval_every = -1;
+    LA_CHECK(t, la_trainer_create(&tr, &c) == 0, "create");
+    LA_CHECK(t, la_model_loss(&e.m, tr.theta, &ds, &want, NULL, NULL, 0) == 0, "loss");
+    LA_CHECK(t, la_trainer_step(&tr) == 0 && tr.step == 1, "step");
+    LA_CHECK(t, la_trainer_eval(&tr, &l0) == LA_ENULL, "no eval batch without data");
+    la_trainer_destroy(&tr);
+    /* the first step's loss is taken on the caller's batch */
+    c.callback = rec_first_loss;
+    c.user = &lg;
+    LA_CHECK(t, la_trainer_create(&tr, &c) == 0 && la_trainer_step(&tr) == 0, "again");
+    LA_CHECK(t, fabs(lg.loss[0] - want) <= 1e-6 * (1 + want), "loss %g vs %g",
+             lg.loss[0], want);
+    la_trainer_destroy(&tr);
+    la_batch_destroy(&ds);
   }
   la_data_destroy(&e.data);
 }
