@@ -308,7 +308,8 @@ static int la__tr_trainer_init(la_trainer *tr, void *mem, size_t bytes) {
   int st;
   if ((st = la__tr_train_layout_of(&tr->cfg, &L)) != 0) return st;
   if (bytes < L.total) return LA_EWORKSPACE;
-  base = (unsigned char *)mem + (LA_ALIGN - (size_t)mem % LA_ALIGN) % LA_ALIGN;
+  base = (unsigned char *)mem +
+         (LA_ALIGN - (size_t)((uintptr_t)mem % LA_ALIGN)) % LA_ALIGN;
   memset(base, 0, L.total - LA_ALIGN);
   tr->n = L.n;
   tr->theta = (la_real *)(base + L.theta);
