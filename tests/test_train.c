@@ -406,6 +406,26 @@ static void test_train_corrupt(la_t *t) {
     LA_CHECK(t, la_checkpoint_load_mem(NULL, good, len) == LA_ENULL, "null tr");
     LA_CHECK(t, la_checkpoint_info(good, len - 1, NULL, NULL) == LA_EFORMAT, "info");
     LA_CHECK(t, la_checkpoint_bytes(NULL, &len) == LA_ENULL, "bytes null");
+    /* random bytes, and a valid header over random contents (checksum
+       resealed): refused, never read past the end */
+    {
+      la_t_rng r = {99};
+      int k, refused = 0, kept = 1;
+      for (k = 0; k < 300; ++k) {
+        size_t n = (size_t)((la_t_uniform(&r) + 1) * 0.5 * (double)len);
+        size_t j;
+        for (j = 0; j < n; ++j) bad[j] = (unsigned char)(la_t_uniform(&r) * 128 + 128);
+        if (k % 2 && n >= 24) {
+          memcpy(bad, good, 24);
+          n = len;
+          for (j = 24; j < n; ++j) bad[j] = (unsigned char)(la_t_uniform(&r) * 128 + 128);
+          reseal(bad, n);
+        }
+        refused += la_checkpoint_load_mem(&B, bad, n) != LA_OK;
+        kept &= same(&B, &s0);
+      }
+      LA_CHECK(t, refused == 300 && kept, "random files: %d of 300 refused", refused);
+    }
     /* the good file still loads after all that */
     LA_CHECK(t, la_checkpoint_load_mem(&B, good, len) == 0 && B.step == 9, "good");
     la_trainer_destroy(&A);
