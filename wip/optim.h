@@ -82,12 +82,14 @@ typedef struct la_rmsprop_config {
   double weight_decay; /* 0 -> none */
 } la_rmsprop_config;
 
-LINATTN_DEF const la_optimizer *la_optimizer_sgd(void);     /* la_sgd_config */
-LINATTN_DEF const la_optimizer *la_optimizer_adam(void);    /* la_adam_config */
-LINATTN_DEF const la_optimizer *la_optimizer_sign(void);    /* la_sign_config */
-LINATTN_DEF const la_optimizer *la_optimizer_nsgd(void);    /* la_nsgd_config */
-LINATTN_DEF const la_optimizer *la_optimizer_adagrad(void); /* la_adagrad_config */
-LINATTN_DEF const la_optimizer *la_optimizer_rmsprop(void); /* la_rmsprop_config */
+/* The built-ins; each takes the config named after it (la_sgd_config for
+   la_optimizer_sgd, ...; nsgd takes la_nsgd_config = la_sign_config). */
+LINATTN_DEF const la_optimizer *la_optimizer_sgd(void);
+LINATTN_DEF const la_optimizer *la_optimizer_adam(void);
+LINATTN_DEF const la_optimizer *la_optimizer_sign(void);
+LINATTN_DEF const la_optimizer *la_optimizer_nsgd(void);
+LINATTN_DEF const la_optimizer *la_optimizer_adagrad(void);
+LINATTN_DEF const la_optimizer *la_optimizer_rmsprop(void);
 
 /* Checked entry points over any optimizer (built-in or not). */
 LINATTN_DEF int la_optim_check(const la_optimizer *o, const void *cfg);
@@ -106,8 +108,7 @@ LINATTN_DEF int la_optim_step(const la_optimizer *o, const void *cfg, int n,
 /* ------------------------------------------------------------ clipping */
 /* Scales g so that ||g||_2 <= max_norm, keeping its direction (paper A:
    max_norm = 1). *norm (may be NULL) receives the norm before clipping. */
-LINATTN_DEF int la_clip_norm(int n, la_real *g, double max_norm,
-                             double *norm);
+LINATTN_DEF int la_clip_norm(int n, la_real *g, double max_norm, double *norm);
 /* The same for each block (offset, size) of g on its own: paper B clips
    each parameter matrix to 0.01 (blocks from la_model_blocks). */
 LINATTN_DEF int la_clip_blocks(int n, la_real *g, int nblocks,
@@ -131,8 +132,7 @@ typedef struct la_schedule {
   double min_scale; /* COSINE: the floor in [0, 1]; 0 -> 0 */
 } la_schedule;
 LINATTN_DEF int la_schedule_check(const la_schedule *s);
-LINATTN_DEF int la_schedule_scale(const la_schedule *s, long t,
-                                  double *scale);
+LINATTN_DEF int la_schedule_scale(const la_schedule *s, long t, double *scale);
 
 #elif defined(LA__PART_IMPL)
 
@@ -149,12 +149,14 @@ static int la__op_all_finite(int n, const la_real *x) {
 
 static int la__op_bad_lr(double lr) { return !(lr >= 0) || !la__op_finite(lr); }
 static int la__op_bad_beta(double b) { return !(b >= 0 && b < 1); }
-static int la__op_bad_nonneg(double x) { return !(x >= 0) || !la__op_finite(x); }
+static int la__op_bad_nonneg(double x) {
+  return !(x >= 0) || !la__op_finite(x);
+}
 static double la__op_or(double x, double dflt) { return x == 0 ? dflt : x; }
 
 /* g + wd * theta, the coupled weight decay shared by the SGD family */
 LA__INLINE double la__op_gwd(const la_real *g, const la_real *th, double wd,
-                          int i) {
+                             int i) {
   return (double)g[i] + wd * (double)th[i];
 }
 
@@ -176,7 +178,9 @@ static size_t la__sgd_len(const void *c, int n) {
   return la__sgd_cfg(c)->momentum > 0 ? (size_t)n : 0;
 }
 static int la__op_zero_init(const void *c, int n, double *s) {
-  (void)c; (void)n; (void)s;
+  (void)c;
+  (void)n;
+  (void)s;
   return LA_OK; /* the wrapper zeroes the state */
 }
 static int la__sgd_step(const void *c_, int n, double *b, double scale,
@@ -203,8 +207,9 @@ static const la_adam_config *la__adam_cfg(const void *c) {
 }
 static int la__adam_check(const void *c_) {
   const la_adam_config *c = la__adam_cfg(c_);
-  if (la__op_bad_lr(c->lr) || la__op_bad_beta(c->beta1) || la__op_bad_beta(c->beta2) ||
-      la__op_bad_nonneg(c->eps) || la__op_bad_nonneg(c->weight_decay))
+  if (la__op_bad_lr(c->lr) || la__op_bad_beta(c->beta1) ||
+      la__op_bad_beta(c->beta2) || la__op_bad_nonneg(c->eps) ||
+      la__op_bad_nonneg(c->weight_decay))
     return LA_ERANGE;
   return LA_OK;
 }
@@ -328,8 +333,9 @@ static const la_rmsprop_config *la__rmsprop_cfg(const void *c) {
 }
 static int la__rmsprop_check(const void *c_) {
   const la_rmsprop_config *c = la__rmsprop_cfg(c_);
-  if (la__op_bad_lr(c->lr) || la__op_bad_beta(c->alpha) || la__op_bad_nonneg(c->eps) ||
-      la__op_bad_beta(c->momentum) || la__op_bad_nonneg(c->weight_decay))
+  if (la__op_bad_lr(c->lr) || la__op_bad_beta(c->alpha) ||
+      la__op_bad_nonneg(c->eps) || la__op_bad_beta(c->momentum) ||
+      la__op_bad_nonneg(c->weight_decay))
     return LA_ERANGE;
   return LA_OK;
 }
@@ -352,14 +358,14 @@ static int la__rmsprop_step(const void *c_, int n, double *v, double scale,
   return LA_OK;
 }
 
-static const la_optimizer la__opt_sgd = {
-    "sgd", la__sgd_check, la__sgd_len, la__op_zero_init, la__sgd_step};
-static const la_optimizer la__opt_adam = {
-    "adam", la__adam_check, la__adam_len, la__op_zero_init, la__adam_step};
-static const la_optimizer la__opt_sign = {
-    "sign", la__sign_check, la__sign_len, la__op_zero_init, la__sign_step};
-static const la_optimizer la__opt_nsgd = {
-    "nsgd", la__sign_check, la__sign_len, la__op_zero_init, la__nsgd_step};
+static const la_optimizer la__opt_sgd = {"sgd", la__sgd_check, la__sgd_len,
+                                         la__op_zero_init, la__sgd_step};
+static const la_optimizer la__opt_adam = {"adam", la__adam_check, la__adam_len,
+                                          la__op_zero_init, la__adam_step};
+static const la_optimizer la__opt_sign = {"sign", la__sign_check, la__sign_len,
+                                          la__op_zero_init, la__sign_step};
+static const la_optimizer la__opt_nsgd = {"nsgd", la__sign_check, la__sign_len,
+                                          la__op_zero_init, la__nsgd_step};
 static const la_optimizer la__opt_adagrad = {"adagrad", la__adagrad_check,
                                              la__adagrad_len, la__adagrad_init,
                                              la__adagrad_step};
@@ -368,9 +374,15 @@ static const la_optimizer la__opt_rmsprop = {"rmsprop", la__rmsprop_check,
                                              la__rmsprop_step};
 
 LINATTN_DEF const la_optimizer *la_optimizer_sgd(void) { return &la__opt_sgd; }
-LINATTN_DEF const la_optimizer *la_optimizer_adam(void) { return &la__opt_adam; }
-LINATTN_DEF const la_optimizer *la_optimizer_sign(void) { return &la__opt_sign; }
-LINATTN_DEF const la_optimizer *la_optimizer_nsgd(void) { return &la__opt_nsgd; }
+LINATTN_DEF const la_optimizer *la_optimizer_adam(void) {
+  return &la__opt_adam;
+}
+LINATTN_DEF const la_optimizer *la_optimizer_sign(void) {
+  return &la__opt_sign;
+}
+LINATTN_DEF const la_optimizer *la_optimizer_nsgd(void) {
+  return &la__opt_nsgd;
+}
 LINATTN_DEF const la_optimizer *la_optimizer_adagrad(void) {
   return &la__opt_adagrad;
 }
@@ -442,8 +454,7 @@ static void la__op_clip(int n, la_real *g, double max_norm, double nrm) {
   }
 }
 
-LINATTN_DEF int la_clip_norm(int n, la_real *g, double max_norm,
-                             double *norm) {
+LINATTN_DEF int la_clip_norm(int n, la_real *g, double max_norm, double *norm) {
   double nrm;
   if (!g) return LA_ENULL;
   if (n <= 0) return LA_EDIM;
@@ -468,7 +479,7 @@ LINATTN_DEF int la_clip_blocks(int n, la_real *g, int nblocks,
   if (!la__op_all_finite(n, g)) return LA_ENONFINITE;
   for (b = 0; b < nblocks; ++b)
     la__op_clip(sizes[b], g + offsets[b], max_norm,
-             la__op_norm_d(sizes[b], g + offsets[b]));
+                la__op_norm_d(sizes[b], g + offsets[b]));
   return LA_OK;
 }
 
@@ -491,8 +502,7 @@ LINATTN_DEF int la_schedule_check(const la_schedule *s) {
   }
 }
 
-LINATTN_DEF int la_schedule_scale(const la_schedule *s, long t,
-                                  double *scale) {
+LINATTN_DEF int la_schedule_scale(const la_schedule *s, long t, double *scale) {
   double f = 1;
   int st = la_schedule_check(s);
   if (st) return st;

@@ -52,56 +52,55 @@ typedef int (*la_train_callback)(void *user, const la_train_record *rec);
    models): loss (and the gradient unless grad is NULL) at theta on batch b,
    b being NULL when the trainer has no data. */
 typedef int (*la_objective_fn)(void *ctx, const la_real *theta,
-                               const la_batch *b, double *loss,
-                               la_real *grad);
+                               const la_batch *b, double *loss, la_real *grad);
 
 /* Zero fields mean the documented default. The trainer keeps the pointers
    (model, data, optimizer, its config, dataset): they must outlive it. */
 typedef struct la_train_config {
-  const la_model *model;          /* required unless objective is set */
-  const la_data *data;            /* the prompts; NULL only without model
-                                     or with a caller-given dataset */
-  const la_optimizer *optimizer;  /* NULL -> Adam */
-  const void *optimizer_config;   /* NULL -> the optimizer's defaults */
-  la_schedule schedule;           /* zero -> constant */
-  double clip_norm;               /* global-norm threshold; 0 -> none */
-  double clip_block;              /* per-matrix threshold; 0 -> none */
-  int batch;                      /* prompts per step; 0 -> 1000 */
-  int data_mode;                  /* LA_DATA_*; 0 -> fresh */
-  int resample_every;             /* RESAMPLE: k; 0 -> 100 */
-  const la_batch *dataset;        /* FIXED: this batch; NULL -> drawn once */
-  int eval_every;                 /* 0 -> 50; negative -> never */
-  int eval_batch;                 /* prompts in the eval batch; 0 -> batch */
-  uint64_t seed;                  /* initial theta and the training data */
-  uint64_t eval_seed;             /* the eval batch; 0 -> seed */
-  const la_real *theta0;          /* NULL -> la_model_init_params(seed) */
-  la_train_callback callback;     /* NULL -> none */
-  void *user;                     /* passed to callback */
-  la_objective_fn objective;      /* NULL -> the model's loss */
-  void *objective_ctx;
-  int nparams;                    /* with objective and no model: length */
+  const la_model *model;         /* required unless objective is set */
+  const la_data *data;           /* the prompts; NULL only without model
+                                    or with a caller-given dataset */
+  const la_optimizer *optimizer; /* NULL -> Adam */
+  const void *optimizer_config;  /* NULL -> the optimizer's defaults */
+  la_schedule schedule;          /* zero -> constant */
+  double clip_norm;              /* global-norm threshold; 0 -> none */
+  double clip_block;             /* per-matrix threshold; 0 -> none */
+  int batch;                     /* prompts per step; 0 -> 1000 */
+  int data_mode;                 /* LA_DATA_*; 0 -> fresh */
+  int resample_every;            /* RESAMPLE: k; 0 -> 100 */
+  const la_batch *dataset;       /* FIXED: this batch; NULL -> drawn once */
+  int eval_every;                /* 0 -> 50; negative -> never */
+  int eval_batch;                /* prompts in the eval batch; 0 -> batch */
+  uint64_t seed;                 /* initial theta and the training data */
+  uint64_t eval_seed;            /* the eval batch; 0 -> seed */
+  const la_real *theta0;         /* NULL -> la_model_init_params(seed) */
+  la_train_callback callback;    /* NULL -> none */
+  void *user;                    /* passed to callback */
+  la_objective_fn objective;     /* NULL -> the model's loss */
+  void *objective_ctx;           /* passed to objective */
+  int nparams;                   /* with objective and no model: length */
 } la_train_config;
 
 /* Read the fields, do not write them. */
 typedef struct la_trainer {
-  la_train_config cfg;  /* defaults filled in */
-  int n;                /* length of theta */
-  long step;            /* steps taken (the schedule position) */
-  long diverged_step;   /* 1-based step that met a NaN/Inf; 0 if none */
-  int stopped;          /* the callback asked to stop */
-  double last_eval;     /* latest eval loss (NaN before the first) */
+  la_train_config cfg; /* defaults filled in */
+  int n;               /* length of theta */
+  long step;           /* steps taken (the schedule position) */
+  long diverged_step;  /* 1-based step that met a NaN/Inf; 0 if none */
+  int stopped;         /* the callback asked to stop */
+  double last_eval;    /* latest eval loss (NaN before the first) */
   la_real *theta, *grad, *update;
   double *state, *backup; /* optimizer state and its copy before a step */
   size_t state_len;
   int nblocks, *block_off, *block_size;
   la_batch train, eval;
   int has_train, has_eval, batch_valid;
-  uint64_t data_seed;   /* seed of the training data (saved in checkpoints) */
-  la_rng rng;           /* the data stream after the current batch */
-  la_rng batch_rng;     /* the stream the current batch was drawn from */
+  uint64_t data_seed; /* seed of the training data (saved in checkpoints) */
+  la_rng rng;         /* the data stream after the current batch */
+  la_rng batch_rng;   /* the stream the current batch was drawn from */
   void *work;
   size_t work_bytes;
-  void *owned;          /* memory of la_trainer_create */
+  void *owned; /* memory of la_trainer_create */
 } la_trainer;
 
 LINATTN_DEF int la_trainer_bytes(const la_train_config *cfg, size_t *bytes);
@@ -154,6 +153,20 @@ LINATTN_DEF int la_checkpoint_load(la_trainer *tr, const char *path);
 
 #elif defined(LA__PART_IMPL)
 
+/* The driver trains the model on the generator's data. While the model or
+   the generator section of a build is only its contract (no LA_MAX_LAYERS,
+   no LA_STREAM_EVAL), only the objective hook works and a trainer on the
+   model is LA_EUNSUPPORTED. */
+#if defined(LA_MAX_LAYERS) && defined(LA_STREAM_EVAL)
+#define LA__TR_MODEL 1
+#define LA__TR_CALL(call) call
+#define LA__TR_WORK(m) la_model_work_bytes(m)
+#else
+#define LA__TR_MODEL 0
+#define LA__TR_CALL(call) LA_EUNSUPPORTED
+#define LA__TR_WORK(m) 0
+#endif
+
 /* ------------------------------------------------------------- trainer */
 
 static la_train_config la__tr_train_defaults(const la_train_config *c) {
@@ -170,6 +183,7 @@ static la_train_config la__tr_train_defaults(const la_train_config *c) {
 static int la__tr_train_check(const la_train_config *c) {
   int st;
   if (!c->model && !c->objective) return LA_ENULL;
+  if (c->model && !LA__TR_MODEL) return LA_EUNSUPPORTED;
   if (!c->model && c->nparams <= 0) return LA_EDIM;
   if (c->model && !c->data && !(c->data_mode == LA_DATA_FIXED && c->dataset))
     return LA_ENULL;
@@ -189,8 +203,8 @@ static int la__tr_train_check(const la_train_config *c) {
 /* The layout of the trainer's block, computed once for the size query and
    once more to carve it. */
 typedef struct la__tr_train_layout {
-  size_t theta, grad, update, state, backup, boff, bsize, train, eval,
-      work, total;
+  size_t theta, grad, update, state, backup, boff, bsize, train, eval, work,
+      total;
   size_t state_len, train_bytes, eval_bytes, work_bytes;
   int n, nblocks_max, has_train, has_eval;
 } la__tr_train_layout;
@@ -201,7 +215,8 @@ static size_t la__tr_take(size_t *at, size_t bytes) {
   return off;
 }
 
-static int la__tr_train_layout_of(const la_train_config *c, la__tr_train_layout *L) {
+static int la__tr_train_layout_of(const la_train_config *c,
+                                  la__tr_train_layout *L) {
   const la_model *m = c->model;
   size_t at = 0;
   int st;
@@ -223,7 +238,7 @@ static int la__tr_train_layout_of(const la_train_config *c, la__tr_train_layout 
     L->eval_bytes = la_batch_bytes(m->cfg.d, m->cfg.n, c->eval_batch);
     if (!L->eval_bytes) return LA_EDIM;
   }
-  L->work_bytes = m ? la_model_work_bytes(m) : 0;
+  L->work_bytes = m ? LA__TR_WORK(m) : 0;
   L->theta = la__tr_take(&at, sizeof(la_real) * (size_t)L->n);
   L->grad = la__tr_take(&at, sizeof(la_real) * (size_t)L->n);
   L->update = la__tr_take(&at, sizeof(la_real) * (size_t)L->n);
@@ -262,7 +277,7 @@ static int la__tr_draw(la_trainer *tr, uint64_t stream) {
   la_rng_seed(&tr->rng, tr->data_seed, stream);
   tr->batch_rng = tr->rng;
   tr->batch_valid = 1;
-  return la_data_sample(tr->cfg.data, &tr->rng, &tr->train);
+  return LA__TR_CALL(la_data_sample(tr->cfg.data, &tr->rng, &tr->train));
 }
 
 static int la__tr_trainer_start(la_trainer *tr) {
@@ -274,7 +289,8 @@ static int la__tr_trainer_start(la_trainer *tr) {
     if (!la__op_all_finite(tr->n, tr->theta)) return LA_ENONFINITE;
   } else if (c->model) {
     la_rng_seed(&r, c->seed, LA__TR_STREAM_INIT);
-    if ((st = la_model_init_params(c->model, &r, tr->theta)) != 0) return st;
+    st = LA__TR_CALL(la_model_init_params(c->model, &r, tr->theta));
+    if (st) return st;
   }
   if ((st = la_optim_init(c->optimizer, c->optimizer_config, tr->n, tr->state,
                           tr->state_len)) != 0)
@@ -284,7 +300,8 @@ static int la__tr_trainer_start(la_trainer *tr) {
   tr->batch_rng = tr->rng;
   if (tr->has_eval) {
     la_rng_seed(&r, c->eval_seed, LA__TR_STREAM_EVAL);
-    if ((st = la_data_sample(c->data, &r, &tr->eval)) != 0) return st;
+    st = LA__TR_CALL(la_data_sample(c->data, &r, &tr->eval));
+    if (st) return st;
   }
   if (tr->has_train && c->data_mode == LA_DATA_FIXED) return la__tr_draw(tr, 0);
   return LA_OK;
@@ -297,8 +314,8 @@ static int la__tr_trainer_blocks(la_trainer *tr, int nmax) {
     tr->block_size[0] = tr->n;
     return LA_OK;
   }
-  tr->nblocks = la_model_blocks(tr->cfg.model, tr->block_off, tr->block_size,
-                                nmax);
+  tr->nblocks = LA__TR_CALL(
+      la_model_blocks(tr->cfg.model, tr->block_off, tr->block_size, nmax));
   return tr->nblocks > 0 && tr->nblocks <= nmax ? LA_OK : LA_EDIM;
 }
 
@@ -325,15 +342,13 @@ static int la__tr_trainer_init(la_trainer *tr, void *mem, size_t bytes) {
   tr->has_train = L.has_train;
   tr->has_eval = L.has_eval;
   tr->last_eval = NAN;
-  if (L.has_train &&
-      (st = la_batch_init(&tr->train, tr->cfg.model->cfg.d,
-                          tr->cfg.model->cfg.n, tr->cfg.batch,
-                          base + L.train, L.train_bytes)) != 0)
+  if (L.has_train && (st = la_batch_init(&tr->train, tr->cfg.model->cfg.d,
+                                         tr->cfg.model->cfg.n, tr->cfg.batch,
+                                         base + L.train, L.train_bytes)) != 0)
     return st;
-  if (L.has_eval &&
-      (st = la_batch_init(&tr->eval, tr->cfg.model->cfg.d,
-                          tr->cfg.model->cfg.n, tr->cfg.eval_batch,
-                          base + L.eval, L.eval_bytes)) != 0)
+  if (L.has_eval && (st = la_batch_init(
+                         &tr->eval, tr->cfg.model->cfg.d, tr->cfg.model->cfg.n,
+                         tr->cfg.eval_batch, base + L.eval, L.eval_bytes)) != 0)
     return st;
   if ((st = la__tr_trainer_blocks(tr, L.nblocks_max)) != 0) return st;
   return la__tr_trainer_start(tr);
@@ -394,14 +409,15 @@ static int la__tr_step_batch(la_trainer *tr, const la_batch **b) {
 }
 
 static int la__tr_objective(la_trainer *tr, const la_batch *b, double *loss,
-                         la_real *grad) {
+                            la_real *grad) {
   const la_train_config *c = &tr->cfg;
-  if (c->objective) return c->objective(c->objective_ctx, tr->theta, b, loss, grad);
+  if (c->objective)
+    return c->objective(c->objective_ctx, tr->theta, b, loss, grad);
   if (grad)
-    return la_model_grad(c->model, tr->theta, b, loss, grad, tr->work,
-                         tr->work_bytes);
-  return la_model_loss(c->model, tr->theta, b, loss, NULL, tr->work,
-                       tr->work_bytes);
+    return LA__TR_CALL(la_model_grad(c->model, tr->theta, b, loss, grad,
+                                     tr->work, tr->work_bytes));
+  return LA__TR_CALL(la_model_loss(c->model, tr->theta, b, loss, NULL, tr->work,
+                                   tr->work_bytes));
 }
 
 LINATTN_DEF int la_trainer_eval(la_trainer *tr, double *loss) {
@@ -428,10 +444,12 @@ static int la__tr_clip_and_update(la_trainer *tr, la_train_record *r) {
   if (c->clip_norm > 0) la__op_clip(tr->n, tr->grad, c->clip_norm, nrm);
   if (c->clip_block > 0)
     for (i = 0; i < tr->nblocks; ++i)
-      la__op_clip(tr->block_size[i], tr->grad + tr->block_off[i], c->clip_block,
-               la__op_norm_d(tr->block_size[i], tr->grad + tr->block_off[i]));
-  r->clipped_norm =
-      (c->clip_norm > 0 || c->clip_block > 0) ? la__op_norm_d(tr->n, tr->grad) : nrm;
+      la__op_clip(
+          tr->block_size[i], tr->grad + tr->block_off[i], c->clip_block,
+          la__op_norm_d(tr->block_size[i], tr->grad + tr->block_off[i]));
+  r->clipped_norm = (c->clip_norm > 0 || c->clip_block > 0)
+                        ? la__op_norm_d(tr->n, tr->grad)
+                        : nrm;
   if ((st = la_schedule_scale(&c->schedule, tr->step, &r->lr_scale)) != 0)
     return st;
   if (tr->state_len)
@@ -441,7 +459,8 @@ static int la__tr_clip_and_update(la_trainer *tr, la_train_record *r) {
   if (st) return st;
   {
     double acc = 0;
-    for (i = 0; i < tr->n; ++i) acc += (double)(tr->theta[i] + tr->update[i]) * 0.0;
+    for (i = 0; i < tr->n; ++i)
+      acc += (double)(tr->theta[i] + tr->update[i]) * 0.0;
     if (acc != 0) {
       if (tr->state_len)
         memcpy(tr->state, tr->backup, sizeof(double) * tr->state_len);
@@ -528,10 +547,11 @@ LINATTN_DEF int la_trainer_run(la_trainer *tr, long steps) {
 #define LA__TR_CK_HEAD 128
 #define LA__TR_RNG_WORDS (sizeof(la_rng) / 8)
 /* la_rng is saved word by word: it must be made of uint64_t only */
-typedef char la__tr_rng_is_words[(sizeof(la_rng) % 8 == 0 &&
-                               sizeof(la_rng) <= 64) ? 1 : -1];
-static const unsigned char la__tr_ck_magic[8] = {'L', 'A', 'C', 'K',
-                                              'P', 'T', '\r', '\n'};
+typedef char
+    la__tr_rng_is_words[(sizeof(la_rng) % 8 == 0 && sizeof(la_rng) <= 64) ? 1
+                                                                          : -1];
+static const unsigned char la__tr_ck_magic[8] = {'L', 'A', 'C',  'K',
+                                                 'P', 'T', '\r', '\n'};
 
 static void la__tr_put64(unsigned char *p, uint64_t v) {
   int i;
@@ -638,7 +658,8 @@ LINATTN_DEF int la_checkpoint_save_mem(const la_trainer *tr, void *buf,
   p = la__tr_put_rng(p + LA__TR_CK_HEAD, &tr->rng);
   p = la__tr_put_rng(p, &tr->batch_rng);
   for (i = 0; i < tr->state_len; ++i, p += 8) la__tr_putf(p, tr->state[i]);
-  for (i = 0; i < (size_t)tr->n; ++i, p += 8) la__tr_putf(p, (double)tr->theta[i]);
+  for (i = 0; i < (size_t)tr->n; ++i, p += 8)
+    la__tr_putf(p, (double)tr->theta[i]);
   la__tr_put64(p, la__tr_fnv1a((const unsigned char *)buf, total - 8));
   if (written) *written = total;
   return LA_OK;
@@ -655,7 +676,8 @@ static int la__tr_ck_validate(const unsigned char *p, size_t len) {
   if (len < LA__TR_CK_HEAD + 8) return LA_EFORMAT;
   total = la__tr_get64(p + 16);
   if (total != (uint64_t)len) return LA_EFORMAT;
-  if (la__tr_get64(p + len - 8) != la__tr_fnv1a(p, len - 8)) return LA_ECHECKSUM;
+  if (la__tr_get64(p + len - 8) != la__tr_fnv1a(p, len - 8))
+    return LA_ECHECKSUM;
   sl = la__tr_get64(p + 120);
   n = la__tr_get64(p + 56);
   w = la__tr_get32(p + 84);
@@ -735,14 +757,15 @@ LINATTN_DEF int la_checkpoint_load_mem(la_trainer *tr, const void *buf,
   tr->stopped = 0;
   if (tr->has_train && tr->cfg.data_mode != LA_DATA_FRESH && tr->batch_valid) {
     la_rng r = tr->batch_rng;
-    st = la_data_sample(tr->cfg.data, &r, &tr->train);
+    (void)r;
+    st = LA__TR_CALL(la_data_sample(tr->cfg.data, &r, &tr->train));
   }
   return st;
 }
 
 #ifndef LINATTN_NO_STDLIB
 #include <stdio.h>
-#if (defined(_POSIX_C_SOURCE) && _POSIX_C_SOURCE >= 200112L) ||             \
+#if (defined(_POSIX_C_SOURCE) && _POSIX_C_SOURCE >= 200112L) ||                \
     defined(__APPLE__)
 #include <unistd.h>
 #define LA__TR_FSYNC(f) fsync(fileno(f))
@@ -799,8 +822,10 @@ LINATTN_DEF int la_checkpoint_load(la_trainer *tr, const char *path) {
     return LA_EIO;
   }
   buf = (unsigned char *)LINATTN_MALLOC((size_t)size + 1, NULL);
-  if (!buf) st = LA_ENOMEM;
-  else if (fread(buf, 1, (size_t)size, f) != (size_t)size) st = LA_EIO;
+  if (!buf)
+    st = LA_ENOMEM;
+  else if (fread(buf, 1, (size_t)size, f) != (size_t)size)
+    st = LA_EIO;
   fclose(f);
   if (!st) st = la_checkpoint_load_mem(tr, buf, (size_t)size);
   if (buf) LINATTN_FREE(buf, NULL);
