@@ -127,8 +127,8 @@ int main(void) {
     printf("lion config: %s\n", la_status_str(st));
     return 1;
   }
-  lion_loss = train(&m, &data, &lion, &lc, "lion", 400, &l0);
-  adam_loss = train(&m, &data, la_optimizer_adam(), &ac, "adam", 400, &l0);
+  lion_loss = train(&m, &data, &lion, &lc, "lion", 300, &l0);
+  adam_loss = train(&m, &data, la_optimizer_adam(), &ac, "adam", 300, &l0);
   la_data_destroy(&data);
   printf("eval loss: initial %.4f, lion %.4f, adam %.4f\n", l0, lion_loss,
          adam_loss);
