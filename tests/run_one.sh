@@ -7,7 +7,9 @@
 name=$1; shift
 mkdir -p build/results
 log=build/results/$name.log
+start=$(date +%s)
 if "$@" > "$log" 2>&1; then rc=0; else rc=$?; fi
+secs=$(( $(date +%s) - start ))
 line=$(grep -E '^[0-9]+ passed, [0-9]+ failed' "$log" | tail -n 1)
 if [ -n "$line" ]; then
   p=${line%% passed*}; f=${line#*passed, }; f=${f%% failed*}
@@ -18,6 +20,6 @@ fi
 if [ $rc -ne 0 ] && [ "$f" -eq 0 ]; then f=1; fi
 echo "$p $f $rc" > build/results/$name.status
 if [ "$f" -eq 0 ]; then verdict=ok; else verdict=FAIL; fi
-printf '%-28s %4s passed %3s failed  %s\n' "$name" "$p" "$f" "$verdict"
+printf '%-28s %4s passed %3s failed %5ss  %s\n' "$name" "$p" "$f" "$secs" "$verdict"
 if [ "$f" -ne 0 ]; then grep -E 'FAIL|error|failed|Error|ERROR' "$log" | head -n 20; fi
 exit 0
