@@ -155,6 +155,86 @@ LINATTN_DEF int la_noise_summary(int count, const double *x,
                                  double *edges, double *sorted, double *gauss,
                                  void *work, size_t bytes);
 
+
+/* ------------------------------------------------ the model's Hessian */
+/* Until the model section is in, its users here are left out. */
+#define LA__DIAG_MODEL_PENDING
+#if !defined(LA__SKIP_MODEL) && !defined(LA__DIAG_MODEL_PENDING)
+/* The model's Hessian as an operator: ctx of la_hvp_matvec. work may be
+   NULL with bytes 0 (each product then allocates its own). */
+typedef struct la_hvp_op {
+  const la_model *model;
+  const la_real *theta;
+  const la_batch *batch;
+  void *work; /* la_model_work_bytes(model) bytes */
+  size_t bytes;
+} la_hvp_op;
+LINATTN_DEF int la_hvp_matvec(void *op, int n, const la_real *x, la_real *y);
+
+/* The exact Hessian (n HVPs, symmetrized, row-major n x n doubles) and its
+   exact diagonal (n HVPs, no n x n storage); n = m->nparams. */
+LINATTN_DEF size_t la_hessian_work_bytes(const la_model *m);
+LINATTN_DEF int la_hessian_dense(const la_model *m, const la_real *theta,
+                                 const la_batch *b, double *h, void *work,
+                                 size_t bytes);
+LINATTN_DEF int la_hessian_diag(const la_model *m, const la_real *theta,
+                                const la_batch *b, double *diag, void *work,
+                                size_t bytes);
+/* la_lanczos over the model's HVP. */
+LINATTN_DEF size_t la_hessian_eigs_work_bytes(const la_model *m, int k,
+                                              const la_lanczos_config *cfg);
+LINATTN_DEF int la_hessian_eigs(const la_model *m, const la_real *theta,
+                                const la_batch *b, int k, double tol,
+                                const la_lanczos_config *cfg, la_eig_out *out,
+                                void *work, size_t bytes);
+
+/* Both robust condition numbers of H(theta) on a batch. Up to dense_max
+   parameters the spectrum is exact (dense Hessian); beyond, lambda_max is
+   from Lanczos (tolerance 1e-6) and the median from the SLQ density. */
+typedef struct la_rcond_config {
+  int dense_max;     /* 0 -> 1000 */
+  la_slq_config slq; /* the SLQ path; zero -> its defaults */
+} la_rcond_config;
+typedef struct la_rcond {
+  double by_diag;     /* max |H_ii| / median |H_ii| (0 if that median is 0) */
+  double by_spectrum; /* lambda_max / lambda_median (0 if that median is 0) */
+  double lambda_max, lambda_median;
+  int exact;          /* 1: from the dense spectrum */
+} la_rcond;
+LINATTN_DEF size_t la_rcond_work_bytes(const la_model *m,
+                                       const la_rcond_config *cfg);
+LINATTN_DEF int la_robust_cond(const la_model *m, const la_real *theta,
+                               const la_batch *b, const la_rcond_config *cfg,
+                               la_rcond *out, void *work, size_t bytes);
+
+/* Directional smoothness u^T H(theta) u along the step taken,
+   u = (theta_next - theta) / ||theta_next - theta||, with ||grad f(theta)||
+   from the same pass (the pair la_lsmooth fits). gnorm may be NULL;
+   LA_ERANGE if the step is zero. */
+LINATTN_DEF size_t la_dir_smoothness_work_bytes(const la_model *m);
+LINATTN_DEF int la_dir_smoothness(const la_model *m, const la_real *theta,
+                                  const la_real *theta_next, const la_batch *b,
+                                  double *smooth, double *gnorm, void *work,
+                                  size_t bytes);
+
+/* Gradient noise (paper A): the gradient on true_batch fresh prompts is the
+   "true" g (accumulated minibatch by minibatch: the loss is a mean, so the
+   chunks' gradients average to it exactly), then `samples` minibatch
+   gradients g_B, each on fresh prompts; norms[i] = ||g_B - g||. Summarize
+   with la_noise_summary. */
+typedef struct la_grad_noise_config {
+  int minibatch;  /* 0 -> 1000 */
+  int true_batch; /* 0 -> 100 * minibatch */
+  int samples;    /* 0 -> 10000 */
+} la_grad_noise_config;
+LINATTN_DEF size_t la_grad_noise_work_bytes(const la_model *m,
+                                            const la_grad_noise_config *cfg);
+LINATTN_DEF int la_grad_noise(const la_model *m, const la_real *theta,
+                              const la_data *g, la_rng *rng,
+                              const la_grad_noise_config *cfg, double *norms,
+                              double *true_gnorm, void *work, size_t bytes);
+#endif
+
 #elif defined(LA__PART_IMPL)
 
 /* -------------------------------------------------- workspace carving */
@@ -1292,5 +1372,418 @@ LINATTN_DEF int la_noise_summary(int count, const double *x,
   la__work_end(owned);
   return LA_OK;
 }
+
+
+/* ------------------------------------------------ the model's Hessian */
+#if !defined(LA__SKIP_MODEL) && !defined(LA__DIAG_MODEL_PENDING)
+
+LINATTN_DEF int la_hvp_matvec(void *op_, int n, const la_real *x, la_real *y) {
+  la_hvp_op *op = (la_hvp_op *)op_;
+  if (!op || !op->model || !x || !y) return LA_ENULL;
+  if (n != op->model->nparams) return LA_EDIM;
+  return la_model_hvp(op->model, op->theta, op->batch, x, NULL, NULL, y,
+                      op->work, op->bytes);
+}
+
+/* The model's workspace first, then what the caller of the walk adds. */
+static void *la__model_take(la__arena *a, const la_model *m, size_t *mb) {
+  *mb = la_model_work_bytes(m);
+  return la__take(a, *mb);
+}
+
+static int la__check_model(const la_model *m, const la_real *theta,
+                           const la_batch *b) {
+  if (!m || !theta || !b) return LA_ENULL;
+  if (m->nparams <= 0) return LA_EDIM;
+  if (b->d != m->cfg.d || b->n != m->cfg.n) return LA_ESHAPE;
+  return LA_OK;
+}
+
+LINATTN_DEF size_t la_hessian_work_bytes(const la_model *m) {
+  la__arena a = la__arena_count();
+  size_t mb;
+  if (!m || m->nparams <= 0) return 0;
+  la__model_take(&a, m, &mb);
+  la__take(&a, la_dense_from_matvec_work_bytes(m->nparams));
+  return la__arena_size(&a);
+}
+
+/* Sets up op on the caller's (or an owned) block: the model workspace and
+   `extra`, the rest for the operation. */
+static int la__hess_begin(const la_model *m, const la_real *theta,
+                          const la_batch *b, size_t need, void **work,
+                          size_t *bytes, void **owned, la__arena *ar,
+                          la_hvp_op *op) {
+  int st = la__check_model(m, theta, b);
+  if (st) return st;
+  if (!need) return LA_EDIM;
+  st = la__work_begin(need, work, bytes, owned);
+  if (st) return st;
+  *ar = la__arena_on(*work, *bytes);
+  if (!la__arena_align(ar)) { la__work_end(*owned); return LA_EWORKSPACE; }
+  op->model = m; op->theta = theta; op->batch = b;
+  op->work = la__model_take(ar, m, &op->bytes);
+  return LA_OK;
+}
+
+LINATTN_DEF int la_hessian_dense(const la_model *m, const la_real *theta,
+                                 const la_batch *b, double *h, void *work,
+                                 size_t bytes) {
+  void *owned;
+  la__arena ar;
+  la_hvp_op op;
+  size_t need = la_hessian_work_bytes(m), rest;
+  int st;
+  if (!h) return LA_ENULL;
+  st = la__hess_begin(m, theta, b, need, &work, &bytes, &owned, &ar, &op);
+  if (st) return st;
+  rest = la_dense_from_matvec_work_bytes(m->nparams);
+  st = la_dense_from_matvec(m->nparams, la_hvp_matvec, &op, h,
+                            la__take(&ar, rest), rest);
+  la__work_end(owned);
+  return st;
+}
+
+LINATTN_DEF int la_hessian_diag(const la_model *m, const la_real *theta,
+                                const la_batch *b, double *diag, void *work,
+                                size_t bytes) {
+  void *owned;
+  la__arena ar;
+  la_hvp_op op;
+  la_real *x, *y;
+  int i, n, st;
+  if (!diag) return LA_ENULL;
+  st = la__hess_begin(m, theta, b, la_hessian_work_bytes(m), &work, &bytes,
+                      &owned, &ar, &op);
+  if (st) return st;
+  n = m->nparams;
+  x = (la_real *)la__take(&ar, sizeof(la_real) * (size_t)n);
+  y = (la_real *)la__take(&ar, sizeof(la_real) * (size_t)n);
+  for (i = 0; i < n; ++i) x[i] = 0;
+  for (i = 0; i < n && st == LA_OK; ++i) {
+    x[i] = 1;
+    st = la_hvp_matvec(&op, n, x, y);
+    if (st == LA_OK && !la__finite((double)y[i])) st = LA_ENONFINITE;
+    diag[i] = y[i];
+    x[i] = 0;
+  }
+  la__work_end(owned);
+  return st;
+}
+
+LINATTN_DEF size_t la_hessian_eigs_work_bytes(const la_model *m, int k,
+                                              const la_lanczos_config *cfg) {
+  la__arena a = la__arena_count();
+  size_t mb, lz;
+  if (!m || m->nparams <= 0) return 0;
+  lz = la_lanczos_work_bytes(m->nparams, k, cfg);
+  if (!lz) return 0;
+  la__model_take(&a, m, &mb);
+  la__take(&a, lz);
+  return la__arena_size(&a);
+}
+
+LINATTN_DEF int la_hessian_eigs(const la_model *m, const la_real *theta,
+                                const la_batch *b, int k, double tol,
+                                const la_lanczos_config *cfg, la_eig_out *out,
+                                void *work, size_t bytes) {
+  void *owned;
+  la__arena ar;
+  la_hvp_op op;
+  size_t lz;
+  int st;
+  if (!out) return LA_ENULL;
+  if (m && (k <= 0 || k > m->nparams)) return LA_EDIM;
+  if (!(tol > 0) || !la__finite(tol)) return LA_ERANGE;
+  st = la__hess_begin(m, theta, b, la_hessian_eigs_work_bytes(m, k, cfg),
+                      &work, &bytes, &owned, &ar, &op);
+  if (st) return st;
+  lz = la_lanczos_work_bytes(m->nparams, k, cfg);
+  st = la_lanczos(m->nparams, la_hvp_matvec, &op, k, tol, cfg, out,
+                  la__take(&ar, lz), lz);
+  la__work_end(owned);
+  return st;
+}
+
+/* ------------------------------------------ robust condition (model) */
+
+static int la__rcond_dense(const la_rcond_config *cfg, int n) {
+  int mx = cfg && cfg->dense_max > 0 ? cfg->dense_max : 1000;
+  return n <= mx;
+}
+
+/* Layout after the model's workspace: diag (n), then either the dense path
+   (H, spectrum, room for the eigensolver or the dense_from_matvec buffers)
+   or the iterative one (SLQ nodes and weights, room for the largest of the
+   SLQ, Lanczos and median workspaces). */
+static void la__rcond_walk(la__arena *a, int n, const la_rcond_config *cfg,
+                           double **diag, double **h, double **w,
+                           double **nodes, double **weights, void **sub,
+                           size_t *subb) {
+  *diag = (double *)la__take(a, sizeof(double) * (size_t)n);
+  *h = *w = *nodes = *weights = NULL;
+  if (la__rcond_dense(cfg, n)) {
+    size_t e1 = la_sym_eig_work_bytes(n), e2 = la_dense_from_matvec_work_bytes(n);
+    *h = (double *)la__take(a, sizeof(double) * (size_t)n * n);
+    *w = (double *)la__take(a, sizeof(double) * (size_t)n);
+    *subb = e1 > e2 ? e1 : e2;
+  } else {
+    int probes, steps;
+    size_t e1, e2;
+    la__slq_defaults(n, cfg ? &cfg->slq : NULL, &probes, &steps);
+    *nodes = (double *)la__take(a, sizeof(double) * (size_t)probes * steps);
+    *weights = (double *)la__take(a, sizeof(double) * (size_t)probes * steps);
+    e1 = la_slq_work_bytes(n, cfg ? &cfg->slq : NULL);
+    e2 = la_lanczos_work_bytes(n, 1, NULL);
+    *subb = e1 > e2 ? e1 : e2;
+    e1 = sizeof(double) * 2 * (size_t)(probes * steps > n ? probes * steps : n);
+    if (e1 > *subb) *subb = e1;
+  }
+  if (sizeof(double) * 3 * (size_t)n > *subb) *subb = sizeof(double) * 3 * (size_t)n;
+  *sub = la__take(a, *subb);
+}
+
+LINATTN_DEF size_t la_rcond_work_bytes(const la_model *m,
+                                       const la_rcond_config *cfg) {
+  la__arena a = la__arena_count();
+  double *d, *h, *w, *nd, *wt;
+  void *sub;
+  size_t subb, mb;
+  if (!m || m->nparams <= 0) return 0;
+  if (cfg && (cfg->dense_max < 0 || cfg->slq.probes < 0 || cfg->slq.steps < 0))
+    return 0;
+  la__model_take(&a, m, &mb);
+  la__rcond_walk(&a, m->nparams, cfg, &d, &h, &w, &nd, &wt, &sub, &subb);
+  return la__arena_size(&a);
+}
+
+/* The exact diagonal by unit-vector products; x, y in sub. */
+static int la__hvp_diag(la_hvp_op *op, int n, double *diag, void *sub) {
+  la_real *x = (la_real *)sub, *y = x + n;
+  int i, st = LA_OK;
+  for (i = 0; i < n; ++i) x[i] = 0;
+  for (i = 0; i < n && st == LA_OK; ++i) {
+    x[i] = 1;
+    st = la_hvp_matvec(op, n, x, y);
+    if (st == LA_OK && !la__finite((double)y[i])) st = LA_ENONFINITE;
+    diag[i] = y[i];
+    x[i] = 0;
+  }
+  return st;
+}
+
+/* lambda_max by Lanczos, the median from the SLQ density. */
+static int la__rcond_iterative(la_hvp_op *op, int n,
+                               const la_rcond_config *cfg, double *nodes,
+                               double *weights, void *sub, size_t subb,
+                               la_rcond *out) {
+  int probes, steps, st;
+  double lmax = 0;
+  la_eig_out eo;
+  memset(&eo, 0, sizeof eo);
+  eo.values = &lmax;
+  st = la_lanczos(n, la_hvp_matvec, op, 1, 1e-6, NULL, &eo, sub, subb);
+  if (st && st != LA_ENOCONVERGE) return st;
+  out->lambda_max = lmax;
+  st = la_slq(n, la_hvp_matvec, op, cfg ? &cfg->slq : NULL, nodes, weights,
+              sub, subb);
+  if (st) return st;
+  la__slq_defaults(n, cfg ? &cfg->slq : NULL, &probes, &steps);
+  return la_weighted_median(probes * steps, nodes, weights,
+                            &out->lambda_median, sub, subb);
+}
+
+static int la__rcond_exact(la_hvp_op *op, int n, double *h, double *w,
+                           double *diag, void *sub, size_t subb,
+                           la_rcond *out) {
+  int i, st = la_dense_from_matvec(n, la_hvp_matvec, op, h, sub, subb);
+  for (i = 0; i < n && st == LA_OK; ++i) diag[i] = h[(size_t)i * n + i];
+  if (st == LA_OK) st = la_sym_eig(n, h, w, NULL, sub, subb);
+  if (st) return st;
+  out->lambda_max = w[n - 1];
+  return la_weighted_median(n, w, NULL, &out->lambda_median, sub, subb);
+}
+
+LINATTN_DEF int la_robust_cond(const la_model *m, const la_real *theta,
+                               const la_batch *b, const la_rcond_config *cfg,
+                               la_rcond *out, void *work, size_t bytes) {
+  void *owned, *sub;
+  la__arena ar;
+  la_hvp_op op;
+  double *diag, *h, *w, *nodes, *weights, r;
+  size_t subb;
+  int n, st;
+  if (!out) return LA_ENULL;
+  if (cfg && (cfg->dense_max < 0 || cfg->slq.probes < 0 || cfg->slq.steps < 0))
+    return LA_ERANGE;
+  st = la__hess_begin(m, theta, b, la_rcond_work_bytes(m, cfg), &work, &bytes,
+                      &owned, &ar, &op);
+  if (st) return st;
+  n = m->nparams;
+  la__rcond_walk(&ar, n, cfg, &diag, &h, &w, &nodes, &weights, &sub, &subb);
+  memset(out, 0, sizeof *out);
+  out->exact = h != NULL;
+  if (h) {
+    st = la__rcond_exact(&op, n, h, w, diag, sub, subb, out);
+  } else {
+    st = la__hvp_diag(&op, n, diag, sub);
+    if (st == LA_OK)
+      st = la__rcond_iterative(&op, n, cfg, nodes, weights, sub, subb, out);
+  }
+  if (st == LA_OK && out->lambda_median != 0)
+    out->by_spectrum = out->lambda_max / out->lambda_median;
+  if (st == LA_OK && la_rcond_diag(n, diag, &r, sub, subb) == LA_OK)
+    out->by_diag = r;
+  la__work_end(owned);
+  return st;
+}
+
+/* ------------------------------------------- directional smoothness */
+
+LINATTN_DEF size_t la_dir_smoothness_work_bytes(const la_model *m) {
+  la__arena a = la__arena_count();
+  size_t mb;
+  if (!m || m->nparams <= 0) return 0;
+  la__model_take(&a, m, &mb);
+  la__take(&a, sizeof(la_real) * 3 * (size_t)m->nparams);
+  return la__arena_size(&a);
+}
+
+LINATTN_DEF int la_dir_smoothness(const la_model *m, const la_real *theta,
+                                  const la_real *theta_next, const la_batch *b,
+                                  double *smooth, double *gnorm, void *work,
+                                  size_t bytes) {
+  void *owned;
+  la__arena ar;
+  la_hvp_op op;
+  la_real *u, *hu, *g;
+  double nr = 0;
+  int i, n, st;
+  if (!theta_next || !smooth) return LA_ENULL;
+  st = la__hess_begin(m, theta, b, la_dir_smoothness_work_bytes(m), &work,
+                      &bytes, &owned, &ar, &op);
+  if (st) return st;
+  n = m->nparams;
+  u = (la_real *)la__take(&ar, sizeof(la_real) * 3 * (size_t)n);
+  hu = u + n;
+  g = hu + n;
+  /* the difference in double: consecutive iterates agree in most digits */
+  for (i = 0; i < n; ++i) {
+    double dlt = (double)theta_next[i] - (double)theta[i];
+    nr += dlt * dlt;
+  }
+  nr = sqrt(nr);
+  if (!(nr > 0) || !la__finite(nr)) {
+    la__work_end(owned);
+    return nr > 0 || nr == 0 ? LA_ERANGE : LA_ENONFINITE;
+  }
+  for (i = 0; i < n; ++i)
+    u[i] = (la_real)(((double)theta_next[i] - (double)theta[i]) / nr);
+  st = la_model_hvp(m, theta, b, u, NULL, g, hu, op.work, op.bytes);
+  if (st == LA_OK && (la__check_vec(n, hu) || la__check_vec(n, g)))
+    st = LA_ENONFINITE;
+  if (st == LA_OK) {
+    *smooth = la_dot(n, u, hu) / la_dot(n, u, u);
+    if (gnorm) *gnorm = la_nrm2(n, g);
+  }
+  la__work_end(owned);
+  return st;
+}
+
+/* ---------------------------------------------------- gradient noise */
+
+static void la__gnoise_defaults(const la_grad_noise_config *cfg, int *mb,
+                                int *tb, int *samples) {
+  *mb = cfg && cfg->minibatch > 0 ? cfg->minibatch : 1000;
+  *tb = cfg && cfg->true_batch > 0 ? cfg->true_batch : 100 * *mb;
+  *samples = cfg && cfg->samples > 0 ? cfg->samples : 10000;
+}
+
+static void la__gnoise_walk(la__arena *a, const la_model *m, int mbsz,
+                            void **bmem, size_t *bbytes, double **gtrue,
+                            la_real **gb) {
+  int n = m->nparams;
+  *bbytes = la_batch_bytes(m->cfg.d, m->cfg.n, mbsz);
+  *bmem = la__take(a, *bbytes);
+  *gtrue = (double *)la__take(a, sizeof(double) * (size_t)n);
+  *gb = (la_real *)la__take(a, sizeof(la_real) * (size_t)n);
+}
+
+LINATTN_DEF size_t la_grad_noise_work_bytes(const la_model *m,
+                                            const la_grad_noise_config *cfg) {
+  la__arena a = la__arena_count();
+  size_t mb, bb;
+  void *bm;
+  double *gt;
+  la_real *gb;
+  int mbsz, tb, samples;
+  if (!m || m->nparams <= 0) return 0;
+  if (cfg && (cfg->minibatch < 0 || cfg->true_batch < 0 || cfg->samples < 0))
+    return 0;
+  la__gnoise_defaults(cfg, &mbsz, &tb, &samples);
+  if (!la_batch_bytes(m->cfg.d, m->cfg.n, mbsz)) return 0;
+  la__model_take(&a, m, &mb);
+  la__gnoise_walk(&a, m, mbsz, &bm, &bb, &gt, &gb);
+  return la__arena_size(&a);
+}
+
+/* The gradient on `count` fresh prompts into gb (la_real). */
+static int la__fresh_grad(const la_model *m, const la_real *theta,
+                          const la_data *g, la_rng *rng, int count,
+                          void *bmem, size_t bbytes, la_real *gb,
+                          la_hvp_op *op) {
+  la_batch b;
+  double loss;
+  int st = la_batch_init(&b, m->cfg.d, m->cfg.n, count, bmem, bbytes);
+  if (st == LA_OK) st = la_data_sample(g, rng, &b);
+  if (st == LA_OK)
+    st = la_model_grad(m, theta, &b, &loss, gb, op->work, op->bytes);
+  if (st == LA_OK && la__check_vec(m->nparams, gb)) st = LA_ENONFINITE;
+  return st;
+}
+
+LINATTN_DEF int la_grad_noise(const la_model *m, const la_real *theta,
+                              const la_data *g, la_rng *rng,
+                              const la_grad_noise_config *cfg, double *norms,
+                              double *true_gnorm, void *work, size_t bytes) {
+  void *owned, *bmem;
+  la__arena ar;
+  la_hvp_op op;
+  size_t bb, need;
+  double *gt;
+  la_real *gb;
+  int mbsz, tb, samples, n, i, s, done, st;
+  if (!m || !theta || !g || !rng || !norms) return LA_ENULL;
+  if (cfg && (cfg->minibatch < 0 || cfg->true_batch < 0 || cfg->samples < 0))
+    return LA_ERANGE;
+  need = la_grad_noise_work_bytes(m, cfg);
+  if (!need) return LA_EDIM;
+  st = la__work_begin(need, &work, &bytes, &owned);
+  if (st) return st;
+  ar = la__arena_on(work, bytes);
+  if (!la__arena_align(&ar)) { la__work_end(owned); return LA_EWORKSPACE; }
+  la__gnoise_defaults(cfg, &mbsz, &tb, &samples);
+  n = m->nparams;
+  op.work = la__model_take(&ar, m, &op.bytes);
+  la__gnoise_walk(&ar, m, mbsz, &bmem, &bb, &gt, &gb);
+  for (i = 0; i < n; ++i) gt[i] = 0;
+  /* the true gradient, chunk by chunk, weighted by each chunk's share */
+  for (done = 0; done < tb && st == LA_OK; done += mbsz) {
+    int c = tb - done < mbsz ? tb - done : mbsz;
+    st = la__fresh_grad(m, theta, g, rng, c, bmem, bb, gb, &op);
+    for (i = 0; i < n && st == LA_OK; ++i) gt[i] += (double)c / tb * gb[i];
+  }
+  for (s = 0; s < samples && st == LA_OK; ++s) {
+    double acc = 0;
+    st = la__fresh_grad(m, theta, g, rng, mbsz, bmem, bb, gb, &op);
+    for (i = 0; i < n; ++i) acc += (gb[i] - gt[i]) * (gb[i] - gt[i]);
+    norms[s] = sqrt(acc);
+  }
+  if (st == LA_OK && true_gnorm) *true_gnorm = sqrt(la__ddot(n, gt, gt));
+  la__work_end(owned);
+  return st;
+}
+
+#endif /* LA__SKIP_MODEL */
 
 #endif
