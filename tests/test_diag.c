@@ -712,9 +712,340 @@ static void diag_stats_tests(la_t *t) {
   }
 }
 
+
+#if !defined(LA__SKIP_MODEL) && !defined(LA__DIAG_MODEL_PENDING)
+/* ------------------------------------------------------ model tests */
+
+/* Prompts from the test generator, not the library's: y = w . x with
+   the query's label left out of Z0 and given as the target. */
+static void t_fill_batch(la_t_rng *r, la_batch *b) {
+  int d = b->d, n = b->n, c = b->count, p, i, j;
+  size_t zs = (size_t)(d + 1) * (n + 1);
+  la_real *z = (la_real *)malloc(sizeof(la_real) * zs * c);
+  la_real *y = (la_real *)malloc(sizeof(la_real) * c);
+  for (p = 0; p < c; ++p) {
+    double w[LA_MAX_D];
+    la_real *zp = z + zs * p;
+    for (i = 0; i < d; ++i) w[i] = la_t_uniform(r);
+    for (j = 0; j <= n; ++j) {
+      double lab = 0;
+      for (i = 0; i < d; ++i) {
+        double x = 1.7 * la_t_uniform(r);
+        zp[i * (n + 1) + j] = (la_real)x;
+        lab += w[i] * x;
+      }
+      zp[d * (n + 1) + j] = (la_real)(j < n ? lab : 0);
+      if (j == n) y[p] = (la_real)lab;
+    }
+  }
+  la_pack(c, d + 1, n + 1, z, b->z);
+  la_pack(c, 1, 1, y, b->y);
+  free(z); free(y);
+}
+
+typedef struct {
+  la_model m;
+  la_batch b;
+  la_real *theta;
+} t_model;
+
+static int t_model_make(t_model *tm, int param, int layers, int d, int n,
+                        int count, double init_std, unsigned seed) {
+  la_model_config c;
+  la_rng rng;
+  la_t_rng r;
+  int st;
+  memset(&c, 0, sizeof c);
+  c.d = d; c.n = n; c.layers = layers; c.param = param; c.init_std = init_std;
+  st = la_model_init(&tm->m, &c);
+  if (st) return st;
+  tm->theta = (la_real *)malloc(sizeof(la_real) * tm->m.nparams);
+  la_rng_seed(&rng, seed, 1);
+  st = la_model_init_params(&tm->m, &rng, tm->theta);
+  if (st) return st;
+  st = la_batch_create(&tm->b, d, n, count);
+  if (st) return st;
+  r.s = seed;
+  t_fill_batch(&r, &tm->b);
+  return LA_OK;
+}
+static void t_model_free(t_model *tm) {
+  free(tm->theta);
+  la_batch_destroy(&tm->b);
+}
+
+static double t_maxabs(int n, const double *x) {
+  double m = 0;
+  int i;
+  for (i = 0; i < n; ++i) m = fmax(m, fabs(x[i]));
+  return m;
+}
+
+static void diag_model_tests(la_t *t) {
+  LA_TEST(t, "diag/model hessian: dense against differences of gradients") {
+    static const int params[2] = {LA_PARAM_SPARSE, LA_PARAM_DENSE};
+    int pc;
+    for (pc = 0; pc < 2; ++pc) {
+      t_model tm;
+      int n, i, j, st = t_model_make(&tm, params[pc], 2, 3, 6, 37, 0.3, 11u + pc);
+      double *h, *hfd, *dg, err = 0, derr = 0, hmax;
+      la_real *tp, *gp, *gm;
+      double step = sizeof(la_real) == 4 ? 1e-2 : 1e-5;
+      double loss;
+      LA_CHECK(t, st == LA_OK, "setup %d", st);
+      if (st) continue;
+      n = tm.m.nparams;
+      h = (double *)malloc(sizeof(double) * n * n);
+      hfd = (double *)malloc(sizeof(double) * n * n);
+      dg = (double *)malloc(sizeof(double) * n);
+      tp = (la_real *)malloc(sizeof(la_real) * n);
+      gp = (la_real *)malloc(sizeof(la_real) * n);
+      gm = (la_real *)malloc(sizeof(la_real) * n);
+      LA_CHECK(t, la_hessian_dense(&tm.m, tm.theta, &tm.b, h, NULL, 0) == LA_OK,
+               "dense");
+      LA_CHECK(t, la_hessian_diag(&tm.m, tm.theta, &tm.b, dg, NULL, 0) == LA_OK,
+               "diag");
+      for (j = 0; j < n; ++j) {
+        memcpy(tp, tm.theta, sizeof(la_real) * n);
+        tp[j] = (la_real)(tm.theta[j] + step);
+        la_model_grad(&tm.m, tp, &tm.b, &loss, gp, NULL, 0);
+        tp[j] = (la_real)(tm.theta[j] - step);
+        la_model_grad(&tm.m, tp, &tm.b, &loss, gm, NULL, 0);
+        for (i = 0; i < n; ++i)
+          hfd[i * n + j] = ((double)gp[i] - gm[i]) /
+                           ((double)(la_real)(tm.theta[j] + step) -
+                            (double)(la_real)(tm.theta[j] - step));
+      }
+      hmax = t_maxabs(n * n, h);
+      for (i = 0; i < n * n; ++i) err = fmax(err, fabs(h[i] - hfd[i]));
+      for (i = 0; i < n; ++i) derr = fmax(derr, fabs(dg[i] - h[i * n + i]));
+      /* central differences: O(step^2) truncation, eps/step rounding */
+      LA_CHECK(t, hmax > 0 && err <= (sizeof(la_real) == 4 ? 2e-2 : 1e-6) * hmax,
+               "param %d: |H - H_fd| = %g of %g", params[pc], err, hmax);
+      LA_CHECK(t, derr <= 8 * t_eps * hmax, "diagonal off by %g", derr);
+      for (i = 0; i < n; ++i)
+        for (j = 0; j < i; ++j)
+          LA_CHECK(t, h[i * n + j] == h[j * n + i], "not symmetric");
+      free(h); free(hfd); free(dg); free(tp); free(gp); free(gm);
+      t_model_free(&tm);
+    }
+  }
+
+  LA_TEST(t, "diag/model hessian eigenvalues: lanczos against the dense solver") {
+    t_model tm;
+    int st = t_model_make(&tm, LA_PARAM_DENSE, 2, 3, 6, 64, 0.3, 21u), n, w, i;
+    double tol = sizeof(la_real) == 4 ? 1e-5 : 1e-10;
+    double *h, *ev, vals[5], res[5], want[5], hn;
+    LA_CHECK(t, st == LA_OK, "setup %d", st);
+    if (st == LA_OK) {
+      n = tm.m.nparams;
+      h = (double *)malloc(sizeof(double) * n * n);
+      ev = (double *)malloc(sizeof(double) * n);
+      la_hessian_dense(&tm.m, tm.theta, &tm.b, h, NULL, 0);
+      LA_CHECK(t, la_sym_eig(n, h, ev, NULL, NULL, 0) == LA_OK, "dense eig");
+      hn = fmax(fabs(ev[0]), fabs(ev[n - 1]));
+      LA_CHECK(t, ev[0] < 0 && ev[n - 1] > 0, "expected indefinite: %g .. %g",
+               ev[0], ev[n - 1]);
+      for (w = 0; w < 3; ++w) {
+        la_lanczos_config c;
+        la_eig_out o;
+        double err = 0;
+        size_t wb = la_hessian_eigs_work_bytes(&tm.m, 5, NULL);
+        void *wk = malloc(wb + 64);
+        memset(&c, 0, sizeof c); c.which = w;
+        memset(&o, 0, sizeof o); o.values = vals; o.residuals = res;
+        st = la_hessian_eigs(&tm.m, tm.theta, &tm.b, 5, tol, &c, &o, wk, wb);
+        LA_CHECK(t, st == LA_OK, "which %d: status %d", w, st);
+        t_wanted(n, ev, w, 5, want);
+        for (i = 0; i < 5; ++i) err = fmax(err, fabs(vals[i] - want[i]));
+        /* the HVP itself is only accurate to rounding of la_real */
+        LA_CHECK(t, err <= (tol + 100 * t_eps) * hn,
+                 "which %d: error %g (norm %g), %d HVPs", w, err, hn, o.matvecs);
+        free(wk);
+      }
+      {
+        la_eig_out o;
+        memset(&o, 0, sizeof o); o.values = vals;
+        LA_CHECK(t, la_hessian_eigs(&tm.m, tm.theta, &tm.b, n + 1, tol, NULL, &o,
+                                    NULL, 0) == LA_EDIM, "k > n");
+        LA_CHECK(t, la_hessian_eigs(&tm.m, tm.theta, &tm.b, 2, 0, NULL, &o,
+                                    NULL, 0) == LA_ERANGE, "tol 0");
+      }
+      free(h); free(ev);
+      t_model_free(&tm);
+    }
+  }
+
+  LA_TEST(t, "diag/directional smoothness against a second difference") {
+    t_model tm;
+    int st = t_model_make(&tm, LA_PARAM_SPARSE, 3, 3, 6, 50, 0.4, 31u), n, i;
+    la_real *nx, *tp, *tm_, *g;
+    double s = 0, gn = 0, fp, f0, fm, nr = 0, fd, hstep, loss, *u;
+    la_t_rng r = {9};
+    LA_CHECK(t, st == LA_OK, "setup %d", st);
+    if (st == LA_OK) {
+      n = tm.m.nparams;
+      nx = (la_real *)malloc(sizeof(la_real) * n);
+      tp = (la_real *)malloc(sizeof(la_real) * n);
+      tm_ = (la_real *)malloc(sizeof(la_real) * n);
+      g = (la_real *)malloc(sizeof(la_real) * n);
+      u = (double *)malloc(sizeof(double) * n);
+      for (i = 0; i < n; ++i)
+        nx[i] = (la_real)(tm.theta[i] + 0.05 * la_t_uniform(&r));
+      st = la_dir_smoothness(&tm.m, tm.theta, nx, &tm.b, &s, &gn, NULL, 0);
+      LA_CHECK(t, st == LA_OK, "status %d", st);
+      for (i = 0; i < n; ++i) { u[i] = (double)nx[i] - tm.theta[i]; nr += u[i] * u[i]; }
+      nr = sqrt(nr);
+      hstep = sizeof(la_real) == 4 ? 3e-2 : 1e-4;
+      for (i = 0; i < n; ++i) {
+        tp[i] = (la_real)(tm.theta[i] + hstep * u[i] / nr);
+        tm_[i] = (la_real)(tm.theta[i] - hstep * u[i] / nr);
+      }
+      la_model_loss(&tm.m, tp, &tm.b, &fp, NULL, NULL, 0);
+      la_model_loss(&tm.m, tm.theta, &tm.b, &f0, NULL, NULL, 0);
+      la_model_loss(&tm.m, tm_, &tm.b, &fm, NULL, NULL, 0);
+      fd = (fp - 2 * f0 + fm) / (hstep * hstep);
+      LA_CHECK(t, fabs(s - fd) <= (sizeof(la_real) == 4 ? 3e-2 : 1e-5) *
+                                       (fabs(fd) + f0),
+               "u^T H u = %.10g, second difference %.10g", s, fd);
+      la_model_grad(&tm.m, tm.theta, &tm.b, &loss, g, NULL, 0);
+      LA_CHECK(t, fabs(gn - la_nrm2(n, g)) <= 16 * t_eps * gn, "|grad| %g vs %g",
+               gn, la_nrm2(n, g));
+      LA_CHECK(t, la_dir_smoothness(&tm.m, tm.theta, tm.theta, &tm.b, &s, NULL,
+                                    NULL, 0) == LA_ERANGE, "zero step");
+      LA_CHECK(t, la_dir_smoothness(&tm.m, tm.theta, NULL, &tm.b, &s, NULL,
+                                    NULL, 0) == LA_ENULL, "null");
+      LA_CHECK(t, la_dir_smoothness(&tm.m, tm.theta, nx, &tm.b, &s, NULL, u,
+                                    8) == LA_EWORKSPACE, "small workspace");
+      nx[1] = (la_real)INFINITY;
+      LA_CHECK(t, la_dir_smoothness(&tm.m, tm.theta, nx, &tm.b, &s, NULL, NULL,
+                                    0) == LA_ENONFINITE, "inf");
+      tm.b.d = 2;
+      LA_CHECK(t, la_dir_smoothness(&tm.m, tm.theta, tm.theta, &tm.b, &s, NULL,
+                                    NULL, 0) == LA_ESHAPE, "shape");
+      tm.b.d = 3;
+      free(nx); free(tp); free(tm_); free(g); free(u);
+      t_model_free(&tm);
+    }
+  }
+
+  LA_TEST(t, "diag/model robust condition numbers, exact and iterative") {
+    t_model tm;
+    int st = t_model_make(&tm, LA_PARAM_DENSE, 2, 3, 6, 64, 0.3, 41u), n, i;
+    la_rcond ex, it;
+    la_rcond_config c;
+    double *h, *ev, *ad, mx = 0, lo, hi;
+    LA_CHECK(t, st == LA_OK, "setup %d", st);
+    if (st == LA_OK) {
+      n = tm.m.nparams;
+      h = (double *)malloc(sizeof(double) * n * n);
+      ev = (double *)malloc(sizeof(double) * n);
+      ad = (double *)malloc(sizeof(double) * n);
+      la_hessian_dense(&tm.m, tm.theta, &tm.b, h, NULL, 0);
+      for (i = 0; i < n; ++i) { ad[i] = fabs(h[i * n + i]); mx = fmax(mx, ad[i]); }
+      qsort(ad, n, sizeof(double), t_cmp_desc);
+      la_sym_eig(n, h, ev, NULL, NULL, 0);
+      LA_CHECK(t, la_robust_cond(&tm.m, tm.theta, &tm.b, NULL, &ex, NULL, 0) ==
+                      LA_OK, "exact");
+      /* naive: descending sort, median of an even or odd count */
+      {
+        double md = n % 2 ? ad[n / 2] : 0.5 * (ad[n / 2 - 1] + ad[n / 2]);
+        double ml = n % 2 ? ev[n / 2] : 0.5 * (ev[n / 2 - 1] + ev[n / 2]);
+        LA_CHECK(t, ex.exact == 1, "path");
+        LA_CHECK(t, fabs(ex.by_diag - mx / md) <= 1e-12 * mx / md, "by diag %g vs %g",
+                 ex.by_diag, mx / md);
+        LA_CHECK(t, fabs(ex.lambda_median - ml) <= 1e-12 * fabs(ev[n - 1]) &&
+                        fabs(ex.by_spectrum - ev[n - 1] / ml) <=
+                            1e-9 * fabs(ev[n - 1] / ml),
+                 "by spectrum %g vs %g", ex.by_spectrum, ev[n - 1] / ml);
+      }
+      memset(&c, 0, sizeof c); c.dense_max = 1; c.slq.probes = 20; c.slq.seed = 3;
+      LA_CHECK(t, la_robust_cond(&tm.m, tm.theta, &tm.b, &c, &it, NULL, 0) ==
+                      LA_OK, "iterative");
+      LA_CHECK(t, it.exact == 0 && fabs(it.by_diag - ex.by_diag) <= 1e-12 * ex.by_diag,
+               "diag path %g vs %g", it.by_diag, ex.by_diag);
+      LA_CHECK(t, fabs(it.lambda_max - ev[n - 1]) <= 1e-4 * fabs(ev[n - 1]),
+               "lambda max %g vs %g", it.lambda_max, ev[n - 1]);
+      /* the SLQ median: inside the middle half of the exact spectrum */
+      lo = ev[n / 4]; hi = ev[(3 * n) / 4];
+      LA_CHECK(t, it.lambda_median >= lo && it.lambda_median <= hi,
+               "median %g outside [%g, %g]", it.lambda_median, lo, hi);
+      c.dense_max = -1;
+      LA_CHECK(t, la_robust_cond(&tm.m, tm.theta, &tm.b, &c, &it, NULL, 0) ==
+                      LA_ERANGE, "dense_max < 0");
+      LA_CHECK(t, la_robust_cond(&tm.m, NULL, &tm.b, NULL, &it, NULL, 0) ==
+                      LA_ENULL, "null theta");
+      free(h); free(ev); free(ad);
+      t_model_free(&tm);
+    }
+  }
+
+  LA_TEST(t, "diag/gradient noise bookkeeping") {
+    /* the same prompts drawn again from a copy of the stream, the
+       gradients combined by hand: the true gradient's chunks of 8, 8, 4 */
+    la_data_config dc;
+    la_data g;
+    t_model tm;
+    la_grad_noise_config c;
+    la_rng r1, r2;
+    double norms[30], tg = 0, *gt, loss, worst = 0;
+    int st, i, s, n;
+    la_real *gb;
+    la_batch b8, b4;
+    st = la_data_preset(&dc, LA_SETTING_1);
+    if (st == LA_OK) st = la_data_create(&g, &dc, 5);
+    LA_CHECK(t, st == LA_OK, "data %d", st);
+    if (st == LA_OK) st = t_model_make(&tm, LA_PARAM_SPARSE, 1, 5, 20, 8, 0.2, 51u);
+    LA_CHECK(t, st == LA_OK, "setup %d", st);
+    if (st == LA_OK) {
+      n = tm.m.nparams;
+      gb = (la_real *)malloc(sizeof(la_real) * n);
+      gt = (double *)malloc(sizeof(double) * n);
+      memset(&c, 0, sizeof c); c.minibatch = 8; c.true_batch = 20; c.samples = 30;
+      la_rng_seed(&r1, 7, 3);
+      r2 = r1;
+      st = la_grad_noise(&tm.m, tm.theta, &g, &r1, &c, norms, &tg, NULL, 0);
+      LA_CHECK(t, st == LA_OK, "status %d", st);
+      la_batch_create(&b8, 5, 20, 8);
+      la_batch_create(&b4, 5, 20, 4);
+      for (i = 0; i < n; ++i) gt[i] = 0;
+      for (s = 0; s < 3; ++s) {
+        la_batch *bb = s < 2 ? &b8 : &b4;
+        la_data_sample(&g, &r2, bb);
+        la_model_grad(&tm.m, tm.theta, bb, &loss, gb, NULL, 0);
+        for (i = 0; i < n; ++i) gt[i] += (s < 2 ? 0.4 : 0.2) * gb[i];
+      }
+      LA_CHECK(t, fabs(tg - sqrt(la__ddot(n, gt, gt))) <= 16 * t_eps * tg,
+               "true gradient norm %g", tg);
+      for (s = 0; s < 30; ++s) {
+        double acc = 0;
+        la_data_sample(&g, &r2, &b8);
+        la_model_grad(&tm.m, tm.theta, &b8, &loss, gb, NULL, 0);
+        for (i = 0; i < n; ++i) acc += (gb[i] - gt[i]) * (gb[i] - gt[i]);
+        worst = fmax(worst, fabs(sqrt(acc) - norms[s]) / sqrt(acc));
+      }
+      LA_CHECK(t, worst <= 64 * t_eps, "norms differ by %g", worst);
+      LA_CHECK(t, r1.counter == r2.counter, "streams end apart");
+      c.samples = -1;
+      LA_CHECK(t, la_grad_noise(&tm.m, tm.theta, &g, &r1, &c, norms, &tg, NULL,
+                                0) == LA_ERANGE, "samples < 0");
+      LA_CHECK(t, la_grad_noise(&tm.m, tm.theta, NULL, &r1, NULL, norms, &tg,
+                                NULL, 0) == LA_ENULL, "null data");
+      la_batch_destroy(&b8); la_batch_destroy(&b4);
+      free(gb); free(gt);
+      t_model_free(&tm);
+      la_data_destroy(&g);
+    }
+  }
+}
+#endif
+
 static void suite_diag(la_t *t) {
   diag_dense_tests(t);
   diag_lanczos_tests(t);
   diag_density_tests(t);
   diag_stats_tests(t);
+#if !defined(LA__SKIP_MODEL) && !defined(LA__DIAG_MODEL_PENDING)
+  diag_model_tests(t);
+#endif
 }
