@@ -3,6 +3,7 @@
    initialization): the dense Hessian, the top 10 eigenvalues by Lanczos
    checked against it, and one full gradient-noise measurement.
    Rows: `row <what> key=value ...`. */
+#define _POSIX_C_SOURCE 200809L /* clock_gettime, before any libc header */
 #define LINATTN_IMPLEMENTATION
 #include "../linattn.h"
 #include "bench_common.h"
@@ -123,6 +124,7 @@ int main(int argc, char **argv) {
 }
 #else
 int main(void) {
+  bench_header("diag", bench_fma_peak_gflops());
   printf("bench_diag: the model section is not in this build\n");
   return 0;
 }
