@@ -1675,7 +1675,7 @@ LINATTN_DEF int la_dir_smoothness(const la_model *m, const la_real *theta,
   nr = sqrt(nr);
   if (!(nr > 0) || !la__finite(nr)) {
     la__work_end(owned);
-    return nr > 0 || nr == 0 ? LA_ERANGE : LA_ENONFINITE;
+    return la__finite(nr) ? LA_ERANGE : LA_ENONFINITE;
   }
   for (i = 0; i < n; ++i)
     u[i] = (la_real)(((double)theta_next[i] - (double)theta[i]) / nr);
