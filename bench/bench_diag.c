@@ -133,7 +133,8 @@ int main(int argc, char **argv) {
 #else
 int main(void) {
   bench_header("diag", bench_fma_peak_gflops());
-  printf("bench_diag: the model section is not in this build\n");
+  printf("bench_diag: the model section is not in this build (%.0f)\n",
+         bench_cpu());
   return 0;
 }
 #endif
