@@ -713,6 +713,54 @@ static void diag_stats_tests(la_t *t) {
 }
 
 
+static void diag_workspace_tests(la_t *t) {
+  LA_TEST(t, "diag/caller-owned workspaces, unaligned, and size queries") {
+    int n = 30, i;
+    double lam[30], a[900], q[900], v1[4], v2[4], nodes[5 * 30], wts[5 * 30];
+    double tr1, tr2, se;
+    la_t_rng r = {91};
+    dmat_op op;
+    la_eig_out o;
+    la_slq_config sc;
+    la_trace_config tc;
+    size_t need;
+    unsigned char *buf;
+    for (i = 0; i < n; ++i) lam[i] = la_t_uniform(&r) * (1 + i);
+    t_from_spectrum(&r, n, lam, a, q);
+    memset(&op, 0, sizeof op); op.n = n; op.a = a;
+    memset(&o, 0, sizeof o); o.values = v1;
+    la_lanczos(n, dmat_matvec, &op, 4, 1e-6, NULL, &o, NULL, 0);
+    /* the size covers any alignment of the block */
+    need = la_lanczos_work_bytes(n, 4, NULL);
+    buf = (unsigned char *)malloc(need + 1);
+    o.values = v2;
+    LA_CHECK(t, la_lanczos(n, dmat_matvec, &op, 4, 1e-6, NULL, &o, buf + 1,
+                           need) == LA_OK, "unaligned block");
+    LA_CHECK(t, memcmp(v1, v2, sizeof v1) == 0, "result depends on the block");
+    LA_CHECK(t, la_lanczos(n, dmat_matvec, &op, 4, 1e-6, NULL, &o, buf + 1,
+                           need - 64) == LA_EWORKSPACE, "short block");
+    free(buf);
+    memset(&sc, 0, sizeof sc); sc.probes = 5;
+    need = la_slq_work_bytes(n, &sc);
+    buf = (unsigned char *)malloc(need + 3);
+    LA_CHECK(t, la_slq(n, dmat_matvec, &op, &sc, nodes, wts, buf + 3, need) ==
+                    LA_OK, "slq, unaligned");
+    free(buf);
+    memset(&tc, 0, sizeof tc); tc.method = LA_TRACE_HUTCHPP; tc.seed = 4;
+    need = la_trace_work_bytes(n, &tc);
+    buf = (unsigned char *)malloc(need + 5);
+    la_trace(n, dmat_matvec, &op, &tc, &tr1, &se, NULL, 0);
+    LA_CHECK(t, la_trace(n, dmat_matvec, &op, &tc, &tr2, &se, buf + 5, need) ==
+                    LA_OK && tr1 == tr2, "trace, unaligned: %g vs %g", tr1, tr2);
+    free(buf);
+    LA_CHECK(t, la_lanczos_work_bytes(0, 1, NULL) == 0, "lanczos n 0");
+    LA_CHECK(t, la_slq_work_bytes(-3, NULL) == 0, "slq n < 0");
+    tc.matvecs = -1;
+    LA_CHECK(t, la_trace_work_bytes(n, &tc) == 0, "trace budget < 0");
+    LA_CHECK(t, la_dense_from_matvec_work_bytes(0) == 0, "dense n 0");
+  }
+}
+
 #if !defined(LA__SKIP_MODEL) && !defined(LA__DIAG_MODEL_PENDING)
 /* ------------------------------------------------------ model tests */
 
@@ -1045,6 +1093,7 @@ static void suite_diag(la_t *t) {
   diag_lanczos_tests(t);
   diag_density_tests(t);
   diag_stats_tests(t);
+  diag_workspace_tests(t);
 #if !defined(LA__SKIP_MODEL) && !defined(LA__DIAG_MODEL_PENDING)
   diag_model_tests(t);
 #endif
