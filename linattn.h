@@ -188,20 +188,33 @@ LINATTN_DEF int la_bgemm(unsigned flags, int m, int n, int k, la_real alpha,
                          size_t b_stride, la_real *C, size_t c_stride,
                          int npanels);
 
-/* Plain vectors (optimizers, Lanczos). Sums are accumulated in double. */
+/* Plain vectors (optimizers, Lanczos), at any address. Products and sums
+   are formed in double, so la_dot of floats carries no float rounding at
+   all and differs between backends only by the order of the double
+   additions; la_nrm2 does not overflow or underflow before its result does.
+   n <= 0 or a null pointer is an empty vector: 0 is returned, nothing is
+   written. In la_axpy, x and y are the same vector or do not overlap. */
 LINATTN_DEF double la_dot(int n, const la_real *x, const la_real *y);
 LINATTN_DEF double la_nrm2(int n, const la_real *x);
 LINATTN_DEF void la_axpy(int n, la_real a, const la_real *x, la_real *y);
 LINATTN_DEF void la_scale(int n, la_real a, la_real *x);
 
 /* The kernel table: the compiled backend's kernels, and the scalar twins.
-   The model and the tests choose between them; users rarely need this. */
+   The model and the tests choose between them; users rarely need this.
+   The entries do not check their arguments (the la_ functions above do).
+   pgemm is one panel of la_bgemm (C never batch-summed); bgemm is la_bgemm
+   itself with all its strides, one call for the whole batch. */
 typedef struct la_kernels {
-  const char *name;
+  const char *name; /* "scalar", "avx2", "neon64" or "neon32" */
   void (*pgemm)(unsigned flags, int m, int n, int k, la_real alpha,
                 const la_real *A, const la_real *B, la_real *C);
   double (*dot)(int n, const la_real *x, const la_real *y);
   void (*axpy)(int n, la_real a, const la_real *x, la_real *y);
+  void (*bgemm)(unsigned flags, int m, int n, int k, la_real alpha,
+                const la_real *A, size_t a_stride, const la_real *B,
+                size_t b_stride, la_real *C, size_t c_stride, int npanels);
+  void (*scale)(int n, la_real a, la_real *x);
+  double (*nrm2)(int n, const la_real *x);
 } la_kernels;
 LINATTN_DEF const la_kernels *la_kernels_best(void);
 LINATTN_DEF const la_kernels *la_kernels_scalar(void);
@@ -361,14 +374,17 @@ LINATTN_DEF const char *la_backend_name(void) {
 
 /* ------------------------------------------------------- SIMD layer */
 /* One la__vec holds the LA_W lanes of a panel element. Kernels are written
-   once against these few operations. */
+   once against these few operations; vload/vstore need LA_ALIGN-aligned
+   panels, vloadu/vstoreu take plain vectors at any address. */
 
 #if LA__SIMD == LINATTN_AVX2 && !defined(LINATTN_DOUBLE)
 typedef __m256 la__vec;
 LA__INLINE la__vec la__vload(const la_real *p) { return _mm256_load_ps(p); }
+LA__INLINE la__vec la__vloadu(const la_real *p) { return _mm256_loadu_ps(p); }
 LA__INLINE void la__vstore(la_real *p, la__vec v) { _mm256_store_ps(p, v); }
+LA__INLINE void la__vstoreu(la_real *p, la__vec v) { _mm256_storeu_ps(p, v); }
 LA__INLINE la__vec la__vset1(la_real x) { return _mm256_set1_ps(x); }
-LA__INLINE la__vec la__vadd(la__vec a, la__vec b) { return _mm256_add_ps(a, b); }
+LA__INLINE la__vec la__vzero(void) { return _mm256_setzero_ps(); }
 LA__INLINE la__vec la__vmul(la__vec a, la__vec b) { return _mm256_mul_ps(a, b); }
 LA__INLINE la__vec la__vfma(la__vec c, la__vec a, la__vec b) {
   return _mm256_fmadd_ps(a, b, c);
@@ -376,14 +392,17 @@ LA__INLINE la__vec la__vfma(la__vec c, la__vec a, la__vec b) {
 #elif LA__SIMD == LINATTN_AVX2
 typedef __m256d la__vec;
 LA__INLINE la__vec la__vload(const la_real *p) { return _mm256_load_pd(p); }
+LA__INLINE la__vec la__vloadu(const la_real *p) { return _mm256_loadu_pd(p); }
 LA__INLINE void la__vstore(la_real *p, la__vec v) { _mm256_store_pd(p, v); }
+LA__INLINE void la__vstoreu(la_real *p, la__vec v) { _mm256_storeu_pd(p, v); }
 LA__INLINE la__vec la__vset1(la_real x) { return _mm256_set1_pd(x); }
-LA__INLINE la__vec la__vadd(la__vec a, la__vec b) { return _mm256_add_pd(a, b); }
+LA__INLINE la__vec la__vzero(void) { return _mm256_setzero_pd(); }
 LA__INLINE la__vec la__vmul(la__vec a, la__vec b) { return _mm256_mul_pd(a, b); }
 LA__INLINE la__vec la__vfma(la__vec c, la__vec a, la__vec b) {
   return _mm256_fmadd_pd(a, b, c);
 }
 #elif LA__SIMD == LINATTN_NEON && !defined(LINATTN_DOUBLE)
+/* vld1q/vst1q accept any address, so the aligned and plain forms agree. */
 typedef struct { float32x4_t lo, hi; } la__vec;
 LA__INLINE la__vec la__vload(const la_real *p) {
   la__vec v; v.lo = vld1q_f32(p); v.hi = vld1q_f32(p + 4); return v;
@@ -393,9 +412,6 @@ LA__INLINE void la__vstore(la_real *p, la__vec v) {
 }
 LA__INLINE la__vec la__vset1(la_real x) {
   la__vec v; v.lo = vdupq_n_f32(x); v.hi = v.lo; return v;
-}
-LA__INLINE la__vec la__vadd(la__vec a, la__vec b) {
-  la__vec v; v.lo = vaddq_f32(a.lo, b.lo); v.hi = vaddq_f32(a.hi, b.hi); return v;
 }
 LA__INLINE la__vec la__vmul(la__vec a, la__vec b) {
   la__vec v; v.lo = vmulq_f32(a.lo, b.lo); v.hi = vmulq_f32(a.hi, b.hi); return v;
@@ -420,9 +436,6 @@ LA__INLINE void la__vstore(la_real *p, la__vec v) {
 LA__INLINE la__vec la__vset1(la_real x) {
   la__vec v; v.a = vdupq_n_f64(x); v.b = v.a; return v;
 }
-LA__INLINE la__vec la__vadd(la__vec x, la__vec y) {
-  la__vec v; v.a = vaddq_f64(x.a, y.a); v.b = vaddq_f64(x.b, y.b); return v;
-}
 LA__INLINE la__vec la__vmul(la__vec x, la__vec y) {
   la__vec v; v.a = vmulq_f64(x.a, y.a); v.b = vmulq_f64(x.b, y.b); return v;
 }
@@ -431,7 +444,11 @@ LA__INLINE la__vec la__vfma(la__vec c, la__vec x, la__vec y) {
   return v;
 }
 #endif
-
+#if LA__SIMD == LINATTN_NEON
+LA__INLINE la__vec la__vloadu(const la_real *p) { return la__vload(p); }
+LA__INLINE void la__vstoreu(la_real *p, la__vec v) { la__vstore(p, v); }
+LA__INLINE la__vec la__vzero(void) { return la__vset1(0); }
+#endif
 /* ------------------------------------------------------ the layout */
 
 LINATTN_DEF int la_panels(int count) {
@@ -496,9 +513,9 @@ LINATTN_DEF int la_lane_sum(int rows, int cols, const la_real *panel,
 }
 
 /* --------------------------------------------- panel product kernels */
-/* pgemm computes one panel: C = alpha op(A) op(B) (+ C). Element (i, p) of
-   op(A) sits at A + (i*ars + p*acs)*LA_W; transposition only swaps strides,
-   so one kernel serves every orientation. */
+/* A panel product computes C = alpha op(A) op(B) (+ C) for the LA_W prompts
+   of one panel. Element (i, p) of op(A) sits at A + (i*ars + p*acs)*LA_W;
+   transposition only swaps the strides. */
 
 typedef struct la__gemm_shape {
   int m, n, k;
@@ -513,7 +530,7 @@ static la__gemm_shape la__shape(unsigned flags, int m, int n, int k) {
   return s;
 }
 
-/* The reference: plain loops over lanes. */
+/* The reference: plain loops over lanes, one element of C at a time. */
 static void la__pgemm_scalar(unsigned flags, int m, int n, int k, la_real alpha,
                              const la_real *A, const la_real *B, la_real *C) {
   la__gemm_shape s = la__shape(flags, m, n, k);
@@ -533,6 +550,22 @@ static void la__pgemm_scalar(unsigned flags, int m, int n, int k, la_real alpha,
     }
 }
 
+/* The batched reference: one panel after another. A batch-summed C
+   (c_stride 0) is zeroed once, then every panel adds to it. */
+static void la__bgemm_scalar(unsigned flags, int m, int n, int k, la_real alpha,
+                             const la_real *A, size_t a_stride,
+                             const la_real *B, size_t b_stride, la_real *C,
+                             size_t c_stride, int npanels) {
+  int p;
+  if (c_stride == 0 && !(flags & LA_ACCUMULATE)) {
+    memset(C, 0, sizeof(la_real) * (size_t)m * n * LA_W);
+    flags |= LA_ACCUMULATE;
+  }
+  for (p = 0; p < npanels; ++p)
+    la__pgemm_scalar(flags, m, n, k, alpha, A + p * a_stride, B + p * b_stride,
+                     C + p * c_stride);
+}
+
 static double la__dot_scalar(int n, const la_real *x, const la_real *y) {
   double s = 0;
   int i;
@@ -545,81 +578,334 @@ static void la__axpy_scalar(int n, la_real a, const la_real *x, la_real *y) {
   for (i = 0; i < n; ++i) y[i] += a * x[i];
 }
 
+static void la__scale_scalar(int n, la_real a, la_real *x) {
+  int i;
+  for (i = 0; i < n; ++i) x[i] *= a;
+}
+
+/* ||x|| from a sum of squares in double. Float squares cannot overflow or
+   underflow a double; double ones can, and then the norm is computed again
+   from x / max|x|, which cannot. */
+static double la__nrm2_from(double sumsq, int n, const la_real *x) {
+  double amax = 0, s = 0, v;
+  int i;
+  if (sizeof(la_real) < sizeof(double) || (sumsq > 1e-290 && sumsq < 1e290))
+    return sqrt(sumsq);
+  for (i = 0; i < n; ++i)
+    if (fabs((double)x[i]) > amax) amax = fabs((double)x[i]);
+  if (amax == 0 || !(amax <= 1.79769313486231570e308)) return sqrt(sumsq);
+  for (i = 0; i < n; ++i) { v = (double)x[i] / amax; s += v * v; }
+  return amax * sqrt(s);
+}
+
+static double la__nrm2_scalar(int n, const la_real *x) {
+  return la__nrm2_from(la__dot_scalar(n, x, x), n, x);
+}
+
 #if LA__SIMD != LINATTN_SCALAR
-/* A register block of MR x NR vector accumulators over the whole k loop.
-   MR and NR are constants at every call, so the compiler unrolls the loops
-   and keeps the block in registers (4 x 3 = 12 of AVX2's 16). */
-LA__INLINE void la__block(const int MR, const int NR, const la__gemm_shape *s,
-                          int i0, int j0, unsigned flags, la_real alpha,
-                          const la_real *LA__RESTRICT A,
-                          const la_real *LA__RESTRICT B,
-                          la_real *LA__RESTRICT C) {
-  la__vec acc[4][3], b[3], va;
+/* The register-blocked panel product. A block of MR x NR vector accumulators
+   lives in registers for the whole k loop: per step of k it costs MR + NR
+   vector loads and MR*NR FMAs, so MR*NR of 8..12 keeps the two FMA ports of
+   a core busy and the FMA latency covered while staying within 16 vector
+   registers. MR, NR and the orientations TA, TB are constants at every call
+   site, so each block compiles to straight-line code with constant offsets;
+   the loops over them are forced open because -O2 would not unroll them and
+   the accumulators would live on the stack. */
+#if defined(__clang__)
+#define LA__UNROLL _Pragma("unroll")
+#elif defined(__GNUC__) && __GNUC__ >= 8
+#define LA__UNROLL _Pragma("GCC unroll 16")
+#else
+#define LA__UNROLL
+#endif
+
+#if LA__SIMD == LINATTN_AVX2 && (defined(__GNUC__) || defined(__clang__))
+#define LA__PIN(v) __asm__("" : "+x"(v))
+#else
+#define LA__PIN(v) ((void)0)
+#endif
+
+/* How a block leaves its accumulators in C. */
+enum {
+  LA__PUT = 0,     /* C = acc */
+  LA__PUT_MUL = 1, /* C = alpha acc */
+  LA__ADD = 2,     /* C += acc: the accumulators start from C */
+  LA__ADD_MUL = 3  /* C += alpha acc */
+};
+
+#define LA__MRMAX 8
+#define LA__NRMAX 8
+
+/* A points at op(A)(i0, 0), B at op(B)(0, j0), C at C(i0, j0). */
+LA__INLINE void la__kblock(const int MR, const int NR, const int TA,
+                           const int TB, int m, int n, int k, int mode,
+                           la__vec valpha, const la_real *LA__RESTRICT A,
+                           const la_real *LA__RESTRICT B,
+                           la_real *LA__RESTRICT C) {
+  const size_t ars = TA ? LA_W : (size_t)k * LA_W;
+  const size_t acs = TA ? (size_t)m * LA_W : LA_W;
+  const size_t brs = TB ? LA_W : (size_t)n * LA_W;
+  const size_t bcs = TB ? (size_t)k * LA_W : LA_W;
+  const size_t crs = (size_t)n * LA_W;
+  la__vec acc[LA__MRMAX][LA__NRMAX], b[LA__NRMAX], va;
   int i, j, p;
-  for (i = 0; i < MR; ++i)
-    for (j = 0; j < NR; ++j) acc[i][j] = la__vset1(0);
-  for (p = 0; p < s->k; ++p) {
-    for (j = 0; j < NR; ++j)
-      b[j] = la__vload(B + (size_t)(p * s->brs + (j0 + j) * s->bcs) * LA_W);
-    for (i = 0; i < MR; ++i) {
-      va = la__vload(A + (size_t)((i0 + i) * s->ars + p * s->acs) * LA_W);
-      for (j = 0; j < NR; ++j) acc[i][j] = la__vfma(acc[i][j], va, b[j]);
-    }
+  if (mode == LA__ADD) {
+    LA__UNROLL for (i = 0; i < MR; ++i)
+      LA__UNROLL for (j = 0; j < NR; ++j)
+        acc[i][j] = la__vload(C + i * crs + j * LA_W);
+  } else {
+    LA__UNROLL for (i = 0; i < MR; ++i)
+      LA__UNROLL for (j = 0; j < NR; ++j) acc[i][j] = la__vzero();
   }
-  va = la__vset1(alpha);
-  for (i = 0; i < MR; ++i)
-    for (j = 0; j < NR; ++j) {
-      la_real *c = C + (size_t)((i0 + i) * s->n + j0 + j) * LA_W;
-      la__vec r = la__vmul(va, acc[i][j]);
-      if (flags & LA_ACCUMULATE) r = la__vadd(r, la__vload(c));
+  for (p = 0; p < k; ++p) {
+    LA__UNROLL for (j = 0; j < NR; ++j) b[j] = la__vload(B + j * bcs);
+    LA__UNROLL for (i = 0; i < MR; ++i) {
+      va = la__vload(A + i * ars);
+      LA__PIN(va);
+      LA__UNROLL for (j = 0; j < NR; ++j)
+        acc[i][j] = la__vfma(acc[i][j], va, b[j]);
+    }
+    A += acs;
+    B += brs;
+  }
+  LA__UNROLL for (i = 0; i < MR; ++i)
+    LA__UNROLL for (j = 0; j < NR; ++j) {
+      la_real *c = C + i * crs + j * LA_W;
+      la__vec r = acc[i][j];
+      if (mode == LA__PUT_MUL) r = la__vmul(valpha, r);
+      else if (mode == LA__ADD_MUL) r = la__vfma(la__vload(c), valpha, r);
       la__vstore(c, r);
     }
 }
 
-#define LA__BLOCK_CASE(MR, NR)                                                \
-  case (MR)*4 + (NR):                                                         \
-    la__block(MR, NR, &s, i, j, flags, alpha, A, B, C);                       \
+/* A strip of MR rows of C: blocks of NR columns, then the last n % NR
+   columns in blocks of 4, 2 and 1 (the branches for widths not below NR
+   are compile-time dead). */
+LA__INLINE void la__kstrip(const int MR, const int NR, const int TA,
+                           const int TB, int i0, int m, int n, int k, int mode,
+                           la__vec valpha, const la_real *A, const la_real *B,
+                           la_real *C) {
+  const size_t ars = TA ? LA_W : (size_t)k * LA_W;
+  const size_t bcs = TB ? (size_t)k * LA_W : LA_W;
+  int j = 0;
+  A += i0 * ars;
+  C += (size_t)i0 * n * LA_W;
+  for (; j + NR <= n; j += NR)
+    la__kblock(MR, NR, TA, TB, m, n, k, mode, valpha, A, B + j * bcs,
+               C + (size_t)j * LA_W);
+  if (NR > 4 && n - j >= 4) {
+    la__kblock(MR, 4, TA, TB, m, n, k, mode, valpha, A, B + j * bcs,
+               C + (size_t)j * LA_W);
+    j += 4;
+  }
+  if (NR > 2 && n - j >= 2) {
+    la__kblock(MR, 2, TA, TB, m, n, k, mode, valpha, A, B + j * bcs,
+               C + (size_t)j * LA_W);
+    j += 2;
+  }
+  if (NR > 1 && n - j >= 1)
+    la__kblock(MR, 1, TA, TB, m, n, k, mode, valpha, A, B + j * bcs,
+               C + (size_t)j * LA_W);
+}
+
+/* Row strips: as many rows as the registers allow, and for the last m % MR
+   rows wider blocks, so that a short strip still has 8..12 accumulators.
+   ARMv7 has 16 NEON registers for two-register vectors, half of the rest. */
+#if LA__SIMD == LINATTN_NEON && !defined(__aarch64__)
+#define LA__MR 2
+#define LA__STRIPS(TA, TB)                                                     \
+  for (i = 0; i + 2 <= m; i += 2)                                              \
+    la__kstrip(2, 2, TA, TB, i, m, n, k, mode, va, A, B, C);                   \
+  if (i < m) la__kstrip(1, 3, TA, TB, i, m, n, k, mode, va, A, B, C);
+#else
+#ifndef LA__MRF
+#define LA__MRF 6
+#define LA__NRF 2
+#endif
+#define LA__STRIPS(TA, TB)                                                     \
+  for (i = 0; i + LA__MRF <= m; i += LA__MRF)                                              \
+    la__kstrip(LA__MRF, LA__NRF, TA, TB, i, m, n, k, mode, va, A, B, C);                   \
+  switch (m - i) {                                                             \
+  case 5: la__kstrip(5, 2, TA, TB, i, m, n, k, mode, va, A, B, C); break;      \
+  case 4: la__kstrip(4, 3, TA, TB, i, m, n, k, mode, va, A, B, C); break;      \
+  case 3: la__kstrip(3, 4, TA, TB, i, m, n, k, mode, va, A, B, C); break;      \
+  case 2: la__kstrip(2, 6, TA, TB, i, m, n, k, mode, va, A, B, C); break;      \
+  case 1: la__kstrip(1, 8, TA, TB, i, m, n, k, mode, va, A, B, C); break;      \
+  default: break;                                                              \
+  }
+#endif
+
+/* The batched product for one orientation, panel after panel so that each
+   panel's operands are read once while in L1. The mode is settled once per
+   panel; a batch-summed C is overwritten by the first panel and added to
+   by the others, never zeroed separately. */
+#define LA__BGEMM_ORIENT(NAME, TA, TB)                                         \
+  static void NAME(unsigned flags, int m, int n, int k, la_real alpha,         \
+                   const la_real *A, size_t a_stride, const la_real *B,        \
+                   size_t b_stride, la_real *C, size_t c_stride,               \
+                   int npanels) {                                              \
+    const la__vec va = la__vset1(alpha);                                       \
+    const int scaled = alpha != 1;                                             \
+    int p, i, mode = (flags & LA_ACCUMULATE) ? LA__ADD : LA__PUT;              \
+    for (p = 0; p < npanels; ++p) {                                            \
+      if (p == 1 && c_stride == 0) mode = LA__ADD;                             \
+      mode = (mode & LA__ADD) | scaled;                                        \
+      LA__STRIPS(TA, TB)                                                       \
+      A += a_stride;                                                           \
+      B += b_stride;                                                           \
+      C += c_stride;                                                           \
+    }                                                                          \
+  }
+LA__BGEMM_ORIENT(la__bgemm_nn, 0, 0)
+LA__BGEMM_ORIENT(la__bgemm_tn, 1, 0)
+LA__BGEMM_ORIENT(la__bgemm_nt, 0, 1)
+LA__BGEMM_ORIENT(la__bgemm_tt, 1, 1)
+#undef LA__BGEMM_ORIENT
+#undef LA__STRIPS
+
+/* One switch per call, not per panel. */
+static void la__bgemm_simd(unsigned flags, int m, int n, int k, la_real alpha,
+                           const la_real *A, size_t a_stride, const la_real *B,
+                           size_t b_stride, la_real *C, size_t c_stride,
+                           int npanels) {
+  switch (flags & (LA_TRANS_A | LA_TRANS_B)) {
+  case 0:
+    la__bgemm_nn(flags, m, n, k, alpha, A, a_stride, B, b_stride, C, c_stride,
+                 npanels);
     break;
+  case LA_TRANS_A:
+    la__bgemm_tn(flags, m, n, k, alpha, A, a_stride, B, b_stride, C, c_stride,
+                 npanels);
+    break;
+  case LA_TRANS_B:
+    la__bgemm_nt(flags, m, n, k, alpha, A, a_stride, B, b_stride, C, c_stride,
+                 npanels);
+    break;
+  default:
+    la__bgemm_tt(flags, m, n, k, alpha, A, a_stride, B, b_stride, C, c_stride,
+                 npanels);
+    break;
+  }
+}
 
 static void la__pgemm_simd(unsigned flags, int m, int n, int k, la_real alpha,
                            const la_real *A, const la_real *B, la_real *C) {
-  la__gemm_shape s = la__shape(flags, m, n, k);
-  int i, j;
-  for (i = 0; i < m; i += 4) {
-    int mr = m - i < 4 ? m - i : 4;
-    for (j = 0; j < n; j += 3) {
-      int nr = n - j < 3 ? n - j : 3;
-      switch (mr * 4 + nr) {
-        LA__BLOCK_CASE(4, 3) LA__BLOCK_CASE(4, 2) LA__BLOCK_CASE(4, 1)
-        LA__BLOCK_CASE(3, 3) LA__BLOCK_CASE(3, 2) LA__BLOCK_CASE(3, 1)
-        LA__BLOCK_CASE(2, 3) LA__BLOCK_CASE(2, 2) LA__BLOCK_CASE(2, 1)
-        LA__BLOCK_CASE(1, 3) LA__BLOCK_CASE(1, 2) LA__BLOCK_CASE(1, 1)
-      default: LINATTN_ASSERT(0);
-      }
-    }
-  }
+  la__bgemm_simd(flags, m, n, k, alpha, A, 0, B, 0, C, 0, 1);
 }
-#undef LA__BLOCK_CASE
+#endif /* LA__SIMD != LINATTN_SCALAR */
 
-static double la__dot_simd(int n, const la_real *x, const la_real *y) {
-  /* unaligned plain vectors: lanes summed in double at the end */
-  la_real part[LA_W];
-  double s = 0;
-  int i = 0, w;
-  for (w = 0; w < LA_W; ++w) part[w] = 0;
+#if LA__SIMD != LINATTN_SCALAR
+/* Plain vectors at any address: whole vectors, then a scalar tail. The
+   vector body fuses a*x + y, the scalar twin rounds twice; they agree to
+   one rounding per element. x and y are the same vector or disjoint. */
+static void la__axpy_simd(int n, la_real a, const la_real *x, la_real *y) {
+  const la__vec va = la__vset1(a);
+  int i = 0;
+  for (; i + 2 * LA_W <= n; i += 2 * LA_W) {
+    la__vec y0 = la__vfma(la__vloadu(y + i), va, la__vloadu(x + i));
+    la__vec y1 = la__vfma(la__vloadu(y + i + LA_W), va, la__vloadu(x + i + LA_W));
+    la__vstoreu(y + i, y0);
+    la__vstoreu(y + i + LA_W, y1);
+  }
   for (; i + LA_W <= n; i += LA_W)
-    for (w = 0; w < LA_W; ++w) part[w] += x[i + w] * y[i + w];
-  for (w = 0; w < LA_W; ++w) s += part[w];
+    la__vstoreu(y + i, la__vfma(la__vloadu(y + i), va, la__vloadu(x + i)));
+  for (; i < n; ++i) y[i] += a * x[i];
+}
+
+static void la__scale_simd(int n, la_real a, la_real *x) {
+  const la__vec va = la__vset1(a);
+  int i = 0;
+  for (; i + 2 * LA_W <= n; i += 2 * LA_W) {
+    la__vec x0 = la__vmul(va, la__vloadu(x + i));
+    la__vec x1 = la__vmul(va, la__vloadu(x + i + LA_W));
+    la__vstoreu(x + i, x0);
+    la__vstoreu(x + i + LA_W, x1);
+  }
+  for (; i + LA_W <= n; i += LA_W)
+    la__vstoreu(x + i, la__vmul(va, la__vloadu(x + i)));
+  for (; i < n; ++i) x[i] *= a;
+}
+
+/* The dot product keeps the promise of double sums: every product is formed
+   in double (exact for floats) and added into four or more double partial
+   sums, folded at the end. It differs from the scalar twin only in the
+   order of the additions. 32-bit ARM has no double lanes and uses the twin. */
+#if LA__SIMD == LINATTN_AVX2
+LA__INLINE double la__hsum_pd(__m256d v) {
+  __m128d s = _mm_add_pd(_mm256_castpd256_pd128(v), _mm256_extractf128_pd(v, 1));
+  return _mm_cvtsd_f64(_mm_add_sd(s, _mm_unpackhi_pd(s, s)));
+}
+#ifndef LINATTN_DOUBLE
+#define LA__DLOAD4(p) _mm256_cvtps_pd(_mm_loadu_ps(p)) /* 4 floats as doubles */
+#else
+#define LA__DLOAD4(p) _mm256_loadu_pd(p)
+#endif
+static double la__dot_simd(int n, const la_real *x, const la_real *y) {
+  __m256d s0 = _mm256_setzero_pd(), s1 = s0, s2 = s0, s3 = s0;
+  double s;
+  int i = 0;
+  for (; i + 16 <= n; i += 16) {
+    s0 = _mm256_fmadd_pd(LA__DLOAD4(x + i), LA__DLOAD4(y + i), s0);
+    s1 = _mm256_fmadd_pd(LA__DLOAD4(x + i + 4), LA__DLOAD4(y + i + 4), s1);
+    s2 = _mm256_fmadd_pd(LA__DLOAD4(x + i + 8), LA__DLOAD4(y + i + 8), s2);
+    s3 = _mm256_fmadd_pd(LA__DLOAD4(x + i + 12), LA__DLOAD4(y + i + 12), s3);
+  }
+  for (; i + 4 <= n; i += 4)
+    s0 = _mm256_fmadd_pd(LA__DLOAD4(x + i), LA__DLOAD4(y + i), s0);
+  s = la__hsum_pd(_mm256_add_pd(_mm256_add_pd(s0, s1), _mm256_add_pd(s2, s3)));
   for (; i < n; ++i) s += (double)x[i] * y[i];
   return s;
 }
+#undef LA__DLOAD4
+#elif LA__SIMD == LINATTN_NEON && defined(__aarch64__)
+static double la__dot_simd(int n, const la_real *x, const la_real *y) {
+  float64x2_t s0 = vdupq_n_f64(0), s1 = s0, s2 = s0, s3 = s0;
+  double s;
+  int i = 0;
+#ifndef LINATTN_DOUBLE
+  for (; i + 8 <= n; i += 8) {
+    float32x4_t x0 = vld1q_f32(x + i), y0 = vld1q_f32(y + i);
+    float32x4_t x1 = vld1q_f32(x + i + 4), y1 = vld1q_f32(y + i + 4);
+    s0 = vfmaq_f64(s0, vcvt_f64_f32(vget_low_f32(x0)), vcvt_f64_f32(vget_low_f32(y0)));
+    s1 = vfmaq_f64(s1, vcvt_high_f64_f32(x0), vcvt_high_f64_f32(y0));
+    s2 = vfmaq_f64(s2, vcvt_f64_f32(vget_low_f32(x1)), vcvt_f64_f32(vget_low_f32(y1)));
+    s3 = vfmaq_f64(s3, vcvt_high_f64_f32(x1), vcvt_high_f64_f32(y1));
+  }
+#else
+  for (; i + 8 <= n; i += 8) {
+    s0 = vfmaq_f64(s0, vld1q_f64(x + i), vld1q_f64(y + i));
+    s1 = vfmaq_f64(s1, vld1q_f64(x + i + 2), vld1q_f64(y + i + 2));
+    s2 = vfmaq_f64(s2, vld1q_f64(x + i + 4), vld1q_f64(y + i + 4));
+    s3 = vfmaq_f64(s3, vld1q_f64(x + i + 6), vld1q_f64(y + i + 6));
+  }
+#endif
+  s = vaddvq_f64(vaddq_f64(vaddq_f64(s0, s1), vaddq_f64(s2, s3)));
+  for (; i < n; ++i) s += (double)x[i] * y[i];
+  return s;
+}
+#else
+#define la__dot_simd la__dot_scalar
 #endif
 
-static const la_kernels la__kernels_scalar = {"scalar", la__pgemm_scalar,
-                                              la__dot_scalar, la__axpy_scalar};
+static double la__nrm2_simd(int n, const la_real *x) {
+  return la__nrm2_from(la__dot_simd(n, x, x), n, x);
+}
+#endif /* LA__SIMD != LINATTN_SCALAR */
+
+static const la_kernels la__kernels_scalar = {
+    "scalar",         la__pgemm_scalar, la__dot_scalar, la__axpy_scalar,
+    la__bgemm_scalar, la__scale_scalar, la__nrm2_scalar};
 #if LA__SIMD != LINATTN_SCALAR
-static const la_kernels la__kernels_simd = {"simd", la__pgemm_simd,
-                                            la__dot_simd, la__axpy_scalar};
+static const la_kernels la__kernels_simd = {
+#if LA__SIMD == LINATTN_AVX2
+    "avx2",
+#elif defined(__aarch64__)
+    "neon64",
+#else
+    "neon32",
+#endif
+    la__pgemm_simd, la__dot_simd,   la__axpy_simd,
+    la__bgemm_simd, la__scale_simd, la__nrm2_simd};
 #endif
 
 LINATTN_DEF const la_kernels *la_kernels_scalar(void) {
@@ -639,40 +925,31 @@ LINATTN_DEF int la_bgemm(unsigned flags, int m, int n, int k, la_real alpha,
                          const la_real *A, size_t a_stride, const la_real *B,
                          size_t b_stride, la_real *C, size_t c_stride,
                          int npanels) {
-  const la_kernels *kern = la_kernels_best();
-  int p;
   if (!A || !B || !C) return LA_ENULL;
   if (m <= 0 || n <= 0 || k <= 0 || npanels <= 0) return LA_EDIM;
   if (flags & ~(LA_TRANS_A | LA_TRANS_B | LA_ACCUMULATE)) return LA_ERANGE;
   if ((double)m * n * LA_W > 2147483647.0 ||
       (double)m * k * LA_W > 2147483647.0 || (double)k * n * LA_W > 2147483647.0)
     return LA_EOVERFLOW;
-  if (c_stride == 0 && !(flags & LA_ACCUMULATE))
-    memset(C, 0, sizeof(la_real) * (size_t)m * n * LA_W);
-  for (p = 0; p < npanels; ++p) {
-    unsigned f = flags;
-    if (c_stride == 0) f |= LA_ACCUMULATE;
-    kern->pgemm(f, m, n, k, alpha, A + p * a_stride, B + p * b_stride,
-                C + p * c_stride);
-  }
+  la_kernels_best()->bgemm(flags, m, n, k, alpha, A, a_stride, B, b_stride, C,
+                           c_stride, npanels);
   return LA_OK;
 }
 
 /* ------------------------------------------------------ plain vectors */
+/* n <= 0 or a null pointer is an empty vector: a sum of 0, nothing done. */
 
 LINATTN_DEF double la_dot(int n, const la_real *x, const la_real *y) {
   return (n <= 0 || !x || !y) ? 0.0 : la_kernels_best()->dot(n, x, y);
 }
 LINATTN_DEF double la_nrm2(int n, const la_real *x) {
-  return sqrt(la_dot(n, x, x));
+  return (n <= 0 || !x) ? 0.0 : la_kernels_best()->nrm2(n, x);
 }
 LINATTN_DEF void la_axpy(int n, la_real a, const la_real *x, la_real *y) {
   if (n > 0 && x && y) la_kernels_best()->axpy(n, a, x, y);
 }
 LINATTN_DEF void la_scale(int n, la_real a, la_real *x) {
-  int i;
-  if (n > 0 && x)
-    for (i = 0; i < n; ++i) x[i] *= a;
+  if (n > 0 && x) la_kernels_best()->scale(n, a, x);
 }
 
 #ifndef LINATTN_NO_STDLIB
