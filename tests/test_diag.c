@@ -437,6 +437,29 @@ static void diag_density_tests(la_t *t) {
                                 dens) == LA_OK, "eval");
     for (g = 0; g < 800; ++g) integ += 0.5 * (dens[g] + dens[g + 1]) * (12.0 / 800);
     LA_CHECK(t, fabs(integ - 1) < 1e-6, "density integrates to %.9g", integ);
+    /* second moment: n sum(w theta^2) estimates tr(A^2) = sum lambda^2
+       (Gauss quadrature with m nodes is exact to degree 2m - 1) */
+    {
+      double f2 = 0, e2 = 0, s2 = 0;
+      for (i = 0; i < n; ++i) f2 += lam[i] * lam[i];
+      for (p = 0; p < probes; ++p) {
+        double s = 0;
+        for (i = 0; i < m; ++i)
+          s += weights[p * m + i] * nodes[p * m + i] * nodes[p * m + i];
+        s *= (double)n * probes;
+        e2 += s / probes; s2 += s * s / probes;
+      }
+      se = sqrt((s2 - e2 * e2) / (probes - 1));
+      LA_CHECK(t, fabs(e2 - f2) < 4 * se, "tr(A^2) %g vs %g (se %g)", e2, f2, se);
+    }
+    /* one node: the Gaussian itself */
+    {
+      double one = 1, zero = 0, at[2] = {0, 2}, out[2];
+      la_density_eval(1, &zero, &one, 2.0, 2, at, out);
+      LA_CHECK(t, fabs(out[0] - 1 / (2 * sqrt(2 * 3.14159265358979324))) < 1e-15 &&
+                      fabs(out[1] - exp(-0.5) / (2 * sqrt(2 * 3.14159265358979324))) < 1e-15,
+               "gaussian %g %g", out[0], out[1]);
+    }
     LA_CHECK(t, la_density_eval(1, nodes, weights, 0, 1, grid, dens) == LA_ERANGE,
              "sigma 0");
     LA_CHECK(t, la_density_eval(0, nodes, weights, 1, 1, grid, dens) == LA_EDIM,
