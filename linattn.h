@@ -182,7 +182,11 @@ LINATTN_DEF int la_lane_sum(int rows, int cols, const la_real *panel,
    0 for a matrix shared by the whole batch (one broadcast panel).
    c_stride == 0 sums the products of all panels lane-wise into the one C
    panel (zeroed first unless LA_ACCUMULATE): la_lane_sum then folds the
-   lanes into the batch sum. The operands must not overlap C. */
+   lanes into the batch sum; padding lanes add zero when one operand is
+   packed (la_pack zeroes them), but with both operands shared every lane
+   adds the same product. The operands must not overlap C. A non-finite
+   alpha is LA_ENONFINITE; the matrices are not scanned (that would cost a
+   pass over the batch). */
 LINATTN_DEF int la_bgemm(unsigned flags, int m, int n, int k, la_real alpha,
                          const la_real *A, size_t a_stride, const la_real *B,
                          size_t b_stride, la_real *C, size_t c_stride,
@@ -465,8 +469,9 @@ static int la__check_dims(int count, int rows, int cols) {
 
 LINATTN_DEF int la_pack(int count, int rows, int cols, const la_real *plain,
                         la_real *interleaved) {
-  int b, e, rc = rows * cols, st = la__check_dims(count, rows, cols);
+  int b, e, rc, st = la__check_dims(count, rows, cols);
   if (st) return st;
+  rc = rows * cols; /* fits: checked above */
   if (!plain || !interleaved) return LA_ENULL;
   for (b = 0; b < la_panels(count) * LA_W; ++b) {
     la_real *dst = interleaved + (size_t)(b / LA_W) * rc * LA_W + b % LA_W;
@@ -478,8 +483,9 @@ LINATTN_DEF int la_pack(int count, int rows, int cols, const la_real *plain,
 
 LINATTN_DEF int la_unpack(int count, int rows, int cols,
                           const la_real *interleaved, la_real *plain) {
-  int b, e, rc = rows * cols, st = la__check_dims(count, rows, cols);
+  int b, e, rc, st = la__check_dims(count, rows, cols);
   if (st) return st;
+  rc = rows * cols; /* fits: checked above */
   if (!plain || !interleaved) return LA_ENULL;
   for (b = 0; b < count; ++b) {
     const la_real *src =
@@ -612,15 +618,26 @@ static double la__nrm2_scalar(int n, const la_real *x) {
    the loops over them are forced open because -O2 would not unroll them and
    the accumulators would live on the stack. */
 #if defined(__clang__)
-#define LA__UNROLL _Pragma("unroll")
+#define LA__UNROLL _Pragma("clang loop unroll(full)")
 #elif defined(__GNUC__) && __GNUC__ >= 8
 #define LA__UNROLL _Pragma("GCC unroll 16")
 #else
 #define LA__UNROLL
 #endif
 
+/* Pins an element of A in a register. Left alone, gcc folds its load into
+   each of the NR FMAs that use it (x86 FMAs take a memory operand), so a
+   6x2 block issues 14 loads instead of 8 per step of k and the load ports,
+   not the FMAs, set the pace; on AArch64 it hoists every load of a step
+   and spills accumulators instead. */
 #if LA__SIMD == LINATTN_AVX2 && (defined(__GNUC__) || defined(__clang__))
 #define LA__PIN(v) __asm__("" : "+x"(v))
+#elif LA__SIMD == LINATTN_NEON && defined(__aarch64__) && !defined(LINATTN_DOUBLE) && \
+    (defined(__GNUC__) || defined(__clang__))
+#define LA__PIN(v) __asm__("" : "+w"((v).lo), "+w"((v).hi))
+#elif LA__SIMD == LINATTN_NEON && defined(__aarch64__) && \
+    (defined(__GNUC__) || defined(__clang__))
+#define LA__PIN(v) __asm__("" : "+w"((v).a), "+w"((v).b))
 #else
 #define LA__PIN(v) ((void)0)
 #endif
@@ -710,27 +727,66 @@ LA__INLINE void la__kstrip(const int MR, const int NR, const int TA,
 
 /* Row strips: as many rows as the registers allow, and for the last m % MR
    rows wider blocks, so that a short strip still has 8..12 accumulators.
-   ARMv7 has 16 NEON registers for two-register vectors, half of the rest. */
+   A NEON vector of a panel element takes two registers: AArch64's 32 hold
+   8 of them as accumulators without spilling (checked in the generated
+   code), ARMv7's 16 hold 4. Each strip shape is a function of its own: one
+   call per strip costs nothing, and small functions, with only the main
+   strip compiled once per orientation, keep instrumented builds from
+   taking minutes. */
+#define LA__STRIP_FN(MR, NR, TA, TB)                                           \
+  static void la__strip_##MR##x##NR##_##TA##TB(                                \
+      int i0, int m, int n, int k, int mode, la_real alpha, const la_real *A,  \
+      const la_real *B, la_real *C) {                                          \
+    la__kstrip(MR, NR, TA, TB, i0, m, n, k, mode, la__vset1(alpha), A, B, C);  \
+  }
+/* The last rows: orientation known at run time only (strides computed, not
+   constant), so that they are compiled once rather than four times. */
+#define LA__TAIL_FN(MR, NR)                                                    \
+  static void la__tail_##MR##x##NR(int ta, int tb, int i0, int m, int n,       \
+                                   int k, int mode, la_real alpha,             \
+                                   const la_real *A, const la_real *B,         \
+                                   la_real *C) {                               \
+    la__kstrip(MR, NR, ta, tb, i0, m, n, k, mode, la__vset1(alpha), A, B, C);  \
+  }
+#define LA__STRIP(MR, NR, TA, TB)                                              \
+  la__strip_##MR##x##NR##_##TA##TB(i, m, n, k, mode, alpha, A, B, C)
+#define LA__TAIL(MR, NR, TA, TB)                                               \
+  la__tail_##MR##x##NR(TA, TB, i, m, n, k, mode, alpha, A, B, C)
+
 #if LA__SIMD == LINATTN_NEON && !defined(__aarch64__)
-#define LA__MR 2
+LA__TAIL_FN(1, 3)
+#define LA__STRIP_FNS(TA, TB) LA__STRIP_FN(2, 2, TA, TB)
 #define LA__STRIPS(TA, TB)                                                     \
-  for (i = 0; i + 2 <= m; i += 2)                                              \
-    la__kstrip(2, 2, TA, TB, i, m, n, k, mode, va, A, B, C);                   \
-  if (i < m) la__kstrip(1, 3, TA, TB, i, m, n, k, mode, va, A, B, C);
-#else
-#ifndef LA__MRF
-#define LA__MRF 6
-#define LA__NRF 2
-#endif
+  for (i = 0; i + 2 <= m; i += 2) LA__STRIP(2, 2, TA, TB);                     \
+  if (i < m) LA__TAIL(1, 3, TA, TB);
+#elif LA__SIMD == LINATTN_NEON
+LA__TAIL_FN(3, 2)
+LA__TAIL_FN(2, 4)
+LA__TAIL_FN(1, 4)
+#define LA__STRIP_FNS(TA, TB) LA__STRIP_FN(4, 2, TA, TB)
 #define LA__STRIPS(TA, TB)                                                     \
-  for (i = 0; i + LA__MRF <= m; i += LA__MRF)                                              \
-    la__kstrip(LA__MRF, LA__NRF, TA, TB, i, m, n, k, mode, va, A, B, C);                   \
+  for (i = 0; i + 4 <= m; i += 4) LA__STRIP(4, 2, TA, TB);                     \
   switch (m - i) {                                                             \
-  case 5: la__kstrip(5, 2, TA, TB, i, m, n, k, mode, va, A, B, C); break;      \
-  case 4: la__kstrip(4, 3, TA, TB, i, m, n, k, mode, va, A, B, C); break;      \
-  case 3: la__kstrip(3, 4, TA, TB, i, m, n, k, mode, va, A, B, C); break;      \
-  case 2: la__kstrip(2, 6, TA, TB, i, m, n, k, mode, va, A, B, C); break;      \
-  case 1: la__kstrip(1, 8, TA, TB, i, m, n, k, mode, va, A, B, C); break;      \
+  case 3: LA__TAIL(3, 2, TA, TB); break;                                       \
+  case 2: LA__TAIL(2, 4, TA, TB); break;                                       \
+  case 1: LA__TAIL(1, 4, TA, TB); break;                                       \
+  default: break;                                                              \
+  }
+#else /* AVX2: 12 accumulators of the 16 registers */
+LA__TAIL_FN(5, 2)
+LA__TAIL_FN(4, 3)
+LA__TAIL_FN(3, 4)
+LA__TAIL_FN(2, 6)
+LA__TAIL_FN(1, 8)
+#define LA__STRIP_FNS(TA, TB) LA__STRIP_FN(6, 2, TA, TB)
+#define LA__STRIPS(TA, TB)                                                     \
+  for (i = 0; i + 6 <= m; i += 6) LA__STRIP(6, 2, TA, TB);                     \
+  switch (m - i) {                                                             \
+  case 5: LA__TAIL(5, 2, TA, TB); break;                                       \
+  case 4: LA__TAIL(4, 3, TA, TB); break;                                       \
+  case 3: LA__TAIL(3, 4, TA, TB); break;                                       \
+  case 2: LA__TAIL(2, 6, TA, TB); break;                                       \
+  case 1: LA__TAIL(1, 8, TA, TB); break;                                       \
   default: break;                                                              \
   }
 #endif
@@ -740,11 +796,11 @@ LA__INLINE void la__kstrip(const int MR, const int NR, const int TA,
    panel; a batch-summed C is overwritten by the first panel and added to
    by the others, never zeroed separately. */
 #define LA__BGEMM_ORIENT(NAME, TA, TB)                                         \
+  LA__STRIP_FNS(TA, TB)                                                        \
   static void NAME(unsigned flags, int m, int n, int k, la_real alpha,         \
                    const la_real *A, size_t a_stride, const la_real *B,        \
                    size_t b_stride, la_real *C, size_t c_stride,               \
                    int npanels) {                                              \
-    const la__vec va = la__vset1(alpha);                                       \
     const int scaled = alpha != 1;                                             \
     int p, i, mode = (flags & LA_ACCUMULATE) ? LA__ADD : LA__PUT;              \
     for (p = 0; p < npanels; ++p) {                                            \
@@ -762,6 +818,11 @@ LA__BGEMM_ORIENT(la__bgemm_nt, 0, 1)
 LA__BGEMM_ORIENT(la__bgemm_tt, 1, 1)
 #undef LA__BGEMM_ORIENT
 #undef LA__STRIPS
+#undef LA__STRIP_FNS
+#undef LA__STRIP
+#undef LA__STRIP_FN
+#undef LA__TAIL
+#undef LA__TAIL_FN
 
 /* One switch per call, not per panel. */
 static void la__bgemm_simd(unsigned flags, int m, int n, int k, la_real alpha,
@@ -928,6 +989,7 @@ LINATTN_DEF int la_bgemm(unsigned flags, int m, int n, int k, la_real alpha,
   if (!A || !B || !C) return LA_ENULL;
   if (m <= 0 || n <= 0 || k <= 0 || npanels <= 0) return LA_EDIM;
   if (flags & ~(LA_TRANS_A | LA_TRANS_B | LA_ACCUMULATE)) return LA_ERANGE;
+  if (alpha - alpha != 0) return LA_ENONFINITE; /* NaN or infinite */
   if ((double)m * n * LA_W > 2147483647.0 ||
       (double)m * k * LA_W > 2147483647.0 || (double)k * n * LA_W > 2147483647.0)
     return LA_EOVERFLOW;

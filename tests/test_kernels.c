@@ -1,8 +1,21 @@
 /* Kernels against naive loops on plain row-major matrices, and the compiled
-   backend against its scalar twin, over odd sizes. */
+   backend against its scalar twin. The size space (rows 1..17, columns and
+   depth 1..64, batches 1..1001, 8 flag combinations, shared or per-prompt
+   operands, batch-summed C) is sampled, not enumerated: every row count,
+   column count, depth, flag combination and operand mode is met at least
+   once, with the cost of each case bounded so the suite stays fast under
+   valgrind and qemu. */
 
-/* Naive C_b = alpha op(A_b) op(B_b) (+ C_b) on plain matrices; a shared
-   operand has stride 0. */
+#include <float.h>
+
+#ifdef LINATTN_DOUBLE
+#define KT_EPS DBL_EPSILON
+#else
+#define KT_EPS FLT_EPSILON
+#endif
+
+/* Naive C_b = alpha op(A_b) op(B_b) (+ C_b) on plain matrices, in double;
+   a shared operand has stride 0. */
 static void naive_bgemm(unsigned flags, int m, int n, int k, double alpha,
                         const la_real *A, size_t as, const la_real *B,
                         size_t bs, la_real *C, int count) {
@@ -24,88 +37,207 @@ static void naive_bgemm(unsigned flags, int m, int n, int k, double alpha,
   }
 }
 
-/* One case: op(A) m x k, op(B) k x n, count prompts, optionally shared
-   operands or a batch-summed C. Returns the normalized squared error. */
-static double kernel_case(unsigned flags, int m, int n, int k, int count,
-                          int a_shared, int b_shared, int c_summed,
-                          la_t_rng *rng, int *status) {
-  int np = la_panels(count);
+typedef struct kcase {
+  unsigned flags;
+  int m, n, k, count;
+  int a_shared, b_shared, c_summed;
+  double alpha;
+} kcase;
+
+typedef struct kresult {
+  double nse_naive;  /* la_bgemm against the naive loops */
+  double nse_twin;   /* the best table's bgemm against the scalar twin's */
+  double nse_pgemm;  /* panel by panel through pgemm, against la_bgemm */
+  int status, guard; /* OR of statuses; words written outside C */
+} kresult;
+
+#define KT_GUARD ((la_real)-777.25)
+
+/* Runs one case through la_bgemm, both tables' bgemm and (for a per-prompt
+   C) both tables' pgemm panel by panel. C gets one guard panel after it,
+   which no call may touch. */
+static kresult kernel_case(const kcase *c, la_t_rng *rng) {
+  int np = la_panels(c->count), m = c->m, n = c->n, k = c->k, b, e;
+  int na = c->a_shared ? 1 : c->count, nb = c->b_shared ? 1 : c->count;
+  int ncp = c->c_summed ? 1 : np; /* C panels */
   size_t sa = (size_t)m * k, sb = (size_t)k * n, sc = (size_t)m * n;
-  la_real *A = (la_real *)la_alloc(sizeof(la_real) * sa * count);
-  la_real *B = (la_real *)la_alloc(sizeof(la_real) * sb * count);
-  la_real *Cref = (la_real *)la_alloc(sizeof(la_real) * sc * count);
-  la_real *Cplain = (la_real *)la_alloc(sizeof(la_real) * sc * count);
-  la_real *Ai = (la_real *)la_alloc(sizeof(la_real) * sa * np * LA_W);
-  la_real *Bi = (la_real *)la_alloc(sizeof(la_real) * sb * np * LA_W);
-  la_real *Ci = (la_real *)la_alloc(sizeof(la_real) * sc * np * LA_W);
-  double err;
-  int b, e;
-  la_t_fill(rng, sa * count, A);
-  la_t_fill(rng, sb * count, B);
-  la_t_fill(rng, sc * count, Cref);
-  memcpy(Cplain, Cref, sizeof(la_real) * sc * count);
-  *status = 0;
-  /* the dimensions of A, B as stored (before op) */
-  {
-    int ar = (flags & LA_TRANS_A) ? k : m, ac = (flags & LA_TRANS_A) ? m : k;
-    int br = (flags & LA_TRANS_B) ? n : k, bc = (flags & LA_TRANS_B) ? k : n;
-    if (a_shared) *status |= la_broadcast(ar, ac, A, Ai);
-    else *status |= la_pack(count, ar, ac, A, Ai);
-    if (b_shared) *status |= la_broadcast(br, bc, B, Bi);
-    else *status |= la_pack(count, br, bc, B, Bi);
+  size_t pa = c->a_shared ? 0 : sa * LA_W, pb = c->b_shared ? 0 : sb * LA_W;
+  size_t pc = c->c_summed ? 0 : sc * LA_W, cl = sc * LA_W * (ncp + 1);
+  la_real *A = (la_real *)la_alloc(sizeof(la_real) * sa * na);
+  la_real *B = (la_real *)la_alloc(sizeof(la_real) * sb * nb);
+  la_real *C0 = (la_real *)la_alloc(sizeof(la_real) * sc * c->count);
+  la_real *Cref = (la_real *)la_alloc(sizeof(la_real) * sc * c->count);
+  la_real *Ai = (la_real *)la_alloc(sizeof(la_real) * sa * (c->a_shared ? 1 : np) * LA_W);
+  la_real *Bi = (la_real *)la_alloc(sizeof(la_real) * sb * (c->b_shared ? 1 : np) * LA_W);
+  la_real *Cs[4], *out = (la_real *)la_alloc(sizeof(la_real) * sc * c->count);
+  const la_kernels *tab[2];
+  la_real alpha = (la_real)c->alpha;
+  kresult r;
+  int ar = (c->flags & LA_TRANS_A) ? k : m, ac = (c->flags & LA_TRANS_A) ? m : k;
+  int br = (c->flags & LA_TRANS_B) ? n : k, bc = (c->flags & LA_TRANS_B) ? k : n;
+  memset(&r, 0, sizeof r);
+  tab[0] = la_kernels_best();
+  tab[1] = la_kernels_scalar();
+  for (e = 0; e < 4; ++e) Cs[e] = (la_real *)la_alloc(sizeof(la_real) * cl);
+  la_t_fill(rng, sa * na, A);
+  la_t_fill(rng, sb * nb, B);
+  la_t_fill(rng, sc * c->count, C0);
+  r.status |= c->a_shared ? la_broadcast(ar, ac, A, Ai) : la_pack(na, ar, ac, A, Ai);
+  r.status |= c->b_shared ? la_broadcast(br, bc, B, Bi) : la_pack(nb, br, bc, B, Bi);
+  /* Cs[0] la_bgemm, Cs[1] best table, Cs[2] scalar table, Cs[3] pgemm */
+  for (e = 0; e < 4; ++e) {
+    size_t i;
+    for (i = 0; i < cl; ++i) Cs[e][i] = KT_GUARD;
+    if (c->c_summed) {
+      /* the batch sum is added to lane 0's C: the lanes then sum to it */
+      for (i = 0; i < sc * LA_W; ++i)
+        Cs[e][i] = (i % LA_W) ? 0 : C0[i / LA_W];
+    } else {
+      r.status |= la_pack(c->count, m, n, C0, Cs[e]);
+    }
   }
-  if (c_summed) {
-    /* reference: the original C plus the sum over prompts (padding lanes of
-       A or B are zero); lane 0 of the C panel starts from the original C */
-    naive_bgemm(flags & ~LA_ACCUMULATE, m, n, k, 0.5, A, a_shared ? 0 : sa, B,
-                b_shared ? 0 : sb, Cplain, count);
-    for (e = 0; e < LA_W * (int)sc; ++e) Ci[e] = 1e3f; /* must be overwritten */
+  r.status |= la_bgemm(c->flags, m, n, k, alpha, Ai, pa, Bi, pb, Cs[0], pc, np);
+  for (e = 0; e < 2; ++e)
+    tab[e]->bgemm(c->flags, m, n, k, alpha, Ai, pa, Bi, pb, Cs[1 + e], pc, np);
+  if (!c->c_summed)
+    for (b = 0; b < np; ++b) /* alternate tables: they must agree */
+      tab[b % 2]->pgemm(c->flags, m, n, k, alpha, Ai + b * pa, Bi + b * pb,
+                        Cs[3] + b * pc);
+  /* the reference */
+  memcpy(Cref, C0, sizeof(la_real) * sc * c->count);
+  if (c->c_summed) {
+    la_real *tmp = out;
+    naive_bgemm(c->flags & ~LA_ACCUMULATE, m, n, k, c->alpha, A,
+                c->a_shared ? 0 : sa, B, c->b_shared ? 0 : sb, tmp, c->count);
+    /* padding lanes add zero through a packed operand; with both operands
+       shared every lane of every panel holds the same product */
+    int lanes = c->a_shared && c->b_shared ? np * LA_W : c->count;
     for (e = 0; e < (int)sc; ++e) {
-      double s = (flags & LA_ACCUMULATE) ? Cref[e] : 0;
-      for (b = 0; b < count; ++b) s += Cplain[b * sc + e];
-      if (flags & LA_ACCUMULATE) {
-        for (b = 0; b < LA_W; ++b) Ci[e * LA_W + b] = b ? 0 : Cref[e];
-      }
+      double s = (c->flags & LA_ACCUMULATE) ? C0[e] : 0;
+      for (b = 0; b < lanes; ++b) s += tmp[(b % c->count) * sc + e];
       Cref[e] = (la_real)s;
     }
-    *status |= la_bgemm(flags, m, n, k, (la_real)0.5, Ai, a_shared ? 0 : sa * LA_W,
-                        Bi, b_shared ? 0 : sb * LA_W, Ci, 0, np);
-    *status |= la_lane_sum(m, n, Ci, Cplain);
-    err = LA_NSE(sc, Cplain, Cref);
+    r.status |= la_lane_sum(m, n, Cs[0], out);
+    r.nse_naive = LA_NSE(sc, out, Cref);
   } else {
-    *status |= la_pack(count, m, n, Cplain, Ci);
-    naive_bgemm(flags, m, n, k, 0.5, A, a_shared ? 0 : sa, B, b_shared ? 0 : sb,
-                Cref, count);
-    *status |= la_bgemm(flags, m, n, k, (la_real)0.5, Ai, a_shared ? 0 : sa * LA_W,
-                        Bi, b_shared ? 0 : sb * LA_W, Ci, sc * LA_W, np);
-    *status |= la_unpack(count, m, n, Ci, Cplain);
-    err = LA_NSE(sc * count, Cplain, Cref);
+    naive_bgemm(c->flags, m, n, k, c->alpha, A, c->a_shared ? 0 : sa, B,
+                c->b_shared ? 0 : sb, Cref, c->count);
+    r.status |= la_unpack(c->count, m, n, Cs[0], out);
+    r.nse_naive = LA_NSE(sc * c->count, out, Cref);
+    r.nse_pgemm = LA_NSE(sc * LA_W * ncp, Cs[3], Cs[0]);
   }
-  la_free(A); la_free(B); la_free(Cref); la_free(Cplain);
-  la_free(Ai); la_free(Bi); la_free(Ci);
-  return err;
+  r.nse_twin = LA_NSE(sc * LA_W * ncp, Cs[1], Cs[2]);
+  for (e = 0; e < 4; ++e) {
+    size_t i;
+    if (e == 3 && c->c_summed) continue;
+    for (i = sc * LA_W * ncp; i < cl; ++i) r.guard += Cs[e][i] != KT_GUARD;
+    la_free(Cs[e]);
+  }
+  if (c->c_summed) la_free(Cs[3]);
+  la_free(A); la_free(B); la_free(C0); la_free(Cref); la_free(out);
+  la_free(Ai); la_free(Bi);
+  return r;
 }
 
+static int kt_draw(la_t_rng *rng, int lo, int hi) { /* uniform in [lo, hi] */
+  int v = lo + (int)((la_t_uniform(rng) + 1) * 0.5 * (hi - lo + 1));
+  return v > hi ? hi : v;
+}
+
+/* A batch size: mostly around panel boundaries, sometimes large, capped so
+   that the case costs at most `budget` multiply-adds per product. */
+static int kt_count(la_t_rng *rng, int m, int n, int k, double budget) {
+  static const int edges[] = {1, 2, 7, 8, 9, 15, 16, 17, 33, 64, 65, 999, 1001};
+  int c = la_t_uniform(rng) < 0 ? edges[kt_draw(rng, 0, 12)] : kt_draw(rng, 1, 1001);
+  double cap = budget / ((double)m * n * k);
+  if (c > cap) c = cap < 1 ? 1 : (int)cap;
+  return c;
+}
+
+/* Runs a list of cases, and checks them as one. */
+typedef struct kworst {
+  double naive, twin, pgemm; /* worst error / tolerance of its case */
+  int status, guard, cases;
+  kcase at; /* the case of the worst naive error */
+} kworst;
+
+/* Tolerance of a product's normalized squared error against a double
+   reference: each element is a sum of `depth` rounded products (k, times
+   the batch for a summed C), so its relative error is about
+   sqrt(depth) * eps when the terms do not cancel; the factor 1e4 (100 in
+   the error itself) is headroom for random-sign sums, which are only about
+   sqrt(depth) times a term. */
+static double kt_tol(double depth) { return 1e4 * depth * KT_EPS * KT_EPS; }
+
+static void kt_run(kworst *w, const kcase *c, la_t_rng *rng) {
+  kresult r = kernel_case(c, rng);
+  double tol = kt_tol((double)c->k * (c->c_summed ? c->count : 1) + 1);
+  double en = r.nse_naive / tol, et = r.nse_twin / tol, ep = r.nse_pgemm / tol;
+  if (!(en <= w->naive)) { w->naive = en; w->at = *c; }
+  if (!(et <= w->twin)) w->twin = et;
+  if (!(ep <= w->pgemm)) w->pgemm = ep;
+  w->status |= r.status;
+  w->guard += r.guard;
+  w->cases++;
+}
+
+#define KT_CHECK(t, w)                                                        \
+  do {                                                                        \
+    LA_CHECK(t, (w).status == 0, "a call returned an error");                 \
+    LA_CHECK(t, (w).guard == 0, "%d words written outside C", (w).guard);     \
+    LA_CHECK(t, (w).naive < 1,                                                \
+             "nse %g x tolerance at flags %u m %d n %d k %d count %d A%d B%d " \
+             "C%d",                                                           \
+             (w).naive, (w).at.flags, (w).at.m, (w).at.n, (w).at.k,           \
+             (w).at.count, (w).at.a_shared, (w).at.b_shared,                  \
+             (w).at.c_summed);                                                \
+    LA_CHECK(t, (w).twin < 1, "simd vs scalar twin: %g x tolerance",          \
+             (w).twin);                                                       \
+    LA_CHECK(t, (w).pgemm < 1, "pgemm vs bgemm: %g x tolerance", (w).pgemm);  \
+  } while (0)
+
 static void suite_kernels(la_t *t) {
-  static const int ns[] = {1, 2, 3, 5, 6, 7, 8, 13, 21, 33, 64};
-  static const int counts[] = {1, 7, 8, 9, 33, 1001};
   la_t_rng rng = {42};
 
   LA_TEST(t, "kernels/version and backend") {
+    char buf[32];
     LA_CHECK(t, la_version() == LINATTN_VERSION_NUMBER, "%d", la_version());
-    LA_CHECK(t, strcmp(la_version_string(), "0.1.0") == 0, "%s",
-             la_version_string());
-    LA_CHECK(t, strlen(la_backend_name()) > 0, "empty");
-    LA_CHECK(t, strcmp(la_status_str(LA_EDIM), la_status_str(LA_ENULL)) != 0,
-             "two codes share a message");
+    sprintf(buf, "%d.%d.%d", LINATTN_VERSION_MAJOR, LINATTN_VERSION_MINOR,
+            LINATTN_VERSION_PATCH);
+    LA_CHECK(t, strcmp(la_version_string(), buf) == 0, "%s", la_version_string());
+    LA_CHECK(t, la_backend() == LINATTN_SCALAR || la_backend() == LINATTN_AVX2 ||
+                    la_backend() == LINATTN_NEON, "%d", la_backend());
+    LA_CHECK(t, strcmp(la_backend_name(), la_kernels_best()->name) == 0,
+             "%s vs %s", la_backend_name(), la_kernels_best()->name);
+    LA_CHECK(t, (la_backend() == LINATTN_SCALAR) ==
+                    (la_kernels_best() == la_kernels_scalar()), "tables");
+    LA_CHECK(t, strcmp(la_kernels_scalar()->name, "scalar") == 0, "%s",
+             la_kernels_scalar()->name);
+  }
+
+  LA_TEST(t, "kernels/status messages are distinct") {
+    int a, b, same = 0;
+    for (a = LA_EUNSUPPORTED; a <= LA_OK; ++a)
+      for (b = a + 1; b <= LA_OK; ++b)
+        same += strcmp(la_status_str(a), la_status_str(b)) == 0;
+    LA_CHECK(t, same == 0, "%d pairs share a message", same);
     LA_CHECK(t, strcmp(la_status_str(12345), "unknown status") == 0, "%s",
              la_status_str(12345));
+    LA_CHECK(t, strcmp(la_status_str(LA_OK), "unknown status") != 0, "ok");
+  }
+
+  LA_TEST(t, "kernels/panels") {
+    LA_CHECK(t, la_panels(0) == 0 && la_panels(-3) == 0, "empty");
+    LA_CHECK(t, la_panels(1) == 1 && la_panels(LA_W) == 1, "one");
+    LA_CHECK(t, la_panels(LA_W + 1) == 2 && la_panels(1001) == (1000 / LA_W) + 1,
+             "%d", la_panels(1001));
   }
 
   LA_TEST(t, "kernels/pack and unpack round trip, padding zeroed") {
+    static const int counts[] = {1, 7, 8, 9, 33, 1001};
     int ci;
     for (ci = 0; ci < 6; ++ci) {
-      int count = counts[ci], rows = 3, cols = 7, np = la_panels(count);
+      int count = counts[ci], rows = 1 + ci % 3, cols = 7 - ci, np = la_panels(count);
       size_t n = (size_t)count * rows * cols;
       la_real *plain = (la_real *)la_alloc(sizeof(la_real) * n);
       la_real *back = (la_real *)la_alloc(sizeof(la_real) * n);
@@ -117,8 +249,9 @@ static void suite_kernels(la_t *t) {
       for (e = 0; e < (int)n; ++e) bad += plain[e] != back[e];
       /* the documented index formula */
       for (b = 0; b < count; ++b)
-        bad += il[((b / LA_W) * rows * cols + 2 * cols + 5) * LA_W + b % LA_W] !=
-               plain[b * rows * cols + 2 * cols + 5];
+        for (e = 0; e < rows * cols; ++e)
+          bad += il[((b / LA_W) * rows * cols + e) * LA_W + b % LA_W] !=
+                 plain[b * rows * cols + e];
       for (b = count; b < np * LA_W; ++b)
         for (e = 0; e < rows * cols; ++e)
           pad += il[((b / LA_W) * rows * cols + e) * LA_W + b % LA_W] != 0;
@@ -128,118 +261,294 @@ static void suite_kernels(la_t *t) {
     }
   }
 
+  LA_TEST(t, "kernels/broadcast and lane sum") {
+    la_real plain[15], panel[15 * LA_W], sum[15];
+    int e, w, bad = 0;
+    la_t_fill(&rng, 15, plain);
+    LA_CHECK(t, la_broadcast(3, 5, plain, panel) == LA_OK, "broadcast");
+    for (e = 0; e < 15; ++e)
+      for (w = 0; w < LA_W; ++w) bad += panel[e * LA_W + w] != plain[e];
+    LA_CHECK(t, bad == 0, "%d lanes differ", bad);
+    for (e = 0; e < 15 * LA_W; ++e) panel[e] = (la_real)(e % LA_W + 1) * (e / LA_W);
+    LA_CHECK(t, la_lane_sum(5, 3, panel, sum) == LA_OK, "lane sum");
+    for (e = 0; e < 15; ++e) /* sum_w (w + 1) e = e W (W + 1) / 2, exact */
+      bad += sum[e] != (la_real)(e * LA_W * (LA_W + 1) / 2);
+    LA_CHECK(t, bad == 0, "%d sums wrong", bad);
+  }
+
   LA_TEST(t, "kernels/bad arguments") {
     la_real buf[LA_W * 4];
     memset(buf, 0, sizeof buf);
     LA_CHECK(t, la_pack(0, 2, 2, buf, buf) == LA_EDIM, "count 0");
     LA_CHECK(t, la_pack(1, -1, 2, buf, buf) == LA_EDIM, "rows -1");
+    LA_CHECK(t, la_pack(1, 2, 0, buf, buf) == LA_EDIM, "cols 0");
     LA_CHECK(t, la_pack(1, 2, 2, NULL, buf) == LA_ENULL, "null");
+    LA_CHECK(t, la_pack(1, 2, 2, buf, NULL) == LA_ENULL, "null");
     LA_CHECK(t, la_pack(2000000000, 2000, 2000, buf, buf) == LA_EOVERFLOW, "huge");
     LA_CHECK(t, la_unpack(1, 2, 2, buf, NULL) == LA_ENULL, "null");
+    LA_CHECK(t, la_unpack(1, 2, 2, NULL, buf) == LA_ENULL, "null");
+    LA_CHECK(t, la_unpack(-1, 2, 2, buf, buf) == LA_EDIM, "count -1");
+    LA_CHECK(t, la_unpack(9, 60000, 60000, buf, buf) == LA_EOVERFLOW, "huge");
     LA_CHECK(t, la_broadcast(0, 1, buf, buf) == LA_EDIM, "rows 0");
+    LA_CHECK(t, la_broadcast(1, 1, NULL, buf) == LA_ENULL, "null");
+    LA_CHECK(t, la_broadcast(100000, 100000, buf, buf) == LA_EOVERFLOW, "huge");
     LA_CHECK(t, la_lane_sum(1, 1, NULL, buf) == LA_ENULL, "null");
+    LA_CHECK(t, la_lane_sum(1, 0, buf, buf) == LA_EDIM, "cols 0");
     LA_CHECK(t, la_bgemm(0, 1, 1, 1, 1, NULL, 0, buf, 0, buf, 0, 1) == LA_ENULL, "null A");
+    LA_CHECK(t, la_bgemm(0, 1, 1, 1, 1, buf, 0, NULL, 0, buf, 0, 1) == LA_ENULL, "null B");
+    LA_CHECK(t, la_bgemm(0, 1, 1, 1, 1, buf, 0, buf, 0, NULL, 0, 1) == LA_ENULL, "null C");
+    LA_CHECK(t, la_bgemm(0, 0, 1, 1, 1, buf, 0, buf, 0, buf, 0, 1) == LA_EDIM, "m 0");
     LA_CHECK(t, la_bgemm(0, 1, 0, 1, 1, buf, 0, buf, 0, buf, 0, 1) == LA_EDIM, "n 0");
+    LA_CHECK(t, la_bgemm(0, 1, 1, -1, 1, buf, 0, buf, 0, buf, 0, 1) == LA_EDIM, "k -1");
     LA_CHECK(t, la_bgemm(0, 1, 1, 1, 1, buf, 0, buf, 0, buf, 0, 0) == LA_EDIM, "0 panels");
-    LA_CHECK(t, la_bgemm(64u, 1, 1, 1, 1, buf, 0, buf, 0, buf, 0, 1) == LA_ERANGE, "flags");
+    LA_CHECK(t, la_bgemm(8u, 1, 1, 1, 1, buf, 0, buf, 0, buf, 0, 1) == LA_ERANGE, "flags");
     LA_CHECK(t, la_bgemm(0, 100000, 100000, 1, 1, buf, 0, buf, 0, buf, 0, 1) ==
                     LA_EOVERFLOW, "huge");
-  }
-
-  LA_TEST(t, "kernels/bgemm against naive loops, every orientation") {
-    int m, ni, ki, f, worst_m = 0;
-    double worst = 0;
-    int st = 0, s;
-    for (m = 1; m <= 17; ++m)
-      for (ni = 0; ni < 11; ++ni)
-        for (ki = 0; ki < 11; ki += 2)
-          for (f = 0; f < 8; ++f) {
-            int count = counts[(m + ni + ki + f) % 5];
-            double e = kernel_case((unsigned)f, m, ns[ni], ns[ki], count,
-                                   0, 0, 0, &rng, &s);
-            st |= s;
-            if (!(e <= worst)) { worst = e; worst_m = m; }
-          }
-    LA_CHECK(t, st == 0, "a call returned an error");
-    LA_CHECK(t, worst < LA_T_NSE_TOL, "worst nse %g at m=%d", worst, worst_m);
-  }
-
-  LA_TEST(t, "kernels/bgemm with shared operands and batch sums") {
-    static const int shapes[][3] = {{6, 21, 6}, {6, 6, 21}, {6, 6, 6},
-                                    {1, 64, 17}, {17, 1, 64}, {5, 5, 5}};
-    int si, f, mode, ci, st = 0, s;
-    double worst = 0;
-    for (si = 0; si < 6; ++si)
-      for (f = 0; f < 8; ++f)
-        for (mode = 1; mode < 6; ++mode)
-          for (ci = 0; ci < 6; ++ci) {
-            /* mode bits: 1 shared A, 2 shared B, 4 summed C */
-            int as = mode & 1, bs = (mode >> 1) & 1, cs = mode >= 4;
-            double e;
-            if (as && bs) continue;
-            e = kernel_case((unsigned)f, shapes[si][0], shapes[si][1],
-                            shapes[si][2], counts[ci], as, bs, cs, &rng, &s);
-            st |= s;
-            if (!(e <= worst)) worst = e;
-          }
-    LA_CHECK(t, st == 0, "a call returned an error");
-    LA_CHECK(t, worst < LA_T_NSE_TOL * 100, "worst nse %g", worst);
-  }
-
-  LA_TEST(t, "kernels/simd panel kernel against its scalar twin") {
-    const la_kernels *best = la_kernels_best(), *ref = la_kernels_scalar();
-    la_real *A = (la_real *)la_alloc(sizeof(la_real) * 17 * 64 * LA_W);
-    la_real *B = (la_real *)la_alloc(sizeof(la_real) * 64 * 64 * LA_W);
-    la_real *C1 = (la_real *)la_alloc(sizeof(la_real) * 17 * 64 * LA_W);
-    la_real *C2 = (la_real *)la_alloc(sizeof(la_real) * 17 * 64 * LA_W);
-    double worst = 0;
-    int m, ni, f;
-    for (m = 1; m <= 17; m += 2)
-      for (ni = 0; ni < 11; ++ni)
-        for (f = 0; f < 8; ++f) {
-          int n = ns[ni], k = ns[(ni + m) % 11];
-          double e;
-          la_t_fill(&rng, (size_t)m * k * LA_W, A);
-          la_t_fill(&rng, (size_t)k * n * LA_W, B);
-          la_t_fill(&rng, (size_t)m * n * LA_W, C1);
-          memcpy(C2, C1, sizeof(la_real) * m * n * LA_W);
-          best->pgemm((unsigned)f, m, n, k, (la_real)1.5, A, B, C1);
-          ref->pgemm((unsigned)f, m, n, k, (la_real)1.5, A, B, C2);
-          e = LA_NSE((size_t)m * n * LA_W, C1, C2);
-          if (!(e <= worst)) worst = e;
-        }
-    LA_CHECK(t, worst < LA_T_NSE_TOL, "worst nse %g", worst);
-    la_free(A); la_free(B); la_free(C1); la_free(C2);
-  }
-
-  LA_TEST(t, "kernels/vector operations") {
-    la_real x[67], y[67], y0[67];
-    int n, i, bad = 0;
-    for (n = 1; n <= 67; n += 3) {
-      double ref = 0, nr = 0;
-      la_t_fill(&rng, (size_t)n, x);
-      la_t_fill(&rng, (size_t)n, y);
-      for (i = 0; i < n; ++i) { ref += (double)x[i] * y[i]; nr += (double)x[i] * x[i]; }
-      bad += fabs(la_dot(n, x, y) - ref) > 1e-5 * (1 + fabs(ref));
-      bad += fabs(la_kernels_scalar()->dot(n, x, y) - ref) > 1e-12 * (1 + fabs(ref));
-      bad += fabs(la_nrm2(n, x) - sqrt(nr)) > 1e-5 * sqrt(nr);
-      memcpy(y0, y, sizeof y);
-      la_axpy(n, (la_real)0.25, x, y);
-      for (i = 0; i < n; ++i)
-        bad += fabs(y[i] - (y0[i] + 0.25 * x[i])) > 1e-6;
-      la_scale(n, (la_real)-2, y);
-      for (i = 0; i < n; ++i)
-        bad += fabs(y[i] + 2 * (y0[i] + 0.25 * x[i])) > 1e-5;
+    LA_CHECK(t, la_bgemm(0, 1, 1, 1, (la_real)NAN, buf, 0, buf, 0, buf, 0, 1) ==
+                    LA_ENONFINITE, "alpha NaN");
+    LA_CHECK(t, la_bgemm(0, 1, 1, 1, (la_real)INFINITY, buf, 0, buf, 0, buf, 0, 1) ==
+                    LA_ENONFINITE, "alpha inf");
+    {
+      la_real a[LA_W], b[LA_W], c[2 * LA_W];
+      memset(a, 0, sizeof a);
+      memset(b, 0, sizeof b);
+      LA_CHECK(t, la_bgemm(0, 1, 1, 1, 1, a, 0, b, 0, c, LA_W, 2) == LA_OK,
+               "a valid call");
+      LA_CHECK(t, c[0] == 0 && c[2 * LA_W - 1] == 0, "shared operands of zeros");
     }
-    LA_CHECK(t, bad == 0, "%d mismatches", bad);
-    LA_CHECK(t, la_dot(0, x, y) == 0 && la_dot(3, NULL, y) == 0, "degenerate");
+  }
+
+  /* Every row count with every flag combination, random everything else. */
+  LA_TEST(t, "kernels/bgemm: rows 1..17 x every flag combination") {
+    kworst w;
+    int m, f;
+    memset(&w, 0, sizeof w);
+    for (m = 1; m <= 17; ++m)
+      for (f = 0; f < 8; ++f) {
+        kcase c;
+        int mode = kt_draw(&rng, 0, 7);
+        c.flags = (unsigned)f;
+        c.m = m;
+        c.n = kt_draw(&rng, 1, 64);
+        c.k = kt_draw(&rng, 1, 1 + 400 / c.n); /* n k <= 464: a bounded cost */
+        c.a_shared = mode & 1;
+        c.b_shared = (mode >> 1) & 1;
+        c.c_summed = (mode >> 2) & 1;
+        c.alpha = (f + m) % 3 == 0 ? 1.0 : -0.75;
+        c.count = kt_count(&rng, c.m, c.n, c.k, 4e3);
+        kt_run(&w, &c, &rng);
+      }
+    KT_CHECK(t, w);
+  }
+
+  LA_TEST(t, "kernels/bgemm: columns and depths 1..64, every operand mode") {
+    kworst w;
+    int v, pass;
+    memset(&w, 0, sizeof w);
+    for (v = 1; v <= 64; ++v)
+      for (pass = 0; pass < 2; ++pass) {
+        kcase c;
+        int mode = (v + 3 * pass) % 8;
+        c.flags = (unsigned)kt_draw(&rng, 0, 7);
+        c.m = kt_draw(&rng, 1, 1 + 64 / v);
+        /* v is the column count on one pass and the depth on the other */
+        c.n = pass ? v : kt_draw(&rng, 1, 1 + 256 / v);
+        c.k = pass ? kt_draw(&rng, 1, 1 + 256 / v) : v;
+        c.a_shared = mode & 1;
+        c.b_shared = (mode >> 1) & 1;
+        c.c_summed = (mode >> 2) & 1;
+        c.alpha = mode < 4 ? 1.0 : 0.5;
+        c.count = kt_count(&rng, c.m, c.n, c.k, 3e3);
+        kt_run(&w, &c, &rng);
+      }
+    KT_CHECK(t, w);
+  }
+
+  LA_TEST(t, "kernels/bgemm: batches 1..1001 around panel edges") {
+    kworst w;
+    int count;
+    memset(&w, 0, sizeof w);
+    for (count = 1; count <= 1001; count += count < 20 ? 1 : 97) {
+      kcase c;
+      int mode = count % 8;
+      c.flags = (unsigned)(count * 5 % 8);
+      c.m = 1 + count % 7;
+      c.n = 1 + count % 5;
+      c.k = 1 + count % 6;
+      c.a_shared = mode & 1;
+      c.b_shared = (mode >> 1) & 1;
+      c.c_summed = (mode >> 2) & 1;
+      c.alpha = 1.0;
+      c.count = count;
+      kt_run(&w, &c, &rng);
+    }
+    KT_CHECK(t, w);
+  }
+
+  /* The shapes of the model at paper A's base setting (d + 1 = 6, N + 1 =
+     21), every orientation, with the model's operand modes. */
+  LA_TEST(t, "kernels/bgemm: model shapes 6x21 and 6x6") {
+    static const int shapes[][3] = {{6, 21, 6}, {6, 6, 21}, {6, 21, 21}, {21, 6, 6}};
+    kworst w;
+    int si, f;
+    memset(&w, 0, sizeof w);
+    for (si = 0; si < 4; ++si)
+      for (f = 0; f < 8; f += 3) {
+        kcase c;
+        c.flags = (unsigned)f;
+        c.m = shapes[si][0];
+        c.n = shapes[si][1];
+        c.k = shapes[si][2];
+        c.a_shared = si == 0;
+        c.b_shared = 0;
+        c.c_summed = si == 1;
+        c.alpha = f == 3 ? 1.0 : 0.125;
+        c.count = 9 + 24 * si; /* 2 to 10 panels */
+        kt_run(&w, &c, &rng);
+      }
+    KT_CHECK(t, w);
+  }
+
+  /* Each orientation maps element (i, p) of op(A) to a different place:
+     a product with one nonzero in A and one in B has exactly one nonzero in
+     C, whose position and value are known exactly. */
+  LA_TEST(t, "kernels/bgemm: single nonzeros land where the index formula says") {
+    int f, bad = 0, trial, st = 0;
+    for (trial = 0; trial < 40; ++trial)
+      for (f = 0; f < 4; ++f) {
+        int m = kt_draw(&rng, 1, 9), n = kt_draw(&rng, 1, 9), k = kt_draw(&rng, 1, 9);
+        int i = kt_draw(&rng, 0, m - 1), j = kt_draw(&rng, 0, n - 1);
+        int p = kt_draw(&rng, 0, k - 1), lane = kt_draw(&rng, 0, LA_W - 1), e;
+        la_real A[81 * LA_W], B[81 * LA_W], C[81 * LA_W];
+        int ai = (f & LA_TRANS_A) ? p * m + i : i * k + p;
+        int bi = (f & LA_TRANS_B) ? j * k + p : p * n + j;
+        memset(A, 0, sizeof A);
+        memset(B, 0, sizeof B);
+        A[ai * LA_W + lane] = 3;
+        B[bi * LA_W + lane] = -5;
+        st |= la_bgemm((unsigned)f, m, n, k, 2, A, 0, B, 0, C, 0, 1);
+        for (e = 0; e < m * n * LA_W; ++e)
+          bad += C[e] != (e == (i * n + j) * LA_W + lane ? -30 : 0);
+      }
+    LA_CHECK(t, st == 0, "a call returned an error");
+    LA_CHECK(t, bad == 0, "%d elements wrong", bad);
+  }
+
+  LA_TEST(t, "kernels/vector operations against naive loops, n 0..300, odd offsets") {
+    const la_kernels *tab[2];
+    la_real xs[310], ys[310], y0[310];
+    int n, ti, i, bad_dot = 0, bad_nrm = 0, bad_axpy = 0, bad_scale = 0;
+    int bad_guard = 0;
+    tab[0] = la_kernels_best();
+    tab[1] = la_kernels_scalar();
+    for (n = 0; n <= 300; ++n) {
+      /* the offsets run through 0..3 for x and y over consecutive n */
+      la_real *x = xs + n % 4, *y = ys + (n / 4) % 4;
+      double ref = 0, abs_ref = 0, sq = 0, tol;
+      la_real a = (la_real)la_t_uniform(&rng);
+      la_t_fill(&rng, 310, xs);
+      la_t_fill(&rng, 310, ys);
+      for (i = 0; i < n; ++i) {
+        ref += (double)x[i] * y[i];
+        abs_ref += fabs((double)x[i] * y[i]);
+        sq += (double)x[i] * x[i];
+      }
+      /* products are exact in double for floats; both sums are in double,
+         so they differ by at most 2 n eps_double of the absolute sum. A
+         float accumulation would miss by far more. */
+      tol = (2.0 * n + 4) * DBL_EPSILON * (abs_ref + 1e-300);
+      if (sizeof(la_real) == sizeof(double)) tol *= 2;
+      for (ti = 0; ti < 2; ++ti) {
+        bad_dot += !(fabs(tab[ti]->dot(n, x, y) - ref) <= tol);
+        bad_nrm += !(fabs(tab[ti]->nrm2(n, x) - sqrt(sq)) <= (n + 4) * DBL_EPSILON * sqrt(sq) * 2);
+      }
+      bad_dot += n > 0 && la_dot(n, x, y) != tab[0]->dot(n, x, y);
+      bad_nrm += n > 0 && la_nrm2(n, x) != tab[0]->nrm2(n, x);
+      for (ti = 0; ti < 3; ++ti) {
+        memcpy(y0, ys, sizeof ys);
+        if (ti == 2) la_axpy(n, a, x, y);
+        else tab[ti]->axpy(n, a, x, y);
+        /* one or two roundings of y + a x */
+        for (i = 0; i < n; ++i) {
+          double yi = (double)y0[y - ys + i], e = yi + (double)a * x[i];
+          bad_axpy += !(fabs(y[i] - e) <= 2 * KT_EPS * (fabs(yi) + fabs((double)a * x[i])));
+        }
+        for (i = 0; i < 310; ++i)
+          bad_guard += (i < y - ys || i >= y - ys + n) && ys[i] != y0[i];
+        memcpy(y0, ys, sizeof ys);
+        if (ti == 2) la_scale(n, a, y);
+        else tab[ti]->scale(n, a, y);
+        /* one rounding of a product: bit-identical everywhere */
+        for (i = 0; i < n; ++i) bad_scale += y[i] != (la_real)(a * y0[y - ys + i]);
+        for (i = 0; i < 310; ++i)
+          bad_guard += (i < y - ys || i >= y - ys + n) && ys[i] != y0[i];
+      }
+    }
+    LA_CHECK(t, bad_dot == 0, "%d dot mismatches", bad_dot);
+    LA_CHECK(t, bad_nrm == 0, "%d nrm2 mismatches", bad_nrm);
+    LA_CHECK(t, bad_axpy == 0, "%d axpy mismatches", bad_axpy);
+    LA_CHECK(t, bad_scale == 0, "%d scale mismatches", bad_scale);
+    LA_CHECK(t, bad_guard == 0, "%d writes outside the vector", bad_guard);
+  }
+
+  /* Terms chosen so that float accumulation visibly fails: the exact sum is
+     n * 2^-24 (each x_i y_i = 1 + 2^-24 ... minus 1), lost entirely by a
+     float sum of the products. */
+  LA_TEST(t, "kernels/dot accumulates in double") {
+    la_real x[203], y[203];
+    int n = 203, i, ti;
+    double ref = 0;
+    for (i = 0; i < n; ++i) {
+      /* (1 + 2^-12)^2 = 1 + 2^-11 + 2^-24 and (-1)(1 + 2^-11) pair up */
+      if (i % 2 == 0) { x[i] = (la_real)(1 + 1.0 / 4096); y[i] = x[i]; }
+      else { x[i] = -1; y[i] = (la_real)(1 + 1.0 / 2048); }
+      ref += (double)x[i] * y[i];
+    }
+    for (ti = 0; ti < 2; ++ti) {
+      const la_kernels *k = ti ? la_kernels_scalar() : la_kernels_best();
+      double d = k->dot(n, x, y);
+      LA_CHECK(t, fabs(d - ref) <= 1e-12, "%s: %.17g vs %.17g", k->name, d, ref);
+    }
+  }
+
+  LA_TEST(t, "kernels/nrm2 neither overflows nor underflows") {
+    la_real x[37];
+    int i, n = 37;
+    double big = sizeof(la_real) == 4 ? 1e38 : 1e300;
+    double tiny = sizeof(la_real) == 4 ? 1e-37 : 1e-300;
+    for (i = 0; i < n; ++i) x[i] = (la_real)(i % 2 ? big : -big);
+    LA_CHECK(t, fabs(la_nrm2(n, x) / (big * sqrt((double)n)) - 1) < 1e-6, "%g",
+             la_nrm2(n, x));
+    LA_CHECK(t, fabs(la_kernels_scalar()->nrm2(n, x) / (big * sqrt((double)n)) - 1) < 1e-6,
+             "%g", la_kernels_scalar()->nrm2(n, x));
+    for (i = 0; i < n; ++i) x[i] = (la_real)(i % 3 ? tiny : -tiny);
+    LA_CHECK(t, fabs(la_nrm2(n, x) / (tiny * sqrt((double)n)) - 1) < 1e-6, "%g",
+             la_nrm2(n, x));
+    for (i = 0; i < n; ++i) x[i] = 0;
+    LA_CHECK(t, la_nrm2(n, x) == 0, "%g", la_nrm2(n, x));
+  }
+
+  LA_TEST(t, "kernels/vector operations on empty or null vectors") {
+    la_real x[4] = {1, 2, 3, 4}, y[4] = {5, 6, 7, 8};
+    LA_CHECK(t, la_dot(0, x, y) == 0 && la_dot(-1, x, y) == 0, "n <= 0");
+    LA_CHECK(t, la_dot(3, NULL, y) == 0 && la_dot(3, x, NULL) == 0, "null");
+    LA_CHECK(t, la_nrm2(0, x) == 0 && la_nrm2(3, NULL) == 0, "nrm2");
+    la_axpy(0, 2, x, y);
+    la_axpy(4, 2, NULL, y);
+    la_axpy(4, 2, x, NULL);
+    la_scale(-2, 2, x);
+    la_scale(4, 2, NULL);
+    LA_CHECK(t, x[0] == 1 && x[3] == 4 && y[0] == 5 && y[3] == 8, "modified");
+    la_axpy(4, 2, x, x); /* the same vector: x = 3x */
+    LA_CHECK(t, x[0] == 3 && x[3] == 12, "%g %g", (double)x[0], (double)x[3]);
   }
 
   LA_TEST(t, "kernels/aligned allocation") {
     int i, bad = 0;
     for (i = 1; i < 200; i += 7) {
-      void *p = la_alloc((size_t)i);
+      unsigned char *p = (unsigned char *)la_alloc((size_t)i);
       bad += p == NULL || ((size_t)p % LA_ALIGN) != 0;
+      if (p) memset(p, 0xab, (size_t)i); /* the whole block is usable */
       la_free(p);
     }
     LA_CHECK(t, bad == 0, "%d misaligned", bad);
