@@ -1,1 +1,1123 @@
-static void suite_diag(la_t *t) { (void)t; }
+/* Diagnostics against independent computations: matrices with spectra
+   known by construction (Q diag Q^T), naive loops, closed forms, finite
+   differences of the model's loss, and sample-size tolerances. */
+#include <stdlib.h>
+
+/* ---------------------------------------------------- test operators */
+
+typedef struct {
+  int n;
+  const double *a; /* row-major, need not be symmetric */
+  int calls;
+  int poison_at; /* > 0: that call returns a NaN */
+  int fail_at;   /* > 0: that call returns LA_EIO */
+} dmat_op;
+
+static int dmat_matvec(void *ctx, int n, const la_real *x, la_real *y) {
+  dmat_op *op = (dmat_op *)ctx;
+  int i, j;
+  op->calls++;
+  if (op->fail_at && op->calls == op->fail_at) return LA_EIO;
+  for (i = 0; i < n; ++i) {
+    double s = 0;
+    for (j = 0; j < n; ++j) s += op->a[(size_t)i * n + j] * x[j];
+    y[i] = (la_real)s;
+  }
+  if (op->poison_at && op->calls == op->poison_at) y[n / 2] = (la_real)NAN;
+  return LA_OK;
+}
+
+/* A random orthogonal n x n (rows orthonormal) by Gram-Schmidt, twice. */
+static void t_orthogonal(la_t_rng *r, int n, double *q) {
+  int i, j, k, pass;
+  for (i = 0; i < n * n; ++i) q[i] = la_t_uniform(r);
+  for (i = 0; i < n; ++i) {
+    double *qi = q + (size_t)i * n, nr = 0;
+    for (pass = 0; pass < 2; ++pass)
+      for (j = 0; j < i; ++j) {
+        double *qj = q + (size_t)j * n, c = 0;
+        for (k = 0; k < n; ++k) c += qi[k] * qj[k];
+        for (k = 0; k < n; ++k) qi[k] -= c * qj[k];
+      }
+    for (k = 0; k < n; ++k) nr += qi[k] * qi[k];
+    nr = sqrt(nr);
+    for (k = 0; k < n; ++k) qi[k] /= nr;
+  }
+}
+
+/* a = Q^T diag(lam) Q with the rows of Q as eigenvectors. */
+static void t_from_spectrum(la_t_rng *r, int n, const double *lam, double *a,
+                            double *q) {
+  int i, j, k;
+  t_orthogonal(r, n, q);
+  for (i = 0; i < n; ++i)
+    for (j = 0; j <= i; ++j) {
+      double s = 0;
+      for (k = 0; k < n; ++k) s += q[(size_t)k * n + i] * lam[k] * q[(size_t)k * n + j];
+      a[(size_t)i * n + j] = a[(size_t)j * n + i] = s;
+    }
+}
+
+static int t_cmp_desc(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return x < y ? 1 : x > y ? -1 : 0;
+}
+
+/* The k wanted true eigenvalues, in the order la_lanczos returns them. */
+static void t_wanted(int n, const double *lam, int which, int k, double *out) {
+  double *s = (double *)malloc(sizeof(double) * n);
+  int i, lo = 0, hi = n - 1;
+  memcpy(s, lam, sizeof(double) * n);
+  qsort(s, n, sizeof(double), t_cmp_desc); /* descending */
+  for (i = 0; i < k; ++i) {
+    if (which == LA_EIG_LARGEST) out[i] = s[i];
+    else if (which == LA_EIG_SMALLEST) out[i] = s[n - 1 - i];
+    else out[i] = fabs(s[lo]) >= fabs(s[hi]) ? s[lo++] : s[hi--];
+  }
+  free(s);
+}
+
+static const double t_eps = sizeof(la_real) == 4 ? 1.2e-7 : 2.3e-16;
+
+/* Runs Lanczos on Q^T diag(lam) Q and compares with lam; returns the
+   largest error of a value in units of ||A||, checks residuals. */
+static double t_lanczos_case(la_t *t, const char *what, int n,
+                             const double *lam, int which, int k, double tol,
+                             int max_iter, la_eig_out *res_out) {
+  la_t_rng r = {1234u + (unsigned)n * 7u + (unsigned)which};
+  double *a = (double *)malloc(sizeof(double) * n * n);
+  double *q = (double *)malloc(sizeof(double) * n * n);
+  double *want = (double *)malloc(sizeof(double) * k);
+  double *vals = (double *)malloc(sizeof(double) * k);
+  double *res = (double *)malloc(sizeof(double) * k);
+  la_real *vec = (la_real *)malloc(sizeof(la_real) * n * k);
+  double anorm = 0, worst = 0;
+  dmat_op op;
+  la_lanczos_config cfg;
+  la_eig_out out;
+  int i, j, st;
+  for (i = 0; i < n; ++i) anorm = fmax(anorm, fabs(lam[i]));
+  t_from_spectrum(&r, n, lam, a, q);
+  memset(&op, 0, sizeof op); op.n = n; op.a = a;
+  memset(&cfg, 0, sizeof cfg); cfg.which = which; cfg.max_iter = max_iter;
+  cfg.seed = 99;
+  memset(&out, 0, sizeof out);
+  out.values = vals; out.residuals = res; out.vectors = vec;
+  st = la_lanczos(n, dmat_matvec, &op, k, tol, &cfg, &out, NULL, 0);
+  LA_CHECK(t, st == LA_OK, "%s: status %d (%d of %d converged)", what, st,
+           out.converged, k);
+  LA_CHECK(t, out.matvecs == op.calls, "%s: %d matvecs reported, %d made",
+           what, out.matvecs, op.calls);
+  t_wanted(n, lam, which, k, want);
+  for (i = 0; i < k; ++i) worst = fmax(worst, fabs(vals[i] - want[i]) / anorm);
+  /* the true residual of each Ritz pair, against the reported bound plus
+     the rounding of one product */
+  for (i = 0; i < k; ++i) {
+    double rr = 0, nv = 0;
+    for (j = 0; j < n; ++j) {
+      double s = 0;
+      int l;
+      for (l = 0; l < n; ++l) s += a[(size_t)j * n + l] * vec[(size_t)i * n + l];
+      s -= vals[i] * vec[(size_t)i * n + j];
+      rr += s * s;
+      nv += (double)vec[(size_t)i * n + j] * vec[(size_t)i * n + j];
+    }
+    LA_CHECK(t, fabs(nv - 1) < 100 * t_eps * sqrt((double)n),
+             "%s: |y_%d| = %g", what, i, sqrt(nv));
+    LA_CHECK(t, sqrt(rr) <= res[i] + 30 * t_eps * sqrt((double)n) * anorm,
+             "%s: true residual %g > reported %g", what, sqrt(rr), res[i]);
+  }
+  if (res_out) *res_out = out;
+  free(a); free(q); free(want); free(vals); free(res); free(vec);
+  return worst;
+}
+
+static void diag_dense_tests(la_t *t) {
+  LA_TEST(t, "diag/sym_eig against Q diag Q^T") {
+    static const int ns[] = {1, 2, 3, 7, 40};
+    la_t_rng r = {77};
+    int c;
+    for (c = 0; c < 5; ++c) {
+      int n = ns[c], i, j, k;
+      double *lam = (double *)malloc(sizeof(double) * n);
+      double *a = (double *)malloc(sizeof(double) * n * n);
+      double *a0 = (double *)malloc(sizeof(double) * n * n);
+      double *q = (double *)malloc(sizeof(double) * n * n);
+      double *w = (double *)malloc(sizeof(double) * n);
+      double *v = (double *)malloc(sizeof(double) * n * n);
+      double err = 0, orth = 0, res = 0;
+      /* indefinite, with a repeated value and a cluster */
+      for (i = 0; i < n; ++i) lam[i] = i % 5 == 0 ? 2.0 : 10.0 * la_t_uniform(&r);
+      if (n > 3) lam[3] = lam[1] + 1e-9;
+      t_from_spectrum(&r, n, lam, a, q);
+      memcpy(a0, a, sizeof(double) * n * n);
+      LA_CHECK(t, la_sym_eig(n, a, w, v, NULL, 0) == LA_OK, "n %d", n);
+      qsort(lam, n, sizeof(double), t_cmp_desc);
+      for (i = 0; i < n; ++i) err = fmax(err, fabs(w[i] - lam[n - 1 - i]));
+      for (i = 0; i < n; ++i)
+        for (j = 0; j < n; ++j) {
+          double s = 0, rv = 0;
+          for (k = 0; k < n; ++k) s += v[i * n + k] * v[j * n + k];
+          orth = fmax(orth, fabs(s - (i == j)));
+          for (k = 0; k < n; ++k) rv += a0[j * n + k] * v[i * n + k];
+          res = fmax(res, fabs(rv - w[i] * v[i * n + j]));
+        }
+      LA_CHECK(t, err < 1e-12 * 10 * n, "n %d: eigenvalue error %g", n, err);
+      LA_CHECK(t, orth < 1e-12 * n, "n %d: orthogonality %g", n, orth);
+      LA_CHECK(t, res < 1e-12 * 10 * n, "n %d: residual %g", n, res);
+      for (i = 1; i < n; ++i) LA_CHECK(t, w[i - 1] <= w[i], "not ascending");
+      free(lam); free(a); free(a0); free(q); free(w); free(v);
+    }
+  }
+
+  LA_TEST(t, "diag/sym_eig diagonal, zero and bad input") {
+    double a[9] = {3, 0, 0, 0, -1, 0, 0, 0, 2}, w[3], z[9] = {0};
+    double small[4];
+    LA_CHECK(t, la_sym_eig(3, a, w, NULL, NULL, 0) == LA_OK, "diag");
+    LA_CHECK(t, w[0] == -1 && w[1] == 2 && w[2] == 3, "%g %g %g", w[0], w[1],
+             w[2]);
+    LA_CHECK(t, la_sym_eig(3, z, w, NULL, NULL, 0) == LA_OK, "zero");
+    LA_CHECK(t, w[0] == 0 && w[2] == 0, "zero matrix");
+    LA_CHECK(t, la_sym_eig(0, a, w, NULL, NULL, 0) == LA_EDIM, "n 0");
+    LA_CHECK(t, la_sym_eig(3, NULL, w, NULL, NULL, 0) == LA_ENULL, "null a");
+    LA_CHECK(t, la_sym_eig(3, a, NULL, NULL, NULL, 0) == LA_ENULL, "null w");
+    LA_CHECK(t, la_sym_eig(3, a, w, NULL, small, sizeof small) ==
+                    LA_EWORKSPACE, "small workspace");
+    LA_CHECK(t, la_sym_eig(3, a, w, NULL, NULL, 5) == LA_ENULL, "null work");
+    a[4] = NAN;
+    LA_CHECK(t, la_sym_eig(3, a, w, NULL, NULL, 0) == LA_ENONFINITE, "nan");
+    LA_CHECK(t, la_sym_eig_work_bytes(-1) == 0, "size of n < 0");
+  }
+
+  LA_TEST(t, "diag/dense_from_matvec symmetrizes") {
+    int n = 9, i, j;
+    double a[81], h[81];
+    la_t_rng r = {5};
+    dmat_op op;
+    void *w = malloc(la_dense_from_matvec_work_bytes(n));
+    double err = 0;
+    for (i = 0; i < n * n; ++i) a[i] = la_t_uniform(&r);
+    memset(&op, 0, sizeof op); op.n = n; op.a = a;
+    LA_CHECK(t, la_dense_from_matvec(n, dmat_matvec, &op, h, w,
+                                     la_dense_from_matvec_work_bytes(n)) ==
+                    LA_OK, "status");
+    for (i = 0; i < n; ++i)
+      for (j = 0; j < n; ++j)
+        err = fmax(err, fabs(h[i * n + j] - 0.5 * (a[i * n + j] + a[j * n + i])));
+    LA_CHECK(t, err < 4 * t_eps, "error %g", err);
+    LA_CHECK(t, op.calls == n, "%d calls", op.calls);
+    op.poison_at = 3; op.calls = 0;
+    LA_CHECK(t, la_dense_from_matvec(n, dmat_matvec, &op, h, NULL, 0) ==
+                    LA_ENONFINITE, "nan");
+    op.poison_at = 0; op.fail_at = 2; op.calls = 0;
+    LA_CHECK(t, la_dense_from_matvec(n, dmat_matvec, &op, h, NULL, 0) == LA_EIO,
+             "callback status");
+    LA_CHECK(t, la_dense_from_matvec(0, dmat_matvec, &op, h, NULL, 0) == LA_EDIM,
+             "n 0");
+    LA_CHECK(t, la_dense_from_matvec(n, NULL, &op, h, NULL, 0) == LA_ENULL,
+             "null f");
+    LA_CHECK(t, la_dense_from_matvec(n, dmat_matvec, &op, h, w, 8) ==
+                    LA_EWORKSPACE, "small");
+    free(w);
+  }
+}
+
+static void diag_lanczos_tests(la_t *t) {
+  /* |theta - lambda| <= (tol + rounding of the products) ||A|| */
+  const double tol = sizeof(la_real) == 4 ? 1e-5 : 1e-10;
+  const double slack = 50 * t_eps * 10;
+
+  LA_TEST(t, "diag/lanczos three orderings of an indefinite spectrum") {
+    int n = 120, i, w;
+    double lam[120], err;
+    la_t_rng r = {3};
+    for (i = 0; i < n; ++i) lam[i] = 4 * la_t_uniform(&r);
+    lam[0] = 9; lam[1] = -10; lam[2] = 8.5; lam[3] = -9.5; lam[4] = 7;
+    for (w = 0; w < 3; ++w) {
+      err = t_lanczos_case(t, "indefinite", n, lam, w, 4, tol, 0, NULL);
+      LA_CHECK(t, err < tol + slack, "which %d: error %g", w, err);
+    }
+  }
+
+  LA_TEST(t, "diag/lanczos clustered and low rank, no ghost copies") {
+    int n = 150, i;
+    double lam[150], err;
+    la_eig_out o;
+    la_t_rng r = {8};
+    /* a tight cluster at the top of a wide spectrum */
+    for (i = 0; i < n; ++i) lam[i] = la_t_uniform(&r);
+    for (i = 0; i < 6; ++i) lam[i] = 5 + 1e-3 * i;
+    err = t_lanczos_case(t, "clustered", n, lam, LA_EIG_LARGEST, 6, tol, 0, &o);
+    LA_CHECK(t, err < tol * 20 + slack, "clustered: error %g", err);
+    /* rank 4: 146 zero eigenvalues, the space closes after 5 steps */
+    for (i = 0; i < n; ++i) lam[i] = 0;
+    lam[0] = 3; lam[1] = -2; lam[2] = 1; lam[3] = 0.5;
+    err = t_lanczos_case(t, "low rank", n, lam, LA_EIG_MAGNITUDE, 6, tol, 0, &o);
+    LA_CHECK(t, err < tol + slack, "low rank: error %g", err);
+    /* one dominant value and a long run of iterations: without full
+       reorthogonalization its ghost copies would fill the top of the list */
+    for (i = 0; i < n; ++i) lam[i] = 1 + 0.01 * i;
+    lam[0] = 1000;
+    err = t_lanczos_case(t, "ghosts", n, lam, LA_EIG_LARGEST, 8,
+                         sizeof(la_real) == 4 ? 1e-6 : 1e-13, n, &o);
+    LA_CHECK(t, err < tol + slack, "ghosts: error %g", err);
+  }
+
+  LA_TEST(t, "diag/lanczos exactly repeated eigenvalues") {
+    /* 3 x 7 and 3 x 5: one starting vector sees each value once, so the
+       k = 3 largest are the distinct 7, 5, then the next value; copies
+       appear only through restarts or rounding, never beyond the true
+       multiplicity. */
+    int n = 60, i, j;
+    double lam[60], vals[3], want[3] = {7, 5, 4};
+    la_t_rng r = {11};
+    double *a = (double *)malloc(sizeof(double) * n * n);
+    double *q = (double *)malloc(sizeof(double) * n * n);
+    dmat_op op;
+    la_eig_out out;
+    int st;
+    for (i = 0; i < n; ++i) lam[i] = 3 * la_t_uniform(&r);
+    lam[0] = lam[1] = lam[2] = 7;
+    lam[3] = lam[4] = lam[5] = 5;
+    lam[6] = 4;
+    t_from_spectrum(&r, n, lam, a, q);
+    memset(&op, 0, sizeof op); op.n = n; op.a = a;
+    memset(&out, 0, sizeof out); out.values = vals;
+    st = la_lanczos(n, dmat_matvec, &op, 3, tol, NULL, &out, NULL, 0);
+    LA_CHECK(t, st == LA_OK, "status %d", st);
+    /* every value returned is an eigenvalue, no more copies than it has,
+       and the distinct ones come in order from the top */
+    {
+      int used[7] = {0}, mult[7] = {3, 0, 0, 3, 0, 0, 1}, d = 0;
+      for (i = 0; i < 3; ++i) {
+        int hit = -1;
+        for (j = 0; j < 7; ++j)
+          if (hit < 0 && fabs(vals[i] - lam[j]) < 10 * (tol + slack) * 7) hit = j;
+        LA_CHECK(t, hit == 0 || hit == 3 || hit == 6, "value %d: %.12g", i,
+                 vals[i]);
+        if (hit < 0) continue;
+        used[hit]++;
+        LA_CHECK(t, used[hit] <= mult[hit], "%g returned %d times", lam[hit],
+                 used[hit]);
+        if (i == 0 || fabs(vals[i] - vals[i - 1]) > 1e-3)
+          LA_CHECK(t, fabs(vals[i] - want[d++]) < 1e-3, "distinct %d: %g", d,
+                   vals[i]);
+      }
+    }
+    /* the whole spectrum of a small matrix: restarts recover every copy */
+    {
+      double lam6[6] = {2, 2, 2, 1, 1, 0}, v6[6], a6[36], q6[36];
+      la_real vec6[36];
+      dmat_op op6;
+      la_lanczos_config c6;
+      t_from_spectrum(&r, 6, lam6, a6, q6);
+      memset(&op6, 0, sizeof op6); op6.n = 6; op6.a = a6;
+      memset(&c6, 0, sizeof c6); c6.which = LA_EIG_SMALLEST;
+      memset(&out, 0, sizeof out); out.values = v6; out.vectors = vec6;
+      st = la_lanczos(6, dmat_matvec, &op6, 6, tol, &c6, &out, NULL, 0);
+      LA_CHECK(t, st == LA_OK, "status %d", st);
+      LA_CHECK(t, out.restarts >= 1, "%d restarts", out.restarts);
+      for (i = 0; i < 6; ++i)
+        LA_CHECK(t, fabs(v6[i] - lam6[5 - i]) < 100 * t_eps, "v6[%d] = %g", i,
+                 v6[i]);
+      /* the three vectors of 2 span its eigenspace: orthonormal */
+      for (i = 3; i < 6; ++i)
+        for (j = 3; j < 6; ++j) {
+          double s = 0;
+          int l;
+          for (l = 0; l < 6; ++l) s += (double)vec6[i * 6 + l] * vec6[j * 6 + l];
+          LA_CHECK(t, fabs(s - (i == j)) < 1000 * t_eps, "<y%d,y%d> = %g", i, j,
+                   s);
+        }
+    }
+    free(a); free(q);
+  }
+
+  LA_TEST(t, "diag/lanczos seeded, deterministic") {
+    int n = 50, i;
+    double a[2500], q[2500], lam[50], v1[3], v2[3];
+    la_t_rng r = {21};
+    dmat_op op;
+    la_eig_out o1, o2;
+    la_lanczos_config c;
+    for (i = 0; i < n; ++i) lam[i] = la_t_uniform(&r);
+    t_from_spectrum(&r, n, lam, a, q);
+    memset(&op, 0, sizeof op); op.n = n; op.a = a;
+    memset(&c, 0, sizeof c); c.seed = 5;
+    memset(&o1, 0, sizeof o1); o1.values = v1;
+    memset(&o2, 0, sizeof o2); o2.values = v2;
+    la_lanczos(n, dmat_matvec, &op, 3, 1e-3, &c, &o1, NULL, 0);
+    la_lanczos(n, dmat_matvec, &op, 3, 1e-3, &c, &o2, NULL, 0);
+    LA_CHECK(t, memcmp(v1, v2, sizeof v1) == 0 && o1.matvecs == o2.matvecs,
+             "same seed, different result");
+  }
+
+  LA_TEST(t, "diag/lanczos bad input") {
+    int n = 20, i;
+    double a[400], q[400], lam[20], v[20];
+    la_t_rng r = {4};
+    dmat_op op;
+    la_eig_out o;
+    la_lanczos_config c;
+    char small[64];
+    for (i = 0; i < n; ++i) lam[i] = 1 + i + 0.1 * la_t_uniform(&r);
+    t_from_spectrum(&r, n, lam, a, q);
+    memset(&op, 0, sizeof op); op.n = n; op.a = a;
+    memset(&o, 0, sizeof o); o.values = v;
+    memset(&c, 0, sizeof c);
+    LA_CHECK(t, la_lanczos(n, dmat_matvec, &op, 21, 1e-6, NULL, &o, NULL, 0) ==
+                    LA_EDIM, "k > n");
+    LA_CHECK(t, la_lanczos(n, dmat_matvec, &op, 0, 1e-6, NULL, &o, NULL, 0) ==
+                    LA_EDIM, "k = 0");
+    LA_CHECK(t, la_lanczos(n, dmat_matvec, &op, 2, 0, NULL, &o, NULL, 0) ==
+                    LA_ERANGE, "tol 0");
+    LA_CHECK(t, la_lanczos(n, dmat_matvec, &op, 2, -1, NULL, &o, NULL, 0) ==
+                    LA_ERANGE, "tol < 0");
+    LA_CHECK(t, la_lanczos(n, dmat_matvec, &op, 2, NAN, NULL, &o, NULL, 0) ==
+                    LA_ERANGE, "tol nan");
+    LA_CHECK(t, la_lanczos(n, NULL, &op, 2, 1e-6, NULL, &o, NULL, 0) ==
+                    LA_ENULL, "null f");
+    LA_CHECK(t, la_lanczos(n, dmat_matvec, &op, 2, 1e-6, NULL, NULL, NULL, 0) ==
+                    LA_ENULL, "null out");
+    c.which = 3;
+    LA_CHECK(t, la_lanczos(n, dmat_matvec, &op, 2, 1e-6, &c, &o, NULL, 0) ==
+                    LA_ERANGE, "which 3");
+    c.which = 0;
+    LA_CHECK(t, la_lanczos(n, dmat_matvec, &op, 2, 1e-6, NULL, &o, small,
+                           sizeof small) == LA_EWORKSPACE, "small workspace");
+    op.poison_at = 4;
+    LA_CHECK(t, la_lanczos(n, dmat_matvec, &op, 2, 1e-6, NULL, &o, NULL, 0) ==
+                    LA_ENONFINITE, "nan product");
+    op.poison_at = 0; op.calls = 0; op.fail_at = 2;
+    LA_CHECK(t, la_lanczos(n, dmat_matvec, &op, 2, 1e-6, NULL, &o, NULL, 0) ==
+                    LA_EIO, "callback status");
+    /* a cap of 3 steps cannot resolve 20 close values to 1e-12: the best
+       estimates come back with LA_ENOCONVERGE */
+    op.fail_at = 0; op.calls = 0; c.max_iter = 3;
+    LA_CHECK(t, la_lanczos(n, dmat_matvec, &op, 2, 1e-12, &c, &o, NULL, 0) ==
+                    LA_ENOCONVERGE, "cap");
+    LA_CHECK(t, o.matvecs == 3 && v[0] > 10 && v[0] <= 20.1 && v[1] < v[0],
+             "estimates %g %g after %d", v[0], v[1], o.matvecs);
+    LA_CHECK(t, la_lanczos_work_bytes(n, n + 1, NULL) == 0, "size k > n");
+  }
+}
+
+static void diag_density_tests(la_t *t) {
+  LA_TEST(t, "diag/slq density integrates to 1, first moment is the trace") {
+    int n = 100, i, p, probes = 40, m = 30, g;
+    double lam[100], *a, *q, tr = 0, mean = 0, m2 = 0, se, wsum = 0, integ = 0;
+    double nodes[40 * 30], weights[40 * 30], grid[801], dens[801];
+    la_t_rng r = {31};
+    dmat_op op;
+    la_slq_config c;
+    a = (double *)malloc(sizeof(double) * n * n);
+    q = (double *)malloc(sizeof(double) * n * n);
+    for (i = 0; i < n; ++i) { lam[i] = 2 * la_t_uniform(&r) + (i < 10 ? 5 : 0); tr += lam[i]; }
+    t_from_spectrum(&r, n, lam, a, q);
+    memset(&op, 0, sizeof op); op.n = n; op.a = a;
+    memset(&c, 0, sizeof c); c.probes = probes; c.steps = m; c.seed = 3;
+    LA_CHECK(t, la_slq(n, dmat_matvec, &op, &c, nodes, weights, NULL, 0) == LA_OK,
+             "status");
+    LA_CHECK(t, op.calls == probes * m, "%d matvecs", op.calls);
+    /* per probe, n * sum(w theta) = z^T A z for its Rademacher z */
+    for (p = 0; p < probes; ++p) {
+      double s = 0;
+      for (i = 0; i < m; ++i) s += weights[p * m + i] * nodes[p * m + i];
+      s *= (double)n * probes;
+      mean += s; m2 += s * s;
+    }
+    mean /= probes;
+    se = sqrt((m2 / probes - mean * mean) / (probes - 1));
+    LA_CHECK(t, fabs(mean - tr) < 4 * se + 1e-9, "trace %g vs %g (se %g)", mean,
+             tr, se);
+    for (i = 0; i < probes * m; ++i) wsum += weights[i];
+    LA_CHECK(t, fabs(wsum - 1) < 1e-10, "weights sum to %.15g", wsum);
+    for (g = 0; g <= 800; ++g) grid[g] = -4 + 12.0 * g / 800;
+    LA_CHECK(t, la_density_eval(probes * m, nodes, weights, 0.1, 801, grid,
+                                dens) == LA_OK, "eval");
+    for (g = 0; g < 800; ++g) integ += 0.5 * (dens[g] + dens[g + 1]) * (12.0 / 800);
+    LA_CHECK(t, fabs(integ - 1) < 1e-6, "density integrates to %.9g", integ);
+    /* second moment: n sum(w theta^2) estimates tr(A^2) = sum lambda^2
+       (Gauss quadrature with m nodes is exact to degree 2m - 1) */
+    {
+      double f2 = 0, e2 = 0, s2 = 0;
+      for (i = 0; i < n; ++i) f2 += lam[i] * lam[i];
+      for (p = 0; p < probes; ++p) {
+        double s = 0;
+        for (i = 0; i < m; ++i)
+          s += weights[p * m + i] * nodes[p * m + i] * nodes[p * m + i];
+        s *= (double)n * probes;
+        e2 += s / probes; s2 += s * s / probes;
+      }
+      se = sqrt((s2 - e2 * e2) / (probes - 1));
+      LA_CHECK(t, fabs(e2 - f2) < 4 * se, "tr(A^2) %g vs %g (se %g)", e2, f2, se);
+    }
+    /* one node: the Gaussian itself */
+    {
+      double one = 1, zero = 0, at[2] = {0, 2}, out[2];
+      la_density_eval(1, &zero, &one, 2.0, 2, at, out);
+      LA_CHECK(t, fabs(out[0] - 1 / (2 * sqrt(2 * 3.14159265358979324))) < 1e-15 &&
+                      fabs(out[1] - exp(-0.5) / (2 * sqrt(2 * 3.14159265358979324))) < 1e-15,
+               "gaussian %g %g", out[0], out[1]);
+    }
+    LA_CHECK(t, la_density_eval(1, nodes, weights, 0, 1, grid, dens) == LA_ERANGE,
+             "sigma 0");
+    LA_CHECK(t, la_density_eval(0, nodes, weights, 1, 1, grid, dens) == LA_EDIM,
+             "count 0");
+    LA_CHECK(t, la_density_eval(1, NULL, weights, 1, 1, grid, dens) == LA_ENULL,
+             "null");
+    LA_CHECK(t, la_slq(n, NULL, &op, &c, nodes, weights, NULL, 0) == LA_ENULL,
+             "null f");
+    LA_CHECK(t, la_slq(0, dmat_matvec, &op, &c, nodes, weights, NULL, 0) ==
+                    LA_EDIM, "n 0");
+    c.probes = -1;
+    LA_CHECK(t, la_slq(n, dmat_matvec, &op, &c, nodes, weights, NULL, 0) ==
+                    LA_ERANGE, "probes < 0");
+    c.probes = 1; op.poison_at = op.calls + 2;
+    LA_CHECK(t, la_slq(n, dmat_matvec, &op, &c, nodes, weights, NULL, 0) ==
+                    LA_ENONFINITE, "nan");
+    free(a); free(q);
+  }
+
+  LA_TEST(t, "diag/slq on a small matrix finds its eigenvalues") {
+    /* with steps = n every probe's quadrature is exact: its nodes with
+       weight are eigenvalues, and the median follows */
+    double lam[7] = {-3, -1, 0.5, 2, 2, 4, 9}, a[49], q[49];
+    double nodes[4 * 7], weights[4 * 7], med = 0, rc = 0;
+    la_t_rng r = {41};
+    dmat_op op;
+    la_slq_config c;
+    int i, j, bad = 0;
+    t_from_spectrum(&r, 7, lam, a, q);
+    memset(&op, 0, sizeof op); op.n = 7; op.a = a;
+    memset(&c, 0, sizeof c); c.probes = 4;
+    LA_CHECK(t, la_slq(7, dmat_matvec, &op, &c, nodes, weights, NULL, 0) == LA_OK,
+             "status");
+    for (i = 0; i < 28; ++i) {
+      double best = 1e9;
+      if (weights[i] < 1e-6) continue;
+      for (j = 0; j < 7; ++j) best = fmin(best, fabs(nodes[i] - lam[j]));
+      bad += best > 1e3 * t_eps * 9;
+    }
+    LA_CHECK(t, bad == 0, "%d nodes are not eigenvalues", bad);
+    LA_CHECK(t, la_weighted_median(7, lam, NULL, &med, NULL, 0) == LA_OK &&
+                    med == 2, "median %g", med);
+    LA_CHECK(t, la_rcond_spectrum(7, lam, NULL, &rc, NULL, 0) == LA_OK &&
+                    fabs(rc - 4.5) < 1e-15, "rcond %g", rc);
+  }
+
+  LA_TEST(t, "diag/hutchinson and hutch++ within their standard errors") {
+    int n = 80, i, rep, out4 = 0;
+    double lam[80], *a, *q, tr = 0, est, se;
+    la_t_rng r = {51};
+    dmat_op op;
+    la_trace_config c;
+    a = (double *)malloc(sizeof(double) * n * n);
+    q = (double *)malloc(sizeof(double) * n * n);
+    for (i = 0; i < n; ++i) { lam[i] = la_t_uniform(&r) + (i < 3 ? 20 : 0); tr += lam[i]; }
+    t_from_spectrum(&r, n, lam, a, q);
+    memset(&op, 0, sizeof op); op.n = n; op.a = a;
+    memset(&c, 0, sizeof c);
+    /* 20 independent estimates: at 4 sigma, not one should miss */
+    for (rep = 0; rep < 20; ++rep) {
+      c.seed = (uint64_t)rep; c.matvecs = 60; c.method = LA_TRACE_HUTCHINSON;
+      op.calls = 0;
+      LA_CHECK(t, la_trace(n, dmat_matvec, &op, &c, &est, &se, NULL, 0) == LA_OK,
+               "status");
+      LA_CHECK(t, op.calls == 60, "%d matvecs", op.calls);
+      out4 += fabs(est - tr) > 4 * se;
+      c.method = LA_TRACE_HUTCHPP;
+      op.calls = 0;
+      LA_CHECK(t, la_trace(n, dmat_matvec, &op, &c, &est, &se, NULL, 0) == LA_OK,
+               "status++");
+      LA_CHECK(t, op.calls <= 60, "%d matvecs", op.calls);
+      out4 += fabs(est - tr) > 4 * se + 1e3 * t_eps * fabs(tr);
+    }
+    LA_CHECK(t, out4 == 0, "%d of 40 estimates beyond 4 sigma", out4);
+    /* rank 3 fits in the sketch: Hutch++ is then exact to rounding */
+    for (i = 0; i < n; ++i) lam[i] = i < 3 ? 1 + i : 0;
+    t_from_spectrum(&r, n, lam, a, q);
+    c.method = LA_TRACE_HUTCHPP; c.matvecs = 30;
+    LA_CHECK(t, la_trace(n, dmat_matvec, &op, &c, &est, &se, NULL, 0) == LA_OK,
+             "status");
+    LA_CHECK(t, fabs(est - 6) < 1e3 * t_eps, "rank 3: %.12g", est);
+    c.matvecs = 1; c.method = 0;
+    LA_CHECK(t, la_trace(n, dmat_matvec, &op, &c, &est, &se, NULL, 0) ==
+                    LA_ERANGE, "one probe");
+    c.matvecs = 10; c.method = 7;
+    LA_CHECK(t, la_trace(n, dmat_matvec, &op, &c, &est, &se, NULL, 0) ==
+                    LA_ERANGE, "method");
+    c.method = 0;
+    LA_CHECK(t, la_trace(n, dmat_matvec, &op, &c, NULL, &se, NULL, 0) ==
+                    LA_ENULL, "null");
+    LA_CHECK(t, la_trace(-1, dmat_matvec, &op, &c, &est, &se, NULL, 0) ==
+                    LA_EDIM, "n");
+    op.poison_at = op.calls + 1;
+    LA_CHECK(t, la_trace(n, dmat_matvec, &op, &c, &est, &se, NULL, 0) ==
+                    LA_ENONFINITE, "nan");
+    free(a); free(q);
+  }
+}
+
+/* Pairs on a line s = 2 + 3 g, and the brute-force envelope over every
+   line through two pairs (or one pair and the axes). */
+static double t_env_brute(int n, const double *g, const double *s,
+                          double *l0, double *l1) {
+  double best = 1e300, gbar = 0;
+  int i, j, c;
+  for (i = 0; i < n; ++i) gbar += g[i] / n;
+  for (i = 0; i < n; ++i)
+    for (j = -2; j < n; ++j) {
+      double a1, a0, h;
+      if (j == -2) { a1 = 0; a0 = s[i]; }
+      else if (j == -1) { if (g[i] <= 0) continue; a1 = s[i] / g[i]; a0 = 0; }
+      else { if (g[j] == g[i]) continue; a1 = (s[j] - s[i]) / (g[j] - g[i]); a0 = s[i] - a1 * g[i]; }
+      if (a1 < 0 || a0 < 0) continue;
+      for (c = 0; c < n; ++c)
+        if (a0 + a1 * g[c] < s[c] - 1e-12) break;
+      if (c < n) continue;
+      h = a0 + a1 * gbar;
+      if (h < best) { best = h; *l0 = a0; *l1 = a1; }
+    }
+  return best;
+}
+
+static void diag_stats_tests(la_t *t) {
+  LA_TEST(t, "diag/robust condition numbers") {
+    double d[5] = {1, -2, 3, 4, -100}, r = 0, v[6] = {-1, 2, 3, 5, 10, 4};
+    double w2[3] = {1, 1, 2}, v2[3] = {1, 2, 5};
+    LA_CHECK(t, la_rcond_diag(5, d, &r, NULL, 0) == LA_OK && fabs(r - 100.0 / 3) < 1e-13,
+             "diag %g", r);
+    /* median of an even count: the midpoint of 3 and 4 */
+    LA_CHECK(t, la_rcond_spectrum(6, v, NULL, &r, NULL, 0) == LA_OK &&
+                    fabs(r - 10 / 3.5) < 1e-13, "spectrum %g", r);
+    /* weights 1,1,2 over 1,2,5: half the weight is reached exactly at 2 */
+    LA_CHECK(t, la_rcond_spectrum(3, v2, w2, &r, NULL, 0) == LA_OK &&
+                    fabs(r - 5 / 3.5) < 1e-13, "weighted %g", r);
+    d[1] = d[2] = d[3] = 0;
+    LA_CHECK(t, la_rcond_diag(5, d, &r, NULL, 0) == LA_ERANGE, "median 0");
+    d[0] = NAN;
+    LA_CHECK(t, la_rcond_diag(5, d, &r, NULL, 0) == LA_ENONFINITE, "nan");
+    LA_CHECK(t, la_rcond_diag(0, d, &r, NULL, 0) == LA_EDIM, "n 0");
+    LA_CHECK(t, la_rcond_diag(5, NULL, &r, NULL, 0) == LA_ENULL, "null");
+    LA_CHECK(t, la_rcond_spectrum(3, v2, NULL, NULL, NULL, 0) == LA_ENULL, "null");
+    v[0] = v[1] = v[2] = v[3] = 0;
+    LA_CHECK(t, la_rcond_spectrum(6, v, NULL, &r, NULL, 0) == LA_ERANGE, "median 0");
+    w2[0] = -1;
+    LA_CHECK(t, la_weighted_median(3, v2, w2, &r, NULL, 0) == LA_ENONFINITE,
+             "negative weight");
+    w2[0] = w2[1] = w2[2] = 0;
+    LA_CHECK(t, la_weighted_median(3, v2, w2, &r, NULL, 0) == LA_ERANGE,
+             "no weight");
+    LA_CHECK(t, la_weighted_median(3, v2, NULL, &r, v, 8) == LA_EWORKSPACE,
+             "small workspace");
+  }
+
+  LA_TEST(t, "diag/generalized smoothness fits") {
+    double g[40], s[40], b0 = 0, b1 = 0, bb;
+    la_lsmooth_fit f;
+    la_t_rng r = {61};
+    int i, above = 0;
+    for (i = 0; i < 40; ++i) { g[i] = 0.1 + i * 0.05; s[i] = 2 + 3 * g[i]; }
+    LA_CHECK(t, la_lsmooth(40, g, s, &f, NULL, 0) == LA_OK, "status");
+    LA_CHECK(t, fabs(f.l0_ls - 2) < 1e-12 && fabs(f.l1_ls - 3) < 1e-12,
+             "ls %g %g", f.l0_ls, f.l1_ls);
+    LA_CHECK(t, fabs(f.l0_env - 2) < 1e-12 && fabs(f.l1_env - 3) < 1e-12,
+             "env %g %g", f.l0_env, f.l1_env);
+    LA_CHECK(t, f.used == 40 && f.corr_log > 0.95 && f.corr_log < 1, "corr %g",
+             f.corr_log);
+    /* power law s = g^2: perfectly correlated on log scales */
+    for (i = 0; i < 40; ++i) s[i] = g[i] * g[i];
+    la_lsmooth(40, g, s, &f, NULL, 0);
+    LA_CHECK(t, fabs(f.corr_log - 1) < 1e-12, "corr %g", f.corr_log);
+    /* scattered pairs: the envelope is above all and as low as the best
+       line through two of them */
+    for (i = 0; i < 40; ++i) {
+      g[i] = 1 + la_t_uniform(&r);
+      s[i] = 1 + g[i] + 0.5 * la_t_uniform(&r);
+    }
+    s[7] = -1; /* negative curvature is kept in the fits, not in the logs */
+    LA_CHECK(t, la_lsmooth(40, g, s, &f, NULL, 0) == LA_OK, "status");
+    for (i = 0; i < 40; ++i) above += f.l0_env + f.l1_env * g[i] >= s[i] - 1e-12;
+    bb = t_env_brute(40, g, s, &b0, &b1);
+    LA_CHECK(t, above == 40, "%d of 40 under the envelope", above);
+    LA_CHECK(t, fabs(f.l0_env - b0) < 1e-9 && fabs(f.l1_env - b1) < 1e-9,
+             "envelope %g %g, brute force %g %g (height %g)", f.l0_env,
+             f.l1_env, b0, b1, bb);
+    LA_CHECK(t, f.used == 39, "%d used", f.used);
+    g[0] = NAN;
+    LA_CHECK(t, la_lsmooth(40, g, s, &f, NULL, 0) == LA_ENONFINITE, "nan");
+    LA_CHECK(t, la_lsmooth(1, g, s, &f, NULL, 0) == LA_EDIM, "count 1");
+    LA_CHECK(t, la_lsmooth(40, g, NULL, &f, NULL, 0) == LA_ENULL, "null");
+  }
+
+  LA_TEST(t, "diag/normal quantiles") {
+    double x;
+    LA_CHECK(t, la_normal_quantile(0.975, &x) == LA_OK &&
+                    fabs(x - 1.959963984540054) < 1e-12, "0.975: %.15g", x);
+    LA_CHECK(t, la_normal_quantile(0.5, &x) == LA_OK && fabs(x) < 1e-15, "%g", x);
+    LA_CHECK(t, la_normal_quantile(1e-10, &x) == LA_OK &&
+                    fabs(0.5 * erfc(-x / sqrt(2.0)) - 1e-10) < 1e-20, "tail %g", x);
+    LA_CHECK(t, la_normal_quantile(0.15865525393145707, &x) == LA_OK &&
+                    fabs(x + 1) < 1e-12, "-1 sigma: %.15g", x);
+    LA_CHECK(t, la_normal_quantile(0, &x) == LA_ERANGE, "p 0");
+    LA_CHECK(t, la_normal_quantile(1, &x) == LA_ERANGE, "p 1");
+    LA_CHECK(t, la_normal_quantile(NAN, &x) == LA_ERANGE, "p nan");
+    LA_CHECK(t, la_normal_quantile(0.3, NULL) == LA_ENULL, "null");
+  }
+
+  LA_TEST(t, "diag/hill recovers the index of Pareto samples") {
+    static const double alphas[3] = {0.8, 1.5, 3.0};
+    int n = 20000, k = 2000, i, c;
+    double *x = (double *)malloc(sizeof(double) * n), al;
+    la_t_rng r = {71};
+    for (c = 0; c < 3; ++c) {
+      for (i = 0; i < n; ++i)
+        x[i] = 2.0 * pow(0.5 * (1 - la_t_uniform(&r)), -1.0 / alphas[c]);
+      LA_CHECK(t, la_hill(n, x, k, &al, NULL, 0) == LA_OK, "status");
+      /* its standard error is alpha / sqrt(k) */
+      LA_CHECK(t, fabs(al - alphas[c]) < 4 * alphas[c] / sqrt((double)k),
+               "alpha %g: estimated %g", alphas[c], al);
+    }
+    LA_CHECK(t, la_hill(n, x, 0, &al, NULL, 0) == LA_ERANGE, "k 0");
+    LA_CHECK(t, la_hill(n, x, n, &al, NULL, 0) == LA_ERANGE, "k n");
+    LA_CHECK(t, la_hill(1, x, 1, &al, NULL, 0) == LA_EDIM, "count 1");
+    LA_CHECK(t, la_hill(n, NULL, 1, &al, NULL, 0) == LA_ENULL, "null");
+    x[5] = INFINITY;
+    LA_CHECK(t, la_hill(n, x, 10, &al, NULL, 0) == LA_ENONFINITE, "inf");
+    for (i = 0; i < n; ++i) x[i] = -1;
+    LA_CHECK(t, la_hill(n, x, 10, &al, NULL, 0) == LA_ERANGE, "negative");
+    free(x);
+  }
+
+  LA_TEST(t, "diag/noise summary against naive loops") {
+    int n = 50000, i, bins = 50;
+    double *x = (double *)malloc(sizeof(double) * n);
+    double *srt = (double *)malloc(sizeof(double) * n);
+    double *gq = (double *)malloc(sizeof(double) * n);
+    double hist[50], edges[51], m = 0, v = 0, integ = 0, gm = 0;
+    la_noise_config c;
+    la_noise_stats st;
+    la_t_rng r = {81};
+    for (i = 0; i < n; ++i) { x[i] = 3 + la_t_uniform(&r); m += x[i]; }
+    m /= n;
+    for (i = 0; i < n; ++i) v += (x[i] - m) * (x[i] - m);
+    v /= n - 1;
+    memset(&c, 0, sizeof c); c.bins = bins;
+    LA_CHECK(t, la_noise_summary(n, x, &c, &st, hist, edges, srt, gq, NULL, 0) ==
+                    LA_OK, "status");
+    LA_CHECK(t, fabs(st.mean - m) < 1e-12 && fabs(st.var - v) < 1e-12,
+             "mean %g var %g", st.mean, st.var);
+    /* uniform: kurtosis 9/5, from n samples within a few of its
+       standard errors (about sqrt(0.34/n)... generously 0.05) */
+    LA_CHECK(t, fabs(st.kurtosis - 1.8) < 0.05, "kurtosis %g", st.kurtosis);
+    for (i = 0; i < bins; ++i) integ += hist[i] * (edges[i + 1] - edges[i]);
+    LA_CHECK(t, fabs(integ - 1) < 1e-12, "histogram integrates to %g", integ);
+    LA_CHECK(t, edges[0] == st.min && fabs(edges[bins] - st.max) < 1e-12,
+             "edges");
+    LA_CHECK(t, fabs(hist[bins / 2] - 0.5) < 0.1, "density %g", hist[bins / 2]);
+    for (i = 1; i < n; ++i) LA_CHECK(t, srt[i - 1] <= srt[i], "unsorted");
+    for (i = 0; i < n; ++i) gm += gq[i] / n;
+    LA_CHECK(t, fabs(gm - st.mean) < 1e-9, "gauss quantiles' mean %g", gm);
+    LA_CHECK(t, fabs(gq[n / 2] - st.mean) < 1e-3 && gq[0] < gq[n - 1],
+             "gauss median %g", gq[n / 2]);
+    LA_CHECK(t, la_noise_summary(1, x, &c, &st, NULL, NULL, NULL, NULL, NULL, 0) ==
+                    LA_EDIM, "count 1");
+    LA_CHECK(t, la_noise_summary(n, NULL, &c, &st, NULL, NULL, NULL, NULL, NULL,
+                                 0) == LA_ENULL, "null");
+    c.bins = -2;
+    LA_CHECK(t, la_noise_summary(n, x, &c, &st, NULL, NULL, NULL, NULL, NULL, 0) ==
+                    LA_ERANGE, "bins");
+    c.bins = 0; x[3] = NAN;
+    LA_CHECK(t, la_noise_summary(n, x, &c, &st, NULL, NULL, NULL, NULL, NULL, 0) ==
+                    LA_ENONFINITE, "nan");
+    free(x); free(srt); free(gq);
+  }
+}
+
+
+static void diag_workspace_tests(la_t *t) {
+  LA_TEST(t, "diag/caller-owned workspaces, unaligned, and size queries") {
+    int n = 30, i;
+    double lam[30], a[900], q[900], v1[4], v2[4], nodes[5 * 30], wts[5 * 30];
+    double tr1, tr2, se;
+    la_t_rng r = {91};
+    dmat_op op;
+    la_eig_out o;
+    la_slq_config sc;
+    la_trace_config tc;
+    size_t need;
+    unsigned char *buf;
+    for (i = 0; i < n; ++i) lam[i] = la_t_uniform(&r) * (1 + i);
+    t_from_spectrum(&r, n, lam, a, q);
+    memset(&op, 0, sizeof op); op.n = n; op.a = a;
+    memset(&o, 0, sizeof o); o.values = v1;
+    la_lanczos(n, dmat_matvec, &op, 4, 1e-6, NULL, &o, NULL, 0);
+    /* the size covers any alignment of the block */
+    need = la_lanczos_work_bytes(n, 4, NULL);
+    buf = (unsigned char *)malloc(need + 1);
+    o.values = v2;
+    LA_CHECK(t, la_lanczos(n, dmat_matvec, &op, 4, 1e-6, NULL, &o, buf + 1,
+                           need) == LA_OK, "unaligned block");
+    LA_CHECK(t, memcmp(v1, v2, sizeof v1) == 0, "result depends on the block");
+    LA_CHECK(t, la_lanczos(n, dmat_matvec, &op, 4, 1e-6, NULL, &o, buf + 1,
+                           need - 64) == LA_EWORKSPACE, "short block");
+    free(buf);
+    memset(&sc, 0, sizeof sc); sc.probes = 5;
+    need = la_slq_work_bytes(n, &sc);
+    buf = (unsigned char *)malloc(need + 3);
+    LA_CHECK(t, la_slq(n, dmat_matvec, &op, &sc, nodes, wts, buf + 3, need) ==
+                    LA_OK, "slq, unaligned");
+    free(buf);
+    memset(&tc, 0, sizeof tc); tc.method = LA_TRACE_HUTCHPP; tc.seed = 4;
+    need = la_trace_work_bytes(n, &tc);
+    buf = (unsigned char *)malloc(need + 5);
+    la_trace(n, dmat_matvec, &op, &tc, &tr1, &se, NULL, 0);
+    LA_CHECK(t, la_trace(n, dmat_matvec, &op, &tc, &tr2, &se, buf + 5, need) ==
+                    LA_OK && tr1 == tr2, "trace, unaligned: %g vs %g", tr1, tr2);
+    free(buf);
+    LA_CHECK(t, la_lanczos_work_bytes(0, 1, NULL) == 0, "lanczos n 0");
+    LA_CHECK(t, la_slq_work_bytes(-3, NULL) == 0, "slq n < 0");
+    tc.matvecs = -1;
+    LA_CHECK(t, la_trace_work_bytes(n, &tc) == 0, "trace budget < 0");
+    LA_CHECK(t, la_dense_from_matvec_work_bytes(0) == 0, "dense n 0");
+  }
+}
+
+#if !defined(LA__SKIP_MODEL) && !defined(LA__DIAG_MODEL_PENDING)
+/* ------------------------------------------------------ model tests */
+
+/* Prompts from the test generator, not the library's: y = w . x with
+   the query's label left out of Z0 and given as the target. */
+static void t_fill_batch(la_t_rng *r, la_batch *b) {
+  int d = b->d, n = b->n, c = b->count, p, i, j;
+  size_t zs = (size_t)(d + 1) * (n + 1);
+  la_real *z = (la_real *)malloc(sizeof(la_real) * zs * c);
+  la_real *y = (la_real *)malloc(sizeof(la_real) * c);
+  for (p = 0; p < c; ++p) {
+    double w[LA_MAX_D];
+    la_real *zp = z + zs * p;
+    for (i = 0; i < d; ++i) w[i] = la_t_uniform(r);
+    for (j = 0; j <= n; ++j) {
+      double lab = 0;
+      for (i = 0; i < d; ++i) {
+        double x = 1.7 * la_t_uniform(r);
+        zp[i * (n + 1) + j] = (la_real)x;
+        lab += w[i] * x;
+      }
+      zp[d * (n + 1) + j] = (la_real)(j < n ? lab : 0);
+      if (j == n) y[p] = (la_real)lab;
+    }
+  }
+  la_pack(c, d + 1, n + 1, z, b->z);
+  la_pack(c, 1, 1, y, b->y);
+  free(z); free(y);
+}
+
+typedef struct {
+  la_model m;
+  la_batch b;
+  la_real *theta;
+} t_model;
+
+static int t_model_make(t_model *tm, int param, int layers, int d, int n,
+                        int count, double init_std, unsigned seed) {
+  la_model_config c;
+  la_rng rng;
+  la_t_rng r;
+  int st;
+  memset(&c, 0, sizeof c);
+  c.d = d; c.n = n; c.layers = layers; c.param = param; c.init_std = init_std;
+  st = la_model_init(&tm->m, &c);
+  if (st) return st;
+  tm->theta = (la_real *)malloc(sizeof(la_real) * tm->m.nparams);
+  la_rng_seed(&rng, seed, 1);
+  st = la_model_init_params(&tm->m, &rng, tm->theta);
+  if (st) return st;
+  st = la_batch_create(&tm->b, d, n, count);
+  if (st) return st;
+  r.s = seed;
+  t_fill_batch(&r, &tm->b);
+  return LA_OK;
+}
+static void t_model_free(t_model *tm) {
+  free(tm->theta);
+  la_batch_destroy(&tm->b);
+}
+
+static double t_maxabs(int n, const double *x) {
+  double m = 0;
+  int i;
+  for (i = 0; i < n; ++i) m = fmax(m, fabs(x[i]));
+  return m;
+}
+
+static void diag_model_tests(la_t *t) {
+  LA_TEST(t, "diag/model hessian: dense against differences of gradients") {
+    static const int params[2] = {LA_PARAM_SPARSE, LA_PARAM_DENSE};
+    int pc;
+    for (pc = 0; pc < 2; ++pc) {
+      t_model tm;
+      int n, i, j, st = t_model_make(&tm, params[pc], 2, 3, 6, 37, 0.3, 11u + pc);
+      double *h, *hfd, *dg, err = 0, derr = 0, hmax;
+      la_real *tp, *gp, *gm;
+      double step = sizeof(la_real) == 4 ? 1e-2 : 1e-5;
+      double loss;
+      LA_CHECK(t, st == LA_OK, "setup %d", st);
+      if (st) continue;
+      n = tm.m.nparams;
+      h = (double *)malloc(sizeof(double) * n * n);
+      hfd = (double *)malloc(sizeof(double) * n * n);
+      dg = (double *)malloc(sizeof(double) * n);
+      tp = (la_real *)malloc(sizeof(la_real) * n);
+      gp = (la_real *)malloc(sizeof(la_real) * n);
+      gm = (la_real *)malloc(sizeof(la_real) * n);
+      LA_CHECK(t, la_hessian_dense(&tm.m, tm.theta, &tm.b, h, NULL, 0) == LA_OK,
+               "dense");
+      LA_CHECK(t, la_hessian_diag(&tm.m, tm.theta, &tm.b, dg, NULL, 0) == LA_OK,
+               "diag");
+      for (j = 0; j < n; ++j) {
+        memcpy(tp, tm.theta, sizeof(la_real) * n);
+        tp[j] = (la_real)(tm.theta[j] + step);
+        la_model_grad(&tm.m, tp, &tm.b, &loss, gp, NULL, 0);
+        tp[j] = (la_real)(tm.theta[j] - step);
+        la_model_grad(&tm.m, tp, &tm.b, &loss, gm, NULL, 0);
+        for (i = 0; i < n; ++i)
+          hfd[i * n + j] = ((double)gp[i] - gm[i]) /
+                           ((double)(la_real)(tm.theta[j] + step) -
+                            (double)(la_real)(tm.theta[j] - step));
+      }
+      hmax = t_maxabs(n * n, h);
+      for (i = 0; i < n * n; ++i) err = fmax(err, fabs(h[i] - hfd[i]));
+      for (i = 0; i < n; ++i) derr = fmax(derr, fabs(dg[i] - h[i * n + i]));
+      /* central differences: O(step^2) truncation, eps/step rounding */
+      LA_CHECK(t, hmax > 0 && err <= (sizeof(la_real) == 4 ? 2e-2 : 1e-6) * hmax,
+               "param %d: |H - H_fd| = %g of %g", params[pc], err, hmax);
+      LA_CHECK(t, derr <= 8 * t_eps * hmax, "diagonal off by %g", derr);
+      for (i = 0; i < n; ++i)
+        for (j = 0; j < i; ++j)
+          LA_CHECK(t, h[i * n + j] == h[j * n + i], "not symmetric");
+      free(h); free(hfd); free(dg); free(tp); free(gp); free(gm);
+      t_model_free(&tm);
+    }
+  }
+
+  LA_TEST(t, "diag/model hessian eigenvalues: lanczos against the dense solver") {
+    t_model tm;
+    int st = t_model_make(&tm, LA_PARAM_DENSE, 2, 3, 6, 64, 0.3, 21u), n, w, i;
+    double tol = sizeof(la_real) == 4 ? 1e-5 : 1e-10;
+    double *h, *ev, vals[5], res[5], want[5], hn;
+    LA_CHECK(t, st == LA_OK, "setup %d", st);
+    if (st == LA_OK) {
+      n = tm.m.nparams;
+      h = (double *)malloc(sizeof(double) * n * n);
+      ev = (double *)malloc(sizeof(double) * n);
+      la_hessian_dense(&tm.m, tm.theta, &tm.b, h, NULL, 0);
+      LA_CHECK(t, la_sym_eig(n, h, ev, NULL, NULL, 0) == LA_OK, "dense eig");
+      hn = fmax(fabs(ev[0]), fabs(ev[n - 1]));
+      LA_CHECK(t, ev[0] < 0 && ev[n - 1] > 0, "expected indefinite: %g .. %g",
+               ev[0], ev[n - 1]);
+      for (w = 0; w < 3; ++w) {
+        la_lanczos_config c;
+        la_eig_out o;
+        double err = 0;
+        size_t wb = la_hessian_eigs_work_bytes(&tm.m, 5, NULL);
+        void *wk = malloc(wb + 64);
+        memset(&c, 0, sizeof c); c.which = w;
+        memset(&o, 0, sizeof o); o.values = vals; o.residuals = res;
+        st = la_hessian_eigs(&tm.m, tm.theta, &tm.b, 5, tol, &c, &o, wk, wb);
+        LA_CHECK(t, st == LA_OK, "which %d: status %d", w, st);
+        t_wanted(n, ev, w, 5, want);
+        for (i = 0; i < 5; ++i) err = fmax(err, fabs(vals[i] - want[i]));
+        /* the HVP itself is only accurate to rounding of la_real */
+        LA_CHECK(t, err <= (tol + 100 * t_eps) * hn,
+                 "which %d: error %g (norm %g), %d HVPs", w, err, hn, o.matvecs);
+        free(wk);
+      }
+      {
+        la_eig_out o;
+        memset(&o, 0, sizeof o); o.values = vals;
+        LA_CHECK(t, la_hessian_eigs(&tm.m, tm.theta, &tm.b, n + 1, tol, NULL, &o,
+                                    NULL, 0) == LA_EDIM, "k > n");
+        LA_CHECK(t, la_hessian_eigs(&tm.m, tm.theta, &tm.b, 2, 0, NULL, &o,
+                                    NULL, 0) == LA_ERANGE, "tol 0");
+      }
+      free(h); free(ev);
+      t_model_free(&tm);
+    }
+  }
+
+  LA_TEST(t, "diag/directional smoothness against a second difference") {
+    t_model tm;
+    int st = t_model_make(&tm, LA_PARAM_SPARSE, 3, 3, 6, 50, 0.4, 31u), n, i;
+    la_real *nx, *tp, *tm_, *g;
+    double s = 0, gn = 0, fp, f0, fm, nr = 0, fd, hstep, loss, *u;
+    la_t_rng r = {9};
+    LA_CHECK(t, st == LA_OK, "setup %d", st);
+    if (st == LA_OK) {
+      n = tm.m.nparams;
+      nx = (la_real *)malloc(sizeof(la_real) * n);
+      tp = (la_real *)malloc(sizeof(la_real) * n);
+      tm_ = (la_real *)malloc(sizeof(la_real) * n);
+      g = (la_real *)malloc(sizeof(la_real) * n);
+      u = (double *)malloc(sizeof(double) * n);
+      for (i = 0; i < n; ++i)
+        nx[i] = (la_real)(tm.theta[i] + 0.05 * la_t_uniform(&r));
+      st = la_dir_smoothness(&tm.m, tm.theta, nx, &tm.b, &s, &gn, NULL, 0);
+      LA_CHECK(t, st == LA_OK, "status %d", st);
+      for (i = 0; i < n; ++i) { u[i] = (double)nx[i] - tm.theta[i]; nr += u[i] * u[i]; }
+      nr = sqrt(nr);
+      hstep = sizeof(la_real) == 4 ? 3e-2 : 1e-4;
+      for (i = 0; i < n; ++i) {
+        tp[i] = (la_real)(tm.theta[i] + hstep * u[i] / nr);
+        tm_[i] = (la_real)(tm.theta[i] - hstep * u[i] / nr);
+      }
+      la_model_loss(&tm.m, tp, &tm.b, &fp, NULL, NULL, 0);
+      la_model_loss(&tm.m, tm.theta, &tm.b, &f0, NULL, NULL, 0);
+      la_model_loss(&tm.m, tm_, &tm.b, &fm, NULL, NULL, 0);
+      fd = (fp - 2 * f0 + fm) / (hstep * hstep);
+      LA_CHECK(t, fabs(s - fd) <= (sizeof(la_real) == 4 ? 3e-2 : 1e-5) *
+                                       (fabs(fd) + f0),
+               "u^T H u = %.10g, second difference %.10g", s, fd);
+      la_model_grad(&tm.m, tm.theta, &tm.b, &loss, g, NULL, 0);
+      LA_CHECK(t, fabs(gn - la_nrm2(n, g)) <= 16 * t_eps * gn, "|grad| %g vs %g",
+               gn, la_nrm2(n, g));
+      LA_CHECK(t, la_dir_smoothness(&tm.m, tm.theta, tm.theta, &tm.b, &s, NULL,
+                                    NULL, 0) == LA_ERANGE, "zero step");
+      LA_CHECK(t, la_dir_smoothness(&tm.m, tm.theta, NULL, &tm.b, &s, NULL,
+                                    NULL, 0) == LA_ENULL, "null");
+      LA_CHECK(t, la_dir_smoothness(&tm.m, tm.theta, nx, &tm.b, &s, NULL, u,
+                                    8) == LA_EWORKSPACE, "small workspace");
+      nx[1] = (la_real)INFINITY;
+      LA_CHECK(t, la_dir_smoothness(&tm.m, tm.theta, nx, &tm.b, &s, NULL, NULL,
+                                    0) == LA_ENONFINITE, "inf");
+      tm.b.d = 2;
+      LA_CHECK(t, la_dir_smoothness(&tm.m, tm.theta, tm.theta, &tm.b, &s, NULL,
+                                    NULL, 0) == LA_ESHAPE, "shape");
+      tm.b.d = 3;
+      free(nx); free(tp); free(tm_); free(g); free(u);
+      t_model_free(&tm);
+    }
+  }
+
+  LA_TEST(t, "diag/model robust condition numbers, exact and iterative") {
+    t_model tm;
+    int st = t_model_make(&tm, LA_PARAM_DENSE, 2, 3, 6, 64, 0.3, 41u), n, i;
+    la_rcond ex, it;
+    la_rcond_config c;
+    double *h, *ev, *ad, mx = 0, lo, hi;
+    LA_CHECK(t, st == LA_OK, "setup %d", st);
+    if (st == LA_OK) {
+      n = tm.m.nparams;
+      h = (double *)malloc(sizeof(double) * n * n);
+      ev = (double *)malloc(sizeof(double) * n);
+      ad = (double *)malloc(sizeof(double) * n);
+      la_hessian_dense(&tm.m, tm.theta, &tm.b, h, NULL, 0);
+      for (i = 0; i < n; ++i) { ad[i] = fabs(h[i * n + i]); mx = fmax(mx, ad[i]); }
+      qsort(ad, n, sizeof(double), t_cmp_desc);
+      la_sym_eig(n, h, ev, NULL, NULL, 0);
+      LA_CHECK(t, la_robust_cond(&tm.m, tm.theta, &tm.b, NULL, &ex, NULL, 0) ==
+                      LA_OK, "exact");
+      /* naive: descending sort, median of an even or odd count */
+      {
+        double md = n % 2 ? ad[n / 2] : 0.5 * (ad[n / 2 - 1] + ad[n / 2]);
+        double ml = n % 2 ? ev[n / 2] : 0.5 * (ev[n / 2 - 1] + ev[n / 2]);
+        LA_CHECK(t, ex.exact == 1, "path");
+        LA_CHECK(t, fabs(ex.by_diag - mx / md) <= 1e-12 * mx / md, "by diag %g vs %g",
+                 ex.by_diag, mx / md);
+        LA_CHECK(t, fabs(ex.lambda_median - ml) <= 1e-12 * fabs(ev[n - 1]) &&
+                        fabs(ex.by_spectrum - ev[n - 1] / ml) <=
+                            1e-9 * fabs(ev[n - 1] / ml),
+                 "by spectrum %g vs %g", ex.by_spectrum, ev[n - 1] / ml);
+      }
+      memset(&c, 0, sizeof c); c.dense_max = 1; c.slq.probes = 20; c.slq.seed = 3;
+      LA_CHECK(t, la_robust_cond(&tm.m, tm.theta, &tm.b, &c, &it, NULL, 0) ==
+                      LA_OK, "iterative");
+      LA_CHECK(t, it.exact == 0 && fabs(it.by_diag - ex.by_diag) <= 1e-12 * ex.by_diag,
+               "diag path %g vs %g", it.by_diag, ex.by_diag);
+      LA_CHECK(t, fabs(it.lambda_max - ev[n - 1]) <= 1e-4 * fabs(ev[n - 1]),
+               "lambda max %g vs %g", it.lambda_max, ev[n - 1]);
+      /* the SLQ median: inside the middle half of the exact spectrum */
+      lo = ev[n / 4]; hi = ev[(3 * n) / 4];
+      LA_CHECK(t, it.lambda_median >= lo && it.lambda_median <= hi,
+               "median %g outside [%g, %g]", it.lambda_median, lo, hi);
+      c.dense_max = -1;
+      LA_CHECK(t, la_robust_cond(&tm.m, tm.theta, &tm.b, &c, &it, NULL, 0) ==
+                      LA_ERANGE, "dense_max < 0");
+      LA_CHECK(t, la_robust_cond(&tm.m, NULL, &tm.b, NULL, &it, NULL, 0) ==
+                      LA_ENULL, "null theta");
+      free(h); free(ev); free(ad);
+      t_model_free(&tm);
+    }
+  }
+
+  LA_TEST(t, "diag/gradient noise bookkeeping") {
+    /* the same prompts drawn again from a copy of the stream, the
+       gradients combined by hand: the true gradient's chunks of 8, 8, 4 */
+    la_data_config dc;
+    la_data g;
+    t_model tm;
+    la_grad_noise_config c;
+    la_rng r1, r2;
+    double norms[30], tg = 0, *gt, loss, worst = 0;
+    int st, i, s, n;
+    la_real *gb;
+    la_batch b8, b4;
+    st = la_data_preset(&dc, LA_SETTING_1);
+    if (st == LA_OK) st = la_data_create(&g, &dc, 5);
+    LA_CHECK(t, st == LA_OK, "data %d", st);
+    if (st == LA_OK) st = t_model_make(&tm, LA_PARAM_SPARSE, 1, 5, 20, 8, 0.2, 51u);
+    LA_CHECK(t, st == LA_OK, "setup %d", st);
+    if (st == LA_OK) {
+      n = tm.m.nparams;
+      gb = (la_real *)malloc(sizeof(la_real) * n);
+      gt = (double *)malloc(sizeof(double) * n);
+      memset(&c, 0, sizeof c); c.minibatch = 8; c.true_batch = 20; c.samples = 30;
+      la_rng_seed(&r1, 7, 3);
+      r2 = r1;
+      st = la_grad_noise(&tm.m, tm.theta, &g, &r1, &c, norms, &tg, NULL, 0);
+      LA_CHECK(t, st == LA_OK, "status %d", st);
+      la_batch_create(&b8, 5, 20, 8);
+      la_batch_create(&b4, 5, 20, 4);
+      for (i = 0; i < n; ++i) gt[i] = 0;
+      for (s = 0; s < 3; ++s) {
+        la_batch *bb = s < 2 ? &b8 : &b4;
+        la_data_sample(&g, &r2, bb);
+        la_model_grad(&tm.m, tm.theta, bb, &loss, gb, NULL, 0);
+        for (i = 0; i < n; ++i) gt[i] += (s < 2 ? 0.4 : 0.2) * gb[i];
+      }
+      LA_CHECK(t, fabs(tg - sqrt(la__ddot(n, gt, gt))) <= 16 * t_eps * tg,
+               "true gradient norm %g", tg);
+      for (s = 0; s < 30; ++s) {
+        double acc = 0;
+        la_data_sample(&g, &r2, &b8);
+        la_model_grad(&tm.m, tm.theta, &b8, &loss, gb, NULL, 0);
+        for (i = 0; i < n; ++i) acc += (gb[i] - gt[i]) * (gb[i] - gt[i]);
+        worst = fmax(worst, fabs(sqrt(acc) - norms[s]) / sqrt(acc));
+      }
+      LA_CHECK(t, worst <= 64 * t_eps, "norms differ by %g", worst);
+      LA_CHECK(t, r1.counter == r2.counter, "streams end apart");
+      c.samples = -1;
+      LA_CHECK(t, la_grad_noise(&tm.m, tm.theta, &g, &r1, &c, norms, &tg, NULL,
+                                0) == LA_ERANGE, "samples < 0");
+      LA_CHECK(t, la_grad_noise(&tm.m, tm.theta, NULL, &r1, NULL, norms, &tg,
+                                NULL, 0) == LA_ENULL, "null data");
+      la_batch_destroy(&b8); la_batch_destroy(&b4);
+      free(gb); free(gt);
+      t_model_free(&tm);
+      la_data_destroy(&g);
+    }
+  }
+}
+#endif
+
+static void suite_diag(la_t *t) {
+  diag_dense_tests(t);
+  diag_lanczos_tests(t);
+  diag_density_tests(t);
+  diag_stats_tests(t);
+  diag_workspace_tests(t);
+#if !defined(LA__SKIP_MODEL) && !defined(LA__DIAG_MODEL_PENDING)
+  diag_model_tests(t);
+#endif
+}

@@ -1,0 +1,212 @@
+/* Model benchmark: time of loss+gradient and of one Hessian-vector product
+   on a batch, the useful flops they perform, and their share of the
+   measured FMA peak of one core.
+
+   USEFUL FLOPS: 2 per multiply-add of the algorithm, linear attention,
+   per prompt (D = d+1, T = n+1), written out in fmas() below:
+     hidden layer, forward    S = K K^T: D^2 n, P S and (P S) Q: 2 D^3,
+                              Z += C Z / n: D^2 T
+                  backward    dC: D^2 T, dP and dQ: 4 D^3; unless layer 0,
+                              dZ: D^3 + D^2 T + D^2 n
+     last layer,  forward    S: D^2 n, last row of P S Q: 2 D^2, one dot: D
+                  backward    3 D^2 + D; unless layer 0, dZ: 4 D n + D
+   A Hessian-vector product also computes loss and gradient, and adds the
+   tangent of every product (two terms for a product of two varying
+   factors, one where a factor does not depend on theta: the data of
+   layer 0). Sparse forms are counted as dense: their zeros are computed.
+   The loads, copies and element-wise ops are not counted.
+
+   Times are thread CPU times, the best of many short groups of calls, and
+   the peak they are held to is measured in groups of the same length
+   interleaved with them: on a shared machine a busy neighbour lowers both
+   alike.
+
+   grad/loss and hvp/loss are the costs in forward passes (la_model_loss).
+   Rows: one per case, `key=value` fields, so they can be grepped. */
+#define _POSIX_C_SOURCE 200809L /* clock_gettime, before any header */
+#include <stdlib.h>
+#include <string.h>
+#define LINATTN_IMPLEMENTATION
+#include "../linattn.h"
+#include "bench_common.h"
+
+static double fmas(int L, int d, int n, int hvp) {
+  double D = d + 1, T = n + 1, D2 = D * D, D3 = D2 * D, f = 0;
+  int l;
+  for (l = 0; l < L; ++l) {
+    int z0 = l == 0, dz = l > 0; /* layer 0 sees data: no tangent, no dZ */
+    double k = z0 ? 1 : 2;       /* terms of a tangent product */
+    if (l < L - 1) {
+      f += D2 * n + 2 * D3 + D2 * T;
+      f += D2 * T + 4 * D3 + (dz ? D3 + D2 * T + D2 * n : 0);
+      if (hvp) {
+        f += (z0 ? 0 : D2 * n + D3) + 3 * D3 + k * D2 * T;
+        f += k * D2 * T + 4 * D3 + 2 * k * D3 +
+             (dz ? 2 * D3 + 2 * D2 * T + k * D2 * n : 0);
+      }
+    } else {
+      f += D2 * n + 2 * D2 + D;
+      f += 3 * D2 + D + (dz ? 4 * D * n + D : 0);
+      if (hvp) {
+        f += (z0 ? 0 : D2 * n + D2 + D) + 2 * D2 + 2 * D;
+        f += 2 * k * D2 + 5 * D2 + 2 * D + (dz ? 2 * D + (2 * k + 6) * D * n : 0);
+      }
+    }
+  }
+  return f;
+}
+
+/* CPU time of this thread: on a machine shared with other jobs the time
+   the thread is not running does not count. */
+static double cpu_now(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* The FMA peak measured the same way as the model: short groups (about
+   the length of a group of model calls), interleaved with them, the best
+   kept. On a shared core both figures then meet the same neighbours. */
+#if defined(__AVX2__) && defined(__FMA__)
+static double peak_group(void) {
+  BENCH_V a0 = BENCH_SET1(1), a1 = a0, a2 = a0, a3 = a0, a4 = a0, a5 = a0,
+          a6 = a0, a7 = a0, a8 = a0, a9 = a0, b = BENCH_SET1(0.999999f),
+          c = BENCH_SET1(1e-7f);
+  long i, iters = 400000;
+  double t0 = cpu_now(), dt, s;
+  for (i = 0; i < iters; ++i) {
+    a0 = BENCH_FMA(a0, b, c); a1 = BENCH_FMA(a1, b, c);
+    a2 = BENCH_FMA(a2, b, c); a3 = BENCH_FMA(a3, b, c);
+    a4 = BENCH_FMA(a4, b, c); a5 = BENCH_FMA(a5, b, c);
+    a6 = BENCH_FMA(a6, b, c); a7 = BENCH_FMA(a7, b, c);
+    a8 = BENCH_FMA(a8, b, c); a9 = BENCH_FMA(a9, b, c);
+    __asm__ volatile("" : "+x"(a0), "+x"(a1), "+x"(a2), "+x"(a3), "+x"(a4));
+    __asm__ volatile("" : "+x"(a5), "+x"(a6), "+x"(a7), "+x"(a8), "+x"(a9));
+  }
+  dt = cpu_now() - t0;
+  s = BENCH_SUM(a0) + BENCH_SUM(a1) + BENCH_SUM(a2) + BENCH_SUM(a3) +
+      BENCH_SUM(a4) + BENCH_SUM(a5) + BENCH_SUM(a6) + BENCH_SUM(a7) +
+      BENCH_SUM(a8) + BENCH_SUM(a9);
+  if (s == 12345.678) printf("%g", s);
+  return 10.0 * iters * BENCH_LANES * 2 / dt / 1e9;
+}
+#else
+static double peak_group(void) { return bench_fma_peak_gflops(); }
+#endif
+
+static double peak_best = 0;
+
+/* Best time per call over many short groups of calls. */
+typedef int (*bench_fn)(void *ctx);
+static double best_time(bench_fn f, void *ctx) {
+  double best = 1e30, t0, dt, pk;
+  int g, k, reps = 1;
+  for (;;) { /* a group lasts at least 4 ms */
+    t0 = cpu_now();
+    for (k = 0; k < reps; ++k) f(ctx);
+    dt = cpu_now() - t0;
+    if (dt > 0.004) break;
+    reps *= 2;
+  }
+  for (g = 0; g < 60; ++g) {
+    t0 = cpu_now();
+    for (k = 0; k < reps; ++k) f(ctx);
+    dt = (cpu_now() - t0) / reps;
+    if (dt < best) best = dt;
+    pk = peak_group();
+    if (pk > peak_best) peak_best = pk;
+  }
+  return best;
+}
+
+typedef struct bctx {
+  la_model m;
+  la_batch b;
+  la_real *th, *v, *g, *hv;
+  void *work;
+  size_t bytes;
+} bctx;
+
+static int run_grad(void *p) {
+  bctx *c = (bctx *)p;
+  double loss;
+  return la_model_grad(&c->m, c->th, &c->b, &loss, c->g, c->work, c->bytes);
+}
+static int run_loss(void *p) {
+  bctx *c = (bctx *)p;
+  double loss;
+  return la_model_loss(&c->m, c->th, &c->b, &loss, NULL, c->work, c->bytes);
+}
+static int run_hvp(void *p) {
+  bctx *c = (bctx *)p;
+  return la_model_hvp(&c->m, c->th, &c->b, c->v, NULL, NULL, c->hv, c->work,
+                      c->bytes);
+}
+
+
+static void one_case(int param, int L, int d, int n, int count, int scalar) {
+  bctx c;
+  la_model_config mc;
+  la_rng rng;
+  int D = d + 1, T = n + 1, np = la_panels(count), i, st;
+  size_t nz = (size_t)count * D * T;
+  la_real *plain = (la_real *)malloc(sizeof(la_real) * (nz + count));
+  double tl, tg, th, fg = 2 * fmas(L, d, n, 0) * count,
+               fh = 2 * fmas(L, d, n, 1) * count, pk;
+  memset(&mc, 0, sizeof mc);
+  mc.d = d; mc.n = n; mc.layers = L; mc.param = param;
+  mc.kernels = scalar ? la_kernels_scalar() : NULL;
+  if (la_model_init(&c.m, &mc)) { printf("init failed\n"); exit(1); }
+  la_rng_seed(&rng, 1, 0);
+  for (i = 0; i < (int)nz + count; ++i) plain[i] = (la_real)la_rng_normal(&rng);
+  for (i = 0; i < count; ++i) plain[(size_t)i * D * T + D * T - 1] = 0;
+  c.b.d = d; c.b.n = n; c.b.count = count;
+  c.b.z = (la_real *)la_alloc(sizeof(la_real) * (size_t)np * D * T * LA_W);
+  c.b.y = (la_real *)la_alloc(sizeof(la_real) * (size_t)np * LA_W);
+  la_pack(count, D, T, plain, c.b.z);
+  la_pack(count, 1, 1, plain + nz, c.b.y);
+  c.th = (la_real *)malloc(sizeof(la_real) * c.m.nparams * 4);
+  c.v = c.th + c.m.nparams; c.g = c.v + c.m.nparams; c.hv = c.g + c.m.nparams;
+  la_model_init_params(&c.m, &rng, c.th);
+  for (i = 0; i < c.m.nparams; ++i) {
+    c.v[i] = (la_real)la_rng_normal(&rng);
+  }
+  c.bytes = la_model_work_bytes(&c.m);
+  c.work = malloc(c.bytes);
+  st = run_grad(&c) | run_hvp(&c);
+  if (st) { printf("status %d\n", st); exit(1); }
+  tl = best_time(run_loss, &c);
+  tg = best_time(run_grad, &c);
+  th = best_time(run_hvp, &c);
+  pk = peak_best;
+  printf("param=%s L=%d d=%d n=%d batch=%d kernels=%s "
+         "grad_ms=%.3f grad_gflops=%.1f grad_peak=%.0f%% "
+         "hvp_ms=%.3f hvp_gflops=%.1f hvp_peak=%.0f%% "
+         "grad/loss=%.2f hvp/loss=%.2f\n",
+         param == LA_PARAM_DENSE ? "dense" : param == LA_PARAM_SPARSE ? "sparse" : "pgd",
+         L, d, n, count, scalar ? "scalar" : la_backend_name(), tg * 1e3,
+         fg / tg * 1e-9, 100 * fg / tg * 1e-9 / pk, th * 1e3,
+         fh / th * 1e-9, 100 * fh / th * 1e-9 / pk, tg / tl, th / tl);
+  fflush(stdout);
+  free(c.work); free(c.th); free(plain);
+  la_free(c.b.z); la_free(c.b.y);
+}
+
+int main(int argc, char **argv) {
+  int quick = argc > 1 && !strcmp(argv[1], "quick"), L;
+  bench_header("model: loss+gradient and Hessian-vector product, one thread",
+               bench_fma_peak_gflops());
+  one_case(LA_PARAM_SPARSE, 3, 5, 20, 1000, 0);
+  one_case(LA_PARAM_DENSE, 3, 5, 20, 1000, 0);
+  one_case(LA_PARAM_SPARSE, 3, 5, 20, 1000, 1);
+  if (!quick) {
+    for (L = 1; L <= 8; L *= 2)
+      if (L != 3) one_case(LA_PARAM_DENSE, L, 5, 20, 1000, 0);
+    one_case(LA_PARAM_DENSE, 3, 20, 60, 1000, 0);
+    one_case(LA_PARAM_DENSE, 8, 20, 60, 1000, 0);
+    one_case(LA_PARAM_DENSE, 3, 20, 60, 1000, 1);
+  }
+  printf("# shares are of the best FMA peak seen in short groups interleaved "
+         "with the model's, %.1f GFLOP/s at the end\n", peak_best);
+  return 0;
+}

@@ -1,0 +1,191 @@
+/* The cost of the optimizer: one optimizer step plus global-norm clipping,
+   as a share of one whole training step at paper A's base setting (sparse
+   parametrization, L = 3, d = 5, n = 20, 1000 fresh prompts a step: data,
+   forward, backward, clip, update), which should stay at or below 5%; the
+   whole driver without model and data (driver_%); and the time of a
+   training step with each optimizer. Best of several repetitions, all
+   measured in the same run. */
+#define _POSIX_C_SOURCE 200809L /* before any libc header: clock_gettime */
+#define LINATTN_IMPLEMENTATION
+#include "../linattn.h"
+#include "bench_common.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define ROUNDS 8
+
+typedef struct opt_case {
+  const char *name;
+  const la_optimizer *opt;
+  const void *cfg;
+} opt_case;
+
+/* Best time of `reps` runs of `iters` optimizer steps with clipping on a
+   vector of n parameters (the training step's own gradient length). */
+static double time_opt(const opt_case *c, int n, int iters, int reps) {
+  size_t len = 0;
+  double *state, best = 1e30;
+  la_real *theta, *g, *u;
+  int r, i, k;
+  la_optim_state_len(c->opt, c->cfg, n, &len);
+  state = (double *)malloc(sizeof(double) * (len + 1));
+  theta = (la_real *)malloc(sizeof(la_real) * (size_t)n * 3);
+  g = theta + n;
+  u = g + n;
+  for (i = 0; i < n; ++i) theta[i] = (la_real)(0.01 * (i % 7) - 0.03);
+  la_optim_init(c->opt, c->cfg, n, state, len);
+  for (r = 0; r < reps; ++r) {
+    double t0 = bench_now(), dt;
+    for (k = 0; k < iters; ++k) {
+      /* a fresh gradient each time, as clipping scales it in place */
+      for (i = 0; i < n; ++i) g[i] = (la_real)(((i * 7 + k) % 13) - 6);
+      la_clip_norm(n, g, 1.0, NULL);
+      la_optim_step(c->opt, c->cfg, n, state, len, 1.0, g, theta, u);
+    }
+    dt = (bench_now() - t0) / iters;
+    if (dt < best) best = dt;
+  }
+  free(state);
+  free(theta);
+  return best;
+}
+
+/* The same loop without the optimizer: the cost of writing the gradient,
+   subtracted from time_opt. */
+static double time_fill(int n, int iters, int reps) {
+  la_real *g = (la_real *)malloc(sizeof(la_real) * (size_t)n);
+  double best = 1e30, sink = 0;
+  int r, i, k;
+  for (r = 0; r < reps; ++r) {
+    double t0 = bench_now(), dt;
+    for (k = 0; k < iters; ++k) {
+      for (i = 0; i < n; ++i) g[i] = (la_real)(((i * 7 + k) % 13) - 6);
+      sink += g[k % n];
+      __asm__ volatile("" : : "r"(g) : "memory");
+    }
+    dt = (bench_now() - t0) / iters;
+    if (dt < best) best = dt;
+  }
+  if (sink == 12345.5) printf("%g", sink);
+  free(g);
+  return best;
+}
+
+/* A training step without the model and the data: a fixed gradient from
+   the objective hook, so what is timed is the driver itself (clipping, the
+   optimizer, state backup, finiteness checks, the record). */
+static int fixed_grad(void *ctx, const la_real *theta, const la_batch *b,
+                      double *loss, la_real *grad) {
+  int i, n = *(const int *)ctx;
+  (void)b;
+  *loss = 1;
+  for (i = 0; grad && i < n; ++i) grad[i] = (la_real)(((i * 7) % 13) - 6) - theta[i];
+  return LA_OK;
+}
+
+static int make_trainer(la_trainer *tr, const la_model *m, const la_data *data,
+                        const opt_case *c, int *n_driver) {
+  la_train_config tc;
+  memset(&tc, 0, sizeof tc);
+  tc.model = m;
+  tc.data = data;
+  tc.optimizer = c->opt;
+  tc.optimizer_config = c->cfg;
+  tc.clip_norm = 1;
+  tc.batch = 1000;
+  tc.eval_every = -1; /* the paper evaluates every 50 steps: not timed here */
+  tc.seed = 3;
+  if (n_driver) {
+    tc.model = NULL;
+    tc.data = NULL;
+    tc.objective = fixed_grad;
+    tc.objective_ctx = n_driver;
+    tc.nparams = *n_driver;
+  }
+  return la_trainer_create(tr, &tc);
+}
+
+/* Per-step time of `steps` steps, kept if better than *best. */
+static int time_steps(la_trainer *tr, long steps, double *best) {
+  double t0 = bench_now(), dt;
+  int st = la_trainer_run(tr, steps);
+  dt = (bench_now() - t0) / (double)steps;
+  if (dt < *best) *best = dt;
+  return st;
+}
+
+int main(void) {
+  la_model_config mc;
+  la_data_config dc;
+  la_model m;
+  la_data data;
+  la_sgd_config sgd = {0, 0, 0, 0}, hb = {0, 0.9, 0, 0}, nag = {0, 0.9, 1, 0};
+  la_adam_config adam = {0.02, 0.9, 0.9, 1e-8, 0, 0};
+  la_adam_config adamw = {0.02, 0.9, 0.9, 1e-8, 0.01, 1};
+  la_sign_config sign = {0.001, 0.9, 0};
+  la_sign_config nsgd = {0.01, 0.9, 0};
+  la_adagrad_config ada = {0.01, 0, 0, 0};
+  la_rmsprop_config rms = {0.001, 0, 0, 0, 0};
+  opt_case cases[] = {
+      {"sgd", NULL, &sgd},         {"sgd-momentum", NULL, &hb},
+      {"sgd-nesterov", NULL, &nag}, {"adam", NULL, &adam},
+      {"adamw", NULL, &adamw},     {"sign-momentum", NULL, &sign},
+      {"nsgd-momentum", NULL, &nsgd}, {"adagrad", NULL, &ada},
+      {"rmsprop", NULL, &rms}};
+  int ncase = (int)(sizeof cases / sizeof cases[0]), i, r, st;
+  double peak = bench_fma_peak_gflops(), fill;
+  double t_opt[16], t_step[16], t_drv[16];
+  la_trainer tr[16], drv[16];
+  cases[0].opt = cases[1].opt = cases[2].opt = la_optimizer_sgd();
+  cases[3].opt = cases[4].opt = la_optimizer_adam();
+  cases[5].opt = la_optimizer_sign();
+  cases[6].opt = la_optimizer_nsgd();
+  cases[7].opt = la_optimizer_adagrad();
+  cases[8].opt = la_optimizer_rmsprop();
+  bench_header("optimizer step + clipping vs training step", peak);
+  memset(&mc, 0, sizeof mc);
+  mc.d = 5;
+  mc.n = 20;
+  mc.layers = 3;
+  if ((st = la_model_init(&m, &mc)) != LA_OK ||
+      (st = la_data_preset(&dc, LA_SETTING_1)) != LA_OK ||
+      (st = la_data_create(&data, &dc, 11)) != LA_OK) {
+    printf("setup failed: %s\n", la_status_str(st));
+    return 1;
+  }
+  fill = time_fill(m.nparams, 20000, 7);
+  printf("# sparse L=3 d=5 n=20 batch=1000 fresh data, %d parameters, clip_norm=1;"
+         " best of %d rounds, optimizers interleaved\n", m.nparams, ROUNDS);
+  printf("%-14s %8s %12s %14s %14s %10s %10s\n", "optimizer", "nparams",
+         "opt+clip_us", "driver_us", "train_step_us", "share_%", "driver_%");
+  for (i = 0; i < ncase && i < 16; ++i) {
+    t_opt[i] = time_opt(&cases[i], m.nparams, 20000, 7) - fill;
+    t_step[i] = t_drv[i] = 1e30;
+    st = make_trainer(&tr[i], &m, &data, &cases[i], NULL);
+    if (!st) st = make_trainer(&drv[i], &m, &data, &cases[i], &m.nparams);
+    if (st) {
+      printf("%-14s error %s\n", cases[i].name, la_status_str(st));
+      return 1;
+    }
+  }
+  /* rounds over all optimizers, so a busy moment hurts them alike */
+  for (r = 0; r < ROUNDS; ++r)
+    for (i = 0; i < ncase; ++i) {
+      if ((st = time_steps(&tr[i], 10, &t_step[i])) != LA_OK ||
+          (st = time_steps(&drv[i], 2000, &t_drv[i])) != LA_OK) {
+        printf("%-14s error %s\n", cases[i].name, la_status_str(st));
+        return 1;
+      }
+    }
+  for (i = 0; i < ncase; ++i) {
+    if (t_opt[i] < 0) t_opt[i] = 0;
+    printf("%-14s %8d %12.3f %14.3f %14.1f %10.3f %10.3f\n", cases[i].name,
+           m.nparams, 1e6 * t_opt[i], 1e6 * t_drv[i], 1e6 * t_step[i],
+           100 * t_opt[i] / t_step[i], 100 * t_drv[i] / t_step[i]);
+    la_trainer_destroy(&tr[i]);
+    la_trainer_destroy(&drv[i]);
+  }
+  la_data_destroy(&data);
+  return 0;
+}
