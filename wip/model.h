@@ -1005,6 +1005,8 @@ static int la__m_run(const la_model *mod, const la_real *theta,
   }
 #ifndef LINATTN_NO_STDLIB
   if (own) la_free(own);
+#else
+  (void)own;
 #endif
   return st;
 }
