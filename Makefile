@@ -13,7 +13,7 @@ JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 .PHONY: all quick test bench clean
 all: quick
 
-HDR = linattn.h $(wildcard wip/*.h)
+HDR = linattn.h
 TESTSRC = tests/main.c $(wildcard tests/*.h tests/test_*.c)
 
 # The fastest useful check while developing: host AVX2, float and double.

@@ -56,8 +56,50 @@ DETERMINISM
 
    Within one build, every function is a pure function of its arguments: the
    same inputs give bit-identical outputs, run after run, thread count aside.
-   Across backends, results of arithmetic kernels agree to rounding (FMA
+   The random numbers and prompts are bit-identical across backends and
+   machines for a given precision: the scalar, AVX2, AArch64 NEON and ARMv7
+   NEON builds draw the same words, normals, Gamma variates, rotations and
+   batches (checked against committed golden vectors on each of them). The
+   float and double builds draw the same normals but lay out LA_W = 8 or 4
+   prompts per panel, so their batches differ. This holds for IEEE-754 float
+   and double evaluated at their own precision (SSE2, AArch64, ARMv7 VFP;
+   not x87) and without value-changing options (-ffast-math, or clang's
+   -ffp-contract=fast, which overrides the FP_CONTRACT pragma the header
+   sets; gcc's default contraction is switched off here by a pragma).
+   Results of arithmetic kernels agree across backends to rounding (FMA
    contracts and lane-wise summation order differ), not bit for bit.
+
+RANDOM NUMBERS
+
+   la_rng is Philox4x32-10 (Salmon et al., "Parallel random numbers: as easy
+   as 1, 2, 3", SC 2011), a counter-based generator: block b of stream s under
+   seed k is Philox(counter = (b, s), key = k), four 32-bit words. The state is
+   three integers owned by the caller; there is no global state. Any two
+   (seed, stream) pairs give independent sequences, so runs, steps or prompts
+   get their own stream simply by number: la_rng_seed(&r, seed, step).
+
+   Normals come from Box-Muller on the words of one block (words 0,1 give
+   normals 0,1; words 2,3 give normals 2,3), computed in float arithmetic with
+   an in-house logarithm and sine/cosine (no libm transcendental), so every
+   backend computes the same bits. The uniform feeding the radius has 31-bit
+   resolution: |z| <= 6.56, a tail of probability 5e-11 is cut. Bulk draws
+   (la_rng_normals, la_data_sample) start at a block boundary and produce
+   exactly what as many la_rng_normal calls from there would.
+
+DATA SETTINGS
+
+   A la_data_config (zero = Setting 1) describes the covariates, Sigma, w*
+   and the targets; la_data_init draws what is fixed for a run from its seed
+   (paper B's rotation on stream 1, the target network on stream 2) into
+   caller memory; la_data_sample fills a batch from a la_rng without
+   allocating. The two papers' loops are then:
+     fixed evaluation batch:   la_rng_seed(&r, seed, LA_STREAM_EVAL), once;
+     fresh batch every step:   la_rng_seed(&r, seed, step) before each;
+     resampled every k steps:  la_rng_seed(&r, seed, step / k) when
+                               step % k == 0.
+   Within a batch the stream is consumed panel by panel (LA_W prompts): the
+   covariates, then w*, then the Gamma radii, then the label noise; prompt i
+   of a batch is therefore the same whatever the batch's count beyond i.
 
 MEMORY
 
@@ -73,9 +115,16 @@ THREAD SAFETY
 
 CONTENTS
 
-   1. Public API: version, status codes, types, kernels
-   2. Implementation: SIMD layer, kernels
-   3. Licence
+   Declarations (under the include guard), then the implementation (under
+   LINATTN_IMPLEMENTATION), in the same six parts, in the order data flows:
+   1. types, status codes, the SIMD layer and batched kernels
+   2. random numbers, batches and the papers' data settings
+   3. the model: loss, gradient, Hessian-vector product
+   4. optimizers, clipping, learning-rate schedules
+   5. diagnostics: eigensolvers, Lanczos, SLQ, traces, robust condition
+      numbers, directional smoothness, gradient noise
+   6. the training driver and checkpoints
+   Licence at the end.
 */
 #ifndef LINATTN_H
 #define LINATTN_H
@@ -104,6 +153,10 @@ CONTENTS
 #ifdef __cplusplus
 extern "C" {
 #endif
+
+/* ================================================================== */
+/*                API 1. Types, status codes, kernels                 */
+/* ================================================================== */
 
 /* ---------------------------------------------------------------- types */
 
@@ -229,24 +282,746 @@ LINATTN_DEF void *la_alloc(size_t bytes);
 LINATTN_DEF void la_free(void *p);
 #endif
 
-/* Sections under development, each in its own file until it is folded in. */
-#define LA__PART_API
-#ifndef LA__SKIP_PROMPTS
-#include "wip/prompts.h"
+/* ================================================================== */
+/*                 API 2. Random numbers and prompts                  */
+/* ================================================================== */
+
+/* ------------------------------------------------------------ the RNG */
+/* A seedable generator in a caller-owned state, with independent streams
+   selected by `stream` (see RANDOM NUMBERS above). */
+typedef struct la_rng {
+  uint64_t key;     /* the seed: Philox's key */
+  uint64_t stream;  /* the upper half of Philox's counter */
+  uint64_t counter; /* position in the stream, in 32-bit words */
+} la_rng;
+/* A stream number no step reaches: the fixed evaluation batch's. */
+#define LA_STREAM_EVAL 0xffffffffffffffffull
+LINATTN_DEF void la_rng_seed(la_rng *r, uint64_t seed, uint64_t stream);
+LINATTN_DEF uint64_t la_rng_u64(la_rng *r);
+LINATTN_DEF double la_rng_uniform(la_rng *r); /* in [0, 1), 53 bits */
+LINATTN_DEF double la_rng_normal(la_rng *r);  /* N(0, 1) */
+/* n normals into x (vectorized); the same values as n la_rng_normal calls
+   from the next block boundary. */
+LINATTN_DEF int la_rng_normals(la_rng *r, int n, la_real *x);
+/* Gamma(shape k, scale theta) for every k > 0: mean k theta. */
+LINATTN_DEF int la_rng_gamma(la_rng *r, double k, double theta, double *g);
+/* A point uniform on the unit sphere S^{d-1} of R^d. */
+LINATTN_DEF int la_rng_sphere(la_rng *r, int d, la_real *x);
+/* A Haar-distributed orthogonal d x d matrix q (row-major), d <= LA_MAX_D. */
+LINATTN_DEF int la_rng_orthogonal(la_rng *r, int d, double *q);
+
+/* ---------------------------------------------------------- a batch */
+/* A batch of prompts in the interleaved layout. z holds
+   la_panels(count) panels of (d+1) x (n+1) matrices Z0 = [[x_1..x_n x_q],
+   [y_1..y_n 0]]; y holds la_panels(count) panels of 1 real, the targets y_q.
+   Padding lanes are zero. */
+#define LA_MAX_D 256  /* largest covariate dimension d */
+#define LA_MAX_N 4096 /* largest context length n */
+typedef struct la_batch {
+  int d, n, count;
+  la_real *z;
+  la_real *y;
+} la_batch;
+LINATTN_DEF size_t la_batch_bytes(int d, int n, int count);
+LINATTN_DEF int la_batch_init(la_batch *b, int d, int n, int count, void *mem,
+                              size_t bytes);
+#ifndef LINATTN_NO_STDLIB
+LINATTN_DEF int la_batch_create(la_batch *b, int d, int n, int count);
+LINATTN_DEF void la_batch_destroy(la_batch *b);
 #endif
-#ifndef LA__SKIP_MODEL
-#include "wip/model.h"
+
+/* ------------------------------------------------- the data settings */
+/* A data setting is a description (la_data_config, zero fields = defaults) turned
+   into a generator (la_data) that owns what is fixed for a run: Sigma's
+   factor, the random target network. Sampling a batch never allocates. */
+enum {
+  LA_SETTING_1 = 1,      /* paper A: n = 20, d = 5, x ~ N(0, I) */
+  LA_SETTING_2 = 2,      /* paper A: n = 5, d = 5 */
+  LA_SETTING_3 = 3,      /* paper A: heavy-tailed, Gamma(0.1, 10) radii */
+  LA_SETTING_SPHERE = 4, /* paper A: x uniform on the sphere */
+  LA_SETTING_NONLINEAR = 5, /* paper A: targets through a random ReLU net */
+  LA_SETTING_PAPER_B = 6 /* paper B: x ~ N(0, Sigma), w* ~ N(0, Sigma^-1) */
+};
+/* Base covariate x0 (then x = Sigma^{1/2} x0 with Sigma's Cholesky factor). */
+enum {
+  LA_X_GAUSSIAN = 0,     /* x0 ~ N(0, I_d) */
+  LA_X_GAMMA_SPHERE = 1, /* x0 = sqrt(g) u, u on S^{d-1}, g ~ Gamma(k, theta) */
+  LA_X_SPHERE = 2        /* x0 uniform on S^{d-1} */
+};
+enum {
+  LA_SIGMA_IDENTITY = 0, /* Sigma = I */
+  LA_SIGMA_GIVEN = 1,    /* sigma_matrix, symmetric positive definite */
+  LA_SIGMA_PAPER_B = 2   /* U diag(1,1,1/2,1/4,1)^2 U^T, U Haar (the diagonal
+                            pattern repeats beyond d = 5) */
+};
+enum {
+  LA_WSTAR_IDENTITY = 0, /* w* ~ N(0, I_d) */
+  LA_WSTAR_SIGMA_INV = 1 /* w* ~ N(0, Sigma^{-1}) (paper B, Theorems 3, 4) */
+};
+enum {
+  LA_TARGET_LINEAR = 0, /* y = <w*, x> */
+  LA_TARGET_RELU_NET = 1 /* y = <w*, g(x)>, g = Linear(d,h)-ReLU-Linear(h,d)
+                            fixed per run, entries U(+-1/sqrt(fan_in)) */
+};
+typedef struct la_data_config la_data_config;
+typedef struct la_data la_data;
+struct la_data_config {
+  int d, n;                   /* 0 -> 5, 20 */
+  int covariates;             /* LA_X_*; 0 -> Gaussian */
+  double gamma_shape;         /* k of LA_X_GAMMA_SPHERE; 0 -> 0.1 */
+  double gamma_scale;         /* theta of LA_X_GAMMA_SPHERE; 0 -> 10 */
+  int sigma;                  /* LA_SIGMA_*; 0 -> identity */
+  const double *sigma_matrix; /* LA_SIGMA_GIVEN: d x d row-major; read by
+                                 la_data_init only */
+  int wstar;                  /* LA_WSTAR_*; 0 -> N(0, I) */
+  int target;                 /* LA_TARGET_*; 0 -> linear */
+  int net_hidden;             /* h of LA_TARGET_RELU_NET; 0 -> 10 */
+  double noise_std;           /* N(0, noise_std^2) added to every label,
+                                 y_q included; 0 -> none */
+};
+struct la_data {
+  la_data_config cfg; /* defaults filled in, sigma_matrix cleared */
+  la_real *chol;      /* d x d lower Cholesky factor of Sigma, or NULL (I) */
+  la_real *winv;      /* d x d, L^{-T}: w* = winv z, or NULL (w* = z) */
+  la_real *net;       /* W1 (h x d), b1 (h), W2 (d x h), b2 (d), or NULL */
+  void *owned;        /* the block of la_data_create */
+};
+/* cfg = the preset's description (d, n and everything else filled in). */
+LINATTN_DEF int la_data_preset(la_data_config *cfg, int setting);
+/* Generator for `cfg`, fixed parts drawn from `seed`. la_data_bytes is 0 for
+   an invalid description. */
+LINATTN_DEF size_t la_data_bytes(const la_data_config *cfg);
+LINATTN_DEF int la_data_init(la_data *g, const la_data_config *cfg,
+                             uint64_t seed, void *mem, size_t bytes);
+#ifndef LINATTN_NO_STDLIB
+LINATTN_DEF int la_data_create(la_data *g, const la_data_config *cfg,
+                               uint64_t seed);
+LINATTN_DEF void la_data_destroy(la_data *g);
 #endif
-#ifndef LA__SKIP_OPTIM
-#include "wip/optim.h"
+/* Fill every prompt of b (b->d, b->n must match the setting) from rng. */
+LINATTN_DEF int la_data_sample(const la_data *g, la_rng *rng, la_batch *b);
+
+
+/* ================================================================== */
+/*                          API 3. The model                          */
+/* ================================================================== */
+
+/* ------------------------------------------------------------ the model
+
+   A prompt Z0 is (d+1) x (n+1); with M = diag(1, .., 1, 0) each layer does
+       Z_{l+1} = Z_l + (1/n) P_l Z_l M act(Z_l^T Q_l Z_l)
+   (act = identity, or ReLU entrywise), the prediction is -[Z_L]_{d+1,n+1}
+   and the loss is the mean over the batch of ([Z_L]_{d+1,n+1} + y_q)^2.
+   An optional front layer x <- W2 relu(W1 x + b1) + b2 (h hidden units)
+   acts on the x-part of every token, query included, before layer 0.
+
+   THE PACKING OF THETA (D = d+1, all matrices row-major), per layer
+   l = 0 .. L-1 in order, then the front layer:
+     LA_PARAM_DENSE   P_l (D x D), Q_l (D x D)                 2 D^2 per layer
+     LA_PARAM_SPARSE  B_l (d x d), A_l (d x d), where
+                      P_l = [[B_l, 0], [0, 1]], Q_l = [[A_l, 0], [0, 0]]
+                                                               2 d^2 per layer
+     LA_PARAM_PGD     A_l (d x d); P_l = [[0, 0], [0, 1]], Q_l as above
+                                                                 d^2 per layer
+     front (h > 0)    W1 (h x d), b1 (h), W2 (d x h), b2 (d)
+   la_model_blocks lists these matrices (offset, size) in the same order.
+
+   BATCHES AND THREADS. Loss, gradient and Hessian-vector product are means
+   over the b->count prompts of b. A batch may be split into views of whole
+   panels (z and y advanced by whole panels, count reduced), evaluated on
+   separate threads with separate workspaces, and combined with weights
+   count_i / sum count_i: the result equals the whole batch's up to rounding.
+
+   COST (per prompt, linear attention). The products are associated so that
+   n appears once per product: S = Z M Z^T, then P S Q (D x D), then
+   (P S Q) Z; the last layer computes only the entry the loss reads. At the
+   base setting (L = 3, d = 5, n = 20) a gradient costs about 2-2.5 forward
+   passes (la_model_loss), a Hessian-vector product about 5-6: its tangent
+   doubles every product of the gradient except where the data enter (layer
+   0, without a front layer). ReLU attention cannot be associated this way
+   and costs O(D n^2) per layer. The workspace holds every layer's values of
+   one panel: about (L+1) (n+1)(d+1) LA_W reals twice, plus small matrices.
+
+   FAILURES. LA_ENULL (null pointer), LA_ESHAPE (batch d or n differ from
+   the model's), LA_EDIM (empty batch), LA_EWORKSPACE (work too small),
+   LA_ENONFINITE (NaN or Inf in theta, v, or the data of a valid prompt),
+   LA_EDIVERGED (finite inputs, but the loss or a result overflowed),
+   LA_ENOMEM (the allocating form could not allocate). */
+
+enum { LA_PARAM_SPARSE = 0, LA_PARAM_DENSE = 1, LA_PARAM_PGD = 2 };
+enum { LA_ACT_LINEAR = 0, LA_ACT_RELU = 1 };
+
+/* Zero means the documented default. */
+typedef struct la_model_config {
+  int d, n;                  /* covariate dimension, context length (required) */
+  int layers;                /* L; 0 -> 3; at most LA_MAX_LAYERS */
+  int param;                 /* LA_PARAM_*; 0 -> sparse */
+  int activation;            /* LA_ACT_*; 0 -> linear */
+  int front_hidden;          /* width h of the front MLP; 0 -> none */
+  double init_std;           /* 0 -> 0.05 (front layer included) */
+  const la_kernels *kernels; /* NULL -> la_kernels_best() */
+} la_model_config;
+
+#define LA_MAX_LAYERS 64
+#define LA_MAX_HIDDEN 4096
+
+typedef struct la_model {
+  la_model_config cfg; /* defaults filled in */
+  int nparams;         /* length of theta */
+} la_model;
+
+/* LA_ERANGE for a configuration out of range, LA_EDIM for d or n. */
+LINATTN_DEF int la_model_init(la_model *m, const la_model_config *cfg);
+/* theta ~ N(0, init_std^2) entrywise from the stream of rng:
+   theta[i] = init_std * la_rng_normal(rng), i = 0, 1, .. in order. */
+LINATTN_DEF int la_model_init_params(const la_model *m, la_rng *rng,
+                                     la_real *theta);
+/* The parameter matrices in theta: up to max (offset, size) pairs; returns
+   their number (per-matrix clipping uses it), or a negative status. */
+LINATTN_DEF int la_model_blocks(const la_model *m, int *offsets, int *sizes,
+                                int max);
+/* Workspace for one call of loss, grad or hvp; independent of batch size.
+   Any byte alignment will do. 0 for an invalid model. */
+LINATTN_DEF size_t la_model_work_bytes(const la_model *m);
+/* work == NULL with bytes == 0: the call allocates (and frees) its own.
+   loss and pred may be NULL; pred (if given) receives b->count plain
+   predictions -[Z_L]_{d+1,n+1}, one per prompt in batch order. */
+LINATTN_DEF int la_model_loss(const la_model *m, const la_real *theta,
+                              const la_batch *b, double *loss, la_real *pred,
+                              void *work, size_t bytes);
+/* grad (nparams) = d loss / d theta; loss may be NULL. */
+LINATTN_DEF int la_model_grad(const la_model *m, const la_real *theta,
+                              const la_batch *b, double *loss, la_real *grad,
+                              void *work, size_t bytes);
+/* hv = H(theta) v, exact (forward-over-reverse); loss and grad may be NULL. */
+LINATTN_DEF int la_model_hvp(const la_model *m, const la_real *theta,
+                             const la_batch *b, const la_real *v, double *loss,
+                             la_real *grad, la_real *hv, void *work,
+                             size_t bytes);
+
+
+/* ================================================================== */
+/*                         API 4. Optimizers                          */
+/* ================================================================== */
+
+/* ---------------------------------------------------------- optimizers */
+/* An optimizer works on the flat parameter vector theta (n reals). Its state
+   is an array of doubles: double so that second-moment sums and momenta do
+   not lose the small updates a float would round away, and a plain array so
+   that checkpoints can write it in a defined byte order.
+
+   The interface is public: the built-in optimizers are values of this type,
+   and a new one is a struct of four functions (see examples/).
+     check      LA_OK, or LA_ERANGE for a bad configuration
+     state_len  doubles of state for n parameters (0 is fine)
+     init       set the state before the first step
+     step       write the update u (theta_new = theta + u) for gradient g;
+                lr_scale multiplies the configured learning rate (it is
+                how the schedules act). Must not modify theta or grad.
+   cfg may be NULL: every built-in then uses its all-default configuration,
+   as for a zeroed struct. */
+typedef struct la_optimizer {
+  const char *name; /* written into checkpoints, at most 31 bytes */
+  int (*check)(const void *cfg);
+  size_t (*state_len)(const void *cfg, int n);
+  int (*init)(const void *cfg, int n, double *state);
+  int (*step)(const void *cfg, int n, double *state, double lr_scale,
+              const la_real *theta, const la_real *grad, la_real *update);
+} la_optimizer;
+
+/* Zero fields mean the documented default. Negative or non-finite learning
+   rates, betas outside [0, 1), eps < 0 and weight decay < 0 are LA_ERANGE.
+   A beta of exactly zero cannot be written (zero is the default); any value
+   below 1e-300 acts as zero. */
+
+/* SGD: b = momentum * b + (g + wd theta); u = -lr * b, or with Nesterov
+   u = -lr * (g + wd theta + momentum * b). Paper A: momentum 0.9. */
+typedef struct la_sgd_config {
+  double lr;           /* 0 -> 0.01 */
+  double momentum;     /* 0 -> none (plain SGD) */
+  int nesterov;        /* nonzero: Nesterov momentum (needs momentum > 0) */
+  double weight_decay; /* L2 added to the gradient; 0 -> none */
+} la_sgd_config;
+
+/* Adam with bias correction; decoupled != 0 is AdamW (decay applied to
+   theta directly, u -= lr * wd * theta, instead of through the gradient).
+   Paper A: beta1 = beta2 = 0.9, eps = 1e-8; paper B's code: beta1 = 0.99. */
+typedef struct la_adam_config {
+  double lr;           /* 0 -> 1e-3 */
+  double beta1;        /* 0 -> 0.9 */
+  double beta2;        /* 0 -> 0.999 (paper A uses 0.9) */
+  double eps;          /* 0 -> 1e-8 */
+  double weight_decay; /* 0 -> none */
+  int decoupled;       /* nonzero: AdamW */
+} la_adam_config;
+
+/* Sign descent: b = momentum * b + g; u = -lr * sign(b).
+   Normalized SGD: b = momentum * b + g; u = -lr * b / ||b||_2 (0 if b = 0).
+   Both add wd * theta to g first. */
+typedef struct la_sign_config {
+  double lr;           /* 0 -> 1e-3 */
+  double momentum;     /* 0 -> none */
+  double weight_decay; /* 0 -> none */
+} la_sign_config;
+typedef la_sign_config la_nsgd_config; /* lr 0 -> 0.01 */
+
+/* Adagrad: G += g^2; u = -lr g / (sqrt(G) + eps). */
+typedef struct la_adagrad_config {
+  double lr;           /* 0 -> 0.01 */
+  double eps;          /* 0 -> 1e-10 */
+  double initial;      /* starting value of G; 0 -> 0 */
+  double weight_decay; /* 0 -> none */
+} la_adagrad_config;
+
+/* RMSprop: v = alpha v + (1 - alpha) g^2; s = g / (sqrt(v) + eps);
+   b = momentum b + s; u = -lr b (u = -lr s without momentum). */
+typedef struct la_rmsprop_config {
+  double lr;           /* 0 -> 0.01 */
+  double alpha;        /* 0 -> 0.99 */
+  double eps;          /* 0 -> 1e-8 */
+  double momentum;     /* 0 -> none */
+  double weight_decay; /* 0 -> none */
+} la_rmsprop_config;
+
+/* The built-ins; each takes the config named after it (la_sgd_config for
+   la_optimizer_sgd, ...; nsgd takes la_nsgd_config = la_sign_config). */
+LINATTN_DEF const la_optimizer *la_optimizer_sgd(void);
+LINATTN_DEF const la_optimizer *la_optimizer_adam(void);
+LINATTN_DEF const la_optimizer *la_optimizer_sign(void);
+LINATTN_DEF const la_optimizer *la_optimizer_nsgd(void);
+LINATTN_DEF const la_optimizer *la_optimizer_adagrad(void);
+LINATTN_DEF const la_optimizer *la_optimizer_rmsprop(void);
+
+/* Checked entry points over any optimizer (built-in or not). */
+LINATTN_DEF int la_optim_check(const la_optimizer *o, const void *cfg);
+LINATTN_DEF int la_optim_state_len(const la_optimizer *o, const void *cfg,
+                                   int n, size_t *len);
+LINATTN_DEF int la_optim_init(const la_optimizer *o, const void *cfg, int n,
+                              double *state, size_t len);
+/* Computes the update into `update` and adds it to theta. A non-finite
+   gradient is LA_ENONFINITE and a non-finite update LA_EDIVERGED; theta is
+   then unchanged (the state may have advanced: the trainer keeps a copy). */
+LINATTN_DEF int la_optim_step(const la_optimizer *o, const void *cfg, int n,
+                              double *state, size_t len, double lr_scale,
+                              const la_real *grad, la_real *theta,
+                              la_real *update);
+
+/* ------------------------------------------------------------ clipping */
+/* Scales g so that ||g||_2 <= max_norm, keeping its direction (paper A:
+   max_norm = 1). *norm (may be NULL) receives the norm before clipping. */
+LINATTN_DEF int la_clip_norm(int n, la_real *g, double max_norm, double *norm);
+/* The same for each block (offset, size) of g on its own: paper B clips
+   each parameter matrix to 0.01 (blocks from la_model_blocks). */
+LINATTN_DEF int la_clip_blocks(int n, la_real *g, int nblocks,
+                               const int *offsets, const int *sizes,
+                               double max_norm);
+
+/* ----------------------------------------------------------- schedules */
+/* The factor multiplying the learning rate at 0-based step t:
+     CONSTANT  1
+     HALVING   decay^floor(t / period)        (paper B: 0.5 every k steps)
+     COSINE    min + (1 - min) (1 + cos(pi p)) / 2, p = (t - warmup) /
+               (total - warmup) clamped to [0, 1]
+   times the linear warmup (t + 1) / warmup while t < warmup. */
+enum { LA_SCHED_CONSTANT = 0, LA_SCHED_HALVING = 1, LA_SCHED_COSINE = 2 };
+typedef struct la_schedule {
+  int kind;         /* LA_SCHED_*; 0 -> constant */
+  long warmup;      /* steps of linear warmup; 0 -> none */
+  long period;      /* HALVING: steps between decays (required) */
+  double decay;     /* HALVING: factor per period in (0, 1); 0 -> 0.5 */
+  long total;       /* COSINE: step where the floor is reached (> warmup) */
+  double min_scale; /* COSINE: the floor in [0, 1]; 0 -> 0 */
+} la_schedule;
+LINATTN_DEF int la_schedule_check(const la_schedule *s);
+LINATTN_DEF int la_schedule_scale(const la_schedule *s, long t, double *scale);
+
+
+/*
+
+   Curvature and noise diagnostics. Everything spectral works over a symmetric
+   matrix-vector callback (la_matvec_fn), so it serves the model's Hessian
+   (through la_hvp_matvec) and any other operator alike. Linear algebra inside
+   is in double, whatever la_real is: only the callback sees la_real vectors.
+
+   Workspaces follow the model's convention: every function with
+   (void *work, size_t bytes) has a size query beside it, and work == NULL
+   with bytes == 0 makes the call allocate (and free) its own. */
+
+/* ================================================================== */
+/*                         API 5. Diagnostics                         */
+/* ================================================================== */
+
+/* ---------------------------------------------------- operators */
+/* y = A x for a symmetric A of order n. A non-zero return is passed on as
+   the caller's status. */
+typedef int (*la_matvec_fn)(void *ctx, int n, const la_real *x, la_real *y);
+
+/* ------------------------------------------ dense symmetric solver */
+/* Eigenvalues of the symmetric n x n row-major matrix a (overwritten) in
+   ascending order into w; with vecs non-NULL, the unit eigenvectors as the
+   rows of vecs (row i belongs to w[i]). Householder tridiagonalization and
+   implicit QL, in double. */
+LINATTN_DEF size_t la_sym_eig_work_bytes(int n);
+LINATTN_DEF int la_sym_eig(int n, double *a, double *w, double *vecs,
+                           void *work, size_t bytes);
+/* H = (A + A^T)/2 from n matvecs with the unit vectors (H row-major). */
+LINATTN_DEF size_t la_dense_from_matvec_work_bytes(int n);
+LINATTN_DEF int la_dense_from_matvec(int n, la_matvec_fn f, void *ctx,
+                                     double *h, void *work, size_t bytes);
+
+/* ---------------------------------------------------------- Lanczos */
+/* Which end of an indefinite spectrum: distinct orderings on purpose. */
+enum {
+  LA_EIG_LARGEST = 0,  /* largest algebraic, returned descending */
+  LA_EIG_SMALLEST = 1, /* smallest algebraic, returned ascending */
+  LA_EIG_MAGNITUDE = 2 /* largest |lambda|, returned by descending |.| */
+};
+/* Zero means the default. */
+typedef struct la_lanczos_config {
+  int which;     /* LA_EIG_*; 0 -> largest */
+  int max_iter;  /* cap on matvecs = Krylov dimension; 0 -> min(n, 20k+200) */
+  uint64_t seed; /* stream of every probe vector (la_rng, stream 0x1a2c) */
+} la_lanczos_config;
+/* Outputs; the caller provides the arrays it wants. */
+typedef struct la_eig_out {
+  double *values;    /* k Ritz values, required */
+  double *residuals; /* k residual norms |beta_m s_m,i| (NULL: not wanted) */
+  la_real *vectors;  /* k x n unit Ritz vectors as rows (NULL: not wanted) */
+  int matvecs;       /* matvecs used */
+  int converged;     /* how many of the k are within the tolerance */
+  int restarts;      /* invariant subspaces met and left with a new vector */
+} la_eig_out;
+/* k eigenvalues of the symmetric operator by Lanczos with full
+   reorthogonalization (two classical Gram-Schmidt passes) in double. A pair
+   has converged when its residual norm is at most tol * max|Ritz value|;
+   the iteration stops when all k have. A breakdown (an invariant Krylov
+   subspace) continues from a fresh seeded vector orthogonal to the basis.
+   A single starting vector sees one copy of an exactly repeated eigenvalue
+   until its invariant subspace is exhausted: the k values returned are then
+   the distinct ones, more copies appear only after a restart (see README).
+   LA_ENOCONVERGE: the cap was reached; the best estimates are returned. */
+LINATTN_DEF size_t la_lanczos_work_bytes(int n, int k,
+                                         const la_lanczos_config *cfg);
+LINATTN_DEF int la_lanczos(int n, la_matvec_fn f, void *ctx, int k, double tol,
+                           const la_lanczos_config *cfg, la_eig_out *out,
+                           void *work, size_t bytes);
+
+/* ------------------------------------------- densities and traces */
+typedef struct la_slq_config {
+  int probes;    /* Rademacher probes; 0 -> 10 */
+  int steps;     /* Lanczos steps per probe; 0 -> min(n, 80) */
+  uint64_t seed; /* probe stream */
+} la_slq_config;
+/* Stochastic Lanczos quadrature: probes*steps nodes and weights (weights
+   sum to 1; a probe whose Krylov space closes early pads with zero
+   weights). The spectral density is sum_i weights[i] delta(x - nodes[i]). */
+LINATTN_DEF size_t la_slq_work_bytes(int n, const la_slq_config *cfg);
+LINATTN_DEF int la_slq(int n, la_matvec_fn f, void *ctx,
+                       const la_slq_config *cfg, double *nodes,
+                       double *weights, void *work, size_t bytes);
+/* The density smoothed by a Gaussian of width sigma, on ngrid points. */
+LINATTN_DEF int la_density_eval(int count, const double *nodes,
+                                const double *weights, double sigma,
+                                int ngrid, const double *grid, double *out);
+/* Weighted median of values (weights NULL: equal weights); work holds
+   2*count doubles (NULL, 0: allocated). */
+LINATTN_DEF int la_weighted_median(int count, const double *values,
+                                   const double *weights, double *median,
+                                   void *work, size_t bytes);
+
+enum { LA_TRACE_HUTCHINSON = 0, LA_TRACE_HUTCHPP = 1 };
+typedef struct la_trace_config {
+  int matvecs;   /* budget; 0 -> 30 */
+  int method;    /* LA_TRACE_*; 0 -> Hutchinson (Rademacher probes) */
+  uint64_t seed;
+} la_trace_config;
+/* tr(A) and the standard error of the estimate (Hutch++: of its stochastic
+   part; the sketched part is exact for the sketch drawn). */
+LINATTN_DEF size_t la_trace_work_bytes(int n, const la_trace_config *cfg);
+LINATTN_DEF int la_trace(int n, la_matvec_fn f, void *ctx,
+                         const la_trace_config *cfg, double *trace,
+                         double *stderr_, void *work, size_t bytes);
+
+/* ---------------------------------------------- the papers' numbers */
+/* max |d_i| / median |d_i| (paper A's code, Jiang et al. 2022). */
+LINATTN_DEF int la_rcond_diag(int n, const double *diag, double *r,
+                              void *work, size_t bytes);
+/* lambda_max / lambda_median (paper A's text) of a spectrum given as
+   values with weights (NULL: equal); LA_ERANGE if the median is 0. */
+LINATTN_DEF int la_rcond_spectrum(int count, const double *values,
+                                  const double *weights, double *r,
+                                  void *work, size_t bytes);
+
+/* (L0, L1)-smoothness from a trajectory of (||grad||, smoothness) pairs.
+   Least squares: s ~ L0 + L1 g. Envelope: the tightest line above every
+   pair, minimizing its mean height L0 + L1 mean(g) with L0, L1 >= 0 (a
+   two-variable linear program, solved exactly on the upper hull). */
+typedef struct la_lsmooth_fit {
+  double corr_log;  /* Pearson correlation of (log g, log s) over s, g > 0 */
+  int used;         /* pairs with s > 0 and g > 0 */
+  double l0_ls, l1_ls;
+  double l0_env, l1_env;
+} la_lsmooth_fit;
+LINATTN_DEF int la_lsmooth(int count, const double *gnorm,
+                           const double *smooth, la_lsmooth_fit *fit,
+                           void *work, size_t bytes);
+
+/* ----------------------------------------------- noise statistics */
+/* x with Phi(x) = p, 0 < p < 1. */
+LINATTN_DEF int la_normal_quantile(double p, double *x);
+/* Hill's estimate of the tail index from the k largest of count positive
+   samples (work: count doubles, or NULL, 0). */
+LINATTN_DEF int la_hill(int count, const double *x, int k, double *alpha,
+                        void *work, size_t bytes);
+typedef struct la_noise_config {
+  int bins;   /* histogram bins over [min, max]; 0 -> 100 */
+  int hill_k; /* order statistics used by Hill; 0 -> max(2, count/10) */
+} la_noise_config;
+typedef struct la_noise_stats {
+  double mean, var;   /* var with divisor count - 1 */
+  double kurtosis;    /* m4 / m2^2 (3 for a Gaussian) */
+  double hill_alpha;  /* tail index; its standard error is alpha/sqrt(k) */
+  double hill_stderr;
+  double min, max;
+} la_noise_stats;
+/* Summary of count samples. Optional outputs (NULL: skipped): hist (bins
+   densities, integrating to 1), edges (bins+1), sorted (the samples in
+   ascending order) and gauss (the quantiles of N(mean, var) at the plotting
+   positions (i + 0.5)/count, for a QQ plot against sorted). */
+LINATTN_DEF int la_noise_summary(int count, const double *x,
+                                 const la_noise_config *cfg,
+                                 la_noise_stats *st, double *hist,
+                                 double *edges, double *sorted, double *gauss,
+                                 void *work, size_t bytes);
+
+
+/* ------------------------------------------------ the model's Hessian */
+/* The model's Hessian as an operator: ctx of la_hvp_matvec. work may be
+   NULL with bytes 0 (each product then allocates its own). */
+typedef struct la_hvp_op {
+  const la_model *model;
+  const la_real *theta;
+  const la_batch *batch;
+  void *work; /* la_model_work_bytes(model) bytes */
+  size_t bytes;
+} la_hvp_op;
+LINATTN_DEF int la_hvp_matvec(void *op, int n, const la_real *x, la_real *y);
+
+/* The exact Hessian (n HVPs, symmetrized, row-major n x n doubles) and its
+   exact diagonal (n HVPs, no n x n storage); n = m->nparams. */
+LINATTN_DEF size_t la_hessian_work_bytes(const la_model *m);
+LINATTN_DEF int la_hessian_dense(const la_model *m, const la_real *theta,
+                                 const la_batch *b, double *h, void *work,
+                                 size_t bytes);
+LINATTN_DEF int la_hessian_diag(const la_model *m, const la_real *theta,
+                                const la_batch *b, double *diag, void *work,
+                                size_t bytes);
+/* la_lanczos over the model's HVP. */
+LINATTN_DEF size_t la_hessian_eigs_work_bytes(const la_model *m, int k,
+                                              const la_lanczos_config *cfg);
+LINATTN_DEF int la_hessian_eigs(const la_model *m, const la_real *theta,
+                                const la_batch *b, int k, double tol,
+                                const la_lanczos_config *cfg, la_eig_out *out,
+                                void *work, size_t bytes);
+
+/* Both robust condition numbers of H(theta) on a batch. Up to dense_max
+   parameters the spectrum is exact (dense Hessian); beyond, lambda_max is
+   from Lanczos (tolerance 1e-6) and the median from the SLQ density. */
+typedef struct la_rcond_config {
+  int dense_max;     /* 0 -> 1000 */
+  la_slq_config slq; /* the SLQ path; zero -> its defaults */
+} la_rcond_config;
+typedef struct la_rcond {
+  double by_diag;     /* max |H_ii| / median |H_ii| (0 if that median is 0) */
+  double by_spectrum; /* lambda_max / lambda_median (0 if that median is 0) */
+  double lambda_max, lambda_median;
+  int exact;          /* 1: from the dense spectrum */
+} la_rcond;
+LINATTN_DEF size_t la_rcond_work_bytes(const la_model *m,
+                                       const la_rcond_config *cfg);
+LINATTN_DEF int la_robust_cond(const la_model *m, const la_real *theta,
+                               const la_batch *b, const la_rcond_config *cfg,
+                               la_rcond *out, void *work, size_t bytes);
+
+/* Directional smoothness u^T H(theta) u along the step taken,
+   u = (theta_next - theta) / ||theta_next - theta||, with ||grad f(theta)||
+   from the same pass (the pair la_lsmooth fits). gnorm may be NULL;
+   LA_ERANGE if the step is zero. */
+LINATTN_DEF size_t la_dir_smoothness_work_bytes(const la_model *m);
+LINATTN_DEF int la_dir_smoothness(const la_model *m, const la_real *theta,
+                                  const la_real *theta_next, const la_batch *b,
+                                  double *smooth, double *gnorm, void *work,
+                                  size_t bytes);
+
+/* Gradient noise (paper A): the gradient on true_batch fresh prompts is the
+   "true" g (accumulated minibatch by minibatch: the loss is a mean, so the
+   chunks' gradients average to it exactly), then `samples` minibatch
+   gradients g_B, each on fresh prompts; norms[i] = ||g_B - g||. Summarize
+   with la_noise_summary. */
+typedef struct la_grad_noise_config {
+  int minibatch;  /* 0 -> 1000 */
+  int true_batch; /* 0 -> 100 * minibatch */
+  int samples;    /* 0 -> 10000 */
+} la_grad_noise_config;
+LINATTN_DEF size_t la_grad_noise_work_bytes(const la_model *m,
+                                            const la_grad_noise_config *cfg);
+LINATTN_DEF int la_grad_noise(const la_model *m, const la_real *theta,
+                              const la_data *g, la_rng *rng,
+                              const la_grad_noise_config *cfg, double *norms,
+                              double *true_gnorm, void *work, size_t bytes);
+
+/* ================================================================== */
+/*               API 6. Training driver and checkpoints               */
+/* ================================================================== */
+
+/* ------------------------------------------------------------- trainer */
+/* A trainer owns everything one run needs (theta, gradient, optimizer
+   state, batches, model workspace) in one block sized by la_trainer_bytes,
+   so that a step allocates nothing. One step:
+     1. the batch of the step (data_mode below);
+     2. loss and gradient; a NaN or Inf in either ends the run;
+     3. clipping (global norm, then each parameter matrix);
+     4. the optimizer's update at the schedule's learning-rate factor;
+        a non-finite update or theta ends the run as well;
+     5. every eval_every steps the loss on a fixed seeded batch;
+     6. the callback, which may ask to stop.
+   A run that ends in LA_EDIVERGED keeps the theta and optimizer state of
+   the last finite step and names the failing step in diverged_step. */
+
+/* The batch of 0-based step t is drawn from la_rng_seed(seed, t) (FRESH),
+   from la_rng_seed(seed, t / k) at every t multiple of k (RESAMPLE), or from
+   la_rng_seed(seed, 0) once (FIXED): the data of a step depends on the
+   seed and the step alone. The eval batch comes from eval_seed's stream
+   0xffffffffffffffff and theta from seed's stream 0xfffffffffffffffe. */
+enum {
+  LA_DATA_FRESH = 0,    /* a new batch every step (paper A) */
+  LA_DATA_RESAMPLE = 1, /* a new batch every resample_every steps (paper B) */
+  LA_DATA_FIXED = 2     /* one dataset for the whole run */
+};
+
+/* What the callback sees after each step. The pointers are valid during
+   the call only. */
+typedef struct la_train_record {
+  long step;             /* steps taken so far, this one included (1-based) */
+  double loss;           /* training loss at theta before the step */
+  double grad_norm;      /* ||g|| before clipping */
+  double clipped_norm;   /* ||g|| after clipping */
+  double lr_scale;       /* schedule factor used by the step */
+  double update_norm;    /* ||theta_new - theta_old|| */
+  int nparams;           /* length of the vectors below */
+  const la_real *grad;   /* the gradient after clipping */
+  const la_real *update; /* theta_new - theta_old, as applied */
+  const la_real *theta;  /* theta after the step */
+  int has_eval;          /* nonzero when eval_loss was computed */
+  double eval_loss;      /* loss on the evaluation batch at the new theta */
+} la_train_record;
+
+/* Return nonzero to stop the run after this step. */
+typedef int (*la_train_callback)(void *user, const la_train_record *rec);
+
+/* Replaces the model as the function being minimized (tests, other
+   models): loss (and the gradient unless grad is NULL) at theta on batch b,
+   b being NULL when the trainer has no data. */
+typedef int (*la_objective_fn)(void *ctx, const la_real *theta,
+                               const la_batch *b, double *loss, la_real *grad);
+
+/* Zero fields mean the documented default. The trainer keeps the pointers
+   (model, data, optimizer, its config, dataset): they must outlive it. */
+typedef struct la_train_config {
+  const la_model *model;         /* required unless objective is set */
+  const la_data *data;           /* the prompts; NULL only without model
+                                    or with a caller-given dataset */
+  const la_optimizer *optimizer; /* NULL -> Adam */
+  const void *optimizer_config;  /* NULL -> the optimizer's defaults */
+  la_schedule schedule;          /* zero -> constant */
+  double clip_norm;              /* global-norm threshold; 0 -> none */
+  double clip_block;             /* per-matrix threshold; 0 -> none */
+  int batch;                     /* prompts per step; 0 -> 1000 */
+  int data_mode;                 /* LA_DATA_*; 0 -> fresh */
+  int resample_every;            /* RESAMPLE: k; 0 -> 100 */
+  const la_batch *dataset;       /* FIXED: this batch; NULL -> drawn once */
+  int eval_every;                /* 0 -> 50; negative -> never */
+  int eval_batch;                /* prompts in the eval batch; 0 -> batch */
+  uint64_t seed;                 /* initial theta and the training data */
+  uint64_t eval_seed;            /* the eval batch; 0 -> seed */
+  const la_real *theta0;         /* NULL -> la_model_init_params(seed) */
+  la_train_callback callback;    /* NULL -> none */
+  void *user;                    /* passed to callback */
+  la_objective_fn objective;     /* NULL -> the model's loss */
+  void *objective_ctx;           /* passed to objective */
+  int nparams;                   /* with objective and no model: length */
+} la_train_config;
+
+/* Read the fields, do not write them. */
+typedef struct la_trainer {
+  la_train_config cfg; /* defaults filled in */
+  int n;               /* length of theta */
+  long step;           /* steps taken (the schedule position) */
+  long diverged_step;  /* 1-based step that met a NaN/Inf; 0 if none */
+  int stopped;         /* the callback asked to stop */
+  double last_eval;    /* latest eval loss (NaN before the first) */
+  la_real *theta, *grad, *update;
+  double *state, *backup; /* optimizer state and its copy before a step */
+  size_t state_len;
+  int nblocks, *block_off, *block_size;
+  la_batch train, eval;
+  int has_train, has_eval, batch_valid;
+  uint64_t data_seed; /* seed of the training data (saved in checkpoints) */
+  la_rng rng;         /* the data stream after the current batch */
+  la_rng batch_rng;   /* the stream the current batch was drawn from */
+  void *work;
+  size_t work_bytes;
+  void *owned; /* memory of la_trainer_create */
+} la_trainer;
+
+LINATTN_DEF int la_trainer_bytes(const la_train_config *cfg, size_t *bytes);
+LINATTN_DEF int la_trainer_init(la_trainer *tr, const la_train_config *cfg,
+                                void *mem, size_t bytes);
+/* One step; LA_EDIVERGED (sticky) when it met a NaN or Inf. */
+LINATTN_DEF int la_trainer_step(la_trainer *tr);
+/* Up to `steps` steps, fewer if the callback stops the run. */
+LINATTN_DEF int la_trainer_run(la_trainer *tr, long steps);
+/* The loss on the eval batch at the current theta, computed now (the
+   objective with a NULL batch when there is no model; LA_ENULL for a model
+   trained on a caller-given dataset without a generator). */
+LINATTN_DEF int la_trainer_eval(la_trainer *tr, double *loss);
+#ifndef LINATTN_NO_STDLIB
+LINATTN_DEF int la_trainer_create(la_trainer *tr, const la_train_config *cfg);
+LINATTN_DEF void la_trainer_destroy(la_trainer *tr);
 #endif
-#ifndef LA__SKIP_DIAG
-#include "wip/diag.h"
+
+/* ---------------------------------------------------------- checkpoints */
+/* A checkpoint holds the model config, theta, the optimizer's name and
+   state, the step (schedule position) and the data RNG; the current batch
+   of a RESAMPLE or FIXED run is redrawn from the saved RNG, so a resumed
+   run continues bit for bit. Format version 1, little-endian whatever the
+   host (IEEE-754 doubles assumed), reals stored as doubles (a float
+   checkpoint loads into a double build exactly), ending in an FNV-1a 64
+   checksum of all preceding bytes. Loading validates everything first: a
+   bad file gives LA_EFORMAT (not a checkpoint, truncated or padded),
+   LA_EVERSION, LA_ECHECKSUM or LA_ESHAPE (another model, optimizer or
+   state size) and leaves the trainer untouched. */
+#define LA_CHECKPOINT_VERSION 1
+LINATTN_DEF int la_checkpoint_bytes(const la_trainer *tr, size_t *bytes);
+LINATTN_DEF int la_checkpoint_save_mem(const la_trainer *tr, void *buf,
+                                       size_t cap, size_t *written);
+LINATTN_DEF int la_checkpoint_load_mem(la_trainer *tr, const void *buf,
+                                       size_t len);
+/* Validates a checkpoint and reads its model config and step, so that a
+   program can build the matching model before loading (either may be
+   NULL; the config's kernels field is left NULL). */
+LINATTN_DEF int la_checkpoint_info(const void *buf, size_t len,
+                                   la_model_config *model, long *step);
+#ifndef LINATTN_NO_STDLIB
+/* Written to PATH.tmp, flushed, fsync'ed when the build has POSIX (the
+   including file defines _POSIX_C_SOURCE >= 200112L or a gnu mode; plain C
+   has no fsync), then renamed over PATH: a crash leaves either the old or
+   the new checkpoint. On Windows rename cannot replace a file, so there
+   PATH is removed first and that window is not crash-safe. */
+LINATTN_DEF int la_checkpoint_save(const la_trainer *tr, const char *path);
+LINATTN_DEF int la_checkpoint_load(la_trainer *tr, const char *path);
 #endif
-#ifndef LA__SKIP_TRAIN
-#include "wip/train.h"
-#endif
-#undef LA__PART_API
+
 
 #ifdef __cplusplus
 }
@@ -375,6 +1150,10 @@ LINATTN_DEF const char *la_backend_name(void) {
   return "scalar";
 #endif
 }
+
+/* ================================================================== */
+/*                     1. SIMD layer and kernels                      */
+/* ================================================================== */
 
 /* ------------------------------------------------------- SIMD layer */
 /* One la__vec holds the LA_W lanes of a panel element. Kernels are written
@@ -1034,23 +1813,4585 @@ LINATTN_DEF void la_free(void *p) {
 }
 #endif
 
-#define LA__PART_IMPL
-#ifndef LA__SKIP_PROMPTS
-#include "wip/prompts.h"
+
+/* ================================================================== */
+/*                   2. Random numbers and prompts                    */
+/* ================================================================== */
+
+/* Every operation below is written as the IEEE operations it performs, in
+   order: a compiler that fused a multiply and an add would give other bits
+   on another machine. */
+#if defined(__clang__)
+#pragma STDC FP_CONTRACT OFF
+#elif defined(__GNUC__)
+#pragma GCC push_options
+#pragma GCC optimize("fp-contract=off")
 #endif
-#ifndef LA__SKIP_MODEL
-#include "wip/model.h"
+
+/* ------------------------------------------------------- Philox4x32-10 */
+
+#define LA__PHILOX_M0 0xD2511F53u
+#define LA__PHILOX_M1 0xCD9E8D57u
+#define LA__PHILOX_W0 0x9E3779B9u
+#define LA__PHILOX_W1 0xBB67AE85u
+
+static void la__philox(uint32_t c[4], uint32_t k0, uint32_t k1) {
+  int round;
+  for (round = 0; round < 10; ++round) {
+    uint64_t p0 = (uint64_t)LA__PHILOX_M0 * c[0];
+    uint64_t p1 = (uint64_t)LA__PHILOX_M1 * c[2];
+    uint32_t n0 = (uint32_t)(p1 >> 32) ^ c[1] ^ k0;
+    uint32_t n2 = (uint32_t)(p0 >> 32) ^ c[3] ^ k1;
+    c[1] = (uint32_t)p1;
+    c[3] = (uint32_t)p0;
+    c[0] = n0;
+    c[2] = n2;
+    k0 += LA__PHILOX_W0;
+    k1 += LA__PHILOX_W1;
+  }
+}
+
+/* The four words of block `blk` of r's stream. */
+static void la__philox_block(const la_rng *r, uint64_t blk, uint32_t w[4]) {
+  w[0] = (uint32_t)blk;
+  w[1] = (uint32_t)(blk >> 32);
+  w[2] = (uint32_t)r->stream;
+  w[3] = (uint32_t)(r->stream >> 32);
+  la__philox(w, (uint32_t)r->key, (uint32_t)(r->key >> 32));
+}
+
+LINATTN_DEF void la_rng_seed(la_rng *r, uint64_t seed, uint64_t stream) {
+  if (!r) return;
+  r->key = seed;
+  r->stream = stream;
+  r->counter = 0;
+}
+
+LINATTN_DEF uint64_t la_rng_u64(la_rng *r) {
+  uint32_t w[4];
+  uint64_t pos;
+  if (!r) return 0;
+  pos = (r->counter + 1) & ~(uint64_t)1; /* a whole pair, never half a one */
+  la__philox_block(r, pos >> 2, w);
+  r->counter = pos + 2;
+  return (uint64_t)w[pos & 3] | (uint64_t)w[(pos & 3) + 1] << 32;
+}
+
+LINATTN_DEF double la_rng_uniform(la_rng *r) {
+  return (double)(la_rng_u64(r) >> 11) * (1.0 / 9007199254740992.0);
+}
+
+/* ------------------------------------------------- Box-Muller, scalar */
+
+static float la__u2f(uint32_t u) { float f; memcpy(&f, &u, 4); return f; }
+static uint32_t la__f2u(float f) { uint32_t u; memcpy(&u, &f, 4); return u; }
+
+/* ln(u) for u in [2^-31, 1]: u = 2^k m with m in [sqrt(1/2), sqrt(2)), then
+   ln m from Cephes' logf polynomial in f = m - 1 (about 1 ulp). */
+static float la__logf(float u) {
+  uint32_t ix = la__f2u(u) + (0x3f800000u - 0x3f3504f3u);
+  float kf = (float)((int32_t)(ix >> 23) - 127);
+  float f = la__u2f((ix & 0x007fffffu) + 0x3f3504f3u) - 1.0f;
+  float z = f * f, p = 7.0376836292e-2f, y;
+  p = p * f; p = p + -1.1514610310e-1f;
+  p = p * f; p = p + 1.1676998740e-1f;
+  p = p * f; p = p + -1.2420140846e-1f;
+  p = p * f; p = p + 1.4249322787e-1f;
+  p = p * f; p = p + -1.6668057665e-1f;
+  p = p * f; p = p + 2.0000714765e-1f;
+  p = p * f; p = p + -2.4999993993e-1f;
+  p = p * f; p = p + 3.3333331174e-1f;
+  y = f * z; y = y * p;
+  y = y + kf * -2.12194440e-4f;
+  y = y + -0.5f * z;
+  f = f + y;
+  return f + kf * 0.693359375f;
+}
+
+/* The pair of normals of words (w1, w2): radius from w1, angle 2 pi w2/2^32.
+   The angle is reduced in integers (quadrant = top bits, rounded), leaving
+   |phi| <= pi/4 for Cephes' sinf/cosf polynomials. */
+static void la__boxmuller(uint32_t w1, uint32_t w2, float *n0, float *n1) {
+  float u = (float)(int32_t)((w1 >> 1) | 1u) * 4.6566128730773926e-10f;
+  float rad = sqrtf(-2.0f * la__logf(u));
+  uint32_t q = (w2 + 0x20000000u) >> 30, swap, cb, sb;
+  float ph = (float)(int32_t)(w2 - (q << 30)) * 1.4629180792671596e-9f;
+  float z = ph * ph, s, c, h;
+  s = -1.9515295891e-4f * z; s = s + 8.3321608736e-3f;
+  s = s * z; s = s + -1.6666654611e-1f;
+  s = s * z; s = s * ph; s = s + ph;
+  c = 2.443315711809948e-5f * z; c = c + -1.388731625493765e-3f;
+  c = c * z; c = c + 4.166664568298827e-2f;
+  c = c * z; c = c * z; h = 0.5f * z; c = c - h; c = c + 1.0f;
+  swap = 0u - (q & 1u);
+  cb = (la__f2u(s) & swap) | (la__f2u(c) & ~swap);
+  sb = (la__f2u(c) & swap) | (la__f2u(s) & ~swap);
+  cb ^= (((q + 1u) >> 1) & 1u) << 31;
+  sb ^= ((q >> 1) & 1u) << 31;
+  *n0 = rad * la__u2f(cb);
+  *n1 = rad * la__u2f(sb);
+}
+
+/* The 32 normals of blocks blk..blk+7, in stream order. */
+static void la__normals32_scalar(const la_rng *r, uint64_t blk, float *out) {
+  int b;
+  for (b = 0; b < 8; ++b) {
+    uint32_t w[4];
+    la__philox_block(r, blk + (uint64_t)b, w);
+    la__boxmuller(w[0], w[1], out + 4 * b, out + 4 * b + 1);
+    la__boxmuller(w[2], w[3], out + 4 * b + 2, out + 4 * b + 3);
+  }
+}
+
+LINATTN_DEF double la_rng_normal(la_rng *r) {
+  uint32_t w[4];
+  float n[2];
+  uint64_t pos;
+  if (!r) return 0;
+  pos = r->counter++;
+  la__philox_block(r, pos >> 2, w);
+  la__boxmuller(w[pos & 2], w[(pos & 2) + 1], n, n + 1);
+  return n[pos & 1];
+}
+
+/* ---------------------------------------- Box-Muller, SIMD (same bits) */
+/* A few operations on LA__PL lanes of uint32 (pu) and float (pf). Written
+   once against them, la__normals_lanes computes blocks blk..blk+LA__PL-1
+   exactly as la__boxmuller does, lane by lane. */
+#if LA__SIMD == LINATTN_AVX2
+#define LA__PRNG_SIMD 1
+#define LA__PL 8
+typedef __m256i la__pu;
+typedef __m256 la__pf;
+#define la__u1(x) _mm256_set1_epi32((int)(x))
+#define la__uload(p) _mm256_loadu_si256((const __m256i *)(const void *)(p))
+#define la__uadd _mm256_add_epi32
+#define la__usub _mm256_sub_epi32
+#define la__uxor _mm256_xor_si256
+#define la__uand _mm256_and_si256
+#define la__uor _mm256_or_si256
+#define la__usrl(v, n) _mm256_srli_epi32(v, n)
+#define la__usll(v, n) _mm256_slli_epi32(v, n)
+#define la__f1 _mm256_set1_ps
+#define la__fadd _mm256_add_ps
+#define la__fsub _mm256_sub_ps
+#define la__fmul _mm256_mul_ps
+#define la__fsqrt _mm256_sqrt_ps
+#define la__fcvt _mm256_cvtepi32_ps /* lanes read as int32 */
+#define la__fbits _mm256_castps_si256
+#define la__bitsf _mm256_castsi256_ps
+/* x where bit 31 of m is set, else y */
+#define la__fsel(m, x, y) _mm256_blendv_ps(y, x, _mm256_castsi256_ps(m))
+LA__INLINE void la__umulhilo(la__pu a, uint32_t m, la__pu *hi, la__pu *lo) {
+  __m256i vm = _mm256_set1_epi32((int)m);
+  __m256i pe = _mm256_mul_epu32(a, vm);
+  __m256i po = _mm256_mul_epu32(_mm256_srli_epi64(a, 32), vm);
+  *lo = _mm256_mullo_epi32(a, vm);
+  *hi = _mm256_blend_epi32(_mm256_srli_epi64(pe, 32), po, 0xAA);
+}
+/* out[4 l + j] = n_j[l]: lanes are blocks, stream order is block-major. */
+LA__INLINE void la__store4t(float *out, la__pf n0, la__pf n1, la__pf n2,
+                        la__pf n3) {
+  __m256 t0 = _mm256_unpacklo_ps(n0, n1), t1 = _mm256_unpackhi_ps(n0, n1);
+  __m256 t2 = _mm256_unpacklo_ps(n2, n3), t3 = _mm256_unpackhi_ps(n2, n3);
+  __m256 s0 = _mm256_shuffle_ps(t0, t2, 0x44), s1 = _mm256_shuffle_ps(t0, t2, 0xEE);
+  __m256 s2 = _mm256_shuffle_ps(t1, t3, 0x44), s3 = _mm256_shuffle_ps(t1, t3, 0xEE);
+  _mm256_storeu_ps(out, _mm256_permute2f128_ps(s0, s1, 0x20));
+  _mm256_storeu_ps(out + 8, _mm256_permute2f128_ps(s2, s3, 0x20));
+  _mm256_storeu_ps(out + 16, _mm256_permute2f128_ps(s0, s1, 0x31));
+  _mm256_storeu_ps(out + 24, _mm256_permute2f128_ps(s2, s3, 0x31));
+}
+#elif LA__SIMD == LINATTN_NEON
+#define LA__PRNG_SIMD 1
+#define LA__PL 4
+typedef uint32x4_t la__pu;
+typedef float32x4_t la__pf;
+#define la__u1(x) vdupq_n_u32(x)
+#define la__uload(p) vld1q_u32(p)
+#define la__uadd vaddq_u32
+#define la__usub vsubq_u32
+#define la__uxor veorq_u32
+#define la__uand vandq_u32
+#define la__uor vorrq_u32
+#define la__usrl(v, n) vshrq_n_u32(v, n)
+#define la__usll(v, n) vshlq_n_u32(v, n)
+#define la__f1 vdupq_n_f32
+#define la__fadd vaddq_f32
+#define la__fsub vsubq_f32
+#define la__fmul vmulq_f32
+#define la__fcvt(u) vcvtq_f32_s32(vreinterpretq_s32_u32(u))
+#define la__fbits vreinterpretq_u32_f32
+#define la__bitsf vreinterpretq_f32_u32
+/* x where bit 31 of m is set, else y */
+#define la__fsel(m, x, y)                                                     \
+  vbslq_f32(vreinterpretq_u32_s32(vshrq_n_s32(vreinterpretq_s32_u32(m), 31)), x, y)
+#if defined(__aarch64__)
+#define la__fsqrt vsqrtq_f32
+#else
+/* ARMv7 NEON has only a square-root estimate: VFP's exact one per lane. */
+static la__pf la__fsqrt(la__pf x) {
+  float t[4];
+  vst1q_f32(t, x);
+  t[0] = sqrtf(t[0]); t[1] = sqrtf(t[1]); t[2] = sqrtf(t[2]); t[3] = sqrtf(t[3]);
+  return vld1q_f32(t);
+}
 #endif
-#ifndef LA__SKIP_OPTIM
-#include "wip/optim.h"
+LA__INLINE void la__umulhilo(la__pu a, uint32_t m, la__pu *hi, la__pu *lo) {
+  uint32x2_t vm = vdup_n_u32(m);
+  uint64x2_t pl = vmull_u32(vget_low_u32(a), vm);
+  uint64x2_t ph = vmull_u32(vget_high_u32(a), vm);
+  uint32x4x2_t z = vuzpq_u32(vreinterpretq_u32_u64(pl), vreinterpretq_u32_u64(ph));
+  *lo = z.val[0];
+  *hi = z.val[1];
+}
+LA__INLINE void la__store4t(float *out, la__pf n0, la__pf n1, la__pf n2,
+                        la__pf n3) {
+  float32x4x4_t v;
+  v.val[0] = n0; v.val[1] = n1; v.val[2] = n2; v.val[3] = n3;
+  vst4q_f32(out, v);
+}
 #endif
-#ifndef LA__SKIP_DIAG
-#include "wip/diag.h"
+
+#ifdef LA__PRNG_SIMD
+static const uint32_t la__lane_index[16] = {0, 1, 2,  3,  4,  5,  6,  7,
+                                            8, 9, 10, 11, 12, 13, 14, 15};
+
+/* Two independent groups of lanes in lockstep: every step of Philox and of
+   the logarithm is a chain of dependent operations, and two chains keep the
+   vector units busy where one would wait on latency. */
+typedef struct la__u2 { la__pu a, b; } la__u2;
+typedef struct la__f2 { la__pf a, b; } la__f2;
+LA__INLINE la__u2 la__mku2(la__pu a, la__pu b) { la__u2 r; r.a = a; r.b = b; return r; }
+LA__INLINE la__f2 la__mkf2(la__pf a, la__pf b) { la__f2 r; r.a = a; r.b = b; return r; }
+LA__INLINE la__u2 la__2u(uint32_t x) { return la__mku2(la__u1(x), la__u1(x)); }
+LA__INLINE la__f2 la__2f(float x) { return la__mkf2(la__f1(x), la__f1(x)); }
+#define LA__U2OP(name, op)                                                    \
+  LA__INLINE la__u2 name(la__u2 x, la__u2 y) {                                \
+    return la__mku2(op(x.a, y.a), op(x.b, y.b));                              \
+  }
+#define LA__F2OP(name, op)                                                    \
+  LA__INLINE la__f2 name(la__f2 x, la__f2 y) {                                \
+    return la__mkf2(op(x.a, y.a), op(x.b, y.b));                              \
+  }
+#define LA__U2SHIFT(name, op, n)                                              \
+  LA__INLINE la__u2 name(la__u2 x) { return la__mku2(op(x.a, n), op(x.b, n)); }
+LA__U2OP(la__2uadd, la__uadd)
+LA__U2OP(la__2usub, la__usub)
+LA__U2OP(la__2uxor, la__uxor)
+LA__U2OP(la__2uand, la__uand)
+LA__U2OP(la__2uor, la__uor)
+LA__F2OP(la__2fadd, la__fadd)
+LA__F2OP(la__2fsub, la__fsub)
+LA__F2OP(la__2fmul, la__fmul)
+LA__U2SHIFT(la__2srl1, la__usrl, 1)
+LA__U2SHIFT(la__2srl23, la__usrl, 23)
+LA__U2SHIFT(la__2srl30, la__usrl, 30)
+LA__U2SHIFT(la__2sll30, la__usll, 30)
+LA__U2SHIFT(la__2sll31, la__usll, 31)
+LA__INLINE la__f2 la__2fcvt(la__u2 x) { return la__mkf2(la__fcvt(x.a), la__fcvt(x.b)); }
+LA__INLINE la__f2 la__2fsqrt(la__f2 x) { return la__mkf2(la__fsqrt(x.a), la__fsqrt(x.b)); }
+LA__INLINE la__f2 la__2fsel(la__u2 m, la__f2 x, la__f2 y) {
+  return la__mkf2(la__fsel(m.a, x.a, y.a), la__fsel(m.b, x.b, y.b));
+}
+LA__INLINE la__u2 la__2fbits(la__f2 x) { return la__mku2(la__fbits(x.a), la__fbits(x.b)); }
+LA__INLINE la__f2 la__2bitsf(la__u2 x) { return la__mkf2(la__bitsf(x.a), la__bitsf(x.b)); }
+
+/* Horner step p * x + c, as a separate multiply and add. */
+LA__INLINE la__f2 la__2horner(la__f2 p, la__f2 x, float c) {
+  return la__2fadd(la__2fmul(p, x), la__2f(c));
+}
+
+LA__INLINE la__f2 la__vlogf(la__f2 u) {
+  la__u2 ix = la__2uadd(la__2fbits(u), la__2u(0x3f800000u - 0x3f3504f3u));
+  la__f2 kf = la__2fcvt(la__2usub(la__2srl23(ix), la__2u(127)));
+  la__f2 f = la__2fsub(la__2bitsf(la__2uadd(la__2uand(ix, la__2u(0x007fffffu)),
+                                            la__2u(0x3f3504f3u))),
+                       la__2f(1.0f));
+  la__f2 z = la__2fmul(f, f), p = la__2f(7.0376836292e-2f), y;
+  p = la__2horner(p, f, -1.1514610310e-1f);
+  p = la__2horner(p, f, 1.1676998740e-1f);
+  p = la__2horner(p, f, -1.2420140846e-1f);
+  p = la__2horner(p, f, 1.4249322787e-1f);
+  p = la__2horner(p, f, -1.6668057665e-1f);
+  p = la__2horner(p, f, 2.0000714765e-1f);
+  p = la__2horner(p, f, -2.4999993993e-1f);
+  p = la__2horner(p, f, 3.3333331174e-1f);
+  y = la__2fmul(la__2fmul(f, z), p);
+  y = la__2fadd(y, la__2fmul(kf, la__2f(-2.12194440e-4f)));
+  y = la__2fadd(y, la__2fmul(la__2f(-0.5f), z));
+  f = la__2fadd(f, y);
+  return la__2fadd(f, la__2fmul(kf, la__2f(0.693359375f)));
+}
+
+LA__INLINE void la__vboxmuller(la__u2 w1, la__u2 w2, la__f2 *n0, la__f2 *n1) {
+  la__u2 one = la__2u(1u), sign = la__2u(0x80000000u), q, swap, cb, sb;
+  la__f2 u = la__2fmul(la__2fcvt(la__2uor(la__2srl1(w1), one)),
+                       la__2f(4.6566128730773926e-10f));
+  la__f2 rad = la__2fsqrt(la__2fmul(la__2f(-2.0f), la__vlogf(u)));
+  la__f2 ph, z, s, c, h;
+  q = la__2srl30(la__2uadd(w2, la__2u(0x20000000u)));
+  ph = la__2fmul(la__2fcvt(la__2usub(w2, la__2sll30(q))),
+                 la__2f(1.4629180792671596e-9f));
+  z = la__2fmul(ph, ph);
+  s = la__2horner(la__2f(-1.9515295891e-4f), z, 8.3321608736e-3f);
+  s = la__2horner(s, z, -1.6666654611e-1f);
+  s = la__2fadd(la__2fmul(la__2fmul(s, z), ph), ph);
+  c = la__2horner(la__2f(2.443315711809948e-5f), z, -1.388731625493765e-3f);
+  c = la__2horner(c, z, 4.166664568298827e-2f);
+  c = la__2fmul(la__2fmul(c, z), z);
+  h = la__2fmul(la__2f(0.5f), z);
+  c = la__2fadd(la__2fsub(c, h), la__2f(1.0f));
+  /* odd quadrants swap sine and cosine; bit 1 of q (of q + 1) is the
+     sign of the sine (the cosine), moved to bit 31 */
+  swap = la__2sll31(q);
+  cb = la__2uxor(la__2fbits(la__2fsel(swap, s, c)),
+                 la__2uand(la__2sll30(la__2uadd(q, one)), sign));
+  sb = la__2uxor(la__2fbits(la__2fsel(swap, c, s)),
+                 la__2uand(la__2sll30(q), sign));
+  *n0 = la__2fmul(rad, la__2bitsf(cb));
+  *n1 = la__2fmul(rad, la__2bitsf(sb));
+}
+
+/* The round keys and the stream words, broadcast once per fill. */
+typedef struct la__pkeys {
+  la__pu k0[10], k1[10], s0, s1;
+} la__pkeys;
+
+static void la__pkeys_init(const la_rng *r, la__pkeys *k) {
+  uint32_t k0 = (uint32_t)r->key, k1 = (uint32_t)(r->key >> 32);
+  int round;
+  for (round = 0; round < 10; ++round) {
+    k->k0[round] = la__u1(k0);
+    k->k1[round] = la__u1(k1);
+    k0 += LA__PHILOX_W0;
+    k1 += LA__PHILOX_W1;
+  }
+  k->s0 = la__u1((uint32_t)r->stream);
+  k->s1 = la__u1((uint32_t)(r->stream >> 32));
+}
+
+LA__INLINE void la__2mulhilo(la__u2 x, uint32_t m, la__u2 *hi, la__u2 *lo) {
+  la__umulhilo(x.a, m, &hi->a, &lo->a);
+  la__umulhilo(x.b, m, &hi->b, &lo->b);
+}
+
+/* The 8 LA__PL normals of blocks blk .. blk + 2 LA__PL - 1, in stream
+   order; the caller ensures the block's low word does not carry. */
+LA__INLINE void la__normals_lanes(const la__pkeys *k, uint64_t blk,
+                                  float *out) {
+  la__u2 c0, c1, c2, c3, h0, l0, h1, l1;
+  la__f2 n0, n1, n2, n3;
+  int round;
+  c0 = la__2uadd(la__2u((uint32_t)blk),
+                 la__mku2(la__uload(la__lane_index),
+                          la__uload(la__lane_index + LA__PL)));
+  c1 = la__2u((uint32_t)(blk >> 32));
+  c2 = la__mku2(k->s0, k->s0);
+  c3 = la__mku2(k->s1, k->s1);
+  for (round = 0; round < 10; ++round) {
+    la__2mulhilo(c0, LA__PHILOX_M0, &h0, &l0);
+    la__2mulhilo(c2, LA__PHILOX_M1, &h1, &l1);
+    c0 = la__2uxor(la__2uxor(h1, c1), la__mku2(k->k0[round], k->k0[round]));
+    c2 = la__2uxor(la__2uxor(h0, c3), la__mku2(k->k1[round], k->k1[round]));
+    c1 = l1;
+    c3 = l0;
+  }
+  la__vboxmuller(c0, c1, &n0, &n1);
+  la__vboxmuller(c2, c3, &n2, &n3);
+  la__store4t(out, n0.a, n1.a, n2.a, n3.a);
+  la__store4t(out + 4 * LA__PL, n0.b, n1.b, n2.b, n3.b);
+}
+
+/* Normals per SIMD chunk; a chunk whose lanes would carry into the block's
+   upper word (once in 2^32 blocks) takes the scalar twin: the same bits. */
+#define LA__NCHUNK (8 * LA__PL)
+static void la__normals_chunk(const la_rng *r, const la__pkeys *k,
+                              uint64_t blk, float *out) {
+  if ((uint32_t)blk > 0xffffffffu - (2 * LA__PL - 1)) {
+    int c;
+    for (c = 0; c < LA__NCHUNK; c += 32)
+      la__normals32_scalar(r, blk + (uint64_t)(c / 4), out + c);
+  } else {
+    la__normals_lanes(k, blk, out);
+  }
+}
+#else
+#define LA__NCHUNK 32
+typedef int la__pkeys;
+static void la__pkeys_init(const la_rng *r, la__pkeys *k) {
+  (void)r;
+  *k = 0;
+}
+static void la__normals_chunk(const la_rng *r, const la__pkeys *k,
+                              uint64_t blk, float *out) {
+  (void)k;
+  la__normals32_scalar(r, blk, out);
+}
 #endif
-#ifndef LA__SKIP_TRAIN
-#include "wip/train.h"
+
+/* n normals from the next block boundary; the stream moves past the last
+   block used. Chunks differ by backend; the normals, defined block by
+   block, do not. */
+static void la__fill_normals(la_rng *r, size_t n, la_real *x) {
+  uint64_t blk = (r->counter + 3) >> 2;
+  float t[LA__NCHUNK];
+  size_t i = 0, j;
+  la__pkeys k;
+  la__pkeys_init(r, &k);
+  for (; i + LA__NCHUNK <= n; i += LA__NCHUNK, blk += LA__NCHUNK / 4) {
+#ifdef LINATTN_DOUBLE
+    la__normals_chunk(r, &k, blk, t);
+    for (j = 0; j < LA__NCHUNK; ++j) x[i + j] = t[j];
+#else
+    la__normals_chunk(r, &k, blk, x + i);
 #endif
-#undef LA__PART_IMPL
+  }
+  if (i < n) {
+    la__normals_chunk(r, &k, blk, t);
+    for (j = 0; i + j < n; ++j) x[i + j] = t[j];
+    blk += (j + 3) / 4;
+  }
+  r->counter = blk << 2;
+}
+
+LINATTN_DEF int la_rng_normals(la_rng *r, int n, la_real *x) {
+  (void)la__normals32_scalar; /* the SIMD twin's reference, for the tests */
+  if (!r || !x) return LA_ENULL;
+  if (n <= 0) return LA_EDIM;
+  la__fill_normals(r, (size_t)n, x);
+  return LA_OK;
+}
+
+/* ---------------------------------------- Gamma, in-house exp and log */
+/* Double precision from +, -, *, / and sqrt only, so every machine with
+   IEEE doubles gets the same Gamma variates. */
+
+static double la__u2d(uint64_t u) { double f; memcpy(&f, &u, 8); return f; }
+static uint64_t la__d2u(double f) { uint64_t u; memcpy(&u, &f, 8); return u; }
+
+#define LA__LN2_HI 6.93147180369123816490e-01
+#define LA__LN2_LO 1.90821492927058770002e-10
+
+/* 1/(2j+1) and 1/j!: constants, not divisions, in the loops below. */
+static const double la__odd_inv[12] = {
+    1, 0.33333333333333331, 0.20000000000000001, 0.14285714285714285,
+    0.1111111111111111, 0.090909090909090912, 0.076923076923076927,
+    0.066666666666666666, 0.058823529411764705, 0.052631578947368418,
+    0.047619047619047616, 0.043478260869565216};
+static const double la__inv_fact[14] = {
+    1, 1, 0.5, 0.16666666666666666, 0.041666666666666664,
+    0.0083333333333333332, 0.0013888888888888889, 0.00019841269841269841,
+    2.4801587301587302e-05, 2.7557319223985893e-06, 2.7557319223985888e-07,
+    2.505210838544172e-08, 2.08767569878681e-09, 1.6059043836821613e-10};
+
+/* ln(x) for finite x > 0 (normal numbers): x = 2^k m, m in [sqrt(1/2),
+   sqrt(2)), ln m = 2 atanh(s), s = (m-1)/(m+1), |s| < 0.172. */
+static double la__log(double x) {
+  uint64_t ix = la__d2u(x) + (0x3ff0000000000000ull - 0x3fe6a09e667f3bcdull);
+  double k = (double)((int)(ix >> 52) - 1023);
+  double m = la__u2d((ix & 0x000fffffffffffffull) + 0x3fe6a09e667f3bcdull);
+  double f = m - 1.0, s = f / (2.0 + f), t = s * s, p = la__odd_inv[11];
+  int j;
+  for (j = 10; j >= 0; --j) { p = p * t; p = p + la__odd_inv[j]; }
+  p = 2.0 * s * p;
+  return k * LA__LN2_HI + (p + k * LA__LN2_LO);
+}
+
+/* e^x; 0 below -745.2, +inf above 709.78. */
+static double la__exp(double x) {
+  double n, r, p, scale = 1.0;
+  int j, e;
+  if (x < -745.2) return 0.0;
+  if (x > 709.78) return INFINITY;
+  n = floor(x * 1.4426950408889634 + 0.5);
+  r = x - n * LA__LN2_HI;
+  r = r - n * LA__LN2_LO; /* |r| <= 0.347: 13 Taylor terms reach 1e-17 */
+  p = la__inv_fact[13];
+  for (j = 12; j >= 0; --j) { p = p * r; p = p + la__inv_fact[j]; }
+  e = (int)n;
+  if (e < -1020) { scale = la__u2d((uint64_t)(1023 - 100) << 52); e += 100; }
+  if (e > 1023) { scale = 2.0; e -= 1; } /* x near the top of the range */
+  return p * la__u2d((uint64_t)(e + 1023) << 52) * scale;
+}
+
+/* Gamma(a, 1) for a >= 1: Marsaglia and Tsang (2000), ~1.05 tries. */
+static double la__gamma1(la_rng *r, double a) {
+  double d = a - 1.0 / 3.0, c = 1.0 / sqrt(9.0 * d);
+  for (;;) {
+    double x, v, u, x2;
+    do {
+      x = la_rng_normal(r);
+      v = 1.0 + c * x;
+    } while (v <= 0.0);
+    v = v * v * v;
+    u = 1.0 - la_rng_uniform(r); /* (0, 1]: its log is finite */
+    x2 = x * x;
+    if (u < 1.0 - 0.0331 * x2 * x2) return d * v;
+    if (la__log(u) < 0.5 * x2 + d * (1.0 - v + la__log(v))) return d * v;
+  }
+}
+
+/* k < 1 through Gamma(k) = Gamma(k + 1) U^{1/k}. */
+static double la__gamma(la_rng *r, double k, double theta) {
+  double g, u;
+  if (k >= 1.0) return la__gamma1(r, k) * theta;
+  g = la__gamma1(r, k + 1.0);
+  u = 1.0 - la_rng_uniform(r);
+  return g * la__exp(la__log(u) / k) * theta;
+}
+
+LINATTN_DEF int la_rng_gamma(la_rng *r, double k, double theta, double *g) {
+  double v;
+  la_rng save;
+  if (!r || !g) return LA_ENULL;
+  if (!isfinite(k) || !isfinite(theta)) return LA_ENONFINITE;
+  if (k <= 0.0 || theta <= 0.0) return LA_ERANGE;
+  save = *r;
+  v = la__gamma(r, k, theta);
+  if (!isfinite(v)) { *r = save; return LA_ERANGE; } /* theta too large */
+  *g = v;
+  return LA_OK;
+}
+
+LINATTN_DEF int la_rng_sphere(la_rng *r, int d, la_real *x) {
+  double s = 0, nrm;
+  int i;
+  if (!r || !x) return LA_ENULL;
+  if (d <= 0) return LA_EDIM;
+  la__fill_normals(r, (size_t)d, x);
+  for (i = 0; i < d; ++i) s += (double)x[i] * x[i];
+  if (s <= 0) { /* every normal exactly 0 (chance 2^-25 at d = 1) */
+    x[0] = 1;
+    return LA_OK;
+  }
+  nrm = sqrt(s); /* divide: at d = 1, x / sqrt(x^2) is exactly +-1 */
+  for (i = 0; i < d; ++i) x[i] = (la_real)(x[i] / nrm);
+  return LA_OK;
+}
+
+/* Gram-Schmidt on the rows of a Gaussian matrix: the result is Haar
+   distributed (it is the Q of a QR with positive diagonal). Two passes keep
+   it orthogonal to rounding. */
+LINATTN_DEF int la_rng_orthogonal(la_rng *r, int d, double *q) {
+  int i, j, k, pass;
+  if (!r || !q) return LA_ENULL;
+  if (d <= 0 || d > LA_MAX_D) return LA_EDIM;
+  for (i = 0; i < d * d; ++i) q[i] = la_rng_normal(r);
+  for (i = 0; i < d; ++i) {
+    double *qi = q + (size_t)i * d, s = 0;
+    for (pass = 0; pass < 2; ++pass)
+      for (j = 0; j < i; ++j) {
+        const double *qj = q + (size_t)j * d;
+        double dot = 0;
+        for (k = 0; k < d; ++k) dot += qi[k] * qj[k];
+        for (k = 0; k < d; ++k) qi[k] -= dot * qj[k];
+      }
+    for (k = 0; k < d; ++k) s += qi[k] * qi[k];
+    if (!(s > 0)) return LA_ENOCONVERGE; /* a dependent draw: chance 0 */
+    s = 1.0 / sqrt(s);
+    for (k = 0; k < d; ++k) qi[k] *= s;
+  }
+  return LA_OK;
+}
+
+/* --------------------------------------------------------- the batch */
+
+static size_t la__panel_reals(int rows, int cols, int count) {
+  return (size_t)la_panels(count) * (size_t)rows * (size_t)cols * LA_W;
+}
+LINATTN_DEF size_t la_batch_bytes(int d, int n, int count) {
+  if (d <= 0 || n <= 0 || count <= 0 || d > LA_MAX_D || n > LA_MAX_N) return 0;
+  if ((double)la_panels(count) * LA_W * ((d + 1.0) * (n + 1.0) + 1.0) *
+          sizeof(la_real) > (double)((size_t)-1) / 2)
+    return 0;
+  return sizeof(la_real) *
+         (la__panel_reals(d + 1, n + 1, count) + la__panel_reals(1, 1, count));
+}
+LINATTN_DEF int la_batch_init(la_batch *b, int d, int n, int count, void *mem,
+                              size_t bytes) {
+  size_t need = la_batch_bytes(d, n, count);
+  if (!b || !mem) return LA_ENULL;
+  if (d <= 0 || n <= 0 || count <= 0 || d > LA_MAX_D || n > LA_MAX_N)
+    return LA_EDIM;
+  if (!need) return LA_EOVERFLOW;
+  if (bytes < need) return LA_EWORKSPACE;
+  b->d = d; b->n = n; b->count = count;
+  b->z = (la_real *)mem;
+  b->y = b->z + la__panel_reals(d + 1, n + 1, count);
+  memset(mem, 0, need);
+  return LA_OK;
+}
+#ifndef LINATTN_NO_STDLIB
+LINATTN_DEF int la_batch_create(la_batch *b, int d, int n, int count) {
+  size_t need = la_batch_bytes(d, n, count);
+  void *mem;
+  int st;
+  if (!b) return LA_ENULL;
+  if (d <= 0 || n <= 0 || count <= 0 || d > LA_MAX_D || n > LA_MAX_N)
+    return LA_EDIM;
+  if (!need) return LA_EOVERFLOW;
+  mem = la_alloc(need);
+  if (!mem) return LA_ENOMEM;
+  st = la_batch_init(b, d, n, count, mem, need);
+  if (st) la_free(mem);
+  return st;
+}
+LINATTN_DEF void la_batch_destroy(la_batch *b) {
+  if (b) { la_free(b->z); b->z = b->y = NULL; }
+}
+#endif
+
+/* ------------------------------------------------- the data settings */
+
+LINATTN_DEF int la_data_preset(la_data_config *cfg, int setting) {
+  if (!cfg) return LA_ENULL;
+  if (setting < LA_SETTING_1 || setting > LA_SETTING_PAPER_B) return LA_ERANGE;
+  memset(cfg, 0, sizeof *cfg);
+  cfg->d = 5;
+  cfg->n = setting == LA_SETTING_2 ? 5 : 20;
+  cfg->net_hidden = 10;
+  switch (setting) {
+  case LA_SETTING_3:
+    cfg->covariates = LA_X_GAMMA_SPHERE;
+    cfg->gamma_shape = 0.1;
+    cfg->gamma_scale = 10;
+    break;
+  case LA_SETTING_SPHERE: cfg->covariates = LA_X_SPHERE; break;
+  case LA_SETTING_NONLINEAR: cfg->target = LA_TARGET_RELU_NET; break;
+  case LA_SETTING_PAPER_B:
+    cfg->sigma = LA_SIGMA_PAPER_B;
+    cfg->wstar = LA_WSTAR_SIGMA_INV;
+    break;
+  default: break;
+  }
+  return LA_OK;
+}
+
+/* cfg with defaults filled in, or the status of its first bad field. */
+static int la__data_resolve(const la_data_config *in, la_data_config *c) {
+  *c = *in;
+  if (!c->d) c->d = 5;
+  if (!c->n) c->n = 20;
+  if (!c->net_hidden) c->net_hidden = 10;
+  if (c->d < 0 || c->d > LA_MAX_D || c->n < 0 || c->n > LA_MAX_N ||
+      c->net_hidden < 0 || c->net_hidden > LA_MAX_D)
+    return LA_EDIM;
+  if (c->covariates < 0 || c->covariates > LA_X_SPHERE || c->sigma < 0 ||
+      c->sigma > LA_SIGMA_PAPER_B || c->wstar < 0 ||
+      c->wstar > LA_WSTAR_SIGMA_INV || c->target < 0 ||
+      c->target > LA_TARGET_RELU_NET)
+    return LA_ERANGE;
+  if (c->covariates == LA_X_GAMMA_SPHERE) {
+    if (c->gamma_shape == 0) c->gamma_shape = 0.1;
+    if (c->gamma_scale == 0) c->gamma_scale = 10;
+    if (!isfinite(c->gamma_shape) || !isfinite(c->gamma_scale))
+      return LA_ENONFINITE;
+    if (c->gamma_shape < 0 || c->gamma_scale < 0) return LA_ERANGE;
+  }
+  if (!isfinite(c->noise_std)) return LA_ENONFINITE;
+  if (c->noise_std < 0) return LA_ERANGE;
+  if (c->sigma == LA_SIGMA_GIVEN && !c->sigma_matrix) return LA_ENULL;
+  return LA_OK;
+}
+
+/* Sizes in reals of the parts a resolved configuration keeps, then the
+   doubles needed while factoring Sigma. */
+typedef struct la__data_sizes {
+  size_t chol, winv, net, scratch;
+} la__data_sizes;
+
+static la__data_sizes la__data_parts(const la_data_config *c) {
+  la__data_sizes s;
+  size_t dd = (size_t)c->d * c->d, h = (size_t)c->net_hidden;
+  s.chol = c->sigma != LA_SIGMA_IDENTITY ? dd : 0;
+  s.winv = s.chol && c->wstar == LA_WSTAR_SIGMA_INV ? dd : 0;
+  s.net = c->target == LA_TARGET_RELU_NET ? 2 * h * c->d + h + c->d : 0;
+  s.scratch = s.chol ? 3 * dd : 0;
+  return s;
+}
+
+static size_t la__data_need(const la_data_config *c) {
+  la__data_sizes s = la__data_parts(c);
+  return sizeof(la_real) * (s.chol + s.winv + s.net) +
+         sizeof(double) * s.scratch + 2 * LA_ALIGN;
+}
+
+LINATTN_DEF size_t la_data_bytes(const la_data_config *cfg) {
+  la_data_config c;
+  if (!cfg || la__data_resolve(cfg, &c)) return 0;
+  return la__data_need(&c);
+}
+
+/* Sigma (given or paper B's) into S, checked; d x d doubles. */
+static int la__data_sigma_matrix(const la_data_config *c, uint64_t seed,
+                                 double *S, double *U) {
+  int d = c->d, i, j, k, st;
+  if (c->sigma == LA_SIGMA_GIVEN) {
+    double big = 0;
+    for (i = 0; i < d * d; ++i) {
+      if (!isfinite(c->sigma_matrix[i])) return LA_ENONFINITE;
+      if (fabs(c->sigma_matrix[i]) > big) big = fabs(c->sigma_matrix[i]);
+    }
+    for (i = 0; i < d; ++i)
+      for (j = 0; j < i; ++j)
+        if (fabs(c->sigma_matrix[i * d + j] - c->sigma_matrix[j * d + i]) >
+            1e-12 * big)
+          return LA_ENOTSPD;
+    memcpy(S, c->sigma_matrix, sizeof(double) * d * d);
+  } else {
+    static const double D2[5] = {1, 1, 0.25, 0.0625, 1}; /* diag(D)^2 */
+    la_rng r;
+    la_rng_seed(&r, seed, 1);
+    st = la_rng_orthogonal(&r, d, U);
+    if (st) return st;
+    for (i = 0; i < d; ++i)
+      for (j = 0; j < d; ++j) {
+        double s = 0;
+        for (k = 0; k < d; ++k) s += U[i * d + k] * D2[k % 5] * U[j * d + k];
+        S[i * d + j] = s;
+      }
+  }
+  return LA_OK;
+}
+
+/* Lower Cholesky factor L of S; LA_ENOTSPD when a pivot is not clearly
+   positive. */
+static int la__cholesky(int d, const double *S, double *L) {
+  int i, j, k;
+  memset(L, 0, sizeof(double) * d * d);
+  for (j = 0; j < d; ++j) {
+    double s = S[j * d + j];
+    for (k = 0; k < j; ++k) s -= L[j * d + k] * L[j * d + k];
+    if (!(s > 1e-13 * fabs(S[j * d + j])) || !(s > 0)) return LA_ENOTSPD;
+    L[j * d + j] = sqrt(s);
+    for (i = j + 1; i < d; ++i) {
+      double t = S[i * d + j];
+      for (k = 0; k < j; ++k) t -= L[i * d + k] * L[j * d + k];
+      L[i * d + j] = t / L[j * d + j];
+    }
+  }
+  return LA_OK;
+}
+
+/* chol = L; winv = L^{-T} (then w* = winv z has covariance Sigma^{-1}). */
+static int la__data_sigma(const la_data_config *c, uint64_t seed,
+                          la_real *chol, la_real *winv, double *work) {
+  int d = c->d, i, j, k, st;
+  double *S = work, *L = work + (size_t)d * d, *Li = L + (size_t)d * d;
+  st = la__data_sigma_matrix(c, seed, S, Li);
+  if (st) return st;
+  st = la__cholesky(d, S, L);
+  if (st) return st;
+  for (i = 0; i < d * d; ++i) chol[i] = (la_real)L[i];
+  if (!winv) return LA_OK;
+  memset(Li, 0, sizeof(double) * d * d);
+  for (i = 0; i < d; ++i) {
+    Li[i * d + i] = 1.0 / L[i * d + i];
+    for (j = 0; j < i; ++j) {
+      double s = 0;
+      for (k = j; k < i; ++k) s += L[i * d + k] * Li[k * d + j];
+      Li[i * d + j] = -s / L[i * d + i];
+    }
+  }
+  for (i = 0; i < d; ++i)
+    for (j = 0; j < d; ++j) winv[i * d + j] = (la_real)Li[j * d + i];
+  return LA_OK;
+}
+
+/* g = Linear(d,h)-ReLU-Linear(h,d), entries U(-1/sqrt(fan_in), +), the
+   initialization of common frameworks' linear layers. */
+static void la__data_net(const la_data_config *c, uint64_t seed,
+                         la_real *net) {
+  int d = c->d, h = c->net_hidden, i;
+  double a1 = 1.0 / sqrt((double)d), a2 = 1.0 / sqrt((double)h);
+  la_rng r;
+  la_rng_seed(&r, seed, 2);
+  for (i = 0; i < h * d + h; ++i)
+    net[i] = (la_real)((2.0 * la_rng_uniform(&r) - 1.0) * a1);
+  for (i = h * d + h; i < 2 * h * d + h + d; ++i)
+    net[i] = (la_real)((2.0 * la_rng_uniform(&r) - 1.0) * a2);
+}
+
+static unsigned char *la__align_up(unsigned char *p) {
+  return p + (LA_ALIGN - (size_t)((uintptr_t)p % LA_ALIGN)) % LA_ALIGN;
+}
+
+LINATTN_DEF int la_data_init(la_data *g, const la_data_config *cfg,
+                             uint64_t seed, void *mem, size_t bytes) {
+  la_data_config c;
+  la__data_sizes s;
+  la_real *chol, *winv, *net;
+  unsigned char *p;
+  int st;
+  if (!g || !cfg) return LA_ENULL;
+  st = la__data_resolve(cfg, &c);
+  if (st) return st;
+  if (!mem) return LA_ENULL;
+  if (bytes < la__data_need(&c)) return LA_EWORKSPACE;
+  s = la__data_parts(&c);
+  p = la__align_up((unsigned char *)mem);
+  chol = s.chol ? (la_real *)(void *)p : NULL;
+  winv = s.winv ? (la_real *)(void *)p + s.chol : NULL;
+  net = s.net ? (la_real *)(void *)p + s.chol + s.winv : NULL;
+  p = la__align_up(p + sizeof(la_real) * (s.chol + s.winv + s.net));
+  if (chol) {
+    st = la__data_sigma(&c, seed, chol, winv, (double *)(void *)p);
+    if (st) return st;
+  }
+  if (net) la__data_net(&c, seed, net);
+  c.sigma_matrix = NULL;
+  g->cfg = c;
+  g->chol = chol;
+  g->winv = winv;
+  g->net = net;
+  g->owned = NULL;
+  return LA_OK;
+}
+
+#ifndef LINATTN_NO_STDLIB
+LINATTN_DEF int la_data_create(la_data *g, const la_data_config *cfg,
+                               uint64_t seed) {
+  size_t need = la_data_bytes(cfg);
+  void *mem;
+  int st;
+  if (!g || !cfg) return LA_ENULL;
+  if (!need) {
+    la_data_config c;
+    return la__data_resolve(cfg, &c);
+  }
+  mem = la_alloc(need);
+  if (!mem) return LA_ENOMEM;
+  st = la_data_init(g, cfg, seed, mem, need);
+  if (st) { la_free(mem); return st; }
+  g->owned = mem;
+  return LA_OK;
+}
+LINATTN_DEF void la_data_destroy(la_data *g) {
+  if (!g) return;
+  la_free(g->owned);
+  g->owned = NULL;
+  g->chol = g->winv = g->net = NULL;
+}
+#endif
+
+/* ------------------------------------------------------- sampling */
+/* One panel P of LA_W prompts, every loop running over the lanes last, so
+   that it vectorizes; a row of P is (n+1) LA_W reals. */
+
+/* out = A t lane-wise, A d x d (lower or upper triangle only, by `lower`). */
+static void la__panel_matvec(int d, const la_real *A, int lower,
+                             const la_real *t, la_real *out, size_t ostride) {
+  int i, k, l;
+  for (i = 0; i < d; ++i) {
+    la_real acc[LA_W];
+    int k0 = lower ? 0 : i, k1 = lower ? i : d - 1;
+    for (l = 0; l < LA_W; ++l) acc[l] = 0;
+    for (k = k0; k <= k1; ++k) {
+      la_real a = A[i * d + k];
+      for (l = 0; l < LA_W; ++l) acc[l] += a * t[k * LA_W + l];
+    }
+    for (l = 0; l < LA_W; ++l) out[i * ostride + l] = acc[l];
+  }
+}
+
+/* x0 of LA_X_SPHERE and LA_X_GAMMA_SPHERE: each token scaled to the unit
+   sphere, then by sqrt(g), g drawn token by token, lane by lane. */
+static void la__panel_radii(const la_data_config *c, la_rng *rng,
+                            la_real *P) {
+  int d = c->d, n1 = c->n + 1, i, j, l;
+  size_t row = (size_t)n1 * LA_W;
+  for (j = 0; j < n1; ++j)
+    for (l = 0; l < LA_W; ++l) {
+      la_real *x = P + (size_t)j * LA_W + l;
+      double s = 0, f;
+      for (i = 0; i < d; ++i) s += (double)x[i * row] * x[i * row];
+      f = c->covariates == LA_X_GAMMA_SPHERE
+              ? la__gamma(rng, c->gamma_shape, c->gamma_scale)
+              : 1.0;
+      if (s > 0) {
+        f = sqrt(s / f); /* a division, as in la_rng_sphere */
+        for (i = 0; i < d; ++i) x[i * row] = (la_real)(x[i * row] / f);
+      } else {
+        x[0] = (la_real)sqrt(f);
+      }
+    }
+}
+
+/* The target network on the token at x (stride row): out (d x LA_W). */
+static void la__panel_net(const la_data *g, const la_real *x, size_t row,
+                          la_real *hid, la_real *out) {
+  int d = g->cfg.d, h = g->cfg.net_hidden, i, m, l;
+  const la_real *W1 = g->net, *b1 = W1 + h * d, *W2 = b1 + h, *b2 = W2 + d * h;
+  for (m = 0; m < h; ++m) {
+    la_real acc[LA_W];
+    for (l = 0; l < LA_W; ++l) acc[l] = b1[m];
+    for (i = 0; i < d; ++i)
+      for (l = 0; l < LA_W; ++l) acc[l] += W1[m * d + i] * x[i * row + l];
+    for (l = 0; l < LA_W; ++l) hid[m * LA_W + l] = acc[l] > 0 ? acc[l] : 0;
+  }
+  for (i = 0; i < d; ++i) {
+    la_real acc[LA_W];
+    for (l = 0; l < LA_W; ++l) acc[l] = b2[i];
+    for (m = 0; m < h; ++m)
+      for (l = 0; l < LA_W; ++l) acc[l] += W2[i * h + m] * hid[m * LA_W + l];
+    for (l = 0; l < LA_W; ++l) out[i * LA_W + l] = acc[l];
+  }
+}
+
+/* Labels y_j = <w*, f(x_j)>: row d of P for j < n, yq for the query. */
+static void la__panel_labels(const la_data *g, const la_real *w, la_real *P,
+                             la_real *yq, la_real *t, la_real *hid) {
+  int d = g->cfg.d, n1 = g->cfg.n + 1, i, j, l;
+  size_t row = (size_t)n1 * LA_W;
+  for (j = 0; j < n1; ++j) {
+    const la_real *f = P + (size_t)j * LA_W;
+    size_t fs = row;
+    la_real acc[LA_W];
+    if (g->net) {
+      la__panel_net(g, f, row, hid, t);
+      f = t;
+      fs = LA_W;
+    }
+    for (l = 0; l < LA_W; ++l) acc[l] = 0;
+    for (i = 0; i < d; ++i)
+      for (l = 0; l < LA_W; ++l) acc[l] += w[i * LA_W + l] * f[i * fs + l];
+    for (l = 0; l < LA_W; ++l) {
+      P[d * row + (size_t)j * LA_W + l] = j < n1 - 1 ? acc[l] : 0;
+      if (j == n1 - 1) yq[l] = acc[l];
+    }
+  }
+}
+
+/* Label noise, every label and y_q; in chunks that keep block alignment. */
+static void la__panel_noise(const la_data_config *c, la_rng *rng, la_real *P,
+                            la_real *yq, la_real *t) {
+  int d = c->d, n1 = c->n + 1, j, l, j0, jn;
+  la_real sd = (la_real)c->noise_std;
+  la_real *y = P + (size_t)d * n1 * LA_W;
+  for (j0 = 0; j0 < n1; j0 += LA_MAX_D) {
+    jn = n1 - j0 < LA_MAX_D ? n1 - j0 : LA_MAX_D;
+    la__fill_normals(rng, (size_t)jn * LA_W, t);
+    for (j = 0; j < jn; ++j)
+      for (l = 0; l < LA_W; ++l) {
+        la_real e = sd * t[j * LA_W + l];
+        if (j0 + j < n1 - 1) y[(size_t)(j0 + j) * LA_W + l] += e;
+        else yq[l] += e;
+      }
+  }
+}
+
+static void la__sample_panel(const la_data *g, la_rng *rng, la_real *P,
+                             la_real *yq) {
+  const la_data_config *c = &g->cfg;
+  int d = c->d, n1 = c->n + 1, i, j, l;
+  size_t row = (size_t)n1 * LA_W;
+  la_real w[LA_MAX_D * LA_W], t[LA_MAX_D * LA_W], hid[LA_MAX_D * LA_W];
+  /* x then w* in one fill where w* fits in the label row (d <= n + 1),
+     in two otherwise: d (n+1) LA_W is a whole number of blocks, so both
+     draw the same normals */
+  if (d <= n1) {
+    la__fill_normals(rng, (size_t)d * row + (size_t)d * LA_W, P);
+    memcpy(w, P + (size_t)d * row, sizeof(la_real) * d * LA_W);
+  } else {
+    la__fill_normals(rng, (size_t)d * row, P);
+    la__fill_normals(rng, (size_t)d * LA_W, w);
+  }
+  if (g->winv) {
+    memcpy(t, w, sizeof(la_real) * d * LA_W);
+    la__panel_matvec(d, g->winv, 0, t, w, LA_W);
+  }
+  if (c->covariates != LA_X_GAUSSIAN) la__panel_radii(c, rng, P);
+  if (g->chol)
+    for (j = 0; j < n1; ++j) {
+      for (i = 0; i < d; ++i)
+        for (l = 0; l < LA_W; ++l)
+          t[i * LA_W + l] = P[i * row + (size_t)j * LA_W + l];
+      la__panel_matvec(d, g->chol, 1, t, P + (size_t)j * LA_W, row);
+    }
+  la__panel_labels(g, w, P, yq, t, hid);
+  if (c->noise_std > 0) la__panel_noise(c, rng, P, yq, t);
+}
+
+LINATTN_DEF int la_data_sample(const la_data *g, la_rng *rng, la_batch *b) {
+  int p, np, pad, e, l;
+  size_t pr;
+  if (!g || !rng || !b || !b->z || !b->y) return LA_ENULL;
+  if (g->cfg.d <= 0 || g->cfg.d > LA_MAX_D || g->cfg.n <= 0 ||
+      g->cfg.n > LA_MAX_N || b->count <= 0)
+    return LA_EDIM;
+  if (b->d != g->cfg.d || b->n != g->cfg.n) return LA_ESHAPE;
+  if ((g->cfg.sigma != LA_SIGMA_IDENTITY && !g->chol) ||
+      (g->cfg.target == LA_TARGET_RELU_NET && !g->net))
+    return LA_ENULL; /* a generator that was never initialized */
+  np = la_panels(b->count);
+  pr = (size_t)(b->d + 1) * (b->n + 1) * LA_W;
+  for (p = 0; p < np; ++p)
+    la__sample_panel(g, rng, b->z + p * pr, b->y + (size_t)p * LA_W);
+  pad = np * LA_W - b->count; /* padding lanes stay zero */
+  for (l = LA_W - pad; l < LA_W; ++l) {
+    for (e = 0; e < (b->d + 1) * (b->n + 1); ++e)
+      b->z[(np - 1) * pr + (size_t)e * LA_W + l] = 0;
+    b->y[(size_t)(np - 1) * LA_W + l] = 0;
+  }
+  return LA_OK;
+}
+
+#if defined(__clang__)
+#pragma STDC FP_CONTRACT DEFAULT
+#elif defined(__GNUC__)
+#pragma GCC pop_options
+#endif
+
+/* ================================================================== */
+/*                            3. The model                            */
+/* ================================================================== */
+
+/* ------------------------------------------------------------ the model */
+/* Every parametrization runs as the dense model: theta is expanded into
+   full P_l, Q_l (fixed entries included) and the gradient is contracted
+   back to the free entries. A batch is processed one panel at a time
+   through all layers, so a panel's activations stay in cache; products are
+   the kernel table's panel products on a transposed copy Zt = Z^T (T x D,
+   T = n+1), whose first n rows are the keys: every product is then one call
+   on contiguous operands. Shared gradients accumulate lane-wise and are
+   folded once per call. */
+
+#define LA__LIN(m) ((m)->cfg.activation == LA_ACT_LINEAR)
+
+typedef struct la__mdim {
+  int d, n, D, T, L, h, hvp;
+  size_t D2, TD;  /* elements of a D x D and a T x D panel */
+  size_t nex;     /* expanded parameters */
+  size_t lay;     /* elements per layer of stored forward values */
+} la__mdim;
+
+/* Offsets (in reals) of the workspace regions; each a multiple of LA_W. */
+typedef struct la__mlay {
+  size_t ex, exv, g, gv, zt, zdt, st, sdt, gt, tmp, front, y, plain, fold;
+  size_t total;
+} la__mlay;
+
+typedef struct la__mctx {
+  const la_kernels *k;
+  la__mdim m;
+  la_real *ex, *exv, *g, *gv; /* broadcast parameters, lane-wise gradients */
+  la_real *zt, *zdt;          /* (L+1) panels Zt_l and their tangents */
+  la_real *st, *sdt;          /* per layer stored forward values, tangents */
+  la_real *gt;                /* 4 backward panels: G, G', Gdot, Gdot' */
+  la_real *tmp;               /* backward temporaries */
+  la_real *fr;                /* front layer buffers */
+  la_real *y;                 /* targets of the panel */
+} la__mctx;
+
+static size_t la__m_front_params(int d, int h) {
+  return h > 0 ? (size_t)2 * h * d + h + d : 0;
+}
+
+static void la__m_dims(const la_model *m, int hvp, la__mdim *o) {
+  const la_model_config *c = &m->cfg;
+  o->d = c->d; o->n = c->n; o->D = c->d + 1; o->T = c->n + 1;
+  o->L = c->layers; o->h = c->front_hidden; o->hvp = hvp;
+  o->D2 = (size_t)o->D * o->D;
+  o->TD = (size_t)o->T * o->D;
+  o->nex = 2 * o->D2 * o->L + la__m_front_params(o->d, o->h);
+  o->lay = LA__LIN(m) ? 3 * o->D2
+                      : o->TD + 2 * (size_t)o->n * o->T + (size_t)o->n * o->D;
+}
+
+static size_t la__m_take(size_t *at, size_t reals) {
+  size_t here = *at;
+  *at += (reals + LA_W - 1) / LA_W * LA_W;
+  return here;
+}
+
+/* Temporaries of one backward layer, in panel elements. */
+static size_t la__m_tmp_elems(const la_model *m, const la__mdim *d) {
+  if (LA__LIN(m)) return 16 * d->D2 + 4 * (size_t)d->n + 4 * d->D + 2;
+  return 6 * ((size_t)d->n * d->T + d->TD + (size_t)d->n * d->D);
+}
+
+static size_t la__m_layout(const la_model *m, const la__mdim *d,
+                           la__mlay *o) {
+  size_t at = 0, W = LA_W, h = (size_t)d->h, fr = 0;
+  if (h) fr = 4 * (size_t)d->T * d->d + 6 * (size_t)d->T * h;
+  o->ex = la__m_take(&at, d->nex * W);
+  o->exv = la__m_take(&at, d->nex * W);
+  o->g = la__m_take(&at, d->nex * W);
+  o->gv = la__m_take(&at, d->nex * W);
+  o->zt = la__m_take(&at, (size_t)(d->L + 1) * d->TD * W);
+  o->zdt = la__m_take(&at, (size_t)(d->L + 1) * d->TD * W);
+  o->st = la__m_take(&at, (size_t)d->L * d->lay * W);
+  o->sdt = la__m_take(&at, (size_t)d->L * d->lay * W);
+  o->gt = la__m_take(&at, 4 * d->TD * W);
+  o->tmp = la__m_take(&at, la__m_tmp_elems(m, d) * W);
+  o->front = la__m_take(&at, fr * W);
+  o->y = la__m_take(&at, W);
+  o->plain = la__m_take(&at, 2 * d->nex);
+  o->fold = la__m_take(&at, 2 * d->nex * (sizeof(double) / sizeof(la_real)));
+  o->total = at;
+  return at * sizeof(la_real) + LA_ALIGN;
+}
+
+/* ----------------------------------------------------------- parameters */
+
+static int la__m_layer_params(const la_model *m) {
+  int d = m->cfg.d, D = d + 1;
+  switch (m->cfg.param) {
+  case LA_PARAM_DENSE: return 2 * D * D;
+  case LA_PARAM_SPARSE: return 2 * d * d;
+  default: return d * d;
+  }
+}
+
+/* theta (or a direction, tangent = 1: fixed entries get 0) -> dense. */
+static void la__m_expand(const la_model *m, const la_real *t, la_real *ex,
+                         int tangent) {
+  int d = m->cfg.d, D = d + 1, l, i, j, dd = d * d;
+  size_t D2 = (size_t)D * D;
+  for (l = 0; l < m->cfg.layers; ++l) {
+    la_real *P = ex + 2 * D2 * l, *Q = P + D2;
+    if (m->cfg.param == LA_PARAM_DENSE) {
+      memcpy(P, t, sizeof(la_real) * 2 * D2);
+      t += 2 * D2;
+      continue;
+    }
+    memset(P, 0, sizeof(la_real) * 2 * D2);
+    if (m->cfg.param == LA_PARAM_SPARSE) {
+      for (i = 0; i < d; ++i)
+        for (j = 0; j < d; ++j) P[i * D + j] = t[i * d + j];
+      t += dd;
+    }
+    if (!tangent) P[D2 - 1] = 1;
+    for (i = 0; i < d; ++i)
+      for (j = 0; j < d; ++j) Q[i * D + j] = t[i * d + j];
+    t += dd;
+  }
+  memcpy(ex + 2 * D2 * m->cfg.layers, t,
+         sizeof(la_real) * la__m_front_params(d, m->cfg.front_hidden));
+}
+
+/* Dense gradient (sums) -> gradient of theta, scaled. */
+static void la__m_contract(const la_model *m, const double *gex, double scale,
+                           la_real *out) {
+  int d = m->cfg.d, D = d + 1, l, i, j;
+  size_t D2 = (size_t)D * D, e, nf;
+  for (l = 0; l < m->cfg.layers; ++l) {
+    const double *P = gex + 2 * D2 * l, *Q = P + D2;
+    if (m->cfg.param == LA_PARAM_DENSE) {
+      for (e = 0; e < 2 * D2; ++e) *out++ = (la_real)(scale * P[e]);
+      continue;
+    }
+    if (m->cfg.param == LA_PARAM_SPARSE)
+      for (i = 0; i < d; ++i)
+        for (j = 0; j < d; ++j) *out++ = (la_real)(scale * P[i * D + j]);
+    for (i = 0; i < d; ++i)
+      for (j = 0; j < d; ++j) *out++ = (la_real)(scale * Q[i * D + j]);
+  }
+  nf = la__m_front_params(d, m->cfg.front_hidden);
+  for (e = 0; e < nf; ++e)
+    *out++ = (la_real)(scale * gex[2 * D2 * m->cfg.layers + e]);
+}
+
+/* ------------------------------------------------- panel element ops */
+/* Plain loops over whole panels (n elements of LA_W reals): compilers turn
+   them into vector code, and they are exact, so one version serves every
+   backend. */
+
+static void la__e_copy(size_t n, const la_real *LA__RESTRICT a,
+                       la_real *LA__RESTRICT c) {
+  memcpy(c, a, sizeof(la_real) * n * LA_W);
+}
+static void la__e_zero(size_t n, la_real *c) {
+  memset(c, 0, sizeof(la_real) * n * LA_W);
+}
+/* E = X + X^T of a D x D panel. */
+static void la__e_sym(int D, const la_real *LA__RESTRICT X,
+                      la_real *LA__RESTRICT E) {
+  int i, j, w;
+  for (i = 0; i < D; ++i)
+    for (j = 0; j < D; ++j) {
+      const la_real *a = X + (size_t)(i * D + j) * LA_W;
+      const la_real *b = X + (size_t)(j * D + i) * LA_W;
+      la_real *e = E + (size_t)(i * D + j) * LA_W;
+      for (w = 0; w < LA_W; ++w) e[w] = a[w] + b[w];
+    }
+}
+static void la__e_relu(size_t n, la_real *x) {
+  size_t i;
+  for (i = 0; i < n * LA_W; ++i) x[i] = x[i] > 0 ? x[i] : 0;
+}
+/* x <- x where the activation r is positive, else 0 (ReLU's derivative). */
+static void la__e_mask(size_t n, const la_real *LA__RESTRICT r,
+                       la_real *LA__RESTRICT x) {
+  size_t i;
+  for (i = 0; i < n * LA_W; ++i) x[i] = r[i] > 0 ? x[i] : 0;
+}
+/* Rows of an r x c panel += the bias vector panel b (c elements). */
+static void la__e_addrow(int r, int c, const la_real *LA__RESTRICT b,
+                         la_real *LA__RESTRICT x) {
+  int i;
+  size_t e;
+  for (i = 0; i < r; ++i)
+    for (e = 0; e < (size_t)c * LA_W; ++e) x[(size_t)i * c * LA_W + e] += b[e];
+}
+/* acc (c elements) += column sums of an r x c panel. */
+static void la__e_colsum(int r, int c, const la_real *LA__RESTRICT x,
+                         la_real *LA__RESTRICT acc) {
+  int i;
+  size_t e;
+  for (i = 0; i < r; ++i)
+    for (e = 0; e < (size_t)c * LA_W; ++e) acc[e] += x[(size_t)i * c * LA_W + e];
+}
+/* Columns [0, c) of an r x ldc panel <-> a contiguous r x c panel. */
+static void la__e_getcols(int r, int c, int ldc, const la_real *LA__RESTRICT s,
+                          la_real *LA__RESTRICT t) {
+  int i;
+  for (i = 0; i < r; ++i)
+    memcpy(t + (size_t)i * c * LA_W, s + (size_t)i * ldc * LA_W,
+           sizeof(la_real) * c * LA_W);
+}
+static void la__e_setcols(int r, int c, int ldc, const la_real *LA__RESTRICT s,
+                          la_real *LA__RESTRICT t) {
+  int i;
+  for (i = 0; i < r; ++i)
+    memcpy(t + (size_t)i * ldc * LA_W, s + (size_t)i * c * LA_W,
+           sizeof(la_real) * c * LA_W);
+}
+
+
+/* The product the model calls: the kernel table's panel product,
+   C = alpha op(A) op(B) (+ C, or + Y when Y is not null). */
+static void la__mm(const la__mctx *c, unsigned f, int m, int n, int k,
+                   double alpha, const la_real *A, const la_real *B,
+                   const la_real *Y, la_real *C) {
+  if (Y) {
+    memcpy(C, Y, sizeof(la_real) * (size_t)m * n * LA_W);
+    f |= LA_ACCUMULATE;
+  }
+  c->k->pgemm(f, m, n, k, (la_real)alpha, A, B, C);
+}
+#define LA__MM(c, f, M, N, K, al, A, B, C)                                    \
+  la__mm((c), (f), (M), (N), (K), (al), (A), (B), NULL, (C))
+#define LA__MMY(c, f, M, N, K, al, A, B, Y, C)                                \
+  la__mm((c), (f), (M), (N), (K), (al), (A), (B), (Y), (C))
+#define LA__TA LA_TRANS_A
+#define LA__TB LA_TRANS_B
+#define LA__AC LA_ACCUMULATE
+
+/* ------------------------------------------------------ linear layer */
+/* Stored per layer: S = K K^T, C' = I + P S Q / n, PS = P S (and tangents:
+   Sdot, Cdot / n, (P S)dot). The identity folded into C' makes the residual
+   update one product, Zt_{l+1} = Zt C'^T, and likewise dZt = G C'. */
+
+static void la__e_adddiag(int D, la_real *X) {
+  int i, w;
+  for (i = 0; i < D; ++i)
+    for (w = 0; w < LA_W; ++w) X[(size_t)(i * D + i) * LA_W + w] += 1;
+}
+
+static void la__lin_fwd(const la__mctx *c, int l, int zd0) {
+  const la__mdim *m = &c->m;
+  size_t D2 = m->D2 * LA_W, TD = m->TD * LA_W;
+  int D = m->D, n = m->n, T = m->T;
+  const la_real *P = c->ex + 2 * D2 * l, *Q = P + D2;
+  la_real *Z = c->zt + TD * l, *Zn = Z + TD;
+  la_real *S = c->st + m->lay * LA_W * l, *C = S + D2, *PS = C + D2;
+  double in = 1.0 / n;
+  LA__MM(c, LA__TA, D, D, n, 1, Z, Z, S);
+  LA__MM(c, 0, D, D, D, 1, P, S, PS);
+  LA__MM(c, 0, D, D, D, in, PS, Q, C);
+  la__e_adddiag(D, C);
+  LA__MM(c, LA__TB, T, D, D, 1, Z, C, Zn);
+  if (m->hvp) {
+    const la_real *Pd = c->exv + 2 * D2 * l, *Qd = Pd + D2;
+    la_real *Zd = c->zdt + TD * l, *Zdn = Zd + TD;
+    la_real *Sd = c->sdt + m->lay * LA_W * l, *Cd = Sd + D2, *PSd = Cd + D2;
+    la_real *E1 = c->tmp;
+    if (zd0) {
+      la__e_zero(m->D2, Sd);
+      LA__MM(c, 0, D, D, D, 1, Pd, S, PSd);
+    } else {
+      LA__MM(c, LA__TA, D, D, n, 1, Zd, Z, E1);
+      la__e_sym(D, E1, Sd);
+      LA__MM(c, 0, D, D, D, 1, Pd, S, PSd);
+      LA__MM(c, LA__AC, D, D, D, 1, P, Sd, PSd);
+    }
+    LA__MM(c, 0, D, D, D, in, PSd, Q, Cd);
+    LA__MM(c, LA__AC, D, D, D, in, PS, Qd, Cd);
+    if (zd0) {
+      LA__MM(c, LA__TB, T, D, D, 1, Z, Cd, Zdn);
+    } else {
+      LA__MM(c, LA__TB, T, D, D, 1, Zd, C, Zdn);
+      LA__MM(c, LA__TB | LA__AC, T, D, D, 1, Z, Cd, Zdn);
+    }
+  }
+}
+
+/* G = dloss/dZt_{l+1} -> G2 = dloss/dZt_l (if dz), gradients of P_l, Q_l
+   accumulated; with hvp, the same for the tangents Gd -> Gd2. */
+static void la__lin_bwd(const la__mctx *c, int l, int zd0, int dz,
+                        const la_real *G, la_real *G2, const la_real *Gd,
+                        la_real *Gd2) {
+  const la__mdim *m = &c->m;
+  size_t D2 = m->D2 * LA_W, TD = m->TD * LA_W;
+  int D = m->D, n = m->n, T = m->T;
+  const la_real *P = c->ex + 2 * D2 * l, *Q = P + D2;
+  la_real *gP = c->g + 2 * D2 * l, *gQ = gP + D2;
+  const la_real *Z = c->zt + TD * l;
+  const la_real *S = c->st + m->lay * LA_W * l, *C = S + D2;
+  la_real *dC = c->tmp, *T1 = dC + D2, *T2 = T1 + D2, *dS = T2 + D2,
+          *E = dS + D2;
+  double in = 1.0 / n;
+  LA__MM(c, LA__TA, D, D, T, in, G, Z, dC);
+  LA__MM(c, LA__TB, D, D, D, 1, dC, Q, T1);
+  LA__MM(c, LA__AC, D, D, D, 1, T1, S, gP);
+  LA__MM(c, LA__TB, D, D, D, 1, S, P, T2);
+  LA__MM(c, LA__AC, D, D, D, 1, T2, dC, gQ);
+  if (dz) {
+    LA__MM(c, LA__TA, D, D, D, 1, P, T1, dS);
+    la__e_sym(D, dS, E);
+    LA__MM(c, 0, T, D, D, 1, G, C, G2);
+    LA__MM(c, LA__AC, n, D, D, 1, Z, E, G2);
+  }
+  if (m->hvp) {
+    const la_real *Pd = c->exv + 2 * D2 * l, *Qd = Pd + D2;
+    la_real *gvP = c->gv + 2 * D2 * l, *gvQ = gvP + D2;
+    const la_real *Zd = c->zdt + TD * l;
+    const la_real *Sd = c->sdt + m->lay * LA_W * l, *Cd = Sd + D2;
+    la_real *dCd = E + D2, *T1d = dCd + D2, *T2d = T1d + D2, *dSd = T2d + D2,
+            *Ed = dSd + D2;
+    LA__MM(c, LA__TA, D, D, T, in, Gd, Z, dCd);
+    if (!zd0) LA__MM(c, LA__TA | LA__AC, D, D, T, in, G, Zd, dCd);
+    LA__MM(c, LA__TB, D, D, D, 1, dCd, Q, T1d);
+    LA__MM(c, LA__TB | LA__AC, D, D, D, 1, dC, Qd, T1d);
+    LA__MM(c, LA__AC, D, D, D, 1, T1d, S, gvP);
+    if (!zd0) LA__MM(c, LA__AC, D, D, D, 1, T1, Sd, gvP);
+    LA__MM(c, LA__TB, D, D, D, 1, S, Pd, T2d);
+    if (!zd0) LA__MM(c, LA__TB | LA__AC, D, D, D, 1, Sd, P, T2d);
+    LA__MM(c, LA__AC, D, D, D, 1, T2d, dC, gvQ);
+    LA__MM(c, LA__AC, D, D, D, 1, T2, dCd, gvQ);
+    if (dz) {
+      LA__MM(c, LA__TA, D, D, D, 1, Pd, T1, dSd);
+      LA__MM(c, LA__TA | LA__AC, D, D, D, 1, P, T1d, dSd);
+      la__e_sym(D, dSd, Ed);
+      LA__MM(c, 0, T, D, D, 1, Gd, C, Gd2);
+      LA__MM(c, LA__AC, T, D, D, 1, G, Cd, Gd2);
+      LA__MM(c, LA__AC, n, D, D, 1, Z, Ed, Gd2);
+      if (!zd0) LA__MM(c, LA__AC, n, D, D, 1, Zd, E, Gd2);
+    }
+  }
+}
+
+/* ------------------------------------------------ last linear layer */
+/* Only [Z_L]_{d+1,n+1} is needed: with p = row d+1 of P, q the query
+   column, r1 = p^T S and c = r1 Q (the last row of C = P S Q),
+       z = q_{d+1} + (1/n) c q.
+   Its gradient has rank-one and rank-two structure (u = Q q, gs = g/n):
+       dP_{d+1,:} += gs (S u)^T,  dQ += gs r1^T q^T,
+       dq = g e_{d+1} + gs c^T,   dK^T[j,:] = gs ((K^T p)_j u + (K^T u)_j p)^T
+   which costs O(D n) per prompt instead of O(D^2 n). Stored: S, r1, c. */
+
+/* y (n elements) += g x, g one panel element (lane-wise scalars). */
+static void la__e_gaxpy(size_t n, const la_real *LA__RESTRICT g,
+                        const la_real *LA__RESTRICT x, la_real *LA__RESTRICT y) {
+  size_t e;
+  int w;
+  for (e = 0; e < n; ++e)
+    for (w = 0; w < LA_W; ++w) y[e * LA_W + w] += g[w] * x[e * LA_W + w];
+}
+/* C (m x n) += g a b^T. */
+static void la__e_gouter(int m, int n, const la_real *LA__RESTRICT g,
+                         const la_real *LA__RESTRICT a,
+                         const la_real *LA__RESTRICT b, la_real *LA__RESTRICT C) {
+  int i, j, w;
+  for (i = 0; i < m; ++i)
+    for (j = 0; j < n; ++j)
+      for (w = 0; w < LA_W; ++w)
+        C[((size_t)i * n + j) * LA_W + w] +=
+            g[w] * a[i * LA_W + w] * b[j * LA_W + w];
+}
+/* C (m x n) = g (a u^T + b p^T), or += with acc. */
+static void la__e_grank2(int m, int n, const la_real *LA__RESTRICT g,
+                         const la_real *a, const la_real *u, const la_real *b,
+                         const la_real *p, la_real *LA__RESTRICT C, int acc) {
+  int i, j, w;
+  for (i = 0; i < m; ++i)
+    for (j = 0; j < n; ++j) {
+      la_real *o = C + ((size_t)i * n + j) * LA_W;
+      for (w = 0; w < LA_W; ++w)
+        o[w] = (acc ? o[w] : 0) + g[w] * (a[i * LA_W + w] * u[j * LA_W + w] +
+                                          b[i * LA_W + w] * p[j * LA_W + w]);
+    }
+}
+
+static void la__last_fwd(const la__mctx *c, int l, int zd0) {
+  const la__mdim *m = &c->m;
+  size_t W = LA_W, D2 = m->D2 * W, TD = m->TD * W;
+  int D = m->D, n = m->n;
+  size_t at = ((size_t)n * D + D - 1) * W, DW = (size_t)D * W;
+  const la_real *P = c->ex + 2 * D2 * l, *Q = P + D2, *p = P + (D - 1) * DW;
+  const la_real *Z = c->zt + TD * l, *q = Z + (size_t)n * DW;
+  la_real *S = c->st + m->lay * W * l, *r1 = S + D2, *cr = r1 + DW;
+  la_real *out = c->zt + TD * (l + 1) + at;
+  double in = 1.0 / n;
+  LA__MM(c, LA__TA, D, D, n, 1, Z, Z, S);
+  LA__MM(c, 0, 1, D, D, 1, p, S, r1);
+  LA__MM(c, 0, 1, D, D, 1, r1, Q, cr);
+  la__e_copy(1, q + (D - 1) * W, out);
+  LA__MM(c, LA__TB | LA__AC, 1, 1, D, in, cr, q, out);
+  if (m->hvp) {
+    const la_real *Pd = c->exv + 2 * D2 * l, *Qd = Pd + D2,
+                  *pd = Pd + (D - 1) * DW;
+    const la_real *Zd = c->zdt + TD * l, *qd = Zd + (size_t)n * DW;
+    la_real *Sd = c->sdt + m->lay * W * l, *r1d = Sd + D2, *cd = r1d + DW;
+    la_real *outd = c->zdt + TD * (l + 1) + at;
+    if (zd0) {
+      la__e_zero(m->D2, Sd);
+      LA__MM(c, 0, 1, D, D, 1, pd, S, r1d);
+      la__e_zero(1, outd);
+    } else {
+      LA__MM(c, LA__TA, D, D, n, 1, Zd, Z, c->tmp);
+      la__e_sym(D, c->tmp, Sd);
+      LA__MM(c, 0, 1, D, D, 1, pd, S, r1d);
+      LA__MM(c, LA__AC, 1, D, D, 1, p, Sd, r1d);
+      la__e_copy(1, qd + (D - 1) * W, outd);
+      LA__MM(c, LA__TB | LA__AC, 1, 1, D, in, cr, qd, outd);
+    }
+    LA__MM(c, 0, 1, D, D, 1, r1d, Q, cd);
+    LA__MM(c, LA__AC, 1, D, D, 1, r1, Qd, cd);
+    LA__MM(c, LA__TB | LA__AC, 1, 1, D, in, cd, q, outd);
+  }
+}
+
+static void la__last_bwd(const la__mctx *c, int l, int zd0, int dz,
+                         const la_real *G, la_real *G2, const la_real *Gd,
+                         la_real *Gd2) {
+  const la__mdim *m = &c->m;
+  size_t W = LA_W, D2 = m->D2 * W, TD = m->TD * W;
+  int D = m->D, n = m->n, w;
+  size_t at = ((size_t)n * D + D - 1) * W, DW = (size_t)D * W, nW = n * W;
+  const la_real *P = c->ex + 2 * D2 * l, *Q = P + D2, *p = P + (D - 1) * DW;
+  la_real *gP = c->g + 2 * D2 * l, *gQ = gP + D2;
+  const la_real *Z = c->zt + TD * l, *q = Z + (size_t)n * DW;
+  const la_real *S = c->st + m->lay * W * l, *r1 = S + D2, *cr = r1 + DW;
+  la_real *gs = c->tmp, *gds = gs + W, *u = gds + W, *su = u + DW,
+          *ud = su + DW, *sud = ud + DW, *a = sud + DW, *b = a + nW,
+          *ad = b + nW, *bd = ad + nW;
+  const la_real *g = G + at, *gd = Gd + at;
+  for (w = 0; w < LA_W; ++w) gs[w] = g[w] / (la_real)n;
+  LA__MM(c, 0, D, 1, D, 1, Q, q, u);
+  LA__MM(c, 0, D, 1, D, 1, S, u, su);
+  la__e_gaxpy(D, gs, su, gP + (D - 1) * DW);
+  la__e_gouter(D, D, gs, r1, q, gQ);
+  if (dz) {
+    la__e_zero(D, G2 + (size_t)n * DW);
+    la__e_gaxpy(D, gs, cr, G2 + (size_t)n * DW);
+    for (w = 0; w < LA_W; ++w) G2[at + w] += g[w];
+    LA__MM(c, 0, n, 1, D, 1, Z, p, a);
+    LA__MM(c, 0, n, 1, D, 1, Z, u, b);
+    la__e_grank2(n, D, gs, a, u, b, p, G2, 0);
+  }
+  if (m->hvp) {
+    const la_real *Pd = c->exv + 2 * D2 * l, *Qd = Pd + D2,
+                  *pd = Pd + (D - 1) * DW;
+    la_real *gvP = c->gv + 2 * D2 * l, *gvQ = gvP + D2;
+    const la_real *Zd = c->zdt + TD * l, *qd = Zd + (size_t)n * DW;
+    const la_real *Sd = c->sdt + m->lay * W * l, *r1d = Sd + D2, *cd = r1d + DW;
+    for (w = 0; w < LA_W; ++w) gds[w] = gd[w] / (la_real)n;
+    LA__MM(c, 0, D, 1, D, 1, Qd, q, ud);
+    if (!zd0) LA__MM(c, LA__AC, D, 1, D, 1, Q, qd, ud);
+    LA__MM(c, 0, D, 1, D, 1, S, ud, sud);
+    if (!zd0) LA__MM(c, LA__AC, D, 1, D, 1, Sd, u, sud);
+    la__e_gaxpy(D, gds, su, gvP + (D - 1) * DW);
+    la__e_gaxpy(D, gs, sud, gvP + (D - 1) * DW);
+    la__e_gouter(D, D, gds, r1, q, gvQ);
+    la__e_gouter(D, D, gs, r1d, q, gvQ);
+    if (!zd0) la__e_gouter(D, D, gs, r1, qd, gvQ);
+    if (dz) {
+      la__e_zero(D, Gd2 + (size_t)n * DW);
+      la__e_gaxpy(D, gds, cr, Gd2 + (size_t)n * DW);
+      la__e_gaxpy(D, gs, cd, Gd2 + (size_t)n * DW);
+      for (w = 0; w < LA_W; ++w) Gd2[at + w] += gd[w];
+      LA__MM(c, 0, n, 1, D, 1, Z, pd, ad);
+      if (!zd0) LA__MM(c, LA__AC, n, 1, D, 1, Zd, p, ad);
+      LA__MM(c, 0, n, 1, D, 1, Z, ud, bd);
+      if (!zd0) LA__MM(c, LA__AC, n, 1, D, 1, Zd, u, bd);
+      la__e_grank2(n, D, gds, a, u, b, p, Gd2, 0);
+      la__e_grank2(n, D, gs, ad, u, bd, p, Gd2, 1);
+      la__e_grank2(n, D, gs, a, ud, b, pd, Gd2, 1);
+    }
+  }
+}
+
+/* -------------------------------------------------------- ReLU layer */
+/* Z_{l+1} = Z + (1/n) U relu(K^T V), U = P K, V = Q Z. Stored per layer:
+   Vt = Zt Q^T (T x D), R = relu(Kt Vt^T) (n x T), Ut = Kt P^T (n x D);
+   the tangent store holds Vdt, Rd (masked), Udt in the same places. */
+
+static void la__relu_fwd(const la__mctx *c, int l, int zd0) {
+  const la__mdim *m = &c->m;
+  size_t D2 = m->D2 * LA_W, TD = m->TD * LA_W, nT = (size_t)m->n * m->T;
+  int D = m->D, n = m->n, T = m->T;
+  const la_real *P = c->ex + 2 * D2 * l, *Q = P + D2;
+  la_real *Z = c->zt + TD * l, *Zn = Z + TD;
+  la_real *Vt = c->st + m->lay * LA_W * l, *R = Vt + TD, *Ut = R + nT * LA_W;
+  double in = 1.0 / n;
+  LA__MM(c, LA__TB, T, D, D, 1, Z, Q, Vt);
+  LA__MM(c, LA__TB, n, T, D, 1, Z, Vt, R);
+  la__e_relu(nT, R);
+  LA__MM(c, LA__TB, n, D, D, 1, Z, P, Ut);
+  LA__MMY(c, LA__TA, T, D, n, in, R, Ut, Z, Zn);
+  if (m->hvp) {
+    const la_real *Pd = c->exv + 2 * D2 * l, *Qd = Pd + D2;
+    la_real *Zd = c->zdt + TD * l, *Zdn = Zd + TD;
+    la_real *Vdt = c->sdt + m->lay * LA_W * l, *Rd = Vdt + TD,
+            *Udt = Rd + nT * LA_W;
+    LA__MM(c, LA__TB, T, D, D, 1, Z, Qd, Vdt);
+    if (!zd0) LA__MM(c, LA__TB | LA__AC, T, D, D, 1, Zd, Q, Vdt);
+    LA__MM(c, LA__TB, n, T, D, 1, Z, Vdt, Rd);
+    if (!zd0) LA__MM(c, LA__TB | LA__AC, n, T, D, 1, Zd, Vt, Rd);
+    la__e_mask(nT, R, Rd);
+    LA__MM(c, LA__TB, n, D, D, 1, Z, Pd, Udt);
+    if (!zd0) LA__MM(c, LA__TB | LA__AC, n, D, D, 1, Zd, P, Udt);
+    LA__MMY(c, LA__TA, T, D, n, in, Rd, Ut, zd0 ? NULL : Zd, Zdn);
+    LA__MM(c, LA__TA | LA__AC, T, D, n, in, R, Udt, Zdn);
+  }
+}
+
+static void la__relu_bwd(const la__mctx *c, int l, int zd0, int dz,
+                         const la_real *G, la_real *G2, const la_real *Gd,
+                         la_real *Gd2) {
+  const la__mdim *m = &c->m;
+  size_t D2 = m->D2 * LA_W, TD = m->TD * LA_W, nT = (size_t)m->n * m->T,
+         nD = (size_t)m->n * m->D;
+  int D = m->D, n = m->n, T = m->T;
+  const la_real *P = c->ex + 2 * D2 * l, *Q = P + D2;
+  la_real *gP = c->g + 2 * D2 * l, *gQ = gP + D2;
+  const la_real *Z = c->zt + TD * l;
+  const la_real *Vt = c->st + m->lay * LA_W * l, *R = Vt + TD,
+                *Ut = R + nT * LA_W;
+  la_real *dUt = c->tmp, *dA = dUt + nD * LA_W, *dVt = dA + nT * LA_W;
+  double in = 1.0 / n;
+  LA__MM(c, 0, n, D, T, in, R, G, dUt);
+  LA__MM(c, LA__TB, n, T, D, in, Ut, G, dA);
+  la__e_mask(nT, R, dA);
+  LA__MM(c, LA__TA | LA__AC, D, D, n, 1, dUt, Z, gP);
+  LA__MM(c, LA__TA, T, D, n, 1, dA, Z, dVt);
+  LA__MM(c, LA__TA | LA__AC, D, D, T, 1, dVt, Z, gQ);
+  if (dz) {
+    la__e_copy(m->TD, G, G2);
+    LA__MM(c, LA__AC, n, D, D, 1, dUt, P, G2);
+    LA__MM(c, LA__AC, n, D, T, 1, dA, Vt, G2);
+    LA__MM(c, LA__AC, T, D, D, 1, dVt, Q, G2);
+  }
+  if (m->hvp) {
+    const la_real *Pd = c->exv + 2 * D2 * l, *Qd = Pd + D2;
+    la_real *gvP = c->gv + 2 * D2 * l, *gvQ = gvP + D2;
+    const la_real *Zd = c->zdt + TD * l;
+    const la_real *Vdt = c->sdt + m->lay * LA_W * l, *Rd = Vdt + TD,
+                  *Udt = Rd + nT * LA_W;
+    la_real *dUdt = dVt + TD, *dAd = dUdt + nD * LA_W, *dVdt = dAd + nT * LA_W;
+    LA__MM(c, 0, n, D, T, in, Rd, G, dUdt);
+    LA__MM(c, LA__AC, n, D, T, in, R, Gd, dUdt);
+    LA__MM(c, LA__TB, n, T, D, in, Udt, G, dAd);
+    LA__MM(c, LA__TB | LA__AC, n, T, D, in, Ut, Gd, dAd);
+    la__e_mask(nT, R, dAd);
+    LA__MM(c, LA__TA | LA__AC, D, D, n, 1, dUdt, Z, gvP);
+    if (!zd0) LA__MM(c, LA__TA | LA__AC, D, D, n, 1, dUt, Zd, gvP);
+    LA__MM(c, LA__TA, T, D, n, 1, dAd, Z, dVdt);
+    if (!zd0) LA__MM(c, LA__TA | LA__AC, T, D, n, 1, dA, Zd, dVdt);
+    LA__MM(c, LA__TA | LA__AC, D, D, T, 1, dVdt, Z, gvQ);
+    if (!zd0) LA__MM(c, LA__TA | LA__AC, D, D, T, 1, dVt, Zd, gvQ);
+    if (dz) {
+      la__e_copy(m->TD, Gd, Gd2);
+      LA__MM(c, LA__AC, n, D, D, 1, dUdt, P, Gd2);
+      LA__MM(c, LA__AC, n, D, D, 1, dUt, Pd, Gd2);
+      LA__MM(c, LA__AC, n, D, T, 1, dAd, Vt, Gd2);
+      LA__MM(c, LA__AC, n, D, T, 1, dA, Vdt, Gd2);
+      LA__MM(c, LA__AC, T, D, D, 1, dVdt, Q, Gd2);
+      LA__MM(c, LA__AC, T, D, D, 1, dVt, Qd, Gd2);
+    }
+  }
+}
+
+/* ------------------------------------------------------- front layer */
+/* On the x-part Xt (T x d) of the transposed prompt:
+   A1 = Xt W1^T + b1, R1 = relu(A1), Xt <- R1 W2^T + b2. */
+
+typedef struct la__fbuf {
+  la_real *x, *r, *rd, *xo, *dx, *dxd, *da, *dad;
+  const la_real *W1, *b1, *W2, *b2, *W1d, *b1d, *W2d, *b2d;
+  la_real *gW1, *gb1, *gW2, *gb2, *vW1, *vb1, *vW2, *vb2;
+} la__fbuf;
+
+static la__fbuf la__front_bufs(const la__mctx *c) {
+  const la__mdim *m = &c->m;
+  size_t Td = (size_t)m->T * m->d * LA_W, Th = (size_t)m->T * m->h * LA_W;
+  size_t off = 2 * m->D2 * m->L * LA_W, hd = (size_t)m->h * m->d * LA_W;
+  size_t o1 = off + hd, o2 = o1 + (size_t)m->h * LA_W, o3 = o2 + hd;
+  la__fbuf f;
+  f.x = c->fr; f.xo = f.x + Td; f.dx = f.xo + Td; f.dxd = f.dx + Td;
+  f.r = f.dxd + Td; f.rd = f.r + Th; f.da = f.rd + Th; f.dad = f.da + Th;
+  f.W1 = c->ex + off; f.b1 = c->ex + o1; f.W2 = c->ex + o2; f.b2 = c->ex + o3;
+  f.W1d = c->exv + off; f.b1d = c->exv + o1; f.W2d = c->exv + o2;
+  f.b2d = c->exv + o3;
+  f.gW1 = c->g + off; f.gb1 = c->g + o1; f.gW2 = c->g + o2; f.gb2 = c->g + o3;
+  f.vW1 = c->gv + off; f.vb1 = c->gv + o1; f.vW2 = c->gv + o2;
+  f.vb2 = c->gv + o3;
+  return f;
+}
+
+static void la__front_fwd(const la__mctx *c) {
+  const la__mdim *m = &c->m;
+  la__fbuf f = la__front_bufs(c);
+  int T = m->T, d = m->d, h = m->h, D = m->D;
+  size_t Th = (size_t)T * h;
+  la__e_getcols(T, d, D, c->zt, f.x);
+  LA__MM(c, LA__TB, T, h, d, 1, f.x, f.W1, f.r);
+  la__e_addrow(T, h, f.b1, f.r);
+  la__e_relu(Th, f.r);
+  LA__MM(c, LA__TB, T, d, h, 1, f.r, f.W2, f.xo);
+  la__e_addrow(T, d, f.b2, f.xo);
+  la__e_setcols(T, d, D, f.xo, c->zt);
+  if (m->hvp) {
+    LA__MM(c, LA__TB, T, h, d, 1, f.x, f.W1d, f.rd);
+    la__e_addrow(T, h, f.b1d, f.rd);
+    la__e_mask(Th, f.r, f.rd);
+    LA__MM(c, LA__TB, T, d, h, 1, f.rd, f.W2, f.xo);
+    LA__MM(c, LA__TB | LA__AC, T, d, h, 1, f.r, f.W2d, f.xo);
+    la__e_addrow(T, d, f.b2d, f.xo);
+    la__e_zero(m->TD, c->zdt);
+    la__e_setcols(T, d, D, f.xo, c->zdt);
+  }
+}
+
+static void la__front_bwd(const la__mctx *c, const la_real *G,
+                          const la_real *Gd) {
+  const la__mdim *m = &c->m;
+  la__fbuf f = la__front_bufs(c);
+  int T = m->T, d = m->d, h = m->h, D = m->D;
+  size_t Th = (size_t)T * h;
+  la__e_getcols(T, d, D, G, f.dx);
+  la__e_colsum(T, d, f.dx, f.gb2);
+  LA__MM(c, LA__TA | LA__AC, d, h, T, 1, f.dx, f.r, f.gW2);
+  LA__MM(c, 0, T, h, d, 1, f.dx, f.W2, f.da);
+  la__e_mask(Th, f.r, f.da);
+  la__e_colsum(T, h, f.da, f.gb1);
+  LA__MM(c, LA__TA | LA__AC, h, d, T, 1, f.da, f.x, f.gW1);
+  if (m->hvp) {
+    la__e_getcols(T, d, D, Gd, f.dxd);
+    la__e_colsum(T, d, f.dxd, f.vb2);
+    LA__MM(c, LA__TA | LA__AC, d, h, T, 1, f.dxd, f.r, f.vW2);
+    LA__MM(c, LA__TA | LA__AC, d, h, T, 1, f.dx, f.rd, f.vW2);
+    LA__MM(c, 0, T, h, d, 1, f.dxd, f.W2, f.dad);
+    LA__MM(c, LA__AC, T, h, d, 1, f.dx, f.W2d, f.dad);
+    la__e_mask(Th, f.r, f.dad);
+    la__e_colsum(T, h, f.dad, f.vb1);
+    LA__MM(c, LA__TA | LA__AC, h, d, T, 1, f.dad, f.x, f.vW1);
+  }
+}
+
+/* ------------------------------------------------------- one panel */
+
+static int la__isfinite(double x) { return x - x == 0; }
+
+/* Zt_0 <- transposed panel p of b, lanes >= valid zeroed (a view's padding
+   may hold anything). Non-finite values are found by x - x, which is 0 for
+   every finite x and NaN otherwise, summed lane-wise in four independent
+   chains over the contiguous source: no branches, no long dependency. */
+static int la__m_load(const la__mctx *c, const la_batch *b, int p,
+                      int valid) {
+  const la__mdim *m = &c->m;
+  size_t ne = m->TD, e;
+  const la_real *z = b->z + (size_t)p * ne * LA_W;
+  const la_real *y = b->y + (size_t)p * LA_W;
+  la_real k0[LA_W], k1[LA_W], k2[LA_W], k3[LA_W];
+  int i, j, w, ok = 1;
+  if (valid < LA_W) { /* the last panel of a batch: lane by lane */
+    for (i = 0; i < m->D; ++i)
+      for (j = 0; j < m->T; ++j) {
+        const la_real *s = z + (size_t)(i * m->T + j) * LA_W;
+        la_real *t = c->zt + (size_t)(j * m->D + i) * LA_W;
+        for (w = 0; w < LA_W; ++w) {
+          t[w] = w < valid ? s[w] : 0;
+          ok &= t[w] - t[w] == 0;
+        }
+      }
+    for (w = 0; w < LA_W; ++w) {
+      c->y[w] = w < valid ? y[w] : 0;
+      ok &= c->y[w] - c->y[w] == 0;
+    }
+    return ok ? LA_OK : LA_ENONFINITE;
+  }
+  for (w = 0; w < LA_W; ++w) k0[w] = k1[w] = k2[w] = k3[w] = 0;
+  for (e = 0; e + 4 <= ne; e += 4) {
+    const la_real *s = z + e * LA_W;
+    for (w = 0; w < LA_W; ++w) {
+      k0[w] += s[w] - s[w];
+      k1[w] += s[LA_W + w] - s[LA_W + w];
+      k2[w] += s[2 * LA_W + w] - s[2 * LA_W + w];
+      k3[w] += s[3 * LA_W + w] - s[3 * LA_W + w];
+    }
+  }
+  for (; e < ne; ++e)
+    for (w = 0; w < LA_W; ++w) k0[w] += z[e * LA_W + w] - z[e * LA_W + w];
+  for (w = 0; w < LA_W; ++w) {
+    c->y[w] = y[w];
+    k0[w] += (y[w] - y[w]) + k1[w] + k2[w] + k3[w];
+  }
+  for (w = 0; w < LA_W; ++w) ok &= k0[w] == 0;
+  if (!ok) return LA_ENONFINITE;
+  for (i = 0; i < m->D; ++i)
+    for (j = 0; j < m->T; ++j) {
+      const la_real *s = z + (size_t)(i * m->T + j) * LA_W;
+      la_real *t = c->zt + (size_t)(j * m->D + i) * LA_W;
+      memcpy(t, s, sizeof(la_real) * LA_W); /* one vector move */
+    }
+  return LA_OK;
+}
+
+/* mode 0: loss, 1: gradient, 2: and Hessian-vector product. */
+static int la__m_panel(const la__mctx *c, const la_model *mod,
+                       const la_batch *b, int p, int mode, double *lsum,
+                       la_real *pred) {
+  const la__mdim *m = &c->m;
+  size_t TD = m->TD * LA_W, at = ((size_t)m->n * m->D + m->D - 1) * LA_W;
+  int valid = b->count - p * LA_W, l, w, st, lin = LA__LIN(mod);
+  int front = m->h > 0;
+  la_real *G = c->gt, *G2 = G + TD, *Gd = G2 + TD, *Gd2 = Gd + TD;
+  const la_real *zL = c->zt + TD * m->L + at, *zdL = c->zdt + TD * m->L + at;
+  if (valid > LA_W) valid = LA_W;
+  st = la__m_load(c, b, p, valid);
+  if (st) return st;
+  if (front) la__front_fwd(c);
+  for (l = 0; l < m->L; ++l) {
+    int zd0 = l == 0 && !front;
+    if (lin && l == m->L - 1) la__last_fwd(c, l, zd0);
+    else if (lin) la__lin_fwd(c, l, zd0);
+    else la__relu_fwd(c, l, zd0);
+  }
+  /* the last linear layer reads only entry `at` of its incoming gradient */
+  if (!lin) la__e_zero(m->TD, G);
+  if (!lin && m->hvp) la__e_zero(m->TD, Gd);
+  for (w = 0; w < LA_W; ++w) {
+    double r = (double)zL[w] + c->y[w];
+    G[at + w] = Gd[at + w] = 0;
+    if (w >= valid) continue;
+    *lsum += r * r;
+    if (pred) pred[(size_t)p * LA_W + w] = -zL[w];
+    G[at + w] = (la_real)(2 * r);
+    if (m->hvp) Gd[at + w] = (la_real)(2 * zdL[w]);
+  }
+  if (mode == 0) return LA_OK;
+  for (l = m->L - 1; l >= 0; --l) {
+    int zd0 = l == 0 && !front, dz = l > 0 || front;
+    la_real *t;
+    if (lin && l == m->L - 1) la__last_bwd(c, l, zd0, dz, G, G2, Gd, Gd2);
+    else if (lin) la__lin_bwd(c, l, zd0, dz, G, G2, Gd, Gd2);
+    else la__relu_bwd(c, l, zd0, dz, G, G2, Gd, Gd2);
+    t = G; G = G2; G2 = t;
+    t = Gd; Gd = Gd2; Gd2 = t;
+  }
+  if (front) la__front_bwd(c, G, Gd);
+  return LA_OK;
+}
+
+/* ------------------------------------------------------ entry points */
+
+LINATTN_DEF int la_model_init(la_model *m, const la_model_config *cfg) {
+  la_model_config c;
+  double np;
+  if (!m || !cfg) return LA_ENULL;
+  c = *cfg;
+  if (c.d <= 0 || c.n <= 0 || c.d > LA_MAX_D || c.n > LA_MAX_N) return LA_EDIM;
+  if (c.layers == 0) c.layers = 3;
+  if (c.init_std == 0) c.init_std = 0.05;
+  if (!c.kernels) c.kernels = la_kernels_best();
+  if (c.layers < 0 || c.layers > LA_MAX_LAYERS) return LA_ERANGE;
+  if (c.param < 0 || c.param > LA_PARAM_PGD) return LA_ERANGE;
+  if (c.activation < 0 || c.activation > LA_ACT_RELU) return LA_ERANGE;
+  if (c.front_hidden < 0 || c.front_hidden > LA_MAX_HIDDEN) return LA_ERANGE;
+  if (!(c.init_std > 0) || !la__isfinite(c.init_std)) return LA_ERANGE;
+  if (!c.kernels->pgemm) return LA_ERANGE;
+  m->cfg = c;
+  np = (double)c.layers * la__m_layer_params(m) +
+       (double)la__m_front_params(c.d, c.front_hidden);
+  if (np > 2147483647.0) return LA_EOVERFLOW;
+  m->nparams = (int)np;
+  return LA_OK;
+}
+
+static int la__m_valid(const la_model *m) {
+  return m && m->cfg.d > 0 && m->cfg.n > 0 && m->cfg.layers > 0 &&
+         m->cfg.kernels && m->nparams > 0;
+}
+
+LINATTN_DEF int la_model_init_params(const la_model *m, la_rng *rng,
+                                     la_real *theta) {
+  int i;
+  if (!m || !rng || !theta) return LA_ENULL;
+  if (!la__m_valid(m)) return LA_ERANGE;
+  for (i = 0; i < m->nparams; ++i)
+    theta[i] = (la_real)(m->cfg.init_std * la_rng_normal(rng));
+  return LA_OK;
+}
+
+LINATTN_DEF int la_model_blocks(const la_model *m, int *offsets, int *sizes,
+                                int max) {
+  int l, k = 0, at = 0, per, i, nb, d, h, sz[4];
+  if (!m || !offsets || !sizes) return LA_ENULL;
+  if (!la__m_valid(m)) return LA_ERANGE;
+  d = m->cfg.d; h = m->cfg.front_hidden;
+  per = m->cfg.param == LA_PARAM_PGD ? 1 : 2;
+  nb = m->cfg.layers * per + (h > 0 ? 4 : 0);
+  if (max < nb) return LA_ERANGE;
+  for (l = 0; l < m->cfg.layers * per; ++l) {
+    offsets[k] = at;
+    sizes[k] = la__m_layer_params(m) / per;
+    at += sizes[k++];
+  }
+  sz[0] = h * d; sz[1] = h; sz[2] = d * h; sz[3] = d;
+  for (i = 0; h > 0 && i < 4; ++i) {
+    offsets[k] = at; sizes[k] = sz[i]; at += sz[i]; ++k;
+  }
+  return k;
+}
+
+LINATTN_DEF size_t la_model_work_bytes(const la_model *m) {
+  la__mdim d;
+  la__mlay o;
+  if (!la__m_valid(m)) return 0;
+  la__m_dims(m, 1, &d);
+  return la__m_layout(m, &d, &o);
+}
+
+static int la__all_finite(int n, const la_real *x) {
+  int i, ok = 1;
+  for (i = 0; i < n; ++i) ok &= la__isfinite(x[i]);
+  return ok;
+}
+
+/* The common path of loss, grad and hvp. */
+static int la__m_run(const la_model *mod, const la_real *theta,
+                     const la_batch *b, const la_real *v, int mode,
+                     double *loss, la_real *pred, la_real *grad, la_real *hv,
+                     void *work, size_t bytes) {
+  la__mctx c;
+  la__mlay o;
+  size_t need, e, nex;
+  la_real *base, *ex, *exv;
+  double *fold, lsum = 0;
+  int p, np, st = LA_OK;
+  void *own = NULL;
+  if (!mod || !theta || !b || !b->z || !b->y) return LA_ENULL;
+  if (!la__m_valid(mod)) return LA_ERANGE;
+  if (b->d != mod->cfg.d || b->n != mod->cfg.n) return LA_ESHAPE;
+  if (b->count <= 0) return LA_EDIM;
+  if (!la__all_finite(mod->nparams, theta)) return LA_ENONFINITE;
+  if (v && !la__all_finite(mod->nparams, v)) return LA_ENONFINITE;
+  la__m_dims(mod, mode == 2, &c.m);
+  need = la__m_layout(mod, &c.m, &o);
+  if (!work) {
+    if (bytes) return LA_ENULL;
+#ifndef LINATTN_NO_STDLIB
+    own = work = la_alloc(need);
+    bytes = need;
+    if (!own) return LA_ENOMEM;
+#else
+    return LA_ENULL;
+#endif
+  }
+  if (bytes < need) return LA_EWORKSPACE;
+  base = (la_real *)((char *)work +
+                     (LA_ALIGN - (size_t)((uintptr_t)work % LA_ALIGN)) %
+                         LA_ALIGN);
+  c.k = mod->cfg.kernels;
+  c.ex = base + o.ex; c.exv = base + o.exv; c.g = base + o.g;
+  c.gv = base + o.gv; c.zt = base + o.zt; c.zdt = base + o.zdt;
+  c.st = base + o.st; c.sdt = base + o.sdt; c.gt = base + o.gt;
+  c.tmp = base + o.tmp; c.fr = base + o.front; c.y = base + o.y;
+  ex = base + o.plain; exv = ex + c.m.nex;
+  fold = (double *)(void *)(base + o.fold);
+  nex = c.m.nex;
+  la__m_expand(mod, theta, ex, 0);
+  la_broadcast(1, (int)nex, ex, c.ex);
+  if (mode == 2) {
+    la__m_expand(mod, v, exv, 1);
+    la_broadcast(1, (int)nex, exv, c.exv);
+    la__e_zero(nex, c.gv);
+  }
+  if (mode >= 1) la__e_zero(nex, c.g);
+  np = la_panels(b->count);
+  for (p = 0; p < np && !st; ++p)
+    st = la__m_panel(&c, mod, b, p, mode, &lsum, pred);
+  if (!st) {
+    double sc = 1.0 / b->count;
+    if (loss) *loss = lsum * sc;
+    if (!la__isfinite(lsum)) st = LA_EDIVERGED;
+    if (mode >= 1 && grad) {
+      for (e = 0; e < nex; ++e) {
+        double s = 0;
+        int w;
+        for (w = 0; w < LA_W; ++w) s += c.g[e * LA_W + w];
+        fold[e] = s;
+      }
+      la__m_contract(mod, fold, sc, grad);
+      if (!la__all_finite(mod->nparams, grad)) st = LA_EDIVERGED;
+    }
+    if (mode == 2) {
+      for (e = 0; e < nex; ++e) {
+        double s = 0;
+        int w;
+        for (w = 0; w < LA_W; ++w) s += c.gv[e * LA_W + w];
+        fold[e] = s;
+      }
+      la__m_contract(mod, fold, sc, hv);
+      if (!la__all_finite(mod->nparams, hv)) st = LA_EDIVERGED;
+    }
+  }
+#ifndef LINATTN_NO_STDLIB
+  if (own) la_free(own);
+#else
+  (void)own;
+#endif
+  return st;
+}
+
+LINATTN_DEF int la_model_loss(const la_model *m, const la_real *theta,
+                              const la_batch *b, double *loss, la_real *pred,
+                              void *work, size_t bytes) {
+  return la__m_run(m, theta, b, NULL, 0, loss, pred, NULL, NULL, work, bytes);
+}
+
+LINATTN_DEF int la_model_grad(const la_model *m, const la_real *theta,
+                              const la_batch *b, double *loss, la_real *grad,
+                              void *work, size_t bytes) {
+  if (!grad) return LA_ENULL;
+  return la__m_run(m, theta, b, NULL, 1, loss, NULL, grad, NULL, work, bytes);
+}
+
+LINATTN_DEF int la_model_hvp(const la_model *m, const la_real *theta,
+                             const la_batch *b, const la_real *v, double *loss,
+                             la_real *grad, la_real *hv, void *work,
+                             size_t bytes) {
+  if (!v || !hv) return LA_ENULL;
+  return la__m_run(m, theta, b, v, 2, loss, NULL, grad, hv, work, bytes);
+}
+
+#undef LA__MM
+#undef LA__MMY
+#undef LA__TA
+#undef LA__TB
+#undef LA__AC
+#undef LA__LIN
+
+/* ================================================================== */
+/*                           4. Optimizers                            */
+/* ================================================================== */
+
+/* Finite without isfinite(): inf - inf and NaN - NaN are NaN. */
+LA__INLINE int la__op_finite(double x) { return x - x == 0; }
+
+static int la__op_all_finite(int n, const la_real *x) {
+  double acc = 0;
+  int i;
+  /* one sum carries any NaN or Inf; cheaper than a test per entry */
+  for (i = 0; i < n; ++i) acc += (double)x[i] * 0.0;
+  return acc == 0;
+}
+
+static int la__op_bad_lr(double lr) { return !(lr >= 0) || !la__op_finite(lr); }
+static int la__op_bad_beta(double b) { return !(b >= 0 && b < 1); }
+static int la__op_bad_nonneg(double x) {
+  return !(x >= 0) || !la__op_finite(x);
+}
+static double la__op_or(double x, double dflt) { return x == 0 ? dflt : x; }
+
+/* g + wd * theta, the coupled weight decay shared by the SGD family */
+LA__INLINE double la__op_gwd(const la_real *g, const la_real *th, double wd,
+                             int i) {
+  return (double)g[i] + wd * (double)th[i];
+}
+
+/* ---- SGD */
+
+static const la_sgd_config la__sgd_zero = {0, 0, 0, 0};
+static const la_sgd_config *la__sgd_cfg(const void *c) {
+  return c ? (const la_sgd_config *)c : &la__sgd_zero;
+}
+static int la__sgd_check(const void *c_) {
+  const la_sgd_config *c = la__sgd_cfg(c_);
+  if (la__op_bad_lr(c->lr) || la__op_bad_beta(c->momentum) ||
+      la__op_bad_nonneg(c->weight_decay))
+    return LA_ERANGE;
+  if (c->nesterov && c->momentum == 0) return LA_ERANGE;
+  return LA_OK;
+}
+static size_t la__sgd_len(const void *c, int n) {
+  return la__sgd_cfg(c)->momentum > 0 ? (size_t)n : 0;
+}
+static int la__op_zero_init(const void *c, int n, double *s) {
+  (void)c;
+  (void)n;
+  (void)s;
+  return LA_OK; /* the wrapper zeroes the state */
+}
+static int la__sgd_step(const void *c_, int n, double *b, double scale,
+                        const la_real *th, const la_real *g, la_real *u) {
+  const la_sgd_config *c = la__sgd_cfg(c_);
+  double lr = la__op_or(c->lr, 0.01) * scale, mu = c->momentum;
+  int i;
+  for (i = 0; i < n; ++i) {
+    double gi = la__op_gwd(g, th, c->weight_decay, i), d = gi;
+    if (mu > 0) {
+      b[i] = mu * b[i] + gi;
+      d = c->nesterov ? gi + mu * b[i] : b[i];
+    }
+    u[i] = (la_real)(-lr * d);
+  }
+  return LA_OK;
+}
+
+/* ---- Adam / AdamW: state = [t, m(n), v(n)] */
+
+static const la_adam_config la__adam_zero = {0, 0, 0, 0, 0, 0};
+static const la_adam_config *la__adam_cfg(const void *c) {
+  return c ? (const la_adam_config *)c : &la__adam_zero;
+}
+static int la__adam_check(const void *c_) {
+  const la_adam_config *c = la__adam_cfg(c_);
+  if (la__op_bad_lr(c->lr) || la__op_bad_beta(c->beta1) ||
+      la__op_bad_beta(c->beta2) || la__op_bad_nonneg(c->eps) ||
+      la__op_bad_nonneg(c->weight_decay))
+    return LA_ERANGE;
+  return LA_OK;
+}
+static size_t la__adam_len(const void *c, int n) {
+  (void)c;
+  return 1 + 2 * (size_t)n;
+}
+static int la__adam_step(const void *c_, int n, double *s, double scale,
+                         const la_real *th, const la_real *g, la_real *u) {
+  const la_adam_config *c = la__adam_cfg(c_);
+  double lr = la__op_or(c->lr, 1e-3) * scale, b1 = la__op_or(c->beta1, 0.9);
+  double b2 = la__op_or(c->beta2, 0.999), eps = la__op_or(c->eps, 1e-8);
+  double wd = c->weight_decay, t = s[0] += 1, *m = s + 1, *v = s + 1 + n;
+  double c1 = 1 - pow(b1, t), c2 = 1 - pow(b2, t);
+  int i;
+  for (i = 0; i < n; ++i) {
+    double gi = c->decoupled ? (double)g[i] : la__op_gwd(g, th, wd, i);
+    m[i] = b1 * m[i] + (1 - b1) * gi;
+    v[i] = b2 * v[i] + (1 - b2) * gi * gi;
+    u[i] = (la_real)(-lr * ((m[i] / c1) / (sqrt(v[i] / c2) + eps) +
+                            (c->decoupled ? wd * (double)th[i] : 0.0)));
+  }
+  return LA_OK;
+}
+
+/* ---- sign descent and normalized SGD: state = b(n) with momentum */
+
+static const la_sign_config la__sign_zero = {0, 0, 0};
+static const la_sign_config *la__sign_cfg(const void *c) {
+  return c ? (const la_sign_config *)c : &la__sign_zero;
+}
+static int la__sign_check(const void *c_) {
+  const la_sign_config *c = la__sign_cfg(c_);
+  if (la__op_bad_lr(c->lr) || la__op_bad_beta(c->momentum) ||
+      la__op_bad_nonneg(c->weight_decay))
+    return LA_ERANGE;
+  return LA_OK;
+}
+static size_t la__sign_len(const void *c, int n) {
+  return la__sign_cfg(c)->momentum > 0 ? (size_t)n : 0;
+}
+/* The direction before normalization, into u (momentum folded in). */
+static void la__sign_dir(const la_sign_config *c, int n, double *b,
+                         const la_real *th, const la_real *g, la_real *u) {
+  int i;
+  for (i = 0; i < n; ++i) {
+    double gi = la__op_gwd(g, th, c->weight_decay, i);
+    if (c->momentum > 0) gi = b[i] = c->momentum * b[i] + gi;
+    u[i] = (la_real)gi;
+  }
+}
+static int la__sign_step(const void *c_, int n, double *b, double scale,
+                         const la_real *th, const la_real *g, la_real *u) {
+  const la_sign_config *c = la__sign_cfg(c_);
+  double lr = la__op_or(c->lr, 1e-3) * scale;
+  int i;
+  la__sign_dir(c, n, b, th, g, u);
+  for (i = 0; i < n; ++i)
+    u[i] = (la_real)(u[i] > 0 ? -lr : u[i] < 0 ? lr : 0.0);
+  return LA_OK;
+}
+static int la__nsgd_step(const void *c_, int n, double *b, double scale,
+                         const la_real *th, const la_real *g, la_real *u) {
+  const la_sign_config *c = la__sign_cfg(c_);
+  double lr = la__op_or(c->lr, 0.01) * scale, nrm = 0;
+  int i;
+  la__sign_dir(c, n, b, th, g, u);
+  /* the norm of the double direction, not of its rounded copy in u */
+  for (i = 0; i < n; ++i) {
+    double di = c->momentum > 0 ? b[i] : (double)u[i];
+    nrm += di * di;
+  }
+  nrm = sqrt(nrm);
+  for (i = 0; i < n; ++i) {
+    double di = c->momentum > 0 ? b[i] : (double)u[i];
+    u[i] = (la_real)(nrm > 0 ? -lr * di / nrm : 0.0);
+  }
+  return LA_OK;
+}
+
+/* ---- Adagrad: state = G(n) */
+
+static const la_adagrad_config la__adagrad_zero = {0, 0, 0, 0};
+static const la_adagrad_config *la__adagrad_cfg(const void *c) {
+  return c ? (const la_adagrad_config *)c : &la__adagrad_zero;
+}
+static int la__adagrad_check(const void *c_) {
+  const la_adagrad_config *c = la__adagrad_cfg(c_);
+  if (la__op_bad_lr(c->lr) || la__op_bad_nonneg(c->eps) ||
+      la__op_bad_nonneg(c->initial) || la__op_bad_nonneg(c->weight_decay))
+    return LA_ERANGE;
+  return LA_OK;
+}
+static size_t la__adagrad_len(const void *c, int n) {
+  (void)c;
+  return (size_t)n;
+}
+static int la__adagrad_init(const void *c, int n, double *s) {
+  int i;
+  for (i = 0; i < n; ++i) s[i] = la__adagrad_cfg(c)->initial;
+  return LA_OK;
+}
+static int la__adagrad_step(const void *c_, int n, double *G, double scale,
+                            const la_real *th, const la_real *g, la_real *u) {
+  const la_adagrad_config *c = la__adagrad_cfg(c_);
+  double lr = la__op_or(c->lr, 0.01) * scale, eps = la__op_or(c->eps, 1e-10);
+  int i;
+  for (i = 0; i < n; ++i) {
+    double gi = la__op_gwd(g, th, c->weight_decay, i);
+    G[i] += gi * gi;
+    u[i] = (la_real)(-lr * gi / (sqrt(G[i]) + eps));
+  }
+  return LA_OK;
+}
+
+/* ---- RMSprop: state = v(n), then b(n) with momentum */
+
+static const la_rmsprop_config la__rmsprop_zero = {0, 0, 0, 0, 0};
+static const la_rmsprop_config *la__rmsprop_cfg(const void *c) {
+  return c ? (const la_rmsprop_config *)c : &la__rmsprop_zero;
+}
+static int la__rmsprop_check(const void *c_) {
+  const la_rmsprop_config *c = la__rmsprop_cfg(c_);
+  if (la__op_bad_lr(c->lr) || la__op_bad_beta(c->alpha) ||
+      la__op_bad_nonneg(c->eps) || la__op_bad_beta(c->momentum) ||
+      la__op_bad_nonneg(c->weight_decay))
+    return LA_ERANGE;
+  return LA_OK;
+}
+static size_t la__rmsprop_len(const void *c, int n) {
+  return (size_t)n * (la__rmsprop_cfg(c)->momentum > 0 ? 2 : 1);
+}
+static int la__rmsprop_step(const void *c_, int n, double *v, double scale,
+                            const la_real *th, const la_real *g, la_real *u) {
+  const la_rmsprop_config *c = la__rmsprop_cfg(c_);
+  double lr = la__op_or(c->lr, 0.01) * scale, a = la__op_or(c->alpha, 0.99);
+  double eps = la__op_or(c->eps, 1e-8), mu = c->momentum, *b = v + n;
+  int i;
+  for (i = 0; i < n; ++i) {
+    double gi = la__op_gwd(g, th, c->weight_decay, i), si;
+    v[i] = a * v[i] + (1 - a) * gi * gi;
+    si = gi / (sqrt(v[i]) + eps);
+    if (mu > 0) si = b[i] = mu * b[i] + si;
+    u[i] = (la_real)(-lr * si);
+  }
+  return LA_OK;
+}
+
+static const la_optimizer la__opt_sgd = {"sgd", la__sgd_check, la__sgd_len,
+                                         la__op_zero_init, la__sgd_step};
+static const la_optimizer la__opt_adam = {"adam", la__adam_check, la__adam_len,
+                                          la__op_zero_init, la__adam_step};
+static const la_optimizer la__opt_sign = {"sign", la__sign_check, la__sign_len,
+                                          la__op_zero_init, la__sign_step};
+static const la_optimizer la__opt_nsgd = {"nsgd", la__sign_check, la__sign_len,
+                                          la__op_zero_init, la__nsgd_step};
+static const la_optimizer la__opt_adagrad = {"adagrad", la__adagrad_check,
+                                             la__adagrad_len, la__adagrad_init,
+                                             la__adagrad_step};
+static const la_optimizer la__opt_rmsprop = {"rmsprop", la__rmsprop_check,
+                                             la__rmsprop_len, la__op_zero_init,
+                                             la__rmsprop_step};
+
+LINATTN_DEF const la_optimizer *la_optimizer_sgd(void) { return &la__opt_sgd; }
+LINATTN_DEF const la_optimizer *la_optimizer_adam(void) {
+  return &la__opt_adam;
+}
+LINATTN_DEF const la_optimizer *la_optimizer_sign(void) {
+  return &la__opt_sign;
+}
+LINATTN_DEF const la_optimizer *la_optimizer_nsgd(void) {
+  return &la__opt_nsgd;
+}
+LINATTN_DEF const la_optimizer *la_optimizer_adagrad(void) {
+  return &la__opt_adagrad;
+}
+LINATTN_DEF const la_optimizer *la_optimizer_rmsprop(void) {
+  return &la__opt_rmsprop;
+}
+
+/* ---- the checked entry points */
+
+LINATTN_DEF int la_optim_check(const la_optimizer *o, const void *cfg) {
+  if (!o || !o->check || !o->state_len || !o->init || !o->step || !o->name)
+    return LA_ENULL;
+  return o->check(cfg);
+}
+
+LINATTN_DEF int la_optim_state_len(const la_optimizer *o, const void *cfg,
+                                   int n, size_t *len) {
+  int st = la_optim_check(o, cfg);
+  if (st) return st;
+  if (!len) return LA_ENULL;
+  if (n <= 0) return LA_EDIM;
+  *len = o->state_len(cfg, n);
+  return LA_OK;
+}
+
+LINATTN_DEF int la_optim_init(const la_optimizer *o, const void *cfg, int n,
+                              double *state, size_t len) {
+  size_t need, i;
+  int st = la_optim_state_len(o, cfg, n, &need);
+  if (st) return st;
+  if (len < need) return LA_EWORKSPACE;
+  if (need && !state) return LA_ENULL;
+  for (i = 0; i < need; ++i) state[i] = 0;
+  return o->init(cfg, n, state);
+}
+
+LINATTN_DEF int la_optim_step(const la_optimizer *o, const void *cfg, int n,
+                              double *state, size_t len, double lr_scale,
+                              const la_real *grad, la_real *theta,
+                              la_real *update) {
+  size_t need;
+  int i, st = la_optim_state_len(o, cfg, n, &need);
+  if (st) return st;
+  if (!grad || !theta || !update || (need && !state)) return LA_ENULL;
+  if (len < need) return LA_EWORKSPACE;
+  if (!(lr_scale >= 0) || !la__op_finite(lr_scale)) return LA_ERANGE;
+  if (!la__op_all_finite(n, grad)) return LA_ENONFINITE;
+  st = o->step(cfg, n, state, lr_scale, theta, grad, update);
+  if (st) return st;
+  if (!la__op_all_finite(n, update)) return LA_EDIVERGED;
+  for (i = 0; i < n; ++i) theta[i] += update[i];
+  return LA_OK;
+}
+
+/* ------------------------------------------------------------ clipping */
+
+static double la__op_norm_d(int n, const la_real *x) {
+  double s = 0;
+  int i;
+  for (i = 0; i < n; ++i) s += (double)x[i] * x[i];
+  return sqrt(s);
+}
+
+static void la__op_clip(int n, la_real *g, double max_norm, double nrm) {
+  int i;
+  if (nrm > max_norm) {
+    double f = max_norm / nrm;
+    for (i = 0; i < n; ++i) g[i] = (la_real)(g[i] * f);
+  }
+}
+
+LINATTN_DEF int la_clip_norm(int n, la_real *g, double max_norm, double *norm) {
+  double nrm;
+  if (!g) return LA_ENULL;
+  if (n <= 0) return LA_EDIM;
+  if (!(max_norm > 0) || !la__op_finite(max_norm)) return LA_ERANGE;
+  nrm = la__op_norm_d(n, g);
+  if (!la__op_finite(nrm)) return LA_ENONFINITE;
+  la__op_clip(n, g, max_norm, nrm);
+  if (norm) *norm = nrm;
+  return LA_OK;
+}
+
+LINATTN_DEF int la_clip_blocks(int n, la_real *g, int nblocks,
+                               const int *offsets, const int *sizes,
+                               double max_norm) {
+  int b;
+  if (!g || !offsets || !sizes) return LA_ENULL;
+  if (n <= 0 || nblocks <= 0) return LA_EDIM;
+  if (!(max_norm > 0) || !la__op_finite(max_norm)) return LA_ERANGE;
+  for (b = 0; b < nblocks; ++b)
+    if (offsets[b] < 0 || sizes[b] <= 0 || sizes[b] > n - offsets[b])
+      return LA_EDIM;
+  if (!la__op_all_finite(n, g)) return LA_ENONFINITE;
+  for (b = 0; b < nblocks; ++b)
+    la__op_clip(sizes[b], g + offsets[b], max_norm,
+                la__op_norm_d(sizes[b], g + offsets[b]));
+  return LA_OK;
+}
+
+/* ----------------------------------------------------------- schedules */
+
+LINATTN_DEF int la_schedule_check(const la_schedule *s) {
+  if (!s) return LA_ENULL;
+  if (s->warmup < 0) return LA_ERANGE;
+  switch (s->kind) {
+  case LA_SCHED_CONSTANT: return LA_OK;
+  case LA_SCHED_HALVING:
+    if (s->period <= 0) return LA_ERANGE;
+    if (s->decay != 0 && !(s->decay > 0 && s->decay < 1)) return LA_ERANGE;
+    return LA_OK;
+  case LA_SCHED_COSINE:
+    if (s->total <= s->warmup) return LA_ERANGE;
+    if (!(s->min_scale >= 0 && s->min_scale <= 1)) return LA_ERANGE;
+    return LA_OK;
+  default: return LA_ERANGE;
+  }
+}
+
+LINATTN_DEF int la_schedule_scale(const la_schedule *s, long t, double *scale) {
+  double f = 1;
+  int st = la_schedule_check(s);
+  if (st) return st;
+  if (!scale) return LA_ENULL;
+  if (t < 0) return LA_ERANGE;
+  if (s->kind == LA_SCHED_HALVING) {
+    f = pow(la__op_or(s->decay, 0.5), (double)(t / s->period));
+  } else if (s->kind == LA_SCHED_COSINE) {
+    double p = (double)(t - s->warmup) / (double)(s->total - s->warmup);
+    p = p < 0 ? 0 : p > 1 ? 1 : p;
+    f = s->min_scale +
+        (1 - s->min_scale) * 0.5 * (1 + cos(3.14159265358979323846 * p));
+  }
+  if (t < s->warmup) f *= (double)(t + 1) / (double)s->warmup;
+  *scale = f;
+  return LA_OK;
+}
+
+/* ================================================================== */
+/*                           5. Diagnostics                           */
+/* ================================================================== */
+
+/* -------------------------------------------------- workspace carving */
+/* One walk serves both the size query (base == NULL counts) and the
+   carving, so the two can never disagree. */
+typedef struct la__arena {
+  unsigned char *base;
+  size_t used, cap;
+} la__arena;
+
+static void *la__take(la__arena *a, size_t bytes) {
+  size_t at = (a->used + LA_ALIGN - 1) / LA_ALIGN * LA_ALIGN;
+  void *p = a->base ? (void *)(a->base + at) : NULL;
+  a->used = at + bytes;
+  return p;
+}
+static la__arena la__arena_count(void) {
+  la__arena a;
+  a.base = NULL; a.used = 0; a.cap = 0;
+  return a;
+}
+static la__arena la__arena_on(void *work, size_t bytes) {
+  la__arena a;
+  a.base = (unsigned char *)work; a.used = 0; a.cap = bytes;
+  return a;
+}
+/* The end of a counting walk: its size, padded for the base's alignment. */
+static size_t la__arena_size(const la__arena *a) {
+  return a->used + LA_ALIGN;
+}
+/* Aligns the caller's block; false when it is too small. */
+static int la__arena_align(la__arena *a) {
+  size_t off = (size_t)((uintptr_t)a->base % LA_ALIGN);
+  if (off) {
+    if (a->cap < LA_ALIGN - off) return 0;
+    a->base += LA_ALIGN - off;
+    a->cap -= LA_ALIGN - off;
+  }
+  return 1;
+}
+
+/* work == NULL, bytes == 0: allocate `need` (freed by la__work_end). */
+static int la__work_begin(size_t need, void **work, size_t *bytes,
+                          void **owned) {
+  *owned = NULL;
+  if (!*work && *bytes == 0) {
+#ifndef LINATTN_NO_STDLIB
+    *owned = la_alloc(need ? need : 1);
+    if (!*owned) return LA_ENOMEM;
+    *work = *owned;
+    *bytes = need;
+    return LA_OK;
+#else
+    return LA_ENULL;
+#endif
+  }
+  if (!*work) return LA_ENULL;
+  if (*bytes < need) return LA_EWORKSPACE;
+  return LA_OK;
+}
+static void la__work_end(void *owned) {
+#ifndef LINATTN_NO_STDLIB
+  la_free(owned);
+#else
+  (void)owned;
+#endif
+}
+
+static int la__finite(double x) { return x - x == 0; }
+
+/* ------------------------------------------------- small dense tools */
+
+static double la__ddot(int n, const double *x, const double *y) {
+  double s = 0;
+  int i;
+  for (i = 0; i < n; ++i) s += x[i] * y[i];
+  return s;
+}
+
+/* Heapsort, ascending, of x with an optional companion array carried
+   along (libc's qsort would do, but bare-metal builds lack it). */
+static void la__sift(double *x, double *c, int root, int end) {
+  while (2 * root + 1 < end) {
+    int child = 2 * root + 1;
+    if (child + 1 < end && x[child + 1] > x[child]) child++;
+    if (x[root] >= x[child]) return;
+    { double t = x[root]; x[root] = x[child]; x[child] = t; }
+    if (c) { double t = c[root]; c[root] = c[child]; c[child] = t; }
+    root = child;
+  }
+}
+static void la__sort(int n, double *x, double *c) {
+  int i;
+  for (i = n / 2 - 1; i >= 0; --i) la__sift(x, c, i, n);
+  for (i = n - 1; i > 0; --i) {
+    { double t = x[0]; x[0] = x[i]; x[i] = t; }
+    if (c) { double t = c[0]; c[0] = c[i]; c[i] = t; }
+    la__sift(x, c, 0, i);
+  }
+}
+
+/* ------------------------------------------- tridiagonal QL (tql2) */
+/* Eigen-decomposition of the symmetric tridiagonal matrix with diagonal
+   d[0..n-1] and off-diagonal e[0..n-2] (e[n-1] is scratch) by implicit QL
+   with Wilkinson-like shifts. d receives the eigenvalues (unsorted). When zt
+   is non-NULL its rows are vectors that the plane rotations are applied to:
+   start from the identity to get the eigenvectors of T as rows, from Q^T
+   to get those of Q T Q^T. */
+static int la__tql(int n, double *d, double *e, double *zt) {
+  int l, m, i, k, iter;
+  if (n <= 0) return LA_OK;
+  e[n - 1] = 0;
+  for (l = 0; l < n; ++l) {
+    iter = 0;
+    for (;;) {
+      double g, r, s, c, p, f, b;
+      for (m = l; m < n - 1; ++m) {
+        double dd = fabs(d[m]) + fabs(d[m + 1]);
+        if (fabs(e[m]) <= 1.1102230246251565e-16 * dd) break;
+      }
+      if (m == l) break;
+      if (++iter > 60) return LA_ENOCONVERGE;
+      g = (d[l + 1] - d[l]) / (2.0 * e[l]);
+      r = hypot(g, 1.0);
+      g = d[m] - d[l] + e[l] / (g + (g >= 0 ? r : -r));
+      s = c = 1.0;
+      p = 0.0;
+      for (i = m - 1; i >= l; --i) {
+        f = s * e[i];
+        b = c * e[i];
+        r = hypot(f, g);
+        e[i + 1] = r;
+        if (r == 0.0) { /* deflation in the middle of the sweep */
+          d[i + 1] -= p;
+          e[m] = 0.0;
+          break;
+        }
+        s = f / r;
+        c = g / r;
+        g = d[i + 1] - p;
+        r = (d[i] - g) * s + 2.0 * c * b;
+        p = s * r;
+        d[i + 1] = g + p;
+        g = c * r - b;
+        if (zt) {
+          double *zi = zt + (size_t)i * n, *zj = zi + n;
+          for (k = 0; k < n; ++k) {
+            f = zj[k];
+            zj[k] = s * zi[k] + c * f;
+            zi[k] = c * zi[k] - s * f;
+          }
+        }
+      }
+      if (r == 0.0 && i >= l) continue;
+      d[l] -= p;
+      e[l] = g;
+      e[m] = 0.0;
+    }
+  }
+  return LA_OK;
+}
+
+/* Sorts eigenvalues ascending, moving the rows of zt (order n x len). */
+static void la__sort_pairs(int n, int len, double *w, double *zt) {
+  int i, j, k;
+  for (i = 0; i < n - 1; ++i) {
+    int mi = i;
+    for (j = i + 1; j < n; ++j)
+      if (w[j] < w[mi]) mi = j;
+    if (mi == i) continue;
+    { double t = w[i]; w[i] = w[mi]; w[mi] = t; }
+    if (zt)
+      for (k = 0; k < len; ++k) {
+        double t = zt[(size_t)i * len + k];
+        zt[(size_t)i * len + k] = zt[(size_t)mi * len + k];
+        zt[(size_t)mi * len + k] = t;
+      }
+  }
+}
+
+/* ------------------------------------- Householder tridiagonalization */
+/* a = Q T Q^T: on return d, e hold T and qt (if non-NULL) holds Q^T.
+   Step k reflects rows/columns k+1.. so that column k below the
+   subdiagonal vanishes; v is the reflector, p = beta a v. */
+static void la__tridiag(int n, double *a, double *d, double *e, double *qt,
+                        double *v, double *p) {
+  int i, j, k;
+  if (qt)
+    for (i = 0; i < n; ++i)
+      for (j = 0; j < n; ++j) qt[(size_t)i * n + j] = i == j;
+  for (k = 0; k + 2 < n; ++k) {
+    int len = n - k - 1;
+    double xn = 0, tail = 0, alpha, beta, kk;
+    const double *col = a + (size_t)(k + 1) * n + k; /* stride n */
+    for (i = 0; i < len; ++i) v[i] = col[(size_t)i * n];
+    for (i = 1; i < len; ++i) tail += v[i] * v[i];
+    if (tail == 0) continue; /* already tridiagonal here */
+    xn = sqrt(tail + v[0] * v[0]);
+    alpha = v[0] > 0 ? -xn : xn;
+    v[0] -= alpha;
+    beta = 2.0 / (tail + v[0] * v[0]);
+    for (i = 0; i < len; ++i) {
+      const double *row = a + (size_t)(k + 1 + i) * n + k + 1;
+      p[i] = beta * la__ddot(len, row, v);
+    }
+    kk = 0.5 * beta * la__ddot(len, p, v);
+    for (i = 0; i < len; ++i) p[i] -= kk * v[i]; /* p is now w */
+    for (i = 0; i < len; ++i) {
+      double *row = a + (size_t)(k + 1 + i) * n + k + 1;
+      for (j = 0; j < len; ++j) row[j] -= v[i] * p[j] + p[i] * v[j];
+    }
+    for (i = 0; i < len; ++i)
+      a[(size_t)(k + 1 + i) * n + k] = a[(size_t)k * n + k + 1 + i] = 0;
+    a[(size_t)(k + 1) * n + k] = a[(size_t)k * n + k + 1] = alpha;
+    if (qt) { /* Q^T <- H Q^T on rows k+1.. */
+      for (j = 0; j < n; ++j) {
+        double s = 0;
+        for (i = 0; i < len; ++i) s += v[i] * qt[(size_t)(k + 1 + i) * n + j];
+        s *= beta;
+        for (i = 0; i < len; ++i) qt[(size_t)(k + 1 + i) * n + j] -= s * v[i];
+      }
+    }
+  }
+  for (i = 0; i < n; ++i) d[i] = a[(size_t)i * n + i];
+  for (i = 0; i + 1 < n; ++i) e[i] = a[(size_t)(i + 1) * n + i];
+  if (n > 0) e[n - 1] = 0;
+}
+
+static size_t la__sym_eig_walk(la__arena *a, int n, double **e, double **v,
+                               double **p, double **qt) {
+  *e = (double *)la__take(a, sizeof(double) * (size_t)n);
+  *v = (double *)la__take(a, sizeof(double) * (size_t)n);
+  *p = (double *)la__take(a, sizeof(double) * (size_t)n);
+  *qt = (double *)la__take(a, sizeof(double) * (size_t)n * n);
+  return la__arena_size(a);
+}
+
+LINATTN_DEF size_t la_sym_eig_work_bytes(int n) {
+  la__arena a = la__arena_count();
+  double *e, *v, *p, *qt;
+  if (n <= 0 || n > 46340) return 0;
+  return la__sym_eig_walk(&a, n, &e, &v, &p, &qt);
+}
+
+LINATTN_DEF int la_sym_eig(int n, double *a, double *w, double *vecs,
+                           void *work, size_t bytes) {
+  size_t need = la_sym_eig_work_bytes(n), i;
+  void *owned;
+  la__arena ar;
+  double *e, *v, *p, *qt;
+  int st;
+  if (!need) return LA_EDIM;
+  if (!a || !w) return LA_ENULL;
+  for (i = 0; i < (size_t)n * n; ++i)
+    if (!la__finite(a[i])) return LA_ENONFINITE;
+  st = la__work_begin(need, &work, &bytes, &owned);
+  if (st) return st;
+  ar = la__arena_on(work, bytes);
+  if (!la__arena_align(&ar)) { la__work_end(owned); return LA_EWORKSPACE; }
+  la__sym_eig_walk(&ar, n, &e, &v, &p, &qt);
+  la__tridiag(n, a, w, e, vecs ? qt : NULL, v, p);
+  st = la__tql(n, w, e, vecs ? qt : NULL);
+  if (st == LA_OK) {
+    la__sort_pairs(n, n, w, vecs ? qt : NULL);
+    if (vecs) memcpy(vecs, qt, sizeof(double) * (size_t)n * n);
+  }
+  la__work_end(owned);
+  return st;
+}
+
+/* ---------------------------------------------- dense from matvecs */
+
+static int la__check_vec(int n, const la_real *y) {
+  int i;
+  for (i = 0; i < n; ++i)
+    if (!la__finite((double)y[i])) return LA_ENONFINITE;
+  return LA_OK;
+}
+
+LINATTN_DEF size_t la_dense_from_matvec_work_bytes(int n) {
+  la__arena a = la__arena_count();
+  if (n <= 0 || n > 46340) return 0;
+  la__take(&a, sizeof(la_real) * (size_t)n);
+  la__take(&a, sizeof(la_real) * (size_t)n);
+  return la__arena_size(&a);
+}
+
+LINATTN_DEF int la_dense_from_matvec(int n, la_matvec_fn f, void *ctx,
+                                     double *h, void *work, size_t bytes) {
+  size_t need = la_dense_from_matvec_work_bytes(n);
+  void *owned;
+  la__arena ar;
+  la_real *x, *y;
+  int i, j, st;
+  if (!need) return LA_EDIM;
+  if (!f || !h) return LA_ENULL;
+  st = la__work_begin(need, &work, &bytes, &owned);
+  if (st) return st;
+  ar = la__arena_on(work, bytes);
+  if (!la__arena_align(&ar)) { la__work_end(owned); return LA_EWORKSPACE; }
+  x = (la_real *)la__take(&ar, sizeof(la_real) * (size_t)n);
+  y = (la_real *)la__take(&ar, sizeof(la_real) * (size_t)n);
+  for (i = 0; i < n; ++i) x[i] = 0;
+  for (j = 0; j < n && st == LA_OK; ++j) {
+    x[j] = 1;
+    st = f(ctx, n, x, y);
+    if (st == LA_OK) st = la__check_vec(n, y);
+    for (i = 0; i < n && st == LA_OK; ++i) h[(size_t)i * n + j] = y[i];
+    x[j] = 0;
+  }
+  /* the product is symmetric only up to rounding: average the halves */
+  for (i = 0; i < n && st == LA_OK; ++i)
+    for (j = i + 1; j < n; ++j) {
+      double s = 0.5 * (h[(size_t)i * n + j] + h[(size_t)j * n + i]);
+      h[(size_t)i * n + j] = h[(size_t)j * n + i] = s;
+    }
+  la__work_end(owned);
+  return st;
+}
+
+/* ---------------------------------------------------- Lanczos core */
+/* The basis V (rows q_0..q_m), alpha, beta and the conversion buffers all
+   live in one workspace. The recurrence is in double; only the operator
+   sees la_real. */
+typedef struct la__lz {
+  int n, m;
+  la_matvec_fn f;
+  void *ctx;
+  double *V;           /* (m+1) x n */
+  double *alpha, *beta; /* m each */
+  double *h;           /* m+1: Gram-Schmidt coefficients */
+  la_real *x, *y;      /* n each */
+  int j;               /* steps done: T is j x j */
+  int matvecs, restarts;
+  double anorm;        /* running estimate of ||A|| */
+  la_rng rng;
+} la__lz;
+
+static void la__lz_walk(la__arena *a, la__lz *s, int n, int m) {
+  s->n = n; s->m = m;
+  s->V = (double *)la__take(a, sizeof(double) * (size_t)(m + 1) * n);
+  s->alpha = (double *)la__take(a, sizeof(double) * (size_t)m);
+  s->beta = (double *)la__take(a, sizeof(double) * (size_t)m);
+  s->h = (double *)la__take(a, sizeof(double) * (size_t)(m + 1));
+  s->x = (la_real *)la__take(a, sizeof(la_real) * (size_t)n);
+  s->y = (la_real *)la__take(a, sizeof(la_real) * (size_t)n);
+}
+
+/* w -= V[0..rows) (V[0..rows) . w), twice: one pass of classical
+   Gram-Schmidt loses orthogonality in proportion to the condition of the
+   basis, the second restores it to rounding ("twice is enough"). */
+static void la__orth2(la__lz *s, int rows, double *w) {
+  int pass, i, k, n = s->n;
+  for (pass = 0; pass < 2; ++pass) {
+    for (i = 0; i < rows; ++i) s->h[i] = la__ddot(n, s->V + (size_t)i * n, w);
+    for (i = 0; i < rows; ++i) {
+      const double *q = s->V + (size_t)i * n;
+      double c = s->h[i];
+      for (k = 0; k < n; ++k) w[k] -= c * q[k];
+    }
+  }
+}
+
+static double la__normalize(int n, double *w) {
+  double nr = sqrt(la__ddot(n, w, w));
+  int k;
+  if (nr > 0)
+    for (k = 0; k < n; ++k) w[k] /= nr;
+  return nr;
+}
+
+/* A fresh unit vector orthogonal to rows 0..rows-1 of V, into row `rows`
+   (Gaussian from the seeded stream). False when none is left (rows == n or
+   the draws keep falling into the span). */
+static int la__lz_fresh(la__lz *s, int rows) {
+  double *w = s->V + (size_t)rows * s->n;
+  int tries, k;
+  if (rows >= s->n) return 0;
+  for (tries = 0; tries < 3; ++tries) {
+    for (k = 0; k < s->n; ++k) w[k] = la_rng_normal(&s->rng);
+    la__normalize(s->n, w);
+    la__orth2(s, rows, w);
+    if (la__normalize(s->n, w) > 1e-8) return 1;
+  }
+  return 0;
+}
+
+static int la__lz_apply(la__lz *s, const double *q, double *out) {
+  int k, st;
+  for (k = 0; k < s->n; ++k) s->x[k] = (la_real)q[k];
+  st = s->f(s->ctx, s->n, s->x, s->y);
+  s->matvecs++;
+  if (st) return st;
+  if (la__check_vec(s->n, s->y)) return LA_ENONFINITE;
+  for (k = 0; k < s->n; ++k) out[k] = s->y[k];
+  return LA_OK;
+}
+
+/* One step: from q_j (row j of V) to alpha_j, beta_j and q_{j+1}. With
+   `restart`, a breakdown continues from a fresh orthogonal vector and
+   beta_j = 0 cuts T into blocks; without, *closed says the space is
+   invariant (the quadrature is then exact). */
+static int la__lz_step(la__lz *s, int restart, int *closed) {
+  int n = s->n, j = s->j, k, st;
+  double *q = s->V + (size_t)j * n, *w = q + n, a, b;
+  /* below this, beta is the operator's own rounding, not a direction */
+  double tiny = (sizeof(la_real) == 4 ? 1.2e-7 : 2.3e-16) * 16.0;
+  *closed = 0;
+  st = la__lz_apply(s, q, w);
+  if (st) return st;
+  a = la__ddot(n, q, w);
+  for (k = 0; k < n; ++k) w[k] -= a * q[k];
+  if (j > 0) {
+    double bp = s->beta[j - 1];
+    const double *qp = q - n;
+    for (k = 0; k < n; ++k) w[k] -= bp * qp[k];
+  }
+  la__orth2(s, j + 1, w);
+  b = sqrt(la__ddot(n, w, w));
+  s->alpha[j] = a;
+  if (fabs(a) > s->anorm) s->anorm = fabs(a);
+  if (b > s->anorm) s->anorm = b;
+  s->j = j + 1;
+  if (b > tiny * s->anorm && j + 1 < n) {
+    for (k = 0; k < n; ++k) w[k] /= b;
+    s->beta[j] = b;
+    return LA_OK;
+  }
+  s->beta[j] = 0;
+  *closed = 2; /* 2: nothing left to continue with */
+  if (restart && s->j < s->m && la__lz_fresh(s, s->j)) {
+    s->restarts++;
+    *closed = 1;
+  }
+  return LA_OK;
+}
+
+static int la__lz_start(la__lz *s, const double *q0) {
+  int k;
+  s->j = 0;
+  s->matvecs = s->restarts = 0;
+  s->anorm = 0;
+  if (q0) {
+    for (k = 0; k < s->n; ++k) s->V[k] = q0[k];
+    return la__normalize(s->n, s->V) > 0;
+  }
+  return la__lz_fresh(s, 0);
+}
+
+/* Ritz pairs of T_j: theta in d (ascending), eigenvectors of T as rows of
+   zt (j x j), e scratch. */
+static int la__lz_ritz(const la__lz *s, double *d, double *e, double *zt) {
+  int i, j = s->j, st;
+  for (i = 0; i < j; ++i) d[i] = s->alpha[i];
+  for (i = 0; i + 1 < j; ++i) e[i] = s->beta[i];
+  for (i = 0; i < j * j; ++i) zt[i] = 0;
+  for (i = 0; i < j; ++i) zt[(size_t)i * j + i] = 1;
+  st = la__tql(j, d, e, zt);
+  if (st == LA_OK) la__sort_pairs(j, j, d, zt);
+  return st;
+}
+
+/* Indices (into the ascending Ritz values) of the k wanted ones, in the
+   order they are returned. */
+static void la__pick(int which, int j, const double *d, int k, int *idx) {
+  int i, lo = 0, hi = j - 1;
+  if (which == LA_EIG_SMALLEST) {
+    for (i = 0; i < k; ++i) idx[i] = i;
+  } else if (which == LA_EIG_LARGEST) {
+    for (i = 0; i < k; ++i) idx[i] = j - 1 - i;
+  } else { /* merge from both ends of the sorted list */
+    for (i = 0; i < k; ++i)
+      idx[i] = fabs(d[hi]) >= fabs(d[lo]) ? hi-- : lo++;
+  }
+}
+
+/* ---------------------------------------------------------- Lanczos */
+
+static int la__lz_cap(int n, int k, const la_lanczos_config *cfg) {
+  int m = cfg && cfg->max_iter > 0 ? cfg->max_iter : 20 * k + 200;
+  return m < n ? m : n;
+}
+
+static size_t la__lanczos_walk(la__arena *a, int n, int m, int k, la__lz *s,
+                               double **d, double **e, double **zt,
+                               int **idx) {
+  la__lz_walk(a, s, n, m);
+  *d = (double *)la__take(a, sizeof(double) * (size_t)m);
+  *e = (double *)la__take(a, sizeof(double) * (size_t)m);
+  *zt = (double *)la__take(a, sizeof(double) * (size_t)m * m);
+  *idx = (int *)la__take(a, sizeof(int) * (size_t)k);
+  return la__arena_size(a);
+}
+
+LINATTN_DEF size_t la_lanczos_work_bytes(int n, int k,
+                                         const la_lanczos_config *cfg) {
+  la__arena a = la__arena_count();
+  la__lz s;
+  double *d, *e, *zt;
+  int *idx, m;
+  if (n <= 0 || k <= 0 || k > n || (cfg && cfg->max_iter < 0)) return 0;
+  m = la__lz_cap(n, k, cfg);
+  if ((double)(m + 1) * n > 1e12 / sizeof(double)) return 0;
+  return la__lanczos_walk(&a, n, m, k, &s, &d, &e, &zt, &idx);
+}
+
+/* Ritz values, residual bounds and (optionally) vectors of the picked
+   pairs; returns how many are within tolerance. */
+static int la__lz_report(const la__lz *s, const double *d, const double *zt,
+                         const int *idx, int k, double tol, la_eig_out *out) {
+  int i, c, l, ok = 0, j = s->j, n = s->n;
+  double scale = 0, blast = s->beta[j - 1];
+  for (i = 0; i < j; ++i)
+    if (fabs(d[i]) > scale) scale = fabs(d[i]);
+  for (i = 0; i < k; ++i) {
+    double r = fabs(blast * zt[(size_t)idx[i] * j + j - 1]);
+    out->values[i] = d[idx[i]];
+    if (out->residuals) out->residuals[i] = r;
+    ok += r <= tol * scale;
+  }
+  if (out->vectors)
+    for (i = 0; i < k; ++i) {
+      la_real *y = out->vectors + (size_t)i * n;
+      for (l = 0; l < n; ++l) {
+        double acc = 0;
+        for (c = 0; c < j; ++c)
+          acc += zt[(size_t)idx[i] * j + c] * s->V[(size_t)c * n + l];
+        y[l] = (la_real)acc;
+      }
+    }
+  return ok;
+}
+
+/* T's eigen-decomposition costs O(j^3): every step while small, then
+   every ~j/8 steps so that it stays a minor share of the work. */
+static int la__lz_check_now(int j, int k, int m) {
+  if (j < k) return 0;
+  if (j >= m || j <= 64) return 1;
+  return j % (j / 8) == 0;
+}
+
+static int la__lanczos_run(la__lz *s, int k, double tol, int which,
+                           double *d, double *e, double *zt, int *idx,
+                           la_eig_out *out) {
+  int st, closed, done, ok = -1;
+  if (!la__lz_start(s, NULL)) return LA_EDIM;
+  do {
+    st = la__lz_step(s, 1, &closed);
+    if (st) return st;
+    done = s->j >= s->m || closed == 2;
+    if (s->j >= k && (done || la__lz_check_now(s->j, k, s->m))) {
+      st = la__lz_ritz(s, d, e, zt);
+      if (st) return st;
+      la__pick(which, s->j, d, k, idx);
+      ok = la__lz_report(s, d, zt, idx, k, tol, out);
+      if (ok == k) done = 1;
+    }
+  } while (!done);
+  out->matvecs = s->matvecs;
+  out->restarts = s->restarts;
+  out->converged = ok < 0 ? 0 : ok;
+  return ok == k ? LA_OK : LA_ENOCONVERGE;
+}
+
+LINATTN_DEF int la_lanczos(int n, la_matvec_fn f, void *ctx, int k, double tol,
+                           const la_lanczos_config *cfg, la_eig_out *out,
+                           void *work, size_t bytes) {
+  size_t need;
+  void *owned;
+  la__arena ar;
+  la__lz s;
+  double *d, *e, *zt;
+  int *idx, which = cfg ? cfg->which : 0, st, i;
+  if (!f || !out || !out->values) return LA_ENULL;
+  if (n <= 0 || k <= 0 || k > n) return LA_EDIM;
+  if (!(tol > 0) || !la__finite(tol)) return LA_ERANGE;
+  if (which < 0 || which > 2 || (cfg && cfg->max_iter < 0)) return LA_ERANGE;
+  need = la_lanczos_work_bytes(n, k, cfg);
+  if (!need) return LA_EOVERFLOW;
+  out->matvecs = out->converged = out->restarts = 0;
+  for (i = 0; i < k; ++i) out->values[i] = 0;
+  st = la__work_begin(need, &work, &bytes, &owned);
+  if (st) return st;
+  ar = la__arena_on(work, bytes);
+  if (!la__arena_align(&ar)) { la__work_end(owned); return LA_EWORKSPACE; }
+  la__lanczos_walk(&ar, n, la__lz_cap(n, k, cfg), k, &s, &d, &e, &zt, &idx);
+  s.f = f; s.ctx = ctx;
+  la_rng_seed(&s.rng, cfg ? cfg->seed : 0, 0x1a2c);
+  st = la__lanczos_run(&s, k, tol, which, d, e, zt, idx, out);
+  la__work_end(owned);
+  return st;
+}
+
+/* --------------------------------------------------------------- SLQ */
+
+static void la__slq_defaults(int n, const la_slq_config *cfg, int *probes,
+                             int *steps) {
+  *probes = cfg && cfg->probes > 0 ? cfg->probes : 10;
+  *steps = cfg && cfg->steps > 0 ? cfg->steps : 80;
+  if (*steps > n) *steps = n;
+}
+
+static size_t la__slq_walk(la__arena *a, int n, int m, la__lz *s, double **d,
+                           double **e, double **zt, double **q0) {
+  la__lz_walk(a, s, n, m);
+  *d = (double *)la__take(a, sizeof(double) * (size_t)m);
+  *e = (double *)la__take(a, sizeof(double) * (size_t)m);
+  *zt = (double *)la__take(a, sizeof(double) * (size_t)m * m);
+  *q0 = (double *)la__take(a, sizeof(double) * (size_t)n);
+  return la__arena_size(a);
+}
+
+LINATTN_DEF size_t la_slq_work_bytes(int n, const la_slq_config *cfg) {
+  la__arena a = la__arena_count();
+  la__lz s;
+  double *d, *e, *zt, *q0;
+  int probes, m;
+  if (n <= 0 || (cfg && (cfg->probes < 0 || cfg->steps < 0))) return 0;
+  la__slq_defaults(n, cfg, &probes, &m);
+  if ((double)(m + 1) * n > 1e12 / sizeof(double)) return 0;
+  return la__slq_walk(&a, n, m, &s, &d, &e, &zt, &q0);
+}
+
+static void la__rademacher(la_rng *r, int n, double *v) {
+  int i = 0;
+  while (i < n) {
+    uint64_t bits = la_rng_u64(r);
+    int b;
+    for (b = 0; b < 64 && i < n; ++b, ++i) v[i] = (bits >> b) & 1 ? 1.0 : -1.0;
+  }
+}
+
+/* One probe: nodes are the Ritz values of T, weights the squared first
+   components of its eigenvectors (Gauss quadrature for v^T g(A) v). */
+static int la__slq_probe(la__lz *s, const double *q0, double *d, double *e,
+                         double *zt, double *nodes, double *weights,
+                         double scale) {
+  int i, st, closed = 0;
+  if (!la__lz_start(s, q0)) return LA_EDIM;
+  while (s->j < s->m && !closed) {
+    st = la__lz_step(s, 0, &closed);
+    if (st) return st;
+  }
+  st = la__lz_ritz(s, d, e, zt);
+  if (st) return st;
+  for (i = 0; i < s->m; ++i) {
+    nodes[i] = i < s->j ? d[i] : 0;
+    weights[i] = i < s->j ? scale * zt[(size_t)i * s->j] * zt[(size_t)i * s->j]
+                          : 0;
+  }
+  return LA_OK;
+}
+
+LINATTN_DEF int la_slq(int n, la_matvec_fn f, void *ctx,
+                       const la_slq_config *cfg, double *nodes,
+                       double *weights, void *work, size_t bytes) {
+  size_t need = la_slq_work_bytes(n, cfg);
+  void *owned;
+  la__arena ar;
+  la__lz s;
+  la_rng rng;
+  double *d, *e, *zt, *q0;
+  int probes, m, p, st = LA_OK;
+  if (!f || !nodes || !weights) return LA_ENULL;
+  if (n <= 0) return LA_EDIM;
+  if (!need) return LA_ERANGE;
+  la__slq_defaults(n, cfg, &probes, &m);
+  st = la__work_begin(need, &work, &bytes, &owned);
+  if (st) return st;
+  ar = la__arena_on(work, bytes);
+  if (!la__arena_align(&ar)) { la__work_end(owned); return LA_EWORKSPACE; }
+  la__slq_walk(&ar, n, m, &s, &d, &e, &zt, &q0);
+  s.f = f; s.ctx = ctx;
+  la_rng_seed(&rng, cfg ? cfg->seed : 0, 0x51c0);
+  for (p = 0; p < probes && st == LA_OK; ++p) {
+    la__rademacher(&rng, n, q0);
+    st = la__slq_probe(&s, q0, d, e, zt, nodes + (size_t)p * m,
+                       weights + (size_t)p * m, 1.0 / probes);
+  }
+  la__work_end(owned);
+  return st;
+}
+
+LINATTN_DEF int la_density_eval(int count, const double *nodes,
+                                const double *weights, double sigma,
+                                int ngrid, const double *grid, double *out) {
+  int g, i;
+  double c;
+  if (!nodes || !weights || !grid || !out) return LA_ENULL;
+  if (count <= 0 || ngrid <= 0) return LA_EDIM;
+  if (!(sigma > 0) || !la__finite(sigma)) return LA_ERANGE;
+  c = 1.0 / (sigma * 2.5066282746310002);
+  for (g = 0; g < ngrid; ++g) {
+    double acc = 0;
+    for (i = 0; i < count; ++i) {
+      double z = (grid[g] - nodes[i]) / sigma;
+      if (weights[i] != 0) acc += weights[i] * exp(-0.5 * z * z);
+    }
+    out[g] = c * acc;
+  }
+  return LA_OK;
+}
+
+/* Sorted copy of values with its weights; the median is where the running
+   weight first reaches half the total. */
+LINATTN_DEF int la_weighted_median(int count, const double *values,
+                                   const double *weights, double *median,
+                                   void *work, size_t bytes) {
+  size_t need = sizeof(double) * 2 * (size_t)(count > 0 ? count : 1);
+  void *owned;
+  double *v, *w, total = 0, run = 0;
+  int i, st;
+  if (!values || !median) return LA_ENULL;
+  if (count <= 0) return LA_EDIM;
+  for (i = 0; i < count; ++i)
+    if (!la__finite(values[i]) || (weights && (!la__finite(weights[i]) ||
+                                               weights[i] < 0)))
+      return LA_ENONFINITE;
+  st = la__work_begin(need, &work, &bytes, &owned);
+  if (st) return st;
+  v = (double *)work;
+  w = v + count;
+  for (i = 0; i < count; ++i) {
+    v[i] = values[i];
+    w[i] = weights ? weights[i] : 1.0;
+    total += w[i];
+  }
+  if (!(total > 0)) { la__work_end(owned); return LA_ERANGE; }
+  la__sort(count, v, w);
+  *median = v[count - 1];
+  for (i = 0; i < count; ++i) {
+    run += w[i];
+    if (run >= 0.5 * total) {
+      /* exactly half: the midpoint, as for an even count of equal weights */
+      *median = v[i];
+      if (fabs(run - 0.5 * total) <= 1e-12 * total) {
+        int nx = i + 1;
+        while (nx < count && w[nx] == 0) ++nx;
+        if (nx < count) *median = 0.5 * (v[i] + v[nx]);
+      }
+      break;
+    }
+  }
+  la__work_end(owned);
+  return LA_OK;
+}
+
+/* ------------------------------------------------------------ traces */
+
+static void la__trace_defaults(const la_trace_config *cfg, int *mv,
+                               int *method) {
+  *mv = cfg && cfg->matvecs > 0 ? cfg->matvecs : 30;
+  *method = cfg ? cfg->method : LA_TRACE_HUTCHINSON;
+}
+
+/* Hutch++ splits the budget in thirds: a sketch, its products, probes. */
+static int la__hpp_rank(int n, int mv) {
+  int s = mv / 3;
+  return s < n ? s : n;
+}
+
+static size_t la__trace_walk(la__arena *a, int n, int mv, int method,
+                             la__lz *s, double **g, double **ag) {
+  int rank = method == LA_TRACE_HUTCHPP ? la__hpp_rank(n, mv) : 0;
+  /* V holds the orthonormal sketch basis Q (rank rows) */
+  la__lz_walk(a, s, n, rank);
+  *g = (double *)la__take(a, sizeof(double) * (size_t)n);
+  *ag = (double *)la__take(a, sizeof(double) * (size_t)n);
+  return la__arena_size(a);
+}
+
+LINATTN_DEF size_t la_trace_work_bytes(int n, const la_trace_config *cfg) {
+  la__arena a = la__arena_count();
+  la__lz s;
+  double *g, *ag;
+  int mv, method;
+  if (n <= 0) return 0;
+  la__trace_defaults(cfg, &mv, &method);
+  if (method < 0 || method > 1 || (cfg && cfg->matvecs < 0)) return 0;
+  if (method == LA_TRACE_HUTCHPP && mv < 3) return 0;
+  if (mv < 2) return 0; /* no standard error from one probe */
+  return la__trace_walk(&a, n, mv, method, &s, &g, &ag);
+}
+
+/* Mean and standard error of z^T B z over `probes` Rademacher z, where B
+   is A deflated by the rows of V (none when rank == 0):
+   B = (I - Q Q^T) A (I - Q Q^T). */
+static int la__hutch(la__lz *s, int rank, int probes, la_rng *rng, double *g,
+                     double *ag, double *mean, double *se) {
+  double sum = 0, sum2 = 0;
+  int p, st, k;
+  for (p = 0; p < probes; ++p) {
+    double t;
+    la__rademacher(rng, s->n, g);
+    if (rank) la__orth2(s, rank, g);
+    st = la__lz_apply(s, g, ag);
+    if (st) return st;
+    if (rank) la__orth2(s, rank, ag);
+    t = la__ddot(s->n, g, ag);
+    sum += t;
+    sum2 += t * t;
+  }
+  *mean = sum / probes;
+  k = probes;
+  *se = k > 1 ? sqrt(fmax(0.0, (sum2 - sum * sum / k) / (k - 1)) / k) : 0;
+  return LA_OK;
+}
+
+/* tr(Q^T A Q) + Hutchinson on the deflated remainder (Meyer, Musco, Musco,
+   Woodruff 2021). Q spans A S for a Rademacher sketch S. */
+static int la__hutchpp(la__lz *s, int rank, int probes, la_rng *rng,
+                       double *g, double *ag, double *tr, double *se) {
+  int i, st, kept = 0;
+  double exact = 0, rest;
+  for (i = 0; i < rank; ++i) {
+    double *row = s->V + (size_t)kept * s->n;
+    la__rademacher(rng, s->n, g);
+    st = la__lz_apply(s, g, row);
+    if (st) return st;
+    la__normalize(s->n, row);
+    la__orth2(s, kept, row);
+    if (la__normalize(s->n, row) > 1e-8) kept++;
+  }
+  for (i = 0; i < kept; ++i) {
+    const double *q = s->V + (size_t)i * s->n;
+    st = la__lz_apply(s, q, ag);
+    if (st) return st;
+    exact += la__ddot(s->n, q, ag);
+  }
+  st = la__hutch(s, kept, probes, rng, g, ag, &rest, se);
+  *tr = exact + rest;
+  return st;
+}
+
+LINATTN_DEF int la_trace(int n, la_matvec_fn f, void *ctx,
+                         const la_trace_config *cfg, double *trace,
+                         double *stderr_, void *work, size_t bytes) {
+  size_t need;
+  void *owned;
+  la__arena ar;
+  la__lz s;
+  la_rng rng;
+  double *g, *ag, se = 0;
+  int mv, method, st;
+  if (!f || !trace) return LA_ENULL;
+  if (n <= 0) return LA_EDIM;
+  need = la_trace_work_bytes(n, cfg);
+  if (!need) return LA_ERANGE;
+  la__trace_defaults(cfg, &mv, &method);
+  st = la__work_begin(need, &work, &bytes, &owned);
+  if (st) return st;
+  ar = la__arena_on(work, bytes);
+  if (!la__arena_align(&ar)) { la__work_end(owned); return LA_EWORKSPACE; }
+  la__trace_walk(&ar, n, mv, method, &s, &g, &ag);
+  s.f = f; s.ctx = ctx; s.matvecs = 0;
+  la_rng_seed(&rng, cfg ? cfg->seed : 0, 0x7ace);
+  if (method == LA_TRACE_HUTCHPP) {
+    int rank = la__hpp_rank(n, mv);
+    st = la__hutchpp(&s, rank, mv - 2 * rank, &rng, g, ag, trace, &se);
+  } else {
+    st = la__hutch(&s, 0, mv, &rng, g, ag, trace, &se);
+  }
+  if (stderr_) *stderr_ = se;
+  la__work_end(owned);
+  return st;
+}
+
+/* ------------------------------------------- robust condition numbers */
+
+LINATTN_DEF int la_rcond_diag(int n, const double *diag, double *r,
+                              void *work, size_t bytes) {
+  size_t need = sizeof(double) * 3 * (size_t)(n > 0 ? n : 1);
+  void *owned;
+  double *a, mx = 0, med;
+  int i, st;
+  if (!diag || !r) return LA_ENULL;
+  if (n <= 0) return LA_EDIM;
+  st = la__work_begin(need, &work, &bytes, &owned);
+  if (st) return st;
+  a = (double *)work;
+  for (i = 0; i < n; ++i) {
+    a[i] = fabs(diag[i]);
+    if (!la__finite(a[i])) { la__work_end(owned); return LA_ENONFINITE; }
+    if (a[i] > mx) mx = a[i];
+  }
+  st = la_weighted_median(n, a, NULL, &med, a + n, sizeof(double) * 2 * n);
+  la__work_end(owned);
+  if (st) return st;
+  if (!(med > 0)) return LA_ERANGE;
+  *r = mx / med;
+  return LA_OK;
+}
+
+LINATTN_DEF int la_rcond_spectrum(int count, const double *values,
+                                  const double *weights, double *r,
+                                  void *work, size_t bytes) {
+  double mx, med;
+  int i, st;
+  if (!values || !r) return LA_ENULL;
+  if (count <= 0) return LA_EDIM;
+  st = la_weighted_median(count, values, weights, &med, work, bytes);
+  if (st) return st;
+  mx = -HUGE_VAL;
+  for (i = 0; i < count; ++i)
+    if ((!weights || weights[i] > 0) && values[i] > mx) mx = values[i];
+  if (med == 0) return LA_ERANGE;
+  *r = mx / med;
+  return LA_OK;
+}
+
+/* ------------------------------------------- generalized smoothness */
+
+/* Height above g = gbar of the lowest line over every pair with slope l1
+   and nonnegative intercept: phi(l1) = max(0, max_i s_i - l1 g_i) + l1 gbar,
+   convex and piecewise linear in l1. */
+static double la__env_cost(int count, const double *g, const double *s,
+                           double l1, double gbar, double *l0) {
+  double h = 0;
+  int i;
+  for (i = 0; i < count; ++i)
+    if (s[i] - l1 * g[i] > h) h = s[i] - l1 * g[i];
+  *l0 = h;
+  return h + l1 * gbar;
+}
+
+/* phi turns only where the binding pair changes, at the slopes of the
+   upper convex hull of the pairs, or where the intercept reaches 0
+   (l1 = max s_i/g_i): its minimum over l1 >= 0 is at one of those or at 0.
+   gs, ss: the pairs sorted by g, overwritten by the hull. */
+static void la__envelope(int count, const double *g, const double *s,
+                         double *gs, double *ss, double *l0, double *l1) {
+  double gbar = 0, best, c, t0, cand, through0 = 0;
+  int i, h = 0;
+  for (i = 0; i < count; ++i) {
+    gbar += g[i];
+    gs[i] = g[i]; ss[i] = s[i];
+    if (g[i] > 0 && s[i] / g[i] > through0) through0 = s[i] / g[i];
+  }
+  gbar /= count;
+  la__sort(count, gs, ss);
+  for (i = 0; i < count; ++i) { /* monotone chain, kept in place */
+    while (h >= 2 && (gs[h - 1] - gs[h - 2]) * (ss[i] - ss[h - 2]) -
+                             (ss[h - 1] - ss[h - 2]) * (gs[i] - gs[h - 2]) >=
+                         0)
+      --h;
+    gs[h] = gs[i]; ss[h] = ss[i]; ++h;
+  }
+  *l1 = 0;
+  best = la__env_cost(count, g, s, 0, gbar, l0);
+  for (i = 0; i <= h; ++i) {
+    if (i < h - 1) {
+      if (!(gs[i + 1] > gs[i])) continue;
+      cand = (ss[i + 1] - ss[i]) / (gs[i + 1] - gs[i]);
+    } else if (i == h - 1) {
+      continue;
+    } else {
+      cand = through0;
+    }
+    if (!(cand > 0)) continue;
+    c = la__env_cost(count, g, s, cand, gbar, &t0);
+    if (c < best) { best = c; *l1 = cand; *l0 = t0; }
+  }
+}
+
+LINATTN_DEF int la_lsmooth(int count, const double *gnorm,
+                           const double *smooth, la_lsmooth_fit *fit,
+                           void *work, size_t bytes) {
+  double mg = 0, ms = 0, sgg = 0, sgs = 0, lx = 0, ly = 0, sxx = 0, syy = 0,
+         sxy = 0;
+  int i, used = 0, st;
+  void *owned;
+  if (!gnorm || !smooth || !fit) return LA_ENULL;
+  if (count < 2) return LA_EDIM;
+  for (i = 0; i < count; ++i)
+    if (!la__finite(gnorm[i]) || !la__finite(smooth[i]) || gnorm[i] < 0)
+      return LA_ENONFINITE;
+  for (i = 0; i < count; ++i) { mg += gnorm[i]; ms += smooth[i]; }
+  mg /= count; ms /= count;
+  for (i = 0; i < count; ++i) {
+    sgg += (gnorm[i] - mg) * (gnorm[i] - mg);
+    sgs += (gnorm[i] - mg) * (smooth[i] - ms);
+  }
+  fit->l1_ls = sgg > 0 ? sgs / sgg : 0;
+  fit->l0_ls = ms - fit->l1_ls * mg;
+  for (i = 0; i < count; ++i)
+    if (gnorm[i] > 0 && smooth[i] > 0) {
+      lx += log(gnorm[i]); ly += log(smooth[i]); used++;
+    }
+  fit->used = used;
+  fit->corr_log = 0;
+  if (used >= 2) {
+    lx /= used; ly /= used;
+    for (i = 0; i < count; ++i)
+      if (gnorm[i] > 0 && smooth[i] > 0) {
+        double a = log(gnorm[i]) - lx, b = log(smooth[i]) - ly;
+        sxx += a * a; syy += b * b; sxy += a * b;
+      }
+    if (sxx > 0 && syy > 0) fit->corr_log = sxy / sqrt(sxx * syy);
+  }
+  st = la__work_begin(sizeof(double) * 2 * (size_t)count, &work, &bytes,
+                      &owned);
+  if (st) return st;
+  la__envelope(count, gnorm, smooth, (double *)work, (double *)work + count,
+               &fit->l0_env, &fit->l1_env);
+  la__work_end(owned);
+  return LA_OK;
+}
+
+/* ------------------------------------------------ noise statistics */
+
+LINATTN_DEF int la_normal_quantile(double p, double *x) {
+  double lo = -40, hi = 40, z = 0;
+  int it;
+  if (!x) return LA_ENULL;
+  if (!(p > 0 && p < 1)) return LA_ERANGE;
+  /* Newton on Phi(z) = p, kept inside a shrinking bracket */
+  for (it = 0; it < 200; ++it) {
+    double cdf = 0.5 * erfc(-z * 0.70710678118654752), pdf, step, nz;
+    if (cdf < p) lo = z; else hi = z;
+    pdf = 0.39894228040143268 * exp(-0.5 * z * z);
+    step = pdf > 0 ? (cdf - p) / pdf : 0;
+    nz = z - step;
+    if (!(nz > lo && nz < hi)) nz = 0.5 * (lo + hi);
+    if (fabs(nz - z) <= 1e-15 * (1 + fabs(z))) { z = nz; break; }
+    z = nz;
+  }
+  *x = z;
+  return LA_OK;
+}
+
+/* x sorted descending in its first k+1 entries is enough: a full sort. */
+static double la__hill_sorted(int count, const double *asc, int k) {
+  double s = 0, ref = asc[count - 1 - k];
+  int i;
+  for (i = 0; i < k; ++i) s += log(asc[count - 1 - i] / ref);
+  return s > 0 ? k / s : HUGE_VAL;
+}
+
+LINATTN_DEF int la_hill(int count, const double *x, int k, double *alpha,
+                        void *work, size_t bytes) {
+  size_t need = sizeof(double) * (size_t)(count > 0 ? count : 1);
+  void *owned;
+  double *v;
+  int i, st;
+  if (!x || !alpha) return LA_ENULL;
+  if (count < 2) return LA_EDIM;
+  if (k < 1 || k >= count) return LA_ERANGE;
+  for (i = 0; i < count; ++i)
+    if (!la__finite(x[i])) return LA_ENONFINITE;
+  st = la__work_begin(need, &work, &bytes, &owned);
+  if (st) return st;
+  v = (double *)work;
+  memcpy(v, x, need);
+  la__sort(count, v, NULL);
+  if (!(v[count - 1 - k] > 0)) st = LA_ERANGE;
+  else *alpha = la__hill_sorted(count, v, k);
+  if (st == LA_OK && !la__finite(*alpha)) st = LA_ERANGE;
+  la__work_end(owned);
+  return st;
+}
+
+static void la__moments(int count, const double *x, la_noise_stats *st) {
+  double m = 0, m2 = 0, m4 = 0;
+  int i;
+  st->min = st->max = x[0];
+  for (i = 0; i < count; ++i) {
+    m += x[i];
+    if (x[i] < st->min) st->min = x[i];
+    if (x[i] > st->max) st->max = x[i];
+  }
+  m /= count;
+  for (i = 0; i < count; ++i) {
+    double c = (x[i] - m) * (x[i] - m);
+    m2 += c; m4 += c * c;
+  }
+  st->mean = m;
+  st->var = count > 1 ? m2 / (count - 1) : 0;
+  m2 /= count; m4 /= count;
+  st->kurtosis = m2 > 0 ? m4 / (m2 * m2) : 0;
+}
+
+static void la__histogram(int count, const double *x, int bins, double lo,
+                          double hi, double *hist, double *edges) {
+  double width = (hi - lo) / bins;
+  int i;
+  if (!(width > 0)) width = 1; /* all samples equal: one unit-wide bin row */
+  if (edges)
+    for (i = 0; i <= bins; ++i) edges[i] = lo + i * width;
+  if (!hist) return;
+  for (i = 0; i < bins; ++i) hist[i] = 0;
+  for (i = 0; i < count; ++i) {
+    int b = (int)((x[i] - lo) / width);
+    if (b >= bins) b = bins - 1;
+    if (b < 0) b = 0;
+    hist[b] += 1.0;
+  }
+  for (i = 0; i < bins; ++i) hist[i] /= count * width;
+}
+
+LINATTN_DEF int la_noise_summary(int count, const double *x,
+                                 const la_noise_config *cfg,
+                                 la_noise_stats *st, double *hist,
+                                 double *edges, double *sorted, double *gauss,
+                                 void *work, size_t bytes) {
+  int bins = cfg && cfg->bins > 0 ? cfg->bins : 100, k, i, s;
+  void *owned = NULL;
+  double *v;
+  if (!x || !st) return LA_ENULL;
+  if (count < 2) return LA_EDIM;
+  if (cfg && (cfg->bins < 0 || cfg->hill_k < 0 || cfg->hill_k >= count))
+    return LA_ERANGE;
+  k = cfg && cfg->hill_k > 0 ? cfg->hill_k : count / 10;
+  if (k < 2) k = count > 2 ? 2 : 1;
+  for (i = 0; i < count; ++i)
+    if (!la__finite(x[i])) return LA_ENONFINITE;
+  if (sorted) {
+    v = sorted;
+  } else {
+    s = la__work_begin(sizeof(double) * (size_t)count, &work, &bytes, &owned);
+    if (s) return s;
+    v = (double *)work;
+  }
+  memcpy(v, x, sizeof(double) * (size_t)count);
+  la__sort(count, v, NULL);
+  la__moments(count, v, st);
+  la__histogram(count, x, bins, st->min, st->max, hist, edges);
+  st->hill_alpha = v[count - 1 - k] > 0 ? la__hill_sorted(count, v, k) : 0;
+  st->hill_stderr = st->hill_alpha / sqrt((double)k);
+  if (gauss)
+    for (i = 0; i < count; ++i) {
+      double z;
+      la_normal_quantile((i + 0.5) / count, &z);
+      gauss[i] = st->mean + sqrt(st->var) * z;
+    }
+  la__work_end(owned);
+  return LA_OK;
+}
+
+
+/* ------------------------------------------------ the model's Hessian */
+
+LINATTN_DEF int la_hvp_matvec(void *op_, int n, const la_real *x, la_real *y) {
+  la_hvp_op *op = (la_hvp_op *)op_;
+  if (!op || !op->model || !x || !y) return LA_ENULL;
+  if (n != op->model->nparams) return LA_EDIM;
+  return la_model_hvp(op->model, op->theta, op->batch, x, NULL, NULL, y,
+                      op->work, op->bytes);
+}
+
+/* The model's workspace first, then what the caller of the walk adds. */
+static void *la__model_take(la__arena *a, const la_model *m, size_t *mb) {
+  *mb = la_model_work_bytes(m);
+  return la__take(a, *mb);
+}
+
+static int la__check_model(const la_model *m, const la_real *theta,
+                           const la_batch *b) {
+  if (!m || !theta || !b) return LA_ENULL;
+  if (m->nparams <= 0) return LA_EDIM;
+  if (b->d != m->cfg.d || b->n != m->cfg.n) return LA_ESHAPE;
+  return LA_OK;
+}
+
+LINATTN_DEF size_t la_hessian_work_bytes(const la_model *m) {
+  la__arena a = la__arena_count();
+  size_t mb;
+  if (!m || m->nparams <= 0) return 0;
+  la__model_take(&a, m, &mb);
+  la__take(&a, la_dense_from_matvec_work_bytes(m->nparams));
+  return la__arena_size(&a);
+}
+
+/* Sets up op on the caller's (or an owned) block: the model workspace and
+   `extra`, the rest for the operation. */
+static int la__hess_begin(const la_model *m, const la_real *theta,
+                          const la_batch *b, size_t need, void **work,
+                          size_t *bytes, void **owned, la__arena *ar,
+                          la_hvp_op *op) {
+  int st = la__check_model(m, theta, b);
+  if (st) return st;
+  if (!need) return LA_EDIM;
+  st = la__work_begin(need, work, bytes, owned);
+  if (st) return st;
+  *ar = la__arena_on(*work, *bytes);
+  if (!la__arena_align(ar)) { la__work_end(*owned); return LA_EWORKSPACE; }
+  op->model = m; op->theta = theta; op->batch = b;
+  op->work = la__model_take(ar, m, &op->bytes);
+  return LA_OK;
+}
+
+LINATTN_DEF int la_hessian_dense(const la_model *m, const la_real *theta,
+                                 const la_batch *b, double *h, void *work,
+                                 size_t bytes) {
+  void *owned;
+  la__arena ar;
+  la_hvp_op op;
+  size_t need = la_hessian_work_bytes(m), rest;
+  int st;
+  if (!h) return LA_ENULL;
+  st = la__hess_begin(m, theta, b, need, &work, &bytes, &owned, &ar, &op);
+  if (st) return st;
+  rest = la_dense_from_matvec_work_bytes(m->nparams);
+  st = la_dense_from_matvec(m->nparams, la_hvp_matvec, &op, h,
+                            la__take(&ar, rest), rest);
+  la__work_end(owned);
+  return st;
+}
+
+LINATTN_DEF int la_hessian_diag(const la_model *m, const la_real *theta,
+                                const la_batch *b, double *diag, void *work,
+                                size_t bytes) {
+  void *owned;
+  la__arena ar;
+  la_hvp_op op;
+  la_real *x, *y;
+  int i, n, st;
+  if (!diag) return LA_ENULL;
+  st = la__hess_begin(m, theta, b, la_hessian_work_bytes(m), &work, &bytes,
+                      &owned, &ar, &op);
+  if (st) return st;
+  n = m->nparams;
+  x = (la_real *)la__take(&ar, sizeof(la_real) * (size_t)n);
+  y = (la_real *)la__take(&ar, sizeof(la_real) * (size_t)n);
+  for (i = 0; i < n; ++i) x[i] = 0;
+  for (i = 0; i < n && st == LA_OK; ++i) {
+    x[i] = 1;
+    st = la_hvp_matvec(&op, n, x, y);
+    if (st == LA_OK && !la__finite((double)y[i])) st = LA_ENONFINITE;
+    diag[i] = y[i];
+    x[i] = 0;
+  }
+  la__work_end(owned);
+  return st;
+}
+
+LINATTN_DEF size_t la_hessian_eigs_work_bytes(const la_model *m, int k,
+                                              const la_lanczos_config *cfg) {
+  la__arena a = la__arena_count();
+  size_t mb, lz;
+  if (!m || m->nparams <= 0) return 0;
+  lz = la_lanczos_work_bytes(m->nparams, k, cfg);
+  if (!lz) return 0;
+  la__model_take(&a, m, &mb);
+  la__take(&a, lz);
+  return la__arena_size(&a);
+}
+
+LINATTN_DEF int la_hessian_eigs(const la_model *m, const la_real *theta,
+                                const la_batch *b, int k, double tol,
+                                const la_lanczos_config *cfg, la_eig_out *out,
+                                void *work, size_t bytes) {
+  void *owned;
+  la__arena ar;
+  la_hvp_op op;
+  size_t lz;
+  int st;
+  if (!out) return LA_ENULL;
+  if (m && (k <= 0 || k > m->nparams)) return LA_EDIM;
+  if (!(tol > 0) || !la__finite(tol)) return LA_ERANGE;
+  st = la__hess_begin(m, theta, b, la_hessian_eigs_work_bytes(m, k, cfg),
+                      &work, &bytes, &owned, &ar, &op);
+  if (st) return st;
+  lz = la_lanczos_work_bytes(m->nparams, k, cfg);
+  st = la_lanczos(m->nparams, la_hvp_matvec, &op, k, tol, cfg, out,
+                  la__take(&ar, lz), lz);
+  la__work_end(owned);
+  return st;
+}
+
+/* ------------------------------------------ robust condition (model) */
+
+static int la__rcond_dense(const la_rcond_config *cfg, int n) {
+  int mx = cfg && cfg->dense_max > 0 ? cfg->dense_max : 1000;
+  return n <= mx;
+}
+
+/* Layout after the model's workspace: diag (n), then either the dense path
+   (H, spectrum, room for the eigensolver or the dense_from_matvec buffers)
+   or the iterative one (SLQ nodes and weights, room for the largest of the
+   SLQ, Lanczos and median workspaces). */
+static void la__rcond_walk(la__arena *a, int n, const la_rcond_config *cfg,
+                           double **diag, double **h, double **w,
+                           double **nodes, double **weights, void **sub,
+                           size_t *subb) {
+  *diag = (double *)la__take(a, sizeof(double) * (size_t)n);
+  *h = *w = *nodes = *weights = NULL;
+  if (la__rcond_dense(cfg, n)) {
+    size_t e1 = la_sym_eig_work_bytes(n), e2 = la_dense_from_matvec_work_bytes(n);
+    *h = (double *)la__take(a, sizeof(double) * (size_t)n * n);
+    *w = (double *)la__take(a, sizeof(double) * (size_t)n);
+    *subb = e1 > e2 ? e1 : e2;
+  } else {
+    int probes, steps;
+    size_t e1, e2;
+    la__slq_defaults(n, cfg ? &cfg->slq : NULL, &probes, &steps);
+    *nodes = (double *)la__take(a, sizeof(double) * (size_t)probes * steps);
+    *weights = (double *)la__take(a, sizeof(double) * (size_t)probes * steps);
+    e1 = la_slq_work_bytes(n, cfg ? &cfg->slq : NULL);
+    e2 = la_lanczos_work_bytes(n, 1, NULL);
+    *subb = e1 > e2 ? e1 : e2;
+    e1 = sizeof(double) * 2 * (size_t)(probes * steps > n ? probes * steps : n);
+    if (e1 > *subb) *subb = e1;
+  }
+  if (sizeof(double) * 3 * (size_t)n > *subb) *subb = sizeof(double) * 3 * (size_t)n;
+  *sub = la__take(a, *subb);
+}
+
+LINATTN_DEF size_t la_rcond_work_bytes(const la_model *m,
+                                       const la_rcond_config *cfg) {
+  la__arena a = la__arena_count();
+  double *d, *h, *w, *nd, *wt;
+  void *sub;
+  size_t subb, mb;
+  if (!m || m->nparams <= 0) return 0;
+  if (cfg && (cfg->dense_max < 0 || cfg->slq.probes < 0 || cfg->slq.steps < 0))
+    return 0;
+  la__model_take(&a, m, &mb);
+  la__rcond_walk(&a, m->nparams, cfg, &d, &h, &w, &nd, &wt, &sub, &subb);
+  return la__arena_size(&a);
+}
+
+/* The exact diagonal by unit-vector products; x, y in sub. */
+static int la__hvp_diag(la_hvp_op *op, int n, double *diag, void *sub) {
+  la_real *x = (la_real *)sub, *y = x + n;
+  int i, st = LA_OK;
+  for (i = 0; i < n; ++i) x[i] = 0;
+  for (i = 0; i < n && st == LA_OK; ++i) {
+    x[i] = 1;
+    st = la_hvp_matvec(op, n, x, y);
+    if (st == LA_OK && !la__finite((double)y[i])) st = LA_ENONFINITE;
+    diag[i] = y[i];
+    x[i] = 0;
+  }
+  return st;
+}
+
+/* lambda_max by Lanczos, the median from the SLQ density. */
+static int la__rcond_iterative(la_hvp_op *op, int n,
+                               const la_rcond_config *cfg, double *nodes,
+                               double *weights, void *sub, size_t subb,
+                               la_rcond *out) {
+  int probes, steps, st;
+  double lmax = 0;
+  la_eig_out eo;
+  memset(&eo, 0, sizeof eo);
+  eo.values = &lmax;
+  st = la_lanczos(n, la_hvp_matvec, op, 1, 1e-6, NULL, &eo, sub, subb);
+  if (st && st != LA_ENOCONVERGE) return st;
+  out->lambda_max = lmax;
+  st = la_slq(n, la_hvp_matvec, op, cfg ? &cfg->slq : NULL, nodes, weights,
+              sub, subb);
+  if (st) return st;
+  la__slq_defaults(n, cfg ? &cfg->slq : NULL, &probes, &steps);
+  return la_weighted_median(probes * steps, nodes, weights,
+                            &out->lambda_median, sub, subb);
+}
+
+static int la__rcond_exact(la_hvp_op *op, int n, double *h, double *w,
+                           double *diag, void *sub, size_t subb,
+                           la_rcond *out) {
+  int i, st = la_dense_from_matvec(n, la_hvp_matvec, op, h, sub, subb);
+  for (i = 0; i < n && st == LA_OK; ++i) diag[i] = h[(size_t)i * n + i];
+  if (st == LA_OK) st = la_sym_eig(n, h, w, NULL, sub, subb);
+  if (st) return st;
+  out->lambda_max = w[n - 1];
+  return la_weighted_median(n, w, NULL, &out->lambda_median, sub, subb);
+}
+
+LINATTN_DEF int la_robust_cond(const la_model *m, const la_real *theta,
+                               const la_batch *b, const la_rcond_config *cfg,
+                               la_rcond *out, void *work, size_t bytes) {
+  void *owned, *sub;
+  la__arena ar;
+  la_hvp_op op;
+  double *diag, *h, *w, *nodes, *weights, r;
+  size_t subb;
+  int n, st;
+  if (!out) return LA_ENULL;
+  if (cfg && (cfg->dense_max < 0 || cfg->slq.probes < 0 || cfg->slq.steps < 0))
+    return LA_ERANGE;
+  st = la__hess_begin(m, theta, b, la_rcond_work_bytes(m, cfg), &work, &bytes,
+                      &owned, &ar, &op);
+  if (st) return st;
+  n = m->nparams;
+  la__rcond_walk(&ar, n, cfg, &diag, &h, &w, &nodes, &weights, &sub, &subb);
+  memset(out, 0, sizeof *out);
+  out->exact = h != NULL;
+  if (h) {
+    st = la__rcond_exact(&op, n, h, w, diag, sub, subb, out);
+  } else {
+    st = la__hvp_diag(&op, n, diag, sub);
+    if (st == LA_OK)
+      st = la__rcond_iterative(&op, n, cfg, nodes, weights, sub, subb, out);
+  }
+  if (st == LA_OK && out->lambda_median != 0)
+    out->by_spectrum = out->lambda_max / out->lambda_median;
+  if (st == LA_OK && la_rcond_diag(n, diag, &r, sub, subb) == LA_OK)
+    out->by_diag = r;
+  la__work_end(owned);
+  return st;
+}
+
+/* ------------------------------------------- directional smoothness */
+
+LINATTN_DEF size_t la_dir_smoothness_work_bytes(const la_model *m) {
+  la__arena a = la__arena_count();
+  size_t mb;
+  if (!m || m->nparams <= 0) return 0;
+  la__model_take(&a, m, &mb);
+  la__take(&a, sizeof(la_real) * 3 * (size_t)m->nparams);
+  return la__arena_size(&a);
+}
+
+LINATTN_DEF int la_dir_smoothness(const la_model *m, const la_real *theta,
+                                  const la_real *theta_next, const la_batch *b,
+                                  double *smooth, double *gnorm, void *work,
+                                  size_t bytes) {
+  void *owned;
+  la__arena ar;
+  la_hvp_op op;
+  la_real *u, *hu, *g;
+  double nr = 0;
+  int i, n, st;
+  if (!theta_next || !smooth) return LA_ENULL;
+  st = la__hess_begin(m, theta, b, la_dir_smoothness_work_bytes(m), &work,
+                      &bytes, &owned, &ar, &op);
+  if (st) return st;
+  n = m->nparams;
+  u = (la_real *)la__take(&ar, sizeof(la_real) * 3 * (size_t)n);
+  hu = u + n;
+  g = hu + n;
+  /* the difference in double: consecutive iterates agree in most digits */
+  for (i = 0; i < n; ++i) {
+    double dlt = (double)theta_next[i] - (double)theta[i];
+    nr += dlt * dlt;
+  }
+  nr = sqrt(nr);
+  if (!(nr > 0) || !la__finite(nr)) {
+    la__work_end(owned);
+    return la__finite(nr) ? LA_ERANGE : LA_ENONFINITE;
+  }
+  for (i = 0; i < n; ++i)
+    u[i] = (la_real)(((double)theta_next[i] - (double)theta[i]) / nr);
+  st = la_model_hvp(m, theta, b, u, NULL, g, hu, op.work, op.bytes);
+  if (st == LA_OK && (la__check_vec(n, hu) || la__check_vec(n, g)))
+    st = LA_ENONFINITE;
+  if (st == LA_OK) {
+    *smooth = la_dot(n, u, hu) / la_dot(n, u, u);
+    if (gnorm) *gnorm = la_nrm2(n, g);
+  }
+  la__work_end(owned);
+  return st;
+}
+
+/* ---------------------------------------------------- gradient noise */
+
+static void la__gnoise_defaults(const la_grad_noise_config *cfg, int *mb,
+                                int *tb, int *samples) {
+  *mb = cfg && cfg->minibatch > 0 ? cfg->minibatch : 1000;
+  *tb = cfg && cfg->true_batch > 0 ? cfg->true_batch : 100 * *mb;
+  *samples = cfg && cfg->samples > 0 ? cfg->samples : 10000;
+}
+
+static void la__gnoise_walk(la__arena *a, const la_model *m, int mbsz,
+                            void **bmem, size_t *bbytes, double **gtrue,
+                            la_real **gb) {
+  int n = m->nparams;
+  *bbytes = la_batch_bytes(m->cfg.d, m->cfg.n, mbsz);
+  *bmem = la__take(a, *bbytes);
+  *gtrue = (double *)la__take(a, sizeof(double) * (size_t)n);
+  *gb = (la_real *)la__take(a, sizeof(la_real) * (size_t)n);
+}
+
+LINATTN_DEF size_t la_grad_noise_work_bytes(const la_model *m,
+                                            const la_grad_noise_config *cfg) {
+  la__arena a = la__arena_count();
+  size_t mb, bb;
+  void *bm;
+  double *gt;
+  la_real *gb;
+  int mbsz, tb, samples;
+  if (!m || m->nparams <= 0) return 0;
+  if (cfg && (cfg->minibatch < 0 || cfg->true_batch < 0 || cfg->samples < 0))
+    return 0;
+  la__gnoise_defaults(cfg, &mbsz, &tb, &samples);
+  if (!la_batch_bytes(m->cfg.d, m->cfg.n, mbsz)) return 0;
+  la__model_take(&a, m, &mb);
+  la__gnoise_walk(&a, m, mbsz, &bm, &bb, &gt, &gb);
+  return la__arena_size(&a);
+}
+
+/* The gradient on `count` fresh prompts into gb (la_real). */
+static int la__fresh_grad(const la_model *m, const la_real *theta,
+                          const la_data *g, la_rng *rng, int count,
+                          void *bmem, size_t bbytes, la_real *gb,
+                          la_hvp_op *op) {
+  la_batch b;
+  double loss;
+  int st = la_batch_init(&b, m->cfg.d, m->cfg.n, count, bmem, bbytes);
+  if (st == LA_OK) st = la_data_sample(g, rng, &b);
+  if (st == LA_OK)
+    st = la_model_grad(m, theta, &b, &loss, gb, op->work, op->bytes);
+  if (st == LA_OK && la__check_vec(m->nparams, gb)) st = LA_ENONFINITE;
+  return st;
+}
+
+LINATTN_DEF int la_grad_noise(const la_model *m, const la_real *theta,
+                              const la_data *g, la_rng *rng,
+                              const la_grad_noise_config *cfg, double *norms,
+                              double *true_gnorm, void *work, size_t bytes) {
+  void *owned, *bmem;
+  la__arena ar;
+  la_hvp_op op;
+  size_t bb, need;
+  double *gt;
+  la_real *gb;
+  int mbsz, tb, samples, n, i, s, done, st;
+  if (!m || !theta || !g || !rng || !norms) return LA_ENULL;
+  if (cfg && (cfg->minibatch < 0 || cfg->true_batch < 0 || cfg->samples < 0))
+    return LA_ERANGE;
+  need = la_grad_noise_work_bytes(m, cfg);
+  if (!need) return LA_EDIM;
+  st = la__work_begin(need, &work, &bytes, &owned);
+  if (st) return st;
+  ar = la__arena_on(work, bytes);
+  if (!la__arena_align(&ar)) { la__work_end(owned); return LA_EWORKSPACE; }
+  la__gnoise_defaults(cfg, &mbsz, &tb, &samples);
+  n = m->nparams;
+  op.work = la__model_take(&ar, m, &op.bytes);
+  la__gnoise_walk(&ar, m, mbsz, &bmem, &bb, &gt, &gb);
+  for (i = 0; i < n; ++i) gt[i] = 0;
+  /* the true gradient, chunk by chunk, weighted by each chunk's share */
+  for (done = 0; done < tb && st == LA_OK; done += mbsz) {
+    int c = tb - done < mbsz ? tb - done : mbsz;
+    st = la__fresh_grad(m, theta, g, rng, c, bmem, bb, gb, &op);
+    for (i = 0; i < n && st == LA_OK; ++i) gt[i] += (double)c / tb * gb[i];
+  }
+  for (s = 0; s < samples && st == LA_OK; ++s) {
+    double acc = 0;
+    st = la__fresh_grad(m, theta, g, rng, mbsz, bmem, bb, gb, &op);
+    for (i = 0; i < n; ++i) acc += (gb[i] - gt[i]) * (gb[i] - gt[i]);
+    norms[s] = sqrt(acc);
+  }
+  if (st == LA_OK && true_gnorm) *true_gnorm = sqrt(la__ddot(n, gt, gt));
+  la__work_end(owned);
+  return st;
+}
+
+/* ================================================================== */
+/*                 6. Training driver and checkpoints                 */
+/* ================================================================== */
+
+/* ------------------------------------------------------------- trainer */
+
+static la_train_config la__tr_train_defaults(const la_train_config *c) {
+  la_train_config d = *c;
+  if (!d.optimizer) d.optimizer = la_optimizer_adam();
+  if (!d.batch) d.batch = 1000;
+  if (!d.resample_every) d.resample_every = 100;
+  if (!d.eval_every) d.eval_every = 50;
+  if (!d.eval_batch) d.eval_batch = d.batch;
+  if (!d.eval_seed) d.eval_seed = d.seed;
+  return d;
+}
+
+static int la__tr_train_check(const la_train_config *c) {
+  int st;
+  if (!c->model && !c->objective) return LA_ENULL;
+  if (!c->model && c->nparams <= 0) return LA_EDIM;
+  if (c->model && !c->data && !(c->data_mode == LA_DATA_FIXED && c->dataset))
+    return LA_ENULL;
+  if (c->batch < 0 || c->eval_batch < 0 || c->resample_every < 0)
+    return LA_EDIM;
+  if (c->data_mode < 0 || c->data_mode > LA_DATA_FIXED) return LA_ERANGE;
+  if (!(c->clip_norm >= 0) || !la__op_finite(c->clip_norm)) return LA_ERANGE;
+  if (!(c->clip_block >= 0) || !la__op_finite(c->clip_block)) return LA_ERANGE;
+  if ((st = la_schedule_check(&c->schedule)) != 0) return st;
+  if ((st = la_optim_check(c->optimizer, c->optimizer_config)) != 0) return st;
+  if (c->model && c->dataset &&
+      (c->dataset->d != c->model->cfg.d || c->dataset->n != c->model->cfg.n))
+    return LA_ESHAPE;
+  return LA_OK;
+}
+
+/* The layout of the trainer's block, computed once for the size query and
+   once more to carve it. */
+typedef struct la__tr_train_layout {
+  size_t theta, grad, update, state, backup, boff, bsize, train, eval, work,
+      total;
+  size_t state_len, train_bytes, eval_bytes, work_bytes;
+  int n, nblocks_max, has_train, has_eval;
+} la__tr_train_layout;
+
+static size_t la__tr_take(size_t *at, size_t bytes) {
+  size_t off = *at;
+  *at += (bytes + LA_ALIGN - 1) / LA_ALIGN * LA_ALIGN;
+  return off;
+}
+
+static int la__tr_train_layout_of(const la_train_config *c,
+                                  la__tr_train_layout *L) {
+  const la_model *m = c->model;
+  size_t at = 0;
+  int st;
+  memset(L, 0, sizeof *L);
+  L->n = m ? m->nparams : c->nparams;
+  if (L->n <= 0) return LA_EDIM;
+  st = la_optim_state_len(c->optimizer, c->optimizer_config, L->n,
+                          &L->state_len);
+  if (st) return st;
+  L->nblocks_max = m ? 2 * m->cfg.layers + 16 : 1;
+  L->has_train = m && c->data && !(c->data_mode == LA_DATA_FIXED && c->dataset);
+  /* kept even without periodic evaluation, for la_trainer_eval */
+  L->has_eval = m && c->data;
+  if (L->has_train) {
+    L->train_bytes = la_batch_bytes(m->cfg.d, m->cfg.n, c->batch);
+    if (!L->train_bytes) return LA_EDIM;
+  }
+  if (L->has_eval) {
+    L->eval_bytes = la_batch_bytes(m->cfg.d, m->cfg.n, c->eval_batch);
+    if (!L->eval_bytes) return LA_EDIM;
+  }
+  L->work_bytes = m ? la_model_work_bytes(m) : 0;
+  L->theta = la__tr_take(&at, sizeof(la_real) * (size_t)L->n);
+  L->grad = la__tr_take(&at, sizeof(la_real) * (size_t)L->n);
+  L->update = la__tr_take(&at, sizeof(la_real) * (size_t)L->n);
+  L->state = la__tr_take(&at, sizeof(double) * L->state_len);
+  L->backup = la__tr_take(&at, sizeof(double) * L->state_len);
+  L->boff = la__tr_take(&at, sizeof(int) * (size_t)L->nblocks_max);
+  L->bsize = la__tr_take(&at, sizeof(int) * (size_t)L->nblocks_max);
+  L->train = la__tr_take(&at, L->train_bytes);
+  L->eval = la__tr_take(&at, L->eval_bytes);
+  L->work = la__tr_take(&at, L->work_bytes);
+  L->total = at + LA_ALIGN; /* room to align the caller's block */
+  return LA_OK;
+}
+
+LINATTN_DEF int la_trainer_bytes(const la_train_config *cfg, size_t *bytes) {
+  la_train_config c;
+  la__tr_train_layout L;
+  int st;
+  if (!cfg || !bytes) return LA_ENULL;
+  c = la__tr_train_defaults(cfg);
+  if ((st = la__tr_train_check(&c)) != 0) return st;
+  if ((st = la__tr_train_layout_of(&c, &L)) != 0) return st;
+  *bytes = L.total;
+  return LA_OK;
+}
+
+/* Streams of the trainer's own draws; data batches use the stream of
+   their step (FRESH) or period (RESAMPLE), as the generator's documentation
+   describes, so the batch of step t depends on (seed, t) alone. */
+#define LA__TR_STREAM_EVAL 0xffffffffffffffffull
+#define LA__TR_STREAM_INIT 0xfffffffffffffffeull
+
+/* Draws the current batch from `stream`, remembering where it started so
+   that a checkpoint can redraw it. */
+static int la__tr_draw(la_trainer *tr, uint64_t stream) {
+  la_rng_seed(&tr->rng, tr->data_seed, stream);
+  tr->batch_rng = tr->rng;
+  tr->batch_valid = 1;
+  return la_data_sample(tr->cfg.data, &tr->rng, &tr->train);
+}
+
+static int la__tr_trainer_start(la_trainer *tr) {
+  const la_train_config *c = &tr->cfg;
+  int st;
+  la_rng r;
+  if (c->theta0) {
+    memcpy(tr->theta, c->theta0, sizeof(la_real) * (size_t)tr->n);
+    if (!la__op_all_finite(tr->n, tr->theta)) return LA_ENONFINITE;
+  } else if (c->model) {
+    la_rng_seed(&r, c->seed, LA__TR_STREAM_INIT);
+    st = la_model_init_params(c->model, &r, tr->theta);
+    if (st) return st;
+  }
+  if ((st = la_optim_init(c->optimizer, c->optimizer_config, tr->n, tr->state,
+                          tr->state_len)) != 0)
+    return st;
+  tr->data_seed = c->seed;
+  la_rng_seed(&tr->rng, c->seed, 0);
+  tr->batch_rng = tr->rng;
+  if (tr->has_eval) {
+    la_rng_seed(&r, c->eval_seed, LA__TR_STREAM_EVAL);
+    st = la_data_sample(c->data, &r, &tr->eval);
+    if (st) return st;
+  }
+  if (tr->has_train && c->data_mode == LA_DATA_FIXED) return la__tr_draw(tr, 0);
+  return LA_OK;
+}
+
+static int la__tr_trainer_blocks(la_trainer *tr, int nmax) {
+  if (!tr->cfg.model) {
+    tr->nblocks = 1;
+    tr->block_off[0] = 0;
+    tr->block_size[0] = tr->n;
+    return LA_OK;
+  }
+  tr->nblocks = 
+      la_model_blocks(tr->cfg.model, tr->block_off, tr->block_size, nmax);
+  return tr->nblocks > 0 && tr->nblocks <= nmax ? LA_OK : LA_EDIM;
+}
+
+static int la__tr_trainer_init(la_trainer *tr, void *mem, size_t bytes) {
+  la__tr_train_layout L;
+  unsigned char *base;
+  int st;
+  if ((st = la__tr_train_layout_of(&tr->cfg, &L)) != 0) return st;
+  if (bytes < L.total) return LA_EWORKSPACE;
+  base = (unsigned char *)mem +
+         (LA_ALIGN - (size_t)((uintptr_t)mem % LA_ALIGN)) % LA_ALIGN;
+  memset(base, 0, L.total - LA_ALIGN);
+  tr->n = L.n;
+  tr->theta = (la_real *)(base + L.theta);
+  tr->grad = (la_real *)(base + L.grad);
+  tr->update = (la_real *)(base + L.update);
+  tr->state = (double *)(base + L.state);
+  tr->backup = (double *)(base + L.backup);
+  tr->state_len = L.state_len;
+  tr->block_off = (int *)(base + L.boff);
+  tr->block_size = (int *)(base + L.bsize);
+  tr->work = L.work_bytes ? base + L.work : NULL;
+  tr->work_bytes = L.work_bytes;
+  tr->has_train = L.has_train;
+  tr->has_eval = L.has_eval;
+  tr->last_eval = NAN;
+  if (L.has_train && (st = la_batch_init(&tr->train, tr->cfg.model->cfg.d,
+                                         tr->cfg.model->cfg.n, tr->cfg.batch,
+                                         base + L.train, L.train_bytes)) != 0)
+    return st;
+  if (L.has_eval && (st = la_batch_init(
+                         &tr->eval, tr->cfg.model->cfg.d, tr->cfg.model->cfg.n,
+                         tr->cfg.eval_batch, base + L.eval, L.eval_bytes)) != 0)
+    return st;
+  if ((st = la__tr_trainer_blocks(tr, L.nblocks_max)) != 0) return st;
+  return la__tr_trainer_start(tr);
+}
+
+LINATTN_DEF int la_trainer_init(la_trainer *tr, const la_train_config *cfg,
+                                void *mem, size_t bytes) {
+  int st;
+  if (!tr || !cfg || !mem) return LA_ENULL;
+  memset(tr, 0, sizeof *tr);
+  tr->cfg = la__tr_train_defaults(cfg);
+  st = la__tr_train_check(&tr->cfg);
+  if (!st) st = la__tr_trainer_init(tr, mem, bytes);
+  if (st) tr->theta = NULL; /* not usable: every call says LA_ENULL */
+  return st;
+}
+
+#ifndef LINATTN_NO_STDLIB
+LINATTN_DEF int la_trainer_create(la_trainer *tr, const la_train_config *cfg) {
+  size_t bytes;
+  void *mem;
+  int st;
+  if (!tr || !cfg) return LA_ENULL;
+  if ((st = la_trainer_bytes(cfg, &bytes)) != 0) return st;
+  mem = LINATTN_MALLOC(bytes, NULL);
+  if (!mem) return LA_ENOMEM;
+  st = la_trainer_init(tr, cfg, mem, bytes);
+  tr->owned = mem;
+  if (st) la_trainer_destroy(tr);
+  return st;
+}
+LINATTN_DEF void la_trainer_destroy(la_trainer *tr) {
+  if (!tr) return;
+  if (tr->owned) LINATTN_FREE(tr->owned, NULL);
+  tr->owned = NULL;
+  tr->theta = tr->grad = tr->update = NULL;
+  tr->state = tr->backup = NULL;
+}
+#endif
+
+/* The batch of the coming step, or NULL without data. */
+static int la__tr_step_batch(la_trainer *tr, const la_batch **b) {
+  const la_train_config *c = &tr->cfg;
+  int st = LA_OK;
+  *b = NULL;
+  if (c->data_mode == LA_DATA_FIXED && c->dataset) {
+    *b = c->dataset;
+    return LA_OK;
+  }
+  if (!tr->has_train) return LA_OK;
+  if (c->data_mode == LA_DATA_FRESH)
+    st = la__tr_draw(tr, (uint64_t)tr->step);
+  else if (c->data_mode == LA_DATA_RESAMPLE &&
+           tr->step % c->resample_every == 0)
+    st = la__tr_draw(tr, (uint64_t)(tr->step / c->resample_every));
+  *b = &tr->train;
+  return st;
+}
+
+static int la__tr_objective(la_trainer *tr, const la_batch *b, double *loss,
+                            la_real *grad) {
+  const la_train_config *c = &tr->cfg;
+  if (c->objective)
+    return c->objective(c->objective_ctx, tr->theta, b, loss, grad);
+  if (grad)
+    return la_model_grad(c->model, tr->theta, b, loss, grad,
+                                     tr->work, tr->work_bytes);
+  return la_model_loss(c->model, tr->theta, b, loss, NULL, tr->work,
+                                   tr->work_bytes);
+}
+
+LINATTN_DEF int la_trainer_eval(la_trainer *tr, double *loss) {
+  int st;
+  if (!tr || !loss || !tr->theta) return LA_ENULL;
+  st = la__tr_objective(tr, tr->has_eval ? &tr->eval : NULL, loss, NULL);
+  if (st) return st;
+  tr->last_eval = *loss;
+  return LA_OK;
+}
+
+static int la__tr_diverged(la_trainer *tr) {
+  tr->diverged_step = tr->step + 1;
+  return LA_EDIVERGED;
+}
+
+/* Steps 3 and 4: clip, then the optimizer's update into tr->update, with
+   the state restored if the result is not finite. */
+static int la__tr_clip_and_update(la_trainer *tr, la_train_record *r) {
+  const la_train_config *c = &tr->cfg;
+  double nrm = la__op_norm_d(tr->n, tr->grad);
+  int i, st;
+  r->grad_norm = nrm;
+  if (c->clip_norm > 0) la__op_clip(tr->n, tr->grad, c->clip_norm, nrm);
+  if (c->clip_block > 0)
+    for (i = 0; i < tr->nblocks; ++i)
+      la__op_clip(
+          tr->block_size[i], tr->grad + tr->block_off[i], c->clip_block,
+          la__op_norm_d(tr->block_size[i], tr->grad + tr->block_off[i]));
+  r->clipped_norm = (c->clip_norm > 0 || c->clip_block > 0)
+                        ? la__op_norm_d(tr->n, tr->grad)
+                        : nrm;
+  if ((st = la_schedule_scale(&c->schedule, tr->step, &r->lr_scale)) != 0)
+    return st;
+  if (tr->state_len)
+    memcpy(tr->backup, tr->state, sizeof(double) * tr->state_len);
+  st = c->optimizer->step(c->optimizer_config, tr->n, tr->state, r->lr_scale,
+                          tr->theta, tr->grad, tr->update);
+  if (st) return st;
+  {
+    double acc = 0;
+    for (i = 0; i < tr->n; ++i)
+      acc += (double)(tr->theta[i] + tr->update[i]) * 0.0;
+    if (acc != 0) {
+      if (tr->state_len)
+        memcpy(tr->state, tr->backup, sizeof(double) * tr->state_len);
+      return la__tr_diverged(tr);
+    }
+  }
+  return LA_OK;
+}
+
+/* Adds the update, keeping in tr->update the change that rounding let
+   through, the step actually taken. */
+static double la__tr_apply(la_trainer *tr) {
+  double s = 0;
+  int i;
+  for (i = 0; i < tr->n; ++i) {
+    la_real old = tr->theta[i];
+    tr->theta[i] = old + tr->update[i];
+    tr->update[i] = tr->theta[i] - old;
+    s += (double)tr->update[i] * tr->update[i];
+  }
+  return sqrt(s);
+}
+
+LINATTN_DEF int la_trainer_step(la_trainer *tr) {
+  la_train_record r;
+  const la_batch *b;
+  int st;
+  if (!tr || !tr->theta) return LA_ENULL;
+  if (tr->diverged_step) return LA_EDIVERGED;
+  memset(&r, 0, sizeof r);
+  if ((st = la__tr_step_batch(tr, &b)) != 0) return st;
+  st = la__tr_objective(tr, b, &r.loss, tr->grad);
+  /* the model's own word for an overflow, or a NaN that reached theta */
+  if (st == LA_EDIVERGED || st == LA_ENONFINITE) return la__tr_diverged(tr);
+  if (st) return st;
+  if (!la__op_finite(r.loss) || !la__op_all_finite(tr->n, tr->grad))
+    return la__tr_diverged(tr);
+  if ((st = la__tr_clip_and_update(tr, &r)) != 0) return st;
+  r.update_norm = la__tr_apply(tr);
+  r.step = ++tr->step;
+  r.nparams = tr->n;
+  r.grad = tr->grad;
+  r.update = tr->update;
+  r.theta = tr->theta;
+  if (tr->cfg.eval_every > 0 && tr->step % tr->cfg.eval_every == 0 &&
+      (tr->has_eval || !tr->cfg.model)) {
+    if ((st = la_trainer_eval(tr, &r.eval_loss)) != 0) return st;
+    r.has_eval = 1;
+  }
+  if (tr->cfg.callback && tr->cfg.callback(tr->cfg.user, &r)) tr->stopped = 1;
+  return LA_OK;
+}
+
+LINATTN_DEF int la_trainer_run(la_trainer *tr, long steps) {
+  long i;
+  int st;
+  if (!tr || !tr->theta) return LA_ENULL;
+  if (steps < 0) return LA_ERANGE;
+  tr->stopped = 0;
+  for (i = 0; i < steps && !tr->stopped; ++i)
+    if ((st = la_trainer_step(tr)) != 0) return st;
+  return LA_OK;
+}
+
+/* ---------------------------------------------------------- checkpoints */
+/* Layout (offsets in bytes, every field little-endian):
+     0 magic "LACKPT\r\n" (the CR LF catches text-mode mangling)
+     8 u32 version   12 u32 sizeof(la_real) of the writer (informative)
+    16 u64 total length of the file, checksum included
+    24 i32 d, n, layers, param, activation, front_hidden   48 f64 init_std
+    56 i64 nparams   64 i64 step   72 u64 data seed
+    80 u32 batch drawn   84 u32 w, the 64-bit words of a la_rng
+    88 optimizer name, 32 bytes NUL-padded
+   120 u64 state length s
+   128 u64 rng[w], batch rng[w], f64 state[s], f64 theta[nparams]
+   end-8 u64 FNV-1a 64 of every byte before it */
+
+#include <float.h>
+#ifdef LINATTN_DOUBLE
+#define LA__TR_REAL_MAX DBL_MAX
+#else
+#define LA__TR_REAL_MAX FLT_MAX
+#endif
+#define LA__TR_CK_HEAD 128
+#define LA__TR_RNG_WORDS (sizeof(la_rng) / 8)
+/* la_rng is saved word by word: it must be made of uint64_t only */
+typedef char
+    la__tr_rng_is_words[(sizeof(la_rng) % 8 == 0 && sizeof(la_rng) <= 64) ? 1
+                                                                          : -1];
+static const unsigned char la__tr_ck_magic[8] = {'L', 'A', 'C',  'K',
+                                                 'P', 'T', '\r', '\n'};
+
+static void la__tr_put64(unsigned char *p, uint64_t v) {
+  int i;
+  for (i = 0; i < 8; ++i) p[i] = (unsigned char)(v >> (8 * i));
+}
+static void la__tr_put32(unsigned char *p, uint32_t v) {
+  int i;
+  for (i = 0; i < 4; ++i) p[i] = (unsigned char)(v >> (8 * i));
+}
+static uint64_t la__tr_get64(const unsigned char *p) {
+  uint64_t v = 0;
+  int i;
+  for (i = 7; i >= 0; --i) v = (v << 8) | p[i];
+  return v;
+}
+static uint32_t la__tr_get32(const unsigned char *p) {
+  return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
+         (uint32_t)p[3] << 24;
+}
+static void la__tr_putf(unsigned char *p, double x) {
+  uint64_t v;
+  memcpy(&v, &x, 8);
+  la__tr_put64(p, v);
+}
+static double la__tr_getf(const unsigned char *p) {
+  uint64_t v = la__tr_get64(p);
+  double x;
+  memcpy(&x, &v, 8);
+  return x;
+}
+static int32_t la__tr_geti32(const unsigned char *p) {
+  uint32_t u = la__tr_get32(p);
+  /* two's complement without implementation-defined conversion */
+  return u <= 0x7fffffffu ? (int32_t)u : -(int32_t)(0xffffffffu - u) - 1;
+}
+
+static uint64_t la__tr_fnv1a(const unsigned char *p, size_t n) {
+  uint64_t h = 0xcbf29ce484222325ull;
+  size_t i;
+  for (i = 0; i < n; ++i) h = (h ^ p[i]) * 0x100000001b3ull;
+  return h;
+}
+
+static size_t la__tr_ck_total(size_t words, size_t state_len, size_t n) {
+  return LA__TR_CK_HEAD + 8 * (2 * words + state_len + n) + 8;
+}
+
+static unsigned char *la__tr_put_rng(unsigned char *p, const la_rng *r) {
+  uint64_t w[8];
+  size_t i;
+  memcpy(w, r, sizeof *r);
+  for (i = 0; i < LA__TR_RNG_WORDS; ++i, p += 8) la__tr_put64(p, w[i]);
+  return p;
+}
+static const unsigned char *la__tr_get_rng(const unsigned char *p, la_rng *r) {
+  uint64_t w[8];
+  size_t i;
+  for (i = 0; i < LA__TR_RNG_WORDS; ++i, p += 8) w[i] = la__tr_get64(p);
+  memcpy(r, w, sizeof *r);
+  return p;
+}
+
+LINATTN_DEF int la_checkpoint_bytes(const la_trainer *tr, size_t *bytes) {
+  if (!tr || !bytes || !tr->theta) return LA_ENULL;
+  *bytes = la__tr_ck_total(LA__TR_RNG_WORDS, tr->state_len, (size_t)tr->n);
+  return LA_OK;
+}
+
+static void la__tr_ck_model(unsigned char *p, const la_model *m) {
+  la_model_config z;
+  const la_model_config *c = m ? &m->cfg : &z;
+  memset(&z, 0, sizeof z);
+  la__tr_put32(p, (uint32_t)c->d);
+  la__tr_put32(p + 4, (uint32_t)c->n);
+  la__tr_put32(p + 8, (uint32_t)c->layers);
+  la__tr_put32(p + 12, (uint32_t)c->param);
+  la__tr_put32(p + 16, (uint32_t)c->activation);
+  la__tr_put32(p + 20, (uint32_t)c->front_hidden);
+  la__tr_putf(p + 24, c->init_std);
+}
+
+LINATTN_DEF int la_checkpoint_save_mem(const la_trainer *tr, void *buf,
+                                       size_t cap, size_t *written) {
+  unsigned char *p = (unsigned char *)buf;
+  size_t total, i, nl;
+  int st = la_checkpoint_bytes(tr, &total);
+  if (st) return st;
+  if (!buf) return LA_ENULL;
+  if (cap < total) return LA_EWORKSPACE;
+  memset(p, 0, LA__TR_CK_HEAD);
+  memcpy(p, la__tr_ck_magic, 8);
+  la__tr_put32(p + 8, LA_CHECKPOINT_VERSION);
+  la__tr_put32(p + 12, (uint32_t)sizeof(la_real));
+  la__tr_put64(p + 16, (uint64_t)total);
+  la__tr_ck_model(p + 24, tr->cfg.model);
+  la__tr_put64(p + 56, (uint64_t)tr->n);
+  la__tr_put64(p + 64, (uint64_t)tr->step);
+  la__tr_put64(p + 72, tr->data_seed);
+  la__tr_put32(p + 80, (uint32_t)tr->batch_valid);
+  la__tr_put32(p + 84, (uint32_t)LA__TR_RNG_WORDS);
+  nl = strlen(tr->cfg.optimizer->name);
+  memcpy(p + 88, tr->cfg.optimizer->name, nl < 31 ? nl : 31);
+  la__tr_put64(p + 120, (uint64_t)tr->state_len);
+  p = la__tr_put_rng(p + LA__TR_CK_HEAD, &tr->rng);
+  p = la__tr_put_rng(p, &tr->batch_rng);
+  for (i = 0; i < tr->state_len; ++i, p += 8) la__tr_putf(p, tr->state[i]);
+  for (i = 0; i < (size_t)tr->n; ++i, p += 8)
+    la__tr_putf(p, (double)tr->theta[i]);
+  la__tr_put64(p, la__tr_fnv1a((const unsigned char *)buf, total - 8));
+  if (written) *written = total;
+  return LA_OK;
+}
+
+/* Everything that does not need a trainer: framing, version, checksum and
+   the lengths agreeing with each other. */
+static int la__tr_ck_validate(const unsigned char *p, size_t len) {
+  uint64_t total, sl, n, w;
+  if (!p) return LA_ENULL;
+  if (len < 8 || memcmp(p, la__tr_ck_magic, 8) != 0) return LA_EFORMAT;
+  if (len < 12) return LA_EFORMAT;
+  if (la__tr_get32(p + 8) != LA_CHECKPOINT_VERSION) return LA_EVERSION;
+  if (len < LA__TR_CK_HEAD + 8) return LA_EFORMAT;
+  total = la__tr_get64(p + 16);
+  if (total != (uint64_t)len) return LA_EFORMAT;
+  if (la__tr_get64(p + len - 8) != la__tr_fnv1a(p, len - 8))
+    return LA_ECHECKSUM;
+  sl = la__tr_get64(p + 120);
+  n = la__tr_get64(p + 56);
+  w = la__tr_get32(p + 84);
+  if (sl > len / 8 || n > len / 8 || w > 8 || n == 0 ||
+      la__tr_ck_total((size_t)w, (size_t)sl, (size_t)n) != len)
+    return LA_EFORMAT;
+  if (la__tr_get64(p + 64) > 0x7fffffffffffffffull) return LA_EFORMAT;
+  if (p[88 + 31] != 0) return LA_EFORMAT;
+  return LA_OK;
+}
+
+static void la__tr_ck_read_model(const unsigned char *p, la_model_config *c) {
+  memset(c, 0, sizeof *c);
+  c->d = la__tr_geti32(p);
+  c->n = la__tr_geti32(p + 4);
+  c->layers = la__tr_geti32(p + 8);
+  c->param = la__tr_geti32(p + 12);
+  c->activation = la__tr_geti32(p + 16);
+  c->front_hidden = la__tr_geti32(p + 20);
+  c->init_std = la__tr_getf(p + 24);
+}
+
+LINATTN_DEF int la_checkpoint_info(const void *buf, size_t len,
+                                   la_model_config *model, long *step) {
+  const unsigned char *p = (const unsigned char *)buf;
+  int st = la__tr_ck_validate(p, len);
+  if (st) return st;
+  if (model) la__tr_ck_read_model(p + 24, model);
+  if (step) *step = (long)la__tr_get64(p + 64);
+  return LA_OK;
+}
+
+/* The file against this trainer: same model, optimizer and sizes, and
+   values that fit it. */
+static int la__tr_ck_matches(const la_trainer *tr, const unsigned char *p) {
+  la_model_config f, z;
+  const la_model_config *m = tr->cfg.model ? &tr->cfg.model->cfg : &z;
+  size_t i, nl = strlen(tr->cfg.optimizer->name);
+  const unsigned char *th;
+  memset(&z, 0, sizeof z);
+  la__tr_ck_read_model(p + 24, &f);
+  if (f.d != m->d || f.n != m->n || f.layers != m->layers ||
+      f.param != m->param || f.activation != m->activation ||
+      f.front_hidden != m->front_hidden)
+    return LA_ESHAPE;
+  if (la__tr_get64(p + 56) != (uint64_t)tr->n ||
+      la__tr_get64(p + 120) != (uint64_t)tr->state_len ||
+      la__tr_get32(p + 84) != LA__TR_RNG_WORDS)
+    return LA_ESHAPE;
+  if (nl > 31 || memcmp(p + 88, tr->cfg.optimizer->name, nl) != 0 ||
+      p[88 + nl] != 0)
+    return LA_ESHAPE;
+  th = p + LA__TR_CK_HEAD + 8 * (2 * LA__TR_RNG_WORDS + tr->state_len);
+  /* a double beyond la_real's range would become Inf (or be undefined) */
+  for (i = 0; i < (size_t)tr->n; ++i)
+    if (!(fabs(la__tr_getf(th + 8 * i)) <= LA__TR_REAL_MAX)) return LA_EFORMAT;
+  return LA_OK;
+}
+
+LINATTN_DEF int la_checkpoint_load_mem(la_trainer *tr, const void *buf,
+                                       size_t len) {
+  const unsigned char *p = (const unsigned char *)buf;
+  size_t i;
+  int st;
+  if (!tr || !tr->theta) return LA_ENULL;
+  if ((st = la__tr_ck_validate(p, len)) != 0) return st;
+  if ((st = la__tr_ck_matches(tr, p)) != 0) return st;
+  tr->step = (long)la__tr_get64(p + 64);
+  tr->data_seed = la__tr_get64(p + 72);
+  tr->batch_valid = la__tr_get32(p + 80) != 0;
+  p = la__tr_get_rng(p + LA__TR_CK_HEAD, &tr->rng);
+  p = la__tr_get_rng(p, &tr->batch_rng);
+  for (i = 0; i < tr->state_len; ++i, p += 8) tr->state[i] = la__tr_getf(p);
+  for (i = 0; i < (size_t)tr->n; ++i, p += 8)
+    tr->theta[i] = (la_real)la__tr_getf(p);
+  tr->diverged_step = 0;
+  tr->stopped = 0;
+  if (tr->has_train && tr->cfg.data_mode != LA_DATA_FRESH && tr->batch_valid) {
+    la_rng r = tr->batch_rng;
+    (void)r;
+    st = la_data_sample(tr->cfg.data, &r, &tr->train);
+  }
+  return st;
+}
+
+#ifndef LINATTN_NO_STDLIB
+#include <stdio.h>
+#if (defined(_POSIX_C_SOURCE) && _POSIX_C_SOURCE >= 200112L) ||                \
+    defined(__APPLE__)
+#include <unistd.h>
+#define LA__TR_FSYNC(f) fsync(fileno(f))
+#else
+#define LA__TR_FSYNC(f) 0
+#endif
+
+static int la__tr_write_file(const char *path, const void *buf, size_t len) {
+  FILE *f = fopen(path, "wb");
+  int ok;
+  if (!f) return LA_EIO;
+  ok = fwrite(buf, 1, len, f) == len;
+  ok = fflush(f) == 0 && ok;
+  ok = LA__TR_FSYNC(f) == 0 && ok;
+  ok = fclose(f) == 0 && ok;
+  return ok ? LA_OK : LA_EIO;
+}
+
+LINATTN_DEF int la_checkpoint_save(const la_trainer *tr, const char *path) {
+  size_t total, pl;
+  char *tmp;
+  unsigned char *buf;
+  int st;
+  if (!path) return LA_ENULL;
+  if ((st = la_checkpoint_bytes(tr, &total)) != 0) return st;
+  pl = strlen(path);
+  buf = (unsigned char *)LINATTN_MALLOC(total + pl + 5, NULL);
+  if (!buf) return LA_ENOMEM;
+  tmp = (char *)buf + total;
+  memcpy(tmp, path, pl);
+  memcpy(tmp + pl, ".tmp", 5);
+  st = la_checkpoint_save_mem(tr, buf, total, NULL);
+  if (!st) st = la__tr_write_file(tmp, buf, total);
+#ifdef _WIN32
+  if (!st) remove(path);
+#endif
+  if (!st && rename(tmp, path) != 0) st = LA_EIO;
+  if (st) remove(tmp);
+  LINATTN_FREE(buf, NULL);
+  return st;
+}
+
+LINATTN_DEF int la_checkpoint_load(la_trainer *tr, const char *path) {
+  FILE *f;
+  long size;
+  unsigned char *buf;
+  int st = LA_OK;
+  if (!tr || !path) return LA_ENULL;
+  f = fopen(path, "rb");
+  if (!f) return LA_EIO;
+  if (fseek(f, 0, SEEK_END) != 0 || (size = ftell(f)) < 0 ||
+      fseek(f, 0, SEEK_SET) != 0) {
+    fclose(f);
+    return LA_EIO;
+  }
+  buf = (unsigned char *)LINATTN_MALLOC((size_t)size + 1, NULL);
+  if (!buf)
+    st = LA_ENOMEM;
+  else if (fread(buf, 1, (size_t)size, f) != (size_t)size)
+    st = LA_EIO;
+  fclose(f);
+  if (!st) st = la_checkpoint_load_mem(tr, buf, (size_t)size);
+  if (buf) LINATTN_FREE(buf, NULL);
+  return st;
+}
+#endif
 
 #endif /* LINATTN_IMPLEMENTATION */
 

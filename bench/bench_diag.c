@@ -15,7 +15,6 @@
    neighbours' work, the CPU time of this single-threaded run does not. */
 static double bench_cpu(void) { return (double)clock() / CLOCKS_PER_SEC; }
 
-#if !defined(LA__DIAG_MODEL_PENDING)
 #define TOPK 10
 
 /* Largest relative error of the top k Lanczos values against the dense
@@ -130,11 +129,3 @@ int main(int argc, char **argv) {
   la_data_destroy(&g);
   return 0;
 }
-#else
-int main(void) {
-  bench_header("diag", bench_fma_peak_gflops());
-  printf("bench_diag: the model section is not in this build (%.0f)\n",
-         bench_cpu());
-  return 0;
-}
-#endif

@@ -7,39 +7,19 @@
 #include "test_util.h"
 
 #include "test_kernels.c"
-#ifndef LA__SKIP_PROMPTS
 #include "test_prompts.c"
-#endif
-#ifndef LA__SKIP_MODEL
 #include "test_model.c"
-#endif
-#ifndef LA__SKIP_OPTIM
 #include "test_optim.c"
-#endif
-#ifndef LA__SKIP_DIAG
 #include "test_diag.c"
-#endif
-#ifndef LA__SKIP_TRAIN
 #include "test_train.c"
-#endif
 
 static const la_suite suites[] = {
     {"kernels", suite_kernels},
-#ifndef LA__SKIP_PROMPTS
     {"prompts", suite_prompts},
-#endif
-#ifndef LA__SKIP_MODEL
     {"model", suite_model},
-#endif
-#ifndef LA__SKIP_OPTIM
     {"optim", suite_optim},
-#endif
-#ifndef LA__SKIP_DIAG
     {"diag", suite_diag},
-#endif
-#ifndef LA__SKIP_TRAIN
     {"train", suite_train},
-#endif
 };
 
 int main(int argc, char **argv) {

@@ -784,7 +784,6 @@ static void diag_workspace_tests(la_t *t) {
   }
 }
 
-#if !defined(LA__SKIP_MODEL) && !defined(LA__DIAG_MODEL_PENDING)
 /* ------------------------------------------------------ model tests */
 
 /* Prompts from the test generator, not the library's: y = w . x with
@@ -1109,7 +1108,6 @@ static void diag_model_tests(la_t *t) {
     }
   }
 }
-#endif
 
 static void suite_diag(la_t *t) {
   diag_dense_tests(t);
@@ -1117,7 +1115,5 @@ static void suite_diag(la_t *t) {
   diag_density_tests(t);
   diag_stats_tests(t);
   diag_workspace_tests(t);
-#if !defined(LA__SKIP_MODEL) && !defined(LA__DIAG_MODEL_PENDING)
   diag_model_tests(t);
-#endif
 }

@@ -523,7 +523,6 @@ static void test_train_bad(la_t *t) {
 }
 
 
-#if LA__TR_MODEL
 /* ------------------------------------------------ the model and its data */
 
 typedef struct model_env {
@@ -753,22 +752,6 @@ static void test_train_model_data(la_t *t) {
   la_data_destroy(&e.data);
 }
 
-#else
-static void test_train_model_data(la_t *t) {
-  LA_TEST(t, "train: without the model section a model trainer is unsupported") {
-    la_train_config c;
-    la_model m;
-    size_t bytes;
-    memset(&c, 0, sizeof c);
-    memset(&m, 0, sizeof m);
-    c.model = &m;
-    c.dataset = NULL;
-    c.data_mode = LA_DATA_FIXED;
-    LA_CHECK(t, la_trainer_bytes(&c, &bytes) == LA_EUNSUPPORTED, "unsupported");
-    printf("  note: model and generator sections absent, model tests skipped\n");
-  }
-}
-#endif
 
 static void suite_train(la_t *t) {
   test_train_quadratic(t);
