@@ -392,7 +392,11 @@ struct la_data {
 /* cfg = the preset's description (d, n and everything else filled in). */
 LINATTN_DEF int la_data_preset(la_data_config *cfg, int setting);
 /* Generator for `cfg`, fixed parts drawn from `seed`. la_data_bytes is 0 for
-   an invalid description. */
+   an invalid description. la_data_init: LA_EDIM (d, n, net_hidden),
+   LA_ERANGE (an unknown kind, a negative Gamma parameter, noise_std < 0 or
+   beyond la_real), LA_ENONFINITE (those values or sigma_matrix), LA_ENULL
+   (LA_SIGMA_GIVEN without sigma_matrix), LA_ENOTSPD, LA_EWORKSPACE; g is
+   written only on success. */
 LINATTN_DEF size_t la_data_bytes(const la_data_config *cfg);
 LINATTN_DEF int la_data_init(la_data *g, const la_data_config *cfg,
                              uint64_t seed, void *mem, size_t bytes);
@@ -401,7 +405,9 @@ LINATTN_DEF int la_data_create(la_data *g, const la_data_config *cfg,
                                uint64_t seed);
 LINATTN_DEF void la_data_destroy(la_data *g);
 #endif
-/* Fill every prompt of b (b->d, b->n must match the setting) from rng. */
+/* Fill every prompt of b (b->d, b->n must match the setting: LA_ESHAPE)
+   from rng; LA_EDIM for b->count <= 0, LA_ENULL for a generator that
+   la_data_init did not fill. */
 LINATTN_DEF int la_data_sample(const la_data *g, la_rng *rng, la_batch *b);
 
 
@@ -673,7 +679,8 @@ typedef int (*la_matvec_fn)(void *ctx, int n, const la_real *x, la_real *y);
 /* Eigenvalues of the symmetric n x n row-major matrix a (overwritten) in
    ascending order into w; with vecs non-NULL, the unit eigenvectors as the
    rows of vecs (row i belongs to w[i]). Householder tridiagonalization and
-   implicit QL, in double. */
+   implicit QL, in double. n is at most 46340 (n^2 fits an int: LA_EDIM
+   beyond); LA_EOVERFLOW when the workspace would not fit size_t. */
 LINATTN_DEF size_t la_sym_eig_work_bytes(int n);
 LINATTN_DEF int la_sym_eig(int n, double *a, double *w, double *vecs,
                            void *work, size_t bytes);
@@ -712,7 +719,10 @@ typedef struct la_eig_out {
    A single starting vector sees one copy of an exactly repeated eigenvalue
    until its invariant subspace is exhausted: the k values returned are then
    the distinct ones, more copies appear only after a restart (see README).
-   LA_ENOCONVERGE: the cap was reached; the best estimates are returned. */
+   LA_ENOCONVERGE: the cap was reached; the best estimates are returned.
+   LA_ERANGE for tol <= 0 or non-finite, an unknown `which`, or a max_iter
+   below k (or negative); LA_EOVERFLOW when the basis would pass 1e12 bytes
+   (or size_t). out is written only once the checks have passed. */
 LINATTN_DEF size_t la_lanczos_work_bytes(int n, int k,
                                          const la_lanczos_config *cfg);
 LINATTN_DEF int la_lanczos(int n, la_matvec_fn f, void *ctx, int k, double tol,
@@ -727,17 +737,21 @@ typedef struct la_slq_config {
 } la_slq_config;
 /* Stochastic Lanczos quadrature: probes*steps nodes and weights (weights
    sum to 1; a probe whose Krylov space closes early pads with zero
-   weights). The spectral density is sum_i weights[i] delta(x - nodes[i]). */
+   weights). The spectral density is sum_i weights[i] delta(x - nodes[i]).
+   LA_EOVERFLOW when probes*steps exceeds an int or the basis 1e12 bytes. */
 LINATTN_DEF size_t la_slq_work_bytes(int n, const la_slq_config *cfg);
 LINATTN_DEF int la_slq(int n, la_matvec_fn f, void *ctx,
                        const la_slq_config *cfg, double *nodes,
                        double *weights, void *work, size_t bytes);
-/* The density smoothed by a Gaussian of width sigma, on ngrid points. */
+/* The density smoothed by a Gaussian of width sigma, on ngrid points
+   (sigma <= 0 or non-finite: LA_ERANGE; a NaN or Inf among nodes, weights
+   or grid: LA_ENONFINITE). */
 LINATTN_DEF int la_density_eval(int count, const double *nodes,
                                 const double *weights, double sigma,
                                 int ngrid, const double *grid, double *out);
 /* Weighted median of values (weights NULL: equal weights); work holds
-   2*count doubles (NULL, 0: allocated). */
+   2*count doubles (NULL, 0: allocated). A NaN or Inf is LA_ENONFINITE, a
+   negative weight or a zero total LA_ERANGE. */
 LINATTN_DEF int la_weighted_median(int count, const double *values,
                                    const double *weights, double *median,
                                    void *work, size_t bytes);
@@ -749,18 +763,21 @@ typedef struct la_trace_config {
   uint64_t seed;
 } la_trace_config;
 /* tr(A) and the standard error of the estimate (Hutch++: of its stochastic
-   part; the sketched part is exact for the sketch drawn). */
+   part; the sketched part is exact for the sketch drawn). LA_ERANGE for a
+   budget below 2 (Hutch++: 3) or an unknown method. */
 LINATTN_DEF size_t la_trace_work_bytes(int n, const la_trace_config *cfg);
 LINATTN_DEF int la_trace(int n, la_matvec_fn f, void *ctx,
                          const la_trace_config *cfg, double *trace,
                          double *stderr_, void *work, size_t bytes);
 
 /* ---------------------------------------------- the papers' numbers */
-/* max |d_i| / median |d_i| (paper A's code, Jiang et al. 2022). */
+/* max |d_i| / median |d_i| (paper A's code, Jiang et al. 2022); work holds
+   3n doubles (NULL, 0: allocated); LA_ERANGE if the median is 0. */
 LINATTN_DEF int la_rcond_diag(int n, const double *diag, double *r,
                               void *work, size_t bytes);
 /* lambda_max / lambda_median (paper A's text) of a spectrum given as
-   values with weights (NULL: equal); LA_ERANGE if the median is 0. */
+   values with weights (NULL: equal); LA_ERANGE if the median is 0. work
+   as for la_weighted_median. */
 LINATTN_DEF int la_rcond_spectrum(int count, const double *values,
                                   const double *weights, double *r,
                                   void *work, size_t bytes);
@@ -768,7 +785,9 @@ LINATTN_DEF int la_rcond_spectrum(int count, const double *values,
 /* (L0, L1)-smoothness from a trajectory of (||grad||, smoothness) pairs.
    Least squares: s ~ L0 + L1 g. Envelope: the tightest line above every
    pair, minimizing its mean height L0 + L1 mean(g) with L0, L1 >= 0 (a
-   two-variable linear program, solved exactly on the upper hull). */
+   two-variable linear program, solved exactly on the upper hull). work
+   holds 2 count doubles (NULL, 0: allocated); a negative gnorm is
+   LA_ERANGE, a NaN or Inf LA_ENONFINITE. */
 typedef struct la_lsmooth_fit {
   double corr_log;  /* Pearson correlation of (log g, log s) over s, g > 0 */
   int used;         /* pairs with s > 0 and g > 0 */
@@ -987,6 +1006,11 @@ typedef struct la_trainer {
   void *owned; /* memory of la_trainer_create */
 } la_trainer;
 
+/* la_trainer_bytes and la_trainer_init check the whole configuration
+   (LA_ERANGE for a model that la_model_init did not make, LA_ESHAPE for data
+   or a dataset of another d or n, LA_EOVERFLOW for a block beyond size_t);
+   a failed la_trainer_init leaves tr unusable: every call on it is
+   LA_ENULL. */
 LINATTN_DEF int la_trainer_bytes(const la_train_config *cfg, size_t *bytes);
 LINATTN_DEF int la_trainer_init(la_trainer *tr, const la_train_config *cfg,
                                 void *mem, size_t bytes);
@@ -5106,7 +5130,7 @@ LINATTN_DEF int la_trace(int n, la_matvec_fn f, void *ctx,
   la__arena ar;
   la__lz s;
   la_rng rng;
-  double *g, *ag, se = 0;
+  double *g, *ag, se = 0, tr = 0;
   int mv, method, st;
   if (!f || !trace) return LA_ENULL;
   if ((st = la__trace_check(n, cfg)) != 0) return st;
@@ -5121,11 +5145,14 @@ LINATTN_DEF int la_trace(int n, la_matvec_fn f, void *ctx,
   la_rng_seed(&rng, cfg ? cfg->seed : 0, 0x7ace);
   if (method == LA_TRACE_HUTCHPP) {
     int rank = la__hpp_rank(n, mv);
-    st = la__hutchpp(&s, rank, mv - 2 * rank, &rng, g, ag, trace, &se);
+    st = la__hutchpp(&s, rank, mv - 2 * rank, &rng, g, ag, &tr, &se);
   } else {
-    st = la__hutch(&s, 0, mv, &rng, g, ag, trace, &se);
+    st = la__hutch(&s, 0, mv, &rng, g, ag, &tr, &se);
   }
-  if (stderr_) *stderr_ = se;
+  if (st == LA_OK) { /* a failed product leaves the outputs alone */
+    *trace = tr;
+    if (stderr_) *stderr_ = se;
+  }
   la__work_end(owned);
   return st;
 }
