@@ -4759,7 +4759,7 @@ LINATTN_DEF size_t la_lanczos_work_bytes(int n, int k,
   if (n <= 0 || k <= 0 || k > n || (cfg && cfg->max_iter < 0)) return 0;
   if (cfg && cfg->max_iter > 0 && cfg->max_iter < k) return 0;
   m = la__lz_cap(n, k, cfg);
-  if ((double)(m + 1) * n * sizeof(double) > LA__WORK_MAX) return 0;
+  if (((double)m + 1) * n * sizeof(double) > LA__WORK_MAX) return 0;
   return la__lanczos_walk(&a, n, m, k, &s, &d, &e, &zt, &idx);
 }
 
@@ -4878,7 +4878,7 @@ static int la__slq_check(int n, const la_slq_config *cfg) {
   if (n <= 0) return LA_EDIM;
   if (cfg && (cfg->probes < 0 || cfg->steps < 0)) return LA_ERANGE;
   la__slq_defaults(n, cfg, &probes, &m);
-  if ((double)(m + 1) * n * sizeof(double) > LA__WORK_MAX ||
+  if (((double)m + 1) * n * sizeof(double) > LA__WORK_MAX ||
       (double)probes * m > 2147483647.0)
     return LA_EOVERFLOW;
   return LA_OK;
@@ -5057,7 +5057,7 @@ static int la__trace_check(int n, const la_trace_config *cfg) {
   if (method == LA_TRACE_HUTCHPP && mv < 3) return LA_ERANGE;
   if (mv < 2) return LA_ERANGE; /* no standard error from one probe */
   rank = method == LA_TRACE_HUTCHPP ? la__hpp_rank(n, mv) : 0;
-  if ((double)(rank + 3) * n * sizeof(double) > LA__WORK_MAX)
+  if (((double)rank + 3) * n * sizeof(double) > LA__WORK_MAX)
     return LA_EOVERFLOW;
   return LA_OK;
 }
