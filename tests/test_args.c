@@ -1065,6 +1065,7 @@ static void ta_hessian(la_t *t, ta_fix *f) {
     TA(la_hessian_eigs(&f->m, th, &f->b, 1, 1e-6, NULL, &out, NULL, 0),
        LA_ENONFINITE);
     TA(la_robust_cond(&f->m, th, &f->b, NULL, &ro, NULL, 0), LA_ENONFINITE);
+    TA(la_dir_smoothness(&f->m, th, thn, &f->b, &sm, &gn, NULL, 0), LA_ENONFINITE);
     /* work NULL with bytes > 0; bytes below the size query */
     TA(la_hessian_dense(&f->m, f->theta, &f->b, h, NULL, 16), LA_ENULL);
     TA(la_hessian_diag(&f->m, f->theta, &f->b, dgl, h, 16), LA_EWORKSPACE);
@@ -1098,6 +1099,27 @@ static void ta_hessian(la_t *t, ta_fix *f) {
     rc.slq.steps = 0; rc.slq.probes = 2147483647; rc.dense_max = 1;
     TA(la_robust_cond(&f->m, f->theta, &f->b, &rc, &ro, NULL, 0), LA_EOVERFLOW);
     LA_CHECK(t, la_rcond_work_bytes(&f->m, &rc) == 0, "rcond bytes");
+    /* the dense path past 46340 parameters (n^2 past INT_MAX) */
+    {
+      la_model big;
+      la_model_config bc;
+      la_batch b1;
+      la_real *tb;
+      memset(&bc, 0, sizeof bc);
+      bc.d = 153; bc.n = 1; bc.layers = 1; /* 2 d^2 = 46818 parameters */
+      memset(&rc, 0, sizeof rc);
+      rc.dense_max = 100000;
+      tb = (la_real *)calloc(46818, sizeof(la_real));
+      if (la_model_init(&big, &bc) == LA_OK && tb &&
+          la_batch_create(&b1, 153, 1, 1) == LA_OK) {
+        TA(la_robust_cond(&big, tb, &b1, &rc, &ro, NULL, 0), LA_EOVERFLOW);
+        LA_CHECK(t, la_rcond_work_bytes(&big, &rc) == 0, "rcond bytes, dense");
+        la_batch_destroy(&b1);
+      } else {
+        LA_CHECK(t, 0, "the 46818-parameter model");
+      }
+      free(tb);
+    }
     /* la_dir_smoothness: a zero step; a NaN or Inf step */
     TA(la_dir_smoothness(&f->m, f->theta, thn, &f->b, &sm, &gn, NULL, 0), LA_ERANGE);
     thn[2] = (la_real)INFINITY;
