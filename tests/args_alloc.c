@@ -41,29 +41,7 @@ static void ta_reset(void) { ta_mallocs = ta_frees = 0; ta_asked = 0; }
              ta_mallocs);                                                     \
   } while (0)
 
-static int ta_diag_mv(void *ctx, int n, const la_real *x, la_real *y) {
-  int i;
-  (void)ctx;
-  for (i = 0; i < n; ++i) y[i] = (la_real)((i + 1) * x[i]);
-  return LA_OK;
-}
-
-static int ta_huge_check(const void *c) { (void)c; return LA_OK; }
-static size_t ta_huge_len(const void *c, int n) {
-  (void)c; (void)n;
-  return (size_t)-1 / 8;
-}
-static int ta_huge_init(const void *c, int n, double *s) {
-  (void)c; (void)n; (void)s;
-  return LA_OK;
-}
-static int ta_huge_step(const void *c, int n, double *s, double sc,
-                        const la_real *th, const la_real *g, la_real *u) {
-  (void)c; (void)n; (void)s; (void)sc; (void)th; (void)g; (void)u;
-  return LA_OK;
-}
-static const la_optimizer ta_huge_opt = {"huge", ta_huge_check, ta_huge_len,
-                                         ta_huge_init, ta_huge_step};
+#include "args_util.h"
 
 static void suite_alloc(la_t *t) {
   la_model m;
@@ -74,6 +52,7 @@ static void suite_alloc(la_t *t) {
   la_real theta[8] = {0.1f, 0.2f, 0.3f, 0.4f, 0.5f, 0.6f, 0.7f, 0.8f};
   la_eig_out out;
   double ev[2], nodes[8], weights[8], tr, norms[2], vals[4] = {1, 2, 3, 4};
+  double dg[6] = {1, 2, 3, 4, 5, 6};
   la_rng rng;
   int ok;
   memset(&mc, 0, sizeof mc);
@@ -89,7 +68,7 @@ static void suite_alloc(la_t *t) {
   LA_TEST(t, "args-alloc: the counter sees the allocating forms") {
     /* the same calls at sizes that fit allocate once and free once */
     ta_reset();
-    LA_CHECK(t, la_lanczos(6, ta_diag_mv, NULL, 1, 1e-8, NULL, &out, NULL, 0) ==
+    LA_CHECK(t, la_lanczos(6, ta_diag_mv, dg, 1, 1e-8, NULL, &out, NULL, 0) ==
                     LA_OK && ta_mallocs == 1 && ta_frees == 1,
              "lanczos: %lu mallocs, %lu frees", ta_mallocs, ta_frees);
     ta_reset();
@@ -109,22 +88,22 @@ static void suite_alloc(la_t *t) {
     LA_CHECK(t, ok, "the fixture");
     /* Lanczos: the basis past 1e12 bytes, and the default cap at k near
        INT_MAX */
-    TA_NOALLOC(la_lanczos(1 << 30, ta_diag_mv, NULL, 1, 1e-8, NULL, &out, NULL, 0),
+    TA_NOALLOC(la_lanczos(1 << 30, ta_diag_mv, dg, 1, 1e-8, NULL, &out, NULL, 0),
                LA_EOVERFLOW);
-    TA_NOALLOC(la_lanczos(2147483647, ta_diag_mv, NULL, 2147483647, 1e-8, NULL,
+    TA_NOALLOC(la_lanczos(2147483647, ta_diag_mv, dg, 2147483647, 1e-8, NULL,
                           &out, NULL, 0), LA_EOVERFLOW);
     /* SLQ: the basis, and probes * steps past INT_MAX */
     memset(&sq, 0, sizeof sq);
     sq.steps = 200;
-    TA_NOALLOC(la_slq(1 << 30, ta_diag_mv, NULL, &sq, nodes, weights, NULL, 0),
+    TA_NOALLOC(la_slq(1 << 30, ta_diag_mv, dg, &sq, nodes, weights, NULL, 0),
                LA_EOVERFLOW);
     sq.steps = 0; sq.probes = 2147483647;
-    TA_NOALLOC(la_slq(6, ta_diag_mv, NULL, &sq, nodes, weights, NULL, 0),
+    TA_NOALLOC(la_slq(6, ta_diag_mv, dg, &sq, nodes, weights, NULL, 0),
                LA_EOVERFLOW);
     /* Hutch++: the sketch */
     memset(&tc, 0, sizeof tc);
     tc.method = LA_TRACE_HUTCHPP; tc.matvecs = 1 << 20;
-    TA_NOALLOC(la_trace(1 << 30, ta_diag_mv, NULL, &tc, &tr, NULL, NULL, 0),
+    TA_NOALLOC(la_trace(1 << 30, ta_diag_mv, dg, &tc, &tr, NULL, NULL, 0),
                LA_EOVERFLOW);
     /* robust condition numbers: probes * steps */
     memset(&rc, 0, sizeof rc);
