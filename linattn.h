@@ -840,7 +840,9 @@ typedef struct la_hvp_op {
 LINATTN_DEF int la_hvp_matvec(void *op, int n, const la_real *x, la_real *y);
 
 /* The exact Hessian (n HVPs, symmetrized, row-major n x n doubles) and its
-   exact diagonal (n HVPs, no n x n storage); n = m->nparams. */
+   exact diagonal (n HVPs, no n x n storage); n = m->nparams. These and the
+   functions below refuse a non-finite theta (LA_ENONFINITE) before the
+   first product, so that nothing is written. */
 LINATTN_DEF size_t la_hessian_work_bytes(const la_model *m);
 LINATTN_DEF int la_hessian_dense(const la_model *m, const la_real *theta,
                                  const la_batch *b, double *h, void *work,
@@ -858,7 +860,9 @@ LINATTN_DEF int la_hessian_eigs(const la_model *m, const la_real *theta,
 
 /* Both robust condition numbers of H(theta) on a batch. Up to dense_max
    parameters the spectrum is exact (dense Hessian); beyond, lambda_max is
-   from Lanczos (tolerance 1e-6) and the median from the SLQ density. */
+   from Lanczos (tolerance 1e-6) and the median from the SLQ density.
+   LA_EOVERFLOW when slq.probes * steps exceeds an int, or the dense path
+   would hold more than 46340 parameters. */
 typedef struct la_rcond_config {
   int dense_max;     /* 0 -> 1000 */
   la_slq_config slq; /* the SLQ path; zero -> its defaults */
@@ -889,7 +893,10 @@ LINATTN_DEF int la_dir_smoothness(const la_model *m, const la_real *theta,
    "true" g (accumulated minibatch by minibatch: the loss is a mean, so the
    chunks' gradients average to it exactly), then `samples` minibatch
    gradients g_B, each on fresh prompts; norms[i] = ||g_B - g||. Summarize
-   with la_noise_summary. */
+   with la_noise_summary. Checked before the first draw (rng is then left
+   as it was): LA_ESHAPE for a generator of another d or n, LA_ENONFINITE
+   for theta, LA_EOVERFLOW when the default true batch 100 * minibatch
+   exceeds an int. */
 typedef struct la_grad_noise_config {
   int minibatch;  /* 0 -> 1000 */
   int true_batch; /* 0 -> 100 * minibatch */
