@@ -239,7 +239,10 @@ LINATTN_DEF int la_lane_sum(int rows, int cols, const la_real *panel,
    packed (la_pack zeroes them), but with both operands shared every lane
    adds the same product. The operands must not overlap C. A non-finite
    alpha is LA_ENONFINITE; the matrices are not scanned (that would cost a
-   pass over the batch). */
+   pass over the batch). A, B and C must be LA_ALIGN-aligned and every
+   stride a multiple of LA_W (LA_ERANGE otherwise: the SIMD kernels load
+   whole aligned vectors); a stride other than 0 that is shorter than its
+   operand's panel would make panels overlap (LA_EDIM). */
 LINATTN_DEF int la_bgemm(unsigned flags, int m, int n, int k, la_real alpha,
                          const la_real *A, size_t a_stride, const la_real *B,
                          size_t b_stride, la_real *C, size_t c_stride,
@@ -389,7 +392,11 @@ struct la_data {
 /* cfg = the preset's description (d, n and everything else filled in). */
 LINATTN_DEF int la_data_preset(la_data_config *cfg, int setting);
 /* Generator for `cfg`, fixed parts drawn from `seed`. la_data_bytes is 0 for
-   an invalid description. */
+   an invalid description. la_data_init: LA_EDIM (d, n, net_hidden),
+   LA_ERANGE (an unknown kind, a negative Gamma parameter, noise_std < 0 or
+   beyond la_real), LA_ENONFINITE (those values or sigma_matrix), LA_ENULL
+   (LA_SIGMA_GIVEN without sigma_matrix), LA_ENOTSPD, LA_EWORKSPACE; g is
+   written only on success. */
 LINATTN_DEF size_t la_data_bytes(const la_data_config *cfg);
 LINATTN_DEF int la_data_init(la_data *g, const la_data_config *cfg,
                              uint64_t seed, void *mem, size_t bytes);
@@ -398,7 +405,9 @@ LINATTN_DEF int la_data_create(la_data *g, const la_data_config *cfg,
                                uint64_t seed);
 LINATTN_DEF void la_data_destroy(la_data *g);
 #endif
-/* Fill every prompt of b (b->d, b->n must match the setting) from rng. */
+/* Fill every prompt of b (b->d, b->n must match the setting: LA_ESHAPE)
+   from rng; LA_EDIM for b->count <= 0, LA_ENULL for a generator that
+   la_data_init did not fill. */
 LINATTN_DEF int la_data_sample(const la_data *g, la_rng *rng, la_batch *b);
 
 
@@ -446,7 +455,12 @@ LINATTN_DEF int la_data_sample(const la_data *g, la_rng *rng, la_batch *b);
    the model's), LA_EDIM (empty batch), LA_EWORKSPACE (work too small),
    LA_ENONFINITE (NaN or Inf in theta, v, or the data of a valid prompt),
    LA_EDIVERGED (finite inputs, but the loss or a result overflowed),
-   LA_ENOMEM (the allocating form could not allocate). */
+   LA_ENOMEM (the allocating form could not allocate), LA_ERANGE (a model
+   la_model_init did not make), LA_EOVERFLOW (a workspace beyond size_t:
+   32-bit hosts at the largest sizes). Checks come before any output is
+   written, except that pred may already hold the predictions of the panels
+   before one whose data are not finite; with LA_EDIVERGED the loss and
+   results are written as computed. */
 
 enum { LA_PARAM_SPARSE = 0, LA_PARAM_DENSE = 1, LA_PARAM_PGD = 2 };
 enum { LA_ACT_LINEAR = 0, LA_ACT_RELU = 1 };
@@ -470,7 +484,9 @@ typedef struct la_model {
   int nparams;         /* length of theta */
 } la_model;
 
-/* LA_ERANGE for a configuration out of range, LA_EDIM for d or n. */
+/* LA_ERANGE for a configuration out of range (init_std <= 0 or non-finite
+   included), LA_EDIM for d or n, LA_EOVERFLOW when the workspace would not
+   fit size_t (32-bit hosts); m is written only on success. */
 LINATTN_DEF int la_model_init(la_model *m, const la_model_config *cfg);
 /* theta ~ N(0, init_std^2) entrywise from the stream of rng:
    theta[i] = init_std * la_rng_normal(rng), i = 0, 1, .. in order. */
@@ -481,7 +497,8 @@ LINATTN_DEF int la_model_init_params(const la_model *m, la_rng *rng,
 LINATTN_DEF int la_model_blocks(const la_model *m, int *offsets, int *sizes,
                                 int max);
 /* Workspace for one call of loss, grad or hvp; independent of batch size.
-   Any byte alignment will do. 0 for an invalid model. */
+   Any byte alignment will do. 0 for an invalid model, or one whose
+   workspace does not fit size_t. */
 LINATTN_DEF size_t la_model_work_bytes(const la_model *m);
 /* work == NULL with bytes == 0: the call allocates (and frees) its own.
    loss and pred may be NULL; pred (if given) receives b->count plain
@@ -599,8 +616,10 @@ LINATTN_DEF int la_optim_state_len(const la_optimizer *o, const void *cfg,
 LINATTN_DEF int la_optim_init(const la_optimizer *o, const void *cfg, int n,
                               double *state, size_t len);
 /* Computes the update into `update` and adds it to theta. A non-finite
-   gradient is LA_ENONFINITE and a non-finite update LA_EDIVERGED; theta is
-   then unchanged (the state may have advanced: the trainer keeps a copy). */
+   gradient or theta is LA_ENONFINITE (nothing written), a negative or
+   non-finite lr_scale LA_ERANGE, and a non-finite update LA_EDIVERGED;
+   theta is then unchanged (the state may have advanced: the trainer keeps
+   a copy). */
 LINATTN_DEF int la_optim_step(const la_optimizer *o, const void *cfg, int n,
                               double *state, size_t len, double lr_scale,
                               const la_real *grad, la_real *theta,
@@ -660,7 +679,8 @@ typedef int (*la_matvec_fn)(void *ctx, int n, const la_real *x, la_real *y);
 /* Eigenvalues of the symmetric n x n row-major matrix a (overwritten) in
    ascending order into w; with vecs non-NULL, the unit eigenvectors as the
    rows of vecs (row i belongs to w[i]). Householder tridiagonalization and
-   implicit QL, in double. */
+   implicit QL, in double. n is at most 46340 (n^2 fits an int: LA_EDIM
+   beyond); LA_EOVERFLOW when the workspace would not fit size_t. */
 LINATTN_DEF size_t la_sym_eig_work_bytes(int n);
 LINATTN_DEF int la_sym_eig(int n, double *a, double *w, double *vecs,
                            void *work, size_t bytes);
@@ -699,7 +719,10 @@ typedef struct la_eig_out {
    A single starting vector sees one copy of an exactly repeated eigenvalue
    until its invariant subspace is exhausted: the k values returned are then
    the distinct ones, more copies appear only after a restart (see README).
-   LA_ENOCONVERGE: the cap was reached; the best estimates are returned. */
+   LA_ENOCONVERGE: the cap was reached; the best estimates are returned.
+   LA_ERANGE for tol <= 0 or non-finite, an unknown `which`, or a max_iter
+   below k (or negative); LA_EOVERFLOW when the basis would pass 1e12 bytes
+   (or size_t). out is written only once the checks have passed. */
 LINATTN_DEF size_t la_lanczos_work_bytes(int n, int k,
                                          const la_lanczos_config *cfg);
 LINATTN_DEF int la_lanczos(int n, la_matvec_fn f, void *ctx, int k, double tol,
@@ -714,17 +737,21 @@ typedef struct la_slq_config {
 } la_slq_config;
 /* Stochastic Lanczos quadrature: probes*steps nodes and weights (weights
    sum to 1; a probe whose Krylov space closes early pads with zero
-   weights). The spectral density is sum_i weights[i] delta(x - nodes[i]). */
+   weights). The spectral density is sum_i weights[i] delta(x - nodes[i]).
+   LA_EOVERFLOW when probes*steps exceeds an int or the basis 1e12 bytes. */
 LINATTN_DEF size_t la_slq_work_bytes(int n, const la_slq_config *cfg);
 LINATTN_DEF int la_slq(int n, la_matvec_fn f, void *ctx,
                        const la_slq_config *cfg, double *nodes,
                        double *weights, void *work, size_t bytes);
-/* The density smoothed by a Gaussian of width sigma, on ngrid points. */
+/* The density smoothed by a Gaussian of width sigma, on ngrid points
+   (sigma <= 0 or non-finite: LA_ERANGE; a NaN or Inf among nodes, weights
+   or grid: LA_ENONFINITE). */
 LINATTN_DEF int la_density_eval(int count, const double *nodes,
                                 const double *weights, double sigma,
                                 int ngrid, const double *grid, double *out);
 /* Weighted median of values (weights NULL: equal weights); work holds
-   2*count doubles (NULL, 0: allocated). */
+   2*count doubles (NULL, 0: allocated). A NaN or Inf is LA_ENONFINITE, a
+   negative weight or a zero total LA_ERANGE. */
 LINATTN_DEF int la_weighted_median(int count, const double *values,
                                    const double *weights, double *median,
                                    void *work, size_t bytes);
@@ -736,18 +763,21 @@ typedef struct la_trace_config {
   uint64_t seed;
 } la_trace_config;
 /* tr(A) and the standard error of the estimate (Hutch++: of its stochastic
-   part; the sketched part is exact for the sketch drawn). */
+   part; the sketched part is exact for the sketch drawn). LA_ERANGE for a
+   budget below 2 (Hutch++: 3) or an unknown method. */
 LINATTN_DEF size_t la_trace_work_bytes(int n, const la_trace_config *cfg);
 LINATTN_DEF int la_trace(int n, la_matvec_fn f, void *ctx,
                          const la_trace_config *cfg, double *trace,
                          double *stderr_, void *work, size_t bytes);
 
 /* ---------------------------------------------- the papers' numbers */
-/* max |d_i| / median |d_i| (paper A's code, Jiang et al. 2022). */
+/* max |d_i| / median |d_i| (paper A's code, Jiang et al. 2022); work holds
+   3n doubles (NULL, 0: allocated); LA_ERANGE if the median is 0. */
 LINATTN_DEF int la_rcond_diag(int n, const double *diag, double *r,
                               void *work, size_t bytes);
 /* lambda_max / lambda_median (paper A's text) of a spectrum given as
-   values with weights (NULL: equal); LA_ERANGE if the median is 0. */
+   values with weights (NULL: equal); LA_ERANGE if the median is 0. work
+   as for la_weighted_median. */
 LINATTN_DEF int la_rcond_spectrum(int count, const double *values,
                                   const double *weights, double *r,
                                   void *work, size_t bytes);
@@ -755,7 +785,9 @@ LINATTN_DEF int la_rcond_spectrum(int count, const double *values,
 /* (L0, L1)-smoothness from a trajectory of (||grad||, smoothness) pairs.
    Least squares: s ~ L0 + L1 g. Envelope: the tightest line above every
    pair, minimizing its mean height L0 + L1 mean(g) with L0, L1 >= 0 (a
-   two-variable linear program, solved exactly on the upper hull). */
+   two-variable linear program, solved exactly on the upper hull). work
+   holds 2 count doubles (NULL, 0: allocated); a negative gnorm is
+   LA_ERANGE, a NaN or Inf LA_ENONFINITE. */
 typedef struct la_lsmooth_fit {
   double corr_log;  /* Pearson correlation of (log g, log s) over s, g > 0 */
   int used;         /* pairs with s > 0 and g > 0 */
@@ -808,7 +840,9 @@ typedef struct la_hvp_op {
 LINATTN_DEF int la_hvp_matvec(void *op, int n, const la_real *x, la_real *y);
 
 /* The exact Hessian (n HVPs, symmetrized, row-major n x n doubles) and its
-   exact diagonal (n HVPs, no n x n storage); n = m->nparams. */
+   exact diagonal (n HVPs, no n x n storage); n = m->nparams. These and the
+   functions below refuse a non-finite theta (LA_ENONFINITE) before the
+   first product, so that nothing is written. */
 LINATTN_DEF size_t la_hessian_work_bytes(const la_model *m);
 LINATTN_DEF int la_hessian_dense(const la_model *m, const la_real *theta,
                                  const la_batch *b, double *h, void *work,
@@ -826,7 +860,9 @@ LINATTN_DEF int la_hessian_eigs(const la_model *m, const la_real *theta,
 
 /* Both robust condition numbers of H(theta) on a batch. Up to dense_max
    parameters the spectrum is exact (dense Hessian); beyond, lambda_max is
-   from Lanczos (tolerance 1e-6) and the median from the SLQ density. */
+   from Lanczos (tolerance 1e-6) and the median from the SLQ density.
+   LA_EOVERFLOW when slq.probes * steps exceeds an int, or the dense path
+   would hold more than 46340 parameters. */
 typedef struct la_rcond_config {
   int dense_max;     /* 0 -> 1000 */
   la_slq_config slq; /* the SLQ path; zero -> its defaults */
@@ -857,7 +893,10 @@ LINATTN_DEF int la_dir_smoothness(const la_model *m, const la_real *theta,
    "true" g (accumulated minibatch by minibatch: the loss is a mean, so the
    chunks' gradients average to it exactly), then `samples` minibatch
    gradients g_B, each on fresh prompts; norms[i] = ||g_B - g||. Summarize
-   with la_noise_summary. */
+   with la_noise_summary. Checked before the first draw (rng is then left
+   as it was): LA_ESHAPE for a generator of another d or n, LA_ENONFINITE
+   for theta, LA_EOVERFLOW when the default true batch 100 * minibatch
+   exceeds an int. */
 typedef struct la_grad_noise_config {
   int minibatch;  /* 0 -> 1000 */
   int true_batch; /* 0 -> 100 * minibatch */
@@ -974,6 +1013,11 @@ typedef struct la_trainer {
   void *owned; /* memory of la_trainer_create */
 } la_trainer;
 
+/* la_trainer_bytes and la_trainer_init check the whole configuration
+   (LA_ERANGE for a model that la_model_init did not make, LA_ESHAPE for data
+   or a dataset of another d or n, LA_EOVERFLOW for a block beyond size_t);
+   a failed la_trainer_init leaves tr unusable: every call on it is
+   LA_ENULL. */
 LINATTN_DEF int la_trainer_bytes(const la_train_config *cfg, size_t *bytes);
 LINATTN_DEF int la_trainer_init(la_trainer *tr, const la_train_config *cfg,
                                 void *mem, size_t bytes);
@@ -1772,6 +1816,14 @@ LINATTN_DEF int la_bgemm(unsigned flags, int m, int n, int k, la_real alpha,
   if ((double)m * n * LA_W > 2147483647.0 ||
       (double)m * k * LA_W > 2147483647.0 || (double)k * n * LA_W > 2147483647.0)
     return LA_EOVERFLOW;
+  if ((a_stride && a_stride < (size_t)m * k * LA_W) ||
+      (b_stride && b_stride < (size_t)k * n * LA_W) ||
+      (c_stride && c_stride < (size_t)m * n * LA_W))
+    return LA_EDIM;
+  if ((uintptr_t)A % LA_ALIGN || (uintptr_t)B % LA_ALIGN ||
+      (uintptr_t)C % LA_ALIGN || a_stride % LA_W || b_stride % LA_W ||
+      c_stride % LA_W)
+    return LA_ERANGE;
   la_kernels_best()->bgemm(flags, m, n, k, alpha, A, a_stride, B, b_stride, C,
                            c_stride, npanels);
   return LA_OK;
@@ -2489,7 +2541,9 @@ static int la__data_resolve(const la_data_config *in, la_data_config *c) {
     if (c->gamma_shape < 0 || c->gamma_scale < 0) return LA_ERANGE;
   }
   if (!isfinite(c->noise_std)) return LA_ENONFINITE;
-  if (c->noise_std < 0) return LA_ERANGE;
+  /* beyond la_real's range every label would come out infinite */
+  if (c->noise_std < 0 || c->noise_std > (sizeof(la_real) == 4 ? 3.4e38 : 1e308))
+    return LA_ERANGE;
   if (c->sigma == LA_SIGMA_GIVEN && !c->sigma_matrix) return LA_ENULL;
   return LA_OK;
 }
@@ -2817,8 +2871,9 @@ LINATTN_DEF int la_data_sample(const la_data *g, la_rng *rng, la_batch *b) {
   size_t pr;
   if (!g || !rng || !b || !b->z || !b->y) return LA_ENULL;
   if (g->cfg.d <= 0 || g->cfg.d > LA_MAX_D || g->cfg.n <= 0 ||
-      g->cfg.n > LA_MAX_N || b->count <= 0)
-    return LA_EDIM;
+      g->cfg.n > LA_MAX_N || b->count <= 0 ||
+      (g->net && (g->cfg.net_hidden <= 0 || g->cfg.net_hidden > LA_MAX_D)))
+    return LA_EDIM; /* the hidden layer lives in a LA_MAX_D stack buffer */
   if (b->d != g->cfg.d || b->n != g->cfg.n) return LA_ESHAPE;
   if ((g->cfg.sigma != LA_SIGMA_IDENTITY && !g->chol) ||
       (g->cfg.target == LA_TARGET_RELU_NET && !g->net))
@@ -2898,9 +2953,14 @@ static void la__m_dims(const la_model *m, int hvp, la__mdim *o) {
                       : o->TD + 2 * (size_t)o->n * o->T + (size_t)o->n * o->D;
 }
 
-static size_t la__m_take(size_t *at, size_t reals) {
+/* Sizes arrive as doubles so that none wraps before it is checked: on a
+   32-bit host the largest models need more than size_t counts. A region
+   that does not fit leaves *at at SIZE_MAX, which la__m_layout reports. */
+static size_t la__m_take(size_t *at, double reals) {
   size_t here = *at;
-  *at += (reals + LA_W - 1) / LA_W * LA_W;
+  double r = ceil(reals / LA_W) * LA_W;
+  if (r > (double)((size_t)-1 / 4) - (double)here) *at = (size_t)-1;
+  else *at = here + (size_t)r;
   return here;
 }
 
@@ -2920,8 +2980,8 @@ static size_t la__m_layout(const la_model *m, const la__mdim *d,
   o->gv = la__m_take(&at, d->nex * W);
   o->zt = la__m_take(&at, (size_t)(d->L + 1) * d->TD * W);
   o->zdt = la__m_take(&at, (size_t)(d->L + 1) * d->TD * W);
-  o->st = la__m_take(&at, (size_t)d->L * d->lay * W);
-  o->sdt = la__m_take(&at, (size_t)d->L * d->lay * W);
+  o->st = la__m_take(&at, (double)d->L * d->lay * W);
+  o->sdt = la__m_take(&at, (double)d->L * d->lay * W);
   o->gt = la__m_take(&at, 4 * d->TD * W);
   o->tmp = la__m_take(&at, la__m_tmp_elems(m, d) * W);
   o->front = la__m_take(&at, fr * W);
@@ -2929,6 +2989,7 @@ static size_t la__m_layout(const la_model *m, const la__mdim *d,
   o->plain = la__m_take(&at, 2 * d->nex);
   o->fold = la__m_take(&at, 2 * d->nex * (sizeof(double) / sizeof(la_real)));
   o->total = at;
+  if (at > ((size_t)-1 / 4) / sizeof(la_real)) return 0; /* does not fit */
   return at * sizeof(la_real) + LA_ALIGN;
 }
 
@@ -3613,17 +3674,33 @@ LINATTN_DEF int la_model_init(la_model *m, const la_model_config *cfg) {
   if (c.front_hidden < 0 || c.front_hidden > LA_MAX_HIDDEN) return LA_ERANGE;
   if (!(c.init_std > 0) || !la__isfinite(c.init_std)) return LA_ERANGE;
   if (!c.kernels->pgemm) return LA_ERANGE;
-  m->cfg = c;
-  np = (double)c.layers * la__m_layer_params(m) +
-       (double)la__m_front_params(c.d, c.front_hidden);
-  if (np > 2147483647.0) return LA_EOVERFLOW;
-  m->nparams = (int)np;
+  {
+    la_model t; /* the caller's model is written only on success */
+    la__mdim dm;
+    la__mlay o;
+    t.cfg = c;
+    np = (double)c.layers * la__m_layer_params(&t) +
+         (double)la__m_front_params(c.d, c.front_hidden);
+    if (np > 2147483647.0) return LA_EOVERFLOW;
+    t.nparams = (int)np;
+    la__m_dims(&t, 1, &dm);
+    if (!la__m_layout(&t, &dm, &o)) return LA_EOVERFLOW;
+    *m = t;
+  }
   return LA_OK;
 }
 
 static int la__m_valid(const la_model *m) {
-  return m && m->cfg.d > 0 && m->cfg.n > 0 && m->cfg.layers > 0 &&
-         m->cfg.kernels && m->nparams > 0;
+  const la_model_config *c = m ? &m->cfg : NULL;
+  return m && c->d > 0 && c->n > 0 && c->layers > 0 && c->kernels &&
+         m->nparams > 0 && c->d <= LA_MAX_D && c->n <= LA_MAX_N &&
+         c->layers <= LA_MAX_LAYERS && c->param >= 0 &&
+         c->param <= LA_PARAM_PGD && c->activation >= 0 &&
+         c->activation <= LA_ACT_RELU && c->front_hidden >= 0 &&
+         c->front_hidden <= LA_MAX_HIDDEN && c->kernels->pgemm &&
+         (double)m->nparams ==
+             (double)c->layers * la__m_layer_params(m) +
+                 (double)la__m_front_params(c->d, c->front_hidden);
 }
 
 LINATTN_DEF int la_model_init_params(const la_model *m, la_rng *rng,
@@ -3691,6 +3768,7 @@ static int la__m_run(const la_model *mod, const la_real *theta,
   if (v && !la__all_finite(mod->nparams, v)) return LA_ENONFINITE;
   la__m_dims(mod, mode == 2, &c.m);
   need = la__m_layout(mod, &c.m, &o);
+  if (!need) return LA_EOVERFLOW;
   if (!work) {
     if (bytes) return LA_ENULL;
 #ifndef LINATTN_NO_STDLIB
@@ -4082,7 +4160,8 @@ LINATTN_DEF int la_optim_step(const la_optimizer *o, const void *cfg, int n,
   if (!grad || !theta || !update || (need && !state)) return LA_ENULL;
   if (len < need) return LA_EWORKSPACE;
   if (!(lr_scale >= 0) || !la__op_finite(lr_scale)) return LA_ERANGE;
-  if (!la__op_all_finite(n, grad)) return LA_ENONFINITE;
+  if (!la__op_all_finite(n, grad) || !la__op_all_finite(n, theta))
+    return LA_ENONFINITE; /* a NaN theta would pass through the update */
   st = o->step(cfg, n, state, lr_scale, theta, grad, update);
   if (st) return st;
   if (!la__op_all_finite(n, update)) return LA_EDIVERGED;
@@ -4202,6 +4281,12 @@ static la__arena la__arena_on(void *work, size_t bytes) {
   a.base = (unsigned char *)work; a.used = 0; a.cap = bytes;
   return a;
 }
+/* The largest workspace a size query answers with (1e12 bytes on 64-bit
+   hosts). Products are held to it in double before they are formed in
+   size_t, which on a 32-bit host would wrap long before memory runs out. */
+#define LA__WORK_MAX                                                          \
+  ((double)((size_t)-1 / 4) < 1e12 ? (double)((size_t)-1 / 4) : 1e12)
+
 /* The end of a counting walk: its size, padded for the base's alignment. */
 static size_t la__arena_size(const la__arena *a) {
   return a->used + LA_ALIGN;
@@ -4417,6 +4502,7 @@ LINATTN_DEF size_t la_sym_eig_work_bytes(int n) {
   la__arena a = la__arena_count();
   double *e, *v, *p, *qt;
   if (n <= 0 || n > 46340) return 0;
+  if ((double)n * n * sizeof(double) > LA__WORK_MAX) return 0;
   return la__sym_eig_walk(&a, n, &e, &v, &p, &qt);
 }
 
@@ -4427,7 +4513,7 @@ LINATTN_DEF int la_sym_eig(int n, double *a, double *w, double *vecs,
   la__arena ar;
   double *e, *v, *p, *qt;
   int st;
-  if (!need) return LA_EDIM;
+  if (!need) return n <= 0 || n > 46340 ? LA_EDIM : LA_EOVERFLOW;
   if (!a || !w) return LA_ENULL;
   for (i = 0; i < (size_t)n * n; ++i)
     if (!la__finite(a[i])) return LA_ENONFINITE;
@@ -4655,7 +4741,8 @@ static void la__pick(int which, int j, const double *d, int k, int *idx) {
 /* ---------------------------------------------------------- Lanczos */
 
 static int la__lz_cap(int n, int k, const la_lanczos_config *cfg) {
-  int m = cfg && cfg->max_iter > 0 ? cfg->max_iter : 20 * k + 200;
+  int m = cfg && cfg->max_iter > 0 ? cfg->max_iter
+          : k > (2147483647 - 200) / 20 ? n : 20 * k + 200;
   return m < n ? m : n;
 }
 
@@ -4677,8 +4764,9 @@ LINATTN_DEF size_t la_lanczos_work_bytes(int n, int k,
   double *d, *e, *zt;
   int *idx, m;
   if (n <= 0 || k <= 0 || k > n || (cfg && cfg->max_iter < 0)) return 0;
+  if (cfg && cfg->max_iter > 0 && cfg->max_iter < k) return 0;
   m = la__lz_cap(n, k, cfg);
-  if ((double)(m + 1) * n > 1e12 / sizeof(double)) return 0;
+  if (((double)m + 1) * n * sizeof(double) > LA__WORK_MAX) return 0;
   return la__lanczos_walk(&a, n, m, k, &s, &d, &e, &zt, &idx);
 }
 
@@ -4753,14 +4841,16 @@ LINATTN_DEF int la_lanczos(int n, la_matvec_fn f, void *ctx, int k, double tol,
   if (n <= 0 || k <= 0 || k > n) return LA_EDIM;
   if (!(tol > 0) || !la__finite(tol)) return LA_ERANGE;
   if (which < 0 || which > 2 || (cfg && cfg->max_iter < 0)) return LA_ERANGE;
+  /* a Krylov space smaller than k never holds k Ritz values */
+  if (cfg && cfg->max_iter > 0 && cfg->max_iter < k) return LA_ERANGE;
   need = la_lanczos_work_bytes(n, k, cfg);
   if (!need) return LA_EOVERFLOW;
-  out->matvecs = out->converged = out->restarts = 0;
-  for (i = 0; i < k; ++i) out->values[i] = 0;
   st = la__work_begin(need, &work, &bytes, &owned);
   if (st) return st;
   ar = la__arena_on(work, bytes);
   if (!la__arena_align(&ar)) { la__work_end(owned); return LA_EWORKSPACE; }
+  out->matvecs = out->converged = out->restarts = 0;
+  for (i = 0; i < k; ++i) out->values[i] = 0;
   la__lanczos_walk(&ar, n, la__lz_cap(n, k, cfg), k, &s, &d, &e, &zt, &idx);
   s.f = f; s.ctx = ctx;
   la_rng_seed(&s.rng, cfg ? cfg->seed : 0, 0x1a2c);
@@ -4788,14 +4878,26 @@ static size_t la__slq_walk(la__arena *a, int n, int m, la__lz *s, double **d,
   return la__arena_size(a);
 }
 
+/* The status of an SLQ request before any work: probes * steps nodes must
+   be countable in an int (la_weighted_median takes them). */
+static int la__slq_check(int n, const la_slq_config *cfg) {
+  int probes, m;
+  if (n <= 0) return LA_EDIM;
+  if (cfg && (cfg->probes < 0 || cfg->steps < 0)) return LA_ERANGE;
+  la__slq_defaults(n, cfg, &probes, &m);
+  if (((double)m + 1) * n * sizeof(double) > LA__WORK_MAX ||
+      (double)probes * m > 2147483647.0)
+    return LA_EOVERFLOW;
+  return LA_OK;
+}
+
 LINATTN_DEF size_t la_slq_work_bytes(int n, const la_slq_config *cfg) {
   la__arena a = la__arena_count();
   la__lz s;
   double *d, *e, *zt, *q0;
   int probes, m;
-  if (n <= 0 || (cfg && (cfg->probes < 0 || cfg->steps < 0))) return 0;
+  if (la__slq_check(n, cfg)) return 0;
   la__slq_defaults(n, cfg, &probes, &m);
-  if ((double)(m + 1) * n > 1e12 / sizeof(double)) return 0;
   return la__slq_walk(&a, n, m, &s, &d, &e, &zt, &q0);
 }
 
@@ -4832,16 +4934,16 @@ static int la__slq_probe(la__lz *s, const double *q0, double *d, double *e,
 LINATTN_DEF int la_slq(int n, la_matvec_fn f, void *ctx,
                        const la_slq_config *cfg, double *nodes,
                        double *weights, void *work, size_t bytes) {
-  size_t need = la_slq_work_bytes(n, cfg);
+  size_t need;
   void *owned;
   la__arena ar;
   la__lz s;
   la_rng rng;
   double *d, *e, *zt, *q0;
-  int probes, m, p, st = LA_OK;
+  int probes, m, p, st;
   if (!f || !nodes || !weights) return LA_ENULL;
-  if (n <= 0) return LA_EDIM;
-  if (!need) return LA_ERANGE;
+  if ((st = la__slq_check(n, cfg)) != 0) return st;
+  need = la_slq_work_bytes(n, cfg);
   la__slq_defaults(n, cfg, &probes, &m);
   st = la__work_begin(need, &work, &bytes, &owned);
   if (st) return st;
@@ -4867,6 +4969,10 @@ LINATTN_DEF int la_density_eval(int count, const double *nodes,
   if (!nodes || !weights || !grid || !out) return LA_ENULL;
   if (count <= 0 || ngrid <= 0) return LA_EDIM;
   if (!(sigma > 0) || !la__finite(sigma)) return LA_ERANGE;
+  for (i = 0; i < count; ++i)
+    if (!la__finite(nodes[i]) || !la__finite(weights[i])) return LA_ENONFINITE;
+  for (g = 0; g < ngrid; ++g)
+    if (!la__finite(grid[g])) return LA_ENONFINITE;
   c = 1.0 / (sigma * 2.5066282746310002);
   for (g = 0; g < ngrid; ++g) {
     double acc = 0;
@@ -4890,10 +4996,12 @@ LINATTN_DEF int la_weighted_median(int count, const double *values,
   int i, st;
   if (!values || !median) return LA_ENULL;
   if (count <= 0) return LA_EDIM;
+  if ((size_t)count > (size_t)-1 / (2 * sizeof(double))) return LA_EOVERFLOW;
   for (i = 0; i < count; ++i)
-    if (!la__finite(values[i]) || (weights && (!la__finite(weights[i]) ||
-                                               weights[i] < 0)))
+    if (!la__finite(values[i]) || (weights && !la__finite(weights[i])))
       return LA_ENONFINITE;
+  for (i = 0; weights && i < count; ++i)
+    if (weights[i] < 0) return LA_ERANGE;
   st = la__work_begin(need, &work, &bytes, &owned);
   if (st) return st;
   v = (double *)work;
@@ -4947,16 +5055,27 @@ static size_t la__trace_walk(la__arena *a, int n, int mv, int method,
   return la__arena_size(a);
 }
 
+/* The status of a trace request before any work. */
+static int la__trace_check(int n, const la_trace_config *cfg) {
+  int mv, method, rank;
+  if (n <= 0) return LA_EDIM;
+  la__trace_defaults(cfg, &mv, &method);
+  if (method < 0 || method > 1 || (cfg && cfg->matvecs < 0)) return LA_ERANGE;
+  if (method == LA_TRACE_HUTCHPP && mv < 3) return LA_ERANGE;
+  if (mv < 2) return LA_ERANGE; /* no standard error from one probe */
+  rank = method == LA_TRACE_HUTCHPP ? la__hpp_rank(n, mv) : 0;
+  if (((double)rank + 3) * n * sizeof(double) > LA__WORK_MAX)
+    return LA_EOVERFLOW;
+  return LA_OK;
+}
+
 LINATTN_DEF size_t la_trace_work_bytes(int n, const la_trace_config *cfg) {
   la__arena a = la__arena_count();
   la__lz s;
   double *g, *ag;
   int mv, method;
-  if (n <= 0) return 0;
+  if (la__trace_check(n, cfg)) return 0;
   la__trace_defaults(cfg, &mv, &method);
-  if (method < 0 || method > 1 || (cfg && cfg->matvecs < 0)) return 0;
-  if (method == LA_TRACE_HUTCHPP && mv < 3) return 0;
-  if (mv < 2) return 0; /* no standard error from one probe */
   return la__trace_walk(&a, n, mv, method, &s, &g, &ag);
 }
 
@@ -5018,12 +5137,11 @@ LINATTN_DEF int la_trace(int n, la_matvec_fn f, void *ctx,
   la__arena ar;
   la__lz s;
   la_rng rng;
-  double *g, *ag, se = 0;
+  double *g, *ag, se = 0, tr = 0;
   int mv, method, st;
   if (!f || !trace) return LA_ENULL;
-  if (n <= 0) return LA_EDIM;
+  if ((st = la__trace_check(n, cfg)) != 0) return st;
   need = la_trace_work_bytes(n, cfg);
-  if (!need) return LA_ERANGE;
   la__trace_defaults(cfg, &mv, &method);
   st = la__work_begin(need, &work, &bytes, &owned);
   if (st) return st;
@@ -5034,11 +5152,14 @@ LINATTN_DEF int la_trace(int n, la_matvec_fn f, void *ctx,
   la_rng_seed(&rng, cfg ? cfg->seed : 0, 0x7ace);
   if (method == LA_TRACE_HUTCHPP) {
     int rank = la__hpp_rank(n, mv);
-    st = la__hutchpp(&s, rank, mv - 2 * rank, &rng, g, ag, trace, &se);
+    st = la__hutchpp(&s, rank, mv - 2 * rank, &rng, g, ag, &tr, &se);
   } else {
-    st = la__hutch(&s, 0, mv, &rng, g, ag, trace, &se);
+    st = la__hutch(&s, 0, mv, &rng, g, ag, &tr, &se);
   }
-  if (stderr_) *stderr_ = se;
+  if (st == LA_OK) { /* a failed product leaves the outputs alone */
+    *trace = tr;
+    if (stderr_) *stderr_ = se;
+  }
   la__work_end(owned);
   return st;
 }
@@ -5053,6 +5174,7 @@ LINATTN_DEF int la_rcond_diag(int n, const double *diag, double *r,
   int i, st;
   if (!diag || !r) return LA_ENULL;
   if (n <= 0) return LA_EDIM;
+  if ((size_t)n > (size_t)-1 / (3 * sizeof(double))) return LA_EOVERFLOW;
   st = la__work_begin(need, &work, &bytes, &owned);
   if (st) return st;
   a = (double *)work;
@@ -5149,9 +5271,14 @@ LINATTN_DEF int la_lsmooth(int count, const double *gnorm,
   void *owned;
   if (!gnorm || !smooth || !fit) return LA_ENULL;
   if (count < 2) return LA_EDIM;
+  if ((size_t)count > (size_t)-1 / (2 * sizeof(double))) return LA_EOVERFLOW;
   for (i = 0; i < count; ++i)
-    if (!la__finite(gnorm[i]) || !la__finite(smooth[i]) || gnorm[i] < 0)
-      return LA_ENONFINITE;
+    if (!la__finite(gnorm[i]) || !la__finite(smooth[i])) return LA_ENONFINITE;
+  for (i = 0; i < count; ++i)
+    if (gnorm[i] < 0) return LA_ERANGE;
+  st = la__work_begin(sizeof(double) * 2 * (size_t)count, &work, &bytes,
+                      &owned);
+  if (st) return st;
   for (i = 0; i < count; ++i) { mg += gnorm[i]; ms += smooth[i]; }
   mg /= count; ms /= count;
   for (i = 0; i < count; ++i) {
@@ -5175,9 +5302,6 @@ LINATTN_DEF int la_lsmooth(int count, const double *gnorm,
       }
     if (sxx > 0 && syy > 0) fit->corr_log = sxy / sqrt(sxx * syy);
   }
-  st = la__work_begin(sizeof(double) * 2 * (size_t)count, &work, &bytes,
-                      &owned);
-  if (st) return st;
   la__envelope(count, gnorm, smooth, (double *)work, (double *)work + count,
                &fit->l0_env, &fit->l1_env);
   la__work_end(owned);
@@ -5222,6 +5346,7 @@ LINATTN_DEF int la_hill(int count, const double *x, int k, double *alpha,
   int i, st;
   if (!x || !alpha) return LA_ENULL;
   if (count < 2) return LA_EDIM;
+  if ((size_t)count > (size_t)-1 / sizeof(double)) return LA_EOVERFLOW;
   if (k < 1 || k >= count) return LA_ERANGE;
   for (i = 0; i < count; ++i)
     if (!la__finite(x[i])) return LA_ENONFINITE;
@@ -5285,6 +5410,7 @@ LINATTN_DEF int la_noise_summary(int count, const double *x,
   double *v;
   if (!x || !st) return LA_ENULL;
   if (count < 2) return LA_EDIM;
+  if ((size_t)count > (size_t)-1 / sizeof(double)) return LA_EOVERFLOW;
   if (cfg && (cfg->bins < 0 || cfg->hill_k < 0 || cfg->hill_k >= count))
     return LA_ERANGE;
   k = cfg && cfg->hill_k > 0 ? cfg->hill_k : count / 10;
@@ -5336,6 +5462,8 @@ static int la__check_model(const la_model *m, const la_real *theta,
   if (!m || !theta || !b) return LA_ENULL;
   if (m->nparams <= 0) return LA_EDIM;
   if (b->d != m->cfg.d || b->n != m->cfg.n) return LA_ESHAPE;
+  /* here, before any output: the first product would find it too late */
+  if (!la__all_finite(m->nparams, theta)) return LA_ENONFINITE;
   return LA_OK;
 }
 
@@ -5356,7 +5484,7 @@ static int la__hess_begin(const la_model *m, const la_real *theta,
                           la_hvp_op *op) {
   int st = la__check_model(m, theta, b);
   if (st) return st;
-  if (!need) return LA_EDIM;
+  if (!need) return LA_EOVERFLOW; /* the size queries' word for it */
   st = la__work_begin(need, work, bytes, owned);
   if (st) return st;
   *ar = la__arena_on(*work, *bytes);
@@ -5404,7 +5532,7 @@ LINATTN_DEF int la_hessian_diag(const la_model *m, const la_real *theta,
     x[i] = 1;
     st = la_hvp_matvec(&op, n, x, y);
     if (st == LA_OK && !la__finite((double)y[i])) st = LA_ENONFINITE;
-    diag[i] = y[i];
+    if (st == LA_OK) diag[i] = y[i];
     x[i] = 0;
   }
   la__work_end(owned);
@@ -5432,9 +5560,12 @@ LINATTN_DEF int la_hessian_eigs(const la_model *m, const la_real *theta,
   la_hvp_op op;
   size_t lz;
   int st;
-  if (!out) return LA_ENULL;
+  if (!out || !out->values) return LA_ENULL;
   if (m && (k <= 0 || k > m->nparams)) return LA_EDIM;
   if (!(tol > 0) || !la__finite(tol)) return LA_ERANGE;
+  if (cfg && (cfg->which < 0 || cfg->which > 2 || cfg->max_iter < 0 ||
+              (cfg->max_iter > 0 && cfg->max_iter < k)))
+    return LA_ERANGE; /* la_lanczos's own checks, before the workspace */
   st = la__hess_begin(m, theta, b, la_hessian_eigs_work_bytes(m, k, cfg),
                       &work, &bytes, &owned, &ar, &op);
   if (st) return st;
@@ -5492,6 +5623,10 @@ LINATTN_DEF size_t la_rcond_work_bytes(const la_model *m,
   if (!m || m->nparams <= 0) return 0;
   if (cfg && (cfg->dense_max < 0 || cfg->slq.probes < 0 || cfg->slq.steps < 0))
     return 0;
+  if (la__rcond_dense(cfg, m->nparams)
+          ? !la_sym_eig_work_bytes(m->nparams)
+          : !la_slq_work_bytes(m->nparams, cfg ? &cfg->slq : NULL))
+    return 0; /* the n x n matrix or the probes * steps nodes do not fit */
   la__model_take(&a, m, &mb);
   la__rcond_walk(&a, m->nparams, cfg, &d, &h, &w, &nd, &wt, &sub, &subb);
   return la__arena_size(&a);
@@ -5635,7 +5770,10 @@ LINATTN_DEF int la_dir_smoothness(const la_model *m, const la_real *theta,
 static void la__gnoise_defaults(const la_grad_noise_config *cfg, int *mb,
                                 int *tb, int *samples) {
   *mb = cfg && cfg->minibatch > 0 ? cfg->minibatch : 1000;
-  *tb = cfg && cfg->true_batch > 0 ? cfg->true_batch : 100 * *mb;
+  /* 100 * minibatch past INT_MAX: -1, which the callers refuse */
+  *tb = cfg && cfg->true_batch > 0 ? cfg->true_batch
+        : *mb > 2147483647 / 100   ? -1
+                                   : 100 * *mb;
   *samples = cfg && cfg->samples > 0 ? cfg->samples : 10000;
 }
 
@@ -5661,7 +5799,7 @@ LINATTN_DEF size_t la_grad_noise_work_bytes(const la_model *m,
   if (cfg && (cfg->minibatch < 0 || cfg->true_batch < 0 || cfg->samples < 0))
     return 0;
   la__gnoise_defaults(cfg, &mbsz, &tb, &samples);
-  if (!la_batch_bytes(m->cfg.d, m->cfg.n, mbsz)) return 0;
+  if (tb < 0 || !la_batch_bytes(m->cfg.d, m->cfg.n, mbsz)) return 0;
   la__model_take(&a, m, &mb);
   la__gnoise_walk(&a, m, mbsz, &bm, &bb, &gt, &gb);
   return la__arena_size(&a);
@@ -5696,8 +5834,12 @@ LINATTN_DEF int la_grad_noise(const la_model *m, const la_real *theta,
   if (!m || !theta || !g || !rng || !norms) return LA_ENULL;
   if (cfg && (cfg->minibatch < 0 || cfg->true_batch < 0 || cfg->samples < 0))
     return LA_ERANGE;
+  if (m->nparams <= 0) return LA_EDIM;
+  if (g->cfg.d != m->cfg.d || g->cfg.n != m->cfg.n) return LA_ESHAPE;
+  /* before the first draw, so that rng is left as it was */
+  if (!la__all_finite(m->nparams, theta)) return LA_ENONFINITE;
   need = la_grad_noise_work_bytes(m, cfg);
-  if (!need) return LA_EDIM;
+  if (!need) return LA_EOVERFLOW; /* the default true batch, or a batch */
   st = la__work_begin(need, &work, &bytes, &owned);
   if (st) return st;
   ar = la__arena_on(work, bytes);
@@ -5745,6 +5887,7 @@ static int la__tr_train_check(const la_train_config *c) {
   int st;
   if (!c->model && !c->objective) return LA_ENULL;
   if (!c->model && c->nparams <= 0) return LA_EDIM;
+  if (c->model && !la__m_valid(c->model)) return LA_ERANGE;
   if (c->model && !c->data && !(c->data_mode == LA_DATA_FIXED && c->dataset))
     return LA_ENULL;
   if (c->batch < 0 || c->eval_batch < 0 || c->resample_every < 0)
@@ -5756,6 +5899,9 @@ static int la__tr_train_check(const la_train_config *c) {
   if ((st = la_optim_check(c->optimizer, c->optimizer_config)) != 0) return st;
   if (c->model && c->dataset &&
       (c->dataset->d != c->model->cfg.d || c->dataset->n != c->model->cfg.n))
+    return LA_ESHAPE;
+  if (c->model && c->data &&
+      (c->data->cfg.d != c->model->cfg.d || c->data->cfg.n != c->model->cfg.n))
     return LA_ESHAPE;
   return LA_OK;
 }
@@ -5769,9 +5915,12 @@ typedef struct la__tr_train_layout {
   int n, nblocks_max, has_train, has_eval;
 } la__tr_train_layout;
 
+/* A block past SIZE_MAX / 2 saturates *at there, which the layout reports
+   as LA_EOVERFLOW instead of wrapping to a small size. */
 static size_t la__tr_take(size_t *at, size_t bytes) {
-  size_t off = *at;
-  *at += (bytes + LA_ALIGN - 1) / LA_ALIGN * LA_ALIGN;
+  size_t off = *at, lim = (size_t)-1 / 2;
+  if (bytes > lim - LA_ALIGN || *at > lim - LA_ALIGN - bytes) *at = lim;
+  else *at += (bytes + LA_ALIGN - 1) / LA_ALIGN * LA_ALIGN;
   return off;
 }
 
@@ -5786,19 +5935,22 @@ static int la__tr_train_layout_of(const la_train_config *c,
   st = la_optim_state_len(c->optimizer, c->optimizer_config, L->n,
                           &L->state_len);
   if (st) return st;
+  if (L->state_len > (size_t)-1 / 4 / sizeof(double)) return LA_EOVERFLOW;
   L->nblocks_max = m ? 2 * m->cfg.layers + 16 : 1;
   L->has_train = m && c->data && !(c->data_mode == LA_DATA_FIXED && c->dataset);
   /* kept even without periodic evaluation, for la_trainer_eval */
   L->has_eval = m && c->data;
+  /* the model is valid here (checked): a zero size is an overflow */
   if (L->has_train) {
     L->train_bytes = la_batch_bytes(m->cfg.d, m->cfg.n, c->batch);
-    if (!L->train_bytes) return LA_EDIM;
+    if (!L->train_bytes) return LA_EOVERFLOW;
   }
   if (L->has_eval) {
     L->eval_bytes = la_batch_bytes(m->cfg.d, m->cfg.n, c->eval_batch);
-    if (!L->eval_bytes) return LA_EDIM;
+    if (!L->eval_bytes) return LA_EOVERFLOW;
   }
   L->work_bytes = m ? la_model_work_bytes(m) : 0;
+  if (m && !L->work_bytes) return LA_EOVERFLOW;
   L->theta = la__tr_take(&at, sizeof(la_real) * (size_t)L->n);
   L->grad = la__tr_take(&at, sizeof(la_real) * (size_t)L->n);
   L->update = la__tr_take(&at, sizeof(la_real) * (size_t)L->n);
@@ -5809,6 +5961,7 @@ static int la__tr_train_layout_of(const la_train_config *c,
   L->train = la__tr_take(&at, L->train_bytes);
   L->eval = la__tr_take(&at, L->eval_bytes);
   L->work = la__tr_take(&at, L->work_bytes);
+  if (at >= (size_t)-1 / 2) return LA_EOVERFLOW;
   L->total = at + LA_ALIGN; /* room to align the caller's block */
   return LA_OK;
 }

@@ -12,6 +12,7 @@
 #include "test_optim.c"
 #include "test_diag.c"
 #include "test_train.c"
+#include "test_args.c"
 
 static const la_suite suites[] = {
     {"kernels", suite_kernels},
@@ -20,6 +21,7 @@ static const la_suite suites[] = {
     {"optim", suite_optim},
     {"diag", suite_diag},
     {"train", suite_train},
+    {"args", suite_args},
 };
 
 int main(int argc, char **argv) {

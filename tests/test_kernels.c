@@ -309,12 +309,14 @@ static void suite_kernels(la_t *t) {
     LA_CHECK(t, la_bgemm(0, 1, 1, 1, (la_real)INFINITY, buf, 0, buf, 0, buf, 0, 1) ==
                     LA_ENONFINITE, "alpha inf");
     {
-      la_real a[LA_W], b[LA_W], c[2 * LA_W];
-      memset(a, 0, sizeof a);
-      memset(b, 0, sizeof b);
+      /* la_bgemm wants LA_ALIGN-aligned panels: a stack array need not be */
+      la_real *a = (la_real *)la_alloc(sizeof(la_real) * 4 * LA_W);
+      la_real *b = a + LA_W, *c = b + LA_W;
+      memset(a, 0, sizeof(la_real) * 2 * LA_W);
       LA_CHECK(t, la_bgemm(0, 1, 1, 1, 1, a, 0, b, 0, c, LA_W, 2) == LA_OK,
                "a valid call");
       LA_CHECK(t, c[0] == 0 && c[2 * LA_W - 1] == 0, "shared operands of zeros");
+      la_free(a);
     }
   }
 
@@ -414,22 +416,24 @@ static void suite_kernels(la_t *t) {
      C, whose position and value are known exactly. */
   LA_TEST(t, "kernels/bgemm: single nonzeros land where the index formula says") {
     int f, bad = 0, trial, st = 0;
+    /* aligned panels, as la_bgemm requires */
+    la_real *A = (la_real *)la_alloc(sizeof(la_real) * 3 * 81 * LA_W);
+    la_real *B = A + 81 * LA_W, *C = B + 81 * LA_W;
     for (trial = 0; trial < 40; ++trial)
       for (f = 0; f < 4; ++f) {
         int m = kt_draw(&rng, 1, 9), n = kt_draw(&rng, 1, 9), k = kt_draw(&rng, 1, 9);
         int i = kt_draw(&rng, 0, m - 1), j = kt_draw(&rng, 0, n - 1);
         int p = kt_draw(&rng, 0, k - 1), lane = kt_draw(&rng, 0, LA_W - 1), e;
-        la_real A[81 * LA_W], B[81 * LA_W], C[81 * LA_W];
         int ai = (f & LA_TRANS_A) ? p * m + i : i * k + p;
         int bi = (f & LA_TRANS_B) ? j * k + p : p * n + j;
-        memset(A, 0, sizeof A);
-        memset(B, 0, sizeof B);
+        memset(A, 0, sizeof(la_real) * 2 * 81 * LA_W);
         A[ai * LA_W + lane] = 3;
         B[bi * LA_W + lane] = -5;
         st |= la_bgemm((unsigned)f, m, n, k, 2, A, 0, B, 0, C, 0, 1);
         for (e = 0; e < m * n * LA_W; ++e)
           bad += C[e] != (e == (i * n + j) * LA_W + lane ? -30 : 0);
       }
+    la_free(A);
     LA_CHECK(t, st == 0, "a call returned an error");
     LA_CHECK(t, bad == 0, "%d elements wrong", bad);
   }
