@@ -458,7 +458,8 @@ typedef struct la_model_config {
   int param;                 /* LA_PARAM_*; 0 -> sparse */
   int activation;            /* LA_ACT_*; 0 -> linear */
   int front_hidden;          /* width h of the front MLP; 0 -> none */
-  double init_std;           /* 0 -> 0.05 (front layer included) */
+  double init_std;           /* 0 -> 0.05 (front layer included); at most
+                                la_real's largest value / 8 */
   const la_kernels *kernels; /* NULL -> la_kernels_best() */
 } la_model_config;
 
@@ -886,7 +887,8 @@ LINATTN_DEF int la_grad_noise(const la_model *m, const la_real *theta,
      5. every eval_every steps the loss on a fixed seeded batch;
      6. the callback, which may ask to stop.
    A run that ends in LA_EDIVERGED keeps the theta and optimizer state of
-   the last finite step and names the failing step in diverged_step. */
+   the last finite step and names the failing step in diverged_step (the
+   step just taken when only its evaluation overflowed). */
 
 /* The batch of 0-based step t is drawn from la_rng_seed(seed, t) (FRESH),
    from la_rng_seed(seed, t / k) at every t multiple of k (RESAMPLE), or from
@@ -977,7 +979,8 @@ typedef struct la_trainer {
 LINATTN_DEF int la_trainer_bytes(const la_train_config *cfg, size_t *bytes);
 LINATTN_DEF int la_trainer_init(la_trainer *tr, const la_train_config *cfg,
                                 void *mem, size_t bytes);
-/* One step; LA_EDIVERGED (sticky) when it met a NaN or Inf. */
+/* One step; LA_EDIVERGED (sticky) when it met a NaN or Inf, LA_ERANGE when
+   the step count is at LONG_MAX. */
 LINATTN_DEF int la_trainer_step(la_trainer *tr);
 /* Up to `steps` steps, fewer if the callback stops the run. */
 LINATTN_DEF int la_trainer_run(la_trainer *tr, long steps);
@@ -998,9 +1001,10 @@ LINATTN_DEF void la_trainer_destroy(la_trainer *tr);
    host (IEEE-754 doubles assumed), reals stored as doubles (a float
    checkpoint loads into a double build exactly), ending in an FNV-1a 64
    checksum of all preceding bytes. Loading validates everything first: a
-   bad file gives LA_EFORMAT (not a checkpoint, truncated or padded),
-   LA_EVERSION, LA_ECHECKSUM or LA_ESHAPE (another model, optimizer or
-   state size) and leaves the trainer untouched. */
+   bad file gives LA_EFORMAT (not a checkpoint, truncated or padded, a
+   step beyond LONG_MAX, a NaN or Inf in theta or state), LA_EVERSION,
+   LA_ECHECKSUM or LA_ESHAPE (another model, optimizer or state size) and
+   leaves the trainer untouched. */
 #define LA_CHECKPOINT_VERSION 1
 LINATTN_DEF int la_checkpoint_bytes(const la_trainer *tr, size_t *bytes);
 LINATTN_DEF int la_checkpoint_save_mem(const la_trainer *tr, void *buf,
@@ -1049,6 +1053,8 @@ LINATTN_DEF int la_checkpoint_load(la_trainer *tr, const char *path);
 #define LINATTN_ASSERT(x) ((void)0)
 #endif
 
+#include <float.h>
+#include <limits.h>
 #include <math.h>
 #include <string.h>
 
@@ -3611,7 +3617,10 @@ LINATTN_DEF int la_model_init(la_model *m, const la_model_config *cfg) {
   if (c.param < 0 || c.param > LA_PARAM_PGD) return LA_ERANGE;
   if (c.activation < 0 || c.activation > LA_ACT_RELU) return LA_ERANGE;
   if (c.front_hidden < 0 || c.front_hidden > LA_MAX_HIDDEN) return LA_ERANGE;
-  if (!(c.init_std > 0) || !la__isfinite(c.init_std)) return LA_ERANGE;
+  /* normals stay within 6.56: theta must be finite in la_real */
+  if (!(c.init_std > 0) ||
+      !(c.init_std <= (sizeof(la_real) == 4 ? FLT_MAX : DBL_MAX) / 8))
+    return LA_ERANGE;
   if (!c.kernels->pgemm) return LA_ERANGE;
   m->cfg = c;
   np = (double)c.layers * la__m_layer_params(m) +
@@ -5757,6 +5766,9 @@ static int la__tr_train_check(const la_train_config *c) {
   if (c->model && c->dataset &&
       (c->dataset->d != c->model->cfg.d || c->dataset->n != c->model->cfg.n))
     return LA_ESHAPE;
+  if (c->model && c->data &&
+      (c->data->cfg.d != c->model->cfg.d || c->data->cfg.n != c->model->cfg.n))
+    return LA_ESHAPE;
   return LA_OK;
 }
 
@@ -5985,6 +5997,7 @@ LINATTN_DEF int la_trainer_eval(la_trainer *tr, double *loss) {
   if (!tr || !loss || !tr->theta) return LA_ENULL;
   st = la__tr_objective(tr, tr->has_eval ? &tr->eval : NULL, loss, NULL);
   if (st) return st;
+  if (!la__op_finite(*loss)) return LA_EDIVERGED; /* a caller's objective */
   tr->last_eval = *loss;
   return LA_OK;
 }
@@ -6050,6 +6063,7 @@ LINATTN_DEF int la_trainer_step(la_trainer *tr) {
   int st;
   if (!tr || !tr->theta) return LA_ENULL;
   if (tr->diverged_step) return LA_EDIVERGED;
+  if (tr->step == LONG_MAX) return LA_ERANGE; /* a loaded step at the limit */
   memset(&r, 0, sizeof r);
   if ((st = la__tr_step_batch(tr, &b)) != 0) return st;
   st = la__tr_objective(tr, b, &r.loss, tr->grad);
@@ -6067,7 +6081,13 @@ LINATTN_DEF int la_trainer_step(la_trainer *tr) {
   r.theta = tr->theta;
   if (tr->cfg.eval_every > 0 && tr->step % tr->cfg.eval_every == 0 &&
       (tr->has_eval || !tr->cfg.model)) {
-    if ((st = la_trainer_eval(tr, &r.eval_loss)) != 0) return st;
+    st = la_trainer_eval(tr, &r.eval_loss);
+    /* an eval loss that overflows ends the run as well, at this step */
+    if (st == LA_EDIVERGED || st == LA_ENONFINITE) {
+      tr->diverged_step = tr->step;
+      return LA_EDIVERGED;
+    }
+    if (st) return st;
     r.has_eval = 1;
   }
   if (tr->cfg.callback && tr->cfg.callback(tr->cfg.user, &r)) tr->stopped = 1;
@@ -6244,7 +6264,8 @@ static int la__tr_ck_validate(const unsigned char *p, size_t len) {
   if (sl > len / 8 || n > len / 8 || w > 8 || n == 0 ||
       la__tr_ck_total((size_t)w, (size_t)sl, (size_t)n) != len)
     return LA_EFORMAT;
-  if (la__tr_get64(p + 64) > 0x7fffffffffffffffull) return LA_EFORMAT;
+  /* the step becomes a long: 32 bits on ILP32 and Windows */
+  if (la__tr_get64(p + 64) > (uint64_t)LONG_MAX) return LA_EFORMAT;
   if (p[88 + 31] != 0) return LA_EFORMAT;
   return LA_OK;
 }
@@ -6290,7 +6311,11 @@ static int la__tr_ck_matches(const la_trainer *tr, const unsigned char *p) {
   if (nl > 31 || memcmp(p + 88, tr->cfg.optimizer->name, nl) != 0 ||
       p[88 + nl] != 0)
     return LA_ESHAPE;
-  th = p + LA__TR_CK_HEAD + 8 * (2 * LA__TR_RNG_WORDS + tr->state_len);
+  th = p + LA__TR_CK_HEAD + 8 * 2 * LA__TR_RNG_WORDS;
+  /* a trainer never saves a NaN or Inf in its state: the step that made
+     one was rolled back */
+  for (i = 0; i < tr->state_len; ++i, th += 8)
+    if (!la__op_finite(la__tr_getf(th))) return LA_EFORMAT;
   /* a double beyond la_real's range would become Inf (or be undefined) */
   for (i = 0; i < (size_t)tr->n; ++i)
     if (!(fabs(la__tr_getf(th + 8 * i)) <= LA__TR_REAL_MAX)) return LA_EFORMAT;
