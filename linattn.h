@@ -389,7 +389,9 @@ struct la_data {
 /* cfg = the preset's description (d, n and everything else filled in). */
 LINATTN_DEF int la_data_preset(la_data_config *cfg, int setting);
 /* Generator for `cfg`, fixed parts drawn from `seed`. la_data_bytes is 0 for
-   an invalid description. */
+   an invalid description. A given Sigma that is not symmetric positive
+   definite is LA_ENOTSPD; one whose Cholesky factor (or, for w* ~
+   N(0, Sigma^-1), its inverse) overflows la_real is LA_ERANGE. */
 LINATTN_DEF size_t la_data_bytes(const la_data_config *cfg);
 LINATTN_DEF int la_data_init(la_data *g, const la_data_config *cfg,
                              uint64_t seed, void *mem, size_t bytes);
@@ -1057,6 +1059,12 @@ LINATTN_DEF int la_checkpoint_load(la_trainer *tr, const char *path);
 #include <limits.h>
 #include <math.h>
 #include <string.h>
+
+#ifdef LINATTN_DOUBLE
+#define LA__REAL_MAX DBL_MAX
+#else
+#define LA__REAL_MAX FLT_MAX
+#endif
 
 #if defined(__GNUC__) || defined(__clang__)
 #define LA__INLINE static __inline__ __attribute__((always_inline))
@@ -1808,7 +1816,7 @@ LINATTN_DEF void *la_alloc(size_t bytes) {
   raw = (unsigned char *)LINATTN_MALLOC(bytes + 2 * LA_ALIGN, NULL);
   if (!raw) return NULL;
   aligned = raw + 2 * LA_ALIGN - ((size_t)raw % LA_ALIGN);
-  memcpy(aligned - sizeof(void *), &raw, sizeof(void *));
+  memcpy(aligned - sizeof raw, &raw, sizeof raw);
   return aligned;
 }
 LINATTN_DEF void la_free(void *p) {
@@ -2588,6 +2596,8 @@ static int la__data_sigma(const la_data_config *c, uint64_t seed,
   if (st) return st;
   st = la__cholesky(d, S, L);
   if (st) return st;
+  for (i = 0; i < d * d; ++i)
+    if (!(fabs(L[i]) <= LA__REAL_MAX)) return LA_ERANGE;
   for (i = 0; i < d * d; ++i) chol[i] = (la_real)L[i];
   if (!winv) return LA_OK;
   memset(Li, 0, sizeof(double) * d * d);
@@ -2599,6 +2609,8 @@ static int la__data_sigma(const la_data_config *c, uint64_t seed,
       Li[i * d + j] = -s / L[i * d + i];
     }
   }
+  for (i = 0; i < d * d; ++i)
+    if (!(fabs(Li[i]) <= LA__REAL_MAX)) return LA_ERANGE;
   for (i = 0; i < d; ++i)
     for (j = 0; j < d; ++j) winv[i * d + j] = (la_real)Li[j * d + i];
   return LA_OK;
@@ -2933,6 +2945,7 @@ static size_t la__m_layout(const la_model *m, const la__mdim *d,
   o->front = la__m_take(&at, fr * W);
   o->y = la__m_take(&at, W);
   o->plain = la__m_take(&at, 2 * d->nex);
+  /* NOLINTNEXTLINE(bugprone-sizeof-expression): la_reals per double */
   o->fold = la__m_take(&at, 2 * d->nex * (sizeof(double) / sizeof(la_real)));
   o->total = at;
   return at * sizeof(la_real) + LA_ALIGN;
@@ -3618,9 +3631,7 @@ LINATTN_DEF int la_model_init(la_model *m, const la_model_config *cfg) {
   if (c.activation < 0 || c.activation > LA_ACT_RELU) return LA_ERANGE;
   if (c.front_hidden < 0 || c.front_hidden > LA_MAX_HIDDEN) return LA_ERANGE;
   /* normals stay within 6.56: theta must be finite in la_real */
-  if (!(c.init_std > 0) ||
-      !(c.init_std <= (sizeof(la_real) == 4 ? FLT_MAX : DBL_MAX) / 8))
-    return LA_ERANGE;
+  if (!(c.init_std > 0) || !(c.init_std <= LA__REAL_MAX / 8)) return LA_ERANGE;
   if (!c.kernels->pgemm) return LA_ERANGE;
   m->cfg = c;
   np = (double)c.layers * la__m_layer_params(m) +
@@ -3669,7 +3680,7 @@ LINATTN_DEF int la_model_blocks(const la_model *m, int *offsets, int *sizes,
 LINATTN_DEF size_t la_model_work_bytes(const la_model *m) {
   la__mdim d;
   la__mlay o;
-  if (!la__m_valid(m)) return 0;
+  if (!m || !la__m_valid(m)) return 0; /* cppcheck sees no null test inside */
   la__m_dims(m, 1, &d);
   return la__m_layout(m, &d, &o);
 }
@@ -3711,9 +3722,9 @@ static int la__m_run(const la_model *mod, const la_real *theta,
 #endif
   }
   if (bytes < need) return LA_EWORKSPACE;
-  base = (la_real *)((char *)work +
-                     (LA_ALIGN - (size_t)((uintptr_t)work % LA_ALIGN)) %
-                         LA_ALIGN);
+  base = (la_real *)(void *)((char *)work +
+                             (LA_ALIGN - (size_t)((uintptr_t)work % LA_ALIGN)) %
+                                 LA_ALIGN);
   c.k = mod->cfg.kernels;
   c.ex = base + o.ex; c.exv = base + o.exv; c.g = base + o.g;
   c.gv = base + o.gv; c.zt = base + o.zt; c.zdt = base + o.zdt;
@@ -4171,6 +4182,7 @@ LINATTN_DEF int la_schedule_scale(const la_schedule *s, long t, double *scale) {
   if (!scale) return LA_ENULL;
   if (t < 0) return LA_ERANGE;
   if (s->kind == LA_SCHED_HALVING) {
+    /* NOLINTNEXTLINE(bugprone-integer-division): floor(t / period) */
     f = pow(la__op_or(s->decay, 0.5), (double)(t / s->period));
   } else if (s->kind == LA_SCHED_COSINE) {
     double p = (double)(t - s->warmup) / (double)(s->total - s->warmup);
@@ -5901,11 +5913,11 @@ static int la__tr_trainer_init(la_trainer *tr, void *mem, size_t bytes) {
          (LA_ALIGN - (size_t)((uintptr_t)mem % LA_ALIGN)) % LA_ALIGN;
   memset(base, 0, L.total - LA_ALIGN);
   tr->n = L.n;
-  tr->theta = (la_real *)(base + L.theta);
-  tr->grad = (la_real *)(base + L.grad);
-  tr->update = (la_real *)(base + L.update);
-  tr->state = (double *)(base + L.state);
-  tr->backup = (double *)(base + L.backup);
+  tr->theta = (la_real *)(void *)(base + L.theta);
+  tr->grad = (la_real *)(void *)(base + L.grad);
+  tr->update = (la_real *)(void *)(base + L.update);
+  tr->state = (double *)(void *)(base + L.state);
+  tr->backup = (double *)(void *)(base + L.backup);
   tr->state_len = L.state_len;
   tr->block_off = (int *)(base + L.boff);
   tr->block_size = (int *)(base + L.bsize);
@@ -6187,7 +6199,7 @@ static unsigned char *la__tr_put_rng(unsigned char *p, const la_rng *r) {
   return p;
 }
 static const unsigned char *la__tr_get_rng(const unsigned char *p, la_rng *r) {
-  uint64_t w[8];
+  uint64_t w[8] = {0};
   size_t i;
   for (i = 0; i < LA__TR_RNG_WORDS; ++i, p += 8) w[i] = la__tr_get64(p);
   memcpy(r, w, sizeof *r);
@@ -6202,8 +6214,9 @@ LINATTN_DEF int la_checkpoint_bytes(const la_trainer *tr, size_t *bytes) {
 
 static void la__tr_ck_model(unsigned char *p, const la_model *m) {
   la_model_config z;
-  const la_model_config *c = m ? &m->cfg : &z;
+  const la_model_config *c;
   memset(&z, 0, sizeof z);
+  c = m ? &m->cfg : &z;
   la__tr_put32(p, (uint32_t)c->d);
   la__tr_put32(p + 4, (uint32_t)c->n);
   la__tr_put32(p + 8, (uint32_t)c->layers);
@@ -6295,10 +6308,11 @@ LINATTN_DEF int la_checkpoint_info(const void *buf, size_t len,
    values that fit it. */
 static int la__tr_ck_matches(const la_trainer *tr, const unsigned char *p) {
   la_model_config f, z;
-  const la_model_config *m = tr->cfg.model ? &tr->cfg.model->cfg : &z;
+  const la_model_config *m;
   size_t i, nl = strlen(tr->cfg.optimizer->name);
   const unsigned char *th;
   memset(&z, 0, sizeof z);
+  m = tr->cfg.model ? &tr->cfg.model->cfg : &z;
   la__tr_ck_read_model(p + 24, &f);
   if (f.d != m->d || f.n != m->n || f.layers != m->layers ||
       f.param != m->param || f.activation != m->activation ||
@@ -6388,7 +6402,7 @@ LINATTN_DEF int la_checkpoint_save(const la_trainer *tr, const char *path) {
   if (!st) remove(path);
 #endif
   if (!st && rename(tmp, path) != 0) st = LA_EIO;
-  if (st) remove(tmp);
+  if (st) (void)remove(tmp); /* the error is st's; a leftover tmp is harmless */
   LINATTN_FREE(buf, NULL);
   return st;
 }
@@ -6403,7 +6417,7 @@ LINATTN_DEF int la_checkpoint_load(la_trainer *tr, const char *path) {
   if (!f) return LA_EIO;
   if (fseek(f, 0, SEEK_END) != 0 || (size = ftell(f)) < 0 ||
       fseek(f, 0, SEEK_SET) != 0) {
-    fclose(f);
+    (void)fclose(f); /* read-only: nothing to lose */
     return LA_EIO;
   }
   buf = (unsigned char *)LINATTN_MALLOC((size_t)size + 1, NULL);
@@ -6411,7 +6425,7 @@ LINATTN_DEF int la_checkpoint_load(la_trainer *tr, const char *path) {
     st = LA_ENOMEM;
   else if (fread(buf, 1, (size_t)size, f) != (size_t)size)
     st = LA_EIO;
-  fclose(f);
+  (void)fclose(f);
   if (!st) st = la_checkpoint_load_mem(tr, buf, (size_t)size);
   if (buf) LINATTN_FREE(buf, NULL);
   return st;

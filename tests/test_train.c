@@ -489,14 +489,14 @@ static void test_train_files(la_t *t) {
     FILE *f;
     int local;
     /* unique per process: several builds run this suite at once */
-    sprintf(path, "/tmp/la_ckpt_%lx_%lx_%d.bin", (unsigned long)time(NULL),
+    (void)sprintf(path, "/tmp/la_ckpt_%lx_%lx_%d.bin", (unsigned long)time(NULL),
             (unsigned long)((size_t)&local & 0xffffffu), (int)sizeof(la_real));
-    sprintf(tmp, "%s.tmp", path);
+    (void)sprintf(tmp, "%s.tmp", path);
     LA_CHECK(t, la_trainer_create(&A, &c1) == 0 && la_trainer_create(&B, &c2) == 0, "c");
     LA_CHECK(t, la_trainer_run(&A, 7) == 0, "run");
     LA_CHECK(t, la_checkpoint_save(&A, path) == 0, "save");
     LA_CHECK(t, (f = fopen(tmp, "rb")) == NULL, "no temporary left");
-    if (f) fclose(f);
+    if (f) (void)fclose(f);
     LA_CHECK(t, la_trainer_run(&A, 3) == 0 && la_checkpoint_save(&A, path) == 0, "again");
     LA_CHECK(t, la_checkpoint_load(&B, path) == 0 && B.step == 10, "load");
     LA_CHECK(t, memcmp(A.theta, B.theta, sizeof(la_real) * QN) == 0, "same theta");
@@ -505,12 +505,12 @@ static void test_train_files(la_t *t) {
     LA_CHECK(t, la_checkpoint_save(&A, NULL) == LA_ENULL, "null path");
     /* a flipped byte on disk */
     if ((f = fopen(path, "r+b")) != NULL) {
-      fseek(f, 200, SEEK_SET);
-      fputc(0x42, f);
-      fclose(f);
+      int ok = fseek(f, 200, SEEK_SET) == 0 && fputc(0x42, f) == 0x42;
+      ok = fclose(f) == 0 && ok;
+      LA_CHECK(t, ok, "flip a byte on disk");
     }
     LA_CHECK(t, la_checkpoint_load(&B, path) == LA_ECHECKSUM && B.step == 10, "disk flip");
-    remove(path);
+    (void)remove(path);
     la_trainer_destroy(&A);
     la_trainer_destroy(&B);
   }
