@@ -106,7 +106,7 @@ $(M4ELF): tests/embedded.c tests/m4/startup.c tests/m4/mps2-an386.ld $(HDR) | $(
 # the static estimate).
 M4_RUN = $(QEMU_M4) $(M4ELF) > $(M4DIR)/run.txt 2>&1; rc=$$?; cat $(M4DIR)/run.txt; \
   [ $$rc -eq 0 ] && $(STACK_REPORT) --measured \
-  $$(sed -n 's/^stack bytes used: //p' $(M4DIR)/run.txt)
+  $$(sed -n "s/^stack bytes used: //p" $(M4DIR)/run.txt)
 
 .PHONY: embedded-report
 embedded-report: $(M4ELF)

@@ -9,9 +9,9 @@
    Every call must return LA_OK with finite results, or an error code the
    header documents for it; a failed checkpoint load must leave the trainer
    as it was, a clean one must resume bit for bit. The run ends with the
-   counts of runs and of each status, and fails on the first broken
-   contract (ASan adds leaks and invalid accesses, UBSan undefined
-   behaviour).
+   counts of runs and of each status; the first broken contract ends it at
+   once with status 1 (ASan adds leaks and invalid accesses, UBSan
+   undefined behaviour).
 
      soak [SECONDS [SEED]]      default 120 s, seed from the clock */
 #define LINATTN_IMPLEMENTATION
@@ -59,7 +59,21 @@ static const char *const status_name[17] = {
     "LA_EVERSION",  "LA_ECHECKSUM",  "LA_ESHAPE",     "LA_ENOCONVERGE",
     "LA_EUNSUPPORTED"};
 
-static const char *run_desc; /* what the current run is, for reports */
+static char run_desc[160]; /* what the current run is, for reports */
+
+static void summary(void) {
+  int i;
+  printf("%ld runs, %ld steps, %ld calls; statuses:\n", T.runs, T.steps, T.calls);
+  for (i = 0; i < 17; ++i)
+    if (T.status[i]) printf("  %-16s %8ld  %s\n", status_name[i], T.status[i], la_status_str(-i));
+  printf("%ld broken contracts\n", T.broken);
+}
+
+static void broken(void) {
+  T.broken++;
+  summary();
+  exit(1);
+}
 
 static int count(int st) {
   T.calls++;
@@ -70,11 +84,10 @@ static int count(int st) {
 #define CONTRACT(cond, ...)                                                   \
   do {                                                                        \
     if (!(cond)) {                                                            \
-      T.broken++;                                                             \
       printf("BROKEN %s:%d (%s): %s: ", __FILE__, __LINE__, run_desc, #cond); \
       printf(__VA_ARGS__);                                                    \
       printf("\n");                                                           \
-      return;                                                                 \
+      broken();                                                               \
     }                                                                         \
   } while (0)
 
@@ -115,7 +128,6 @@ typedef struct run {
   la_real *theta0;
   la_batch dataset;
   int has_dataset;
-  char desc[160];
 } run;
 
 static void draw_model(rnd *r, la_model_config *c) {
@@ -232,8 +244,8 @@ typedef struct snapshot {
 } snapshot;
 
 static void check_checkpoints(rnd *r, la_trainer *A, const la_train_config *tc) {
-  la_trainer B, C;
-  unsigned char *buf, *bad, *keep;
+  la_trainer B, C, keep;
+  unsigned char *buf, *bad;
   size_t len = 0, cut;
   int st, i, flips;
   long steps = rnd_int(r, 1, 5);
@@ -249,14 +261,11 @@ static void check_checkpoints(rnd *r, la_trainer *A, const la_train_config *tc) 
   flips = rnd_int(r, 1, 4);
   for (i = 0; i < flips; ++i) bad[rnd_int(r, 0, (int)len - 1)] ^= (unsigned char)rnd_int(r, 1, 255);
   cut = rnd_chance(r, 0.3) ? (size_t)rnd_int(r, 0, (int)len - 1) : len;
-  keep = (unsigned char *)malloc(sizeof B);
-  CONTRACT(keep != NULL, "malloc");
-  memcpy(keep, &B, sizeof B);
+  keep = B;
   st = count(la_checkpoint_load_mem(&B, bad, cut));
   CONTRACT(ONE_OF(st, LA_OK, LA_EFORMAT, LA_EVERSION, LA_ECHECKSUM, LA_ESHAPE),
            "corrupt load: %s", la_status_str(st));
-  if (st) CONTRACT(memcmp(keep, &B, sizeof B) == 0, "a failed load changed the trainer");
-  free(keep);
+  if (st) CONTRACT(memcmp(&keep, &B, sizeof B) == 0, "a failed load changed the trainer");
   /* the clean file resumes bit for bit */
   CONTRACT(count(la_checkpoint_load_mem(&B, buf, len)) == LA_OK, "clean load");
   CONTRACT(count(la_trainer_create(&C, tc)) == LA_OK, "third trainer");
@@ -341,9 +350,9 @@ static void one_run(rnd *r) {
   memset(&u, 0, sizeof u);
   draw_model(r, &u.mc);
   st = count(la_model_init(&u.m, &u.mc));
-  snprintf(u.desc, sizeof u.desc, "d %d n %d L %d param %d act %d h %d", u.mc.d,
-           u.mc.n, u.mc.layers, u.mc.param, u.mc.activation, u.mc.front_hidden);
-  run_desc = u.desc;
+  (void)snprintf(run_desc, sizeof run_desc, "d %d n %d L %d param %d act %d h %d",
+                 u.mc.d, u.mc.n, u.mc.layers, u.mc.param, u.mc.activation,
+                 u.mc.front_hidden);
   T.runs++;
   CONTRACT(ONE_OF(st, LA_OK, LA_EDIM, LA_ERANGE), "model init: %s", la_status_str(st));
   if (st) return;
@@ -385,17 +394,13 @@ static void one_run(rnd *r) {
 }
 
 int main(int argc, char **argv) {
-  double seconds = argc > 1 ? atof(argv[1]) : 120;
+  double seconds = argc > 1 ? strtod(argv[1], NULL) : 120;
   rnd r;
   time_t start = time(NULL);
-  int i;
   r.s = argc > 2 ? strtoull(argv[2], NULL, 10) : (uint64_t)start;
   printf("soak: %g s, seed %llu\n", seconds, (unsigned long long)r.s);
   memset(&T, 0, sizeof T);
-  while (difftime(time(NULL), start) < seconds && T.broken == 0) one_run(&r);
-  printf("%ld runs, %ld steps, %ld calls; statuses:\n", T.runs, T.steps, T.calls);
-  for (i = 0; i < 17; ++i)
-    if (T.status[i]) printf("  %-16s %8ld  %s\n", status_name[i], T.status[i], la_status_str(-i));
-  printf("%ld broken contracts\n", T.broken);
-  return T.broken != 0;
+  while (difftime(time(NULL), start) < seconds) one_run(&r);
+  summary();
+  return 0;
 }

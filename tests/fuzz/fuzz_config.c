@@ -65,6 +65,7 @@ static void decode_data(fz_in *in, const la_model_config *m,
   c->net_hidden = fz_int(in, 12);
   c->noise_std = fz_real(in);
   /* a given Sigma: the identity plus a symmetric perturbation, or raw */
+  memset(sigma, 0, 64 * sizeof *sigma);
   dd = c->d > 0 && c->d <= 8 ? c->d : 0;
   for (i = 0; i < dd * dd; ++i) sigma[i] = i % (dd + 1) == 0;
   if (fz_bits(in, 1) & 1)

@@ -13,9 +13,10 @@
 #define FZ_CHECK(cond, ...)                                                   \
   do {                                                                        \
     if (!(cond)) {                                                            \
-      fprintf(stderr, "%s:%d: check failed: %s: ", __FILE__, __LINE__, #cond); \
-      fprintf(stderr, __VA_ARGS__);                                           \
-      fprintf(stderr, "\n");                                                  \
+      (void)fprintf(stderr, "%s:%d: check failed: %s: ", __FILE__, __LINE__,  \
+                    #cond);                                                   \
+      (void)fprintf(stderr, __VA_ARGS__);                                     \
+      (void)fprintf(stderr, "\n");                                            \
       abort();                                                                \
     }                                                                         \
   } while (0)

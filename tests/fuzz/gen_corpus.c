@@ -23,7 +23,7 @@ static int write_file(const char *dir, const char *name, const void *p,
   char path[512];
   FILE *f;
   int ok;
-  snprintf(path, sizeof path, "%s/%s", dir, name);
+  (void)snprintf(path, sizeof path, "%s/%s", dir, name);
   f = fopen(path, "wb");
   if (!f) return 1;
   ok = fwrite(p, 1, len, f) == len;
@@ -124,7 +124,7 @@ int main(int argc, char **argv) {
   for (i = 0; i < sizeof shapes / sizeof shapes[0]; ++i) {
     size_t n = checkpoint_of(&shapes[i], buf, sizeof buf);
     if (!n) {
-      fprintf(stderr, "gen_corpus: %s failed\n", shapes[i].file);
+      (void)fprintf(stderr, "gen_corpus: %s failed\n", shapes[i].file);
       return 1;
     }
     bad |= write_file(dir, shapes[i].file, buf, n);
@@ -136,7 +136,7 @@ int main(int argc, char **argv) {
   cuts[0] = 7; cuts[1] = 64; cuts[2] = 136; cuts[3] = len / 2; cuts[4] = len - 1;
   for (i = 0; i < 5; ++i) {
     char name[32];
-    snprintf(name, sizeof name, "base-adam-cut-%u", (unsigned)cuts[i]);
+    (void)snprintf(name, sizeof name, "base-adam-cut-%u", (unsigned)cuts[i]);
     bad |= write_file(dir, name, buf, cuts[i]);
   }
   bad |= write_file(cfgdir, "base-adam", cfg_base, sizeof cfg_base);
@@ -148,6 +148,6 @@ int main(int argc, char **argv) {
                     sizeof cfg_dense_relu_front_net);
   bad |= write_file(cfgdir, "sigma-given", cfg_sigma_given,
                     sizeof cfg_sigma_given);
-  if (bad) fprintf(stderr, "gen_corpus: cannot write into %s, %s\n", dir, cfgdir);
+  if (bad) (void)fprintf(stderr, "gen_corpus: cannot write into %s, %s\n", dir, cfgdir);
   return bad;
 }
