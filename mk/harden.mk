@@ -128,3 +128,25 @@ $(BUILD)/soak: tests/soak.c $(HDR) | $(BUILD)
 	$(CLANG) $(CFLAGS_HOST) $(AVX2) $(SAN) -O1 $< -o $@ -lm
 soak: $(BUILD)/soak
 	$(BUILD)/soak $(SOAK_SECONDS) $(SOAK_SEED)
+
+# ------------------------------------------------------- -Wconversion
+# The header is clean under -Wconversion (float, double and integer
+# narrowing) with gcc and clang, as C and C++, on every target. It is not
+# under -Wsign-conversion: some 180 lines index with `(size_t)i * n + j`
+# and validated non-negative int dimensions, which that warning would have
+# cast term by term.
+WCONV = $(WARN) -Wconversion -Wno-sign-conversion -fsyntax-only -I. tests/multi_tu/impl.c
+WCONV_ALL = $(CC) -std=c99 $(WCONV) $(AVX2) && \
+  $(CC) -std=c99 $(WCONV) -DLINATTN_DOUBLE $(SCALAR) && \
+  $(CLANG) -std=c99 $(WCONV) $(AVX2) && \
+  $(CLANG) -std=c99 $(WCONV) -DLINATTN_DOUBLE $(SCALAR) && \
+  g++ -x c++ -std=c++11 $(WCONV) $(AVX2) && \
+  clang++ -x c++ -std=c++11 -Wno-deprecated $(WCONV) -DLINATTN_DOUBLE && \
+  aarch64-linux-gnu-gcc -std=c99 $(WCONV) && \
+  aarch64-linux-gnu-gcc -std=c99 $(WCONV) -DLINATTN_DOUBLE && \
+  arm-linux-gnueabihf-gcc -std=c99 $(WCONV) -march=armv7-a -mfpu=neon-vfpv4 -mfloat-abi=hard && \
+  arm-none-eabi-gcc -std=c99 $(WCONV) -DLINATTN_NO_STDLIB -mcpu=cortex-m4 \
+    -mfpu=fpv4-sp-d16 -mfloat-abi=hard -mthumb
+CONFIGS += header-wconversion
+run-header-wconversion: | $(BUILD)
+	@sh tests/run_one.sh header-wconversion sh -c '$(WCONV_ALL)'
