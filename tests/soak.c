@@ -16,6 +16,7 @@
      soak [SECONDS [SEED]]      default 120 s, seed from the clock */
 #define LINATTN_IMPLEMENTATION
 #include "../linattn.h"
+#include "opt_config.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
@@ -109,13 +110,6 @@ static int all_finite(int n, const la_real *x) {
 }
 
 /* ---------------------------------------------------- one random run */
-typedef union opt_cfg {
-  la_sgd_config sgd;
-  la_adam_config adam;
-  la_sign_config sign;
-  la_adagrad_config adagrad;
-  la_rmsprop_config rmsprop;
-} opt_cfg;
 
 typedef struct run {
   la_model_config mc;
@@ -123,7 +117,7 @@ typedef struct run {
   la_data_config dc;
   la_data g;
   double sigma[64];
-  opt_cfg oc;
+  la_any_opt_config oc;
   la_train_config tc;
   la_real *theta0;
   la_batch dataset;
@@ -162,7 +156,7 @@ static void draw_data(rnd *r, const la_model_config *m, la_data_config *c,
   }
 }
 
-static const la_optimizer *draw_optimizer(rnd *r, opt_cfg *o) {
+static const la_optimizer *draw_optimizer(rnd *r, la_any_opt_config *o) {
   double lr = rnd_chance(r, 0.1) ? rnd_log(r, 1, 1e30) : rnd_log(r, 1e-5, 0.5);
   int which = rnd_int(r, 0, 5);
   if (rnd_chance(r, 0.05)) lr = rnd_field(r, 0, 1, -1e-3, 1);

@@ -16,25 +16,19 @@
        either succeed with finite results or report LA_EDIVERGED. */
 #define LINATTN_IMPLEMENTATION
 #include "../../linattn.h"
+#include "../opt_config.h"
 #include "fuzz_util.h"
 
 #define RIG_CAP (1u << 20)
 #define FILE_CAP (1u << 18)
 
-typedef union opt_cfg {
-  la_sgd_config sgd;
-  la_adam_config adam;
-  la_sign_config sign;
-  la_adagrad_config adagrad;
-  la_rmsprop_config rmsprop;
-} opt_cfg;
 
 /* A trainer and everything it points to: it keeps the pointers. */
 typedef struct rig {
   la_model model;
   la_data data;
   unsigned char data_mem[1024];
-  opt_cfg opt;
+  la_any_opt_config opt;
   la_train_config tc;
   la_trainer tr;
   size_t bytes;

@@ -16,6 +16,7 @@
    decode_* functions); input past its end reads as zero (the defaults). */
 #define LINATTN_IMPLEMENTATION
 #include "../../linattn.h"
+#include "../opt_config.h"
 #include "fuzz_util.h"
 
 #define BLOCK_CAP (1u << 20)
@@ -24,13 +25,6 @@
 static unsigned char block[BLOCK_CAP + LA_ALIGN];
 static unsigned char data_mem[1 << 16];
 
-typedef union opt_cfg {
-  la_sgd_config sgd;
-  la_adam_config adam;
-  la_sign_config sign;
-  la_adagrad_config adagrad;
-  la_rmsprop_config rmsprop;
-} opt_cfg;
 
 static void decode_model(fz_in *in, la_model_config *c) {
   memset(c, 0, sizeof *c);
@@ -74,7 +68,7 @@ static void decode_data(fz_in *in, const la_model_config *m,
                             dd ? sigma : NULL;
 }
 
-static const la_optimizer *decode_optimizer(fz_in *in, opt_cfg *o,
+static const la_optimizer *decode_optimizer(fz_in *in, la_any_opt_config *o,
                                             const void **cfg) {
   int which = fz_int(in, 5);
   memset(o, 0, sizeof *o);
@@ -235,7 +229,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *p, size_t size) {
   la_data_config dc;
   la_data g;
   double sigma[64];
-  opt_cfg oc;
+  la_any_opt_config oc;
   la_train_config tc;
   la_real theta0[2048];
   size_t need;
