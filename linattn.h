@@ -6130,12 +6130,6 @@ LINATTN_DEF int la_trainer_run(la_trainer *tr, long steps) {
    128 u64 rng[w], batch rng[w], f64 state[s], f64 theta[nparams]
    end-8 u64 FNV-1a 64 of every byte before it */
 
-#include <float.h>
-#ifdef LINATTN_DOUBLE
-#define LA__TR_REAL_MAX DBL_MAX
-#else
-#define LA__TR_REAL_MAX FLT_MAX
-#endif
 #define LA__TR_CK_HEAD 128
 #define LA__TR_RNG_WORDS (sizeof(la_rng) / 8)
 /* la_rng is saved word by word: it must be made of uint64_t only */
@@ -6332,7 +6326,7 @@ static int la__tr_ck_matches(const la_trainer *tr, const unsigned char *p) {
     if (!la__op_finite(la__tr_getf(th))) return LA_EFORMAT;
   /* a double beyond la_real's range would become Inf (or be undefined) */
   for (i = 0; i < (size_t)tr->n; ++i)
-    if (!(fabs(la__tr_getf(th + 8 * i)) <= LA__TR_REAL_MAX)) return LA_EFORMAT;
+    if (!(fabs(la__tr_getf(th + 8 * i)) <= LA__REAL_MAX)) return LA_EFORMAT;
   return LA_OK;
 }
 
