@@ -394,9 +394,11 @@ LINATTN_DEF int la_data_preset(la_data_config *cfg, int setting);
 /* Generator for `cfg`, fixed parts drawn from `seed`. la_data_bytes is 0 for
    an invalid description. la_data_init: LA_EDIM (d, n, net_hidden),
    LA_ERANGE (an unknown kind, a negative Gamma parameter, noise_std < 0 or
-   beyond la_real), LA_ENONFINITE (those values or sigma_matrix), LA_ENULL
-   (LA_SIGMA_GIVEN without sigma_matrix), LA_ENOTSPD, LA_EWORKSPACE; g is
-   written only on success. */
+   beyond la_real, a given Sigma whose Cholesky factor or, for w* ~
+   N(0, Sigma^-1), its inverse overflows la_real), LA_ENONFINITE (those
+   values or sigma_matrix), LA_ENULL (LA_SIGMA_GIVEN without sigma_matrix),
+   LA_ENOTSPD (a given Sigma not symmetric positive definite),
+   LA_EWORKSPACE; g is written only on success. */
 LINATTN_DEF size_t la_data_bytes(const la_data_config *cfg);
 LINATTN_DEF int la_data_init(la_data *g, const la_data_config *cfg,
                              uint64_t seed, void *mem, size_t bytes);
@@ -472,7 +474,8 @@ typedef struct la_model_config {
   int param;                 /* LA_PARAM_*; 0 -> sparse */
   int activation;            /* LA_ACT_*; 0 -> linear */
   int front_hidden;          /* width h of the front MLP; 0 -> none */
-  double init_std;           /* 0 -> 0.05 (front layer included) */
+  double init_std;           /* 0 -> 0.05 (front layer included); at most
+                                la_real's largest value / 8 */
   const la_kernels *kernels; /* NULL -> la_kernels_best() */
 } la_model_config;
 
@@ -925,7 +928,8 @@ LINATTN_DEF int la_grad_noise(const la_model *m, const la_real *theta,
      5. every eval_every steps the loss on a fixed seeded batch;
      6. the callback, which may ask to stop.
    A run that ends in LA_EDIVERGED keeps the theta and optimizer state of
-   the last finite step and names the failing step in diverged_step. */
+   the last finite step and names the failing step in diverged_step (the
+   step just taken when only its evaluation overflowed). */
 
 /* The batch of 0-based step t is drawn from la_rng_seed(seed, t) (FRESH),
    from la_rng_seed(seed, t / k) at every t multiple of k (RESAMPLE), or from
@@ -1021,7 +1025,8 @@ typedef struct la_trainer {
 LINATTN_DEF int la_trainer_bytes(const la_train_config *cfg, size_t *bytes);
 LINATTN_DEF int la_trainer_init(la_trainer *tr, const la_train_config *cfg,
                                 void *mem, size_t bytes);
-/* One step; LA_EDIVERGED (sticky) when it met a NaN or Inf. */
+/* One step; LA_EDIVERGED (sticky) when it met a NaN or Inf, LA_ERANGE when
+   the step count is at LONG_MAX. */
 LINATTN_DEF int la_trainer_step(la_trainer *tr);
 /* Up to `steps` steps, fewer if the callback stops the run. */
 LINATTN_DEF int la_trainer_run(la_trainer *tr, long steps);
@@ -1042,9 +1047,10 @@ LINATTN_DEF void la_trainer_destroy(la_trainer *tr);
    host (IEEE-754 doubles assumed), reals stored as doubles (a float
    checkpoint loads into a double build exactly), ending in an FNV-1a 64
    checksum of all preceding bytes. Loading validates everything first: a
-   bad file gives LA_EFORMAT (not a checkpoint, truncated or padded),
-   LA_EVERSION, LA_ECHECKSUM or LA_ESHAPE (another model, optimizer or
-   state size) and leaves the trainer untouched. */
+   bad file gives LA_EFORMAT (not a checkpoint, truncated or padded, a
+   step beyond LONG_MAX, a NaN or Inf in theta or state), LA_EVERSION,
+   LA_ECHECKSUM or LA_ESHAPE (another model, optimizer or state size) and
+   leaves the trainer untouched. */
 #define LA_CHECKPOINT_VERSION 1
 LINATTN_DEF int la_checkpoint_bytes(const la_trainer *tr, size_t *bytes);
 LINATTN_DEF int la_checkpoint_save_mem(const la_trainer *tr, void *buf,
@@ -1093,8 +1099,16 @@ LINATTN_DEF int la_checkpoint_load(la_trainer *tr, const char *path);
 #define LINATTN_ASSERT(x) ((void)0)
 #endif
 
+#include <float.h>
+#include <limits.h>
 #include <math.h>
 #include <string.h>
+
+#ifdef LINATTN_DOUBLE
+#define LA__REAL_MAX DBL_MAX
+#else
+#define LA__REAL_MAX FLT_MAX
+#endif
 
 #if defined(__GNUC__) || defined(__clang__)
 #define LA__INLINE static __inline__ __attribute__((always_inline))
@@ -1854,7 +1868,7 @@ LINATTN_DEF void *la_alloc(size_t bytes) {
   raw = (unsigned char *)LINATTN_MALLOC(bytes + 2 * LA_ALIGN, NULL);
   if (!raw) return NULL;
   aligned = raw + 2 * LA_ALIGN - ((size_t)raw % LA_ALIGN);
-  memcpy(aligned - sizeof(void *), &raw, sizeof(void *));
+  memcpy(aligned - sizeof raw, &raw, sizeof raw);
   return aligned;
 }
 LINATTN_DEF void la_free(void *p) {
@@ -2636,6 +2650,8 @@ static int la__data_sigma(const la_data_config *c, uint64_t seed,
   if (st) return st;
   st = la__cholesky(d, S, L);
   if (st) return st;
+  for (i = 0; i < d * d; ++i)
+    if (!(fabs(L[i]) <= LA__REAL_MAX)) return LA_ERANGE;
   for (i = 0; i < d * d; ++i) chol[i] = (la_real)L[i];
   if (!winv) return LA_OK;
   memset(Li, 0, sizeof(double) * d * d);
@@ -2647,6 +2663,8 @@ static int la__data_sigma(const la_data_config *c, uint64_t seed,
       Li[i * d + j] = -s / L[i * d + i];
     }
   }
+  for (i = 0; i < d * d; ++i)
+    if (!(fabs(Li[i]) <= LA__REAL_MAX)) return LA_ERANGE;
   for (i = 0; i < d; ++i)
     for (j = 0; j < d; ++j) winv[i * d + j] = (la_real)Li[j * d + i];
   return LA_OK;
@@ -2959,7 +2977,7 @@ static void la__m_dims(const la_model *m, int hvp, la__mdim *o) {
 static size_t la__m_take(size_t *at, double reals) {
   size_t here = *at;
   double r = ceil(reals / LA_W) * LA_W;
-  if (r > (double)((size_t)-1 / 4) - (double)here) *at = (size_t)-1;
+  if (r > (double)(size_t)-1 / 4 - (double)here) *at = (size_t)-1;
   else *at = here + (size_t)r;
   return here;
 }
@@ -2972,22 +2990,26 @@ static size_t la__m_tmp_elems(const la_model *m, const la__mdim *d) {
 
 static size_t la__m_layout(const la_model *m, const la__mdim *d,
                            la__mlay *o) {
-  size_t at = 0, W = LA_W, h = (size_t)d->h, fr = 0;
-  if (h) fr = 4 * (size_t)d->T * d->d + 6 * (size_t)d->T * h;
-  o->ex = la__m_take(&at, d->nex * W);
-  o->exv = la__m_take(&at, d->nex * W);
-  o->g = la__m_take(&at, d->nex * W);
-  o->gv = la__m_take(&at, d->nex * W);
-  o->zt = la__m_take(&at, (size_t)(d->L + 1) * d->TD * W);
-  o->zdt = la__m_take(&at, (size_t)(d->L + 1) * d->TD * W);
-  o->st = la__m_take(&at, (double)d->L * d->lay * W);
-  o->sdt = la__m_take(&at, (double)d->L * d->lay * W);
-  o->gt = la__m_take(&at, 4 * d->TD * W);
-  o->tmp = la__m_take(&at, la__m_tmp_elems(m, d) * W);
+  /* every count in double (see la__m_take) */
+  double W = LA_W, h = d->h, T = d->T, TD = (double)d->TD, L = d->L;
+  double nex = (double)d->nex, lay = (double)d->lay;
+  double fr = h > 0 ? 4 * T * d->d + 6 * T * h : 0;
+  double per_double = sizeof(double) > sizeof(la_real) ? 2 : 1;
+  size_t at = 0;
+  o->ex = la__m_take(&at, nex * W);
+  o->exv = la__m_take(&at, nex * W);
+  o->g = la__m_take(&at, nex * W);
+  o->gv = la__m_take(&at, nex * W);
+  o->zt = la__m_take(&at, (L + 1) * TD * W);
+  o->zdt = la__m_take(&at, (L + 1) * TD * W);
+  o->st = la__m_take(&at, L * lay * W);
+  o->sdt = la__m_take(&at, L * lay * W);
+  o->gt = la__m_take(&at, 4 * TD * W);
+  o->tmp = la__m_take(&at, (double)la__m_tmp_elems(m, d) * W);
   o->front = la__m_take(&at, fr * W);
   o->y = la__m_take(&at, W);
-  o->plain = la__m_take(&at, 2 * d->nex);
-  o->fold = la__m_take(&at, 2 * d->nex * (sizeof(double) / sizeof(la_real)));
+  o->plain = la__m_take(&at, 2 * nex);
+  o->fold = la__m_take(&at, 2 * nex * per_double); /* la_reals per double */
   o->total = at;
   if (at > ((size_t)-1 / 4) / sizeof(la_real)) return 0; /* does not fit */
   return at * sizeof(la_real) + LA_ALIGN;
@@ -3672,12 +3694,14 @@ LINATTN_DEF int la_model_init(la_model *m, const la_model_config *cfg) {
   if (c.param < 0 || c.param > LA_PARAM_PGD) return LA_ERANGE;
   if (c.activation < 0 || c.activation > LA_ACT_RELU) return LA_ERANGE;
   if (c.front_hidden < 0 || c.front_hidden > LA_MAX_HIDDEN) return LA_ERANGE;
-  if (!(c.init_std > 0) || !la__isfinite(c.init_std)) return LA_ERANGE;
+  /* normals stay within 6.56: theta must be finite in la_real */
+  if (!(c.init_std > 0) || !(c.init_std <= LA__REAL_MAX / 8)) return LA_ERANGE;
   if (!c.kernels->pgemm) return LA_ERANGE;
   {
     la_model t; /* the caller's model is written only on success */
     la__mdim dm;
     la__mlay o;
+    memset(&t, 0, sizeof t);
     t.cfg = c;
     np = (double)c.layers * la__m_layer_params(&t) +
          (double)la__m_front_params(c.d, c.front_hidden);
@@ -3737,7 +3761,7 @@ LINATTN_DEF int la_model_blocks(const la_model *m, int *offsets, int *sizes,
 LINATTN_DEF size_t la_model_work_bytes(const la_model *m) {
   la__mdim d;
   la__mlay o;
-  if (!la__m_valid(m)) return 0;
+  if (!m || !la__m_valid(m)) return 0; /* cppcheck sees no null test inside */
   la__m_dims(m, 1, &d);
   return la__m_layout(m, &d, &o);
 }
@@ -3780,9 +3804,9 @@ static int la__m_run(const la_model *mod, const la_real *theta,
 #endif
   }
   if (bytes < need) return LA_EWORKSPACE;
-  base = (la_real *)((char *)work +
-                     (LA_ALIGN - (size_t)((uintptr_t)work % LA_ALIGN)) %
-                         LA_ALIGN);
+  base = (la_real *)(void *)((char *)work +
+                             (LA_ALIGN - (size_t)((uintptr_t)work % LA_ALIGN)) %
+                                 LA_ALIGN);
   c.k = mod->cfg.kernels;
   c.ex = base + o.ex; c.exv = base + o.exv; c.g = base + o.g;
   c.gv = base + o.gv; c.zt = base + o.zt; c.zdt = base + o.zdt;
@@ -4241,6 +4265,7 @@ LINATTN_DEF int la_schedule_scale(const la_schedule *s, long t, double *scale) {
   if (!scale) return LA_ENULL;
   if (t < 0) return LA_ERANGE;
   if (s->kind == LA_SCHED_HALVING) {
+    /* NOLINTNEXTLINE(bugprone-integer-division): floor(t / period) */
     f = pow(la__op_or(s->decay, 0.5), (double)(t / s->period));
   } else if (s->kind == LA_SCHED_COSINE) {
     double p = (double)(t - s->warmup) / (double)(s->total - s->warmup);
@@ -4285,7 +4310,7 @@ static la__arena la__arena_on(void *work, size_t bytes) {
    hosts). Products are held to it in double before they are formed in
    size_t, which on a 32-bit host would wrap long before memory runs out. */
 #define LA__WORK_MAX                                                          \
-  ((double)((size_t)-1 / 4) < 1e12 ? (double)((size_t)-1 / 4) : 1e12)
+  ((double)(size_t)-1 / 4 < 1e12 ? (double)(size_t)-1 / 4 : 1e12)
 
 /* The end of a counting walk: its size, padded for the base's alignment. */
 static size_t la__arena_size(const la__arena *a) {
@@ -4502,7 +4527,7 @@ LINATTN_DEF size_t la_sym_eig_work_bytes(int n) {
   la__arena a = la__arena_count();
   double *e, *v, *p, *qt;
   if (n <= 0 || n > 46340) return 0;
-  if ((double)n * n * sizeof(double) > LA__WORK_MAX) return 0;
+  if ((double)n * n * 8.0 > LA__WORK_MAX) return 0;
   return la__sym_eig_walk(&a, n, &e, &v, &p, &qt);
 }
 
@@ -4766,7 +4791,7 @@ LINATTN_DEF size_t la_lanczos_work_bytes(int n, int k,
   if (n <= 0 || k <= 0 || k > n || (cfg && cfg->max_iter < 0)) return 0;
   if (cfg && cfg->max_iter > 0 && cfg->max_iter < k) return 0;
   m = la__lz_cap(n, k, cfg);
-  if (((double)m + 1) * n * sizeof(double) > LA__WORK_MAX) return 0;
+  if (((double)m + 1) * n * 8.0 > LA__WORK_MAX) return 0;
   return la__lanczos_walk(&a, n, m, k, &s, &d, &e, &zt, &idx);
 }
 
@@ -4885,7 +4910,7 @@ static int la__slq_check(int n, const la_slq_config *cfg) {
   if (n <= 0) return LA_EDIM;
   if (cfg && (cfg->probes < 0 || cfg->steps < 0)) return LA_ERANGE;
   la__slq_defaults(n, cfg, &probes, &m);
-  if (((double)m + 1) * n * sizeof(double) > LA__WORK_MAX ||
+  if (((double)m + 1) * n * 8.0 > LA__WORK_MAX ||
       (double)probes * m > 2147483647.0)
     return LA_EOVERFLOW;
   return LA_OK;
@@ -5064,7 +5089,7 @@ static int la__trace_check(int n, const la_trace_config *cfg) {
   if (method == LA_TRACE_HUTCHPP && mv < 3) return LA_ERANGE;
   if (mv < 2) return LA_ERANGE; /* no standard error from one probe */
   rank = method == LA_TRACE_HUTCHPP ? la__hpp_rank(n, mv) : 0;
-  if (((double)rank + 3) * n * sizeof(double) > LA__WORK_MAX)
+  if (((double)rank + 3) * n * 8.0 > LA__WORK_MAX)
     return LA_EOVERFLOW;
   return LA_OK;
 }
@@ -6042,11 +6067,11 @@ static int la__tr_trainer_init(la_trainer *tr, void *mem, size_t bytes) {
          (LA_ALIGN - (size_t)((uintptr_t)mem % LA_ALIGN)) % LA_ALIGN;
   memset(base, 0, L.total - LA_ALIGN);
   tr->n = L.n;
-  tr->theta = (la_real *)(base + L.theta);
-  tr->grad = (la_real *)(base + L.grad);
-  tr->update = (la_real *)(base + L.update);
-  tr->state = (double *)(base + L.state);
-  tr->backup = (double *)(base + L.backup);
+  tr->theta = (la_real *)(void *)(base + L.theta);
+  tr->grad = (la_real *)(void *)(base + L.grad);
+  tr->update = (la_real *)(void *)(base + L.update);
+  tr->state = (double *)(void *)(base + L.state);
+  tr->backup = (double *)(void *)(base + L.backup);
   tr->state_len = L.state_len;
   tr->block_off = (int *)(base + L.boff);
   tr->block_size = (int *)(base + L.bsize);
@@ -6138,6 +6163,7 @@ LINATTN_DEF int la_trainer_eval(la_trainer *tr, double *loss) {
   if (!tr || !loss || !tr->theta) return LA_ENULL;
   st = la__tr_objective(tr, tr->has_eval ? &tr->eval : NULL, loss, NULL);
   if (st) return st;
+  if (!la__op_finite(*loss)) return LA_EDIVERGED; /* a caller's objective */
   tr->last_eval = *loss;
   return LA_OK;
 }
@@ -6203,6 +6229,7 @@ LINATTN_DEF int la_trainer_step(la_trainer *tr) {
   int st;
   if (!tr || !tr->theta) return LA_ENULL;
   if (tr->diverged_step) return LA_EDIVERGED;
+  if (tr->step == LONG_MAX) return LA_ERANGE; /* a loaded step at the limit */
   memset(&r, 0, sizeof r);
   if ((st = la__tr_step_batch(tr, &b)) != 0) return st;
   st = la__tr_objective(tr, b, &r.loss, tr->grad);
@@ -6220,7 +6247,13 @@ LINATTN_DEF int la_trainer_step(la_trainer *tr) {
   r.theta = tr->theta;
   if (tr->cfg.eval_every > 0 && tr->step % tr->cfg.eval_every == 0 &&
       (tr->has_eval || !tr->cfg.model)) {
-    if ((st = la_trainer_eval(tr, &r.eval_loss)) != 0) return st;
+    st = la_trainer_eval(tr, &r.eval_loss);
+    /* an eval loss that overflows ends the run as well, at this step */
+    if (st == LA_EDIVERGED || st == LA_ENONFINITE) {
+      tr->diverged_step = tr->step;
+      return LA_EDIVERGED;
+    }
+    if (st) return st;
     r.has_eval = 1;
   }
   if (tr->cfg.callback && tr->cfg.callback(tr->cfg.user, &r)) tr->stopped = 1;
@@ -6251,12 +6284,6 @@ LINATTN_DEF int la_trainer_run(la_trainer *tr, long steps) {
    128 u64 rng[w], batch rng[w], f64 state[s], f64 theta[nparams]
    end-8 u64 FNV-1a 64 of every byte before it */
 
-#include <float.h>
-#ifdef LINATTN_DOUBLE
-#define LA__TR_REAL_MAX DBL_MAX
-#else
-#define LA__TR_REAL_MAX FLT_MAX
-#endif
 #define LA__TR_CK_HEAD 128
 #define LA__TR_RNG_WORDS (sizeof(la_rng) / 8)
 /* la_rng is saved word by word: it must be made of uint64_t only */
@@ -6320,7 +6347,7 @@ static unsigned char *la__tr_put_rng(unsigned char *p, const la_rng *r) {
   return p;
 }
 static const unsigned char *la__tr_get_rng(const unsigned char *p, la_rng *r) {
-  uint64_t w[8];
+  uint64_t w[8] = {0};
   size_t i;
   for (i = 0; i < LA__TR_RNG_WORDS; ++i, p += 8) w[i] = la__tr_get64(p);
   memcpy(r, w, sizeof *r);
@@ -6335,8 +6362,9 @@ LINATTN_DEF int la_checkpoint_bytes(const la_trainer *tr, size_t *bytes) {
 
 static void la__tr_ck_model(unsigned char *p, const la_model *m) {
   la_model_config z;
-  const la_model_config *c = m ? &m->cfg : &z;
+  const la_model_config *c;
   memset(&z, 0, sizeof z);
+  c = m ? &m->cfg : &z;
   la__tr_put32(p, (uint32_t)c->d);
   la__tr_put32(p + 4, (uint32_t)c->n);
   la__tr_put32(p + 8, (uint32_t)c->layers);
@@ -6397,7 +6425,8 @@ static int la__tr_ck_validate(const unsigned char *p, size_t len) {
   if (sl > len / 8 || n > len / 8 || w > 8 || n == 0 ||
       la__tr_ck_total((size_t)w, (size_t)sl, (size_t)n) != len)
     return LA_EFORMAT;
-  if (la__tr_get64(p + 64) > 0x7fffffffffffffffull) return LA_EFORMAT;
+  /* the step becomes a long: 32 bits on ILP32 and Windows */
+  if (la__tr_get64(p + 64) > (uint64_t)LONG_MAX) return LA_EFORMAT;
   if (p[88 + 31] != 0) return LA_EFORMAT;
   return LA_OK;
 }
@@ -6427,10 +6456,11 @@ LINATTN_DEF int la_checkpoint_info(const void *buf, size_t len,
    values that fit it. */
 static int la__tr_ck_matches(const la_trainer *tr, const unsigned char *p) {
   la_model_config f, z;
-  const la_model_config *m = tr->cfg.model ? &tr->cfg.model->cfg : &z;
+  const la_model_config *m;
   size_t i, nl = strlen(tr->cfg.optimizer->name);
   const unsigned char *th;
   memset(&z, 0, sizeof z);
+  m = tr->cfg.model ? &tr->cfg.model->cfg : &z;
   la__tr_ck_read_model(p + 24, &f);
   if (f.d != m->d || f.n != m->n || f.layers != m->layers ||
       f.param != m->param || f.activation != m->activation ||
@@ -6443,10 +6473,14 @@ static int la__tr_ck_matches(const la_trainer *tr, const unsigned char *p) {
   if (nl > 31 || memcmp(p + 88, tr->cfg.optimizer->name, nl) != 0 ||
       p[88 + nl] != 0)
     return LA_ESHAPE;
-  th = p + LA__TR_CK_HEAD + 8 * (2 * LA__TR_RNG_WORDS + tr->state_len);
+  th = p + LA__TR_CK_HEAD + 8 * 2 * LA__TR_RNG_WORDS;
+  /* a trainer never saves a NaN or Inf in its state: the step that made
+     one was rolled back */
+  for (i = 0; i < tr->state_len; ++i, th += 8)
+    if (!la__op_finite(la__tr_getf(th))) return LA_EFORMAT;
   /* a double beyond la_real's range would become Inf (or be undefined) */
   for (i = 0; i < (size_t)tr->n; ++i)
-    if (!(fabs(la__tr_getf(th + 8 * i)) <= LA__TR_REAL_MAX)) return LA_EFORMAT;
+    if (!(fabs(la__tr_getf(th + 8 * i)) <= LA__REAL_MAX)) return LA_EFORMAT;
   return LA_OK;
 }
 
@@ -6516,7 +6550,7 @@ LINATTN_DEF int la_checkpoint_save(const la_trainer *tr, const char *path) {
   if (!st) remove(path);
 #endif
   if (!st && rename(tmp, path) != 0) st = LA_EIO;
-  if (st) remove(tmp);
+  if (st) (void)remove(tmp); /* the error is st's; a leftover tmp is harmless */
   LINATTN_FREE(buf, NULL);
   return st;
 }
@@ -6531,7 +6565,7 @@ LINATTN_DEF int la_checkpoint_load(la_trainer *tr, const char *path) {
   if (!f) return LA_EIO;
   if (fseek(f, 0, SEEK_END) != 0 || (size = ftell(f)) < 0 ||
       fseek(f, 0, SEEK_SET) != 0) {
-    fclose(f);
+    (void)fclose(f); /* read-only: nothing to lose */
     return LA_EIO;
   }
   buf = (unsigned char *)LINATTN_MALLOC((size_t)size + 1, NULL);
@@ -6539,7 +6573,7 @@ LINATTN_DEF int la_checkpoint_load(la_trainer *tr, const char *path) {
     st = LA_ENOMEM;
   else if (fread(buf, 1, (size_t)size, f) != (size_t)size)
     st = LA_EIO;
-  fclose(f);
+  (void)fclose(f);
   if (!st) st = la_checkpoint_load_mem(tr, buf, (size_t)size);
   if (buf) LINATTN_FREE(buf, NULL);
   return st;

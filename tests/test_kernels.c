@@ -202,7 +202,7 @@ static void suite_kernels(la_t *t) {
   LA_TEST(t, "kernels/version and backend") {
     char buf[32];
     LA_CHECK(t, la_version() == LINATTN_VERSION_NUMBER, "%d", la_version());
-    sprintf(buf, "%d.%d.%d", LINATTN_VERSION_MAJOR, LINATTN_VERSION_MINOR,
+    (void)sprintf(buf, "%d.%d.%d", LINATTN_VERSION_MAJOR, LINATTN_VERSION_MINOR,
             LINATTN_VERSION_PATCH);
     LA_CHECK(t, strcmp(la_version_string(), buf) == 0, "%s", la_version_string());
     LA_CHECK(t, la_backend() == LINATTN_SCALAR || la_backend() == LINATTN_AVX2 ||
@@ -269,10 +269,11 @@ static void suite_kernels(la_t *t) {
     for (e = 0; e < 15; ++e)
       for (w = 0; w < LA_W; ++w) bad += panel[e * LA_W + w] != plain[e];
     LA_CHECK(t, bad == 0, "%d lanes differ", bad);
+    /* NOLINTNEXTLINE(bugprone-integer-division): e / LA_W is the element */
     for (e = 0; e < 15 * LA_W; ++e) panel[e] = (la_real)(e % LA_W + 1) * (e / LA_W);
     LA_CHECK(t, la_lane_sum(5, 3, panel, sum) == LA_OK, "lane sum");
     for (e = 0; e < 15; ++e) /* sum_w (w + 1) e = e W (W + 1) / 2, exact */
-      bad += sum[e] != (la_real)(e * LA_W * (LA_W + 1) / 2);
+      bad += sum[e] != (la_real)(e * LA_W * (LA_W + 1) / 2); /* NOLINT: exact */
     LA_CHECK(t, bad == 0, "%d sums wrong", bad);
   }
 

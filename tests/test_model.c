@@ -840,6 +840,11 @@ static void tm_test_params(la_t *t) {
     LA_CHECK(t, la_model_init(&m, &mc) == LA_ERANGE, "layers");
     mc.layers = 0; mc.init_std = -1;
     LA_CHECK(t, la_model_init(&m, &mc) == LA_ERANGE, "init_std");
+    /* found by tests/fuzz: a float theta drawn with std 1e300 was Inf */
+    mc.init_std = sizeof(la_real) == 4 ? 1e38 : 1e308;
+    LA_CHECK(t, la_model_init(&m, &mc) == LA_ERANGE, "init_std overflows");
+    mc.init_std = sizeof(la_real) == 4 ? 1e37 : 1e306;
+    LA_CHECK(t, la_model_init(&m, &mc) == LA_OK, "init_std / 8 below the max");
     mc.init_std = 0; mc.front_hidden = -2;
     LA_CHECK(t, la_model_init(&m, &mc) == LA_ERANGE, "front_hidden");
     LA_CHECK(t, la_model_init(NULL, &mc) == LA_ENULL &&

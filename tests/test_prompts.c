@@ -528,6 +528,24 @@ static void tp_config(la_t *t) {
     LA_CHECK(t, la_data_init(&g, NULL, 1, mem, sizeof mem) == LA_ENULL, "null cfg");
     LA_CHECK(t, la_data_bytes(NULL) == 0, "bytes of null");
     LA_CHECK(t, memcmp(&g, &s, sizeof g) == 0, "g written");
+    {
+      /* found by tests/fuzz: a Sigma factor of 1e150 (or an inverse of
+         1e150) was Inf in a float build; a double holds both */
+      static const double huge[4] = {1e300, 0, 0, 1e300};
+      static const double tiny[4] = {1e-300, 0, 0, 1e-300};
+      int want = sizeof(la_real) == 4 ? LA_ERANGE : LA_OK;
+      la_data_config cs = z;
+      cs.d = 2;
+      cs.sigma = LA_SIGMA_GIVEN;
+      cs.sigma_matrix = huge;
+      st = la_data_init(&g, &cs, 1, mem, sizeof mem);
+      LA_CHECK(t, st == want, "huge Sigma: %s", la_status_str(st));
+      cs.sigma_matrix = tiny;
+      LA_CHECK(t, la_data_init(&g, &cs, 1, mem, sizeof mem) == LA_OK, "tiny Sigma");
+      cs.wstar = LA_WSTAR_SIGMA_INV;
+      st = la_data_init(&g, &cs, 1, mem, sizeof mem);
+      LA_CHECK(t, st == want, "tiny Sigma, w* ~ N(0, Sigma^-1): %s", la_status_str(st));
+    }
     LA_CHECK(t, la_data_create(&g, &c, 1) == LA_OK && g.owned && g.chol, "create");
     /* sampling: bad arguments leave the batch and the stream alone */
     LA_CHECK(t, la_batch_create(&b, 5, 19, 3) == LA_OK, "batch");

@@ -1,0 +1,152 @@
+# Hardening: libFuzzer harnesses, static analysis, the embedded build and
+# the soak run.
+#   make fuzz              every tests/fuzz/fuzz_NAME.c for FUZZ_SECONDS each
+#   make fuzz-NAME         one harness; findings go to build/fuzz/NAME-found
+#   make fuzz-corpus       rewrite the generated seed corpora
+#   make lint              cppcheck and clang-tidy, as in `make test`
+#   make embedded-report   code size and stack of the Cortex-M4F build
+#   make soak              random valid and invalid runs under ASan + UBSan
+#                          for SOAK_SECONDS (not part of `make test`)
+
+# ------------------------------------------------------------ fuzzing
+# Every tests/fuzz/fuzz_NAME.c is a harness: one translation unit that
+# includes what it needs (the header's implementation, or a program's
+# source), fed from tests/fuzz/corpus/NAME/ when that folder exists. New
+# inputs go to build/, never into the committed corpus. `make test` runs
+# each for FUZZ_SHORT seconds, its corpus first (so a committed input that
+# once crashed is run every time).
+FUZZ_SECONDS ?= 60
+FUZZ_SHORT ?= 4
+FUZZ_CC = $(CLANG) -std=c99 -g $(WARN) $(AVX2) -I. \
+  -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all
+FUZZ_NAMES := $(patsubst tests/fuzz/fuzz_%.c,%,$(wildcard tests/fuzz/fuzz_*.c))
+FUZZ_DEPS = $(wildcard tests/fuzz/*.h) $(HDR) $(wildcard examples/*.c)
+fuzz_corpus = $(wildcard tests/fuzz/corpus/$(1))
+
+define fuzz_harness
+$(BUILD)/fuzz/fuzz_$(1): tests/fuzz/fuzz_$(1).c $(FUZZ_DEPS) | $(BUILD)
+	@mkdir -p $(BUILD)/fuzz
+	$(FUZZ_CC) -O1 $$< -o $$@ -lm
+.PHONY: fuzz-$(1)
+fuzz-$(1): $(BUILD)/fuzz/fuzz_$(1)
+	@mkdir -p $(BUILD)/fuzz/$(1)-found
+	$(BUILD)/fuzz/fuzz_$(1) -max_total_time=$(FUZZ_SECONDS) -print_final_stats=1 \
+	  -artifact_prefix=$(BUILD)/fuzz/$(1)- $(BUILD)/fuzz/$(1)-found $(call fuzz_corpus,$(1))
+CONFIGS += fuzz-$(1)-short
+run-fuzz-$(1)-short: | $(BUILD)
+	@sh tests/run_one.sh fuzz-$(1)-short sh -c 'rm -rf $(BUILD)/fuzz/$(1)-short && \
+	  mkdir -p $(BUILD)/fuzz/$(1)-short && \
+	  $(FUZZ_CC) -O0 tests/fuzz/fuzz_$(1).c -o $(BUILD)/fuzz/t-fuzz_$(1) -lm && \
+	  $(BUILD)/fuzz/t-fuzz_$(1) -max_total_time=$(FUZZ_SHORT) \
+	    -artifact_prefix=$(BUILD)/fuzz/short-$(1)- $(BUILD)/fuzz/$(1)-short $(call fuzz_corpus,$(1))'
+endef
+$(foreach h,$(FUZZ_NAMES),$(eval $(call fuzz_harness,$(h))))
+
+.PHONY: fuzz fuzz-corpus
+fuzz: $(addprefix fuzz-,$(FUZZ_NAMES))
+
+fuzz-corpus: | $(BUILD)
+	$(CC) $(CFLAGS_HOST) tests/fuzz/gen_corpus.c -o $(BUILD)/gen_corpus -lm
+	mkdir -p tests/fuzz/corpus/checkpoint tests/fuzz/corpus/config
+	$(BUILD)/gen_corpus tests/fuzz/corpus/checkpoint tests/fuzz/corpus/config
+
+# ------------------------------------------------------ static analysis
+# cppcheck's defect classes (warning, performance, portability; not style,
+# whose variableScope asks for declarations in inner blocks) and clang-tidy
+# with .clang-tidy, over the header instantiated in each backend the host
+# can parse: AVX2 float, scalar double, AArch64 NEON float, the bare-metal
+# build; and over every test program.
+CPPCHECK = cppcheck --std=c99 --enable=warning,performance,portability \
+  --inline-suppr --error-exitcode=1 --quiet -I.
+TIDY = clang-tidy --quiet
+TIDY_PROGRAMS = tests/soak.c tests/fuzz/gen_corpus.c $(wildcard tests/fuzz/fuzz_*.c)
+A64_TIDY = --target=aarch64-linux-gnu -isystem /usr/aarch64-linux-gnu/include
+
+LINT_CPPCHECK = $(CPPCHECK) -D__AVX2__ -D__FMA__ -D__x86_64__ tests/main.c && \
+  $(CPPCHECK) -DLINATTN_DOUBLE -DLINATTN_SIMD=LINATTN_SCALAR tests/main.c
+LINT_TIDY = $(TIDY) tests/main.c -- -std=c99 $(AVX2) -I. && \
+  $(TIDY) tests/main.c -- -std=c99 -DLINATTN_DOUBLE $(SCALAR) -I. && \
+  $(TIDY) tests/main.c -- -std=c99 $(A64_TIDY) -I. && \
+  $(TIDY) tests/embedded.c -- -std=c99 -DLINATTN_NO_STDLIB -I. && \
+  for f in $(TIDY_PROGRAMS); do $(TIDY) $$f -- -std=c99 $(AVX2) -I. || exit 1; done
+
+CONFIGS += lint-cppcheck lint-clang-tidy
+run-lint-cppcheck: | $(BUILD)
+	@sh tests/run_one.sh lint-cppcheck sh -c '$(LINT_CPPCHECK)'
+run-lint-clang-tidy: | $(BUILD)
+	@sh tests/run_one.sh lint-clang-tidy sh -c '$(LINT_TIDY)'
+.PHONY: lint
+lint:
+	$(LINT_CPPCHECK)
+	$(LINT_TIDY)
+
+# ------------------------------------------------------------ embedded
+# tests/embedded.c trains the base model in a static block. Built for a
+# Cortex-M4F with the start-up and memory map of qemu's mps2-an386 board
+# (tests/m4/), run there with semihosting: the exit status is the
+# program's, and the start-up prints the stack it used (a painted stack's
+# deepest overwritten word). The same source also runs on ARMv7 Linux
+# (no NEON, so the scalar backend, as on the M4) under qemu-arm.
+M4CC = arm-none-eabi-gcc -mcpu=cortex-m4 -mfpu=fpv4-sp-d16 -mfloat-abi=hard \
+  -mthumb -Os -std=c99 $(WARN) -ffunction-sections -fdata-sections \
+  -fstack-usage -fcallgraph-info=su
+M4DIR = $(BUILD)/m4
+M4ELF = $(M4DIR)/embedded-mps2.elf
+QEMU_M4 = qemu-system-arm -M mps2-an386 -nographic -semihosting -kernel
+STACK_REPORT = python3 tests/m4/stack_report.py $(M4ELF) $(M4DIR)/embedded.o $(M4DIR)/startup.o
+
+$(M4ELF): tests/embedded.c tests/m4/startup.c tests/m4/mps2-an386.ld $(HDR) | $(BUILD)
+	@mkdir -p $(M4DIR)
+	cd $(M4DIR) && $(M4CC) -DLINATTN_NO_STDLIB -I$(CURDIR) -c $(CURDIR)/tests/embedded.c -o embedded.o
+	cd $(M4DIR) && $(M4CC) -c $(CURDIR)/tests/m4/startup.c -o startup.o
+	$(M4CC) -nostartfiles -T tests/m4/mps2-an386.ld -Wl,--gc-sections --specs=nano.specs \
+	  $(M4DIR)/embedded.o $(M4DIR)/startup.o -o $@ -lm -lc -lnosys
+
+# The run's output, then the table (it fails if the measured stack exceeds
+# the static estimate).
+M4_RUN = $(QEMU_M4) $(M4ELF) > $(M4DIR)/run.txt 2>&1; rc=$$?; cat $(M4DIR)/run.txt; \
+  [ $$rc -eq 0 ] && $(STACK_REPORT) --measured \
+  $$(sed -n "s/^stack bytes used: //p" $(M4DIR)/run.txt)
+
+.PHONY: embedded-report
+embedded-report: $(M4ELF)
+	@$(M4_RUN)
+
+CONFIGS += embedded-m4-qemu embedded-armv7-qemu
+run-embedded-m4-qemu: | $(BUILD)
+	@sh tests/run_one.sh embedded-m4-qemu sh -c '$(MAKE) --no-print-directory $(M4ELF) && $(M4_RUN)'
+run-embedded-armv7-qemu: | $(BUILD)
+	@sh tests/run_one.sh embedded-armv7-qemu sh -c 'arm-linux-gnueabihf-gcc -std=c99 $(WARN) \
+	  -march=armv7-a -mthumb -mfpu=vfpv3-d16 -mfloat-abi=hard -Os -DLINATTN_NO_STDLIB -I. \
+	  tests/embedded.c -o $(BUILD)/embedded-armv7 -lm && $(QEMU32) $(BUILD)/embedded-armv7'
+
+# ------------------------------------------------------------ soak
+SOAK_SECONDS ?= 120
+SOAK_SEED ?=
+.PHONY: soak
+$(BUILD)/soak: tests/soak.c $(HDR) | $(BUILD)
+	$(CLANG) $(CFLAGS_HOST) $(AVX2) $(SAN) -O1 $< -o $@ -lm
+soak: $(BUILD)/soak
+	$(BUILD)/soak $(SOAK_SECONDS) $(SOAK_SEED)
+
+# ------------------------------------------------------- -Wconversion
+# The header is clean under -Wconversion (float, double and integer
+# narrowing) with gcc and clang, as C and C++, on every target. It is not
+# under -Wsign-conversion: some 180 lines index with `(size_t)i * n + j`
+# and validated non-negative int dimensions, which that warning would have
+# cast term by term.
+WCONV = $(WARN) -Wconversion -Wno-sign-conversion -fsyntax-only -I. tests/multi_tu/impl.c
+WCONV_ALL = $(CC) -std=c99 $(WCONV) $(AVX2) && \
+  $(CC) -std=c99 $(WCONV) -DLINATTN_DOUBLE $(SCALAR) && \
+  $(CLANG) -std=c99 $(WCONV) $(AVX2) && \
+  $(CLANG) -std=c99 $(WCONV) -DLINATTN_DOUBLE $(SCALAR) && \
+  g++ -x c++ -std=c++11 $(WCONV) $(AVX2) && \
+  clang++ -x c++ -std=c++11 -Wno-deprecated $(WCONV) -DLINATTN_DOUBLE && \
+  aarch64-linux-gnu-gcc -std=c99 $(WCONV) && \
+  aarch64-linux-gnu-gcc -std=c99 $(WCONV) -DLINATTN_DOUBLE && \
+  arm-linux-gnueabihf-gcc -std=c99 $(WCONV) -march=armv7-a -mfpu=neon-vfpv4 -mfloat-abi=hard && \
+  arm-none-eabi-gcc -std=c99 $(WCONV) -DLINATTN_NO_STDLIB -mcpu=cortex-m4 \
+    -mfpu=fpv4-sp-d16 -mfloat-abi=hard -mthumb
+CONFIGS += header-wconversion
+run-header-wconversion: | $(BUILD)
+	@sh tests/run_one.sh header-wconversion sh -c '$(WCONV_ALL)'
