@@ -30,7 +30,8 @@ typedef struct svg_plot {
   svg_axis x, y;
   int nlegend;
   /* the legend is drawn by svg_close in the corner with the least ink */
-  const char *leg_label[SVG_MAXLEG], *leg_color[SVG_MAXLEG];
+  char leg_label[SVG_MAXLEG][128];
+  const char *leg_color[SVG_MAXLEG];
   int leg_kind[SVG_MAXLEG];
   unsigned char occ[SVG_GY][SVG_GX];
 } svg_plot;
@@ -158,6 +159,16 @@ static int svg_ticks(const svg_axis *a, double *t, int *major, int cap) {
         t[n] = v;
         major[n++] = is_major || span <= 1;
       }
+    }
+    { /* fewer than two labels: label 2 and 5 as well */
+      int k, majors = 0;
+      for (k = 0; k < n; ++k) majors += major[k];
+      if (majors < 2)
+        for (k = 0; k < n; ++k) {
+          double m = t[k] / pow(10, floor(log10(t[k]) + 1e-9));
+          if (fabs(m - 2) < 1e-6 || fabs(m - 5) < 1e-6 || fabs(m - 1) < 1e-6)
+            major[k] = 1;
+        }
     }
   } else {
     double range = a->hi - a->lo, raw = range / 6, mag = pow(10, floor(log10(raw)));
@@ -405,7 +416,7 @@ static void svg_colorbar(svg_plot *p, double vlo, double vhi,
 static void svg_legend(svg_plot *p, const char *label, const char *color,
                        int kind) {
   if (p->nlegend == SVG_MAXLEG) return;
-  p->leg_label[p->nlegend] = label;
+  snprintf(p->leg_label[p->nlegend], sizeof p->leg_label[0], "%s", label);
   p->leg_color[p->nlegend] = color;
   p->leg_kind[p->nlegend++] = kind;
 }

@@ -185,7 +185,7 @@ static int th_train(th_run *t, int setting, int wstar, const th_opts *o,
     long chunk = o->steps - done < 100 ? o->steps - done : 100;
     if ((st = la_trainer_run(&t->tr, chunk)) != 0) return st;
     done += chunk;
-    if (p) u_progress_step(p, p->job + done);
+    if (p) u_progress_step(p, p->base + done);
   }
   return 0;
 }
@@ -244,14 +244,15 @@ static int th_theorem1(th_ctx *x) {
   o.param = LA_PARAM_SPARSE;
   o.batch = 2000;
   o.init_std = 0.05;
-  o.lr = 0.01;
-  o.steps = th_steps(x, 3000);
+  o.lr = 0.1; /* Sigma's 1/16 direction is slow: start high, halve often */
+  o.steps = th_steps(x, 6000);
   o.halve_every = o.steps / 6 > 0 ? o.steps / 6 : 1;
   o.seed = (uint64_t)(x->c->run.seed > 0 ? x->c->run.seed : 1);
   if ((st = th_train(&t, LA_SETTING_PAPER_B, LA_WSTAR_IDENTITY, &o, &x->prog))) {
     th_run_free(&t);
     return u_fail(1, "theorem 1: %s", la_status_str(st));
   }
+  x->prog.base += o.steps;
   d = t.dc.d;
   n = t.dc.n;
   th_sigma(&t.data, d, sig);
@@ -468,10 +469,10 @@ static int th_depth_run(th_ctx *x, int L, long steps, double *scal,
   o.data_mode = LA_DATA_RESAMPLE;
   o.resample_every = 100;
   o.init_std = 1e-4;
-  o.lr = 0.002;
+  o.lr = 0.03;
   o.clip_block = 0.01;
   o.steps = steps;
-  o.halve_every = steps / 4 > 0 ? steps / 4 : 1;
+  o.halve_every = steps / 10 > 0 ? steps / 10 : 1;
   o.seed = (uint64_t)(x->c->run.seed > 0 ? x->c->run.seed : 1);
   if (L == x->layers) {
     la_data_config dc;
@@ -492,7 +493,7 @@ static int th_depth_run(th_ctx *x, int L, long steps, double *scal,
     th_run_free(&t);
     return st;
   }
-  x->prog.job += (int)steps;
+  x->prog.base += steps;
   d = t.dc.d;
   th_sigma(&t.data, d, sig);
   th_sqrtm(d, sig, x->sig_half);
@@ -518,7 +519,7 @@ static int th_depth_run(th_ctx *x, int L, long steps, double *scal,
 }
 
 static int th_three(th_ctx *x) {
-  long steps = th_steps(x, 3000), half = steps / 2 > 100 ? steps / 2 : steps;
+  long steps = th_steps(x, 4000), half = steps / 2 > 100 ? steps / 2 : steps;
   double scal[4][8], fro[4][8], dist[4][8], loss[4];
   int L, l, st, ok, i;
   x->layers = 3;
@@ -634,7 +635,7 @@ static int th_theorem5(th_ctx *x) {
     th_run_free(&t);
     return u_fail(1, "theorem 5: %s", la_status_str(st));
   }
-  x->prog.job += (int)o.steps;
+  x->prog.base += o.steps;
   d = t.dc.d;
   th_block(&t.model, t.tr.theta, 0, a);
   dist = th_dist(d, a);
@@ -666,8 +667,8 @@ static int cmd_theorem(const cli_config *c) {
   long s = c->run.steps > 0 ? c->run.steps : 3000, total = 0;
   memset(&x, 0, sizeof x);
   x.c = c;
-  if (which == CLI_ALL || which == CLI_THM1) total += s;
-  if (which == CLI_ALL || which == CLI_THREE) total += s + (s / 2) * 3 * 1;
+  if (which == CLI_ALL || which == CLI_THM1) total += c->run.steps > 0 ? s : 6000;
+  if (which == CLI_ALL || which == CLI_THREE) total += c->run.steps > 0 ? 5 * s / 2 : 10000;
   if (which == CLI_ALL || which == CLI_THM5) total += s;
   u_progress_init(&x.prog, "theorem", total > 0 ? total : 1);
   if ((st = u_open(&out, c->out ? c->out : NULL)) != 0) return st;

@@ -164,7 +164,7 @@ static char *u_slurp(const char *path, size_t *len) {
 typedef struct u_progress {
   const char *what;
   int tty, fd, job;
-  long total;
+  long total, base; /* base: steps done by earlier parts of the work */
   double t0, last;
 } u_progress;
 
