@@ -867,7 +867,7 @@ typedef struct repro {
 /* The parent folder of a file, created when missing. */
 static int ensure_parent(const char *path) {
   char dir[4096];
-  const char *slash = strrchr(path, '/');
+  const char *slash = path ? strrchr(path, '/') : NULL;
   size_t len;
   if (!path || !strcmp(path, "-") || !slash || slash == path) return 0;
   len = (size_t)(slash - path);

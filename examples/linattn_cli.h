@@ -179,7 +179,7 @@ static const cli_flag cli_flags[] = {
      "halving: steps between decays (default 1000)"},
     {"decay", CLI_K_REAL, CLI_R(decay), 1e-9, 0.999999, NULL, CLI_MODEL, 1,
      "X", "halving: factor per period (default 0.5)"},
-    {"cosine-total", CLI_K_INT, CLI_R(total), 1, CLI_BIG, NULL, CLI_MODEL, 1,
+    {"cosine-total", CLI_K_INT, CLI_R(total), 1, 2 * CLI_BIG, NULL, CLI_MODEL, 1,
      "T", "cosine: step where the floor is reached (default: --steps)"},
     {"min-scale", CLI_K_REAL, CLI_R(min_scale), 0, 1, NULL, CLI_MODEL, 1, "X",
      "cosine: the floor of the factor (default 0)"},
@@ -312,6 +312,16 @@ static void cli_defaults(cli_config *c) {
 }
 
 /* ------------------------------------------------------------ values */
+/* A user's word fit to quote in a one-line message: at most 60 bytes,
+   control characters shown as '?'. */
+static const char *cli_clean(const char *s, char *out, size_t cap) {
+  size_t i;
+  for (i = 0; s[i] && i + 1 < cap && i < 60; ++i)
+    out[i] = ((unsigned char)s[i] < 0x20 || s[i] == 0x7f) ? '?' : s[i];
+  out[i] = 0;
+  return out;
+}
+
 static int cli_err(char *err, size_t cap, const char *fmt, const char *a,
                    const char *b) {
   if (err && cap) snprintf(err, cap, fmt, a, b);
@@ -498,7 +508,11 @@ static int cli_set(cli_config *c, const cli_flag *f, const char *val,
       why = msg;
     }
   }
-  if (err && cap) snprintf(err, cap, "--%s: '%.60s' %s", f->name, val, why);
+  if (err && cap) {
+    char q[64];
+    snprintf(err, cap, "--%s: '%s' %s", f->name, cli_clean(val, q, sizeof q),
+             why);
+  }
   return CLI_ERROR;
 }
 
@@ -511,7 +525,7 @@ static int cli_apply(cli_config *c, int argc, char **argv, char *err,
     const char *a = argv[i];
     const cli_flag *f;
     const char *eq, *val;
-    char name[48];
+    char name[48], q[64];
     size_t len;
     if (!a) return cli_err(err, cap, "a null argument%s%s", "", "");
     if (!strcmp(a, "--help") || !strcmp(a, "-h")) return CLI_HELP;
@@ -531,14 +545,17 @@ static int cli_apply(cli_config *c, int argc, char **argv, char *err,
         c->pos[c->npos++] = a;
         continue;
       }
-      return cli_err(err, cap, "unexpected argument '%.60s'%s", a, "");
+      return cli_err(err, cap, "unexpected argument '%s'%s",
+                     cli_clean(a, q, sizeof q), "");
     }
     eq = strchr(a + 2, '=');
     len = eq ? (size_t)(eq - a - 2) : strlen(a + 2);
     if (len >= sizeof name)
-      return cli_err(err, cap, "unknown flag '%.60s'%s", a, "");
+      return cli_err(err, cap, "unknown flag '%s'%s", cli_clean(a, q, sizeof q),
+                     "");
     memcpy(name, a + 2, len);
     name[len] = 0;
+    cli_clean(name, name, sizeof name);
     f = cli_find((unsigned)c->cmd, name, 0);
     if (!f) {
       if (cli_find(0, name, 1))
@@ -576,9 +593,11 @@ static int cli_parse(int argc, char **argv, cli_config *c, char *err,
   if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") ||
       !strcmp(argv[1], "help"))
     return CLI_HELP;
-  if (!cli_enum(argv[1], cli_cmd_names, &k))
-    return cli_err(err, cap, "unknown subcommand '%.60s' (see --help)%s",
-                   argv[1], "");
+  if (!cli_enum(argv[1], cli_cmd_names, &k)) {
+    char q[64];
+    return cli_err(err, cap, "unknown subcommand '%s' (see --help)%s",
+                   cli_clean(argv[1], q, sizeof q), "");
+  }
   c->cmd = 1 << k;
   st = cli_apply(c, argc - 2, argv + 2, err, cap);
   if (st != CLI_OK) return st;
