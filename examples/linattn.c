@@ -1192,7 +1192,7 @@ static int cmd_reproduce(cli_config *c) {
   if (R.seeds > 512) return u_fail(EXIT_BAD_INPUT, "--seeds: at most 512");
   if (c->run.steps < 0) R.base.run.steps = c->full ? 10000 : 2000;
   if (c->run.diag_every < 0) R.base.run.diag_every = 250;
-  if (c->run.smooth_every < 0) R.base.run.smooth_every = 5;
+  if (c->run.smooth_every < 0) R.base.run.smooth_every = c->full ? 10 : 5;
   if (c->minibatch < 0) R.base.minibatch = 1000;
   if (c->true_batch < 0) R.base.true_batch = c->full ? 100000 : 50000;
   if (c->samples < 0) R.base.samples = c->full ? 10000 : 4000;
