@@ -198,6 +198,15 @@ static void svg_tick_label(FILE *f, const svg_axis *a, double v) {
   }
 }
 
+/* A grid line or a tick. */
+static void svg_seg(FILE *f, double x1, double y1, double x2, double y2,
+                    const char *stroke) {
+  fprintf(f,
+          "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" "
+          "stroke=\"%s\"/>\n",
+          x1, y1, x2, y2, stroke);
+}
+
 static void svg_axes(svg_plot *p) {
   FILE *f = p->f;
   double x0 = p->ml, x1 = p->w - p->mr, y0 = p->h - p->mb, y1 = p->mt;
@@ -207,14 +216,8 @@ static void svg_axes(svg_plot *p) {
   n = svg_ticks(&p->x, t, major, 128);
   for (i = 0; i < n; ++i) {
     double px = svg_px(p, t[i]);
-    fprintf(f,
-            "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" "
-            "stroke=\"#e4e4e4\"/>\n",
-            px, y0, px, y1);
-    fprintf(f,
-            "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" "
-            "stroke=\"black\"/>\n",
-            px, y0, px, y0 + (major[i] ? 5 : 3));
+    svg_seg(f, px, y0, px, y1, "#e4e4e4");
+    svg_seg(f, px, y0, px, y0 + (major[i] ? 5 : 3), "black");
     if (major[i]) {
       fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">", px,
               y0 + 18);
@@ -225,14 +228,8 @@ static void svg_axes(svg_plot *p) {
   n = svg_ticks(&p->y, t, major, 128);
   for (i = 0; i < n; ++i) {
     double py = svg_py(p, t[i]);
-    fprintf(f,
-            "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" "
-            "stroke=\"#e4e4e4\"/>\n",
-            x0, py, x1, py);
-    fprintf(f,
-            "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" "
-            "stroke=\"black\"/>\n",
-            x0 - (major[i] ? 5 : 3), py, x0, py);
+    svg_seg(f, x0, py, x1, py, "#e4e4e4");
+    svg_seg(f, x0 - (major[i] ? 5 : 3), py, x0, py, "black");
     if (major[i]) {
       fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\">", x0 - 8,
               py + 4);

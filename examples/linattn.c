@@ -1636,7 +1636,14 @@ int main(int argc, char **argv) {
   case CLI_TRAIN: {
     u_progress p;
     cli_resolve_run(&c.run);
-    if ((st = ensure_parent(c.out)) == 0 && (!c.checkpoint || (st = ensure_parent(c.checkpoint)) == 0)) {
+    /* a checkpoint is saved by renaming a new file over it */
+    if (c.checkpoint && u_special(c.checkpoint)) {
+      st = u_fail(EXIT_BAD_INPUT, "--checkpoint '%s' is not a regular file",
+                  c.checkpoint);
+      break;
+    }
+    if ((st = ensure_parent(c.out)) == 0 &&
+        (!c.checkpoint || (st = ensure_parent(c.checkpoint)) == 0)) {
       u_progress_init(&p, "train", c.run.steps);
       st = run_train(&c, &p);
     }

@@ -45,8 +45,16 @@ static double u_now(void) {
 typedef struct u_out {
   FILE *f;
   int is_stdout;
+  int direct; /* a device or pipe: written in place, never replaced */
   char path[4096], tmp[4200];
 } u_out;
+
+/* 1 if path names something other than a regular file (/dev/null, a
+   FIFO): renaming a temporary file over it would replace it. */
+static int u_special(const char *path) {
+  struct stat st;
+  return stat(path, &st) == 0 && !S_ISREG(st.st_mode);
+}
 
 static int u_open(u_out *o, const char *path) {
   memset(o, 0, sizeof *o);
@@ -58,6 +66,16 @@ static int u_open(u_out *o, const char *path) {
   if (strlen(path) >= sizeof o->path)
     return u_fail(EXIT_BAD_INPUT, "output path too long: '%.80s...'", path);
   snprintf(o->path, sizeof o->path, "%s", path);
+  if (u_special(path)) {
+    struct stat st;
+    if (stat(path, &st) == 0 && S_ISDIR(st.st_mode))
+      return u_fail(EXIT_BAD_INPUT, "'%s' is a folder, not a file", path);
+    o->direct = 1;
+    if (!(o->f = fopen(path, "w")))
+      return u_fail(EXIT_BAD_INPUT, "cannot write '%s': %s", path,
+                    strerror(errno));
+    return 0;
+  }
   snprintf(o->tmp, sizeof o->tmp, "%s.tmp.%ld", path, (long)getpid());
   o->f = fopen(o->tmp, "w");
   if (!o->f)
@@ -69,7 +87,7 @@ static int u_open(u_out *o, const char *path) {
 static void u_abort(u_out *o) {
   if (!o->f || o->is_stdout) return;
   fclose(o->f);
-  remove(o->tmp);
+  if (!o->direct) remove(o->tmp);
   o->f = NULL;
 }
 
@@ -80,6 +98,11 @@ static int u_commit(u_out *o) {
   if (o->is_stdout) {
     o->f = NULL;
     return bad ? u_fail(1, "writing to stdout failed") : 0;
+  }
+  if (o->direct) {
+    bad |= fclose(o->f) != 0;
+    o->f = NULL;
+    return bad ? u_fail(EXIT_BAD_INPUT, "cannot write '%s'", o->path) : 0;
   }
   if (!bad && fsync(fileno(o->f)) != 0 && errno != EINVAL) bad = 1;
   if (fclose(o->f) != 0) bad = 1;

@@ -92,6 +92,13 @@ check "train: the loss falls" sh -c \
   "jq -s -e '(map(select(.step == 0))[0].eval_loss) > (map(select(.type == \"summary\"))[0].final_eval_loss) * 2' run.jsonl"
 check "train: nothing left under a temporary name" no_tmp .
 check "train to stdout" sh -c "'$bin' train --steps 3 --log-every 1 | jq -e -s 'length == 6' "
+# a pipe (or a device) as output is written in place, never replaced
+mkfifo fifo
+cat fifo > from-fifo.txt &
+"$bin" train --steps 3 --log-every 1 --out fifo
+wait
+check "output to a FIFO: written in place, still a FIFO" sh -c "[ -p fifo ] && jq -e -s 'length == 6' from-fifo.txt"
+bad_input "checkpoint onto a FIFO" "not a regular file" train --steps 3 --checkpoint fifo
 
 # a run that diverges: exit 1, and its output still complete
 "$bin" train --opt sgd --lr 1e5 --momentum 0 --clip 0 --steps 50 --out div.jsonl 2> div.err
