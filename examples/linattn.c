@@ -1086,8 +1086,8 @@ static int repro_report(repro *R, double wall) {
     fprintf(f, "# Paper A, setting %s: SGD against Adam%s\n\n",
             cli_setting_names[r->setting], R->base.full ? "" : " (quick form)");
     fprintf(f,
-            "Linear transformer, L = %ld, d = %ld, n = %ld, %s parametrization "
-            "(%d parameters), %ld fresh prompts per step, %ld steps, %d seeds "
+            "Linear transformer, L = %ld, d = %ld, n = %ld, %s parametrization%s "
+            "(%d parameters), %ld fresh prompts per step, %ld steps, %d seed%s "
             "per optimizer, global gradient clipping at %g. SGD with momentum "
             "0.9 at learning rate %g; Adam with beta1 = beta2 = 0.9 at %g. "
             "Evaluation loss on a fixed batch of %ld prompts every %ld steps; "
@@ -1095,8 +1095,9 @@ static int repro_report(repro *R, double wall) {
             "directional smoothness every %ld steps. Backend %s, %s. Wall "
             "time %.1f s.\n\n",
             r->layers, r->d, r->n, cli_param_names[r->param],
+            r->front > 0 ? " behind a trainable ReLU front MLP" : "",
             (int)jv_num(&logs[0].config, "nparams"), r->batch, r->steps, k,
-            r->clip, R->jobs[0].run.lr, R->jobs[1].run.lr, r->eval_batch,
+            k == 1 ? "" : "s", r->clip, R->jobs[0].run.lr, R->jobs[1].run.lr, r->eval_batch,
             r->eval_every, r->diag_batch, r->diag_every, r->smooth_every,
             la_backend_name(), precision_name, wall);
     fprintf(f, "## Loss\n\n![evaluation loss](loss.svg)\n\n");
@@ -1550,7 +1551,7 @@ static const char *const help_text[] = {
     "arXiv:2306.00297) from the command line.\n\n"
     "usage: linattn SUBCOMMAND [FLAGS]   (linattn SUBCOMMAND --help for its flags)\n\n"
     "  reproduce   paper A's experiments: report.md and SVG figures in a folder\n"
-    "              (no flags: the quick form of Setting 1, about a minute)\n"
+    "              (no flags: the quick form of Setting 1, under a minute)\n"
     "  train       one training run: JSON lines, diagnostics, checkpoints, resume\n"
     "  noise       the gradient-noise histogram at initialization or a checkpoint\n"
     "  curvature   Hessian spectrum, top eigenvalues, density, robust condition\n"

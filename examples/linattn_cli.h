@@ -221,7 +221,7 @@ static const cli_flag cli_flags[] = {
      "FILE", "JSON output file (default: stdout)"},
     {"out", CLI_K_STR, CLI_C(out), 0, 0, NULL,
      CLI_REPRO | CLI_SWEEP | CLI_REPORT, 0, "DIR",
-     "output folder (reproduce: linattn-reproduce, report: linattn-report)"},
+     "output folder (default linattn-reproduce, sweep or linattn-report)"},
     {"svg", CLI_K_STR, CLI_C(svg), 0, 0, NULL,
      CLI_NOISE | CLI_CURV | CLI_THEOREM, 0, "FILE", "also draw a figure"},
     {"checkpoint", CLI_K_STR, CLI_C(checkpoint), 0, 0, NULL, CLI_MODEL, 0,
