@@ -1403,37 +1403,87 @@ static int cmd_sweep(cli_config *c) {
 /*                               report                               */
 /* ================================================================== */
 
-/* Runs that differ only in their seed form one group. */
+/* Runs that differ only in their seed form one group; a group is named by
+   the settings in which the groups differ, the rest is said once. */
+static const char *const group_keys[] = {
+    "setting", "depth", "param", "activation", "opt", "lr", "momentum",
+    "beta1", "beta2", "batch", "clip", "clip_block", "d", "n", "front",
+    "init_std", "schedule", "data", "weight_decay"};
+#define NGROUP_KEYS ((int)(sizeof group_keys / sizeof group_keys[0]))
+
+static void key_value(const jv *cfg, int k, char *buf, size_t cap) {
+  const jv *v = jv_get(cfg, group_keys[k]);
+  if (!v) snprintf(buf, cap, "?");
+  else if (v->type == JV_STR) snprintf(buf, cap, "%s", v->str);
+  else snprintf(buf, cap, "%g", v->num);
+}
+
 static void group_key(const jv *cfg, char *buf, size_t cap) {
-  static const char *const keys[] = {"setting", "depth", "param", "activation",
-                                     "opt", "lr", "batch", "clip", "d", "n",
-                                     "front", "schedule", "data"};
-  size_t used = 0, i;
+  size_t used = 0;
+  int k;
   buf[0] = 0;
-  for (i = 0; i < sizeof keys / sizeof keys[0]; ++i) {
-    const jv *v = jv_get(cfg, keys[i]);
+  for (k = 0; k < NGROUP_KEYS; ++k) {
+    char v[64];
     int w;
-    if (!v) continue;
-    if (v->type == JV_STR)
-      w = snprintf(buf + used, cap - used, "%s%s %s", used ? ", " : "",
-                   keys[i], v->str);
-    else
-      w = snprintf(buf + used, cap - used, "%s%s %g", used ? ", " : "",
-                   keys[i], v->num);
+    key_value(cfg, k, v, sizeof v);
+    w = snprintf(buf + used, cap - used, "%s=%s;", group_keys[k], v);
     if (w < 0 || (size_t)w >= cap - used) return;
     used += (size_t)w;
   }
+}
+
+/* Labels from the keys that vary between the groups (first run of each in
+   firsts), and the common part. */
+static void group_labels(runlog *logs, const int *firsts, int ng,
+                         char (*labels)[512], char *common, size_t cap) {
+  size_t cu = 0;
+  int k, g;
+  common[0] = 0;
+  for (g = 0; g < ng; ++g) labels[g][0] = 0;
+  for (k = 0; k < NGROUP_KEYS; ++k) {
+    char v0[64], v[64];
+    int varies = 0;
+    key_value(&logs[firsts[0]].config, k, v0, sizeof v0);
+    for (g = 1; g < ng && !varies; ++g) {
+      key_value(&logs[firsts[g]].config, k, v, sizeof v);
+      varies = strcmp(v, v0) != 0;
+    }
+    if (!varies) {
+      int w = snprintf(common + cu, cap - cu, "%s%s %s", cu ? ", " : "",
+                       group_keys[k], v0);
+      if (w > 0 && (size_t)w < cap - cu) cu += (size_t)w;
+      continue;
+    }
+    for (g = 0; g < ng; ++g) {
+      size_t u = strlen(labels[g]);
+      key_value(&logs[firsts[g]].config, k, v, sizeof v);
+      snprintf(labels[g] + u, 512 - u, "%s%s %s", u ? ", " : "",
+               group_keys[k], v);
+    }
+  }
+  for (g = 0; g < ng; ++g)
+    if (!labels[g][0]) snprintf(labels[g], 512, "all runs");
 }
 
 static int cmd_report(cli_config *c) {
   const char *dir = c->out ? c->out : "linattn-report";
   runlog *logs = (runlog *)calloc((size_t)c->npos, sizeof(runlog));
   char (*keys)[512] = (char(*)[512])calloc((size_t)c->npos, 512);
+  char (*labels)[512] = (char(*)[512])calloc((size_t)c->npos, 512);
+  char common[2048];
   int *group = (int *)calloc((size_t)c->npos, sizeof(int));
+  int *firsts = (int *)calloc((size_t)c->npos, sizeof(int));
   int ng = 0, i, g, st = 0, nlog = 0;
   char err[600], path[4300];
   u_out md;
-  if (!logs || !keys || !group) return u_fail(1, "out of memory");
+  if (!logs || !keys || !labels || !group || !firsts) {
+    free(logs);
+    free(keys);
+    free(labels);
+    free(group);
+    free(firsts);
+    return u_fail(1, "out of memory");
+  }
   for (i = 0; i < c->npos; ++i) {
     if (runlog_load(c->pos[i], &logs[i], err, sizeof err)) {
       st = u_fail(EXIT_BAD_INPUT, "%s", err);
@@ -1448,12 +1498,17 @@ static int cmd_report(cli_config *c) {
     group_key(&logs[i].config, k, sizeof k);
     for (g = 0; g < ng && strcmp(keys[g], k); ++g) {
     }
-    if (g == ng) snprintf(keys[ng++], 512, "%s", k);
+    if (g == ng) {
+      firsts[ng] = i;
+      snprintf(keys[ng++], 512, "%s", k);
+    }
     group[i] = g;
   }
+  group_labels(logs, firsts, ng, labels, common, sizeof common);
   snprintf(path, sizeof path, "%s/report.md", dir);
   if ((st = u_open(&md, path))) goto out;
   fprintf(md.f, "# Report of %d runs in %d configurations\n\n", c->npos, ng);
+  fprintf(md.f, "Common to every run: %s.\n\n", common);
   fprintf(md.f,
           "| configuration | runs | steps | final eval loss (mean \xc2\xb1 sd) "
           "| best eval loss | diverged | last R (diag) | steps/s |\n"
@@ -1483,7 +1538,7 @@ static int cmd_report(cli_config *c) {
     fmt_msd(b, sizeof b, best, n);
     fmt_msd(r2, sizeof r2, rl, n);
     mean_sd(sps, n, &m, &sd);
-    fprintf(md.f, "| %s | %d | %ld | %s | %s | %d | %s | %.0f |\n", keys[g], n,
+    fprintf(md.f, "| %s | %d | %ld | %s | %s | %d | %s | %.0f |\n", labels[g], n,
             steps, a, b, div, r2, m);
   }
   /* the figures: one curve per configuration (the first eight) */
@@ -1509,7 +1564,7 @@ static int cmd_report(cli_config *c) {
         for (i = 0; i < c->npos; ++i)
           if (group[i] == g) members[n++] = &logs[i];
         if (band_make(members, n, figs[fi].field, &cs[g].b)) st = u_fail(1, "out of memory");
-        cs[g].label = keys[g];
+        cs[g].label = labels[g];
         if (cs[g].b.n) any = 1;
       }
       if (any && !st) {
@@ -1537,7 +1592,9 @@ out:
   for (i = 0; i < nlog; ++i) runlog_free(&logs[i]);
   free(logs);
   free(keys);
+  free(labels);
   free(group);
+  free(firsts);
   return st;
 }
 

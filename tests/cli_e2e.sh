@@ -160,7 +160,7 @@ check "sweep --jobs runs them" sh -c "[ \$(ls sw/*.jsonl | wc -l) -eq 4 ]"
 check "sweep: outputs are JSON lines" sh -c 'for f in sw/*.jsonl; do jq -e . "$f" > /dev/null || exit 1; done'
 "$bin" report sw/*.jsonl --out rep > report.txt
 check "report exits 0" [ $? -eq 0 ]
-check "report: two configurations of two seeds" sh -c "grep -c '| setting 1, .* | 2 | 30 |' rep/report.md | grep -qx 2"
+check "report: two configurations of two seeds" sh -c "grep -c '^| lr 0.0[12] | 2 | 30 |' rep/report.md | grep -qx 2"
 check "report: loss.svg well-formed" svg_ok rep/loss.svg
 check "sweep and report: nothing left under a temporary name" no_tmp .
 
