@@ -1,0 +1,298 @@
+/* linattn_json.h - JSON lines for examples/linattn.c: a writer of flat
+   objects (numbers, strings, arrays of numbers; a non-finite number is
+   written as null) and a reader of any JSON value into a small tree.
+   C99 and stdio. */
+#ifndef LINATTN_JSON_H
+#define LINATTN_JSON_H
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ------------------------------------------------------------ writing */
+typedef struct jw {
+  FILE *f;
+  int n; /* members written in the current object */
+} jw;
+
+static void jw_str_raw(FILE *f, const char *s) {
+  fputc('"', f);
+  for (; *s; ++s) {
+    unsigned char c = (unsigned char)*s;
+    if (c == '"' || c == '\\') fprintf(f, "\\%c", c);
+    else if (c == '\n') fputs("\\n", f);
+    else if (c == '\t') fputs("\\t", f);
+    else if (c < 0x20) fprintf(f, "\\u%04x", c);
+    else fputc(c, f);
+  }
+  fputc('"', f);
+}
+static void jw_key(jw *w, const char *k) {
+  fputs(w->n++ ? "," : "", w->f);
+  jw_str_raw(w->f, k);
+  fputc(':', w->f);
+}
+static void jw_num_raw(FILE *f, double v) {
+  if (isfinite(v)) fprintf(f, "%.10g", v);
+  else fputs("null", f);
+}
+static void jw_begin(jw *w, FILE *f) {
+  w->f = f;
+  w->n = 0;
+  fputc('{', f);
+}
+static void jw_end(jw *w) { fputs("}\n", w->f); }
+static void jw_num(jw *w, const char *k, double v) {
+  jw_key(w, k);
+  jw_num_raw(w->f, v);
+}
+static void jw_int(jw *w, const char *k, long v) {
+  jw_key(w, k);
+  fprintf(w->f, "%ld", v);
+}
+static void jw_str(jw *w, const char *k, const char *v) {
+  jw_key(w, k);
+  jw_str_raw(w->f, v);
+}
+static void jw_arr(jw *w, const char *k, const double *v, int n) {
+  int i;
+  jw_key(w, k);
+  fputc('[', w->f);
+  for (i = 0; i < n; ++i) {
+    if (i) fputc(',', w->f);
+    jw_num_raw(w->f, v[i]);
+  }
+  fputc(']', w->f);
+}
+
+/* ------------------------------------------------------------ reading */
+enum { JV_NULL, JV_BOOL, JV_NUM, JV_STR, JV_ARR, JV_OBJ };
+
+typedef struct jv {
+  int type;
+  double num;       /* JV_NUM, JV_BOOL (0 or 1) */
+  char *str;        /* JV_STR */
+  int n;            /* JV_ARR, JV_OBJ: members */
+  struct jv *items; /* members */
+  char **keys;      /* JV_OBJ: their names */
+} jv;
+
+typedef struct jv_parser {
+  const char *s;
+  int depth;
+  const char *err;
+} jv_parser;
+
+static void jv_free(jv *v) {
+  int i;
+  if (!v) return;
+  for (i = 0; i < v->n; ++i) {
+    jv_free(&v->items[i]);
+    if (v->keys) free(v->keys[i]);
+  }
+  free(v->items);
+  free(v->keys);
+  free(v->str);
+  memset(v, 0, sizeof *v);
+}
+
+static void jv_ws(jv_parser *p) {
+  while (*p->s == ' ' || *p->s == '\t' || *p->s == '\n' || *p->s == '\r')
+    p->s++;
+}
+
+static int jv_fail(jv_parser *p, const char *why) {
+  if (!p->err) p->err = why;
+  return -1;
+}
+
+static int jv_value(jv_parser *p, jv *v);
+
+/* A string into a new buffer; \uXXXX below 0x80 is decoded, others kept
+   as '?' (the program writes none). */
+static int jv_string(jv_parser *p, char **out) {
+  size_t cap = 16, len = 0;
+  char *b = (char *)malloc(cap);
+  if (!b) return jv_fail(p, "out of memory");
+  p->s++;
+  while (*p->s != '"') {
+    char c = *p->s++;
+    if (!c || (unsigned char)c < 0x20) {
+      free(b);
+      return jv_fail(p, "unterminated string");
+    }
+    if (c == '\\') {
+      char e = *p->s++;
+      if (e == 'n') c = '\n';
+      else if (e == 't') c = '\t';
+      else if (e == 'r') c = '\r';
+      else if (e == 'b') c = '\b';
+      else if (e == 'f') c = '\f';
+      else if (e == '"' || e == '\\' || e == '/') c = e;
+      else if (e == 'u') {
+        int k;
+        unsigned u = 0;
+        for (k = 0; k < 4; ++k) {
+          char h = *p->s++;
+          u <<= 4;
+          if (h >= '0' && h <= '9') u |= (unsigned)(h - '0');
+          else if (h >= 'a' && h <= 'f') u |= (unsigned)(h - 'a' + 10);
+          else if (h >= 'A' && h <= 'F') u |= (unsigned)(h - 'A' + 10);
+          else {
+            free(b);
+            return jv_fail(p, "bad \\u escape");
+          }
+        }
+        c = u < 0x80 ? (char)u : '?';
+      } else {
+        free(b);
+        return jv_fail(p, "bad escape");
+      }
+    }
+    if (len + 2 > cap) {
+      char *nb = (char *)realloc(b, cap *= 2);
+      if (!nb) {
+        free(b);
+        return jv_fail(p, "out of memory");
+      }
+      b = nb;
+    }
+    b[len++] = c;
+  }
+  p->s++;
+  b[len] = 0;
+  *out = b;
+  return 0;
+}
+
+/* Appends a member (and its key, for objects) to v. */
+static jv *jv_push(jv_parser *p, jv *v, char *key) {
+  jv *items = (jv *)realloc(v->items, sizeof(jv) * (size_t)(v->n + 1));
+  if (!items) {
+    jv_fail(p, "out of memory");
+    return NULL;
+  }
+  v->items = items;
+  if (v->type == JV_OBJ) {
+    char **keys = (char **)realloc(v->keys, sizeof(char *) * (size_t)(v->n + 1));
+    if (!keys) {
+      jv_fail(p, "out of memory");
+      return NULL;
+    }
+    v->keys = keys;
+    keys[v->n] = key;
+  }
+  memset(&items[v->n], 0, sizeof(jv));
+  return &items[v->n++];
+}
+
+static int jv_container(jv_parser *p, jv *v, char close) {
+  v->type = close == '}' ? JV_OBJ : JV_ARR;
+  if (++p->depth > 64) return jv_fail(p, "nested too deeply");
+  p->s++;
+  jv_ws(p);
+  if (*p->s == close) {
+    p->s++;
+    p->depth--;
+    return 0;
+  }
+  while (1) {
+    char *key = NULL;
+    jv *m;
+    jv_ws(p);
+    if (v->type == JV_OBJ) {
+      if (*p->s != '"') return jv_fail(p, "expected a key");
+      if (jv_string(p, &key)) return -1;
+      jv_ws(p);
+      if (*p->s != ':') {
+        free(key);
+        return jv_fail(p, "expected ':'");
+      }
+      p->s++;
+    }
+    if (!(m = jv_push(p, v, key))) {
+      free(key);
+      return -1;
+    }
+    if (jv_value(p, m)) return -1;
+    jv_ws(p);
+    if (*p->s == ',') {
+      p->s++;
+      continue;
+    }
+    if (*p->s == close) {
+      p->s++;
+      p->depth--;
+      return 0;
+    }
+    return jv_fail(p, "expected ',' or a closing bracket");
+  }
+}
+
+static int jv_value(jv_parser *p, jv *v) {
+  jv_ws(p);
+  if (*p->s == '{') return jv_container(p, v, '}');
+  if (*p->s == '[') return jv_container(p, v, ']');
+  if (*p->s == '"') {
+    v->type = JV_STR;
+    return jv_string(p, &v->str);
+  }
+  if (!strncmp(p->s, "null", 4)) {
+    p->s += 4;
+    v->type = JV_NULL;
+    v->num = NAN;
+    return 0;
+  }
+  if (!strncmp(p->s, "true", 4) || !strncmp(p->s, "false", 5)) {
+    v->type = JV_BOOL;
+    v->num = *p->s == 't';
+    p->s += *p->s == 't' ? 4 : 5;
+    return 0;
+  }
+  if (*p->s == '-' || (*p->s >= '0' && *p->s <= '9')) {
+    char *end;
+    v->type = JV_NUM;
+    v->num = strtod(p->s, &end);
+    if (end == p->s) return jv_fail(p, "bad number");
+    p->s = end;
+    return 0;
+  }
+  return jv_fail(p, "unexpected character");
+}
+
+/* Parses all of s (one JSON value, blank around it allowed). */
+static int jv_parse(const char *s, jv *v, const char **err) {
+  jv_parser p;
+  p.s = s;
+  p.depth = 0;
+  p.err = NULL;
+  memset(v, 0, sizeof *v);
+  if (jv_value(&p, v) == 0) {
+    jv_ws(&p);
+    if (!*p.s) return 0;
+    jv_fail(&p, "trailing characters");
+  }
+  if (err) *err = p.err;
+  jv_free(v);
+  return -1;
+}
+
+static const jv *jv_get(const jv *o, const char *key) {
+  int i;
+  if (!o || o->type != JV_OBJ) return NULL;
+  for (i = 0; i < o->n; ++i)
+    if (!strcmp(o->keys[i], key)) return &o->items[i];
+  return NULL;
+}
+/* A member's number (NaN when missing, null or not a number). */
+static double jv_num(const jv *o, const char *key) {
+  const jv *v = jv_get(o, key);
+  return v && (v->type == JV_NUM || v->type == JV_BOOL) ? v->num : NAN;
+}
+static const char *jv_str(const jv *o, const char *key) {
+  const jv *v = jv_get(o, key);
+  return v && v->type == JV_STR ? v->str : NULL;
+}
+
+#endif /* LINATTN_JSON_H */

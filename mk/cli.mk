@@ -1,0 +1,58 @@
+# The linattn command (examples/linattn.c), its demo, its benchmark, the
+# package files and their tests.
+#   make                    also builds build/linattn
+#   make demo               build/linattn reproduce -> build/demo/ (report.md, SVGs)
+#   make bench-reproduce    wall time of the demo on one core, and of --full
+#   make install PREFIX=..  linattn.h, bin/linattn, lib/pkgconfig/linattn.pc
+.PHONY: demo bench-reproduce install uninstall
+CLI_SRC = examples/linattn.c $(wildcard examples/linattn_*.h) examples/la_svg.h
+# The program's kernels: AVX2 on x86-64 by default; `make CLI_ARCH=` for a
+# portable scalar build, `CLI_ARCH=-march=native` for this machine.
+CLI_ARCH ?= $(AVX2)
+PREFIX ?= /usr/local
+DESTDIR ?=
+LA_VERSION = $(shell sed -n 's/^\#define LINATTN_VERSION_MAJOR //p' $(HDR)).$(shell sed -n 's/^\#define LINATTN_VERSION_MINOR //p' $(HDR)).$(shell sed -n 's/^\#define LINATTN_VERSION_PATCH //p' $(HDR))
+
+all: $(BUILD)/linattn
+
+$(BUILD)/linattn: $(CLI_SRC) $(HDR) | $(BUILD)
+	$(CC) $(CFLAGS_HOST) $(CLI_ARCH) -I. examples/linattn.c -o $@ -lm
+
+demo: $(BUILD)/linattn
+	@rm -rf $(BUILD)/demo
+	@start=$$(date +%s.%N); \
+	$(BUILD)/linattn reproduce --out $(BUILD)/demo || exit 1; \
+	end=$$(date +%s.%N); \
+	echo "make demo: $$(awk "BEGIN { printf \"%.1f\", $$end - $$start }") s; open $(BUILD)/demo/report.md"
+
+bench-reproduce: $(BUILD)/linattn
+	sh bench/bench_reproduce.sh $(BUILD)/linattn $(BUILD)/bench-reproduce
+
+$(BUILD)/linattn.pc: linattn.pc.in $(HDR) | $(BUILD)
+	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(LA_VERSION)|' linattn.pc.in > $@
+
+install: $(BUILD)/linattn $(BUILD)/linattn.pc
+	install -d $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib/pkgconfig
+	install -m 644 $(HDR) $(DESTDIR)$(PREFIX)/include/linattn.h
+	install -m 755 $(BUILD)/linattn $(DESTDIR)$(PREFIX)/bin/linattn
+	install -m 644 $(BUILD)/linattn.pc $(DESTDIR)$(PREFIX)/lib/pkgconfig/linattn.pc
+
+uninstall:
+	rm -f $(DESTDIR)$(PREFIX)/include/linattn.h $(DESTDIR)$(PREFIX)/bin/linattn $(DESTDIR)$(PREFIX)/lib/pkgconfig/linattn.pc
+
+# Every subcommand end to end: help, bad input and exit codes, JSON lines
+# that parse, SVGs that are well-formed XML, resume equal to an unbroken run.
+CONFIGS += cli-end-to-end
+run-cli-end-to-end: | $(BUILD)
+	@sh tests/run_one.sh cli-end-to-end sh -c '$(CC) $(CFLAGS_HOST) $(AVX2) -I. examples/linattn.c -o $(BUILD)/linattn-e2e -lm && sh tests/cli_e2e.sh $(BUILD)/linattn-e2e $(BUILD)/cli-e2e'
+
+# The program under ASan and UBSan, on the quick part of the same script.
+CONFIGS += cli-asan-ubsan
+run-cli-asan-ubsan: | $(BUILD)
+	@sh tests/run_one.sh cli-asan-ubsan sh -c '$(CLANG) $(CFLAGS_HOST) $(AVX2) $(SAN) -I. examples/linattn.c -o $(BUILD)/linattn-san -lm && LINATTN_E2E_QUICK=1 sh tests/cli_e2e.sh $(BUILD)/linattn-san $(BUILD)/cli-san'
+
+# make install into a scratch prefix, then a project that finds the header
+# through pkg-config, and two CMake projects (add_subdirectory, FetchContent).
+CONFIGS += cli-install
+run-cli-install: | $(BUILD)
+	@sh tests/run_one.sh cli-install sh tests/cli_install.sh $(BUILD)/cli-install

@@ -1,0 +1,191 @@
+#!/bin/sh
+# End-to-end checks of the linattn command: every subcommand as a user runs
+# it. JSON is checked with jq and SVG with xmllint, both independent of the
+# program's own reader. Ends with "N passed, N failed".
+# usage: cli_e2e.sh BUILD/linattn WORKDIR   (LINATTN_E2E_QUICK=1: the fast part)
+bin=$1
+dir=$2
+passed=0
+failed=0
+rm -rf "$dir"
+mkdir -p "$dir"
+case $bin in /*) ;; *) bin=$(pwd)/$bin ;; esac
+cd "$dir" || exit 1
+
+ok() { passed=$((passed + 1)); echo "ok   $1"; }
+bad() { failed=$((failed + 1)); echo "FAIL $1"; }
+check() { # check NAME COMMAND...: passes when COMMAND succeeds
+  name=$1
+  shift
+  if "$@" >/dev/null 2>&1; then ok "$name"; else bad "$name"; fi
+}
+for tool in jq xmllint; do
+  command -v $tool >/dev/null 2>&1 || { echo "FAIL $tool is not installed"; echo "0 passed, 1 failed"; exit 1; }
+done
+
+# every line one JSON object, and at least one line
+jsonl_ok() {
+  [ -s "$1" ] || return 1
+  lines=$(grep -c . "$1")
+  objs=$(jq -c 'select(type == "object") | 1' "$1" 2>/dev/null | wc -l)
+  [ "$lines" -eq "$objs" ]
+}
+svg_ok() { [ -s "$1" ] && xmllint --noout "$1" && grep -q '<svg' "$1"; }
+no_tmp() { [ -z "$(find "${1:-.}" -name '*.tmp.*' -print)" ]; }
+
+# bad input: exit status 2 and one line on stderr that names the problem
+bad_input() { # bad_input NAME EXPECTED-WORD ARGS...
+  name=$1
+  word=$2
+  shift 2
+  "$bin" "$@" > out.txt 2> err.txt
+  rc=$?
+  if [ $rc -eq 2 ] && [ "$(wc -l < err.txt)" -eq 1 ] && grep -q -- "$word" err.txt &&
+     [ ! -s out.txt ]; then
+    ok "bad input: $name ($(cat err.txt))"
+  else
+    bad "bad input: $name (exit $rc: $(cat err.txt))"
+  fi
+}
+
+# ---------------------------------------------------------------- help
+for cmd in train noise curvature reproduce theorem sweep report; do
+  check "$cmd --help" sh -c "'$bin' $cmd --help | grep -q 'usage: linattn $cmd'"
+done
+check "top-level --help" sh -c "'$bin' --help | grep -q reproduce"
+
+bad_input "no subcommand" "subcommand"
+bad_input "unknown subcommand" "frobnicate" frobnicate
+bad_input "unknown flag" "--frobnicate" train --frobnicate 3
+bad_input "flag of another subcommand" "--full" train --full
+bad_input "not a number" "abc" train --lr abc
+bad_input "out of range" "1e999" train --lr 1e999
+bad_input "negative size" "--batch" train --batch -5
+bad_input "NaN" "nan" train --lr nan
+bad_input "fraction for a count" "--steps" train --steps 2.5
+bad_input "missing value" "--steps" train --steps
+bad_input "unknown name" "sphered" train --setting sphered
+bad_input "bad list item" "--lr" sweep --lr 0.01,,0.02
+bad_input "backwards range" "--seed" sweep --seed 5..1
+bad_input "report without files" "report" report
+touch afile
+bad_input "unwritable output folder" "afile" reproduce --out afile/sub --steps 10
+bad_input "unwritable train output" "afile" train --steps 5 --out afile/x/run.jsonl
+bad_input "missing checkpoint" "nothere.ckpt" noise --checkpoint nothere.ckpt
+echo "not a checkpoint" > junk.ckpt
+bad_input "not a checkpoint" "junk.ckpt" curvature --checkpoint junk.ckpt
+echo "{not json" > junk.jsonl
+bad_input "report of a bad file" "junk.jsonl" report junk.jsonl --out rep-bad
+bad_input "inconsistent schedule" "schedule" train --schedule cosine --warmup 50 --cosine-total 10 --steps 5
+
+# ---------------------------------------------------------------- train
+"$bin" train --steps 60 --diag-every 30 --smooth-every 10 --log-every 10 \
+  --out run.jsonl 2> train.err
+check "train exits 0" [ $? -eq 0 ]
+check "train: quiet on a non-terminal stderr" [ ! -s train.err ]
+check "train: JSON lines" jsonl_ok run.jsonl
+check "train: config, 7 step lines, summary" sh -c \
+  "[ \"\$(jq -r .type run.jsonl | tr '\n' ' ')\" = 'config step step step step step step step summary ' ]"
+check "train: rcond and smoothness where asked" sh -c \
+  "jq -s -e 'map(select(.step == 30))[0] | .rcond_diag > 1 and .smoothness != null and .lambda_max > 0' run.jsonl"
+check "train: the loss falls" sh -c \
+  "jq -s -e '(map(select(.step == 0))[0].eval_loss) > (map(select(.type == \"summary\"))[0].final_eval_loss) * 2' run.jsonl"
+check "train: nothing left under a temporary name" no_tmp .
+check "train to stdout" sh -c "'$bin' train --steps 3 --log-every 1 | jq -e -s 'length == 6' "
+# a pipe (or a device) as output is written in place, never replaced
+mkfifo fifo
+cat fifo > from-fifo.txt &
+"$bin" train --steps 3 --log-every 1 --out fifo
+wait
+check "output to a FIFO: written in place, still a FIFO" sh -c "[ -p fifo ] && jq -e -s 'length == 6' from-fifo.txt"
+bad_input "checkpoint onto a FIFO" "not a regular file" train --steps 3 --checkpoint fifo
+
+# a run that diverges: exit 1, and its output still complete
+"$bin" train --opt sgd --lr 1e5 --momentum 0 --clip 0 --steps 50 --out div.jsonl 2> div.err
+rc=$?
+check "diverging run exits 1" [ $rc -eq 1 ]
+check "diverging run: one line on stderr" [ "$(wc -l < div.err)" -eq 1 ]
+check "diverging run: complete output" sh -c "jq -e -s '.[-1].status == \"diverged\"' div.jsonl"
+
+# ---------------------------------------------------------------- resume
+"$bin" train --steps 80 --eval-every 20 --diag-every 40 --smooth-every 5 --seed 3 \
+  --out whole.jsonl --checkpoint whole.ckpt
+"$bin" train --steps 40 --eval-every 20 --diag-every 40 --smooth-every 5 --seed 3 \
+  --out first.jsonl --checkpoint part.ckpt
+check "checkpoint and its flags written" [ -s part.ckpt ] && [ -s part.ckpt.args ]
+"$bin" train --resume part.ckpt --steps 80 --out second.jsonl --checkpoint part2.ckpt
+check "resume exits 0" [ $? -eq 0 ]
+check "resumed checkpoint identical to the unbroken run's" cmp whole.ckpt part2.ckpt
+jq -c 'select(.type == "step" and .step > 40)' whole.jsonl > a.txt
+jq -c 'select(.type == "step")' second.jsonl > b.txt
+check "resumed steps 41..80 identical to the unbroken run's" sh -c "[ -s a.txt ] && cmp a.txt b.txt"
+"$bin" train --checkpoint-every 20 --checkpoint every.ckpt --steps 50 --out every.jsonl
+check "checkpoint every 20 steps" sh -c "[ -s every.ckpt ] && jq -e -s '.[-1].steps == 50' every.jsonl"
+bad_input "resume of another optimizer" "cannot resume" train --resume part.ckpt --opt sgd --steps 90 --out x.jsonl
+
+# ---------------------------------------------------------------- noise
+"$bin" noise --samples 60 --minibatch 200 --true-batch 4000 --bins 12 --out noise.json --svg noise.svg
+check "noise exits 0" [ $? -eq 0 ]
+check "noise: JSON with 12 bins" sh -c "jq -e '(.hist | length) == 12 and (.edges | length) == 13 and .mean > 0' noise.json"
+check "noise: histogram integrates to 1" sh -c \
+  "jq -e '[range(0; 12) as \$i | .hist[\$i] * (.edges[\$i+1] - .edges[\$i])] | add | . > 0.999 and . < 1.001' noise.json"
+check "noise: SVG well-formed" svg_ok noise.svg
+"$bin" noise --checkpoint whole.ckpt --samples 40 --minibatch 200 --true-batch 2000 --out noise-ck.json
+check "noise at a checkpoint (step 80)" sh -c "jq -e '.step == 80' noise-ck.json"
+
+# ---------------------------------------------------------------- curvature
+"$bin" curvature --checkpoint whole.ckpt --top 4 --probes 4 --slq-steps 30 --grid 100 --dense \
+  --out curv.json --svg curv.svg
+check "curvature exits 0" [ $? -eq 0 ]
+check "curvature: Lanczos top eigenvalue = the dense spectrum's largest" sh -c \
+  "jq -e '((.top[0] - (.spectrum | max)) | fabs) <= 1e-3 * (.spectrum | max)' curv.json"
+check "curvature: rcond = max/median of the dense spectrum" sh -c \
+  "jq -e '(.lambda_max - (.spectrum | max) | fabs) <= 1e-6 * .lambda_max' curv.json"
+check "curvature: density on 100 points" sh -c "jq -e '(.density | length) == 100' curv.json"
+check "curvature: SVG well-formed" svg_ok curv.svg
+
+# ---------------------------------------------------------------- theorem
+"$bin" theorem --check lemma1 > lemma.txt
+check "theorem lemma1 agrees (exit 0)" [ $? -eq 0 ]
+check "theorem lemma1 prints both sides" grep -q "largest difference" lemma.txt
+
+# ---------------------------------------------------------------- sweep, report
+"$bin" sweep --lr 0.01,0.02 --seed 1..3 --opt sgd,adam --steps 30 --out sw > cmds.txt
+check "sweep: 12 commands" [ "$(wc -l < cmds.txt)" -eq 12 ]
+check "sweep: printing creates nothing" [ ! -e sw ]
+check "sweep: extra flags passed on" sh -c \
+  "'$bin' sweep --seed 1 --opt adam -- --eval-every 5 | grep -q -- '--eval-every 5\$'"
+"$bin" sweep --lr 0.01,0.02 --seed 1..2 --opt adam --steps 30 --out sw --jobs 2 -- --eval-every 10 > sweep.txt
+check "sweep --jobs runs them" sh -c "[ \$(ls sw/*.jsonl | wc -l) -eq 4 ]"
+check "sweep: outputs are JSON lines" sh -c 'for f in sw/*.jsonl; do jq -e . "$f" > /dev/null || exit 1; done'
+"$bin" report sw/*.jsonl --out rep > report.txt
+check "report exits 0" [ $? -eq 0 ]
+check "report: two configurations of two seeds" sh -c "grep -c '^| lr 0.0[12] | 2 | 30 |' rep/report.md | grep -qx 2"
+check "report: loss.svg well-formed" svg_ok rep/loss.svg
+check "sweep and report: nothing left under a temporary name" no_tmp .
+
+if [ -z "$LINATTN_E2E_QUICK" ]; then
+  # ------------------------------------------------------------ reproduce
+  "$bin" reproduce --steps 1250 --seeds 2 --smooth-every 25 --samples 200 \
+    --true-batch 5000 --bins 20 --out repro > repro.txt
+  check "reproduce exits 0" [ $? -eq 0 ]
+  for f in loss noise rcond smoothness gnorm_smoothness; do
+    check "reproduce: $f.svg well-formed" svg_ok repro/$f.svg
+  done
+  check "reproduce: 4 runs, JSON lines" sh -c 'ls repro/runs/*.jsonl | wc -l | grep -qx 4 && for f in repro/runs/*.jsonl; do jq -e . "$f" >/dev/null || exit 1; done'
+  check "reproduce: R table at 750 and 1250" sh -c \
+    "grep -E '^\| 750 \| [0-9.]+ ± ' repro/report.md && grep -E '^\| 1250 \| [0-9.]+ ± ' repro/report.md"
+  check "reproduce: table printed" grep -q "R_SGD / R_Adam" repro.txt
+  check "reproduce: nothing left under a temporary name" no_tmp repro
+
+  # ------------------------------------------------------------ progress on a terminal
+  if command -v script >/dev/null 2>&1; then
+    script -qec "'$bin' train --steps 400 --out tty.jsonl" /dev/null > tty.txt 2>&1
+    check "progress line on a terminal" grep -q "steps/s" tty.txt
+  fi
+  "$bin" theorem --check theorem5 --steps 1500 > thm5.txt
+  check "theorem theorem5 agrees (exit 0)" [ $? -eq 0 ]
+fi
+
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]
