@@ -1067,7 +1067,9 @@ LINATTN_DEF int la_checkpoint_info(const void *buf, size_t len,
    including file defines _POSIX_C_SOURCE >= 200112L or a gnu mode; plain C
    has no fsync), then renamed over PATH: a crash leaves either the old or
    the new checkpoint. On Windows rename cannot replace a file, so there
-   PATH is removed first and that window is not crash-safe. */
+   PATH is removed first and that window is not crash-safe. Under POSIX a
+   PATH that exists and is not a regular file (a device, a FIFO, a folder)
+   is LA_EIO and left as it is. */
 LINATTN_DEF int la_checkpoint_save(const la_trainer *tr, const char *path);
 LINATTN_DEF int la_checkpoint_load(la_trainer *tr, const char *path);
 #endif
@@ -4196,10 +4198,19 @@ LINATTN_DEF int la_optim_step(const la_optimizer *o, const void *cfg, int n,
 /* ------------------------------------------------------------ clipping */
 
 static double la__op_norm_d(int n, const la_real *x) {
-  double s = 0;
+  double s = 0, big = 0;
   int i;
   for (i = 0; i < n; ++i) s += (double)x[i] * x[i];
-  return sqrt(s);
+  if (s < 1e300 || s != s) return sqrt(s);
+  /* doubles beyond 1e150 overflow their squares: scale by the largest */
+  for (i = 0; i < n; ++i)
+    if (fabs((double)x[i]) > big) big = fabs((double)x[i]);
+  if (!la__op_finite(big)) return big; /* an infinite entry */
+  for (s = 0, i = 0; i < n; ++i) {
+    double q = (double)x[i] / big;
+    s += q * q;
+  }
+  return big * sqrt(s);
 }
 
 static void la__op_clip(int n, la_real *g, double max_norm, double nrm) {
@@ -6514,10 +6525,18 @@ LINATTN_DEF int la_checkpoint_load_mem(la_trainer *tr, const void *buf,
 #include <stdio.h>
 #if (defined(_POSIX_C_SOURCE) && _POSIX_C_SOURCE >= 200112L) ||                \
     defined(__APPLE__)
+#include <sys/stat.h>
 #include <unistd.h>
 #define LA__TR_FSYNC(f) fsync(fileno(f))
+/* Renaming over a device or a FIFO would replace it (as root, /dev/null
+   itself): only a regular file, or nothing yet, may be replaced. */
+static int la__tr_replaceable(const char *path) {
+  struct stat s;
+  return stat(path, &s) != 0 || S_ISREG(s.st_mode);
+}
 #else
 #define LA__TR_FSYNC(f) 0
+#define la__tr_replaceable(path) 1
 #endif
 
 static int la__tr_write_file(const char *path, const void *buf, size_t len) {
@@ -6538,6 +6557,7 @@ LINATTN_DEF int la_checkpoint_save(const la_trainer *tr, const char *path) {
   int st;
   if (!path) return LA_ENULL;
   if ((st = la_checkpoint_bytes(tr, &total)) != 0) return st;
+  if (!la__tr_replaceable(path)) return LA_EIO;
   pl = strlen(path);
   buf = (unsigned char *)LINATTN_MALLOC(total + pl + 5, NULL);
   if (!buf) return LA_ENOMEM;

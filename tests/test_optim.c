@@ -303,7 +303,7 @@ static void test_clip(la_t *t) {
     la_t_rng rng = {7};
     la_real g[40], g0[40];
     int off[3] = {0, 10, 25}, size[3] = {10, 15, 15}, i, b;
-    double nrm, dot = 0, n0 = 0, n1 = 0;
+    double nrm = 0, dot = 0, n0 = 0, n1 = 0;
     double tol = sizeof(la_real) == 8 ? 1e-14 : 1e-6;
     la_t_fill(&rng, 40, g0);
     memcpy(g, g0, sizeof g);
@@ -337,6 +337,17 @@ static void test_clip(la_t *t) {
       else
         LA_CHECK(t, fabs(sqrt(nb) - 0.1) <= tol, "block %d: %g", b, sqrt(nb));
       LA_CHECK(t, db / sqrt(nb * nb0) >= 1 - tol, "block direction %d", b);
+    }
+    if (sizeof(la_real) == 8) {
+      /* entries whose squares overflow a double still have a finite norm */
+      la_real h[3];
+      h[0] = (la_real)3e200; h[1] = (la_real)-4e200; h[2] = 0;
+      LA_CHECK(t, la_clip_norm(3, h, 1, &nrm) == 0, "huge status");
+      LA_CHECK(t, fabs(nrm / 5e200 - 1) <= 1e-15, "huge norm %g", nrm);
+      LA_CHECK(t, fabs(h[0] - 0.6) <= 1e-15 && fabs(h[1] + 0.8) <= 1e-15,
+               "huge clipped %g %g", (double)h[0], (double)h[1]);
+      h[2] = (la_real)(h[0] / 0.0); /* an infinite entry stays an error */
+      LA_CHECK(t, la_clip_norm(3, h, 1, &nrm) == LA_ENONFINITE, "inf entry");
     }
     LA_CHECK(t, la_clip_norm(40, NULL, 1, NULL) == LA_ENULL, "null");
     LA_CHECK(t, la_clip_norm(0, g, 1, NULL) == LA_EDIM, "n");

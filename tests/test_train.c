@@ -503,6 +503,19 @@ static void test_train_files(la_t *t) {
     LA_CHECK(t, la_checkpoint_save(&A, "/nonexistent-dir/x.bin") == LA_EIO, "save eio");
     LA_CHECK(t, la_checkpoint_load(&B, "/nonexistent-dir/x.bin") == LA_EIO, "load eio");
     LA_CHECK(t, la_checkpoint_save(&A, NULL) == LA_ENULL, "null path");
+#if (defined(_POSIX_C_SOURCE) && _POSIX_C_SOURCE >= 200112L) ||                \
+    defined(__APPLE__)
+    { /* a FIFO (as a device would be) is refused, not renamed over */
+      char fifo[320];
+      struct stat s;
+      (void)sprintf(fifo, "%s.fifo", path);
+      if (mkfifo(fifo, 0600) == 0) {
+        LA_CHECK(t, la_checkpoint_save(&A, fifo) == LA_EIO, "fifo refused");
+        LA_CHECK(t, stat(fifo, &s) == 0 && S_ISFIFO(s.st_mode), "fifo kept");
+        (void)remove(fifo);
+      }
+    }
+#endif
     /* a flipped byte on disk */
     if ((f = fopen(path, "r+b")) != NULL) {
       int ok = fseek(f, 200, SEEK_SET) == 0 && fputc(0x42, f) == 0x42;
