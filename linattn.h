@@ -1169,6 +1169,7 @@ LA__INLINE void la__vstoreu(la_real *p, la__vec v) { _mm256_storeu_ps(p, v); }
 LA__INLINE la__vec la__vset1(la_real x) { return _mm256_set1_ps(x); }
 LA__INLINE la__vec la__vzero(void) { return _mm256_setzero_ps(); }
 LA__INLINE la__vec la__vmul(la__vec a, la__vec b) { return _mm256_mul_ps(a, b); }
+LA__INLINE la__vec la__vadd(la__vec a, la__vec b) { return _mm256_add_ps(a, b); }
 LA__INLINE la__vec la__vfma(la__vec c, la__vec a, la__vec b) {
   return _mm256_fmadd_ps(a, b, c);
 }
@@ -1181,6 +1182,7 @@ LA__INLINE void la__vstoreu(la_real *p, la__vec v) { _mm256_storeu_pd(p, v); }
 LA__INLINE la__vec la__vset1(la_real x) { return _mm256_set1_pd(x); }
 LA__INLINE la__vec la__vzero(void) { return _mm256_setzero_pd(); }
 LA__INLINE la__vec la__vmul(la__vec a, la__vec b) { return _mm256_mul_pd(a, b); }
+LA__INLINE la__vec la__vadd(la__vec a, la__vec b) { return _mm256_add_pd(a, b); }
 LA__INLINE la__vec la__vfma(la__vec c, la__vec a, la__vec b) {
   return _mm256_fmadd_pd(a, b, c);
 }
@@ -1198,6 +1200,9 @@ LA__INLINE la__vec la__vset1(la_real x) {
 }
 LA__INLINE la__vec la__vmul(la__vec a, la__vec b) {
   la__vec v; v.lo = vmulq_f32(a.lo, b.lo); v.hi = vmulq_f32(a.hi, b.hi); return v;
+}
+LA__INLINE la__vec la__vadd(la__vec a, la__vec b) {
+  la__vec v; v.lo = vaddq_f32(a.lo, b.lo); v.hi = vaddq_f32(a.hi, b.hi); return v;
 }
 LA__INLINE la__vec la__vfma(la__vec c, la__vec a, la__vec b) {
   la__vec v;
@@ -1221,6 +1226,9 @@ LA__INLINE la__vec la__vset1(la_real x) {
 }
 LA__INLINE la__vec la__vmul(la__vec x, la__vec y) {
   la__vec v; v.a = vmulq_f64(x.a, y.a); v.b = vmulq_f64(x.b, y.b); return v;
+}
+LA__INLINE la__vec la__vadd(la__vec x, la__vec y) {
+  la__vec v; v.a = vaddq_f64(x.a, y.a); v.b = vaddq_f64(x.b, y.b); return v;
 }
 LA__INLINE la__vec la__vfma(la__vec c, la__vec x, la__vec y) {
   la__vec v; v.a = vfmaq_f64(c.a, x.a, y.a); v.b = vfmaq_f64(c.b, x.b, y.b);
@@ -1828,16 +1836,22 @@ LINATTN_DEF void la_free(void *p) {
 #pragma GCC optimize("fp-contract=off")
 #endif
 
-/* ------------------------------------------------------- Philox4x32-10 */
+/* -------------------------------------------------------- Philox4x32-7 */
+/* Seven rounds: the fewest with which Philox4x32 is Crush-resistant in
+   Salmon et al. (every TestU01 battery, BigCrush included, passed for many
+   keys and counter patterns); Random123 defaults to ten for a wider margin,
+   which would cost a data generator that is mostly random numbers 40% more
+   time. */
 
 #define LA__PHILOX_M0 0xD2511F53u
 #define LA__PHILOX_M1 0xCD9E8D57u
 #define LA__PHILOX_W0 0x9E3779B9u
 #define LA__PHILOX_W1 0xBB67AE85u
+#define LA__PHILOX_ROUNDS 7
 
 static void la__philox(uint32_t c[4], uint32_t k0, uint32_t k1) {
   int round;
-  for (round = 0; round < 10; ++round) {
+  for (round = 0; round < LA__PHILOX_ROUNDS; ++round) {
     uint64_t p0 = (uint64_t)LA__PHILOX_M0 * c[0];
     uint64_t p1 = (uint64_t)LA__PHILOX_M1 * c[2];
     uint32_t n0 = (uint32_t)(p1 >> 32) ^ c[1] ^ k0;
@@ -1882,52 +1896,75 @@ LINATTN_DEF double la_rng_uniform(la_rng *r) {
 }
 
 /* ------------------------------------------------- Box-Muller, scalar */
+/* Fused multiply-adds (one rounding each) are part of the definition:
+   every backend has them as an instruction or as C99's correctly rounded
+   fmaf, and they halve the operations of the polynomials. */
 
 static float la__u2f(uint32_t u) { float f; memcpy(&f, &u, 4); return f; }
 static uint32_t la__f2u(float f) { uint32_t u; memcpy(&u, &f, 4); return u; }
 
-/* ln(u) for u in [2^-31, 1]: u = 2^k m with m in [sqrt(1/2), sqrt(2)), then
-   ln m from Cephes' logf polynomial in f = m - 1 (about 1 ulp). */
-static float la__logf(float u) {
-  uint32_t ix = la__f2u(u) + (0x3f800000u - 0x3f3504f3u);
-  float kf = (float)((int32_t)(ix >> 23) - 127);
-  float f = la__u2f((ix & 0x007fffffu) + 0x3f3504f3u) - 1.0f;
-  float z = f * f, p = 7.0376836292e-2f, y;
-  p = p * f; p = p + -1.1514610310e-1f;
-  p = p * f; p = p + 1.1676998740e-1f;
-  p = p * f; p = p + -1.2420140846e-1f;
-  p = p * f; p = p + 1.4249322787e-1f;
-  p = p * f; p = p + -1.6668057665e-1f;
-  p = p * f; p = p + 2.0000714765e-1f;
-  p = p * f; p = p + -2.4999993993e-1f;
-  p = p * f; p = p + 3.3333331174e-1f;
-  y = f * z; y = y * p;
-  y = y + kf * -2.12194440e-4f;
-  y = y + -0.5f * z;
-  f = f + y;
-  return f + kf * 0.693359375f;
+/* -2 ln m = t + t^2 (1/4 + t Q(t)) with t = -2 (m - 1): Cephes' logf
+   polynomial P (ln m = f - f^2/2 + f^3 P(f), f = m - 1, about 1 ulp on
+   [sqrt(1/2) - 1, sqrt(2) - 1]) with q_i = p_i (-1/2)^i / 4, powers of two
+   that change no bit of any product. */
+#define LA__LQ8 (7.0376836292e-2f / 1024)
+#define LA__LQ7 (-1.1514610310e-1f / -512)
+#define LA__LQ6 (1.1676998740e-1f / 256)
+#define LA__LQ5 (-1.2420140846e-1f / -128)
+#define LA__LQ4 (1.4249322787e-1f / 64)
+#define LA__LQ3 (-1.6668057665e-1f / -32)
+#define LA__LQ2 (2.0000714765e-1f / 16)
+#define LA__LQ1 (-2.4999993993e-1f / -8)
+#define LA__LQ0 (3.3333331174e-1f / 4)
+/* -2 ln 2 as Cephes splits it: a head exact in products with k, a tail */
+#define LA__M2LN2_HI (-1.38671875f)
+#define LA__M2LN2_LO (4.24388880e-4f)
+/* Cephes' sinf and cosf on [-pi/4, pi/4] */
+#define LA__SIN3 (-1.9515295891e-4f)
+#define LA__SIN2 8.3321608736e-3f
+#define LA__SIN1 (-1.6666654611e-1f)
+#define LA__COS3 2.443315711809948e-5f
+#define LA__COS2 (-1.388731625493765e-3f)
+#define LA__COS1 4.166664568298827e-2f
+/* 2 pi / 2^34: the angle of one unit of w2 << 2 */
+#define LA__ANGLE (1.4629180792671596e-9f / 4)
+
+/* -2 ln u for u = ((w >> 1) | 1) 2^-31 in [2^-31, 1]. The 2^-31 never
+   becomes a multiply: it is the exponent k's offset. u = 2^k m with m in
+   [sqrt(1/2), sqrt(2)); 2m's bits are m's plus one exponent step, and
+   t = 2 - 2m is exact. */
+static float la__m2logf(uint32_t w) {
+  float v = (float)(int32_t)((w >> 1) | 1u);
+  uint32_t ix = la__f2u(v) + (0x3f800000u - 0x3f3504f3u);
+  float kf = (float)((int32_t)(ix >> 23) - 158); /* 127 + 31 */
+  float t = 2.0f - la__u2f((ix & 0x007fffffu) + 0x3fb504f3u);
+  float z = t * t, lo, hi, y;
+  lo = fmaf(fmaf(fmaf(LA__LQ3, t, LA__LQ2), t, LA__LQ1), t, LA__LQ0);
+  hi = fmaf(fmaf(fmaf(fmaf(LA__LQ8, t, LA__LQ7), t, LA__LQ6), t, LA__LQ5), t,
+            LA__LQ4);
+  y = fmaf(z * z, hi, lo);
+  y = fmaf(t, y, 0.25f);
+  y = fmaf(z, y, t);
+  y = fmaf(kf, LA__M2LN2_LO, y);
+  return fmaf(kf, LA__M2LN2_HI, y);
 }
 
-/* The pair of normals of words (w1, w2): radius from w1, angle 2 pi w2/2^32.
-   The angle is reduced in integers (quadrant = top bits, rounded), leaving
-   |phi| <= pi/4 for Cephes' sinf/cosf polynomials. */
+/* The pair of normals of words (w1, w2): radius from w1, angle 2 pi w2/2^32
+   = q pi/2 + ph with q the top two bits of w2 + 2^29 (rounded quadrant) and
+   |ph| <= pi/4 from w2's lower 30 bits, signed. Odd q swaps sine and
+   cosine; the signs are q's bits. */
 static void la__boxmuller(uint32_t w1, uint32_t w2, float *n0, float *n1) {
-  float u = (float)(int32_t)((w1 >> 1) | 1u) * 4.6566128730773926e-10f;
-  float rad = sqrtf(-2.0f * la__logf(u));
-  uint32_t q = (w2 + 0x20000000u) >> 30, swap, cb, sb;
-  float ph = (float)(int32_t)(w2 - (q << 30)) * 1.4629180792671596e-9f;
-  float z = ph * ph, s, c, h;
-  s = -1.9515295891e-4f * z; s = s + 8.3321608736e-3f;
-  s = s * z; s = s + -1.6666654611e-1f;
-  s = s * z; s = s * ph; s = s + ph;
-  c = 2.443315711809948e-5f * z; c = c + -1.388731625493765e-3f;
-  c = c * z; c = c + 4.166664568298827e-2f;
-  c = c * z; c = c * z; h = 0.5f * z; c = c - h; c = c + 1.0f;
-  swap = 0u - (q & 1u);
-  cb = (la__f2u(s) & swap) | (la__f2u(c) & ~swap);
-  sb = (la__f2u(c) & swap) | (la__f2u(s) & ~swap);
-  cb ^= (((q + 1u) >> 1) & 1u) << 31;
-  sb ^= ((q >> 1) & 1u) << 31;
+  float rad = sqrtf(la__m2logf(w1));
+  float ph = (float)(int32_t)(w2 << 2) * LA__ANGLE;
+  float z = ph * ph, s, c;
+  uint32_t q = w2 + 0x20000000u, swap = q << 1, cb, sb;
+  s = fmaf(fmaf(fmaf(LA__SIN3, z, LA__SIN2), z, LA__SIN1), z * ph, ph);
+  c = fmaf(fmaf(fmaf(LA__COS3, z, LA__COS2), z, LA__COS1), z * z,
+           fmaf(-0.5f, z, 1.0f));
+  cb = swap >> 31 ? la__f2u(s) : la__f2u(c);
+  sb = swap >> 31 ? la__f2u(c) : la__f2u(s);
+  cb ^= (swap ^ q) & 0x80000000u;
+  sb ^= q & 0x80000000u;
   *n0 = rad * la__u2f(cb);
   *n1 = rad * la__u2f(sb);
 }
@@ -1956,8 +1993,8 @@ LINATTN_DEF double la_rng_normal(la_rng *r) {
 
 /* ---------------------------------------- Box-Muller, SIMD (same bits) */
 /* A few operations on LA__PL lanes of uint32 (pu) and float (pf). Written
-   once against them, la__normals_lanes computes blocks blk..blk+LA__PL-1
-   exactly as la__boxmuller does, lane by lane. */
+   once against them, the lanes compute blocks blk..blk+2 LA__PL-1 exactly
+   as la__philox_block and la__boxmuller do, lane by lane. */
 #if LA__SIMD == LINATTN_AVX2
 #define LA__PRNG_SIMD 1
 #define LA__PL 8
@@ -1966,16 +2003,16 @@ typedef __m256 la__pf;
 #define la__u1(x) _mm256_set1_epi32((int)(x))
 #define la__uload(p) _mm256_loadu_si256((const __m256i *)(const void *)(p))
 #define la__uadd _mm256_add_epi32
-#define la__usub _mm256_sub_epi32
 #define la__uxor _mm256_xor_si256
 #define la__uand _mm256_and_si256
 #define la__uor _mm256_or_si256
 #define la__usrl(v, n) _mm256_srli_epi32(v, n)
+#define la__usra(v, n) _mm256_srai_epi32(v, n)
 #define la__usll(v, n) _mm256_slli_epi32(v, n)
 #define la__f1 _mm256_set1_ps
-#define la__fadd _mm256_add_ps
 #define la__fsub _mm256_sub_ps
 #define la__fmul _mm256_mul_ps
+#define la__ffma _mm256_fmadd_ps /* a b + c, one rounding */
 #define la__fsqrt _mm256_sqrt_ps
 #define la__fcvt _mm256_cvtepi32_ps /* lanes read as int32 */
 #define la__fbits _mm256_castps_si256
@@ -1991,7 +2028,7 @@ LA__INLINE void la__umulhilo(la__pu a, uint32_t m, la__pu *hi, la__pu *lo) {
 }
 /* out[4 l + j] = n_j[l]: lanes are blocks, stream order is block-major. */
 LA__INLINE void la__store4t(float *out, la__pf n0, la__pf n1, la__pf n2,
-                        la__pf n3) {
+                            la__pf n3) {
   __m256 t0 = _mm256_unpacklo_ps(n0, n1), t1 = _mm256_unpackhi_ps(n0, n1);
   __m256 t2 = _mm256_unpacklo_ps(n2, n3), t3 = _mm256_unpackhi_ps(n2, n3);
   __m256 s0 = _mm256_shuffle_ps(t0, t2, 0x44), s1 = _mm256_shuffle_ps(t0, t2, 0xEE);
@@ -2009,14 +2046,13 @@ typedef float32x4_t la__pf;
 #define la__u1(x) vdupq_n_u32(x)
 #define la__uload(p) vld1q_u32(p)
 #define la__uadd vaddq_u32
-#define la__usub vsubq_u32
 #define la__uxor veorq_u32
 #define la__uand vandq_u32
 #define la__uor vorrq_u32
 #define la__usrl(v, n) vshrq_n_u32(v, n)
+#define la__usra(v, n) vreinterpretq_u32_s32(vshrq_n_s32(vreinterpretq_s32_u32(v), n))
 #define la__usll(v, n) vshlq_n_u32(v, n)
 #define la__f1 vdupq_n_f32
-#define la__fadd vaddq_f32
 #define la__fsub vsubq_f32
 #define la__fmul vmulq_f32
 #define la__fcvt(u) vcvtq_f32_s32(vreinterpretq_s32_u32(u))
@@ -2025,6 +2061,19 @@ typedef float32x4_t la__pf;
 /* x where bit 31 of m is set, else y */
 #define la__fsel(m, x, y)                                                     \
   vbslq_f32(vreinterpretq_u32_s32(vshrq_n_s32(vreinterpretq_s32_u32(m), 31)), x, y)
+#if defined(__aarch64__) || defined(__ARM_FEATURE_FMA)
+#define la__ffma(a, b, c) vfmaq_f32(c, a, b) /* a b + c, one rounding */
+#else
+/* NEON before VFPv4 multiplies and adds with two roundings: C99's fmaf
+   per lane keeps the one. */
+static la__pf la__ffma(la__pf a, la__pf b, la__pf c) {
+  float x[4], y[4], s[4];
+  int l;
+  vst1q_f32(x, a); vst1q_f32(y, b); vst1q_f32(s, c);
+  for (l = 0; l < 4; ++l) s[l] = fmaf(x[l], y[l], s[l]);
+  return vld1q_f32(s);
+}
+#endif
 #if defined(__aarch64__)
 #define la__fsqrt vsqrtq_f32
 #else
@@ -2045,7 +2094,7 @@ LA__INLINE void la__umulhilo(la__pu a, uint32_t m, la__pu *hi, la__pu *lo) {
   *hi = z.val[1];
 }
 LA__INLINE void la__store4t(float *out, la__pf n0, la__pf n1, la__pf n2,
-                        la__pf n3) {
+                            la__pf n3) {
   float32x4x4_t v;
   v.val[0] = n0; v.val[1] = n1; v.val[2] = n2; v.val[3] = n3;
   vst4q_f32(out, v);
@@ -2057,8 +2106,8 @@ static const uint32_t la__lane_index[16] = {0, 1, 2,  3,  4,  5,  6,  7,
                                             8, 9, 10, 11, 12, 13, 14, 15};
 
 /* Two independent groups of lanes in lockstep: every step of Philox and of
-   the logarithm is a chain of dependent operations, and two chains keep the
-   vector units busy where one would wait on latency. */
+   the polynomials is a chain of dependent operations, and two chains keep
+   the vector units busy where one would wait on latency. */
 typedef struct la__u2 { la__pu a, b; } la__u2;
 typedef struct la__f2 { la__pf a, b; } la__f2;
 LA__INLINE la__u2 la__mku2(la__pu a, la__pu b) { la__u2 r; r.a = a; r.b = b; return r; }
@@ -2076,18 +2125,15 @@ LA__INLINE la__f2 la__2f(float x) { return la__mkf2(la__f1(x), la__f1(x)); }
 #define LA__U2SHIFT(name, op, n)                                              \
   LA__INLINE la__u2 name(la__u2 x) { return la__mku2(op(x.a, n), op(x.b, n)); }
 LA__U2OP(la__2uadd, la__uadd)
-LA__U2OP(la__2usub, la__usub)
 LA__U2OP(la__2uxor, la__uxor)
 LA__U2OP(la__2uand, la__uand)
 LA__U2OP(la__2uor, la__uor)
-LA__F2OP(la__2fadd, la__fadd)
 LA__F2OP(la__2fsub, la__fsub)
 LA__F2OP(la__2fmul, la__fmul)
 LA__U2SHIFT(la__2srl1, la__usrl, 1)
-LA__U2SHIFT(la__2srl23, la__usrl, 23)
-LA__U2SHIFT(la__2srl30, la__usrl, 30)
-LA__U2SHIFT(la__2sll30, la__usll, 30)
-LA__U2SHIFT(la__2sll31, la__usll, 31)
+LA__U2SHIFT(la__2sra23, la__usra, 23)
+LA__U2SHIFT(la__2sll1, la__usll, 1)
+LA__U2SHIFT(la__2sll2, la__usll, 2)
 LA__INLINE la__f2 la__2fcvt(la__u2 x) { return la__mkf2(la__fcvt(x.a), la__fcvt(x.b)); }
 LA__INLINE la__f2 la__2fsqrt(la__f2 x) { return la__mkf2(la__fsqrt(x.a), la__fsqrt(x.b)); }
 LA__INLINE la__f2 la__2fsel(la__u2 m, la__f2 x, la__f2 y) {
@@ -2095,109 +2141,146 @@ LA__INLINE la__f2 la__2fsel(la__u2 m, la__f2 x, la__f2 y) {
 }
 LA__INLINE la__u2 la__2fbits(la__f2 x) { return la__mku2(la__fbits(x.a), la__fbits(x.b)); }
 LA__INLINE la__f2 la__2bitsf(la__u2 x) { return la__mkf2(la__bitsf(x.a), la__bitsf(x.b)); }
-
-/* Horner step p * x + c, as a separate multiply and add. */
-LA__INLINE la__f2 la__2horner(la__f2 p, la__f2 x, float c) {
-  return la__2fadd(la__2fmul(p, x), la__2f(c));
+/* a b + c with one rounding; a constant a or c as la__2f(...) */
+LA__INLINE la__f2 la__2fma(la__f2 a, la__f2 b, la__f2 c) {
+  return la__mkf2(la__ffma(a.a, b.a, c.a), la__ffma(a.b, b.b, c.b));
+}
+/* Horner step p t + c */
+LA__INLINE la__f2 la__2hstep(la__f2 p, la__f2 t, float c) {
+  return la__2fma(p, t, la__2f(c));
 }
 
-LA__INLINE la__f2 la__vlogf(la__f2 u) {
-  la__u2 ix = la__2uadd(la__2fbits(u), la__2u(0x3f800000u - 0x3f3504f3u));
-  la__f2 kf = la__2fcvt(la__2usub(la__2srl23(ix), la__2u(127)));
-  la__f2 f = la__2fsub(la__2bitsf(la__2uadd(la__2uand(ix, la__2u(0x007fffffu)),
-                                            la__2u(0x3f3504f3u))),
-                       la__2f(1.0f));
-  la__f2 z = la__2fmul(f, f), p = la__2f(7.0376836292e-2f), y;
-  p = la__2horner(p, f, -1.1514610310e-1f);
-  p = la__2horner(p, f, 1.1676998740e-1f);
-  p = la__2horner(p, f, -1.2420140846e-1f);
-  p = la__2horner(p, f, 1.4249322787e-1f);
-  p = la__2horner(p, f, -1.6668057665e-1f);
-  p = la__2horner(p, f, 2.0000714765e-1f);
-  p = la__2horner(p, f, -2.4999993993e-1f);
-  p = la__2horner(p, f, 3.3333331174e-1f);
-  y = la__2fmul(la__2fmul(f, z), p);
-  y = la__2fadd(y, la__2fmul(kf, la__2f(-2.12194440e-4f)));
-  y = la__2fadd(y, la__2fmul(la__2f(-0.5f), z));
-  f = la__2fadd(f, y);
-  return la__2fadd(f, la__2fmul(kf, la__2f(0.693359375f)));
+/* la__m2logf, lane by lane; k's bias folded into one signed shift */
+LA__INLINE la__f2 la__vm2logf(la__u2 w) {
+  la__f2 v = la__2fcvt(la__2uor(la__2srl1(w), la__2u(1u)));
+  la__u2 ix = la__2uadd(la__2fbits(v),
+                        la__2u(0x3f800000u - 0x3f3504f3u - (158u << 23)));
+  la__f2 kf = la__2fcvt(la__2sra23(ix));
+  la__f2 t = la__2fsub(la__2f(2.0f),
+                       la__2bitsf(la__2uadd(la__2uand(ix, la__2u(0x007fffffu)),
+                                            la__2u(0x3fb504f3u))));
+  la__f2 z = la__2fmul(t, t), lo, hi, y;
+  lo = la__2hstep(la__2hstep(la__2hstep(la__2f(LA__LQ3), t, LA__LQ2), t,
+                             LA__LQ1), t, LA__LQ0);
+  hi = la__2hstep(la__2hstep(la__2hstep(la__2hstep(la__2f(LA__LQ8), t, LA__LQ7),
+                                        t, LA__LQ6), t, LA__LQ5), t, LA__LQ4);
+  y = la__2fma(la__2fmul(z, z), hi, lo);
+  y = la__2hstep(t, y, 0.25f);
+  y = la__2fma(z, y, t);
+  y = la__2fma(kf, la__2f(LA__M2LN2_LO), y);
+  return la__2fma(kf, la__2f(LA__M2LN2_HI), y);
 }
 
 LA__INLINE void la__vboxmuller(la__u2 w1, la__u2 w2, la__f2 *n0, la__f2 *n1) {
-  la__u2 one = la__2u(1u), sign = la__2u(0x80000000u), q, swap, cb, sb;
-  la__f2 u = la__2fmul(la__2fcvt(la__2uor(la__2srl1(w1), one)),
-                       la__2f(4.6566128730773926e-10f));
-  la__f2 rad = la__2fsqrt(la__2fmul(la__2f(-2.0f), la__vlogf(u)));
-  la__f2 ph, z, s, c, h;
-  q = la__2srl30(la__2uadd(w2, la__2u(0x20000000u)));
-  ph = la__2fmul(la__2fcvt(la__2usub(w2, la__2sll30(q))),
-                 la__2f(1.4629180792671596e-9f));
-  z = la__2fmul(ph, ph);
-  s = la__2horner(la__2f(-1.9515295891e-4f), z, 8.3321608736e-3f);
-  s = la__2horner(s, z, -1.6666654611e-1f);
-  s = la__2fadd(la__2fmul(la__2fmul(s, z), ph), ph);
-  c = la__2horner(la__2f(2.443315711809948e-5f), z, -1.388731625493765e-3f);
-  c = la__2horner(c, z, 4.166664568298827e-2f);
-  c = la__2fmul(la__2fmul(c, z), z);
-  h = la__2fmul(la__2f(0.5f), z);
-  c = la__2fadd(la__2fsub(c, h), la__2f(1.0f));
-  /* odd quadrants swap sine and cosine; bit 1 of q (of q + 1) is the
-     sign of the sine (the cosine), moved to bit 31 */
-  swap = la__2sll31(q);
-  cb = la__2uxor(la__2fbits(la__2fsel(swap, s, c)),
-                 la__2uand(la__2sll30(la__2uadd(q, one)), sign));
-  sb = la__2uxor(la__2fbits(la__2fsel(swap, c, s)),
-                 la__2uand(la__2sll30(q), sign));
-  *n0 = la__2fmul(rad, la__2bitsf(cb));
-  *n1 = la__2fmul(rad, la__2bitsf(sb));
+  la__u2 sign = la__2u(0x80000000u), q, swap;
+  la__f2 rad = la__2fsqrt(la__vm2logf(w1));
+  la__f2 ph = la__2fmul(la__2fcvt(la__2sll2(w2)), la__2f(LA__ANGLE));
+  la__f2 z = la__2fmul(ph, ph), s, c;
+  s = la__2hstep(la__2hstep(la__2f(LA__SIN3), z, LA__SIN2), z, LA__SIN1);
+  s = la__2fma(s, la__2fmul(z, ph), ph);
+  c = la__2hstep(la__2hstep(la__2f(LA__COS3), z, LA__COS2), z, LA__COS1);
+  c = la__2fma(c, la__2fmul(z, z), la__2fma(la__2f(-0.5f), z, la__2f(1.0f)));
+  q = la__2uadd(w2, la__2u(0x20000000u));
+  swap = la__2sll1(q);
+  *n0 = la__2fmul(rad, la__2bitsf(la__2uxor(la__2fbits(la__2fsel(swap, s, c)),
+                                            la__2uand(la__2uxor(swap, q), sign))));
+  *n1 = la__2fmul(rad, la__2bitsf(la__2uxor(la__2fbits(la__2fsel(swap, c, s)),
+                                            la__2uand(q, sign))));
 }
 
-/* The round keys and the stream words, broadcast once per fill. */
+/* What a fill shares: the round keys and the first rounds' constants.
+   The counter's lanes differ only in word 0, so round 0 multiplies one
+   varying word, round 1 one, and round 2 xors a constant word. */
 typedef struct la__pkeys {
-  la__pu k0[10], k1[10], s0, s1;
+  la__pu k0[LA__PHILOX_ROUNDS], k1[LA__PHILOX_ROUNDS], r0c2;
+  uint32_t key0, key1, hi1, lo1, blk_hi;
+  la__pu r1c0, r1c2, r2c2; /* for blocks whose upper word is blk_hi */
 } la__pkeys;
 
-static void la__pkeys_init(const la_rng *r, la__pkeys *k) {
+static void la__pkeys_block_hi(la__pkeys *k, uint32_t blk_hi) {
+  uint32_t c0 = k->hi1 ^ blk_hi ^ k->key0; /* word 0 after round 0 */
+  uint64_t p0 = (uint64_t)LA__PHILOX_M0 * c0;
+  k->blk_hi = blk_hi;
+  k->r1c0 = la__u1(k->lo1 ^ (k->key0 + LA__PHILOX_W0));
+  k->r1c2 = la__u1((uint32_t)(p0 >> 32) ^ (k->key1 + LA__PHILOX_W1));
+  k->r2c2 = la__u1((uint32_t)p0 ^ (k->key1 + 2 * LA__PHILOX_W1));
+}
+
+static void la__pkeys_init(const la_rng *r, la__pkeys *k, uint64_t blk) {
   uint32_t k0 = (uint32_t)r->key, k1 = (uint32_t)(r->key >> 32);
+  uint32_t s0 = (uint32_t)r->stream, s1 = (uint32_t)(r->stream >> 32);
+  uint64_t p1 = (uint64_t)LA__PHILOX_M1 * s0; /* round 0's constant product */
   int round;
-  for (round = 0; round < 10; ++round) {
+  k->key0 = k0;
+  k->key1 = k1;
+  for (round = 0; round < LA__PHILOX_ROUNDS; ++round) {
     k->k0[round] = la__u1(k0);
     k->k1[round] = la__u1(k1);
     k0 += LA__PHILOX_W0;
     k1 += LA__PHILOX_W1;
   }
-  k->s0 = la__u1((uint32_t)r->stream);
-  k->s1 = la__u1((uint32_t)(r->stream >> 32));
+  k->hi1 = (uint32_t)(p1 >> 32);
+  k->lo1 = (uint32_t)p1;
+  k->r0c2 = la__u1(s1 ^ k->key1);
+  la__pkeys_block_hi(k, (uint32_t)(blk >> 32));
 }
 
 LA__INLINE void la__2mulhilo(la__u2 x, uint32_t m, la__u2 *hi, la__u2 *lo) {
   la__umulhilo(x.a, m, &hi->a, &lo->a);
   la__umulhilo(x.b, m, &hi->b, &lo->b);
 }
+LA__INLINE la__u2 la__2k(la__pu k) { return la__mku2(k, k); }
 
-/* The 8 LA__PL normals of blocks blk .. blk + 2 LA__PL - 1, in stream
-   order; the caller ensures the block's low word does not carry. */
-LA__INLINE void la__normals_lanes(const la__pkeys *k, uint64_t blk,
-                                  float *out) {
+/* Words w[0..3] of blocks blk .. blk + 2 LA__PL - 1 (lane l of half a:
+   block blk + l; of half b: blk + LA__PL + l). The caller ensures the
+   block's low word does not carry and k is set for blk's upper word. */
+LA__INLINE void la__philox_lanes(const la__pkeys *k, uint64_t blk,
+                                 la__u2 w[4]) {
   la__u2 c0, c1, c2, c3, h0, l0, h1, l1;
-  la__f2 n0, n1, n2, n3;
-  int round;
   c0 = la__2uadd(la__2u((uint32_t)blk),
                  la__mku2(la__uload(la__lane_index),
                           la__uload(la__lane_index + LA__PL)));
-  c1 = la__2u((uint32_t)(blk >> 32));
-  c2 = la__mku2(k->s0, k->s0);
-  c3 = la__mku2(k->s1, k->s1);
-  for (round = 0; round < 10; ++round) {
-    la__2mulhilo(c0, LA__PHILOX_M0, &h0, &l0);
-    la__2mulhilo(c2, LA__PHILOX_M1, &h1, &l1);
-    c0 = la__2uxor(la__2uxor(h1, c1), la__mku2(k->k0[round], k->k0[round]));
-    c2 = la__2uxor(la__2uxor(h0, c3), la__mku2(k->k1[round], k->k1[round]));
-    c1 = l1;
-    c3 = l0;
-  }
-  la__vboxmuller(c0, c1, &n0, &n1);
-  la__vboxmuller(c2, c3, &n2, &n3);
+  /* round 0: words 1, 2, 3 are the same in every lane */
+  la__2mulhilo(c0, LA__PHILOX_M0, &h0, &c3);
+  c2 = la__2uxor(h0, la__2k(k->r0c2));
+  /* round 1: word 0 and word 1 are constants */
+  la__2mulhilo(c2, LA__PHILOX_M1, &h1, &c1);
+  c0 = la__2uxor(h1, la__2k(k->r1c0));
+  c2 = la__2uxor(c3, la__2k(k->r1c2));
+  /* round 2: word 3 is a constant */
+  la__2mulhilo(c0, LA__PHILOX_M0, &h0, &l0);
+  la__2mulhilo(c2, LA__PHILOX_M1, &h1, &l1);
+  c0 = la__2uxor(la__2uxor(h1, c1), la__2k(k->k0[2]));
+  c2 = la__2uxor(h0, la__2k(k->r2c2));
+  c1 = l1;
+  c3 = l0;
+  /* written out: a loop left rolled at -O2 would reload its keys */
+#define LA__PHILOX_ROUND(r)                                                   \
+  la__2mulhilo(c0, LA__PHILOX_M0, &h0, &l0);                                  \
+  la__2mulhilo(c2, LA__PHILOX_M1, &h1, &l1);                                  \
+  c0 = la__2uxor(la__2uxor(h1, c1), la__2k(k->k0[r]));                        \
+  c2 = la__2uxor(la__2uxor(h0, c3), la__2k(k->k1[r]));                        \
+  c1 = l1;                                                                    \
+  c3 = l0
+  LA__PHILOX_ROUND(3);
+  LA__PHILOX_ROUND(4);
+  LA__PHILOX_ROUND(5);
+  LA__PHILOX_ROUND(6);
+#undef LA__PHILOX_ROUND
+#if LA__PHILOX_ROUNDS != 7
+#error "la__philox_lanes spells out seven rounds"
+#endif
+  w[0] = c0;
+  w[1] = c1;
+  w[2] = c2;
+  w[3] = c3;
+}
+
+/* The 8 LA__PL normals of the words of la__philox_lanes, in stream order. */
+LA__INLINE void la__normals_lanes(const la__u2 w[4], float *out) {
+  la__f2 n0, n1, n2, n3;
+  la__vboxmuller(w[0], w[1], &n0, &n1);
+  la__vboxmuller(w[2], w[3], &n2, &n3);
   la__store4t(out, n0.a, n1.a, n2.a, n3.a);
   la__store4t(out + 4 * LA__PL, n0.b, n1.b, n2.b, n3.b);
 }
@@ -2205,25 +2288,64 @@ LA__INLINE void la__normals_lanes(const la__pkeys *k, uint64_t blk,
 /* Normals per SIMD chunk; a chunk whose lanes would carry into the block's
    upper word (once in 2^32 blocks) takes the scalar twin: the same bits. */
 #define LA__NCHUNK (8 * LA__PL)
-static void la__normals_chunk(const la_rng *r, const la__pkeys *k,
-                              uint64_t blk, float *out) {
+static void la__normals_chunk(const la_rng *r, la__pkeys *k, uint64_t blk,
+                              float *out) {
   if ((uint32_t)blk > 0xffffffffu - (2 * LA__PL - 1)) {
     int c;
     for (c = 0; c < LA__NCHUNK; c += 32)
       la__normals32_scalar(r, blk + (uint64_t)(c / 4), out + c);
   } else {
-    la__normals_lanes(k, blk, out);
+    la__u2 w[4];
+    if ((uint32_t)(blk >> 32) != k->blk_hi)
+      la__pkeys_block_hi(k, (uint32_t)(blk >> 32));
+    la__philox_lanes(k, blk, w);
+    la__normals_lanes(w, out);
+  }
+}
+
+/* `chunks` whole chunks from blk into out, the words of the next chunk
+   drawn before the normals of this one: the two chains are independent,
+   and interleaved they keep the integer and float units busy together.
+   The chunks must not carry into the block's upper word. */
+static void la__normals_run(la__pkeys *k, uint64_t blk, size_t chunks,
+                            la_real *x) {
+  la__u2 w[4], wn[4];
+  size_t c;
+#ifdef LINATTN_DOUBLE
+  float t[LA__NCHUNK];
+  int j;
+#endif
+  if ((uint32_t)(blk >> 32) != k->blk_hi)
+    la__pkeys_block_hi(k, (uint32_t)(blk >> 32));
+  la__philox_lanes(k, blk, w);
+  wn[0] = w[0]; /* defined even where the last chunk leaves it unused */
+  wn[1] = w[1];
+  wn[2] = w[2];
+  wn[3] = w[3];
+  for (c = 0; c < chunks; ++c) {
+    if (c + 1 < chunks) la__philox_lanes(k, blk + (c + 1) * (LA__NCHUNK / 4), wn);
+#ifdef LINATTN_DOUBLE
+    la__normals_lanes(w, t);
+    for (j = 0; j < LA__NCHUNK; ++j) x[c * LA__NCHUNK + (size_t)j] = t[j];
+#else
+    la__normals_lanes(w, x + c * LA__NCHUNK);
+#endif
+    w[0] = wn[0]; /* spelled out: -O2 would copy through memory */
+    w[1] = wn[1];
+    w[2] = wn[2];
+    w[3] = wn[3];
   }
 }
 #else
 #define LA__NCHUNK 32
 typedef int la__pkeys;
-static void la__pkeys_init(const la_rng *r, la__pkeys *k) {
+static void la__pkeys_init(const la_rng *r, la__pkeys *k, uint64_t blk) {
   (void)r;
+  (void)blk;
   *k = 0;
 }
-static void la__normals_chunk(const la_rng *r, const la__pkeys *k,
-                              uint64_t blk, float *out) {
+static void la__normals_chunk(const la_rng *r, la__pkeys *k, uint64_t blk,
+                              float *out) {
   (void)k;
   la__normals32_scalar(r, blk, out);
 }
@@ -2231,13 +2353,29 @@ static void la__normals_chunk(const la_rng *r, const la__pkeys *k,
 
 /* n normals from the next block boundary; the stream moves past the last
    block used. Chunks differ by backend; the normals, defined block by
-   block, do not. */
-static void la__fill_normals(la_rng *r, size_t n, la_real *x) {
-  uint64_t blk = (r->counter + 3) >> 2;
+   block, do not. `room` more reals may be written past x + n: a last
+   partial chunk then goes there whole instead of through a copy. */
+static void la__fill_normals_room(la_rng *r, size_t n, la_real *x,
+                                  size_t room) {
+  uint64_t blk = (r->counter + 3) >> 2, end = blk + (n + 3) / 4;
   float t[LA__NCHUNK];
   size_t i = 0, j;
   la__pkeys k;
-  la__pkeys_init(r, &k);
+  la__pkeys_init(r, &k, blk);
+#ifdef LA__PRNG_SIMD
+  { /* the whole run at once unless a block's low word carries inside it */
+    size_t chunks = n / LA__NCHUNK;
+    if (n % LA__NCHUNK && LA__NCHUNK - n % LA__NCHUNK <= room) ++chunks;
+    if (chunks && (uint64_t)(uint32_t)blk + chunks * (LA__NCHUNK / 4) <=
+                      (uint64_t)0xffffffffu + 1) {
+      la__normals_run(&k, blk, chunks, x);
+      i = chunks * LA__NCHUNK;
+      blk += chunks * (LA__NCHUNK / 4);
+    }
+  }
+#else
+  (void)room;
+#endif
   for (; i + LA__NCHUNK <= n; i += LA__NCHUNK, blk += LA__NCHUNK / 4) {
 #ifdef LINATTN_DOUBLE
     la__normals_chunk(r, &k, blk, t);
@@ -2249,9 +2387,12 @@ static void la__fill_normals(la_rng *r, size_t n, la_real *x) {
   if (i < n) {
     la__normals_chunk(r, &k, blk, t);
     for (j = 0; i + j < n; ++j) x[i + j] = t[j];
-    blk += (j + 3) / 4;
   }
-  r->counter = blk << 2;
+  r->counter = end << 2;
+}
+
+static void la__fill_normals(la_rng *r, size_t n, la_real *x) {
+  la__fill_normals_room(r, n, x, 0);
 }
 
 LINATTN_DEF int la_rng_normals(la_rng *r, int n, la_real *x) {
@@ -2675,6 +2816,13 @@ LINATTN_DEF void la_data_destroy(la_data *g) {
 #endif
 
 /* ------------------------------------------------------- sampling */
+/* Vector lanes that round like the scalar code: AVX2 and AArch64 NEON, not
+   ARMv7 NEON, which flushes subnormals to zero. */
+#if LA__SIMD == LINATTN_AVX2 || (LA__SIMD == LINATTN_NEON && defined(__aarch64__))
+#define LA__PRNG_LANES_IEEE 1
+#else
+#define LA__PRNG_LANES_IEEE 0
+#endif
 /* One panel P of LA_W prompts, every loop running over the lanes last, so
    that it vectorizes; a row of P is (n+1) LA_W reals. */
 
@@ -2743,22 +2891,39 @@ static void la__panel_labels(const la_data *g, const la_real *w, la_real *P,
                              la_real *yq, la_real *t, la_real *hid) {
   int d = g->cfg.d, n1 = g->cfg.n + 1, i, j, l;
   size_t row = (size_t)n1 * LA_W;
-  for (j = 0; j < n1; ++j) {
-    const la_real *f = P + (size_t)j * LA_W;
-    size_t fs = row;
-    la_real acc[LA_W];
-    if (g->net) {
-      la__panel_net(g, f, row, hid, t);
-      f = t;
-      fs = LA_W;
+  la_real *Y = P + (size_t)d * row;
+  if (!g->net) {
+    for (j = 0; j < n1; ++j) {
+      const la_real *x = P + (size_t)j * LA_W;
+#if LA__PRNG_LANES_IEEE
+      /* the same multiplies and adds in the same order as the loop below;
+         spelled out, as -O2 leaves that loop scalar */
+      la__vec acc = la__vmul(la__vload(w), la__vload(x));
+      for (i = 1; i < d; ++i)
+        acc = la__vadd(acc, la__vmul(la__vload(w + i * LA_W),
+                                     la__vload(x + i * row)));
+      la__vstore(Y + (size_t)j * LA_W, acc);
+#else
+      la_real acc[LA_W];
+      for (l = 0; l < LA_W; ++l) acc[l] = w[l] * x[l];
+      for (i = 1; i < d; ++i)
+        for (l = 0; l < LA_W; ++l) acc[l] += w[i * LA_W + l] * x[i * row + l];
+      for (l = 0; l < LA_W; ++l) Y[(size_t)j * LA_W + l] = acc[l];
+#endif
     }
-    for (l = 0; l < LA_W; ++l) acc[l] = 0;
-    for (i = 0; i < d; ++i)
-      for (l = 0; l < LA_W; ++l) acc[l] += w[i * LA_W + l] * f[i * fs + l];
-    for (l = 0; l < LA_W; ++l) {
-      P[d * row + (size_t)j * LA_W + l] = j < n1 - 1 ? acc[l] : 0;
-      if (j == n1 - 1) yq[l] = acc[l];
+  } else {
+    for (j = 0; j < n1; ++j) {
+      la_real acc[LA_W];
+      la__panel_net(g, P + (size_t)j * LA_W, row, hid, t);
+      for (l = 0; l < LA_W; ++l) acc[l] = 0;
+      for (i = 0; i < d; ++i)
+        for (l = 0; l < LA_W; ++l) acc[l] += w[i * LA_W + l] * t[i * LA_W + l];
+      for (l = 0; l < LA_W; ++l) Y[(size_t)j * LA_W + l] = acc[l];
     }
+  }
+  for (l = 0; l < LA_W; ++l) { /* the query's label is the target */
+    yq[l] = Y[(size_t)(n1 - 1) * LA_W + l];
+    Y[(size_t)(n1 - 1) * LA_W + l] = 0;
   }
 }
 
@@ -2789,8 +2954,9 @@ static void la__sample_panel(const la_data *g, la_rng *rng, la_real *P,
   /* x then w* in one fill where w* fits in the label row (d <= n + 1),
      in two otherwise: d (n+1) LA_W is a whole number of blocks, so both
      draw the same normals */
-  if (d <= n1) {
-    la__fill_normals(rng, (size_t)d * row + (size_t)d * LA_W, P);
+  if (d <= n1) { /* the label row past w* is scratch until the labels */
+    la__fill_normals_room(rng, (size_t)d * row + (size_t)d * LA_W, P,
+                          row - (size_t)d * LA_W);
     memcpy(w, P + (size_t)d * row, sizeof(la_real) * d * LA_W);
   } else {
     la__fill_normals(rng, (size_t)d * row, P);
