@@ -1903,22 +1903,28 @@ LINATTN_DEF double la_rng_uniform(la_rng *r) {
 static float la__u2f(uint32_t u) { float f; memcpy(&f, &u, 4); return f; }
 static uint32_t la__f2u(float f) { uint32_t u; memcpy(&u, &f, 4); return u; }
 
-/* -2 ln m = t + t^2 (1/4 + t Q(t)) with t = -2 (m - 1): Cephes' logf
-   polynomial P (ln m = f - f^2/2 + f^3 P(f), f = m - 1, about 1 ulp on
-   [sqrt(1/2) - 1, sqrt(2) - 1]) with q_i = p_i (-1/2)^i / 4, powers of two
-   that change no bit of any product. */
-#define LA__LQ8 (7.0376836292e-2f / 1024)
-#define LA__LQ7 (-1.1514610310e-1f / -512)
-#define LA__LQ6 (1.1676998740e-1f / 256)
-#define LA__LQ5 (-1.2420140846e-1f / -128)
-#define LA__LQ4 (1.4249322787e-1f / 64)
-#define LA__LQ3 (-1.6668057665e-1f / -32)
-#define LA__LQ2 (2.0000714765e-1f / 16)
-#define LA__LQ1 (-2.4999993993e-1f / -8)
-#define LA__LQ0 (3.3333331174e-1f / 4)
-/* -2 ln 2 as Cephes splits it: a head exact in products with k, a tail */
-#define LA__M2LN2_HI (-1.38671875f)
-#define LA__M2LN2_LO (4.24388880e-4f)
+/* -2 ln u from a table of 8: u = 2^k m with m in [sqrt(1/2), sqrt(2)) cut
+   into 8 by its top mantissa bits; for each piece a float i close to 1/m
+   whose -2 ln(1/i) = 2 ln i is a float to within 2^-10 ulp (chosen so, as
+   in Tang's and Gal's accurate tables; i = 1 for the piece holding 1), so
+   m = (1 + r) / i with r = m i - 1 rounded once by a fused multiply-add,
+   |r| < 0.057. Then -2 ln m = 2 ln i + g(t), t = -2r, and
+   g(t) = -2 ln(1 - t/2) = t + t^2 (1/4 + t/12 + ...) is a polynomial fitted
+   for relative error 4e-10. Over all of [2^-31, 1] -2 ln u is within 1.2
+   ulp (mean 0.26), as close as Cephes' logf, with half its multiplies. */
+static const float la__ln_inv2[8] = { /* -2 i, so that t = fma(m, -2i, 2) */
+    -2.7087533473968506f, -2.4973461627960205f, -2.316892623901367f,
+    -2.1600584983825684f, -2.0f,               -1.8153495788574219f,
+    -1.6304152011871338f, -1.4796934127807617f};
+static const float la__ln_2lni[8] = { /* 2 ln i */
+    0.6066826581954956f, 0.44416290521621704f, 0.2941594421863556f,
+    0.15397624671459198f, 0.0f, -0.19373825192451477f,
+    -0.40862494707107544f, -0.6026245355606079f};
+#define LA__G4 0.005234528332948685f
+#define LA__G3 0.012537390924990177f
+#define LA__G2 0.03124980255961418f
+#define LA__G1 0.08333320170640945f
+#define LA__M2LN2 (-1.3862943649291992f) /* -2 ln 2, within 0.06 ulp */
 /* Cephes' sinf and cosf on [-pi/4, pi/4] */
 #define LA__SIN3 (-1.9515295891e-4f)
 #define LA__SIN2 8.3321608736e-3f
@@ -1930,23 +1936,16 @@ static uint32_t la__f2u(float f) { uint32_t u; memcpy(&u, &f, 4); return u; }
 #define LA__ANGLE (1.4629180792671596e-9f / 4)
 
 /* -2 ln u for u = ((w >> 1) | 1) 2^-31 in [2^-31, 1]. The 2^-31 never
-   becomes a multiply: it is the exponent k's offset. u = 2^k m with m in
-   [sqrt(1/2), sqrt(2)); 2m's bits are m's plus one exponent step, and
-   t = 2 - 2m is exact. */
+   becomes a multiply: it is the offset of the exponent k. */
 static float la__m2logf(uint32_t w) {
   float v = (float)(int32_t)((w >> 1) | 1u);
-  uint32_t ix = la__f2u(v) + (0x3f800000u - 0x3f3504f3u);
-  float kf = (float)((int32_t)(ix >> 23) - 158); /* 127 + 31 */
-  float t = 2.0f - la__u2f((ix & 0x007fffffu) + 0x3fb504f3u);
-  float z = t * t, lo, hi, y;
-  lo = fmaf(fmaf(fmaf(LA__LQ3, t, LA__LQ2), t, LA__LQ1), t, LA__LQ0);
-  hi = fmaf(fmaf(fmaf(fmaf(LA__LQ8, t, LA__LQ7), t, LA__LQ6), t, LA__LQ5), t,
-            LA__LQ4);
-  y = fmaf(z * z, hi, lo);
-  y = fmaf(t, y, 0.25f);
-  y = fmaf(z, y, t);
-  y = fmaf(kf, LA__M2LN2_LO, y);
-  return fmaf(kf, LA__M2LN2_HI, y);
+  uint32_t ix = la__f2u(v) - 0x3f3504f3u, j = (ix >> 20) & 7u;
+  float kf = (float)((int32_t)(ix >> 23) - 31);
+  float m = la__u2f((ix & 0x007fffffu) + 0x3f3504f3u);
+  float t = fmaf(m, la__ln_inv2[j], 2.0f), g;
+  g = fmaf(fmaf(fmaf(fmaf(LA__G4, t, LA__G3), t, LA__G2), t, LA__G1), t, 0.25f);
+  g = fmaf(t * t, g, t) + la__ln_2lni[j];
+  return fmaf(kf, LA__M2LN2, g);
 }
 
 /* The pair of normals of words (w1, w2): radius from w1, angle 2 pi w2/2^32
@@ -1957,16 +1956,14 @@ static void la__boxmuller(uint32_t w1, uint32_t w2, float *n0, float *n1) {
   float rad = sqrtf(la__m2logf(w1));
   float ph = (float)(int32_t)(w2 << 2) * LA__ANGLE;
   float z = ph * ph, s, c;
-  uint32_t q = w2 + 0x20000000u, swap = q << 1, cb, sb;
+  uint32_t q = w2 + 0x20000000u;
   s = fmaf(fmaf(fmaf(LA__SIN3, z, LA__SIN2), z, LA__SIN1), z * ph, ph);
   c = fmaf(fmaf(fmaf(LA__COS3, z, LA__COS2), z, LA__COS1), z * z,
            fmaf(-0.5f, z, 1.0f));
-  cb = swap >> 31 ? la__f2u(s) : la__f2u(c);
-  sb = swap >> 31 ? la__f2u(c) : la__f2u(s);
-  cb ^= (swap ^ q) & 0x80000000u;
-  sb ^= q & 0x80000000u;
-  *n0 = rad * la__u2f(cb);
-  *n1 = rad * la__u2f(sb);
+  /* odd q turns (c, s) by pi/2 to (-s, c); q >= 2 by pi */
+  rad = la__u2f(la__f2u(rad) ^ (q & 0x80000000u));
+  *n0 = rad * ((q >> 30) & 1u ? -s : c);
+  *n1 = rad * ((q >> 30) & 1u ? c : s);
 }
 
 /* The 32 normals of blocks blk..blk+7, in stream order. */
@@ -2010,6 +2007,7 @@ typedef __m256 la__pf;
 #define la__usra(v, n) _mm256_srai_epi32(v, n)
 #define la__usll(v, n) _mm256_slli_epi32(v, n)
 #define la__f1 _mm256_set1_ps
+#define la__fadd _mm256_add_ps
 #define la__fsub _mm256_sub_ps
 #define la__fmul _mm256_mul_ps
 #define la__ffma _mm256_fmadd_ps /* a b + c, one rounding */
@@ -2019,6 +2017,8 @@ typedef __m256 la__pf;
 #define la__bitsf _mm256_castsi256_ps
 /* x where bit 31 of m is set, else y */
 #define la__fsel(m, x, y) _mm256_blendv_ps(y, x, _mm256_castsi256_ps(m))
+/* tab[j & 7] per lane */
+#define la__tab8(tab, j) _mm256_permutevar8x32_ps(_mm256_loadu_ps(tab), j)
 LA__INLINE void la__umulhilo(la__pu a, uint32_t m, la__pu *hi, la__pu *lo) {
   __m256i vm = _mm256_set1_epi32((int)m);
   __m256i pe = _mm256_mul_epu32(a, vm);
@@ -2053,6 +2053,7 @@ typedef float32x4_t la__pf;
 #define la__usra(v, n) vreinterpretq_u32_s32(vshrq_n_s32(vreinterpretq_s32_u32(v), n))
 #define la__usll(v, n) vshlq_n_u32(v, n)
 #define la__f1 vdupq_n_f32
+#define la__fadd vaddq_f32
 #define la__fsub vsubq_f32
 #define la__fmul vmulq_f32
 #define la__fcvt(u) vcvtq_f32_s32(vreinterpretq_s32_u32(u))
@@ -2061,6 +2062,26 @@ typedef float32x4_t la__pf;
 /* x where bit 31 of m is set, else y */
 #define la__fsel(m, x, y)                                                     \
   vbslq_f32(vreinterpretq_u32_s32(vshrq_n_s32(vreinterpretq_s32_u32(m), 31)), x, y)
+/* tab[j & 7] per lane: byte lookups of the 32-byte table */
+LA__INLINE la__pf la__tab8(const float *tab, la__pu j) {
+  uint32x4_t b = vmlaq_n_u32(vdupq_n_u32(0x03020100u), vandq_u32(j, vdupq_n_u32(7)),
+                             0x04040404u);
+#if defined(__aarch64__)
+  uint8x16x2_t t;
+  t.val[0] = vld1q_u8((const uint8_t *)(const void *)tab);
+  t.val[1] = vld1q_u8((const uint8_t *)(const void *)(tab + 4));
+  return vreinterpretq_f32_u8(vqtbl2q_u8(t, vreinterpretq_u8_u32(b)));
+#else
+  uint8x8x4_t t;
+  uint8x16_t bb = vreinterpretq_u8_u32(b);
+  t.val[0] = vld1_u8((const uint8_t *)(const void *)tab);
+  t.val[1] = vld1_u8((const uint8_t *)(const void *)(tab + 2));
+  t.val[2] = vld1_u8((const uint8_t *)(const void *)(tab + 4));
+  t.val[3] = vld1_u8((const uint8_t *)(const void *)(tab + 6));
+  return vreinterpretq_f32_u8(vcombine_u8(vtbl4_u8(t, vget_low_u8(bb)),
+                                          vtbl4_u8(t, vget_high_u8(bb))));
+#endif
+}
 #if defined(__aarch64__) || defined(__ARM_FEATURE_FMA)
 #define la__ffma(a, b, c) vfmaq_f32(c, a, b) /* a b + c, one rounding */
 #else
@@ -2128,16 +2149,21 @@ LA__U2OP(la__2uadd, la__uadd)
 LA__U2OP(la__2uxor, la__uxor)
 LA__U2OP(la__2uand, la__uand)
 LA__U2OP(la__2uor, la__uor)
+LA__F2OP(la__2fadd, la__fadd)
 LA__F2OP(la__2fsub, la__fsub)
 LA__F2OP(la__2fmul, la__fmul)
 LA__U2SHIFT(la__2srl1, la__usrl, 1)
 LA__U2SHIFT(la__2sra23, la__usra, 23)
+LA__U2SHIFT(la__2srl20, la__usrl, 20)
 LA__U2SHIFT(la__2sll1, la__usll, 1)
 LA__U2SHIFT(la__2sll2, la__usll, 2)
 LA__INLINE la__f2 la__2fcvt(la__u2 x) { return la__mkf2(la__fcvt(x.a), la__fcvt(x.b)); }
 LA__INLINE la__f2 la__2fsqrt(la__f2 x) { return la__mkf2(la__fsqrt(x.a), la__fsqrt(x.b)); }
 LA__INLINE la__f2 la__2fsel(la__u2 m, la__f2 x, la__f2 y) {
   return la__mkf2(la__fsel(m.a, x.a, y.a), la__fsel(m.b, x.b, y.b));
+}
+LA__INLINE la__f2 la__2tab8(const float *tab, la__u2 j) {
+  return la__mkf2(la__tab8(tab, j.a), la__tab8(tab, j.b));
 }
 LA__INLINE la__u2 la__2fbits(la__f2 x) { return la__mku2(la__fbits(x.a), la__fbits(x.b)); }
 LA__INLINE la__f2 la__2bitsf(la__u2 x) { return la__mkf2(la__bitsf(x.a), la__bitsf(x.b)); }
@@ -2150,25 +2176,19 @@ LA__INLINE la__f2 la__2hstep(la__f2 p, la__f2 t, float c) {
   return la__2fma(p, t, la__2f(c));
 }
 
-/* la__m2logf, lane by lane; k's bias folded into one signed shift */
+/* la__m2logf, lane by lane; k's offset folded into one signed shift */
 LA__INLINE la__f2 la__vm2logf(la__u2 w) {
   la__f2 v = la__2fcvt(la__2uor(la__2srl1(w), la__2u(1u)));
-  la__u2 ix = la__2uadd(la__2fbits(v),
-                        la__2u(0x3f800000u - 0x3f3504f3u - (158u << 23)));
+  la__u2 ix = la__2uadd(la__2fbits(v), la__2u(0u - 0x3f3504f3u - (31u << 23)));
   la__f2 kf = la__2fcvt(la__2sra23(ix));
-  la__f2 t = la__2fsub(la__2f(2.0f),
-                       la__2bitsf(la__2uadd(la__2uand(ix, la__2u(0x007fffffu)),
-                                            la__2u(0x3fb504f3u))));
-  la__f2 z = la__2fmul(t, t), lo, hi, y;
-  lo = la__2hstep(la__2hstep(la__2hstep(la__2f(LA__LQ3), t, LA__LQ2), t,
-                             LA__LQ1), t, LA__LQ0);
-  hi = la__2hstep(la__2hstep(la__2hstep(la__2hstep(la__2f(LA__LQ8), t, LA__LQ7),
-                                        t, LA__LQ6), t, LA__LQ5), t, LA__LQ4);
-  y = la__2fma(la__2fmul(z, z), hi, lo);
-  y = la__2hstep(t, y, 0.25f);
-  y = la__2fma(z, y, t);
-  y = la__2fma(kf, la__2f(LA__M2LN2_LO), y);
-  return la__2fma(kf, la__2f(LA__M2LN2_HI), y);
+  la__f2 m = la__2bitsf(la__2uadd(la__2uand(ix, la__2u(0x007fffffu)),
+                                  la__2u(0x3f3504f3u)));
+  la__u2 j = la__2srl20(ix); /* the piece, in the low 3 bits */
+  la__f2 t = la__2fma(m, la__2tab8(la__ln_inv2, j), la__2f(2.0f)), g;
+  g = la__2hstep(la__2hstep(la__2hstep(la__2hstep(la__2f(LA__G4), t, LA__G3),
+                                       t, LA__G2), t, LA__G1), t, 0.25f);
+  g = la__2fadd(la__2fma(la__2fmul(t, t), g, t), la__2tab8(la__ln_2lni, j));
+  return la__2fma(kf, la__2f(LA__M2LN2), g);
 }
 
 LA__INLINE void la__vboxmuller(la__u2 w1, la__u2 w2, la__f2 *n0, la__f2 *n1) {
@@ -2182,10 +2202,9 @@ LA__INLINE void la__vboxmuller(la__u2 w1, la__u2 w2, la__f2 *n0, la__f2 *n1) {
   c = la__2fma(c, la__2fmul(z, z), la__2fma(la__2f(-0.5f), z, la__2f(1.0f)));
   q = la__2uadd(w2, la__2u(0x20000000u));
   swap = la__2sll1(q);
-  *n0 = la__2fmul(rad, la__2bitsf(la__2uxor(la__2fbits(la__2fsel(swap, s, c)),
-                                            la__2uand(la__2uxor(swap, q), sign))));
-  *n1 = la__2fmul(rad, la__2bitsf(la__2uxor(la__2fbits(la__2fsel(swap, c, s)),
-                                            la__2uand(q, sign))));
+  rad = la__2bitsf(la__2uxor(la__2fbits(rad), la__2uand(q, sign)));
+  *n0 = la__2fmul(rad, la__2fsel(swap, la__2bitsf(la__2uxor(la__2fbits(s), sign)), c));
+  *n1 = la__2fmul(rad, la__2fsel(swap, c, s));
 }
 
 /* What a fill shares: the round keys and the first rounds' constants.

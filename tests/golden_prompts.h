@@ -38,8 +38,8 @@ static const uint32_t golden_normal_bits[70] = {
   0xbf3236e9u,
   0xbd7d2445u,
   0x3f96a3d8u,
-  0xbe387797u,
-  0xbf50865bu,
+  0xbe387796u,
+  0xbf50865au,
   0x3f084a3fu,
   0xbf63183bu,
   0xbf3e0e24u,
@@ -93,12 +93,12 @@ static const uint64_t golden_gamma_bits[8] = {
 static const uint64_t golden_orthogonal_hash = 0xf61d86e33eb9554full;
 static const uint64_t golden_batch_hash[7] = {
   0,
-  0xf1fc3c5a5decac58ull,
-  0x366e1bd80bfa06f1ull,
-  0x9176d51cac630648ull,
-  0xedefca01dc8aade8ull,
-  0xc055ef372681eb35ull,
-  0x784853016804d9ebull,
+  0x7938233a99ef7e9full,
+  0x3b738ecf7f81bf87ull,
+  0x1d17ffccaf44ddfcull,
+  0xeba656e1123e400aull,
+  0x18539d0a5e611b9full,
+  0xf1de9439cafb0259ull,
 };
 #endif
 #ifdef LINATTN_DOUBLE
@@ -140,8 +140,8 @@ static const uint32_t golden_normal_bits[70] = {
   0xbf3236e9u,
   0xbd7d2445u,
   0x3f96a3d8u,
-  0xbe387797u,
-  0xbf50865bu,
+  0xbe387796u,
+  0xbf50865au,
   0x3f084a3fu,
   0xbf63183bu,
   0xbf3e0e24u,
@@ -195,11 +195,11 @@ static const uint64_t golden_gamma_bits[8] = {
 static const uint64_t golden_orthogonal_hash = 0xf61d86e33eb9554full;
 static const uint64_t golden_batch_hash[7] = {
   0,
-  0x35fbd371efa9c778ull,
-  0x7ac33ea065bf8659ull,
-  0x8e7bcd0f88a2d6e3ull,
-  0xcde252daf69533ddull,
-  0xdcb471f6f53114d3ull,
-  0xe89afc464c02a6cfull,
+  0x4e65c5d2c0fba12dull,
+  0x8f2f7dfc69549ca8ull,
+  0x8c04191eaf6efb52ull,
+  0x3da15ff9596510adull,
+  0x64bc6df8545b20a8ull,
+  0xf3812ee65a59a187ull,
 };
 #endif
