@@ -2917,11 +2917,11 @@ static void la__panel_labels(const la_data *g, const la_real *w, la_real *P,
 #if LA__PRNG_LANES_IEEE
       /* the same multiplies and adds in the same order as the loop below;
          spelled out, as -O2 leaves that loop scalar */
-      la__vec acc = la__vmul(la__vload(w), la__vload(x));
+      la__vec acc = la__vmul(la__vloadu(w), la__vloadu(x));
       for (i = 1; i < d; ++i)
-        acc = la__vadd(acc, la__vmul(la__vload(w + i * LA_W),
-                                     la__vload(x + i * row)));
-      la__vstore(Y + (size_t)j * LA_W, acc);
+        acc = la__vadd(acc, la__vmul(la__vloadu(w + i * LA_W),
+                                     la__vloadu(x + i * row)));
+      la__vstoreu(Y + (size_t)j * LA_W, acc);
 #else
       la_real acc[LA_W];
       for (l = 0; l < LA_W; ++l) acc[l] = w[l] * x[l];
