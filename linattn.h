@@ -2931,6 +2931,12 @@ LINATTN_DEF void la_data_destroy(la_data *g) {
 #else
 #define LA__PRNG_LANES_IEEE 0
 #endif
+/* a b + c in la_real with one rounding, as la__vfma on those lanes */
+#ifdef LINATTN_DOUBLE
+#define LA__FMA(a, b, c) fma(a, b, c)
+#else
+#define LA__FMA(a, b, c) fmaf(a, b, c)
+#endif
 /* One panel P of LA_W prompts, every loop running over the lanes last, so
    that it vectorizes; a row of P is (n+1) LA_W reals. */
 
@@ -3001,31 +3007,55 @@ static void la__panel_labels(const la_data *g, const la_real *w, la_real *P,
   size_t row = (size_t)n1 * LA_W;
   la_real *Y = P + (size_t)d * row;
   if (!g->net) {
-    for (j = 0; j < n1; ++j) {
-      const la_real *x = P + (size_t)j * LA_W;
+    j = 0;
 #if LA__PRNG_LANES_IEEE
-      /* the same multiplies and adds in the same order as the loop below;
-         spelled out, as -O2 leaves that loop scalar */
-      la__vec acc = la__vmul(la__vloadu(w), la__vloadu(x));
+    /* four tokens at a time share each load of w*; the same operations,
+       in the same order, as the loop below */
+    for (; j + 4 <= n1; j += 4) {
+      const la_real *x = P + (size_t)j * LA_W;
+      la__vec wi = la__vloadu(w), a0, a1, a2, a3;
+      a0 = la__vmul(wi, la__vloadu(x));
+      a1 = la__vmul(wi, la__vloadu(x + LA_W));
+      a2 = la__vmul(wi, la__vloadu(x + 2 * LA_W));
+      a3 = la__vmul(wi, la__vloadu(x + 3 * LA_W));
+      for (i = 1; i < d; ++i) {
+        const la_real *xi = x + i * row;
+        wi = la__vloadu(w + i * LA_W);
+        a0 = la__vfma(a0, wi, la__vloadu(xi));
+        a1 = la__vfma(a1, wi, la__vloadu(xi + LA_W));
+        a2 = la__vfma(a2, wi, la__vloadu(xi + 2 * LA_W));
+        a3 = la__vfma(a3, wi, la__vloadu(xi + 3 * LA_W));
+      }
+      la__vstoreu(Y + (size_t)j * LA_W, a0);
+      la__vstoreu(Y + (size_t)(j + 1) * LA_W, a1);
+      la__vstoreu(Y + (size_t)(j + 2) * LA_W, a2);
+      la__vstoreu(Y + (size_t)(j + 3) * LA_W, a3);
+    }
+    for (; j < n1; ++j) {
+      const la_real *x = P + (size_t)j * LA_W;
+      la__vec a0 = la__vmul(la__vloadu(w), la__vloadu(x));
       for (i = 1; i < d; ++i)
-        acc = la__vadd(acc, la__vmul(la__vloadu(w + i * LA_W),
-                                     la__vloadu(x + i * row)));
-      la__vstoreu(Y + (size_t)j * LA_W, acc);
-#else
+        a0 = la__vfma(a0, la__vloadu(w + i * LA_W), la__vloadu(x + i * row));
+      la__vstoreu(Y + (size_t)j * LA_W, a0);
+    }
+#endif
+    for (; j < n1; ++j) {
+      const la_real *x = P + (size_t)j * LA_W;
       la_real acc[LA_W];
       for (l = 0; l < LA_W; ++l) acc[l] = w[l] * x[l];
       for (i = 1; i < d; ++i)
-        for (l = 0; l < LA_W; ++l) acc[l] += w[i * LA_W + l] * x[i * row + l];
+        for (l = 0; l < LA_W; ++l)
+          acc[l] = LA__FMA(w[i * LA_W + l], x[i * row + l], acc[l]);
       for (l = 0; l < LA_W; ++l) Y[(size_t)j * LA_W + l] = acc[l];
-#endif
     }
   } else {
     for (j = 0; j < n1; ++j) {
       la_real acc[LA_W];
       la__panel_net(g, P + (size_t)j * LA_W, row, hid, t);
-      for (l = 0; l < LA_W; ++l) acc[l] = 0;
-      for (i = 0; i < d; ++i)
-        for (l = 0; l < LA_W; ++l) acc[l] += w[i * LA_W + l] * t[i * LA_W + l];
+      for (l = 0; l < LA_W; ++l) acc[l] = w[l] * t[l];
+      for (i = 1; i < d; ++i)
+        for (l = 0; l < LA_W; ++l)
+          acc[l] = LA__FMA(w[i * LA_W + l], t[i * LA_W + l], acc[l]);
       for (l = 0; l < LA_W; ++l) Y[(size_t)j * LA_W + l] = acc[l];
     }
   }

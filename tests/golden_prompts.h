@@ -93,12 +93,12 @@ static const uint64_t golden_gamma_bits[8] = {
 static const uint64_t golden_orthogonal_hash = 0xf61d86e33eb9554full;
 static const uint64_t golden_batch_hash[7] = {
   0,
-  0x7938233a99ef7e9full,
-  0x3b738ecf7f81bf87ull,
-  0x1d17ffccaf44ddfcull,
-  0xeba656e1123e400aull,
-  0x18539d0a5e611b9full,
-  0xf1de9439cafb0259ull,
+  0x4ee0eb09d75ac149ull,
+  0x3609286488f49dd2ull,
+  0x2a2f10277d14e1d2ull,
+  0xbc219f309012a314ull,
+  0xbe89426fbf3271eeull,
+  0xcacb85923b13e7f2ull,
 };
 #endif
 #ifdef LINATTN_DOUBLE
@@ -197,9 +197,9 @@ static const uint64_t golden_batch_hash[7] = {
   0,
   0x4e65c5d2c0fba12dull,
   0x8f2f7dfc69549ca8ull,
-  0x8c04191eaf6efb52ull,
-  0x3da15ff9596510adull,
-  0x64bc6df8545b20a8ull,
-  0xf3812ee65a59a187ull,
+  0xaebf7c1b97359a48ull,
+  0xf48cedf301633d79ull,
+  0x84d257050e7808cfull,
+  0x5a959f687e146d98ull,
 };
 #endif
