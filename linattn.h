@@ -1958,8 +1958,8 @@ static void la__boxmuller(uint32_t w1, uint32_t w2, float *n0, float *n1) {
   float z = ph * ph, s, c;
   uint32_t q = w2 + 0x20000000u;
   s = fmaf(fmaf(fmaf(LA__SIN3, z, LA__SIN2), z, LA__SIN1), z * ph, ph);
-  c = fmaf(fmaf(fmaf(LA__COS3, z, LA__COS2), z, LA__COS1), z * z,
-           fmaf(-0.5f, z, 1.0f));
+  c = fmaf(fmaf(fmaf(fmaf(LA__COS3, z, LA__COS2), z, LA__COS1), z, -0.5f), z,
+           1.0f); /* 0.88 ulp, Cephes' own order 1.24 */
   /* odd q turns (c, s) by pi/2 to (-s, c); q >= 2 by pi */
   rad = la__u2f(la__f2u(rad) ^ (q & 0x80000000u));
   *n0 = rad * ((q >> 30) & 1u ? -s : c);
@@ -2234,7 +2234,7 @@ LA__INLINE void la__vboxmuller(la__u4 w1, la__u4 w2, la__f4 *n0, la__f4 *n1) {
   s = la__4hstep(la__4hstep(la__4f(LA__SIN3), z, LA__SIN2), z, LA__SIN1);
   s = la__4fma(s, la__4fmul(z, ph), ph);
   c = la__4hstep(la__4hstep(la__4f(LA__COS3), z, LA__COS2), z, LA__COS1);
-  c = la__4fma(c, la__4fmul(z, z), la__4fma(la__4f(-0.5f), z, la__4f(1.0f)));
+  c = la__4hstep(la__4hstep(c, z, -0.5f), z, 1.0f);
   q = la__4uadd(w2, la__4u(0x20000000u));
   swap = la__4sll1(q);
   rad = la__4bitsf(la__4uxor(la__4fbits(rad), la__4uand(q, sign)));
@@ -3059,10 +3059,15 @@ static void la__panel_labels(const la_data *g, const la_real *w, la_real *P,
       for (l = 0; l < LA_W; ++l) Y[(size_t)j * LA_W + l] = acc[l];
     }
   }
-  for (l = 0; l < LA_W; ++l) { /* the query's label is the target */
+#if LA__PRNG_LANES_IEEE /* the query's label is the target */
+  la__vstoreu(yq, la__vloadu(Y + (size_t)(n1 - 1) * LA_W));
+  la__vstoreu(Y + (size_t)(n1 - 1) * LA_W, la__vzero());
+#else
+  for (l = 0; l < LA_W; ++l) {
     yq[l] = Y[(size_t)(n1 - 1) * LA_W + l];
     Y[(size_t)(n1 - 1) * LA_W + l] = 0;
   }
+#endif
 }
 
 /* Label noise, every label and y_q; in chunks that keep block alignment. */
@@ -3098,7 +3103,12 @@ static void la__sample_panel(const la_data *g, la_rng *rng, la_real *P,
     if (!drawn)
       la__fill_normals_room(rng, (size_t)d * row + (size_t)d * LA_W, P,
                             row - (size_t)d * LA_W);
+#if LA__PRNG_LANES_IEEE /* a few vectors: cheaper than a call */
+    for (i = 0; i < d; ++i)
+      la__vstoreu(w + i * LA_W, la__vloadu(P + (size_t)d * row + i * LA_W));
+#else
     memcpy(w, P + (size_t)d * row, sizeof(la_real) * d * LA_W);
+#endif
   } else {
     la__fill_normals(rng, (size_t)d * row, P);
     la__fill_normals(rng, (size_t)d * LA_W, w);
