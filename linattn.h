@@ -65,26 +65,46 @@ DETERMINISM
    and double evaluated at their own precision (SSE2, AArch64, ARMv7 VFP;
    not x87) and without value-changing options (-ffast-math, or clang's
    -ffp-contract=fast, which overrides the FP_CONTRACT pragma the header
-   sets; gcc's default contraction is switched off here by a pragma).
-   Results of arithmetic kernels agree across backends to rounding (FMA
-   contracts and lane-wise summation order differ), not bit for bit.
+   sets; gcc's default contraction is switched off here by a pragma). The
+   normals and the labels use fused multiply-adds where the code asks for
+   them, never where a compiler would choose: the AVX2 and AArch64 FMA
+   instructions, NEON's VFPv4 one on ARMv7, and elsewhere (the scalar
+   backend, ARMv7 before VFPv4, one lane at a time) C99's fmaf and fma,
+   which must be correctly rounded as C99 Annex F requires (glibc's and
+   musl's are; so are the instructions gcc and clang emit for them where
+   the FPU has one). ARMv7 NEON, which flushes subnormals, is used only
+   where no subnormal can arise. Results of arithmetic kernels agree across
+   backends to rounding (FMA contracts and lane-wise summation order
+   differ), not bit for bit.
 
 RANDOM NUMBERS
 
-   la_rng is Philox4x32-10 (Salmon et al., "Parallel random numbers: as easy
+   la_rng is Philox4x32-7 (Salmon et al., "Parallel random numbers: as easy
    as 1, 2, 3", SC 2011), a counter-based generator: block b of stream s under
-   seed k is Philox(counter = (b, s), key = k), four 32-bit words. The state is
-   three integers owned by the caller; there is no global state. Any two
-   (seed, stream) pairs give independent sequences, so runs, steps or prompts
-   get their own stream simply by number: la_rng_seed(&r, seed, step).
+   seed k is Philox(counter = (b, s), key = k), four 32-bit words, after seven
+   rounds. Seven is the fewest with which Salmon et al. found Philox4x32
+   Crush-resistant (every TestU01 battery, BigCrush included, passed with many
+   keys and counter patterns); Random123's ten add a margin that would cost
+   a generator mostly made of random numbers 40% of its time. The
+   known-answer vectors are Random123's for seven rounds; tests/rng_stream.c
+   writes raw streams for external batteries (`make dieharder`: one stream,
+   and sixteen streams of one seed interleaved, through dieharder -a). The
+   state is three integers owned by the caller; there is no global state.
+   Any two (seed, stream) pairs give independent sequences, so runs, steps
+   or prompts get their own stream simply by number: la_rng_seed(&r, seed,
+   step).
 
    Normals come from Box-Muller on the words of one block (words 0,1 give
-   normals 0,1; words 2,3 give normals 2,3), computed in float arithmetic with
-   an in-house logarithm and sine/cosine (no libm transcendental), so every
-   backend computes the same bits. The uniform feeding the radius has 31-bit
-   resolution: |z| <= 6.56, a tail of probability 5e-11 is cut. Bulk draws
-   (la_rng_normals, la_data_sample) start at a block boundary and produce
-   exactly what as many la_rng_normal calls from there would.
+   normals 0,1; words 2,3 give normals 2,3), computed in float arithmetic
+   from +, -, *, sqrt, fused multiply-adds and tables (no libm
+   transcendental), so every backend computes the same bits: -2 ln u from a
+   table of 8 logarithms and a polynomial (within 1.2 ulp over every u),
+   sine and cosine from Cephes' polynomials on [-pi/4, pi/4] (0.9 ulp).
+   A normal is within 2.5 ulps of its radius of r cos(theta) for its exact
+   r and theta (2.33 measured over 2e7 pairs). The uniform feeding the radius
+   has 31-bit resolution: |z| <= 6.56, a tail of probability 5e-11 is cut.
+   Bulk draws (la_rng_normals, la_data_sample) start at a block boundary and
+   produce exactly what as many la_rng_normal calls from there would.
 
 DATA SETTINGS
 
