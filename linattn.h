@@ -2164,16 +2164,10 @@ LA__INLINE la__f4 la__4f(float x) {
   r.a = r.b = r.c = r.d = la__f1(x);
   return r;
 }
-#define LA__U4OP(name, op)                                                    \
-  LA__INLINE la__u4 name(la__u4 x, la__u4 y) {                                \
-    la__u4 r;                                                                 \
-    r.a = op(x.a, y.a); r.b = op(x.b, y.b);                                   \
-    r.c = op(x.c, y.c); r.d = op(x.d, y.d);                                   \
-    return r;                                                                 \
-  }
-#define LA__F4OP(name, op)                                                    \
-  LA__INLINE la__f4 name(la__f4 x, la__f4 y) {                                \
-    la__f4 r;                                                                 \
+/* two-operand lane-wise operations on la__u4 or la__f4 (T) */
+#define LA__4OP(name, T, op)                                                  \
+  LA__INLINE T name(T x, T y) {                                               \
+    T r;                                                                      \
     r.a = op(x.a, y.a); r.b = op(x.b, y.b);                                   \
     r.c = op(x.c, y.c); r.d = op(x.d, y.d);                                   \
     return r;                                                                 \
@@ -2191,13 +2185,13 @@ LA__INLINE la__f4 la__4f(float x) {
     r.a = op(x.a); r.b = op(x.b); r.c = op(x.c); r.d = op(x.d);               \
     return r;                                                                 \
   }
-LA__U4OP(la__4uadd, la__uadd)
-LA__U4OP(la__4uxor, la__uxor)
-LA__U4OP(la__4uand, la__uand)
-LA__U4OP(la__4uor, la__uor)
-LA__F4OP(la__4fadd, la__fadd)
-LA__F4OP(la__4fsub, la__fsub)
-LA__F4OP(la__4fmul, la__fmul)
+LA__4OP(la__4uadd, la__u4, la__uadd)
+LA__4OP(la__4uxor, la__u4, la__uxor)
+LA__4OP(la__4uand, la__u4, la__uand)
+LA__4OP(la__4uor, la__u4, la__uor)
+LA__4OP(la__4fadd, la__f4, la__fadd)
+LA__4OP(la__4fsub, la__f4, la__fsub)
+LA__4OP(la__4fmul, la__f4, la__fmul)
 LA__U4SHIFT(la__4srl1, la__usrl, 1)
 LA__U4SHIFT(la__4srl20, la__usrl, 20)
 LA__U4SHIFT(la__4sll1, la__usll, 1)
