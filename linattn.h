@@ -2326,7 +2326,7 @@ LA__INLINE void la__philox_lanes(const la__pkeys *k, uint64_t blk,
   /* round 2: word 3 is a constant */
   la__4mulhilo(c0, LA__PHILOX_M0, &h0, &l0);
   la__4mulhilo(c2, LA__PHILOX_M1, &h1, &l1);
-  c0 = la__4uxor(la__4uxor(h1, c1), la__4k(k->k0[2]));
+  c0 = la__4uxor(h1, la__4uxor(c1, la__4k(k->k0[2])));
   c2 = la__4uxor(h0, la__4k(k->r2c2));
   c1 = l1;
   c3 = l0;
@@ -2334,8 +2334,8 @@ LA__INLINE void la__philox_lanes(const la__pkeys *k, uint64_t blk,
 #define LA__PHILOX_ROUND(r)                                                   \
   la__4mulhilo(c0, LA__PHILOX_M0, &h0, &l0);                                  \
   la__4mulhilo(c2, LA__PHILOX_M1, &h1, &l1);                                  \
-  c0 = la__4uxor(la__4uxor(h1, c1), la__4k(k->k0[r]));                        \
-  c2 = la__4uxor(la__4uxor(h0, c3), la__4k(k->k1[r]));                        \
+  c0 = la__4uxor(h1, la__4uxor(c1, la__4k(k->k0[r])));                        \
+  c2 = la__4uxor(h0, la__4uxor(c3, la__4k(k->k1[r])));                        \
   c1 = l1;                                                                    \
   c3 = l0
   LA__PHILOX_ROUND(3);
