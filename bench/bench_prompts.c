@@ -121,7 +121,7 @@ int main(void) {
       la_free(work);
     }
     printf("setting 1, %d prompts: generation %.1f us, la_model_grad (sparse, "
-           "L = 3) %.1f us: generation = %.0f%% of the pass\n",
+           "L = 3) %.1f us: generation = %.1f%% of the pass\n",
            COUNT, t_gen * 1e6, t_grad * 1e6, 100 * t_gen / t_grad);
     la_free(theta);
     la_free(grad);
