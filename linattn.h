@@ -89,8 +89,8 @@ RANDOM NUMBERS
    known-answer vectors are Random123's for seven rounds; tests/rng_stream.c
    writes raw streams for external batteries (`make dieharder`: one stream,
    and sixteen streams of one seed interleaved, through dieharder -a; one
-   stream gave 112 passed, 2 weak, 0 failed of 114, and the interleaved
-   streams passed the 43 diehard and NIST STS tests run on them). The
+   stream gave 112 passed, 2 weak, 0 failed of 114 results; the interleaved
+   streams passed all 43 results of the 12 diehard and STS tests run). The
    state is three integers owned by the caller; there is no global state.
    Any two (seed, stream) pairs give independent sequences, so runs, steps
    or prompts get their own stream simply by number: la_rng_seed(&r, seed,
