@@ -1,6 +1,8 @@
 # The generator's fragment: golden vectors, and the test configurations that
 # hold its bit-for-bit promise where a compiler would otherwise fuse.
 
+.PHONY: golden-prompts dieharder
+
 # Rewrites tests/golden_prompts.h from the scalar reference path.
 golden-prompts: | $(BUILD)
 	$(CC) $(CFLAGS_HOST) $(SCALAR) tests/gen_golden.c -o $(BUILD)/gen_golden-f -lm
@@ -11,3 +13,19 @@ golden-prompts: | $(BUILD)
 # expression. The golden vectors must still hold with FMA available.
 $(eval $(call suite,gcc-gnu99-fma-prompts,$(CC) -std=gnu99 -O2 $(WARN) -march=haswell,))
 $(eval $(call suite,clang-gnu99-fma-prompts,$(CLANG) -std=gnu99 -O3 $(WARN) -march=haswell,))
+
+# The generator's words through dieharder's whole battery (apt-get install
+# dieharder), one stream and sixteen interleaved; not part of `make test`
+# (about an hour each). Reports in build/dieharder-{stream,streams}.txt.
+dieharder: | $(BUILD)
+	$(CC) $(CFLAGS_HOST) tests/rng_stream.c -o $(BUILD)/rng_stream -lm
+	$(BUILD)/rng_stream 0 | dieharder -a -g 200 > $(BUILD)/dieharder-stream.txt
+	$(BUILD)/rng_stream 1 | dieharder -a -g 200 > $(BUILD)/dieharder-streams.txt
+	@grep -c PASSED $(BUILD)/dieharder-*.txt; grep -E 'WEAK|FAILED' $(BUILD)/dieharder-*.txt || true
+
+# ARMv7 NEON without VFPv4 has no fused multiply-add instruction: the
+# generator then calls fmaf lane by lane, and must still match the golden
+# vectors bit for bit.
+CONFIGS += armv7-neon-nofma-prompts
+run-armv7-neon-nofma-prompts: | $(BUILD)
+	@sh tests/run_one.sh armv7-neon-nofma-prompts sh -c 'arm-linux-gnueabihf-gcc $(CFLAGS_HOST) -march=armv7-a -mfpu=neon -mfloat-abi=hard tests/main.c -o $(BUILD)/t-armv7-neon-nofma-p -lm && $(QEMU32) $(BUILD)/t-armv7-neon-nofma-p prompts'

@@ -121,12 +121,12 @@ static la_data tp_make(la_t *t, const la_data_config *c, uint64_t seed) {
 /* ----------------------------------------------------------- the RNG */
 
 static void tp_rng(la_t *t) {
-  LA_TEST(t, "prompts: Philox4x32-10 known answers") {
-    /* the known-answer vectors published with Random123 */
+  LA_TEST(t, "prompts: Philox4x32-7 known answers") {
+    /* the known-answer vectors published with Random123 (kat_vectors) */
     uint32_t a[4] = {0, 0, 0, 0}, b[4], c[4];
-    uint32_t ea[4] = {0x6627e8d5u, 0xe169c58du, 0xbc57ac4cu, 0x9b00dbd8u};
-    uint32_t eb[4] = {0x408f276du, 0x41c83b0eu, 0xa20bc7c6u, 0x6d5451fdu};
-    uint32_t ec[4] = {0xd16cfe09u, 0x94fdccebu, 0x5001e420u, 0x24126ea1u};
+    uint32_t ea[4] = {0x5f6fb709u, 0x0d893f64u, 0x4f121f81u, 0x4f730a48u};
+    uint32_t eb[4] = {0x5207ddc2u, 0x45165e59u, 0x4d8ee751u, 0x8c52f662u};
+    uint32_t ec[4] = {0x4dfccabau, 0x190a87f0u, 0xc47362bau, 0xb6b5242au};
     int i;
     for (i = 0; i < 4; ++i) b[i] = 0xffffffffu;
     c[0] = 0x243f6a88u; c[1] = 0x85a308d3u; c[2] = 0x13198a2eu; c[3] = 0x03707344u;
@@ -199,7 +199,7 @@ static void tp_rng(la_t *t) {
     int i, c, bad = 0;
     for (i = 0; i < (int)(sizeof blks / sizeof blks[0]); ++i) {
       la_rng_seed(&r, 0x9e3779b97f4a7c15ull * (i + 1), (uint64_t)i << 40 | 3);
-      la__pkeys_init(&r, &k);
+      la__pkeys_init(&r, &k, blks[i]);
       la__normals_chunk(&r, &k, blks[i], a);
       for (c = 0; c < LA__NCHUNK; c += 32)
         la__normals32_scalar(&r, blks[i] + c / 4, b + c);
@@ -208,27 +208,85 @@ static void tp_rng(la_t *t) {
     LA_CHECK(t, bad == 0, "%d chunks differ", bad);
   }
 
-  LA_TEST(t, "prompts: logf and Box-Muller against libm") {
+  LA_TEST(t, "prompts: -2 ln u and Box-Muller against libm") {
     la_t_rng q = {77};
     int i, bad = 0, badbm = 0;
-    for (i = 0; i <= 3100; ++i) { /* u from 2^-31 to 1 */
-      float u = (float)pow(2.0, -31.0 * i / 3100.0);
-      double ref = log((double)u);
-      if (fabs(la__logf(u) - ref) > 3e-7 * fabs(ref) + 1e-30) ++bad;
+    double worst = 0;
+    for (i = 0; i <= 310000; ++i) { /* u from 2^-31 to 1 */
+      double e = pow(2.0, 31.0 * i / 310000.0);
+      uint32_t j = e >= 2147483647.0 ? 2147483647u : (uint32_t)e | 1u;
+      double u = (double)(float)(int32_t)j / 2147483648.0;
+      double ref = -2 * log(u), ulp;
+      int ex;
+      if (ref == 0) continue;
+      frexp(ref, &ex);
+      ulp = fabs(la__m2logf(j << 1) - ref) / ldexp(1.0, ex - 24);
+      if (ulp > worst) worst = ulp;
+      bad += ulp > 1.25; /* the table method's bound, measured over 2^31 */
     }
-    LA_CHECK(t, bad == 0, "%d logs beyond 3e-7 relative", bad);
+    LA_CHECK(t, bad == 0 && la__m2logf(0xffffffffu) == 0,
+             "%d logs beyond 1.25 ulp (worst %.2f)", bad, worst);
     for (i = 0; i < 20000; ++i) {
       uint32_t w1 = (uint32_t)(la_t_uniform(&q) * 2147483648.0 + 2147483648.0);
       uint32_t w2 = (uint32_t)(la_t_uniform(&q) * 2147483648.0 + 2147483648.0);
       float n0, n1;
       double u = (double)(float)(int32_t)((w1 >> 1) | 1u) / 2147483648.0;
       double rad = sqrt(-2 * log(u)), th = 6.283185307179586 * (w2 / 4294967296.0);
+      double ur = ldexp(1.0, ilogb(rad) - 23); /* an ulp of the radius */
       la__boxmuller(w1, w2, &n0, &n1);
-      if (fabs(n0 - rad * cos(th)) > 1e-6 * (1 + rad) ||
-          fabs(n1 - rad * sin(th)) > 1e-6 * (1 + rad))
+      /* 2.33 at worst over 2e7 pairs (the radius's 1.1 ulp, the sine's
+         or cosine's, the product's rounding); the ten-round generator's
+         separate multiplies and adds gave 2.46 */
+      if (fabs(n0 - rad * cos(th)) > 2.5 * ur ||
+          fabs(n1 - rad * sin(th)) > 2.5 * ur)
         ++badbm;
     }
-    LA_CHECK(t, badbm == 0, "%d pairs off", badbm);
+    LA_CHECK(t, badbm == 0, "%d pairs beyond 2.5 ulps of their radius", badbm);
+  }
+
+  LA_TEST(t, "prompts: bulk normals of every count equal single draws") {
+    /* counts around the chunk sizes of every backend, starts next to a
+       carry of the block's low word (the scalar fallback inside a run) */
+    static const int ns[] = {1, 3, 4, 5, 17, 31, 32, 33, 63, 65, 127, 129,
+                             255, 257, 511, 513, 1023};
+    static const uint64_t at[] = {0, 7, 0xffffffe0ull, 0xfffffff9ull};
+    static la_real x[1024];
+    la_rng r, s;
+    int a, c, i, bad = 0, badpos = 0;
+    for (a = 0; a < 4; ++a)
+      for (c = 0; c < (int)(sizeof ns / sizeof ns[0]); ++c) {
+        la_rng_seed(&r, 0x51ed + (uint64_t)c, 11 + (uint64_t)a);
+        r.counter = at[a] << 2;
+        s = r;
+        la_rng_normals(&r, ns[c], x);
+        for (i = 0; i < ns[c]; ++i) bad += (double)x[i] != la_rng_normal(&s);
+        badpos += r.counter != ((at[a] + ((uint64_t)ns[c] + 3) / 4) << 2);
+      }
+    LA_CHECK(t, bad == 0, "%d normals differ", bad);
+    LA_CHECK(t, badpos == 0, "%d stream positions differ", badpos);
+  }
+
+  LA_TEST(t, "prompts: a batch's one run of fills equals fill after fill") {
+    /* lengths below, at and above a chunk, across chunk boundaries, and
+       one not a whole number of blocks (drawn fill by fill) */
+    static const size_t lens[] = {4, 8, 124, 128, 132, 880, 1000, 6};
+    static la_real a[8 * 1100], b[8 * 1100];
+    la_rng r, s;
+    int c, p, bad = 0, badpos = 0;
+    for (c = 0; c < (int)(sizeof lens / sizeof lens[0]); ++c) {
+      size_t len = lens[c], stride = len + 9;
+      memset(a, 0, sizeof a);
+      memset(b, 0, sizeof b);
+      la_rng_seed(&r, 77, (uint64_t)c);
+      r.counter = 5; /* not on a block boundary */
+      s = r;
+      la__fill_normals_strided(&r, len, 8, a, stride);
+      for (p = 0; p < 8; ++p) la__fill_normals(&s, len, b + p * stride);
+      bad += memcmp(a, b, sizeof a) != 0;
+      badpos += r.counter != s.counter;
+    }
+    LA_CHECK(t, bad == 0, "%d runs differ", bad);
+    LA_CHECK(t, badpos == 0, "%d stream positions differ", badpos);
   }
 
   LA_TEST(t, "prompts: in-house double log and exp against libm") {
