@@ -36,7 +36,7 @@ static void fuzz_check_roundtrip(const cli_config *c) {
   }
   if (cli_parse(argc, argv, &again, err, sizeof err) != CLI_OK) abort();
   cli_resolve_run(&again.run);
-  if (memcmp(&again.run, &want, sizeof want)) abort();
+  if (memcmp(&again.run, &want, sizeof want) != 0) abort();
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
