@@ -1309,7 +1309,7 @@ static void sweep_free(sweep *S) {
   }
 }
 
-/* The words of k strings and their array (some may be NULL). */
+/* Frees the first k words of v (a NULL among them too) and v. */
 static void words_free(char **v, int k) {
   int i;
   for (i = 0; i < k; ++i) free(v[i]);
