@@ -209,7 +209,7 @@ static int save_args(const cli_config *c, const char *ckpt) {
 static int merge_saved_args(cli_config *c, const char *ckpt, int argc,
                             char **argv, char **keep, char *err, size_t cap) {
   char path[4200], *words[512], *s;
-  int n = 0, cmd = c->cmd, st;
+  int n = 0, cmd = c->cmd;
   const char *argv0 = c->argv0;
   snprintf(path, sizeof path, "%s.args", ckpt);
   *keep = u_slurp(path, NULL);
@@ -224,7 +224,7 @@ static int merge_saved_args(cli_config *c, const char *ckpt, int argc,
   cli_defaults(c);
   c->argv0 = argv0;
   c->cmd = CLI_TRAIN;
-  if ((st = cli_apply(c, n, words, err, cap)) != CLI_OK) {
+  if (cli_apply(c, n, words, err, cap) != CLI_OK) {
     char inner[300];
     snprintf(inner, sizeof inner, "%s", err);
     snprintf(err, cap, "%.200s: %.190s", path, inner);
@@ -427,6 +427,8 @@ done:
 static int load_theta(cli_config *c, run_objs *o, la_real **theta, long *step) {
   char err[300];
   int st;
+  /* every exit leaves *o safe for objs_free and o->model's size readable */
+  memset(o, 0, sizeof *o);
   *theta = NULL;
   *step = 0;
   if (c->checkpoint) {
@@ -644,7 +646,8 @@ static int cmd_noise(cli_config *c) {
     st = u_fail(1, "out of memory");
   } else {
     st = measure_noise(c, &o, theta, step, m, NULL, &p);
-    fclose(m);
+    /* closing a memory stream writes its last bytes into text */
+    if (fclose(m) != 0 && !st) st = u_fail(1, "out of memory");
   }
   u_progress_end(&p);
   snprintf(title, sizeof title, "Gradient noise, setting %s, L = %ld, step %ld",
@@ -837,7 +840,10 @@ static int cmd_curvature(cli_config *c) {
     if (q.nspec) jw_arr(&w, "spectrum", q.spec, q.nspec);
     jw_end(&w);
   }
-  fclose(m);
+  if (fclose(m) != 0) { /* it writes the stream's last bytes into text */
+    st = u_fail(1, "out of memory");
+    goto out;
+  }
   snprintf(title, sizeof title, "Hessian spectrum, setting %s, L = %ld, step %ld",
            cli_setting_names[c->run.setting], c->run.layers, step);
   st = finish_measurement(c, text, draw_curvature, title);
@@ -1211,7 +1217,10 @@ static int cmd_reproduce(cli_config *c) {
   R.paths = (char(*)[4200])calloc((size_t)R.nruns, sizeof *R.paths);
   totals = (long *)calloc((size_t)nj, sizeof(long));
   status = (int *)calloc((size_t)nj, sizeof(int));
-  if (!R.jobs || !R.paths || !totals || !status) return u_fail(1, "out of memory");
+  if (!R.jobs || !R.paths || !totals || !status) {
+    st = u_fail(1, "out of memory");
+    goto out;
+  }
   for (i = 0; i < R.nruns; ++i) {
     cli_config *j = &R.jobs[i];
     int adam = i % 2;
@@ -1239,6 +1248,7 @@ static int cmd_reproduce(cli_config *c) {
   } else {
     st = repro_report(&R, u_now() - t0);
   }
+out:
   free(R.jobs);
   free(R.paths);
   free(totals);
@@ -1299,6 +1309,67 @@ static void sweep_free(sweep *S) {
   }
 }
 
+/* Frees the first k words of v (a NULL among them too) and v. */
+static void words_free(char **v, int k) {
+  int i;
+  for (i = 0; i < k; ++i) free(v[i]);
+  free(v);
+}
+
+/* A sweep's train command has at most 16 words of its own, then the
+   extra ones and the NULL. */
+enum { SWEEP_WORDS = 24 };
+
+/* The train command of one grid point in SWEEP_WORDS + c->nextra slots,
+   NULL-terminated; its run is named in name. NULL when out of memory, with
+   nothing left allocated. */
+static char **sweep_command(const cli_config *c, const char *dir, double setting,
+                            double depth, double opt, double lr, double seed,
+                            char *name, size_t cap) {
+  char out[4400], num[64], **v;
+  int k = 0, i;
+  v = (char **)calloc((size_t)c->nextra + SWEEP_WORDS, sizeof(char *));
+  if (!v) return NULL;
+  if (isfinite(lr))
+    snprintf(num, sizeof num, "-lr%g", lr);
+  else
+    num[0] = 0;
+  snprintf(name, cap, "s%s-L%g-%s%s-seed%.0f", cli_setting_names[(int)setting],
+           depth, cli_opt_names[(int)opt], num, seed);
+  snprintf(out, sizeof out, "%s/%s.jsonl", dir, name);
+  v[k++] = str_dup(c->argv0);
+  v[k++] = str_dup("train");
+  v[k++] = str_dup("--setting");
+  v[k++] = str_dup(cli_setting_names[(int)setting]);
+  v[k++] = str_dup("--depth");
+  snprintf(num, sizeof num, "%g", depth);
+  v[k++] = str_dup(num);
+  v[k++] = str_dup("--opt");
+  v[k++] = str_dup(cli_opt_names[(int)opt]);
+  if (isfinite(lr)) {
+    v[k++] = str_dup("--lr");
+    snprintf(num, sizeof num, "%.17g", lr);
+    v[k++] = str_dup(num);
+  }
+  v[k++] = str_dup("--seed");
+  snprintf(num, sizeof num, "%.0f", seed);
+  v[k++] = str_dup(num);
+  if (c->run.steps >= 0) {
+    v[k++] = str_dup("--steps");
+    snprintf(num, sizeof num, "%ld", c->run.steps);
+    v[k++] = str_dup(num);
+  }
+  v[k++] = str_dup("--out");
+  v[k++] = str_dup(out);
+  for (i = 0; i < c->nextra; ++i) v[k++] = str_dup(c->extra[i]);
+  for (i = 0; i < k; ++i)
+    if (!v[i]) {
+      words_free(v, k);
+      return NULL;
+    }
+  return v;
+}
+
 /* One train command per point of the grid (settings x depths x optimizers
    x learning rates x seeds), each writing DIR/NAME.jsonl. */
 static int cmd_sweep(cli_config *c) {
@@ -1323,48 +1394,19 @@ static int cmd_sweep(cli_config *c) {
       for (e = 0; e < go->n; ++e)
         for (l = 0; l < gl->n; ++l)
           for (s = 0; s < ge->n; ++s) {
-            char name[200], out[4400], num[64], **v;
-            int k = 0;
-            v = (char **)calloc((size_t)(24 + c->nextra), sizeof(char *));
-            if (!v) return u_fail(1, "out of memory");
-            if (isfinite(gl->v[l]))
-              snprintf(num, sizeof num, "-lr%g", gl->v[l]);
-            else
-              num[0] = 0;
-            snprintf(name, sizeof name, "s%s-L%g-%s%s-seed%.0f",
-                     cli_setting_names[(int)gs->v[a]], gd->v[b],
-                     cli_opt_names[(int)go->v[e]], num, ge->v[s]);
-            snprintf(out, sizeof out, "%s/%s.jsonl", dir, name);
-            v[k++] = str_dup(c->argv0);
-            v[k++] = str_dup("train");
-            v[k++] = str_dup("--setting");
-            v[k++] = str_dup(cli_setting_names[(int)gs->v[a]]);
-            v[k++] = str_dup("--depth");
-            snprintf(num, sizeof num, "%g", gd->v[b]);
-            v[k++] = str_dup(num);
-            v[k++] = str_dup("--opt");
-            v[k++] = str_dup(cli_opt_names[(int)go->v[e]]);
-            if (isfinite(gl->v[l])) {
-              v[k++] = str_dup("--lr");
-              snprintf(num, sizeof num, "%.17g", gl->v[l]);
-              v[k++] = str_dup(num);
+            char name[200];
+            char **v = sweep_command(c, dir, gs->v[a], gd->v[b], go->v[e],
+                                     gl->v[l], ge->v[s], name, sizeof name);
+            char *vname = v ? str_dup(name) : NULL;
+            if (!vname) {
+              if (v) words_free(v, c->nextra + SWEEP_WORDS);
+              sweep_free(&S);
+              return u_fail(1, "out of memory");
             }
-            v[k++] = str_dup("--seed");
-            snprintf(num, sizeof num, "%.0f", ge->v[s]);
-            v[k++] = str_dup(num);
-            if (c->run.steps >= 0) {
-              v[k++] = str_dup("--steps");
-              snprintf(num, sizeof num, "%ld", c->run.steps);
-              v[k++] = str_dup(num);
-            }
-            v[k++] = str_dup("--out");
-            v[k++] = str_dup(out);
-            for (i = 0; i < c->nextra; ++i) v[k++] = str_dup(c->extra[i]);
-            for (i = 0; i < k; ++i)
-              if (!v[i]) return u_fail(1, "out of memory");
             S.argv[S.n] = v;
-            S.name[S.n++] = str_dup(name);
+            S.name[S.n++] = vname;
           }
+  if (S.n == 0) return u_fail(EXIT_BAD_INPUT, "the grid is empty");
   if (c->jobs < 1) { /* the commands, for xargs -P, parallel or a job array */
     for (i = 0; i < S.n; ++i) {
       int j;
@@ -1383,7 +1425,10 @@ static int cmd_sweep(cli_config *c) {
   }
   totals = (long *)calloc((size_t)S.n, sizeof(long));
   status = (int *)calloc((size_t)S.n, sizeof(int));
-  if (!totals || !status) return u_fail(1, "out of memory");
+  if (!totals || !status) {
+    st = u_fail(1, "out of memory");
+    goto out;
+  }
   for (i = 0; i < S.n; ++i) totals[i] = c->run.steps >= 0 ? c->run.steps : 1000;
   if (u_pool(sweep_job, &S, S.n, (int)c->jobs, totals, "sweep", status)) {
     for (i = 0; i < S.n; ++i)
@@ -1393,6 +1438,7 @@ static int cmd_sweep(cli_config *c) {
     printf("%d runs in %s/; merge them with: %s report %s/*.jsonl\n", S.n, dir,
            c->argv0, dir);
   }
+out:
   free(totals);
   free(status);
   sweep_free(&S);
@@ -1496,7 +1542,7 @@ static int cmd_report(cli_config *c) {
   for (i = 0; i < c->npos; ++i) {
     char k[512];
     group_key(&logs[i].config, k, sizeof k);
-    for (g = 0; g < ng && strcmp(keys[g], k); ++g) {
+    for (g = 0; g < ng && strcmp(keys[g], k) != 0; ++g) {
     }
     if (g == ng) {
       firsts[ng] = i;
@@ -1659,7 +1705,9 @@ static const char *const help_text[] = {
     "usage: linattn report FILES... [--out DIR]\n\n"
     "Merges the JSON lines of train runs: runs that differ only in their seed\n"
     "form a configuration; report.md gets a table per configuration and\n"
-    "loss.svg, rcond.svg, smoothness.svg curves with bands over the seeds.\n"};
+    "loss.svg, rcond.svg, smoothness.svg curves with bands over the seeds.\n"
+    "A line that is not a JSON object, or nests arrays and objects deeper\n"
+    "than " JV_QUOTE(JV_MAX_DEPTH) " levels, is bad input (exit status 2).\n"};
 
 static int cmd_index(int cmd) {
   int k = 0;

@@ -538,7 +538,7 @@ static int cli_apply(cli_config *c, int argc, char **argv, char *err,
       return CLI_OK;
     }
     if (a[0] != '-' || a[1] != '-' || !a[2]) {
-      if (c->cmd == CLI_REPORT && a[0] && strcmp(a, "--")) {
+      if (c->cmd == CLI_REPORT && a[0] && strcmp(a, "--") != 0) {
         if (c->npos == CLI_MAXPOS)
           return cli_err(err, cap, "too many input files (at most 512)%s%s",
                          "", "");

@@ -85,7 +85,7 @@ static int runlog_load(const char *path, runlog *r, char *err, size_t cap) {
                why ? why : "another value");
       if (!why) jv_free(&v);
       free(line);
-      fclose(f);
+      (void)fclose(f); /* read only: nothing to lose */
       return -1;
     }
     type = jv_str(&v, "type");
@@ -103,7 +103,7 @@ static int runlog_load(const char *path, runlog *r, char *err, size_t cap) {
           snprintf(err, cap, "out of memory");
           jv_free(&v);
           free(line);
-          fclose(f);
+          (void)fclose(f);
           return -1;
         }
       }
@@ -119,7 +119,12 @@ static int runlog_load(const char *path, runlog *r, char *err, size_t cap) {
     jv_free(&v);
   }
   free(line);
-  fclose(f);
+  if (ferror(f)) { /* getline stops at an error as at the end */
+    snprintf(err, cap, "cannot read '%s'", path);
+    (void)fclose(f);
+    return -1;
+  }
+  (void)fclose(f);
   if (!r->has_config) {
     snprintf(err, cap, "%s: no config line (not the output of train)", path);
     return -1;
@@ -161,11 +166,12 @@ static int band_make(runlog *const *rs, int k, int field, band *b) {
   if (k < 1) return 0;
   s0 = &rs[0]->f[field];
   cap = s0->n ? s0->n : 1;
-  b->x = (double *)malloc(sizeof(double) * (size_t)cap);
-  b->mean = (double *)malloc(sizeof(double) * (size_t)cap);
-  b->sd = (double *)malloc(sizeof(double) * (size_t)cap);
-  b->lo = (double *)malloc(sizeof(double) * (size_t)cap);
-  b->hi = (double *)malloc(sizeof(double) * (size_t)cap);
+  /* zeroed: a figure never reads past b->n, but no slot is left undefined */
+  b->x = (double *)calloc((size_t)cap, sizeof(double));
+  b->mean = (double *)calloc((size_t)cap, sizeof(double));
+  b->sd = (double *)calloc((size_t)cap, sizeof(double));
+  b->lo = (double *)calloc((size_t)cap, sizeof(double));
+  b->hi = (double *)calloc((size_t)cap, sizeof(double));
   if (!b->x || !b->mean || !b->sd || !b->lo || !b->hi) return -1;
   for (i = 0; i < s0->n; ++i) {
     double x = s0->x[i], sum = 0, sq = 0, lo = HUGE_VAL, hi = -HUGE_VAL;
@@ -223,7 +229,7 @@ static void draw_curves(FILE *f, void *ctx) {
   double *all;
   int i, total = 0, k = 0, logy = cf->logy;
   for (i = 0; i < cf->n; ++i) total += 3 * cf->c[i].b.n;
-  all = (double *)calloc((size_t)(total + 1), sizeof(double));
+  all = (double *)calloc((size_t)total + 1, sizeof(double));
   if (!all) return;
   for (i = 0; i < cf->n; ++i) {
     memcpy(all + k, cf->c[i].b.lo, sizeof(double) * (size_t)cf->c[i].b.n);

@@ -486,9 +486,10 @@ static int th_depth_run(th_ctx *x, int L, long steps, double *scal,
     o.cb = th_three_cb;
     o.user = x;
   }
+  /* the callback reads the model through x, for this run only */
   x->model = &t.model;
   st = th_train(&t, LA_SETTING_PAPER_B, -1, &o, &x->prog);
-  /* the callback reads the model through x: set before the first step */
+  x->model = NULL;
   if (st) {
     th_run_free(&t);
     return st;
@@ -686,7 +687,7 @@ static int cmd_theorem(const cli_config *c) {
     if (which == CLI_ALL || which == CLI_THM5) st = st ? st : th_theorem5(&x);
     jw_int(&x.w, "failed", x.failed);
     jw_end(&x.w);
-    if (!out.f) fclose(sink);
+    if (!out.f) (void)fclose(sink); /* /dev/null */
   }
   u_progress_end(&x.prog);
   free(x.rec_step);

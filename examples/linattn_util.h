@@ -86,8 +86,9 @@ static int u_open(u_out *o, const char *path) {
 
 static void u_abort(u_out *o) {
   if (!o->f || o->is_stdout) return;
-  fclose(o->f);
-  if (!o->direct) remove(o->tmp);
+  /* already failing: the error reported is the first one */
+  (void)fclose(o->f);
+  if (!o->direct) (void)remove(o->tmp);
   o->f = NULL;
 }
 
@@ -109,7 +110,7 @@ static int u_commit(u_out *o) {
   o->f = NULL;
   if (bad || rename(o->tmp, o->path) != 0) {
     int e = errno;
-    remove(o->tmp);
+    (void)remove(o->tmp);
     return u_fail(EXIT_BAD_INPUT, "cannot write '%s': %s", o->path,
                   strerror(e ? e : EIO));
   }
@@ -142,8 +143,10 @@ static int u_mkdirs(const char *dir) {
   if (!f)
     return u_fail(EXIT_BAD_INPUT, "cannot write into folder '%s': %s", dir,
                   strerror(errno));
-  fclose(f);
-  remove(probe);
+  /* the probe was only to be created: closing and removing it may fail
+     harmlessly */
+  (void)fclose(f);
+  (void)remove(probe);
   return 0;
 }
 
@@ -159,7 +162,7 @@ static char *u_slurp(const char *path, size_t *len) {
       char *nb = (char *)realloc(buf, cap = (n + 4096 + 1) * 2);
       if (!nb) {
         free(buf);
-        fclose(f);
+        (void)fclose(f); /* read only: nothing to lose */
         errno = ENOMEM;
         return NULL;
       }
@@ -171,11 +174,11 @@ static char *u_slurp(const char *path, size_t *len) {
   }
   if (ferror(f)) {
     free(buf);
-    fclose(f);
+    (void)fclose(f);
     errno = EIO;
     return NULL;
   }
-  fclose(f);
+  (void)fclose(f);
   buf[n] = 0;
   if (len) *len = n;
   return buf;
@@ -215,7 +218,7 @@ static void u_progress_line(const char *what, double done, double total,
   }
   fprintf(stderr, "\r\033[K%s: %.0f/%.0f %s%s, %.0f %s/s%s", what, done,
           total, unit, extra ? extra : "", rate, unit, left);
-  fflush(stderr);
+  (void)fflush(stderr); /* a progress line: nothing to do if it fails */
 }
 
 static void u_progress_step(u_progress *p, long done) {
@@ -264,7 +267,9 @@ static int u_pool(u_job_fn job, void *ctx, int n, int procs,
     int ws;
     while (running < procs && next < n) {
       pid_t c;
-      fflush(NULL);
+      /* so that no child repeats buffered output; a stream that fails
+         here fails again where it is committed */
+      (void)fflush(NULL);
       c = fork();
       if (c == 0) {
         u_progress p;

@@ -55,20 +55,32 @@ fuzz-corpus: | $(BUILD)
 # whose variableScope asks for declarations in inner blocks) and clang-tidy
 # with .clang-tidy, over the header instantiated in each backend the host
 # can parse: AVX2 float, scalar double, AArch64 NEON float, the bare-metal
-# build; and over every test program.
+# build; and over every test program. The programs of examples/ and the
+# harness that includes the linattn command's parser get cppcheck in both
+# precisions and clang-tidy with examples/.clang-tidy: the same rules, but
+# a print's result may go unchecked and _POSIX_C_SOURCE may be defined.
 CPPCHECK = cppcheck --std=c99 --enable=warning,performance,portability \
   --inline-suppr --error-exitcode=1 --quiet -I.
 TIDY = clang-tidy --quiet
-TIDY_PROGRAMS = tests/soak.c tests/fuzz/gen_corpus.c $(wildcard tests/fuzz/fuzz_*.c)
+LINT_CLI = examples/linattn.c examples/custom_optimizer.c examples/quickstart.c \
+  tests/fuzz/fuzz_cli.c
+TIDY_CLI = $(TIDY) --config-file=examples/.clang-tidy
+TIDY_PROGRAMS = tests/soak.c tests/fuzz/gen_corpus.c \
+  $(filter-out $(LINT_CLI),$(wildcard tests/fuzz/fuzz_*.c))
 A64_TIDY = --target=aarch64-linux-gnu -isystem /usr/aarch64-linux-gnu/include
+CPPCHECK_AVX2 = -D__AVX2__ -D__FMA__ -D__x86_64__
+CPPCHECK_SCALAR = -DLINATTN_DOUBLE -DLINATTN_SIMD=LINATTN_SCALAR
 
-LINT_CPPCHECK = $(CPPCHECK) -D__AVX2__ -D__FMA__ -D__x86_64__ tests/main.c && \
-  $(CPPCHECK) -DLINATTN_DOUBLE -DLINATTN_SIMD=LINATTN_SCALAR tests/main.c
+LINT_CPPCHECK = $(CPPCHECK) $(CPPCHECK_AVX2) tests/main.c && \
+  $(CPPCHECK) $(CPPCHECK_SCALAR) tests/main.c && \
+  for f in $(LINT_CLI); do $(CPPCHECK) $(CPPCHECK_AVX2) $$f && \
+    $(CPPCHECK) $(CPPCHECK_SCALAR) $$f || exit 1; done
 LINT_TIDY = $(TIDY) tests/main.c -- -std=c99 $(AVX2) -I. && \
   $(TIDY) tests/main.c -- -std=c99 -DLINATTN_DOUBLE $(SCALAR) -I. && \
   $(TIDY) tests/main.c -- -std=c99 $(A64_TIDY) -I. && \
   $(TIDY) tests/embedded.c -- -std=c99 -DLINATTN_NO_STDLIB -I. && \
-  for f in $(TIDY_PROGRAMS); do $(TIDY) $$f -- -std=c99 $(AVX2) -I. || exit 1; done
+  for f in $(TIDY_PROGRAMS); do $(TIDY) $$f -- -std=c99 $(AVX2) -I. || exit 1; done && \
+  for f in $(LINT_CLI); do $(TIDY_CLI) $$f -- -std=c99 $(AVX2) -I. || exit 1; done
 
 CONFIGS += lint-cppcheck lint-clang-tidy
 run-lint-cppcheck: | $(BUILD)

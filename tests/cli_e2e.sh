@@ -76,6 +76,16 @@ echo "not a checkpoint" > junk.ckpt
 bad_input "not a checkpoint" "junk.ckpt" curvature --checkpoint junk.ckpt
 echo "{not json" > junk.jsonl
 bad_input "report of a bad file" "junk.jsonl" report junk.jsonl --out rep-bad
+# the reader takes JSON nested up to 64 levels and refuses a level more
+nested() { # nested LEVELS: a config line whose member is LEVELS-1 arrays deep
+  awk -v n="$1" 'BEGIN { s = "{\"type\":\"config\",\"a\":";
+    for (i = 1; i < n; i++) s = s "["; for (i = 1; i < n; i++) s = s "]"; print s "}" }'
+}
+nested 64 > deep64.jsonl
+nested 65 > deep65.jsonl
+check "64 and 65 levels: valid JSON (jq)" sh -c 'jq -e . deep64.jsonl && jq -e . deep65.jsonl'
+check "report of JSON nested 64 levels" "$bin" report deep64.jsonl --out rep-deep64
+bad_input "report of JSON nested 65 levels" "deeper than 64 levels" report deep65.jsonl --out rep-deep65
 bad_input "inconsistent schedule" "schedule" train --schedule cosine --warmup 50 --cosine-total 10 --steps 5
 
 # ---------------------------------------------------------------- train

@@ -2,7 +2,8 @@
    (examples/linattn_cli.h): the input is split at NUL and newline bytes
    into argv after the program name. Besides not crashing, the parser must
    keep two promises checked here: an error is one line, and the flags it
-   writes beside a checkpoint parse back to the very same run.
+   writes beside a checkpoint parse back to the very same run. --help
+   prints the table of the command parsed.
 
    clang -fsanitize=fuzzer,address,undefined -I. tests/fuzz/fuzz_cli.c -lm */
 #include <stdint.h>
@@ -36,7 +37,17 @@ static void fuzz_check_roundtrip(const cli_config *c) {
   }
   if (cli_parse(argc, argv, &again, err, sizeof err) != CLI_OK) abort();
   cli_resolve_run(&again.run);
-  if (memcmp(&again.run, &want, sizeof want)) abort();
+  if (memcmp(&again.run, &want, sizeof want) != 0) abort();
+}
+
+/* --help prints the flag table of whatever command the parser settled on;
+   one scratch file serves every input. */
+static void fuzz_help(const cli_config *c) {
+  static FILE *sink;
+  if (!sink && !(sink = tmpfile())) return;
+  rewind(sink);
+  cli_help(sink, (unsigned)c->cmd, "usage: linattn\n");
+  if (ferror(sink)) abort();
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
@@ -61,5 +72,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     abort();
   if (st == CLI_OK && (c.cmd & (CLI_TRAIN | CLI_NOISE | CLI_CURV)))
     fuzz_check_roundtrip(&c);
+  if (st == CLI_HELP) fuzz_help(&c);
   return 0;
 }
