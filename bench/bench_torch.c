@@ -14,6 +14,7 @@
                [--python PATH] [--script PATH]                          */
 #define _POSIX_C_SOURCE 200809L /* barriers, mkstemp, sysconf */
 #include <pthread.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -22,9 +23,25 @@
 #include "bench_common.h"
 
 /* ------------------------------------------------- a pool of threads */
-/* Workers wait on a barrier, run their share, meet at the barrier again;
-   the calling thread is worker 0, so a 1-thread pool has no thread. */
+/* Workers wait at a barrier, run their share, meet at the barrier again;
+   the calling thread is worker 0, so a 1-thread pool has no thread. The
+   barrier spins before it yields: a call lasts a fraction of a millisecond,
+   and a futex wake-up (pthread_barrier_wait) costs a good part of that. */
 #define BT_MAX_THREADS 64
+
+typedef struct bt_barrier { int count, gen, n; } bt_barrier;
+
+static void bt_barrier_wait(bt_barrier *b) {
+  int gen = __atomic_load_n(&b->gen, __ATOMIC_ACQUIRE);
+  if (__atomic_add_fetch(&b->count, 1, __ATOMIC_ACQ_REL) == b->n) {
+    __atomic_store_n(&b->count, 0, __ATOMIC_RELAXED);
+    __atomic_store_n(&b->gen, gen + 1, __ATOMIC_RELEASE);
+  } else {
+    long spins = 0;
+    while (__atomic_load_n(&b->gen, __ATOMIC_ACQUIRE) == gen)
+      if (++spins > 20000) sched_yield(); /* a descheduled partner */
+  }
+}
 
 typedef struct bt_pool bt_pool;
 typedef void (*bt_job)(bt_pool *p, int worker);
@@ -33,7 +50,7 @@ struct bt_pool {
   int nthreads;
   pthread_t tid[BT_MAX_THREADS];
   bt_worker_arg args[BT_MAX_THREADS];
-  pthread_barrier_t start, done;
+  bt_barrier start, done;
   bt_job job;
   void *arg;
   int quit;
@@ -42,10 +59,10 @@ struct bt_pool {
 static void *bt_worker(void *varg) {
   bt_worker_arg *a = (bt_worker_arg *)varg;
   for (;;) {
-    pthread_barrier_wait(&a->pool->start);
-    if (a->pool->quit) return NULL;
+    bt_barrier_wait(&a->pool->start);
+    if (__atomic_load_n(&a->pool->quit, __ATOMIC_ACQUIRE)) return NULL;
     a->pool->job(a->pool, a->worker);
-    pthread_barrier_wait(&a->pool->done);
+    bt_barrier_wait(&a->pool->done);
   }
 }
 
@@ -54,9 +71,7 @@ static int bt_pool_start(bt_pool *p, int nthreads) {
   memset(p, 0, sizeof *p);
   p->nthreads = nthreads;
   if (nthreads <= 1) return 0;
-  if (pthread_barrier_init(&p->start, NULL, (unsigned)nthreads) ||
-      pthread_barrier_init(&p->done, NULL, (unsigned)nthreads))
-    return -1;
+  p->start.n = p->done.n = nthreads;
   for (i = 1; i < nthreads; ++i) {
     p->args[i].pool = p;
     p->args[i].worker = i;
@@ -72,19 +87,17 @@ static void bt_pool_run(bt_pool *p, bt_job job, void *arg) {
   p->job = job;
   p->arg = arg;
   if (p->nthreads <= 1) { job(p, 0); return; }
-  pthread_barrier_wait(&p->start);
+  bt_barrier_wait(&p->start);
   job(p, 0);
-  pthread_barrier_wait(&p->done);
+  bt_barrier_wait(&p->done);
 }
 
 static void bt_pool_stop(bt_pool *p) {
   int i;
   if (p->nthreads <= 1) return;
-  p->quit = 1;
-  pthread_barrier_wait(&p->start);
+  __atomic_store_n(&p->quit, 1, __ATOMIC_RELEASE);
+  bt_barrier_wait(&p->start);
   for (i = 1; i < p->nthreads; ++i) pthread_join(p->tid[i], NULL);
-  pthread_barrier_destroy(&p->start);
-  pthread_barrier_destroy(&p->done);
 }
 
 /* --------------------------------------------- the library's side */
