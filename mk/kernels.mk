@@ -17,3 +17,9 @@ run-armv7-neon-nofma-kernels: | $(BUILD)
 CONFIGS += bench-kernels-smoke
 run-bench-kernels-smoke: | $(BUILD)
 	@sh tests/run_one.sh bench-kernels-smoke sh -c '$(CLANG) $(BENCHFLAGS) bench/bench_kernels.c -o $(BUILD)/bench_kernels-clang -lm && $(BUILD)/bench_kernels-clang quick'
+
+# Every benchmark program must keep building (warnings as errors) even when
+# no one runs it: compiled here, not run.
+CONFIGS += bench-build
+run-bench-build: | $(BUILD)
+	@sh tests/run_one.sh bench-build sh -c 'for b in $(BENCHSRC); do $(CC) $(BENCHFLAGS) $$b -o $(BUILD)/bb-$$(basename $$b .c) -lm -lpthread || exit 1; done'
