@@ -339,13 +339,19 @@ LINATTN_DEF int la_rng_orthogonal(la_rng *r, int d, double *q);
 /* A batch of prompts in the interleaved layout. z holds
    la_panels(count) panels of (d+1) x (n+1) matrices Z0 = [[x_1..x_n x_q],
    [y_1..y_n 0]]; y holds la_panels(count) panels of 1 real, the targets y_q.
-   Padding lanes are zero. */
+   Padding lanes are zero. z and y must be LA_ALIGN-aligned (the model
+   refuses others with LA_ERANGE). la_batch_init lays a batch into the
+   caller's memory (LA_ALIGN-aligned, la_batch_bytes long; LA_ERANGE if not
+   aligned); la_batch_create allocates it, and la_batch_destroy frees only
+   what la_batch_create allocated (a batch over caller memory, or a struct
+   filled by hand, is left to its owner). */
 #define LA_MAX_D 256  /* largest covariate dimension d */
 #define LA_MAX_N 4096 /* largest context length n */
 typedef struct la_batch {
   int d, n, count;
   la_real *z;
   la_real *y;
+  void *owned; /* la_batch_create's block, or NULL */
 } la_batch;
 LINATTN_DEF size_t la_batch_bytes(int d, int n, int count);
 LINATTN_DEF int la_batch_init(la_batch *b, int d, int n, int count, void *mem,
@@ -2748,9 +2754,11 @@ LINATTN_DEF int la_batch_init(la_batch *b, int d, int n, int count, void *mem,
     return LA_EDIM;
   if (!need) return LA_EOVERFLOW;
   if (bytes < need) return LA_EWORKSPACE;
+  if ((uintptr_t)mem % LA_ALIGN) return LA_ERANGE; /* the model's loads */
   b->d = d; b->n = n; b->count = count;
   b->z = (la_real *)mem;
   b->y = b->z + la__panel_reals(d + 1, n + 1, count);
+  b->owned = NULL;
   memset(mem, 0, need);
   return LA_OK;
 }
@@ -2767,10 +2775,14 @@ LINATTN_DEF int la_batch_create(la_batch *b, int d, int n, int count) {
   if (!mem) return LA_ENOMEM;
   st = la_batch_init(b, d, n, count, mem, need);
   if (st) la_free(mem);
+  else b->owned = mem;
   return st;
 }
 LINATTN_DEF void la_batch_destroy(la_batch *b) {
-  if (b) { la_free(b->z); b->z = b->y = NULL; }
+  if (!b) return;
+  la_free(b->owned);
+  b->z = b->y = NULL;
+  b->owned = NULL;
 }
 #endif
 
@@ -4129,6 +4141,9 @@ static int la__m_run(const la_model *mod, const la_real *theta,
   void *own = NULL;
   if (!mod || !theta || !b || !b->z || !b->y) return LA_ENULL;
   if (!la__m_valid(mod)) return LA_ERANGE;
+  /* the panel kernels load whole aligned vectors */
+  if ((uintptr_t)b->z % LA_ALIGN || (uintptr_t)b->y % LA_ALIGN)
+    return LA_ERANGE;
   if (b->d != mod->cfg.d || b->n != mod->cfg.n) return LA_ESHAPE;
   if (b->count <= 0) return LA_EDIM;
   if (!la__all_finite(mod->nparams, theta)) return LA_ENONFINITE;

@@ -885,6 +885,14 @@ static void tm_test_bad(la_t *t) {
              "ok");
     LA_CHECK(t, la_model_loss(&m, th, &td.b, &loss, NULL, work, bytes - 1) ==
                     LA_EWORKSPACE, "small workspace");
+    bb = td.b; /* a hand-made view one real off its alignment */
+    bb.z += 1;
+    LA_CHECK(t, la_model_loss(&m, th, &bb, &loss, NULL, work, bytes) ==
+                    LA_ERANGE, "unaligned prompts");
+    bb = td.b;
+    bb.y += 1;
+    LA_CHECK(t, la_model_grad(&m, th, &bb, &loss, g, work, bytes) == LA_ERANGE,
+             "unaligned targets");
     LA_CHECK(t, la_model_grad(&m, th, &td.b, &loss, g, work, bytes / 2) ==
                     LA_EWORKSPACE, "small workspace, grad");
     LA_CHECK(t, la_model_loss(&m, th, &td.b, &loss, NULL, NULL, bytes) ==

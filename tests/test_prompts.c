@@ -495,10 +495,18 @@ static void tp_config(la_t *t) {
     LA_CHECK(t, la_batch_init(&b, 5, LA_MAX_N + 1, 13, mem, need) == LA_EDIM, "n big");
     LA_CHECK(t, la_batch_init(&b, 5, 20, 13, NULL, need) == LA_ENULL, "null mem");
     LA_CHECK(t, la_batch_init(NULL, 5, 20, 13, mem, need) == LA_ENULL, "null b");
+    { /* room for the whole batch one real past an aligned address */
+      char *big = (char *)la_alloc(need + LA_ALIGN);
+      LA_CHECK(t, big && la_batch_init(&b, 5, 20, 13, big + sizeof(la_real),
+                                       need) == LA_ERANGE, "unaligned");
+      la_free(big);
+    }
     LA_CHECK(t, memcmp(&b, &s, sizeof b) == 0, "b written on bad input");
     LA_CHECK(t, la_batch_init(&b, 5, 20, 13, mem, need) == LA_OK, "init");
     LA_CHECK(t, b.z == mem && b.y == mem + np * LA_W * 6 * 21 && b.count == 13,
              "layout");
+    la_batch_destroy(&b); /* caller memory: not freed (or la_free frees twice) */
+    LA_CHECK(t, b.z == NULL, "destroy forgets the caller's memory");
     la_free(mem);
     LA_CHECK(t, la_batch_create(&b, 5, 0, 3) == LA_EDIM, "create d");
     LA_CHECK(t, la_batch_create(NULL, 5, 5, 3) == LA_ENULL, "create null");
