@@ -568,8 +568,10 @@ LINATTN_DEF int la_model_hvp(const la_model *m, const la_real *theta,
                 how the schedules act). Must not modify theta or grad.
    cfg may be NULL: every built-in then uses its all-default configuration,
    as for a zeroed struct. */
+#define LA_NAME_MAX 32 /* an optimizer's name, its NUL included */
 typedef struct la_optimizer {
-  const char *name; /* written into checkpoints, at most 31 bytes */
+  const char *name; /* written into checkpoints: at most 31 bytes
+                       (LA_NAME_MAX - 1), or la_optim_check refuses it */
   int (*check)(const void *cfg);
   size_t (*state_len)(const void *cfg, int n);
   int (*init)(const void *cfg, int n, double *state);
@@ -577,69 +579,92 @@ typedef struct la_optimizer {
               const la_real *theta, const la_real *grad, la_real *update);
 } la_optimizer;
 
-/* Zero fields mean the documented default. Negative or non-finite learning
-   rates, betas outside [0, 1), eps < 0 and weight decay < 0 are LA_ERANGE.
-   A beta of exactly zero cannot be written (zero is the default); any value
-   below 1e-300 acts as zero. */
+/* One configuration type serves every built-in; each reads the fields its
+   registry entry names (la_optim_entry.fields) and a built-in given another
+   field that is not zero refuses it (LA_ERANGE): a setting meant for
+   another optimizer is a mistake, not a no-op. Zero means the optimizer's
+   default (its entry's `defaults`); LA_ZERO, a negative zero, says zero
+   itself where the default is not zero (beta1 = LA_ZERO: Adam without
+   first-moment averaging). Negative or non-finite learning rates, betas
+   and alpha outside [0, 1), eps < 0 and weight decay < 0 are LA_ERANGE.
 
-/* SGD: b = momentum * b + (g + wd theta); u = -lr * b, or with Nesterov
-   u = -lr * (g + wd theta + momentum * b). Paper A: momentum 0.9. */
-typedef struct la_sgd_config {
-  double lr;           /* 0 -> 0.01 */
-  double momentum;     /* 0 -> none (plain SGD) */
-  int nesterov;        /* nonzero: Nesterov momentum (needs momentum > 0) */
-  double weight_decay; /* L2 added to the gradient; 0 -> none */
-} la_sgd_config;
+     sgd      b = momentum b + (g + wd theta); u = -lr b, or with Nesterov
+              u = -lr (g + wd theta + momentum b). Paper A: momentum 0.9.
+     adam     Adam with bias correction; decoupled != 0 is AdamW (decay
+              applied to theta directly, u -= lr wd theta). Paper A:
+              beta1 = beta2 = 0.9, eps = 1e-8; paper B's code: beta1 = 0.99.
+     sign     b = momentum b + (g + wd theta); u = -lr sign(b).
+     nsgd     the same b; u = -lr b / ||b||_2 (0 if b = 0).
+     adagrad  G += g^2; u = -lr g / (sqrt(G) + eps), G starting at initial.
+     rmsprop  v = alpha v + (1 - alpha) g^2; s = g / (sqrt(v) + eps);
+              b = momentum b + s; u = -lr b (u = -lr s without momentum). */
+#define LA_ZERO (-0.0)
+typedef struct la_optim_config {
+  double lr;           /* every one */
+  double momentum;     /* sgd, sign, nsgd, rmsprop; 0 -> none */
+  int nesterov;        /* sgd: nonzero = Nesterov momentum (needs momentum) */
+  double beta1, beta2; /* adam */
+  double eps;          /* adam, adagrad, rmsprop */
+  double weight_decay; /* every one; 0 -> none */
+  int decoupled;       /* adam: nonzero = AdamW */
+  double alpha;        /* rmsprop: the average's decay */
+  double initial;      /* adagrad: the starting value of G */
+} la_optim_config;
+/* The names each built-in's configuration had before there was one type;
+   designated initializers written for them still compile. */
+typedef la_optim_config la_sgd_config;
+typedef la_optim_config la_adam_config;
+typedef la_optim_config la_sign_config;
+typedef la_optim_config la_nsgd_config;
+typedef la_optim_config la_adagrad_config;
+typedef la_optim_config la_rmsprop_config;
 
-/* Adam with bias correction; decoupled != 0 is AdamW (decay applied to
-   theta directly, u -= lr * wd * theta, instead of through the gradient).
-   Paper A: beta1 = beta2 = 0.9, eps = 1e-8; paper B's code: beta1 = 0.99. */
-typedef struct la_adam_config {
-  double lr;           /* 0 -> 1e-3 */
-  double beta1;        /* 0 -> 0.9 */
-  double beta2;        /* 0 -> 0.999 (paper A uses 0.9) */
-  double eps;          /* 0 -> 1e-8 */
-  double weight_decay; /* 0 -> none */
-  int decoupled;       /* nonzero: AdamW */
-} la_adam_config;
+/* The fields of la_optim_config, as bits of la_optim_entry.fields. */
+enum {
+  LA_OPT_LR = 1 << 0,
+  LA_OPT_MOMENTUM = 1 << 1,
+  LA_OPT_NESTEROV = 1 << 2,
+  LA_OPT_BETA1 = 1 << 3,
+  LA_OPT_BETA2 = 1 << 4,
+  LA_OPT_EPS = 1 << 5,
+  LA_OPT_WEIGHT_DECAY = 1 << 6,
+  LA_OPT_DECOUPLED = 1 << 7,
+  LA_OPT_ALPHA = 1 << 8,
+  LA_OPT_INITIAL = 1 << 9
+};
 
-/* Sign descent: b = momentum * b + g; u = -lr * sign(b).
-   Normalized SGD: b = momentum * b + g; u = -lr * b / ||b||_2 (0 if b = 0).
-   Both add wd * theta to g first. */
-typedef struct la_sign_config {
-  double lr;           /* 0 -> 1e-3 */
-  double momentum;     /* 0 -> none */
-  double weight_decay; /* 0 -> none */
-} la_sign_config;
-typedef la_sign_config la_nsgd_config; /* lr 0 -> 0.01 */
+/* The registry of built-in optimizers: one row each, the only place where
+   the set is written down (programs list, look up and describe optimizers
+   from it). */
+typedef struct la_optim_entry {
+  const la_optimizer *optimizer;
+  unsigned fields;          /* the LA_OPT_* fields it reads */
+  la_optim_config defaults; /* what a zero field means */
+  const char *about;        /* one line */
+} la_optim_entry;
+/* Row i (0 <= i < la_optim_count()), or NULL. */
+LINATTN_DEF int la_optim_count(void);
+LINATTN_DEF const la_optim_entry *la_optim_entry_at(int i);
+/* The row named `name` (the optimizer's name), or NULL. */
+LINATTN_DEF const la_optim_entry *la_optim_find(const char *name);
+/* The row of a built-in optimizer, or NULL for one defined elsewhere. */
+LINATTN_DEF const la_optim_entry *la_optim_entry_of(const la_optimizer *o);
+/* in with every default written out: a field the optimizer reads that is
+   zero becomes its default, or stays zero (+0 where the default is zero,
+   LA_ZERO where it is not) when it was LA_ZERO; fields it does not read
+   must be zero (LA_ERANGE). Two configurations that mean the same are
+   then equal field by field. in == out is allowed. */
+LINATTN_DEF int la_optim_resolve(const la_optim_entry *e,
+                                 const la_optim_config *in,
+                                 la_optim_config *out);
 
-/* Adagrad: G += g^2; u = -lr g / (sqrt(G) + eps). */
-typedef struct la_adagrad_config {
-  double lr;           /* 0 -> 0.01 */
-  double eps;          /* 0 -> 1e-10 */
-  double initial;      /* starting value of G; 0 -> 0 */
-  double weight_decay; /* 0 -> none */
-} la_adagrad_config;
-
-/* RMSprop: v = alpha v + (1 - alpha) g^2; s = g / (sqrt(v) + eps);
-   b = momentum b + s; u = -lr b (u = -lr s without momentum). */
-typedef struct la_rmsprop_config {
-  double lr;           /* 0 -> 0.01 */
-  double alpha;        /* 0 -> 0.99 */
-  double eps;          /* 0 -> 1e-8 */
-  double momentum;     /* 0 -> none */
-  double weight_decay; /* 0 -> none */
-} la_rmsprop_config;
-
-/* The built-ins; each takes the config named after it (la_sgd_config for
-   la_optimizer_sgd, ...; nsgd takes la_nsgd_config = la_sign_config). */
+/* The built-ins (also reachable through the registry). */
 LINATTN_DEF const la_optimizer *la_optimizer_sgd(void);
 LINATTN_DEF const la_optimizer *la_optimizer_adam(void);
 LINATTN_DEF const la_optimizer *la_optimizer_sign(void);
 LINATTN_DEF const la_optimizer *la_optimizer_nsgd(void);
 LINATTN_DEF const la_optimizer *la_optimizer_adagrad(void);
 LINATTN_DEF const la_optimizer *la_optimizer_rmsprop(void);
-
 /* Checked entry points over any optimizer (built-in or not). */
 LINATTN_DEF int la_optim_check(const la_optimizer *o, const void *cfg);
 LINATTN_DEF int la_optim_state_len(const la_optimizer *o, const void *cfg,
@@ -996,6 +1021,9 @@ typedef int (*la_train_callback)(void *user, const la_train_record *rec);
 typedef int (*la_objective_fn)(void *ctx, const la_real *theta,
                                const la_batch *b, double *loss, la_real *grad);
 
+/* The description of a run (below, with the runs). */
+typedef struct la_run_config la_run_config;
+
 /* Zero fields mean the documented default. The trainer keeps the pointers
    (model, data, optimizer, its config, dataset): they must outlive it. */
 typedef struct la_train_config {
@@ -1021,6 +1049,9 @@ typedef struct la_train_config {
   la_objective_fn objective;     /* NULL -> the model's loss */
   void *objective_ctx;           /* passed to objective */
   int nparams;                   /* with objective and no model: length */
+  const la_run_config *run;      /* the description it was made from (la_run_init
+                                    sets it), saved in checkpoints; NULL -> one
+                                    gathered from the fields above */
 } la_train_config;
 
 /* Read the fields, do not write them. */
@@ -1067,19 +1098,155 @@ LINATTN_DEF int la_trainer_create(la_trainer *tr, const la_train_config *cfg);
 LINATTN_DEF void la_trainer_destroy(la_trainer *tr);
 #endif
 
+/* ---------------------------------------------------------------- runs */
+/* A run described once: the data, the model, the optimizer and its
+   configuration, the schedule, clipping, the data mode and batch, the
+   evaluation and the seed, as one value. Presets give every experiment of
+   both papers; la_run_create builds the run's objects from it; checkpoints
+   store it whole, so that a resume needs nothing beside the checkpoint.
+   Zero fields mean the documented default (LA_ZERO says zero itself in the
+   optimizer's fields).
+
+   Its fields come with a table (la_run_field_at): a key, a kind, a range,
+   and whether the field is part of the run's identity (everything but the
+   step count: a resume may continue a run for longer, never change what it
+   is). Programs generate their command lines, records and groupings from
+   the table, so a new field is one member here and one row there. */
+#define LA_MAX_BATCH 100000000 /* prompts per step a run may ask for */
+struct la_run_config {
+  int setting;             /* LA_SETTING_* the preset came from; 0 none.
+                              A label: `data` is what is drawn */
+  la_data_config data;     /* sigma_matrix must be NULL (not a value) */
+  la_model_config model;   /* d and n are the data's; `kernels` is
+                              ignored (la_run_env says) */
+  char optimizer[LA_NAME_MAX]; /* a registry name; "" -> "adam" */
+  la_optim_config opt;     /* the optimizer's configuration */
+  la_schedule schedule;    /* COSINE's total 0 -> the run's steps;
+                              HALVING's period 0 -> 1000 */
+  double clip_norm;        /* global-norm threshold; 0 -> none */
+  double clip_block;       /* per-matrix threshold; 0 -> none */
+  int batch;               /* prompts per step; 0 -> 1000 */
+  int data_mode;           /* LA_DATA_*; 0 -> fresh */
+  int resample_every;      /* RESAMPLE: k; 0 -> 100 */
+  int eval_every;          /* 0 -> 50; -1 -> never */
+  int eval_batch;          /* 0 -> batch */
+  uint64_t seed;           /* theta and the training data */
+  uint64_t eval_seed;      /* the evaluation batch; 0 -> seed */
+  long steps;              /* the run's length (not its identity) */
+};
+
+/* The kinds of fields, and the flags of la_run_field. */
+enum {
+  LA_FIELD_INT = 0,   /* int */
+  LA_FIELD_LONG = 1,  /* long */
+  LA_FIELD_U64 = 2,   /* uint64_t (the table's range keeps it below 2^53) */
+  LA_FIELD_REAL = 3,  /* double */
+  LA_FIELD_ENUM = 4,  /* int, one of the names of la_run_field_name */
+  LA_FIELD_BOOL = 5,  /* int, 0 or 1 */
+  LA_FIELD_OPTIMIZER = 6 /* char[LA_NAME_MAX], a registry name; its value
+                            is the registry index */
+};
+#define LA_FIELD_IDENTITY 1u /* part of what the run is */
+#define LA_FIELD_SEED 2u     /* the seed: runs differing only here are the
+                                seeds of one configuration */
+#define LA_FIELD_SHAPE 4u    /* decides theta's layout: a checkpoint loads
+                                only into a model that agrees on it */
+typedef struct la_run_field {
+  const char *key;  /* JSON key; with '-' for '_' a command-line flag */
+  int kind;         /* LA_FIELD_* */
+  size_t offset;    /* of the member in la_run_config */
+  double lo, hi;    /* the values allowed (ENUM: indices) */
+  unsigned flags;   /* LA_FIELD_IDENTITY, _SEED, _SHAPE */
+  unsigned optim;   /* its LA_OPT_* bit when it is an optimizer field */
+  const char *const *names; /* ENUM: the names by value, NULL-terminated */
+  const char *help; /* one line, the default included */
+} la_run_field;
+LINATTN_DEF int la_run_field_count(void);
+LINATTN_DEF const la_run_field *la_run_field_at(int i); /* NULL past the end */
+/* By key or flag ('-' and '_' alike), or NULL. */
+LINATTN_DEF const la_run_field *la_run_field_find(const char *key);
+/* The name of value v of an ENUM or OPTIMIZER field; NULL past the end,
+   "" for a value that exists but cannot be part of a run. */
+LINATTN_DEF const char *la_run_field_name(const la_run_field *f, int v);
+/* A field's value as a double (OPTIMIZER: the registry index, LA_ERANGE
+   for a name not in the registry); set checks the table's range (LA_ERANGE)
+   and that whole kinds get whole numbers. */
+LINATTN_DEF int la_run_field_get(const la_run_config *c, const la_run_field *f,
+                                 double *value);
+LINATTN_DEF int la_run_field_set(la_run_config *c, const la_run_field *f,
+                                 double value);
+
+/* Presets: every experiment of both papers, by name (i from 0 while
+   la_run_preset_name(i, &about) is not NULL). optimizer NULL or "" takes the
+   experiment's own; a paper's learning rate for that optimizer is filled
+   in where the paper gives one, the registry's defaults elsewhere.
+   LA_ERANGE for an unknown name or optimizer. */
+LINATTN_DEF const char *la_run_preset_name(int i, const char **about);
+LINATTN_DEF int la_run_preset(la_run_config *cfg, const char *experiment,
+                              const char *optimizer);
+
+/* Every default written out (two configurations that mean the same are
+   then equal field by field; "follows" relations stay 0: eval_seed 0 is
+   the seed, COSINE's total 0 the steps), checking every field: LA_ERANGE
+   for a value out of its range or an optimizer not in the registry, and
+   the statuses of la_data_init, la_model_init and la_optim_check. out may
+   be in. */
+LINATTN_DEF int la_run_resolve(const la_run_config *in, la_run_config *out);
+/* The first field, among those with any of `flags`, in which the resolved
+   a and b differ; NULL when they agree (or either does not resolve: then
+   the field is the first that does not). */
+LINATTN_DEF const la_run_field *la_run_diff(const la_run_config *a,
+                                            const la_run_config *b,
+                                            unsigned flags);
+
+/* What a run needs beside its description; zero fields: none. */
+typedef struct la_run_env {
+  la_train_callback callback; /* the trainer's, with user */
+  void *user;
+  const la_kernels *kernels; /* NULL -> la_kernels_best() */
+} la_run_env;
+
+/* A run's objects in one block. Read the fields; it must stay where it was
+   initialized (the trainer points into it). */
+typedef struct la_run {
+  la_run_config cfg; /* resolved */
+  la_data data;
+  la_model model;
+  la_trainer trainer;
+  void *owned; /* the block of la_run_create */
+} la_run;
+LINATTN_DEF int la_run_bytes(const la_run_config *cfg, size_t *bytes);
+LINATTN_DEF int la_run_init(la_run *r, const la_run_config *cfg,
+                            const la_run_env *env, void *mem, size_t bytes);
+#ifndef LINATTN_NO_STDLIB
+LINATTN_DEF int la_run_create(la_run *r, const la_run_config *cfg,
+                              const la_run_env *env);
+LINATTN_DEF void la_run_destroy(la_run *r);
+#endif
+/* Continues the run saved in a checkpoint: LA_ESHAPE when the checkpoint's
+   description differs from r's in an identity field (*differs, which may be
+   NULL, names it), or when it holds no description of a run; otherwise as
+   la_checkpoint_load_mem. */
+LINATTN_DEF int la_run_resume_mem(la_run *r, const void *buf, size_t len,
+                                  const la_run_field **differs);
 /* ---------------------------------------------------------- checkpoints */
-/* A checkpoint holds the model config, theta, the optimizer's name and
-   state, the step (schedule position) and the data RNG; the current batch
-   of a RESAMPLE or FIXED run is redrawn from the saved RNG, so a resumed
-   run continues bit for bit. Format version 1, little-endian whatever the
-   host (IEEE-754 doubles assumed), reals stored as doubles (a float
-   checkpoint loads into a double build exactly), ending in an FNV-1a 64
-   checksum of all preceding bytes. Loading validates everything first: a
-   bad file gives LA_EFORMAT (not a checkpoint, truncated or padded, a
-   step beyond LONG_MAX, a NaN or Inf in theta or state), LA_EVERSION,
+/* A checkpoint holds the description of the run (la_run_config: the one
+   the trainer was made from, or one gathered from its configuration), theta,
+   the optimizer's name and state, the step (schedule position) and the
+   data RNG; the current batch of a RESAMPLE or FIXED run is redrawn from
+   the saved RNG, so a resumed run continues bit for bit. Format version 2,
+   little-endian whatever the host (IEEE-754 doubles assumed), reals stored
+   as doubles (a float checkpoint loads into a double build exactly), the
+   description as named fields (a field added later reads as zero, its
+   default, from an older file), ending in an FNV-1a 64 checksum of all
+   preceding bytes; docs/checkpoint.md gives the byte layout. Version 1
+   files (no description) still load. Loading validates everything first:
+   a bad file gives LA_EFORMAT (not a checkpoint, truncated or padded, a
+   step beyond LONG_MAX, a NaN or Inf in theta or state, a field out of its
+   range), LA_EVERSION (a version or a field this build does not know),
    LA_ECHECKSUM or LA_ESHAPE (another model, optimizer or state size) and
    leaves the trainer untouched. */
-#define LA_CHECKPOINT_VERSION 1
+#define LA_CHECKPOINT_VERSION 2
 LINATTN_DEF int la_checkpoint_bytes(const la_trainer *tr, size_t *bytes);
 LINATTN_DEF int la_checkpoint_save_mem(const la_trainer *tr, void *buf,
                                        size_t cap, size_t *written);
@@ -1090,16 +1257,28 @@ LINATTN_DEF int la_checkpoint_load_mem(la_trainer *tr, const void *buf,
    NULL; the config's kernels field is left NULL). */
 LINATTN_DEF int la_checkpoint_info(const void *buf, size_t len,
                                    la_model_config *model, long *step);
+/* The description of the run a checkpoint holds (run and step may be
+   NULL); LA_EFORMAT for a version 1 file, which holds none. */
+LINATTN_DEF int la_checkpoint_run(const void *buf, size_t len,
+                                  la_run_config *run, long *step);
 #ifndef LINATTN_NO_STDLIB
-/* Written to PATH.tmp, flushed, fsync'ed when the build has POSIX (the
-   including file defines _POSIX_C_SOURCE >= 200112L or a gnu mode; plain C
-   has no fsync), then renamed over PATH: a crash leaves either the old or
-   the new checkpoint. On Windows rename cannot replace a file, so there
-   PATH is removed first and that window is not crash-safe. Under POSIX a
-   PATH that exists and is not a regular file (a device, a FIFO, a folder)
-   is LA_EIO and left as it is. */
+/* Written to a new file beside PATH (PATH.<64 random bits>.tmp, created
+   exclusively when the build has POSIX: the including file defines
+   _POSIX_C_SOURCE >= 200112L or a gnu mode; never through a planted link,
+   never over another file), flushed, fsync'ed (POSIX), then renamed over
+   PATH: a crash leaves either the old or the new checkpoint, and a killed
+   save at most a *.tmp file. Plain C has no exclusive creation before C11
+   ("wbx") and no fsync: there the temporary is PATH.tmp. On Windows rename
+   cannot replace a file, so there PATH is removed first and that window is
+   not crash-safe. An empty PATH, and under POSIX a PATH that exists and is
+   not a regular file (a device, a FIFO, a folder), is LA_EIO and left as it
+   is. A load reads only a regular file (POSIX: a FIFO or a device is
+   LA_EIO at once instead of blocking) of at most 1e12 bytes. */
 LINATTN_DEF int la_checkpoint_save(const la_trainer *tr, const char *path);
 LINATTN_DEF int la_checkpoint_load(la_trainer *tr, const char *path);
+/* la_run_resume_mem on a file's bytes. */
+LINATTN_DEF int la_run_resume(la_run *r, const char *path,
+                              const la_run_field **differs);
 #endif
 
 
@@ -4260,12 +4439,16 @@ static int la__op_all_finite(int n, const la_real *x) {
   return acc == 0;
 }
 
-static int la__op_bad_lr(double lr) { return !(lr >= 0) || !la__op_finite(lr); }
-static int la__op_bad_beta(double b) { return !(b >= 0 && b < 1); }
-static int la__op_bad_nonneg(double x) {
-  return !(x >= 0) || !la__op_finite(x);
+/* A negative zero: LA_ZERO, "zero itself" rather than "the default". */
+static int la__op_neg_zero(double x) {
+  uint64_t b;
+  memcpy(&b, &x, sizeof b);
+  return b == 0x8000000000000000ull;
 }
-static double la__op_or(double x, double dflt) { return x == 0 ? dflt : x; }
+/* x, or dflt where x is zero meaning "the default" */
+static double la__op_or(double x, double dflt) {
+  return x == 0 && !la__op_neg_zero(x) ? dflt : x;
+}
 
 /* g + wd * theta, the coupled weight decay shared by the SGD family */
 LA__INLINE double la__op_gwd(const la_real *g, const la_real *th, double wd,
@@ -4273,39 +4456,101 @@ LA__INLINE double la__op_gwd(const la_real *g, const la_real *th, double wd,
   return (double)g[i] + wd * (double)th[i];
 }
 
-/* ---- SGD */
+/* The fields of la_optim_config by their LA_OPT_* bit, so that resolving
+   and checking walk one list. */
+typedef struct la__oc_field {
+  unsigned bit;
+  size_t off;
+  int is_int;
+} la__oc_field;
+#define LA__OC(bit, f, i) {bit, offsetof(la_optim_config, f), i}
+static const la__oc_field la__oc_fields[] = {
+    LA__OC(LA_OPT_LR, lr, 0),           LA__OC(LA_OPT_MOMENTUM, momentum, 0),
+    LA__OC(LA_OPT_NESTEROV, nesterov, 1), LA__OC(LA_OPT_BETA1, beta1, 0),
+    LA__OC(LA_OPT_BETA2, beta2, 0),     LA__OC(LA_OPT_EPS, eps, 0),
+    LA__OC(LA_OPT_WEIGHT_DECAY, weight_decay, 0),
+    LA__OC(LA_OPT_DECOUPLED, decoupled, 1), LA__OC(LA_OPT_ALPHA, alpha, 0),
+    LA__OC(LA_OPT_INITIAL, initial, 0)};
+#undef LA__OC
+#define LA__OC_NFIELDS ((int)(sizeof la__oc_fields / sizeof la__oc_fields[0]))
 
-static const la_sgd_config la__sgd_zero = {0, 0, 0, 0};
-static const la_sgd_config *la__sgd_cfg(const void *c) {
-  return c ? (const la_sgd_config *)c : &la__sgd_zero;
+/* What a zero field means, per built-in: each row below is written once,
+   as a macro that both the optimizer's step (through la__X_dflt) and its
+   registry row (an initializer needs a constant) use. Fields in
+   order: lr, momentum, nesterov, beta1, beta2, eps, weight_decay,
+   decoupled, alpha, initial. */
+#define LA__SGD_DFLT {0.01, 0, 0, 0, 0, 0, 0, 0, 0, 0}
+#define LA__ADAM_DFLT {1e-3, 0, 0, 0.9, 0.999, 1e-8, 0, 0, 0, 0}
+#define LA__SIGN_DFLT {1e-3, 0, 0, 0, 0, 0, 0, 0, 0, 0}
+#define LA__NSGD_DFLT {0.01, 0, 0, 0, 0, 0, 0, 0, 0, 0}
+#define LA__ADAGRAD_DFLT {0.01, 0, 0, 0, 0, 1e-10, 0, 0, 0, 0}
+#define LA__RMSPROP_DFLT {0.01, 0, 0, 0, 0, 1e-8, 0, 0, 0.99, 0}
+static const la_optim_config la__sgd_dflt = LA__SGD_DFLT;
+static const la_optim_config la__adam_dflt = LA__ADAM_DFLT;
+static const la_optim_config la__sign_dflt = LA__SIGN_DFLT;
+static const la_optim_config la__nsgd_dflt = LA__NSGD_DFLT;
+static const la_optim_config la__adagrad_dflt = LA__ADAGRAD_DFLT;
+static const la_optim_config la__rmsprop_dflt = LA__RMSPROP_DFLT;
+
+/* cfg (NULL: all zero) with the zero fields read as their defaults. */
+static la_optim_config la__oc_get(const void *cfg, const la_optim_config *dflt) {
+  la_optim_config c;
+  if (cfg) c = *(const la_optim_config *)cfg;
+  else memset(&c, 0, sizeof c);
+  c.lr = la__op_or(c.lr, dflt->lr);
+  c.momentum = la__op_or(c.momentum, dflt->momentum);
+  c.beta1 = la__op_or(c.beta1, dflt->beta1);
+  c.beta2 = la__op_or(c.beta2, dflt->beta2);
+  c.eps = la__op_or(c.eps, dflt->eps);
+  c.weight_decay = la__op_or(c.weight_decay, dflt->weight_decay);
+  c.alpha = la__op_or(c.alpha, dflt->alpha);
+  c.initial = la__op_or(c.initial, dflt->initial);
+  return c;
 }
-static int la__sgd_check(const void *c_) {
-  const la_sgd_config *c = la__sgd_cfg(c_);
+
+static int la__op_bad_lr(double lr) { return !(lr >= 0) || !la__op_finite(lr); }
+static int la__op_bad_beta(double b) { return !(b >= 0 && b < 1); }
+static int la__op_bad_nonneg(double x) {
+  return !(x >= 0) || !la__op_finite(x);
+}
+/* The checks every built-in shares (fields it does not read are zero, and
+   zero passes each test). */
+static int la__oc_check(const la_optim_config *c) {
   if (la__op_bad_lr(c->lr) || la__op_bad_beta(c->momentum) ||
-      la__op_bad_nonneg(c->weight_decay))
+      la__op_bad_beta(c->beta1) || la__op_bad_beta(c->beta2) ||
+      la__op_bad_beta(c->alpha) || la__op_bad_nonneg(c->eps) ||
+      la__op_bad_nonneg(c->weight_decay) || la__op_bad_nonneg(c->initial))
     return LA_ERANGE;
   if (c->nesterov && c->momentum == 0) return LA_ERANGE;
   return LA_OK;
 }
-static size_t la__sgd_len(const void *c, int n) {
-  return la__sgd_cfg(c)->momentum > 0 ? (size_t)n : 0;
-}
+
 static int la__op_zero_init(const void *c, int n, double *s) {
   (void)c;
   (void)n;
   (void)s;
   return LA_OK; /* the wrapper zeroes the state */
 }
+
+/* ---- SGD */
+
+static int la__sgd_check(const void *c) {
+  la_optim_config r = la__oc_get(c, &la__sgd_dflt);
+  return la__oc_check(&r);
+}
+static size_t la__sgd_len(const void *c, int n) {
+  return la__oc_get(c, &la__sgd_dflt).momentum > 0 ? (size_t)n : 0;
+}
 static int la__sgd_step(const void *c_, int n, double *b, double scale,
                         const la_real *th, const la_real *g, la_real *u) {
-  const la_sgd_config *c = la__sgd_cfg(c_);
-  double lr = la__op_or(c->lr, 0.01) * scale, mu = c->momentum;
+  la_optim_config c = la__oc_get(c_, &la__sgd_dflt);
+  double lr = c.lr * scale, mu = c.momentum;
   int i;
   for (i = 0; i < n; ++i) {
-    double gi = la__op_gwd(g, th, c->weight_decay, i), d = gi;
+    double gi = la__op_gwd(g, th, c.weight_decay, i), d = gi;
     if (mu > 0) {
       b[i] = mu * b[i] + gi;
-      d = c->nesterov ? gi + mu * b[i] : b[i];
+      d = c.nesterov ? gi + mu * b[i] : b[i];
     }
     u[i] = (la_real)(-lr * d);
   }
@@ -4314,17 +4559,9 @@ static int la__sgd_step(const void *c_, int n, double *b, double scale,
 
 /* ---- Adam / AdamW: state = [t, m(n), v(n)] */
 
-static const la_adam_config la__adam_zero = {0, 0, 0, 0, 0, 0};
-static const la_adam_config *la__adam_cfg(const void *c) {
-  return c ? (const la_adam_config *)c : &la__adam_zero;
-}
-static int la__adam_check(const void *c_) {
-  const la_adam_config *c = la__adam_cfg(c_);
-  if (la__op_bad_lr(c->lr) || la__op_bad_beta(c->beta1) ||
-      la__op_bad_beta(c->beta2) || la__op_bad_nonneg(c->eps) ||
-      la__op_bad_nonneg(c->weight_decay))
-    return LA_ERANGE;
-  return LA_OK;
+static int la__adam_check(const void *c) {
+  la_optim_config r = la__oc_get(c, &la__adam_dflt);
+  return la__oc_check(&r);
 }
 static size_t la__adam_len(const void *c, int n) {
   (void)c;
@@ -4332,40 +4569,32 @@ static size_t la__adam_len(const void *c, int n) {
 }
 static int la__adam_step(const void *c_, int n, double *s, double scale,
                          const la_real *th, const la_real *g, la_real *u) {
-  const la_adam_config *c = la__adam_cfg(c_);
-  double lr = la__op_or(c->lr, 1e-3) * scale, b1 = la__op_or(c->beta1, 0.9);
-  double b2 = la__op_or(c->beta2, 0.999), eps = la__op_or(c->eps, 1e-8);
-  double wd = c->weight_decay, t = s[0] += 1, *m = s + 1, *v = s + 1 + n;
+  la_optim_config c = la__oc_get(c_, &la__adam_dflt);
+  double lr = c.lr * scale, b1 = c.beta1, b2 = c.beta2, eps = c.eps;
+  double wd = c.weight_decay, t = s[0] += 1, *m = s + 1, *v = s + 1 + n;
   double c1 = 1 - pow(b1, t), c2 = 1 - pow(b2, t);
   int i;
   for (i = 0; i < n; ++i) {
-    double gi = c->decoupled ? (double)g[i] : la__op_gwd(g, th, wd, i);
+    double gi = c.decoupled ? (double)g[i] : la__op_gwd(g, th, wd, i);
     m[i] = b1 * m[i] + (1 - b1) * gi;
     v[i] = b2 * v[i] + (1 - b2) * gi * gi;
     u[i] = (la_real)(-lr * ((m[i] / c1) / (sqrt(v[i] / c2) + eps) +
-                            (c->decoupled ? wd * (double)th[i] : 0.0)));
+                            (c.decoupled ? wd * (double)th[i] : 0.0)));
   }
   return LA_OK;
 }
 
 /* ---- sign descent and normalized SGD: state = b(n) with momentum */
 
-static const la_sign_config la__sign_zero = {0, 0, 0};
-static const la_sign_config *la__sign_cfg(const void *c) {
-  return c ? (const la_sign_config *)c : &la__sign_zero;
-}
-static int la__sign_check(const void *c_) {
-  const la_sign_config *c = la__sign_cfg(c_);
-  if (la__op_bad_lr(c->lr) || la__op_bad_beta(c->momentum) ||
-      la__op_bad_nonneg(c->weight_decay))
-    return LA_ERANGE;
-  return LA_OK;
+static int la__sign_check(const void *c) {
+  la_optim_config r = la__oc_get(c, &la__sign_dflt);
+  return la__oc_check(&r);
 }
 static size_t la__sign_len(const void *c, int n) {
-  return la__sign_cfg(c)->momentum > 0 ? (size_t)n : 0;
+  return la__oc_get(c, &la__sign_dflt).momentum > 0 ? (size_t)n : 0;
 }
 /* The direction before normalization, into u (momentum folded in). */
-static void la__sign_dir(const la_sign_config *c, int n, double *b,
+static void la__sign_dir(const la_optim_config *c, int n, double *b,
                          const la_real *th, const la_real *g, la_real *u) {
   int i;
   for (i = 0; i < n; ++i) {
@@ -4376,28 +4605,32 @@ static void la__sign_dir(const la_sign_config *c, int n, double *b,
 }
 static int la__sign_step(const void *c_, int n, double *b, double scale,
                          const la_real *th, const la_real *g, la_real *u) {
-  const la_sign_config *c = la__sign_cfg(c_);
-  double lr = la__op_or(c->lr, 1e-3) * scale;
+  la_optim_config c = la__oc_get(c_, &la__sign_dflt);
+  double lr = c.lr * scale;
   int i;
-  la__sign_dir(c, n, b, th, g, u);
+  la__sign_dir(&c, n, b, th, g, u);
   for (i = 0; i < n; ++i)
     u[i] = (la_real)(u[i] > 0 ? -lr : u[i] < 0 ? lr : 0.0);
   return LA_OK;
 }
+static int la__nsgd_check(const void *c) {
+  la_optim_config r = la__oc_get(c, &la__nsgd_dflt);
+  return la__oc_check(&r);
+}
 static int la__nsgd_step(const void *c_, int n, double *b, double scale,
                          const la_real *th, const la_real *g, la_real *u) {
-  const la_sign_config *c = la__sign_cfg(c_);
-  double lr = la__op_or(c->lr, 0.01) * scale, nrm = 0;
+  la_optim_config c = la__oc_get(c_, &la__nsgd_dflt);
+  double lr = c.lr * scale, nrm = 0;
   int i;
-  la__sign_dir(c, n, b, th, g, u);
+  la__sign_dir(&c, n, b, th, g, u);
   /* the norm of the double direction, not of its rounded copy in u */
   for (i = 0; i < n; ++i) {
-    double di = c->momentum > 0 ? b[i] : (double)u[i];
+    double di = c.momentum > 0 ? b[i] : (double)u[i];
     nrm += di * di;
   }
   nrm = sqrt(nrm);
   for (i = 0; i < n; ++i) {
-    double di = c->momentum > 0 ? b[i] : (double)u[i];
+    double di = c.momentum > 0 ? b[i] : (double)u[i];
     u[i] = (la_real)(nrm > 0 ? -lr * di / nrm : 0.0);
   }
   return LA_OK;
@@ -4405,33 +4638,27 @@ static int la__nsgd_step(const void *c_, int n, double *b, double scale,
 
 /* ---- Adagrad: state = G(n) */
 
-static const la_adagrad_config la__adagrad_zero = {0, 0, 0, 0};
-static const la_adagrad_config *la__adagrad_cfg(const void *c) {
-  return c ? (const la_adagrad_config *)c : &la__adagrad_zero;
-}
-static int la__adagrad_check(const void *c_) {
-  const la_adagrad_config *c = la__adagrad_cfg(c_);
-  if (la__op_bad_lr(c->lr) || la__op_bad_nonneg(c->eps) ||
-      la__op_bad_nonneg(c->initial) || la__op_bad_nonneg(c->weight_decay))
-    return LA_ERANGE;
-  return LA_OK;
+static int la__adagrad_check(const void *c) {
+  la_optim_config r = la__oc_get(c, &la__adagrad_dflt);
+  return la__oc_check(&r);
 }
 static size_t la__adagrad_len(const void *c, int n) {
   (void)c;
   return (size_t)n;
 }
 static int la__adagrad_init(const void *c, int n, double *s) {
+  double g0 = la__oc_get(c, &la__adagrad_dflt).initial;
   int i;
-  for (i = 0; i < n; ++i) s[i] = la__adagrad_cfg(c)->initial;
+  for (i = 0; i < n; ++i) s[i] = g0;
   return LA_OK;
 }
 static int la__adagrad_step(const void *c_, int n, double *G, double scale,
                             const la_real *th, const la_real *g, la_real *u) {
-  const la_adagrad_config *c = la__adagrad_cfg(c_);
-  double lr = la__op_or(c->lr, 0.01) * scale, eps = la__op_or(c->eps, 1e-10);
+  la_optim_config c = la__oc_get(c_, &la__adagrad_dflt);
+  double lr = c.lr * scale, eps = c.eps;
   int i;
   for (i = 0; i < n; ++i) {
-    double gi = la__op_gwd(g, th, c->weight_decay, i);
+    double gi = la__op_gwd(g, th, c.weight_decay, i);
     G[i] += gi * gi;
     u[i] = (la_real)(-lr * gi / (sqrt(G[i]) + eps));
   }
@@ -4440,29 +4667,21 @@ static int la__adagrad_step(const void *c_, int n, double *G, double scale,
 
 /* ---- RMSprop: state = v(n), then b(n) with momentum */
 
-static const la_rmsprop_config la__rmsprop_zero = {0, 0, 0, 0, 0};
-static const la_rmsprop_config *la__rmsprop_cfg(const void *c) {
-  return c ? (const la_rmsprop_config *)c : &la__rmsprop_zero;
-}
-static int la__rmsprop_check(const void *c_) {
-  const la_rmsprop_config *c = la__rmsprop_cfg(c_);
-  if (la__op_bad_lr(c->lr) || la__op_bad_beta(c->alpha) ||
-      la__op_bad_nonneg(c->eps) || la__op_bad_beta(c->momentum) ||
-      la__op_bad_nonneg(c->weight_decay))
-    return LA_ERANGE;
-  return LA_OK;
+static int la__rmsprop_check(const void *c) {
+  la_optim_config r = la__oc_get(c, &la__rmsprop_dflt);
+  return la__oc_check(&r);
 }
 static size_t la__rmsprop_len(const void *c, int n) {
-  return (size_t)n * (la__rmsprop_cfg(c)->momentum > 0 ? 2 : 1);
+  return (size_t)n * (la__oc_get(c, &la__rmsprop_dflt).momentum > 0 ? 2 : 1);
 }
 static int la__rmsprop_step(const void *c_, int n, double *v, double scale,
                             const la_real *th, const la_real *g, la_real *u) {
-  const la_rmsprop_config *c = la__rmsprop_cfg(c_);
-  double lr = la__op_or(c->lr, 0.01) * scale, a = la__op_or(c->alpha, 0.99);
-  double eps = la__op_or(c->eps, 1e-8), mu = c->momentum, *b = v + n;
+  la_optim_config c = la__oc_get(c_, &la__rmsprop_dflt);
+  double lr = c.lr * scale, a = c.alpha, eps = c.eps, mu = c.momentum;
+  double *b = v + n;
   int i;
   for (i = 0; i < n; ++i) {
-    double gi = la__op_gwd(g, th, c->weight_decay, i), si;
+    double gi = la__op_gwd(g, th, c.weight_decay, i), si;
     v[i] = a * v[i] + (1 - a) * gi * gi;
     si = gi / (sqrt(v[i]) + eps);
     if (mu > 0) si = b[i] = mu * b[i] + si;
@@ -4477,7 +4696,7 @@ static const la_optimizer la__opt_adam = {"adam", la__adam_check, la__adam_len,
                                           la__op_zero_init, la__adam_step};
 static const la_optimizer la__opt_sign = {"sign", la__sign_check, la__sign_len,
                                           la__op_zero_init, la__sign_step};
-static const la_optimizer la__opt_nsgd = {"nsgd", la__sign_check, la__sign_len,
+static const la_optimizer la__opt_nsgd = {"nsgd", la__nsgd_check, la__sign_len,
                                           la__op_zero_init, la__nsgd_step};
 static const la_optimizer la__opt_adagrad = {"adagrad", la__adagrad_check,
                                              la__adagrad_len, la__adagrad_init,
@@ -4485,6 +4704,101 @@ static const la_optimizer la__opt_adagrad = {"adagrad", la__adagrad_check,
 static const la_optimizer la__opt_rmsprop = {"rmsprop", la__rmsprop_check,
                                              la__rmsprop_len, la__op_zero_init,
                                              la__rmsprop_step};
+
+/* ---- the registry */
+
+#define LA__OPT_SGD_FIELDS                                                    \
+  (LA_OPT_LR | LA_OPT_MOMENTUM | LA_OPT_NESTEROV | LA_OPT_WEIGHT_DECAY)
+#define LA__OPT_SIGN_FIELDS (LA_OPT_LR | LA_OPT_MOMENTUM | LA_OPT_WEIGHT_DECAY)
+static const la_optim_entry la__optim_registry[] = {
+    {&la__opt_sgd, LA__OPT_SGD_FIELDS, LA__SGD_DFLT,
+     "SGD, with momentum and Nesterov momentum"},
+    {&la__opt_adam,
+     LA_OPT_LR | LA_OPT_BETA1 | LA_OPT_BETA2 | LA_OPT_EPS |
+         LA_OPT_WEIGHT_DECAY | LA_OPT_DECOUPLED,
+     LA__ADAM_DFLT, "Adam with bias correction; AdamW with decoupled decay"},
+    {&la__opt_sign, LA__OPT_SIGN_FIELDS, LA__SIGN_DFLT,
+     "sign descent on the (momentum) gradient"},
+    {&la__opt_nsgd, LA__OPT_SIGN_FIELDS, LA__NSGD_DFLT,
+     "normalized SGD: the (momentum) gradient scaled to length lr"},
+    {&la__opt_adagrad,
+     LA_OPT_LR | LA_OPT_EPS | LA_OPT_INITIAL | LA_OPT_WEIGHT_DECAY,
+     LA__ADAGRAD_DFLT, "Adagrad"},
+    {&la__opt_rmsprop,
+     LA_OPT_LR | LA_OPT_ALPHA | LA_OPT_EPS | LA_OPT_MOMENTUM |
+         LA_OPT_WEIGHT_DECAY,
+     LA__RMSPROP_DFLT, "RMSprop, with momentum"}};
+#undef LA__OPT_SGD_FIELDS
+#undef LA__OPT_SIGN_FIELDS
+#define LA__OPT_COUNT                                                         \
+  ((int)(sizeof la__optim_registry / sizeof la__optim_registry[0]))
+
+LINATTN_DEF int la_optim_count(void) { return LA__OPT_COUNT; }
+
+LINATTN_DEF const la_optim_entry *la_optim_entry_at(int i) {
+  return i >= 0 && i < LA__OPT_COUNT ? &la__optim_registry[i] : NULL;
+}
+
+LINATTN_DEF const la_optim_entry *la_optim_find(const char *name) {
+  int i;
+  if (!name) return NULL;
+  for (i = 0; i < LA__OPT_COUNT; ++i)
+    if (!strcmp(la__optim_registry[i].optimizer->name, name))
+      return &la__optim_registry[i];
+  return NULL;
+}
+
+LINATTN_DEF const la_optim_entry *la_optim_entry_of(const la_optimizer *o) {
+  int i;
+  for (i = 0; i < LA__OPT_COUNT; ++i)
+    if (la__optim_registry[i].optimizer == o) return &la__optim_registry[i];
+  return NULL;
+}
+
+/* A field of c by its table row. */
+static double *la__oc_real(la_optim_config *c, const la__oc_field *f) {
+  return (double *)(void *)((char *)c + f->off);
+}
+static int *la__oc_int(la_optim_config *c, const la__oc_field *f) {
+  return (int *)(void *)((char *)c + f->off);
+}
+
+/* A built-in given a field it does not read: the caller meant another. */
+static int la__oc_foreign(const la_optim_entry *e, const void *cfg) {
+  la_optim_config c;
+  int i;
+  if (!cfg) return 0;
+  c = *(const la_optim_config *)cfg;
+  for (i = 0; i < LA__OC_NFIELDS; ++i) {
+    const la__oc_field *f = &la__oc_fields[i];
+    if (e->fields & f->bit) continue;
+    if (f->is_int ? *la__oc_int(&c, f) != 0 : *la__oc_real(&c, f) != 0)
+      return 1;
+  }
+  return 0;
+}
+
+LINATTN_DEF int la_optim_resolve(const la_optim_entry *e,
+                                 const la_optim_config *in,
+                                 la_optim_config *out) {
+  la_optim_config r, d;
+  int i, st;
+  if (!e || !in || !out) return LA_ENULL;
+  if (la__oc_foreign(e, in)) return LA_ERANGE;
+  if ((st = e->optimizer->check(in)) != 0) return st;
+  r = la__oc_get(in, &e->defaults);
+  d = e->defaults;
+  /* a zero whose default is zero is +0, one whose default is not LA_ZERO:
+     equal meanings, equal bits */
+  for (i = 0; i < LA__OC_NFIELDS; ++i) {
+    const la__oc_field *f = &la__oc_fields[i];
+    double *x = la__oc_real(&r, f);
+    if (f->is_int || *x != 0) continue;
+    *x = *la__oc_real(&d, f) != 0 ? LA_ZERO : 0.0;
+  }
+  *out = r;
+  return LA_OK;
+}
 
 LINATTN_DEF const la_optimizer *la_optimizer_sgd(void) { return &la__opt_sgd; }
 LINATTN_DEF const la_optimizer *la_optimizer_adam(void) {
@@ -4508,6 +4822,12 @@ LINATTN_DEF const la_optimizer *la_optimizer_rmsprop(void) {
 LINATTN_DEF int la_optim_check(const la_optimizer *o, const void *cfg) {
   if (!o || !o->check || !o->state_len || !o->init || !o->step || !o->name)
     return LA_ENULL;
+  /* checkpoints hold the name in LA_NAME_MAX bytes */
+  if (strlen(o->name) > LA_NAME_MAX - 1) return LA_ERANGE;
+  {
+    const la_optim_entry *e = la_optim_entry_of(o);
+    if (e && la__oc_foreign(e, cfg)) return LA_ERANGE;
+  }
   return o->check(cfg);
 }
 
@@ -4633,7 +4953,7 @@ LINATTN_DEF int la_schedule_scale(const la_schedule *s, long t, double *scale) {
   if (t < 0) return LA_ERANGE;
   if (s->kind == LA_SCHED_HALVING) {
     /* NOLINTNEXTLINE(bugprone-integer-division): floor(t / period) */
-    f = pow(la__op_or(s->decay, 0.5), (double)(t / s->period));
+    f = pow(s->decay != 0 ? s->decay : 0.5, (double)(t / s->period));
   } else if (s->kind == LA_SCHED_COSINE) {
     double p = (double)(t - s->warmup) / (double)(s->total - s->warmup);
     p = p < 0 ? 0 : p > 1 ? 1 : p;
@@ -6638,25 +6958,624 @@ LINATTN_DEF int la_trainer_run(la_trainer *tr, long steps) {
   return LA_OK;
 }
 
+/* ---------------------------------------------------------------- runs */
+
+static const char *const la__setting_names[] = {
+    "none", "1", "2", "3", "sphere", "nonlinear", "paper-b", NULL};
+static const char *const la__covariate_names[] = {"gaussian", "gamma-sphere",
+                                                  "sphere", NULL};
+/* a given Sigma is a matrix, not a value: no run names it */
+static const char *const la__sigma_names[] = {"identity", "", "paper-b", NULL};
+static const char *const la__wstar_names[] = {"identity", "sigma-inv", NULL};
+static const char *const la__target_names[] = {"linear", "relu-net", NULL};
+static const char *const la__param_names[] = {"sparse", "dense", "pgd", NULL};
+static const char *const la__act_names[] = {"linear", "relu", NULL};
+static const char *const la__sched_names[] = {"constant", "halving", "cosine",
+                                              NULL};
+static const char *const la__mode_names[] = {"fresh", "resample", "fixed",
+                                             NULL};
+
+/* The fields of a run, in the order records list them. Ranges are the
+   header's limits; whole numbers beyond 2^53 would not survive a double. */
+#define LA__RF(key, kind, member, lo, hi, flags, optim, names, help)          \
+  {key,   kind,  offsetof(la_run_config, member), lo, hi, flags, optim,       \
+   names, help}
+#define LA__ID LA_FIELD_IDENTITY
+#define LA__SH (LA_FIELD_IDENTITY | LA_FIELD_SHAPE)
+#define LA__BIG 9007199254740992.0 /* 2^53 */
+#define LA__INTMAX 2147483647.0
+#define LA__BETA 0.999999
+static const la_run_field la__run_fields[] = {
+    /* the data */
+    LA__RF("setting", LA_FIELD_ENUM, setting, 0, 6, LA__ID, 0,
+           la__setting_names,
+           "data setting: 1, 2, 3, sphere, nonlinear, paper-b (default 1)"),
+    LA__RF("d", LA_FIELD_INT, data.d, 0, LA_MAX_D, LA__SH, 0, NULL,
+           "covariate dimension (default 5)"),
+    LA__RF("n", LA_FIELD_INT, data.n, 0, LA_MAX_N, LA__SH, 0, NULL,
+           "context length (default: the setting's, 20 or 5)"),
+    LA__RF("covariates", LA_FIELD_ENUM, data.covariates, 0, 2, LA__ID, 0,
+           la__covariate_names,
+           "covariates: gaussian, gamma-sphere, sphere (default: the "
+           "setting's)"),
+    LA__RF("gamma_shape", LA_FIELD_REAL, data.gamma_shape, 0, 1e6, LA__ID, 0,
+           NULL, "gamma-sphere: shape k of the radii's Gamma (default 0.1)"),
+    LA__RF("gamma_scale", LA_FIELD_REAL, data.gamma_scale, 0, 1e6, LA__ID, 0,
+           NULL, "gamma-sphere: scale theta of the radii's Gamma (default 10)"),
+    LA__RF("sigma", LA_FIELD_ENUM, data.sigma, 0, 2, LA__ID, 0,
+           la__sigma_names,
+           "covariance: identity or paper-b (default: the setting's)"),
+    LA__RF("wstar", LA_FIELD_ENUM, data.wstar, 0, 1, LA__ID, 0,
+           la__wstar_names,
+           "w*: identity or sigma-inv (default: the setting's)"),
+    LA__RF("target", LA_FIELD_ENUM, data.target, 0, 1, LA__ID, 0,
+           la__target_names,
+           "targets: linear or relu-net (default: the setting's)"),
+    LA__RF("net_hidden", LA_FIELD_INT, data.net_hidden, 0, LA_MAX_D, LA__ID, 0,
+           NULL, "relu-net targets: hidden width (default 10)"),
+    LA__RF("noise_std", LA_FIELD_REAL, data.noise_std, 0, 1e30, LA__ID, 0,
+           NULL, "label noise standard deviation (default 0)"),
+    /* the model */
+    LA__RF("depth", LA_FIELD_INT, model.layers, 0, LA_MAX_LAYERS, LA__SH, 0,
+           NULL, "attention layers L (default 3)"),
+    LA__RF("param", LA_FIELD_ENUM, model.param, 0, 2, LA__SH, 0,
+           la__param_names,
+           "parametrization: sparse, dense, pgd (default sparse; dense for "
+           "nonlinear)"),
+    LA__RF("activation", LA_FIELD_ENUM, model.activation, 0, 1, LA__SH, 0,
+           la__act_names, "attention: linear or relu (default linear)"),
+    LA__RF("front", LA_FIELD_INT, model.front_hidden, 0, LA_MAX_HIDDEN,
+           LA__SH, 0, NULL,
+           "hidden width of the front MLP, 0 none (default 0; 30 "
+           "nonlinear)"),
+    LA__RF("init_std", LA_FIELD_REAL, model.init_std, 0, 1e3, LA__ID, 0, NULL,
+           "std of the initial parameters (default 0.05; 0.1 nonlinear)"),
+    /* the optimizer */
+    LA__RF("opt", LA_FIELD_OPTIMIZER, optimizer, 0, LA__OPT_COUNT - 1, LA__ID, 0,
+           NULL, "optimizer (default adam)"),
+    LA__RF("lr", LA_FIELD_REAL, opt.lr, 0, 1e6, LA__ID, LA_OPT_LR, NULL,
+           "learning rate (default: the paper's for the setting and "
+           "optimizer)"),
+    LA__RF("momentum", LA_FIELD_REAL, opt.momentum, 0, LA__BETA, LA__ID,
+           LA_OPT_MOMENTUM, NULL,
+           "momentum of sgd, sign, nsgd, rmsprop (default 0.9 for sgd)"),
+    LA__RF("nesterov", LA_FIELD_BOOL, opt.nesterov, 0, 1, LA__ID,
+           LA_OPT_NESTEROV, NULL, "Nesterov momentum (sgd)"),
+    LA__RF("beta1", LA_FIELD_REAL, opt.beta1, 0, LA__BETA, LA__ID,
+           LA_OPT_BETA1, NULL, "adam's beta1 (default 0.9)"),
+    LA__RF("beta2", LA_FIELD_REAL, opt.beta2, 0, LA__BETA, LA__ID,
+           LA_OPT_BETA2, NULL, "adam's beta2 (default 0.9, paper A)"),
+    LA__RF("eps", LA_FIELD_REAL, opt.eps, 0, 1, LA__ID, LA_OPT_EPS, NULL,
+           "epsilon of adam, adagrad, rmsprop (default 1e-8; adagrad 1e-10)"),
+    LA__RF("weight_decay", LA_FIELD_REAL, opt.weight_decay, 0, 1e3, LA__ID,
+           LA_OPT_WEIGHT_DECAY, NULL, "weight decay (default 0)"),
+    LA__RF("decoupled", LA_FIELD_BOOL, opt.decoupled, 0, 1, LA__ID,
+           LA_OPT_DECOUPLED, NULL, "adam: decoupled weight decay (AdamW)"),
+    LA__RF("alpha", LA_FIELD_REAL, opt.alpha, 0, LA__BETA, LA__ID,
+           LA_OPT_ALPHA, NULL, "rmsprop's averaging constant (default 0.99)"),
+    LA__RF("initial", LA_FIELD_REAL, opt.initial, 0, 1e6, LA__ID,
+           LA_OPT_INITIAL, NULL, "adagrad's starting accumulator (default 0)"),
+    /* the schedule and clipping */
+    LA__RF("schedule", LA_FIELD_ENUM, schedule.kind, 0, 2, LA__ID, 0,
+           la__sched_names,
+           "learning-rate schedule: constant, halving, cosine (default "
+           "constant)"),
+    LA__RF("warmup", LA_FIELD_LONG, schedule.warmup, 0, LA__BIG, LA__ID, 0,
+           NULL, "steps of linear warmup (default 0)"),
+    LA__RF("period", LA_FIELD_LONG, schedule.period, 0, LA__BIG, LA__ID, 0,
+           NULL, "halving: steps between decays (default 1000)"),
+    LA__RF("decay", LA_FIELD_REAL, schedule.decay, 0, LA__BETA, LA__ID, 0,
+           NULL, "halving: factor per period (default 0.5)"),
+    LA__RF("cosine_total", LA_FIELD_LONG, schedule.total, 0, LA__BIG, LA__ID,
+           0, NULL, "cosine: step where the floor is reached (default: the "
+                    "run's steps)"),
+    LA__RF("min_scale", LA_FIELD_REAL, schedule.min_scale, 0, 1, LA__ID, 0,
+           NULL, "cosine: the floor of the factor (default 0)"),
+    LA__RF("clip", LA_FIELD_REAL, clip_norm, 0, 1e300, LA__ID, 0, NULL,
+           "global gradient-norm clipping, 0 none (default 1; 0.1 sphere)"),
+    LA__RF("clip_block", LA_FIELD_REAL, clip_block, 0, 1e300, LA__ID, 0, NULL,
+           "per-matrix gradient clipping, 0 none (default 0)"),
+    /* the data stream and evaluation */
+    LA__RF("batch", LA_FIELD_INT, batch, 0, LA_MAX_BATCH, LA__ID, 0, NULL,
+           "prompts per step (default 1000; 2000 nonlinear)"),
+    LA__RF("data", LA_FIELD_ENUM, data_mode, 0, 2, LA__ID, 0, la__mode_names,
+           "prompts: fresh every step, resample every k, or fixed (default "
+           "fresh)"),
+    LA__RF("resample_every", LA_FIELD_INT, resample_every, 0, LA__INTMAX,
+           LA__ID, 0, NULL, "resample: steps between datasets (default 100)"),
+    LA__RF("eval_every", LA_FIELD_INT, eval_every, -1, LA__INTMAX, LA__ID, 0,
+           NULL, "evaluation loss every k steps, -1 never (default 50)"),
+    LA__RF("eval_batch", LA_FIELD_INT, eval_batch, 0, LA_MAX_BATCH, LA__ID, 0,
+           NULL, "prompts of the fixed evaluation batch (default: batch)"),
+    LA__RF("seed", LA_FIELD_U64, seed, 0, LA__BIG, LA__ID | LA_FIELD_SEED, 0,
+           NULL, "seed of theta and the training data (default 1)"),
+    LA__RF("eval_seed", LA_FIELD_U64, eval_seed, 0, LA__BIG, LA__ID, 0, NULL,
+           "seed of the evaluation batch (default: the seed)"),
+    LA__RF("steps", LA_FIELD_LONG, steps, 0, LA__BIG, 0, 0, NULL,
+           "training steps (default: the experiment's; a resumed run "
+           "continues up to this count)")};
+#undef LA__RF
+#undef LA__ID
+#undef LA__SH
+#define LA__RUN_NFIELDS ((int)(sizeof la__run_fields / sizeof la__run_fields[0]))
+
+LINATTN_DEF int la_run_field_count(void) { return LA__RUN_NFIELDS; }
+
+LINATTN_DEF const la_run_field *la_run_field_at(int i) {
+  return i >= 0 && i < LA__RUN_NFIELDS ? &la__run_fields[i] : NULL;
+}
+
+/* Keys and flags alike: '-' matches '_'. */
+static int la__key_eq(const char *key, const char *s) {
+  for (; *key && *s; ++key, ++s)
+    if (*key != *s && !(*key == '_' && *s == '-')) return 0;
+  return *key == *s;
+}
+
+LINATTN_DEF const la_run_field *la_run_field_find(const char *key) {
+  int i;
+  if (!key) return NULL;
+  for (i = 0; i < LA__RUN_NFIELDS; ++i)
+    if (la__key_eq(la__run_fields[i].key, key)) return &la__run_fields[i];
+  return NULL;
+}
+
+LINATTN_DEF const char *la_run_field_name(const la_run_field *f, int v) {
+  int i;
+  if (!f || v < 0) return NULL;
+  if (f->kind == LA_FIELD_OPTIMIZER) {
+    const la_optim_entry *e = la_optim_entry_at(v);
+    return e ? e->optimizer->name : NULL;
+  }
+  if (f->kind != LA_FIELD_ENUM || !f->names) return NULL;
+  for (i = 0; i < v && f->names[i]; ++i) {
+  }
+  return f->names[i];
+}
+
+/* The member a row describes. */
+static void *la__rf_at(const la_run_config *c, const la_run_field *f) {
+  return (void *)((const char *)c + f->offset);
+}
+/* The name of the optimizer, its default applied. */
+static const char *la__run_opt_name(const la_run_config *c) {
+  return c->optimizer[0] ? c->optimizer : "adam";
+}
+
+LINATTN_DEF int la_run_field_get(const la_run_config *c, const la_run_field *f,
+                                 double *value) {
+  void *p;
+  if (!c || !f || !value) return LA_ENULL;
+  p = la__rf_at(c, f);
+  switch (f->kind) {
+  case LA_FIELD_LONG: *value = (double)*(const long *)p; break;
+  case LA_FIELD_U64: *value = (double)*(const uint64_t *)p; break;
+  case LA_FIELD_REAL: *value = *(const double *)p; break;
+  case LA_FIELD_OPTIMIZER: {
+    const la_optim_entry *e = la_optim_find(la__run_opt_name(c));
+    if (!e) return LA_ERANGE;
+    *value = (double)(e - la_optim_entry_at(0));
+    break;
+  }
+  default: *value = (double)*(const int *)p; break;
+  }
+  return LA_OK;
+}
+
+LINATTN_DEF int la_run_field_set(la_run_config *c, const la_run_field *f,
+                                 double v) {
+  void *p;
+  if (!c || !f) return LA_ENULL;
+  if (!(v >= f->lo && v <= f->hi)) return LA_ERANGE; /* NaN too */
+  if (f->kind != LA_FIELD_REAL && v != floor(v)) return LA_ERANGE;
+  p = la__rf_at(c, f);
+  switch (f->kind) {
+  case LA_FIELD_LONG:
+    if (v > (double)LONG_MAX) return LA_ERANGE; /* ILP32 */
+    *(long *)p = (long)v;
+    break;
+  case LA_FIELD_U64: *(uint64_t *)p = (uint64_t)v; break;
+  case LA_FIELD_REAL: *(double *)p = v; break;
+  case LA_FIELD_OPTIMIZER: {
+    const la_optim_entry *e = la_optim_entry_at((int)v);
+    size_t len;
+    if (!e) return LA_ERANGE;
+    len = strlen(e->optimizer->name);
+    memset(c->optimizer, 0, sizeof c->optimizer);
+    memcpy(c->optimizer, e->optimizer->name,
+           len < LA_NAME_MAX - 1 ? len : LA_NAME_MAX - 1);
+    break;
+  }
+  case LA_FIELD_ENUM: {
+    const char *name = la_run_field_name(f, (int)v);
+    if (!name || !*name) return LA_ERANGE;
+    *(int *)p = (int)v;
+    break;
+  }
+  default: *(int *)p = (int)v; break; /* INT, BOOL */
+  }
+  return LA_OK;
+}
+
+/* ------------------------------------------------------------- presets */
+/* Each experiment's description, written once: the papers' settings and
+   training (PAPERS.md in the repository cites them). Learning rates are
+   the papers' for SGD and Adam; other optimizers take the registry's. */
+typedef struct la__preset {
+  const char *name, *about;
+  int setting, d, n, layers, param, front;
+  double init_std;
+  const char *optimizer; /* the experiment's own */
+  double lr_sgd, lr_adam, beta1, beta2;
+  int decoupled;
+  double clip_norm, clip_block;
+  int batch, data_mode, resample_every, sched;
+  long period, steps;
+  int eval_every, eval_batch;
+} la__preset;
+
+#define LA__A(name, about, setting, n, L, d, lrs, lra, clip)                  \
+  {name, about, setting, d, n, L, LA_PARAM_SPARSE, 0, 0.05, "adam", lrs, lra, \
+   0.9, 0.9, 0, clip, 0, 1000, LA_DATA_FRESH, 0, LA_SCHED_CONSTANT, 0, 10000, \
+   50, 1000}
+static const la__preset la__presets[] = {
+    LA__A("1", "paper A, Setting 1: x ~ N(0, I_5), n = 20", LA_SETTING_1, 20,
+          3, 5, 0.02, 0.02, 1),
+    LA__A("2", "paper A, Setting 2: n = 5", LA_SETTING_2, 5, 3, 5, 0.01,
+          0.005, 1),
+    LA__A("3", "paper A, Setting 3: heavy-tailed Gamma(0.1, 10) radii",
+          LA_SETTING_3, 20, 3, 5, 0.02, 0.02, 1),
+    LA__A("sphere", "paper A: x uniform on the sphere, clipping at 0.1",
+          LA_SETTING_SPHERE, 20, 3, 5, 5, 0.1, 0.1),
+    {"nonlinear",
+     "paper A: targets through a random ReLU net, a trainable front MLP",
+     LA_SETTING_NONLINEAR, 5, 20, 3, LA_PARAM_DENSE, 30, 0.1, "adam", 0.05,
+     0.01, 0.9, 0.9, 0, 1, 0, 2000, LA_DATA_FRESH, 0, LA_SCHED_CONSTANT, 0,
+     10000, 50, 1000},
+    LA__A("paper-b", "paper B's data (Sigma, w* ~ N(0, Sigma^-1)) under "
+                     "paper A's training",
+          LA_SETTING_PAPER_B, 20, 3, 5, 0.01, 0.001, 1),
+    LA__A("large", "paper A's larger run: L = 8, d = 20, n = 60",
+          LA_SETTING_1, 60, 8, 20, 0.02, 0.02, 1),
+    {"b-depth",
+     "paper B's depth figure (L = 1..4 by --depth): Adam, per-matrix "
+     "clipping, 20,000 prompts resampled every 100 steps",
+     LA_SETTING_PAPER_B, 5, 20, 3, LA_PARAM_SPARSE, 0, 1e-4, "adam", 0.01,
+     0.01, 0.99, 0.9, 0, 0, 0.01, 20000, LA_DATA_RESAMPLE, 100,
+     LA_SCHED_HALVING, 4000, 20000, 100, 10000},
+    {"b-context",
+     "paper B's context-length figure (n = 2..20 by --n): AdamW, 40,000 "
+     "fresh prompts per step",
+     LA_SETTING_PAPER_B, 5, 20, 3, LA_PARAM_SPARSE, 0, 1e-4, "adam", 0.01,
+     0.01, 0.99, 0.99, 1, 0, 0.001, 40000, LA_DATA_FRESH, 0,
+     LA_SCHED_HALVING, 2000, 8000, 100, 10000},
+    {"b-theorem4",
+     "paper B's Theorem 4: B_l free, Adam at 0.1, 20,000 prompts resampled "
+     "every 100 steps",
+     LA_SETTING_PAPER_B, 5, 20, 3, LA_PARAM_SPARSE, 0, 1e-4, "adam", 0.1,
+     0.1, 0.99, 0.9, 0, 0, 0.01, 20000, LA_DATA_RESAMPLE, 100,
+     LA_SCHED_HALVING, 4000, 20000, 100, 10000}};
+#undef LA__A
+#define LA__NPRESETS ((int)(sizeof la__presets / sizeof la__presets[0]))
+
+LINATTN_DEF const char *la_run_preset_name(int i, const char **about) {
+  if (i < 0 || i >= LA__NPRESETS) return NULL;
+  if (about) *about = la__presets[i].about;
+  return la__presets[i].name;
+}
+
+/* The optimizer's part of a preset. */
+static int la__preset_opt(la_run_config *c, const la__preset *p,
+                          const char *opt) {
+  const la_optim_entry *e = la_optim_find(opt && *opt ? opt : p->optimizer);
+  size_t len;
+  if (!e) return LA_ERANGE;
+  len = strlen(e->optimizer->name);
+  memcpy(c->optimizer, e->optimizer->name,
+         len < LA_NAME_MAX - 1 ? len : LA_NAME_MAX - 1);
+  if (e->optimizer == la_optimizer_sgd()) {
+    c->opt.lr = p->lr_sgd;
+    c->opt.momentum = 0.9; /* both papers' momentum SGD */
+  } else if (e->optimizer == la_optimizer_adam()) {
+    c->opt.lr = p->lr_adam;
+    c->opt.beta1 = p->beta1;
+    c->opt.beta2 = p->beta2;
+    c->opt.decoupled = p->decoupled;
+  }
+  return LA_OK;
+}
+
+LINATTN_DEF int la_run_preset(la_run_config *cfg, const char *experiment,
+                              const char *optimizer) {
+  const la__preset *p = NULL;
+  la_run_config c;
+  int i, st;
+  if (!cfg || !experiment) return LA_ENULL;
+  for (i = 0; i < LA__NPRESETS && !p; ++i)
+    if (!strcmp(la__presets[i].name, experiment)) p = &la__presets[i];
+  if (!p) return LA_ERANGE;
+  memset(&c, 0, sizeof c);
+  c.setting = p->setting;
+  if ((st = la_data_preset(&c.data, p->setting)) != 0) return st;
+  c.data.d = p->d;
+  c.data.n = p->n;
+  c.model.layers = p->layers;
+  c.model.param = p->param;
+  c.model.front_hidden = p->front;
+  c.model.init_std = p->init_std;
+  if ((st = la__preset_opt(&c, p, optimizer)) != 0) return st;
+  c.clip_norm = p->clip_norm;
+  c.clip_block = p->clip_block;
+  c.batch = p->batch;
+  c.data_mode = p->data_mode;
+  c.resample_every = p->resample_every;
+  c.schedule.kind = p->sched;
+  c.schedule.period = p->period;
+  c.steps = p->steps;
+  c.eval_every = p->eval_every;
+  c.eval_batch = p->eval_batch;
+  c.seed = 1;
+  *cfg = c;
+  return LA_OK;
+}
+
+/* ------------------------------------------------------------ resolving */
+
+/* The schedule the trainer runs: "follows the steps" made a number. */
+static la_schedule la__run_schedule(const la_run_config *c) {
+  la_schedule s = c->schedule;
+  if (s.kind == LA_SCHED_COSINE && s.total == 0) s.total = c->steps;
+  return s;
+}
+
+/* Every field within the table's range, enums naming a value. */
+static int la__run_in_range(const la_run_config *c) {
+  int i;
+  for (i = 0; i < LA__RUN_NFIELDS; ++i) {
+    const la_run_field *f = &la__run_fields[i];
+    double v;
+    if (la_run_field_get(c, f, &v) != 0) return LA_ERANGE;
+    if (!(v >= f->lo && v <= f->hi)) return LA_ERANGE;
+    if (f->kind == LA_FIELD_ENUM) {
+      const char *nm = la_run_field_name(f, (int)v);
+      if (!nm || !*nm) return LA_ERANGE;
+    }
+  }
+  return LA_OK;
+}
+
+LINATTN_DEF int la_run_resolve(const la_run_config *in, la_run_config *out) {
+  la_run_config c;
+  la_model m;
+  la_schedule s;
+  int i, st;
+  if (!in || !out) return LA_ENULL;
+  c = *in;
+  if (c.data.sigma_matrix) return LA_ERANGE;
+  c.optimizer[LA_NAME_MAX - 1] = 0;
+  if (!c.optimizer[0]) memcpy(c.optimizer, "adam", 5);
+  if ((st = la__run_in_range(&c)) != 0) return st;
+  if ((st = la_optim_resolve(la_optim_find(c.optimizer), &c.opt, &c.opt)) != 0)
+    return st;
+  if ((st = la__data_resolve(&c.data, &c.data)) != 0) return st;
+  c.model.d = c.data.d;
+  c.model.n = c.data.n;
+  c.model.kernels = NULL;
+  if ((st = la_model_init(&m, &c.model)) != 0) return st;
+  c.model = m.cfg;
+  c.model.kernels = NULL;
+  if (c.schedule.kind == LA_SCHED_HALVING && c.schedule.period == 0)
+    c.schedule.period = 1000;
+  if (c.schedule.kind == LA_SCHED_HALVING && c.schedule.decay == 0)
+    c.schedule.decay = 0.5;
+  s = la__run_schedule(&c);
+  if ((st = la_schedule_check(&s)) != 0) return st;
+  if (!c.batch) c.batch = 1000;
+  if (!c.resample_every) c.resample_every = 100;
+  if (!c.eval_every) c.eval_every = 50;
+  if (!c.eval_batch) c.eval_batch = c.batch;
+  /* the zeros left mean zero: one bit pattern for them */
+  for (i = 0; i < LA__RUN_NFIELDS; ++i) {
+    const la_run_field *f = &la__run_fields[i];
+    double *x = (double *)la__rf_at(&c, f);
+    if (f->kind == LA_FIELD_REAL && !f->optim && *x == 0) *x = 0.0;
+  }
+  *out = c;
+  return LA_OK;
+}
+
+/* Two values of one field, equal bit for bit. */
+static int la__rf_equal(const la_run_config *a, const la_run_config *b,
+                        const la_run_field *f) {
+  const void *pa = la__rf_at(a, f), *pb = la__rf_at(b, f);
+  switch (f->kind) {
+  case LA_FIELD_LONG: return *(const long *)pa == *(const long *)pb;
+  case LA_FIELD_U64: return *(const uint64_t *)pa == *(const uint64_t *)pb;
+  case LA_FIELD_REAL: return memcmp(pa, pb, sizeof(double)) == 0;
+  case LA_FIELD_OPTIMIZER:
+    return strncmp(la__run_opt_name(a), la__run_opt_name(b), LA_NAME_MAX) == 0;
+  default: return *(const int *)pa == *(const int *)pb;
+  }
+}
+
+/* The first field (with `flags`) where a and b differ, as given. */
+static const la_run_field *la__run_first_diff(const la_run_config *a,
+                                              const la_run_config *b,
+                                              unsigned flags) {
+  int i;
+  for (i = 0; i < LA__RUN_NFIELDS; ++i) {
+    const la_run_field *f = &la__run_fields[i];
+    if ((f->flags & flags) && !la__rf_equal(a, b, f)) return f;
+  }
+  return NULL;
+}
+
+LINATTN_DEF const la_run_field *la_run_diff(const la_run_config *a,
+                                            const la_run_config *b,
+                                            unsigned flags) {
+  la_run_config ra, rb;
+  if (!a || !b) return NULL;
+  if (la_run_resolve(a, &ra) != 0) ra = *a;
+  if (la_run_resolve(b, &rb) != 0) rb = *b;
+  return la__run_first_diff(&ra, &rb, flags);
+}
+
+/* ---------------------------------------------------------- run objects */
+
+/* The trainer's configuration for a resolved run whose objects live in r. */
+static la_train_config la__run_train_config(la_run *r, const la_run_env *env) {
+  la_train_config t;
+  memset(&t, 0, sizeof t);
+  t.model = &r->model;
+  t.data = &r->data;
+  t.optimizer = la_optim_find(r->cfg.optimizer)->optimizer;
+  t.optimizer_config = &r->cfg.opt;
+  t.schedule = la__run_schedule(&r->cfg);
+  t.clip_norm = r->cfg.clip_norm;
+  t.clip_block = r->cfg.clip_block;
+  t.batch = r->cfg.batch;
+  t.data_mode = r->cfg.data_mode;
+  t.resample_every = r->cfg.resample_every;
+  t.eval_every = r->cfg.eval_every;
+  t.eval_batch = r->cfg.eval_batch;
+  t.seed = r->cfg.seed;
+  t.eval_seed = r->cfg.eval_seed;
+  t.run = &r->cfg;
+  if (env) {
+    t.callback = env->callback;
+    t.user = env->user;
+  }
+  return t;
+}
+
+/* The run's block: the data's fixed parts, then the trainer's; one walk
+   counts (r->data.owned unused) or carves. */
+static int la__run_layout(la_run *r, const la_run_env *env, la__arena *a,
+                          void **data_mem, size_t *data_bytes,
+                          void **tr_mem, size_t *tr_bytes) {
+  la_train_config t;
+  la_model_config mc = r->cfg.model;
+  int st;
+  mc.kernels = env ? env->kernels : NULL;
+  if ((st = la_model_init(&r->model, &mc)) != 0) return st;
+  r->data.cfg = r->cfg.data; /* enough for the trainer's size query */
+  t = la__run_train_config(r, env);
+  *data_bytes = la_data_bytes(&r->cfg.data);
+  if (!*data_bytes) return LA_EOVERFLOW;
+  if ((st = la_trainer_bytes(&t, tr_bytes)) != 0) return st;
+  *data_mem = la__take(a, *data_bytes);
+  *tr_mem = la__take(a, *tr_bytes);
+  return LA_OK;
+}
+
+LINATTN_DEF int la_run_bytes(const la_run_config *cfg, size_t *bytes) {
+  la_run r;
+  la__arena a = la__arena_count();
+  void *dm, *tm;
+  size_t db, tb;
+  int st;
+  if (!cfg || !bytes) return LA_ENULL;
+  memset(&r, 0, sizeof r);
+  if ((st = la_run_resolve(cfg, &r.cfg)) != 0) return st;
+  if ((st = la__run_layout(&r, NULL, &a, &dm, &db, &tm, &tb)) != 0) return st;
+  *bytes = la__arena_size(&a);
+  return LA_OK;
+}
+
+LINATTN_DEF int la_run_init(la_run *r, const la_run_config *cfg,
+                            const la_run_env *env, void *mem, size_t bytes) {
+  la__arena a;
+  la_train_config t;
+  void *dm, *tm;
+  size_t db, tb, need;
+  int st;
+  if (!r || !cfg || !mem) return LA_ENULL;
+  memset(r, 0, sizeof *r);
+  if ((st = la_run_bytes(cfg, &need)) != 0) return st;
+  if (bytes < need) return LA_EWORKSPACE;
+  if ((st = la_run_resolve(cfg, &r->cfg)) != 0) return st;
+  a = la__arena_on(mem, bytes);
+  if (!la__arena_align(&a)) return LA_EWORKSPACE;
+  if ((st = la__run_layout(r, env, &a, &dm, &db, &tm, &tb)) != 0) return st;
+  LINATTN_ASSERT(a.used <= a.cap);
+  if ((st = la_data_init(&r->data, &r->cfg.data, r->cfg.seed, dm, db)) != 0)
+    return st;
+  t = la__run_train_config(r, env);
+  return la_trainer_init(&r->trainer, &t, tm, tb);
+}
+
+#ifndef LINATTN_NO_STDLIB
+LINATTN_DEF int la_run_create(la_run *r, const la_run_config *cfg,
+                              const la_run_env *env) {
+  size_t bytes;
+  void *mem;
+  int st;
+  if (!r || !cfg) return LA_ENULL;
+  memset(r, 0, sizeof *r);
+  if ((st = la_run_bytes(cfg, &bytes)) != 0) return st;
+  mem = LINATTN_MALLOC(bytes, NULL);
+  if (!mem) return LA_ENOMEM;
+  st = la_run_init(r, cfg, env, mem, bytes);
+  r->owned = mem;
+  if (st) la_run_destroy(r);
+  return st;
+}
+
+LINATTN_DEF void la_run_destroy(la_run *r) {
+  if (!r) return;
+  if (r->owned) LINATTN_FREE(r->owned, NULL);
+  memset(r, 0, sizeof *r);
+}
+#endif
 /* ---------------------------------------------------------- checkpoints */
-/* Layout (offsets in bytes, every field little-endian):
+/* Version 2 (offsets in bytes, every field little-endian):
      0 magic "LACKPT\r\n" (the CR LF catches text-mode mangling)
      8 u32 version   12 u32 sizeof(la_real) of the writer (informative)
     16 u64 total length of the file, checksum included
-    24 i32 d, n, layers, param, activation, front_hidden   48 f64 init_std
-    56 i64 nparams   64 i64 step   72 u64 data seed
-    80 u32 batch drawn   84 u32 w, the 64-bit words of a la_rng
-    88 optimizer name, 32 bytes NUL-padded
-   120 u64 state length s
-   128 u64 rng[w], batch rng[w], f64 state[s], f64 theta[nparams]
-   end-8 u64 FNV-1a 64 of every byte before it */
+    24 u64 nparams   32 u64 step   40 u64 data seed
+    48 u32 batch drawn   52 u32 w, the 64-bit words of a la_rng
+    56 u64 state length s   64 u32 description length r   68 u32 zero
+    72 optimizer name, 32 bytes NUL-padded
+   104 the description: r bytes of fields, zeros to a multiple of 8
+       then u64 rng[w], batch rng[w], f64 state[s], f64 theta[nparams]
+   end-8 u64 FNV-1a 64 of every byte before it
+   A field of the description: u8 key length k, the k bytes of its key
+   (la_run_field.key), u8 kind (LA_FIELD_*), then 8 bytes (an integer in
+   two's complement, a u64, or a double's bits) or, for the optimizer, u8
+   length and the name's bytes. Version 1 has no description: 24 i32 d, n,
+   layers, param, activation, front_hidden, 48 f64 init_std, 56 u64
+   nparams, 64 u64 step, 72 u64 seed, 80 u32 batch drawn, 84 u32 w, 88 the
+   name, 120 u64 s, then from 128 as version 2 after its description. */
+enum {
+  LA__CK_VERSION = 8,
+  LA__CK_TOTAL = 16,
+  LA__CK_N = 24,
+  LA__CK_STEP = 32,
+  LA__CK_SEED = 40,
+  LA__CK_DRAWN = 48,
+  LA__CK_WORDS = 52,
+  LA__CK_STATE = 56,
+  LA__CK_DESC = 64,
+  LA__CK_NAME = 72,
+  LA__CK_HEAD = 104,
+  LA__CK1_MODEL = 24,
+  LA__CK1_N = 56,
+  LA__CK1_STEP = 64,
+  LA__CK1_SEED = 72,
+  LA__CK1_DRAWN = 80,
+  LA__CK1_WORDS = 84,
+  LA__CK1_NAME = 88,
+  LA__CK1_STATE = 120,
+  LA__CK1_HEAD = 128,
+  LA__CK_NAMELEN = 32
+};
 
-#define LA__TR_CK_HEAD 128
 #define LA__TR_RNG_WORDS (sizeof(la_rng) / 8)
 /* la_rng is saved word by word: it must be made of uint64_t only */
 typedef char
     la__tr_rng_is_words[(sizeof(la_rng) % 8 == 0 && sizeof(la_rng) <= 64) ? 1
                                                                           : -1];
+typedef char la__ck_name_fits[LA_NAME_MAX == LA__CK_NAMELEN ? 1 : -1];
 static const unsigned char la__tr_ck_magic[8] = {'L', 'A', 'C',  'K',
                                                  'P', 'T', '\r', '\n'};
 
@@ -6678,20 +7597,29 @@ static uint32_t la__tr_get32(const unsigned char *p) {
   return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
          (uint32_t)p[3] << 24;
 }
-static void la__tr_putf(unsigned char *p, double x) {
+static uint64_t la__tr_bits(double x) {
   uint64_t v;
   memcpy(&v, &x, 8);
-  la__tr_put64(p, v);
+  return v;
 }
-static double la__tr_getf(const unsigned char *p) {
-  uint64_t v = la__tr_get64(p);
+static double la__tr_real(uint64_t v) {
   double x;
   memcpy(&x, &v, 8);
   return x;
 }
+static void la__tr_putf(unsigned char *p, double x) {
+  la__tr_put64(p, la__tr_bits(x));
+}
+static double la__tr_getf(const unsigned char *p) {
+  return la__tr_real(la__tr_get64(p));
+}
+/* two's complement without implementation-defined conversion */
+static int64_t la__tr_signed(uint64_t u) {
+  return u <= 0x7fffffffffffffffull ? (int64_t)u
+                                    : -(int64_t)(0xffffffffffffffffull - u) - 1;
+}
 static int32_t la__tr_geti32(const unsigned char *p) {
   uint32_t u = la__tr_get32(p);
-  /* two's complement without implementation-defined conversion */
   return u <= 0x7fffffffu ? (int32_t)u : -(int32_t)(0xffffffffu - u) - 1;
 }
 
@@ -6700,10 +7628,6 @@ static uint64_t la__tr_fnv1a(const unsigned char *p, size_t n) {
   size_t i;
   for (i = 0; i < n; ++i) h = (h ^ p[i]) * 0x100000001b3ull;
   return h;
-}
-
-static size_t la__tr_ck_total(size_t words, size_t state_len, size_t n) {
-  return LA__TR_CK_HEAD + 8 * (2 * words + state_len + n) + 8;
 }
 
 static unsigned char *la__tr_put_rng(unsigned char *p, const la_rng *r) {
@@ -6721,84 +7645,218 @@ static const unsigned char *la__tr_get_rng(const unsigned char *p, la_rng *r) {
   return p;
 }
 
-LINATTN_DEF int la_checkpoint_bytes(const la_trainer *tr, size_t *bytes) {
-  if (!tr || !bytes || !tr->theta) return LA_ENULL;
-  *bytes = la__tr_ck_total(LA__TR_RNG_WORDS, tr->state_len, (size_t)tr->n);
+/* ---- the description */
+
+/* A trainer's run: the one it was made from, or one gathered from its
+   configuration (a custom optimizer's settings cannot be: only its name). */
+static void la__ck_run_of(const la_trainer *tr, la_run_config *rc) {
+  const la_train_config *c = &tr->cfg;
+  size_t nl;
+  if (c->run) {
+    *rc = *c->run;
+    return;
+  }
+  memset(rc, 0, sizeof *rc);
+  if (c->model) rc->model = c->model->cfg;
+  rc->model.kernels = NULL;
+  if (c->data) rc->data = c->data->cfg;
+  rc->data.sigma_matrix = NULL;
+  if (!c->data) {
+    rc->data.d = rc->model.d;
+    rc->data.n = rc->model.n;
+  }
+  nl = strlen(c->optimizer->name);
+  memcpy(rc->optimizer, c->optimizer->name,
+         nl < LA_NAME_MAX - 1 ? nl : LA_NAME_MAX - 1);
+  if (la_optim_entry_of(c->optimizer) && c->optimizer_config)
+    rc->opt = *(const la_optim_config *)c->optimizer_config;
+  rc->schedule = c->schedule;
+  rc->clip_norm = c->clip_norm;
+  rc->clip_block = c->clip_block;
+  rc->batch = c->batch;
+  rc->data_mode = c->data_mode;
+  rc->resample_every = c->resample_every;
+  rc->eval_every = c->eval_every;
+  rc->eval_batch = c->eval_batch;
+  rc->seed = c->seed;
+  rc->eval_seed = c->eval_seed;
+}
+
+/* The raw 64 bits a field is stored as. */
+static uint64_t la__ck_raw(const la_run_config *c, const la_run_field *f) {
+  const void *p = la__rf_at(c, f);
+  switch (f->kind) {
+  case LA_FIELD_LONG: return (uint64_t)(int64_t) * (const long *)p;
+  case LA_FIELD_U64: return *(const uint64_t *)p;
+  case LA_FIELD_REAL: return la__tr_bits(*(const double *)p);
+  default: return (uint64_t)(int64_t) * (const int *)p;
+  }
+}
+
+/* Writes the description at p (NULL: counts); its length. */
+static size_t la__ck_desc_put(unsigned char *p, const la_run_config *c) {
+  size_t at = 0;
+  int i;
+  for (i = 0; i < LA__RUN_NFIELDS; ++i) {
+    const la_run_field *f = &la__run_fields[i];
+    size_t k = strlen(f->key);
+    if (p) {
+      p[at] = (unsigned char)k;
+      memcpy(p + at + 1, f->key, k);
+      p[at + 1 + k] = (unsigned char)f->kind;
+    }
+    at += 2 + k;
+    if (f->kind == LA_FIELD_OPTIMIZER) {
+      const char *nm = la__run_opt_name(c);
+      size_t nl = strlen(nm);
+      if (nl > LA_NAME_MAX - 1) nl = LA_NAME_MAX - 1;
+      if (p) {
+        p[at] = (unsigned char)nl;
+        memcpy(p + at + 1, nm, nl);
+      }
+      at += 1 + nl;
+    } else {
+      if (p) la__tr_put64(p + at, la__ck_raw(c, f));
+      at += 8;
+    }
+  }
+  return at;
+}
+
+/* One stored field into c: its kind must match, its value fit the table. */
+static int la__ck_field_get(const la_run_field *f, const unsigned char *p,
+                            size_t room, size_t *used, la_run_config *c) {
+  void *m = la__rf_at(c, f);
+  uint64_t raw;
+  double v;
+  if (f->kind == LA_FIELD_OPTIMIZER) {
+    size_t nl = room ? p[0] : 0;
+    if (!room || nl == 0 || nl > LA_NAME_MAX - 1 || nl + 1 > room ||
+        memchr(p + 1, 0, nl))
+      return LA_EFORMAT;
+    memset(c->optimizer, 0, LA_NAME_MAX);
+    memcpy(c->optimizer, p + 1, nl);
+    *used = 1 + nl;
+    return LA_OK;
+  }
+  if (room < 8) return LA_EFORMAT;
+  raw = la__tr_get64(p);
+  *used = 8;
+  if (f->kind == LA_FIELD_REAL) v = la__tr_real(raw);
+  else if (f->kind == LA_FIELD_U64) v = (double)raw;
+  else v = (double)la__tr_signed(raw);
+  /* the range, not the names: a description gathered from a trainer may
+     hold a value no run can name (a given Sigma) */
+  if (!(v >= f->lo && v <= f->hi) || (f->kind != LA_FIELD_REAL && v != floor(v)))
+    return LA_EFORMAT;
+  switch (f->kind) {
+  case LA_FIELD_LONG:
+    if (v > (double)LONG_MAX) return LA_EFORMAT;
+    *(long *)m = (long)v;
+    break;
+  case LA_FIELD_U64: *(uint64_t *)m = raw; break;
+  case LA_FIELD_REAL: *(double *)m = v; break;
+  default: *(int *)m = (int)v; break;
+  }
   return LA_OK;
 }
 
-static void la__tr_ck_model(unsigned char *p, const la_model *m) {
-  la_model_config z;
-  const la_model_config *c;
-  memset(&z, 0, sizeof z);
-  c = m ? &m->cfg : &z;
-  la__tr_put32(p, (uint32_t)c->d);
-  la__tr_put32(p + 4, (uint32_t)c->n);
-  la__tr_put32(p + 8, (uint32_t)c->layers);
-  la__tr_put32(p + 12, (uint32_t)c->param);
-  la__tr_put32(p + 16, (uint32_t)c->activation);
-  la__tr_put32(p + 20, (uint32_t)c->front_hidden);
-  la__tr_putf(p + 24, c->init_std);
-}
-
-LINATTN_DEF int la_checkpoint_save_mem(const la_trainer *tr, void *buf,
-                                       size_t cap, size_t *written) {
-  unsigned char *p = (unsigned char *)buf;
-  size_t total, i, nl;
-  int st = la_checkpoint_bytes(tr, &total);
-  if (st) return st;
-  if (!buf) return LA_ENULL;
-  if (cap < total) return LA_EWORKSPACE;
-  memset(p, 0, LA__TR_CK_HEAD);
-  memcpy(p, la__tr_ck_magic, 8);
-  la__tr_put32(p + 8, LA_CHECKPOINT_VERSION);
-  la__tr_put32(p + 12, (uint32_t)sizeof(la_real));
-  la__tr_put64(p + 16, (uint64_t)total);
-  la__tr_ck_model(p + 24, tr->cfg.model);
-  la__tr_put64(p + 56, (uint64_t)tr->n);
-  la__tr_put64(p + 64, (uint64_t)tr->step);
-  la__tr_put64(p + 72, tr->data_seed);
-  la__tr_put32(p + 80, (uint32_t)tr->batch_valid);
-  la__tr_put32(p + 84, (uint32_t)LA__TR_RNG_WORDS);
-  nl = strlen(tr->cfg.optimizer->name);
-  memcpy(p + 88, tr->cfg.optimizer->name, nl < 31 ? nl : 31);
-  la__tr_put64(p + 120, (uint64_t)tr->state_len);
-  p = la__tr_put_rng(p + LA__TR_CK_HEAD, &tr->rng);
-  p = la__tr_put_rng(p, &tr->batch_rng);
-  for (i = 0; i < tr->state_len; ++i, p += 8) la__tr_putf(p, tr->state[i]);
-  for (i = 0; i < (size_t)tr->n; ++i, p += 8)
-    la__tr_putf(p, (double)tr->theta[i]);
-  la__tr_put64(p, la__tr_fnv1a((const unsigned char *)buf, total - 8));
-  if (written) *written = total;
+/* Reads a description; fields it lacks stay zero (their defaults). */
+static int la__ck_desc_get(const unsigned char *p, size_t len,
+                           la_run_config *c) {
+  unsigned char seen[LA__RUN_NFIELDS];
+  size_t at = 0;
+  memset(c, 0, sizeof *c);
+  memset(seen, 0, sizeof seen);
+  while (at < len) {
+    size_t k = p[at], used;
+    const la_run_field *f = NULL;
+    int i, st;
+    if (k == 0 || at + 2 + k > len) return LA_EFORMAT;
+    for (i = 0; i < LA__RUN_NFIELDS && !f; ++i)
+      if (strlen(la__run_fields[i].key) == k &&
+          !memcmp(la__run_fields[i].key, p + at + 1, k))
+        f = &la__run_fields[i];
+    if (!f) return LA_EVERSION; /* a field of a later version */
+    if (seen[f - la__run_fields]++ || p[at + 1 + k] != f->kind)
+      return LA_EFORMAT;
+    at += 2 + k;
+    if ((st = la__ck_field_get(f, p + at, len - at, &used, c)) != 0) return st;
+    at += used;
+  }
   return LA_OK;
 }
 
-/* Everything that does not need a trainer: framing, version, checksum and
-   the lengths agreeing with each other. */
-static int la__tr_ck_validate(const unsigned char *p, size_t len) {
-  uint64_t total, sl, n, w;
+/* ---- framing */
+
+/* A checkpoint's parts, located and checked, in either version. */
+typedef struct la__ck_view {
+  unsigned version, drawn, words;
+  uint64_t n, step, seed, state_len;
+  const unsigned char *name;  /* LA__CK_NAMELEN bytes */
+  const unsigned char *desc;  /* version 2 */
+  size_t desc_len;
+  const unsigned char *model; /* version 1: the model's fields */
+  const unsigned char *rng;   /* rng, batch rng, state, theta follow */
+} la__ck_view;
+
+static size_t la__ck_pad8(size_t x) { return (x + 7) / 8 * 8; }
+
+static size_t la__ck_tail(uint64_t w, uint64_t s, uint64_t n) {
+  return (size_t)(8 * (2 * w + s + n) + 8);
+}
+
+static int la__ck_view_of(const unsigned char *p, size_t len, la__ck_view *v) {
+  size_t head;
   if (!p) return LA_ENULL;
-  if (len < 8 || memcmp(p, la__tr_ck_magic, 8) != 0) return LA_EFORMAT;
-  if (len < 12) return LA_EFORMAT;
-  if (la__tr_get32(p + 8) != LA_CHECKPOINT_VERSION) return LA_EVERSION;
-  if (len < LA__TR_CK_HEAD + 8) return LA_EFORMAT;
-  total = la__tr_get64(p + 16);
-  if (total != (uint64_t)len) return LA_EFORMAT;
+  memset(v, 0, sizeof *v);
+  if (len < 12 || memcmp(p, la__tr_ck_magic, 8) != 0) return LA_EFORMAT;
+  v->version = la__tr_get32(p + LA__CK_VERSION);
+  if (v->version != 1 && v->version != LA_CHECKPOINT_VERSION)
+    return LA_EVERSION;
+  head = v->version == 1 ? LA__CK1_HEAD : LA__CK_HEAD;
+  if (len < head + 8 || la__tr_get64(p + LA__CK_TOTAL) != (uint64_t)len)
+    return LA_EFORMAT;
   if (la__tr_get64(p + len - 8) != la__tr_fnv1a(p, len - 8))
     return LA_ECHECKSUM;
-  sl = la__tr_get64(p + 120);
-  n = la__tr_get64(p + 56);
-  w = la__tr_get32(p + 84);
-  if (sl > len / 8 || n > len / 8 || w > 8 || n == 0 ||
-      la__tr_ck_total((size_t)w, (size_t)sl, (size_t)n) != len)
+  if (v->version == 1) {
+    v->n = la__tr_get64(p + LA__CK1_N);
+    v->step = la__tr_get64(p + LA__CK1_STEP);
+    v->seed = la__tr_get64(p + LA__CK1_SEED);
+    v->drawn = la__tr_get32(p + LA__CK1_DRAWN);
+    v->words = la__tr_get32(p + LA__CK1_WORDS);
+    v->name = p + LA__CK1_NAME;
+    v->state_len = la__tr_get64(p + LA__CK1_STATE);
+    v->model = p + LA__CK1_MODEL;
+  } else {
+    v->n = la__tr_get64(p + LA__CK_N);
+    v->step = la__tr_get64(p + LA__CK_STEP);
+    v->seed = la__tr_get64(p + LA__CK_SEED);
+    v->drawn = la__tr_get32(p + LA__CK_DRAWN);
+    v->words = la__tr_get32(p + LA__CK_WORDS);
+    v->name = p + LA__CK_NAME;
+    v->state_len = la__tr_get64(p + LA__CK_STATE);
+    v->desc = p + LA__CK_HEAD;
+    v->desc_len = la__tr_get32(p + LA__CK_DESC);
+    if (v->desc_len > len || la__tr_get32(p + LA__CK_DESC + 4) != 0)
+      return LA_EFORMAT;
+    head += la__ck_pad8(v->desc_len);
+  }
+  if (v->state_len > len / 8 || v->n > len / 8 || v->words > 8 || v->n == 0 ||
+      head > len || la__ck_tail(v->words, v->state_len, v->n) != len - head)
     return LA_EFORMAT;
   /* the step becomes a long: 32 bits on ILP32 and Windows */
-  if (la__tr_get64(p + 64) > (uint64_t)LONG_MAX) return LA_EFORMAT;
-  if (p[88 + 31] != 0) return LA_EFORMAT;
+  if (v->step > (uint64_t)LONG_MAX) return LA_EFORMAT;
+  if (v->name[LA__CK_NAMELEN - 1] != 0) return LA_EFORMAT;
+  v->rng = p + head;
+  if (v->desc) {
+    la_run_config c;
+    return la__ck_desc_get(v->desc, v->desc_len, &c);
+  }
   return LA_OK;
 }
 
-static void la__tr_ck_read_model(const unsigned char *p, la_model_config *c) {
+static void la__ck_read_model1(const unsigned char *p, la_model_config *c) {
   memset(c, 0, sizeof *c);
   c->d = la__tr_geti32(p);
   c->n = la__tr_geti32(p + 4);
@@ -6809,38 +7867,111 @@ static void la__tr_ck_read_model(const unsigned char *p, la_model_config *c) {
   c->init_std = la__tr_getf(p + 24);
 }
 
-LINATTN_DEF int la_checkpoint_info(const void *buf, size_t len,
-                                   la_model_config *model, long *step) {
-  const unsigned char *p = (const unsigned char *)buf;
-  int st = la__tr_ck_validate(p, len);
-  if (st) return st;
-  if (model) la__tr_ck_read_model(p + 24, model);
-  if (step) *step = (long)la__tr_get64(p + 64);
+/* The model a checkpoint's theta belongs to, from either version. */
+static void la__ck_model(const la__ck_view *v, la_model_config *m) {
+  if (v->desc) {
+    la_run_config c;
+    (void)la__ck_desc_get(v->desc, v->desc_len, &c); /* checked by the view */
+    *m = c.model;
+    m->d = c.data.d;
+    m->n = c.data.n;
+  } else {
+    la__ck_read_model1(v->model, m);
+  }
+}
+
+LINATTN_DEF int la_checkpoint_bytes(const la_trainer *tr, size_t *bytes) {
+  la_run_config rc;
+  if (!tr || !bytes || !tr->theta) return LA_ENULL;
+  la__ck_run_of(tr, &rc);
+  *bytes = LA__CK_HEAD + la__ck_pad8(la__ck_desc_put(NULL, &rc)) +
+           la__ck_tail(LA__TR_RNG_WORDS, tr->state_len, (uint64_t)tr->n);
   return LA_OK;
 }
 
-/* The file against this trainer: same model, optimizer and sizes, and
-   values that fit it. */
-static int la__tr_ck_matches(const la_trainer *tr, const unsigned char *p) {
-  la_model_config f, z;
-  const la_model_config *m;
+LINATTN_DEF int la_checkpoint_save_mem(const la_trainer *tr, void *buf,
+                                       size_t cap, size_t *written) {
+  unsigned char *p = (unsigned char *)buf, *q;
+  la_run_config rc;
+  size_t total, i, nl, dl;
+  int st = la_checkpoint_bytes(tr, &total);
+  if (st) return st;
+  if (!buf) return LA_ENULL;
+  if (cap < total) return LA_EWORKSPACE;
+  la__ck_run_of(tr, &rc);
+  memset(p, 0, total);
+  memcpy(p, la__tr_ck_magic, 8);
+  la__tr_put32(p + LA__CK_VERSION, LA_CHECKPOINT_VERSION);
+  la__tr_put32(p + LA__CK_VERSION + 4, (uint32_t)sizeof(la_real));
+  la__tr_put64(p + LA__CK_TOTAL, (uint64_t)total);
+  la__tr_put64(p + LA__CK_N, (uint64_t)tr->n);
+  la__tr_put64(p + LA__CK_STEP, (uint64_t)tr->step);
+  la__tr_put64(p + LA__CK_SEED, tr->data_seed);
+  la__tr_put32(p + LA__CK_DRAWN, (uint32_t)tr->batch_valid);
+  la__tr_put32(p + LA__CK_WORDS, (uint32_t)LA__TR_RNG_WORDS);
+  la__tr_put64(p + LA__CK_STATE, (uint64_t)tr->state_len);
+  nl = strlen(tr->cfg.optimizer->name); /* la_optim_check: at most 31 */
+  memcpy(p + LA__CK_NAME, tr->cfg.optimizer->name, nl);
+  dl = la__ck_desc_put(p + LA__CK_HEAD, &rc);
+  la__tr_put32(p + LA__CK_DESC, (uint32_t)dl);
+  q = la__tr_put_rng(p + LA__CK_HEAD + la__ck_pad8(dl), &tr->rng);
+  q = la__tr_put_rng(q, &tr->batch_rng);
+  for (i = 0; i < tr->state_len; ++i, q += 8) la__tr_putf(q, tr->state[i]);
+  for (i = 0; i < (size_t)tr->n; ++i, q += 8)
+    la__tr_putf(q, (double)tr->theta[i]);
+  la__tr_put64(q, la__tr_fnv1a(p, total - 8));
+  if (written) *written = total;
+  return LA_OK;
+}
+
+LINATTN_DEF int la_checkpoint_info(const void *buf, size_t len,
+                                   la_model_config *model, long *step) {
+  la__ck_view v;
+  int st = la__ck_view_of((const unsigned char *)buf, len, &v);
+  if (st) return st;
+  if (model) la__ck_model(&v, model);
+  if (step) *step = (long)v.step;
+  return LA_OK;
+}
+
+LINATTN_DEF int la_checkpoint_run(const void *buf, size_t len,
+                                  la_run_config *run, long *step) {
+  la__ck_view v;
+  int st = la__ck_view_of((const unsigned char *)buf, len, &v);
+  if (st) return st;
+  if (!v.desc) return LA_EFORMAT;
+  if (run) (void)la__ck_desc_get(v.desc, v.desc_len, run);
+  if (step) *step = (long)v.step;
+  return LA_OK;
+}
+
+/* The file against this trainer: the same model shape, optimizer and
+   sizes, and values that fit it. */
+static int la__ck_matches(const la_trainer *tr, const la__ck_view *v) {
+  la_model_config f, m;
+  la_run_config rc;
   size_t i, nl = strlen(tr->cfg.optimizer->name);
   const unsigned char *th;
-  memset(&z, 0, sizeof z);
-  m = tr->cfg.model ? &tr->cfg.model->cfg : &z;
-  la__tr_ck_read_model(p + 24, &f);
-  if (f.d != m->d || f.n != m->n || f.layers != m->layers ||
-      f.param != m->param || f.activation != m->activation ||
-      f.front_hidden != m->front_hidden)
+  la__ck_run_of(tr, &rc);
+  m = rc.model;
+  m.d = rc.data.d;
+  m.n = rc.data.n;
+  la__ck_model(v, &f);
+  if (v->desc) {
+    la_run_config fc;
+    (void)la__ck_desc_get(v->desc, v->desc_len, &fc);
+    if (la__run_first_diff(&fc, &rc, LA_FIELD_SHAPE)) return LA_ESHAPE;
+  } else if (f.d != m.d || f.n != m.n || f.layers != m.layers ||
+             f.param != m.param || f.activation != m.activation ||
+             f.front_hidden != m.front_hidden) {
     return LA_ESHAPE;
-  if (la__tr_get64(p + 56) != (uint64_t)tr->n ||
-      la__tr_get64(p + 120) != (uint64_t)tr->state_len ||
-      la__tr_get32(p + 84) != LA__TR_RNG_WORDS)
+  }
+  if (v->n != (uint64_t)tr->n || v->state_len != (uint64_t)tr->state_len ||
+      v->words != LA__TR_RNG_WORDS)
     return LA_ESHAPE;
-  if (nl > 31 || memcmp(p + 88, tr->cfg.optimizer->name, nl) != 0 ||
-      p[88 + nl] != 0)
+  if (memcmp(v->name, tr->cfg.optimizer->name, nl) != 0 || v->name[nl] != 0)
     return LA_ESHAPE;
-  th = p + LA__TR_CK_HEAD + 8 * 2 * LA__TR_RNG_WORDS;
+  th = v->rng + 8 * 2 * LA__TR_RNG_WORDS;
   /* a trainer never saves a NaN or Inf in its state: the step that made
      one was rolled back */
   for (i = 0; i < tr->state_len; ++i, th += 8)
@@ -6853,16 +7984,18 @@ static int la__tr_ck_matches(const la_trainer *tr, const unsigned char *p) {
 
 LINATTN_DEF int la_checkpoint_load_mem(la_trainer *tr, const void *buf,
                                        size_t len) {
-  const unsigned char *p = (const unsigned char *)buf;
+  la__ck_view v;
+  const unsigned char *p;
   size_t i;
   int st;
   if (!tr || !tr->theta) return LA_ENULL;
-  if ((st = la__tr_ck_validate(p, len)) != 0) return st;
-  if ((st = la__tr_ck_matches(tr, p)) != 0) return st;
-  tr->step = (long)la__tr_get64(p + 64);
-  tr->data_seed = la__tr_get64(p + 72);
-  tr->batch_valid = la__tr_get32(p + 80) != 0;
-  p = la__tr_get_rng(p + LA__TR_CK_HEAD, &tr->rng);
+  if ((st = la__ck_view_of((const unsigned char *)buf, len, &v)) != 0)
+    return st;
+  if ((st = la__ck_matches(tr, &v)) != 0) return st;
+  tr->step = (long)v.step;
+  tr->data_seed = v.seed;
+  tr->batch_valid = v.drawn != 0;
+  p = la__tr_get_rng(v.rng, &tr->rng);
   p = la__tr_get_rng(p, &tr->batch_rng);
   for (i = 0; i < tr->state_len; ++i, p += 8) tr->state[i] = la__tr_getf(p);
   for (i = 0; i < (size_t)tr->n; ++i, p += 8)
@@ -6871,35 +8004,99 @@ LINATTN_DEF int la_checkpoint_load_mem(la_trainer *tr, const void *buf,
   tr->stopped = 0;
   if (tr->has_train && tr->cfg.data_mode != LA_DATA_FRESH && tr->batch_valid) {
     la_rng r = tr->batch_rng;
-    (void)r;
     st = la_data_sample(tr->cfg.data, &r, &tr->train);
   }
   return st;
+}
+
+LINATTN_DEF int la_run_resume_mem(la_run *r, const void *buf, size_t len,
+                                  const la_run_field **differs) {
+  la_run_config fc;
+  const la_run_field *f;
+  int st;
+  if (differs) *differs = NULL;
+  if (!r || !buf) return LA_ENULL;
+  st = la_checkpoint_run(buf, len, &fc, NULL);
+  if (st == LA_EFORMAT && la_checkpoint_info(buf, len, NULL, NULL) == LA_OK)
+    return LA_ESHAPE; /* version 1: no description to hold it against */
+  if (st) return st;
+  if ((f = la_run_diff(&fc, &r->cfg, LA_FIELD_IDENTITY)) != NULL) {
+    if (differs) *differs = f;
+    return LA_ESHAPE;
+  }
+  return la_checkpoint_load_mem(&r->trainer, buf, len);
 }
 
 #ifndef LINATTN_NO_STDLIB
 #include <stdio.h>
 #if (defined(_POSIX_C_SOURCE) && _POSIX_C_SOURCE >= 200112L) ||                \
     defined(__APPLE__)
+#define LA__POSIX_FILES 1
+#include <errno.h>
+#include <fcntl.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
-#define LA__TR_FSYNC(f) fsync(fileno(f))
-/* Renaming over a device or a FIFO would replace it (as root, /dev/null
-   itself): only a regular file, or nothing yet, may be replaced. */
-static int la__tr_replaceable(const char *path) {
+#endif
+
+/* The largest checkpoint a load reads: a file beyond it (or a folder whose
+   size reads as 2^63) is not one. */
+#define LA__CK_MAX_BYTES LA__WORK_MAX
+
+#ifdef LA__POSIX_FILES
+/* Renaming over a device, a FIFO or a folder would replace it (as root,
+   /dev/null itself): only a regular file, or nothing yet, may be replaced. */
+static int la__ck_replaceable(const char *path) {
   struct stat s;
   return stat(path, &s) != 0 || S_ISREG(s.st_mode);
 }
+
+/* A new file beside `path`, created exclusively (O_EXCL: never through a
+   link another user planted, never over a file) under a name no other
+   process can know in advance; its name into tmp. */
+static FILE *la__ck_create_tmp(const char *path, char *tmp, size_t cap) {
+  la_rng r;
+  int attempt;
+  la_rng_seed(&r, (uint64_t)time(NULL) ^ ((uint64_t)getpid() << 32),
+              (uint64_t)(uintptr_t)tmp);
+  for (attempt = 0; attempt < 64; ++attempt) {
+    int fd, n;
+    FILE *f;
+    n = snprintf(tmp, cap, "%s.%016llx.tmp", path,
+                 (unsigned long long)la_rng_u64(&r));
+    if (n < 0 || (size_t)n >= cap) return NULL;
+    fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL, 0666);
+    if (fd < 0) {
+      if (errno == EEXIST) continue;
+      return NULL;
+    }
+    f = fdopen(fd, "wb");
+    if (!f) {
+      (void)close(fd);
+      (void)remove(tmp);
+    }
+    return f;
+  }
+  return NULL;
+}
+#define LA__TR_FSYNC(f) fsync(fileno(f))
 #else
+#define la__ck_replaceable(path) 1
+/* Plain C: C11's exclusive mode where the library has it. */
+static FILE *la__ck_create_tmp(const char *path, char *tmp, size_t cap) {
+  int n = snprintf(tmp, cap, "%s.tmp", path);
+  if (n < 0 || (size_t)n >= cap) return NULL;
+#if defined(__STDC_VERSION__) && __STDC_VERSION__ >= 201112L
+  return fopen(tmp, "wbx");
+#else
+  return fopen(tmp, "wb");
+#endif
+}
 #define LA__TR_FSYNC(f) 0
-#define la__tr_replaceable(path) 1
 #endif
 
-static int la__tr_write_file(const char *path, const void *buf, size_t len) {
-  FILE *f = fopen(path, "wb");
-  int ok;
-  if (!f) return LA_EIO;
-  ok = fwrite(buf, 1, len, f) == len;
+static int la__ck_write(FILE *f, const void *buf, size_t len) {
+  int ok = fwrite(buf, 1, len, f) == len;
   ok = fflush(f) == 0 && ok;
   ok = LA__TR_FSYNC(f) == 0 && ok;
   ok = fclose(f) == 0 && ok;
@@ -6907,50 +8104,87 @@ static int la__tr_write_file(const char *path, const void *buf, size_t len) {
 }
 
 LINATTN_DEF int la_checkpoint_save(const la_trainer *tr, const char *path) {
-  size_t total, pl;
+  size_t total, cap;
   char *tmp;
   unsigned char *buf;
+  FILE *f;
   int st;
   if (!path) return LA_ENULL;
   if ((st = la_checkpoint_bytes(tr, &total)) != 0) return st;
-  if (!la__tr_replaceable(path)) return LA_EIO;
-  pl = strlen(path);
-  buf = (unsigned char *)LINATTN_MALLOC(total + pl + 5, NULL);
+  if (!*path || !la__ck_replaceable(path)) return LA_EIO;
+  cap = strlen(path) + 32;
+  buf = (unsigned char *)LINATTN_MALLOC(total + cap, NULL);
   if (!buf) return LA_ENOMEM;
   tmp = (char *)buf + total;
-  memcpy(tmp, path, pl);
-  memcpy(tmp + pl, ".tmp", 5);
   st = la_checkpoint_save_mem(tr, buf, total, NULL);
-  if (!st) st = la__tr_write_file(tmp, buf, total);
+  if (!st) {
+    f = la__ck_create_tmp(path, tmp, cap);
+    if (!f) st = LA_EIO;
+    else if ((st = la__ck_write(f, buf, total)) == LA_OK) {
 #ifdef _WIN32
-  if (!st) remove(path);
+      remove(path); /* rename cannot replace a file there */
 #endif
-  if (!st && rename(tmp, path) != 0) st = LA_EIO;
-  if (st) (void)remove(tmp); /* the error is st's; a leftover tmp is harmless */
+      if (rename(tmp, path) != 0) st = LA_EIO;
+    }
+    if (st && f) (void)remove(tmp); /* ours: the error is st's */
+  }
   LINATTN_FREE(buf, NULL);
   return st;
 }
 
-LINATTN_DEF int la_checkpoint_load(la_trainer *tr, const char *path) {
+/* A checkpoint file's bytes; only a regular file of a checkpoint's size
+   is read (a FIFO would block, a folder has no size). */
+static int la__ck_slurp(const char *path, unsigned char **buf, size_t *len) {
   FILE *f;
   long size;
-  unsigned char *buf;
   int st = LA_OK;
-  if (!tr || !path) return LA_ENULL;
-  f = fopen(path, "rb");
-  if (!f) return LA_EIO;
+  *buf = NULL;
+#ifdef LA__POSIX_FILES
+  {
+    struct stat s;
+    int fd = open(path, O_RDONLY | O_NONBLOCK);
+    if (fd < 0) return LA_EIO;
+    if (fstat(fd, &s) != 0 || !S_ISREG(s.st_mode) || !(f = fdopen(fd, "rb"))) {
+      (void)close(fd); /* read-only: nothing to lose */
+      return LA_EIO;
+    }
+  }
+#else
+  if (!(f = fopen(path, "rb"))) return LA_EIO;
+#endif
   if (fseek(f, 0, SEEK_END) != 0 || (size = ftell(f)) < 0 ||
-      fseek(f, 0, SEEK_SET) != 0) {
-    (void)fclose(f); /* read-only: nothing to lose */
+      fseek(f, 0, SEEK_SET) != 0 || (double)size > LA__CK_MAX_BYTES) {
+    (void)fclose(f);
     return LA_EIO;
   }
-  buf = (unsigned char *)LINATTN_MALLOC((size_t)size + 1, NULL);
-  if (!buf)
-    st = LA_ENOMEM;
-  else if (fread(buf, 1, (size_t)size, f) != (size_t)size)
-    st = LA_EIO;
+  *buf = (unsigned char *)LINATTN_MALLOC((size_t)size + 1, NULL);
+  if (!*buf) st = LA_ENOMEM;
+  else if (fread(*buf, 1, (size_t)size, f) != (size_t)size) st = LA_EIO;
   (void)fclose(f);
-  if (!st) st = la_checkpoint_load_mem(tr, buf, (size_t)size);
+  *len = (size_t)size;
+  return st;
+}
+
+LINATTN_DEF int la_checkpoint_load(la_trainer *tr, const char *path) {
+  unsigned char *buf;
+  size_t len = 0;
+  int st;
+  if (!tr || !path) return LA_ENULL;
+  st = la__ck_slurp(path, &buf, &len);
+  if (!st) st = la_checkpoint_load_mem(tr, buf, len);
+  if (buf) LINATTN_FREE(buf, NULL);
+  return st;
+}
+
+LINATTN_DEF int la_run_resume(la_run *r, const char *path,
+                              const la_run_field **differs) {
+  unsigned char *buf;
+  size_t len = 0;
+  int st;
+  if (differs) *differs = NULL;
+  if (!r || !path) return LA_ENULL;
+  st = la__ck_slurp(path, &buf, &len);
+  if (!st) st = la_run_resume_mem(r, buf, len, differs);
   if (buf) LINATTN_FREE(buf, NULL);
   return st;
 }

@@ -126,7 +126,7 @@ static int build_run(const cli_run *r, run_objs *o, char *err, size_t cap) {
   t->schedule.warmup = r->warmup;
   t->schedule.period = r->period;
   t->schedule.decay = r->decay;
-  t->schedule.total = r->total;
+  t->schedule.total = r->sched == 2 ? r->total : 0; /* cosine only */
   t->schedule.min_scale = r->min_scale;
   if ((st = la_schedule_check(&t->schedule)) != 0)
     return build_fail(err, cap, "schedule", st);

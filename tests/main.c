@@ -1,6 +1,9 @@
 /* The test runner: every suite of the library in one binary, so the same
    binary runs on a host, under qemu and valgrind. `tests NAME` runs only the
    tests whose name contains NAME. */
+/* POSIX, for the checkpoint files' exclusive creation and the tests of
+   links, FIFOs and folders (tests/test_run.c). */
+#define _POSIX_C_SOURCE 200809L
 #define LINATTN_IMPLEMENTATION
 #include "../linattn.h"
 #include "la_test.h"
@@ -12,6 +15,7 @@
 #include "test_optim.c"
 #include "test_diag.c"
 #include "test_train.c"
+#include "test_run.c"
 #include "test_args.c"
 
 static const la_suite suites[] = {
@@ -21,6 +25,7 @@ static const la_suite suites[] = {
     {"optim", suite_optim},
     {"diag", suite_diag},
     {"train", suite_train},
+    {"run", suite_run},
     {"args", suite_args},
 };
 
