@@ -1133,6 +1133,13 @@ struct la_run_config {
   uint64_t seed;           /* theta and the training data */
   uint64_t eval_seed;      /* the evaluation batch; 0 -> seed */
   long steps;              /* the run's length (not its identity) */
+  struct {                 /* what a program measures along the run (not
+                              its identity; the trainer reads none) */
+    int log_every;         /* a record every k steps; 0 -> 10 */
+    int diag_every;        /* robust condition numbers; 0 -> never */
+    int smooth_every;      /* directional smoothness; 0 -> never */
+    int diag_batch;        /* their fixed batch; 0 -> 1000 */
+  } measure;
 };
 
 /* The kinds of fields, and the flags of la_run_field. */
@@ -4459,11 +4466,11 @@ LA__INLINE double la__op_gwd(const la_real *g, const la_real *th, double wd,
 /* The fields of la_optim_config by their LA_OPT_* bit, so that resolving
    and checking walk one list. */
 typedef struct la__oc_field {
-  unsigned bit;
   size_t off;
+  unsigned bit;
   int is_int;
 } la__oc_field;
-#define LA__OC(bit, f, i) {bit, offsetof(la_optim_config, f), i}
+#define LA__OC(bit, f, i) {offsetof(la_optim_config, f), bit, i}
 static const la__oc_field la__oc_fields[] = {
     LA__OC(LA_OPT_LR, lr, 0),           LA__OC(LA_OPT_MOMENTUM, momentum, 0),
     LA__OC(LA_OPT_NESTEROV, nesterov, 1), LA__OC(LA_OPT_BETA1, beta1, 0),
@@ -7093,7 +7100,19 @@ static const la_run_field la__run_fields[] = {
            "seed of the evaluation batch (default: the seed)"),
     LA__RF("steps", LA_FIELD_LONG, steps, 0, LA__BIG, 0, 0, NULL,
            "training steps (default: the experiment's; a resumed run "
-           "continues up to this count)")};
+           "continues up to this count)"),
+    /* what is measured along the run */
+    LA__RF("log_every", LA_FIELD_INT, measure.log_every, 0, LA__INTMAX, 0, 0,
+           NULL, "a record every k steps (default 10)"),
+    LA__RF("diag_every", LA_FIELD_INT, measure.diag_every, 0, LA__INTMAX, 0,
+           0, NULL,
+           "robust condition numbers every k steps, 0 never (default 0)"),
+    LA__RF("smooth_every", LA_FIELD_INT, measure.smooth_every, 0, LA__INTMAX,
+           0, 0, NULL, "directional smoothness every k steps, 0 never "
+                       "(default 0)"),
+    LA__RF("diag_batch", LA_FIELD_INT, measure.diag_batch, 0, 1e6, 0, 0, NULL,
+           "prompts of the fixed batch of those measurements (default "
+           "1000)")};
 #undef LA__RF
 #undef LA__ID
 #undef LA__SH
@@ -7374,6 +7393,8 @@ LINATTN_DEF int la_run_resolve(const la_run_config *in, la_run_config *out) {
   if (!c.resample_every) c.resample_every = 100;
   if (!c.eval_every) c.eval_every = 50;
   if (!c.eval_batch) c.eval_batch = c.batch;
+  if (!c.measure.log_every) c.measure.log_every = 10;
+  if (!c.measure.diag_batch) c.measure.diag_batch = 1000;
   /* the zeros left mean zero: one bit pattern for them */
   for (i = 0; i < LA__RUN_NFIELDS; ++i) {
     const la_run_field *f = &la__run_fields[i];
@@ -7710,9 +7731,9 @@ static size_t la__ck_desc_put(unsigned char *p, const la_run_config *c) {
       const char *nm = la__run_opt_name(c);
       size_t nl = strlen(nm);
       if (nl > LA_NAME_MAX - 1) nl = LA_NAME_MAX - 1;
-      if (p) {
+      if (p) { /* a length, then the bytes: no NUL in the file */
         p[at] = (unsigned char)nl;
-        memcpy(p + at + 1, nm, nl);
+        memcpy(p + at + 1, nm, nl); /* NOLINT(bugprone-not-null-terminated-result) */
       }
       at += 1 + nl;
     } else {

@@ -3,6 +3,7 @@
 #   make                    also builds build/linattn
 #   make demo               build/linattn reproduce -> build/demo/ (report.md, SVGs)
 #   make bench-reproduce    wall time of the demo on one core, and of --full
+#   make bench-report       report over 10,000 runs: time and peak memory
 #   make install PREFIX=..  linattn.h, bin/linattn, lib/pkgconfig/linattn.pc
 .PHONY: demo bench-reproduce install uninstall
 CLI_SRC = examples/linattn.c $(wildcard examples/linattn_*.h) examples/la_svg.h
@@ -56,3 +57,20 @@ run-cli-asan-ubsan: | $(BUILD)
 CONFIGS += cli-install
 run-cli-install: | $(BUILD)
 	@sh tests/run_one.sh cli-install sh tests/cli_install.sh $(BUILD)/cli-install
+
+# The program's helper headers each compile on their own (they include what
+# they use), and its run fields are held to the header's table: the config
+# line, the grouping of a report, the parser, the resume check.
+CLI_HEADERS = $(wildcard examples/*.h)
+CONFIGS += cli-units
+run-cli-units: | $(BUILD)
+	@sh tests/run_one.sh cli-units sh -c 'for h in $(CLI_HEADERS); do \
+	  printf "#define _POSIX_C_SOURCE 200809L\n#include \"%s\"\nint main(void) { return 0; }\n" $$h > $(BUILD)/alone.c && \
+	  $(CC) -std=c99 $(WARN) -Wno-unused-function -I. -c $(BUILD)/alone.c -o $(BUILD)/alone.o || exit 1; \
+	  echo "ok   $$h compiles on its own"; done; echo "1 passed, 0 failed" && \
+	  $(CC) $(CFLAGS_HOST) $(AVX2) -Wno-unused-function -I. -Iexamples -Itests tests/cli_fields.c -o $(BUILD)/cli_fields -lm && $(BUILD)/cli_fields'
+
+# `report` over 10,000 small runs: time and peak memory against the input.
+.PHONY: bench-report
+bench-report: $(BUILD)/linattn
+	sh bench/bench_report.sh $(BUILD)/linattn $(BUILD)/bench-report
