@@ -12,8 +12,8 @@ mkdir -p "$dir"
 case $bin in /*) ;; *) bin=$(pwd)/$bin ;; esac
 cd "$dir" || exit 1
 
-ok() { passed=$((passed + 1)); echo "ok   $1"; }
-bad() { failed=$((failed + 1)); echo "FAIL $1"; }
+ok() { passed=$((passed + 1)); printf "ok   %s\n" "$1"; }
+bad() { failed=$((failed + 1)); printf "FAIL %s\n" "$1"; }
 check() { # check NAME COMMAND...: passes when COMMAND succeeds
   name=$1
   shift
@@ -289,7 +289,7 @@ check "  nothing written by any" sh -c 'cmp c1.ckpt c1.orig && [ ! -e n.json ] &
 bad_input "report: an input among its outputs" "would destroy it" report rep1/report.md --out rep1
 "$bin" train --resume c1.ckpt --steps 8 --checkpoint c1.ckpt --out c1b.jsonl
 check "a checkpoint resumed and saved again in place" sh -c \
-  "[ \$? -eq 0 ] && jq -e -s '.[-1].steps == 8' c1b.jsonl && ! cmp -s c1.ckpt c1.orig"
+  "[ $? -eq 0 ] && jq -e -s '.[-1].steps == 8' c1b.jsonl && ! cmp -s c1.ckpt c1.orig"
 cp c1.orig c1.ckpt
 "$bin" train --steps 5 --out c1.ckpt.args --checkpoint cc.ckpt
 check "--out NAME.args beside --checkpoint NAME: both complete" sh -c \
@@ -394,7 +394,7 @@ for v in null 1e300 -5 2.5 '"x"' 1e400; do
   sed "s/\"steps\":5,\"diverged/\"steps\":$v,\"diverged/" c1.jsonl > v.jsonl
   "$bin" report v.jsonl --out rep-v > /dev/null 2>&1
   check "report: steps $v in a summary is no number of steps" sh -c \
-    "[ \$? -eq 0 ] && grep -q '^| all runs | 1 | 0 |' rep-v/report.md"
+    "[ $? -eq 0 ] && grep -q '^| all runs | 1 | 0 |' rep-v/report.md"
 done
 cd .. || exit 1
 
