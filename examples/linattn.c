@@ -119,7 +119,8 @@ static int resolve_run(const cli_config *c, const char *ckpt,
     int st = read_checkpoint(ckpt, in);
     if (st) return st;
     if (!in->v1) {
-      (void)la_checkpoint_run(in->buf, in->len, &saved, NULL); /* checked */
+      if ((st = la_checkpoint_run(in->buf, in->len, &saved, NULL)) != 0) /* checked: memory */
+        return u_fail(exit_of_status(st), "%s: %s", U_Q(ckpt), la_status_str(st));
       if (cli_resume_of(c, &saved, rc, err, sizeof err) != CLI_OK)
         return u_fail(EXIT_BAD_INPUT, "%s", err);
       return 0;
@@ -261,7 +262,7 @@ static int train_buffers(train_ctx *x, la_run *r, long prompts) {
   int st;
   x->bytes = b1 > b2 ? b1 : b2;
   x->work = malloc(x->bytes ? x->bytes : 1);
-  x->prev = (la_real *)malloc(sizeof(la_real) * (size_t)r->model.nparams);
+  x->prev = (la_real *)malloc(sizeof(la_real) * ((size_t)r->model.nparams + 1));
   if (!x->work || !x->prev) return u_oom();
   if ((st = diag_batch(r, prompts, &x->diag)) != 0)
     return st == LA_ENOMEM ? u_oom()
@@ -380,9 +381,12 @@ static int load_theta(const cli_config *c, la_run *r, long *step) {
     ckpt_free(&in);
     return st;
   }
-  if (in.v1) { /* the model's shape from the file itself (checked) */
+  if (in.v1) { /* the model's shape from the file itself */
     la_model_config mc;
-    (void)la_checkpoint_info(in.buf, in.len, &mc, NULL);
+    if ((st = la_checkpoint_info(in.buf, in.len, &mc, NULL)) != 0) { /* checked */
+      ckpt_free(&in);
+      return u_fail(exit_of_status(st), "%s: %s", U_Q(c->checkpoint), la_status_str(st));
+    }
     rc.data.d = mc.d;
     rc.data.n = mc.n;
     rc.model.layers = mc.layers;
@@ -534,7 +538,9 @@ static int finish_measurement(const cli_config *c, const char *text,
   u_out o;
   fig_ctx fc;
   int st;
-  if ((st = u_open(&o, c->out)) != 0) return st;
+  if ((st = u_mkparent(c->out)) != 0 || (st = u_mkparent(c->svg)) != 0 ||
+      (st = u_open(&o, c->out)) != 0)
+    return st;
   fputs(text, o.f);
   if ((st = u_commit(&o)) != 0) return st;
   if (!c->svg) return 0;
@@ -1481,17 +1487,26 @@ static int grow(void **items, int *cap, int n, size_t size) {
   return 0;
 }
 
+/* The configuration of a grouping key: its index, or -1. */
+static int report_find(const report *R, const char *key) {
+  int i;
+  for (i = R->ng - 1; i >= 0; --i) /* the last one is the likeliest */
+    if (!strcmp(R->g[i].key, key)) return i;
+  return -1;
+}
+
 /* Takes one run read from the inputs into its configuration. */
 static int report_take(void *ctx, runlog *r) {
   report *R = (report *)ctx;
   char key[4096];
-  group *g = NULL;
+  group *g;
   runlog *keep;
   int i;
   cli_group_key(&r->config, key, sizeof key);
-  for (i = R->ng - 1; i >= 0 && !g; --i)
-    if (!strcmp(R->g[i].key, key)) g = &R->g[i];
-  if (!g) {
+  if ((i = report_find(R, key)) >= 0) {
+    g = &R->g[i];
+    jv_free(&r->config); /* the same as the group's, up to the seed */
+  } else {
     if (grow((void **)&R->g, &R->cap, R->ng, sizeof(group))) goto oom;
     g = &R->g[R->ng];
     memset(g, 0, sizeof *g);
@@ -1500,8 +1515,6 @@ static int report_take(void *ctx, runlog *r) {
     R->ng++;
     g->config = r->config; /* the group keeps the first config line */
     memset(&r->config, 0, sizeof r->config);
-  } else {
-    jv_free(&r->config); /* the same as the group's, up to the seed */
   }
   if (grow((void **)&g->runs, &g->cap, g->n, sizeof(runlog *)) ||
       !(keep = (runlog *)malloc(sizeof *keep)))

@@ -180,28 +180,6 @@ static int u_split(const char *path, char *dir, size_t cap, const char **base) {
   return 0;
 }
 
-/* An output file's path, checked before anything is written or created:
-   not empty, not too long, not a folder (a name ending in '/', ".", "..",
-   or an existing folder); with regular_only (a checkpoint, replaced by
-   renaming), nothing that exists and is not a regular file. "-" and NULL
-   are standard output. flag names it in the message. */
-static int u_output_ok(const char *flag, const char *path, int regular_only) {
-  struct stat st;
-  const char *base = strrchr(path ? path : "", '/');
-  if (!path || !strcmp(path, "-")) return 0;
-  base = base ? base + 1 : path;
-  if (!*path) return u_fail(EXIT_BAD_INPUT, "%s: the path is empty", flag);
-  if (strlen(path) >= U_PATH_MAX)
-    return u_fail(EXIT_BAD_INPUT, "%s %s: the path is too long", flag, U_Q(path));
-  if (!*base || !strcmp(base, ".") || !strcmp(base, "..") ||
-      (stat(path, &st) == 0 && S_ISDIR(st.st_mode)))
-    return u_fail(EXIT_BAD_INPUT, "%s %s names a folder, not a file", flag, U_Q(path));
-  if (regular_only && stat(path, &st) == 0 && !S_ISREG(st.st_mode))
-    return u_fail(EXIT_BAD_INPUT, "%s %s is not a regular file (a device or a FIFO)",
-                  flag, U_Q(path));
-  return 0;
-}
-
 /* What a path names, comparable between paths: the device and inode of
    its longest leading part that exists, and the rest of it, which does not
    exist yet, as text with "." and ".." taken away (nothing in it can be a
@@ -265,6 +243,34 @@ static int u_file_id_of(const char *path, u_file_id *id) {
     id->dev = st.st_dev;
     id->ino = st.st_ino;
     id->mode = st.st_mode;
+  }
+  return 0;
+}
+
+/* An output file's path, checked before anything is written or created:
+   not empty, not too long, not a folder (a name ending in '/', ".", "..",
+   or an existing folder); with regular_only (a checkpoint, replaced by
+   renaming), nothing that exists and is not a regular file. "-" and NULL
+   are standard output. flag names it in the message. */
+static int u_output_ok(const char *flag, const char *path, int regular_only) {
+  struct stat st;
+  const char *base = strrchr(path ? path : "", '/');
+  if (!path || !strcmp(path, "-")) return 0;
+  base = base ? base + 1 : path;
+  if (!*path) return u_fail(EXIT_BAD_INPUT, "%s: the path is empty", flag);
+  if (strlen(path) >= U_PATH_MAX)
+    return u_fail(EXIT_BAD_INPUT, "%s %s: the path is too long", flag, U_Q(path));
+  if (!*base || !strcmp(base, ".") || !strcmp(base, "..") ||
+      (stat(path, &st) == 0 && S_ISDIR(st.st_mode)))
+    return u_fail(EXIT_BAD_INPUT, "%s %s names a folder, not a file", flag, U_Q(path));
+  if (regular_only && stat(path, &st) == 0 && !S_ISREG(st.st_mode))
+    return u_fail(EXIT_BAD_INPUT, "%s %s is not a regular file (a device or a FIFO)",
+                  flag, U_Q(path));
+  {
+    u_file_id id;
+    if (u_file_id_of(path, &id) != 0)
+      return u_fail(EXIT_BAD_INPUT, "%s %s cannot be a file: a part of its path is "
+                    "not a folder", flag, U_Q(path));
   }
   return 0;
 }
@@ -617,7 +623,7 @@ static int u_read_regular(const char *path, size_t max, char **out, size_t *len)
   else if (S_ISDIR(st.st_mode)) e = EISDIR;
   else if (!S_ISREG(st.st_mode)) e = ENODEV;
   else if (st.st_size < 0 || (unsigned long long)st.st_size > max) e = EFBIG;
-  if (e || !(buf = (char *)malloc((size_t)st.st_size + 1))) {
+  if (e || !(buf = (char *)calloc((size_t)st.st_size + 1, 1))) {
     (void)close(fd); /* read only */
     return e ? e : ENOMEM;
   }

@@ -2,7 +2,8 @@
 # the soak run.
 #   make fuzz              every tests/fuzz/fuzz_NAME.c for FUZZ_SECONDS each
 #   make fuzz-NAME         one harness; findings go to build/fuzz/NAME-found
-#   make fuzz-corpus       rewrite the generated seed corpora
+#   make fuzz-corpus       rewrite the generated seed corpora (the report
+#                          harness's: real output of build/linattn train)
 #   make lint              cppcheck and clang-tidy, as in `make test`
 #   make embedded-report   code size and stack of the Cortex-M4F build
 #   make soak              random valid and invalid runs under ASan + UBSan
@@ -20,7 +21,7 @@ FUZZ_SHORT ?= 4
 FUZZ_CC = $(CLANG) -std=c99 -g $(WARN) $(AVX2) -I. \
   -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all
 FUZZ_NAMES := $(patsubst tests/fuzz/fuzz_%.c,%,$(wildcard tests/fuzz/fuzz_*.c))
-FUZZ_DEPS = $(wildcard tests/fuzz/*.h) $(HDR) $(wildcard examples/*.c)
+FUZZ_DEPS = $(wildcard tests/fuzz/*.h) $(HDR) $(wildcard examples/*.c examples/*.h)
 fuzz_corpus = $(wildcard tests/fuzz/corpus/$(1))
 
 define fuzz_harness
@@ -45,10 +46,11 @@ $(foreach h,$(FUZZ_NAMES),$(eval $(call fuzz_harness,$(h))))
 .PHONY: fuzz fuzz-corpus
 fuzz: $(addprefix fuzz-,$(FUZZ_NAMES))
 
-fuzz-corpus: | $(BUILD)
+fuzz-corpus: $(BUILD)/linattn | $(BUILD)
 	$(CC) $(CFLAGS_HOST) tests/fuzz/gen_corpus.c -o $(BUILD)/gen_corpus -lm
 	mkdir -p tests/fuzz/corpus/checkpoint tests/fuzz/corpus/config
 	$(BUILD)/gen_corpus tests/fuzz/corpus/checkpoint tests/fuzz/corpus/config
+	sh tests/fuzz/gen_report_corpus.sh $(BUILD)/linattn tests/fuzz/corpus/report
 
 # ------------------------------------------------------ static analysis
 # cppcheck's defect classes (warning, performance, portability; not style,
@@ -63,7 +65,7 @@ CPPCHECK = cppcheck --std=c99 --enable=warning,performance,portability \
   --inline-suppr --error-exitcode=1 --quiet -I.
 TIDY = clang-tidy --quiet
 LINT_CLI = examples/linattn.c examples/custom_optimizer.c examples/quickstart.c \
-  tests/fuzz/fuzz_cli.c
+  tests/fuzz/fuzz_cli.c tests/fuzz/fuzz_report.c
 TIDY_CLI = $(TIDY) --config-file=examples/.clang-tidy
 TIDY_PROGRAMS = tests/soak.c tests/fuzz/gen_corpus.c \
   $(filter-out $(LINT_CLI),$(wildcard tests/fuzz/fuzz_*.c))
