@@ -249,12 +249,16 @@ static int u_file_id_of(const char *path, u_file_id *id) {
 
 /* An output file's path, checked before anything is written or created:
    not empty, not too long, not a folder (a name ending in '/', ".", "..",
-   or an existing folder); with regular_only (a checkpoint, replaced by
-   renaming), nothing that exists and is not a regular file. "-" and NULL
-   are standard output. flag names it in the message. */
+   or an existing folder), nor a link to nothing, nor one that cannot be
+   made (through a file, a loop of links); with regular_only (a checkpoint,
+   replaced by renaming), nothing that exists and is not a regular file,
+   nor standard output. "-" and NULL are standard output. flag names it in
+   the message. */
 static int u_output_ok(const char *flag, const char *path, int regular_only) {
   struct stat st;
   const char *base = strrchr(path ? path : "", '/');
+  if (path && regular_only && !strcmp(path, "-"))
+    return u_fail(EXIT_BAD_INPUT, "%s -: a file, not standard output", flag);
   if (!path || !strcmp(path, "-")) return 0;
   base = base ? base + 1 : path;
   if (!*path) return u_fail(EXIT_BAD_INPUT, "%s: the path is empty", flag);
@@ -263,9 +267,15 @@ static int u_output_ok(const char *flag, const char *path, int regular_only) {
   if (!*base || !strcmp(base, ".") || !strcmp(base, "..") ||
       (stat(path, &st) == 0 && S_ISDIR(st.st_mode)))
     return u_fail(EXIT_BAD_INPUT, "%s %s names a folder, not a file", flag, U_Q(path));
-  if (regular_only && stat(path, &st) == 0 && !S_ISREG(st.st_mode))
+  if (stat(path, &st) != 0) { /* a new file: it must be one that can be made */
+    if (errno != ENOENT)
+      return u_fail(EXIT_BAD_INPUT, "%s %s: %s", flag, U_Q(path), strerror(errno));
+    if (lstat(path, &st) == 0 && S_ISLNK(st.st_mode))
+      return u_fail(EXIT_BAD_INPUT, "%s %s is a link to nothing", flag, U_Q(path));
+  } else if (regular_only && !S_ISREG(st.st_mode)) {
     return u_fail(EXIT_BAD_INPUT, "%s %s is not a regular file (a device or a FIFO)",
                   flag, U_Q(path));
+  }
   {
     u_file_id id;
     if (u_file_id_of(path, &id) != 0)

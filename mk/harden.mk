@@ -135,13 +135,18 @@ run-embedded-armv7-qemu: | $(BUILD)
 	  tests/embedded.c -o $(BUILD)/embedded-armv7 -lm && $(QEMU32) $(BUILD)/embedded-armv7'
 
 # ------------------------------------------------------------ soak
+# Half the time random library runs, half the linattn command (an ASan and
+# UBSan build) on random paths, links, FIFOs and full disks: a 64 KB tmpfs
+# where mounting is permitted (root), else file size limits.
 SOAK_SECONDS ?= 120
 SOAK_SEED ?=
 .PHONY: soak
-$(BUILD)/soak: tests/soak.c $(HDR) | $(BUILD)
+$(BUILD)/soak: tests/soak.c tests/soak_cli.h $(HDR) | $(BUILD)
 	$(CLANG) $(CFLAGS_HOST) $(AVX2) $(SAN) -O1 $< -o $@ -lm
-soak: $(BUILD)/soak
-	$(BUILD)/soak $(SOAK_SECONDS) $(SOAK_SEED)
+$(BUILD)/linattn-soak: $(CLI_SRC) $(HDR) | $(BUILD)
+	$(CLANG) $(CFLAGS_HOST) $(AVX2) $(SAN) -O1 -I. examples/linattn.c -o $@ -lm
+soak: $(BUILD)/soak $(BUILD)/linattn-soak
+	$(BUILD)/soak $(SOAK_SECONDS) "$(SOAK_SEED)" --cli $(CURDIR)/$(BUILD)/linattn-soak
 
 # ------------------------------------------------------- -Wconversion
 # The header is clean under -Wconversion (float, double and integer
