@@ -29,7 +29,12 @@ CONFIGURATION MACROS (define before including)
                            the allocator of the convenience layer; define both
                            or neither (defining one alone is a build error).
    LINATTN_NO_STDLIB       no malloc, no stdio: only the caller-owned-workspace
-                           API is compiled (bare-metal boards).
+                           API is compiled (bare-metal boards); no built-in
+                           thread pool (a host parallel-for still works).
+   LINATTN_NO_THREADS      no built-in thread pool even where POSIX threads
+                           exist (it is built on __unix__ and __APPLE__
+                           hosts with gcc or clang; C libraries older than
+                           glibc 2.34 then need -pthread when linking).
    LINATTN_ASSERT(x)       internal consistency checks (default: nothing).
                            Argument errors never assert: they return a status.
 
@@ -55,7 +60,9 @@ SIMD
 DETERMINISM
 
    Within one build, every function is a pure function of its arguments: the
-   same inputs give bit-identical outputs, run after run, thread count aside.
+   same inputs give bit-identical outputs, run after run, whatever the
+   number of threads (see la_parallel: a batch is cut into chunks by its
+   size alone and the chunks' sums are added in a fixed order).
    The random numbers and prompts are bit-identical across backends and
    machines for a given precision: the scalar, AVX2, AArch64 NEON and ARMv7
    NEON builds draw the same words, normals, Gamma variates, rotations and
@@ -133,7 +140,9 @@ MEMORY
 THREAD SAFETY
 
    No global or static mutable state. Every function is reentrant; objects are
-   not synchronized, so one object is used by one thread at a time.
+   not synchronized, so one object is used by one thread at a time. A model
+   (or trainer) given a la_parallel is such an object too: its pool serves
+   one call at a time.
 
 CONTENTS
 
@@ -307,6 +316,47 @@ LINATTN_DEF void *la_alloc(size_t bytes);
 LINATTN_DEF void la_free(void *p);
 #endif
 
+/* ------------------------------------------------------------ threads */
+/* Functions that work on a batch (the model's loss, gradient and HVP, and
+   through them the trainer and every diagnostic) split it over the
+   workers of a la_parallel: a parallel-for that the caller hands in
+   (OpenMP, TBB, its own pool) or the built-in pool's. The batch is cut
+   into chunks of whole panels by its size alone, never by the number of
+   workers; each chunk's sums are kept apart and added in chunk order, so
+   the results are bit-identical for any number of workers, one included.
+
+   run(ctx, ntasks, task, arg) must call task(arg, i, worker) once for
+   every i in [0, ntasks), in any order and on any threads, and return
+   when all have returned; worker is in [0, workers) and two calls that
+   run at the same time have different workers (each worker has its own
+   scratch memory). A task never calls run again. One la_parallel serves
+   one call at a time. workers <= 1 means one thread: run is then never
+   called. At most LA_MAX_WORKERS. */
+#define LA_MAX_WORKERS 1024
+typedef void (*la_task_fn)(void *arg, int task, int worker);
+typedef struct la_parallel {
+  int workers; /* threads that may run tasks at once */
+  void (*run)(void *ctx, int ntasks, la_task_fn task, void *arg);
+  void *ctx; /* passed to run */
+} la_parallel;
+
+/* The built-in pool: threads - 1 threads of its own beside the caller's,
+   which takes its share of every job (threads 0 or 1: no thread at all).
+   A worker that waits spins for a few microseconds, then sleeps on a
+   condition variable, so a machine busier than the pool has cores loses
+   little. Needs POSIX threads: built on POSIX hosts (__unix__, __APPLE__)
+   with gcc or clang unless LINATTN_NO_THREADS is defined; elsewhere
+   threads > 1 is LA_EUNSUPPORTED. LA_ERANGE for threads < 0 or beyond
+   LA_MAX_WORKERS, LA_ENOMEM when memory or a thread could not be had.
+   la_cpu_count is the number of online processors (1 where unknown). */
+#ifndef LINATTN_NO_STDLIB
+typedef struct la_pool la_pool;
+LINATTN_DEF int la_pool_create(la_pool **pool, int threads);
+LINATTN_DEF void la_pool_destroy(la_pool *pool);
+LINATTN_DEF const la_parallel *la_pool_parallel(const la_pool *pool);
+#endif
+LINATTN_DEF int la_cpu_count(void);
+
 /* ================================================================== */
 /*                 API 2. Random numbers and prompts                  */
 /* ================================================================== */
@@ -466,10 +516,16 @@ LINATTN_DEF int la_data_sample(const la_data *g, la_rng *rng, la_batch *b);
    la_model_blocks lists these matrices (offset, size) in the same order.
 
    BATCHES AND THREADS. Loss, gradient and Hessian-vector product are means
-   over the b->count prompts of b. A batch may be split into views of whole
-   panels (z and y advanced by whole panels, count reduced), evaluated on
-   separate threads with separate workspaces, and combined with weights
-   count_i / sum count_i: the result equals the whole batch's up to rounding.
+   over the b->count prompts of b. The batch is cut into at most 64 chunks
+   of at least 4 panels each (fewer for a model whose gradient has more
+   than 65536 entries), by its panel count alone; a chunk's sums are folded
+   into double and the chunks' added in order, so that cfg.parallel's
+   workers share the chunks with bit-identical results whatever their
+   number. The workspace holds one panel's scratch per worker, and with
+   more than one worker a partial sum per chunk. A batch may also be split
+   by the caller into views of whole panels (z and y advanced by whole
+   panels, count reduced) and combined with weights count_i / sum count_i:
+   that result equals the whole batch's up to rounding.
 
    COST (per prompt, linear attention). The products are associated so that
    n appears once per product: S = Z M Z^T, then P S Q (D x D), then
@@ -486,10 +542,12 @@ LINATTN_DEF int la_data_sample(const la_data *g, la_rng *rng, la_batch *b);
    LA_ENONFINITE (NaN or Inf in theta, v, or the data of a valid prompt),
    LA_EDIVERGED (finite inputs, but the loss or a result overflowed),
    LA_ENOMEM (the allocating form could not allocate), LA_ERANGE (a model
-   la_model_init did not make), LA_EOVERFLOW (a workspace beyond size_t:
-   32-bit hosts at the largest sizes). Checks come before any output is
-   written, except that pred may already hold the predictions of the panels
-   before one whose data are not finite; with LA_EDIVERGED the loss and
+   la_model_init did not make, or a host parallel-for that skipped a task
+   or named a worker out of range), LA_EOVERFLOW (a workspace beyond
+   size_t: 32-bit hosts at the largest sizes). Checks come before any
+   output is written, except that pred may already hold the predictions of
+   other panels than one whose data are not finite (the first such panel,
+   in batch order, decides the status); with LA_EDIVERGED the loss and
    results are written as computed. */
 
 enum { LA_PARAM_SPARSE = 0, LA_PARAM_DENSE = 1, LA_PARAM_PGD = 2 };
@@ -505,6 +563,7 @@ typedef struct la_model_config {
   double init_std;           /* 0 -> 0.05 (front layer included); at most
                                 la_real's largest value / 8 */
   const la_kernels *kernels; /* NULL -> la_kernels_best() */
+  const la_parallel *parallel; /* threads for a batch; NULL -> one */
 } la_model_config;
 
 #define LA_MAX_LAYERS 64
@@ -527,9 +586,9 @@ LINATTN_DEF int la_model_init_params(const la_model *m, la_rng *rng,
    their number (per-matrix clipping uses it), or a negative status. */
 LINATTN_DEF int la_model_blocks(const la_model *m, int *offsets, int *sizes,
                                 int max);
-/* Workspace for one call of loss, grad or hvp; independent of batch size.
-   Any byte alignment will do. 0 for an invalid model, or one whose
-   workspace does not fit size_t. */
+/* Workspace for one call of loss, grad or hvp with cfg.parallel's workers;
+   independent of batch size. Any byte alignment will do. 0 for an invalid
+   model, or one whose workspace does not fit size_t. */
 LINATTN_DEF size_t la_model_work_bytes(const la_model *m);
 /* work == NULL with bytes == 0: the call allocates (and frees) its own.
    loss and pred may be NULL; pred (if given) receives b->count plain
@@ -1021,6 +1080,9 @@ typedef struct la_train_config {
   la_objective_fn objective;     /* NULL -> the model's loss */
   void *objective_ctx;           /* passed to objective */
   int nparams;                   /* with objective and no model: length */
+  const la_parallel *parallel;   /* threads of the model's calls (steps,
+                                    evaluation); NULL -> the model's own
+                                    cfg.parallel */
 } la_train_config;
 
 /* Read the fields, do not write them. */
@@ -1189,6 +1251,18 @@ LINATTN_DEF int la_checkpoint_load(la_trainer *tr, const char *path);
 #include <immintrin.h>
 #elif LA__SIMD == LINATTN_NEON
 #include <arm_neon.h>
+#endif
+
+/* The built-in thread pool: POSIX threads, and gcc's or clang's atomics
+   for the counters its workers spin on before they sleep. */
+#if !defined(LINATTN_NO_THREADS) && !defined(LINATTN_NO_STDLIB) &&          \
+    (defined(__unix__) || defined(__unix) || defined(__APPLE__)) &&          \
+    (defined(__GNUC__) || defined(__clang__))
+#define LA__THREADS 1
+#include <pthread.h>
+#include <unistd.h>
+#else
+#define LA__THREADS 0
 #endif
 
 /* ----------------------------------------------------- version, status */
@@ -1916,6 +1990,208 @@ LINATTN_DEF void la_free(void *p) {
   LINATTN_FREE(raw, NULL);
 }
 #endif
+
+/* ------------------------------------------------------- thread pool */
+/* Jobs are handed out by generation: the caller (worker 0) writes the job,
+   bumps `gen` and takes tasks beside its helpers, each task index from one
+   shared counter. Every helper checks in on every job (`active` counts
+   those still out), so the job's fields are never rewritten under a helper
+   still reading them. Waiting is a short spin on a counter, then a
+   condition variable: a thread that spins (or yields) without end, put by
+   the scheduler on the core its partner needs, holds that partner up for
+   whole time slices. */
+
+LINATTN_DEF int la_cpu_count(void) {
+#if LA__THREADS && defined(_SC_NPROCESSORS_ONLN)
+  long n = sysconf(_SC_NPROCESSORS_ONLN);
+  return n < 1 ? 1 : n > LA_MAX_WORKERS ? LA_MAX_WORKERS : (int)n;
+#else
+  return 1;
+#endif
+}
+
+#ifndef LINATTN_NO_STDLIB
+/* Spins of a waiting thread before it sleeps: tens of microseconds on a
+   3-4 GHz x86 core, longer than the gap between the calls of a training
+   step, far shorter than a scheduler's time slice. */
+#define LA__POOL_SPIN 4000
+
+typedef struct la__pool_arg {
+  la_pool *pool;
+  int worker;
+} la__pool_arg;
+
+struct la_pool {
+  la_parallel par; /* par.ctx is the pool */
+  int threads;     /* workers, the caller included */
+#if LA__THREADS
+  pthread_t *tid;
+  la__pool_arg *args;
+  pthread_mutex_t mu;
+  pthread_cond_t wake, done;
+  int sync;     /* mutex and conditions initialized, 0..3 */
+  int started;  /* helper threads running */
+  unsigned gen; /* job number (atomic) */
+  int sleeping; /* helpers waiting on `wake` (atomic) */
+  int active;   /* helpers still in the job (atomic) */
+  int next;     /* next task index (atomic) */
+  int quit;     /* set before the last `gen` (atomic) */
+  int ntasks;
+  la_task_fn task;
+  void *arg;
+#endif
+};
+
+#if LA__THREADS
+#define LA__LOAD(p) __atomic_load_n((p), __ATOMIC_SEQ_CST)
+#define LA__STORE(p, v) __atomic_store_n((p), (v), __ATOMIC_SEQ_CST)
+#define LA__ADD(p, v) __atomic_add_fetch((p), (v), __ATOMIC_SEQ_CST)
+
+static void la__relax(void) {
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_ia32_pause();
+#elif defined(__aarch64__) || (defined(__ARM_ARCH) && __ARM_ARCH >= 7)
+  __asm__ __volatile__("yield" ::: "memory");
+#endif
+}
+
+static void la__pool_work(la_pool *p, int worker) {
+  int i;
+  while ((i = LA__ADD(&p->next, 1) - 1) < p->ntasks)
+    p->task(p->arg, i, worker);
+}
+
+static void *la__pool_main(void *arg_) {
+  la__pool_arg *a = (la__pool_arg *)arg_;
+  la_pool *p = a->pool;
+  unsigned seen = 0, g = 0;
+  for (;;) {
+    int spin;
+    for (spin = 0; spin < LA__POOL_SPIN && (g = LA__LOAD(&p->gen)) == seen;
+         ++spin)
+      la__relax();
+    if (g == seen) {
+      pthread_mutex_lock(&p->mu);
+      LA__ADD(&p->sleeping, 1);
+      /* the caller bumps gen, then reads sleeping: one of the two sees
+         the other's write, so a sleeper is always woken */
+      while ((g = LA__LOAD(&p->gen)) == seen)
+        pthread_cond_wait(&p->wake, &p->mu);
+      LA__ADD(&p->sleeping, -1);
+      pthread_mutex_unlock(&p->mu);
+    }
+    seen = g;
+    if (LA__LOAD(&p->quit)) return NULL;
+    la__pool_work(p, a->worker);
+    if (LA__ADD(&p->active, -1) == 0) {
+      pthread_mutex_lock(&p->mu);
+      pthread_cond_signal(&p->done);
+      pthread_mutex_unlock(&p->mu);
+    }
+  }
+}
+
+/* Starts the job in p (or the quit); `all` wakes every helper whatever the
+   count of sleepers says. */
+static void la__pool_wake(la_pool *p, int all) {
+  LA__ADD(&p->gen, 1u);
+  if (all || LA__LOAD(&p->sleeping)) {
+    pthread_mutex_lock(&p->mu);
+    pthread_cond_broadcast(&p->wake);
+    pthread_mutex_unlock(&p->mu);
+  }
+}
+#endif
+
+static void la__pool_run(void *ctx, int ntasks, la_task_fn task, void *arg) {
+  la_pool *p = (la_pool *)ctx;
+  int i;
+#if LA__THREADS
+  if (p->started > 0 && ntasks > 1) {
+    int spin;
+    p->task = task;
+    p->arg = arg;
+    p->ntasks = ntasks;
+    LA__STORE(&p->next, 0);
+    LA__STORE(&p->active, p->started);
+    la__pool_wake(p, 0);
+    la__pool_work(p, 0);
+    for (spin = 0; spin < LA__POOL_SPIN && LA__LOAD(&p->active); ++spin)
+      la__relax();
+    if (LA__LOAD(&p->active)) {
+      pthread_mutex_lock(&p->mu);
+      while (LA__LOAD(&p->active)) pthread_cond_wait(&p->done, &p->mu);
+      pthread_mutex_unlock(&p->mu);
+    }
+    return;
+  }
+#endif
+  for (i = 0; i < ntasks; ++i) task(arg, i, 0);
+}
+
+LINATTN_DEF void la_pool_destroy(la_pool *p) {
+  if (!p) return;
+#if LA__THREADS
+  if (p->started > 0) {
+    int i;
+    LA__STORE(&p->quit, 1);
+    la__pool_wake(p, 1);
+    for (i = 0; i < p->started; ++i) pthread_join(p->tid[i], NULL);
+  }
+  if (p->sync > 2) pthread_cond_destroy(&p->done);
+  if (p->sync > 1) pthread_cond_destroy(&p->wake);
+  if (p->sync > 0) pthread_mutex_destroy(&p->mu);
+#endif
+  LINATTN_FREE(p, NULL);
+}
+
+LINATTN_DEF int la_pool_create(la_pool **out, int threads) {
+  la_pool *p;
+  size_t bytes = sizeof(la_pool);
+  if (!out) return LA_ENULL;
+  if (threads < 0 || threads > LA_MAX_WORKERS) return LA_ERANGE;
+  if (threads == 0) threads = 1;
+#if LA__THREADS
+  bytes += (size_t)threads * (sizeof(pthread_t) + sizeof(la__pool_arg));
+#else
+  if (threads > 1) return LA_EUNSUPPORTED;
+#endif
+  p = (la_pool *)LINATTN_MALLOC(bytes, NULL);
+  if (!p) return LA_ENOMEM;
+  memset(p, 0, bytes);
+  p->threads = threads;
+  p->par.workers = threads;
+  p->par.run = la__pool_run;
+  p->par.ctx = p;
+#if LA__THREADS
+  if (threads > 1) {
+    int i, ok;
+    p->args = (la__pool_arg *)(void *)(p + 1);
+    p->tid = (pthread_t *)(void *)(p->args + threads);
+    ok = pthread_mutex_init(&p->mu, NULL) == 0 && ++p->sync &&
+         pthread_cond_init(&p->wake, NULL) == 0 && ++p->sync &&
+         pthread_cond_init(&p->done, NULL) == 0 && ++p->sync;
+    for (i = 1; ok && i < threads; ++i) {
+      p->args[i].pool = p;
+      p->args[i].worker = i;
+      ok = pthread_create(&p->tid[i - 1], NULL, la__pool_main,
+                          &p->args[i]) == 0;
+      if (ok) p->started = i;
+    }
+    if (!ok) {
+      la_pool_destroy(p); /* joins the threads started */
+      return LA_ENOMEM;
+    }
+  }
+#endif
+  *out = p;
+  return LA_OK;
+}
+
+LINATTN_DEF const la_parallel *la_pool_parallel(const la_pool *pool) {
+  return pool ? &pool->par : NULL;
+}
+#endif /* LINATTN_NO_STDLIB */
 
 
 /* ================================================================== */
@@ -3294,8 +3570,17 @@ typedef struct la__mdim {
 } la__mdim;
 
 /* Offsets (in reals) of the workspace regions; each a multiple of LA_W. */
+/* Offsets (in reals) of the workspace regions; each a multiple of LA_W.
+   The parameters are shared; every worker has a block of its own (offsets
+   within it), and with several workers each chunk a partial sum. */
 typedef struct la__mlay {
-  size_t ex, exv, g, gv, zt, zdt, st, sdt, gt, tmp, front, y, plain, fold;
+  size_t ex, exv, plain, fold;                       /* shared */
+  size_t g, gv, zt, zdt, st, sdt, gt, tmp, front, y; /* a worker's */
+  size_t pz, py, part; /* a drawn panel; the partial sum of one worker */
+  size_t wk, wsize;    /* worker 0's block, reals per block */
+  size_t parts;        /* the chunks' partial sums (doubles) */
+  size_t pstride;      /* doubles per partial sum: loss, status, 2 nex */
+  int workers, slots;
   size_t total;
 } la__mlay;
 
@@ -3343,30 +3628,63 @@ static size_t la__m_tmp_elems(const la_model *m, const la__mdim *d) {
   return 6 * ((size_t)d->n * d->T + d->TD + (size_t)d->n * d->D);
 }
 
-static size_t la__m_layout(const la_model *m, const la__mdim *d,
+/* Chunks of a batch: at most LA__CHUNKS of at least LA__CHUNK_PANELS
+   panels, and at most 2^22 doubles of partial sums: a function of the
+   model and the batch's panel count, never of the number of workers. */
+#define LA__CHUNKS 64
+#define LA__CHUNK_PANELS 4
+static int la__m_chunk_cap(const la__mdim *d) {
+  double c = 4194304.0 / (double)d->nex;
+  return c >= LA__CHUNKS ? LA__CHUNKS : c < 1 ? 1 : (int)c;
+}
+static int la__m_chunks(const la__mdim *d, int np) {
+  int c = (np + LA__CHUNK_PANELS - 1) / LA__CHUNK_PANELS, cap = la__m_chunk_cap(d);
+  return c < 1 ? 1 : c > cap ? cap : c;
+}
+/* Panels [first, end) of chunk c of nch over np panels. */
+static int la__m_chunk_start(int np, int nch, int c) {
+  return (int)((long long)np * c / nch);
+}
+
+static int la__m_workers(const la_parallel *par) {
+  return par && par->workers > 1 ? par->workers : 1;
+}
+
+static size_t la__m_layout(const la_model *m, const la__mdim *d, int workers,
                            la__mlay *o) {
   /* every count in double (see la__m_take) */
   double W = LA_W, h = d->h, T = d->T, TD = (double)d->TD, L = d->L;
   double nex = (double)d->nex, lay = (double)d->lay;
   double fr = h > 0 ? 4 * T * d->d + 6 * T * h : 0;
   double per_double = sizeof(double) > sizeof(la_real) ? 2 : 1;
-  size_t at = 0;
+  size_t at = 0, w = 0;
+  o->workers = workers;
+  o->slots = workers > 1 ? la__m_chunk_cap(d) : 0;
+  o->pstride = 2 + 2 * d->nex;
+  o->g = la__m_take(&w, nex * W);
+  o->gv = la__m_take(&w, nex * W);
+  o->zt = la__m_take(&w, (L + 1) * TD * W);
+  o->zdt = la__m_take(&w, (L + 1) * TD * W);
+  o->st = la__m_take(&w, L * lay * W);
+  o->sdt = la__m_take(&w, L * lay * W);
+  o->gt = la__m_take(&w, 4 * TD * W);
+  o->tmp = la__m_take(&w, (double)la__m_tmp_elems(m, d) * W);
+  o->front = la__m_take(&w, fr * W);
+  o->y = la__m_take(&w, W);
+  o->pz = la__m_take(&w, TD * W);
+  o->py = la__m_take(&w, W);
+  o->part = la__m_take(&w, (2 + 2 * nex) * per_double);
+  o->wsize = w;
   o->ex = la__m_take(&at, nex * W);
   o->exv = la__m_take(&at, nex * W);
-  o->g = la__m_take(&at, nex * W);
-  o->gv = la__m_take(&at, nex * W);
-  o->zt = la__m_take(&at, (L + 1) * TD * W);
-  o->zdt = la__m_take(&at, (L + 1) * TD * W);
-  o->st = la__m_take(&at, L * lay * W);
-  o->sdt = la__m_take(&at, L * lay * W);
-  o->gt = la__m_take(&at, 4 * TD * W);
-  o->tmp = la__m_take(&at, (double)la__m_tmp_elems(m, d) * W);
-  o->front = la__m_take(&at, fr * W);
-  o->y = la__m_take(&at, W);
   o->plain = la__m_take(&at, 2 * nex);
   o->fold = la__m_take(&at, 2 * nex * per_double); /* la_reals per double */
+  o->wk = la__m_take(&at, (double)w * workers);
+  o->parts = la__m_take(&at, (double)o->slots * (2 + 2 * nex) * per_double);
   o->total = at;
-  if (at > ((size_t)-1 / 4) / sizeof(la_real)) return 0; /* does not fit */
+  if (w > ((size_t)-1 / 4) / sizeof(la_real) ||
+      at > ((size_t)-1 / 4) / sizeof(la_real))
+    return 0; /* does not fit */
   return at * sizeof(la_real) + LA_ALIGN;
 }
 
@@ -4036,6 +4354,13 @@ static int la__m_panel(const la__mctx *c, const la_model *mod,
 
 /* ------------------------------------------------------ entry points */
 
+/* A la_parallel the model can use: NULL, or workers in range and, for
+   more than one, a run function. */
+static int la__par_valid(const la_parallel *par) {
+  return !par || (par->workers >= 0 && par->workers <= LA_MAX_WORKERS &&
+                  (par->workers <= 1 || par->run));
+}
+
 LINATTN_DEF int la_model_init(la_model *m, const la_model_config *cfg) {
   la_model_config c;
   double np;
@@ -4051,7 +4376,7 @@ LINATTN_DEF int la_model_init(la_model *m, const la_model_config *cfg) {
   if (c.front_hidden < 0 || c.front_hidden > LA_MAX_HIDDEN) return LA_ERANGE;
   /* normals stay within 6.56: theta must be finite in la_real */
   if (!(c.init_std > 0) || !(c.init_std <= LA__REAL_MAX / 8)) return LA_ERANGE;
-  if (!c.kernels->pgemm) return LA_ERANGE;
+  if (!c.kernels->pgemm || !la__par_valid(c.parallel)) return LA_ERANGE;
   {
     la_model t; /* the caller's model is written only on success */
     la__mdim dm;
@@ -4063,7 +4388,8 @@ LINATTN_DEF int la_model_init(la_model *m, const la_model_config *cfg) {
     if (np > 2147483647.0) return LA_EOVERFLOW;
     t.nparams = (int)np;
     la__m_dims(&t, 1, &dm);
-    if (!la__m_layout(&t, &dm, &o)) return LA_EOVERFLOW;
+    if (!la__m_layout(&t, &dm, la__m_workers(c.parallel), &o))
+      return LA_EOVERFLOW;
     *m = t;
   }
   return LA_OK;
@@ -4077,6 +4403,7 @@ static int la__m_valid(const la_model *m) {
          c->param <= LA_PARAM_PGD && c->activation >= 0 &&
          c->activation <= LA_ACT_RELU && c->front_hidden >= 0 &&
          c->front_hidden <= LA_MAX_HIDDEN && c->kernels->pgemm &&
+         la__par_valid(c->parallel) &&
          (double)m->nparams ==
              (double)c->layers * la__m_layer_params(m) +
                  (double)la__m_front_params(c->d, c->front_hidden);
@@ -4113,12 +4440,17 @@ LINATTN_DEF int la_model_blocks(const la_model *m, int *offsets, int *sizes,
   return k;
 }
 
-LINATTN_DEF size_t la_model_work_bytes(const la_model *m) {
+/* The workspace of one call with `par`'s workers (0: not valid). */
+static size_t la__m_work_bytes(const la_model *m, const la_parallel *par) {
   la__mdim d;
   la__mlay o;
-  if (!m || !la__m_valid(m)) return 0; /* cppcheck sees no null test inside */
+  if (!m || !la__m_valid(m) || !la__par_valid(par)) return 0;
   la__m_dims(m, 1, &d);
-  return la__m_layout(m, &d, &o);
+  return la__m_layout(m, &d, la__m_workers(par), &o);
+}
+
+LINATTN_DEF size_t la_model_work_bytes(const la_model *m) {
+  return m ? la__m_work_bytes(m, m->cfg.parallel) : 0;
 }
 
 static int la__all_finite(int n, const la_real *x) {
@@ -4127,29 +4459,128 @@ static int la__all_finite(int n, const la_real *x) {
   return ok;
 }
 
-/* The common path of loss, grad and hvp. */
-static int la__m_run(const la_model *mod, const la_real *theta,
-                     const la_batch *b, const la_real *v, int mode,
-                     double *loss, la_real *pred, la_real *grad, la_real *hv,
-                     void *work, size_t bytes) {
-  la__mctx c;
+/* Where the prompts of a call come from: a stored batch, or (b NULL) drawn
+   panel by panel from the generator g, panel p from rng's panel p. */
+typedef struct la__msrc {
+  const la_batch *b;
+  const la_data *g;
+  la_rng rng;
+  int d, n, count;
+} la__msrc;
+
+static const la__msrc *la__msrc_batch(la__msrc *s, const la_batch *b) {
+  memset(s, 0, sizeof *s);
+  s->b = b;
+  if (b) { s->d = b->d; s->n = b->n; s->count = b->count; }
+  return s;
+}
+
+/* One call's shared state; each task (a chunk) builds its worker's
+   context from it. */
+typedef struct la__mjob {
+  const la_model *mod;
+  const la__msrc *src;
+  la__mdim dm;
   la__mlay o;
+  la_real *base;
+  la_real *pred;
+  int mode, np, nch;
+} la__mjob;
+
+static la__mctx la__m_ctx(const la__mjob *j, int worker) {
+  la__mctx c;
+  la_real *w = j->base + j->o.wk + (size_t)worker * j->o.wsize;
+  c.k = j->mod->cfg.kernels;
+  c.m = j->dm;
+  c.ex = j->base + j->o.ex; c.exv = j->base + j->o.exv;
+  c.g = w + j->o.g; c.gv = w + j->o.gv; c.zt = w + j->o.zt;
+  c.zdt = w + j->o.zdt; c.st = w + j->o.st; c.sdt = w + j->o.sdt;
+  c.gt = w + j->o.gt; c.tmp = w + j->o.tmp; c.fr = w + j->o.front;
+  c.y = w + j->o.y;
+  return c;
+}
+
+/* part[e] = sum over the lanes of x[e], e < n, in lane order. */
+static void la__m_fold(size_t n, const la_real *x, double *part) {
+  size_t e;
+  int w;
+  for (e = 0; e < n; ++e) {
+    double s = 0;
+    for (w = 0; w < LA_W; ++w) s += x[e * LA_W + w];
+    part[e] = s;
+  }
+}
+
+/* Chunk `chunk` on `worker`'s block into part: loss sum, status, the
+   folded gradient and HVP sums. */
+static void la__m_chunk(const la__mjob *j, int chunk, int worker,
+                        double *part) {
+  la__mctx c = la__m_ctx(j, worker);
+  const la__msrc *src = j->src;
+  int p = la__m_chunk_start(j->np, j->nch, chunk);
+  int p1 = la__m_chunk_start(j->np, j->nch, chunk + 1), st = LA_OK;
+  double lsum = 0;
+  size_t nex = j->dm.nex;
+  if (j->mode >= 1) la__e_zero(nex, c.g);
+  if (j->mode == 2) la__e_zero(nex, c.gv);
+  for (; p < p1 && st == LA_OK; ++p)
+    st = la__m_panel(&c, j->mod, src->b, p, j->mode, &lsum, j->pred);
+  part[0] = lsum;
+  part[1] = st;
+  if (st) return;
+  if (j->mode >= 1) la__m_fold(nex, c.g, part + 2);
+  if (j->mode == 2) la__m_fold(nex, c.gv, part + 2 + nex);
+}
+
+static void la__m_task(void *arg, int chunk, int worker) {
+  const la__mjob *j = (const la__mjob *)arg;
+  double *part;
+  if (chunk < 0 || chunk >= j->nch) return;
+  part = (double *)(void *)(j->base + j->o.parts) + (size_t)chunk * j->o.pstride;
+  if (worker < 0 || worker >= j->o.workers) return; /* part says LA_ERANGE */
+  la__m_chunk(j, chunk, worker, part);
+}
+
+/* fold += part's sums, chunk after chunk; the first failing chunk's
+   status. */
+static int la__m_add_part(const la__mjob *j, const double *part, double *lsum,
+                          double *fold) {
+  size_t e, nex = j->dm.nex;
+  if (part[1] != 0) return (int)part[1];
+  *lsum += part[0];
+  if (j->mode >= 1)
+    for (e = 0; e < nex; ++e) fold[e] += part[2 + e];
+  if (j->mode == 2)
+    for (e = 0; e < nex; ++e) fold[nex + e] += part[2 + nex + e];
+  return LA_OK;
+}
+
+/* The common path of loss, grad and hvp, over `par`'s workers. */
+static int la__m_run(const la_model *mod, const la_parallel *par,
+                     const la_real *theta, const la__msrc *src,
+                     const la_real *v, int mode, double *loss, la_real *pred,
+                     la_real *grad, la_real *hv, void *work, size_t bytes) {
+  la__mjob j;
   size_t need, e, nex;
-  la_real *base, *ex, *exv;
+  la_real *ex, *exv;
   double *fold, lsum = 0;
-  int p, np, st = LA_OK;
+  int c, st = LA_OK;
   void *own = NULL;
-  if (!mod || !theta || !b || !b->z || !b->y) return LA_ENULL;
-  if (!la__m_valid(mod)) return LA_ERANGE;
+  if (!mod || !theta || !src) return LA_ENULL;
+  if (src->b && (!src->b->z || !src->b->y)) return LA_ENULL;
+  if (!src->b && !src->g) return LA_ENULL;
+  if (!la__m_valid(mod) || !la__par_valid(par)) return LA_ERANGE;
   /* the panel kernels load whole aligned vectors */
-  if ((uintptr_t)b->z % LA_ALIGN || (uintptr_t)b->y % LA_ALIGN)
+  if (src->b &&
+      ((uintptr_t)src->b->z % LA_ALIGN || (uintptr_t)src->b->y % LA_ALIGN))
     return LA_ERANGE;
-  if (b->d != mod->cfg.d || b->n != mod->cfg.n) return LA_ESHAPE;
-  if (b->count <= 0) return LA_EDIM;
+  if (src->d != mod->cfg.d || src->n != mod->cfg.n) return LA_ESHAPE;
+  if (src->count <= 0) return LA_EDIM;
   if (!la__all_finite(mod->nparams, theta)) return LA_ENONFINITE;
   if (v && !la__all_finite(mod->nparams, v)) return LA_ENONFINITE;
-  la__m_dims(mod, mode == 2, &c.m);
-  need = la__m_layout(mod, &c.m, &o);
+  memset(&j, 0, sizeof j);
+  la__m_dims(mod, mode == 2, &j.dm);
+  need = la__m_layout(mod, &j.dm, la__m_workers(par), &j.o);
   if (!need) return LA_EOVERFLOW;
   if (!work) {
     if (bytes) return LA_ENULL;
@@ -4162,50 +4593,49 @@ static int la__m_run(const la_model *mod, const la_real *theta,
 #endif
   }
   if (bytes < need) return LA_EWORKSPACE;
-  base = (la_real *)(void *)((char *)work +
-                             (LA_ALIGN - (size_t)((uintptr_t)work % LA_ALIGN)) %
-                                 LA_ALIGN);
-  c.k = mod->cfg.kernels;
-  c.ex = base + o.ex; c.exv = base + o.exv; c.g = base + o.g;
-  c.gv = base + o.gv; c.zt = base + o.zt; c.zdt = base + o.zdt;
-  c.st = base + o.st; c.sdt = base + o.sdt; c.gt = base + o.gt;
-  c.tmp = base + o.tmp; c.fr = base + o.front; c.y = base + o.y;
-  ex = base + o.plain; exv = ex + c.m.nex;
-  fold = (double *)(void *)(base + o.fold);
-  nex = c.m.nex;
+  j.base = (la_real *)(void *)((char *)work +
+                               (LA_ALIGN - (size_t)((uintptr_t)work % LA_ALIGN)) %
+                                   LA_ALIGN);
+  j.mod = mod;
+  j.src = src;
+  j.pred = pred;
+  j.mode = mode;
+  j.np = la_panels(src->count);
+  j.nch = la__m_chunks(&j.dm, j.np);
+  nex = j.dm.nex;
+  ex = j.base + j.o.plain;
+  exv = ex + nex;
+  fold = (double *)(void *)(j.base + j.o.fold);
   la__m_expand(mod, theta, ex, 0);
-  la_broadcast(1, (int)nex, ex, c.ex);
+  la_broadcast(1, (int)nex, ex, j.base + j.o.ex);
   if (mode == 2) {
     la__m_expand(mod, v, exv, 1);
-    la_broadcast(1, (int)nex, exv, c.exv);
-    la__e_zero(nex, c.gv);
+    la_broadcast(1, (int)nex, exv, j.base + j.o.exv);
   }
-  if (mode >= 1) la__e_zero(nex, c.g);
-  np = la_panels(b->count);
-  for (p = 0; p < np && !st; ++p)
-    st = la__m_panel(&c, mod, b, p, mode, &lsum, pred);
+  for (e = 0; e < 2 * nex; ++e) fold[e] = 0;
+  if (j.o.workers == 1) { /* chunk after chunk through worker 0's part */
+    double *part = (double *)(void *)(j.base + j.o.wk + j.o.part);
+    for (c = 0; c < j.nch && st == LA_OK; ++c) {
+      la__m_chunk(&j, c, 0, part);
+      st = la__m_add_part(&j, part, &lsum, fold);
+    }
+  } else {
+    double *parts = (double *)(void *)(j.base + j.o.parts);
+    for (c = 0; c < j.nch; ++c) parts[(size_t)c * j.o.pstride + 1] = LA_ERANGE;
+    par->run(par->ctx, j.nch, la__m_task, &j);
+    for (c = 0; c < j.nch && st == LA_OK; ++c)
+      st = la__m_add_part(&j, parts + (size_t)c * j.o.pstride, &lsum, fold);
+  }
   if (!st) {
-    double sc = 1.0 / b->count;
+    double sc = 1.0 / src->count;
     if (loss) *loss = lsum * sc;
     if (!la__isfinite(lsum)) st = LA_EDIVERGED;
     if (mode >= 1 && grad) {
-      for (e = 0; e < nex; ++e) {
-        double s = 0;
-        int w;
-        for (w = 0; w < LA_W; ++w) s += c.g[e * LA_W + w];
-        fold[e] = s;
-      }
       la__m_contract(mod, fold, sc, grad);
       if (!la__all_finite(mod->nparams, grad)) st = LA_EDIVERGED;
     }
     if (mode == 2) {
-      for (e = 0; e < nex; ++e) {
-        double s = 0;
-        int w;
-        for (w = 0; w < LA_W; ++w) s += c.gv[e * LA_W + w];
-        fold[e] = s;
-      }
-      la__m_contract(mod, fold, sc, hv);
+      la__m_contract(mod, fold + nex, sc, hv);
       if (!la__all_finite(mod->nparams, hv)) st = LA_EDIVERGED;
     }
   }
@@ -4220,22 +4650,28 @@ static int la__m_run(const la_model *mod, const la_real *theta,
 LINATTN_DEF int la_model_loss(const la_model *m, const la_real *theta,
                               const la_batch *b, double *loss, la_real *pred,
                               void *work, size_t bytes) {
-  return la__m_run(m, theta, b, NULL, 0, loss, pred, NULL, NULL, work, bytes);
+  la__msrc src;
+  return la__m_run(m, m ? m->cfg.parallel : NULL, theta, la__msrc_batch(&src, b),
+                   NULL, 0, loss, pred, NULL, NULL, work, bytes);
 }
 
 LINATTN_DEF int la_model_grad(const la_model *m, const la_real *theta,
                               const la_batch *b, double *loss, la_real *grad,
                               void *work, size_t bytes) {
+  la__msrc src;
   if (!grad) return LA_ENULL;
-  return la__m_run(m, theta, b, NULL, 1, loss, NULL, grad, NULL, work, bytes);
+  return la__m_run(m, m ? m->cfg.parallel : NULL, theta, la__msrc_batch(&src, b),
+                   NULL, 1, loss, NULL, grad, NULL, work, bytes);
 }
 
 LINATTN_DEF int la_model_hvp(const la_model *m, const la_real *theta,
                              const la_batch *b, const la_real *v, double *loss,
                              la_real *grad, la_real *hv, void *work,
                              size_t bytes) {
+  la__msrc src;
   if (!v || !hv) return LA_ENULL;
-  return la__m_run(m, theta, b, v, 2, loss, NULL, grad, hv, work, bytes);
+  return la__m_run(m, m ? m->cfg.parallel : NULL, theta, la__msrc_batch(&src, b),
+                   v, 2, loss, NULL, grad, hv, work, bytes);
 }
 
 #undef LA__MM
@@ -6285,6 +6721,7 @@ static int la__tr_train_check(const la_train_config *c) {
   if (c->batch < 0 || c->eval_batch < 0 || c->resample_every < 0)
     return LA_EDIM;
   if (c->data_mode < 0 || c->data_mode > LA_DATA_FIXED) return LA_ERANGE;
+  if (!la__par_valid(c->parallel)) return LA_ERANGE;
   if (!(c->clip_norm >= 0) || !la__op_finite(c->clip_norm)) return LA_ERANGE;
   if (!(c->clip_block >= 0) || !la__op_finite(c->clip_block)) return LA_ERANGE;
   if ((st = la_schedule_check(&c->schedule)) != 0) return st;
@@ -6316,6 +6753,11 @@ static size_t la__tr_take(size_t *at, size_t bytes) {
   return off;
 }
 
+/* The threads of the trainer's model calls. */
+static const la_parallel *la__tr_parallel(const la_train_config *c) {
+  return c->parallel || !c->model ? c->parallel : c->model->cfg.parallel;
+}
+
 static int la__tr_train_layout_of(const la_train_config *c,
                                   la__tr_train_layout *L) {
   const la_model *m = c->model;
@@ -6341,7 +6783,7 @@ static int la__tr_train_layout_of(const la_train_config *c,
     L->eval_bytes = la_batch_bytes(m->cfg.d, m->cfg.n, c->eval_batch);
     if (!L->eval_bytes) return LA_EOVERFLOW;
   }
-  L->work_bytes = m ? la_model_work_bytes(m) : 0;
+  L->work_bytes = m ? la__m_work_bytes(m, la__tr_parallel(c)) : 0;
   if (m && !L->work_bytes) return LA_EOVERFLOW;
   L->theta = la__tr_take(&at, sizeof(la_real) * (size_t)L->n);
   L->grad = la__tr_take(&at, sizeof(la_real) * (size_t)L->n);
@@ -6516,13 +6958,12 @@ static int la__tr_step_batch(la_trainer *tr, const la_batch **b) {
 static int la__tr_objective(la_trainer *tr, const la_batch *b, double *loss,
                             la_real *grad) {
   const la_train_config *c = &tr->cfg;
+  la__msrc src;
   if (c->objective)
     return c->objective(c->objective_ctx, tr->theta, b, loss, grad);
-  if (grad)
-    return la_model_grad(c->model, tr->theta, b, loss, grad,
-                                     tr->work, tr->work_bytes);
-  return la_model_loss(c->model, tr->theta, b, loss, NULL, tr->work,
-                                   tr->work_bytes);
+  return la__m_run(c->model, la__tr_parallel(c), tr->theta,
+                   la__msrc_batch(&src, b), NULL, grad ? 1 : 0, loss, NULL,
+                   grad, NULL, tr->work, tr->work_bytes);
 }
 
 LINATTN_DEF int la_trainer_eval(la_trainer *tr, double *loss) {
