@@ -206,6 +206,7 @@ typedef float la_real;
 #define LINATTN_SCALAR 0
 #define LINATTN_AVX2 1
 #define LINATTN_NEON 2
+#define LINATTN_AVX512 3
 
 /* Status codes: LA_OK is zero, every error is negative. */
 enum {
@@ -1215,8 +1216,16 @@ LINATTN_DEF int la_checkpoint_load(la_trainer *tr, const char *path);
 
 /* ------------------------------------------------ backend selection */
 
+#if defined(__AVX512F__) && defined(__AVX512VL__) && defined(__AVX2__) &&     \
+    defined(__FMA__)
+#define LA__HAVE_AVX512 1
+#else
+#define LA__HAVE_AVX512 0
+#endif
 #if !defined(LINATTN_SIMD)
-#if defined(__AVX2__) && defined(__FMA__)
+#if LA__HAVE_AVX512
+#define LA__SIMD LINATTN_AVX512
+#elif defined(__AVX2__) && defined(__FMA__)
 #define LA__SIMD LINATTN_AVX2
 #elif defined(__ARM_NEON) || defined(__ARM_NEON__)
 #define LA__SIMD LINATTN_NEON
@@ -1228,6 +1237,13 @@ LINATTN_DEF int la_checkpoint_load(la_trainer *tr, const char *path);
 #define LA__SIMD LINATTN_AVX2
 #else
 #warning "linattn.h: LINATTN_SIMD=LINATTN_AVX2 needs -mavx2 -mfma; using scalar"
+#define LA__SIMD LINATTN_SCALAR
+#endif
+#elif LINATTN_SIMD == LINATTN_AVX512
+#if LA__HAVE_AVX512
+#define LA__SIMD LINATTN_AVX512
+#else
+#warning "linattn.h: LINATTN_SIMD=LINATTN_AVX512 needs -mavx512f -mavx512vl -mfma; using scalar"
 #define LA__SIMD LINATTN_SCALAR
 #endif
 #elif LINATTN_SIMD == LINATTN_NEON
@@ -1247,7 +1263,11 @@ LINATTN_DEF int la_checkpoint_load(la_trainer *tr, const char *path);
 #define LA__SIMD LINATTN_SCALAR
 #endif
 
-#if LA__SIMD == LINATTN_AVX2
+/* The two x86 backends share the 256-bit panel vector (LA_W is fixed by
+   the precision); AVX-512 adds 32 registers, wider generator lanes and,
+   where a core has two 512-bit FMA units, twice the peak. */
+#define LA__X86 (LA__SIMD == LINATTN_AVX2 || LA__SIMD == LINATTN_AVX512)
+#if LA__X86
 #include <immintrin.h>
 #elif LA__SIMD == LINATTN_NEON
 #include <arm_neon.h>
@@ -1304,6 +1324,8 @@ LINATTN_DEF int la_backend(void) { return LA__SIMD; }
 LINATTN_DEF const char *la_backend_name(void) {
 #if LA__SIMD == LINATTN_AVX2
   return "avx2";
+#elif LA__SIMD == LINATTN_AVX512
+  return "avx512";
 #elif LA__SIMD == LINATTN_NEON && defined(__aarch64__)
   return "neon64";
 #elif LA__SIMD == LINATTN_NEON
@@ -1322,7 +1344,7 @@ LINATTN_DEF const char *la_backend_name(void) {
    once against these few operations; vload/vstore need LA_ALIGN-aligned
    panels, vloadu/vstoreu take plain vectors at any address. */
 
-#if LA__SIMD == LINATTN_AVX2 && !defined(LINATTN_DOUBLE)
+#if LA__X86 && !defined(LINATTN_DOUBLE)
 typedef __m256 la__vec;
 LA__INLINE la__vec la__vload(const la_real *p) { return _mm256_load_ps(p); }
 LA__INLINE la__vec la__vloadu(const la_real *p) { return _mm256_loadu_ps(p); }
@@ -1335,7 +1357,7 @@ LA__INLINE la__vec la__vadd(la__vec a, la__vec b) { return _mm256_add_ps(a, b); 
 LA__INLINE la__vec la__vfma(la__vec c, la__vec a, la__vec b) {
   return _mm256_fmadd_ps(a, b, c);
 }
-#elif LA__SIMD == LINATTN_AVX2
+#elif LA__X86
 typedef __m256d la__vec;
 LA__INLINE la__vec la__vload(const la_real *p) { return _mm256_load_pd(p); }
 LA__INLINE la__vec la__vloadu(const la_real *p) { return _mm256_loadu_pd(p); }
@@ -1579,7 +1601,9 @@ static double la__nrm2_scalar(int n, const la_real *x) {
    6x2 block issues 14 loads instead of 8 per step of k and the load ports,
    not the FMAs, set the pace; on AArch64 it hoists every load of a step
    and spills accumulators instead. */
-#if LA__SIMD == LINATTN_AVX2 && (defined(__GNUC__) || defined(__clang__))
+#if LA__SIMD == LINATTN_AVX512 && (defined(__GNUC__) || defined(__clang__))
+#define LA__PIN(v) __asm__("" : "+v"(v)) /* any of the 32 registers */
+#elif LA__X86 && (defined(__GNUC__) || defined(__clang__))
 #define LA__PIN(v) __asm__("" : "+x"(v))
 #elif LA__SIMD == LINATTN_NEON && defined(__aarch64__) && !defined(LINATTN_DOUBLE) && \
     (defined(__GNUC__) || defined(__clang__))
@@ -1721,6 +1745,23 @@ LA__TAIL_FN(1, 4)
   case 1: LA__TAIL(1, 4, TA, TB); break;                                       \
   default: break;                                                              \
   }
+#elif LA__SIMD == LINATTN_AVX512 /* 24 accumulators of the 32 registers */
+LA__TAIL_FN(5, 4)
+LA__TAIL_FN(4, 6)
+LA__TAIL_FN(3, 6)
+LA__TAIL_FN(2, 8)
+LA__TAIL_FN(1, 8)
+#define LA__STRIP_FNS(TA, TB) LA__STRIP_FN(6, 4, TA, TB)
+#define LA__STRIPS(TA, TB)                                                     \
+  for (i = 0; i + 6 <= m; i += 6) LA__STRIP(6, 4, TA, TB);                     \
+  switch (m - i) {                                                             \
+  case 5: LA__TAIL(5, 4, TA, TB); break;                                       \
+  case 4: LA__TAIL(4, 6, TA, TB); break;                                       \
+  case 3: LA__TAIL(3, 6, TA, TB); break;                                       \
+  case 2: LA__TAIL(2, 8, TA, TB); break;                                       \
+  case 1: LA__TAIL(1, 8, TA, TB); break;                                       \
+  default: break;                                                              \
+  }
 #else /* AVX2: 12 accumulators of the 16 registers */
 LA__TAIL_FN(5, 2)
 LA__TAIL_FN(4, 3)
@@ -1840,7 +1881,7 @@ static void la__scale_simd(int n, la_real a, la_real *x) {
    in double (exact for floats) and added into four or more double partial
    sums, folded at the end. It differs from the scalar twin only in the
    order of the additions. 32-bit ARM has no double lanes and uses the twin. */
-#if LA__SIMD == LINATTN_AVX2
+#if LA__X86
 LA__INLINE double la__hsum_pd(__m256d v) {
   __m128d s = _mm_add_pd(_mm256_castpd256_pd128(v), _mm256_extractf128_pd(v, 1));
   return _mm_cvtsd_f64(_mm_add_sd(s, _mm_unpackhi_pd(s, s)));
@@ -1909,6 +1950,8 @@ static const la_kernels la__kernels_scalar = {
 static const la_kernels la__kernels_simd = {
 #if LA__SIMD == LINATTN_AVX2
     "avx2",
+#elif LA__SIMD == LINATTN_AVX512
+    "avx512",
 #elif defined(__aarch64__)
     "neon64",
 #else
@@ -2104,9 +2147,9 @@ static void la__pool_wake(la_pool *p, int all) {
 #endif
 
 static void la__pool_run(void *ctx, int ntasks, la_task_fn task, void *arg) {
-  la_pool *p = (la_pool *)ctx;
   int i;
 #if LA__THREADS
+  la_pool *p = (la_pool *)ctx;
   if (p->started > 0 && ntasks > 1) {
     int spin;
     p->task = task;
@@ -2125,6 +2168,8 @@ static void la__pool_run(void *ctx, int ntasks, la_task_fn task, void *arg) {
     }
     return;
   }
+#else
+  (void)ctx;
 #endif
   for (i = 0; i < ntasks; ++i) task(arg, i, 0);
 }
@@ -2399,8 +2444,8 @@ LA__INLINE void la__umulhilo(la__pu a, uint32_t m, la__pu *hi, la__pu *lo) {
   *hi = _mm256_blend_epi32(_mm256_srli_epi64(pe, 32), po, 0xAA);
 }
 /* out[4 l + j] = n_j[l]: lanes are blocks, stream order is block-major. */
-LA__INLINE void la__store4t(float *out, la__pf n0, la__pf n1, la__pf n2,
-                            la__pf n3) {
+LA__INLINE void la__store4t8(float *out, __m256 n0, __m256 n1, __m256 n2,
+                             __m256 n3) {
   __m256 t0 = _mm256_unpacklo_ps(n0, n1), t1 = _mm256_unpackhi_ps(n0, n1);
   __m256 t2 = _mm256_unpacklo_ps(n2, n3), t3 = _mm256_unpackhi_ps(n2, n3);
   __m256 s0 = _mm256_shuffle_ps(t0, t2, 0x44), s1 = _mm256_shuffle_ps(t0, t2, 0xEE);
@@ -2409,6 +2454,68 @@ LA__INLINE void la__store4t(float *out, la__pf n0, la__pf n1, la__pf n2,
   _mm256_storeu_ps(out + 8, _mm256_permute2f128_ps(s2, s3, 0x20));
   _mm256_storeu_ps(out + 16, _mm256_permute2f128_ps(s0, s1, 0x31));
   _mm256_storeu_ps(out + 24, _mm256_permute2f128_ps(s2, s3, 0x31));
+}
+#define la__store4t la__store4t8
+#elif LA__SIMD == LINATTN_AVX512
+/* Sixteen lanes: the same operations on twice the blocks per instruction
+   (Zen 4 executes them in two halves, Intel's server cores at once). */
+#define LA__PRNG_SIMD 1
+#define LA__PL 16
+typedef __m512i la__pu;
+typedef __m512 la__pf;
+#define la__u1(x) _mm512_set1_epi32((int)(x))
+#define la__uload(p) _mm512_loadu_si512((const void *)(p))
+#define la__uadd _mm512_add_epi32
+#define la__uxor _mm512_xor_si512
+#define la__uand _mm512_and_si512
+#define la__uor _mm512_or_si512
+#define la__usrl(v, n) _mm512_srli_epi32(v, n)
+#define la__usra(v, n) _mm512_srai_epi32(v, n)
+#define la__usll(v, n) _mm512_slli_epi32(v, n)
+#define la__f1 _mm512_set1_ps
+#define la__fadd _mm512_add_ps
+#define la__fsub _mm512_sub_ps
+#define la__fmul _mm512_mul_ps
+#define la__ffma _mm512_fmadd_ps /* a b + c, one rounding */
+#define la__fsqrt _mm512_sqrt_ps
+#define la__fcvt _mm512_cvtepi32_ps /* lanes read as int32 */
+#define la__fbits _mm512_castps_si512
+#define la__bitsf _mm512_castsi512_ps
+/* x where bit 31 of m is set (m < 0 as int32), else y */
+#define la__fsel(m, x, y)                                                     \
+  _mm512_mask_blend_ps(_mm512_cmplt_epi32_mask(m, _mm512_setzero_si512()), y, x)
+/* tab[j & 7] per lane: the table twice over, indexed by j's low 4 bits */
+LA__INLINE la__pf la__tab8(const float *tab, la__pu j) {
+  __m512 t = _mm512_castps256_ps512(_mm256_loadu_ps(tab));
+  return _mm512_permutexvar_ps(j, _mm512_shuffle_f32x4(t, t, 0x44));
+}
+LA__INLINE void la__umulhilo(la__pu a, uint32_t m, la__pu *hi, la__pu *lo) {
+  __m512i vm = _mm512_set1_epi32((int)m);
+  __m512i pe = _mm512_mul_epu32(a, vm);
+  __m512i po = _mm512_mul_epu32(_mm512_srli_epi64(a, 32), vm);
+  *lo = _mm512_mask_blend_epi32(0xAAAA, pe, _mm512_slli_epi64(po, 32));
+  *hi = _mm512_mask_blend_epi32(0xAAAA, _mm512_srli_epi64(pe, 32), po);
+}
+/* out[4 l + j] = n_j[l]: lanes are blocks, stream order is block-major. */
+LA__INLINE void la__store4t8(float *out, __m256 n0, __m256 n1, __m256 n2,
+                             __m256 n3) {
+  __m256 t0 = _mm256_unpacklo_ps(n0, n1), t1 = _mm256_unpackhi_ps(n0, n1);
+  __m256 t2 = _mm256_unpacklo_ps(n2, n3), t3 = _mm256_unpackhi_ps(n2, n3);
+  __m256 s0 = _mm256_shuffle_ps(t0, t2, 0x44), s1 = _mm256_shuffle_ps(t0, t2, 0xEE);
+  __m256 s2 = _mm256_shuffle_ps(t1, t3, 0x44), s3 = _mm256_shuffle_ps(t1, t3, 0xEE);
+  _mm256_storeu_ps(out, _mm256_permute2f128_ps(s0, s1, 0x20));
+  _mm256_storeu_ps(out + 8, _mm256_permute2f128_ps(s2, s3, 0x20));
+  _mm256_storeu_ps(out + 16, _mm256_permute2f128_ps(s0, s1, 0x31));
+  _mm256_storeu_ps(out + 24, _mm256_permute2f128_ps(s2, s3, 0x31));
+}
+/* Each 256-bit half as the AVX2 lanes store theirs. */
+LA__INLINE void la__store4t(float *out, la__pf n0, la__pf n1, la__pf n2,
+                            la__pf n3) {
+#define LA__HI8(v) _mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(v), 1))
+  la__store4t8(out, _mm512_castps512_ps256(n0), _mm512_castps512_ps256(n1),
+               _mm512_castps512_ps256(n2), _mm512_castps512_ps256(n3));
+  la__store4t8(out + 32, LA__HI8(n0), LA__HI8(n1), LA__HI8(n2), LA__HI8(n3));
+#undef LA__HI8
 }
 #elif LA__SIMD == LINATTN_NEON
 #define LA__PRNG_SIMD 1
@@ -2495,9 +2602,11 @@ LA__INLINE void la__store4t(float *out, la__pf n0, la__pf n1, la__pf n2,
 #endif
 
 #ifdef LA__PRNG_SIMD
-static const uint32_t la__lane_index[32] = {
+static const uint32_t la__lane_index[64] = {
     0,  1,  2,  3,  4,  5,  6,  7,  8,  9,  10, 11, 12, 13, 14, 15,
-    16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31};
+    16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31,
+    32, 33, 34, 35, 36, 37, 38, 39, 40, 41, 42, 43, 44, 45, 46, 47,
+    48, 49, 50, 51, 52, 53, 54, 55, 56, 57, 58, 59, 60, 61, 62, 63};
 
 /* Four independent groups of lanes in lockstep: every step of Philox and
    of the polynomials is a chain of dependent operations, and four chains
@@ -3304,7 +3413,7 @@ LINATTN_DEF void la_data_destroy(la_data *g) {
 /* ------------------------------------------------------- sampling */
 /* Vector lanes that round like the scalar code: AVX2 and AArch64 NEON, not
    ARMv7 NEON, which flushes subnormals to zero. */
-#if LA__SIMD == LINATTN_AVX2 || (LA__SIMD == LINATTN_NEON && defined(__aarch64__))
+#if LA__X86 || (LA__SIMD == LINATTN_NEON && defined(__aarch64__))
 #define LA__PRNG_LANES_IEEE 1
 #else
 #define LA__PRNG_LANES_IEEE 0
