@@ -112,8 +112,9 @@ RANDOM NUMBERS
    A normal is within 2.5 ulps of its radius of r cos(theta) for its exact
    r and theta (2.33 measured over 2e7 pairs). The uniform feeding the radius
    has 31-bit resolution: |z| <= 6.56, a tail of probability 5e-11 is cut.
-   Bulk draws (la_rng_normals, la_data_sample) start at a block boundary and
-   produce exactly what as many la_rng_normal calls from there would.
+   Bulk draws (la_rng_normals, and each panel of la_data_sample) start at a
+   block boundary and produce exactly what as many la_rng_normal calls from
+   there would.
 
 DATA SETTINGS
 
@@ -126,9 +127,18 @@ DATA SETTINGS
      fresh batch every step:   la_rng_seed(&r, seed, step) before each;
      resampled every k steps:  la_rng_seed(&r, seed, step / k) when
                                step % k == 0.
-   Within a batch the stream is consumed panel by panel (LA_W prompts): the
-   covariates, then w*, then the Gamma radii, then the label noise; prompt i
-   of a batch is therefore the same whatever the batch's count beyond i.
+   Each panel (LA_W prompts) of a batch draws from its own stretch of the
+   stream: panel p from word (p0 + p) 2^34 on, p0 the first multiple of
+   2^34 at or after the generator's position (0 when freshly seeded), and
+   the generator moves to the boundary after the batch's last panel. Within
+   a panel come the covariates, then w*, then the Gamma radii, then the
+   label noise. A panel's prompts thus depend on (seed, stream, position)
+   alone, however many words the panels before it took: prompt i of a
+   batch is the same whatever the batch's count beyond i, panels can be
+   drawn in any order and on any thread (the fused training step draws
+   each where it is consumed), and a stream holds 2^30 - 1 panels. Builds
+   before this layout consumed the stream panel after panel; their batches
+   agree with these in the first panel only.
 
 MEMORY
 
@@ -487,8 +497,10 @@ LINATTN_DEF int la_data_create(la_data *g, const la_data_config *cfg,
 LINATTN_DEF void la_data_destroy(la_data *g);
 #endif
 /* Fill every prompt of b (b->d, b->n must match the setting: LA_ESHAPE)
-   from rng; LA_EDIM for b->count <= 0, LA_ENULL for a generator that
-   la_data_init did not fill. */
+   from rng, each panel from its own stretch of the stream (DATA SETTINGS);
+   LA_EDIM for b->count <= 0, LA_ENULL for a generator that la_data_init
+   did not fill, LA_ERANGE (nothing drawn) when rng's stream has no room
+   left for the batch's panels. */
 LINATTN_DEF int la_data_sample(const la_data *g, la_rng *rng, la_batch *b);
 
 
@@ -2926,58 +2938,6 @@ static void la__fill_normals(la_rng *r, size_t n, la_real *x) {
   la__fill_normals_room(r, n, x, 0);
 }
 
-/* np fills of len normals each, fill p at x + p stride, as one run of the
-   stream: no chunk is cut short at the end of a fill, and the words of the
-   next chunk are always being drawn. len must be a multiple of 4, so that
-   each fill ends where the next begins, on a block boundary: the normals
-   are those of np calls of la__fill_normals. */
-static void la__fill_normals_strided(la_rng *r, size_t len, size_t np,
-                                     la_real *x, size_t stride) {
-  size_t p = 0, total = len * np;
-#ifdef LA__PRNG_SIMD
-  uint64_t blk = (r->counter + 3) >> 2;
-  size_t chunks = (total + LA__NCHUNK - 1) / LA__NCHUNK;
-  if (len % 4 == 0 && len >= LA__NCHUNK &&
-      (uint64_t)(uint32_t)blk + chunks * (LA__NCHUNK / 4) <=
-          (uint64_t)0xffffffffu + 1) {
-    la__pkeys k;
-    la__u4 w[4];
-    float t[LA__NCHUNK];
-    size_t c, off = 0, i;
-    la__pkeys_init(r, &k, blk);
-    la__philox_lanes(&k, blk, w);
-    for (c = 0; c < chunks; ++c) {
-      size_t n = total - c * LA__NCHUNK < LA__NCHUNK ? total - c * LA__NCHUNK
-                                                      : LA__NCHUNK;
-#ifndef LINATTN_DOUBLE
-      if (off + LA__NCHUNK <= len) {
-        la__normals_lanes(w, x + p * stride + off);
-        off += LA__NCHUNK;
-      } else
-#endif
-      { /* across two fills (or converted): through t, piece by piece */
-        la__normals_lanes(w, t);
-        for (i = 0; i < n;) {
-          size_t m = n - i < len - off ? n - i : len - off, e;
-          la_real *o = x + p * stride + off;
-          for (e = 0; e < m; ++e) o[e] = t[i + e];
-          i += m;
-          off += m;
-          if (off == len) { off = 0; ++p; }
-        }
-      }
-      if (off == len) { off = 0; ++p; }
-      if (c + 1 < chunks)
-        la__philox_lanes(&k, blk + (c + 1) * (LA__NCHUNK / 4), w);
-    }
-    r->counter = (blk + total / 4) << 2;
-    return;
-  }
-#endif
-  for (p = 0; p < np; ++p) la__fill_normals(r, len, x + p * stride);
-  (void)total;
-}
-
 LINATTN_DEF int la_rng_normals(la_rng *r, int n, la_real *x) {
   (void)la__normals32_scalar; /* the SIMD twin's reference, for the tests */
   if (!r || !x) return LA_ENULL;
@@ -3616,36 +3576,69 @@ static void la__sample_panel(const la_data *g, la_rng *rng, la_real *P,
   if (c->noise_std > 0) la__panel_noise(c, rng, P, yq, t);
 }
 
-LINATTN_DEF int la_data_sample(const la_data *g, la_rng *rng, la_batch *b) {
-  int p, np, pad, e, l, drawn;
-  size_t pr;
-  if (!g || !rng || !b || !b->z || !b->y) return LA_ENULL;
+/* ------------------------------------------------ panel positions */
+/* Panel p of a batch draws from its own stretch of the stream: words
+   [(p0 + p) 2^34, (p0 + p + 1) 2^34), p0 the first such boundary at or
+   after the generator's position. Its prompts then depend on (seed,
+   stream, p0 + p) alone, panels can be drawn in any order or on any
+   thread, and the generator moves to the boundary after the batch. No
+   panel comes near 2^34 words (the largest, d = 256 and n = 4096, takes
+   about 2^25); a stream holds 2^30 - 1 panels (the counter never wraps
+   back to the first). */
+#define LA__PANEL_WORDS_LOG2 34
+#define LA__STREAM_PANELS (((uint64_t)1 << (64 - LA__PANEL_WORDS_LOG2)) - 1)
+
+/* The first panel of a batch of np panels drawn from rng, or LA_ERANGE
+   when the stream has not room for np more. */
+static int la__data_first_panel(const la_rng *rng, int np, uint64_t *p0) {
+  uint64_t c = rng->counter, first = c >> LA__PANEL_WORDS_LOG2;
+  if (c & (((uint64_t)1 << LA__PANEL_WORDS_LOG2) - 1)) ++first;
+  if (first > LA__STREAM_PANELS - (uint64_t)np) return LA_ERANGE;
+  *p0 = first;
+  return LA_OK;
+}
+
+/* Panel `panel` of rng's stream into P (the interleaved Z0 panel) and yq;
+   padding lanes are left as drawn. */
+static void la__data_panel(const la_data *g, const la_rng *rng, uint64_t panel,
+                           la_real *P, la_real *yq) {
+  la_rng r = *rng;
+  r.counter = panel << LA__PANEL_WORDS_LOG2;
+  la__sample_panel(g, &r, P, yq, 0);
+}
+
+/* The checks of la_data_sample for a batch of d, n, count. */
+static int la__data_check(const la_data *g, int d, int n, int count) {
   if (g->cfg.d <= 0 || g->cfg.d > LA_MAX_D || g->cfg.n <= 0 ||
-      g->cfg.n > LA_MAX_N || b->count <= 0 ||
+      g->cfg.n > LA_MAX_N || count <= 0 ||
       (g->net && (g->cfg.net_hidden <= 0 || g->cfg.net_hidden > LA_MAX_D)))
     return LA_EDIM; /* the hidden layer lives in a LA_MAX_D stack buffer */
-  if (b->d != g->cfg.d || b->n != g->cfg.n) return LA_ESHAPE;
+  if (d != g->cfg.d || n != g->cfg.n) return LA_ESHAPE;
   if ((g->cfg.sigma != LA_SIGMA_IDENTITY && !g->chol) ||
       (g->cfg.target == LA_TARGET_RELU_NET && !g->net))
     return LA_ENULL; /* a generator that was never initialized */
+  return LA_OK;
+}
+
+LINATTN_DEF int la_data_sample(const la_data *g, la_rng *rng, la_batch *b) {
+  int p, np, pad, e, l, st;
+  uint64_t p0;
+  size_t pr;
+  if (!g || !rng || !b || !b->z || !b->y) return LA_ENULL;
+  if ((st = la__data_check(g, b->d, b->n, b->count)) != 0) return st;
   np = la_panels(b->count);
+  if ((st = la__data_first_panel(rng, np, &p0)) != 0) return st;
   pr = (size_t)(b->d + 1) * (b->n + 1) * LA_W;
-  /* Gaussian covariates and no label noise: a panel draws nothing after
-     its one fill of x and w*, so the panels' fills follow one another in
-     the stream and are drawn as one run */
-  drawn = g->cfg.covariates == LA_X_GAUSSIAN && !(g->cfg.noise_std > 0) &&
-          b->d <= b->n + 1;
-  if (drawn)
-    la__fill_normals_strided(rng, (size_t)b->d * (b->n + 2) * LA_W,
-                             (size_t)np, b->z, pr);
   for (p = 0; p < np; ++p)
-    la__sample_panel(g, rng, b->z + p * pr, b->y + (size_t)p * LA_W, drawn);
+    la__data_panel(g, rng, p0 + (uint64_t)p, b->z + p * pr,
+                   b->y + (size_t)p * LA_W);
   pad = np * LA_W - b->count; /* padding lanes stay zero */
   for (l = LA_W - pad; l < LA_W; ++l) {
     for (e = 0; e < (b->d + 1) * (b->n + 1); ++e)
       b->z[(np - 1) * pr + (size_t)e * LA_W + l] = 0;
     b->y[(size_t)(np - 1) * LA_W + l] = 0;
   }
+  rng->counter = (p0 + (uint64_t)np) << LA__PANEL_WORDS_LOG2;
   return LA_OK;
 }
 
