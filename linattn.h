@@ -613,6 +613,18 @@ LINATTN_DEF int la_model_loss(const la_model *m, const la_real *theta,
 LINATTN_DEF int la_model_grad(const la_model *m, const la_real *theta,
                               const la_batch *b, double *loss, la_real *grad,
                               void *work, size_t bytes);
+/* The loss and (grad not NULL) its gradient on `count` prompts drawn from
+   g at rng's position, each panel drawn where it is consumed, on the
+   workers of cfg.parallel: the same bits as la_data_sample into a batch of
+   `count` and then la_model_grad (or la_model_loss), without the batch's
+   memory or its trip through the caches. rng moves as la_data_sample
+   moves it, when every prompt was drawn (LA_OK, LA_EDIVERGED). Statuses
+   as la_data_sample's and la_model_grad's (LA_ESHAPE: g and the model
+   differ in d or n). The workspace is la_model_work_bytes(m). */
+LINATTN_DEF int la_model_grad_fresh(const la_model *m, const la_real *theta,
+                                    const la_data *g, la_rng *rng, int count,
+                                    double *loss, la_real *grad, void *work,
+                                    size_t bytes);
 /* hv = H(theta) v, exact (forward-over-reverse); loss and grad may be NULL. */
 LINATTN_DEF int la_model_hvp(const la_model *m, const la_real *theta,
                              const la_batch *b, const la_real *v, double *loss,
@@ -993,13 +1005,18 @@ LINATTN_DEF int la_dir_smoothness(const la_model *m, const la_real *theta,
                                   size_t bytes);
 
 /* Gradient noise (paper A): the gradient on true_batch fresh prompts is the
-   "true" g (accumulated minibatch by minibatch: the loss is a mean, so the
-   chunks' gradients average to it exactly), then `samples` minibatch
-   gradients g_B, each on fresh prompts; norms[i] = ||g_B - g||. Summarize
-   with la_noise_summary. Checked before the first draw (rng is then left
-   as it was): LA_ESHAPE for a generator of another d or n, LA_ENONFINITE
-   for theta, LA_EOVERFLOW when the default true batch 100 * minibatch
-   exceeds an int. */
+   "true" g, then `samples` minibatch gradients g_B, each on fresh prompts;
+   norms[i] = ||g_B - g||. All are drawn from rng's stream in that order,
+   each batch on its own panels (la_data_sample's layout), where they are
+   consumed: nothing is stored. The model's workers (cfg.parallel) share
+   the true batch's chunks, then take the samples one each, with the same
+   bits for any number of workers. rng moves past the last sample on
+   success. Summarize with la_noise_summary. Checked before the first draw
+   (rng is then left as it was): LA_ESHAPE for a generator of another d or
+   n, LA_ENONFINITE for theta, LA_EOVERFLOW when the default true batch
+   100 * minibatch exceeds an int, LA_ERANGE when the stream has no room
+   for all the panels. The workspace holds the model's, and per worker a
+   one-worker model workspace and a gradient. */
 typedef struct la_grad_noise_config {
   int minibatch;  /* 0 -> 1000 */
   int true_batch; /* 0 -> 100 * minibatch */
@@ -3620,26 +3637,61 @@ static int la__data_check(const la_data *g, int d, int n, int count) {
   return LA_OK;
 }
 
-LINATTN_DEF int la_data_sample(const la_data *g, la_rng *rng, la_batch *b) {
-  int p, np, pad, e, l, st;
+/* A batch's panels split among the workers of a la_parallel: any split
+   draws the same bits. */
+typedef struct la__sjob {
+  const la_data *g;
+  const la_rng *rng;
+  la_batch *b;
   uint64_t p0;
+  int np, ntasks;
+} la__sjob;
+
+static void la__sample_task(void *arg, int task, int worker) {
+  const la__sjob *j = (const la__sjob *)arg;
+  size_t pr = (size_t)(j->b->d + 1) * (j->b->n + 1) * LA_W;
+  int p = (int)((long long)j->np * task / j->ntasks);
+  int p1 = (int)((long long)j->np * (task + 1) / j->ntasks);
+  (void)worker;
+  for (; p < p1; ++p)
+    la__data_panel(j->g, j->rng, j->p0 + (uint64_t)p, j->b->z + p * pr,
+                   j->b->y + (size_t)p * LA_W);
+}
+
+/* la_data_sample over par's workers (NULL: one). */
+static int la__data_sample_on(const la_data *g, la_rng *rng, la_batch *b,
+                              const la_parallel *par) {
+  int np, pad, e, l, st;
   size_t pr;
+  la__sjob j;
   if (!g || !rng || !b || !b->z || !b->y) return LA_ENULL;
   if ((st = la__data_check(g, b->d, b->n, b->count)) != 0) return st;
   np = la_panels(b->count);
-  if ((st = la__data_first_panel(rng, np, &p0)) != 0) return st;
+  if ((st = la__data_first_panel(rng, np, &j.p0)) != 0) return st;
   pr = (size_t)(b->d + 1) * (b->n + 1) * LA_W;
-  for (p = 0; p < np; ++p)
-    la__data_panel(g, rng, p0 + (uint64_t)p, b->z + p * pr,
-                   b->y + (size_t)p * LA_W);
+  j.g = g;
+  j.rng = rng;
+  j.b = b;
+  j.np = np;
+  j.ntasks = 1;
+  if (par && par->workers > 1 && par->run && np > 1) {
+    j.ntasks = np < 4 * par->workers ? np : 4 * par->workers;
+    par->run(par->ctx, j.ntasks, la__sample_task, &j);
+  } else {
+    la__sample_task(&j, 0, 0);
+  }
   pad = np * LA_W - b->count; /* padding lanes stay zero */
   for (l = LA_W - pad; l < LA_W; ++l) {
     for (e = 0; e < (b->d + 1) * (b->n + 1); ++e)
       b->z[(np - 1) * pr + (size_t)e * LA_W + l] = 0;
     b->y[(size_t)(np - 1) * LA_W + l] = 0;
   }
-  rng->counter = (p0 + (uint64_t)np) << LA__PANEL_WORDS_LOG2;
+  rng->counter = (j.p0 + (uint64_t)np) << LA__PANEL_WORDS_LOG2;
   return LA_OK;
+}
+
+LINATTN_DEF int la_data_sample(const la_data *g, la_rng *rng, la_batch *b) {
+  return la__data_sample_on(g, rng, b, NULL);
 }
 
 #if defined(__clang__)
@@ -4562,13 +4614,32 @@ static int la__all_finite(int n, const la_real *x) {
 }
 
 /* Where the prompts of a call come from: a stored batch, or (b NULL) drawn
-   panel by panel from the generator g, panel p from rng's panel p. */
+   panel by panel from the generator g, panel p of the call from panel
+   p0 + p of rng's stream, each where it is consumed. */
 typedef struct la__msrc {
   const la_batch *b;
   const la_data *g;
   la_rng rng;
+  uint64_t p0;
   int d, n, count;
 } la__msrc;
+
+/* The drawn source of `count` prompts at rng's position (checked as
+   la_data_sample checks). */
+static int la__msrc_drawn(la__msrc *s, const la_data *g, const la_rng *rng,
+                          int count) {
+  int st;
+  memset(s, 0, sizeof *s);
+  if ((st = la__data_check(g, g->cfg.d, g->cfg.n, count)) != 0) return st;
+  if ((st = la__data_first_panel(rng, la_panels(count), &s->p0)) != 0)
+    return st;
+  s->g = g;
+  s->rng = *rng;
+  s->d = g->cfg.d;
+  s->n = g->cfg.n;
+  s->count = count;
+  return LA_OK;
+}
 
 static const la__msrc *la__msrc_batch(la__msrc *s, const la_batch *b) {
   memset(s, 0, sizeof *s);
@@ -4625,8 +4696,24 @@ static void la__m_chunk(const la__mjob *j, int chunk, int worker,
   size_t nex = j->dm.nex;
   if (j->mode >= 1) la__e_zero(nex, c.g);
   if (j->mode == 2) la__e_zero(nex, c.gv);
-  for (; p < p1 && st == LA_OK; ++p)
-    st = la__m_panel(&c, j->mod, src->b, p, j->mode, &lsum, j->pred);
+  if (src->b) {
+    for (; p < p1 && st == LA_OK; ++p)
+      st = la__m_panel(&c, j->mod, src->b, p, j->mode, &lsum, j->pred);
+  } else { /* each panel drawn into this worker's block, consumed in L1 */
+    la_real *w = j->base + j->o.wk + (size_t)worker * j->o.wsize;
+    la_batch one;
+    memset(&one, 0, sizeof one);
+    one.d = src->d;
+    one.n = src->n;
+    one.z = w + j->o.pz;
+    one.y = w + j->o.py;
+    for (; p < p1 && st == LA_OK; ++p) {
+      int left = src->count - p * LA_W;
+      la__data_panel(src->g, &src->rng, src->p0 + (uint64_t)p, one.z, one.y);
+      one.count = left < LA_W ? left : LA_W;
+      st = la__m_panel(&c, j->mod, &one, 0, j->mode, &lsum, NULL);
+    }
+  }
   part[0] = lsum;
   part[1] = st;
   if (st) return;
@@ -4774,6 +4861,22 @@ LINATTN_DEF int la_model_hvp(const la_model *m, const la_real *theta,
   if (!v || !hv) return LA_ENULL;
   return la__m_run(m, m ? m->cfg.parallel : NULL, theta, la__msrc_batch(&src, b),
                    v, 2, loss, NULL, grad, hv, work, bytes);
+}
+
+LINATTN_DEF int la_model_grad_fresh(const la_model *m, const la_real *theta,
+                                    const la_data *g, la_rng *rng, int count,
+                                    double *loss, la_real *grad, void *work,
+                                    size_t bytes) {
+  la__msrc src;
+  int st;
+  if (!m || !g || !rng) return LA_ENULL;
+  if ((st = la__msrc_drawn(&src, g, rng, count)) != 0) return st;
+  st = la__m_run(m, m->cfg.parallel, theta, &src, NULL, grad ? 1 : 0, loss,
+                 NULL, grad, NULL, work, bytes);
+  if (st == LA_OK || st == LA_EDIVERGED)
+    rng->counter = (src.p0 + (uint64_t)la_panels(count))
+                   << LA__PANEL_WORDS_LOG2;
+  return st;
 }
 
 #undef LA__MM
@@ -6696,6 +6799,12 @@ LINATTN_DEF int la_dir_smoothness(const la_model *m, const la_real *theta,
 }
 
 /* ---------------------------------------------------- gradient noise */
+/* The true gradient is one call on true_batch prompts drawn panel by panel
+   (the model's workers share its chunks). The samples are tasks for the
+   same workers, each a one-worker call on its own panels of the stream:
+   sample s takes the panels after the true batch's and after those of the
+   s samples before it, so its prompts, and its norm, do not depend on
+   which worker drew them or when. */
 
 static void la__gnoise_defaults(const la_grad_noise_config *cfg, int *mb,
                                 int *tb, int *samples) {
@@ -6707,91 +6816,152 @@ static void la__gnoise_defaults(const la_grad_noise_config *cfg, int *mb,
   *samples = cfg && cfg->samples > 0 ? cfg->samples : 10000;
 }
 
-static void la__gnoise_walk(la__arena *a, const la_model *m, int mbsz,
-                            void **bmem, size_t *bbytes, double **gtrue,
-                            la_real **gb) {
-  int n = m->nparams;
-  *bbytes = la_batch_bytes(m->cfg.d, m->cfg.n, mbsz);
-  *bmem = la__take(a, *bbytes);
-  *gtrue = (double *)la__take(a, sizeof(double) * (size_t)n);
-  *gb = (la_real *)la__take(a, sizeof(la_real) * (size_t)n);
+/* Each worker's block: a one-worker model workspace, then its gradient. */
+typedef struct la__gnblocks {
+  unsigned char *base;
+  size_t mb1, stride;
+} la__gnblocks;
+
+/* The true gradient (la_real and double), the workers' first failures
+   (sample, status) and blocks; 0 in *ok when the blocks overflow. */
+static void la__gnoise_walk(la__arena *a, const la_model *m, la_real **gtr,
+                            double **gt, int **fail, la__gnblocks *bl,
+                            int *ok) {
+  int n = m->nparams, workers = la__m_workers(m->cfg.parallel);
+  size_t al = LA_ALIGN;
+  *gtr = (la_real *)la__take(a, sizeof(la_real) * (size_t)n);
+  *gt = (double *)la__take(a, sizeof(double) * (size_t)n);
+  *fail = (int *)la__take(a, sizeof(int) * 2 * (size_t)workers);
+  bl->mb1 = la__m_work_bytes(m, NULL);
+  bl->stride = (bl->mb1 + al - 1) / al * al +
+               (sizeof(la_real) * (size_t)n + al - 1) / al * al;
+  *ok = bl->mb1 > 0 && (double)bl->stride * workers <= LA__WORK_MAX;
+  bl->base = (unsigned char *)la__take(a, *ok ? bl->stride * (size_t)workers : 0);
 }
 
 LINATTN_DEF size_t la_grad_noise_work_bytes(const la_model *m,
                                             const la_grad_noise_config *cfg) {
   la__arena a = la__arena_count();
-  size_t mb, bb;
-  void *bm;
+  size_t mb;
+  la_real *gtr;
   double *gt;
-  la_real *gb;
-  int mbsz, tb, samples;
-  if (!m || m->nparams <= 0) return 0;
+  int *fail, mbsz, tb, samples, ok;
+  la__gnblocks bl;
+  if (!m || m->nparams <= 0 || !la__m_valid(m)) return 0;
   if (cfg && (cfg->minibatch < 0 || cfg->true_batch < 0 || cfg->samples < 0))
     return 0;
   la__gnoise_defaults(cfg, &mbsz, &tb, &samples);
-  if (tb < 0 || !la_batch_bytes(m->cfg.d, m->cfg.n, mbsz)) return 0;
+  if (tb < 0) return 0;
   la__model_take(&a, m, &mb);
-  la__gnoise_walk(&a, m, mbsz, &bm, &bb, &gt, &gb);
-  return la__arena_size(&a);
+  la__gnoise_walk(&a, m, &gtr, &gt, &fail, &bl, &ok);
+  return ok ? la__arena_size(&a) : 0;
 }
 
-/* The gradient on `count` fresh prompts into gb (la_real). */
-static int la__fresh_grad(const la_model *m, const la_real *theta,
-                          const la_data *g, la_rng *rng, int count,
-                          void *bmem, size_t bbytes, la_real *gb,
-                          la_hvp_op *op) {
-  la_batch b;
-  double loss;
-  int st = la_batch_init(&b, m->cfg.d, m->cfg.n, count, bmem, bbytes);
-  if (st == LA_OK) st = la_data_sample(g, rng, &b);
-  if (st == LA_OK)
-    st = la_model_grad(m, theta, &b, &loss, gb, op->work, op->bytes);
-  if (st == LA_OK && la__check_vec(m->nparams, gb)) st = LA_ENONFINITE;
-  return st;
+typedef struct la__gnjob {
+  const la_model *m;
+  const la_real *theta;
+  const la__msrc *src; /* sample 0's source; p0 advanced per sample */
+  const double *gt;
+  double *norms;
+  int *fail;
+  la__gnblocks bl;
+  uint64_t mb_panels;
+} la__gnjob;
+
+static void la__gnoise_task(void *arg, int s, int worker) {
+  const la__gnjob *j = (const la__gnjob *)arg;
+  int n = j->m->nparams, i, st, *f;
+  unsigned char *blk;
+  la_real *gb;
+  la__msrc src;
+  double loss, acc = 0;
+  if (worker < 0 || worker >= la__m_workers(j->m->cfg.parallel)) return;
+  blk = j->bl.base + (size_t)worker * j->bl.stride;
+  gb = (la_real *)(void *)(blk + (j->bl.mb1 + LA_ALIGN - 1) / LA_ALIGN * LA_ALIGN);
+  f = j->fail + 2 * worker;
+  src = *j->src;
+  src.p0 += (uint64_t)s * j->mb_panels;
+  st = la__m_run(j->m, NULL, j->theta, &src, NULL, 1, &loss, NULL, gb, NULL,
+                 blk, j->bl.mb1);
+  if (st == LA_OK && la__check_vec(n, gb)) st = LA_ENONFINITE;
+  if (st) { /* the worker's first failing sample: tasks run in any order */
+    if (f[0] < 0 || s < f[0]) { f[0] = s; f[1] = st; }
+    return;
+  }
+  for (i = 0; i < n; ++i) acc += (gb[i] - j->gt[i]) * (gb[i] - j->gt[i]);
+  j->norms[s] = sqrt(acc);
 }
 
 LINATTN_DEF int la_grad_noise(const la_model *m, const la_real *theta,
                               const la_data *g, la_rng *rng,
                               const la_grad_noise_config *cfg, double *norms,
                               double *true_gnorm, void *work, size_t bytes) {
-  void *owned, *bmem;
+  void *owned;
   la__arena ar;
   la_hvp_op op;
-  size_t bb, need;
-  double *gt;
-  la_real *gb;
-  int mbsz, tb, samples, n, i, s, done, st;
+  la__msrc src;
+  la__gnjob j;
+  size_t need;
+  la_real *gtr;
+  double *gt, loss;
+  int *fail, mbsz, tb, samples, n, i, s, st, ok, workers, first = -1;
+  uint64_t total;
   if (!m || !theta || !g || !rng || !norms) return LA_ENULL;
   if (cfg && (cfg->minibatch < 0 || cfg->true_batch < 0 || cfg->samples < 0))
     return LA_ERANGE;
   if (m->nparams <= 0) return LA_EDIM;
+  if (!la__m_valid(m)) return LA_ERANGE;
   if (g->cfg.d != m->cfg.d || g->cfg.n != m->cfg.n) return LA_ESHAPE;
   /* before the first draw, so that rng is left as it was */
   if (!la__all_finite(m->nparams, theta)) return LA_ENONFINITE;
+  la__gnoise_defaults(cfg, &mbsz, &tb, &samples);
   need = la_grad_noise_work_bytes(m, cfg);
-  if (!need) return LA_EOVERFLOW; /* the default true batch, or a batch */
+  if (!need) return LA_EOVERFLOW; /* the default true batch, or the blocks */
+  /* every panel of the run fits the stream */
+  if ((st = la__msrc_drawn(&src, g, rng, tb)) != 0) return st;
+  j.mb_panels = (uint64_t)la_panels(mbsz);
+  total = (uint64_t)la_panels(tb) + (uint64_t)samples * j.mb_panels;
+  if (src.p0 > LA__STREAM_PANELS - total) return LA_ERANGE;
   st = la__work_begin(need, &work, &bytes, &owned);
   if (st) return st;
   ar = la__arena_on(work, bytes);
   if (!la__arena_align(&ar)) { la__work_end(owned); return LA_EWORKSPACE; }
-  la__gnoise_defaults(cfg, &mbsz, &tb, &samples);
   n = m->nparams;
+  workers = la__m_workers(m->cfg.parallel);
   op.work = la__model_take(&ar, m, &op.bytes);
-  la__gnoise_walk(&ar, m, mbsz, &bmem, &bb, &gt, &gb);
-  for (i = 0; i < n; ++i) gt[i] = 0;
-  /* the true gradient, chunk by chunk, weighted by each chunk's share */
-  for (done = 0; done < tb && st == LA_OK; done += mbsz) {
-    int c = tb - done < mbsz ? tb - done : mbsz;
-    st = la__fresh_grad(m, theta, g, rng, c, bmem, bb, gb, &op);
-    for (i = 0; i < n && st == LA_OK; ++i) gt[i] += (double)c / tb * gb[i];
+  la__gnoise_walk(&ar, m, &gtr, &gt, &fail, &j.bl, &ok);
+  st = la__m_run(m, m->cfg.parallel, theta, &src, NULL, 1, &loss, NULL, gtr,
+                 NULL, op.work, op.bytes);
+  if (st == LA_OK && la__check_vec(n, gtr)) st = LA_ENONFINITE;
+  for (i = 0; i < n; ++i) gt[i] = gtr[i];
+  if (st == LA_OK) {
+    j.m = m;
+    j.theta = theta;
+    j.gt = gt;
+    j.norms = norms;
+    j.fail = fail;
+    src.p0 += (uint64_t)la_panels(tb);
+    src.count = mbsz;
+    j.src = &src;
+    for (i = 0; i < 2 * workers; ++i) fail[i] = -1;
+    for (s = 0; s < samples; ++s) norms[s] = -1; /* a sample not run */
+    if (workers > 1)
+      m->cfg.parallel->run(m->cfg.parallel->ctx, samples, la__gnoise_task, &j);
+    else
+      for (s = 0; s < samples; ++s) la__gnoise_task(&j, s, 0);
+    for (i = 0; i < workers; ++i) /* the first failing sample decides */
+      if (fail[2 * i] >= 0 && (first < 0 || fail[2 * i] < first)) {
+        first = fail[2 * i];
+        st = fail[2 * i + 1];
+      }
+    for (s = 0; s < samples && st == LA_OK; ++s)
+      if (norms[s] < 0) st = LA_ERANGE; /* a host that skipped a task */
   }
-  for (s = 0; s < samples && st == LA_OK; ++s) {
-    double acc = 0;
-    st = la__fresh_grad(m, theta, g, rng, mbsz, bmem, bb, gb, &op);
-    for (i = 0; i < n; ++i) acc += (gb[i] - gt[i]) * (gb[i] - gt[i]);
-    norms[s] = sqrt(acc);
+  if (st == LA_OK) {
+    if (true_gnorm) *true_gnorm = sqrt(la__ddot(n, gt, gt));
+    rng->counter = (src.p0 + (uint64_t)samples * j.mb_panels)
+                   << LA__PANEL_WORDS_LOG2;
   }
-  if (st == LA_OK && true_gnorm) *true_gnorm = sqrt(la__ddot(n, gt, gt));
   la__work_end(owned);
   return st;
 }
@@ -6843,7 +7013,7 @@ typedef struct la__tr_train_layout {
   size_t theta, grad, update, state, backup, boff, bsize, train, eval, work,
       total;
   size_t state_len, train_bytes, eval_bytes, work_bytes;
-  int n, nblocks_max, has_train, has_eval;
+  int n, nblocks_max, has_train, has_eval, fused;
 } la__tr_train_layout;
 
 /* A block past SIZE_MAX / 2 saturates *at there, which the layout reports
@@ -6876,8 +7046,11 @@ static int la__tr_train_layout_of(const la_train_config *c,
   L->has_train = m && c->data && !(c->data_mode == LA_DATA_FIXED && c->dataset);
   /* kept even without periodic evaluation, for la_trainer_eval */
   L->has_eval = m && c->data;
+  /* fresh prompts for the model itself are drawn where the gradient
+     consumes them, panel by panel: no batch is stored */
+  L->fused = L->has_train && c->data_mode == LA_DATA_FRESH && !c->objective;
   /* the model is valid here (checked): a zero size is an overflow */
-  if (L->has_train) {
+  if (L->has_train && !L->fused) {
     L->train_bytes = la_batch_bytes(m->cfg.d, m->cfg.n, c->batch);
     if (!L->train_bytes) return LA_EOVERFLOW;
   }
@@ -6926,7 +7099,8 @@ static int la__tr_draw(la_trainer *tr, uint64_t stream) {
   la_rng_seed(&tr->rng, tr->data_seed, stream);
   tr->batch_rng = tr->rng;
   tr->batch_valid = 1;
-  return la_data_sample(tr->cfg.data, &tr->rng, &tr->train);
+  return la__data_sample_on(tr->cfg.data, &tr->rng, &tr->train,
+                            la__tr_parallel(&tr->cfg));
 }
 
 static int la__tr_trainer_start(la_trainer *tr) {
@@ -6949,7 +7123,7 @@ static int la__tr_trainer_start(la_trainer *tr) {
   tr->batch_rng = tr->rng;
   if (tr->has_eval) {
     la_rng_seed(&r, c->eval_seed, LA__TR_STREAM_EVAL);
-    st = la_data_sample(c->data, &r, &tr->eval);
+    st = la__data_sample_on(c->data, &r, &tr->eval, la__tr_parallel(c));
     if (st) return st;
   }
   if (tr->has_train && c->data_mode == LA_DATA_FIXED) return la__tr_draw(tr, 0);
@@ -6991,7 +7165,7 @@ static int la__tr_trainer_init(la_trainer *tr, void *mem, size_t bytes) {
   tr->has_train = L.has_train;
   tr->has_eval = L.has_eval;
   tr->last_eval = NAN;
-  if (L.has_train && (st = la_batch_init(&tr->train, tr->cfg.model->cfg.d,
+  if (L.has_train && !L.fused && (st = la_batch_init(&tr->train, tr->cfg.model->cfg.d,
                                          tr->cfg.model->cfg.n, tr->cfg.batch,
                                          base + L.train, L.train_bytes)) != 0)
     return st;
@@ -7048,7 +7222,12 @@ static int la__tr_step_batch(la_trainer *tr, const la_batch **b) {
     return LA_OK;
   }
   if (!tr->has_train) return LA_OK;
-  if (c->data_mode == LA_DATA_FRESH)
+  if (c->data_mode == LA_DATA_FRESH && !tr->train.z) { /* fused: no batch */
+    la_rng_seed(&tr->rng, tr->data_seed, (uint64_t)tr->step);
+    tr->batch_rng = tr->rng;
+    tr->batch_valid = 1;
+    return LA_OK;
+  } else if (c->data_mode == LA_DATA_FRESH)
     st = la__tr_draw(tr, (uint64_t)tr->step);
   else if (c->data_mode == LA_DATA_RESAMPLE &&
            tr->step % c->resample_every == 0)
@@ -7061,8 +7240,17 @@ static int la__tr_objective(la_trainer *tr, const la_batch *b, double *loss,
                             la_real *grad) {
   const la_train_config *c = &tr->cfg;
   la__msrc src;
+  int st;
   if (c->objective)
     return c->objective(c->objective_ctx, tr->theta, b, loss, grad);
+  if (!b && grad && tr->has_train) { /* fused: the step's prompts drawn */
+    if ((st = la__msrc_drawn(&src, c->data, &tr->rng, c->batch)) != 0)
+      return st;
+    tr->rng.counter = (src.p0 + (uint64_t)la_panels(c->batch))
+                      << LA__PANEL_WORDS_LOG2;
+    return la__m_run(c->model, la__tr_parallel(c), tr->theta, &src, NULL, 1,
+                     loss, NULL, grad, NULL, tr->work, tr->work_bytes);
+  }
   return la__m_run(c->model, la__tr_parallel(c), tr->theta,
                    la__msrc_batch(&src, b), NULL, grad ? 1 : 0, loss, NULL,
                    grad, NULL, tr->work, tr->work_bytes);

@@ -363,9 +363,129 @@ static void th_test_diag(la_t *t) {
   }
 }
 
+/* The fused draw: the same bits as la_data_sample and then the model. */
+static void th_test_fresh(la_t *t) {
+  LA_TEST(t, "threads/fresh: la_model_grad_fresh equals la_data_sample then la_model_grad") {
+    static const int settings[] = {LA_SETTING_1, LA_SETTING_3, LA_SETTING_NONLINEAR};
+    static const int counts[] = {1, 13, 200};
+    th_host h;
+    la_pool *pool = NULL;
+    int si, ci, k, st, bad = 0;
+    th_host_init(&h, 3, 0);
+    la_pool_create(&pool, 2);
+    for (si = 0; si < 3; ++si)
+      for (ci = 0; ci < 3; ++ci)
+        for (k = 0; k < 3; ++k) {
+          la_data_config dc;
+          la_data g;
+          la_model_config mc;
+          la_model m;
+          la_batch b;
+          la_rng r, r2;
+          la_real th[64], g1[64], g2[64];
+          double l1 = 0, l2 = 0, l3 = 0, l4 = 0;
+          int i;
+          la_data_preset(&dc, settings[si]);
+          dc.d = 3;
+          dc.n = 9;
+          if (settings[si] == LA_SETTING_1) dc.noise_std = 0.1;
+          memset(&mc, 0, sizeof mc);
+          mc.d = 3;
+          mc.n = 9;
+          mc.layers = 2;
+          mc.parallel = k == 0 ? NULL : k == 1 ? &h.par
+                        : pool ? la_pool_parallel(pool) : NULL;
+          if (la_data_create(&g, &dc, 4) || la_model_init(&m, &mc) ||
+              m.nparams > 64 || la_batch_create(&b, 3, 9, counts[ci])) {
+            bad++;
+            continue;
+          }
+          la_rng_seed(&r, 8, 2);
+          r.counter = 3;
+          la_model_init_params(&m, &r, th);
+          r2 = r;
+          st = la_model_grad_fresh(&m, th, &g, &r, counts[ci], &l1, g1, NULL, 0);
+          bad += st != LA_OK;
+          la_data_sample(&g, &r2, &b);
+          la_model_grad(&m, th, &b, &l2, g2, NULL, 0);
+          bad += l1 != l2 || memcmp(g1, g2, sizeof(la_real) * (size_t)m.nparams) ||
+                 r.counter != r2.counter;
+          /* the loss alone */
+          r = r2;
+          st = la_model_grad_fresh(&m, th, &g, &r, counts[ci], &l3, NULL, NULL, 0);
+          la_data_sample(&g, &r2, &b);
+          la_model_loss(&m, th, &b, &l4, NULL, NULL, 0);
+          bad += st != LA_OK || l3 != l4 || r.counter != r2.counter;
+          for (i = 0; i < m.nparams; ++i) g1[i] = (la_real)-3;
+          r2 = r;
+          bad += la_model_grad_fresh(&m, th, &g, &r, 0, &l1, g1, NULL, 0) != LA_EDIM;
+          bad += la_model_grad_fresh(&m, th, NULL, &r, 5, &l1, g1, NULL, 0) != LA_ENULL;
+          bad += g1[0] != (la_real)-3 || r.counter != r2.counter;
+          la_batch_destroy(&b);
+          la_data_destroy(&g);
+          {
+            la_data_config d2 = dc;
+            d2.n = 8;
+            if (la_data_create(&g, &d2, 4) == LA_OK) {
+              bad += la_model_grad_fresh(&m, th, &g, &r, 5, &l1, g1, NULL, 0) !=
+                     LA_ESHAPE;
+              la_data_destroy(&g);
+            }
+          }
+        }
+    LA_CHECK(t, bad == 0, "%d cases differ", bad);
+    la_pool_destroy(pool);
+  }
+  LA_TEST(t, "threads/gradient noise bit-identical for any workers") {
+    la_data_config dc;
+    la_data g;
+    la_model_config mc;
+    la_model m, mp;
+    la_grad_noise_config c;
+    la_rng r, r1, r2;
+    th_host h;
+    la_real th[64];
+    double n0[40], n1[40], tg0 = 0, tg1 = 1;
+    int st;
+    la_data_preset(&dc, LA_SETTING_1);
+    dc.d = 3;
+    dc.n = 9;
+    memset(&mc, 0, sizeof mc);
+    mc.d = 3;
+    mc.n = 9;
+    mc.layers = 2;
+    st = la_data_create(&g, &dc, 4) || la_model_init(&m, &mc);
+    LA_CHECK(t, st == 0 && m.nparams <= 64, "setup");
+    th_host_init(&h, 4, 0);
+    mc.parallel = &h.par;
+    la_model_init(&mp, &mc);
+    la_rng_seed(&r, 1, 1);
+    la_model_init_params(&m, &r, th);
+    memset(&c, 0, sizeof c);
+    c.minibatch = 11;
+    c.true_batch = 300;
+    c.samples = 40;
+    la_rng_seed(&r1, 6, 6);
+    r2 = r1;
+    st = la_grad_noise(&m, th, &g, &r1, &c, n0, &tg0, NULL, 0);
+    LA_CHECK(t, st == LA_OK, "one worker %d", st);
+    st = la_grad_noise(&mp, th, &g, &r2, &c, n1, &tg1, NULL, 0);
+    LA_CHECK(t, st == LA_OK && h.calls >= 2, "four workers %d", st);
+    LA_CHECK(t, !memcmp(n0, n1, sizeof n0) && tg0 == tg1 &&
+                    r1.counter == r2.counter,
+             "norms differ");
+    /* a host that skips a sample */
+    h.mode = 1;
+    st = la_grad_noise(&mp, th, &g, &r2, &c, n1, &tg1, NULL, 0);
+    LA_CHECK(t, st == LA_ERANGE, "skipped task: %d", st);
+    la_data_destroy(&g);
+  }
+}
+
 static void suite_threads(la_t *t) {
   th_test_pool(t);
   th_test_model(t);
   th_test_train(t);
   th_test_diag(t);
+  th_test_fresh(t);
 }
