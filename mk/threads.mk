@@ -1,9 +1,10 @@
 # Threads and the AVX-512 backend: configurations beyond the main matrix.
-#   make bench-threads   the threads table (1 .. all cores; batches 1,000,
-#                        20,000 and 100,000; step and HVP)
+#   make bench-threads   the library's threads table alone (1 .. all cores;
+#                        batches 1,000, 20,000 and 100,000; step, gradient,
+#                        HVP): bench_torch without the Python side
 .PHONY: bench-threads
-bench-threads: $(BUILD)/bench_threads
-	$(BUILD)/bench_threads
+bench-threads: $(BUILD)/bench_torch
+	$(BUILD)/bench_torch --no-torch
 
 # The pool and the bit-identical results under ThreadSanitizer.
 CONFIGS += tsan-threads
