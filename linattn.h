@@ -1836,6 +1836,21 @@ LA__BGEMM_ORIENT(la__bgemm_tn, 1, 0)
 LA__BGEMM_ORIENT(la__bgemm_nt, 0, 1)
 LA__BGEMM_ORIENT(la__bgemm_tt, 1, 1)
 #undef LA__BGEMM_ORIENT
+
+/* One panel, the mode given: the model's products, straight to the strips
+   (the batched path's panel loop and mode juggling cost a tenth of a 6x6x6
+   product). */
+#define LA__PGEMM_ORIENT(NAME, TA, TB)                                         \
+  static void NAME(int m, int n, int k, int mode, la_real alpha,               \
+                   const la_real *A, const la_real *B, la_real *C) {           \
+    int i;                                                                     \
+    LA__STRIPS(TA, TB)                                                         \
+  }
+LA__PGEMM_ORIENT(la__pgemm_nn, 0, 0)
+LA__PGEMM_ORIENT(la__pgemm_tn, 1, 0)
+LA__PGEMM_ORIENT(la__pgemm_nt, 0, 1)
+LA__PGEMM_ORIENT(la__pgemm_tt, 1, 1)
+#undef LA__PGEMM_ORIENT
 #undef LA__STRIPS
 #undef LA__STRIP_FNS
 #undef LA__STRIP
@@ -1870,7 +1885,13 @@ static void la__bgemm_simd(unsigned flags, int m, int n, int k, la_real alpha,
 
 static void la__pgemm_simd(unsigned flags, int m, int n, int k, la_real alpha,
                            const la_real *A, const la_real *B, la_real *C) {
-  la__bgemm_simd(flags, m, n, k, alpha, A, 0, B, 0, C, 0, 1);
+  int mode = ((flags & LA_ACCUMULATE) ? LA__ADD : LA__PUT) | (alpha != 1);
+  switch (flags & (LA_TRANS_A | LA_TRANS_B)) {
+  case 0: la__pgemm_nn(m, n, k, mode, alpha, A, B, C); break;
+  case LA_TRANS_A: la__pgemm_tn(m, n, k, mode, alpha, A, B, C); break;
+  case LA_TRANS_B: la__pgemm_nt(m, n, k, mode, alpha, A, B, C); break;
+  default: la__pgemm_tt(m, n, k, mode, alpha, A, B, C); break;
+  }
 }
 #endif /* LA__SIMD != LINATTN_SCALAR */
 
@@ -3978,6 +3999,12 @@ static void la__mm(const la__mctx *c, unsigned f, int m, int n, int k,
     memcpy(C, Y, sizeof(la_real) * (size_t)m * n * LA_W);
     f |= LA_ACCUMULATE;
   }
+#if LA__SIMD != LINATTN_SCALAR
+  if (c->k == &la__kernels_simd) { /* a direct call: no pointer to chase */
+    la__pgemm_simd(f, m, n, k, (la_real)alpha, A, B, C);
+    return;
+  }
+#endif
   c->k->pgemm(f, m, n, k, (la_real)alpha, A, B, C);
 }
 #define LA__MM(c, f, M, N, K, al, A, B, C)                                    \
@@ -4433,6 +4460,44 @@ static int la__m_load(const la__mctx *c, const la_batch *b, int p,
     }
     return ok ? LA_OK : LA_ENONFINITE;
   }
+#if LA__SIMD != LINATTN_SCALAR
+  { /* one pass: each element checked as it is moved, four chains */
+    const la__vec m1 = la__vset1(-1);
+    la__vec a0 = la__vzero(), a1 = a0, a2 = a0, a3 = a0, v;
+    la_real lanes[LA_W];
+    size_t DW = (size_t)m->D * LA_W;
+    for (i = 0; i < m->D; ++i) {
+      const la_real *s = z + (size_t)i * m->T * LA_W;
+      la_real *t = c->zt + (size_t)i * LA_W;
+      for (j = 0; j + 4 <= m->T; j += 4) {
+        la__vec v0 = la__vload(s + (size_t)j * LA_W);
+        la__vec v1 = la__vload(s + (size_t)(j + 1) * LA_W);
+        la__vec v2 = la__vload(s + (size_t)(j + 2) * LA_W);
+        la__vec v3 = la__vload(s + (size_t)(j + 3) * LA_W);
+        a0 = la__vadd(a0, la__vfma(v0, v0, m1)); /* v - v: 0 or NaN */
+        a1 = la__vadd(a1, la__vfma(v1, v1, m1));
+        a2 = la__vadd(a2, la__vfma(v2, v2, m1));
+        a3 = la__vadd(a3, la__vfma(v3, v3, m1));
+        la__vstore(t + (size_t)j * DW, v0);
+        la__vstore(t + (size_t)(j + 1) * DW, v1);
+        la__vstore(t + (size_t)(j + 2) * DW, v2);
+        la__vstore(t + (size_t)(j + 3) * DW, v3);
+      }
+      for (; j < m->T; ++j) {
+        v = la__vload(s + (size_t)j * LA_W);
+        a0 = la__vadd(a0, la__vfma(v, v, m1));
+        la__vstore(t + (size_t)j * DW, v);
+      }
+    }
+    v = la__vload(y);
+    a0 = la__vadd(la__vadd(a0, la__vfma(v, v, m1)), la__vadd(a1, la__vadd(a2, a3)));
+    la__vstore(c->y, v);
+    la__vstoreu(lanes, a0);
+    for (w = 0; w < LA_W; ++w) ok &= lanes[w] == 0;
+    (void)e; (void)ne; (void)k0; (void)k1; (void)k2; (void)k3;
+    return ok ? LA_OK : LA_ENONFINITE;
+  }
+#endif
   for (w = 0; w < LA_W; ++w) k0[w] = k1[w] = k2[w] = k3[w] = 0;
   for (e = 0; e + 4 <= ne; e += 4) {
     const la_real *s = z + e * LA_W;
@@ -4673,15 +4738,30 @@ static la__mctx la__m_ctx(const la__mjob *j, int worker) {
   return c;
 }
 
-/* part[e] = sum over the lanes of x[e], e < n, in lane order. */
+/* part[e] = sum over the lanes of x[e], e < n, in double: each build has
+   one order of the additions (which is all that the same bits for any
+   number of workers need); on x86 a tree over the vector's halves. */
 static void la__m_fold(size_t n, const la_real *x, double *part) {
   size_t e;
+#if LA__X86
+  for (e = 0; e < n; ++e) {
+#ifdef LINATTN_DOUBLE
+    __m256d s = _mm256_load_pd(x + e * LA_W);
+#else
+    __m256 v = _mm256_load_ps(x + e * LA_W);
+    __m256d s = _mm256_add_pd(_mm256_cvtps_pd(_mm256_castps256_ps128(v)),
+                              _mm256_cvtps_pd(_mm256_extractf128_ps(v, 1)));
+#endif
+    part[e] = la__hsum_pd(s);
+  }
+#else
   int w;
   for (e = 0; e < n; ++e) {
     double s = 0;
     for (w = 0; w < LA_W; ++w) s += x[e * LA_W + w];
     part[e] = s;
   }
+#endif
 }
 
 /* Chunk `chunk` on `worker`'s block into part: loss sum, status, the
