@@ -530,7 +530,7 @@ LINATTN_DEF int la_data_sample(const la_data *g, la_rng *rng, la_batch *b);
 
    BATCHES AND THREADS. Loss, gradient and Hessian-vector product are means
    over the b->count prompts of b. The batch is cut into at most 64 chunks
-   of at least 4 panels each (fewer for a model whose gradient has more
+   of at least 8 panels each (fewer for a model whose gradient has more
    than 65536 entries), by its panel count alone; a chunk's sums are folded
    into double and the chunks' added in order, so that cfg.parallel's
    workers share the chunks with bit-identical results whatever their
@@ -1792,20 +1792,20 @@ LA__TAIL_FN(1, 8)
   default: break;                                                              \
   }
 #else /* AVX2: 12 accumulators of the 16 registers */
-LA__TAIL_FN(5, 2)
-LA__TAIL_FN(4, 3)
-LA__TAIL_FN(3, 4)
-LA__TAIL_FN(2, 6)
-LA__TAIL_FN(1, 8)
-#define LA__STRIP_FNS(TA, TB) LA__STRIP_FN(6, 2, TA, TB)
+/* the last rows with the orientation a constant as well: a strip of T =
+   n + 1 rows (6 6 6 3 at the base setting) ends in one */
+#define LA__STRIP_FNS(TA, TB)                                                  \
+  LA__STRIP_FN(6, 2, TA, TB) LA__STRIP_FN(5, 2, TA, TB)                       \
+  LA__STRIP_FN(4, 3, TA, TB) LA__STRIP_FN(3, 4, TA, TB)                       \
+  LA__STRIP_FN(2, 6, TA, TB) LA__STRIP_FN(1, 8, TA, TB)
 #define LA__STRIPS(TA, TB)                                                     \
   for (i = 0; i + 6 <= m; i += 6) LA__STRIP(6, 2, TA, TB);                     \
   switch (m - i) {                                                             \
-  case 5: LA__TAIL(5, 2, TA, TB); break;                                       \
-  case 4: LA__TAIL(4, 3, TA, TB); break;                                       \
-  case 3: LA__TAIL(3, 4, TA, TB); break;                                       \
-  case 2: LA__TAIL(2, 6, TA, TB); break;                                       \
-  case 1: LA__TAIL(1, 8, TA, TB); break;                                       \
+  case 5: LA__STRIP(5, 2, TA, TB); break;                                      \
+  case 4: LA__STRIP(4, 3, TA, TB); break;                                      \
+  case 3: LA__STRIP(3, 4, TA, TB); break;                                      \
+  case 2: LA__STRIP(2, 6, TA, TB); break;                                      \
+  case 1: LA__STRIP(1, 8, TA, TB); break;                                      \
   default: break;                                                              \
   }
 #endif
@@ -1883,9 +1883,74 @@ static void la__bgemm_simd(unsigned flags, int m, int n, int k, la_real alpha,
   }
 }
 
+/* Matrix times vector, c = alpha M x (+ c): row i of M at M + i rs, its
+   element p at + p cs (in panel elements). Each k step is one load of x
+   and MR of M for MR FMAs, so the rows go six at a time with two partial
+   sums each (even and odd p): twelve independent chains cover the FMA
+   latency that six would leave bare at the model's k = d+1. */
+LA__INLINE void la__mv_block(const int MR, int k, int mode, la__vec valpha,
+                             const la_real *LA__RESTRICT M, size_t rs,
+                             size_t cs, const la_real *LA__RESTRICT x,
+                             la_real *LA__RESTRICT c) {
+  la__vec a0[6], a1[6], x0, x1;
+  int r, p = 0;
+  LA__UNROLL for (r = 0; r < MR; ++r) a0[r] = a1[r] = la__vzero();
+  for (; p + 2 <= k; p += 2) {
+    x0 = la__vload(x + (size_t)p * LA_W);
+    x1 = la__vload(x + (size_t)(p + 1) * LA_W);
+    LA__UNROLL for (r = 0; r < MR; ++r) {
+      a0[r] = la__vfma(a0[r], la__vload(M + r * rs + p * cs), x0);
+      a1[r] = la__vfma(a1[r], la__vload(M + r * rs + (p + 1) * cs), x1);
+    }
+  }
+  if (p < k) {
+    x0 = la__vload(x + (size_t)p * LA_W);
+    LA__UNROLL for (r = 0; r < MR; ++r)
+      a0[r] = la__vfma(a0[r], la__vload(M + r * rs + p * cs), x0);
+  }
+  LA__UNROLL for (r = 0; r < MR; ++r) {
+    la_real *o = c + (size_t)r * LA_W;
+    la__vec v = la__vadd(a0[r], a1[r]);
+    if (mode == LA__PUT_MUL) v = la__vmul(valpha, v);
+    else if (mode == LA__ADD) v = la__vadd(la__vload(o), v);
+    else if (mode == LA__ADD_MUL) v = la__vfma(la__vload(o), valpha, v);
+    la__vstore(o, v);
+  }
+}
+
+static void la__mv(int rows, int k, int mode, la_real alpha, const la_real *M,
+                   size_t rs, size_t cs, const la_real *x, la_real *c) {
+  const la__vec valpha = la__vset1(alpha);
+  int i = 0;
+  rs *= LA_W;
+  cs *= LA_W;
+  for (; i + 6 <= rows; i += 6)
+    la__mv_block(6, k, mode, valpha, M + i * rs, rs, cs, x, c + (size_t)i * LA_W);
+  switch (rows - i) {
+  case 5: la__mv_block(5, k, mode, valpha, M + i * rs, rs, cs, x, c + (size_t)i * LA_W); break;
+  case 4: la__mv_block(4, k, mode, valpha, M + i * rs, rs, cs, x, c + (size_t)i * LA_W); break;
+  case 3: la__mv_block(3, k, mode, valpha, M + i * rs, rs, cs, x, c + (size_t)i * LA_W); break;
+  case 2: la__mv_block(2, k, mode, valpha, M + i * rs, rs, cs, x, c + (size_t)i * LA_W); break;
+  case 1: la__mv_block(1, k, mode, valpha, M + i * rs, rs, cs, x, c + (size_t)i * LA_W); break;
+  default: break;
+  }
+}
+
 static void la__pgemm_simd(unsigned flags, int m, int n, int k, la_real alpha,
                            const la_real *A, const la_real *B, la_real *C) {
   int mode = ((flags & LA_ACCUMULATE) ? LA__ADD : LA__PUT) | (alpha != 1);
+  /* a column or a row of C: matrix times vector (B's column and A's row
+     are contiguous whatever the flags) */
+  if (n == 1) {
+    if (flags & LA_TRANS_A) la__mv(m, k, mode, alpha, A, 1, (size_t)m, B, C);
+    else la__mv(m, k, mode, alpha, A, (size_t)k, 1, B, C);
+    return;
+  }
+  if (m == 1) {
+    if (flags & LA_TRANS_B) la__mv(n, k, mode, alpha, B, (size_t)k, 1, A, C);
+    else la__mv(n, k, mode, alpha, B, 1, (size_t)n, A, C);
+    return;
+  }
   switch (flags & (LA_TRANS_A | LA_TRANS_B)) {
   case 0: la__pgemm_nn(m, n, k, mode, alpha, A, B, C); break;
   case LA_TRANS_A: la__pgemm_tn(m, n, k, mode, alpha, A, B, C); break;
@@ -3807,7 +3872,7 @@ static size_t la__m_tmp_elems(const la_model *m, const la__mdim *d) {
    panels, and at most 2^22 doubles of partial sums: a function of the
    model and the batch's panel count, never of the number of workers. */
 #define LA__CHUNKS 64
-#define LA__CHUNK_PANELS 4
+#define LA__CHUNK_PANELS 8
 static int la__m_chunk_cap(const la__mdim *d) {
   double c = 4194304.0 / (double)d->nex;
   return c >= LA__CHUNKS ? LA__CHUNKS : c < 1 ? 1 : (int)c;
