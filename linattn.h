@@ -21,10 +21,11 @@ CONFIGURATION MACROS (define before including)
    LINATTN_STATIC          make every function static (two libraries may then
                            embed the header without clashing symbols).
    LINATTN_DOUBLE          la_real is double instead of float, everywhere.
-   LINATTN_SIMD            force a backend: LINATTN_SCALAR, LINATTN_AVX2 or
-                           LINATTN_NEON. Forcing one the compiler cannot honour
-                           (for example LINATTN_AVX2 without -mavx2 -mfma) is a
-                           #warning and the scalar backend is used instead.
+   LINATTN_SIMD            force a backend: LINATTN_SCALAR, LINATTN_AVX2,
+                           LINATTN_AVX512 or LINATTN_NEON. Forcing one the
+                           compiler cannot honour (for example LINATTN_AVX2
+                           without -mavx2 -mfma) is a #warning and the scalar
+                           backend is used instead.
    LINATTN_MALLOC(sz, ctx) / LINATTN_FREE(p, ctx)
                            the allocator of the convenience layer; define both
                            or neither (defining one alone is a build error).
@@ -41,7 +42,8 @@ CONFIGURATION MACROS (define before including)
 SIMD
 
    The backend is chosen at compile time from the compiler's own macros:
-   AVX2 with FMA (__AVX2__ and __FMA__), NEON on AArch64 (float and double
+   AVX-512 (__AVX512F__ and __AVX512VL__ with AVX2 and FMA), AVX2 with FMA
+   (__AVX2__ and __FMA__), NEON on AArch64 (float and double
    lanes), NEON on 32-bit ARMv7 (float lanes; fused multiply-add only with
    VFPv4, __ARM_FEATURE_FMA), otherwise scalar. There is no run-time CPU
    dispatch. la_backend_name() says which backend was compiled.
@@ -52,7 +54,12 @@ SIMD
    vector FMAs with every lane busy. LA_W is fixed by the precision alone
    (8 floats, 4 doubles), not by the backend, so that data laid out on one
    machine means the same on every other. A backend with narrower registers
-   uses two of them per panel; the scalar backend loops over the lanes.
+   uses two of them per panel; the scalar backend loops over the lanes; the
+   AVX-512 backend keeps the 256-bit panel vectors of AVX2 for the model
+   (with 32 registers) and runs the generator on 512-bit lanes. (Two panels
+   per 512-bit register, which would double the peak of cores with two
+   512-bit FMA units, would take the model's panel loop two panels at a
+   time; Zen 4 executes 512-bit FMAs in two halves and gains nothing.)
 
    Every kernel has a scalar twin that is always compiled (la_kernels_scalar),
    the reference that each SIMD result is tested against.
@@ -64,8 +71,8 @@ DETERMINISM
    number of threads (see la_parallel: a batch is cut into chunks by its
    size alone and the chunks' sums are added in a fixed order).
    The random numbers and prompts are bit-identical across backends and
-   machines for a given precision: the scalar, AVX2, AArch64 NEON and ARMv7
-   NEON builds draw the same words, normals, Gamma variates, rotations and
+   machines for a given precision: the scalar, AVX2, AVX-512, AArch64 NEON
+   and ARMv7 NEON builds draw the same words, normals, Gamma variates, rotations and
    batches (checked against committed golden vectors on each of them). The
    float and double builds draw the same normals but lay out LA_W = 8 or 4
    prompts per panel, so their batches differ. This holds for IEEE-754 float
@@ -158,7 +165,7 @@ CONTENTS
 
    Declarations (under the include guard), then the implementation (under
    LINATTN_IMPLEMENTATION), in the same six parts, in the order data flows:
-   1. types, status codes, the SIMD layer and batched kernels
+   1. types, status codes, the SIMD layer, batched kernels, threads
    2. random numbers, batches and the papers' data settings
    3. the model: loss, gradient, Hessian-vector product
    4. optimizers, clipping, learning-rate schedules
