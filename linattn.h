@@ -4666,8 +4666,9 @@ LINATTN_DEF int la_model_init(la_model *m, const la_model_config *cfg) {
     if (np > 2147483647.0) return LA_EOVERFLOW;
     t.nparams = (int)np;
     la__m_dims(&t, 1, &dm);
-    if (!la__m_layout(&t, &dm, la__m_workers(c.parallel), &o))
-      return LA_EOVERFLOW;
+    /* one worker's layout: more workers' (which only a 32-bit host could
+       fail to hold) are refused by la_model_work_bytes and the calls */
+    if (!la__m_layout(&t, &dm, 1, &o)) return LA_EOVERFLOW;
     *m = t;
   }
   return LA_OK;
@@ -4681,7 +4682,6 @@ static int la__m_valid(const la_model *m) {
          c->param <= LA_PARAM_PGD && c->activation >= 0 &&
          c->activation <= LA_ACT_RELU && c->front_hidden >= 0 &&
          c->front_hidden <= LA_MAX_HIDDEN && c->kernels->pgemm &&
-         la__par_valid(c->parallel) &&
          (double)m->nparams ==
              (double)c->layers * la__m_layer_params(m) +
                  (double)la__m_front_params(c->d, c->front_hidden);
@@ -7169,6 +7169,17 @@ static const la_parallel *la__tr_parallel(const la_train_config *c) {
   return c->parallel || !c->model ? c->parallel : c->model->cfg.parallel;
 }
 
+/* Fresh prompts for the model itself are drawn where the gradient consumes
+   them, panel by panel: no batch is stored. */
+static int la__tr_fused(const la_train_config *c, int has_train) {
+  return has_train && c->data_mode == LA_DATA_FRESH && !c->objective;
+}
+
+/* The model's workspace with the trainer's workers (0 without a model). */
+static size_t la__tr_work_bytes(const la_train_config *c) {
+  return c->model ? la__m_work_bytes(c->model, la__tr_parallel(c)) : 0;
+}
+
 static int la__tr_train_layout_of(const la_train_config *c,
                                   la__tr_train_layout *L) {
   const la_model *m = c->model;
@@ -7185,9 +7196,7 @@ static int la__tr_train_layout_of(const la_train_config *c,
   L->has_train = m && c->data && !(c->data_mode == LA_DATA_FIXED && c->dataset);
   /* kept even without periodic evaluation, for la_trainer_eval */
   L->has_eval = m && c->data;
-  /* fresh prompts for the model itself are drawn where the gradient
-     consumes them, panel by panel: no batch is stored */
-  L->fused = L->has_train && c->data_mode == LA_DATA_FRESH && !c->objective;
+  L->fused = la__tr_fused(c, L->has_train);
   /* the model is valid here (checked): a zero size is an overflow */
   if (L->has_train && !L->fused) {
     L->train_bytes = la_batch_bytes(m->cfg.d, m->cfg.n, c->batch);
@@ -7197,7 +7206,7 @@ static int la__tr_train_layout_of(const la_train_config *c,
     L->eval_bytes = la_batch_bytes(m->cfg.d, m->cfg.n, c->eval_batch);
     if (!L->eval_bytes) return LA_EOVERFLOW;
   }
-  L->work_bytes = m ? la__m_work_bytes(m, la__tr_parallel(c)) : 0;
+  L->work_bytes = la__tr_work_bytes(c);
   if (m && !L->work_bytes) return LA_EOVERFLOW;
   L->theta = la__tr_take(&at, sizeof(la_real) * (size_t)L->n);
   L->grad = la__tr_take(&at, sizeof(la_real) * (size_t)L->n);

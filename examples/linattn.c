@@ -337,7 +337,7 @@ static int run_train(const cli_config *c, u_progress *p) {
   b1 = la_rcond_work_bytes(&o.model, NULL);
   b2 = la_dir_smoothness_work_bytes(&o.model);
   x.bytes = b1 > b2 ? b1 : b2;
-  x.work = malloc(x.bytes);
+  x.work = x.bytes ? malloc(x.bytes) : NULL; /* 0: no valid model */
   x.prev = (la_real *)malloc(sizeof(la_real) * (size_t)o.model.nparams);
   if (!x.work || !x.prev || diag_batch(&o, r, &x.diag) != 0) {
     code = u_fail(1, "out of memory");

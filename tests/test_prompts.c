@@ -340,7 +340,6 @@ static void tp_rng(la_t *t) {
     la_rng_seed(&r, 1, 1);
     r.counter = ((uint64_t)1 << 30) - 3;
     r.counter <<= 34;
-    r0 = r;
     LA_CHECK(t, la_data_sample(&g, &r, &b) == LA_OK &&
                     r.counter == (((uint64_t)1 << 30) - 1) << 34,
              "the last two panels");

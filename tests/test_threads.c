@@ -408,7 +408,8 @@ static void th_test_fresh(la_t *t) {
           bad += st != LA_OK;
           la_data_sample(&g, &r2, &b);
           la_model_grad(&m, th, &b, &l2, g2, NULL, 0);
-          bad += l1 != l2 || memcmp(g1, g2, sizeof(la_real) * (size_t)m.nparams) ||
+          bad += l1 != l2 ||
+                 memcmp(g1, g2, sizeof(la_real) * (size_t)m.nparams) != 0 ||
                  r.counter != r2.counter;
           /* the loss alone */
           r = r2;
