@@ -537,8 +537,9 @@ LINATTN_DEF int la_data_sample(const la_data *g, la_rng *rng, la_batch *b);
 
    BATCHES AND THREADS. Loss, gradient and Hessian-vector product are means
    over the b->count prompts of b. The batch is cut into at most 64 chunks
-   of at least 8 panels each (fewer for a model whose gradient has more
-   than 65536 entries), by its panel count alone; a chunk's sums are folded
+   of at least 8 panels each (fewer when the dense P_l, Q_l and the front
+   layer hold more than 65536 reals), by its panel count alone; a chunk's
+   sums are folded
    into double and the chunks' added in order, so that cfg.parallel's
    workers share the chunks with bit-identical results whatever their
    number. The workspace holds one panel's scratch per worker, and with
