@@ -7,6 +7,7 @@ CLANG ?= clang
 WARN = -Wall -Wextra -Wpedantic -Wshadow -Werror
 CFLAGS_HOST = -std=c99 -O2 $(WARN)
 AVX2 = -mavx2 -mfma
+AVX512 = -mavx512f -mavx512vl -mavx512dq -mavx512bw -mavx2 -mfma
 BUILD = build
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 
@@ -52,6 +53,9 @@ $(eval $(call suite,gcc-avx2-double,$(CC) $(CFLAGS_HOST) $(AVX2) -DLINATTN_DOUBL
 $(eval $(call suite,gcc-scalar-float,$(CC) $(CFLAGS_HOST) $(SCALAR),))
 $(eval $(call suite,gcc-scalar-double,$(CC) $(CFLAGS_HOST) $(SCALAR) -DLINATTN_DOUBLE,))
 $(eval $(call suite,clang-avx2-float,$(CLANG) $(CFLAGS_HOST) $(AVX2),))
+$(eval $(call suite,gcc-avx512-float,$(CC) $(CFLAGS_HOST) $(AVX512),))
+$(eval $(call suite,gcc-avx512-double,$(CC) $(CFLAGS_HOST) $(AVX512) -DLINATTN_DOUBLE,))
+$(eval $(call suite,clang-avx512-float,$(CLANG) $(CFLAGS_HOST) $(AVX512),))
 $(eval $(call suite,clang-scalar-double,$(CLANG) $(CFLAGS_HOST) $(SCALAR) -DLINATTN_DOUBLE,))
 $(eval $(call suite,asan-ubsan-avx2-float,$(CLANG) $(CFLAGS_HOST) $(AVX2) $(SAN),))
 $(eval $(call suite,asan-ubsan-scalar-double,$(CLANG) $(CFLAGS_HOST) $(SCALAR) -DLINATTN_DOUBLE $(SAN),))

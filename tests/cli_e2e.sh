@@ -154,6 +154,10 @@ if [ -s killdir/k.ckpt ]; then
   check "and ends where an unbroken run ends" cmp killdir/k2.ckpt killdir/u.ckpt
 fi
 rm -rf killdir
+# threads: the same bits for any count
+"$bin" train --steps 60 --threads 1 --checkpoint th1.ckpt --out /dev/null
+"$bin" train --steps 60 --threads 3 --checkpoint th3.ckpt --out /dev/null
+check "train --threads 3 and 1: the same checkpoint" cmp th1.ckpt th3.ckpt
 # cosine: of the run's length by default; given, the pieces make the whole
 "$bin" train --schedule cosine --steps 40 --checkpoint cos.ckpt --log-every 1 --out cos1.jsonl
 "$bin" train --resume cos.ckpt --steps 80 --log-every 1 --out cos2.jsonl

@@ -20,6 +20,7 @@
 #include "test_train.c"
 #include "test_run.c"
 #include "test_args.c"
+#include "test_threads.c"
 
 static const la_suite suites[] = {
     {"kernels", suite_kernels},
@@ -30,6 +31,7 @@ static const la_suite suites[] = {
     {"train", suite_train},
     {"run", suite_run},
     {"args", suite_args},
+    {"threads", suite_threads},
 };
 
 int main(int argc, char **argv) {
