@@ -9,8 +9,9 @@
 #            through -march=native, which sees the CPU as the compiler does)
 #   AArch64  nothing: NEON is part of the architecture
 #   ARMv7    -mfpu=neon-vfpv4 (NEON with fused multiply-add) or -mfpu=neon
-#            when the CPU has them; -mfpu=neon-vfpv4 under an AArch64
-#            kernel, whose CPU has both
+#            when the kernel lists them among the CPU's features, and the
+#            compiler turns NEON on with them (hard-float ABI);
+#            -mfpu=neon-vfpv4 under an AArch64 kernel, whose CPU has both
 # A cross compiler (its target is not this machine's) gets nothing: only
 # the compiler's own defaults are known to hold on the target.
 # Any failure prints nothing, which is the portable scalar build.
@@ -38,13 +39,15 @@ case $t/$h in
     ;;
   arm/aarch64) echo "-mfpu=neon-vfpv4" ;;
   arm/arm)
-    for native in "-mcpu=native -mfpu=auto" "-march=native -mfpu=auto"; do
-      # shellcheck disable=SC2086
-      m=$(macros "$@" $native) && break
-    done
-    [ -n "$m" ] || exit 0
-    if defines "$m" __ARM_NEON && defines "$m" __ARM_FEATURE_FMA; then echo "-mfpu=neon-vfpv4"
-    elif defines "$m" __ARM_NEON; then echo "-mfpu=neon"; fi
+    # the kernel's feature list (not every ARM compiler knows -mcpu=native),
+    # then the compiler must accept the flag and turn NEON on with it
+    features=$(sed -n 's/^Features[[:space:]]*:\(.*\)/\1 /p' /proc/cpuinfo 2> /dev/null | head -n 1)
+    case $features in
+      *" neon "*" vfpv4 "* | *" vfpv4 "*" neon "*) fpu=-mfpu=neon-vfpv4 ;;
+      *" neon "*) fpu=-mfpu=neon ;;
+      *) exit 0 ;;
+    esac
+    m=$(macros "$@" $fpu) && defines "$m" __ARM_NEON && echo "$fpu"
     ;;
 esac
 exit 0
