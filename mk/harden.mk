@@ -126,7 +126,7 @@ embedded-report: $(M4ELF)
 
 CONFIGS += embedded-m4-qemu embedded-armv7-qemu
 run-embedded-m4-qemu: | $(BUILD)
-	@sh tests/run_one.sh embedded-m4-qemu sh -c '$(MAKE) --no-print-directory $(M4ELF) && $(M4_RUN)'
+	@sh tests/run_one.sh embedded-m4-qemu --needs arm-none-eabi-gcc sh -c '$(MAKE) --no-print-directory $(M4ELF) && $(M4_RUN)'
 run-embedded-armv7-qemu: | $(BUILD)
 	@sh tests/run_one.sh embedded-armv7-qemu sh -c 'arm-linux-gnueabihf-gcc -std=c99 $(WARN) \
 	  -march=armv7-a -mthumb -mfpu=vfpv3-d16 -mfloat-abi=hard -Os -DLINATTN_NO_STDLIB -I. \
@@ -137,7 +137,7 @@ SOAK_SECONDS ?= 120
 SOAK_SEED ?=
 .PHONY: soak
 $(BUILD)/soak: tests/soak.c $(HDR) | $(BUILD)
-	$(CLANG) $(CFLAGS_HOST) $(AVX2) $(SAN) -O1 $< -o $@ -lm
+	$(CLANG) $(CFLAGS_HOST) $(NATIVE) $(SAN) -O1 $< -o $@ -lm
 soak: $(BUILD)/soak
 	$(BUILD)/soak $(SOAK_SECONDS) $(SOAK_SEED)
 
