@@ -507,14 +507,15 @@ static void tf_test_naive(la_t *t) {
 
 /* ----------------------------------------------------------- gradient */
 
-/* Normalized squared error of a result against differences, whose
-   rounding (about eps loss / step) can exceed a result that is zero or
-   nearly so (n = 1 under softmax: every weight is 1 whatever Q is): fl is
-   that rounding's level per entry, over the square root of the
-   tolerance. */
-static double tf_err(int np, const la_real *g, const la_real *fd,
-                     double fl) {
-  double e = 0, s = 0;
+/* Normalized squared error of a result against differences of f with
+   step h, f computed with relative rounding eps, to be held to tolerance
+   tol: the differences' own rounding, about 100 eps (|f| + 1) / h an
+   entry, is allowed besides, for results that vanish or nearly so (n = 1
+   under softmax: every weight is 1 whatever Q is; a front layer whose
+   units are all off). */
+static double tf_err(int np, const la_real *g, const la_real *fd, double eps,
+                     double f, double h, double tol) {
+  double e = 0, s = 0, fl = 100 * eps * (fabs(f) + 1) / h / sqrt(tol);
   int i;
   for (i = 0; i < np; ++i) {
     e += ((double)g[i] - fd[i]) * ((double)g[i] - fd[i]);
@@ -552,7 +553,7 @@ static void tf_grad_case(la_t *t, const tf_cfg *c, int count, la_t_rng *r) {
     thd[i] = x;
     fdr[i] = (la_real)TM_FD4(f[0], f[1], f[2], f[3], h);
   }
-  nse = tf_err(np, g, fdr, (TM_DBL ? 1e-5 : 1e-8) * (fabs(loss) + 1));
+  nse = tf_err(np, g, fdr, 2.2e-16, loss, h, TM_DBL ? 1e-14 : 1e-8);
   LA_CHECK(t, nse <= (TM_DBL ? 1e-14 : 1e-8),
            "%s count=%d: gradient vs differences of the naive loss nse %g",
            tf_desc(c), count, nse);
@@ -567,7 +568,7 @@ static void tf_grad_case(la_t *t, const tf_cfg *c, int count, la_t_rng *r) {
     th[i] = x;
     fdr[i] = TM_FD4(f[0], f[1], f[2], f[3], h);
   }
-  nse = tf_err(np, g, fdr, 1e-5 * (fabs(loss) + 1));
+  nse = tf_err(np, g, fdr, 2.2e-16, loss, h, 1e-14);
   LA_CHECK(t, nse <= 1e-14, "%s: gradient vs differences of la_model_loss %g",
            tf_desc(c), nse);
 #endif
@@ -677,7 +678,8 @@ static void tf_hvp_case(la_t *t, const tf_cfg *c, int count, la_t_rng *r) {
       st |= la_model_grad(&m, tp, &td.b, NULL, g, NULL, 0);
       for (i = 0; i < np; ++i) fd[i] += (la_real)(w[s] * g[i] / (12 * h));
     }
-    nse = tf_err(np, hv, fd, (TM_DBL ? 1e-5 : 1e-3) * (fabs(loss) + 1));
+    nse = tf_err(np, hv, fd, TM_DBL ? 2.2e-16 : 1.2e-7, loss, h,
+                 TM_DBL ? 1e-14 : 1e-4);
     LA_CHECK(t, st == LA_OK && nse <= (TM_DBL ? 1e-14 : 1e-4),
              "%s: hvp vs differences of the gradient nse %g", tf_desc(c), nse);
   }
