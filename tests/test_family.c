@@ -330,7 +330,8 @@ static void tf_test_softmax(la_t *t) {
       for (e = 0; e < TT * LA_W; ++e) {
         double s = 0;
         for (i = 0; i < N; ++i) s += R[i * TT * LA_W + e];
-        err = fmax(err, fabs(s - 1));
+        /* not fmax: gcc 12's AArch64 vectorizer fails on that reduction */
+        if (fabs(s - 1) > err) err = fabs(s - 1);
       }
       LA_CHECK(t, err <= N * (sizeof(la_real) == 4 ? 2e-7 : 4e-16),
                "%s: columns sum to 1 within %g", kt->name, err);
@@ -342,13 +343,13 @@ static void tf_test_softmax(la_t *t) {
                                  : (row % 2 ? 1e4 : -1e4));
       }
       la__e_softmax(kt, N, TT, R, w);
-      okf = 1;
+      okf = 0; /* entries off */
       for (e = 0; e < N * TT * LA_W; ++e) {
         int col = e % (TT * LA_W), row = e / (TT * LA_W);
         double want = col % 2 ? (row == col % N) : (row % 2 ? 1.0 / (N / 2) : 0);
-        okf &= fabs(R[e] - want) <= 4 * (sizeof(la_real) == 4 ? 1.2e-7 : 2.3e-16);
+        okf += !(fabs(R[e] - want) <= 4 * (sizeof(la_real) == 4 ? 1.2e-7 : 2.3e-16));
       }
-      LA_CHECK(t, okf, "%s: +-1e4 scores", kt->name);
+      LA_CHECK(t, okf == 0, "%s: +-1e4 scores, %d entries off", kt->name, okf);
     }
     /* against the softmax written out in double */
     for (e = 0; e < N * TT * LA_W; ++e) R[e] = (la_real)(6 * la_t_uniform(&r));
