@@ -3861,36 +3861,65 @@ static void la__e_setcols(int r, int c, int ldc, const la_real *LA__RESTRICT s,
            sizeof(la_real) * c * LA_W);
 }
 
+/* One row of a panel against a row of column values (n elements each):
+   c += s .* x; x <- s .* (x - c), keeping x - c in dc when dc is not null;
+   y <- sd .* dc + s .* y, c += y; y <- y - s .* c. Each element is LA_W
+   lanes in an inner loop of constant length, which compilers vectorize
+   without a remainder (a loop over n * LA_W they may leave scalar). */
+#define LA__ROWS(n, body)                                                      \
+  do {                                                                         \
+    size_t e_;                                                                 \
+    int w;                                                                     \
+    for (e_ = 0; e_ < (n)*LA_W; e_ += LA_W)                                    \
+      for (w = (int)e_; w < (int)e_ + LA_W; ++w) body;                        \
+  } while (0)
+static void la__e_racc(size_t n, const la_real *LA__RESTRICT s,
+                       const la_real *LA__RESTRICT x, la_real *LA__RESTRICT c) {
+  LA__ROWS(n, c[w] += s[w] * x[w]);
+}
+static void la__e_rcent(size_t n, const la_real *LA__RESTRICT s,
+                        const la_real *LA__RESTRICT c, la_real *LA__RESTRICT x,
+                        la_real *LA__RESTRICT dc) {
+  if (dc) LA__ROWS(n, (dc[w] = x[w] - c[w], x[w] = s[w] * dc[w]));
+  else LA__ROWS(n, x[w] = s[w] * (x[w] - c[w]));
+}
+static void la__e_rjac2(size_t n, const la_real *LA__RESTRICT s,
+                        const la_real *LA__RESTRICT sd,
+                        const la_real *LA__RESTRICT dc, la_real *LA__RESTRICT y,
+                        la_real *LA__RESTRICT c) {
+  LA__ROWS(n, (y[w] = sd[w] * dc[w] + s[w] * y[w], c[w] += y[w]));
+}
+static void la__e_rnmul(size_t n, const la_real *LA__RESTRICT s,
+                        const la_real *LA__RESTRICT c, la_real *LA__RESTRICT y) {
+  LA__ROWS(n, y[w] -= s[w] * c[w]);
+}
 /* Softmax over the n rows of each column of an n x T panel, in place. The
    column's largest score is subtracted first, so the largest term is
    e^0 = 1 and the sum lies in [1, n]: nothing overflows whatever the
    scores, and the quotient needs one reciprocal per column. A NaN or an
    infinite score makes its column NaN (inf - inf), which the loss reports.
-   w: 2T panel elements of scratch. */
-static void la__e_softmax(const la_kernels *k, int n, int T, la_real *R,
-                          la_real *w) {
-  size_t TW = (size_t)T * LA_W, e;
-  la_real *mx = w, *sm = w + TW;
-  int i;
-  memcpy(mx, R, sizeof(la_real) * TW);
-  for (i = 1; i < n; ++i) {
-    const la_real *r = R + i * TW;
-    for (e = 0; e < TW; ++e) mx[e] = r[e] > mx[e] ? r[e] : mx[e];
-  }
-  for (i = 0; i < n; ++i) {
-    la_real *r = R + i * TW;
-    for (e = 0; e < TW; ++e) r[e] -= mx[e];
+   The max and the sum run down each column with the LA_W lanes in
+   registers. */
+static void la__e_softmax(const la_kernels *k, int n, int T, la_real *R) {
+  size_t TW = (size_t)T * LA_W;
+  int i, j, w;
+  for (j = 0; j < T; ++j) {
+    la_real *r = R + (size_t)j * LA_W, m[LA_W];
+    for (w = 0; w < LA_W; ++w) m[w] = r[w];
+    for (i = 1; i < n; ++i)
+      for (w = 0; w < LA_W; ++w) m[w] = r[i * TW + w] > m[w] ? r[i * TW + w] : m[w];
+    for (i = 0; i < n; ++i)
+      for (w = 0; w < LA_W; ++w) r[i * TW + w] -= m[w];
   }
   k->vexp((int)((size_t)n * TW), R, R);
-  memcpy(sm, R, sizeof(la_real) * TW);
-  for (i = 1; i < n; ++i) {
-    const la_real *r = R + i * TW;
-    for (e = 0; e < TW; ++e) sm[e] += r[e];
-  }
-  for (e = 0; e < TW; ++e) sm[e] = 1 / sm[e];
-  for (i = 0; i < n; ++i) {
-    la_real *r = R + i * TW;
-    for (e = 0; e < TW; ++e) r[e] *= sm[e];
+  for (j = 0; j < T; ++j) {
+    la_real *r = R + (size_t)j * LA_W, sm[LA_W];
+    for (w = 0; w < LA_W; ++w) sm[w] = r[w];
+    for (i = 1; i < n; ++i)
+      for (w = 0; w < LA_W; ++w) sm[w] += r[i * TW + w];
+    for (w = 0; w < LA_W; ++w) sm[w] = 1 / sm[w];
+    for (i = 0; i < n; ++i)
+      for (w = 0; w < LA_W; ++w) r[i * TW + w] *= sm[w];
   }
 }
 /* X <- S .* (X - 1 c^T), c = column sums of S .* X, for n x T panels: the
@@ -3898,40 +3927,27 @@ static void la__e_softmax(const la_kernels *k, int n, int T, la_real *R,
    symmetric, so this is both the tangent of the softmax (X = the scores'
    tangent) and its backward step (X = the gradient of its output). Dc,
    if not null, keeps X - 1 c^T for la__e_smx_jac2. w: T elements. */
-static void la__e_smx_jac(int n, int T, const la_real *LA__RESTRICT S,
-                          la_real *LA__RESTRICT X, la_real *LA__RESTRICT Dc,
-                          la_real *LA__RESTRICT w) {
-  size_t TW = (size_t)T * LA_W, e;
+static void la__e_smx_jac(int n, int T, const la_real *S, la_real *X,
+                          la_real *Dc, la_real *w) {
+  size_t TW = (size_t)T * LA_W;
   int i;
   memset(w, 0, sizeof(la_real) * TW);
+  for (i = 0; i < n; ++i) la__e_racc((size_t)T, S + i * TW, X + i * TW, w);
   for (i = 0; i < n; ++i)
-    for (e = 0; e < TW; ++e) w[e] += S[i * TW + e] * X[i * TW + e];
-  for (i = 0; i < n; ++i)
-    for (e = 0; e < TW; ++e) {
-      la_real x = X[i * TW + e] - w[e];
-      if (Dc) Dc[i * TW + e] = x;
-      X[i * TW + e] = S[i * TW + e] * x;
-    }
+    la__e_rcent((size_t)T, S + i * TW, w, X + i * TW, Dc ? Dc + i * TW : NULL);
 }
 /* The tangent of the backward step above along the direction whose
    softmax tangent is Sd (columns summing to 0): with Xd the tangent of the
    output's gradient, Xd <- Y - S .* (1 colsum(Y)^T), Y = Sd .* Dc + S .* Xd
    (the term Sd .* Dc - S sd^T Dc is the Jacobian's own tangent). */
-static void la__e_smx_jac2(int n, int T, const la_real *LA__RESTRICT S,
-                           const la_real *LA__RESTRICT Sd,
-                           const la_real *LA__RESTRICT Dc,
-                           la_real *LA__RESTRICT Xd, la_real *LA__RESTRICT w) {
-  size_t TW = (size_t)T * LA_W, e;
+static void la__e_smx_jac2(int n, int T, const la_real *S, const la_real *Sd,
+                           const la_real *Dc, la_real *Xd, la_real *w) {
+  size_t TW = (size_t)T * LA_W;
   int i;
   memset(w, 0, sizeof(la_real) * TW);
   for (i = 0; i < n; ++i)
-    for (e = 0; e < TW; ++e) {
-      la_real y = Sd[i * TW + e] * Dc[i * TW + e] + S[i * TW + e] * Xd[i * TW + e];
-      Xd[i * TW + e] = y;
-      w[e] += y;
-    }
-  for (i = 0; i < n; ++i)
-    for (e = 0; e < TW; ++e) Xd[i * TW + e] -= S[i * TW + e] * w[e];
+    la__e_rjac2((size_t)T, S + i * TW, Sd + i * TW, Dc + i * TW, Xd + i * TW, w);
+  for (i = 0; i < n; ++i) la__e_rnmul((size_t)T, S + i * TW, w, Xd + i * TW);
 }
 
 /* The product the model calls: the kernel table's panel product,
@@ -4253,9 +4269,9 @@ static size_t la__nl_head(const la__mdim *m) { /* stored reals per head */
   return m->lay / (size_t)m->H * LA_W;
 }
 
-/* The activation of scores R (n x T) in place; w: scratch. */
-static void la__act(const la__mctx *c, int n, int T, la_real *R, la_real *w) {
-  if (c->m.act == LA_ACT_SOFTMAX) la__e_softmax(c->k, n, T, R, w);
+/* The activation of scores R (n x T) in place. */
+static void la__act(const la__mctx *c, int n, int T, la_real *R) {
+  if (c->m.act == LA_ACT_SOFTMAX) la__e_softmax(c->k, n, T, R);
   else la__e_relu((size_t)n * T, R);
 }
 /* X <- J X, J the Jacobian at output R; Dc as for la__e_smx_jac. */
@@ -4286,7 +4302,7 @@ static void la__nl_fwd(const la__mctx *c, int l, int zd0) {
             *R = Vt + TD, *Ut = R + nT * LA_W;
     LA__MM(c, LA__TB, T, D, D, 1, Z, Q, Vt);
     LA__MM(c, LA__TB, n, T, D, 1, Z, Vt, R);
-    la__act(c, n, T, R, c->tmp);
+    la__act(c, n, T, R);
     LA__MM(c, LA__TB, n, D, D, 1, Z, P, Ut);
     if (h) LA__MM(c, LA__TA | LA__AC, T, D, n, in, R, Ut, Zn);
     else LA__MMY(c, LA__TA, T, D, n, in, R, Ut, Z, Zn);
@@ -4407,7 +4423,7 @@ static void la__nlast_fwd(const la__mctx *c, int l, int zd0) {
             *wk = s + nW;
     LA__MM(c, 0, D, 1, D, 1, Q, q, v);
     LA__MM(c, 0, n, 1, D, 1, Z, v, s);
-    la__act(c, n, 1, s, c->tmp);
+    la__act(c, n, 1, s);
     LA__MM(c, 0, n, 1, D, 1, Z, p, wk);
     LA__MM(c, LA__TA | LA__AC, 1, 1, n, in, wk, s, out);
     if (m->hvp) {
