@@ -3770,6 +3770,7 @@ static void la__m_contract(const la_model *m, const la_real *t,
   size_t D2 = (size_t)D * D, e, nf, rq = (size_t)k.r * k.q;
   const double *G = gv ? gv : gf;
   double acc[2 * (LA_MAX_D + 1)];
+  if (!gf) return; /* never: the folds live in the workspace */
   for (l = 0; l < nb; ++l) {
     const double *P = G + 2 * D2 * l, *Q = P + D2;
     if (m->cfg.param == LA_PARAM_DENSE)
@@ -3881,7 +3882,7 @@ static void la__e_setcols(int r, int c, int ldc, const la_real *LA__RESTRICT s,
     size_t e_;                                                                 \
     int w;                                                                     \
     for (e_ = 0; e_ < (n)*LA_W; e_ += LA_W)                                    \
-      for (w = (int)e_; w < (int)e_ + LA_W; ++w) body;                        \
+      for (w = (int)e_; w < (int)e_ + LA_W; ++w) (void)(body);                \
   } while (0)
 static void la__e_racc(size_t n, const la_real *LA__RESTRICT s,
                        const la_real *LA__RESTRICT x, la_real *LA__RESTRICT c) {
