@@ -3809,7 +3809,17 @@ static void la__m_contract(const la_model *m, const la_real *t,
 /* ------------------------------------------------- panel element ops */
 /* Plain loops over whole panels (n elements of LA_W reals): compilers turn
    them into vector code, and they are exact, so one version serves every
-   backend. */
+   backend. LA__ROWS runs body for the n * LA_W reals, the LA_W lanes of
+   an element in an inner loop of constant length: compilers vectorize it
+   without a remainder even where the function is inlined (a loop over
+   n * LA_W they may then leave scalar). w indexes the real. */
+#define LA__ROWS(n, body)                                                      \
+  do {                                                                         \
+    size_t e_;                                                                 \
+    int w;                                                                     \
+    for (e_ = 0; e_ < (n)*LA_W; e_ += LA_W)                                    \
+      for (w = (int)e_; w < (int)e_ + LA_W; ++w) (void)(body);                \
+  } while (0)
 
 static void la__e_copy(size_t n, const la_real *LA__RESTRICT a,
                        la_real *LA__RESTRICT c) {
@@ -3831,14 +3841,12 @@ static void la__e_sym(int D, const la_real *LA__RESTRICT X,
     }
 }
 static void la__e_relu(size_t n, la_real *x) {
-  size_t i;
-  for (i = 0; i < n * LA_W; ++i) x[i] = x[i] > 0 ? x[i] : 0;
+  LA__ROWS(n, x[w] = x[w] > 0 ? x[w] : 0);
 }
 /* x <- x where the activation r is positive, else 0 (ReLU's derivative). */
 static void la__e_mask(size_t n, const la_real *LA__RESTRICT r,
                        la_real *LA__RESTRICT x) {
-  size_t i;
-  for (i = 0; i < n * LA_W; ++i) x[i] = r[i] > 0 ? x[i] : 0;
+  LA__ROWS(n, x[w] = r[w] > 0 ? x[w] : 0);
 }
 /* Rows of an r x c panel += the bias vector panel b (c elements). */
 static void la__e_addrow(int r, int c, const la_real *LA__RESTRICT b,
@@ -3874,16 +3882,7 @@ static void la__e_setcols(int r, int c, int ldc, const la_real *LA__RESTRICT s,
 
 /* One row of a panel against a row of column values (n elements each):
    c += s .* x; x <- s .* (x - c), keeping x - c in dc when dc is not null;
-   y <- sd .* dc + s .* y, c += y; y <- y - s .* c. Each element is LA_W
-   lanes in an inner loop of constant length, which compilers vectorize
-   without a remainder (a loop over n * LA_W they may leave scalar). */
-#define LA__ROWS(n, body)                                                      \
-  do {                                                                         \
-    size_t e_;                                                                 \
-    int w;                                                                     \
-    for (e_ = 0; e_ < (n)*LA_W; e_ += LA_W)                                    \
-      for (w = (int)e_; w < (int)e_ + LA_W; ++w) (void)(body);                \
-  } while (0)
+   y <- sd .* dc + s .* y, c += y; y <- y - s .* c. */
 static void la__e_racc(size_t n, const la_real *LA__RESTRICT s,
                        const la_real *LA__RESTRICT x, la_real *LA__RESTRICT c) {
   LA__ROWS(n, c[w] += s[w] * x[w]);
