@@ -542,11 +542,13 @@ LINATTN_DEF int la_data_sample(const la_data *g, la_rng *rng, la_batch *b);
    reuse the weights. A factored Q costs nothing per prompt: the model runs
    on the product W_K^T W_Q, formed once per call, and the gradient is
    contracted through it once per call (O(r D^2) per head). At the base
-   setting (sparse, bench/bench_model.c) four heads cost about 2.1 times
-   one head's gradient and HVP, rank-2 keys and queries the same as a
-   merged Q, and softmax attention about 5.7 times the linear model's
-   gradient (4.9 times its HVP): 3.6 times its multiply-adds, and the
-   exponentials take about 40% of its forward pass. The workspace
+   setting (sparse, bench/bench_model.c) four heads cost about 2.2 times
+   one head's gradient (2.3 times its HVP), rank-2 keys and queries the
+   same as a merged Q, ReLU attention about 3.5 times the linear model's
+   gradient and softmax about 6 times (5 times its HVP): 3.6 times the
+   linear model's multiply-adds, and the exponentials and the softmax's
+   passes over the weights take about 40% of its forward pass. The
+   workspace
    holds every layer's values of one panel: about (L+1) (n+1)(d+1) LA_W
    reals twice, plus per layer (2 + H) D^2 LA_W (linear) or
    H ((n+1)(2n + D) + n D) LA_W (ReLU, softmax), twice.
