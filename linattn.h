@@ -338,7 +338,12 @@ LINATTN_DEF void la_scale(int n, la_real a, la_real *x);
    The model and the tests choose between them; users rarely need this.
    The entries do not check their arguments (the la_ functions above do).
    pgemm is one panel of la_bgemm (C never batch-summed); bgemm is la_bgemm
-   itself with all its strides, one call for the whole batch. */
+   itself with all its strides, one call for the whole batch. vexp is
+   y = e^x element by element (n elements at any address; y may be x):
+   within 1 ulp of e^x where that is a normal number (2 ulps on ARMv7
+   without VFPv4), 0 where it would be subnormal or below (every backend
+   flushes, as ARMv7 NEON does), +inf above the largest la_real, NaN for
+   NaN; the softmax attention of the model calls it. */
 typedef struct la_kernels {
   const char *name; /* "scalar", "avx2", "neon64" or "neon32" */
   void (*pgemm)(unsigned flags, int m, int n, int k, la_real alpha,
@@ -350,6 +355,7 @@ typedef struct la_kernels {
                 size_t b_stride, la_real *C, size_t c_stride, int npanels);
   void (*scale)(int n, la_real a, la_real *x);
   double (*nrm2)(int n, const la_real *x);
+  void (*vexp)(int n, const la_real *x, la_real *y);
 } la_kernels;
 LINATTN_DEF const la_kernels *la_kernels_best(void);
 LINATTN_DEF const la_kernels *la_kernels_scalar(void);
@@ -543,23 +549,70 @@ LINATTN_DEF int la_data_sample(const la_data *g, la_rng *rng, la_batch *b);
 
 /* ------------------------------------------------------------ the model
 
-   A prompt Z0 is (d+1) x (n+1); with M = diag(1, .., 1, 0) each layer does
-       Z_{l+1} = Z_l + (1/n) P_l Z_l M act(Z_l^T Q_l Z_l)
-   (act = identity, or ReLU entrywise), the prediction is -[Z_L]_{d+1,n+1}
-   and the loss is the mean over the batch of ([Z_L]_{d+1,n+1} + y_q)^2.
-   An optional front layer x <- W2 relu(W1 x + b1) + b2 (h hidden units)
-   acts on the x-part of every token, query included, before layer 0.
+   A prompt Z0 is (d+1) x (n+1), tokens z_1 .. z_{n+1} as columns, the
+   last the query; with M = diag(1, .., 1, 0) each layer does
+       Z_{l+1} = Z_l + (1/n) sum_{h < H} P_{l,h} Z_l M act(Z_l^T Q_{l,h} Z_l)
+   with H heads per layer (the reference code's n_head: outputs summed,
+   each with its 1/n), the prediction is -[Z_L]_{d+1,n+1} and the loss is
+   the mean over the batch of ([Z_L]_{d+1,n+1} + y_q)^2. An optional front
+   layer x <- W2 relu(W1 x + b1) + b2 (h hidden units) acts on the x-part
+   of every token, query included, before layer 0.
+
+   ACTIVATIONS. act acts on the score matrix A = Z^T Q Z, whose entry
+   a_ij = z_i^T Q z_j scores key i for token j, before the sum over keys
+   (where the reference code of paper A hooks its activation); M keeps the
+   n keys i <= n and drops the query, which is no key.
+     LA_ACT_LINEAR   act = identity: the papers' model.
+     LA_ACT_RELU     act = max(0, a) entrywise (paper B, Theorem 5).
+     LA_ACT_SOFTMAX  every token j weighs the n keys by a softmax over
+                     them: s_ij = e^{a_ij} / sum_{k <= n} e^{a_kj}, i <= n,
+                     so its weights sum to one; the layer adds
+                     (1/n) sum_h P_h K S_h (K: the n key columns of Z).
+                     The 1/n stays, as the reference code keeps its /N
+                     after the activation, and there is no other
+                     temperature: the scores are z_i^T Q z_j as they are
+                     (no 1/sqrt(d)), so Q's scale is the inverse
+                     temperature and P's absorbs the 1/n (P -> n P undoes
+                     it). The query is masked inside the softmax (its
+                     score as -inf). Read literally, P Z M act(Z^T Q Z)
+                     applies act to all n+1 rows and M drops the query's
+                     row afterwards, and so does the reference code
+                     (softmax over dim 2, all n+1 tokens, then its mask):
+                     there the query's own score takes part in every
+                     normalization although the query is no key, and the
+                     n key weights sum to less than one. Here they sum to
+                     one, which is the softmax over the keys the model
+                     means. Each column's largest score is subtracted
+                     before e^x (the kernel table's vexp), which changes
+                     nothing but leaves no overflow for any finite scores;
+                     a weight below the smallest normal la_real is 0.
+   Every activation works with every parametrization, head count, factored
+   Q and the front layer.
+
+   KEYS AND QUERIES. qk_rank = r > 0 trains Q's free block as the product
+   of two r-row factors, Q = W_K^T W_Q: a_ij = (W_K z_i) . (W_Q z_j). Dense:
+   W_K, W_Q are r x D, 1 <= r <= D. Sparse and pgd: Q's last row and column
+   are fixed at zero, so only A = W_K^T W_Q is factored, W_K, W_Q r x d,
+   1 <= r <= d (a factor of the whole Q would have to keep a zero column:
+   the same thing). r = 0 trains Q (or A) itself.
 
    THE PACKING OF THETA (D = d+1, all matrices row-major), per layer
-   l = 0 .. L-1 in order, then the front layer:
-     LA_PARAM_DENSE   P_l (D x D), Q_l (D x D)                 2 D^2 per layer
-     LA_PARAM_SPARSE  B_l (d x d), A_l (d x d), where
-                      P_l = [[B_l, 0], [0, 1]], Q_l = [[A_l, 0], [0, 0]]
-                                                               2 d^2 per layer
-     LA_PARAM_PGD     A_l (d x d); P_l = [[0, 0], [0, 1]], Q_l as above
-                                                                 d^2 per layer
+   l = 0 .. L-1 in order and within it per head h = 0 .. H-1 (the
+   reference code's allparam[l, h]), then the front layer:
+     LA_PARAM_DENSE   P (D x D), Q (D x D)                      2 D^2 per head
+     LA_PARAM_SPARSE  B (d x d), A (d x d), where
+                      P = [[B, 0], [0, 1]], Q = [[A, 0], [0, 0]]
+                                                                2 d^2 per head
+     LA_PARAM_PGD     A (d x d); P = [[0, 0], [0, 1]], Q as above
+                                                                  d^2 per head
+   and with qk_rank = r > 0, W_K then W_Q in the place of Q (or A):
+     LA_PARAM_DENSE   P (D x D), W_K (r x D), W_Q (r x D)   D^2 + 2 r D per head
+     LA_PARAM_SPARSE  B (d x d), W_K (r x d), W_Q (r x d)   d^2 + 2 r d per head
+     LA_PARAM_PGD     W_K (r x d), W_Q (r x d)                  2 r d per head
      front (h > 0)    W1 (h x d), b1 (h), W2 (d x h), b2 (d)
-   la_model_blocks lists these matrices (offset, size) in the same order.
+   la_model_blocks lists these matrices (offset, size) in the same order,
+   one block per matrix. With one head and a merged Q (the defaults) this
+   is one P, Q pair per layer.
 
    BATCHES AND THREADS. Loss, gradient and Hessian-vector product are means
    over the b->count prompts of b. The batch is cut into at most 64 chunks
@@ -580,9 +633,28 @@ LINATTN_DEF int la_data_sample(const la_data *g, la_rng *rng, la_batch *b);
    base setting (L = 3, d = 5, n = 20) a gradient costs about 2-2.5 forward
    passes (la_model_loss), a Hessian-vector product about 5-6: its tangent
    doubles every product of the gradient except where the data enter (layer
-   0, without a front layer). ReLU attention cannot be associated this way
-   and costs O(D n^2) per layer. The workspace holds every layer's values of
-   one panel: about (L+1) (n+1)(d+1) LA_W reals twice, plus small matrices.
+   0, without a front layer). S is shared by the heads: each further head
+   adds only its D x D products (about 2 D^3 forward and 5 D^3 backward per
+   hidden layer, 3 D^2 in the last), no pass over the keys.
+   ReLU and softmax attention cannot be associated this way: a hidden
+   layer forms each head's n x (n+1) scores and their weighted sum, about
+   2 D n^2 + 2 D^2 n multiply-adds forward and twice that backward per
+   head; the last layer takes only the query's column of the scores,
+   O(D n) per head. Softmax adds n (n+1) exponentials per head and hidden
+   layer (n in the last), forward only: the backward step and the tangents
+   reuse the weights. A factored Q costs nothing per prompt: the model runs
+   on the product W_K^T W_Q, formed once per call, and the gradient is
+   contracted through it once per call (O(r D^2) per head). At the base
+   setting (sparse, bench/bench_model.c) four heads cost about 2.2 times
+   one head's gradient (2.3 times its HVP), rank-2 keys and queries the
+   same as a merged Q, ReLU attention about 3.5 times the linear model's
+   gradient and softmax about 6 times (5 times its HVP): 3.6 times the
+   linear model's multiply-adds, and the exponentials and the softmax's
+   passes over the weights take about 40% of its forward pass. The
+   workspace
+   holds every layer's values of one panel: about (L+1) (n+1)(d+1) LA_W
+   reals twice, plus per layer (2 + H) D^2 LA_W (linear) or
+   H ((n+1)(2n + D) + n D) LA_W (ReLU, softmax), twice.
 
    FAILURES. LA_ENULL (null pointer), LA_ESHAPE (batch d or n differ from
    the model's), LA_EDIM (empty batch), LA_EWORKSPACE (work too small),
@@ -598,7 +670,7 @@ LINATTN_DEF int la_data_sample(const la_data *g, la_rng *rng, la_batch *b);
    results are written as computed. */
 
 enum { LA_PARAM_SPARSE = 0, LA_PARAM_DENSE = 1, LA_PARAM_PGD = 2 };
-enum { LA_ACT_LINEAR = 0, LA_ACT_RELU = 1 };
+enum { LA_ACT_LINEAR = 0, LA_ACT_RELU = 1, LA_ACT_SOFTMAX = 2 };
 
 /* Zero means the documented default. */
 typedef struct la_model_config {
@@ -606,6 +678,11 @@ typedef struct la_model_config {
   int layers;                /* L; 0 -> 3; at most LA_MAX_LAYERS */
   int param;                 /* LA_PARAM_*; 0 -> sparse */
   int activation;            /* LA_ACT_*; 0 -> linear */
+  int heads;                 /* H heads per layer; 0 -> 1; at most
+                                LA_MAX_HEADS */
+  int qk_rank;               /* r: Q = W_K^T W_Q, factors of r rows; 0 ->
+                                Q trained as one matrix; else 1..d+1
+                                (dense) or 1..d (sparse, pgd) */
   int front_hidden;          /* width h of the front MLP; 0 -> none */
   double init_std;           /* 0 -> 0.05 (front layer included); at most
                                 la_real's largest value / 8 */
@@ -614,6 +691,7 @@ typedef struct la_model_config {
 } la_model_config;
 
 #define LA_MAX_LAYERS 64
+#define LA_MAX_HEADS 64
 #define LA_MAX_HIDDEN 4096
 
 typedef struct la_model {
@@ -622,7 +700,8 @@ typedef struct la_model {
 } la_model;
 
 /* LA_ERANGE for a configuration out of range (init_std <= 0 or non-finite
-   included), LA_EDIM for d or n, LA_EOVERFLOW when the workspace would not
+   included, and softmax with a kernel table that has no vexp), LA_EDIM
+   for d or n, LA_EOVERFLOW when the workspace would not
    fit size_t (32-bit hosts); m is written only on success. */
 LINATTN_DEF int la_model_init(la_model *m, const la_model_config *cfg);
 /* theta ~ N(0, init_std^2) entrywise from the stream of rng:
@@ -1624,6 +1703,18 @@ LA__INLINE la__vec la__vadd(la__vec a, la__vec b) { return _mm256_add_ps(a, b); 
 LA__INLINE la__vec la__vfma(la__vec c, la__vec a, la__vec b) {
   return _mm256_fmadd_ps(a, b, c);
 }
+LA__INLINE la__vec la__vsub(la__vec a, la__vec b) { return _mm256_sub_ps(a, b); }
+LA__INLINE la__vec la__vmax(la__vec a, la__vec b) { return _mm256_max_ps(a, b); }
+LA__INLINE la__vec la__vmin(la__vec a, la__vec b) { return _mm256_min_ps(a, b); }
+/* The bits of x shifted left by LA__EXP_SHIFT: 2^k from k + LA__EXP_BIAS. */
+LA__INLINE la__vec la__vshl_exp(la__vec x) {
+  return _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_castps_si256(x), 23));
+}
+/* y where y >= lo, else 0; then x where x is NaN. */
+LA__INLINE la__vec la__vexp_edges(la__vec x, la__vec y, la__vec lo) {
+  y = _mm256_and_ps(y, _mm256_cmp_ps(y, lo, _CMP_GE_OQ));
+  return _mm256_blendv_ps(y, x, _mm256_cmp_ps(x, x, _CMP_UNORD_Q));
+}
 #elif LA__X86
 typedef __m256d la__vec;
 LA__INLINE la__vec la__vload(const la_real *p) { return _mm256_load_pd(p); }
@@ -1636,6 +1727,16 @@ LA__INLINE la__vec la__vmul(la__vec a, la__vec b) { return _mm256_mul_pd(a, b); 
 LA__INLINE la__vec la__vadd(la__vec a, la__vec b) { return _mm256_add_pd(a, b); }
 LA__INLINE la__vec la__vfma(la__vec c, la__vec a, la__vec b) {
   return _mm256_fmadd_pd(a, b, c);
+}
+LA__INLINE la__vec la__vsub(la__vec a, la__vec b) { return _mm256_sub_pd(a, b); }
+LA__INLINE la__vec la__vmax(la__vec a, la__vec b) { return _mm256_max_pd(a, b); }
+LA__INLINE la__vec la__vmin(la__vec a, la__vec b) { return _mm256_min_pd(a, b); }
+LA__INLINE la__vec la__vshl_exp(la__vec x) {
+  return _mm256_castsi256_pd(_mm256_slli_epi64(_mm256_castpd_si256(x), 52));
+}
+LA__INLINE la__vec la__vexp_edges(la__vec x, la__vec y, la__vec lo) {
+  y = _mm256_and_pd(y, _mm256_cmp_pd(y, lo, _CMP_GE_OQ));
+  return _mm256_blendv_pd(y, x, _mm256_cmp_pd(x, x, _CMP_UNORD_Q));
 }
 #elif LA__SIMD == LINATTN_NEON && !defined(LINATTN_DOUBLE)
 /* vld1q/vst1q accept any address, so the aligned and plain forms agree. */
@@ -1664,6 +1765,33 @@ LA__INLINE la__vec la__vfma(la__vec c, la__vec a, la__vec b) {
 #endif
   return v;
 }
+LA__INLINE la__vec la__vsub(la__vec a, la__vec b) {
+  la__vec v; v.lo = vsubq_f32(a.lo, b.lo); v.hi = vsubq_f32(a.hi, b.hi); return v;
+}
+LA__INLINE la__vec la__vmax(la__vec a, la__vec b) {
+  la__vec v; v.lo = vmaxq_f32(a.lo, b.lo); v.hi = vmaxq_f32(a.hi, b.hi); return v;
+}
+LA__INLINE la__vec la__vmin(la__vec a, la__vec b) {
+  la__vec v; v.lo = vminq_f32(a.lo, b.lo); v.hi = vminq_f32(a.hi, b.hi); return v;
+}
+LA__INLINE float32x4_t la__vshl_exp4(float32x4_t x) {
+  return vreinterpretq_f32_u32(vshlq_n_u32(vreinterpretq_u32_f32(x), 23));
+}
+LA__INLINE la__vec la__vshl_exp(la__vec x) {
+  la__vec v; v.lo = la__vshl_exp4(x.lo); v.hi = la__vshl_exp4(x.hi); return v;
+}
+LA__INLINE float32x4_t la__vexp_edges4(float32x4_t x, float32x4_t y,
+                                       float32x4_t lo) {
+  y = vreinterpretq_f32_u32(
+      vandq_u32(vreinterpretq_u32_f32(y), vcgeq_f32(y, lo)));
+  return vbslq_f32(vceqq_f32(x, x), y, x);
+}
+LA__INLINE la__vec la__vexp_edges(la__vec x, la__vec y, la__vec lo) {
+  la__vec v;
+  v.lo = la__vexp_edges4(x.lo, y.lo, lo.lo);
+  v.hi = la__vexp_edges4(x.hi, y.hi, lo.hi);
+  return v;
+}
 #elif LA__SIMD == LINATTN_NEON
 typedef struct { float64x2_t a, b; } la__vec;
 LA__INLINE la__vec la__vload(const la_real *p) {
@@ -1685,12 +1813,157 @@ LA__INLINE la__vec la__vfma(la__vec c, la__vec x, la__vec y) {
   la__vec v; v.a = vfmaq_f64(c.a, x.a, y.a); v.b = vfmaq_f64(c.b, x.b, y.b);
   return v;
 }
+LA__INLINE la__vec la__vsub(la__vec x, la__vec y) {
+  la__vec v; v.a = vsubq_f64(x.a, y.a); v.b = vsubq_f64(x.b, y.b); return v;
+}
+LA__INLINE la__vec la__vmax(la__vec x, la__vec y) {
+  la__vec v; v.a = vmaxq_f64(x.a, y.a); v.b = vmaxq_f64(x.b, y.b); return v;
+}
+LA__INLINE la__vec la__vmin(la__vec x, la__vec y) {
+  la__vec v; v.a = vminq_f64(x.a, y.a); v.b = vminq_f64(x.b, y.b); return v;
+}
+LA__INLINE float64x2_t la__vshl_exp2(float64x2_t x) {
+  return vreinterpretq_f64_u64(vshlq_n_u64(vreinterpretq_u64_f64(x), 52));
+}
+LA__INLINE la__vec la__vshl_exp(la__vec x) {
+  la__vec v; v.a = la__vshl_exp2(x.a); v.b = la__vshl_exp2(x.b); return v;
+}
+LA__INLINE float64x2_t la__vexp_edges2(float64x2_t x, float64x2_t y,
+                                       float64x2_t lo) {
+  y = vreinterpretq_f64_u64(
+      vandq_u64(vreinterpretq_u64_f64(y), vcgeq_f64(y, lo)));
+  return vbslq_f64(vceqq_f64(x, x), y, x);
+}
+LA__INLINE la__vec la__vexp_edges(la__vec x, la__vec y, la__vec lo) {
+  la__vec v;
+  v.a = la__vexp_edges2(x.a, y.a, lo.a);
+  v.b = la__vexp_edges2(x.b, y.b, lo.b);
+  return v;
+}
 #endif
 #if LA__SIMD == LINATTN_NEON
 LA__INLINE la__vec la__vloadu(const la_real *p) { return la__vload(p); }
 LA__INLINE void la__vstoreu(la_real *p, la__vec v) { la__vstore(p, v); }
 LA__INLINE la__vec la__vzero(void) { return la__vset1(0); }
 #endif
+/* ---------------------------------------------------------------- exp */
+/* e^x lane-wise (la__vexp) and its scalar twin (la__exp_real): the same
+   operations in the same order, with C99's fma/fmaf where the vector code
+   fuses, so that backends with a fused multiply-add agree bit for bit.
+   x = n ln2 + r with n = round(x / ln2) (by adding and subtracting 1.5 2^p,
+   which leaves the integer in the low bits), |r| <= ln2/2 (Cody and Waite:
+   n ln2_hi is exact), e^r from its Taylor polynomial by Horner (degree 7 in
+   float, 13 in double: the truncation is below 0.05 ulp), then times 2^k1
+   and 2^k2, k1 + k2 = n, each built from its exponent bits: two factors
+   reach 2^128 (2^1024) without an exponent field that cannot hold it.
+   Within 1 ulp of e^x wherever the result is a normal number (2 without a
+   fused multiply-add: ARMv7 before VFPv4); 0 where it would be subnormal
+   (ARMv7 NEON flushes those, so every backend flushes them), +inf past the
+   largest la_real, NaN for NaN. */
+
+/* 1/j!, j = 0..13: the Taylor coefficients of e^r. */
+static const double la__inv_fact[14] = {
+    1, 1, 0.5, 0.16666666666666666, 0.041666666666666664,
+    0.0083333333333333332, 0.0013888888888888889, 0.00019841269841269841,
+    2.4801587301587302e-05, 2.7557319223985893e-06, 2.7557319223985888e-07,
+    2.505210838544172e-08, 2.08767569878681e-09, 1.6059043836821613e-10};
+
+/* ln 2 = LN2_HI + LN2_LO, the high part with enough trailing zero bits that
+   n LN2_HI is exact for every n of the range. */
+#define LA__LN2_HI 6.93147180369123816490e-01
+#define LA__LN2_LO 1.90821492927058770002e-10
+
+#ifdef LINATTN_DOUBLE
+#define LA__EXP_DEG 13
+#define LA__EXP_LO (-709.0) /* inputs clamped to [LO, HI]: n in range */
+#define LA__EXP_HI 710.0
+#define LA__EXP_MAGIC 6755399441055744.0 /* 1.5 2^52 */
+#define LA__EXP_BIAS 6755399441056767.0  /* 1.5 2^52 + 1023 */
+#define LA__EXP_TINY DBL_MIN
+#define LA__EXP_L2HI LA__LN2_HI
+#define LA__EXP_L2LO LA__LN2_LO
+#define la__rfma fma
+#else
+#define LA__EXP_DEG 7
+#define LA__EXP_LO (-88.0f)
+#define LA__EXP_HI 89.0f
+#define LA__EXP_MAGIC 12582912.0f /* 1.5 2^23 */
+#define LA__EXP_BIAS 12583039.0f  /* 1.5 2^23 + 127 */
+#define LA__EXP_TINY FLT_MIN
+#define LA__EXP_L2HI 0.693145751953125f /* 15 bits */
+#define LA__EXP_L2LO 1.42860682030941723212e-6f
+#define la__rfma fmaf
+#endif
+#define LA__LOG2E ((la_real)1.44269504088896340736)
+
+/* 2^k for an integer-valued k: k + BIAS holds k + the exponent bias in its
+   low bits, which the shift moves into the exponent field. */
+static la_real la__pow2i(la_real k) {
+  la_real f = k + (la_real)LA__EXP_BIAS;
+#ifdef LINATTN_DOUBLE
+  uint64_t u;
+  memcpy(&u, &f, sizeof u);
+  u <<= 52;
+#else
+  uint32_t u;
+  memcpy(&u, &f, sizeof u);
+  u <<= 23;
+#endif
+  memcpy(&f, &u, sizeof f);
+  return f;
+}
+
+static la_real la__exp_real(la_real x) {
+  const la_real M = (la_real)LA__EXP_MAGIC;
+  la_real xc, nf, k1, k2, r, p, y;
+  int j;
+  if (x != x) return x;
+  xc = x < LA__EXP_LO ? LA__EXP_LO : x > LA__EXP_HI ? LA__EXP_HI : x;
+  nf = la__rfma(xc, LA__LOG2E, M) - M;
+  k1 = la__rfma(nf, (la_real)0.5, M) - M;
+  k2 = nf - k1;
+  r = la__rfma(nf, -(la_real)LA__EXP_L2HI, xc);
+  r = la__rfma(nf, -(la_real)LA__EXP_L2LO, r);
+  p = (la_real)la__inv_fact[LA__EXP_DEG];
+  for (j = LA__EXP_DEG - 1; j >= 0; --j)
+    p = la__rfma(p, r, (la_real)la__inv_fact[j]);
+  y = p * la__pow2i(k1) * la__pow2i(k2);
+  return y >= LA__EXP_TINY ? y : 0;
+}
+
+#if LA__SIMD != LINATTN_SCALAR
+LA__INLINE la__vec la__vexp(la__vec x) {
+  const la__vec M = la__vset1((la_real)LA__EXP_MAGIC);
+  const la__vec B = la__vset1((la_real)LA__EXP_BIAS);
+  la__vec xc, nf, k1, k2, r, p;
+  xc = la__vmin(la__vmax(x, la__vset1(LA__EXP_LO)), la__vset1(LA__EXP_HI));
+  nf = la__vsub(la__vfma(M, xc, la__vset1(LA__LOG2E)), M);
+  k1 = la__vsub(la__vfma(M, nf, la__vset1((la_real)0.5)), M);
+  k2 = la__vsub(nf, k1);
+  r = la__vfma(xc, nf, la__vset1(-(la_real)LA__EXP_L2HI));
+  r = la__vfma(r, nf, la__vset1(-(la_real)LA__EXP_L2LO));
+  p = la__vset1((la_real)la__inv_fact[LA__EXP_DEG]);
+  p = la__vfma(la__vset1((la_real)la__inv_fact[LA__EXP_DEG - 1]), p, r);
+  p = la__vfma(la__vset1((la_real)la__inv_fact[LA__EXP_DEG - 2]), p, r);
+  p = la__vfma(la__vset1((la_real)la__inv_fact[LA__EXP_DEG - 3]), p, r);
+  p = la__vfma(la__vset1((la_real)la__inv_fact[LA__EXP_DEG - 4]), p, r);
+  p = la__vfma(la__vset1((la_real)la__inv_fact[LA__EXP_DEG - 5]), p, r);
+  p = la__vfma(la__vset1((la_real)la__inv_fact[LA__EXP_DEG - 6]), p, r);
+  p = la__vfma(la__vset1((la_real)la__inv_fact[LA__EXP_DEG - 7]), p, r);
+#ifdef LINATTN_DOUBLE
+  p = la__vfma(la__vset1((la_real)la__inv_fact[5]), p, r);
+  p = la__vfma(la__vset1((la_real)la__inv_fact[4]), p, r);
+  p = la__vfma(la__vset1((la_real)la__inv_fact[3]), p, r);
+  p = la__vfma(la__vset1((la_real)la__inv_fact[2]), p, r);
+  p = la__vfma(la__vset1((la_real)la__inv_fact[1]), p, r);
+  p = la__vfma(la__vset1((la_real)la__inv_fact[0]), p, r);
+#endif
+  p = la__vmul(la__vmul(p, la__vshl_exp(la__vadd(k1, B))),
+               la__vshl_exp(la__vadd(k2, B)));
+  return la__vexp_edges(x, p, la__vset1(LA__EXP_TINY));
+}
+#endif
+
 /* ------------------------------------------------------ the layout */
 
 LINATTN_DEF int la_panels(int count) {
@@ -2281,9 +2554,22 @@ static double la__nrm2_simd(int n, const la_real *x) {
 }
 #endif /* LA__SIMD != LINATTN_SCALAR */
 
+static void la__vexp_scalar(int n, const la_real *x, la_real *y) {
+  int i;
+  for (i = 0; i < n; ++i) y[i] = la__exp_real(x[i]);
+}
+#if LA__SIMD != LINATTN_SCALAR
+static void la__vexp_simd(int n, const la_real *x, la_real *y) {
+  int i = 0;
+  for (; i + LA_W <= n; i += LA_W)
+    la__vstoreu(y + i, la__vexp(la__vloadu(x + i)));
+  for (; i < n; ++i) y[i] = la__exp_real(x[i]);
+}
+#endif
+
 static const la_kernels la__kernels_scalar = {
-    "scalar",         la__pgemm_scalar, la__dot_scalar, la__axpy_scalar,
-    la__bgemm_scalar, la__scale_scalar, la__nrm2_scalar};
+    "scalar",         la__pgemm_scalar, la__dot_scalar,  la__axpy_scalar,
+    la__bgemm_scalar, la__scale_scalar, la__nrm2_scalar, la__vexp_scalar};
 #if LA__SIMD != LINATTN_SCALAR
 static const la_kernels la__kernels_simd = {
 #if LA__SIMD == LINATTN_AVX2
@@ -2296,7 +2582,7 @@ static const la_kernels la__kernels_simd = {
     "neon32",
 #endif
     la__pgemm_simd, la__dot_simd,   la__axpy_simd,
-    la__bgemm_simd, la__scale_simd, la__nrm2_simd};
+    la__bgemm_simd, la__scale_simd, la__nrm2_simd, la__vexp_simd};
 #endif
 
 LINATTN_DEF const la_kernels *la_kernels_scalar(void) {
@@ -3274,20 +3560,13 @@ LINATTN_DEF int la_rng_normals(la_rng *r, int n, la_real *x) {
 static double la__u2d(uint64_t u) { double f; memcpy(&f, &u, 8); return f; }
 static uint64_t la__d2u(double f) { uint64_t u; memcpy(&u, &f, 8); return u; }
 
-#define LA__LN2_HI 6.93147180369123816490e-01
-#define LA__LN2_LO 1.90821492927058770002e-10
-
-/* 1/(2j+1) and 1/j!: constants, not divisions, in the loops below. */
+/* 1/(2j+1) (and 1/j!, la__inv_fact): constants, not divisions, in the
+   loops below. */
 static const double la__odd_inv[12] = {
     1, 0.33333333333333331, 0.20000000000000001, 0.14285714285714285,
     0.1111111111111111, 0.090909090909090912, 0.076923076923076927,
     0.066666666666666666, 0.058823529411764705, 0.052631578947368418,
     0.047619047619047616, 0.043478260869565216};
-static const double la__inv_fact[14] = {
-    1, 1, 0.5, 0.16666666666666666, 0.041666666666666664,
-    0.0083333333333333332, 0.0013888888888888889, 0.00019841269841269841,
-    2.4801587301587302e-05, 2.7557319223985893e-06, 2.7557319223985888e-07,
-    2.505210838544172e-08, 2.08767569878681e-09, 1.6059043836821613e-10};
 
 /* ln(x) for finite x > 0 (normal numbers): x = 2^k m, m in [sqrt(1/2),
    sqrt(2)), ln m = 2 atanh(s), s = (m-1)/(m+1), |s| < 0.172. */
@@ -4004,18 +4283,20 @@ LINATTN_DEF int la_data_sample(const la_data *g, la_rng *rng, la_batch *b) {
 
 /* ------------------------------------------------------------ the model */
 /* Every parametrization runs as the dense model: theta is expanded into
-   full P_l, Q_l (fixed entries included) and the gradient is contracted
-   back to the free entries. A batch is processed one panel at a time
-   through all layers, so a panel's activations stay in cache; products are
-   the kernel table's panel products on a transposed copy Zt = Z^T (T x D,
-   T = n+1), whose first n rows are the keys: every product is then one call
-   on contiguous operands. Shared gradients accumulate lane-wise and are
-   folded once per call. */
+   full P, Q per layer and head (fixed entries included; a factored Q as
+   the product W_K^T W_Q) and the gradient is contracted back to the free
+   entries (through the product: once per call, not per prompt). A batch is
+   processed one panel at a time through all layers, so a panel's
+   activations stay in cache; products are the kernel table's panel
+   products on a transposed copy Zt = Z^T (T x D, T = n+1), whose first n
+   rows are the keys: every product is then one call on contiguous
+   operands. Shared gradients accumulate lane-wise and are folded once per
+   call. */
 
 #define LA__LIN(m) ((m)->cfg.activation == LA_ACT_LINEAR)
 
 typedef struct la__mdim {
-  int d, n, D, T, L, h, hvp;
+  int d, n, D, T, L, h, H, act, hvp; /* h: front width, H: heads */
   size_t D2, TD;  /* elements of a D x D and a T x D panel */
   size_t nex;     /* expanded parameters */
   size_t lay;     /* elements per layer of stored forward values */
@@ -4056,11 +4337,15 @@ static void la__m_dims(const la_model *m, int hvp, la__mdim *o) {
   const la_model_config *c = &m->cfg;
   o->d = c->d; o->n = c->n; o->D = c->d + 1; o->T = c->n + 1;
   o->L = c->layers; o->h = c->front_hidden; o->hvp = hvp;
+  o->H = c->heads; o->act = c->activation;
   o->D2 = (size_t)o->D * o->D;
   o->TD = (size_t)o->T * o->D;
-  o->nex = 2 * o->D2 * o->L + la__m_front_params(o->d, o->h);
-  o->lay = LA__LIN(m) ? 3 * o->D2
-                      : o->TD + 2 * (size_t)o->n * o->T + (size_t)o->n * o->D;
+  o->nex = 2 * o->D2 * o->L * o->H + la__m_front_params(o->d, o->h);
+  /* linear: S, C and P_h S per head; otherwise per head Vt, the scores
+     (n x T, with as much again in reserve) and Ut */
+  o->lay = LA__LIN(m) ? (2 + (size_t)o->H) * o->D2
+                      : (size_t)o->H * (o->TD + 2 * (size_t)o->n * o->T +
+                                        (size_t)o->n * o->D);
 }
 
 /* Sizes arrive as doubles so that none wraps before it is checked: on a
@@ -4074,7 +4359,8 @@ static size_t la__m_take(size_t *at, double reals) {
   return here;
 }
 
-/* Temporaries of one backward layer, in panel elements. */
+/* Temporaries of one backward layer, in panel elements (the heads of a
+   layer use them in turn). */
 static size_t la__m_tmp_elems(const la_model *m, const la__mdim *d) {
   if (LA__LIN(m)) return 16 * d->D2 + 4 * (size_t)d->n + 4 * d->D + 2;
   return 6 * ((size_t)d->n * d->T + d->TD + (size_t)d->n * d->D);
@@ -4141,69 +4427,171 @@ static size_t la__m_layout(const la_model *m, const la__mdim *d, int workers,
 }
 
 /* ----------------------------------------------------------- parameters */
+/* The entries of theta of one head (see THE PACKING OF THETA): pe of P's
+   free part, then qe of Q's: its q x q free block, or the factors W_K and
+   W_Q, r x q each. */
+typedef struct la__mpack {
+  int pe, q, r, qe;
+} la__mpack;
 
-static int la__m_layer_params(const la_model *m) {
+static la__mpack la__m_pack(const la_model *m) {
+  la__mpack k;
   int d = m->cfg.d, D = d + 1;
-  switch (m->cfg.param) {
-  case LA_PARAM_DENSE: return 2 * D * D;
-  case LA_PARAM_SPARSE: return 2 * d * d;
-  default: return d * d;
-  }
+  k.q = m->cfg.param == LA_PARAM_DENSE ? D : d;
+  k.pe = m->cfg.param == LA_PARAM_DENSE    ? D * D
+         : m->cfg.param == LA_PARAM_SPARSE ? d * d
+                                           : 0;
+  k.r = m->cfg.qk_rank;
+  k.qe = k.r ? 2 * k.r * k.q : k.q * k.q;
+  return k;
 }
 
-/* theta (or a direction, tangent = 1: fixed entries get 0) -> dense. */
-static void la__m_expand(const la_model *m, const la_real *t, la_real *ex,
-                         int tangent) {
-  int d = m->cfg.d, D = d + 1, l, i, j, dd = d * d;
+static int la__m_layer_params(const la_model *m) {
+  la__mpack k = la__m_pack(m);
+  return m->cfg.heads * (k.pe + k.qe);
+}
+
+/* Parameter matrices of one head: P (unless pgd), then Q or W_K, W_Q. */
+static int la__m_head_blocks(const la_model *m) {
+  return (m->cfg.param != LA_PARAM_PGD) + (m->cfg.qk_rank ? 2 : 1);
+}
+
+static int la__m_nblocks(const la_model *m) {
+  return m->cfg.layers * m->cfg.heads * la__m_head_blocks(m) +
+         (m->cfg.front_hidden > 0 ? 4 : 0);
+}
+
+/* The q x q top-left block of Q (row stride D) = WK^T WQ, WK and WQ r x q;
+   with WKd, WQd its tangent WKd^T WQ + WK^T WQd. */
+static void la__m_qk(int r, int q, int D, const la_real *WK,
+                     const la_real *WQ, const la_real *WKd,
+                     const la_real *WQd, la_real *Q) {
+  int i, j, a;
+  for (i = 0; i < q; ++i)
+    for (j = 0; j < q; ++j) {
+      double s = 0;
+      for (a = 0; a < r; ++a) {
+        size_t ai = (size_t)a * q + i, aj = (size_t)a * q + j;
+        if (WKd) s += (double)WKd[ai] * WQ[aj] + (double)WK[ai] * WQd[aj];
+        else s += (double)WK[ai] * WQ[aj];
+      }
+      Q[(size_t)i * D + j] = (la_real)s;
+    }
+}
+
+/* theta t -> dense P, Q of every layer and head, then the front layer; with
+   a direction v, the tangent along v at t instead (fixed entries get 0). */
+static void la__m_expand(const la_model *m, const la_real *t,
+                         const la_real *v, la_real *ex) {
+  la__mpack k = la__m_pack(m);
+  int d = m->cfg.d, D = d + 1, l, i, j, nb = m->cfg.layers * m->cfg.heads;
   size_t D2 = (size_t)D * D;
-  for (l = 0; l < m->cfg.layers; ++l) {
+  const la_real *s = v ? v : t; /* the entries copied */
+  for (l = 0; l < nb; ++l) {    /* (layer, head) pairs in order */
     la_real *P = ex + 2 * D2 * l, *Q = P + D2;
+    const la_real *qs = s + k.pe, *qt = t + k.pe;
     if (m->cfg.param == LA_PARAM_DENSE) {
-      memcpy(P, t, sizeof(la_real) * 2 * D2);
-      t += 2 * D2;
-      continue;
+      memcpy(P, s, sizeof(la_real) * (k.r ? D2 : 2 * D2));
+    } else {
+      memset(P, 0, sizeof(la_real) * 2 * D2);
+      if (m->cfg.param == LA_PARAM_SPARSE)
+        for (i = 0; i < d; ++i)
+          for (j = 0; j < d; ++j) P[i * D + j] = s[i * d + j];
+      if (!v) P[D2 - 1] = 1;
+      if (!k.r)
+        for (i = 0; i < d; ++i)
+          for (j = 0; j < d; ++j) Q[i * D + j] = qs[i * d + j];
     }
-    memset(P, 0, sizeof(la_real) * 2 * D2);
-    if (m->cfg.param == LA_PARAM_SPARSE) {
-      for (i = 0; i < d; ++i)
-        for (j = 0; j < d; ++j) P[i * D + j] = t[i * d + j];
-      t += dd;
-    }
-    if (!tangent) P[D2 - 1] = 1;
-    for (i = 0; i < d; ++i)
-      for (j = 0; j < d; ++j) Q[i * D + j] = t[i * d + j];
-    t += dd;
+    if (k.r)
+      la__m_qk(k.r, k.q, D, qt, qt + k.r * k.q, v ? qs : NULL,
+               v ? qs + k.r * k.q : NULL, Q);
+    s += k.pe + k.qe;
+    t += k.pe + k.qe;
   }
-  memcpy(ex + 2 * D2 * m->cfg.layers, t,
+  memcpy(ex + 2 * D2 * nb, s,
          sizeof(la_real) * la__m_front_params(d, m->cfg.front_hidden));
 }
 
-/* Dense gradient (sums) -> gradient of theta, scaled. */
-static void la__m_contract(const la_model *m, const double *gex, double scale,
-                           la_real *out) {
-  int d = m->cfg.d, D = d + 1, l, i, j;
-  size_t D2 = (size_t)D * D, e, nf;
-  for (l = 0; l < m->cfg.layers; ++l) {
-    const double *P = gex + 2 * D2 * l, *Q = P + D2;
-    if (m->cfg.param == LA_PARAM_DENSE) {
-      for (e = 0; e < 2 * D2; ++e) *out++ = (la_real)(scale * P[e]);
-      continue;
+/* W_K's and W_Q's entries of the gradient from Q's, dQ (row stride D):
+   dW_K = W_Q dQ^T, dW_Q = W_K dQ, added to oK, oQ (r x q each). */
+static void la__m_qk_back(int r, int q, int D, const la_real *WK,
+                          const la_real *WQ, const double *dQ, double *oK,
+                          double *oQ) {
+  int i, j, a;
+  for (a = 0; a < r; ++a)
+    for (i = 0; i < q; ++i) {
+      double sk = 0, sq = 0;
+      for (j = 0; j < q; ++j) {
+        sk += (double)WQ[(size_t)a * q + j] * dQ[(size_t)i * D + j];
+        sq += (double)WK[(size_t)a * q + j] * dQ[(size_t)j * D + i];
+      }
+      oK[(size_t)a * q + i] += sk;
+      oQ[(size_t)a * q + i] += sq;
     }
+}
+
+/* Dense gradient sums gf -> gradient of theta t, scaled into out. With gv
+   (the sums of the gradient's tangent along v) the Hessian-vector product
+   instead: the tangent of the contraction, which for factors adds the
+   terms of v's factors against gf (the product's second derivative). */
+static void la__m_contract(const la_model *m, const la_real *t,
+                           const la_real *v, const double *gf,
+                           const double *gv, double scale, la_real *out) {
+  la__mpack k = la__m_pack(m);
+  int d = m->cfg.d, D = d + 1, l, i, j, nb = m->cfg.layers * m->cfg.heads;
+  size_t D2 = (size_t)D * D, e, nf, rq = (size_t)k.r * k.q;
+  const double *G = gv ? gv : gf;
+  double acc[2 * (LA_MAX_D + 1)];
+  if (!gf) return; /* never: the folds live in the workspace */
+  for (l = 0; l < nb; ++l) {
+    const double *P = G + 2 * D2 * l, *Q = P + D2;
+    if (m->cfg.param == LA_PARAM_DENSE)
+      for (e = 0; e < (k.r ? D2 : 2 * D2); ++e)
+        *out++ = (la_real)(scale * P[e]);
     if (m->cfg.param == LA_PARAM_SPARSE)
       for (i = 0; i < d; ++i)
         for (j = 0; j < d; ++j) *out++ = (la_real)(scale * P[i * D + j]);
-    for (i = 0; i < d; ++i)
-      for (j = 0; j < d; ++j) *out++ = (la_real)(scale * Q[i * D + j]);
+    if (m->cfg.param != LA_PARAM_DENSE && !k.r)
+      for (i = 0; i < d; ++i)
+        for (j = 0; j < d; ++j) *out++ = (la_real)(scale * Q[i * D + j]);
+    if (k.r) { /* one factor row at a time: acc holds its two rows */
+      const la_real *WK = t + k.pe, *WQ = WK + rq;
+      int a;
+      for (a = 0; a < k.r; ++a) {
+        for (i = 0; i < 2 * k.q; ++i) acc[i] = 0;
+        la__m_qk_back(1, k.q, D, WK + (size_t)a * k.q, WQ + (size_t)a * k.q,
+                      Q, acc, acc + k.q);
+        if (gv)
+          la__m_qk_back(1, k.q, D, v + k.pe + (size_t)a * k.q,
+                        v + k.pe + rq + (size_t)a * k.q, gf + 2 * D2 * l + D2,
+                        acc, acc + k.q);
+        for (i = 0; i < k.q; ++i)
+          out[(size_t)a * k.q + i] = (la_real)(scale * acc[i]);
+        for (i = 0; i < k.q; ++i)
+          out[rq + (size_t)a * k.q + i] = (la_real)(scale * acc[k.q + i]);
+      }
+      out += 2 * rq;
+    }
+    t += k.pe + k.qe;
+    if (v) v += k.pe + k.qe;
   }
   nf = la__m_front_params(d, m->cfg.front_hidden);
-  for (e = 0; e < nf; ++e)
-    *out++ = (la_real)(scale * gex[2 * D2 * m->cfg.layers + e]);
+  for (e = 0; e < nf; ++e) *out++ = (la_real)(scale * G[2 * D2 * nb + e]);
 }
-
 /* ------------------------------------------------- panel element ops */
 /* Plain loops over whole panels (n elements of LA_W reals): compilers turn
    them into vector code, and they are exact, so one version serves every
-   backend. */
+   backend. LA__ROWS runs body for the n * LA_W reals, the LA_W lanes of
+   an element in an inner loop of constant length: compilers vectorize it
+   without a remainder even where the function is inlined (a loop over
+   n * LA_W they may then leave scalar). w indexes the real. */
+#define LA__ROWS(n, body)                                                      \
+  do {                                                                         \
+    size_t e_;                                                                 \
+    int w;                                                                     \
+    for (e_ = 0; e_ < (n)*LA_W; e_ += LA_W)                                    \
+      for (w = (int)e_; w < (int)e_ + LA_W; ++w) (void)(body);                \
+  } while (0)
 
 static void la__e_copy(size_t n, const la_real *LA__RESTRICT a,
                        la_real *LA__RESTRICT c) {
@@ -4225,14 +4613,12 @@ static void la__e_sym(int D, const la_real *LA__RESTRICT X,
     }
 }
 static void la__e_relu(size_t n, la_real *x) {
-  size_t i;
-  for (i = 0; i < n * LA_W; ++i) x[i] = x[i] > 0 ? x[i] : 0;
+  LA__ROWS(n, x[w] = x[w] > 0 ? x[w] : 0);
 }
 /* x <- x where the activation r is positive, else 0 (ReLU's derivative). */
 static void la__e_mask(size_t n, const la_real *LA__RESTRICT r,
                        la_real *LA__RESTRICT x) {
-  size_t i;
-  for (i = 0; i < n * LA_W; ++i) x[i] = r[i] > 0 ? x[i] : 0;
+  LA__ROWS(n, x[w] = r[w] > 0 ? x[w] : 0);
 }
 /* Rows of an r x c panel += the bias vector panel b (c elements). */
 static void la__e_addrow(int r, int c, const la_real *LA__RESTRICT b,
@@ -4266,6 +4652,85 @@ static void la__e_setcols(int r, int c, int ldc, const la_real *LA__RESTRICT s,
            sizeof(la_real) * c * LA_W);
 }
 
+/* One row of a panel against a row of column values (n elements each):
+   c += s .* x; x <- s .* (x - c), keeping x - c in dc when dc is not null;
+   y <- sd .* dc + s .* y, c += y; y <- y - s .* c. */
+static void la__e_racc(size_t n, const la_real *LA__RESTRICT s,
+                       const la_real *LA__RESTRICT x, la_real *LA__RESTRICT c) {
+  LA__ROWS(n, c[w] += s[w] * x[w]);
+}
+static void la__e_rcent(size_t n, const la_real *LA__RESTRICT s,
+                        const la_real *LA__RESTRICT c, la_real *LA__RESTRICT x,
+                        la_real *LA__RESTRICT dc) {
+  if (dc) LA__ROWS(n, (dc[w] = x[w] - c[w], x[w] = s[w] * dc[w]));
+  else LA__ROWS(n, x[w] = s[w] * (x[w] - c[w]));
+}
+static void la__e_rjac2(size_t n, const la_real *LA__RESTRICT s,
+                        const la_real *LA__RESTRICT sd,
+                        const la_real *LA__RESTRICT dc, la_real *LA__RESTRICT y,
+                        la_real *LA__RESTRICT c) {
+  LA__ROWS(n, (y[w] = sd[w] * dc[w] + s[w] * y[w], c[w] += y[w]));
+}
+static void la__e_rnmul(size_t n, const la_real *LA__RESTRICT s,
+                        const la_real *LA__RESTRICT c, la_real *LA__RESTRICT y) {
+  LA__ROWS(n, y[w] -= s[w] * c[w]);
+}
+/* Softmax over the n rows of each column of an n x T panel, in place. The
+   column's largest score is subtracted first, so the largest term is
+   e^0 = 1 and the sum lies in [1, n]: nothing overflows whatever the
+   scores, and the quotient needs one reciprocal per column. A NaN or an
+   infinite score makes its column NaN (inf - inf), which the loss reports.
+   The max and the sum run down each column with the LA_W lanes in
+   registers. */
+static void la__e_softmax(const la_kernels *k, int n, int T, la_real *R) {
+  size_t TW = (size_t)T * LA_W;
+  int i, j, w;
+  for (j = 0; j < T; ++j) {
+    la_real *r = R + (size_t)j * LA_W, m[LA_W];
+    for (w = 0; w < LA_W; ++w) m[w] = r[w];
+    for (i = 1; i < n; ++i)
+      for (w = 0; w < LA_W; ++w) m[w] = r[i * TW + w] > m[w] ? r[i * TW + w] : m[w];
+    for (i = 0; i < n; ++i)
+      for (w = 0; w < LA_W; ++w) r[i * TW + w] -= m[w];
+  }
+  k->vexp((int)((size_t)n * TW), R, R);
+  for (j = 0; j < T; ++j) {
+    la_real *r = R + (size_t)j * LA_W, sm[LA_W];
+    for (w = 0; w < LA_W; ++w) sm[w] = r[w];
+    for (i = 1; i < n; ++i)
+      for (w = 0; w < LA_W; ++w) sm[w] += r[i * TW + w];
+    for (w = 0; w < LA_W; ++w) sm[w] = 1 / sm[w];
+    for (i = 0; i < n; ++i)
+      for (w = 0; w < LA_W; ++w) r[i * TW + w] *= sm[w];
+  }
+}
+/* X <- S .* (X - 1 c^T), c = column sums of S .* X, for n x T panels: the
+   softmax's Jacobian diag(s) - s s^T applied to every column. It is
+   symmetric, so this is both the tangent of the softmax (X = the scores'
+   tangent) and its backward step (X = the gradient of its output). Dc,
+   if not null, keeps X - 1 c^T for la__e_smx_jac2. w: T elements. */
+static void la__e_smx_jac(int n, int T, const la_real *S, la_real *X,
+                          la_real *Dc, la_real *w) {
+  size_t TW = (size_t)T * LA_W;
+  int i;
+  memset(w, 0, sizeof(la_real) * TW);
+  for (i = 0; i < n; ++i) la__e_racc((size_t)T, S + i * TW, X + i * TW, w);
+  for (i = 0; i < n; ++i)
+    la__e_rcent((size_t)T, S + i * TW, w, X + i * TW, Dc ? Dc + i * TW : NULL);
+}
+/* The tangent of the backward step above along the direction whose
+   softmax tangent is Sd (columns summing to 0): with Xd the tangent of the
+   output's gradient, Xd <- Y - S .* (1 colsum(Y)^T), Y = Sd .* Dc + S .* Xd
+   (the term Sd .* Dc - S sd^T Dc is the Jacobian's own tangent). */
+static void la__e_smx_jac2(int n, int T, const la_real *S, const la_real *Sd,
+                           const la_real *Dc, la_real *Xd, la_real *w) {
+  size_t TW = (size_t)T * LA_W;
+  int i;
+  memset(w, 0, sizeof(la_real) * TW);
+  for (i = 0; i < n; ++i)
+    la__e_rjac2((size_t)T, S + i * TW, Sd + i * TW, Dc + i * TW, Xd + i * TW, w);
+  for (i = 0; i < n; ++i) la__e_rnmul((size_t)T, S + i * TW, w, Xd + i * TW);
+}
 
 /* The product the model calls: the kernel table's panel product,
    C = alpha op(A) op(B) (+ C, or + Y when Y is not null). */
@@ -4292,10 +4757,19 @@ static void la__mm(const la__mctx *c, unsigned f, int m, int n, int k,
 #define LA__TB LA_TRANS_B
 #define LA__AC LA_ACCUMULATE
 
+
+/* P of head h of layer l in a broadcast parameter region (ex, exv, g or
+   gv); Q follows it. */
+static la_real *la__m_P(const la__mctx *c, la_real *base, int l, int h) {
+  return base + 2 * c->m.D2 * LA_W * ((size_t)l * c->m.H + h);
+}
+
 /* ------------------------------------------------------ linear layer */
-/* Stored per layer: S = K K^T, C' = I + P S Q / n, PS = P S (and tangents:
-   Sdot, Cdot / n, (P S)dot). The identity folded into C' makes the residual
-   update one product, Zt_{l+1} = Zt C'^T, and likewise dZt = G C'. */
+/* Stored per layer: S = K K^T, C' = I + sum_h P_h S Q_h / n, and P_h S per
+   head (and tangents: Sdot, Cdot / n, (P_h S)dot). S is shared by the
+   heads: a head costs its D^3 products, not another pass over the keys.
+   The identity folded into C' makes the residual update one product,
+   Zt_{l+1} = Zt C'^T, and likewise dZt = G C'. */
 
 static void la__e_adddiag(int D, la_real *X) {
   int i, w;
@@ -4306,32 +4780,39 @@ static void la__e_adddiag(int D, la_real *X) {
 static void la__lin_fwd(const la__mctx *c, int l, int zd0) {
   const la__mdim *m = &c->m;
   size_t D2 = m->D2 * LA_W, TD = m->TD * LA_W;
-  int D = m->D, n = m->n, T = m->T;
-  const la_real *P = c->ex + 2 * D2 * l, *Q = P + D2;
+  int D = m->D, n = m->n, T = m->T, h;
   la_real *Z = c->zt + TD * l, *Zn = Z + TD;
-  la_real *S = c->st + m->lay * LA_W * l, *C = S + D2, *PS = C + D2;
+  la_real *S = c->st + m->lay * LA_W * l, *C = S + D2;
   double in = 1.0 / n;
   LA__MM(c, LA__TA, D, D, n, 1, Z, Z, S);
-  LA__MM(c, 0, D, D, D, 1, P, S, PS);
-  LA__MM(c, 0, D, D, D, in, PS, Q, C);
+  for (h = 0; h < m->H; ++h) {
+    const la_real *P = la__m_P(c, c->ex, l, h), *Q = P + D2;
+    la_real *PS = C + D2 * (1 + h);
+    LA__MM(c, 0, D, D, D, 1, P, S, PS);
+    LA__MM(c, h ? LA__AC : 0, D, D, D, in, PS, Q, C);
+  }
   la__e_adddiag(D, C);
   LA__MM(c, LA__TB, T, D, D, 1, Z, C, Zn);
   if (m->hvp) {
-    const la_real *Pd = c->exv + 2 * D2 * l, *Qd = Pd + D2;
     la_real *Zd = c->zdt + TD * l, *Zdn = Zd + TD;
-    la_real *Sd = c->sdt + m->lay * LA_W * l, *Cd = Sd + D2, *PSd = Cd + D2;
+    la_real *Sd = c->sdt + m->lay * LA_W * l, *Cd = Sd + D2;
     la_real *E1 = c->tmp;
     if (zd0) {
       la__e_zero(m->D2, Sd);
-      LA__MM(c, 0, D, D, D, 1, Pd, S, PSd);
     } else {
       LA__MM(c, LA__TA, D, D, n, 1, Zd, Z, E1);
       la__e_sym(D, E1, Sd);
-      LA__MM(c, 0, D, D, D, 1, Pd, S, PSd);
-      LA__MM(c, LA__AC, D, D, D, 1, P, Sd, PSd);
     }
-    LA__MM(c, 0, D, D, D, in, PSd, Q, Cd);
-    LA__MM(c, LA__AC, D, D, D, in, PS, Qd, Cd);
+    for (h = 0; h < m->H; ++h) {
+      const la_real *P = la__m_P(c, c->ex, l, h), *Q = P + D2;
+      const la_real *Pd = la__m_P(c, c->exv, l, h), *Qd = Pd + D2;
+      const la_real *PS = C + D2 * (1 + h);
+      la_real *PSd = Cd + D2 * (1 + h);
+      LA__MM(c, 0, D, D, D, 1, Pd, S, PSd);
+      if (!zd0) LA__MM(c, LA__AC, D, D, D, 1, P, Sd, PSd);
+      LA__MM(c, h ? LA__AC : 0, D, D, D, in, PSd, Q, Cd);
+      LA__MM(c, LA__AC, D, D, D, in, PS, Qd, Cd);
+    }
     if (zd0) {
       LA__MM(c, LA__TB, T, D, D, 1, Z, Cd, Zdn);
     } else {
@@ -4341,58 +4822,65 @@ static void la__lin_fwd(const la__mctx *c, int l, int zd0) {
   }
 }
 
-/* G = dloss/dZt_{l+1} -> G2 = dloss/dZt_l (if dz), gradients of P_l, Q_l
-   accumulated; with hvp, the same for the tangents Gd -> Gd2. */
+/* G = dloss/dZt_{l+1} -> G2 = dloss/dZt_l (if dz), gradients of P_h, Q_h
+   accumulated; with hvp, the same for the tangents Gd -> Gd2. dC is
+   shared by the heads, dS sums theirs. */
 static void la__lin_bwd(const la__mctx *c, int l, int zd0, int dz,
                         const la_real *G, la_real *G2, const la_real *Gd,
                         la_real *Gd2) {
   const la__mdim *m = &c->m;
   size_t D2 = m->D2 * LA_W, TD = m->TD * LA_W;
-  int D = m->D, n = m->n, T = m->T;
-  const la_real *P = c->ex + 2 * D2 * l, *Q = P + D2;
-  la_real *gP = c->g + 2 * D2 * l, *gQ = gP + D2;
-  const la_real *Z = c->zt + TD * l;
+  int D = m->D, n = m->n, T = m->T, h;
+  const la_real *Z = c->zt + TD * l, *Zd = c->zdt + TD * l;
   const la_real *S = c->st + m->lay * LA_W * l, *C = S + D2;
+  const la_real *Sd = c->sdt + m->lay * LA_W * l, *Cd = Sd + D2;
   la_real *dC = c->tmp, *T1 = dC + D2, *T2 = T1 + D2, *dS = T2 + D2,
           *E = dS + D2;
+  la_real *dCd = E + D2, *T1d = dCd + D2, *T2d = T1d + D2, *dSd = T2d + D2,
+          *Ed = dSd + D2;
   double in = 1.0 / n;
   LA__MM(c, LA__TA, D, D, T, in, G, Z, dC);
-  LA__MM(c, LA__TB, D, D, D, 1, dC, Q, T1);
-  LA__MM(c, LA__AC, D, D, D, 1, T1, S, gP);
-  LA__MM(c, LA__TB, D, D, D, 1, S, P, T2);
-  LA__MM(c, LA__AC, D, D, D, 1, T2, dC, gQ);
+  if (m->hvp) {
+    LA__MM(c, LA__TA, D, D, T, in, Gd, Z, dCd);
+    if (!zd0) LA__MM(c, LA__TA | LA__AC, D, D, T, in, G, Zd, dCd);
+  }
+  for (h = 0; h < m->H; ++h) {
+    const la_real *P = la__m_P(c, c->ex, l, h), *Q = P + D2;
+    la_real *gP = la__m_P(c, c->g, l, h), *gQ = gP + D2;
+    unsigned acc = h ? LA__AC : 0;
+    LA__MM(c, LA__TB, D, D, D, 1, dC, Q, T1);
+    LA__MM(c, LA__AC, D, D, D, 1, T1, S, gP);
+    LA__MM(c, LA__TB, D, D, D, 1, S, P, T2);
+    LA__MM(c, LA__AC, D, D, D, 1, T2, dC, gQ);
+    if (dz) LA__MM(c, LA__TA | acc, D, D, D, 1, P, T1, dS);
+    if (m->hvp) {
+      const la_real *Pd = la__m_P(c, c->exv, l, h), *Qd = Pd + D2;
+      la_real *gvP = la__m_P(c, c->gv, l, h), *gvQ = gvP + D2;
+      LA__MM(c, LA__TB, D, D, D, 1, dCd, Q, T1d);
+      LA__MM(c, LA__TB | LA__AC, D, D, D, 1, dC, Qd, T1d);
+      LA__MM(c, LA__AC, D, D, D, 1, T1d, S, gvP);
+      if (!zd0) LA__MM(c, LA__AC, D, D, D, 1, T1, Sd, gvP);
+      LA__MM(c, LA__TB, D, D, D, 1, S, Pd, T2d);
+      if (!zd0) LA__MM(c, LA__TB | LA__AC, D, D, D, 1, Sd, P, T2d);
+      LA__MM(c, LA__AC, D, D, D, 1, T2d, dC, gvQ);
+      LA__MM(c, LA__AC, D, D, D, 1, T2, dCd, gvQ);
+      if (dz) {
+        LA__MM(c, LA__TA | acc, D, D, D, 1, Pd, T1, dSd);
+        LA__MM(c, LA__TA | LA__AC, D, D, D, 1, P, T1d, dSd);
+      }
+    }
+  }
   if (dz) {
-    LA__MM(c, LA__TA, D, D, D, 1, P, T1, dS);
     la__e_sym(D, dS, E);
     LA__MM(c, 0, T, D, D, 1, G, C, G2);
     LA__MM(c, LA__AC, n, D, D, 1, Z, E, G2);
   }
-  if (m->hvp) {
-    const la_real *Pd = c->exv + 2 * D2 * l, *Qd = Pd + D2;
-    la_real *gvP = c->gv + 2 * D2 * l, *gvQ = gvP + D2;
-    const la_real *Zd = c->zdt + TD * l;
-    const la_real *Sd = c->sdt + m->lay * LA_W * l, *Cd = Sd + D2;
-    la_real *dCd = E + D2, *T1d = dCd + D2, *T2d = T1d + D2, *dSd = T2d + D2,
-            *Ed = dSd + D2;
-    LA__MM(c, LA__TA, D, D, T, in, Gd, Z, dCd);
-    if (!zd0) LA__MM(c, LA__TA | LA__AC, D, D, T, in, G, Zd, dCd);
-    LA__MM(c, LA__TB, D, D, D, 1, dCd, Q, T1d);
-    LA__MM(c, LA__TB | LA__AC, D, D, D, 1, dC, Qd, T1d);
-    LA__MM(c, LA__AC, D, D, D, 1, T1d, S, gvP);
-    if (!zd0) LA__MM(c, LA__AC, D, D, D, 1, T1, Sd, gvP);
-    LA__MM(c, LA__TB, D, D, D, 1, S, Pd, T2d);
-    if (!zd0) LA__MM(c, LA__TB | LA__AC, D, D, D, 1, Sd, P, T2d);
-    LA__MM(c, LA__AC, D, D, D, 1, T2d, dC, gvQ);
-    LA__MM(c, LA__AC, D, D, D, 1, T2, dCd, gvQ);
-    if (dz) {
-      LA__MM(c, LA__TA, D, D, D, 1, Pd, T1, dSd);
-      LA__MM(c, LA__TA | LA__AC, D, D, D, 1, P, T1d, dSd);
-      la__e_sym(D, dSd, Ed);
-      LA__MM(c, 0, T, D, D, 1, Gd, C, Gd2);
-      LA__MM(c, LA__AC, T, D, D, 1, G, Cd, Gd2);
-      LA__MM(c, LA__AC, n, D, D, 1, Z, Ed, Gd2);
-      if (!zd0) LA__MM(c, LA__AC, n, D, D, 1, Zd, E, Gd2);
-    }
+  if (m->hvp && dz) {
+    la__e_sym(D, dSd, Ed);
+    LA__MM(c, 0, T, D, D, 1, Gd, C, Gd2);
+    LA__MM(c, LA__AC, T, D, D, 1, G, Cd, Gd2);
+    LA__MM(c, LA__AC, n, D, D, 1, Z, Ed, Gd2);
+    if (!zd0) LA__MM(c, LA__AC, n, D, D, 1, Zd, E, Gd2);
   }
 }
 
@@ -4424,6 +4912,7 @@ static void la__e_gouter(int m, int n, const la_real *LA__RESTRICT g,
         C[((size_t)i * n + j) * LA_W + w] +=
             g[w] * a[i * LA_W + w] * b[j * LA_W + w];
 }
+
 /* C (m x n) = g (a u^T + b p^T), or += with acc. */
 static void la__e_grank2(int m, int n, const la_real *LA__RESTRICT g,
                          const la_real *a, const la_real *u, const la_real *b,
@@ -4441,38 +4930,44 @@ static void la__e_grank2(int m, int n, const la_real *LA__RESTRICT g,
 static void la__last_fwd(const la__mctx *c, int l, int zd0) {
   const la__mdim *m = &c->m;
   size_t W = LA_W, D2 = m->D2 * W, TD = m->TD * W;
-  int D = m->D, n = m->n;
+  int D = m->D, n = m->n, h;
   size_t at = ((size_t)n * D + D - 1) * W, DW = (size_t)D * W;
-  const la_real *P = c->ex + 2 * D2 * l, *Q = P + D2, *p = P + (D - 1) * DW;
   const la_real *Z = c->zt + TD * l, *q = Z + (size_t)n * DW;
-  la_real *S = c->st + m->lay * W * l, *r1 = S + D2, *cr = r1 + DW;
+  la_real *S = c->st + m->lay * W * l, *r1 = S + D2, *cr = r1 + m->H * DW;
   la_real *out = c->zt + TD * (l + 1) + at;
   double in = 1.0 / n;
   LA__MM(c, LA__TA, D, D, n, 1, Z, Z, S);
-  LA__MM(c, 0, 1, D, D, 1, p, S, r1);
-  LA__MM(c, 0, 1, D, D, 1, r1, Q, cr);
+  for (h = 0; h < m->H; ++h) {
+    const la_real *P = la__m_P(c, c->ex, l, h), *Q = P + D2,
+                  *p = P + (D - 1) * DW;
+    LA__MM(c, 0, 1, D, D, 1, p, S, r1 + h * DW);
+    LA__MM(c, h ? LA__AC : 0, 1, D, D, 1, r1 + h * DW, Q, cr);
+  }
   la__e_copy(1, q + (D - 1) * W, out);
   LA__MM(c, LA__TB | LA__AC, 1, 1, D, in, cr, q, out);
   if (m->hvp) {
-    const la_real *Pd = c->exv + 2 * D2 * l, *Qd = Pd + D2,
-                  *pd = Pd + (D - 1) * DW;
     const la_real *Zd = c->zdt + TD * l, *qd = Zd + (size_t)n * DW;
-    la_real *Sd = c->sdt + m->lay * W * l, *r1d = Sd + D2, *cd = r1d + DW;
+    la_real *Sd = c->sdt + m->lay * W * l, *r1d = Sd + D2,
+            *cd = r1d + m->H * DW;
     la_real *outd = c->zdt + TD * (l + 1) + at;
     if (zd0) {
       la__e_zero(m->D2, Sd);
-      LA__MM(c, 0, 1, D, D, 1, pd, S, r1d);
       la__e_zero(1, outd);
     } else {
       LA__MM(c, LA__TA, D, D, n, 1, Zd, Z, c->tmp);
       la__e_sym(D, c->tmp, Sd);
-      LA__MM(c, 0, 1, D, D, 1, pd, S, r1d);
-      LA__MM(c, LA__AC, 1, D, D, 1, p, Sd, r1d);
       la__e_copy(1, qd + (D - 1) * W, outd);
       LA__MM(c, LA__TB | LA__AC, 1, 1, D, in, cr, qd, outd);
     }
-    LA__MM(c, 0, 1, D, D, 1, r1d, Q, cd);
-    LA__MM(c, LA__AC, 1, D, D, 1, r1, Qd, cd);
+    for (h = 0; h < m->H; ++h) {
+      const la_real *P = la__m_P(c, c->ex, l, h), *p = P + (D - 1) * DW;
+      const la_real *Pd = la__m_P(c, c->exv, l, h), *Qd = Pd + D2,
+                    *pd = Pd + (D - 1) * DW, *Q = P + D2;
+      LA__MM(c, 0, 1, D, D, 1, pd, S, r1d + h * DW);
+      if (!zd0) LA__MM(c, LA__AC, 1, D, D, 1, p, Sd, r1d + h * DW);
+      LA__MM(c, h ? LA__AC : 0, 1, D, D, 1, r1d + h * DW, Q, cd);
+      LA__MM(c, LA__AC, 1, D, D, 1, r1 + h * DW, Qd, cd);
+    }
     LA__MM(c, LA__TB | LA__AC, 1, 1, D, in, cd, q, outd);
   }
 }
@@ -4482,150 +4977,326 @@ static void la__last_bwd(const la__mctx *c, int l, int zd0, int dz,
                          la_real *Gd2) {
   const la__mdim *m = &c->m;
   size_t W = LA_W, D2 = m->D2 * W, TD = m->TD * W;
-  int D = m->D, n = m->n, w;
+  int D = m->D, n = m->n, w, h;
   size_t at = ((size_t)n * D + D - 1) * W, DW = (size_t)D * W, nW = n * W;
-  const la_real *P = c->ex + 2 * D2 * l, *Q = P + D2, *p = P + (D - 1) * DW;
-  la_real *gP = c->g + 2 * D2 * l, *gQ = gP + D2;
   const la_real *Z = c->zt + TD * l, *q = Z + (size_t)n * DW;
-  const la_real *S = c->st + m->lay * W * l, *r1 = S + D2, *cr = r1 + DW;
+  const la_real *Zd = c->zdt + TD * l, *qd = Zd + (size_t)n * DW;
+  const la_real *S = c->st + m->lay * W * l, *r1 = S + D2,
+                *cr = r1 + m->H * DW;
+  const la_real *Sd = c->sdt + m->lay * W * l, *r1d = Sd + D2,
+                *cd = r1d + m->H * DW;
   la_real *gs = c->tmp, *gds = gs + W, *u = gds + W, *su = u + DW,
           *ud = su + DW, *sud = ud + DW, *a = sud + DW, *b = a + nW,
           *ad = b + nW, *bd = ad + nW;
   const la_real *g = G + at, *gd = Gd + at;
   for (w = 0; w < LA_W; ++w) gs[w] = g[w] / (la_real)n;
-  LA__MM(c, 0, D, 1, D, 1, Q, q, u);
-  LA__MM(c, 0, D, 1, D, 1, S, u, su);
-  la__e_gaxpy(D, gs, su, gP + (D - 1) * DW);
-  la__e_gouter(D, D, gs, r1, q, gQ);
   if (dz) {
     la__e_zero(D, G2 + (size_t)n * DW);
     la__e_gaxpy(D, gs, cr, G2 + (size_t)n * DW);
     for (w = 0; w < LA_W; ++w) G2[at + w] += g[w];
-    LA__MM(c, 0, n, 1, D, 1, Z, p, a);
-    LA__MM(c, 0, n, 1, D, 1, Z, u, b);
-    la__e_grank2(n, D, gs, a, u, b, p, G2, 0);
   }
   if (m->hvp) {
-    const la_real *Pd = c->exv + 2 * D2 * l, *Qd = Pd + D2,
-                  *pd = Pd + (D - 1) * DW;
-    la_real *gvP = c->gv + 2 * D2 * l, *gvQ = gvP + D2;
-    const la_real *Zd = c->zdt + TD * l, *qd = Zd + (size_t)n * DW;
-    const la_real *Sd = c->sdt + m->lay * W * l, *r1d = Sd + D2, *cd = r1d + DW;
     for (w = 0; w < LA_W; ++w) gds[w] = gd[w] / (la_real)n;
-    LA__MM(c, 0, D, 1, D, 1, Qd, q, ud);
-    if (!zd0) LA__MM(c, LA__AC, D, 1, D, 1, Q, qd, ud);
-    LA__MM(c, 0, D, 1, D, 1, S, ud, sud);
-    if (!zd0) LA__MM(c, LA__AC, D, 1, D, 1, Sd, u, sud);
-    la__e_gaxpy(D, gds, su, gvP + (D - 1) * DW);
-    la__e_gaxpy(D, gs, sud, gvP + (D - 1) * DW);
-    la__e_gouter(D, D, gds, r1, q, gvQ);
-    la__e_gouter(D, D, gs, r1d, q, gvQ);
-    if (!zd0) la__e_gouter(D, D, gs, r1, qd, gvQ);
     if (dz) {
       la__e_zero(D, Gd2 + (size_t)n * DW);
       la__e_gaxpy(D, gds, cr, Gd2 + (size_t)n * DW);
       la__e_gaxpy(D, gs, cd, Gd2 + (size_t)n * DW);
       for (w = 0; w < LA_W; ++w) Gd2[at + w] += gd[w];
-      LA__MM(c, 0, n, 1, D, 1, Z, pd, ad);
-      if (!zd0) LA__MM(c, LA__AC, n, 1, D, 1, Zd, p, ad);
-      LA__MM(c, 0, n, 1, D, 1, Z, ud, bd);
-      if (!zd0) LA__MM(c, LA__AC, n, 1, D, 1, Zd, u, bd);
-      la__e_grank2(n, D, gds, a, u, b, p, Gd2, 0);
-      la__e_grank2(n, D, gs, ad, u, bd, p, Gd2, 1);
-      la__e_grank2(n, D, gs, a, ud, b, pd, Gd2, 1);
+    }
+  }
+  for (h = 0; h < m->H; ++h) {
+    const la_real *P = la__m_P(c, c->ex, l, h), *Q = P + D2,
+                  *p = P + (D - 1) * DW, *r1h = r1 + h * DW;
+    la_real *gP = la__m_P(c, c->g, l, h), *gQ = gP + D2;
+    LA__MM(c, 0, D, 1, D, 1, Q, q, u);
+    LA__MM(c, 0, D, 1, D, 1, S, u, su);
+    la__e_gaxpy(D, gs, su, gP + (D - 1) * DW);
+    la__e_gouter(D, D, gs, r1h, q, gQ);
+    if (dz) {
+      LA__MM(c, 0, n, 1, D, 1, Z, p, a);
+      LA__MM(c, 0, n, 1, D, 1, Z, u, b);
+      la__e_grank2(n, D, gs, a, u, b, p, G2, h != 0);
+    }
+    if (m->hvp) {
+      const la_real *Pd = la__m_P(c, c->exv, l, h), *Qd = Pd + D2,
+                    *pd = Pd + (D - 1) * DW, *r1dh = r1d + h * DW;
+      la_real *gvP = la__m_P(c, c->gv, l, h), *gvQ = gvP + D2;
+      LA__MM(c, 0, D, 1, D, 1, Qd, q, ud);
+      if (!zd0) LA__MM(c, LA__AC, D, 1, D, 1, Q, qd, ud);
+      LA__MM(c, 0, D, 1, D, 1, S, ud, sud);
+      if (!zd0) LA__MM(c, LA__AC, D, 1, D, 1, Sd, u, sud);
+      la__e_gaxpy(D, gds, su, gvP + (D - 1) * DW);
+      la__e_gaxpy(D, gs, sud, gvP + (D - 1) * DW);
+      la__e_gouter(D, D, gds, r1h, q, gvQ);
+      la__e_gouter(D, D, gs, r1dh, q, gvQ);
+      if (!zd0) la__e_gouter(D, D, gs, r1h, qd, gvQ);
+      if (dz) {
+        LA__MM(c, 0, n, 1, D, 1, Z, pd, ad);
+        if (!zd0) LA__MM(c, LA__AC, n, 1, D, 1, Zd, p, ad);
+        LA__MM(c, 0, n, 1, D, 1, Z, ud, bd);
+        if (!zd0) LA__MM(c, LA__AC, n, 1, D, 1, Zd, u, bd);
+        la__e_grank2(n, D, gds, a, u, b, p, Gd2, h != 0);
+        la__e_grank2(n, D, gs, ad, u, bd, p, Gd2, 1);
+        la__e_grank2(n, D, gs, a, ud, b, pd, Gd2, 1);
+      }
     }
   }
 }
 
-/* -------------------------------------------------------- ReLU layer */
-/* Z_{l+1} = Z + (1/n) U relu(K^T V), U = P K, V = Q Z. Stored per layer:
-   Vt = Zt Q^T (T x D), R = relu(Kt Vt^T) (n x T), Ut = Kt P^T (n x D);
-   the tangent store holds Vdt, Rd (masked), Udt in the same places. */
+/* --------------------------------------------------- nonlinear layers */
+/* ReLU and softmax attention: Z_{l+1} = Z + (1/n) sum_h U_h act(K^T V_h),
+   U_h = P_h K, V_h = Q_h Z. Stored per layer and head: Vt = Zt Q^T
+   (T x D), R = act(Kt Vt^T) (n x T: each column one token's weights over
+   the n keys), Ut = Kt P^T (n x D); the tangent store holds Vdt, Rd (the
+   tangent of act's output) and Udt in the same places. Both activations
+   have symmetric Jacobians (ReLU's diagonal mask, softmax's
+   diag(s) - s s^T per column), so one function applies each forward and
+   backward. */
 
-static void la__relu_fwd(const la__mctx *c, int l, int zd0) {
+static size_t la__nl_head(const la__mdim *m) { /* stored reals per head */
+  return m->lay / (size_t)m->H * LA_W;
+}
+
+/* The activation of scores R (n x T) in place. */
+static void la__act(const la__mctx *c, int n, int T, la_real *R) {
+  if (c->m.act == LA_ACT_SOFTMAX) la__e_softmax(c->k, n, T, R);
+  else la__e_relu((size_t)n * T, R);
+}
+/* X <- J X, J the Jacobian at output R; Dc as for la__e_smx_jac. */
+static void la__act_jac(const la__mctx *c, int n, int T, const la_real *R,
+                        la_real *X, la_real *Dc, la_real *w) {
+  if (c->m.act == LA_ACT_SOFTMAX) la__e_smx_jac(n, T, R, X, Dc, w);
+  else la__e_mask((size_t)n * T, R, X);
+}
+/* The tangent of the backward step: Xd (the tangent of the gradient of
+   act's output) <- J Xd + Jdot X, Jdot = 0 for ReLU. */
+static void la__act_jac2(const la__mctx *c, int n, int T, const la_real *R,
+                         const la_real *Rd, const la_real *Dc, la_real *Xd,
+                         la_real *w) {
+  if (c->m.act == LA_ACT_SOFTMAX) la__e_smx_jac2(n, T, R, Rd, Dc, Xd, w);
+  else la__e_mask((size_t)n * T, R, Xd);
+}
+
+static void la__nl_fwd(const la__mctx *c, int l, int zd0) {
   const la__mdim *m = &c->m;
   size_t D2 = m->D2 * LA_W, TD = m->TD * LA_W, nT = (size_t)m->n * m->T;
-  int D = m->D, n = m->n, T = m->T;
-  const la_real *P = c->ex + 2 * D2 * l, *Q = P + D2;
+  int D = m->D, n = m->n, T = m->T, h;
   la_real *Z = c->zt + TD * l, *Zn = Z + TD;
-  la_real *Vt = c->st + m->lay * LA_W * l, *R = Vt + TD, *Ut = R + nT * LA_W;
+  la_real *Zd = c->zdt + TD * l, *Zdn = Zd + TD;
   double in = 1.0 / n;
-  LA__MM(c, LA__TB, T, D, D, 1, Z, Q, Vt);
-  LA__MM(c, LA__TB, n, T, D, 1, Z, Vt, R);
-  la__e_relu(nT, R);
-  LA__MM(c, LA__TB, n, D, D, 1, Z, P, Ut);
-  LA__MMY(c, LA__TA, T, D, n, in, R, Ut, Z, Zn);
-  if (m->hvp) {
-    const la_real *Pd = c->exv + 2 * D2 * l, *Qd = Pd + D2;
-    la_real *Zd = c->zdt + TD * l, *Zdn = Zd + TD;
-    la_real *Vdt = c->sdt + m->lay * LA_W * l, *Rd = Vdt + TD,
-            *Udt = Rd + nT * LA_W;
-    LA__MM(c, LA__TB, T, D, D, 1, Z, Qd, Vdt);
-    if (!zd0) LA__MM(c, LA__TB | LA__AC, T, D, D, 1, Zd, Q, Vdt);
-    LA__MM(c, LA__TB, n, T, D, 1, Z, Vdt, Rd);
-    if (!zd0) LA__MM(c, LA__TB | LA__AC, n, T, D, 1, Zd, Vt, Rd);
-    la__e_mask(nT, R, Rd);
-    LA__MM(c, LA__TB, n, D, D, 1, Z, Pd, Udt);
-    if (!zd0) LA__MM(c, LA__TB | LA__AC, n, D, D, 1, Zd, P, Udt);
-    LA__MMY(c, LA__TA, T, D, n, in, Rd, Ut, zd0 ? NULL : Zd, Zdn);
-    LA__MM(c, LA__TA | LA__AC, T, D, n, in, R, Udt, Zdn);
+  for (h = 0; h < m->H; ++h) {
+    const la_real *P = la__m_P(c, c->ex, l, h), *Q = P + D2;
+    la_real *Vt = c->st + m->lay * LA_W * l + la__nl_head(m) * h,
+            *R = Vt + TD, *Ut = R + nT * LA_W;
+    LA__MM(c, LA__TB, T, D, D, 1, Z, Q, Vt);
+    LA__MM(c, LA__TB, n, T, D, 1, Z, Vt, R);
+    la__act(c, n, T, R);
+    LA__MM(c, LA__TB, n, D, D, 1, Z, P, Ut);
+    if (h) LA__MM(c, LA__TA | LA__AC, T, D, n, in, R, Ut, Zn);
+    else LA__MMY(c, LA__TA, T, D, n, in, R, Ut, Z, Zn);
+    if (m->hvp) {
+      const la_real *Pd = la__m_P(c, c->exv, l, h), *Qd = Pd + D2;
+      la_real *Vdt = c->sdt + m->lay * LA_W * l + la__nl_head(m) * h,
+              *Rd = Vdt + TD, *Udt = Rd + nT * LA_W;
+      LA__MM(c, LA__TB, T, D, D, 1, Z, Qd, Vdt);
+      if (!zd0) LA__MM(c, LA__TB | LA__AC, T, D, D, 1, Zd, Q, Vdt);
+      LA__MM(c, LA__TB, n, T, D, 1, Z, Vdt, Rd);
+      if (!zd0) LA__MM(c, LA__TB | LA__AC, n, T, D, 1, Zd, Vt, Rd);
+      la__act_jac(c, n, T, R, Rd, NULL, c->tmp);
+      LA__MM(c, LA__TB, n, D, D, 1, Z, Pd, Udt);
+      if (!zd0) LA__MM(c, LA__TB | LA__AC, n, D, D, 1, Zd, P, Udt);
+      if (h) LA__MM(c, LA__TA | LA__AC, T, D, n, in, Rd, Ut, Zdn);
+      else LA__MMY(c, LA__TA, T, D, n, in, Rd, Ut, zd0 ? NULL : Zd, Zdn);
+      LA__MM(c, LA__TA | LA__AC, T, D, n, in, R, Udt, Zdn);
+    }
   }
 }
 
-static void la__relu_bwd(const la__mctx *c, int l, int zd0, int dz,
-                         const la_real *G, la_real *G2, const la_real *Gd,
-                         la_real *Gd2) {
+static void la__nl_bwd(const la__mctx *c, int l, int zd0, int dz,
+                       const la_real *G, la_real *G2, const la_real *Gd,
+                       la_real *Gd2) {
   const la__mdim *m = &c->m;
   size_t D2 = m->D2 * LA_W, TD = m->TD * LA_W, nT = (size_t)m->n * m->T,
          nD = (size_t)m->n * m->D;
-  int D = m->D, n = m->n, T = m->T;
-  const la_real *P = c->ex + 2 * D2 * l, *Q = P + D2;
-  la_real *gP = c->g + 2 * D2 * l, *gQ = gP + D2;
-  const la_real *Z = c->zt + TD * l;
-  const la_real *Vt = c->st + m->lay * LA_W * l, *R = Vt + TD,
-                *Ut = R + nT * LA_W;
+  int D = m->D, n = m->n, T = m->T, h;
+  const la_real *Z = c->zt + TD * l, *Zd = c->zdt + TD * l;
   la_real *dUt = c->tmp, *dA = dUt + nD * LA_W, *dVt = dA + nT * LA_W;
+  la_real *dUdt = dVt + TD, *dAd = dUdt + nD * LA_W, *dVdt = dAd + nT * LA_W;
+  la_real *Dc = dVdt + TD, *w = Dc + nT * LA_W;
   double in = 1.0 / n;
-  LA__MM(c, 0, n, D, T, in, R, G, dUt);
-  LA__MM(c, LA__TB, n, T, D, in, Ut, G, dA);
-  la__e_mask(nT, R, dA);
-  LA__MM(c, LA__TA | LA__AC, D, D, n, 1, dUt, Z, gP);
-  LA__MM(c, LA__TA, T, D, n, 1, dA, Z, dVt);
-  LA__MM(c, LA__TA | LA__AC, D, D, T, 1, dVt, Z, gQ);
-  if (dz) {
-    la__e_copy(m->TD, G, G2);
-    LA__MM(c, LA__AC, n, D, D, 1, dUt, P, G2);
-    LA__MM(c, LA__AC, n, D, T, 1, dA, Vt, G2);
-    LA__MM(c, LA__AC, T, D, D, 1, dVt, Q, G2);
-  }
-  if (m->hvp) {
-    const la_real *Pd = c->exv + 2 * D2 * l, *Qd = Pd + D2;
-    la_real *gvP = c->gv + 2 * D2 * l, *gvQ = gvP + D2;
-    const la_real *Zd = c->zdt + TD * l;
-    const la_real *Vdt = c->sdt + m->lay * LA_W * l, *Rd = Vdt + TD,
-                  *Udt = Rd + nT * LA_W;
-    la_real *dUdt = dVt + TD, *dAd = dUdt + nD * LA_W, *dVdt = dAd + nT * LA_W;
-    LA__MM(c, 0, n, D, T, in, Rd, G, dUdt);
-    LA__MM(c, LA__AC, n, D, T, in, R, Gd, dUdt);
-    LA__MM(c, LA__TB, n, T, D, in, Udt, G, dAd);
-    LA__MM(c, LA__TB | LA__AC, n, T, D, in, Ut, Gd, dAd);
-    la__e_mask(nT, R, dAd);
-    LA__MM(c, LA__TA | LA__AC, D, D, n, 1, dUdt, Z, gvP);
-    if (!zd0) LA__MM(c, LA__TA | LA__AC, D, D, n, 1, dUt, Zd, gvP);
-    LA__MM(c, LA__TA, T, D, n, 1, dAd, Z, dVdt);
-    if (!zd0) LA__MM(c, LA__TA | LA__AC, T, D, n, 1, dA, Zd, dVdt);
-    LA__MM(c, LA__TA | LA__AC, D, D, T, 1, dVdt, Z, gvQ);
-    if (!zd0) LA__MM(c, LA__TA | LA__AC, D, D, T, 1, dVt, Zd, gvQ);
+  for (h = 0; h < m->H; ++h) {
+    const la_real *P = la__m_P(c, c->ex, l, h), *Q = P + D2;
+    la_real *gP = la__m_P(c, c->g, l, h), *gQ = gP + D2;
+    const la_real *Vt = c->st + m->lay * LA_W * l + la__nl_head(m) * h,
+                  *R = Vt + TD, *Ut = R + nT * LA_W;
+    LA__MM(c, 0, n, D, T, in, R, G, dUt);
+    LA__MM(c, LA__TB, n, T, D, in, Ut, G, dA);
+    la__act_jac(c, n, T, R, dA, m->hvp ? Dc : NULL, w);
+    LA__MM(c, LA__TA | LA__AC, D, D, n, 1, dUt, Z, gP);
+    LA__MM(c, LA__TA, T, D, n, 1, dA, Z, dVt);
+    LA__MM(c, LA__TA | LA__AC, D, D, T, 1, dVt, Z, gQ);
     if (dz) {
-      la__e_copy(m->TD, Gd, Gd2);
-      LA__MM(c, LA__AC, n, D, D, 1, dUdt, P, Gd2);
-      LA__MM(c, LA__AC, n, D, D, 1, dUt, Pd, Gd2);
-      LA__MM(c, LA__AC, n, D, T, 1, dAd, Vt, Gd2);
-      LA__MM(c, LA__AC, n, D, T, 1, dA, Vdt, Gd2);
-      LA__MM(c, LA__AC, T, D, D, 1, dVdt, Q, Gd2);
-      LA__MM(c, LA__AC, T, D, D, 1, dVt, Qd, Gd2);
+      if (!h) la__e_copy(m->TD, G, G2);
+      LA__MM(c, LA__AC, n, D, D, 1, dUt, P, G2);
+      LA__MM(c, LA__AC, n, D, T, 1, dA, Vt, G2);
+      LA__MM(c, LA__AC, T, D, D, 1, dVt, Q, G2);
+    }
+    if (m->hvp) {
+      const la_real *Pd = la__m_P(c, c->exv, l, h), *Qd = Pd + D2;
+      la_real *gvP = la__m_P(c, c->gv, l, h), *gvQ = gvP + D2;
+      const la_real *Vdt = c->sdt + m->lay * LA_W * l + la__nl_head(m) * h,
+                    *Rd = Vdt + TD, *Udt = Rd + nT * LA_W;
+      LA__MM(c, 0, n, D, T, in, Rd, G, dUdt);
+      LA__MM(c, LA__AC, n, D, T, in, R, Gd, dUdt);
+      LA__MM(c, LA__TB, n, T, D, in, Udt, G, dAd);
+      LA__MM(c, LA__TB | LA__AC, n, T, D, in, Ut, Gd, dAd);
+      la__act_jac2(c, n, T, R, Rd, Dc, dAd, w);
+      LA__MM(c, LA__TA | LA__AC, D, D, n, 1, dUdt, Z, gvP);
+      if (!zd0) LA__MM(c, LA__TA | LA__AC, D, D, n, 1, dUt, Zd, gvP);
+      LA__MM(c, LA__TA, T, D, n, 1, dAd, Z, dVdt);
+      if (!zd0) LA__MM(c, LA__TA | LA__AC, T, D, n, 1, dA, Zd, dVdt);
+      LA__MM(c, LA__TA | LA__AC, D, D, T, 1, dVdt, Z, gvQ);
+      if (!zd0) LA__MM(c, LA__TA | LA__AC, D, D, T, 1, dVt, Zd, gvQ);
+      if (dz) {
+        if (!h) la__e_copy(m->TD, Gd, Gd2);
+        LA__MM(c, LA__AC, n, D, D, 1, dUdt, P, Gd2);
+        LA__MM(c, LA__AC, n, D, D, 1, dUt, Pd, Gd2);
+        LA__MM(c, LA__AC, n, D, T, 1, dAd, Vt, Gd2);
+        LA__MM(c, LA__AC, n, D, T, 1, dA, Vdt, Gd2);
+        LA__MM(c, LA__AC, T, D, D, 1, dVdt, Q, Gd2);
+        LA__MM(c, LA__AC, T, D, D, 1, dVt, Qd, Gd2);
+      }
     }
   }
+}
+
+/* ------------------------------------------------- last nonlinear layer */
+/* Only [Z_L]_{d+1,n+1} is needed, so only the query's column of each
+   head's scores: with q the query token, v = Q q, s = act(K^T v) (n
+   weights), w = K^T p (p = row d+1 of P),
+       z = q_{d+1} + (1/n) sum_h w_h . s_h,
+   and backward (gs = g/n): ds = gs w, dw = gs s, da = J ds,
+       dp = K dw,  dv = K da,  dQ += dv q^T,  dq = g e_{d+1} + sum_h Q^T dv,
+       dK^T[i,:] = sum_h dw_i p^T + da_i v^T.
+   O(D n) per head instead of O(D n^2). Stored per head: v, s, w. */
+
+/* y (n elements) = g x, g one panel element (lane-wise scalars). */
+static void la__e_gscale(size_t n, const la_real *LA__RESTRICT g,
+                         const la_real *LA__RESTRICT x, la_real *LA__RESTRICT y) {
+  size_t e;
+  int w;
+  for (e = 0; e < n; ++e)
+    for (w = 0; w < LA_W; ++w) y[e * LA_W + w] = g[w] * x[e * LA_W + w];
+}
+
+static void la__nlast_fwd(const la__mctx *c, int l, int zd0) {
+  const la__mdim *m = &c->m;
+  size_t W = LA_W, D2 = m->D2 * W, TD = m->TD * W, DW = (size_t)m->D * W;
+  int D = m->D, n = m->n, h;
+  size_t at = ((size_t)n * D + D - 1) * W, nW = (size_t)n * W;
+  const la_real *Z = c->zt + TD * l, *q = Z + (size_t)n * DW;
+  const la_real *Zd = c->zdt + TD * l, *qd = Zd + (size_t)n * DW;
+  la_real *out = c->zt + TD * (l + 1) + at;
+  la_real *outd = c->zdt + TD * (l + 1) + at;
+  double in = 1.0 / n;
+  la__e_copy(1, q + (D - 1) * W, out);
+  if (m->hvp) {
+    if (zd0) la__e_zero(1, outd);
+    else la__e_copy(1, qd + (D - 1) * W, outd);
+  }
+  for (h = 0; h < m->H; ++h) {
+    const la_real *P = la__m_P(c, c->ex, l, h), *Q = P + D2,
+                  *p = P + (D - 1) * DW;
+    la_real *v = c->st + m->lay * W * l + la__nl_head(m) * h, *s = v + DW,
+            *wk = s + nW;
+    LA__MM(c, 0, D, 1, D, 1, Q, q, v);
+    LA__MM(c, 0, n, 1, D, 1, Z, v, s);
+    la__act(c, n, 1, s);
+    LA__MM(c, 0, n, 1, D, 1, Z, p, wk);
+    LA__MM(c, LA__TA | LA__AC, 1, 1, n, in, wk, s, out);
+    if (m->hvp) {
+      const la_real *Pd = la__m_P(c, c->exv, l, h), *Qd = Pd + D2,
+                    *pd = Pd + (D - 1) * DW;
+      la_real *vd = c->sdt + m->lay * W * l + la__nl_head(m) * h,
+              *sd = vd + DW, *wd = sd + nW;
+      LA__MM(c, 0, D, 1, D, 1, Qd, q, vd);
+      if (!zd0) LA__MM(c, LA__AC, D, 1, D, 1, Q, qd, vd);
+      LA__MM(c, 0, n, 1, D, 1, Z, vd, sd);
+      if (!zd0) LA__MM(c, LA__AC, n, 1, D, 1, Zd, v, sd);
+      la__act_jac(c, n, 1, s, sd, NULL, c->tmp);
+      LA__MM(c, 0, n, 1, D, 1, Z, pd, wd);
+      if (!zd0) LA__MM(c, LA__AC, n, 1, D, 1, Zd, p, wd);
+      LA__MM(c, LA__TA | LA__AC, 1, 1, n, in, wd, s, outd);
+      LA__MM(c, LA__TA | LA__AC, 1, 1, n, in, wk, sd, outd);
+    }
+  }
+}
+
+static void la__nlast_bwd(const la__mctx *c, int l, int zd0, int dz,
+                          const la_real *G, la_real *G2, const la_real *Gd,
+                          la_real *Gd2) {
+  const la__mdim *m = &c->m;
+  size_t W = LA_W, D2 = m->D2 * W, TD = m->TD * W, DW = (size_t)m->D * W;
+  int D = m->D, n = m->n, h, i;
+  size_t at = ((size_t)n * D + D - 1) * W, nW = (size_t)n * W;
+  const la_real *Z = c->zt + TD * l, *q = Z + (size_t)n * DW;
+  const la_real *Zd = c->zdt + TD * l, *qd = Zd + (size_t)n * DW;
+  la_real *gs = c->tmp, *gds = gs + W, *ds = gds + W, *dw = ds + nW,
+          *Dc = dw + nW, *dsd = Dc + nW, *dwd = dsd + nW, *dv = dwd + nW,
+          *dvd = dv + DW, *w = dvd + DW;
+  const la_real *g = G + at, *gd = Gd + at;
+  for (i = 0; i < LA_W; ++i) gs[i] = g[i] / (la_real)n;
+  if (m->hvp)
+    for (i = 0; i < LA_W; ++i) gds[i] = gd[i] / (la_real)n;
+  for (h = 0; h < m->H; ++h) {
+    const la_real *P = la__m_P(c, c->ex, l, h), *Q = P + D2,
+                  *p = P + (D - 1) * DW;
+    la_real *gP = la__m_P(c, c->g, l, h), *gQ = gP + D2;
+    const la_real *v = c->st + m->lay * W * l + la__nl_head(m) * h,
+                  *s = v + DW, *wk = s + nW;
+    unsigned acc = h ? LA__AC : 0;
+    la__e_gscale((size_t)n, gs, wk, ds);
+    la__e_gscale((size_t)n, gs, s, dw);
+    la__act_jac(c, n, 1, s, ds, m->hvp ? Dc : NULL, w); /* ds -> da */
+    LA__MM(c, LA__TA | LA__AC, D, 1, n, 1, Z, dw, gP + (D - 1) * DW);
+    LA__MM(c, LA__TA, D, 1, n, 1, Z, ds, dv);
+    LA__MM(c, LA__AC, D, D, 1, 1, dv, q, gQ);
+    if (dz) {
+      LA__MM(c, LA__TA | acc, D, 1, D, 1, Q, dv, G2 + (size_t)n * DW);
+      LA__MM(c, acc, n, D, 1, 1, dw, p, G2);
+      LA__MM(c, LA__AC, n, D, 1, 1, ds, v, G2);
+    }
+    if (m->hvp) {
+      const la_real *Pd = la__m_P(c, c->exv, l, h), *Qd = Pd + D2,
+                    *pd = Pd + (D - 1) * DW;
+      la_real *gvP = la__m_P(c, c->gv, l, h), *gvQ = gvP + D2;
+      const la_real *vd = c->sdt + m->lay * W * l + la__nl_head(m) * h,
+                    *sd = vd + DW, *wd = sd + nW;
+      la__e_gscale((size_t)n, gds, wk, dsd);
+      la__e_gaxpy((size_t)n, gs, wd, dsd);
+      la__e_gscale((size_t)n, gds, s, dwd);
+      la__e_gaxpy((size_t)n, gs, sd, dwd);
+      la__act_jac2(c, n, 1, s, sd, Dc, dsd, w); /* dsd -> dad */
+      LA__MM(c, LA__TA | LA__AC, D, 1, n, 1, Z, dwd, gvP + (D - 1) * DW);
+      if (!zd0) LA__MM(c, LA__TA | LA__AC, D, 1, n, 1, Zd, dw, gvP + (D - 1) * DW);
+      LA__MM(c, LA__TA, D, 1, n, 1, Z, dsd, dvd);
+      if (!zd0) LA__MM(c, LA__TA | LA__AC, D, 1, n, 1, Zd, ds, dvd);
+      LA__MM(c, LA__AC, D, D, 1, 1, dvd, q, gvQ);
+      if (!zd0) LA__MM(c, LA__AC, D, D, 1, 1, dv, qd, gvQ);
+      if (dz) {
+        LA__MM(c, LA__TA | acc, D, 1, D, 1, Q, dvd, Gd2 + (size_t)n * DW);
+        LA__MM(c, LA__TA | LA__AC, D, 1, D, 1, Qd, dv, Gd2 + (size_t)n * DW);
+        LA__MM(c, acc, n, D, 1, 1, dwd, p, Gd2);
+        LA__MM(c, LA__AC, n, D, 1, 1, dw, pd, Gd2);
+        LA__MM(c, LA__AC, n, D, 1, 1, dsd, v, Gd2);
+        LA__MM(c, LA__AC, n, D, 1, 1, ds, vd, Gd2);
+      }
+    }
+  }
+  if (dz)
+    for (i = 0; i < LA_W; ++i) G2[at + i] += g[i];
+  if (dz && m->hvp)
+    for (i = 0; i < LA_W; ++i) Gd2[at + i] += gd[i];
 }
 
 /* ------------------------------------------------------- front layer */
@@ -4641,7 +5312,7 @@ typedef struct la__fbuf {
 static la__fbuf la__front_bufs(const la__mctx *c) {
   const la__mdim *m = &c->m;
   size_t Td = (size_t)m->T * m->d * LA_W, Th = (size_t)m->T * m->h * LA_W;
-  size_t off = 2 * m->D2 * m->L * LA_W, hd = (size_t)m->h * m->d * LA_W;
+  size_t off = 2 * m->D2 * m->L * m->H * LA_W, hd = (size_t)m->h * m->d * LA_W;
   size_t o1 = off + hd, o2 = o1 + (size_t)m->h * LA_W, o3 = o2 + hd;
   la__fbuf f;
   f.x = c->fr; f.xo = f.x + Td; f.dx = f.xo + Td; f.dxd = f.dx + Td;
@@ -4705,6 +5376,7 @@ static void la__front_bwd(const la__mctx *c, const la_real *G,
   }
 }
 
+/* ------------------------------------------------------- one panel */
 /* ------------------------------------------------------- one panel */
 
 static int la__isfinite(double x) { return x - x == 0; }
@@ -4818,13 +5490,13 @@ static int la__m_panel(const la__mctx *c, const la_model *mod,
   if (front) la__front_fwd(c);
   for (l = 0; l < m->L; ++l) {
     int zd0 = l == 0 && !front;
-    if (lin && l == m->L - 1) la__last_fwd(c, l, zd0);
+    int last = l == m->L - 1;
+    if (lin && last) la__last_fwd(c, l, zd0);
     else if (lin) la__lin_fwd(c, l, zd0);
-    else la__relu_fwd(c, l, zd0);
+    else if (last) la__nlast_fwd(c, l, zd0);
+    else la__nl_fwd(c, l, zd0);
   }
-  /* the last linear layer reads only entry `at` of its incoming gradient */
-  if (!lin) la__e_zero(m->TD, G);
-  if (!lin && m->hvp) la__e_zero(m->TD, Gd);
+  /* the last layer reads only entry `at` of its incoming gradient */
   for (w = 0; w < LA_W; ++w) {
     double r = (double)zL[w] + c->y[w];
     G[at + w] = Gd[at + w] = 0;
@@ -4838,9 +5510,11 @@ static int la__m_panel(const la__mctx *c, const la_model *mod,
   for (l = m->L - 1; l >= 0; --l) {
     int zd0 = l == 0 && !front, dz = l > 0 || front;
     la_real *t;
-    if (lin && l == m->L - 1) la__last_bwd(c, l, zd0, dz, G, G2, Gd, Gd2);
+    int last = l == m->L - 1;
+    if (lin && last) la__last_bwd(c, l, zd0, dz, G, G2, Gd, Gd2);
     else if (lin) la__lin_bwd(c, l, zd0, dz, G, G2, Gd, Gd2);
-    else la__relu_bwd(c, l, zd0, dz, G, G2, Gd, Gd2);
+    else if (last) la__nlast_bwd(c, l, zd0, dz, G, G2, Gd, Gd2);
+    else la__nl_bwd(c, l, zd0, dz, G, G2, Gd, Gd2);
     t = G; G = G2; G2 = t;
     t = Gd; Gd = Gd2; Gd2 = t;
   }
@@ -4857,6 +5531,19 @@ static int la__par_valid(const la_parallel *par) {
                   (par->workers <= 1 || par->run));
 }
 
+/* The ranges of a configuration whose defaults are filled in (d and n
+   apart): the kernels it calls must be in its table. */
+static int la__m_cfg_ok(const la_model_config *c) {
+  int q = c->param == LA_PARAM_DENSE ? c->d + 1 : c->d; /* Q's free block */
+  return c->layers > 0 && c->layers <= LA_MAX_LAYERS && c->param >= 0 &&
+         c->param <= LA_PARAM_PGD && c->activation >= 0 &&
+         c->activation <= LA_ACT_SOFTMAX && c->heads > 0 &&
+         c->heads <= LA_MAX_HEADS && c->qk_rank >= 0 && c->qk_rank <= q &&
+         c->front_hidden >= 0 && c->front_hidden <= LA_MAX_HIDDEN &&
+         c->kernels && c->kernels->pgemm &&
+         (c->activation != LA_ACT_SOFTMAX || c->kernels->vexp);
+}
+
 LINATTN_DEF int la_model_init(la_model *m, const la_model_config *cfg) {
   la_model_config c;
   double np;
@@ -4864,15 +5551,13 @@ LINATTN_DEF int la_model_init(la_model *m, const la_model_config *cfg) {
   c = *cfg;
   if (c.d <= 0 || c.n <= 0 || c.d > LA_MAX_D || c.n > LA_MAX_N) return LA_EDIM;
   if (c.layers == 0) c.layers = 3;
+  if (c.heads == 0) c.heads = 1;
   if (c.init_std == 0) c.init_std = 0.05;
   if (!c.kernels) c.kernels = la_kernels_best();
-  if (c.layers < 0 || c.layers > LA_MAX_LAYERS) return LA_ERANGE;
-  if (c.param < 0 || c.param > LA_PARAM_PGD) return LA_ERANGE;
-  if (c.activation < 0 || c.activation > LA_ACT_RELU) return LA_ERANGE;
-  if (c.front_hidden < 0 || c.front_hidden > LA_MAX_HIDDEN) return LA_ERANGE;
+  if (!la__m_cfg_ok(&c)) return LA_ERANGE;
   /* normals stay within 6.56: theta must be finite in la_real */
   if (!(c.init_std > 0) || !(c.init_std <= LA__REAL_MAX / 8)) return LA_ERANGE;
-  if (!c.kernels->pgemm || !la__par_valid(c.parallel)) return LA_ERANGE;
+  if (!la__par_valid(c.parallel)) return LA_ERANGE;
   {
     la_model t; /* the caller's model is written only on success */
     la__mdim dm;
@@ -4894,12 +5579,8 @@ LINATTN_DEF int la_model_init(la_model *m, const la_model_config *cfg) {
 
 static int la__m_valid(const la_model *m) {
   const la_model_config *c = m ? &m->cfg : NULL;
-  return m && c->d > 0 && c->n > 0 && c->layers > 0 && c->kernels &&
-         m->nparams > 0 && c->d <= LA_MAX_D && c->n <= LA_MAX_N &&
-         c->layers <= LA_MAX_LAYERS && c->param >= 0 &&
-         c->param <= LA_PARAM_PGD && c->activation >= 0 &&
-         c->activation <= LA_ACT_RELU && c->front_hidden >= 0 &&
-         c->front_hidden <= LA_MAX_HIDDEN && c->kernels->pgemm &&
+  return m && c->d > 0 && c->n > 0 && m->nparams > 0 && c->d <= LA_MAX_D &&
+         c->n <= LA_MAX_N && la__m_cfg_ok(c) &&
          (double)m->nparams ==
              (double)c->layers * la__m_layer_params(m) +
                  (double)la__m_front_params(c->d, c->front_hidden);
@@ -4917,17 +5598,21 @@ LINATTN_DEF int la_model_init_params(const la_model *m, la_rng *rng,
 
 LINATTN_DEF int la_model_blocks(const la_model *m, int *offsets, int *sizes,
                                 int max) {
-  int l, k = 0, at = 0, per, i, nb, d, h, sz[4];
+  int l, k = 0, at = 0, i, j, nsz, d, h, sz[4];
+  la__mpack pk;
   if (!m || !offsets || !sizes) return LA_ENULL;
   if (!la__m_valid(m)) return LA_ERANGE;
+  if (max < la__m_nblocks(m)) return LA_ERANGE;
   d = m->cfg.d; h = m->cfg.front_hidden;
-  per = m->cfg.param == LA_PARAM_PGD ? 1 : 2;
-  nb = m->cfg.layers * per + (h > 0 ? 4 : 0);
-  if (max < nb) return LA_ERANGE;
-  for (l = 0; l < m->cfg.layers * per; ++l) {
-    offsets[k] = at;
-    sizes[k] = la__m_layer_params(m) / per;
-    at += sizes[k++];
+  pk = la__m_pack(m);
+  for (l = 0; l < m->cfg.layers * m->cfg.heads; ++l) { /* in theta's order */
+    nsz = 0;
+    if (pk.pe) sz[nsz++] = pk.pe;
+    if (pk.r) { sz[nsz++] = pk.r * pk.q; sz[nsz++] = pk.r * pk.q; }
+    else sz[nsz++] = pk.q * pk.q;
+    for (j = 0; j < nsz; ++j) {
+      offsets[k] = at; sizes[k] = sz[j]; at += sz[j]; ++k;
+    }
   }
   sz[0] = h * d; sz[1] = h; sz[2] = d * h; sz[3] = d;
   for (i = 0; h > 0 && i < 4; ++i) {
@@ -5152,10 +5837,10 @@ static int la__m_run(const la_model *mod, const la_parallel *par,
   ex = j.base + j.o.plain;
   exv = ex + nex;
   fold = (double *)(void *)(j.base + j.o.fold);
-  la__m_expand(mod, theta, ex, 0);
+  la__m_expand(mod, theta, NULL, ex);
   la_broadcast(1, (int)nex, ex, j.base + j.o.ex);
   if (mode == 2) {
-    la__m_expand(mod, v, exv, 1);
+    la__m_expand(mod, theta, v, exv);
     la_broadcast(1, (int)nex, exv, j.base + j.o.exv);
   }
   for (e = 0; e < 2 * nex; ++e) fold[e] = 0;
@@ -5177,11 +5862,11 @@ static int la__m_run(const la_model *mod, const la_parallel *par,
     if (loss) *loss = lsum * sc;
     if (!la__isfinite(lsum)) st = LA_EDIVERGED;
     if (mode >= 1 && grad) {
-      la__m_contract(mod, fold, sc, grad);
+      la__m_contract(mod, theta, NULL, fold, NULL, sc, grad);
       if (!la__all_finite(mod->nparams, grad)) st = LA_EDIVERGED;
     }
     if (mode == 2) {
-      la__m_contract(mod, fold + nex, sc, hv);
+      la__m_contract(mod, theta, v, fold, fold + nex, sc, hv);
       if (!la__all_finite(mod->nparams, hv)) st = LA_EDIVERGED;
     }
   }
@@ -5241,7 +5926,9 @@ LINATTN_DEF int la_model_grad_fresh(const la_model *m, const la_real *theta,
 #undef LA__TA
 #undef LA__TB
 #undef LA__AC
+#undef LA__ROWS
 #undef LA__LIN
+
 
 /* ================================================================== */
 /*                           4. Optimizers                            */
@@ -7551,7 +8238,7 @@ static int la__tr_train_layout_of(const la_train_config *c,
                           &L->state_len);
   if (st) return st;
   if (L->state_len > (size_t)-1 / 4 / sizeof(double)) return LA_EOVERFLOW;
-  L->nblocks_max = m ? 2 * m->cfg.layers + 16 : 1;
+  L->nblocks_max = m ? la__m_nblocks(m) : 1;
   L->has_train = m && c->data && !(c->data_mode == LA_DATA_FIXED && c->dataset);
   /* kept even without periodic evaluation, for la_trainer_eval */
   L->has_eval = m && c->data;
@@ -7887,7 +8574,8 @@ static const char *const la__sigma_names[] = {"identity", "", "paper-b", NULL};
 static const char *const la__wstar_names[] = {"identity", "sigma-inv", NULL};
 static const char *const la__target_names[] = {"linear", "relu-net", NULL};
 static const char *const la__param_names[] = {"sparse", "dense", "pgd", NULL};
-static const char *const la__act_names[] = {"linear", "relu", NULL};
+static const char *const la__act_names[] = {"linear", "relu", "softmax",
+                                            NULL};
 static const char *const la__sched_names[] = {"constant", "halving", "cosine",
                                               NULL};
 static const char *const la__mode_names[] = {"fresh", "resample", "fixed",
@@ -7940,8 +8628,16 @@ static const la_run_field la__run_fields[] = {
            la__param_names,
            "parametrization: sparse, dense, pgd (default sparse; dense for "
            "nonlinear)"),
-    LA__RF("activation", LA_FIELD_ENUM, model.activation, 0, 1, LA__SH, 0,
-           la__act_names, "attention: linear or relu (default linear)"),
+    LA__RF("attention", LA_FIELD_ENUM, model.activation, 0, 2, LA__SH, 0,
+           la__act_names,
+           "the scores' activation: linear, relu or softmax (default "
+           "linear)"),
+    LA__RF("heads", LA_FIELD_INT, model.heads, 0, LA_MAX_HEADS, LA__SH, 0,
+           NULL, "attention heads per layer, outputs summed (default 1)"),
+    LA__RF("qk_rank", LA_FIELD_INT, model.qk_rank, 0, LA_MAX_D + 1, LA__SH, 0,
+           NULL,
+           "separate keys and queries, Q = W_K^T W_Q of this rank; 0 one "
+           "matrix (default 0)"),
     LA__RF("front", LA_FIELD_INT, model.front_hidden, 0, LA_MAX_HIDDEN,
            LA__SH, 0, NULL,
            "hidden width of the front MLP, 0 none (default 0; 30 "

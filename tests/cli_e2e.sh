@@ -154,6 +154,13 @@ if [ -s killdir/k.ckpt ]; then
   check "and ends where an unbroken run ends" cmp killdir/k2.ckpt killdir/u.ckpt
 fi
 rm -rf killdir
+# the model family: its fields reach the checkpoint and the resume check
+"$bin" train --attention softmax --heads 2 --qk-rank 2 --steps 20 --batch 64 --checkpoint fam.ckpt --out fam.jsonl
+check "softmax, 2 heads, rank 2: in the config line" sh -c \
+  "jq -e -s '.[0].attention == \"softmax\" and .[0].heads == 2 and .[0].qk_rank == 2' fam.jsonl"
+"$bin" train --resume fam.ckpt --steps 30 --out fam2.jsonl
+check "and resumed from the checkpoint alone" sh -c "jq -e -s '.[-1].steps == 30' fam2.jsonl"
+bad_input "a resume with other heads is refused" "heads" train --resume fam.ckpt --steps 30 --heads 3 --out x.jsonl
 # threads: the same bits for any count
 "$bin" train --steps 60 --threads 1 --checkpoint th1.ckpt --out /dev/null
 "$bin" train --steps 60 --threads 3 --checkpoint th3.ckpt --out /dev/null

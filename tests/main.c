@@ -15,6 +15,7 @@
 #include "test_kernels.c"
 #include "test_prompts.c"
 #include "test_model.c"
+#include "test_family.c"
 #include "test_optim.c"
 #include "test_diag.c"
 #include "test_train.c"
@@ -26,6 +27,7 @@ static const la_suite suites[] = {
     {"kernels", suite_kernels},
     {"prompts", suite_prompts},
     {"model", suite_model},
+    {"family", suite_family},
     {"optim", suite_optim},
     {"diag", suite_diag},
     {"train", suite_train},

@@ -238,7 +238,8 @@ static void test_run_table(la_t *t) {
         M(data.wstar, 1), M(data.target, 1), M(data.net_hidden, 1),
         M(data.noise_std, 1), M(model.d, 0) /* the data's */,
         M(model.n, 0) /* the data's */, M(model.layers, 1), M(model.param, 1),
-        M(model.activation, 1), M(model.front_hidden, 1), M(model.init_std, 1),
+        M(model.activation, 1), M(model.heads, 1), M(model.qk_rank, 1),
+        M(model.front_hidden, 1), M(model.init_std, 1),
         M(model.kernels, 0) /* run time: la_run_env */,
         M(model.parallel, 0) /* run time: la_run_env */, M(optimizer, 1),
         M(opt.lr, 1), M(opt.momentum, 1), M(opt.nesterov, 1), M(opt.beta1, 1),
@@ -505,8 +506,6 @@ static void test_run_objects(la_t *t) {
     LA_CHECK(t, la_run_create(&r2, &c, NULL) == 0 && la_trainer_run(&r2.trainer, 3) == 0,
              "create");
     LA_CHECK(t, theta_equal(&r.trainer, &r2.trainer), "same");
-    la_run_destroy(&r2);
-    free(mem);
 #ifndef LINATTN_NO_THREADS
     {
       /* the threads of env: a larger block (a workspace each), the same bits */
@@ -527,6 +526,8 @@ static void test_run_objects(la_t *t) {
       }
     }
 #endif
+    la_run_destroy(&r2);
+    free(mem); /* r lived in it: freed only after the last comparison */
     c.batch = -5;
     LA_CHECK(t, la_run_bytes(&c, NULL, &need) == LA_ERANGE, "bad config");
     LA_CHECK(t, la_run_create(&r, NULL, NULL) == LA_ENULL, "null");
