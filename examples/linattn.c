@@ -40,13 +40,37 @@ static int exit_of_status(int st) {
   return st ? EXIT_FAILED : EXIT_DONE;
 }
 
-/* A run's objects for a resolved description: EXIT_BAD_INPUT with the
-   library's word when it cannot be built. */
-static int run_make(la_run *r, const la_run_config *rc, const la_run_env *env) {
-  int st = la_run_create(r, rc, env);
+/* A run's objects for a resolved description, computing with `threads`
+   threads (a pool in *pool, NULL for one; the results are the same bits
+   whatever the count): EXIT_BAD_INPUT with the library's word when it
+   cannot be built. */
+static int run_make(la_run *r, const la_run_config *rc, const la_run_env *env,
+                    long threads, la_pool **pool) {
+  la_run_env e;
+  int st;
+  memset(&e, 0, sizeof e);
+  if (env) e = *env;
+  *pool = NULL;
+  if (threads < 0) threads = la_cpu_count();
+  if (threads > 1 && (st = la_pool_create(pool, (int)threads)) != 0)
+    return st == LA_ENOMEM ? u_oom()
+                           : u_fail(EXIT_BAD_INPUT, "--threads %ld: %s", threads,
+                                    la_status_str(st));
+  e.parallel = *pool ? la_pool_parallel(*pool) : NULL;
+  st = la_run_create(r, rc, &e);
+  if (st) {
+    la_pool_destroy(*pool);
+    *pool = NULL;
+  }
   if (st == LA_ENOMEM) return u_oom();
   if (st) return u_fail(EXIT_BAD_INPUT, "cannot set up the run: %s", la_status_str(st));
   return 0;
+}
+
+/* The run's objects, then its threads. */
+static void run_free(la_run *r, la_pool *pool) {
+  la_run_destroy(r);
+  la_pool_destroy(pool);
 }
 
 /* The fixed batch of the diagnostics: its own stream of the eval seed. */
@@ -281,6 +305,7 @@ static int run_train(const cli_config *c, u_progress *p) {
   la_run_config rc;
   la_run r;
   la_run_env env;
+  la_pool *pool = NULL;
   train_ctx x;
   u_out out;
   ckpt_in in;
@@ -301,7 +326,7 @@ static int run_train(const cli_config *c, u_progress *p) {
   memset(&env, 0, sizeof env);
   env.callback = train_cb;
   env.user = &x;
-  if ((code = run_make(&r, &rc, &env)) != 0) goto done;
+  if ((code = run_make(&r, &rc, &env, c->threads, &pool)) != 0) goto done;
   if (c->resume && (code = load_into(&r, &in)) != 0) goto done;
   ckpt_free(&in);
   if (p) p->total = rc.steps;
@@ -360,7 +385,7 @@ done:
   if (x.diag.z) la_batch_destroy(&x.diag);
   free(x.work);
   free(x.prev);
-  la_run_destroy(&r);
+  run_free(&r, pool);
   return code;
 }
 
@@ -370,7 +395,8 @@ done:
 
 /* The run of a measurement (its data, its model) and its theta: initial
    (from the seed, as train starts) or the checkpoint's. */
-static int load_theta(const cli_config *c, la_run *r, long *step) {
+static int load_theta(const cli_config *c, la_run *r, la_pool **pool,
+                      long *step) {
   la_run_config rc;
   ckpt_in in;
   int st;
@@ -395,9 +421,11 @@ static int load_theta(const cli_config *c, la_run *r, long *step) {
     rc.model.front_hidden = mc.front_hidden;
     rc.model.init_std = mc.init_std;
   }
-  if ((st = run_make(r, &rc, NULL)) == 0 && c->checkpoint &&
-      (st = load_into(r, &in)) != 0)
-    la_run_destroy(r);
+  if ((st = run_make(r, &rc, NULL, c->threads, pool)) == 0 && c->checkpoint &&
+      (st = load_into(r, &in)) != 0) {
+    run_free(r, *pool);
+    *pool = NULL;
+  }
   ckpt_free(&in);
   if (!st) *step = r->trainer.step;
   return st;
@@ -568,7 +596,8 @@ static int cmd_noise(cli_config *c) {
   char *text = NULL, title[160], lab[96];
   size_t len = 0;
   u_progress p;
-  int st = load_theta(c, &r, &step);
+  la_pool *pool = NULL;
+  int st = load_theta(c, &r, &pool, &step);
   if (st) return st;
   u_progress_init(&p, "noise", 1);
   if (!(m = open_memstream(&text, &len))) {
@@ -583,7 +612,7 @@ static int cmd_noise(cli_config *c) {
            run_label(&r, lab, sizeof lab), step);
   if (!st) st = finish_measurement(c, text, draw_noise, title);
   free(text);
-  la_run_destroy(&r);
+  run_free(&r, pool);
   return st;
 }
 
@@ -727,7 +756,8 @@ static int cmd_curvature(cli_config *c) {
   FILE *m;
   char *text = NULL, title[160], lab[96];
   size_t len = 0;
-  int st = load_theta(c, &r, &step);
+  la_pool *pool = NULL;
+  int st = load_theta(c, &r, &pool, &step);
   memset(&b, 0, sizeof b);
   memset(&q, 0, sizeof q);
   if (st) return st;
@@ -776,7 +806,7 @@ out:
   if (b.z) la_batch_destroy(&b);
   curv_free(&q);
   free(text);
-  la_run_destroy(&r);
+  run_free(&r, pool);
   return st;
 }
 
@@ -798,18 +828,19 @@ typedef struct repro {
 static int repro_noise(const repro *R, u_progress *p) {
   cli_config c = R->base;
   la_run r;
+  la_pool *pool = NULL;
   long step;
   u_out out;
   int st;
   c.checkpoint = NULL;
   cli_give(&c, "seed", 1);
-  if ((st = load_theta(&c, &r, &step)) != 0) return st;
+  if ((st = load_theta(&c, &r, &pool, &step)) != 0) return st;
   if ((st = u_open(&out, R->noise_path)) == 0) {
     st = measure_noise(&c, &r, r.trainer.theta, 0, out.f, NULL, p);
     if (st) u_abort(&out);
     else st = u_commit(&out);
   }
-  la_run_destroy(&r);
+  run_free(&r, pool);
   return st;
 }
 
@@ -1122,6 +1153,7 @@ static int cmd_reproduce(cli_config *c) {
   R.base.checkpoint = R.base.resume = NULL;
   R.base.checkpoint_every = -1;
   procs = (int)(c->jobs > 0 ? c->jobs : u_online_cpus());
+  if (c->threads < 0) R.base.threads = 1; /* the processes share the CPUs */
   if ((st = u_mkdirs(R.dir)) != 0) return st;
   snprintf(runs, sizeof runs, "%s/runs", R.dir);
   if ((st = u_mkdirs(runs)) != 0) return st;
@@ -1215,7 +1247,8 @@ typedef struct sweep {
   const char *dir;
   axis ax[CLI_MAX_FIELDS];
   int nax;
-  long n; /* grid points */
+  long n;          /* grid points */
+  char threads[24]; /* --threads of each run */
 } sweep;
 
 static int axis_add(void *ctx, const char *text) {
@@ -1314,7 +1347,7 @@ static char **sweep_command(const sweep *S, long i) {
   long at[CLI_MAX_FIELDS];
   char name[256], out[4400], **v;
   int k, w = 0;
-  size_t words = 6 + 2 * (size_t)S->nax;
+  size_t words = 8 + 2 * (size_t)S->nax;
   sweep_point(S, i, at);
   sweep_name(S, i, name, sizeof name);
   if (!(v = (char **)calloc(words, sizeof(char *)))) return NULL;
@@ -1323,6 +1356,10 @@ static char **sweep_command(const sweep *S, long i) {
   if (c->preset) {
     v[w++] = (char *)"--preset";
     v[w++] = (char *)c->preset;
+  }
+  if (c->threads > 0 || c->jobs >= 1) { /* with --jobs: one each, by default */
+    v[w++] = (char *)"--threads";
+    v[w++] = (char *)S->threads;
   }
   for (k = 0; k < S->nax; ++k) {
     size_t len = strlen(S->ax[k].flag) + 3;
@@ -1341,7 +1378,7 @@ static char **sweep_command(const sweep *S, long i) {
 
 /* Frees what sweep_command allocated: the flags and the output path. */
 static void sweep_command_free(const sweep *S, char **v) {
-  int k, w = 2 + (S->c->preset ? 2 : 0);
+  int k, w = 2 + (S->c->preset ? 2 : 0) + (S->c->threads > 0 || S->c->jobs >= 1 ? 2 : 0);
   if (!v) return;
   for (k = 0; k < S->nax; ++k, w += 2) free(v[w]);
   free(v[w + 1]);
@@ -1390,6 +1427,7 @@ static int cmd_sweep(cli_config *c) {
   memset(&S, 0, sizeof S);
   S.c = c;
   S.dir = c->out ? c->out : "sweep";
+  snprintf(S.threads, sizeof S.threads, "%ld", c->threads > 0 ? c->threads : 1);
   if ((st = u_folder_ok("--out", S.dir)) != 0 || (st = sweep_axes(&S)) != 0) goto out;
   totals = (long *)calloc((size_t)S.n + 1, sizeof(long));
   if (!totals) {

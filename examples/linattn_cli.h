@@ -49,6 +49,7 @@ typedef struct cli_config {
   unsigned char given[CLI_MAX_FIELDS];
   const char *list[CLI_MAX_FIELDS];
   const char *preset; /* the experiment the run starts from */
+  long threads;       /* threads of one run; -1: every online CPU */
   /* outputs and checkpoints */
   const char *out, *svg, *checkpoint, *resume;
   long checkpoint_every;
@@ -181,6 +182,10 @@ static const cli_flag cli_flags[] = {
      CLI_C(preset), 0, 0, NULL, "NAME",
      "start from an experiment of the papers (listed below; default: the "
      "--setting's)"},
+    {"threads", CLI_K_INT, CLI_TRAINISH | CLI_NOISE | CLI_CURV | CLI_REPRO,
+     CLI_C(threads), 1, LA_MAX_WORKERS, NULL, "K",
+     "threads of one run, the same bits for any count (default: every "
+     "online CPU; reproduce and sweep --jobs: 1 per process)"},
     /* outputs */
     {"out", CLI_K_STR, CLI_MODEL | CLI_THEOREM,
      CLI_C(out), 0, 0, NULL, "FILE",
@@ -260,7 +265,7 @@ static void cli_defaults(cli_config *c) {
   memset(c, 0, sizeof *c);
   c->checkpoint_every = c->minibatch = c->true_batch = c->samples = -1;
   c->bins = c->top = c->probes = c->slq_steps = c->grid = -1;
-  c->seeds = c->jobs = -1;
+  c->seeds = c->jobs = c->threads = -1;
   c->lr_sgd = c->lr_adam = NAN;
 }
 

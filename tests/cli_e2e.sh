@@ -155,6 +155,17 @@ if [ -s killdir/k.ckpt ]; then
   check "and ends where an unbroken run ends" cmp killdir/k2.ckpt killdir/u.ckpt
 fi
 rm -rf killdir
+# the model family: its fields reach the checkpoint and the resume check
+"$bin" train --attention softmax --heads 2 --qk-rank 2 --steps 20 --batch 64 --checkpoint fam.ckpt --out fam.jsonl
+check "softmax, 2 heads, rank 2: in the config line" sh -c \
+  "jq -e -s '.[0].attention == \"softmax\" and .[0].heads == 2 and .[0].qk_rank == 2' fam.jsonl"
+"$bin" train --resume fam.ckpt --steps 30 --out fam2.jsonl
+check "and resumed from the checkpoint alone" sh -c "jq -e -s '.[-1].steps == 30' fam2.jsonl"
+bad_input "a resume with other heads is refused" "heads" train --resume fam.ckpt --steps 30 --heads 3 --out x.jsonl
+# threads: the same bits for any count
+"$bin" train --steps 60 --threads 1 --checkpoint th1.ckpt --out /dev/null
+"$bin" train --steps 60 --threads 3 --checkpoint th3.ckpt --out /dev/null
+check "train --threads 3 and 1: the same checkpoint" cmp th1.ckpt th3.ckpt
 # cosine: of the run's length by default; given, the pieces make the whole
 "$bin" train --schedule cosine --steps 40 --checkpoint cos.ckpt --log-every 1 --out cos1.jsonl
 "$bin" train --resume cos.ckpt --steps 80 --log-every 1 --out cos2.jsonl
@@ -372,7 +383,9 @@ check "sweep: a diverged run (1) and a bad one (2): 2" sh -c "[ $rc -eq 2 ] && g
 # program starts under; skipped under a sanitizer, which cannot)
 if (ulimit -v 400000; "$bin" --version) > /dev/null 2>&1; then
   lowmem() { (ulimit -v 400000; exec "$bin" "$@"); }
-  lowmem train --steps 2 --batch 100000000 > /dev/null 2> m1.err
+  # (a model too large: a large batch of fresh prompts is drawn where the
+  # gradient consumes it and stores nothing)
+  lowmem train --steps 2 --d 256 --front 4096 --depth 8 > /dev/null 2> m1.err
   check "out of memory in train: 4" sh -c "[ $? -eq 4 ] && grep -q 'out of memory' m1.err"
   lowmem noise --samples 100000000 > /dev/null 2> m2.err
   check "out of memory in noise: 4" sh -c "[ $? -eq 4 ] && grep -q 'out of memory' m2.err"

@@ -155,7 +155,8 @@ static void suite_cli_files(la_t *t) {
 
   LA_TEST(t, "files: output paths are checked before anything exists") {
     mkdir("adir", 0777);
-    LA_CHECK(t, u_output_ok("--out", NULL, 0) == 0 && u_output_ok("--out", "-", 1) == 0, "stdout");
+    LA_CHECK(t, u_output_ok("--out", NULL, 0) == 0 && u_output_ok("--out", "-", 0) == 0, "stdout");
+    LA_CHECK(t, u_output_ok("--checkpoint", "-", 1) == 2, "a checkpoint is a file");
     LA_CHECK(t, u_output_ok("--out", "", 0) == 2 && u_output_ok("--out", "new/", 0) == 2 &&
                     u_output_ok("--out", "x/.", 0) == 2 && u_output_ok("--out", "..", 0) == 2 &&
                     u_output_ok("--out", "adir", 0) == 2,
@@ -163,6 +164,13 @@ static void suite_cli_files(la_t *t) {
     LA_CHECK(t, u_output_ok("--checkpoint", "/dev/null", 1) == 2 &&
                     u_output_ok("--out", "/dev/null", 0) == 0,
              "a device: an output, never a checkpoint");
+    put("plain", "x");
+    symlink("nowhere/x", "dangling");
+    symlink("loop", "loop");
+    LA_CHECK(t, u_output_ok("--out", "dangling", 0) == 2 && u_output_ok("--out", "loop", 0) == 2 &&
+                    u_output_ok("--out", "plain/sub", 0) == 2 &&
+                    u_output_ok("--out", "new/deep/o", 0) == 0,
+             "a link to nothing, a loop, a path through a file: refused; a new folder's file taken");
     LA_CHECK(t, access("new", F_OK) != 0, "a check made a folder");
   }
 

@@ -238,8 +238,10 @@ static void test_run_table(la_t *t) {
         M(data.wstar, 1), M(data.target, 1), M(data.net_hidden, 1),
         M(data.noise_std, 1), M(model.d, 0) /* the data's */,
         M(model.n, 0) /* the data's */, M(model.layers, 1), M(model.param, 1),
-        M(model.activation, 1), M(model.front_hidden, 1), M(model.init_std, 1),
-        M(model.kernels, 0) /* run time: la_run_env */, M(optimizer, 1),
+        M(model.activation, 1), M(model.heads, 1), M(model.qk_rank, 1),
+        M(model.front_hidden, 1), M(model.init_std, 1),
+        M(model.kernels, 0) /* run time: la_run_env */,
+        M(model.parallel, 0) /* run time: la_run_env */, M(optimizer, 1),
         M(opt.lr, 1), M(opt.momentum, 1), M(opt.nesterov, 1), M(opt.beta1, 1),
         M(opt.beta2, 1), M(opt.eps, 1), M(opt.weight_decay, 1),
         M(opt.decoupled, 1), M(opt.alpha, 1), M(opt.initial, 1),
@@ -268,6 +270,16 @@ static void test_run_table(la_t *t) {
       if (members[i].off > covered) covered = members[i].off;
     LA_CHECK(t, covered + sizeof(int) >= sizeof(la_run_config) - 8,
              "a member added after the last?");
+    /* nor after the last member of a config it holds */
+    LA_CHECK(t, offsetof(la_data_config, noise_std) + sizeof(double) + 8 >
+                        sizeof(la_data_config) &&
+                    offsetof(la_model_config, parallel) + sizeof(void *) + 8 >
+                        sizeof(la_model_config) &&
+                    offsetof(la_optim_config, initial) + sizeof(double) + 8 >
+                        sizeof(la_optim_config) &&
+                    offsetof(la_schedule, min_scale) + sizeof(double) + 8 >
+                        sizeof(la_schedule),
+             "a member added to a config the run holds");
     for (i = 0; i < n; ++i) {
       const la_run_field *f = la_run_field_at(i);
       char flag[64];
@@ -486,7 +498,7 @@ static void test_run_objects(la_t *t) {
     la_run r, r2;
     size_t need = 0;
     unsigned char *mem;
-    LA_CHECK(t, la_run_bytes(&c, &need) == 0 && need > 0, "bytes");
+    LA_CHECK(t, la_run_bytes(&c, NULL, &need) == 0 && need > 0, "bytes");
     mem = (unsigned char *)malloc(need + 1);
     LA_CHECK(t, la_run_init(&r, &c, NULL, mem + 1, need - 1) == LA_EWORKSPACE, "short");
     LA_CHECK(t, la_run_init(&r, &c, NULL, mem + 1, need) == 0, "unaligned block");
@@ -494,10 +506,30 @@ static void test_run_objects(la_t *t) {
     LA_CHECK(t, la_run_create(&r2, &c, NULL) == 0 && la_trainer_run(&r2.trainer, 3) == 0,
              "create");
     LA_CHECK(t, theta_equal(&r.trainer, &r2.trainer), "same");
+#ifndef LINATTN_NO_THREADS
+    {
+      /* the threads of env: a larger block (a workspace each), the same bits */
+      la_pool *pool = NULL;
+      la_run_env env;
+      la_run r3;
+      size_t need2 = 0;
+      memset(&env, 0, sizeof env);
+      if (la_pool_create(&pool, 3) == LA_OK) {
+        env.parallel = la_pool_parallel(pool);
+        LA_CHECK(t, la_run_bytes(&c, &env, &need2) == 0 && need2 > need, "bytes");
+        LA_CHECK(t, la_run_create(&r3, &c, &env) == 0 &&
+                        la_trainer_run(&r3.trainer, 3) == 0 &&
+                        theta_equal(&r.trainer, &r3.trainer),
+                 "three workers, the same theta");
+        la_run_destroy(&r3);
+        la_pool_destroy(pool);
+      }
+    }
+#endif
     la_run_destroy(&r2);
-    free(mem);
+    free(mem); /* r lived in it: freed only after the last comparison */
     c.batch = -5;
-    LA_CHECK(t, la_run_bytes(&c, &need) == LA_ERANGE, "bad config");
+    LA_CHECK(t, la_run_bytes(&c, NULL, &need) == LA_ERANGE, "bad config");
     LA_CHECK(t, la_run_create(&r, NULL, NULL) == LA_ENULL, "null");
   }
 }
@@ -666,14 +698,14 @@ static void test_run_checkpoints(la_t *t) {
     la_run_destroy(&r);
   }
 
-  LA_TEST(t, "run: a version 1 checkpoint still loads, and continues as before") {
+  LA_TEST(t, "run: a version 1 checkpoint still loads, and training goes on") {
     la_data_config dc;
     la_data g;
     la_model m;
     la_model_config mc;
     la_optim_config ac;
     la_train_config tc;
-    la_trainer old, fresh;
+    la_trainer old;
     la_run_config rc;
     long step = 0;
     int i, close = 1;
@@ -697,31 +729,32 @@ static void test_run_checkpoints(la_t *t) {
     tc.seed = 7;
     tc.clip_norm = 1;
     tc.eval_every = -1;
-    LA_CHECK(t, la_trainer_create(&old, &tc) == 0 && la_trainer_create(&fresh, &tc) == 0,
-             "trainers");
+    LA_CHECK(t, la_trainer_create(&old, &tc) == 0, "trainer");
     LA_CHECK(t, la_checkpoint_load_mem(&old, ckpt_v1, sizeof ckpt_v1) == 0 &&
                     old.step == 5, "load");
-    LA_CHECK(t, la_trainer_run(&fresh, 5) == 0, "five steps now");
-#ifndef LINATTN_DOUBLE
-    /* the file came from a float build: today's float build retraces it */
-    for (i = 0; i < old.n; ++i)
-      close &= fabs((double)old.theta[i] - (double)fresh.theta[i]) <=
-               1e-5 * (1 + fabs((double)fresh.theta[i]));
-    LA_CHECK(t, close, "theta as five steps give today");
-    LA_CHECK(t, la_trainer_run(&old, 3) == 0 && la_trainer_run(&fresh, 3) == 0, "on");
-    for (i = 0, close = 1; i < old.n; ++i)
-      close &= fabs((double)old.theta[i] - (double)fresh.theta[i]) <=
-               1e-5 * (1 + fabs((double)fresh.theta[i]));
-    LA_CHECK(t, close, "and the steps after (the optimizer state was read)");
-#else
-    /* a double build lays batches out 4 wide: other data, so only the
-       reading is checked: float values exactly, and training goes on */
-    for (i = 0; i < old.n; ++i) close &= old.theta[i] == (double)(float)old.theta[i];
-    LA_CHECK(t, close && old.state[0] == 5, "float theta, Adam's step count");
-    LA_CHECK(t, la_trainer_run(&old, 3) == 0 && old.step == 8, "on");
-#endif
+    /* theta and the state read from where version 1 put them, decoded here
+       byte by byte: the last n doubles before the checksum, the state's s
+       doubles before those */
+    {
+      size_t len = sizeof ckpt_v1, s = old.state_len, k;
+      const unsigned char *th = ckpt_v1 + len - 8 - 8 * (size_t)old.n;
+      const unsigned char *st = th - 8 * s;
+      int same = 1;
+      for (k = 0; k < (size_t)old.n + s; ++k) {
+        const unsigned char *p = k < s ? st + 8 * k : th + 8 * (k - s);
+        uint64_t bits = 0;
+        double x;
+        int b;
+        for (b = 7; b >= 0; --b) bits = bits << 8 | p[b];
+        memcpy(&x, &bits, 8);
+        same &= k < s ? old.state[k] == x : (double)old.theta[k - s] == (double)(la_real)x;
+      }
+      LA_CHECK(t, same && old.state[0] == 5, "theta and Adam's state as stored");
+    }
+    LA_CHECK(t, la_trainer_run(&old, 3) == 0 && old.step == 8, "training goes on");
+    for (i = 0; i < old.n; ++i) close &= isfinite((double)old.theta[i]);
+    LA_CHECK(t, close, "finite");
     la_trainer_destroy(&old);
-    la_trainer_destroy(&fresh);
     la_data_destroy(&g);
   }
 }
