@@ -859,7 +859,8 @@ static void values_at(runlog *const *rs, int k, int f, double t, double *out) {
 static void fmt_msd(char *buf, size_t cap, const double *v, int n) {
   double m, sd;
   mean_sd(v, n, &m, &sd);
-  if (isfinite(m)) snprintf(buf, cap, "%.3g \xc2\xb1 %.2g", m, sd);
+  if (isfinite(m) && isfinite(sd)) snprintf(buf, cap, "%.3g \xc2\xb1 %.2g", m, sd);
+  else if (isfinite(m)) snprintf(buf, cap, "%.3g", m); /* an sd beyond the doubles */
   else snprintf(buf, cap, "n/a");
 }
 
@@ -1672,7 +1673,8 @@ static int report_row(FILE *f, const group *g, const char *label) {
   fmt_msd(b, sizeof b, best, g->n);
   fmt_msd(r2, sizeof r2, rl, g->n);
   mean_sd(sps, g->n, &m, &sd);
-  if (isfinite(m)) snprintf(s, sizeof s, "%.0f", m);
+  /* whole steps per second, or 3 digits where that would be long */
+  if (isfinite(m)) snprintf(s, sizeof s, fabs(m) < 1e9 ? "%.0f" : "%.3g", m);
   else snprintf(s, sizeof s, "n/a");
   fprintf(f, "| %s | %d | %ld | %s | %s | %d | %s | %s |\n", label, g->n, steps,
           a, b, div, r2, s);

@@ -367,6 +367,32 @@ static double series_at(const series *s, double x) {
   return NAN;
 }
 
+/* Mean and sample standard deviation of the finite values (NaN where
+   there are none), over the values scaled by the largest magnitude: no
+   sum or square overflows, so finite values of any size (1e300) give
+   their mean, and an sd that is finite where it is representable. */
+static void mean_sd(const double *v, int n, double *mean, double *sd) {
+  double big = 0, s = 0, q = 0, mu;
+  int i, m = 0;
+  for (i = 0; i < n; ++i)
+    if (isfinite(v[i])) {
+      if (fabs(v[i]) > big) big = fabs(v[i]);
+      ++m;
+    }
+  if (!m) {
+    *mean = *sd = NAN;
+    return;
+  }
+  if (big == 0) big = 1;
+  for (i = 0; i < n; ++i)
+    if (isfinite(v[i])) s += v[i] / big;
+  mu = s / m;
+  for (i = 0; i < n; ++i)
+    if (isfinite(v[i])) q += (v[i] / big - mu) * (v[i] / big - mu);
+  *mean = mu * big;
+  *sd = m > 1 ? sqrt(q / (m - 1)) * big : 0;
+}
+
 /* Statistics over k runs at the steps of the first that all of them have. */
 typedef struct band {
   int n;
@@ -384,6 +410,7 @@ static void band_free(band *b) {
 
 static int band_make(runlog *const *rs, int k, int field, band *b) {
   const series *s0;
+  double *ys;
   int i, j, cap;
   memset(b, 0, sizeof *b);
   if (k < 1) return 0;
@@ -396,39 +423,24 @@ static int band_make(runlog *const *rs, int k, int field, band *b) {
   b->lo = (double *)calloc((size_t)cap, sizeof(double));
   b->hi = (double *)calloc((size_t)cap, sizeof(double));
   if (!b->x || !b->mean || !b->sd || !b->lo || !b->hi) return -1;
+  if (!(ys = (double *)malloc(sizeof(double) * (size_t)k))) return -1;
   for (i = 0; i < s0->n; ++i) {
-    double x = s0->x[i], sum = 0, sq = 0, lo = HUGE_VAL, hi = -HUGE_VAL;
+    double x = s0->x[i], lo = HUGE_VAL, hi = -HUGE_VAL;
     int ok = 1;
     for (j = 0; j < k && ok; ++j) {
-      double y = series_at(&rs[j]->f[field], x);
+      double y = ys[j] = series_at(&rs[j]->f[field], x);
       if (!isfinite(y)) ok = 0;
-      sum += y;
-      sq += y * y;
       if (y < lo) lo = y;
       if (y > hi) hi = y;
     }
     if (!ok) continue;
     b->x[b->n] = x;
-    b->mean[b->n] = sum / k;
-    b->sd[b->n] = k > 1 ? sqrt(fmax(0, (sq - sum * sum / k) / (k - 1))) : 0;
+    mean_sd(ys, k, &b->mean[b->n], &b->sd[b->n]);
     b->lo[b->n] = lo;
     b->hi[b->n++] = hi;
   }
+  free(ys);
   return 0;
-}
-
-/* Mean and sample standard deviation. */
-static void mean_sd(const double *v, int n, double *mean, double *sd) {
-  double s = 0, q = 0;
-  int i, m = 0;
-  for (i = 0; i < n; ++i)
-    if (isfinite(v[i])) {
-      s += v[i];
-      q += v[i] * v[i];
-      ++m;
-    }
-  *mean = m ? s / m : NAN;
-  *sd = m > 1 ? sqrt(fmax(0, (q - s * s / m) / (m - 1))) : (m ? 0 : NAN);
 }
 
 /* ------------------------------------------------------------ figures */

@@ -409,6 +409,33 @@ for v in null 1e300 -5 2.5 '"x"' 1e400; do
   check "report: steps $v in a summary is no number of steps" sh -c \
     "[ $? -eq 0 ] && grep -q '^| all runs | 1 | 0 |' rep-v/report.md"
 done
+
+# extreme values: every coordinate of a figure a number of a few digits
+# (no NaN, no Inf, none of hundreds of digits), the curves drawn, and no
+# number of hundreds of digits in report.md
+svg_coords() { # svg_coords FILE: well-formed, something drawn, coordinates numeric
+  svg_ok "$1" && grep -q '<polyline' "$1" &&
+    ! grep -oE ' (points|x|y|x1|y1|x2|y2|cx|cy|r|width|height)="[^"]*"' "$1" |
+      grep -qvE '="[-0-9., %]*"' &&
+    ! grep -oE ' (points|x|y|x1|y1|x2|y2|cx|cy|r|width|height)="[^"]*"' "$1" |
+      grep -qE '[0-9]{8}'
+}
+"$bin" train --d 3 --n 5 --batch 16 --eval-batch 16 --eval-every 2 --steps 8 \
+  --out ext0.jsonl 2> /dev/null
+awk '{ if (match($0, /"eval_loss":[^,}]*/)) { v = (n++ % 2) ? "1e300" : "1e-300"
+       sub(/"eval_loss":[^,}]*/, "\"eval_loss\":" v) } print }' ext0.jsonl > ext1.jsonl
+awk '{ if (match($0, /"eval_loss":[^,}]*/)) { v = (n++ % 2) ? "1e-300" : "1e300"
+       sub(/"eval_loss":[^,}]*/, "\"eval_loss\":" v) } print }' ext0.jsonl |
+  sed 's/"steps_per_second":[^,}]*/"steps_per_second":1e308/' > ext2.jsonl
+"$bin" report ext1.jsonl --out rep-ext1 > /dev/null 2>&1
+check "report: eval losses 1e-300 and 1e300 drawn at numeric coordinates" svg_coords rep-ext1/loss.svg
+"$bin" report ext1.jsonl ext2.jsonl --out rep-ext > /dev/null 2>&1
+check "report: two runs of such losses, their band drawn" svg_coords rep-ext/loss.svg
+check "report: steps/s of 1e308, no number of 309 digits" sh -c \
+  "grep -q '^| all runs | 2 |' rep-ext/report.md && ! grep -qE '[0-9]{13}' rep-ext/report.md"
+"$bin" curvature --d 1 --n 1 --depth 1 --param pgd --diag-batch 1 --svg cdeg.svg \
+  --out cdeg.json > /dev/null 2>&1
+check "curvature of one parameter (one eigenvalue): its spectrum drawn" svg_coords cdeg.svg
 cd .. || exit 1
 
 if [ -z "$LINATTN_E2E_QUICK" ]; then

@@ -9,7 +9,9 @@
      - every run read is in exactly one configuration;
      - report.md and the SVGs are text without control characters (a table
        row or a legend cannot be broken by what a file says), and each SVG
-       ends its <svg> element.
+       ends its <svg> element;
+     - every coordinate of an SVG is a number of a few digits (no NaN or
+       Inf, whatever extreme values the runs hold).
    The seed corpus (tests/fuzz/corpus/report/) is real train output.
 
    clang -fsanitize=fuzzer,address,undefined -I. tests/fuzz/fuzz_report.c -lm */
@@ -41,6 +43,27 @@ static int fz_clean_text(const char *s, size_t n) {
   return 1;
 }
 
+/* Every coordinate and size of an SVG is a number of a few digits: no
+   NaN, no Inf, none of hundreds of digits, whatever values the runs hold. */
+static int fz_svg_numbers(const char *svg) {
+  static const char *const attrs[] = {" points=\"", " x=\"", " y=\"", " x1=\"", " y1=\"",
+                                      " x2=\"", " y2=\"", " cx=\"", " cy=\"", " r=\"",
+                                      " width=\"", " height=\""};
+  size_t a;
+  for (a = 0; a < sizeof attrs / sizeof attrs[0]; ++a) {
+    const char *p = svg;
+    while ((p = strstr(p, attrs[a])) != NULL) {
+      int digits = 0;
+      for (p += strlen(attrs[a]); *p && *p != '"'; ++p) {
+        if (!strchr("0123456789.-, %", *p)) return 0;
+        digits = *p >= '0' && *p <= '9' ? digits + 1 : 0;
+        if (digits > 7) return 0;
+      }
+    }
+  }
+  return 1;
+}
+
 /* Draws figure fi of R into memory and checks the text. */
 static void fz_figure(const report *R, char (*labels)[512], int fi) {
   curve cs[REPORT_DRAWN];
@@ -55,6 +78,7 @@ static void fz_figure(const report *R, char (*labels)[512], int fi) {
       if (fclose(m) == 0) {
         FZ_CHECK(fz_clean_text(svg, len), "figure %d: a control character", fi);
         FZ_CHECK(len > 6 && strstr(svg, "</svg>"), "figure %d: not closed", fi);
+        FZ_CHECK(fz_svg_numbers(svg), "figure %d: a coordinate not a short number", fi);
       }
       free(svg);
     }

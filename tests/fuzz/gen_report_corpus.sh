@@ -31,3 +31,13 @@ cat "$tmp"/lr*.jsonl > "$dir/nine-configs.jsonl"
 # a run killed before its summary, and one cut in the middle of a line
 sed '$d' "$dir/measured.jsonl" > "$dir/no-summary.jsonl"
 head -c 1500 "$dir/measured.jsonl" > "$dir/cut-mid-line.jsonl"
+# extreme values: two seeds whose eval losses alternate between 1e-300 and
+# 1e300, and a steps/s of 1e308
+"$bin" train --seed 1 --steps 8 --eval-every 2 --out "$tmp/x1.jsonl"
+"$bin" train --seed 2 --steps 8 --eval-every 2 --out "$tmp/x2.jsonl"
+extreme() { # extreme FIRST SECOND FILE
+  awk -v a="$1" -v b="$2" '{ if (match($0, /"eval_loss":[^,}]*/)) {
+      v = (n++ % 2) ? b : a; sub(/"eval_loss":[^,}]*/, "\"eval_loss\":" v) }
+    sub(/"steps_per_second":[^,}]*/, "\"steps_per_second\":1e308"); print }' "$3"
+}
+{ extreme 1e-300 1e300 "$tmp/x1.jsonl"; extreme 1e300 1e-300 "$tmp/x2.jsonl"; } > "$dir/extreme.jsonl"
