@@ -1131,6 +1131,27 @@ out:
   return st;
 }
 
+/* What repro_report writes into the folder from the runs: removed before
+   new runs start, so that a reproduce that fails or is killed leaves no
+   report of other runs beside its own. */
+static const char *const repro_products[] = {"report.md", "loss.svg", "rcond.svg",
+                                             "smoothness.svg", "noise.svg",
+                                             "gnorm_smoothness.svg"};
+
+static int repro_clear(const char *dir) {
+  size_t i;
+  char path[4200];
+  for (i = 0; i < sizeof repro_products / sizeof repro_products[0]; ++i) {
+    snprintf(path, sizeof path, "%.4000s/%s", dir, repro_products[i]);
+    if (unlink(path) != 0 && errno != ENOENT) {
+      int e = errno;
+      return u_fail(u_exit_of_errno(e, EXIT_IO), "cannot remove the previous %s: %s",
+                    U_Q(path), strerror(e));
+    }
+  }
+  return 0;
+}
+
 static int cmd_reproduce(cli_config *c) {
   repro R;
   long *totals;
@@ -1155,7 +1176,7 @@ static int cmd_reproduce(cli_config *c) {
   R.base.checkpoint_every = -1;
   procs = (int)(c->jobs > 0 ? c->jobs : u_online_cpus());
   if (c->threads < 0) R.base.threads = 1; /* the processes share the CPUs */
-  if ((st = u_mkdirs(R.dir)) != 0) return st;
+  if ((st = u_mkdirs(R.dir)) != 0 || (st = repro_clear(R.dir)) != 0) return st;
   snprintf(runs, sizeof runs, "%s/runs", R.dir);
   if ((st = u_mkdirs(runs)) != 0) return st;
   R.nruns = 2 * R.seeds;
@@ -1842,8 +1863,9 @@ static const char *const help_text[] = {
     "Paper A's comparison of momentum SGD and Adam (betas 0.9, 0.9), global\n"
     "clipping, several seeds, run in parallel processes, into a folder with\n"
     "report.md, the runs' JSON lines and the figures loss.svg, noise.svg,\n"
-    "rcond.svg, smoothness.svg and gnorm_smoothness.svg. Default: the quick\n"
-    "form of Setting 1 (2000 steps, 4 seeds); --full is paper A's length.\n",
+    "rcond.svg, smoothness.svg and gnorm_smoothness.svg (a report and figures\n"
+    "already there are removed first: a run that fails leaves none). Default:\n"
+    "the quick form of Setting 1 (2000 steps, 4 seeds); --full is paper A's length.\n",
     /* theorem */
     "usage: linattn theorem [FLAGS]\n\n"
     "Paper B's results against training: Theorem 1 (one layer, anisotropic\n"

@@ -87,6 +87,7 @@ check "64 and 65 levels: valid JSON (jq)" sh -c 'jq -e . deep64.jsonl && jq -e .
 check "report of JSON nested 64 levels" "$bin" report deep64.jsonl --out rep-deep64
 bad_input "report of JSON nested 65 levels" "deeper than 64 levels" report deep65.jsonl --out rep-deep65
 bad_input "inconsistent schedule" "schedule" train --schedule cosine --warmup 50 --cosine-total 10 --steps 5
+bad_input "theorem --steps 0 trains nothing, so checks nothing" "at least 1" theorem --steps 0
 
 # ---------------------------------------------------------------- train
 "$bin" train --steps 60 --diag-every 30 --smooth-every 10 --log-every 10 \
@@ -433,6 +434,12 @@ check "report: eval losses 1e-300 and 1e300 drawn at numeric coordinates" svg_co
 check "report: two runs of such losses, their band drawn" svg_coords rep-ext/loss.svg
 check "report: steps/s of 1e308, no number of 309 digits" sh -c \
   "grep -q '^| all runs | 2 |' rep-ext/report.md && ! grep -qE '[0-9]{13}' rep-ext/report.md"
+# a reproduce that fails leaves no report of earlier runs beside its own
+mkdir -p rf/runs/sgd-seed1.jsonl && echo earlier > rf/report.md && echo earlier > rf/loss.svg
+"$bin" reproduce --steps 2 --seeds 1 --samples 10 --true-batch 100 --minibatch 10 --bins 3 \
+  --jobs 1 --out rf > /dev/null 2>&1
+check "reproduce that fails (2): the earlier report.md and figures gone" sh -c \
+  "[ $? -eq 2 ] && [ ! -e rf/report.md ] && [ ! -e rf/loss.svg ] && [ -s rf/runs/adam-seed1.jsonl ]"
 "$bin" curvature --d 1 --n 1 --depth 1 --param pgd --diag-batch 1 --svg cdeg.svg \
   --out cdeg.json > /dev/null 2>&1
 check "curvature of one parameter (one eigenvalue): its spectrum drawn" svg_coords cdeg.svg
