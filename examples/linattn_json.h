@@ -104,6 +104,7 @@ typedef struct jv {
 typedef struct jv_parser {
   const char *s;
   int depth;
+  long left; /* members that may still be read, or -1: any number */
   const char *err;
 } jv_parser;
 
@@ -192,7 +193,13 @@ static int jv_string(jv_parser *p, char **out) {
 
 /* Appends a member (and its key, for objects) to v. */
 static jv *jv_push(jv_parser *p, jv *v, char *key) {
-  jv *items = (jv *)realloc(v->items, sizeof(jv) * (size_t)(v->n + 1));
+  jv *items;
+  if (p->left == 0) {
+    jv_fail(p, "more members than a line may hold");
+    return NULL;
+  }
+  if (p->left > 0) p->left--;
+  items = (jv *)realloc(v->items, sizeof(jv) * (size_t)(v->n + 1));
   if (!items) {
     jv_fail(p, "out of memory");
     return NULL;
@@ -313,11 +320,15 @@ static int jv_value(jv_parser *p, jv *v) { /* NOLINT(misc-no-recursion) */
   return jv_fail(p, "unexpected character");
 }
 
-/* Parses all of s (one JSON value, blank around it allowed). */
-static int jv_parse(const char *s, jv *v, const char **err) {
+/* Parses all of s (one JSON value, blank around it allowed) into a tree
+   of at most max_members array elements and object members (-1: any
+   number; a member costs the tree some 50 bytes where the text may spend
+   2, so a reader of untrusted lines bounds it). */
+static int jv_parse_max(const char *s, jv *v, const char **err, long max_members) {
   jv_parser p;
   p.s = s;
   p.depth = 0;
+  p.left = max_members;
   p.err = NULL;
   memset(v, 0, sizeof *v);
   if (jv_value(&p, v) == 0) {
@@ -328,6 +339,10 @@ static int jv_parse(const char *s, jv *v, const char **err) {
   if (err) *err = p.err;
   jv_free(v);
   return -1;
+}
+
+static int jv_parse(const char *s, jv *v, const char **err) {
+  return jv_parse_max(s, v, err, -1);
 }
 
 static const jv *jv_get(const jv *o, const char *key) {

@@ -95,6 +95,11 @@ static long runs_long(const jv *o, const char *key) {
 /* The longest line read (a curvature object with a dense spectrum is a few
    hundred kilobytes). */
 #define RUNS_MAX_LINE ((size_t)64 << 20)
+/* The most members (array elements and object members) of one line: a
+   dense spectrum has one per parameter, and a model whose Hessian fits in
+   memory has far fewer than 2^20; the tree of a line then stays within
+   some 50 MB whatever the line holds. */
+#define RUNS_MAX_MEMBERS (1L << 20)
 
 typedef struct lreader {
   FILE *f;
@@ -237,7 +242,7 @@ static int runs_read_stream(FILE *f, const char *name, run_fn fn, void *ctx,
     while (*p == ' ' || *p == '\t' || *p == '\r') ++p;
     if (!*p && (size_t)(p - lr.buf) == len) continue;
     nul = strlen(lr.buf) != len;
-    if (nul || jv_parse(lr.buf, &v, &why) || v.type != JV_OBJ) {
+    if (nul || jv_parse_max(lr.buf, &v, &why, RUNS_MAX_MEMBERS) || v.type != JV_OBJ) {
       snprintf(err, cap, "%s line %ld: not a JSON object (%s)", U_Q(name), lr.lineno,
                nul ? "a NUL byte" : why ? why : "another value");
       if (!nul && !why) jv_free(&v);

@@ -392,6 +392,14 @@ if (ulimit -v 400000; "$bin" --version) > /dev/null 2>&1; then
   check "out of memory in noise: 4" sh -c "[ $? -eq 4 ] && grep -q 'out of memory' m2.err"
   lowmem curvature --d 256 --front 4096 --depth 8 --dense > /dev/null 2> m3.err
   check "out of memory in curvature: 4" sh -c "[ $? -eq 4 ] && grep -q 'out of memory' m3.err"
+  # a line of 20 million numbers (40 MB, a tree of 1 GB): bad input within
+  # the limit of memory, not read into a tree
+  { printf '{"type":"config","x":['; yes '0,' | head -n 20000000 | tr -d '\n'
+    printf '0]}\n'; } > wide.jsonl
+  lowmem report wide.jsonl --out rep-wide > /dev/null 2> m4.err
+  check "report of a line of 20 million members: bad input, in bounded memory" sh -c \
+    "[ $? -eq 2 ] && grep -q 'more members' m4.err"
+  rm -f wide.jsonl
 else
   echo "skip out of memory: the program cannot start under an address-space limit"
 fi

@@ -151,6 +151,14 @@ static void suite_cli_files(la_t *t) {
       LA_CHECK(t, jv_long(&v, "i", 0, 9e15, -7) == 9000000000000000L, "9e15");
       jv_free(&v);
     }
+    { /* members counted through every level: 2 + 3 here */
+      jv v;
+      const char *why = NULL;
+      LA_CHECK(t, jv_parse_max("{\"a\":[1,2,3],\"b\":{}}", &v, &why, 5) == 0, "5 members");
+      jv_free(&v);
+      LA_CHECK(t, jv_parse_max("{\"a\":[1,2,3],\"b\":{}}", &v, &why, 4) != 0 && why &&
+                      strstr(why, "more members"), "5 members within 4");
+    }
   }
 
   LA_TEST(t, "files: output paths are checked before anything exists") {
