@@ -4560,7 +4560,7 @@ static void la__m_contract(const la_model *m, const la_real *t,
       const la_real *WK = t + k.pe, *WQ = WK + rq;
       int a;
       for (a = 0; a < k.r; ++a) {
-        for (i = 0; i < 2 * k.q; ++i) acc[i] = 0;
+        for (i = 0; i < k.q; ++i) acc[i] = acc[k.q + i] = 0;
         la__m_qk_back(1, k.q, D, WK + (size_t)a * k.q, WQ + (size_t)a * k.q,
                       Q, acc, acc + k.q);
         if (gv)

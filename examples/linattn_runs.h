@@ -116,7 +116,7 @@ static int lr_next(lreader *r, size_t *len) {
   int ch;
   if (!r->buf) {
     r->cap = 4096;
-    if (!(r->buf = (char *)malloc(r->cap))) return -2;
+    if (!(r->buf = (char *)calloc(r->cap, 1))) return -2;
   }
   while ((ch = getc_unlocked(r->f)) != EOF && ch != '\n') {
     if (n + 1 == r->cap) {

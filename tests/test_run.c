@@ -688,7 +688,8 @@ static void test_run_checkpoints(la_t *t) {
     tr->cfg.schedule.decay = 1.5;
     tr->cfg.schedule.min_scale = -HUGE_VAL;
     tr->cfg.run = NULL; /* a trainer built by hand: its description is gathered */
-    ((la_optim_config *)(uintptr_t)tr->cfg.optimizer_config)->lr = 1e10;
+    LA_CHECK(t, tr->cfg.optimizer_config == (const void *)&r.cfg.opt, "the run's optimizer");
+    r.cfg.opt.lr = 1e10; /* the optimizer configuration the trainer points at */
     LA_CHECK(t, la_checkpoint_save_mem(tr, buf, sizeof buf, &len) == 0, "save");
     LA_CHECK(t, la_checkpoint_run(buf, len, &fc, NULL) == 0 &&
                     fc.seed == 0xffffffffffffffffull && fc.schedule.decay == 0 &&

@@ -93,12 +93,20 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   long runs = 0;
   int st, g;
   FILE *f;
+  char *copy;
   if (size == 0) return 0; /* fmemopen takes no empty buffer */
-  if (!(f = fmemopen((void *)(uintptr_t)data, size, "r"))) return 0;
+  /* a copy: fmemopen takes a buffer it may write, and the input is const */
+  if (!(copy = (char *)malloc(size))) return 0;
+  memcpy(copy, data, size);
+  if (!(f = fmemopen(copy, size, "r"))) {
+    free(copy);
+    return 0;
+  }
   memset(&R, 0, sizeof R);
   err[0] = 0;
   st = runs_read_stream(f, "fuzz.jsonl", report_take, &R, err, sizeof err);
   (void)fclose(f);
+  free(copy);
   FZ_CHECK(st == 0 || st == EXIT_BAD_INPUT || st == EXIT_NOMEM, "status %d", st);
   if (st == EXIT_BAD_INPUT)
     FZ_CHECK(err[0] && fz_clean_text(err, strlen(err)) && !strchr(err, '\n'),
