@@ -710,8 +710,19 @@ typedef int (*la_matvec_fn)(void *ctx, int n, const la_real *x, la_real *y);
 /* Eigenvalues of the symmetric n x n row-major matrix a (overwritten) in
    ascending order into w; with vecs non-NULL, the unit eigenvectors as the
    rows of vecs (row i belongs to w[i]). Householder tridiagonalization and
-   implicit QL, in double. n is at most 46340 (n^2 fits an int: LA_EDIM
-   beyond); LA_EOVERFLOW when the workspace would not fit size_t. */
+   implicit QL, in double, backward stable: each eigenvalue within a small
+   multiple of n eps ||A|| of the exact one. a is first scaled by a power of
+   two (exactly) to a largest entry in [0.5, 1), and each reflector is
+   formed from its column so scaled, so entries from the smallest normal
+   double to the largest neither overflow nor underflow; blocks that a
+   block-diagonal a splits into keep their own scale. QL deflates where an
+   off-diagonal is negligible next to its two diagonal neighbours or next
+   to its unreduced block's norm (eps relative), so zero rows and columns
+   and eigenvalues at rounding level end the iteration. LA_ERANGE when an
+   eigenvalue lies beyond the largest double; LA_ENOCONVERGE after 60
+   sweeps on one eigenvalue (not met in the tests). n is at most 46340 (n^2
+   fits an int: LA_EDIM beyond); LA_EOVERFLOW when the workspace would not
+   fit size_t. */
 LINATTN_DEF size_t la_sym_eig_work_bytes(int n);
 LINATTN_DEF int la_sym_eig(int n, double *a, double *w, double *vecs,
                            void *work, size_t bytes);
@@ -4755,24 +4766,81 @@ static void la__sort(int n, double *x, double *c) {
 }
 
 /* ------------------------------------------- tridiagonal QL (tql2) */
+#define LA__DEPS 1.1102230246251565e-16 /* 2^-53, double's unit roundoff */
+
+/* The exponent e of the largest |x_i| (max = f 2^e, f in [0.5, 1)), or
+   INT_MIN when every entry is zero. Scaling by 2^-e is exact, and brings
+   the largest entry to [0.5, 1): away from overflow and underflow. */
+static int la__max_exponent(size_t n, const double *x) {
+  double mx = 0;
+  size_t i;
+  int ex;
+  for (i = 0; i < n; ++i)
+    if (fabs(x[i]) > mx) mx = fabs(x[i]);
+  if (mx == 0) return INT_MIN;
+  frexp(mx, &ex);
+  return ex;
+}
+
+/* x *= 2^ex, in two halves so that every |ex| up to 2100 is covered
+   (2^ex itself is a double only up to |ex| = 1022). */
+static void la__scale_pow2(size_t n, double *x, int ex) {
+  double f1 = ldexp(1.0, ex / 2), f2 = ldexp(1.0, ex - ex / 2);
+  size_t i;
+  for (i = 0; i < n; ++i) x[i] = x[i] * f1 * f2;
+}
+
+/* Where an unreduced block of T splits: e[m] is negligible next to its two
+   diagonal neighbours (the relative test, which keeps small eigenvalues of
+   graded blocks accurate) or next to the block's norm `bnorm` (the
+   backward-stable test: T changes by at most eps ||T||). The second is what
+   ends the iteration on an eigenvalue at the block's rounding level (zero
+   rows, a cluster at zero): there the neighbours are themselves rounding,
+   and the relative test would wait for an |e| no sweep can produce. */
+static int la__negligible(double e, double d0, double d1, double bnorm) {
+  return fabs(e) <= LA__DEPS * (fabs(d0) + fabs(d1)) ||
+         fabs(e) <= LA__DEPS * bnorm;
+}
+
+/* max |d_i| + |e_i| over the unreduced block that starts at l: its norm to
+   within a factor of 2, from l to the first exactly zero e. */
+static double la__block_norm(int n, const double *d, const double *e, int l) {
+  double b = 0;
+  int m;
+  for (m = l; m < n; ++m) {
+    double r = fabs(d[m]) + fabs(e[m]);
+    if (r > b) b = r;
+    if (e[m] == 0) break;
+  }
+  return b;
+}
+
 /* Eigen-decomposition of the symmetric tridiagonal matrix with diagonal
    d[0..n-1] and off-diagonal e[0..n-2] (e[n-1] is scratch) by implicit QL
    with Wilkinson-like shifts. d receives the eigenvalues (unsorted). When zt
    is non-NULL its rows are vectors that the plane rotations are applied to:
    start from the identity to get the eigenvectors of T as rows, from Q^T
-   to get those of Q T Q^T. */
+   to get those of Q T Q^T. T is scaled by a power of two to a largest entry
+   in [0.5, 1) (exact: the iteration is homogeneous, so the rotations are
+   the same) and the eigenvalues scaled back: entries near the largest
+   double cannot overflow in the shifts. An eigenvalue beyond the largest
+   double comes back infinite (the callers' LA_ERANGE). */
 static int la__tql(int n, double *d, double *e, double *zt) {
-  int l, m, i, k, iter;
+  int l, m, i, k, iter, ex;
   if (n <= 0) return LA_OK;
   e[n - 1] = 0;
+  ex = la__max_exponent((size_t)n, d);
+  i = la__max_exponent((size_t)n - 1, e);
+  if (i > ex) ex = i;
+  if (ex == INT_MIN) return LA_OK; /* T = 0 */
+  la__scale_pow2((size_t)n, d, -ex);
+  la__scale_pow2((size_t)n - 1, e, -ex);
   for (l = 0; l < n; ++l) {
     iter = 0;
     for (;;) {
-      double g, r, s, c, p, f, b;
-      for (m = l; m < n - 1; ++m) {
-        double dd = fabs(d[m]) + fabs(d[m + 1]);
-        if (fabs(e[m]) <= 1.1102230246251565e-16 * dd) break;
-      }
+      double g, r, s, c, p, f, b, bn = la__block_norm(n, d, e, l);
+      for (m = l; m < n - 1; ++m)
+        if (la__negligible(e[m], d[m], d[m + 1], bn)) break;
       if (m == l) break;
       if (++iter > 60) return LA_ENOCONVERGE;
       g = (d[l + 1] - d[l]) / (2.0 * e[l]);
@@ -4812,6 +4880,7 @@ static int la__tql(int n, double *d, double *e, double *zt) {
       e[m] = 0.0;
     }
   }
+  la__scale_pow2((size_t)n, d, ex);
   return LA_OK;
 }
 
@@ -4839,7 +4908,7 @@ static void la__sort_pairs(int n, int len, double *w, double *zt) {
    subdiagonal vanishes; v is the reflector, p = beta a v. */
 static void la__tridiag(int n, double *a, double *d, double *e, double *qt,
                         double *v, double *p) {
-  int i, j, k;
+  int i, j, k, ex;
   if (qt)
     for (i = 0; i < n; ++i)
       for (j = 0; j < n; ++j) qt[(size_t)i * n + j] = i == j;
@@ -4848,12 +4917,19 @@ static void la__tridiag(int n, double *a, double *d, double *e, double *qt,
     double xn = 0, tail = 0, alpha, beta, kk;
     const double *col = a + (size_t)(k + 1) * n + k; /* stride n */
     for (i = 0; i < len; ++i) v[i] = col[(size_t)i * n];
+    /* the reflector is the same for any multiple of v: v is scaled (by a
+       power of two, exactly) to a largest entry near 1, so that its
+       squares neither underflow in a column of tiny entries nor overflow */
+    ex = la__max_exponent((size_t)len - 1, v + 1);
+    if (ex == INT_MIN) continue; /* already tridiagonal here */
+    if (la__max_exponent(1, v) > ex) ex = la__max_exponent(1, v);
+    la__scale_pow2((size_t)len, v, -ex);
     for (i = 1; i < len; ++i) tail += v[i] * v[i];
-    if (tail == 0) continue; /* already tridiagonal here */
     xn = sqrt(tail + v[0] * v[0]);
     alpha = v[0] > 0 ? -xn : xn;
     v[0] -= alpha;
     beta = 2.0 / (tail + v[0] * v[0]);
+    alpha = ldexp(alpha, ex);
     for (i = 0; i < len; ++i) {
       const double *row = a + (size_t)(k + 1 + i) * n + k + 1;
       p[i] = beta * la__ddot(len, row, v);
@@ -4904,7 +4980,7 @@ LINATTN_DEF int la_sym_eig(int n, double *a, double *w, double *vecs,
   void *owned;
   la__arena ar;
   double *e, *v, *p, *qt;
-  int st;
+  int st, ex;
   if (!need) return n <= 0 || n > 46340 ? LA_EDIM : LA_EOVERFLOW;
   if (!a || !w) return LA_ENULL;
   for (i = 0; i < (size_t)n * n; ++i)
@@ -4914,8 +4990,18 @@ LINATTN_DEF int la_sym_eig(int n, double *a, double *w, double *vecs,
   ar = la__arena_on(work, bytes);
   if (!la__arena_align(&ar)) { la__work_end(owned); return LA_EWORKSPACE; }
   la__sym_eig_walk(&ar, n, &e, &v, &p, &qt);
+  /* a scaled to a largest entry in [0.5, 1) (a power of two: exact), so
+     that the reflectors' products cannot overflow; w scaled back */
+  ex = la__max_exponent((size_t)n * n, a);
+  if (ex == INT_MIN) ex = 0;
+  la__scale_pow2((size_t)n * n, a, -ex);
   la__tridiag(n, a, w, e, vecs ? qt : NULL, v, p);
   st = la__tql(n, w, e, vecs ? qt : NULL);
+  if (st == LA_OK) {
+    la__scale_pow2((size_t)n, w, ex);
+    for (i = 0; i < (size_t)n; ++i)
+      if (!la__finite(w[i])) st = LA_ERANGE; /* beyond the largest double */
+  }
   if (st == LA_OK) {
     la__sort_pairs(n, n, w, vecs ? qt : NULL);
     if (vecs) memcpy(vecs, qt, sizeof(double) * (size_t)n * n);
@@ -5017,8 +5103,24 @@ static void la__orth2(la__lz *s, int rows, double *w) {
   }
 }
 
+/* ||x||_2 without overflow or underflow before the result's own: the
+   squares are taken of x scaled by a power of two (exact) to a largest
+   entry in [0.5, 1). */
+static double la__dnrm2(int n, const double *x) {
+  double s = 0, f1, f2;
+  int i, ex = la__max_exponent((size_t)(n > 0 ? n : 0), x);
+  if (ex == INT_MIN) return 0;
+  f1 = ldexp(1.0, -ex / 2);
+  f2 = ldexp(1.0, ex / 2 - ex);
+  for (i = 0; i < n; ++i) {
+    double y = x[i] * f1 * f2;
+    s += y * y;
+  }
+  return ldexp(sqrt(s), ex);
+}
+
 static double la__normalize(int n, double *w) {
-  double nr = sqrt(la__ddot(n, w, w));
+  double nr = la__dnrm2(n, w);
   int k;
   if (nr > 0)
     for (k = 0; k < n; ++k) w[k] /= nr;
@@ -5072,7 +5174,7 @@ static int la__lz_step(la__lz *s, int restart, int *closed) {
     for (k = 0; k < n; ++k) w[k] -= bp * qp[k];
   }
   la__orth2(s, j + 1, w);
-  b = sqrt(la__ddot(n, w, w));
+  b = la__dnrm2(n, w);
   s->alpha[j] = a;
   if (fabs(a) > s->anorm) s->anorm = fabs(a);
   if (b > s->anorm) s->anorm = b;

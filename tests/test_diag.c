@@ -851,6 +851,321 @@ static double t_maxabs(int n, const double *x) {
   return m;
 }
 
+/* ------------------------------------------- hard spectra for sym_eig */
+
+static int t_cmp_asc2(const void *a, const void *b) { /* (value, tol) pairs */
+  double x = *(const double *)a, y = *(const double *)b;
+  return x < y ? -1 : x > y ? 1 : 0;
+}
+
+/* 2^-e for the exponent e of the largest |a_ij|: multiplying by it is exact
+   and brings the matrix's largest entry into [0.5, 1). */
+static double t_pow2_down(size_t n, const double *a) {
+  double mx = t_maxabs((int)n, a);
+  int ex;
+  if (mx == 0) return 1;
+  frexp(mx, &ex);
+  return ldexp(1.0, -ex);
+}
+
+/* la_sym_eig on a (n x n, not modified) whose eigenvalues are lam[i] to
+   within tol[i]: the values, the residuals ||A v - w v|| and orthonormality
+   of the vectors (within c n eps ||A||, computed on A scaled by a power of
+   two so that entries near the largest double do not overflow), and the
+   extreme values against la_lanczos on the same operator (in a float build
+   the operator is A times that power of two, which float can hold). */
+static void t_hard_spectrum(la_t *t, const char *what, int n, const double *a,
+                            const double *lam, const double *tol) {
+  double *a1 = (double *)malloc(sizeof(double) * n * n);
+  double *w = (double *)malloc(sizeof(double) * n);
+  double *v = (double *)malloc(sizeof(double) * n * n);
+  double *pairs = (double *)malloc(sizeof(double) * 2 * n);
+  double s = t_pow2_down((size_t)n * n, a), anorm = 0, worst = 0;
+  double res = 0, orth = 0, eps = 2.220446049250313e-16;
+  int i, j, k, st, bad = 0;
+  memcpy(a1, a, sizeof(double) * n * n);
+  st = la_sym_eig(n, a1, w, v, NULL, 0);
+  LA_CHECK(t, st == LA_OK, "%s: status %s", what, la_status_str(st));
+  if (st) { free(a1); free(w); free(v); free(pairs); return; }
+  for (i = 0; i < n; ++i) {
+    pairs[2 * i] = lam[i];
+    pairs[2 * i + 1] = tol[i];
+    anorm = fmax(anorm, fabs(lam[i]) * s);
+  }
+  qsort(pairs, n, 2 * sizeof(double), t_cmp_asc2);
+  for (i = 0; i < n; ++i) {
+    double e = fabs(w[i] - pairs[2 * i]);
+    if (!(e <= pairs[2 * i + 1])) ++bad;
+    if (pairs[2 * i + 1] > 0) worst = fmax(worst, e / pairs[2 * i + 1]);
+  }
+  LA_CHECK(t, bad == 0, "%s: %d eigenvalues off (worst %.3g of its tolerance)",
+           what, bad, worst);
+  for (i = 0; i < n; ++i) {
+    double r2 = 0;
+    for (j = 0; j < n; ++j) {
+      double rv = 0, dot = 0;
+      for (k = 0; k < n; ++k) rv += a[(size_t)j * n + k] * s * v[(size_t)i * n + k];
+      rv -= w[i] * s * v[(size_t)i * n + j];
+      r2 += rv * rv;
+      for (k = 0; k < n; ++k) dot += v[(size_t)i * n + k] * v[(size_t)j * n + k];
+      orth = fmax(orth, fabs(dot - (i == j)));
+    }
+    res = fmax(res, sqrt(r2));
+  }
+  LA_CHECK(t, res <= 8 * n * eps * anorm, "%s: residual %g of ||A|| %g", what,
+           res, anorm);
+  LA_CHECK(t, orth <= 8 * n * eps, "%s: orthogonality %g", what, orth);
+  { /* Lanczos's extreme values on the operator */
+    double f = sizeof(la_real) == 4 ? s : 1, tolz = sizeof(la_real) == 4 ? 1e-5 : 1e-10;
+    double *af = (double *)malloc(sizeof(double) * n * n), vals[1];
+    dmat_op op;
+    la_lanczos_config c;
+    la_eig_out out;
+    for (i = 0; i < n * n; ++i) af[i] = a[i] * f;
+    for (k = 0; k < 2; ++k) {
+      double want = (k ? w[0] : w[n - 1]) * f;
+      memset(&op, 0, sizeof op); op.n = n; op.a = af;
+      memset(&c, 0, sizeof c); c.which = k ? LA_EIG_SMALLEST : LA_EIG_LARGEST;
+      c.seed = 5;
+      memset(&out, 0, sizeof out); out.values = vals;
+      st = la_lanczos(n, dmat_matvec, &op, 1, tolz, &c, &out, NULL, 0);
+      LA_CHECK(t, st == LA_OK, "%s: lanczos %d: %s", what, k, la_status_str(st));
+      /* the operator's rounding in la_real (its products and the
+         conversion of its entries) on top of the tolerance */
+      LA_CHECK(t, fabs(vals[0] - want) <= (tolz + 100 * t_eps) * anorm / s * f,
+               "%s: lanczos %s %.17g, sym_eig %.17g", what,
+               k ? "smallest" : "largest", vals[0], want);
+    }
+    free(af);
+  }
+  free(a1); free(w); free(v); free(pairs);
+}
+
+/* A (n x n) = the m x m matrix Q^T diag(lam) Q placed on the rows and
+   columns idx[0..m-1]; every other row and column exactly zero. */
+static void t_embed(la_t_rng *r, int n, int m, const int *idx,
+                    const double *lam, double *a) {
+  double *b = (double *)malloc(sizeof(double) * m * m);
+  double *q = (double *)malloc(sizeof(double) * m * m);
+  int i, j;
+  t_from_spectrum(r, m, lam, b, q);
+  for (i = 0; i < n * n; ++i) a[i] = 0;
+  for (i = 0; i < m; ++i)
+    for (j = 0; j < m; ++j) a[(size_t)idx[i] * n + idx[j]] = b[i * m + j];
+  free(b); free(q);
+}
+
+static void diag_hard_spectra_tests(la_t *t) {
+  const double eps = 2.220446049250313e-16;
+
+  LA_TEST(t, "diag/sym_eig zero rows and columns embedded") {
+    /* 50 zero rows at random places around a dense 150 x 150 block of which
+       a third of the eigenvalues are zero: the shape of a Hessian with dead
+       units, whose tridiagonal form ends in a block at rounding level that
+       a deflation test relative to neighbouring diagonals never splits */
+    enum { N = 200, M = 150 };
+    static double a[N * N];
+    double lam[N], tol[N], sub[M];
+    int idx[N], i, j, k, c;
+    for (c = 0; c < 3; ++c) {
+      la_t_rng r = {501u + (unsigned)c};
+      for (i = 0; i < M; ++i) sub[i] = i % 3 ? 5 * la_t_uniform(&r) : 0;
+      for (i = 0; i < N; ++i) idx[i] = i;
+      for (i = N - 1; i > 0; --i) { /* shuffled: idx[0..M) are kept */
+        j = (int)((la_t_uniform(&r) + 1) / 2 * (i + 1));
+        if (j > i) j = i;
+        k = idx[i]; idx[i] = idx[j]; idx[j] = k;
+      }
+      t_embed(&r, N, M, idx, sub, a);
+      for (i = 0; i < N; ++i) {
+        lam[i] = i < M ? sub[i] : 0;
+        tol[i] = 8 * N * eps * 5;
+      }
+      t_hard_spectrum(t, "zero rows", N, a, lam, tol);
+    }
+  }
+
+  LA_TEST(t, "diag/sym_eig exactly repeated eigenvalues, zero among them") {
+    enum { N = 64 };
+    double a[N * N], q[N * N], lam[N], tol[N];
+    static const double vals[4] = {3, -2, 0, 1e-9};
+    int i;
+    la_t_rng r = {502};
+    for (i = 0; i < N; ++i) {
+      lam[i] = vals[i % 4];
+      tol[i] = 8 * N * eps * 3;
+    }
+    t_from_spectrum(&r, N, lam, a, q);
+    t_hard_spectrum(t, "repeated", N, a, lam, tol);
+  }
+
+  LA_TEST(t, "diag/sym_eig block diagonal, each block to its own scale") {
+    /* blocks 1, 2, 7, 12, 18 and 20 wide at scales 1 .. 1e-150, one of
+       them zero: each block's eigenvalues to rounding of that block */
+    enum { N = 60 };
+    static const int size[6] = {1, 2, 7, 12, 18, 20};
+    static const double scale[6] = {1, 1e-3, 1e3, 0, 1e-150, 1e150};
+    double a[N * N], lam[N], tol[N];
+    int b, i, j, at = 0;
+    la_t_rng r = {503};
+    for (i = 0; i < N * N; ++i) a[i] = 0;
+    for (b = 0; b < 6; ++b) {
+      int m = size[b];
+      double bl[20], bq[400], ba[400];
+      for (i = 0; i < m; ++i) bl[i] = scale[b] * (1 + 2 * la_t_uniform(&r));
+      t_from_spectrum(&r, m, bl, ba, bq);
+      for (i = 0; i < m; ++i) {
+        for (j = 0; j < m; ++j) a[(size_t)(at + i) * N + at + j] = ba[i * m + j];
+        lam[at + i] = bl[i];
+        tol[at + i] = 8 * m * eps * 3 * scale[b];
+      }
+      at += m;
+    }
+    t_hard_spectrum(t, "block diagonal", N, a, lam, tol);
+  }
+
+  LA_TEST(t, "diag/sym_eig spectra over 300 decades") {
+    enum { N = 52 };
+    double a[N * N], q[N * N], lam[N], tol[N];
+    int b, i, j;
+    la_t_rng r = {504};
+    /* 13 blocks of 4 at 1e-150, 1e-125, .. 1e150: relative accuracy in
+       each, as a graded matrix allows */
+    for (i = 0; i < N * N; ++i) a[i] = 0;
+    for (b = 0; b < 13; ++b) {
+      double s = pow(10.0, -150 + 25 * b), bl[4], bq[16], ba[16];
+      for (i = 0; i < 4; ++i) bl[i] = s * (i - 1.5 + 0.3 * la_t_uniform(&r));
+      t_from_spectrum(&r, 4, bl, ba, bq);
+      for (i = 0; i < 4; ++i) {
+        for (j = 0; j < 4; ++j) a[(size_t)(4 * b + i) * N + 4 * b + j] = ba[i * 4 + j];
+        lam[4 * b + i] = bl[i];
+        tol[4 * b + i] = 64 * eps * 2 * s;
+      }
+    }
+    t_hard_spectrum(t, "graded blocks", N, a, lam, tol);
+    /* one dense rotation of the same decades: the small ones are then
+       rounding of the large, so every value is held to eps ||A|| */
+    for (i = 0; i < N; ++i) {
+      lam[i] = (i % 2 ? -1 : 1) * pow(10.0, -150 + 300.0 * i / (N - 1));
+      tol[i] = 8 * N * eps * 1e150;
+    }
+    t_from_spectrum(&r, N, lam, a, q);
+    t_hard_spectrum(t, "dense decades", N, a, lam, tol);
+  }
+
+  LA_TEST(t, "diag/sym_eig entries near the largest double") {
+    enum { N = 40 };
+    double a[N * N], q[N * N], lam[N], tol[N], w[2];
+    double big[4] = {1e308, 1e308, 1e308, 1e308};
+    int i;
+    la_t_rng r = {505};
+    for (i = 0; i < N; ++i) {
+      lam[i] = 1.5e308 * la_t_uniform(&r);
+      tol[i] = 8 * N * eps * 1.5e308;
+    }
+    lam[0] = 1.5e308; lam[1] = -1.5e308;
+    t_from_spectrum(&r, N, lam, a, q);
+    LA_CHECK(t, t_maxabs(N * N, a) > 1e307, "entries %g", t_maxabs(N * N, a));
+    t_hard_spectrum(t, "near overflow", N, a, lam, tol);
+    /* eigenvalues 0 and 2e308: the larger is no double */
+    LA_CHECK(t, la_sym_eig(2, big, w, NULL, NULL, 0) == LA_ERANGE,
+             "an eigenvalue beyond the largest double");
+  }
+
+  LA_TEST(t, "diag/sym_eig on a trained nonlinear model's Hessian") {
+    /* Adam on the nonlinear setting with the front MLP (30 ReLU units):
+       after 300 steps several units are dead on the whole batch, and their
+       parameters' rows and columns of H are exactly zero */
+    la_data_config dc;
+    la_data data;
+    la_model_config mc;
+    la_model m;
+    la_adam_config ac;
+    la_train_config tc;
+    la_trainer tr;
+    la_batch b;
+    la_rng rng;
+    int st, n = 0, i, j, k, zero = 0;
+    double *h = NULL, *h0 = NULL, *w = NULL, *v = NULL, hn, res = 0, orth = 0;
+    la_data_preset(&dc, LA_SETTING_NONLINEAR);
+    memset(&mc, 0, sizeof mc);
+    mc.d = 5; mc.n = 20; mc.layers = 3; mc.param = LA_PARAM_DENSE;
+    mc.front_hidden = 30; mc.init_std = 0.1;
+    memset(&ac, 0, sizeof ac);
+    ac.lr = 0.01; ac.beta1 = 0.9; ac.beta2 = 0.9; ac.eps = 1e-8;
+    memset(&tc, 0, sizeof tc);
+    tc.model = &m; tc.data = &data; tc.optimizer = la_optimizer_adam();
+    tc.optimizer_config = &ac; tc.clip_norm = 1; tc.batch = 50;
+    tc.eval_every = -1; tc.seed = 2;
+    st = la_data_create(&data, &dc, 2);
+    if (st == LA_OK) st = la_model_init(&m, &mc);
+    if (st == LA_OK) st = la_trainer_create(&tr, &tc);
+    if (st == LA_OK) st = la_trainer_run(&tr, 300);
+    if (st == LA_OK) st = la_batch_create(&b, 5, 20, 100);
+    LA_CHECK(t, st == LA_OK, "training: %s", la_status_str(st));
+    if (st == LA_OK) {
+      n = m.nparams;
+      h = (double *)malloc(sizeof(double) * n * n);
+      h0 = (double *)malloc(sizeof(double) * n * n);
+      w = (double *)malloc(sizeof(double) * n);
+      v = (double *)malloc(sizeof(double) * n * n);
+      la_rng_seed(&rng, 2, LA_STREAM_EVAL - 2);
+      st = la_data_sample(&data, &rng, &b);
+      if (st == LA_OK) st = la_hessian_dense(&m, tr.theta, &b, h0, NULL, 0);
+      LA_CHECK(t, st == LA_OK && n == 551, "Hessian: %s, n %d", la_status_str(st), n);
+    }
+    if (st == LA_OK) {
+      for (i = 0; i < n; ++i) {
+        for (j = 0; j < n && h0[(size_t)i * n + j] == 0; ++j) {}
+        zero += j == n;
+      }
+      LA_CHECK(t, zero >= 11, "%d zero rows: no dead unit to test with", zero);
+      memcpy(h, h0, sizeof(double) * n * n);
+      st = la_sym_eig(n, h, w, v, NULL, 0);
+      LA_CHECK(t, st == LA_OK, "sym_eig: %s", la_status_str(st));
+    }
+    if (st == LA_OK) {
+      hn = fmax(fabs(w[0]), fabs(w[n - 1]));
+      for (i = 0; i < n; ++i) {
+        double r2 = 0;
+        for (j = 0; j < n; ++j) {
+          double hv = 0, dot = 0;
+          for (k = 0; k < n; ++k) hv += h0[(size_t)j * n + k] * v[(size_t)i * n + k];
+          hv -= w[i] * v[(size_t)i * n + j];
+          r2 += hv * hv;
+          for (k = 0; k < n; ++k) dot += v[(size_t)i * n + k] * v[(size_t)j * n + k];
+          orth = fmax(orth, fabs(dot - (i == j)));
+        }
+        res = fmax(res, sqrt(r2));
+      }
+      LA_CHECK(t, res <= 8 * n * 2.2e-16 * hn, "||H v - w v|| = %g of %g", res, hn);
+      LA_CHECK(t, orth <= 8 * n * 2.2e-16, "orthogonality %g", orth);
+      for (k = 0; k < 2; ++k) { /* Lanczos on the HVP at both ends */
+        double vals[3], want[3], tol = sizeof(la_real) == 4 ? 1e-5 : 1e-10, err = 0;
+        la_lanczos_config c;
+        la_eig_out o;
+        memset(&c, 0, sizeof c);
+        c.which = k ? LA_EIG_SMALLEST : LA_EIG_LARGEST;
+        memset(&o, 0, sizeof o);
+        o.values = vals;
+        st = la_hessian_eigs(&m, tr.theta, &b, 3, tol, &c, &o, NULL, 0);
+        LA_CHECK(t, st == LA_OK, "lanczos %d: %s", k, la_status_str(st));
+        t_wanted(n, w, c.which, 3, want);
+        for (i = 0; i < 3; ++i) err = fmax(err, fabs(vals[i] - want[i]));
+        /* both from the same products in la_real */
+        LA_CHECK(t, err <= (tol + 100 * t_eps) * hn, "%s: error %g of %g",
+                 k ? "smallest" : "largest", err, hn);
+      }
+    }
+    if (n) {
+      la_batch_destroy(&b);
+      la_trainer_destroy(&tr);
+      la_data_destroy(&data);
+    }
+    free(h); free(h0); free(w); free(v);
+  }
+}
+
 static void diag_model_tests(la_t *t) {
   LA_TEST(t, "diag/model hessian: dense against differences of gradients") {
     static const int params[2] = {LA_PARAM_SPARSE, LA_PARAM_DENSE};
@@ -1115,5 +1430,6 @@ static void suite_diag(la_t *t) {
   diag_density_tests(t);
   diag_stats_tests(t);
   diag_workspace_tests(t);
+  diag_hard_spectra_tests(t);
   diag_model_tests(t);
 }
