@@ -719,10 +719,9 @@ typedef int (*la_matvec_fn)(void *ctx, int n, const la_real *x, la_real *y);
    off-diagonal is negligible next to its two diagonal neighbours or next
    to its unreduced block's norm (eps relative), so zero rows and columns
    and eigenvalues at rounding level end the iteration. LA_ERANGE when an
-   eigenvalue lies beyond the largest double; LA_ENOCONVERGE after 60
-   sweeps on one eigenvalue (not met in the tests). n is at most 46340 (n^2
-   fits an int: LA_EDIM beyond); LA_EOVERFLOW when the workspace would not
-   fit size_t. */
+   eigenvalue lies beyond the largest double; LA_ENOCONVERGE when one takes
+   more than 60 QL sweeps. n is at most 46340 (n^2 fits an int: LA_EDIM
+   beyond); LA_EOVERFLOW when the workspace would not fit size_t. */
 LINATTN_DEF size_t la_sym_eig_work_bytes(int n);
 LINATTN_DEF int la_sym_eig(int n, double *a, double *w, double *vecs,
                            void *work, size_t bytes);
