@@ -762,8 +762,10 @@ typedef struct la_eig_out {
    the distinct ones, more copies appear only after a restart (see README).
    LA_ENOCONVERGE: the cap was reached; the best estimates are returned.
    LA_ERANGE for tol <= 0 or non-finite, an unknown `which`, or a max_iter
-   below k (or negative); LA_EOVERFLOW when the basis would pass 1e12 bytes
-   (or size_t). out is written only once the checks have passed. */
+   below k (or negative), and for a Ritz value beyond the largest double
+   (norms are scaled: operators near 1e308 are fine); LA_EOVERFLOW when the
+   basis would pass 1e12 bytes (or size_t). out is written only once the
+   checks have passed. */
 LINATTN_DEF size_t la_lanczos_work_bytes(int n, int k,
                                          const la_lanczos_config *cfg);
 LINATTN_DEF int la_lanczos(int n, la_matvec_fn f, void *ctx, int k, double tol,
@@ -786,7 +788,9 @@ LINATTN_DEF int la_slq(int n, la_matvec_fn f, void *ctx,
                        double *weights, void *work, size_t bytes);
 /* The density smoothed by a Gaussian of width sigma, on ngrid points
    (sigma <= 0 or non-finite: LA_ERANGE; a NaN or Inf among nodes, weights
-   or grid: LA_ENONFINITE). */
+   or grid: LA_ENONFINITE). Any positive sigma, subnormal included; a value
+   beyond the largest double (a grid point on a node with sigma near 1e-308,
+   say) is LA_ERANGE, and out is then not written. */
 LINATTN_DEF int la_density_eval(int count, const double *nodes,
                                 const double *weights, double sigma,
                                 int ngrid, const double *grid, double *out);
@@ -805,7 +809,9 @@ typedef struct la_trace_config {
 } la_trace_config;
 /* tr(A) and the standard error of the estimate (Hutch++: of its stochastic
    part; the sketched part is exact for the sketch drawn). LA_ERANGE for a
-   budget below 2 (Hutch++: 3) or an unknown method. */
+   budget below 2 (Hutch++: 3) or an unknown method, and for a trace or
+   error beyond the largest double (outputs then not written); the sums of
+   squares are scaled, so an operator near 1e300 is fine. */
 LINATTN_DEF size_t la_trace_work_bytes(int n, const la_trace_config *cfg);
 LINATTN_DEF int la_trace(int n, la_matvec_fn f, void *ctx,
                          const la_trace_config *cfg, double *trace,
@@ -813,12 +819,14 @@ LINATTN_DEF int la_trace(int n, la_matvec_fn f, void *ctx,
 
 /* ---------------------------------------------- the papers' numbers */
 /* max |d_i| / median |d_i| (paper A's code, Jiang et al. 2022); work holds
-   3n doubles (NULL, 0: allocated); LA_ERANGE if the median is 0. */
+   3n doubles (NULL, 0: allocated); LA_ERANGE if the median is 0 or the
+   ratio passes the largest double (r is then not written). */
 LINATTN_DEF int la_rcond_diag(int n, const double *diag, double *r,
                               void *work, size_t bytes);
 /* lambda_max / lambda_median (paper A's text) of a spectrum given as
-   values with weights (NULL: equal); LA_ERANGE if the median is 0. work
-   as for la_weighted_median. */
+   values with weights (NULL: equal); LA_ERANGE if the median is 0 or the
+   ratio passes the largest double (r is then not written). work as for
+   la_weighted_median. */
 LINATTN_DEF int la_rcond_spectrum(int count, const double *values,
                                   const double *weights, double *r,
                                   void *work, size_t bytes);
@@ -826,9 +834,13 @@ LINATTN_DEF int la_rcond_spectrum(int count, const double *values,
 /* (L0, L1)-smoothness from a trajectory of (||grad||, smoothness) pairs.
    Least squares: s ~ L0 + L1 g. Envelope: the tightest line above every
    pair, minimizing its mean height L0 + L1 mean(g) with L0, L1 >= 0 (a
-   two-variable linear program, solved exactly on the upper hull). work
-   holds 2 count doubles (NULL, 0: allocated); a negative gnorm is
-   LA_ERANGE, a NaN or Inf LA_ENONFINITE. */
+   two-variable linear program, solved exactly on the upper hull). Both
+   fits run on g and s scaled by powers of two to largest entries near 1,
+   so pairs near the largest double fit as well as any. work holds 2 count
+   doubles (NULL, 0: allocated); a negative gnorm is LA_ERANGE, a NaN or Inf
+   LA_ENONFINITE; LA_ERANGE too when a slope or intercept is beyond the
+   largest double (s near 1e300 against g near 1e-300); fit is written only
+   on success. */
 typedef struct la_lsmooth_fit {
   double corr_log;  /* Pearson correlation of (log g, log s) over s, g > 0 */
   int used;         /* pairs with s > 0 and g > 0 */
@@ -843,7 +855,9 @@ LINATTN_DEF int la_lsmooth(int count, const double *gnorm,
 /* x with Phi(x) = p, 0 < p < 1. */
 LINATTN_DEF int la_normal_quantile(double p, double *x);
 /* Hill's estimate of the tail index from the k largest of count positive
-   samples (work: count doubles, or NULL, 0). */
+   samples (work: count doubles, or NULL, 0). LA_ERANGE when the (k+1)-th
+   largest is not positive, or the k+1 largest are equal (the index would
+   be infinite); alpha is written only on success. */
 LINATTN_DEF int la_hill(int count, const double *x, int k, double *alpha,
                         void *work, size_t bytes);
 typedef struct la_noise_config {
@@ -860,7 +874,16 @@ typedef struct la_noise_stats {
 /* Summary of count samples. Optional outputs (NULL: skipped): hist (bins
    densities, integrating to 1), edges (bins+1), sorted (the samples in
    ascending order) and gauss (the quantiles of N(mean, var) at the plotting
-   positions (i + 0.5)/count, for a QQ plot against sorted). */
+   positions (i + 0.5)/count, for a QQ plot against sorted). The moments
+   and the bins are computed on the samples scaled by a power of two to a
+   largest near 1, so samples near +-1e300 summarize as any others as long
+   as the result exists: LA_ERANGE, with nothing written, when the variance
+   passes the largest double (a spread beyond about 1.3e154), when the
+   hill_k + 1 largest samples are equal (all samples equal, say: the tail
+   index would be infinite), or when a histogram density would pass the
+   largest double (samples spread over less than bins / 1.8e308).
+   hill_alpha is 0 when the (hill_k+1)-th largest sample is not positive
+   (no tail to measure); the kurtosis is 0 when all samples are equal. */
 LINATTN_DEF int la_noise_summary(int count, const double *x,
                                  const la_noise_config *cfg,
                                  la_noise_stats *st, double *hist,
@@ -902,6 +925,17 @@ LINATTN_DEF int la_hessian_eigs(const la_model *m, const la_real *theta,
 /* Both robust condition numbers of H(theta) on a batch. Up to dense_max
    parameters the spectrum is exact (dense Hessian); beyond, lambda_max is
    from Lanczos (tolerance 1e-6) and the median from the SLQ density.
+   by_spectrum is reported only where the median eigenvalue is resolved,
+   |lambda_median| > resolution, and is 0 otherwise (resolved = 0): a median
+   at rounding level would make the ratio a quotient of noise (a singular
+   Hessian, as with dead ReLU units or more parameters than directions the
+   data move). resolution is, on the dense path, the larger of
+   ||H - H^T||_F of the n Hessian-vector products as computed (H is
+   symmetric: this is their rounding) and n 2^-52 max|lambda| (the
+   eigensolver's); on the iterative path, the larger of 1e-6 lambda_max
+   (Lanczos's tolerance) and the spacing of the quadrature nodes,
+   (max node - min node) / steps. by_diag is 0 when its median is 0 or the
+   ratio passes the largest double.
    LA_EOVERFLOW when slq.probes * steps exceeds an int, or the dense path
    would hold more than 46340 parameters. */
 typedef struct la_rcond_config {
@@ -910,9 +944,11 @@ typedef struct la_rcond_config {
 } la_rcond_config;
 typedef struct la_rcond {
   double by_diag;     /* max |H_ii| / median |H_ii| (0 if that median is 0) */
-  double by_spectrum; /* lambda_max / lambda_median (0 if that median is 0) */
+  double by_spectrum; /* lambda_max / lambda_median; 0 unless resolved */
   double lambda_max, lambda_median;
   int exact;          /* 1: from the dense spectrum */
+  int resolved;       /* 1: |lambda_median| > resolution */
+  double resolution;  /* eigenvalues within it of 0 are rounding (below) */
 } la_rcond;
 LINATTN_DEF size_t la_rcond_work_bytes(const la_model *m,
                                        const la_rcond_config *cfg);
@@ -923,7 +959,7 @@ LINATTN_DEF int la_robust_cond(const la_model *m, const la_real *theta,
 /* Directional smoothness u^T H(theta) u along the step taken,
    u = (theta_next - theta) / ||theta_next - theta||, with ||grad f(theta)||
    from the same pass (the pair la_lsmooth fits). gnorm may be NULL;
-   LA_ERANGE if the step is zero. */
+   LA_ERANGE if the step is zero or u^T H u passes the largest double. */
 LINATTN_DEF size_t la_dir_smoothness_work_bytes(const la_model *m);
 LINATTN_DEF int la_dir_smoothness(const la_model *m, const la_real *theta,
                                   const la_real *theta_next, const la_batch *b,
@@ -937,7 +973,8 @@ LINATTN_DEF int la_dir_smoothness(const la_model *m, const la_real *theta,
    with la_noise_summary. Checked before the first draw (rng is then left
    as it was): LA_ESHAPE for a generator of another d or n, LA_ENONFINITE
    for theta, LA_EOVERFLOW when the default true batch 100 * minibatch
-   exceeds an int. */
+   exceeds an int; LA_ERANGE when a norm passes the largest double (the
+   norms are scaled, so gradients near 1e300 are fine). */
 typedef struct la_grad_noise_config {
   int minibatch;  /* 0 -> 1000 */
   int true_batch; /* 0 -> 100 * minibatch */
@@ -4733,6 +4770,12 @@ static void la__work_end(void *owned) {
 
 static int la__finite(double x) { return x - x == 0; }
 
+/* (a + b) / 2, also where a + b would overflow */
+static double la__midpoint(double a, double b) {
+  double m = 0.5 * (a + b);
+  return la__finite(m) ? m : 0.5 * a + 0.5 * b;
+}
+
 /* ------------------------------------------------- small dense tools */
 
 static double la__ddot(int n, const double *x, const double *y) {
@@ -4781,12 +4824,25 @@ static int la__max_exponent(size_t n, const double *x) {
   return ex;
 }
 
-/* x *= 2^ex, in two halves so that every |ex| up to 2100 is covered
-   (2^ex itself is a double only up to |ex| = 1022). */
+/* Multiplication by 2^ex as two factors, so that every |ex| up to 2100 is
+   covered (2^ex itself is a double only up to |ex| = 1023): exact unless
+   the product leaves the normal range. */
+typedef struct la__pow2 {
+  double f1, f2;
+} la__pow2;
+static la__pow2 la__pow2_of(int ex) {
+  la__pow2 p;
+  p.f1 = ldexp(1.0, ex / 2);
+  p.f2 = ldexp(1.0, ex - ex / 2);
+  return p;
+}
+static double la__pow2_mul(la__pow2 p, double x) { return x * p.f1 * p.f2; }
+
+/* x *= 2^ex */
 static void la__scale_pow2(size_t n, double *x, int ex) {
-  double f1 = ldexp(1.0, ex / 2), f2 = ldexp(1.0, ex - ex / 2);
+  la__pow2 p = la__pow2_of(ex);
   size_t i;
-  for (i = 0; i < n; ++i) x[i] = x[i] * f1 * f2;
+  for (i = 0; i < n; ++i) x[i] = la__pow2_mul(p, x[i]);
 }
 
 /* Where an unreduced block of T splits: e[m] is negligible next to its two
@@ -5026,8 +5082,33 @@ LINATTN_DEF size_t la_dense_from_matvec_work_bytes(int n) {
   return la__arena_size(&a);
 }
 
-LINATTN_DEF int la_dense_from_matvec(int n, la_matvec_fn f, void *ctx,
-                                     double *h, void *work, size_t bytes) {
+/* ||H - H^T||_F of the products as they came: the operator is symmetric,
+   so this is rounding alone (la_robust_cond's measure of it). Scaled as
+   la__dnrm2, in two passes over the upper triangle. */
+static double la__asymmetry(int n, const double *h) {
+  double mx = 0, s = 0;
+  int i, j, ex;
+  la__pow2 p;
+  for (i = 0; i < n; ++i)
+    for (j = i + 1; j < n; ++j) {
+      double d = fabs(h[(size_t)i * n + j] - h[(size_t)j * n + i]);
+      if (d > mx) mx = d;
+    }
+  ex = la__max_exponent(1, &mx);
+  if (ex == INT_MIN) return 0;
+  p = la__pow2_of(-ex);
+  for (i = 0; i < n; ++i)
+    for (j = i + 1; j < n; ++j) {
+      double d = la__pow2_mul(p, h[(size_t)i * n + j] - h[(size_t)j * n + i]);
+      s += d * d;
+    }
+  return ldexp(sqrt(2 * s), ex);
+}
+
+/* la_dense_from_matvec, and the asymmetry before the halves are averaged
+   into *asym when asym is not NULL. */
+static int la__dense_from_matvec(int n, la_matvec_fn f, void *ctx, double *h,
+                                 void *work, size_t bytes, double *asym) {
   size_t need = la_dense_from_matvec_work_bytes(n);
   void *owned;
   la__arena ar;
@@ -5049,14 +5130,20 @@ LINATTN_DEF int la_dense_from_matvec(int n, la_matvec_fn f, void *ctx,
     for (i = 0; i < n && st == LA_OK; ++i) h[(size_t)i * n + j] = y[i];
     x[j] = 0;
   }
+  if (st == LA_OK && asym) *asym = la__asymmetry(n, h);
   /* the product is symmetric only up to rounding: average the halves */
   for (i = 0; i < n && st == LA_OK; ++i)
     for (j = i + 1; j < n; ++j) {
-      double s = 0.5 * (h[(size_t)i * n + j] + h[(size_t)j * n + i]);
+      double s = la__midpoint(h[(size_t)i * n + j], h[(size_t)j * n + i]);
       h[(size_t)i * n + j] = h[(size_t)j * n + i] = s;
     }
   la__work_end(owned);
   return st;
+}
+
+LINATTN_DEF int la_dense_from_matvec(int n, la_matvec_fn f, void *ctx,
+                                     double *h, void *work, size_t bytes) {
+  return la__dense_from_matvec(n, f, ctx, h, work, bytes, NULL);
 }
 
 /* ---------------------------------------------------- Lanczos core */
@@ -5106,13 +5193,13 @@ static void la__orth2(la__lz *s, int rows, double *w) {
    squares are taken of x scaled by a power of two (exact) to a largest
    entry in [0.5, 1). */
 static double la__dnrm2(int n, const double *x) {
-  double s = 0, f1, f2;
+  double s = 0;
   int i, ex = la__max_exponent((size_t)(n > 0 ? n : 0), x);
+  la__pow2 p;
   if (ex == INT_MIN) return 0;
-  f1 = ldexp(1.0, -ex / 2);
-  f2 = ldexp(1.0, ex / 2 - ex);
+  p = la__pow2_of(-ex);
   for (i = 0; i < n; ++i) {
-    double y = x[i] * f1 * f2;
+    double y = la__pow2_mul(p, x[i]);
     s += y * y;
   }
   return ldexp(sqrt(s), ex);
@@ -5213,6 +5300,8 @@ static int la__lz_ritz(const la__lz *s, double *d, double *e, double *zt) {
   for (i = 0; i < j * j; ++i) zt[i] = 0;
   for (i = 0; i < j; ++i) zt[(size_t)i * j + i] = 1;
   st = la__tql(j, d, e, zt);
+  for (i = 0; i < j && st == LA_OK; ++i)
+    if (!la__finite(d[i])) st = LA_ERANGE; /* beyond the largest double */
   if (st == LA_OK) la__sort_pairs(j, j, d, zt);
   return st;
 }
@@ -5454,11 +5543,25 @@ LINATTN_DEF int la_slq(int n, la_matvec_fn f, void *ctx,
   return st;
 }
 
+/* The smoothed density at x: the weighted kernels' sum divided by sigma
+   and sqrt(2 pi) in turn, not multiplied by 1 / (sigma sqrt(2 pi)), which
+   is infinite for a subnormal sigma even where the sum is 0. */
+static double la__density_at(int count, const double *nodes,
+                             const double *weights, double sigma, double x) {
+  double acc = 0;
+  int i;
+  for (i = 0; i < count; ++i) {
+    double z = (x - nodes[i]) / sigma;
+    if (weights[i] != 0) acc += weights[i] * exp(-0.5 * z * z);
+  }
+  return acc / sigma / 2.5066282746310002;
+}
+
 LINATTN_DEF int la_density_eval(int count, const double *nodes,
                                 const double *weights, double sigma,
                                 int ngrid, const double *grid, double *out) {
   int g, i;
-  double c;
+  double wsum = 0;
   if (!nodes || !weights || !grid || !out) return LA_ENULL;
   if (count <= 0 || ngrid <= 0) return LA_EDIM;
   if (!(sigma > 0) || !la__finite(sigma)) return LA_ERANGE;
@@ -5466,15 +5569,16 @@ LINATTN_DEF int la_density_eval(int count, const double *nodes,
     if (!la__finite(nodes[i]) || !la__finite(weights[i])) return LA_ENONFINITE;
   for (g = 0; g < ngrid; ++g)
     if (!la__finite(grid[g])) return LA_ENONFINITE;
-  c = 1.0 / (sigma * 2.5066282746310002);
-  for (g = 0; g < ngrid; ++g) {
-    double acc = 0;
-    for (i = 0; i < count; ++i) {
-      double z = (grid[g] - nodes[i]) / sigma;
-      if (weights[i] != 0) acc += weights[i] * exp(-0.5 * z * z);
-    }
-    out[g] = c * acc;
-  }
+  /* sum |w| / (sigma sqrt(2 pi)) bounds every value: only past the largest
+     double is each value checked first, so that out is written only when
+     all are finite */
+  for (i = 0; i < count; ++i) wsum += fabs(weights[i]);
+  if (!la__finite(wsum / sigma))
+    for (g = 0; g < ngrid; ++g)
+      if (!la__finite(la__density_at(count, nodes, weights, sigma, grid[g])))
+        return LA_ERANGE;
+  for (g = 0; g < ngrid; ++g)
+    out[g] = la__density_at(count, nodes, weights, sigma, grid[g]);
   return LA_OK;
 }
 
@@ -5486,7 +5590,7 @@ LINATTN_DEF int la_weighted_median(int count, const double *values,
   size_t need = sizeof(double) * 2 * (size_t)(count > 0 ? count : 1);
   void *owned;
   double *v, *w, total = 0, run = 0;
-  int i, st;
+  int i, st, ex;
   if (!values || !median) return LA_ENULL;
   if (count <= 0) return LA_EDIM;
   if ((size_t)count > (size_t)-1 / (2 * sizeof(double))) return LA_EOVERFLOW;
@@ -5502,9 +5606,13 @@ LINATTN_DEF int la_weighted_median(int count, const double *values,
   for (i = 0; i < count; ++i) {
     v[i] = values[i];
     w[i] = weights ? weights[i] : 1.0;
-    total += w[i];
   }
-  if (!(total > 0)) { la__work_end(owned); return LA_ERANGE; }
+  /* weights scaled by a power of two to a largest in [0.5, 1): their sum
+     cannot overflow (the median depends on their ratios only) */
+  ex = la__max_exponent((size_t)count, w);
+  if (ex == INT_MIN) { la__work_end(owned); return LA_ERANGE; }
+  la__scale_pow2((size_t)count, w, -ex);
+  for (i = 0; i < count; ++i) total += w[i];
   la__sort(count, v, w);
   *median = v[count - 1];
   for (i = 0; i < count; ++i) {
@@ -5515,7 +5623,7 @@ LINATTN_DEF int la_weighted_median(int count, const double *values,
       if (fabs(run - 0.5 * total) <= 1e-12 * total) {
         int nx = i + 1;
         while (nx < count && w[nx] == 0) ++nx;
-        if (nx < count) *median = 0.5 * (v[i] + v[nx]);
+        if (nx < count) *median = la__midpoint(v[i], v[nx]);
       }
       break;
     }
@@ -5577,8 +5685,10 @@ LINATTN_DEF size_t la_trace_work_bytes(int n, const la_trace_config *cfg) {
    B = (I - Q Q^T) A (I - Q Q^T). */
 static int la__hutch(la__lz *s, int rank, int probes, la_rng *rng, double *g,
                      double *ag, double *mean, double *se) {
+  /* the sums are of t 2^-ex, ex raised (and the sums rescaled, exactly)
+     whenever a t would square past 1e240: no overflow before the results. */
   double sum = 0, sum2 = 0;
-  int p, st, k;
+  int p, st, k, ex = 0;
   for (p = 0; p < probes; ++p) {
     double t;
     la__rademacher(rng, s->n, g);
@@ -5587,12 +5697,20 @@ static int la__hutch(la__lz *s, int rank, int probes, la_rng *rng, double *g,
     if (st) return st;
     if (rank) la__orth2(s, rank, ag);
     t = la__ddot(s->n, g, ag);
+    if (fabs(ldexp(t, -ex)) > 1e120) {
+      int nx = la__max_exponent(1, &t);
+      sum = ldexp(sum, ex - nx);
+      sum2 = ldexp(sum2, 2 * (ex - nx));
+      ex = nx;
+    }
+    t = ldexp(t, -ex);
     sum += t;
     sum2 += t * t;
   }
-  *mean = sum / probes;
   k = probes;
-  *se = k > 1 ? sqrt(fmax(0.0, (sum2 - sum * sum / k) / (k - 1)) / k) : 0;
+  *mean = ldexp(sum / probes, ex);
+  *se = k > 1 ? ldexp(sqrt(fmax(0.0, (sum2 - sum * sum / k) / (k - 1)) / k), ex)
+              : 0;
   return LA_OK;
 }
 
@@ -5649,6 +5767,8 @@ LINATTN_DEF int la_trace(int n, la_matvec_fn f, void *ctx,
   } else {
     st = la__hutch(&s, 0, mv, &rng, g, ag, &tr, &se);
   }
+  /* a trace or error beyond the largest double is LA_ERANGE */
+  if (st == LA_OK && (!la__finite(tr) || !la__finite(se))) st = LA_ERANGE;
   if (st == LA_OK) { /* a failed product leaves the outputs alone */
     *trace = tr;
     if (stderr_) *stderr_ = se;
@@ -5658,6 +5778,17 @@ LINATTN_DEF int la_trace(int n, la_matvec_fn f, void *ctx,
 }
 
 /* ------------------------------------------- robust condition numbers */
+
+/* *r = mx / med; LA_ERANGE (r untouched) for a zero median or a ratio
+   beyond the largest double. */
+static int la__ratio(double mx, double med, double *r) {
+  double q;
+  if (med == 0) return LA_ERANGE;
+  q = mx / med;
+  if (!la__finite(q)) return LA_ERANGE;
+  *r = q;
+  return LA_OK;
+}
 
 LINATTN_DEF int la_rcond_diag(int n, const double *diag, double *r,
                               void *work, size_t bytes) {
@@ -5679,9 +5810,7 @@ LINATTN_DEF int la_rcond_diag(int n, const double *diag, double *r,
   st = la_weighted_median(n, a, NULL, &med, a + n, sizeof(double) * 2 * n);
   la__work_end(owned);
   if (st) return st;
-  if (!(med > 0)) return LA_ERANGE;
-  *r = mx / med;
-  return LA_OK;
+  return la__ratio(mx, med, r);
 }
 
 LINATTN_DEF int la_rcond_spectrum(int count, const double *values,
@@ -5696,22 +5825,27 @@ LINATTN_DEF int la_rcond_spectrum(int count, const double *values,
   mx = -HUGE_VAL;
   for (i = 0; i < count; ++i)
     if ((!weights || weights[i] > 0) && values[i] > mx) mx = values[i];
-  if (med == 0) return LA_ERANGE;
-  *r = mx / med;
-  return LA_OK;
+  return la__ratio(mx, med, r);
 }
 
 /* ------------------------------------------- generalized smoothness */
+
+/* The pairs are read through power-of-two scalings pg, ps (exact), which
+   bring their largest entries to [0.5, 1): no difference or cross product
+   below can overflow. */
 
 /* Height above g = gbar of the lowest line over every pair with slope l1
    and nonnegative intercept: phi(l1) = max(0, max_i s_i - l1 g_i) + l1 gbar,
    convex and piecewise linear in l1. */
 static double la__env_cost(int count, const double *g, const double *s,
-                           double l1, double gbar, double *l0) {
+                           la__pow2 pg, la__pow2 ps, double l1, double gbar,
+                           double *l0) {
   double h = 0;
   int i;
-  for (i = 0; i < count; ++i)
-    if (s[i] - l1 * g[i] > h) h = s[i] - l1 * g[i];
+  for (i = 0; i < count; ++i) {
+    double r = la__pow2_mul(ps, s[i]) - l1 * la__pow2_mul(pg, g[i]);
+    if (r > h) h = r;
+  }
   *l0 = h;
   return h + l1 * gbar;
 }
@@ -5719,15 +5853,17 @@ static double la__env_cost(int count, const double *g, const double *s,
 /* phi turns only where the binding pair changes, at the slopes of the
    upper convex hull of the pairs, or where the intercept reaches 0
    (l1 = max s_i/g_i): its minimum over l1 >= 0 is at one of those or at 0.
-   gs, ss: the pairs sorted by g, overwritten by the hull. */
+   gs, ss: the scaled pairs sorted by g, overwritten by the hull. */
 static void la__envelope(int count, const double *g, const double *s,
-                         double *gs, double *ss, double *l0, double *l1) {
+                         la__pow2 pg, la__pow2 ps, double *gs, double *ss,
+                         double *l0, double *l1) {
   double gbar = 0, best, c, t0, cand, through0 = 0;
   int i, h = 0;
   for (i = 0; i < count; ++i) {
-    gbar += g[i];
-    gs[i] = g[i]; ss[i] = s[i];
-    if (g[i] > 0 && s[i] / g[i] > through0) through0 = s[i] / g[i];
+    gs[i] = la__pow2_mul(pg, g[i]);
+    ss[i] = la__pow2_mul(ps, s[i]);
+    gbar += gs[i];
+    if (gs[i] > 0 && ss[i] / gs[i] > through0) through0 = ss[i] / gs[i];
   }
   gbar /= count;
   la__sort(count, gs, ss);
@@ -5739,7 +5875,7 @@ static void la__envelope(int count, const double *g, const double *s,
     gs[h] = gs[i]; ss[h] = ss[i]; ++h;
   }
   *l1 = 0;
-  best = la__env_cost(count, g, s, 0, gbar, l0);
+  best = la__env_cost(count, g, s, pg, ps, 0, gbar, l0);
   for (i = 0; i <= h; ++i) {
     if (i < h - 1) {
       if (!(gs[i + 1] > gs[i])) continue;
@@ -5750,17 +5886,62 @@ static void la__envelope(int count, const double *g, const double *s,
       cand = through0;
     }
     if (!(cand > 0)) continue;
-    c = la__env_cost(count, g, s, cand, gbar, &t0);
+    c = la__env_cost(count, g, s, pg, ps, cand, gbar, &t0);
     if (c < best) { best = c; *l1 = cand; *l0 = t0; }
   }
+}
+
+/* Both fits on the scaled pairs (g 2^-eg, s 2^-es); L1 then carries
+   2^(es - eg) and L0 2^es. work: 2 count doubles. */
+static void la__lsmooth_scaled(int count, const double *g, const double *s,
+                               int eg, int es, double *work,
+                               la_lsmooth_fit *fit) {
+  la__pow2 pg = la__pow2_of(-eg), ps = la__pow2_of(-es);
+  double mg = 0, ms = 0, sgg = 0, sgs = 0;
+  int i;
+  for (i = 0; i < count; ++i) {
+    mg += la__pow2_mul(pg, g[i]);
+    ms += la__pow2_mul(ps, s[i]);
+  }
+  mg /= count; ms /= count;
+  for (i = 0; i < count; ++i) {
+    double dg = la__pow2_mul(pg, g[i]) - mg, ds = la__pow2_mul(ps, s[i]) - ms;
+    sgg += dg * dg;
+    sgs += dg * ds;
+  }
+  fit->l1_ls = sgg > 0 ? sgs / sgg : 0;
+  fit->l0_ls = ms - fit->l1_ls * mg;
+  la__envelope(count, g, s, pg, ps, work, work + count, &fit->l0_env,
+               &fit->l1_env);
+  fit->l1_ls = ldexp(fit->l1_ls, es - eg);
+  fit->l1_env = ldexp(fit->l1_env, es - eg);
+  fit->l0_ls = ldexp(fit->l0_ls, es);
+  fit->l0_env = ldexp(fit->l0_env, es);
+}
+
+/* Pearson correlation of (log g, log s) over the pairs with both > 0. */
+static double la__corr_log(int count, const double *g, const double *s,
+                           int *used) {
+  double lx = 0, ly = 0, sxx = 0, syy = 0, sxy = 0;
+  int i, u = 0;
+  for (i = 0; i < count; ++i)
+    if (g[i] > 0 && s[i] > 0) { lx += log(g[i]); ly += log(s[i]); u++; }
+  *used = u;
+  if (u < 2) return 0;
+  lx /= u; ly /= u;
+  for (i = 0; i < count; ++i)
+    if (g[i] > 0 && s[i] > 0) {
+      double a = log(g[i]) - lx, b = log(s[i]) - ly;
+      sxx += a * a; syy += b * b; sxy += a * b;
+    }
+  return sxx > 0 && syy > 0 ? sxy / sqrt(sxx * syy) : 0;
 }
 
 LINATTN_DEF int la_lsmooth(int count, const double *gnorm,
                            const double *smooth, la_lsmooth_fit *fit,
                            void *work, size_t bytes) {
-  double mg = 0, ms = 0, sgg = 0, sgs = 0, lx = 0, ly = 0, sxx = 0, syy = 0,
-         sxy = 0;
-  int i, used = 0, st;
+  la_lsmooth_fit f;
+  int i, st, eg, es;
   void *owned;
   if (!gnorm || !smooth || !fit) return LA_ENULL;
   if (count < 2) return LA_EDIM;
@@ -5772,32 +5953,17 @@ LINATTN_DEF int la_lsmooth(int count, const double *gnorm,
   st = la__work_begin(sizeof(double) * 2 * (size_t)count, &work, &bytes,
                       &owned);
   if (st) return st;
-  for (i = 0; i < count; ++i) { mg += gnorm[i]; ms += smooth[i]; }
-  mg /= count; ms /= count;
-  for (i = 0; i < count; ++i) {
-    sgg += (gnorm[i] - mg) * (gnorm[i] - mg);
-    sgs += (gnorm[i] - mg) * (smooth[i] - ms);
-  }
-  fit->l1_ls = sgg > 0 ? sgs / sgg : 0;
-  fit->l0_ls = ms - fit->l1_ls * mg;
-  for (i = 0; i < count; ++i)
-    if (gnorm[i] > 0 && smooth[i] > 0) {
-      lx += log(gnorm[i]); ly += log(smooth[i]); used++;
-    }
-  fit->used = used;
-  fit->corr_log = 0;
-  if (used >= 2) {
-    lx /= used; ly /= used;
-    for (i = 0; i < count; ++i)
-      if (gnorm[i] > 0 && smooth[i] > 0) {
-        double a = log(gnorm[i]) - lx, b = log(smooth[i]) - ly;
-        sxx += a * a; syy += b * b; sxy += a * b;
-      }
-    if (sxx > 0 && syy > 0) fit->corr_log = sxy / sqrt(sxx * syy);
-  }
-  la__envelope(count, gnorm, smooth, (double *)work, (double *)work + count,
-               &fit->l0_env, &fit->l1_env);
+  eg = la__max_exponent((size_t)count, gnorm);
+  es = la__max_exponent((size_t)count, smooth);
+  if (eg == INT_MIN) eg = 0; /* all zero: nothing to scale */
+  if (es == INT_MIN) es = 0;
+  la__lsmooth_scaled(count, gnorm, smooth, eg, es, (double *)work, &f);
+  f.corr_log = la__corr_log(count, gnorm, smooth, &f.used);
   la__work_end(owned);
+  if (!la__finite(f.l0_ls) || !la__finite(f.l1_ls) ||
+      !la__finite(f.l0_env) || !la__finite(f.l1_env))
+    return LA_ERANGE; /* a slope or intercept beyond the largest double */
+  *fit = f;
   return LA_OK;
 }
 
@@ -5823,11 +5989,15 @@ LINATTN_DEF int la_normal_quantile(double p, double *x) {
   return LA_OK;
 }
 
-/* x sorted descending in its first k+1 entries is enough: a full sort. */
+/* x sorted descending in its first k+1 entries is enough: a full sort.
+   Infinite when the k + 1 largest are equal (the caller's LA_ERANGE). */
 static double la__hill_sorted(int count, const double *asc, int k) {
   double s = 0, ref = asc[count - 1 - k];
   int i;
-  for (i = 0; i < k; ++i) s += log(asc[count - 1 - i] / ref);
+  for (i = 0; i < k; ++i) {
+    double q = asc[count - 1 - i] / ref; /* beyond double: logs apart */
+    s += la__finite(q) ? log(q) : log(asc[count - 1 - i]) - log(ref);
+  }
   return s > 0 ? k / s : HUGE_VAL;
 }
 
@@ -5835,7 +6005,7 @@ LINATTN_DEF int la_hill(int count, const double *x, int k, double *alpha,
                         void *work, size_t bytes) {
   size_t need = sizeof(double) * (size_t)(count > 0 ? count : 1);
   void *owned;
-  double *v;
+  double *v, a = 0;
   int i, st;
   if (!x || !alpha) return LA_ENULL;
   if (count < 2) return LA_EDIM;
@@ -5849,48 +6019,66 @@ LINATTN_DEF int la_hill(int count, const double *x, int k, double *alpha,
   memcpy(v, x, need);
   la__sort(count, v, NULL);
   if (!(v[count - 1 - k] > 0)) st = LA_ERANGE;
-  else *alpha = la__hill_sorted(count, v, k);
-  if (st == LA_OK && !la__finite(*alpha)) st = LA_ERANGE;
+  else a = la__hill_sorted(count, v, k);
   la__work_end(owned);
+  if (st == LA_OK && !la__finite(a)) st = LA_ERANGE;
+  if (st == LA_OK) *alpha = a; /* written only on success */
   return st;
 }
 
-static void la__moments(int count, const double *x, la_noise_stats *st) {
+/* Mean, variance and kurtosis from x scaled by 2^-ex (exact: the largest
+   |x| in [0.5, 1)), so that no sum of squares or fourth powers overflows;
+   the variance carries 2^(2 ex) and may pass the largest double, which the
+   caller refuses. min and max as they are. */
+static void la__moments(int count, const double *x, int ex,
+                        la_noise_stats *st) {
+  la__pow2 p = la__pow2_of(-ex);
   double m = 0, m2 = 0, m4 = 0;
   int i;
   st->min = st->max = x[0];
   for (i = 0; i < count; ++i) {
-    m += x[i];
+    m += la__pow2_mul(p, x[i]);
     if (x[i] < st->min) st->min = x[i];
     if (x[i] > st->max) st->max = x[i];
   }
   m /= count;
   for (i = 0; i < count; ++i) {
-    double c = (x[i] - m) * (x[i] - m);
+    double c = (la__pow2_mul(p, x[i]) - m) * (la__pow2_mul(p, x[i]) - m);
     m2 += c; m4 += c * c;
   }
-  st->mean = m;
-  st->var = count > 1 ? m2 / (count - 1) : 0;
+  st->mean = ldexp(m, ex);
+  st->var = count > 1 ? ldexp(ldexp(m2 / (count - 1), ex), ex) : 0;
   m2 /= count; m4 /= count;
   st->kurtosis = m2 > 0 ? m4 / (m2 * m2) : 0;
 }
 
+/* Bins over [lo, hi] in the scaled units of la__moments: the width and
+   the edges are formed from lo 2^-ex and hi 2^-ex, which cannot overflow
+   where hi - lo would. All samples equal: unit-wide bins from lo. */
+static double la__bin_width(double lo, double hi, int bins, int ex) {
+  la__pow2 p = la__pow2_of(-ex);
+  double w = (la__pow2_mul(p, hi) - la__pow2_mul(p, lo)) / bins;
+  return w > 0 ? w : ldexp(1.0, -ex);
+}
+
 static void la__histogram(int count, const double *x, int bins, double lo,
-                          double hi, double *hist, double *edges) {
-  double width = (hi - lo) / bins;
+                          double hi, int ex, double *hist, double *edges) {
+  la__pow2 p = la__pow2_of(-ex);
+  double width = la__bin_width(lo, hi, bins, ex), lo_s = la__pow2_mul(p, lo);
   int i;
-  if (!(width > 0)) width = 1; /* all samples equal: one unit-wide bin row */
-  if (edges)
-    for (i = 0; i <= bins; ++i) edges[i] = lo + i * width;
+  if (edges) {
+    for (i = 0; i < bins; ++i) edges[i] = ldexp(lo_s + i * width, ex);
+    edges[bins] = hi > lo ? hi : ldexp(lo_s + bins * width, ex);
+  }
   if (!hist) return;
   for (i = 0; i < bins; ++i) hist[i] = 0;
   for (i = 0; i < count; ++i) {
-    int b = (int)((x[i] - lo) / width);
+    int b = (int)((la__pow2_mul(p, x[i]) - lo_s) / width);
     if (b >= bins) b = bins - 1;
     if (b < 0) b = 0;
     hist[b] += 1.0;
   }
-  for (i = 0; i < bins; ++i) hist[i] /= count * width;
+  for (i = 0; i < bins; ++i) hist[i] = ldexp(hist[i] / (count * width), -ex);
 }
 
 LINATTN_DEF int la_noise_summary(int count, const double *x,
@@ -5898,9 +6086,10 @@ LINATTN_DEF int la_noise_summary(int count, const double *x,
                                  la_noise_stats *st, double *hist,
                                  double *edges, double *sorted, double *gauss,
                                  void *work, size_t bytes) {
-  int bins = cfg && cfg->bins > 0 ? cfg->bins : 100, k, i, s;
+  int bins = cfg && cfg->bins > 0 ? cfg->bins : 100, k, i, s, ex, top = 0;
   void *owned = NULL;
   double *v;
+  la_noise_stats m;
   if (!x || !st) return LA_ENULL;
   if (count < 2) return LA_EDIM;
   if ((size_t)count > (size_t)-1 / sizeof(double)) return LA_EOVERFLOW;
@@ -5910,6 +6099,16 @@ LINATTN_DEF int la_noise_summary(int count, const double *x,
   if (k < 2) k = count > 2 ? 2 : 1;
   for (i = 0; i < count; ++i)
     if (!la__finite(x[i])) return LA_ENONFINITE;
+  /* every statistic is checked before anything is written */
+  ex = la__max_exponent((size_t)count, x);
+  if (ex == INT_MIN) ex = 0;
+  la__moments(count, x, ex, &m);
+  for (i = 0; i < count; ++i) top += x[i] == m.max;
+  if (!la__finite(m.var) || /* the spread is beyond the largest double */
+      (m.max > 0 && top > k) || /* the k+1 largest equal: infinite index */
+      (hist && !la__finite(ldexp(1.0 / la__bin_width(m.min, m.max, bins, ex),
+                                 -ex)))) /* a density beyond it */
+    return LA_ERANGE;
   if (sorted) {
     v = sorted;
   } else {
@@ -5919,16 +6118,16 @@ LINATTN_DEF int la_noise_summary(int count, const double *x,
   }
   memcpy(v, x, sizeof(double) * (size_t)count);
   la__sort(count, v, NULL);
-  la__moments(count, v, st);
-  la__histogram(count, x, bins, st->min, st->max, hist, edges);
-  st->hill_alpha = v[count - 1 - k] > 0 ? la__hill_sorted(count, v, k) : 0;
-  st->hill_stderr = st->hill_alpha / sqrt((double)k);
+  la__histogram(count, x, bins, m.min, m.max, ex, hist, edges);
+  m.hill_alpha = v[count - 1 - k] > 0 ? la__hill_sorted(count, v, k) : 0;
+  m.hill_stderr = m.hill_alpha / sqrt((double)k);
   if (gauss)
     for (i = 0; i < count; ++i) {
       double z;
       la_normal_quantile((i + 0.5) / count, &z);
-      gauss[i] = st->mean + sqrt(st->var) * z;
+      gauss[i] = m.mean + sqrt(m.var) * z;
     }
+  *st = m;
   la__work_end(owned);
   return LA_OK;
 }
@@ -6157,6 +6356,18 @@ static int la__rcond_iterative(la_hvp_op *op, int n,
               sub, subb);
   if (st) return st;
   la__slq_defaults(n, cfg ? &cfg->slq : NULL, &probes, &steps);
+  { /* the spacing of the quadrature nodes, or Lanczos's tolerance */
+    double lo = HUGE_VAL, hi = -HUGE_VAL;
+    int i;
+    for (i = 0; i < probes * steps; ++i)
+      if (weights[i] > 0) {
+        lo = nodes[i] < lo ? nodes[i] : lo;
+        hi = nodes[i] > hi ? nodes[i] : hi;
+      }
+    out->resolution = 1e-6 * fabs(lmax);
+    if (hi > lo && (hi - lo) / steps > out->resolution)
+      out->resolution = (hi - lo) / steps;
+  }
   return la_weighted_median(probes * steps, nodes, weights,
                             &out->lambda_median, sub, subb);
 }
@@ -6164,11 +6375,17 @@ static int la__rcond_iterative(la_hvp_op *op, int n,
 static int la__rcond_exact(la_hvp_op *op, int n, double *h, double *w,
                            double *diag, void *sub, size_t subb,
                            la_rcond *out) {
-  int i, st = la_dense_from_matvec(n, la_hvp_matvec, op, h, sub, subb);
+  double asym = 0, big;
+  int i, st = la__dense_from_matvec(n, la_hvp_matvec, op, h, sub, subb, &asym);
   for (i = 0; i < n && st == LA_OK; ++i) diag[i] = h[(size_t)i * n + i];
   if (st == LA_OK) st = la_sym_eig(n, h, w, NULL, sub, subb);
   if (st) return st;
   out->lambda_max = w[n - 1];
+  /* the Hessian's own rounding, or the eigensolver's */
+  big = fabs(w[0]) > fabs(w[n - 1]) ? fabs(w[0]) : fabs(w[n - 1]);
+  out->resolution = asym > n * 2.220446049250313e-16 * big
+                        ? asym
+                        : n * 2.220446049250313e-16 * big;
   return la_weighted_median(n, w, NULL, &out->lambda_median, sub, subb);
 }
 
@@ -6198,8 +6415,10 @@ LINATTN_DEF int la_robust_cond(const la_model *m, const la_real *theta,
     if (st == LA_OK)
       st = la__rcond_iterative(&op, n, cfg, nodes, weights, sub, subb, out);
   }
-  if (st == LA_OK && out->lambda_median != 0)
-    out->by_spectrum = out->lambda_max / out->lambda_median;
+  out->resolved = st == LA_OK &&
+                  fabs(out->lambda_median) > out->resolution &&
+                  la__ratio(out->lambda_max, out->lambda_median,
+                            &out->by_spectrum) == LA_OK;
   if (st == LA_OK && la_rcond_diag(n, diag, &r, sub, subb) == LA_OK)
     out->by_diag = r;
   la__work_end(owned);
@@ -6251,8 +6470,10 @@ LINATTN_DEF int la_dir_smoothness(const la_model *m, const la_real *theta,
   if (st == LA_OK && (la__check_vec(n, hu) || la__check_vec(n, g)))
     st = LA_ENONFINITE;
   if (st == LA_OK) {
-    *smooth = la_dot(n, u, hu) / la_dot(n, u, u);
-    if (gnorm) *gnorm = la_nrm2(n, g);
+    double sm = la_dot(n, u, hu) / la_dot(n, u, u);
+    if (!la__finite(sm)) st = LA_ERANGE; /* beyond the largest double */
+    else *smooth = sm;
+    if (st == LA_OK && gnorm) *gnorm = la_nrm2(n, g);
   }
   la__work_end(owned);
   return st;
@@ -6296,6 +6517,23 @@ LINATTN_DEF size_t la_grad_noise_work_bytes(const la_model *m,
   la__model_take(&a, m, &mb);
   la__gnoise_walk(&a, m, mbsz, &bm, &bb, &gt, &gb);
   return la__arena_size(&a);
+}
+
+/* ||a - b||_2, scaled as la__dnrm2: no square overflows. */
+static double la__dist(int n, const la_real *a, const double *b) {
+  double mx = 0, s = 0;
+  int i, ex;
+  la__pow2 p;
+  for (i = 0; i < n; ++i)
+    if (fabs(a[i] - b[i]) > mx) mx = fabs(a[i] - b[i]);
+  ex = la__max_exponent(1, &mx);
+  if (ex == INT_MIN) return 0;
+  p = la__pow2_of(-ex);
+  for (i = 0; i < n; ++i) {
+    double y = la__pow2_mul(p, a[i] - b[i]);
+    s += y * y;
+  }
+  return ldexp(sqrt(s), ex);
 }
 
 /* The gradient on `count` fresh prompts into gb (la_real). */
@@ -6349,12 +6587,11 @@ LINATTN_DEF int la_grad_noise(const la_model *m, const la_real *theta,
     for (i = 0; i < n && st == LA_OK; ++i) gt[i] += (double)c / tb * gb[i];
   }
   for (s = 0; s < samples && st == LA_OK; ++s) {
-    double acc = 0;
     st = la__fresh_grad(m, theta, g, rng, mbsz, bmem, bb, gb, &op);
-    for (i = 0; i < n; ++i) acc += (gb[i] - gt[i]) * (gb[i] - gt[i]);
-    norms[s] = sqrt(acc);
+    if (st == LA_OK) norms[s] = la__dist(n, gb, gt);
+    if (st == LA_OK && !la__finite(norms[s])) st = LA_ERANGE;
   }
-  if (st == LA_OK && true_gnorm) *true_gnorm = sqrt(la__ddot(n, gt, gt));
+  if (st == LA_OK && true_gnorm) *true_gnorm = la__dnrm2(n, gt);
   la__work_end(owned);
   return st;
 }

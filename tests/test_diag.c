@@ -1166,6 +1166,163 @@ static void diag_hard_spectra_tests(la_t *t) {
   }
 }
 
+/* ------------------------------------- results beyond the double range */
+
+static void diag_range_tests(la_t *t) {
+  LA_TEST(t, "diag/finite: lsmooth near 1e200 is the fit scaled") {
+    double g[30], s[30], gb[30], sb[30];
+    la_lsmooth_fit f, fb, keep;
+    la_t_rng r = {91};
+    int i, st;
+    for (i = 0; i < 30; ++i) {
+      g[i] = 1 + la_t_uniform(&r);
+      s[i] = 2 + 3 * g[i] + 0.3 * la_t_uniform(&r);
+      gb[i] = g[i] * 1e200;
+      sb[i] = s[i] * 1e200;
+    }
+    la_lsmooth(30, g, s, &f, NULL, 0);
+    st = la_lsmooth(30, gb, sb, &fb, NULL, 0);
+    LA_CHECK(t, st == LA_OK, "status %s", la_status_str(st));
+    LA_CHECK(t, fabs(fb.l1_ls - f.l1_ls) <= 1e-12 * fabs(f.l1_ls) &&
+                    fabs(fb.l1_env - f.l1_env) <= 1e-12 * fabs(f.l1_env),
+             "slopes %g %g, unscaled %g %g", fb.l1_ls, fb.l1_env, f.l1_ls,
+             f.l1_env);
+    LA_CHECK(t, fabs(fb.l0_ls - 1e200 * f.l0_ls) <= 1e-12 * 1e200 * fabs(f.l0_ls) &&
+                    fabs(fb.l0_env - 1e200 * f.l0_env) <= 1e-12 * 1e200 * fabs(f.l0_env),
+             "intercepts %g %g", fb.l0_ls, fb.l0_env);
+    LA_CHECK(t, fabs(fb.corr_log - f.corr_log) < 1e-9 && fb.used == 30,
+             "corr %g vs %g", fb.corr_log, f.corr_log);
+    /* a slope of 1e600 is no double */
+    for (i = 0; i < 30; ++i) { gb[i] = g[i] * 1e-300; sb[i] = s[i] * 1e300; }
+    memset(&keep, 0x5a, sizeof keep);
+    fb = keep;
+    LA_CHECK(t, la_lsmooth(30, gb, sb, &fb, NULL, 0) == LA_ERANGE,
+             "slope beyond double");
+    LA_CHECK(t, memcmp(&fb, &keep, sizeof fb) == 0, "fit written on LA_ERANGE");
+  }
+
+  LA_TEST(t, "diag/finite: noise summary of equal or 1e300-wide samples") {
+    double x[40], y[40], hist[10], edges[11], srt[40], gq[40];
+    double hist2[10], edges2[11];
+    la_noise_config c;
+    la_noise_stats st, sb, keep;
+    int i, k, st1;
+    memset(&c, 0, sizeof c);
+    c.bins = 10;
+    memset(&keep, 0x5a, sizeof keep);
+    /* all equal: an infinite Hill index; nothing written */
+    for (i = 0; i < 40; ++i) x[i] = 5;
+    st = keep;
+    for (i = 0; i < 10; ++i) hist[i] = -7;
+    LA_CHECK(t, la_noise_summary(40, x, &c, &st, hist, edges, srt, gq, NULL,
+                                 0) == LA_ERANGE, "equal samples");
+    LA_CHECK(t, memcmp(&st, &keep, sizeof st) == 0 && hist[3] == -7,
+             "written on LA_ERANGE");
+    /* +-1e300: the variance is 1e600 */
+    for (i = 0; i < 40; ++i) x[i] = (i % 2 ? -1e300 : 1e300) * (1 + i / 40.0);
+    LA_CHECK(t, la_noise_summary(40, x, &c, &st, hist, edges, srt, gq, NULL,
+                                 0) == LA_ERANGE, "variance beyond double");
+    LA_CHECK(t, memcmp(&st, &keep, sizeof st) == 0 && hist[3] == -7,
+             "written on LA_ERANGE");
+    /* near 1e150 the variance (1e300) is a double, the fourth powers are
+       not: every statistic is the unscaled one's, scaled */
+    for (i = 0; i < 40; ++i) {
+      y[i] = 1 + 0.5 * (i % 7) + 0.01 * i * i;
+      x[i] = ldexp(y[i], 500);
+    }
+    st1 = la_noise_summary(40, y, &c, &sb, hist2, edges2, NULL, NULL, NULL, 0);
+    LA_CHECK(t, st1 == LA_OK &&
+                    la_noise_summary(40, x, &c, &st, hist, edges, srt, gq,
+                                     NULL, 0) == LA_OK,
+             "near 1e150");
+    LA_CHECK(t, st.mean == ldexp(sb.mean, 500) && st.var == ldexp(sb.var, 1000) &&
+                    st.kurtosis == sb.kurtosis && st.min == ldexp(sb.min, 500) &&
+                    st.max == ldexp(sb.max, 500) &&
+                    fabs(st.hill_alpha - sb.hill_alpha) <= 1e-12 * sb.hill_alpha,
+             "mean %g var %g kurtosis %g (unscaled %g) hill %g (%g)", st.mean,
+             st.var, st.kurtosis, sb.kurtosis, st.hill_alpha, sb.hill_alpha);
+    for (k = 0; k < 10; ++k)
+      LA_CHECK(t, hist[k] == ldexp(hist2[k], -500) &&
+                      edges[k] == ldexp(edges2[k], 500),
+               "bin %d: %g %g", k, hist[k], edges[k]);
+    LA_CHECK(t, la__finite(st.kurtosis) && st.kurtosis > 1, "kurtosis %g",
+             st.kurtosis);
+  }
+
+  LA_TEST(t, "diag/finite: hill writes alpha only on success") {
+    double x[6] = {1, 2, 3, 3, 3, 3}, a = 42;
+    LA_CHECK(t, la_hill(6, x, 2, &a, NULL, 0) == LA_ERANGE && a == 42,
+             "3 largest equal: alpha %g", a);
+    x[5] = 4;
+    LA_CHECK(t, la_hill(6, x, 2, &a, NULL, 0) == LA_OK && la__finite(a) && a > 0,
+             "alpha %g", a);
+    x[5] = 1e300; x[4] = 1e-300; x[0] = x[1] = x[2] = x[3] = 1e-300;
+    LA_CHECK(t, la_hill(6, x, 1, &a, NULL, 0) == LA_OK &&
+                    fabs(a - 1 / (log(1e300) - log(1e-300))) < 1e-12 * a,
+             "ratio 1e600: alpha %g", a);
+  }
+
+  LA_TEST(t, "diag/finite: condition ratios and medians beyond double") {
+    double d[5] = {1e300, 1e-10, -1e-10, 2e-10, 5}, r = 42, m;
+    double v[3] = {1, 2, 3}, w[3] = {1e308, 1e308, 1e308};
+    double big[2] = {1e308, 1.5e308};
+    LA_CHECK(t, la_rcond_diag(5, d, &r, NULL, 0) == LA_ERANGE && r == 42,
+             "diag ratio 5e309: %g", r);
+    LA_CHECK(t, la_rcond_spectrum(5, d, NULL, &r, NULL, 0) == LA_ERANGE && r == 42,
+             "spectrum ratio: %g", r);
+    LA_CHECK(t, la_weighted_median(3, v, w, &m, NULL, 0) == LA_OK && m == 2,
+             "weights summing past double: median %g", m);
+    LA_CHECK(t, la_weighted_median(2, big, NULL, &m, NULL, 0) == LA_OK &&
+                    m == 1.25e308, "midpoint of 1e308 and 1.5e308: %g", m);
+  }
+
+  LA_TEST(t, "diag/finite: density with a subnormal sigma") {
+    double nodes[2] = {0, 1}, wts[2] = {0.5, 0.5}, grid[2] = {0.5, 2};
+    double out[2] = {-1, -1}, on[1] = {0};
+    LA_CHECK(t, la_density_eval(2, nodes, wts, 5e-324, 2, grid, out) == LA_OK &&
+                    out[0] == 0 && out[1] == 0,
+             "off the nodes: %g %g", out[0], out[1]);
+    out[0] = -1;
+    LA_CHECK(t, la_density_eval(2, nodes, wts, 5e-324, 1, on, out) == LA_ERANGE &&
+                    out[0] == -1,
+             "on a node: density 1e323");
+    LA_CHECK(t, la_density_eval(2, nodes, wts, 1e-300, 1, on, out) == LA_OK &&
+                    fabs(out[0] - 0.5 / (1e-300 * sqrt(2 * 3.141592653589793))) <
+                        1e-12 * out[0],
+             "sigma 1e-300: %g", out[0]);
+  }
+
+  LA_TEST(t, "diag/finite: trace and dense matrix of an operator near 1e300") {
+    /* la_real must hold the operator's values: a double build */
+    if (sizeof(la_real) == 8) {
+      double tr = 0, se = -1, tr1 = 0, se1 = -1, h[16], a[16], a1[16];
+      la_trace_config tc;
+      dmat_op op;
+      int i, st;
+      for (i = 0; i < 16; ++i) { /* symmetric, not diagonal: z^T A z varies */
+        a1[i] = i % 5 == 0 ? 2 : 0.3 + 0.1 * ((i / 4) + (i % 4));
+        a[i] = a1[i] * 1e300;
+      }
+      memset(&tc, 0, sizeof tc);
+      tc.matvecs = 8;
+      memset(&op, 0, sizeof op); op.n = 4; op.a = a1;
+      la_trace(4, dmat_matvec, &op, &tc, &tr1, &se1, NULL, 0);
+      op.a = a;
+      st = la_trace(4, dmat_matvec, &op, &tc, &tr, &se, NULL, 0);
+      /* the same probes: both results scale with the operator */
+      LA_CHECK(t, st == LA_OK && fabs(tr - 1e300 * tr1) <= 1e-14 * fabs(tr) &&
+                      se1 > 0 && fabs(se - 1e300 * se1) <= 1e-10 * se,
+               "trace %g (%g), error %g (%g): %s", tr, tr1, se, se1,
+               la_status_str(st));
+      for (i = 0; i < 16; ++i) a[i] = i % 5 == 0 ? 1.5e308 : 1.2e308;
+      LA_CHECK(t, la_dense_from_matvec(4, dmat_matvec, &op, h, NULL, 0) == LA_OK,
+               "dense");
+      for (i = 0; i < 16; ++i)
+        LA_CHECK(t, h[i] == a[i], "entry %d: %g, not %g", i, h[i], a[i]);
+    }
+  }
+}
+
 static void diag_model_tests(la_t *t) {
   LA_TEST(t, "diag/model hessian: dense against differences of gradients") {
     static const int params[2] = {LA_PARAM_SPARSE, LA_PARAM_DENSE};
@@ -1315,21 +1472,50 @@ static void diag_model_tests(la_t *t) {
   }
 
   LA_TEST(t, "diag/model robust condition numbers, exact and iterative") {
-    t_model tm;
-    int st = t_model_make(&tm, LA_PARAM_DENSE, 2, 3, 6, 64, 0.3, 41u), n, i;
-    la_rcond ex, it;
-    la_rcond_config c;
-    double *h, *ev, *ad, mx = 0, lo, hi;
-    LA_CHECK(t, st == LA_OK, "setup %d", st);
-    if (st == LA_OK) {
+    /* the dense 2-layer model's Hessian is singular, its median eigenvalue
+       rounding (lambda_max / it was reported as 5e17): not resolved; the
+       PGD model's median is well clear of 0 */
+    static const int params[2] = {LA_PARAM_DENSE, LA_PARAM_PGD};
+    int pc;
+    for (pc = 0; pc < 2; ++pc) {
+      t_model tm;
+      int st = t_model_make(&tm, params[pc], 2, 3, 6, 64, 0.3, 41u), n, i, j;
+      la_rcond ex, it;
+      la_rcond_config c;
+      la_hvp_op op;
+      double *h, *ev, *ad, mx = 0, lo, hi, asym = 0, res, big;
+      la_real *x, *y;
+      LA_CHECK(t, st == LA_OK, "setup %d", st);
+      if (st) continue;
       n = tm.m.nparams;
       h = (double *)malloc(sizeof(double) * n * n);
       ev = (double *)malloc(sizeof(double) * n);
       ad = (double *)malloc(sizeof(double) * n);
-      la_hessian_dense(&tm.m, tm.theta, &tm.b, h, NULL, 0);
+      x = (la_real *)calloc((size_t)n, sizeof(la_real));
+      y = (la_real *)malloc(sizeof(la_real) * n);
+      /* the Hessian column by column, its asymmetry, then symmetrized */
+      memset(&op, 0, sizeof op);
+      op.model = &tm.m; op.theta = tm.theta; op.batch = &tm.b;
+      for (j = 0; j < n; ++j) {
+        x[j] = 1;
+        la_hvp_matvec(&op, n, x, y);
+        for (i = 0; i < n; ++i) h[i * n + j] = y[i];
+        x[j] = 0;
+      }
+      for (i = 0; i < n; ++i)
+        for (j = 0; j < n; ++j) {
+          double d = h[i * n + j] - h[j * n + i];
+          asym += d * d;
+        }
+      asym = sqrt(asym);
+      for (i = 0; i < n; ++i)
+        for (j = 0; j < i; ++j)
+          h[i * n + j] = h[j * n + i] = 0.5 * (h[i * n + j] + h[j * n + i]);
       for (i = 0; i < n; ++i) { ad[i] = fabs(h[i * n + i]); mx = fmax(mx, ad[i]); }
       qsort(ad, n, sizeof(double), t_cmp_desc);
       la_sym_eig(n, h, ev, NULL, NULL, 0);
+      big = fmax(fabs(ev[0]), fabs(ev[n - 1]));
+      res = fmax(asym, n * 2.220446049250313e-16 * big);
       LA_CHECK(t, la_robust_cond(&tm.m, tm.theta, &tm.b, NULL, &ex, NULL, 0) ==
                       LA_OK, "exact");
       /* naive: descending sort, median of an even or odd count */
@@ -1339,10 +1525,20 @@ static void diag_model_tests(la_t *t) {
         LA_CHECK(t, ex.exact == 1, "path");
         LA_CHECK(t, fabs(ex.by_diag - mx / md) <= 1e-12 * mx / md, "by diag %g vs %g",
                  ex.by_diag, mx / md);
-        LA_CHECK(t, fabs(ex.lambda_median - ml) <= 1e-12 * fabs(ev[n - 1]) &&
-                        fabs(ex.by_spectrum - ev[n - 1] / ml) <=
-                            1e-9 * fabs(ev[n - 1] / ml),
-                 "by spectrum %g vs %g", ex.by_spectrum, ev[n - 1] / ml);
+        LA_CHECK(t, fabs(ex.lambda_median - ml) <= 1e-12 * big,
+                 "median %g vs %g", ex.lambda_median, ml);
+        LA_CHECK(t, fabs(ex.resolution - res) <= 1e-6 * res,
+                 "resolution %g vs %g", ex.resolution, res);
+        LA_CHECK(t, ex.resolved == (pc == 1) && ex.resolved == (fabs(ml) > res),
+                 "param %d: median %g, resolution %g: resolved %d", params[pc],
+                 ml, res, ex.resolved);
+        if (ex.resolved)
+          LA_CHECK(t, fabs(ex.by_spectrum - ev[n - 1] / ml) <=
+                          1e-9 * fabs(ev[n - 1] / ml),
+                   "by spectrum %g vs %g", ex.by_spectrum, ev[n - 1] / ml);
+        else
+          LA_CHECK(t, ex.by_spectrum == 0 && fabs(ml) < 1e-10 * big,
+                   "unresolved: by spectrum %g, median %g", ex.by_spectrum, ml);
       }
       memset(&c, 0, sizeof c); c.dense_max = 1; c.slq.probes = 20; c.slq.seed = 3;
       LA_CHECK(t, la_robust_cond(&tm.m, tm.theta, &tm.b, &c, &it, NULL, 0) ==
@@ -1351,16 +1547,24 @@ static void diag_model_tests(la_t *t) {
                "diag path %g vs %g", it.by_diag, ex.by_diag);
       LA_CHECK(t, fabs(it.lambda_max - ev[n - 1]) <= 1e-4 * fabs(ev[n - 1]),
                "lambda max %g vs %g", it.lambda_max, ev[n - 1]);
-      /* the SLQ median: inside the middle half of the exact spectrum */
+      /* the SLQ median: inside the middle half of the exact spectrum; its
+         resolution the nodes' spacing over 80 steps, at least 1e-6 lambda */
       lo = ev[n / 4]; hi = ev[(3 * n) / 4];
       LA_CHECK(t, it.lambda_median >= lo && it.lambda_median <= hi,
                "median %g outside [%g, %g]", it.lambda_median, lo, hi);
+      LA_CHECK(t, it.resolution >= 1e-6 * it.lambda_max &&
+                      it.resolution <= (ev[n - 1] - ev[0]) / fmin(80, n) * 1.001 +
+                                           1e-6 * it.lambda_max &&
+                      it.resolved == (fabs(it.lambda_median) > it.resolution) &&
+                      (it.resolved || it.by_spectrum == 0),
+               "iterative resolution %g, median %g, resolved %d", it.resolution,
+               it.lambda_median, it.resolved);
       c.dense_max = -1;
       LA_CHECK(t, la_robust_cond(&tm.m, tm.theta, &tm.b, &c, &it, NULL, 0) ==
                       LA_ERANGE, "dense_max < 0");
       LA_CHECK(t, la_robust_cond(&tm.m, NULL, &tm.b, NULL, &it, NULL, 0) ==
                       LA_ENULL, "null theta");
-      free(h); free(ev); free(ad);
+      free(h); free(ev); free(ad); free(x); free(y);
       t_model_free(&tm);
     }
   }
@@ -1431,5 +1635,6 @@ static void suite_diag(la_t *t) {
   diag_stats_tests(t);
   diag_workspace_tests(t);
   diag_hard_spectra_tests(t);
+  diag_range_tests(t);
   diag_model_tests(t);
 }
