@@ -1979,6 +1979,37 @@ LINATTN_DEF void la_free(void *p) {
 #pragma GCC optimize("fp-contract=off")
 #endif
 
+/* Vector lanes that round like the scalar code: AVX2 and AArch64 NEON, not
+   ARMv7 NEON, which flushes subnormals to zero. */
+#if LA__SIMD == LINATTN_AVX2 || (LA__SIMD == LINATTN_NEON && defined(__aarch64__))
+#define LA__PRNG_LANES_IEEE 1
+#else
+#define LA__PRNG_LANES_IEEE 0
+#endif
+/* Kept out of line: a hot loop inlined into a large caller loses its
+   registers to the caller's, by a fifth of the time measured here. */
+#if defined(__GNUC__) || defined(__clang__)
+#define LA__NOINLINE static __attribute__((noinline))
+#elif defined(_MSC_VER)
+#define LA__NOINLINE static __declspec(noinline)
+#else
+#define LA__NOINLINE static
+#endif
+/* A short loop over the coordinates unrolled where the compiler knows
+   how (gcc and clang): at -O2 it is not, and the loop's overhead is a
+   fifth of the normalization's time. */
+#if defined(__GNUC__) || defined(__clang__)
+#define LA__UNROLL4 _Pragma("GCC unroll 4")
+#else
+#define LA__UNROLL4
+#endif
+/* a b + c in la_real with one rounding, as la__vfma on those lanes */
+#ifdef LINATTN_DOUBLE
+#define LA__FMA(a, b, c) fma(a, b, c)
+#else
+#define LA__FMA(a, b, c) fmaf(a, b, c)
+#endif
+
 /* -------------------------------------------------------- Philox4x32-7 */
 /* Seven rounds: the fewest with which Philox4x32 is Crush-resistant in
    Salmon et al. (every TestU01 battery, BigCrush included, passed for many
@@ -2078,17 +2109,22 @@ static const float la__ln_2lni[8] = { /* 2 ln i */
 /* 2 pi / 2^34: the angle of one unit of w2 << 2 */
 #define LA__ANGLE (1.4629180792671596e-9f / 4)
 
-/* -2 ln u for u = ((w >> 1) | 1) 2^-31 in [2^-31, 1]. The 2^-31 never
-   becomes a multiply: it is the offset of the exponent k. */
-static float la__m2logf(uint32_t w) {
-  float v = (float)(int32_t)((w >> 1) | 1u);
-  uint32_t ix = la__f2u(v) - 0x3f3504f3u, j = (ix >> 20) & 7u;
-  float kf = (float)((int32_t)(ix >> 23) - 31);
+/* -2 ln (v 2^-koff) for a positive normal float v: the scaling never
+   becomes a multiply, it is an offset of the exponent k. k is bits 23..31
+   of ix read as a signed 9-bit number. */
+static float la__m2lnf(float v, uint32_t koff) {
+  uint32_t ix = la__f2u(v) - 0x3f3504f3u - (koff << 23), j = (ix >> 20) & 7u;
+  float kf = (float)((int32_t)((ix >> 23) ^ 0x100u) - 0x100);
   float m = la__u2f((ix & 0x007fffffu) + 0x3f3504f3u);
   float t = fmaf(m, la__ln_inv2[j], 2.0f), g;
   g = fmaf(fmaf(fmaf(fmaf(LA__G4, t, LA__G3), t, LA__G2), t, LA__G1), t, 0.25f);
   g = fmaf(t * t, g, t) + la__ln_2lni[j];
   return fmaf(kf, LA__M2LN2, g);
+}
+
+/* -2 ln u for u = ((w >> 1) | 1) 2^-31 in [2^-31, 1]. */
+static float la__m2logf(uint32_t w) {
+  return la__m2lnf((float)(int32_t)((w >> 1) | 1u), 31);
 }
 
 /* The pair of normals of words (w1, w2): radius from w1, angle 2 pi w2/2^32
@@ -2162,6 +2198,13 @@ typedef __m256 la__pf;
 #define la__fsel(m, x, y) _mm256_blendv_ps(y, x, _mm256_castsi256_ps(m))
 /* tab[j & 7] per lane */
 #define la__tab8(tab, j) _mm256_permutevar8x32_ps(_mm256_loadu_ps(tab), j)
+/* all ones where a > b (ordered), else zero */
+#define la__fgt(a, b) _mm256_castps_si256(_mm256_cmp_ps(a, b, _CMP_GT_OQ))
+#define la__usub _mm256_sub_epi32
+#define la__floadu _mm256_loadu_ps
+#define la__fstoreu _mm256_storeu_ps
+#define la__ustoreu(p, v) _mm256_storeu_si256((__m256i *)(void *)(p), v)
+
 LA__INLINE void la__umulhilo(la__pu a, uint32_t m, la__pu *hi, la__pu *lo) {
   __m256i vm = _mm256_set1_epi32((int)m);
   __m256i pe = _mm256_mul_epu32(a, vm);
@@ -2205,6 +2248,17 @@ typedef float32x4_t la__pf;
 /* x where bit 31 of m is set, else y */
 #define la__fsel(m, x, y)                                                     \
   vbslq_f32(vreinterpretq_u32_s32(vshrq_n_s32(vreinterpretq_s32_u32(m), 31)), x, y)
+/* all ones where a > b (ordered), else zero */
+#define la__fgt(a, b) vcgtq_f32(a, b)
+#define la__usub vsubq_u32
+#define la__floadu vld1q_f32
+#define la__fstoreu vst1q_f32
+#define la__ustoreu vst1q_u32
+/* every lane of a compare mask set */
+LA__INLINE int la__uall(la__pu m) {
+  uint32x2_t h = vand_u32(vget_low_u32(m), vget_high_u32(m));
+  return (vget_lane_u32(h, 0) & vget_lane_u32(h, 1)) == 0xffffffffu;
+}
 /* tab[j & 7] per lane: byte lookups of the 32-byte table */
 LA__INLINE la__pf la__tab8(const float *tab, la__pu j) {
   uint32x4_t b = vmlaq_n_u32(vdupq_n_u32(0x03020100u), vandq_u32(j, vdupq_n_u32(7)),
@@ -2313,7 +2367,6 @@ LA__4OP(la__4uxor, la__u4, la__uxor)
 LA__4OP(la__4uand, la__u4, la__uand)
 LA__4OP(la__4uor, la__u4, la__uor)
 LA__4OP(la__4fadd, la__f4, la__fadd)
-LA__4OP(la__4fsub, la__f4, la__fsub)
 LA__4OP(la__4fmul, la__f4, la__fmul)
 LA__U4SHIFT(la__4srl1, la__usrl, 1)
 LA__U4SHIFT(la__4srl20, la__usrl, 20)
@@ -2348,10 +2401,27 @@ LA__INLINE la__f4 la__4hstep(la__f4 p, la__f4 t, float c) {
   return la__4fma(p, t, la__4f(c));
 }
 
-/* la__m2logf, lane by lane; k's offset folded into one signed shift */
-LA__INLINE la__f4 la__vm2logf(la__u4 w) {
-  la__f4 v = la__4fcvt(la__4uor(la__4srl1(w), la__4u(1u)));
-  la__u4 ix = la__4uadd(la__4fbits(v), la__4u(0u - 0x3f3504f3u - (31u << 23)));
+/* la__m2lnf and la__m2logf on one group of lanes; k's offset folded into
+   one signed shift */
+LA__INLINE la__pf la__pm2lnf(la__pf v, uint32_t koff) {
+  la__pu ix = la__uadd(la__fbits(v), la__u1(0u - 0x3f3504f3u - (koff << 23)));
+  la__pf kf = la__fcvt(la__usra(ix, 23));
+  la__pf m = la__bitsf(la__uadd(la__uand(ix, la__u1(0x007fffffu)),
+                                la__u1(0x3f3504f3u)));
+  la__pu j = la__usrl(ix, 20); /* the piece, in the low 3 bits */
+  la__pf t = la__ffma(m, la__tab8(la__ln_inv2, j), la__f1(2.0f)), g;
+  g = la__ffma(la__ffma(la__ffma(la__ffma(la__f1(LA__G4), t, la__f1(LA__G3)),
+                                 t, la__f1(LA__G2)), t, la__f1(LA__G1)),
+               t, la__f1(0.25f));
+  g = la__fadd(la__ffma(la__fmul(t, t), g, t), la__tab8(la__ln_2lni, j));
+  return la__ffma(kf, la__f1(LA__M2LN2), g);
+}
+LA__INLINE la__pf la__pm2logf(la__pu w) {
+  return la__pm2lnf(la__fcvt(la__uor(la__usrl(w, 1), la__u1(1u))), 31);
+}
+/* ... on the four groups, step by step across them */
+LA__INLINE la__f4 la__vm2lnf(la__f4 v, uint32_t koff) {
+  la__u4 ix = la__4uadd(la__4fbits(v), la__4u(0u - 0x3f3504f3u - (koff << 23)));
   la__f4 kf = la__4fcvt(la__4sra23(ix));
   la__f4 m = la__4bitsf(la__4uadd(la__4uand(ix, la__4u(0x007fffffu)),
                                   la__4u(0x3f3504f3u)));
@@ -2361,6 +2431,9 @@ LA__INLINE la__f4 la__vm2logf(la__u4 w) {
                                        t, LA__G2), t, LA__G1), t, 0.25f);
   g = la__4fadd(la__4fma(la__4fmul(t, t), g, t), la__4tab8(la__ln_2lni, j));
   return la__4fma(kf, la__4f(LA__M2LN2), g);
+}
+LA__INLINE la__f4 la__vm2logf(la__u4 w) {
+  return la__vm2lnf(la__4fcvt(la__4uor(la__4srl1(w), la__4u(1u))), 31);
 }
 
 LA__INLINE void la__vboxmuller(la__u4 w1, la__u4 w2, la__f4 *n0, la__f4 *n1) {
@@ -2588,25 +2661,57 @@ static void la__fill_normals(la_rng *r, size_t n, la_real *x) {
   la__fill_normals_room(r, n, x, 0);
 }
 
+/* Where a run of normals comes from: virtual block v of the run is block
+   base + v of r's stream, or with split only the even superblocks of 32
+   blocks from base, base + v + 32 (v / 32) (la_data_sample: the odd ones
+   then hold the Gamma tries). vm: the blocks the run has drawn. */
+typedef struct la__draws {
+  la_rng *rng;
+  uint64_t base, vm;
+  int split;
+} la__draws;
+
+static uint64_t la__draws_blk(const la__draws *dr, uint64_t v) {
+  return dr->base + v + ((v & ~(uint64_t)31) & (0 - (uint64_t)dr->split));
+}
+
+/* n normals from the run's next block into x (room as for
+   la__fill_normals_room), a superblock's piece at a time with split. */
+static void la__draw(la__draws *dr, size_t n, la_real *x, size_t room) {
+  while (n > 0) {
+    size_t nn = n;
+    la_rng t = *dr->rng;
+    if (dr->split && n > 4 * (32 - (dr->vm & 31)))
+      nn = 4 * (size_t)(32 - (dr->vm & 31));
+    t.counter = la__draws_blk(dr, dr->vm) << 2;
+    la__fill_normals_room(&t, nn, x, nn == n ? room : 0);
+    dr->vm += (nn + 3) / 4;
+    x += nn;
+    n -= nn;
+  }
+}
+
 /* np fills of len normals each, fill p at x + p stride, as one run of the
    stream: no chunk is cut short at the end of a fill, and the words of the
    next chunk are always being drawn. len must be a multiple of 4, so that
    each fill ends where the next begins, on a block boundary: the normals
-   are those of np calls of la__fill_normals. */
-static void la__fill_normals_strided(la_rng *r, size_t len, size_t np,
-                                     la_real *x, size_t stride) {
+   are those of np calls of la__draw. A chunk is a whole number of blocks
+   that divides 32, so none straddles a superblock. */
+LA__INLINE void la__draw_strided(la__draws *dr, int split, size_t len,
+                                 size_t np, la_real *x, size_t stride) {
   size_t p = 0, total = len * np;
 #ifdef LA__PRNG_SIMD
-  uint64_t blk = (r->counter + 3) >> 2;
+  uint64_t base = dr->base, v0 = dr->vm;
+  uint64_t blk = base + v0 + (split ? v0 & ~(uint64_t)31 : 0);
   size_t chunks = (total + LA__NCHUNK - 1) / LA__NCHUNK;
-  if (len % 4 == 0 && len >= LA__NCHUNK &&
-      (uint64_t)(uint32_t)blk + chunks * (LA__NCHUNK / 4) <=
+  if (len % 4 == 0 && len >= LA__NCHUNK && (!split || v0 % 32 == 0) &&
+      (uint64_t)(uint32_t)blk + (size_t)(split + 1) * chunks * (LA__NCHUNK / 4) <=
           (uint64_t)0xffffffffu + 1) {
     la__pkeys k;
     la__u4 w[4];
     float t[LA__NCHUNK];
     size_t c, off = 0, i;
-    la__pkeys_init(r, &k, blk);
+    la__pkeys_init(dr->rng, &k, blk);
     la__philox_lanes(&k, blk, w);
     for (c = 0; c < chunks; ++c) {
       size_t n = total - c * LA__NCHUNK < LA__NCHUNK ? total - c * LA__NCHUNK
@@ -2629,59 +2734,62 @@ static void la__fill_normals_strided(la_rng *r, size_t len, size_t np,
         }
       }
       if (off == len) { off = 0; ++p; }
-      if (c + 1 < chunks)
-        la__philox_lanes(&k, blk + (c + 1) * (LA__NCHUNK / 4), w);
+      if (c + 1 < chunks) {
+        uint64_t v = v0 + (c + 1) * (LA__NCHUNK / 4);
+        la__philox_lanes(&k, base + v + (split ? v & ~(uint64_t)31 : 0), w);
+      }
     }
-    r->counter = (blk + total / 4) << 2;
+    dr->vm += total / 4;
     return;
   }
 #endif
-  for (p = 0; p < np; ++p) la__fill_normals(r, len, x + p * stride);
+  for (p = 0; p < np; ++p) la__draw(dr, len, x + p * stride, 0);
   (void)total;
+  (void)split;
+}
+
+/* la__draw_strided on r's own stream, and on the even superblocks from r's
+   next block (specialized apart: the block map folds away). r moves past
+   the run. */
+LA__NOINLINE void la__draw_split(la__draws *dr, size_t len, size_t np, la_real *x,
+                           size_t stride) {
+  la__draw_strided(dr, 1, len, np, x, stride);
+}
+LA__NOINLINE void la__fill_normals_strided(la_rng *r, size_t len, size_t np,
+                                          la_real *x, size_t stride) {
+  la__draws dr;
+  dr.rng = r;
+  dr.base = (r->counter + 3) >> 2;
+  dr.vm = 0;
+  dr.split = 0;
+  la__draw_strided(&dr, 0, len, np, x, stride);
+  r->counter = (dr.base + dr.vm) << 2;
 }
 
 LINATTN_DEF int la_rng_normals(la_rng *r, int n, la_real *x) {
   (void)la__normals32_scalar; /* the SIMD twin's reference, for the tests */
+  (void)la__fill_normals_strided; /* la__draw_strided's test on one stream */
   if (!r || !x) return LA_ENULL;
   if (n <= 0) return LA_EDIM;
   la__fill_normals(r, (size_t)n, x);
   return LA_OK;
 }
 
-/* ---------------------------------------- Gamma, in-house exp and log */
-/* Double precision from +, -, *, / and sqrt only, so every machine with
-   IEEE doubles gets the same Gamma variates. */
+/* ------------------------------------------------------- in-house exp */
+/* Double precision from +, -, * and floor only, so every machine with
+   IEEE doubles gets the same values: la_rng_gamma's U^(1/k). */
 
 static double la__u2d(uint64_t u) { double f; memcpy(&f, &u, 8); return f; }
-static uint64_t la__d2u(double f) { uint64_t u; memcpy(&u, &f, 8); return u; }
 
 #define LA__LN2_HI 6.93147180369123816490e-01
 #define LA__LN2_LO 1.90821492927058770002e-10
 
-/* 1/(2j+1) and 1/j!: constants, not divisions, in the loops below. */
-static const double la__odd_inv[12] = {
-    1, 0.33333333333333331, 0.20000000000000001, 0.14285714285714285,
-    0.1111111111111111, 0.090909090909090912, 0.076923076923076927,
-    0.066666666666666666, 0.058823529411764705, 0.052631578947368418,
-    0.047619047619047616, 0.043478260869565216};
+/* 1/j!: constants, not divisions, in the loop below. */
 static const double la__inv_fact[14] = {
     1, 1, 0.5, 0.16666666666666666, 0.041666666666666664,
     0.0083333333333333332, 0.0013888888888888889, 0.00019841269841269841,
     2.4801587301587302e-05, 2.7557319223985893e-06, 2.7557319223985888e-07,
     2.505210838544172e-08, 2.08767569878681e-09, 1.6059043836821613e-10};
-
-/* ln(x) for finite x > 0 (normal numbers): x = 2^k m, m in [sqrt(1/2),
-   sqrt(2)), ln m = 2 atanh(s), s = (m-1)/(m+1), |s| < 0.172. */
-static double la__log(double x) {
-  uint64_t ix = la__d2u(x) + (0x3ff0000000000000ull - 0x3fe6a09e667f3bcdull);
-  double k = (double)((int)(ix >> 52) - 1023);
-  double m = la__u2d((ix & 0x000fffffffffffffull) + 0x3fe6a09e667f3bcdull);
-  double f = m - 1.0, s = f / (2.0 + f), t = s * s, p = la__odd_inv[11];
-  int j;
-  for (j = 10; j >= 0; --j) { p = p * t; p = p + la__odd_inv[j]; }
-  p = 2.0 * s * p;
-  return k * LA__LN2_HI + (p + k * LA__LN2_LO);
-}
 
 /* e^x; 0 below -745.2, +inf above 709.78. */
 static double la__exp(double x) {
@@ -2700,41 +2808,458 @@ static double la__exp(double x) {
   return p * la__u2d((uint64_t)(e + 1023) << 52) * scale;
 }
 
-/* Gamma(a, 1) for a >= 1: Marsaglia and Tsang (2000), ~1.05 tries. */
-static double la__gamma1(la_rng *r, double a) {
-  double d = a - 1.0 / 3.0, c = 1.0 / sqrt(9.0 * d);
-  for (;;) {
-    double x, v, u, x2;
-    do {
-      x = la_rng_normal(r);
-      v = 1.0 + c * x;
-    } while (v <= 0.0);
-    v = v * v * v;
-    u = 1.0 - la_rng_uniform(r); /* (0, 1]: its log is finite */
-    x2 = x * x;
-    if (u < 1.0 - 0.0331 * x2 * x2) return d * v;
-    if (la__log(u) < 0.5 * x2 + d * (1.0 - v + la__log(v))) return d * v;
-  }
+/* ------------------------------------------ Gamma, two tries per block */
+/* Marsaglia and Tsang (2000) for shape a >= 1: with d = a - 1/3,
+   c = 1/sqrt(9 d), x ~ N(0, 1), t = c x and u ~ U(0, 1), d (1 + t)^3 is
+   Gamma(a, 1) when accepted, which it is iff
+       ln u < h(x) = x^2/2 + d (1 - (1 + t)^3 + 3 ln(1 + t))  (h <= 0)
+   (96% of tries at a = 1.1, more for larger a). Shapes k < 1 take
+   a = k + 1 and multiply by U^(1/k) with U ~ U(0, 1) (Gamma(k) =
+   Gamma(k + 1) U^(1/k)), and U is the accepted try's own u / e^h(x): given
+   acceptance, u is uniform on (0, e^h(x)), so U is uniform and independent
+   of x, and ln U = ln u - h(x) is what the test has just computed.
+
+   A Philox block holds two tries: normal 0 of the block (as la_rng_normal
+   draws it, from words 0 and 1) with u from word 2, and normal 1 with u
+   from word 3 (u = ((w >> 1) | 1) 2^-31 as for the normals' radius). They
+   are taken a quad of blocks at a time (from the run's first block): the
+   first tries of its four blocks in turn, then their second tries. A try
+   depends on its own words alone, so the tries of many blocks are made at
+   once in vector lanes and the accepted ones taken in that order: the
+   variates are those of trying one after another, whatever the lanes, and
+   the stream moves past the quad of the last variate taken.
+
+   The test is computed in float as the normals are, from +, -, *, fused
+   multiply-adds, sqrt and tables. With R(t) = ln(1 + t) - t + t^2/2 -
+   t^3/3 it reads L = -2 ln u > Q = -2 h = -6 d R(t) >= 0 (x^2/2 cancels
+   exactly against d's t^2 terms: 6 d t^2 = (2/3) x^2), a form without
+   cancellation even for large d: for |t| < 1/4, Q = (2/3) x^2 t^2 S(t),
+   S(t) = -R(t)/t^4 = 1/4 - t/5 + t^2/6 - .. a fitted polynomial (within
+   2 ulp); beyond, where d <= 77 necessarily, Q = 3d (-2 ln(1 + t) + 2t -
+   t^2 + 2t^3/3). -2 ln U = L - Q. Where it cannot change the outcome the
+   test is cut short exactly, so that no subnormal arises (ARMv7 NEON
+   flushes them): L is 0 or at least 1.19e-7, so |t| < 2^-20 (Q < 1e-11)
+   acts as Q = 0; 1 + t <= 2^-20 gives Q > 48 > 43 >= L: rejected; and
+   c < 2^-60 (d > 4e34: a spread below double's resolution) counts as 0,
+   so that every try is accepted with t = 0. */
+
+/* What a Gamma(k, theta) draw needs, fixed by k and theta. */
+typedef struct la__gpar {
+  double k, d;   /* shape; d = a - 1/3 */
+  int boost;     /* k < 1: times U^(1/k) */
+  int series;    /* d >= 2: the series form for |t| < 1/4 */
+  float c;       /* 1/sqrt(9 d), 0 below 2^-60 */
+  float d3;      /* 3 d, at most 1e30 (only d <= 77 uses it) */
+  float rsq;     /* sqrt(theta d), at most 3.4e38: the radius of t = 0 */
+  float hk;      /* -1/(4 k ln 2): log2 of U^(1/(2k)) per unit of -2 ln U */
+} la__gpar;
+
+static void la__gpar_init(la__gpar *p, double k, double theta) {
+  double a = k < 1 ? k + 1 : k, c, h;
+  p->k = k;
+  p->boost = k < 1;
+  p->d = a - 1.0 / 3.0;
+  p->series = p->d >= 2;
+  c = 1.0 / sqrt(9.0 * p->d);
+  p->c = c < 8.6736173798840355e-19 ? 0.0f : (float)c;
+  p->d3 = 3 * p->d < 1e30 ? (float)(3 * p->d) : 1e30f;
+  p->rsq = sqrt(theta * p->d) < 3.4e38 ? (float)sqrt(theta * p->d) : 3.4e38f;
+  h = k < 1 ? 1.0 / (4.0 * k * 0.69314718055994531) : 0;
+  p->hk = -(float)(h < 1e30 ? h : 1e30);
 }
 
-/* k < 1 through Gamma(k) = Gamma(k + 1) U^{1/k}. */
-static double la__gamma(la_rng *r, double k, double theta) {
-  double g, u;
-  if (k >= 1.0) return la__gamma1(r, k) * theta;
-  g = la__gamma1(r, k + 1.0);
-  u = 1.0 - la_rng_uniform(r);
-  return g * la__exp(la__log(u) / k) * theta;
+/* S(t) = -R(t)/t^4 on [-1/4, 1/4], constant term first */
+static const float la__gam_s[8] = {
+    0.2499999850988388f,   -0.19999997317790985f, 0.16667234897613525f,
+    -0.14286364614963531f, 0.12455002963542938f,  -0.1106550469994545f,
+    0.11124565452337265f,  -0.10166683048009872f};
+/* 2^f on [-1/2, 1/2] (within 1.3 ulp), constant term first */
+static const float la__exp2c[7] = {
+    1.0f, 0.6931471824645996f, 0.24022646248340607f, 0.05550328642129898f,
+    0.009618489071726799f, 0.0013399930903688073f, 0.00015345794963650405f};
+#define LA__GAM_T0 0.25f                  /* the series form below */
+#define LA__GAM_TINY 9.5367431640625e-07f /* 2^-20 */
+#define LA__TWO3 0.6666666865348816f      /* 2/3 */
+#define LA__HMIN (-200.0f) /* below, U^(1/(2k)) = 2^h is 0 in float anyway */
+
+static float la__horner(const float *c, int deg, float t) {
+  float s = c[deg];
+  int i;
+  for (i = deg - 1; i >= 0; --i) s = fmaf(s, t, c[i]);
+  return s;
+}
+
+/* One try from its normal x and word wu: 1 on acceptance, with t and
+   e = -2 ln U = L - Q. */
+static int la__gamma_try(const la__gpar *p, float x, uint32_t wu, float *t_out,
+                         float *e_out) {
+  float t = p->c * x, s1 = 1.0f + t, at, q, l;
+  if (!(s1 > LA__GAM_TINY)) return 0;
+  at = fabsf(t);
+  if (p->series && at < LA__GAM_T0) {
+    float tq = at < LA__GAM_TINY ? 0.0f : t;
+    q = LA__TWO3 * (x * x) * (tq * tq) * la__horner(la__gam_s, 7, t);
+  } else {
+    float poly = fmaf(fmaf(t, LA__TWO3, -1.0f), t, 2.0f);
+    q = p->d3 * fmaf(t, poly, la__m2lnf(s1, 0));
+  }
+  l = la__m2logf(wu);
+  if (!(l > q)) return 0;
+  *t_out = t;
+  *e_out = l - q;
+  return 1;
+}
+
+/* The eight tries of the quad of blocks from blk, in order (the first
+   tries of its four blocks, then their second): t, e and acceptance (all
+   ones, or zero) of each. */
+static void la__gamma_quad(const la__gpar *p, const la_rng *r, uint64_t blk,
+                           float *t, float *e, uint32_t *a) {
+  uint32_t w[4][4];
+  float x[2][4];
+  int b, i;
+  for (b = 0; b < 4; ++b) {
+    la__philox_block(r, blk + (uint64_t)b, w[b]);
+    la__boxmuller(w[b][0], w[b][1], &x[0][b], &x[1][b]);
+  }
+  for (i = 0; i < 2; ++i)
+    for (b = 0; b < 4; ++b) {
+      t[4 * i + b] = e[4 * i + b] = 0;
+      a[4 * i + b] = la__gamma_try(p, x[i][b], w[b][2 + i], t + 4 * i + b,
+                                   e + 4 * i + b) ? 0xffffffffu : 0;
+    }
+}
+
+/* 2^e for an integer e in [-126, 127] */
+static float la__pow2f(int32_t e) { return la__u2f((uint32_t)(e + 127) << 23); }
+
+/* 1.5 2^23: y + it - it is y rounded to an integer (|y| < 2^22), which
+   the low bits of y + it then hold */
+#define LA__RINT 12582912.0f
+
+/* What a variate (t, e) contributes to its token's radius, in float:
+   *s1 = 1 + t and *b = sqrt(theta d) (1 + t) U^(1/(2k)); the radius
+   sqrt(theta g) is b sqrt(s1). U^(1/(2k)) = 2^h, h = e hk = n + f with n
+   the nearest integer and |f| <= 1/2 (h below -200 is -200), 2^n applied
+   as 2^floor(n/2) 2^ceil(n/2) so that each factor is a normal float. */
+static void la__gamma_radius(const la__gpar *p, float t, float e, float *s1,
+                             float *b) {
+  float r;
+  *s1 = 1.0f + t;
+  r = p->rsq * *s1;
+  if (p->boost) {
+    float h = e * p->hk, y, f;
+    int32_t n, n1;
+    if (!(h > LA__HMIN)) h = LA__HMIN;
+    y = h + LA__RINT;
+    n = (int32_t)(la__f2u(y) - 0x4b400000u);
+    f = h - (y - LA__RINT);
+    n1 = (int32_t)(((uint32_t)n >> 1) | ((uint32_t)n & 0x80000000u)); /* floor */
+    r = r * la__horner(la__exp2c, 6, f);
+    r = r * la__pow2f(n1);
+    r = r * la__pow2f(n - n1);
+  }
+  *b = r;
+}
+
+#ifdef LA__PRNG_SIMD
+/* la__gamma_try in every lane of a group: t and e, all ones in the result
+   where accepted. The series form is selected lane by lane by the scalar
+   twin's conditions. A group at a time keeps the registers few. */
+LA__INLINE la__pu la__vgamma_try(const la__gpar *p, la__pf x, la__pu wu,
+                                 la__pf *t, la__pf *e) {
+  la__pf s1, poly, q, l;
+  *t = la__fmul(la__f1(p->c), x);
+  s1 = la__fadd(la__f1(1.0f), *t);
+  poly = la__ffma(la__ffma(*t, la__f1(LA__TWO3), la__f1(-1.0f)), *t,
+                  la__f1(2.0f));
+  q = la__fmul(la__f1(p->d3), la__ffma(*t, poly, la__pm2lnf(s1, 0)));
+  if (p->series) {
+    la__pf at = la__bitsf(la__uand(la__fbits(*t), la__u1(0x7fffffffu)));
+    la__pf sr, tq, q1;
+    tq = la__fsel(la__fgt(la__f1(LA__GAM_TINY), at), la__f1(0.0f), *t);
+    sr = la__ffma(la__f1(la__gam_s[7]), *t, la__f1(la__gam_s[6]));
+    sr = la__ffma(sr, *t, la__f1(la__gam_s[5]));
+    sr = la__ffma(sr, *t, la__f1(la__gam_s[4]));
+    sr = la__ffma(sr, *t, la__f1(la__gam_s[3]));
+    sr = la__ffma(sr, *t, la__f1(la__gam_s[2]));
+    sr = la__ffma(sr, *t, la__f1(la__gam_s[1]));
+    sr = la__ffma(sr, *t, la__f1(la__gam_s[0]));
+    q1 = la__fmul(la__fmul(la__fmul(la__f1(LA__TWO3), la__fmul(x, x)),
+                           la__fmul(tq, tq)), sr);
+    q = la__fsel(la__fgt(la__f1(LA__GAM_T0), at), q1, q);
+  }
+  l = la__pm2logf(wu);
+  *e = la__fsub(l, q);
+  return la__uand(la__fgt(s1, la__f1(LA__GAM_TINY)), la__fgt(l, q));
+}
+#endif
+
+#if defined(LA__PRNG_SIMD) && LA__PRNG_LANES_IEEE
+/* la__gamma_radius on one group (IEEE lanes only: the products may be
+   subnormal) */
+LA__INLINE void la__vgamma_radius(const la__gpar *p, la__pf t, la__pf e,
+                                  la__pf *s1, la__pf *b) {
+  la__pf r, h, y, f, x;
+  la__pu n, n1;
+  *s1 = la__fadd(la__f1(1.0f), t);
+  r = la__fmul(la__f1(p->rsq), *s1);
+  if (p->boost) {
+    h = la__fmul(e, la__f1(p->hk));
+    h = la__fsel(la__fgt(h, la__f1(LA__HMIN)), h, la__f1(LA__HMIN));
+    y = la__fadd(h, la__f1(LA__RINT));
+    n = la__usub(la__fbits(y), la__u1(0x4b400000u));
+    f = la__fsub(h, la__fsub(y, la__f1(LA__RINT)));
+    /* written out: a loop left rolled at -O2 is a chain the core waits on */
+    x = la__ffma(la__f1(la__exp2c[6]), f, la__f1(la__exp2c[5]));
+    x = la__ffma(x, f, la__f1(la__exp2c[4]));
+    x = la__ffma(x, f, la__f1(la__exp2c[3]));
+    x = la__ffma(x, f, la__f1(la__exp2c[2]));
+    x = la__ffma(x, f, la__f1(la__exp2c[1]));
+    x = la__ffma(x, f, la__f1(la__exp2c[0]));
+    n1 = la__usra(n, 1); /* floor(n / 2) */
+    r = la__fmul(r, x);
+    r = la__fmul(r, la__bitsf(la__usll(la__uadd(n1, la__u1(127u)), 23)));
+    r = la__fmul(r, la__bitsf(la__usll(la__uadd(la__usub(n, n1), la__u1(127u)), 23)));
+  }
+  *b = r;
+}
+#endif
+
+#ifdef LA__PRNG_SIMD
+#if LA__SIMD == LINATTN_AVX2
+/* For each 8-bit mask, its set bits' positions in increasing order, 3 bits
+   each from bit 0, and their number in bits 24..27: the permutation that
+   packs the accepted lanes of 8 to the front. */
+static const uint32_t la__pack8[256] = {
+    0x00000000u, 0x01000000u, 0x01000001u, 0x02000008u, 0x01000002u, 0x02000010u,
+    0x02000011u, 0x03000088u, 0x01000003u, 0x02000018u, 0x02000019u, 0x030000c8u,
+    0x0200001au, 0x030000d0u, 0x030000d1u, 0x04000688u, 0x01000004u, 0x02000020u,
+    0x02000021u, 0x03000108u, 0x02000022u, 0x03000110u, 0x03000111u, 0x04000888u,
+    0x02000023u, 0x03000118u, 0x03000119u, 0x040008c8u, 0x0300011au, 0x040008d0u,
+    0x040008d1u, 0x05004688u, 0x01000005u, 0x02000028u, 0x02000029u, 0x03000148u,
+    0x0200002au, 0x03000150u, 0x03000151u, 0x04000a88u, 0x0200002bu, 0x03000158u,
+    0x03000159u, 0x04000ac8u, 0x0300015au, 0x04000ad0u, 0x04000ad1u, 0x05005688u,
+    0x0200002cu, 0x03000160u, 0x03000161u, 0x04000b08u, 0x03000162u, 0x04000b10u,
+    0x04000b11u, 0x05005888u, 0x03000163u, 0x04000b18u, 0x04000b19u, 0x050058c8u,
+    0x04000b1au, 0x050058d0u, 0x050058d1u, 0x0602c688u, 0x01000006u, 0x02000030u,
+    0x02000031u, 0x03000188u, 0x02000032u, 0x03000190u, 0x03000191u, 0x04000c88u,
+    0x02000033u, 0x03000198u, 0x03000199u, 0x04000cc8u, 0x0300019au, 0x04000cd0u,
+    0x04000cd1u, 0x05006688u, 0x02000034u, 0x030001a0u, 0x030001a1u, 0x04000d08u,
+    0x030001a2u, 0x04000d10u, 0x04000d11u, 0x05006888u, 0x030001a3u, 0x04000d18u,
+    0x04000d19u, 0x050068c8u, 0x04000d1au, 0x050068d0u, 0x050068d1u, 0x06034688u,
+    0x02000035u, 0x030001a8u, 0x030001a9u, 0x04000d48u, 0x030001aau, 0x04000d50u,
+    0x04000d51u, 0x05006a88u, 0x030001abu, 0x04000d58u, 0x04000d59u, 0x05006ac8u,
+    0x04000d5au, 0x05006ad0u, 0x05006ad1u, 0x06035688u, 0x030001acu, 0x04000d60u,
+    0x04000d61u, 0x05006b08u, 0x04000d62u, 0x05006b10u, 0x05006b11u, 0x06035888u,
+    0x04000d63u, 0x05006b18u, 0x05006b19u, 0x060358c8u, 0x05006b1au, 0x060358d0u,
+    0x060358d1u, 0x071ac688u, 0x01000007u, 0x02000038u, 0x02000039u, 0x030001c8u,
+    0x0200003au, 0x030001d0u, 0x030001d1u, 0x04000e88u, 0x0200003bu, 0x030001d8u,
+    0x030001d9u, 0x04000ec8u, 0x030001dau, 0x04000ed0u, 0x04000ed1u, 0x05007688u,
+    0x0200003cu, 0x030001e0u, 0x030001e1u, 0x04000f08u, 0x030001e2u, 0x04000f10u,
+    0x04000f11u, 0x05007888u, 0x030001e3u, 0x04000f18u, 0x04000f19u, 0x050078c8u,
+    0x04000f1au, 0x050078d0u, 0x050078d1u, 0x0603c688u, 0x0200003du, 0x030001e8u,
+    0x030001e9u, 0x04000f48u, 0x030001eau, 0x04000f50u, 0x04000f51u, 0x05007a88u,
+    0x030001ebu, 0x04000f58u, 0x04000f59u, 0x05007ac8u, 0x04000f5au, 0x05007ad0u,
+    0x05007ad1u, 0x0603d688u, 0x030001ecu, 0x04000f60u, 0x04000f61u, 0x05007b08u,
+    0x04000f62u, 0x05007b10u, 0x05007b11u, 0x0603d888u, 0x04000f63u, 0x05007b18u,
+    0x05007b19u, 0x0603d8c8u, 0x05007b1au, 0x0603d8d0u, 0x0603d8d1u, 0x071ec688u,
+    0x0200003eu, 0x030001f0u, 0x030001f1u, 0x04000f88u, 0x030001f2u, 0x04000f90u,
+    0x04000f91u, 0x05007c88u, 0x030001f3u, 0x04000f98u, 0x04000f99u, 0x05007cc8u,
+    0x04000f9au, 0x05007cd0u, 0x05007cd1u, 0x0603e688u, 0x030001f4u, 0x04000fa0u,
+    0x04000fa1u, 0x05007d08u, 0x04000fa2u, 0x05007d10u, 0x05007d11u, 0x0603e888u,
+    0x04000fa3u, 0x05007d18u, 0x05007d19u, 0x0603e8c8u, 0x05007d1au, 0x0603e8d0u,
+    0x0603e8d1u, 0x071f4688u, 0x030001f5u, 0x04000fa8u, 0x04000fa9u, 0x05007d48u,
+    0x04000faau, 0x05007d50u, 0x05007d51u, 0x0603ea88u, 0x04000fabu, 0x05007d58u,
+    0x05007d59u, 0x0603eac8u, 0x05007d5au, 0x0603ead0u, 0x0603ead1u, 0x071f5688u,
+    0x04000facu, 0x05007d60u, 0x05007d61u, 0x0603eb08u, 0x05007d62u, 0x0603eb10u,
+    0x0603eb11u, 0x071f5888u, 0x05007d63u, 0x0603eb18u, 0x0603eb19u, 0x071f58c8u,
+    0x0603eb1au, 0x071f58d0u, 0x071f58d1u, 0x08fac688u,
+};
+#endif
+
+#endif
+
+/* A run of Gamma tries, taken variate by variate by fill after fill: a
+   batch's radii panel after panel, each fill going on where the last
+   stopped (in the middle of a quad if need be), so that no try is made
+   twice or made and left. Virtual block v of the run is block base + v of
+   the stream, or with split (see la_data_sample) block base + v + 32
+   (v / 32) + 32: the odd superblocks of 32. Tries are made a chunk of
+   quads at a time (la__philox_lanes' blocks; one quad without SIMD) and
+   kept, as s1 and b (la__gamma_radius), until taken. */
+#ifdef LA__PRNG_SIMD
+#define LA__GQ LA__PL /* quads per chunk */
+#else
+#define LA__GQ 1
+#endif
+typedef struct la__grun {
+  la__gpar p;
+  la_rng r;                 /* key and stream */
+  uint64_t base, v;         /* block of virtual block 0; next to try */
+  uint64_t end;             /* virtual block past the last quad taken from */
+  int split;
+  int nq, iq, it;           /* quads made, the next to take from, tries of
+                               it already taken */
+  float qs[LA__GQ][8], qb[LA__GQ][8]; /* s1 and b of each try */
+  uint32_t qa[LA__GQ][8];             /* all ones where accepted */
+#ifdef LA__PRNG_SIMD
+  la__pkeys k;
+#endif
+} la__grun;
+
+static uint64_t la__grun_blk(const la__grun *g, uint64_t v) {
+  return g->base + v + (g->split ? (v & ~(uint64_t)31) + 32 : 0);
+}
+
+static void la__grun_init(la__grun *g, const la__gpar *p, const la_rng *r,
+                          uint64_t base, int split) {
+  g->p = *p;
+  g->r = *r;
+  g->base = base;
+  g->v = g->end = 0;
+  g->split = split;
+  g->nq = g->iq = g->it = 0;
+#ifdef LA__PRNG_SIMD
+  la__pkeys_init(r, &g->k, base);
+#endif
+}
+
+/* The radii of quad q's tries, one by one (lanes that flush subnormals,
+   and the scalar twin). */
+static void la__grun_radii(la__grun *g, int q) {
+  int i;
+  for (i = 0; i < 8; ++i) /* t and e by value, then s1 and b over them */
+    la__gamma_radius(&g->p, g->qs[q][i], g->qb[q][i], g->qs[q] + i,
+                     g->qb[q] + i);
+}
+
+/* The next chunk's tries into the quads (the scalar twin's one quad where
+   a chunk's blocks would carry into the upper word). */
+LA__NOINLINE void la__grun_make(la__grun *g) {
+  uint64_t blk = la__grun_blk(g, g->v);
+  int q;
+#ifdef LA__PRNG_SIMD
+  if ((uint32_t)blk <= 0xffffffffu - (4 * LA__PL - 1)) {
+    const la__gpar *p = &g->p;
+    la__u4 w[4];
+    la__f4 x0, x1;
+    la__pf t[2][4], e[2][4];
+    la__pu a[2][4];
+    int h;
+    if ((uint32_t)(blk >> 32) != g->k.blk_hi)
+      la__pkeys_block_hi(&g->k, (uint32_t)(blk >> 32));
+    la__philox_lanes(&g->k, blk, w);
+    la__vboxmuller(w[0], w[1], &x0, &x1);
+    a[0][0] = la__vgamma_try(p, x0.a, w[2].a, &t[0][0], &e[0][0]);
+    a[1][0] = la__vgamma_try(p, x1.a, w[3].a, &t[1][0], &e[1][0]);
+    a[0][1] = la__vgamma_try(p, x0.b, w[2].b, &t[0][1], &e[0][1]);
+    a[1][1] = la__vgamma_try(p, x1.b, w[3].b, &t[1][1], &e[1][1]);
+    a[0][2] = la__vgamma_try(p, x0.c, w[2].c, &t[0][2], &e[0][2]);
+    a[1][2] = la__vgamma_try(p, x1.c, w[3].c, &t[1][2], &e[1][2]);
+    a[0][3] = la__vgamma_try(p, x0.d, w[2].d, &t[0][3], &e[0][3]);
+    a[1][3] = la__vgamma_try(p, x1.d, w[3].d, &t[1][3], &e[1][3]);
+    for (h = 0; h < 4; ++h) {
+#if LA__PRNG_LANES_IEEE /* every try's radius, the rejected ones' too */
+      la__vgamma_radius(p, t[0][h], e[0][h], &t[0][h], &e[0][h]);
+      la__vgamma_radius(p, t[1][h], e[1][h], &t[1][h], &e[1][h]);
+#endif
+#if LA__PL == 8 /* a group is two quads: blocks 0-3, then 4-7 */
+      _mm256_storeu_ps(g->qs[2 * h], _mm256_permute2f128_ps(t[0][h], t[1][h], 0x20));
+      _mm256_storeu_ps(g->qs[2 * h + 1], _mm256_permute2f128_ps(t[0][h], t[1][h], 0x31));
+      _mm256_storeu_ps(g->qb[2 * h], _mm256_permute2f128_ps(e[0][h], e[1][h], 0x20));
+      _mm256_storeu_ps(g->qb[2 * h + 1], _mm256_permute2f128_ps(e[0][h], e[1][h], 0x31));
+      la__ustoreu(g->qa[2 * h], _mm256_permute2x128_si256(a[0][h], a[1][h], 0x20));
+      la__ustoreu(g->qa[2 * h + 1], _mm256_permute2x128_si256(a[0][h], a[1][h], 0x31));
+#else /* a group is one quad */
+      la__fstoreu(g->qs[h], t[0][h]); la__fstoreu(g->qs[h] + 4, t[1][h]);
+      la__fstoreu(g->qb[h], e[0][h]); la__fstoreu(g->qb[h] + 4, e[1][h]);
+      la__ustoreu(g->qa[h], a[0][h]); la__ustoreu(g->qa[h] + 4, a[1][h]);
+#endif
+    }
+#if !LA__PRNG_LANES_IEEE /* products that may be subnormal: not in lanes */
+    for (q = 0; q < LA__GQ; ++q) la__grun_radii(g, q);
+#endif
+    g->nq = LA__GQ;
+    g->iq = g->it = 0;
+    g->v += 4 * LA__PL;
+    return;
+  }
+#endif
+  la__gamma_quad(&g->p, &g->r, blk, g->qs[0], g->qb[0], g->qa[0]);
+  la__grun_radii(g, 0);
+  (void)q;
+  g->nq = 1;
+  g->iq = g->it = 0;
+  g->v += 4;
+}
+
+/* The next count variates' s1 and b into sb, bb (room for count + 8: a
+   quad is packed whole). */
+static void la__grun_fill(la__grun *g, size_t count, float *LA__RESTRICT sb,
+                          float *LA__RESTRICT bb) {
+  size_t m = 0;
+  int iq = g->iq, it = g->it, last = -1; /* the quad taken from last */
+  while (m < count) {
+    if (iq == g->nq) {
+      if (last >= 0) g->end = g->v - 4 * (uint64_t)(g->nq - last - 1);
+      la__grun_make(g);
+      iq = it = 0;
+      last = -1;
+    }
+#if LA__SIMD == LINATTN_AVX2
+    if (it == 0 && count - m > 8) { /* the quad's accepted tries, packed */
+      uint32_t code = la__pack8[_mm256_movemask_ps(_mm256_castsi256_ps(
+          _mm256_loadu_si256((const __m256i *)(const void *)g->qa[iq])))];
+      __m256i idx = _mm256_and_si256(
+          _mm256_srlv_epi32(_mm256_set1_epi32((int)code),
+                            _mm256_setr_epi32(0, 3, 6, 9, 12, 15, 18, 21)),
+          _mm256_set1_epi32(7));
+      _mm256_storeu_ps(sb + m, _mm256_permutevar8x32_ps(_mm256_loadu_ps(g->qs[iq]), idx));
+      _mm256_storeu_ps(bb + m, _mm256_permutevar8x32_ps(_mm256_loadu_ps(g->qb[iq]), idx));
+      if (code >> 24) last = iq;
+      m += code >> 24;
+      ++iq;
+      continue;
+    }
+#endif
+    for (; it < 8; ++it)
+      if (g->qa[iq][it]) {
+        sb[m] = g->qs[iq][it];
+        bb[m] = g->qb[iq][it];
+        last = iq;
+        if (++m == count) { ++it; break; }
+      }
+    if (it == 8) { ++iq; it = 0; }
+  }
+  if (last >= 0) g->end = g->v - 4 * (uint64_t)(g->nq - last - 1);
+  g->iq = iq;
+  g->it = it;
 }
 
 LINATTN_DEF int la_rng_gamma(la_rng *r, double k, double theta, double *g) {
-  double v;
-  la_rng save;
+  la__gpar p;
+  uint64_t blk;
+  float t[8], e[8];
+  uint32_t a[8];
+  int i = 8;
+  double s1, v;
   if (!r || !g) return LA_ENULL;
   if (!isfinite(k) || !isfinite(theta)) return LA_ENONFINITE;
   if (k <= 0.0 || theta <= 0.0) return LA_ERANGE;
-  save = *r;
-  v = la__gamma(r, k, theta);
-  if (!isfinite(v)) { *r = save; return LA_ERANGE; } /* theta too large */
+  la__gpar_init(&p, k, theta);
+  /* quad after quad, the scalar twin: the same tries as a batch's run */
+  for (blk = (r->counter + 3) >> 2; i == 8; blk += 4) {
+    la__gamma_quad(&p, r, blk, t, e, a);
+    for (i = 0; i < 8 && !a[i]; ++i) {}
+  }
+  /* the value in double from the float try: d (1 + t)^3 U^(1/k) theta */
+  s1 = 1.0 + t[i];
+  v = p.d * (s1 * s1 * s1);
+  if (p.boost) v = v * la__exp(-0.5 * e[i] / k);
+  v = v * theta;
+  if (!isfinite(v)) return LA_ERANGE; /* theta too large; r unmoved */
+  r->counter = blk << 2;
   *g = v;
   return LA_OK;
 }
@@ -3073,19 +3598,6 @@ LINATTN_DEF void la_data_destroy(la_data *g) {
 #endif
 
 /* ------------------------------------------------------- sampling */
-/* Vector lanes that round like the scalar code: AVX2 and AArch64 NEON, not
-   ARMv7 NEON, which flushes subnormals to zero. */
-#if LA__SIMD == LINATTN_AVX2 || (LA__SIMD == LINATTN_NEON && defined(__aarch64__))
-#define LA__PRNG_LANES_IEEE 1
-#else
-#define LA__PRNG_LANES_IEEE 0
-#endif
-/* a b + c in la_real with one rounding, as la__vfma on those lanes */
-#ifdef LINATTN_DOUBLE
-#define LA__FMA(a, b, c) fma(a, b, c)
-#else
-#define LA__FMA(a, b, c) fmaf(a, b, c)
-#endif
 /* One panel P of LA_W prompts, every loop running over the lanes last, so
    that it vectorizes; a row of P is (n+1) LA_W reals. */
 
@@ -3105,27 +3617,158 @@ static void la__panel_matvec(int d, const la_real *A, int lower,
   }
 }
 
-/* x0 of LA_X_SPHERE and LA_X_GAMMA_SPHERE: each token scaled to the unit
-   sphere, then by sqrt(g), g drawn token by token, lane by lane. */
-static void la__panel_radii(const la_data_config *c, la_rng *rng,
-                            la_real *P) {
-  int d = c->d, n1 = c->n + 1, i, j, l;
-  size_t row = (size_t)n1 * LA_W;
-  for (j = 0; j < n1; ++j)
-    for (l = 0; l < LA_W; ++l) {
-      la_real *x = P + (size_t)j * LA_W + l;
-      double s = 0, f;
-      for (i = 0; i < d; ++i) s += (double)x[i * row] * x[i * row];
-      f = c->covariates == LA_X_GAMMA_SPHERE
-              ? la__gamma(rng, c->gamma_shape, c->gamma_scale)
-              : 1.0;
-      if (s > 0) {
-        f = sqrt(s / f); /* a division, as in la_rng_sphere */
-        for (i = 0; i < d; ++i) x[i * row] = (la_real)(x[i * row] / f);
-      } else {
-        x[0] = (la_real)sqrt(f);
-      }
+#if LA__PRNG_LANES_IEEE
+/* A few more operations on the la_real lanes of a panel: exact square
+   root and division (IEEE on these lanes), and whether any lane is 0. */
+#if LA__SIMD == LINATTN_AVX2 && !defined(LINATTN_DOUBLE)
+#define la__vsqrt _mm256_sqrt_ps
+#define la__vdiv _mm256_div_ps
+#define la__vloadf _mm256_loadu_ps
+LA__INLINE int la__vany_zero(la__vec v) {
+  return _mm256_movemask_ps(_mm256_cmp_ps(v, _mm256_setzero_ps(), _CMP_EQ_OQ));
+}
+#elif LA__SIMD == LINATTN_AVX2
+#define la__vsqrt _mm256_sqrt_pd
+#define la__vdiv _mm256_div_pd
+#define la__vloadf(p) _mm256_cvtps_pd(_mm_loadu_ps(p))
+LA__INLINE int la__vany_zero(la__vec v) {
+  return _mm256_movemask_pd(_mm256_cmp_pd(v, _mm256_setzero_pd(), _CMP_EQ_OQ));
+}
+#elif !defined(LINATTN_DOUBLE)
+LA__INLINE la__vec la__vsqrt(la__vec x) {
+  la__vec v; v.lo = vsqrtq_f32(x.lo); v.hi = vsqrtq_f32(x.hi); return v;
+}
+LA__INLINE la__vec la__vdiv(la__vec x, la__vec y) {
+  la__vec v; v.lo = vdivq_f32(x.lo, y.lo); v.hi = vdivq_f32(x.hi, y.hi);
+  return v;
+}
+#define la__vloadf la__vload
+LA__INLINE int la__vany_zero(la__vec v) {
+  return vmaxvq_u32(vorrq_u32(vceqzq_f32(v.lo), vceqzq_f32(v.hi))) != 0;
+}
+#else
+LA__INLINE la__vec la__vsqrt(la__vec x) {
+  la__vec v; v.a = vsqrtq_f64(x.a); v.b = vsqrtq_f64(x.b); return v;
+}
+LA__INLINE la__vec la__vdiv(la__vec x, la__vec y) {
+  la__vec v; v.a = vdivq_f64(x.a, y.a); v.b = vdivq_f64(x.b, y.b); return v;
+}
+LA__INLINE la__vec la__vloadf(const float *p) {
+  la__vec v; v.a = vcvt_f64_f32(vld1_f32(p)); v.b = vcvt_f64_f32(vld1_f32(p + 2));
+  return v;
+}
+LA__INLINE int la__vany_zero(la__vec v) {
+  return vmaxvq_u32(vreinterpretq_u32_u64(
+             vorrq_u64(vceqzq_f64(v.a), vceqzq_f64(v.b)))) != 0;
+}
+#endif
+#endif
+
+#ifdef LINATTN_DOUBLE
+#define LA__SQRT(x) sqrt(x)
+#else
+#define LA__SQRT(x) sqrtf(x)
+#endif
+
+/* Tokens j < nt of x (coordinates row apart, lanes innermost) scaled to
+   the unit sphere, then to their radii b sqrt(s1) (la__gamma_radius; 1
+   and 1 on the sphere), entry (j, lane) of s1 and b at j LA_W + lane:
+   x (sqrt(s1/|x|^2) b), one division and one square root per token. The
+   factor is radius/|x|, below 3.4e38 since a nonzero normal is at least
+   5e-13 and la_data_init holds radii below 1e25. |x|^2 is summed with
+   fused multiply-adds. An all-zero token becomes (b sqrt(s1), 0, .., 0). */
+/* One token lane by lane (the vector path's operations, in order). */
+static void la__unit_scale1(int d, size_t row, la_real *xj, const float *sj,
+                            const float *bj) {
+  int i, l;
+  for (l = 0; l < LA_W; ++l) {
+    la_real ss = xj[l] * xj[l], ws;
+    for (i = 1; i < d; ++i) ss = LA__FMA(xj[i * row + l], xj[i * row + l], ss);
+    if (ss > 0) {
+      ws = LA__SQRT((la_real)sj[l] / ss) * (la_real)bj[l];
+      for (i = 0; i < d; ++i) xj[i * row + l] = xj[i * row + l] * ws;
+    } else { /* every normal exactly 0 (chance 2^-25 at d = 1) */
+      xj[l] = (la_real)bj[l] * LA__SQRT((la_real)sj[l]);
     }
+  }
+}
+
+static void la__unit_scale(int d, size_t row, la_real *x, int nt,
+                           const float *s1, const float *b) {
+  int j = 0;
+#if LA__PRNG_LANES_IEEE
+  /* two tokens at a time: twice the work between loop tests */
+  for (; j + 1 < nt; j += 2) {
+    la_real *xj = x + (size_t)j * LA_W;
+    const float *sj = s1 + (size_t)j * LA_W, *bj = b + (size_t)j * LA_W;
+    la__vec s = la__vmul(la__vloadu(xj), la__vloadu(xj)), w;
+    la__vec t = la__vmul(la__vloadu(xj + LA_W), la__vloadu(xj + LA_W)), v;
+    int i;
+    LA__UNROLL4
+    for (i = 1; i < d; ++i) {
+      la__vec xa = la__vloadu(xj + i * row), xb = la__vloadu(xj + i * row + LA_W);
+      s = la__vfma(s, xa, xa);
+      t = la__vfma(t, xb, xb);
+    }
+    if (la__vany_zero(s) || la__vany_zero(t)) {
+      la__unit_scale1(d, row, xj, sj, bj);
+      la__unit_scale1(d, row, xj + LA_W, sj + LA_W, bj + LA_W);
+      continue;
+    }
+    w = la__vmul(la__vsqrt(la__vdiv(la__vloadf(sj), s)), la__vloadf(bj));
+    v = la__vmul(la__vsqrt(la__vdiv(la__vloadf(sj + LA_W), t)),
+                 la__vloadf(bj + LA_W));
+    LA__UNROLL4
+    for (i = 0; i < d; ++i) {
+      la__vstoreu(xj + i * row, la__vmul(la__vloadu(xj + i * row), w));
+      la__vstoreu(xj + i * row + LA_W,
+                  la__vmul(la__vloadu(xj + i * row + LA_W), v));
+    }
+  }
+  if (j < nt) { /* the last of an odd count */
+    la_real *xj = x + (size_t)j * LA_W;
+    const float *sj = s1 + (size_t)j * LA_W, *bj = b + (size_t)j * LA_W;
+    la__vec s = la__vmul(la__vloadu(xj), la__vloadu(xj)), w;
+    int i;
+    for (i = 1; i < d; ++i) {
+      la__vec xa = la__vloadu(xj + i * row);
+      s = la__vfma(s, xa, xa);
+    }
+    if (!la__vany_zero(s)) {
+      w = la__vmul(la__vsqrt(la__vdiv(la__vloadf(sj), s)), la__vloadf(bj));
+      for (i = 0; i < d; ++i)
+        la__vstoreu(xj + i * row, la__vmul(la__vloadu(xj + i * row), w));
+      ++j;
+    }
+  }
+#endif
+  for (; j < nt; ++j)
+    la__unit_scale1(d, row, x + (size_t)j * LA_W, s1 + (size_t)j * LA_W,
+                    b + (size_t)j * LA_W);
+}
+
+/* Tokens whose radii are drawn at a time: the panel's draws are those of
+   one run whatever the piece (a piece ends where its last variate's
+   block does). */
+#define LA__RPIECE 32
+
+/* x0 of LA_X_SPHERE and LA_X_GAMMA_SPHERE (gr NULL: the sphere): each
+   token's normals scaled to the unit sphere, then to its radius, 1 or
+   sqrt(g) with g the Gamma run's next variate, token by token, lane by
+   lane. */
+LA__NOINLINE void la__panel_radii(const la_data_config *c, la__grun *gr,
+                                 la_real *P) {
+  enum { R = LA__RPIECE * LA_W };
+  int n1 = c->n + 1, j0, nt, i;
+  size_t row = (size_t)n1 * LA_W;
+  float s1[R + 8], b[R + 8]; /* room for a quad packed whole */
+  if (!gr)
+    for (i = 0; i < R; ++i) s1[i] = b[i] = 1;
+  for (j0 = 0; j0 < n1; j0 += LA__RPIECE) {
+    nt = n1 - j0 < LA__RPIECE ? n1 - j0 : LA__RPIECE;
+    if (gr) la__grun_fill(gr, (size_t)nt * LA_W, s1, b);
+    la__unit_scale(c->d, row, P + (size_t)j0 * LA_W, nt, s1, b);
+  }
 }
 
 /* The target network on the token at x (stride row): out (d x LA_W). */
@@ -3220,14 +3863,14 @@ static void la__panel_labels(const la_data *g, const la_real *w, la_real *P,
 }
 
 /* Label noise, every label and y_q; in chunks that keep block alignment. */
-static void la__panel_noise(const la_data_config *c, la_rng *rng, la_real *P,
-                            la_real *yq, la_real *t) {
+static void la__panel_noise(const la_data_config *c, la__draws *dr,
+                            la_real *P, la_real *yq, la_real *t) {
   int d = c->d, n1 = c->n + 1, j, l, j0, jn;
   la_real sd = (la_real)c->noise_std;
   la_real *y = P + (size_t)d * n1 * LA_W;
   for (j0 = 0; j0 < n1; j0 += LA_MAX_D) {
     jn = n1 - j0 < LA_MAX_D ? n1 - j0 : LA_MAX_D;
-    la__fill_normals(rng, (size_t)jn * LA_W, t);
+    la__draw(dr, (size_t)jn * LA_W, t, 0);
     for (j = 0; j < jn; ++j)
       for (l = 0; l < LA_W; ++l) {
         la_real e = sd * t[j * LA_W + l];
@@ -3239,8 +3882,8 @@ static void la__panel_noise(const la_data_config *c, la_rng *rng, la_real *P,
 
 /* A panel's draws; `drawn`: its covariates and w* are already in P, where
    la_data_sample drew every panel's in one run (see there). */
-static void la__sample_panel(const la_data *g, la_rng *rng, la_real *P,
-                             la_real *yq, int drawn) {
+static void la__sample_panel(const la_data *g, la__draws *dr, la__grun *gr,
+                             la_real *P, la_real *yq, int drawn) {
   const la_data_config *c = &g->cfg;
   int d = c->d, n1 = c->n + 1, i, j, l;
   size_t row = (size_t)n1 * LA_W;
@@ -3250,8 +3893,8 @@ static void la__sample_panel(const la_data *g, la_rng *rng, la_real *P,
      draw the same normals */
   if (d <= n1) { /* the label row past w* is scratch until the labels */
     if (!drawn)
-      la__fill_normals_room(rng, (size_t)d * row + (size_t)d * LA_W, P,
-                            row - (size_t)d * LA_W);
+      la__draw(dr, (size_t)d * row + (size_t)d * LA_W, P,
+               row - (size_t)d * LA_W);
 #if LA__PRNG_LANES_IEEE /* a few vectors: cheaper than a call */
     for (i = 0; i < d; ++i)
       la__vstoreu(w + i * LA_W, la__vloadu(P + (size_t)d * row + i * LA_W));
@@ -3259,14 +3902,14 @@ static void la__sample_panel(const la_data *g, la_rng *rng, la_real *P,
     memcpy(w, P + (size_t)d * row, sizeof(la_real) * d * LA_W);
 #endif
   } else {
-    la__fill_normals(rng, (size_t)d * row, P);
-    la__fill_normals(rng, (size_t)d * LA_W, w);
+    la__draw(dr, (size_t)d * row, P, 0);
+    la__draw(dr, (size_t)d * LA_W, w, 0);
   }
   if (g->winv) {
     memcpy(t, w, sizeof(la_real) * d * LA_W);
     la__panel_matvec(d, g->winv, 0, t, w, LA_W);
   }
-  if (c->covariates != LA_X_GAUSSIAN) la__panel_radii(c, rng, P);
+  if (c->covariates != LA_X_GAUSSIAN) la__panel_radii(c, gr, P);
   if (g->chol)
     for (j = 0; j < n1; ++j) {
       for (i = 0; i < d; ++i)
@@ -3275,12 +3918,14 @@ static void la__sample_panel(const la_data *g, la_rng *rng, la_real *P,
       la__panel_matvec(d, g->chol, 1, t, P + (size_t)j * LA_W, row);
     }
   la__panel_labels(g, w, P, yq, t, hid);
-  if (c->noise_std > 0) la__panel_noise(c, rng, P, yq, t);
+  if (c->noise_std > 0) la__panel_noise(c, dr, P, yq, t);
 }
 
 LINATTN_DEF int la_data_sample(const la_data *g, la_rng *rng, la_batch *b) {
-  int p, np, pad, e, l, drawn;
+  int p, np, pad, e, l, drawn, gam;
   size_t pr;
+  la__draws dr;
+  la__grun gr;
   if (!g || !rng || !b || !b->z || !b->y) return LA_ENULL;
   if (g->cfg.d <= 0 || g->cfg.d > LA_MAX_D || g->cfg.n <= 0 ||
       g->cfg.n > LA_MAX_N || b->count <= 0 ||
@@ -3292,16 +3937,41 @@ LINATTN_DEF int la_data_sample(const la_data *g, la_rng *rng, la_batch *b) {
     return LA_ENULL; /* a generator that was never initialized */
   np = la_panels(b->count);
   pr = (size_t)(b->d + 1) * (b->n + 1) * LA_W;
-  /* Gaussian covariates and no label noise: a panel draws nothing after
-     its one fill of x and w*, so the panels' fills follow one another in
-     the stream and are drawn as one run */
-  drawn = g->cfg.covariates == LA_X_GAUSSIAN && !(g->cfg.noise_std > 0) &&
-          b->d <= b->n + 1;
-  if (drawn)
+  /* Gamma radii: the normals from the even superblocks of 32 blocks, the
+     Gamma tries from the odd ones (one run for the whole batch) */
+  gam = g->cfg.covariates == LA_X_GAMMA_SPHERE;
+  dr.rng = rng;
+  dr.base = (rng->counter + 3) >> 2;
+  dr.vm = 0;
+  dr.split = gam;
+  if (gam) {
+    la__gpar gp;
+    la__gpar_init(&gp, g->cfg.gamma_shape, g->cfg.gamma_scale);
+    la__grun_init(&gr, &gp, rng, dr.base, 1);
+  }
+  /* no label noise: a panel draws nothing from the normals after its one
+     fill of x and w*, so the panels' fills follow one another and are
+     drawn as one run */
+  drawn = !(g->cfg.noise_std > 0) && b->d <= b->n + 1;
+  if (drawn && !gam) {
     la__fill_normals_strided(rng, (size_t)b->d * (b->n + 2) * LA_W,
                              (size_t)np, b->z, pr);
+    dr.vm = (rng->counter >> 2) - dr.base;
+  } else if (drawn) {
+    la__draw_split(&dr, (size_t)b->d * (b->n + 2) * LA_W, (size_t)np, b->z,
+                   pr);
+  }
   for (p = 0; p < np; ++p)
-    la__sample_panel(g, rng, b->z + p * pr, b->y + (size_t)p * LA_W, drawn);
+    la__sample_panel(g, &dr, gam ? &gr : NULL, b->z + p * pr,
+                     b->y + (size_t)p * LA_W, drawn);
+  { /* the stream moves past the last block either run used */
+    uint64_t end = dr.vm ? la__draws_blk(&dr, dr.vm - 1) + 1 : dr.base;
+    if (gam && gr.end) {
+      uint64_t ge = la__grun_blk(&gr, gr.end - 1) + 1;
+      if (ge > end) end = ge;
+    }
+    rng->counter = end << 2;
+  }
   pad = np * LA_W - b->count; /* padding lanes stay zero */
   for (l = LA_W - pad; l < LA_W; ++l) {
     for (e = 0; e < (b->d + 1) * (b->n + 1); ++e)

@@ -289,19 +289,17 @@ static void tp_rng(la_t *t) {
     LA_CHECK(t, badpos == 0, "%d stream positions differ", badpos);
   }
 
-  LA_TEST(t, "prompts: in-house double log and exp against libm") {
+  LA_TEST(t, "prompts: in-house double exp against libm") {
     int i, bad = 0;
     for (i = -2000; i <= 2000; ++i) {
-      double x = pow(2.0, i * 0.5) * (1 + 0.37 * ((i * 7919) % 13) / 13.0);
       double e = i * 0.37, ref = exp(e);
-      if (fabs(la__log(x) - log(x)) > 4e-16 * fabs(log(x)) + 1e-300) ++bad;
       if (e > -700 && fabs(la__exp(e) - ref) > 4e-16 * ref) ++bad;
     }
     LA_CHECK(t, bad == 0, "%d values beyond 2 ulp", bad);
     LA_CHECK(t, la__exp(-800) == 0 && la__exp(-740) > 0 &&
                     fabs(la__exp(-740) / exp(-740) - 1) < 1e-3,
              "underflow");
-    LA_CHECK(t, la__log(1.0) == 0, "log 1");
+    LA_CHECK(t, la__exp(0) == 1, "exp 0");
   }
 
   LA_TEST(t, "prompts: uniform moments and quantiles") {
