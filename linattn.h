@@ -3384,6 +3384,17 @@ LINATTN_DEF int la_data_preset(la_data_config *cfg, int setting) {
   return LA_OK;
 }
 
+/* The largest radius la_data_sample can give with Gamma radii: every
+   normal is within 6.57 (the generator's cut), so t = c x within 6.57 c
+   and the radius sqrt(theta d) (1 + t)^(3/2) U^(1/(2k)) within
+   sqrt(theta d) (1 + 6.57 c)^(3/2). */
+static double la__radius_max(const la_data_config *c) {
+  double d = (c->gamma_shape < 1 ? c->gamma_shape + 1 : c->gamma_shape) -
+             1.0 / 3.0;
+  double s1 = 1 + 6.57 / sqrt(9 * d);
+  return sqrt(c->gamma_scale * d) * s1 * sqrt(s1);
+}
+
 /* cfg with defaults filled in, or the status of its first bad field. */
 static int la__data_resolve(const la_data_config *in, la_data_config *c) {
   *c = *in;
@@ -3404,6 +3415,8 @@ static int la__data_resolve(const la_data_config *in, la_data_config *c) {
     if (!isfinite(c->gamma_shape) || !isfinite(c->gamma_scale))
       return LA_ENONFINITE;
     if (c->gamma_shape < 0 || c->gamma_scale < 0) return LA_ERANGE;
+    /* the radius is formed in float, and divided by |x| >= 5e-13 */
+    if (!(la__radius_max(c) <= 1e25)) return LA_ERANGE;
   }
   if (!isfinite(c->noise_std)) return LA_ENONFINITE;
   /* beyond la_real's range every label would come out infinite */
@@ -3535,6 +3548,41 @@ static void la__data_net(const la_data_config *c, uint64_t seed,
     net[i] = (la_real)((2.0 * la_rng_uniform(&r) - 1.0) * a2);
 }
 
+/* sqrt of the sum of squares of n entries (in double: no overflow) */
+static double la__frob(int n, const la_real *a) {
+  double s = 0;
+  int i;
+  for (i = 0; i < n; ++i) s += (double)a[i] * a[i];
+  return sqrt(s);
+}
+
+/* Whether every value la_data_sample can write is finite: bounds on the
+   norms of x (|x0| within 6.57 sqrt(d), 1, or la__radius_max; times
+   ||chol||), w* (6.57 sqrt(d) ||winv||), the target network's hidden
+   units and features, and the labels with their noise (6.57 noise_std),
+   each with a margin of 4 for the rounding of the sums. LA_ERANGE if one
+   could pass la_real's largest value. */
+static int la__data_bounds(const la_data_config *c, const la_real *chol,
+                           const la_real *winv, const la_real *net) {
+  const double z = 6.57, big = LA__REAL_MAX / 4;
+  int d = c->d, h = c->net_hidden;
+  double x, w, f, y;
+  x = c->covariates == LA_X_GAMMA_SPHERE ? la__radius_max(c)
+      : c->covariates == LA_X_SPHERE     ? 1.0
+                                         : z * sqrt((double)d);
+  if (chol) x *= la__frob(d * d, chol);
+  w = z * sqrt((double)d) * (winv ? la__frob(d * d, winv) : 1.0);
+  f = x;
+  if (net) {
+    double hid = la__frob(h * d, net) * x + la__frob(h, net + h * d);
+    if (!(hid <= big)) return LA_ERANGE;
+    f = la__frob(d * h, net + h * d + h) * hid +
+        la__frob(d, net + 2 * h * d + h);
+  }
+  y = w * f + c->noise_std * z;
+  return x <= big && w <= big && f <= big && y <= big ? LA_OK : LA_ERANGE;
+}
+
 static unsigned char *la__align_up(unsigned char *p) {
   return p + (LA_ALIGN - (size_t)((uintptr_t)p % LA_ALIGN)) % LA_ALIGN;
 }
@@ -3562,6 +3610,8 @@ LINATTN_DEF int la_data_init(la_data *g, const la_data_config *cfg,
     if (st) return st;
   }
   if (net) la__data_net(&c, seed, net);
+  st = la__data_bounds(&c, chol, winv, net);
+  if (st) return st;
   c.sigma_matrix = NULL;
   g->cfg = c;
   g->chol = chol;
