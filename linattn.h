@@ -1318,7 +1318,8 @@ enum {
   LA_TYPE_RCOND = 14,      /* la_rcond */
   LA_TYPE_GRAD_NOISE_CONFIG = 15, /* la_grad_noise_config */
   LA_TYPE_NOISE_CONFIG = 16, /* la_noise_config */
-  LA_TYPE_NOISE_STATS = 17 /* la_noise_stats */
+  LA_TYPE_NOISE_STATS = 17, /* la_noise_stats */
+  LA_TYPE_RUN_ENV = 18     /* la_run_env */
 };
 LINATTN_DEF size_t la_sizeof(int type);
 /* A run's objects (NULL for a NULL run): its trainer, model and data. */
@@ -8294,6 +8295,7 @@ LINATTN_DEF size_t la_sizeof(int type) {
   case LA_TYPE_GRAD_NOISE_CONFIG: return sizeof(la_grad_noise_config);
   case LA_TYPE_NOISE_CONFIG: return sizeof(la_noise_config);
   case LA_TYPE_NOISE_STATS: return sizeof(la_noise_stats);
+  case LA_TYPE_RUN_ENV: return sizeof(la_run_env);
   default: return 0;
   }
 }

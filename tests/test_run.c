@@ -819,12 +819,13 @@ static void test_run_foreign(la_t *t) {
                 {LA_TYPE_RCOND, sizeof(la_rcond)},
                 {LA_TYPE_GRAD_NOISE_CONFIG, sizeof(la_grad_noise_config)},
                 {LA_TYPE_NOISE_CONFIG, sizeof(la_noise_config)},
-                {LA_TYPE_NOISE_STATS, sizeof(la_noise_stats)}};
+                {LA_TYPE_NOISE_STATS, sizeof(la_noise_stats)},
+                {LA_TYPE_RUN_ENV, sizeof(la_run_env)}};
     size_t i;
     for (i = 0; i < sizeof want / sizeof want[0]; ++i)
       LA_CHECK(t, la_sizeof(want[i].type) == want[i].size, "type %d: %lu", want[i].type,
                (unsigned long)la_sizeof(want[i].type));
-    LA_CHECK(t, la_sizeof(-1) == 0 && la_sizeof(18) == 0, "unknown types");
+    LA_CHECK(t, la_sizeof(-1) == 0 && la_sizeof(19) == 0, "unknown types");
   }
 
   LA_TEST(t, "run: accessors reach the run's objects, theta, step, eval batch") {
