@@ -100,17 +100,14 @@ def _desc(p, at, end, fields):
             raise _fail("LA_EFORMAT", "a field of the description runs past its end")
         key = p[at + 1:at + 1 + k].decode("latin-1")
         kind = p[at + 1 + k]
-        if kind >= len(KINDS):
-            raise _fail("LA_EFORMAT", "field %r has no kind %d" % (key, kind))
+        if table is not None and key not in table:
+            raise _fail("LA_EVERSION", "field %r, unknown to this build (a later "
+                                       "version's)" % key)
         if key in run:
             raise _fail("LA_EFORMAT", "field %r is there twice" % key)
-        if table is not None:
-            if key not in table:
-                raise _fail("LA_EVERSION", "field %r, unknown to this build (a later "
-                                           "version's)" % key)
-            if table[key].kind != KINDS[kind]:
-                raise _fail("LA_EFORMAT", "field %r is of kind %s, not %s"
-                            % (key, KINDS[kind], table[key].kind))
+        if kind >= len(KINDS) or (table is not None and table[key].kind != KINDS[kind]):
+            raise _fail("LA_EFORMAT", "field %r has kind %d%s" % (
+                key, kind, "" if table is None else ", not %s's" % table[key].kind))
         at += 2 + k
         if KINDS[kind] == "optimizer":
             nl = p[at] if at < end else 0
