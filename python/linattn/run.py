@@ -219,8 +219,11 @@ class Run:
 
     # ------------------------------------------------------------ measurements
     def _at(self, theta, batch):
-        return (self.theta if theta is None else theta,
-                self.diag_batch() if batch is None else batch)
+        if batch is None:
+            if getattr(self, "_diag", None) is None:
+                self._diag = self.diag_batch()  # fixed: drawn once
+            batch = self._diag
+        return self.theta if theta is None else theta, batch
 
     def hessian_eigs(self, k=10, batch=None, theta=None, **kw):
         """Model.hessian_eigs at the run's theta (or theta), on the
