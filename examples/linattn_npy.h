@@ -17,6 +17,7 @@
 /* The header of a float64 array of `rows` rows of `cols` numbers (cols 0:
    a vector of `rows` numbers). */
 static void npy_header(unsigned char *h, long rows, long cols) {
+  static const unsigned char magic[8] = {0x93, 'N', 'U', 'M', 'P', 'Y', 1, 0};
   char dict[NPY_HEAD];
   int len;
   if (cols > 0)
@@ -26,7 +27,8 @@ static void npy_header(unsigned char *h, long rows, long cols) {
   else
     len = snprintf(dict, sizeof dict,
                    "{'descr': '<f8', 'fortran_order': False, 'shape': (%ld,), }", rows);
-  memcpy(h, "\x93NUMPY\x01\x00", 8);
+  if (len < 0) len = 0; /* snprintf failed: an empty dict, which numpy refuses */
+  memcpy(h, magic, 8); /* the magic, then version 1.0 */
   h[8] = (unsigned char)((NPY_HEAD - 10) & 0xff); /* the dict's length, u16 */
   h[9] = (unsigned char)((NPY_HEAD - 10) >> 8);
   memset(h + 10, ' ', NPY_HEAD - 10);
