@@ -23,7 +23,6 @@ from .run import HISTORY_KEYS, GradNoise, Record, Run
 
 
 def _version():
-    import os
     import re
     from . import _build
     try:

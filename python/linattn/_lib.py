@@ -6,7 +6,7 @@ blocks of la_sizeof bytes."""
 import ctypes
 import os
 import threading
-from ctypes import (CFUNCTYPE, POINTER, Structure, byref, c_char_p, c_double,
+from ctypes import (CFUNCTYPE, POINTER, Structure, c_char_p, c_double,
                     c_float, c_int, c_long, c_size_t, c_uint, c_uint64, c_void_p)
 
 import numpy as np
@@ -286,4 +286,4 @@ def lib_of(precision_or_lib):
     return library(precision_or_lib)
 
 
-__all__ = ["Library", "library", "default_precision", "byref"]
+__all__ = ["Library", "library", "default_precision"]

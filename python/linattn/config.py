@@ -294,8 +294,14 @@ def _copy_field(src, dst, f):
         dst._lib.la_run_field_set(dst._buf, f._row, v.value)
 
 
-def config_from_buffer(lib, buf):
-    """A RunConfig holding a copy of la_run_config bytes."""
+def config_in(lib, cfg):
+    """A copy of cfg for library lib: its bytes when cfg is lib's, else
+    field by field through the table (the two builds' layouts need not
+    agree)."""
     c = RunConfig(None, precision=lib)
-    memmove(c._buf, buf, sizeof(c._buf))
+    if cfg._lib is lib:
+        memmove(c._buf, cfg._buf, sizeof(c._buf))
+    else:
+        for k in cfg.keys():
+            c._set_raw(k, cfg["opt"] if k == "opt" else cfg.raw(k))
     return c

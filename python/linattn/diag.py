@@ -2,7 +2,7 @@
 stochastic Lanczos quadrature, the papers' robust condition numbers, and
 the summary of gradient-noise samples."""
 import warnings
-from ctypes import POINTER, byref, c_double
+from ctypes import byref, c_double
 
 import numpy as np
 

@@ -1,7 +1,7 @@
 """Prompts and the model: batches from numpy arrays, loss, gradient,
 Hessian-vector products and the Hessian's measurements at any theta."""
 import weakref
-from ctypes import POINTER, byref, c_double, c_int
+from ctypes import byref, c_double, c_int
 
 import numpy as np
 

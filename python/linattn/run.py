@@ -4,12 +4,12 @@ import ctypes
 import math
 import os
 import weakref
-from ctypes import POINTER, byref, c_double, c_long, c_size_t
+from ctypes import POINTER, byref, c_double, c_size_t
 
 import numpy as np
 
 from . import _lib
-from .config import RunConfig, config_from_buffer
+from .config import RunConfig, config_in
 from .diag import noise_summary
 from .model import Batch, Model, Rng
 
@@ -72,7 +72,7 @@ class Run:
     def __init__(self, config="1", precision=None, **fields):
         if isinstance(config, RunConfig):
             lib = _lib.lib_of(precision) if precision else config._lib
-            cfg = config_from_buffer(lib, config._buf)
+            cfg = config_in(lib, config)
             cfg.update(fields)
         else:
             opt = fields.pop("opt", None)

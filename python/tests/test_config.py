@@ -1,6 +1,5 @@
 """Run descriptions through the header's field table: every field by key,
 presets, resolution, errors with the status's name."""
-import os
 import unittest
 
 from helpers import TempDir, cli, jsonl, linattn, need_cli

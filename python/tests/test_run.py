@@ -75,6 +75,15 @@ class Training(unittest.TestCase):
             run.train(3)
             self.assertEqual(run.theta.dtype, np.float32 if p == "float" else np.float64)
             self.assertEqual(run.precision, p)
+        # one description, both precisions: the same run, its theta at the
+        # start equal to float's rounding (the batches differ: LA_W prompts
+        # a panel is 8 or 4)
+        cfg = linattn.RunConfig("1", opt="sgd", beta1=None, steps=5, batch=32,
+                                precision="float")
+        f, d = linattn.Run(cfg), linattn.Run(cfg, precision="double")
+        self.assertEqual(d.config, cfg.resolve())
+        self.assertEqual(d.config.to_dict(), f.config.to_dict())
+        np.testing.assert_allclose(f.theta, d.theta, rtol=2 ** -23)
 
 
 class Checkpoints(TempDir):
