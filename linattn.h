@@ -297,6 +297,9 @@ enum {
 LINATTN_DEF int la_version(void); /* LINATTN_VERSION_NUMBER of the build */
 LINATTN_DEF const char *la_version_string(void);
 LINATTN_DEF const char *la_status_str(int status);
+/* The status's name as the enum above spells it ("LA_ERANGE"); "" for a
+   value that is not a status. For messages and foreign callers. */
+LINATTN_DEF const char *la_status_name(int status);
 LINATTN_DEF int la_backend(void); /* LINATTN_SCALAR, _AVX2 or _NEON */
 LINATTN_DEF const char *la_backend_name(void);
 
@@ -1574,6 +1577,48 @@ LINATTN_DEF int la_run_resume(la_run *r, const char *path,
                               const la_run_field **differs);
 #endif
 
+/* ------------------------------------------------------ foreign callers */
+/* For programs that reach the library through a foreign-function interface
+   (Python's ctypes, Julia's ccall, ...) and so cannot see the structs. The
+   run's structs (la_run_config, la_model, la_data, la_trainer, la_run) grow
+   as the model and the trainer do: such a caller holds them as opaque
+   blocks of la_sizeof bytes, reaches their members through the functions
+   below and the run-field table, and mirrors only the small structs it
+   passes by value, checking their sizes here. la_sizeof is 0 for an
+   unknown type. */
+enum {
+  LA_TYPE_REAL = 0,        /* la_real: 4 (float) or 8 (LINATTN_DOUBLE) */
+  LA_TYPE_RUN_CONFIG = 1,  /* la_run_config */
+  LA_TYPE_RUN = 2,         /* la_run */
+  LA_TYPE_MODEL = 3,       /* la_model */
+  LA_TYPE_DATA = 4,        /* la_data */
+  LA_TYPE_TRAINER = 5,     /* la_trainer */
+  LA_TYPE_BATCH = 6,       /* la_batch */
+  LA_TYPE_RNG = 7,         /* la_rng */
+  LA_TYPE_RUN_FIELD = 8,   /* la_run_field */
+  LA_TYPE_TRAIN_RECORD = 9, /* la_train_record */
+  LA_TYPE_EIG_OUT = 10,    /* la_eig_out */
+  LA_TYPE_LANCZOS_CONFIG = 11, /* la_lanczos_config */
+  LA_TYPE_SLQ_CONFIG = 12, /* la_slq_config */
+  LA_TYPE_RCOND_CONFIG = 13, /* la_rcond_config */
+  LA_TYPE_RCOND = 14,      /* la_rcond */
+  LA_TYPE_GRAD_NOISE_CONFIG = 15, /* la_grad_noise_config */
+  LA_TYPE_NOISE_CONFIG = 16, /* la_noise_config */
+  LA_TYPE_NOISE_STATS = 17, /* la_noise_stats */
+  LA_TYPE_RUN_ENV = 18     /* la_run_env */
+};
+LINATTN_DEF size_t la_sizeof(int type);
+/* A run's objects (NULL for a NULL run): its trainer, model and data. */
+LINATTN_DEF la_trainer *la_run_trainer(la_run *r);
+LINATTN_DEF const la_model *la_run_model(const la_run *r);
+LINATTN_DEF const la_data *la_run_data(const la_run *r);
+/* The run's theta, in place (*n, which may be NULL, its length), its steps
+   taken, and its evaluation batch (the one la_trainer_eval uses; drawn
+   whatever eval_every says). */
+LINATTN_DEF la_real *la_run_theta(la_run *r, int *n);
+LINATTN_DEF long la_run_step(const la_run *r);
+LINATTN_DEF const la_batch *la_run_eval_batch(const la_run *r);
+
 
 #ifdef __cplusplus
 }
@@ -1720,27 +1765,44 @@ LINATTN_DEF const char *la_version_string(void) {
       LINATTN_VERSION_MINOR) "." LA__STR(LINATTN_VERSION_PATCH);
 }
 
+/* Every status: its code, its name, its message (one row each). */
+static const struct {
+  int status;
+  const char *name, *message;
+} la__statuses[] = {
+    {LA_OK, "LA_OK", "ok"},
+    {LA_ENULL, "LA_ENULL", "a required pointer is null"},
+    {LA_EDIM, "LA_EDIM", "a dimension is zero, negative or beyond its limit"},
+    {LA_EOVERFLOW, "LA_EOVERFLOW", "a size computation would overflow"},
+    {LA_EWORKSPACE, "LA_EWORKSPACE", "the workspace is too small"},
+    {LA_ENOMEM, "LA_ENOMEM", "out of memory"},
+    {LA_ERANGE, "LA_ERANGE", "a configuration value is out of range"},
+    {LA_ENONFINITE, "LA_ENONFINITE", "a NaN or infinity in the input"},
+    {LA_ENOTSPD, "LA_ENOTSPD", "the matrix is not symmetric positive definite"},
+    {LA_EDIVERGED, "LA_EDIVERGED", "the loss or gradient became NaN or infinite"},
+    {LA_EIO, "LA_EIO", "reading or writing a file failed"},
+    {LA_EFORMAT, "LA_EFORMAT", "the file is not in the expected format"},
+    {LA_EVERSION, "LA_EVERSION", "the file has an unsupported format version"},
+    {LA_ECHECKSUM, "LA_ECHECKSUM", "the file's checksum does not match"},
+    {LA_ESHAPE, "LA_ESHAPE", "the shape does not match"},
+    {LA_ENOCONVERGE, "LA_ENOCONVERGE", "the iteration did not converge"},
+    {LA_EUNSUPPORTED, "LA_EUNSUPPORTED", "not supported by this build"}};
+
+static int la__status_row(int status) {
+  int i, n = (int)(sizeof la__statuses / sizeof la__statuses[0]);
+  for (i = 0; i < n; ++i)
+    if (la__statuses[i].status == status) return i;
+  return -1;
+}
+
 LINATTN_DEF const char *la_status_str(int status) {
-  switch (status) {
-  case LA_OK: return "ok";
-  case LA_ENULL: return "a required pointer is null";
-  case LA_EDIM: return "a dimension is zero, negative or beyond its limit";
-  case LA_EOVERFLOW: return "a size computation would overflow";
-  case LA_EWORKSPACE: return "the workspace is too small";
-  case LA_ENOMEM: return "out of memory";
-  case LA_ERANGE: return "a configuration value is out of range";
-  case LA_ENONFINITE: return "a NaN or infinity in the input";
-  case LA_ENOTSPD: return "the matrix is not symmetric positive definite";
-  case LA_EDIVERGED: return "the loss or gradient became NaN or infinite";
-  case LA_EIO: return "reading or writing a file failed";
-  case LA_EFORMAT: return "the file is not in the expected format";
-  case LA_EVERSION: return "the file has an unsupported format version";
-  case LA_ECHECKSUM: return "the file's checksum does not match";
-  case LA_ESHAPE: return "the shape does not match";
-  case LA_ENOCONVERGE: return "the iteration did not converge";
-  case LA_EUNSUPPORTED: return "not supported by this build";
-  default: return "unknown status";
-  }
+  int i = la__status_row(status);
+  return i < 0 ? "unknown status" : la__statuses[i].message;
+}
+
+LINATTN_DEF const char *la_status_name(int status) {
+  int i = la__status_row(status);
+  return i < 0 ? "" : la__statuses[i].name;
 }
 
 LINATTN_DEF int la_backend(void) { return LA__SIMD; }
@@ -10862,6 +10924,51 @@ LINATTN_DEF int la_run_resume(la_run *r, const char *path,
   return st;
 }
 #endif
+
+/* ------------------------------------------------------ foreign callers */
+
+LINATTN_DEF size_t la_sizeof(int type) {
+  switch (type) {
+  case LA_TYPE_REAL: return sizeof(la_real);
+  case LA_TYPE_RUN_CONFIG: return sizeof(la_run_config);
+  case LA_TYPE_RUN: return sizeof(la_run);
+  case LA_TYPE_MODEL: return sizeof(la_model);
+  case LA_TYPE_DATA: return sizeof(la_data);
+  case LA_TYPE_TRAINER: return sizeof(la_trainer);
+  case LA_TYPE_BATCH: return sizeof(la_batch);
+  case LA_TYPE_RNG: return sizeof(la_rng);
+  case LA_TYPE_RUN_FIELD: return sizeof(la_run_field);
+  case LA_TYPE_TRAIN_RECORD: return sizeof(la_train_record);
+  case LA_TYPE_EIG_OUT: return sizeof(la_eig_out);
+  case LA_TYPE_LANCZOS_CONFIG: return sizeof(la_lanczos_config);
+  case LA_TYPE_SLQ_CONFIG: return sizeof(la_slq_config);
+  case LA_TYPE_RCOND_CONFIG: return sizeof(la_rcond_config);
+  case LA_TYPE_RCOND: return sizeof(la_rcond);
+  case LA_TYPE_GRAD_NOISE_CONFIG: return sizeof(la_grad_noise_config);
+  case LA_TYPE_NOISE_CONFIG: return sizeof(la_noise_config);
+  case LA_TYPE_NOISE_STATS: return sizeof(la_noise_stats);
+  case LA_TYPE_RUN_ENV: return sizeof(la_run_env);
+  default: return 0;
+  }
+}
+
+LINATTN_DEF la_trainer *la_run_trainer(la_run *r) {
+  return r ? &r->trainer : NULL;
+}
+LINATTN_DEF const la_model *la_run_model(const la_run *r) {
+  return r ? &r->model : NULL;
+}
+LINATTN_DEF const la_data *la_run_data(const la_run *r) {
+  return r ? &r->data : NULL;
+}
+LINATTN_DEF la_real *la_run_theta(la_run *r, int *n) {
+  if (n) *n = r ? r->trainer.n : 0;
+  return r ? r->trainer.theta : NULL;
+}
+LINATTN_DEF long la_run_step(const la_run *r) { return r ? r->trainer.step : 0; }
+LINATTN_DEF const la_batch *la_run_eval_batch(const la_run *r) {
+  return r && r->trainer.has_eval ? &r->trainer.eval : NULL;
+}
 
 #if defined(__clang__)
 #pragma STDC FP_CONTRACT DEFAULT
