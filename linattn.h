@@ -4629,9 +4629,10 @@ LINATTN_DEF int la_data_create(la_data *g, const la_data_config *cfg,
   void *mem;
   int st;
   if (!g || !cfg) return LA_ENULL;
-  if (!need) {
+  if (!need) { /* the configuration's error, or a size beyond size_t */
     la_data_config c;
-    return la__data_resolve(cfg, &c);
+    st = la__data_resolve(cfg, &c);
+    return st ? st : LA_EOVERFLOW;
   }
   mem = la_alloc(need);
   if (!mem) return LA_ENOMEM;
@@ -5350,7 +5351,7 @@ static void la__m_contract(const la_model *m, const la_real *t,
   int d = m->cfg.d, D = d + 1, l, i, j, nb = m->cfg.layers * m->cfg.heads;
   size_t D2 = (size_t)D * D, e, nf, rq = (size_t)k.r * k.q;
   const double *G = gv ? gv : gf;
-  double acc[2 * (LA_MAX_D + 1)];
+  double acc[2 * (LA_MAX_D + 1)] = {0}; /* zeroed per row below; whole here for the analyzer */
   if (!gf) return; /* never: the folds live in the workspace */
   for (l = 0; l < nb; ++l) {
     const double *P = G + 2 * D2 * l, *Q = P + D2;

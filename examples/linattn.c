@@ -1445,7 +1445,12 @@ static int sweep_job(void *ctx, int i, u_progress *p) {
   (void)p;
   if (!v) return u_fail(1, "out of memory");
   execvp(v[0], v);
-  return u_fail(1, "cannot run '%s': %s", v[0], strerror(errno));
+  {
+    int e = errno;
+    u_fail(1, "cannot run '%s': %s", v[0], strerror(e));
+    sweep_command_free(S, v);
+    return 1;
+  }
 }
 
 /* One train command per point of the grid (every given run field an axis),

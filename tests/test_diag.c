@@ -1300,7 +1300,8 @@ static void diag_range_tests(la_t *t) {
       dmat_op op;
       int i, st;
       for (i = 0; i < 16; ++i) { /* symmetric, not diagonal: z^T A z varies */
-        a1[i] = i % 5 == 0 ? 2 : 0.3 + 0.1 * ((i / 4) + (i % 4));
+        int rc = i / 4 + i % 4; /* row plus column */
+        a1[i] = i % 5 == 0 ? 2 : 0.3 + 0.1 * rc;
         a[i] = a1[i] * 1e300;
       }
       memset(&tc, 0, sizeof tc);
