@@ -5,6 +5,7 @@
      linattn noise | curvature    measurements at initialization or a checkpoint
      linattn theorem              paper B's closed forms against training
      linattn sweep ... | report   grids of runs, and their merged report
+     linattn export FILES...      JSON lines to CSV, for pandas and R
 
    Every subcommand takes --help. Exit statuses: one table for all
    (linattn_util.h, printed by --help): 0 done, 1 the work failed, 2 bad
@@ -17,7 +18,9 @@
 
 #include "la_svg.h"
 #include "linattn_cli.h"
+#include "linattn_export.h"
 #include "linattn_json.h"
+#include "linattn_npy.h"
 #include "linattn_runs.h"
 #include "linattn_theorem.h"
 #include "linattn_util.h"
@@ -209,6 +212,7 @@ typedef struct train_ctx {
   u_progress *prog;
   long steps, log_every, diag_every, smooth_every;
   int status;
+  struct theta_tap *tap; /* --save-theta */
 } train_ctx;
 
 static int write_rcond(train_ctx *x, jw *w, const la_real *theta) {
@@ -256,6 +260,78 @@ static int train_cb(void *user, const la_train_record *rec) {
   memcpy(x->prev, rec->theta, sizeof(la_real) * (size_t)rec->nparams);
   u_progress_step(x->prog, t);
   return x->status != 0;
+}
+
+/* ---- --save-theta: the trajectory, a row (the step, then theta) at step
+   0, every k-th step and the last, in a .npy written as the run goes (in
+   place, so that a killed run leaves the rows it counts: its path is
+   checked with the other outputs, a regular file, before anything runs) */
+typedef struct theta_tap {
+  npy_rows npy;
+  long every;
+  double *row;
+  const char *path;
+} theta_tap;
+
+static int theta_tap_add(theta_tap *t, long step, const la_real *theta,
+                         int n) {
+  int i;
+  t->row[0] = (double)step;
+  for (i = 0; i < n; ++i) t->row[i + 1] = (double)theta[i];
+  return npy_rows_add(&t->npy, t->row);
+}
+
+/* The trainer's callback with --save-theta: the row, then train_cb. */
+static int theta_cb(void *user, const la_train_record *rec) {
+  train_ctx *x = (train_ctx *)user;
+  theta_tap *t = x->tap;
+  if (!x->status && (rec->step % t->every == 0 || rec->step == x->steps) &&
+      theta_tap_add(t, rec->step, rec->theta, rec->nparams) != 0) {
+    int e = errno;
+    u_fail(u_exit_of_errno(e, EXIT_IO), "cannot write %s: %s", U_Q(t->path), strerror(e));
+    x->status = e == ENOMEM ? LA_ENOMEM : LA_EIO;
+  }
+  return train_cb(user, rec);
+}
+
+/* Opens --save-theta's file (x->tap), its first row at step 0. */
+static int theta_tap_open(train_ctx *x, const cli_config *c, const la_run *r,
+                          long start) {
+  theta_tap *t;
+  int st;
+  if (!c->save_theta) return 0;
+  if ((st = u_mkparent(c->save_theta)) != 0) return st;
+  if (!(t = (theta_tap *)calloc(1, sizeof *t)) ||
+      !(t->row = (double *)malloc(sizeof(double) * ((size_t)r->model.nparams + 1)))) {
+    free(t);
+    return u_oom();
+  }
+  t->path = c->save_theta;
+  t->every = c->save_theta_every > 0 ? c->save_theta_every : x->log_every;
+  x->tap = t;
+  if (npy_rows_open(&t->npy, t->path, (long)r->model.nparams + 1) != 0 ||
+      (start == 0 && theta_tap_add(t, 0, r->trainer.theta, r->model.nparams) != 0)) {
+    int e = errno;
+    return u_fail(u_exit_of_errno(e, EXIT_BAD_INPUT), "cannot write %s: %s",
+                  U_Q(t->path), strerror(e));
+  }
+  return 0;
+}
+
+/* Closes --save-theta's file: 0, or the exit status of a failed write. */
+static int theta_tap_close(train_ctx *x) {
+  int bad, code = 0;
+  if (!x->tap) return 0;
+  bad = npy_rows_close(&x->tap->npy);
+  if (bad) {
+    int e = errno;
+    code = u_fail(u_exit_of_errno(e, EXIT_IO), "cannot write %s: %s", U_Q(x->tap->path),
+                  strerror(e));
+  }
+  free(x->tap->row);
+  free(x->tap);
+  x->tap = NULL;
+  return code;
 }
 
 /* The summary line of a run that ended with st after `target` steps were
@@ -324,7 +400,7 @@ static int run_train(const cli_config *c, u_progress *p) {
   x.diag_every = rc.measure.diag_every;
   x.smooth_every = rc.measure.smooth_every;
   memset(&env, 0, sizeof env);
-  env.callback = train_cb;
+  env.callback = c->save_theta ? theta_cb : train_cb;
   env.user = &x;
   if ((code = run_make(&r, &rc, &env, c->threads, &pool)) != 0) goto done;
   if (c->resume && (code = load_into(&r, &in)) != 0) goto done;
@@ -337,6 +413,10 @@ static int run_train(const cli_config *c, u_progress *p) {
       (code = u_open(&out, c->out)) != 0)
     goto done;
   x.out = out.f;
+  if ((code = theta_tap_open(&x, c, &r, start)) != 0) {
+    u_abort(&out);
+    goto done;
+  }
   {
     jw w;
     jw_begin(&w, out.f);
@@ -382,6 +462,10 @@ static int run_train(const cli_config *c, u_progress *p) {
   if (ck > 0) code = u_exit_worse(code, ck);
 done:
   ckpt_free(&in);
+  {
+    int tc = theta_tap_close(&x);
+    if (tc) code = u_exit_worse(code, tc);
+  }
   if (x.diag.z) la_batch_destroy(&x.diag);
   free(x.work);
   free(x.prev);
@@ -435,6 +519,22 @@ static int load_theta(const cli_config *c, la_run *r, la_pool **pool,
 /*                              noise                                 */
 /* ================================================================== */
 
+/* noise --samples-out: the raw samples, FILE.npy (float64) or a CSV column. */
+static int write_samples(const char *path, const double *v, int n) {
+  size_t len = strlen(path);
+  u_out o;
+  int st = u_open(&o, path), bad;
+  if (st) return st;
+  if (len > 4 && !strcmp(path + len - 4, ".npy")) bad = npy_write_vector(o.f, v, n);
+  else bad = csv_write_column(o.f, "norm", v, n);
+  if (bad) {
+    int e = errno;
+    u_abort(&o);
+    return u_fail(u_exit_of_errno(e, EXIT_IO), "cannot write %s: %s", U_Q(path), strerror(e));
+  }
+  return u_commit(&o);
+}
+
 /* The gradient-noise histogram at theta: one JSON object. */
 static int measure_noise(const cli_config *c, const la_run *r,
                          const la_real *theta, long step, FILE *f,
@@ -471,6 +571,12 @@ static int measure_noise(const cli_config *c, const la_run *r,
     free(hist);
     free(edges);
     return u_fail(exit_of_status(s), "gradient noise: %s", la_status_str(s));
+  }
+  if (c->samples_out && (s = write_samples(c->samples_out, norms, g.samples)) != 0) {
+    free(norms);
+    free(hist);
+    free(edges);
+    return s;
   }
   jw_begin(&w, f);
   jw_str(&w, "type", "noise");
@@ -970,7 +1076,7 @@ static int repro_report(repro *R, double wall) {
   ntext = u_slurp(R->noise_path, NULL);
   if (!ntext || jv_parse(ntext, &noise, &why)) {
     free(ntext);
-    st = u_fail(1, "cannot read '%s'", R->noise_path);
+    st = u_fail(EXIT_FAILED, "cannot read %s", U_Q(R->noise_path));
     goto out;
   }
   free(ntext);
@@ -1437,7 +1543,12 @@ static int sweep_job(void *ctx, int i, u_progress *p) {
   (void)p;
   if (!v) return u_oom();
   execvp(v[0], v);
-  return u_fail(EXIT_FAILED, "cannot run %s: %s", U_Q(v[0]), strerror(errno));
+  {
+    int e = errno;
+    u_fail(EXIT_FAILED, "cannot run %s: %s", U_Q(v[0]), strerror(e));
+    sweep_command_free(S, v);
+    return EXIT_FAILED;
+  }
 }
 
 /* One train command per point of the grid (every given run field an axis),
@@ -1822,6 +1933,14 @@ static int cmd_report(cli_config *c) {
 }
 
 /* ================================================================== */
+/*                               export                               */
+/* ================================================================== */
+
+static int cmd_export(const cli_config *c) {
+  return export_runs(c->pos, c->npos, c->out ? c->out : "linattn-export");
+}
+
+/* ================================================================== */
 /*                                main                                */
 /* ================================================================== */
 
@@ -1837,7 +1956,8 @@ static const char *const help_text[] = {
     "  curvature   Hessian spectrum, top eigenvalues, density, robust condition\n"
     "  theorem     paper B's closed forms checked against training\n"
     "  sweep       a grid of runs as one command per line, or run with --jobs\n"
-    "  report      merge the JSON lines of many runs into tables and figures\n",
+    "  report      merge the JSON lines of many runs into tables and figures\n"
+    "  export      JSON lines of runs and measurements to CSV (pandas, R)\n",
     /* train */
     "usage: linattn train [FLAGS]\n\n"
     "One run of any setting, depth, parametrization and optimizer. One JSON\n"
@@ -1886,7 +2006,16 @@ static const char *const help_text[] = {
     "form a configuration; report.md gets a table per configuration and\n"
     "loss.svg, rcond.svg, smoothness.svg curves with bands over the seeds.\n"
     "A line that is not a JSON object, or nests arrays and objects deeper\n"
-    "than " JV_QUOTE(JV_MAX_DEPTH) " levels, is bad input (exit status 2).\n"};
+    "than " JV_QUOTE(JV_MAX_DEPTH) " levels, is bad input (exit status 2).\n",
+    /* export */
+    "usage: linattn export FILES... [--out DIR]\n\n"
+    "The numbers behind every report, as CSV: each train run's step lines as\n"
+    "RUN.csv (a column per key), each noise or curvature object's arrays as a\n"
+    "CSV of columns, and configs.csv with a row per run or measurement (its\n"
+    "settings, its summary, and `run`, the name of its CSV). FILES are\n"
+    "JSON-lines files or folders of them. In pandas:\n"
+    "  cfg = pd.read_csv(\"DIR/configs.csv\")\n"
+    "  steps = pd.concat(pd.read_csv(f\"DIR/{r}\").assign(run=r) for r in cfg.run)\n"};
 
 static int cmd_index(int cmd) {
   int k = 0;
@@ -1900,19 +2029,29 @@ static int cmd_index(int cmd) {
    renaming), no two of them one file, none of them a file it reads (a
    checkpoint may be resumed and saved again in place). */
 static int check_outputs(const cli_config *c) {
-  u_path outs[2], ins[1];
+  u_path outs[3], ins[1];
   int st, train = c->cmd == CLI_TRAIN;
   outs[0].flag = "--out";
   outs[0].path = c->out;
   outs[1].flag = train ? "--checkpoint" : "--svg";
   outs[1].path = train ? c->checkpoint : c->svg;
+  /* train's trajectory is written in place (a regular file: its header is
+     rewritten), noise's samples like --out */
+  outs[2].flag = train ? "--save-theta" : "--samples-out";
+  outs[2].path = train ? c->save_theta : c->cmd == CLI_NOISE ? c->samples_out : NULL;
   ins[0].flag = train ? "--resume" : "--checkpoint";
   ins[0].path = train ? c->resume : c->checkpoint;
   if ((st = u_output_ok(outs[0].flag, outs[0].path, 0)) != 0 ||
-      (st = u_output_ok(outs[1].flag, outs[1].path, train)) != 0)
+      (st = u_output_ok(outs[1].flag, outs[1].path, train)) != 0 ||
+      (outs[2].path && (st = u_output_ok(outs[2].flag, outs[2].path, train)) != 0))
     return st;
-  if ((st = u_no_alias(outs, 2, NULL, 0)) != 0) return st;
-  return train ? u_no_alias(outs, 1, ins, 1) : u_no_alias(outs, 2, ins, 1);
+  if ((st = u_no_alias(outs, 3, NULL, 0)) != 0) return st;
+  /* a checkpoint resumed may be saved again in place */
+  if (train) {
+    outs[1] = outs[2];
+    return u_no_alias(outs, 2, ins, 1);
+  }
+  return u_no_alias(outs, 3, ins, 1);
 }
 
 int main(int argc, char **argv) {
@@ -1953,6 +2092,7 @@ int main(int argc, char **argv) {
     case CLI_REPRO: st = cmd_reproduce(&c); break;
     case CLI_THEOREM: st = cmd_theorem(&c); break;
     case CLI_SWEEP: st = cmd_sweep(&c); break;
+    case CLI_EXPORT: st = cmd_export(&c); break;
     default: st = cmd_report(&c); break;
     }
   free(scratch);
