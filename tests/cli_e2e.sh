@@ -93,6 +93,7 @@ check "report of JSON nested 64 levels" "$bin" report deep64.jsonl --out rep-dee
 bad_input "report of JSON nested 65 levels" "deeper than 64 levels" report deep65.jsonl --out rep-deep65
 bad_input "inconsistent schedule" "schedule" train --schedule cosine --warmup 50 --cosine-total 10 --steps 5
 bad_input "theorem --steps 0 trains nothing, so checks nothing" "at least 1" theorem --steps 0
+bad_input "sweep: a range of 6e10 values is refused, not walked" "more than 1000000" sweep --seed 1..60e9
 
 # ---------------------------------------------------------------- train
 "$bin" train --steps 60 --diag-every 30 --smooth-every 10 --log-every 10 \
