@@ -1695,6 +1695,65 @@ LA__INLINE size_t la__align_gap(const void *p) {
   return la__round_up(off) - off;
 }
 
+/* -------------------------------------------------- workspace carving */
+/* Every workspace of the implementation is carved by one walk that serves
+   both its size query (base == NULL counts) and the carving, so the two can
+   never disagree. (The model's layout, la__m_layout, counts panel elements
+   in double before it forms a size: its largest models exceed size_t on a
+   32-bit host.) */
+typedef struct la__arena {
+  unsigned char *base;
+  size_t used, cap;
+  int over; /* a region passed LA__WORK_MAX: the size query says so */
+} la__arena;
+
+/* The largest workspace a size query answers with (1e12 bytes on 64-bit
+   hosts). Products are held to it in double before they are formed in
+   size_t, which on a 32-bit host would wrap long before memory runs out. */
+#define LA__WORK_MAX                                                          \
+  ((double)(size_t)-1 / 4 < 1e12 ? (double)(size_t)-1 / 4 : 1e12)
+
+/* The offset of the next region of `bytes`, aligned. A count past
+   LA__WORK_MAX marks the walk over instead of wrapping. */
+static size_t la__take_off(la__arena *a, size_t bytes) {
+  size_t at = la__round_up(a->used);
+  if (a->over || (double)at + (double)bytes > LA__WORK_MAX) {
+    a->over = 1;
+    return 0;
+  }
+  a->used = at + bytes;
+  /* a carving walk stays within the block its counting walk sized */
+  LINATTN_ASSERT(!a->base || a->used <= a->cap);
+  return at;
+}
+static void *la__take(la__arena *a, size_t bytes) {
+  size_t at = la__take_off(a, bytes);
+  return a->base && !a->over ? (void *)(a->base + at) : NULL;
+}
+static la__arena la__arena_count(void) {
+  la__arena a;
+  a.base = NULL; a.used = 0; a.cap = 0; a.over = 0;
+  return a;
+}
+static la__arena la__arena_on(void *work, size_t bytes) {
+  la__arena a;
+  a.base = (unsigned char *)work; a.used = 0; a.cap = bytes; a.over = 0;
+  return a;
+}
+/* The end of a counting walk: its size, padded for the base's alignment;
+   0 when a region did not fit. */
+static size_t la__arena_size(const la__arena *a) {
+  return a->over ? 0 : a->used + LA_ALIGN;
+}
+/* Aligns the caller's block; false when it is too small. */
+static int la__arena_align(la__arena *a) {
+  size_t gap = la__align_gap(a->base);
+  if (a->cap < gap) return 0;
+  a->base += gap;
+  a->cap -= gap;
+  return 1;
+}
+
 /* ------------------------------------------------ backend selection */
 
 #if defined(__AVX512F__) && defined(__AVX512VL__) && defined(__AVX2__) &&     \
@@ -4470,10 +4529,22 @@ static la__data_sizes la__data_parts(const la_data_config *c) {
   return s;
 }
 
+/* The generator's block: its fixed parameters (Cholesky factor, inverse,
+   target network) in one run of la_reals, then the scratch their
+   construction needs. */
+static void la__data_walk(la__arena *a, const la__data_sizes *s, la_real **par,
+                          double **scratch) {
+  *par = (la_real *)la__take(a, sizeof(la_real) * (s->chol + s->winv + s->net));
+  *scratch = (double *)la__take(a, sizeof(double) * s->scratch);
+}
+
 static size_t la__data_need(const la_data_config *c) {
   la__data_sizes s = la__data_parts(c);
-  return sizeof(la_real) * (s.chol + s.winv + s.net) +
-         sizeof(double) * s.scratch + 2 * LA_ALIGN;
+  la__arena a = la__arena_count();
+  la_real *par;
+  double *scratch;
+  la__data_walk(&a, &s, &par, &scratch);
+  return la__arena_size(&a);
 }
 
 LINATTN_DEF size_t la_data_bytes(const la_data_config *cfg) {
@@ -4611,30 +4682,31 @@ static int la__data_bounds(const la_data_config *c, const la_real *chol,
   return x <= big && w <= big && f <= big && y <= big ? LA_OK : LA_ERANGE;
 }
 
-static unsigned char *la__align_up(unsigned char *p) {
-  return p + la__align_gap(p);
-}
-
 LINATTN_DEF int la_data_init(la_data *g, const la_data_config *cfg,
                              uint64_t seed, void *mem, size_t bytes) {
   la_data_config c;
   la__data_sizes s;
-  la_real *chol, *winv, *net;
-  unsigned char *p;
+  la_real *chol, *winv, *net, *par;
+  double *scratch;
+  la__arena a;
+  size_t need;
   int st;
   if (!g || !cfg) return LA_ENULL;
   st = la__data_resolve(cfg, &c);
   if (st) return st;
   if (!mem) return LA_ENULL;
-  if (bytes < la__data_need(&c)) return LA_EWORKSPACE;
+  need = la__data_need(&c);
+  if (!need) return LA_EOVERFLOW;
+  if (bytes < need) return LA_EWORKSPACE;
   s = la__data_parts(&c);
-  p = la__align_up((unsigned char *)mem);
-  chol = s.chol ? (la_real *)(void *)p : NULL;
-  winv = s.winv ? (la_real *)(void *)p + s.chol : NULL;
-  net = s.net ? (la_real *)(void *)p + s.chol + s.winv : NULL;
-  p = la__align_up(p + sizeof(la_real) * (s.chol + s.winv + s.net));
+  a = la__arena_on(mem, bytes);
+  if (!la__arena_align(&a)) return LA_EWORKSPACE;
+  la__data_walk(&a, &s, &par, &scratch);
+  chol = s.chol ? par : NULL;
+  winv = s.winv ? par + s.chol : NULL;
+  net = s.net ? par + s.chol + s.winv : NULL;
   if (chol) {
-    st = la__data_sigma(&c, seed, chol, winv, (double *)(void *)p);
+    st = la__data_sigma(&c, seed, chol, winv, scratch);
     if (st) return st;
   }
   if (net) la__data_net(&c, seed, net);
@@ -7296,51 +7368,6 @@ LINATTN_DEF int la_schedule_scale(const la_schedule *s, long t, double *scale) {
 /*                           5. Diagnostics                           */
 /* ================================================================== */
 
-/* -------------------------------------------------- workspace carving */
-/* One walk serves both the size query (base == NULL counts) and the
-   carving, so the two can never disagree. */
-typedef struct la__arena {
-  unsigned char *base;
-  size_t used, cap;
-} la__arena;
-
-static void *la__take(la__arena *a, size_t bytes) {
-  size_t at = la__round_up(a->used);
-  void *p = a->base ? (void *)(a->base + at) : NULL;
-  a->used = at + bytes;
-  /* a carving walk stays within the block its counting walk sized */
-  LINATTN_ASSERT(!a->base || a->used <= a->cap);
-  return p;
-}
-static la__arena la__arena_count(void) {
-  la__arena a;
-  a.base = NULL; a.used = 0; a.cap = 0;
-  return a;
-}
-static la__arena la__arena_on(void *work, size_t bytes) {
-  la__arena a;
-  a.base = (unsigned char *)work; a.used = 0; a.cap = bytes;
-  return a;
-}
-/* The largest workspace a size query answers with (1e12 bytes on 64-bit
-   hosts). Products are held to it in double before they are formed in
-   size_t, which on a 32-bit host would wrap long before memory runs out. */
-#define LA__WORK_MAX                                                          \
-  ((double)(size_t)-1 / 4 < 1e12 ? (double)(size_t)-1 / 4 : 1e12)
-
-/* The end of a counting walk: its size, padded for the base's alignment. */
-static size_t la__arena_size(const la__arena *a) {
-  return a->used + LA_ALIGN;
-}
-/* Aligns the caller's block; false when it is too small. */
-static int la__arena_align(la__arena *a) {
-  size_t gap = la__align_gap(a->base);
-  if (a->cap < gap) return 0;
-  a->base += gap;
-  a->cap -= gap;
-  return 1;
-}
-
 /* work == NULL, bytes == 0: allocate `need` (freed by la__work_end). */
 static int la__work_begin(size_t need, void **work, size_t *bytes,
                           void **owned) {
@@ -9305,14 +9332,6 @@ typedef struct la__tr_train_layout {
   int n, nblocks_max, has_train, has_eval, fused;
 } la__tr_train_layout;
 
-/* A block past SIZE_MAX / 2 saturates *at there, which the layout reports
-   as LA_EOVERFLOW instead of wrapping to a small size. */
-static size_t la__tr_take(size_t *at, size_t bytes) {
-  size_t off = *at, lim = (size_t)-1 / 2;
-  if (bytes > lim - LA_ALIGN || *at > lim - LA_ALIGN - bytes) *at = lim;
-  else *at += la__round_up(bytes);
-  return off;
-}
 
 /* The threads of the trainer's model calls. */
 static const la_parallel *la__tr_parallel(const la_train_config *c) {
@@ -9333,7 +9352,7 @@ static size_t la__tr_work_bytes(const la_train_config *c) {
 static int la__tr_train_layout_of(const la_train_config *c,
                                   la__tr_train_layout *L) {
   const la_model *m = c->model;
-  size_t at = 0;
+  la__arena a = la__arena_count();
   int st;
   memset(L, 0, sizeof *L);
   L->n = m ? m->nparams : c->nparams;
@@ -9358,18 +9377,18 @@ static int la__tr_train_layout_of(const la_train_config *c,
   }
   L->work_bytes = la__tr_work_bytes(c);
   if (m && !L->work_bytes) return LA_EOVERFLOW;
-  L->theta = la__tr_take(&at, sizeof(la_real) * (size_t)L->n);
-  L->grad = la__tr_take(&at, sizeof(la_real) * (size_t)L->n);
-  L->update = la__tr_take(&at, sizeof(la_real) * (size_t)L->n);
-  L->state = la__tr_take(&at, sizeof(double) * L->state_len);
-  L->backup = la__tr_take(&at, sizeof(double) * L->state_len);
-  L->boff = la__tr_take(&at, sizeof(int) * (size_t)L->nblocks_max);
-  L->bsize = la__tr_take(&at, sizeof(int) * (size_t)L->nblocks_max);
-  L->train = la__tr_take(&at, L->train_bytes);
-  L->eval = la__tr_take(&at, L->eval_bytes);
-  L->work = la__tr_take(&at, L->work_bytes);
-  if (at >= (size_t)-1 / 2) return LA_EOVERFLOW;
-  L->total = at + LA_ALIGN; /* room to align the caller's block */
+  L->theta = la__take_off(&a, sizeof(la_real) * (size_t)L->n);
+  L->grad = la__take_off(&a, sizeof(la_real) * (size_t)L->n);
+  L->update = la__take_off(&a, sizeof(la_real) * (size_t)L->n);
+  L->state = la__take_off(&a, sizeof(double) * L->state_len);
+  L->backup = la__take_off(&a, sizeof(double) * L->state_len);
+  L->boff = la__take_off(&a, sizeof(int) * (size_t)L->nblocks_max);
+  L->bsize = la__take_off(&a, sizeof(int) * (size_t)L->nblocks_max);
+  L->train = la__take_off(&a, L->train_bytes);
+  L->eval = la__take_off(&a, L->eval_bytes);
+  L->work = la__take_off(&a, L->work_bytes);
+  L->total = la__arena_size(&a); /* with room to align the caller's block */
+  if (!L->total) return LA_EOVERFLOW;
   return LA_OK;
 }
 
