@@ -1014,7 +1014,7 @@ typedef struct la_eig_out {
    subspace) continues from a fresh seeded vector orthogonal to the basis.
    A single starting vector sees one copy of an exactly repeated eigenvalue
    until its invariant subspace is exhausted: the k values returned are then
-   the distinct ones, more copies appear only after a restart (see README).
+   the distinct ones, more copies appear only after a restart (see docs/library.md).
    LA_ENOCONVERGE: the cap was reached; the best estimates are returned.
    LA_ERANGE for tol <= 0 or non-finite, an unknown `which`, or a max_iter
    below k (or negative), and for a Ritz value beyond the largest double
