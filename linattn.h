@@ -10518,7 +10518,7 @@ static int la__ck_field_get(const la_run_field *f, const unsigned char *p,
      takes a learning rate of 1e10 and any seed, where a run's fields (its
      flags) allow less, and a checkpoint a trainer saves must load.
      la_run_resolve holds a description read back to the run's ranges. */
-  if (f->kind == LA_FIELD_REAL ? !la__op_finite(v)
+  if (f->kind == LA_FIELD_REAL ? !la__finite(v)
       : f->kind != LA_FIELD_U64 && (!(v >= f->lo && v <= f->hi) || v != floor(v)))
     return LA_EFORMAT;
   switch (f->kind) {
