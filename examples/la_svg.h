@@ -155,7 +155,9 @@ static int svg_range(const double *v, int n, int logscale, double *lo,
   if (a > b) return 0;
   if (logscale) {
     double la = log10(a), lb = log10(b), pad = (lb - la) * 0.04;
-    if (lb - la < 1e-9) pad = 0.5;
+    /* at least a factor of 3, so that two ticks of 1..9 times a power of
+       ten fall inside and the axis has two labels */
+    if (lb - la < 0.5) pad = 0.25 - (lb - la) / 2;
     la = la - pad < SVG_EMIN ? SVG_EMIN : la - pad;
     lb = lb + pad > SVG_EMAX ? SVG_EMAX : lb + pad;
     *lo = pow(10, la);
@@ -351,12 +353,16 @@ static int svg_ticks(const svg_axis *a, double *t, int *major, int cap) {
       }
     }
     for (k = 0; k < n; ++k) majors += major[k];
-    if (majors < 2) /* fewer than two labels: 2 and 5 as well */
-      for (k = 0; k < n; ++k) {
+    if (majors < 2) { /* fewer than two labels: 2 and 5 as well */
+      for (k = 0, majors = 0; k < n; ++k) {
         double m = t[k] / pow(10, floor(log10(t[k]) + 1e-9));
         if (fabs(m - 2) < 1e-6 || fabs(m - 5) < 1e-6 || fabs(m - 1) < 1e-6)
           major[k] = 1;
+        majors += major[k];
       }
+      if (majors < 2) /* within a factor of 5: every tick */
+        for (k = 0; k < n; ++k) major[k] = 1;
+    }
   } else {
     double range = a->hi - a->lo, raw = range / 6, mag, step, v;
     if (!(range > 0) || !isfinite(range)) return 0;

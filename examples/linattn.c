@@ -1709,7 +1709,9 @@ static const char *const rule_text =
     "than half and the median agrees with that; otherwise it is *mixed*. A "
     "seed without the number (*undecided*: a run that failed, both runs "
     "diverged, a diagnostic not measured there) counts for neither side. A "
-    "run that diverged counts as the higher loss. Medians and quartiles "
+    "run that diverged counts as the higher loss (its final loss is written "
+    "inf; a median or quartile of inf says that at least that share of the "
+    "runs diverged). Medians and quartiles "
     "interpolate between the seeds' values geometrically when both are "
     "positive (the figures' axes are logarithmic). The noise's tail is one measurement (seed 1's "
     "initialization): heavy when its kurtosis exceeds a Gaussian's 3 by "
@@ -1999,7 +2001,7 @@ static void depth_panel(svg_fig *g, double px, double py, const char *title,
       q3[4][REPRO_NFORMS], all[12 * REPRO_NFORMS + 1], rx[2], ry[2];
   svg_axis ax = {1, 9, 0, "attention layers L"}, ay = {0, 1, 0, NULL};
   svg_plot p;
-  int i, j, n = 0;
+  int i, j, n = 0, drawn = 0;
   for (j = 0; j < nkeys; ++j) {
     depth_series(D, keys[j], x, m[j], q1[j], q3[j]);
     for (i = 0; i < D->n; ++i) {
@@ -2024,6 +2026,10 @@ static void depth_panel(svg_fig *g, double px, double py, const char *title,
   for (j = 0; j < nkeys; ++j) {
     const char *col = svg_palette[(color0 + j) % SVG_NPALETTE];
     double xs[REPRO_NFORMS];
+    int any = 0;
+    for (i = 0; i < D->n; ++i) any |= svg_ok(&ay, m[j][i]);
+    if (!any) continue; /* not measured: no legend entry for it either */
+    drawn++;
     /* side by side: the series of one L a little apart */
     for (i = 0; i < D->n; ++i) xs[i] = x[i] + (nkeys > 1 ? 0.12 * (2 * j - (nkeys - 1)) : 0);
     svg_errbar(&p, xs, q1[j], q3[j], D->n, col);
@@ -2031,6 +2037,9 @@ static void depth_panel(svg_fig *g, double px, double py, const char *title,
     svg_markers(&p, xs, m[j], D->n, col, SVG_DOT, 3.5);
     svg_legend(&p, labels[j], col, SVG_LINEDOT);
   }
+  if (!drawn) /* an empty frame would read as a failed drawing */
+    svg_note(&p, 5, logy ? pow(ay.lo, 0.2) * pow(ay.hi, 0.8) : 0.2 * ay.lo + 0.8 * ay.hi, 0, 0,
+             "middle", "#555555", "not measured in this form");
   svg_close(&p);
 }
 
@@ -2052,7 +2061,8 @@ static void depth_diverged(svg_fig *g, const depth_fig *D) {
       int s, dv = 0;
       for (s = 0; s < S->seeds; ++s) dv += S->ok[2 * s + o] == 0;
       if (!dv) continue;
-      snprintf(txt, sizeof txt, "%s: %d of %d diverged", o ? "Adam" : "SGD", dv, S->seeds);
+      /* short enough that the labels of neighbouring depths stay apart */
+      snprintf(txt, sizeof txt, "%s %d/%d diverged", o ? "Adam" : "SGD", dv, S->seeds);
       svg_note(&p, S->rc[0].model.layers, 0, 0, -8 - 13 * (1 - o), "middle",
                svg_palette[o], txt);
     }
@@ -2303,16 +2313,18 @@ static int repro_summary(repro *R, double wall) {
     const study *S = &R->s[i];
     for (t = 0; t < 2; ++t) {
       stats s;
-      if (S->rc[0].measure.diag_every <= 0) {
-        if (!t)
-          fprintf(f, "| %s | | not measured in this form | | | | |\n", S->title);
+      if (S->paper) snprintf(c, sizeof c, "%.3g (%.3g)", S->paper->mean[t], S->paper->sd[t]);
+      else snprintf(c, sizeof c, "not given");
+      if (S->rc[0].measure.diag_every <= 0) { /* paper A's number still shown */
+        if (!t || S->paper)
+          fprintf(f, "| %s | %s | not measured in this form | | | | %s |\n",
+                  t ? "" : S->title, S->paper ? (t ? "1250" : "750") : "",
+                  S->paper ? c : "");
         continue;
       }
       fmt_msd(a, sizeof a, S->v[SV_R_RATIO + t], S->seeds);
       stats_of(S->v[SV_R_RATIO + t], S->seeds, &s);
       fmt_miqr(b, sizeof b, &s);
-      if (S->paper) snprintf(c, sizeof c, "%.3g (%.3g)", S->paper->mean[t], S->paper->sd[t]);
-      else snprintf(c, sizeof c, "not given");
       fprintf(f, "| %s | %.0f | %s | %s | %s | %s | %s |\n", t ? "" : S->title,
               repro_at[t], a, b, fmt_seeds(d, sizeof d, &S->r[t]),
               verdict_word(S->r[t].v), c);

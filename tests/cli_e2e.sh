@@ -285,6 +285,28 @@ if [ -z "$LINATTN_E2E_QUICK" ]; then
   check "reproduce --depth 2: tuned on a grid of 10 per optimizer" sh -c \
     "[ \$(grep -c '^sgd,' repro-tune/tune.csv) -eq 10 ] && [ \$(grep -c '^adam,' repro-tune/tune.csv) -eq 10 ] && grep -q '(tuned)' repro-tune/report.md"
   bad_input "reproduce --all with a setting" "--all" reproduce --all --setting 2
+  # --all in a tiny form (30 steps, small batches): every study, one report
+  "$bin" reproduce --all --steps 30 --seeds 2 --batch 50 --eval-batch 100 --diag-every 0 \
+    --smooth-every 10 --diag-batch 100 --samples 30 --minibatch 100 --true-batch 1000 \
+    --bins 10 --out all > all.txt 2> all.err
+  rc=$?
+  check "reproduce --all exits 0" [ $rc -eq 0 ]
+  check "reproduce --all: ten studies, each with its report" sh -c \
+    'for s in setting-1 setting-2 setting-3 sphere nonlinear depth-2 depth-4 depth-6 depth-8 large; do
+       [ -s all/$s/report.md ] && grep -q "($s/report.md)" all/report.md || exit 1; done'
+  check "reproduce --all: paper A's R_SGD / R_Adam beside each setting" sh -c \
+    "grep -q '| 1.76 (0.4) |' all/report.md && grep -q '| 5.98 (2.86) |' all/report.md && grep -q '| 9.57 (13.3) |' all/report.md"
+  check "reproduce --all: the verdict rule stated" grep -q "How a claim is judged" all/report.md
+  check "reproduce --all: the depth figure" svg_ok all/depth.svg
+  check "reproduce --all: the depth figure's numbers at L = 2, 4, 6, 8" sh -c \
+    "[ \"\$(grep '^final_eval_sgd,' all/depth.csv | cut -d, -f2 | tr '\n' ' ')\" = '2 4 6 8 ' ]"
+  check "reproduce --all: heavy-tailed against spherical" svg_ok all/tails.svg
+  check "reproduce --all: a CSV beside every figure" sh -c \
+    'for f in $(find all -name "*.svg"); do [ -s "${f%.svg}.csv" ] || exit 1; done'
+  check "reproduce --all: every SVG well-formed, finite coordinates" sh -c \
+    'for f in $(find all -name "*.svg"); do xmllint --noout "$f" && ! grep -qiwE "nan|inf" "$f" || exit 1; done'
+  check "reproduce --all: the numbers of every table" sh -c "[ \$(grep -c . all/summary.csv) -gt 10 ]"
+  check "reproduce --all: nothing left under a temporary name" no_tmp all
 
   # ------------------------------------------------------------ progress on a terminal
   if command -v script >/dev/null 2>&1; then

@@ -189,6 +189,18 @@ static void suite_cli_stats(la_t *t) {
     LA_CHECK(t, svg_log_plain(tk, major, n), "0.001 .. 1e4 plain");
     n = svg_ticks(&powers, tk, major, 128);
     LA_CHECK(t, !svg_log_plain(tk, major, n), "1e-5 .. 1 as powers");
+    { /* values within a factor of 1.3 (or one value): still two labels */
+      static const double v[3][2] = {{4.6, 5.7}, {9.2, 9.9}, {0.3, 0.3}};
+      int i, k, majors;
+      for (i = 0; i < 3; ++i) {
+        svg_axis narrow = {0, 0, 1, NULL};
+        LA_CHECK(t, svg_range(v[i], 2, 1, &narrow.lo, &narrow.hi), "range %d", i);
+        LA_CHECK(t, narrow.lo <= v[i][0] && narrow.hi >= v[i][1], "covers %d", i);
+        n = svg_ticks(&narrow, tk, major, 128);
+        for (k = 0, majors = 0; k < n; ++k) majors += major[k];
+        LA_CHECK(t, majors >= 2, "%g .. %g: %d labels", narrow.lo, narrow.hi, majors);
+      }
+    }
     m = open_memstream(&text, &len);
     LA_CHECK(t, m != NULL, "memstream");
     if (m) {
