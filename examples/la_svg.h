@@ -646,9 +646,22 @@ static void svg_colorbar(svg_plot *p, double vlo, double vhi,
           "<rect x=\"%.1f\" y=\"%.1f\" width=\"14\" height=\"%.1f\" "
           "fill=\"none\" stroke=\"black\"/>\n",
           x, y1, hgt);
-  for (i = 0; i <= 4; ++i) {
-    double v = vlo + (vhi - vlo) * i / 4, py = y0 - hgt * i / 4;
-    fprintf(f, "<text x=\"%.1f\" y=\"%.1f\">%g</text>\n", x + 18, py + 4, v);
+  { /* round values, as on a linear axis (not the quarters of the range) */
+    svg_axis a = {0, 0, 0, NULL};
+    double t[32];
+    int major[32], n;
+    a.lo = vlo;
+    a.hi = vhi;
+    n = vhi > vlo ? svg_ticks(&a, t, major, 32) : 0;
+    if (n > 6) { /* the colorbar is short: every other one */
+      int k, m = 0;
+      for (k = 0; k < n; k += 2) t[m++] = t[k];
+      n = m;
+    }
+    for (i = 0; i < n; ++i)
+      fprintf(f, "<text x=\"%.1f\" y=\"%.1f\">%g</text>\n", x + 18,
+              y0 - hgt * (t[i] - vlo) / (vhi - vlo) + 4, t[i]);
+    if (!n) fprintf(f, "<text x=\"%.1f\" y=\"%.1f\">%g</text>\n", x + 18, y0 + 4, vlo);
   }
   if (label) {
     fprintf(f,

@@ -4,6 +4,7 @@
 #   make demo               build/linattn reproduce -> build/demo/ (report.md, SVGs)
 #   make readme-figures     every figure and number of the README, regenerated
 #   make bench-reproduce    wall time of the demo on one core, and of --full
+#   make bench-reproduce-all  wall time of reproduce --all (quick forms)
 #   make bench-report       report over 10,000 runs: time and peak memory
 #   make install PREFIX=..  linattn.h, bin/linattn, lib/pkgconfig/linattn.pc
 .PHONY: demo bench-reproduce install uninstall
@@ -40,6 +41,11 @@ readme-figures: $(BUILD)/linattn $(BUILD)/quickstart
 
 bench-reproduce: $(BUILD)/linattn
 	sh bench/bench_reproduce.sh $(BUILD)/linattn $(BUILD)/bench-reproduce
+
+# reproduce --all, quick forms, on every core: target 10 minutes on two.
+.PHONY: bench-reproduce-all
+bench-reproduce-all: $(BUILD)/linattn
+	sh bench/bench_reproduce_all.sh $(BUILD)/linattn $(BUILD)/bench-reproduce-all
 
 $(BUILD)/linattn.pc: linattn.pc.in $(HDR) | $(BUILD)
 	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(LA_VERSION)|' linattn.pc.in > $@
