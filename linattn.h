@@ -21,22 +21,29 @@ CONFIGURATION MACROS (define before including)
    LINATTN_STATIC          make every function static (two libraries may then
                            embed the header without clashing symbols).
    LINATTN_DOUBLE          la_real is double instead of float, everywhere.
-   LINATTN_SIMD            force a backend: LINATTN_SCALAR, LINATTN_AVX2 or
-                           LINATTN_NEON. Forcing one the compiler cannot honour
-                           (for example LINATTN_AVX2 without -mavx2 -mfma) is a
-                           #warning and the scalar backend is used instead.
+   LINATTN_SIMD            force a backend: LINATTN_SCALAR, LINATTN_AVX2,
+                           LINATTN_AVX512 or LINATTN_NEON. Forcing one the
+                           compiler cannot honour (for example LINATTN_AVX2
+                           without -mavx2 -mfma) is a #warning and the scalar
+                           backend is used instead.
    LINATTN_MALLOC(sz, ctx) / LINATTN_FREE(p, ctx)
                            the allocator of the convenience layer; define both
                            or neither (defining one alone is a build error).
    LINATTN_NO_STDLIB       no malloc, no stdio: only the caller-owned-workspace
-                           API is compiled (bare-metal boards).
+                           API is compiled (bare-metal boards); no built-in
+                           thread pool (a host parallel-for still works).
+   LINATTN_NO_THREADS      no built-in thread pool even where POSIX threads
+                           exist (it is built on __unix__ and __APPLE__
+                           hosts with gcc or clang; C libraries older than
+                           glibc 2.34 then need -pthread when linking).
    LINATTN_ASSERT(x)       internal consistency checks (default: nothing).
                            Argument errors never assert: they return a status.
 
 SIMD
 
    The backend is chosen at compile time from the compiler's own macros:
-   AVX2 with FMA (__AVX2__ and __FMA__), NEON on AArch64 (float and double
+   AVX-512 (__AVX512F__ and __AVX512VL__ with AVX2 and FMA), AVX2 with FMA
+   (__AVX2__ and __FMA__), NEON on AArch64 (float and double
    lanes), NEON on 32-bit ARMv7 (float lanes; fused multiply-add only with
    VFPv4, __ARM_FEATURE_FMA), otherwise scalar. There is no run-time CPU
    dispatch. la_backend_name() says which backend was compiled.
@@ -47,7 +54,12 @@ SIMD
    vector FMAs with every lane busy. LA_W is fixed by the precision alone
    (8 floats, 4 doubles), not by the backend, so that data laid out on one
    machine means the same on every other. A backend with narrower registers
-   uses two of them per panel; the scalar backend loops over the lanes.
+   uses two of them per panel; the scalar backend loops over the lanes; the
+   AVX-512 backend keeps the 256-bit panel vectors of AVX2 for the model
+   (with 32 registers) and runs the generator on 512-bit lanes. (Two panels
+   per 512-bit register, which would double the peak of cores with two
+   512-bit FMA units, would take the model's panel loop two panels at a
+   time; Zen 4 executes 512-bit FMAs in two halves and gains nothing.)
 
    Every kernel has a scalar twin that is always compiled (la_kernels_scalar),
    the reference that each SIMD result is tested against.
@@ -55,18 +67,46 @@ SIMD
 DETERMINISM
 
    Within one build, every function is a pure function of its arguments: the
-   same inputs give bit-identical outputs, run after run, thread count aside.
+   same inputs give bit-identical outputs, run after run, whatever the
+   number of threads (see la_parallel: a batch is cut into chunks by its
+   size alone and the chunks' sums are added in a fixed order).
    The random numbers and prompts are bit-identical across backends and
-   machines for a given precision: the scalar, AVX2, AArch64 NEON and ARMv7
-   NEON builds draw the same words, normals, Gamma variates, rotations and
+   machines for a given precision: the scalar, AVX2, AVX-512, AArch64 NEON
+   and ARMv7 NEON builds draw the same words, normals, Gamma variates, rotations and
    batches (checked against committed golden vectors on each of them). The
    float and double builds draw the same normals but lay out LA_W = 8 or 4
    prompts per panel, so their batches differ. This holds for IEEE-754 float
    and double evaluated at their own precision (SSE2, AArch64, ARMv7 VFP;
    not x87) and without value-changing options (-ffast-math, or clang's
-   -ffp-contract=fast, which overrides the FP_CONTRACT pragma the header
-   sets; gcc's default contraction is switched off here by a pragma). The
-   normals and the labels use fused multiply-adds where the code asks for
+   -ffp-contract=fast, which overrides the pragma below).
+
+   Floating-point contraction is off for the whole implementation: clang
+   obeys #pragma STDC FP_CONTRACT OFF, gcc and g++ (which contract by
+   default in GNU C and in every C++ mode, and ignore the STDC pragma)
+   #pragma GCC optimize("fp-contract=off"); both are restored after the
+   implementation. So one program built as C or C++ by gcc, g++, clang or
+   clang++, at -O2 or -O3, ISO or GNU dialect, computes the same bits
+   (`make test`, quickstart-c-cxx-*: examples/quickstart.c's whole output
+   compared byte for byte, with AVX2 and without; before this, g++, clang,
+   clang++ and gcc's GNU C all printed other losses and eigenvalues than
+   gcc -std=c99). The hot kernels keep their speed: their fused
+   multiply-adds are intrinsics, and with gcc -std=c99 (which never
+   contracted) the kernels and the model compile to the same instructions.
+   clang and GNU C used to fuse plain-C loops (element-wise model helpers,
+   optimizer steps, Lanczos, the scalar twins) and now round twice.
+   Measured with bench_model and bench_kernels, before and after, float
+   and double, built by gcc -std=c99, gcc -std=gnu99 and clang (-O2 -mavx2
+   -mfma), best of two interleaved runs: loss+gradient and HVP of the base
+   setting at 60%/60% of the FMA peak with gcc before and after (clang 51%
+   and 45% before and after; d = 20: 79-82% with gcc, 64-70% with clang);
+   over all rows the geometric mean of after/before is 0.96-1.02 for the
+   SIMD rows, the run-to-run noise, and 1.0-1.2 for the scalar twins, whose
+   accumulations no longer wait on the longer FMA latency. One cost: gcc
+   does not inline a function compiled under the optimize pragma into code
+   compiled without it; that matters only for calls from the user's code
+   into a LINATTN_STATIC copy (or under LTO), not within the library.
+
+   The normals and the labels use fused multiply-adds where the code asks for
    them, never where a compiler would choose: the AVX2 and AArch64 FMA
    instructions, NEON's VFPv4 one on ARMv7, and elsewhere (the scalar
    backend, ARMv7 before VFPv4, one lane at a time) C99's fmaf and fma,
@@ -105,8 +145,21 @@ RANDOM NUMBERS
    A normal is within 2.5 ulps of its radius of r cos(theta) for its exact
    r and theta (2.33 measured over 2e7 pairs). The uniform feeding the radius
    has 31-bit resolution: |z| <= 6.56, a tail of probability 5e-11 is cut.
-   Bulk draws (la_rng_normals, la_data_sample) start at a block boundary and
-   produce exactly what as many la_rng_normal calls from there would.
+   Bulk draws (la_rng_normals, and each panel of la_data_sample) start at a
+   block boundary and produce exactly what as many la_rng_normal calls from
+   there would.
+
+   Gamma variates (la_rng_gamma, Setting 3's radii) come from Marsaglia
+   and Tsang's rejection method, computed in the same float arithmetic
+   with the same logarithm; shapes k < 1 through Gamma(k) = Gamma(k + 1)
+   U^(1/k), U being the accepted try's own uniform rescaled (u / e^h(x),
+   uniform and independent of x given acceptance). A Philox block holds
+   two tries (normal 0 with word 2, normal 1 with word 3), taken a quad of
+   four blocks at a time: the first tries of the quad, then the second.
+   Every try depends on its own words alone, so vector lanes make many at
+   once and take the accepted ones in that order; the variates are
+   bit-identical on every backend. About 4% of tries are rejected at
+   k = 0.1, 5% at k = 1, fewer for larger k.
 
 DATA SETTINGS
 
@@ -119,9 +172,21 @@ DATA SETTINGS
      fresh batch every step:   la_rng_seed(&r, seed, step) before each;
      resampled every k steps:  la_rng_seed(&r, seed, step / k) when
                                step % k == 0.
-   Within a batch the stream is consumed panel by panel (LA_W prompts): the
-   covariates, then w*, then the Gamma radii, then the label noise; prompt i
-   of a batch is therefore the same whatever the batch's count beyond i.
+   Each panel (LA_W prompts) of a batch draws from its own stretch of the
+   stream: panel p from word (p0 + p) 2^34 on, p0 the first multiple of
+   2^34 at or after the generator's position (0 when freshly seeded), and
+   the generator moves to the boundary after the batch's last panel. Within
+   a panel come the covariates, then w*, then the label noise; with Gamma
+   radii (LA_X_GAMMA_SPHERE) the panel's Gamma tries run from the middle of
+   its stretch (word (p0 + p) 2^34 + 2^33), their variates going to the
+   radii token by token, lane by lane. A panel's prompts thus depend on
+   (seed, stream, position) alone, however many words the panels before it
+   took: prompt i of a batch is the same whatever the batch's count beyond
+   i, panels can be drawn in any order and on any thread (the fused
+   training step draws each where it is consumed), and a stream holds
+   2^30 - 1 panels. Builds before this layout consumed the stream panel
+   after panel; their batches agree with these in the first panel only
+   (without Gamma radii).
 
 MEMORY
 
@@ -133,13 +198,15 @@ MEMORY
 THREAD SAFETY
 
    No global or static mutable state. Every function is reentrant; objects are
-   not synchronized, so one object is used by one thread at a time.
+   not synchronized, so one object is used by one thread at a time. A model
+   (or trainer) given a la_parallel is such an object too: its pool serves
+   one call at a time.
 
 CONTENTS
 
    Declarations (under the include guard), then the implementation (under
    LINATTN_IMPLEMENTATION), in the same six parts, in the order data flows:
-   1. types, status codes, the SIMD layer and batched kernels
+   1. types, status codes, the SIMD layer, batched kernels, threads
    2. random numbers, batches and the papers' data settings
    3. the model: loss, gradient, Hessian-vector product
    4. optimizers, clipping, learning-rate schedules
@@ -197,6 +264,7 @@ typedef float la_real;
 #define LINATTN_SCALAR 0
 #define LINATTN_AVX2 1
 #define LINATTN_NEON 2
+#define LINATTN_AVX512 3
 
 /* Status codes: LA_OK is zero, every error is negative. */
 enum {
@@ -229,6 +297,9 @@ enum {
 LINATTN_DEF int la_version(void); /* LINATTN_VERSION_NUMBER of the build */
 LINATTN_DEF const char *la_version_string(void);
 LINATTN_DEF const char *la_status_str(int status);
+/* The status's name as the enum above spells it ("LA_ERANGE"); "" for a
+   value that is not a status. For messages and foreign callers. */
+LINATTN_DEF const char *la_status_name(int status);
 LINATTN_DEF int la_backend(void); /* LINATTN_SCALAR, _AVX2 or _NEON */
 LINATTN_DEF const char *la_backend_name(void);
 
@@ -285,7 +356,12 @@ LINATTN_DEF void la_scale(int n, la_real a, la_real *x);
    The model and the tests choose between them; users rarely need this.
    The entries do not check their arguments (the la_ functions above do).
    pgemm is one panel of la_bgemm (C never batch-summed); bgemm is la_bgemm
-   itself with all its strides, one call for the whole batch. */
+   itself with all its strides, one call for the whole batch. vexp is
+   y = e^x element by element (n elements at any address; y may be x):
+   within 1 ulp of e^x where that is a normal number (2 ulps on ARMv7
+   without VFPv4), 0 where it would be subnormal or below (every backend
+   flushes, as ARMv7 NEON does), +inf above the largest la_real, NaN for
+   NaN; the softmax attention of the model calls it. */
 typedef struct la_kernels {
   const char *name; /* "scalar", "avx2", "neon64" or "neon32" */
   void (*pgemm)(unsigned flags, int m, int n, int k, la_real alpha,
@@ -297,6 +373,7 @@ typedef struct la_kernels {
                 size_t b_stride, la_real *C, size_t c_stride, int npanels);
   void (*scale)(int n, la_real a, la_real *x);
   double (*nrm2)(int n, const la_real *x);
+  void (*vexp)(int n, const la_real *x, la_real *y);
 } la_kernels;
 LINATTN_DEF const la_kernels *la_kernels_best(void);
 LINATTN_DEF const la_kernels *la_kernels_scalar(void);
@@ -306,6 +383,47 @@ LINATTN_DEF const la_kernels *la_kernels_scalar(void);
 LINATTN_DEF void *la_alloc(size_t bytes);
 LINATTN_DEF void la_free(void *p);
 #endif
+
+/* ------------------------------------------------------------ threads */
+/* Functions that work on a batch (the model's loss, gradient and HVP, and
+   through them the trainer and every diagnostic) split it over the
+   workers of a la_parallel: a parallel-for that the caller hands in
+   (OpenMP, TBB, its own pool) or the built-in pool's. The batch is cut
+   into chunks of whole panels by its size alone, never by the number of
+   workers; each chunk's sums are kept apart and added in chunk order, so
+   the results are bit-identical for any number of workers, one included.
+
+   run(ctx, ntasks, task, arg) must call task(arg, i, worker) once for
+   every i in [0, ntasks), in any order and on any threads, and return
+   when all have returned; worker is in [0, workers) and two calls that
+   run at the same time have different workers (each worker has its own
+   scratch memory). A task never calls run again. One la_parallel serves
+   one call at a time. workers <= 1 means one thread: run is then never
+   called. At most LA_MAX_WORKERS. */
+#define LA_MAX_WORKERS 1024
+typedef void (*la_task_fn)(void *arg, int task, int worker);
+typedef struct la_parallel {
+  int workers; /* threads that may run tasks at once */
+  void (*run)(void *ctx, int ntasks, la_task_fn task, void *arg);
+  void *ctx; /* passed to run */
+} la_parallel;
+
+/* The built-in pool: threads - 1 threads of its own beside the caller's,
+   which takes its share of every job (threads 0 or 1: no thread at all).
+   A worker that waits spins for a few microseconds, then sleeps on a
+   condition variable, so a machine busier than the pool has cores loses
+   little. Needs POSIX threads: built on POSIX hosts (__unix__, __APPLE__)
+   with gcc or clang unless LINATTN_NO_THREADS is defined; elsewhere
+   threads > 1 is LA_EUNSUPPORTED. LA_ERANGE for threads < 0 or beyond
+   LA_MAX_WORKERS, LA_ENOMEM when memory or a thread could not be had.
+   la_cpu_count is the number of online processors (1 where unknown). */
+#ifndef LINATTN_NO_STDLIB
+typedef struct la_pool la_pool;
+LINATTN_DEF int la_pool_create(la_pool **pool, int threads);
+LINATTN_DEF void la_pool_destroy(la_pool *pool);
+LINATTN_DEF const la_parallel *la_pool_parallel(const la_pool *pool);
+#endif
+LINATTN_DEF int la_cpu_count(void);
 
 /* ================================================================== */
 /*                 API 2. Random numbers and prompts                  */
@@ -328,7 +446,16 @@ LINATTN_DEF double la_rng_normal(la_rng *r);  /* N(0, 1) */
 /* n normals into x (vectorized); the same values as n la_rng_normal calls
    from the next block boundary. */
 LINATTN_DEF int la_rng_normals(la_rng *r, int n, la_real *x);
-/* Gamma(shape k, scale theta) for every k > 0: mean k theta. */
+/* Gamma(shape k, scale theta) for every k > 0: mean k theta. The tries
+   are those of Setting 3's radii (see RANDOM NUMBERS): from the next block
+   boundary quad after quad of blocks, the stream moving past the quad of
+   the accepted try (16 words at least); the value d (1 + t)^3 U^(1/k)
+   theta is then formed in double from the float try t and -2 ln U, so
+   that the variates carry float resolution (about 1e-7 of their spread),
+   and U^(1/k) a relative error near 6e-8 ln(1/U)/k. Shapes whose spread
+   is below double's resolution (k above 1.5e35) give (k - 1/3) theta.
+   LA_ENONFINITE for a NaN or Inf k or theta, LA_ERANGE for k or theta
+   <= 0 or a variate beyond double (r is then left as it was). */
 LINATTN_DEF int la_rng_gamma(la_rng *r, double k, double theta, double *g);
 /* A point uniform on the unit sphere S^{d-1} of R^d. */
 LINATTN_DEF int la_rng_sphere(la_rng *r, int d, la_real *x);
@@ -423,10 +550,16 @@ LINATTN_DEF int la_data_preset(la_data_config *cfg, int setting);
    an invalid description. la_data_init: LA_EDIM (d, n, net_hidden),
    LA_ERANGE (an unknown kind, a negative Gamma parameter, noise_std < 0 or
    beyond la_real, a given Sigma whose Cholesky factor or, for w* ~
-   N(0, Sigma^-1), its inverse overflows la_real), LA_ENONFINITE (those
-   values or sigma_matrix), LA_ENULL (LA_SIGMA_GIVEN without sigma_matrix),
-   LA_ENOTSPD (a given Sigma not symmetric positive definite),
-   LA_EWORKSPACE; g is written only on success. */
+   N(0, Sigma^-1), its inverse overflows la_real, and any description whose
+   batches could hold a value beyond la_real: the bounds follow from the
+   generator's cut of every normal at 6.57 - covariates, w*, the target
+   network's units and the labels with their noise, with a margin of 4 -
+   and Gamma radii, formed in float, must stay below 1e25, i.e.
+   gamma_scale (a - 1/3) (1 + 6.57/sqrt(9 a - 3))^3 <= 1e50 with a = k,
+   or k + 1 below 1), LA_ENONFINITE (those values or sigma_matrix),
+   LA_ENULL (LA_SIGMA_GIVEN without sigma_matrix), LA_ENOTSPD (a given
+   Sigma not symmetric positive definite), LA_EWORKSPACE; g is written only
+   on success. */
 LINATTN_DEF size_t la_data_bytes(const la_data_config *cfg);
 LINATTN_DEF int la_data_init(la_data *g, const la_data_config *cfg,
                              uint64_t seed, void *mem, size_t bytes);
@@ -436,8 +569,10 @@ LINATTN_DEF int la_data_create(la_data *g, const la_data_config *cfg,
 LINATTN_DEF void la_data_destroy(la_data *g);
 #endif
 /* Fill every prompt of b (b->d, b->n must match the setting: LA_ESHAPE)
-   from rng; LA_EDIM for b->count <= 0, LA_ENULL for a generator that
-   la_data_init did not fill. */
+   from rng, each panel from its own stretch of the stream (DATA SETTINGS);
+   LA_EDIM for b->count <= 0, LA_ENULL for a generator that la_data_init
+   did not fill, LA_ERANGE (nothing drawn) when rng's stream has no room
+   left for the batch's panels. */
 LINATTN_DEF int la_data_sample(const la_data *g, la_rng *rng, la_batch *b);
 
 
@@ -447,29 +582,83 @@ LINATTN_DEF int la_data_sample(const la_data *g, la_rng *rng, la_batch *b);
 
 /* ------------------------------------------------------------ the model
 
-   A prompt Z0 is (d+1) x (n+1); with M = diag(1, .., 1, 0) each layer does
-       Z_{l+1} = Z_l + (1/n) P_l Z_l M act(Z_l^T Q_l Z_l)
-   (act = identity, or ReLU entrywise), the prediction is -[Z_L]_{d+1,n+1}
-   and the loss is the mean over the batch of ([Z_L]_{d+1,n+1} + y_q)^2.
-   An optional front layer x <- W2 relu(W1 x + b1) + b2 (h hidden units)
-   acts on the x-part of every token, query included, before layer 0.
+   A prompt Z0 is (d+1) x (n+1), tokens z_1 .. z_{n+1} as columns, the
+   last the query; with M = diag(1, .., 1, 0) each layer does
+       Z_{l+1} = Z_l + (1/n) sum_{h < H} P_{l,h} Z_l M act(Z_l^T Q_{l,h} Z_l)
+   with H heads per layer (the reference code's n_head: outputs summed,
+   each with its 1/n), the prediction is -[Z_L]_{d+1,n+1} and the loss is
+   the mean over the batch of ([Z_L]_{d+1,n+1} + y_q)^2. An optional front
+   layer x <- W2 relu(W1 x + b1) + b2 (h hidden units) acts on the x-part
+   of every token, query included, before layer 0.
+
+   ACTIVATIONS. act acts on the score matrix A = Z^T Q Z, whose entry
+   a_ij = z_i^T Q z_j scores key i for token j, before the sum over keys
+   (where the reference code of paper A hooks its activation); M keeps the
+   n keys i <= n and drops the query, which is no key.
+     LA_ACT_LINEAR   act = identity: the papers' model.
+     LA_ACT_RELU     act = max(0, a) entrywise (paper B, Theorem 5).
+     LA_ACT_SOFTMAX  every token j weighs the n keys by a softmax over
+                     them: s_ij = e^{a_ij} / sum_{k <= n} e^{a_kj}, i <= n,
+                     so its weights sum to one; the layer adds
+                     (1/n) sum_h P_h K S_h (K: the n key columns of Z).
+                     The 1/n stays, as the reference code keeps its /N
+                     after the activation, and there is no other
+                     temperature: the scores are z_i^T Q z_j as they are
+                     (no 1/sqrt(d)), so Q's scale is the inverse
+                     temperature and P's absorbs the 1/n (P -> n P undoes
+                     it). The query is masked inside the softmax (its
+                     score as -inf). Read literally, P Z M act(Z^T Q Z)
+                     applies act to all n+1 rows and M drops the query's
+                     row afterwards, and so does the reference code
+                     (softmax over dim 2, all n+1 tokens, then its mask):
+                     there the query's own score takes part in every
+                     normalization although the query is no key, and the
+                     n key weights sum to less than one. Here they sum to
+                     one, which is the softmax over the keys the model
+                     means. Each column's largest score is subtracted
+                     before e^x (the kernel table's vexp), which changes
+                     nothing but leaves no overflow for any finite scores;
+                     a weight below the smallest normal la_real is 0.
+   Every activation works with every parametrization, head count, factored
+   Q and the front layer.
+
+   KEYS AND QUERIES. qk_rank = r > 0 trains Q's free block as the product
+   of two r-row factors, Q = W_K^T W_Q: a_ij = (W_K z_i) . (W_Q z_j). Dense:
+   W_K, W_Q are r x D, 1 <= r <= D. Sparse and pgd: Q's last row and column
+   are fixed at zero, so only A = W_K^T W_Q is factored, W_K, W_Q r x d,
+   1 <= r <= d (a factor of the whole Q would have to keep a zero column:
+   the same thing). r = 0 trains Q (or A) itself.
 
    THE PACKING OF THETA (D = d+1, all matrices row-major), per layer
-   l = 0 .. L-1 in order, then the front layer:
-     LA_PARAM_DENSE   P_l (D x D), Q_l (D x D)                 2 D^2 per layer
-     LA_PARAM_SPARSE  B_l (d x d), A_l (d x d), where
-                      P_l = [[B_l, 0], [0, 1]], Q_l = [[A_l, 0], [0, 0]]
-                                                               2 d^2 per layer
-     LA_PARAM_PGD     A_l (d x d); P_l = [[0, 0], [0, 1]], Q_l as above
-                                                                 d^2 per layer
+   l = 0 .. L-1 in order and within it per head h = 0 .. H-1 (the
+   reference code's allparam[l, h]), then the front layer:
+     LA_PARAM_DENSE   P (D x D), Q (D x D)                      2 D^2 per head
+     LA_PARAM_SPARSE  B (d x d), A (d x d), where
+                      P = [[B, 0], [0, 1]], Q = [[A, 0], [0, 0]]
+                                                                2 d^2 per head
+     LA_PARAM_PGD     A (d x d); P = [[0, 0], [0, 1]], Q as above
+                                                                  d^2 per head
+   and with qk_rank = r > 0, W_K then W_Q in the place of Q (or A):
+     LA_PARAM_DENSE   P (D x D), W_K (r x D), W_Q (r x D)   D^2 + 2 r D per head
+     LA_PARAM_SPARSE  B (d x d), W_K (r x d), W_Q (r x d)   d^2 + 2 r d per head
+     LA_PARAM_PGD     W_K (r x d), W_Q (r x d)                  2 r d per head
      front (h > 0)    W1 (h x d), b1 (h), W2 (d x h), b2 (d)
-   la_model_blocks lists these matrices (offset, size) in the same order.
+   la_model_blocks lists these matrices (offset, size) in the same order,
+   one block per matrix. With one head and a merged Q (the defaults) this
+   is one P, Q pair per layer.
 
    BATCHES AND THREADS. Loss, gradient and Hessian-vector product are means
-   over the b->count prompts of b. A batch may be split into views of whole
-   panels (z and y advanced by whole panels, count reduced), evaluated on
-   separate threads with separate workspaces, and combined with weights
-   count_i / sum count_i: the result equals the whole batch's up to rounding.
+   over the b->count prompts of b. The batch is cut into at most 64 chunks
+   of at least 8 panels each (fewer when the dense P_l, Q_l and the front
+   layer hold more than 65536 reals), by its panel count alone; a chunk's
+   sums are folded
+   into double and the chunks' added in order, so that cfg.parallel's
+   workers share the chunks with bit-identical results whatever their
+   number. The workspace holds one panel's scratch per worker, and with
+   more than one worker a partial sum per chunk. A batch may also be split
+   by the caller into views of whole panels (z and y advanced by whole
+   panels, count reduced) and combined with weights count_i / sum count_i:
+   that result equals the whole batch's up to rounding.
 
    COST (per prompt, linear attention). The products are associated so that
    n appears once per product: S = Z M Z^T, then P S Q (D x D), then
@@ -477,23 +666,44 @@ LINATTN_DEF int la_data_sample(const la_data *g, la_rng *rng, la_batch *b);
    base setting (L = 3, d = 5, n = 20) a gradient costs about 2-2.5 forward
    passes (la_model_loss), a Hessian-vector product about 5-6: its tangent
    doubles every product of the gradient except where the data enter (layer
-   0, without a front layer). ReLU attention cannot be associated this way
-   and costs O(D n^2) per layer. The workspace holds every layer's values of
-   one panel: about (L+1) (n+1)(d+1) LA_W reals twice, plus small matrices.
+   0, without a front layer). S is shared by the heads: each further head
+   adds only its D x D products (about 2 D^3 forward and 5 D^3 backward per
+   hidden layer, 3 D^2 in the last), no pass over the keys.
+   ReLU and softmax attention cannot be associated this way: a hidden
+   layer forms each head's n x (n+1) scores and their weighted sum, about
+   2 D n^2 + 2 D^2 n multiply-adds forward and twice that backward per
+   head; the last layer takes only the query's column of the scores,
+   O(D n) per head. Softmax adds n (n+1) exponentials per head and hidden
+   layer (n in the last), forward only: the backward step and the tangents
+   reuse the weights. A factored Q costs nothing per prompt: the model runs
+   on the product W_K^T W_Q, formed once per call, and the gradient is
+   contracted through it once per call (O(r D^2) per head). At the base
+   setting (sparse, bench/bench_model.c) four heads cost about 2.2 times
+   one head's gradient (2.3 times its HVP), rank-2 keys and queries the
+   same as a merged Q, ReLU attention about 3.5 times the linear model's
+   gradient and softmax about 6 times (5 times its HVP): 3.6 times the
+   linear model's multiply-adds, and the exponentials and the softmax's
+   passes over the weights take about 40% of its forward pass. The
+   workspace
+   holds every layer's values of one panel: about (L+1) (n+1)(d+1) LA_W
+   reals twice, plus per layer (2 + H) D^2 LA_W (linear) or
+   H ((n+1)(2n + D) + n D) LA_W (ReLU, softmax), twice.
 
    FAILURES. LA_ENULL (null pointer), LA_ESHAPE (batch d or n differ from
    the model's), LA_EDIM (empty batch), LA_EWORKSPACE (work too small),
    LA_ENONFINITE (NaN or Inf in theta, v, or the data of a valid prompt),
    LA_EDIVERGED (finite inputs, but the loss or a result overflowed),
    LA_ENOMEM (the allocating form could not allocate), LA_ERANGE (a model
-   la_model_init did not make), LA_EOVERFLOW (a workspace beyond size_t:
-   32-bit hosts at the largest sizes). Checks come before any output is
-   written, except that pred may already hold the predictions of the panels
-   before one whose data are not finite; with LA_EDIVERGED the loss and
+   la_model_init did not make, or a host parallel-for that skipped a task
+   or named a worker out of range), LA_EOVERFLOW (a workspace beyond
+   size_t: 32-bit hosts at the largest sizes). Checks come before any
+   output is written, except that pred may already hold the predictions of
+   other panels than one whose data are not finite (the first such panel,
+   in batch order, decides the status); with LA_EDIVERGED the loss and
    results are written as computed. */
 
 enum { LA_PARAM_SPARSE = 0, LA_PARAM_DENSE = 1, LA_PARAM_PGD = 2 };
-enum { LA_ACT_LINEAR = 0, LA_ACT_RELU = 1 };
+enum { LA_ACT_LINEAR = 0, LA_ACT_RELU = 1, LA_ACT_SOFTMAX = 2 };
 
 /* Zero means the documented default. */
 typedef struct la_model_config {
@@ -501,13 +711,20 @@ typedef struct la_model_config {
   int layers;                /* L; 0 -> 3; at most LA_MAX_LAYERS */
   int param;                 /* LA_PARAM_*; 0 -> sparse */
   int activation;            /* LA_ACT_*; 0 -> linear */
+  int heads;                 /* H heads per layer; 0 -> 1; at most
+                                LA_MAX_HEADS */
+  int qk_rank;               /* r: Q = W_K^T W_Q, factors of r rows; 0 ->
+                                Q trained as one matrix; else 1..d+1
+                                (dense) or 1..d (sparse, pgd) */
   int front_hidden;          /* width h of the front MLP; 0 -> none */
   double init_std;           /* 0 -> 0.05 (front layer included); at most
                                 la_real's largest value / 8 */
   const la_kernels *kernels; /* NULL -> la_kernels_best() */
+  const la_parallel *parallel; /* threads for a batch; NULL -> one */
 } la_model_config;
 
 #define LA_MAX_LAYERS 64
+#define LA_MAX_HEADS 64
 #define LA_MAX_HIDDEN 4096
 
 typedef struct la_model {
@@ -516,7 +733,8 @@ typedef struct la_model {
 } la_model;
 
 /* LA_ERANGE for a configuration out of range (init_std <= 0 or non-finite
-   included), LA_EDIM for d or n, LA_EOVERFLOW when the workspace would not
+   included, and softmax with a kernel table that has no vexp), LA_EDIM
+   for d or n, LA_EOVERFLOW when the workspace would not
    fit size_t (32-bit hosts); m is written only on success. */
 LINATTN_DEF int la_model_init(la_model *m, const la_model_config *cfg);
 /* theta ~ N(0, init_std^2) entrywise from the stream of rng:
@@ -527,9 +745,9 @@ LINATTN_DEF int la_model_init_params(const la_model *m, la_rng *rng,
    their number (per-matrix clipping uses it), or a negative status. */
 LINATTN_DEF int la_model_blocks(const la_model *m, int *offsets, int *sizes,
                                 int max);
-/* Workspace for one call of loss, grad or hvp; independent of batch size.
-   Any byte alignment will do. 0 for an invalid model, or one whose
-   workspace does not fit size_t. */
+/* Workspace for one call of loss, grad or hvp with cfg.parallel's workers;
+   independent of batch size. Any byte alignment will do. 0 for an invalid
+   model, or one whose workspace does not fit size_t. */
 LINATTN_DEF size_t la_model_work_bytes(const la_model *m);
 /* work == NULL with bytes == 0: the call allocates (and frees) its own.
    loss and pred may be NULL; pred (if given) receives b->count plain
@@ -541,6 +759,18 @@ LINATTN_DEF int la_model_loss(const la_model *m, const la_real *theta,
 LINATTN_DEF int la_model_grad(const la_model *m, const la_real *theta,
                               const la_batch *b, double *loss, la_real *grad,
                               void *work, size_t bytes);
+/* The loss and (grad not NULL) its gradient on `count` prompts drawn from
+   g at rng's position, each panel drawn where it is consumed, on the
+   workers of cfg.parallel: the same bits as la_data_sample into a batch of
+   `count` and then la_model_grad (or la_model_loss), without the batch's
+   memory or its trip through the caches. rng moves as la_data_sample
+   moves it, when every prompt was drawn (LA_OK, LA_EDIVERGED). Statuses
+   as la_data_sample's and la_model_grad's (LA_ESHAPE: g and the model
+   differ in d or n). The workspace is la_model_work_bytes(m). */
+LINATTN_DEF int la_model_grad_fresh(const la_model *m, const la_real *theta,
+                                    const la_data *g, la_rng *rng, int count,
+                                    double *loss, la_real *grad, void *work,
+                                    size_t bytes);
 /* hv = H(theta) v, exact (forward-over-reverse); loss and grad may be NULL. */
 LINATTN_DEF int la_model_hvp(const la_model *m, const la_real *theta,
                              const la_batch *b, const la_real *v, double *loss,
@@ -735,7 +965,17 @@ typedef int (*la_matvec_fn)(void *ctx, int n, const la_real *x, la_real *y);
 /* Eigenvalues of the symmetric n x n row-major matrix a (overwritten) in
    ascending order into w; with vecs non-NULL, the unit eigenvectors as the
    rows of vecs (row i belongs to w[i]). Householder tridiagonalization and
-   implicit QL, in double. n is at most 46340 (n^2 fits an int: LA_EDIM
+   implicit QL, in double, backward stable: each eigenvalue within a small
+   multiple of n eps ||A|| of the exact one. a is first scaled by a power of
+   two (exactly) to a largest entry in [0.5, 1), and each reflector is
+   formed from its column so scaled, so entries from the smallest normal
+   double to the largest neither overflow nor underflow; blocks that a
+   block-diagonal a splits into keep their own scale. QL deflates where an
+   off-diagonal is negligible next to its two diagonal neighbours or next
+   to its unreduced block's norm (eps relative), so zero rows and columns
+   and eigenvalues at rounding level end the iteration. LA_ERANGE when an
+   eigenvalue lies beyond the largest double; LA_ENOCONVERGE when one takes
+   more than 60 QL sweeps. n is at most 46340 (n^2 fits an int: LA_EDIM
    beyond); LA_EOVERFLOW when the workspace would not fit size_t. */
 LINATTN_DEF size_t la_sym_eig_work_bytes(int n);
 LINATTN_DEF int la_sym_eig(int n, double *a, double *w, double *vecs,
@@ -777,8 +1017,10 @@ typedef struct la_eig_out {
    the distinct ones, more copies appear only after a restart (see README).
    LA_ENOCONVERGE: the cap was reached; the best estimates are returned.
    LA_ERANGE for tol <= 0 or non-finite, an unknown `which`, or a max_iter
-   below k (or negative); LA_EOVERFLOW when the basis would pass 1e12 bytes
-   (or size_t). out is written only once the checks have passed. */
+   below k (or negative), and for a Ritz value beyond the largest double
+   (norms are scaled: operators near 1e308 are fine); LA_EOVERFLOW when the
+   basis would pass 1e12 bytes (or size_t). out is written only once the
+   checks have passed. */
 LINATTN_DEF size_t la_lanczos_work_bytes(int n, int k,
                                          const la_lanczos_config *cfg);
 LINATTN_DEF int la_lanczos(int n, la_matvec_fn f, void *ctx, int k, double tol,
@@ -801,7 +1043,9 @@ LINATTN_DEF int la_slq(int n, la_matvec_fn f, void *ctx,
                        double *weights, void *work, size_t bytes);
 /* The density smoothed by a Gaussian of width sigma, on ngrid points
    (sigma <= 0 or non-finite: LA_ERANGE; a NaN or Inf among nodes, weights
-   or grid: LA_ENONFINITE). */
+   or grid: LA_ENONFINITE). Any positive sigma, subnormal included; a value
+   beyond the largest double (a grid point on a node with sigma near 1e-308,
+   say) is LA_ERANGE, and out is then not written. */
 LINATTN_DEF int la_density_eval(int count, const double *nodes,
                                 const double *weights, double sigma,
                                 int ngrid, const double *grid, double *out);
@@ -820,7 +1064,9 @@ typedef struct la_trace_config {
 } la_trace_config;
 /* tr(A) and the standard error of the estimate (Hutch++: of its stochastic
    part; the sketched part is exact for the sketch drawn). LA_ERANGE for a
-   budget below 2 (Hutch++: 3) or an unknown method. */
+   budget below 2 (Hutch++: 3) or an unknown method, and for a trace or
+   error beyond the largest double (outputs then not written); the sums of
+   squares are scaled, so an operator near 1e300 is fine. */
 LINATTN_DEF size_t la_trace_work_bytes(int n, const la_trace_config *cfg);
 LINATTN_DEF int la_trace(int n, la_matvec_fn f, void *ctx,
                          const la_trace_config *cfg, double *trace,
@@ -828,12 +1074,14 @@ LINATTN_DEF int la_trace(int n, la_matvec_fn f, void *ctx,
 
 /* ---------------------------------------------- the papers' numbers */
 /* max |d_i| / median |d_i| (paper A's code, Jiang et al. 2022); work holds
-   3n doubles (NULL, 0: allocated); LA_ERANGE if the median is 0. */
+   3n doubles (NULL, 0: allocated); LA_ERANGE if the median is 0 or the
+   ratio passes the largest double (r is then not written). */
 LINATTN_DEF int la_rcond_diag(int n, const double *diag, double *r,
                               void *work, size_t bytes);
 /* lambda_max / lambda_median (paper A's text) of a spectrum given as
-   values with weights (NULL: equal); LA_ERANGE if the median is 0. work
-   as for la_weighted_median. */
+   values with weights (NULL: equal); LA_ERANGE if the median is 0 or the
+   ratio passes the largest double (r is then not written). work as for
+   la_weighted_median. */
 LINATTN_DEF int la_rcond_spectrum(int count, const double *values,
                                   const double *weights, double *r,
                                   void *work, size_t bytes);
@@ -841,9 +1089,13 @@ LINATTN_DEF int la_rcond_spectrum(int count, const double *values,
 /* (L0, L1)-smoothness from a trajectory of (||grad||, smoothness) pairs.
    Least squares: s ~ L0 + L1 g. Envelope: the tightest line above every
    pair, minimizing its mean height L0 + L1 mean(g) with L0, L1 >= 0 (a
-   two-variable linear program, solved exactly on the upper hull). work
-   holds 2 count doubles (NULL, 0: allocated); a negative gnorm is
-   LA_ERANGE, a NaN or Inf LA_ENONFINITE. */
+   two-variable linear program, solved exactly on the upper hull). Both
+   fits run on g and s scaled by powers of two to largest entries near 1,
+   so pairs near the largest double fit as well as any. work holds 2 count
+   doubles (NULL, 0: allocated); a negative gnorm is LA_ERANGE, a NaN or Inf
+   LA_ENONFINITE; LA_ERANGE too when a slope or intercept is beyond the
+   largest double (s near 1e300 against g near 1e-300); fit is written only
+   on success. */
 typedef struct la_lsmooth_fit {
   double corr_log;  /* Pearson correlation of (log g, log s) over s, g > 0 */
   int used;         /* pairs with s > 0 and g > 0 */
@@ -858,7 +1110,9 @@ LINATTN_DEF int la_lsmooth(int count, const double *gnorm,
 /* x with Phi(x) = p, 0 < p < 1. */
 LINATTN_DEF int la_normal_quantile(double p, double *x);
 /* Hill's estimate of the tail index from the k largest of count positive
-   samples (work: count doubles, or NULL, 0). */
+   samples (work: count doubles, or NULL, 0). LA_ERANGE when the (k+1)-th
+   largest is not positive, or the k+1 largest are equal (the index would
+   be infinite); alpha is written only on success. */
 LINATTN_DEF int la_hill(int count, const double *x, int k, double *alpha,
                         void *work, size_t bytes);
 typedef struct la_noise_config {
@@ -875,7 +1129,16 @@ typedef struct la_noise_stats {
 /* Summary of count samples. Optional outputs (NULL: skipped): hist (bins
    densities, integrating to 1), edges (bins+1), sorted (the samples in
    ascending order) and gauss (the quantiles of N(mean, var) at the plotting
-   positions (i + 0.5)/count, for a QQ plot against sorted). */
+   positions (i + 0.5)/count, for a QQ plot against sorted). The moments
+   and the bins are computed on the samples scaled by a power of two to a
+   largest near 1, so samples near +-1e300 summarize as any others as long
+   as the result exists: LA_ERANGE, with nothing written, when the variance
+   passes the largest double (a spread beyond about 1.3e154), when the
+   hill_k + 1 largest samples are equal (all samples equal, say: the tail
+   index would be infinite), or when a histogram density would pass the
+   largest double (samples spread over less than bins / 1.8e308).
+   hill_alpha is 0 when the (hill_k+1)-th largest sample is not positive
+   (no tail to measure); the kurtosis is 0 when all samples are equal. */
 LINATTN_DEF int la_noise_summary(int count, const double *x,
                                  const la_noise_config *cfg,
                                  la_noise_stats *st, double *hist,
@@ -917,6 +1180,17 @@ LINATTN_DEF int la_hessian_eigs(const la_model *m, const la_real *theta,
 /* Both robust condition numbers of H(theta) on a batch. Up to dense_max
    parameters the spectrum is exact (dense Hessian); beyond, lambda_max is
    from Lanczos (tolerance 1e-6) and the median from the SLQ density.
+   by_spectrum is reported only where the median eigenvalue is resolved,
+   |lambda_median| > resolution, and is 0 otherwise (resolved = 0): a median
+   at rounding level would make the ratio a quotient of noise (a singular
+   Hessian, as with dead ReLU units or more parameters than directions the
+   data move). resolution is, on the dense path, the larger of
+   ||H - H^T||_F of the n Hessian-vector products as computed (H is
+   symmetric: this is their rounding) and n 2^-52 max|lambda| (the
+   eigensolver's); on the iterative path, the larger of 1e-6 lambda_max
+   (Lanczos's tolerance) and the spacing of the quadrature nodes,
+   (max node - min node) / steps. by_diag is 0 when its median is 0 or the
+   ratio passes the largest double.
    LA_EOVERFLOW when slq.probes * steps exceeds an int, or the dense path
    would hold more than 46340 parameters. */
 typedef struct la_rcond_config {
@@ -925,9 +1199,11 @@ typedef struct la_rcond_config {
 } la_rcond_config;
 typedef struct la_rcond {
   double by_diag;     /* max |H_ii| / median |H_ii| (0 if that median is 0) */
-  double by_spectrum; /* lambda_max / lambda_median (0 if that median is 0) */
+  double by_spectrum; /* lambda_max / lambda_median; 0 unless resolved */
   double lambda_max, lambda_median;
   int exact;          /* 1: from the dense spectrum */
+  int resolved;       /* 1: |lambda_median| > resolution */
+  double resolution;  /* eigenvalues within it of 0 are rounding (below) */
 } la_rcond;
 LINATTN_DEF size_t la_rcond_work_bytes(const la_model *m,
                                        const la_rcond_config *cfg);
@@ -938,7 +1214,7 @@ LINATTN_DEF int la_robust_cond(const la_model *m, const la_real *theta,
 /* Directional smoothness u^T H(theta) u along the step taken,
    u = (theta_next - theta) / ||theta_next - theta||, with ||grad f(theta)||
    from the same pass (the pair la_lsmooth fits). gnorm may be NULL;
-   LA_ERANGE if the step is zero. */
+   LA_ERANGE if the step is zero or u^T H u passes the largest double. */
 LINATTN_DEF size_t la_dir_smoothness_work_bytes(const la_model *m);
 LINATTN_DEF int la_dir_smoothness(const la_model *m, const la_real *theta,
                                   const la_real *theta_next, const la_batch *b,
@@ -946,13 +1222,20 @@ LINATTN_DEF int la_dir_smoothness(const la_model *m, const la_real *theta,
                                   size_t bytes);
 
 /* Gradient noise (paper A): the gradient on true_batch fresh prompts is the
-   "true" g (accumulated minibatch by minibatch: the loss is a mean, so the
-   chunks' gradients average to it exactly), then `samples` minibatch
-   gradients g_B, each on fresh prompts; norms[i] = ||g_B - g||. Summarize
-   with la_noise_summary. Checked before the first draw (rng is then left
-   as it was): LA_ESHAPE for a generator of another d or n, LA_ENONFINITE
-   for theta, LA_EOVERFLOW when the default true batch 100 * minibatch
-   exceeds an int. */
+   "true" g, then `samples` minibatch gradients g_B, each on fresh prompts;
+   norms[i] = ||g_B - g||. All are drawn from rng's stream in that order,
+   each batch on its own panels (la_data_sample's layout), where they are
+   consumed: nothing is stored. The model's workers (cfg.parallel) share
+   the true batch's chunks, then take the samples one each, with the same
+   bits for any number of workers. rng moves past the last sample on
+   success. Summarize with la_noise_summary. Checked before the first draw
+   (rng is then left as it was): LA_ESHAPE for a generator of another d or
+   n, LA_ENONFINITE for theta, LA_EOVERFLOW when the default true batch
+   100 * minibatch exceeds an int, LA_ERANGE when the stream has no room
+   for all the panels. The workspace holds the model's, and per worker a
+   one-worker model workspace and a gradient. LA_ERANGE also when a norm
+   passes the largest double (the norms are scaled, so gradients near
+   1e300 are fine). */
 typedef struct la_grad_noise_config {
   int minibatch;  /* 0 -> 1000 */
   int true_batch; /* 0 -> 100 * minibatch */
@@ -1052,6 +1335,9 @@ typedef struct la_train_config {
   const la_run_config *run;      /* the description it was made from (la_run_init
                                     sets it), saved in checkpoints; NULL -> one
                                     gathered from the fields above */
+  const la_parallel *parallel;   /* threads of the model's calls (steps,
+                                    evaluation); NULL -> the model's own
+                                    cfg.parallel */
 } la_train_config;
 
 /* Read the fields, do not write them. */
@@ -1117,8 +1403,8 @@ struct la_run_config {
   int setting;             /* LA_SETTING_* the preset came from; 0 none.
                               A label: `data` is what is drawn */
   la_data_config data;     /* sigma_matrix must be NULL (not a value) */
-  la_model_config model;   /* d and n are the data's; `kernels` is
-                              ignored (la_run_env says) */
+  la_model_config model;   /* d and n are the data's; `kernels` and
+                              `parallel` are ignored (la_run_env says) */
   char optimizer[LA_NAME_MAX]; /* a registry name; "" -> "adam" */
   la_optim_config opt;     /* the optimizer's configuration */
   la_schedule schedule;    /* COSINE's total 0 -> the run's steps;
@@ -1211,6 +1497,7 @@ typedef struct la_run_env {
   la_train_callback callback; /* the trainer's, with user */
   void *user;
   const la_kernels *kernels; /* NULL -> la_kernels_best() */
+  const la_parallel *parallel; /* threads for every batch; NULL -> one */
 } la_run_env;
 
 /* A run's objects in one block. Read the fields; it must stay where it was
@@ -1222,7 +1509,9 @@ typedef struct la_run {
   la_trainer trainer;
   void *owned; /* the block of la_run_create */
 } la_run;
-LINATTN_DEF int la_run_bytes(const la_run_config *cfg, size_t *bytes);
+/* The block of a run with env's threads (each worker has its workspace). */
+LINATTN_DEF int la_run_bytes(const la_run_config *cfg, const la_run_env *env,
+                             size_t *bytes);
 LINATTN_DEF int la_run_init(la_run *r, const la_run_config *cfg,
                             const la_run_env *env, void *mem, size_t bytes);
 #ifndef LINATTN_NO_STDLIB
@@ -1288,6 +1577,48 @@ LINATTN_DEF int la_run_resume(la_run *r, const char *path,
                               const la_run_field **differs);
 #endif
 
+/* ------------------------------------------------------ foreign callers */
+/* For programs that reach the library through a foreign-function interface
+   (Python's ctypes, Julia's ccall, ...) and so cannot see the structs. The
+   run's structs (la_run_config, la_model, la_data, la_trainer, la_run) grow
+   as the model and the trainer do: such a caller holds them as opaque
+   blocks of la_sizeof bytes, reaches their members through the functions
+   below and the run-field table, and mirrors only the small structs it
+   passes by value, checking their sizes here. la_sizeof is 0 for an
+   unknown type. */
+enum {
+  LA_TYPE_REAL = 0,        /* la_real: 4 (float) or 8 (LINATTN_DOUBLE) */
+  LA_TYPE_RUN_CONFIG = 1,  /* la_run_config */
+  LA_TYPE_RUN = 2,         /* la_run */
+  LA_TYPE_MODEL = 3,       /* la_model */
+  LA_TYPE_DATA = 4,        /* la_data */
+  LA_TYPE_TRAINER = 5,     /* la_trainer */
+  LA_TYPE_BATCH = 6,       /* la_batch */
+  LA_TYPE_RNG = 7,         /* la_rng */
+  LA_TYPE_RUN_FIELD = 8,   /* la_run_field */
+  LA_TYPE_TRAIN_RECORD = 9, /* la_train_record */
+  LA_TYPE_EIG_OUT = 10,    /* la_eig_out */
+  LA_TYPE_LANCZOS_CONFIG = 11, /* la_lanczos_config */
+  LA_TYPE_SLQ_CONFIG = 12, /* la_slq_config */
+  LA_TYPE_RCOND_CONFIG = 13, /* la_rcond_config */
+  LA_TYPE_RCOND = 14,      /* la_rcond */
+  LA_TYPE_GRAD_NOISE_CONFIG = 15, /* la_grad_noise_config */
+  LA_TYPE_NOISE_CONFIG = 16, /* la_noise_config */
+  LA_TYPE_NOISE_STATS = 17, /* la_noise_stats */
+  LA_TYPE_RUN_ENV = 18     /* la_run_env */
+};
+LINATTN_DEF size_t la_sizeof(int type);
+/* A run's objects (NULL for a NULL run): its trainer, model and data. */
+LINATTN_DEF la_trainer *la_run_trainer(la_run *r);
+LINATTN_DEF const la_model *la_run_model(const la_run *r);
+LINATTN_DEF const la_data *la_run_data(const la_run *r);
+/* The run's theta, in place (*n, which may be NULL, its length), its steps
+   taken, and its evaluation batch (the one la_trainer_eval uses; drawn
+   whatever eval_every says). */
+LINATTN_DEF la_real *la_run_theta(la_run *r, int *n);
+LINATTN_DEF long la_run_step(const la_run *r);
+LINATTN_DEF const la_batch *la_run_eval_batch(const la_run *r);
+
 
 #ifdef __cplusplus
 }
@@ -1339,8 +1670,16 @@ LINATTN_DEF int la_run_resume(la_run *r, const char *path,
 
 /* ------------------------------------------------ backend selection */
 
+#if defined(__AVX512F__) && defined(__AVX512VL__) && defined(__AVX2__) &&     \
+    defined(__FMA__)
+#define LA__HAVE_AVX512 1
+#else
+#define LA__HAVE_AVX512 0
+#endif
 #if !defined(LINATTN_SIMD)
-#if defined(__AVX2__) && defined(__FMA__)
+#if LA__HAVE_AVX512
+#define LA__SIMD LINATTN_AVX512
+#elif defined(__AVX2__) && defined(__FMA__)
 #define LA__SIMD LINATTN_AVX2
 #elif defined(__ARM_NEON) || defined(__ARM_NEON__)
 #define LA__SIMD LINATTN_NEON
@@ -1352,6 +1691,13 @@ LINATTN_DEF int la_run_resume(la_run *r, const char *path,
 #define LA__SIMD LINATTN_AVX2
 #else
 #warning "linattn.h: LINATTN_SIMD=LINATTN_AVX2 needs -mavx2 -mfma; using scalar"
+#define LA__SIMD LINATTN_SCALAR
+#endif
+#elif LINATTN_SIMD == LINATTN_AVX512
+#if LA__HAVE_AVX512
+#define LA__SIMD LINATTN_AVX512
+#else
+#warning "linattn.h: LINATTN_SIMD=LINATTN_AVX512 needs -mavx512f -mavx512vl -mfma; using scalar"
 #define LA__SIMD LINATTN_SCALAR
 #endif
 #elif LINATTN_SIMD == LINATTN_NEON
@@ -1371,10 +1717,41 @@ LINATTN_DEF int la_run_resume(la_run *r, const char *path,
 #define LA__SIMD LINATTN_SCALAR
 #endif
 
-#if LA__SIMD == LINATTN_AVX2
+/* The two x86 backends share the 256-bit panel vector (LA_W is fixed by
+   the precision); AVX-512 adds 32 registers, wider generator lanes and,
+   where a core has two 512-bit FMA units, twice the peak. */
+#define LA__X86 (LA__SIMD == LINATTN_AVX2 || LA__SIMD == LINATTN_AVX512)
+#if LA__X86
 #include <immintrin.h>
 #elif LA__SIMD == LINATTN_NEON
 #include <arm_neon.h>
+#endif
+
+/* The built-in thread pool: POSIX threads, and gcc's or clang's atomics
+   for the counters its workers spin on before they sleep. */
+#if !defined(LINATTN_NO_THREADS) && !defined(LINATTN_NO_STDLIB) &&          \
+    (defined(__unix__) || defined(__unix) || defined(__APPLE__)) &&          \
+    (defined(__GNUC__) || defined(__clang__))
+#define LA__THREADS 1
+#include <pthread.h>
+#include <unistd.h>
+#else
+#define LA__THREADS 0
+#endif
+
+/* No contraction anywhere in the implementation: a * b + c is a multiply
+   rounded, then an add rounded, whatever the compiler or language, so that
+   gcc, g++, clang and clang++ give the same bits at every optimization
+   level. Where a fused multiply-add is wanted the code says so (the SIMD
+   FMA intrinsics, fmaf and fma). gcc ignores the STDC pragma and contracts
+   by default in GNU C and in every C++ mode; its optimize pragma is what
+   it and g++ obey. Restored after the implementation, so a user's code
+   keeps the user's setting. */
+#if defined(__clang__)
+#pragma STDC FP_CONTRACT OFF
+#elif defined(__GNUC__)
+#pragma GCC push_options
+#pragma GCC optimize("fp-contract=off")
 #endif
 
 /* ----------------------------------------------------- version, status */
@@ -1388,27 +1765,44 @@ LINATTN_DEF const char *la_version_string(void) {
       LINATTN_VERSION_MINOR) "." LA__STR(LINATTN_VERSION_PATCH);
 }
 
+/* Every status: its code, its name, its message (one row each). */
+static const struct {
+  int status;
+  const char *name, *message;
+} la__statuses[] = {
+    {LA_OK, "LA_OK", "ok"},
+    {LA_ENULL, "LA_ENULL", "a required pointer is null"},
+    {LA_EDIM, "LA_EDIM", "a dimension is zero, negative or beyond its limit"},
+    {LA_EOVERFLOW, "LA_EOVERFLOW", "a size computation would overflow"},
+    {LA_EWORKSPACE, "LA_EWORKSPACE", "the workspace is too small"},
+    {LA_ENOMEM, "LA_ENOMEM", "out of memory"},
+    {LA_ERANGE, "LA_ERANGE", "a configuration value is out of range"},
+    {LA_ENONFINITE, "LA_ENONFINITE", "a NaN or infinity in the input"},
+    {LA_ENOTSPD, "LA_ENOTSPD", "the matrix is not symmetric positive definite"},
+    {LA_EDIVERGED, "LA_EDIVERGED", "the loss or gradient became NaN or infinite"},
+    {LA_EIO, "LA_EIO", "reading or writing a file failed"},
+    {LA_EFORMAT, "LA_EFORMAT", "the file is not in the expected format"},
+    {LA_EVERSION, "LA_EVERSION", "the file has an unsupported format version"},
+    {LA_ECHECKSUM, "LA_ECHECKSUM", "the file's checksum does not match"},
+    {LA_ESHAPE, "LA_ESHAPE", "the shape does not match"},
+    {LA_ENOCONVERGE, "LA_ENOCONVERGE", "the iteration did not converge"},
+    {LA_EUNSUPPORTED, "LA_EUNSUPPORTED", "not supported by this build"}};
+
+static int la__status_row(int status) {
+  int i, n = (int)(sizeof la__statuses / sizeof la__statuses[0]);
+  for (i = 0; i < n; ++i)
+    if (la__statuses[i].status == status) return i;
+  return -1;
+}
+
 LINATTN_DEF const char *la_status_str(int status) {
-  switch (status) {
-  case LA_OK: return "ok";
-  case LA_ENULL: return "a required pointer is null";
-  case LA_EDIM: return "a dimension is zero, negative or beyond its limit";
-  case LA_EOVERFLOW: return "a size computation would overflow";
-  case LA_EWORKSPACE: return "the workspace is too small";
-  case LA_ENOMEM: return "out of memory";
-  case LA_ERANGE: return "a configuration value is out of range";
-  case LA_ENONFINITE: return "a NaN or infinity in the input";
-  case LA_ENOTSPD: return "the matrix is not symmetric positive definite";
-  case LA_EDIVERGED: return "the loss or gradient became NaN or infinite";
-  case LA_EIO: return "reading or writing a file failed";
-  case LA_EFORMAT: return "the file is not in the expected format";
-  case LA_EVERSION: return "the file has an unsupported format version";
-  case LA_ECHECKSUM: return "the file's checksum does not match";
-  case LA_ESHAPE: return "the shape does not match";
-  case LA_ENOCONVERGE: return "the iteration did not converge";
-  case LA_EUNSUPPORTED: return "not supported by this build";
-  default: return "unknown status";
-  }
+  int i = la__status_row(status);
+  return i < 0 ? "unknown status" : la__statuses[i].message;
+}
+
+LINATTN_DEF const char *la_status_name(int status) {
+  int i = la__status_row(status);
+  return i < 0 ? "" : la__statuses[i].name;
 }
 
 LINATTN_DEF int la_backend(void) { return LA__SIMD; }
@@ -1416,6 +1810,8 @@ LINATTN_DEF int la_backend(void) { return LA__SIMD; }
 LINATTN_DEF const char *la_backend_name(void) {
 #if LA__SIMD == LINATTN_AVX2
   return "avx2";
+#elif LA__SIMD == LINATTN_AVX512
+  return "avx512";
 #elif LA__SIMD == LINATTN_NEON && defined(__aarch64__)
   return "neon64";
 #elif LA__SIMD == LINATTN_NEON
@@ -1434,7 +1830,7 @@ LINATTN_DEF const char *la_backend_name(void) {
    once against these few operations; vload/vstore need LA_ALIGN-aligned
    panels, vloadu/vstoreu take plain vectors at any address. */
 
-#if LA__SIMD == LINATTN_AVX2 && !defined(LINATTN_DOUBLE)
+#if LA__X86 && !defined(LINATTN_DOUBLE)
 typedef __m256 la__vec;
 LA__INLINE la__vec la__vload(const la_real *p) { return _mm256_load_ps(p); }
 LA__INLINE la__vec la__vloadu(const la_real *p) { return _mm256_loadu_ps(p); }
@@ -1447,7 +1843,19 @@ LA__INLINE la__vec la__vadd(la__vec a, la__vec b) { return _mm256_add_ps(a, b); 
 LA__INLINE la__vec la__vfma(la__vec c, la__vec a, la__vec b) {
   return _mm256_fmadd_ps(a, b, c);
 }
-#elif LA__SIMD == LINATTN_AVX2
+LA__INLINE la__vec la__vsub(la__vec a, la__vec b) { return _mm256_sub_ps(a, b); }
+LA__INLINE la__vec la__vmax(la__vec a, la__vec b) { return _mm256_max_ps(a, b); }
+LA__INLINE la__vec la__vmin(la__vec a, la__vec b) { return _mm256_min_ps(a, b); }
+/* The bits of x shifted left by LA__EXP_SHIFT: 2^k from k + LA__EXP_BIAS. */
+LA__INLINE la__vec la__vshl_exp(la__vec x) {
+  return _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_castps_si256(x), 23));
+}
+/* y where y >= lo, else 0; then x where x is NaN. */
+LA__INLINE la__vec la__vexp_edges(la__vec x, la__vec y, la__vec lo) {
+  y = _mm256_and_ps(y, _mm256_cmp_ps(y, lo, _CMP_GE_OQ));
+  return _mm256_blendv_ps(y, x, _mm256_cmp_ps(x, x, _CMP_UNORD_Q));
+}
+#elif LA__X86
 typedef __m256d la__vec;
 LA__INLINE la__vec la__vload(const la_real *p) { return _mm256_load_pd(p); }
 LA__INLINE la__vec la__vloadu(const la_real *p) { return _mm256_loadu_pd(p); }
@@ -1459,6 +1867,16 @@ LA__INLINE la__vec la__vmul(la__vec a, la__vec b) { return _mm256_mul_pd(a, b); 
 LA__INLINE la__vec la__vadd(la__vec a, la__vec b) { return _mm256_add_pd(a, b); }
 LA__INLINE la__vec la__vfma(la__vec c, la__vec a, la__vec b) {
   return _mm256_fmadd_pd(a, b, c);
+}
+LA__INLINE la__vec la__vsub(la__vec a, la__vec b) { return _mm256_sub_pd(a, b); }
+LA__INLINE la__vec la__vmax(la__vec a, la__vec b) { return _mm256_max_pd(a, b); }
+LA__INLINE la__vec la__vmin(la__vec a, la__vec b) { return _mm256_min_pd(a, b); }
+LA__INLINE la__vec la__vshl_exp(la__vec x) {
+  return _mm256_castsi256_pd(_mm256_slli_epi64(_mm256_castpd_si256(x), 52));
+}
+LA__INLINE la__vec la__vexp_edges(la__vec x, la__vec y, la__vec lo) {
+  y = _mm256_and_pd(y, _mm256_cmp_pd(y, lo, _CMP_GE_OQ));
+  return _mm256_blendv_pd(y, x, _mm256_cmp_pd(x, x, _CMP_UNORD_Q));
 }
 #elif LA__SIMD == LINATTN_NEON && !defined(LINATTN_DOUBLE)
 /* vld1q/vst1q accept any address, so the aligned and plain forms agree. */
@@ -1487,6 +1905,33 @@ LA__INLINE la__vec la__vfma(la__vec c, la__vec a, la__vec b) {
 #endif
   return v;
 }
+LA__INLINE la__vec la__vsub(la__vec a, la__vec b) {
+  la__vec v; v.lo = vsubq_f32(a.lo, b.lo); v.hi = vsubq_f32(a.hi, b.hi); return v;
+}
+LA__INLINE la__vec la__vmax(la__vec a, la__vec b) {
+  la__vec v; v.lo = vmaxq_f32(a.lo, b.lo); v.hi = vmaxq_f32(a.hi, b.hi); return v;
+}
+LA__INLINE la__vec la__vmin(la__vec a, la__vec b) {
+  la__vec v; v.lo = vminq_f32(a.lo, b.lo); v.hi = vminq_f32(a.hi, b.hi); return v;
+}
+LA__INLINE float32x4_t la__vshl_exp4(float32x4_t x) {
+  return vreinterpretq_f32_u32(vshlq_n_u32(vreinterpretq_u32_f32(x), 23));
+}
+LA__INLINE la__vec la__vshl_exp(la__vec x) {
+  la__vec v; v.lo = la__vshl_exp4(x.lo); v.hi = la__vshl_exp4(x.hi); return v;
+}
+LA__INLINE float32x4_t la__vexp_edges4(float32x4_t x, float32x4_t y,
+                                       float32x4_t lo) {
+  y = vreinterpretq_f32_u32(
+      vandq_u32(vreinterpretq_u32_f32(y), vcgeq_f32(y, lo)));
+  return vbslq_f32(vceqq_f32(x, x), y, x);
+}
+LA__INLINE la__vec la__vexp_edges(la__vec x, la__vec y, la__vec lo) {
+  la__vec v;
+  v.lo = la__vexp_edges4(x.lo, y.lo, lo.lo);
+  v.hi = la__vexp_edges4(x.hi, y.hi, lo.hi);
+  return v;
+}
 #elif LA__SIMD == LINATTN_NEON
 typedef struct { float64x2_t a, b; } la__vec;
 LA__INLINE la__vec la__vload(const la_real *p) {
@@ -1508,12 +1953,157 @@ LA__INLINE la__vec la__vfma(la__vec c, la__vec x, la__vec y) {
   la__vec v; v.a = vfmaq_f64(c.a, x.a, y.a); v.b = vfmaq_f64(c.b, x.b, y.b);
   return v;
 }
+LA__INLINE la__vec la__vsub(la__vec x, la__vec y) {
+  la__vec v; v.a = vsubq_f64(x.a, y.a); v.b = vsubq_f64(x.b, y.b); return v;
+}
+LA__INLINE la__vec la__vmax(la__vec x, la__vec y) {
+  la__vec v; v.a = vmaxq_f64(x.a, y.a); v.b = vmaxq_f64(x.b, y.b); return v;
+}
+LA__INLINE la__vec la__vmin(la__vec x, la__vec y) {
+  la__vec v; v.a = vminq_f64(x.a, y.a); v.b = vminq_f64(x.b, y.b); return v;
+}
+LA__INLINE float64x2_t la__vshl_exp2(float64x2_t x) {
+  return vreinterpretq_f64_u64(vshlq_n_u64(vreinterpretq_u64_f64(x), 52));
+}
+LA__INLINE la__vec la__vshl_exp(la__vec x) {
+  la__vec v; v.a = la__vshl_exp2(x.a); v.b = la__vshl_exp2(x.b); return v;
+}
+LA__INLINE float64x2_t la__vexp_edges2(float64x2_t x, float64x2_t y,
+                                       float64x2_t lo) {
+  y = vreinterpretq_f64_u64(
+      vandq_u64(vreinterpretq_u64_f64(y), vcgeq_f64(y, lo)));
+  return vbslq_f64(vceqq_f64(x, x), y, x);
+}
+LA__INLINE la__vec la__vexp_edges(la__vec x, la__vec y, la__vec lo) {
+  la__vec v;
+  v.a = la__vexp_edges2(x.a, y.a, lo.a);
+  v.b = la__vexp_edges2(x.b, y.b, lo.b);
+  return v;
+}
 #endif
 #if LA__SIMD == LINATTN_NEON
 LA__INLINE la__vec la__vloadu(const la_real *p) { return la__vload(p); }
 LA__INLINE void la__vstoreu(la_real *p, la__vec v) { la__vstore(p, v); }
 LA__INLINE la__vec la__vzero(void) { return la__vset1(0); }
 #endif
+/* ---------------------------------------------------------------- exp */
+/* e^x lane-wise (la__vexp) and its scalar twin (la__exp_real): the same
+   operations in the same order, with C99's fma/fmaf where the vector code
+   fuses, so that backends with a fused multiply-add agree bit for bit.
+   x = n ln2 + r with n = round(x / ln2) (by adding and subtracting 1.5 2^p,
+   which leaves the integer in the low bits), |r| <= ln2/2 (Cody and Waite:
+   n ln2_hi is exact), e^r from its Taylor polynomial by Horner (degree 7 in
+   float, 13 in double: the truncation is below 0.05 ulp), then times 2^k1
+   and 2^k2, k1 + k2 = n, each built from its exponent bits: two factors
+   reach 2^128 (2^1024) without an exponent field that cannot hold it.
+   Within 1 ulp of e^x wherever the result is a normal number (2 without a
+   fused multiply-add: ARMv7 before VFPv4); 0 where it would be subnormal
+   (ARMv7 NEON flushes those, so every backend flushes them), +inf past the
+   largest la_real, NaN for NaN. */
+
+/* 1/j!, j = 0..13: the Taylor coefficients of e^r. */
+static const double la__inv_fact[14] = {
+    1, 1, 0.5, 0.16666666666666666, 0.041666666666666664,
+    0.0083333333333333332, 0.0013888888888888889, 0.00019841269841269841,
+    2.4801587301587302e-05, 2.7557319223985893e-06, 2.7557319223985888e-07,
+    2.505210838544172e-08, 2.08767569878681e-09, 1.6059043836821613e-10};
+
+/* ln 2 = LN2_HI + LN2_LO, the high part with enough trailing zero bits that
+   n LN2_HI is exact for every n of the range. */
+#define LA__LN2_HI 6.93147180369123816490e-01
+#define LA__LN2_LO 1.90821492927058770002e-10
+
+#ifdef LINATTN_DOUBLE
+#define LA__EXP_DEG 13
+#define LA__EXP_LO (-709.0) /* inputs clamped to [LO, HI]: n in range */
+#define LA__EXP_HI 710.0
+#define LA__EXP_MAGIC 6755399441055744.0 /* 1.5 2^52 */
+#define LA__EXP_BIAS 6755399441056767.0  /* 1.5 2^52 + 1023 */
+#define LA__EXP_TINY DBL_MIN
+#define LA__EXP_L2HI LA__LN2_HI
+#define LA__EXP_L2LO LA__LN2_LO
+#define la__rfma fma
+#else
+#define LA__EXP_DEG 7
+#define LA__EXP_LO (-88.0f)
+#define LA__EXP_HI 89.0f
+#define LA__EXP_MAGIC 12582912.0f /* 1.5 2^23 */
+#define LA__EXP_BIAS 12583039.0f  /* 1.5 2^23 + 127 */
+#define LA__EXP_TINY FLT_MIN
+#define LA__EXP_L2HI 0.693145751953125f /* 15 bits */
+#define LA__EXP_L2LO 1.42860682030941723212e-6f
+#define la__rfma fmaf
+#endif
+#define LA__LOG2E ((la_real)1.44269504088896340736)
+
+/* 2^k for an integer-valued k: k + BIAS holds k + the exponent bias in its
+   low bits, which the shift moves into the exponent field. */
+static la_real la__pow2i(la_real k) {
+  la_real f = k + (la_real)LA__EXP_BIAS;
+#ifdef LINATTN_DOUBLE
+  uint64_t u;
+  memcpy(&u, &f, sizeof u);
+  u <<= 52;
+#else
+  uint32_t u;
+  memcpy(&u, &f, sizeof u);
+  u <<= 23;
+#endif
+  memcpy(&f, &u, sizeof f);
+  return f;
+}
+
+static la_real la__exp_real(la_real x) {
+  const la_real M = (la_real)LA__EXP_MAGIC;
+  la_real xc, nf, k1, k2, r, p, y;
+  int j;
+  if (x != x) return x;
+  xc = x < LA__EXP_LO ? LA__EXP_LO : x > LA__EXP_HI ? LA__EXP_HI : x;
+  nf = la__rfma(xc, LA__LOG2E, M) - M;
+  k1 = la__rfma(nf, (la_real)0.5, M) - M;
+  k2 = nf - k1;
+  r = la__rfma(nf, -(la_real)LA__EXP_L2HI, xc);
+  r = la__rfma(nf, -(la_real)LA__EXP_L2LO, r);
+  p = (la_real)la__inv_fact[LA__EXP_DEG];
+  for (j = LA__EXP_DEG - 1; j >= 0; --j)
+    p = la__rfma(p, r, (la_real)la__inv_fact[j]);
+  y = p * la__pow2i(k1) * la__pow2i(k2);
+  return y >= LA__EXP_TINY ? y : 0;
+}
+
+#if LA__SIMD != LINATTN_SCALAR
+LA__INLINE la__vec la__vexp(la__vec x) {
+  const la__vec M = la__vset1((la_real)LA__EXP_MAGIC);
+  const la__vec B = la__vset1((la_real)LA__EXP_BIAS);
+  la__vec xc, nf, k1, k2, r, p;
+  xc = la__vmin(la__vmax(x, la__vset1(LA__EXP_LO)), la__vset1(LA__EXP_HI));
+  nf = la__vsub(la__vfma(M, xc, la__vset1(LA__LOG2E)), M);
+  k1 = la__vsub(la__vfma(M, nf, la__vset1((la_real)0.5)), M);
+  k2 = la__vsub(nf, k1);
+  r = la__vfma(xc, nf, la__vset1(-(la_real)LA__EXP_L2HI));
+  r = la__vfma(r, nf, la__vset1(-(la_real)LA__EXP_L2LO));
+  p = la__vset1((la_real)la__inv_fact[LA__EXP_DEG]);
+  p = la__vfma(la__vset1((la_real)la__inv_fact[LA__EXP_DEG - 1]), p, r);
+  p = la__vfma(la__vset1((la_real)la__inv_fact[LA__EXP_DEG - 2]), p, r);
+  p = la__vfma(la__vset1((la_real)la__inv_fact[LA__EXP_DEG - 3]), p, r);
+  p = la__vfma(la__vset1((la_real)la__inv_fact[LA__EXP_DEG - 4]), p, r);
+  p = la__vfma(la__vset1((la_real)la__inv_fact[LA__EXP_DEG - 5]), p, r);
+  p = la__vfma(la__vset1((la_real)la__inv_fact[LA__EXP_DEG - 6]), p, r);
+  p = la__vfma(la__vset1((la_real)la__inv_fact[LA__EXP_DEG - 7]), p, r);
+#ifdef LINATTN_DOUBLE
+  p = la__vfma(la__vset1((la_real)la__inv_fact[5]), p, r);
+  p = la__vfma(la__vset1((la_real)la__inv_fact[4]), p, r);
+  p = la__vfma(la__vset1((la_real)la__inv_fact[3]), p, r);
+  p = la__vfma(la__vset1((la_real)la__inv_fact[2]), p, r);
+  p = la__vfma(la__vset1((la_real)la__inv_fact[1]), p, r);
+  p = la__vfma(la__vset1((la_real)la__inv_fact[0]), p, r);
+#endif
+  p = la__vmul(la__vmul(p, la__vshl_exp(la__vadd(k1, B))),
+               la__vshl_exp(la__vadd(k2, B)));
+  return la__vexp_edges(x, p, la__vset1(LA__EXP_TINY));
+}
+#endif
+
 /* ------------------------------------------------------ the layout */
 
 LINATTN_DEF int la_panels(int count) {
@@ -1691,7 +2281,9 @@ static double la__nrm2_scalar(int n, const la_real *x) {
    6x2 block issues 14 loads instead of 8 per step of k and the load ports,
    not the FMAs, set the pace; on AArch64 it hoists every load of a step
    and spills accumulators instead. */
-#if LA__SIMD == LINATTN_AVX2 && (defined(__GNUC__) || defined(__clang__))
+#if LA__SIMD == LINATTN_AVX512 && (defined(__GNUC__) || defined(__clang__))
+#define LA__PIN(v) __asm__("" : "+v"(v)) /* any of the 32 registers */
+#elif LA__X86 && (defined(__GNUC__) || defined(__clang__))
 #define LA__PIN(v) __asm__("" : "+x"(v))
 #elif LA__SIMD == LINATTN_NEON && defined(__aarch64__) && !defined(LINATTN_DOUBLE) && \
     (defined(__GNUC__) || defined(__clang__))
@@ -1833,21 +2425,23 @@ LA__TAIL_FN(1, 4)
   case 1: LA__TAIL(1, 4, TA, TB); break;                                       \
   default: break;                                                              \
   }
-#else /* AVX2: 12 accumulators of the 16 registers */
-LA__TAIL_FN(5, 2)
-LA__TAIL_FN(4, 3)
-LA__TAIL_FN(3, 4)
-LA__TAIL_FN(2, 6)
-LA__TAIL_FN(1, 8)
-#define LA__STRIP_FNS(TA, TB) LA__STRIP_FN(6, 2, TA, TB)
+#else /* x86: 12 accumulators of AVX2's 16 registers. AVX-512's 32 would
+         hold 6x4 blocks, but on Zen 4 they ran the base model 8% slower
+         than these (its products are 6 wide: a 6x4 block leaves a 6x2) */
+/* the last rows with the orientation a constant as well: a strip of T =
+   n + 1 rows (6 6 6 3 at the base setting) ends in one */
+#define LA__STRIP_FNS(TA, TB)                                                  \
+  LA__STRIP_FN(6, 2, TA, TB) LA__STRIP_FN(5, 2, TA, TB)                       \
+  LA__STRIP_FN(4, 3, TA, TB) LA__STRIP_FN(3, 4, TA, TB)                       \
+  LA__STRIP_FN(2, 6, TA, TB) LA__STRIP_FN(1, 8, TA, TB)
 #define LA__STRIPS(TA, TB)                                                     \
   for (i = 0; i + 6 <= m; i += 6) LA__STRIP(6, 2, TA, TB);                     \
   switch (m - i) {                                                             \
-  case 5: LA__TAIL(5, 2, TA, TB); break;                                       \
-  case 4: LA__TAIL(4, 3, TA, TB); break;                                       \
-  case 3: LA__TAIL(3, 4, TA, TB); break;                                       \
-  case 2: LA__TAIL(2, 6, TA, TB); break;                                       \
-  case 1: LA__TAIL(1, 8, TA, TB); break;                                       \
+  case 5: LA__STRIP(5, 2, TA, TB); break;                                      \
+  case 4: LA__STRIP(4, 3, TA, TB); break;                                      \
+  case 3: LA__STRIP(3, 4, TA, TB); break;                                      \
+  case 2: LA__STRIP(2, 6, TA, TB); break;                                      \
+  case 1: LA__STRIP(1, 8, TA, TB); break;                                      \
   default: break;                                                              \
   }
 #endif
@@ -1878,6 +2472,21 @@ LA__BGEMM_ORIENT(la__bgemm_tn, 1, 0)
 LA__BGEMM_ORIENT(la__bgemm_nt, 0, 1)
 LA__BGEMM_ORIENT(la__bgemm_tt, 1, 1)
 #undef LA__BGEMM_ORIENT
+
+/* One panel, the mode given: the model's products, straight to the strips
+   (the batched path's panel loop and mode juggling cost a tenth of a 6x6x6
+   product). */
+#define LA__PGEMM_ORIENT(NAME, TA, TB)                                         \
+  static void NAME(int m, int n, int k, int mode, la_real alpha,               \
+                   const la_real *A, const la_real *B, la_real *C) {           \
+    int i;                                                                     \
+    LA__STRIPS(TA, TB)                                                         \
+  }
+LA__PGEMM_ORIENT(la__pgemm_nn, 0, 0)
+LA__PGEMM_ORIENT(la__pgemm_tn, 1, 0)
+LA__PGEMM_ORIENT(la__pgemm_nt, 0, 1)
+LA__PGEMM_ORIENT(la__pgemm_tt, 1, 1)
+#undef LA__PGEMM_ORIENT
 #undef LA__STRIPS
 #undef LA__STRIP_FNS
 #undef LA__STRIP
@@ -1910,9 +2519,80 @@ static void la__bgemm_simd(unsigned flags, int m, int n, int k, la_real alpha,
   }
 }
 
+/* Matrix times vector, c = alpha M x (+ c): row i of M at M + i rs, its
+   element p at + p cs (in panel elements). Each k step is one load of x
+   and MR of M for MR FMAs, so the rows go six at a time with two partial
+   sums each (even and odd p): twelve independent chains cover the FMA
+   latency that six would leave bare at the model's k = d+1. */
+LA__INLINE void la__mv_block(const int MR, int k, int mode, la__vec valpha,
+                             const la_real *LA__RESTRICT M, size_t rs,
+                             size_t cs, const la_real *LA__RESTRICT x,
+                             la_real *LA__RESTRICT c) {
+  la__vec a0[6], a1[6], x0, x1;
+  int r, p = 0;
+  LA__UNROLL for (r = 0; r < MR; ++r) a0[r] = a1[r] = la__vzero();
+  for (; p + 2 <= k; p += 2) {
+    x0 = la__vload(x + (size_t)p * LA_W);
+    x1 = la__vload(x + (size_t)(p + 1) * LA_W);
+    LA__UNROLL for (r = 0; r < MR; ++r) {
+      a0[r] = la__vfma(a0[r], la__vload(M + r * rs + p * cs), x0);
+      a1[r] = la__vfma(a1[r], la__vload(M + r * rs + (p + 1) * cs), x1);
+    }
+  }
+  if (p < k) {
+    x0 = la__vload(x + (size_t)p * LA_W);
+    LA__UNROLL for (r = 0; r < MR; ++r)
+      a0[r] = la__vfma(a0[r], la__vload(M + r * rs + p * cs), x0);
+  }
+  LA__UNROLL for (r = 0; r < MR; ++r) {
+    la_real *o = c + (size_t)r * LA_W;
+    la__vec v = la__vadd(a0[r], a1[r]);
+    if (mode == LA__PUT_MUL) v = la__vmul(valpha, v);
+    else if (mode == LA__ADD) v = la__vadd(la__vload(o), v);
+    else if (mode == LA__ADD_MUL) v = la__vfma(la__vload(o), valpha, v);
+    la__vstore(o, v);
+  }
+}
+
+static void la__mv(int rows, int k, int mode, la_real alpha, const la_real *M,
+                   size_t rs, size_t cs, const la_real *x, la_real *c) {
+  const la__vec valpha = la__vset1(alpha);
+  int i = 0;
+  rs *= LA_W;
+  cs *= LA_W;
+  for (; i + 6 <= rows; i += 6)
+    la__mv_block(6, k, mode, valpha, M + i * rs, rs, cs, x, c + (size_t)i * LA_W);
+  switch (rows - i) {
+  case 5: la__mv_block(5, k, mode, valpha, M + i * rs, rs, cs, x, c + (size_t)i * LA_W); break;
+  case 4: la__mv_block(4, k, mode, valpha, M + i * rs, rs, cs, x, c + (size_t)i * LA_W); break;
+  case 3: la__mv_block(3, k, mode, valpha, M + i * rs, rs, cs, x, c + (size_t)i * LA_W); break;
+  case 2: la__mv_block(2, k, mode, valpha, M + i * rs, rs, cs, x, c + (size_t)i * LA_W); break;
+  case 1: la__mv_block(1, k, mode, valpha, M + i * rs, rs, cs, x, c + (size_t)i * LA_W); break;
+  default: break;
+  }
+}
+
 static void la__pgemm_simd(unsigned flags, int m, int n, int k, la_real alpha,
                            const la_real *A, const la_real *B, la_real *C) {
-  la__bgemm_simd(flags, m, n, k, alpha, A, 0, B, 0, C, 0, 1);
+  int mode = ((flags & LA_ACCUMULATE) ? LA__ADD : LA__PUT) | (alpha != 1);
+  /* a column or a row of C: matrix times vector (B's column and A's row
+     are contiguous whatever the flags) */
+  if (n == 1) {
+    if (flags & LA_TRANS_A) la__mv(m, k, mode, alpha, A, 1, (size_t)m, B, C);
+    else la__mv(m, k, mode, alpha, A, (size_t)k, 1, B, C);
+    return;
+  }
+  if (m == 1) {
+    if (flags & LA_TRANS_B) la__mv(n, k, mode, alpha, B, (size_t)k, 1, A, C);
+    else la__mv(n, k, mode, alpha, B, 1, (size_t)n, A, C);
+    return;
+  }
+  switch (flags & (LA_TRANS_A | LA_TRANS_B)) {
+  case 0: la__pgemm_nn(m, n, k, mode, alpha, A, B, C); break;
+  case LA_TRANS_A: la__pgemm_tn(m, n, k, mode, alpha, A, B, C); break;
+  case LA_TRANS_B: la__pgemm_nt(m, n, k, mode, alpha, A, B, C); break;
+  default: la__pgemm_tt(m, n, k, mode, alpha, A, B, C); break;
+  }
 }
 #endif /* LA__SIMD != LINATTN_SCALAR */
 
@@ -1952,7 +2632,7 @@ static void la__scale_simd(int n, la_real a, la_real *x) {
    in double (exact for floats) and added into four or more double partial
    sums, folded at the end. It differs from the scalar twin only in the
    order of the additions. 32-bit ARM has no double lanes and uses the twin. */
-#if LA__SIMD == LINATTN_AVX2
+#if LA__X86
 LA__INLINE double la__hsum_pd(__m256d v) {
   __m128d s = _mm_add_pd(_mm256_castpd256_pd128(v), _mm256_extractf128_pd(v, 1));
   return _mm_cvtsd_f64(_mm_add_sd(s, _mm_unpackhi_pd(s, s)));
@@ -2014,20 +2694,35 @@ static double la__nrm2_simd(int n, const la_real *x) {
 }
 #endif /* LA__SIMD != LINATTN_SCALAR */
 
+static void la__vexp_scalar(int n, const la_real *x, la_real *y) {
+  int i;
+  for (i = 0; i < n; ++i) y[i] = la__exp_real(x[i]);
+}
+#if LA__SIMD != LINATTN_SCALAR
+static void la__vexp_simd(int n, const la_real *x, la_real *y) {
+  int i = 0;
+  for (; i + LA_W <= n; i += LA_W)
+    la__vstoreu(y + i, la__vexp(la__vloadu(x + i)));
+  for (; i < n; ++i) y[i] = la__exp_real(x[i]);
+}
+#endif
+
 static const la_kernels la__kernels_scalar = {
-    "scalar",         la__pgemm_scalar, la__dot_scalar, la__axpy_scalar,
-    la__bgemm_scalar, la__scale_scalar, la__nrm2_scalar};
+    "scalar",         la__pgemm_scalar, la__dot_scalar,  la__axpy_scalar,
+    la__bgemm_scalar, la__scale_scalar, la__nrm2_scalar, la__vexp_scalar};
 #if LA__SIMD != LINATTN_SCALAR
 static const la_kernels la__kernels_simd = {
 #if LA__SIMD == LINATTN_AVX2
     "avx2",
+#elif LA__SIMD == LINATTN_AVX512
+    "avx512",
 #elif defined(__aarch64__)
     "neon64",
 #else
     "neon32",
 #endif
     la__pgemm_simd, la__dot_simd,   la__axpy_simd,
-    la__bgemm_simd, la__scale_simd, la__nrm2_simd};
+    la__bgemm_simd, la__scale_simd, la__nrm2_simd, la__vexp_simd};
 #endif
 
 LINATTN_DEF const la_kernels *la_kernels_scalar(void) {
@@ -2103,19 +2798,249 @@ LINATTN_DEF void la_free(void *p) {
 }
 #endif
 
+/* ------------------------------------------------------- thread pool */
+/* Jobs are handed out by generation: the caller (worker 0) writes the job,
+   bumps `gen` and takes tasks beside its helpers, each task index from one
+   shared counter. Every helper checks in on every job (`active` counts
+   those still out), so the job's fields are never rewritten under a helper
+   still reading them. Waiting is a short spin on a counter, then a
+   condition variable: a thread that spins (or yields) without end, put by
+   the scheduler on the core its partner needs, holds that partner up for
+   whole time slices. */
+
+LINATTN_DEF int la_cpu_count(void) {
+#if LA__THREADS && defined(_SC_NPROCESSORS_ONLN)
+  long n = sysconf(_SC_NPROCESSORS_ONLN);
+  return n < 1 ? 1 : n > LA_MAX_WORKERS ? LA_MAX_WORKERS : (int)n;
+#else
+  return 1;
+#endif
+}
+
+#ifndef LINATTN_NO_STDLIB
+/* Spins of a waiting thread before it sleeps: 20-30 microseconds (a
+   pause takes 25 ns on Zen 4, about 40 on recent Intel cores), longer than
+   the gap between the pool's jobs in a training step or a Lanczos run, far
+   shorter than a scheduler's time slice. Measured on 2 cores under a load
+   of 8: 4000 spins burnt 1.6x one thread's CPU time on a 2-thread job. */
+#define LA__POOL_SPIN 800
+
+typedef struct la__pool_arg {
+  la_pool *pool;
+  int worker;
+} la__pool_arg;
+
+struct la_pool {
+  la_parallel par; /* par.ctx is the pool */
+  int threads;     /* workers, the caller included */
+#if LA__THREADS
+  pthread_t *tid;
+  la__pool_arg *args;
+  pthread_mutex_t mu;
+  pthread_cond_t wake, done;
+  int sync;     /* mutex and conditions initialized, 0..3 */
+  int started;  /* helper threads running */
+  unsigned gen; /* job number (atomic) */
+  int sleeping; /* helpers waiting on `wake` (atomic) */
+  int active;   /* helpers still in the job (atomic) */
+  int next;     /* next task index (atomic) */
+  int quit;     /* set before the last `gen` (atomic) */
+  int ntasks;
+  la_task_fn task;
+  void *arg;
+#endif
+};
+
+#if LA__THREADS
+#define LA__LOAD(p) __atomic_load_n((p), __ATOMIC_SEQ_CST)
+#define LA__STORE(p, v) __atomic_store_n((p), (v), __ATOMIC_SEQ_CST)
+#define LA__ADD(p, v) __atomic_add_fetch((p), (v), __ATOMIC_SEQ_CST)
+
+static void la__relax(void) {
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_ia32_pause();
+#elif defined(__aarch64__) || (defined(__ARM_ARCH) && __ARM_ARCH >= 7)
+  __asm__ __volatile__("yield" ::: "memory");
+#endif
+}
+
+static void la__pool_work(la_pool *p, int worker) {
+  int i;
+  while ((i = LA__ADD(&p->next, 1) - 1) < p->ntasks)
+    p->task(p->arg, i, worker);
+}
+
+static void *la__pool_main(void *arg_) {
+  la__pool_arg *a = (la__pool_arg *)arg_;
+  la_pool *p = a->pool;
+  unsigned seen = 0, g = 0;
+  for (;;) {
+    int spin;
+    for (spin = 0; spin < LA__POOL_SPIN && (g = LA__LOAD(&p->gen)) == seen;
+         ++spin)
+      la__relax();
+    if (g == seen) {
+      pthread_mutex_lock(&p->mu);
+      LA__ADD(&p->sleeping, 1);
+      /* the caller bumps gen, then reads sleeping: one of the two sees
+         the other's write, so a sleeper is always woken */
+      while ((g = LA__LOAD(&p->gen)) == seen)
+        pthread_cond_wait(&p->wake, &p->mu);
+      LA__ADD(&p->sleeping, -1);
+      pthread_mutex_unlock(&p->mu);
+    }
+    seen = g;
+    if (LA__LOAD(&p->quit)) return NULL;
+    la__pool_work(p, a->worker);
+    if (LA__ADD(&p->active, -1) == 0) {
+      pthread_mutex_lock(&p->mu);
+      pthread_cond_signal(&p->done);
+      pthread_mutex_unlock(&p->mu);
+    }
+  }
+}
+
+/* Starts the job in p (or the quit); `all` wakes every helper whatever the
+   count of sleepers says. */
+static void la__pool_wake(la_pool *p, int all) {
+  LA__ADD(&p->gen, 1u);
+  if (all || LA__LOAD(&p->sleeping)) {
+    pthread_mutex_lock(&p->mu);
+    pthread_cond_broadcast(&p->wake);
+    pthread_mutex_unlock(&p->mu);
+  }
+}
+#endif
+
+static void la__pool_run(void *ctx, int ntasks, la_task_fn task, void *arg) {
+  int i;
+#if LA__THREADS
+  la_pool *p = (la_pool *)ctx;
+  if (p->started > 0 && ntasks > 1) {
+    int spin;
+    p->task = task;
+    p->arg = arg;
+    p->ntasks = ntasks;
+    LA__STORE(&p->next, 0);
+    LA__STORE(&p->active, p->started);
+    la__pool_wake(p, 0);
+    la__pool_work(p, 0);
+    for (spin = 0; spin < LA__POOL_SPIN && LA__LOAD(&p->active); ++spin)
+      la__relax();
+    if (LA__LOAD(&p->active)) {
+      pthread_mutex_lock(&p->mu);
+      while (LA__LOAD(&p->active)) pthread_cond_wait(&p->done, &p->mu);
+      pthread_mutex_unlock(&p->mu);
+    }
+    return;
+  }
+#else
+  (void)ctx;
+#endif
+  for (i = 0; i < ntasks; ++i) task(arg, i, 0);
+}
+
+LINATTN_DEF void la_pool_destroy(la_pool *p) {
+  if (!p) return;
+#if LA__THREADS
+  if (p->started > 0) {
+    int i;
+    LA__STORE(&p->quit, 1);
+    la__pool_wake(p, 1);
+    for (i = 0; i < p->started; ++i) pthread_join(p->tid[i], NULL);
+  }
+  if (p->sync > 2) pthread_cond_destroy(&p->done);
+  if (p->sync > 1) pthread_cond_destroy(&p->wake);
+  if (p->sync > 0) pthread_mutex_destroy(&p->mu);
+#endif
+  LINATTN_FREE(p, NULL);
+}
+
+LINATTN_DEF int la_pool_create(la_pool **out, int threads) {
+  la_pool *p;
+  size_t bytes = sizeof(la_pool);
+  if (!out) return LA_ENULL;
+  if (threads < 0 || threads > LA_MAX_WORKERS) return LA_ERANGE;
+  if (threads == 0) threads = 1;
+#if LA__THREADS
+  bytes += (size_t)threads * (sizeof(pthread_t) + sizeof(la__pool_arg));
+#else
+  if (threads > 1) return LA_EUNSUPPORTED;
+#endif
+  p = (la_pool *)LINATTN_MALLOC(bytes, NULL);
+  if (!p) return LA_ENOMEM;
+  memset(p, 0, bytes);
+  p->threads = threads;
+  p->par.workers = threads;
+  p->par.run = la__pool_run;
+  p->par.ctx = p;
+#if LA__THREADS
+  if (threads > 1) {
+    int i, ok;
+    p->args = (la__pool_arg *)(void *)(p + 1);
+    p->tid = (pthread_t *)(void *)(p->args + threads);
+    ok = pthread_mutex_init(&p->mu, NULL) == 0 && ++p->sync &&
+         pthread_cond_init(&p->wake, NULL) == 0 && ++p->sync &&
+         pthread_cond_init(&p->done, NULL) == 0 && ++p->sync;
+    for (i = 1; ok && i < threads; ++i) {
+      p->args[i].pool = p;
+      p->args[i].worker = i;
+      ok = pthread_create(&p->tid[i - 1], NULL, la__pool_main,
+                          &p->args[i]) == 0;
+      if (ok) p->started = i;
+    }
+    if (!ok) {
+      la_pool_destroy(p); /* joins the threads started */
+      return LA_ENOMEM;
+    }
+  }
+#endif
+  *out = p;
+  return LA_OK;
+}
+
+LINATTN_DEF const la_parallel *la_pool_parallel(const la_pool *pool) {
+  return pool ? &pool->par : NULL;
+}
+#endif /* LINATTN_NO_STDLIB */
+
 
 /* ================================================================== */
 /*                   2. Random numbers and prompts                    */
 /* ================================================================== */
 
 /* Every operation below is written as the IEEE operations it performs, in
-   order: a compiler that fused a multiply and an add would give other bits
-   on another machine. */
-#if defined(__clang__)
-#pragma STDC FP_CONTRACT OFF
-#elif defined(__GNUC__)
-#pragma GCC push_options
-#pragma GCC optimize("fp-contract=off")
+   order (contraction is off for the whole implementation, see its top). */
+
+/* Vector lanes that round like the scalar code: AVX2, AVX-512 and AArch64 NEON, not
+   ARMv7 NEON, which flushes subnormals to zero. */
+#if LA__X86 || (LA__SIMD == LINATTN_NEON && defined(__aarch64__))
+#define LA__PRNG_LANES_IEEE 1
+#else
+#define LA__PRNG_LANES_IEEE 0
+#endif
+/* Kept out of line: a hot loop inlined into a large caller loses its
+   registers to the caller's, by a fifth of the time measured here. */
+#if defined(__GNUC__) || defined(__clang__)
+#define LA__NOINLINE static __attribute__((noinline))
+#elif defined(_MSC_VER)
+#define LA__NOINLINE static __declspec(noinline)
+#else
+#define LA__NOINLINE static
+#endif
+/* A short loop over the coordinates unrolled where the compiler knows
+   how (gcc and clang): at -O2 it is not, and the loop's overhead is a
+   fifth of the normalization's time. */
+#if defined(__GNUC__) || defined(__clang__)
+#define LA__UNROLL4 _Pragma("GCC unroll 4")
+#else
+#define LA__UNROLL4
+#endif
+/* a b + c in la_real with one rounding, as la__vfma on those lanes */
+#ifdef LINATTN_DOUBLE
+#define LA__FMA(a, b, c) fma(a, b, c)
+#else
+#define LA__FMA(a, b, c) fmaf(a, b, c)
 #endif
 
 /* -------------------------------------------------------- Philox4x32-7 */
@@ -2217,17 +3142,22 @@ static const float la__ln_2lni[8] = { /* 2 ln i */
 /* 2 pi / 2^34: the angle of one unit of w2 << 2 */
 #define LA__ANGLE (1.4629180792671596e-9f / 4)
 
-/* -2 ln u for u = ((w >> 1) | 1) 2^-31 in [2^-31, 1]. The 2^-31 never
-   becomes a multiply: it is the offset of the exponent k. */
-static float la__m2logf(uint32_t w) {
-  float v = (float)(int32_t)((w >> 1) | 1u);
-  uint32_t ix = la__f2u(v) - 0x3f3504f3u, j = (ix >> 20) & 7u;
-  float kf = (float)((int32_t)(ix >> 23) - 31);
+/* -2 ln (v 2^-koff) for a positive normal float v: the scaling never
+   becomes a multiply, it is an offset of the exponent k. k is bits 23..31
+   of ix read as a signed 9-bit number. */
+static float la__m2lnf(float v, uint32_t koff) {
+  uint32_t ix = la__f2u(v) - 0x3f3504f3u - (koff << 23), j = (ix >> 20) & 7u;
+  float kf = (float)((int32_t)((ix >> 23) ^ 0x100u) - 0x100);
   float m = la__u2f((ix & 0x007fffffu) + 0x3f3504f3u);
   float t = fmaf(m, la__ln_inv2[j], 2.0f), g;
   g = fmaf(fmaf(fmaf(fmaf(LA__G4, t, LA__G3), t, LA__G2), t, LA__G1), t, 0.25f);
   g = fmaf(t * t, g, t) + la__ln_2lni[j];
   return fmaf(kf, LA__M2LN2, g);
+}
+
+/* -2 ln u for u = ((w >> 1) | 1) 2^-31 in [2^-31, 1]. */
+static float la__m2logf(uint32_t w) {
+  return la__m2lnf((float)(int32_t)((w >> 1) | 1u), 31);
 }
 
 /* The pair of normals of words (w1, w2): radius from w1, angle 2 pi w2/2^32
@@ -2301,6 +3231,13 @@ typedef __m256 la__pf;
 #define la__fsel(m, x, y) _mm256_blendv_ps(y, x, _mm256_castsi256_ps(m))
 /* tab[j & 7] per lane */
 #define la__tab8(tab, j) _mm256_permutevar8x32_ps(_mm256_loadu_ps(tab), j)
+/* all ones where a > b (ordered), else zero */
+#define la__fgt(a, b) _mm256_castps_si256(_mm256_cmp_ps(a, b, _CMP_GT_OQ))
+#define la__usub _mm256_sub_epi32
+#define la__floadu _mm256_loadu_ps
+#define la__fstoreu _mm256_storeu_ps
+#define la__ustoreu(p, v) _mm256_storeu_si256((__m256i *)(void *)(p), v)
+
 LA__INLINE void la__umulhilo(la__pu a, uint32_t m, la__pu *hi, la__pu *lo) {
   __m256i vm = _mm256_set1_epi32((int)m);
   __m256i pe = _mm256_mul_epu32(a, vm);
@@ -2309,8 +3246,8 @@ LA__INLINE void la__umulhilo(la__pu a, uint32_t m, la__pu *hi, la__pu *lo) {
   *hi = _mm256_blend_epi32(_mm256_srli_epi64(pe, 32), po, 0xAA);
 }
 /* out[4 l + j] = n_j[l]: lanes are blocks, stream order is block-major. */
-LA__INLINE void la__store4t(float *out, la__pf n0, la__pf n1, la__pf n2,
-                            la__pf n3) {
+LA__INLINE void la__store4t8(float *out, __m256 n0, __m256 n1, __m256 n2,
+                             __m256 n3) {
   __m256 t0 = _mm256_unpacklo_ps(n0, n1), t1 = _mm256_unpackhi_ps(n0, n1);
   __m256 t2 = _mm256_unpacklo_ps(n2, n3), t3 = _mm256_unpackhi_ps(n2, n3);
   __m256 s0 = _mm256_shuffle_ps(t0, t2, 0x44), s1 = _mm256_shuffle_ps(t0, t2, 0xEE);
@@ -2319,6 +3256,68 @@ LA__INLINE void la__store4t(float *out, la__pf n0, la__pf n1, la__pf n2,
   _mm256_storeu_ps(out + 8, _mm256_permute2f128_ps(s2, s3, 0x20));
   _mm256_storeu_ps(out + 16, _mm256_permute2f128_ps(s0, s1, 0x31));
   _mm256_storeu_ps(out + 24, _mm256_permute2f128_ps(s2, s3, 0x31));
+}
+#define la__store4t la__store4t8
+#elif LA__SIMD == LINATTN_AVX512
+/* Sixteen lanes: the same operations on twice the blocks per instruction
+   (Zen 4 executes them in two halves, Intel's server cores at once). */
+#define LA__PRNG_SIMD 1
+#define LA__PL 16
+typedef __m512i la__pu;
+typedef __m512 la__pf;
+#define la__u1(x) _mm512_set1_epi32((int)(x))
+#define la__uload(p) _mm512_loadu_si512((const void *)(p))
+#define la__uadd _mm512_add_epi32
+#define la__uxor _mm512_xor_si512
+#define la__uand _mm512_and_si512
+#define la__uor _mm512_or_si512
+#define la__usrl(v, n) _mm512_srli_epi32(v, n)
+#define la__usra(v, n) _mm512_srai_epi32(v, n)
+#define la__usll(v, n) _mm512_slli_epi32(v, n)
+#define la__f1 _mm512_set1_ps
+#define la__fadd _mm512_add_ps
+#define la__fsub _mm512_sub_ps
+#define la__fmul _mm512_mul_ps
+#define la__ffma _mm512_fmadd_ps /* a b + c, one rounding */
+#define la__fsqrt _mm512_sqrt_ps
+#define la__fcvt _mm512_cvtepi32_ps /* lanes read as int32 */
+#define la__fbits _mm512_castps_si512
+#define la__bitsf _mm512_castsi512_ps
+/* x where bit 31 of m is set (m < 0 as int32), else y */
+#define la__fsel(m, x, y)                                                     \
+  _mm512_mask_blend_ps(_mm512_cmplt_epi32_mask(m, _mm512_setzero_si512()), y, x)
+/* tab[j & 7] per lane: the table twice over, indexed by j's low 4 bits */
+LA__INLINE la__pf la__tab8(const float *tab, la__pu j) {
+  __m512 t = _mm512_castps256_ps512(_mm256_loadu_ps(tab));
+  return _mm512_permutexvar_ps(j, _mm512_shuffle_f32x4(t, t, 0x44));
+}
+LA__INLINE void la__umulhilo(la__pu a, uint32_t m, la__pu *hi, la__pu *lo) {
+  __m512i vm = _mm512_set1_epi32((int)m);
+  __m512i pe = _mm512_mul_epu32(a, vm);
+  __m512i po = _mm512_mul_epu32(_mm512_srli_epi64(a, 32), vm);
+  *lo = _mm512_mask_blend_epi32(0xAAAA, pe, _mm512_slli_epi64(po, 32));
+  *hi = _mm512_mask_blend_epi32(0xAAAA, _mm512_srli_epi64(pe, 32), po);
+}
+/* out[4 l + j] = n_j[l]: lanes are blocks, stream order is block-major. */
+LA__INLINE void la__store4t8(float *out, __m256 n0, __m256 n1, __m256 n2,
+                             __m256 n3) {
+  __m256 t0 = _mm256_unpacklo_ps(n0, n1), t1 = _mm256_unpackhi_ps(n0, n1);
+  __m256 t2 = _mm256_unpacklo_ps(n2, n3), t3 = _mm256_unpackhi_ps(n2, n3);
+  __m256 s0 = _mm256_shuffle_ps(t0, t2, 0x44), s1 = _mm256_shuffle_ps(t0, t2, 0xEE);
+  __m256 s2 = _mm256_shuffle_ps(t1, t3, 0x44), s3 = _mm256_shuffle_ps(t1, t3, 0xEE);
+  _mm256_storeu_ps(out, _mm256_permute2f128_ps(s0, s1, 0x20));
+  _mm256_storeu_ps(out + 8, _mm256_permute2f128_ps(s2, s3, 0x20));
+  _mm256_storeu_ps(out + 16, _mm256_permute2f128_ps(s0, s1, 0x31));
+  _mm256_storeu_ps(out + 24, _mm256_permute2f128_ps(s2, s3, 0x31));
+}
+/* Each 256-bit half as the AVX2 lanes store theirs. */
+LA__INLINE void la__store4t(float *out, la__pf n0, la__pf n1, la__pf n2,
+                            la__pf n3) {
+#define LA__HI8(v) _mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(v), 1))
+  la__store4t8(out, _mm512_castps512_ps256(n0), _mm512_castps512_ps256(n1),
+               _mm512_castps512_ps256(n2), _mm512_castps512_ps256(n3));
+  la__store4t8(out + 32, LA__HI8(n0), LA__HI8(n1), LA__HI8(n2), LA__HI8(n3));
+#undef LA__HI8
 }
 #elif LA__SIMD == LINATTN_NEON
 #define LA__PRNG_SIMD 1
@@ -2344,6 +3343,17 @@ typedef float32x4_t la__pf;
 /* x where bit 31 of m is set, else y */
 #define la__fsel(m, x, y)                                                     \
   vbslq_f32(vreinterpretq_u32_s32(vshrq_n_s32(vreinterpretq_s32_u32(m), 31)), x, y)
+/* all ones where a > b (ordered), else zero */
+#define la__fgt(a, b) vcgtq_f32(a, b)
+#define la__usub vsubq_u32
+#define la__floadu vld1q_f32
+#define la__fstoreu vst1q_f32
+#define la__ustoreu vst1q_u32
+/* every lane of a compare mask set */
+LA__INLINE int la__uall(la__pu m) {
+  uint32x2_t h = vand_u32(vget_low_u32(m), vget_high_u32(m));
+  return (vget_lane_u32(h, 0) & vget_lane_u32(h, 1)) == 0xffffffffu;
+}
 /* tab[j & 7] per lane: byte lookups of the 32-byte table */
 LA__INLINE la__pf la__tab8(const float *tab, la__pu j) {
   uint32x4_t b = vmlaq_n_u32(vdupq_n_u32(0x03020100u), vandq_u32(j, vdupq_n_u32(7)),
@@ -2405,9 +3415,11 @@ LA__INLINE void la__store4t(float *out, la__pf n0, la__pf n1, la__pf n2,
 #endif
 
 #ifdef LA__PRNG_SIMD
-static const uint32_t la__lane_index[32] = {
+static const uint32_t la__lane_index[64] = {
     0,  1,  2,  3,  4,  5,  6,  7,  8,  9,  10, 11, 12, 13, 14, 15,
-    16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31};
+    16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31,
+    32, 33, 34, 35, 36, 37, 38, 39, 40, 41, 42, 43, 44, 45, 46, 47,
+    48, 49, 50, 51, 52, 53, 54, 55, 56, 57, 58, 59, 60, 61, 62, 63};
 
 /* Four independent groups of lanes in lockstep: every step of Philox and
    of the polynomials is a chain of dependent operations, and four chains
@@ -2452,7 +3464,6 @@ LA__4OP(la__4uxor, la__u4, la__uxor)
 LA__4OP(la__4uand, la__u4, la__uand)
 LA__4OP(la__4uor, la__u4, la__uor)
 LA__4OP(la__4fadd, la__f4, la__fadd)
-LA__4OP(la__4fsub, la__f4, la__fsub)
 LA__4OP(la__4fmul, la__f4, la__fmul)
 LA__U4SHIFT(la__4srl1, la__usrl, 1)
 LA__U4SHIFT(la__4srl20, la__usrl, 20)
@@ -2487,10 +3498,27 @@ LA__INLINE la__f4 la__4hstep(la__f4 p, la__f4 t, float c) {
   return la__4fma(p, t, la__4f(c));
 }
 
-/* la__m2logf, lane by lane; k's offset folded into one signed shift */
-LA__INLINE la__f4 la__vm2logf(la__u4 w) {
-  la__f4 v = la__4fcvt(la__4uor(la__4srl1(w), la__4u(1u)));
-  la__u4 ix = la__4uadd(la__4fbits(v), la__4u(0u - 0x3f3504f3u - (31u << 23)));
+/* la__m2lnf and la__m2logf on one group of lanes; k's offset folded into
+   one signed shift */
+LA__INLINE la__pf la__pm2lnf(la__pf v, uint32_t koff) {
+  la__pu ix = la__uadd(la__fbits(v), la__u1(0u - 0x3f3504f3u - (koff << 23)));
+  la__pf kf = la__fcvt(la__usra(ix, 23));
+  la__pf m = la__bitsf(la__uadd(la__uand(ix, la__u1(0x007fffffu)),
+                                la__u1(0x3f3504f3u)));
+  la__pu j = la__usrl(ix, 20); /* the piece, in the low 3 bits */
+  la__pf t = la__ffma(m, la__tab8(la__ln_inv2, j), la__f1(2.0f)), g;
+  g = la__ffma(la__ffma(la__ffma(la__ffma(la__f1(LA__G4), t, la__f1(LA__G3)),
+                                 t, la__f1(LA__G2)), t, la__f1(LA__G1)),
+               t, la__f1(0.25f));
+  g = la__fadd(la__ffma(la__fmul(t, t), g, t), la__tab8(la__ln_2lni, j));
+  return la__ffma(kf, la__f1(LA__M2LN2), g);
+}
+LA__INLINE la__pf la__pm2logf(la__pu w) {
+  return la__pm2lnf(la__fcvt(la__uor(la__usrl(w, 1), la__u1(1u))), 31);
+}
+/* ... on the four groups, step by step across them */
+LA__INLINE la__f4 la__vm2lnf(la__f4 v, uint32_t koff) {
+  la__u4 ix = la__4uadd(la__4fbits(v), la__4u(0u - 0x3f3504f3u - (koff << 23)));
   la__f4 kf = la__4fcvt(la__4sra23(ix));
   la__f4 m = la__4bitsf(la__4uadd(la__4uand(ix, la__4u(0x007fffffu)),
                                   la__4u(0x3f3504f3u)));
@@ -2500,6 +3528,9 @@ LA__INLINE la__f4 la__vm2logf(la__u4 w) {
                                        t, LA__G2), t, LA__G1), t, 0.25f);
   g = la__4fadd(la__4fma(la__4fmul(t, t), g, t), la__4tab8(la__ln_2lni, j));
   return la__4fma(kf, la__4f(LA__M2LN2), g);
+}
+LA__INLINE la__f4 la__vm2logf(la__u4 w) {
+  return la__vm2lnf(la__4fcvt(la__4uor(la__4srl1(w), la__4u(1u))), 31);
 }
 
 LA__INLINE void la__vboxmuller(la__u4 w1, la__u4 w2, la__f4 *n0, la__f4 *n1) {
@@ -2727,56 +3758,21 @@ static void la__fill_normals(la_rng *r, size_t n, la_real *x) {
   la__fill_normals_room(r, n, x, 0);
 }
 
-/* np fills of len normals each, fill p at x + p stride, as one run of the
-   stream: no chunk is cut short at the end of a fill, and the words of the
-   next chunk are always being drawn. len must be a multiple of 4, so that
-   each fill ends where the next begins, on a block boundary: the normals
-   are those of np calls of la__fill_normals. */
-static void la__fill_normals_strided(la_rng *r, size_t len, size_t np,
-                                     la_real *x, size_t stride) {
-  size_t p = 0, total = len * np;
-#ifdef LA__PRNG_SIMD
-  uint64_t blk = (r->counter + 3) >> 2;
-  size_t chunks = (total + LA__NCHUNK - 1) / LA__NCHUNK;
-  if (len % 4 == 0 && len >= LA__NCHUNK &&
-      (uint64_t)(uint32_t)blk + chunks * (LA__NCHUNK / 4) <=
-          (uint64_t)0xffffffffu + 1) {
-    la__pkeys k;
-    la__u4 w[4];
-    float t[LA__NCHUNK];
-    size_t c, off = 0, i;
-    la__pkeys_init(r, &k, blk);
-    la__philox_lanes(&k, blk, w);
-    for (c = 0; c < chunks; ++c) {
-      size_t n = total - c * LA__NCHUNK < LA__NCHUNK ? total - c * LA__NCHUNK
-                                                      : LA__NCHUNK;
-#ifndef LINATTN_DOUBLE
-      if (off + LA__NCHUNK <= len) {
-        la__normals_lanes(w, x + p * stride + off);
-        off += LA__NCHUNK;
-      } else
-#endif
-      { /* across two fills (or converted): through t, piece by piece */
-        la__normals_lanes(w, t);
-        for (i = 0; i < n;) {
-          size_t m = n - i < len - off ? n - i : len - off, e;
-          la_real *o = x + p * stride + off;
-          for (e = 0; e < m; ++e) o[e] = t[i + e];
-          i += m;
-          off += m;
-          if (off == len) { off = 0; ++p; }
-        }
-      }
-      if (off == len) { off = 0; ++p; }
-      if (c + 1 < chunks)
-        la__philox_lanes(&k, blk + (c + 1) * (LA__NCHUNK / 4), w);
-    }
-    r->counter = (blk + total / 4) << 2;
-    return;
-  }
-#endif
-  for (p = 0; p < np; ++p) la__fill_normals(r, len, x + p * stride);
-  (void)total;
+/* Where a run of normals comes from: virtual block v of the run is block
+   base + v of rng's stream (a panel's stretch, la__data_panel). vm: the
+   blocks the run has drawn. */
+typedef struct la__draws {
+  la_rng *rng;
+  uint64_t base, vm;
+} la__draws;
+
+/* n normals from the run's next block into x (room as for
+   la__fill_normals_room). */
+static void la__draw(la__draws *dr, size_t n, la_real *x, size_t room) {
+  la_rng t = *dr->rng;
+  t.counter = (dr->base + dr->vm) << 2;
+  la__fill_normals_room(&t, n, x, room);
+  dr->vm += (n + 3) / 4;
 }
 
 LINATTN_DEF int la_rng_normals(la_rng *r, int n, la_real *x) {
@@ -2787,40 +3783,12 @@ LINATTN_DEF int la_rng_normals(la_rng *r, int n, la_real *x) {
   return LA_OK;
 }
 
-/* ---------------------------------------- Gamma, in-house exp and log */
-/* Double precision from +, -, *, / and sqrt only, so every machine with
-   IEEE doubles gets the same Gamma variates. */
+/* ------------------------------------------------------- in-house exp */
+/* Double precision from +, -, * and floor only, so every machine with
+   IEEE doubles gets the same values: la_rng_gamma's U^(1/k). */
 
 static double la__u2d(uint64_t u) { double f; memcpy(&f, &u, 8); return f; }
-static uint64_t la__d2u(double f) { uint64_t u; memcpy(&u, &f, 8); return u; }
 
-#define LA__LN2_HI 6.93147180369123816490e-01
-#define LA__LN2_LO 1.90821492927058770002e-10
-
-/* 1/(2j+1) and 1/j!: constants, not divisions, in the loops below. */
-static const double la__odd_inv[12] = {
-    1, 0.33333333333333331, 0.20000000000000001, 0.14285714285714285,
-    0.1111111111111111, 0.090909090909090912, 0.076923076923076927,
-    0.066666666666666666, 0.058823529411764705, 0.052631578947368418,
-    0.047619047619047616, 0.043478260869565216};
-static const double la__inv_fact[14] = {
-    1, 1, 0.5, 0.16666666666666666, 0.041666666666666664,
-    0.0083333333333333332, 0.0013888888888888889, 0.00019841269841269841,
-    2.4801587301587302e-05, 2.7557319223985893e-06, 2.7557319223985888e-07,
-    2.505210838544172e-08, 2.08767569878681e-09, 1.6059043836821613e-10};
-
-/* ln(x) for finite x > 0 (normal numbers): x = 2^k m, m in [sqrt(1/2),
-   sqrt(2)), ln m = 2 atanh(s), s = (m-1)/(m+1), |s| < 0.172. */
-static double la__log(double x) {
-  uint64_t ix = la__d2u(x) + (0x3ff0000000000000ull - 0x3fe6a09e667f3bcdull);
-  double k = (double)((int)(ix >> 52) - 1023);
-  double m = la__u2d((ix & 0x000fffffffffffffull) + 0x3fe6a09e667f3bcdull);
-  double f = m - 1.0, s = f / (2.0 + f), t = s * s, p = la__odd_inv[11];
-  int j;
-  for (j = 10; j >= 0; --j) { p = p * t; p = p + la__odd_inv[j]; }
-  p = 2.0 * s * p;
-  return k * LA__LN2_HI + (p + k * LA__LN2_LO);
-}
 
 /* e^x; 0 below -745.2, +inf above 709.78. */
 static double la__exp(double x) {
@@ -2839,41 +3807,460 @@ static double la__exp(double x) {
   return p * la__u2d((uint64_t)(e + 1023) << 52) * scale;
 }
 
-/* Gamma(a, 1) for a >= 1: Marsaglia and Tsang (2000), ~1.05 tries. */
-static double la__gamma1(la_rng *r, double a) {
-  double d = a - 1.0 / 3.0, c = 1.0 / sqrt(9.0 * d);
-  for (;;) {
-    double x, v, u, x2;
-    do {
-      x = la_rng_normal(r);
-      v = 1.0 + c * x;
-    } while (v <= 0.0);
-    v = v * v * v;
-    u = 1.0 - la_rng_uniform(r); /* (0, 1]: its log is finite */
-    x2 = x * x;
-    if (u < 1.0 - 0.0331 * x2 * x2) return d * v;
-    if (la__log(u) < 0.5 * x2 + d * (1.0 - v + la__log(v))) return d * v;
-  }
+/* ------------------------------------------ Gamma, two tries per block */
+/* Marsaglia and Tsang (2000) for shape a >= 1: with d = a - 1/3,
+   c = 1/sqrt(9 d), x ~ N(0, 1), t = c x and u ~ U(0, 1), d (1 + t)^3 is
+   Gamma(a, 1) when accepted, which it is iff
+       ln u < h(x) = x^2/2 + d (1 - (1 + t)^3 + 3 ln(1 + t))  (h <= 0)
+   (96% of tries at a = 1.1, more for larger a). Shapes k < 1 take
+   a = k + 1 and multiply by U^(1/k) with U ~ U(0, 1) (Gamma(k) =
+   Gamma(k + 1) U^(1/k)), and U is the accepted try's own u / e^h(x): given
+   acceptance, u is uniform on (0, e^h(x)), so U is uniform and independent
+   of x, and ln U = ln u - h(x) is what the test has just computed.
+
+   A Philox block holds two tries: normal 0 of the block (as la_rng_normal
+   draws it, from words 0 and 1) with u from word 2, and normal 1 with u
+   from word 3 (u = ((w >> 1) | 1) 2^-31 as for the normals' radius). They
+   are taken a quad of blocks at a time (from the run's first block): the
+   first tries of its four blocks in turn, then their second tries. A try
+   depends on its own words alone, so the tries of many blocks are made at
+   once in vector lanes and the accepted ones taken in that order: the
+   variates are those of trying one after another, whatever the lanes, and
+   the stream moves past the quad of the last variate taken.
+
+   The test is computed in float as the normals are, from +, -, *, fused
+   multiply-adds, sqrt and tables. With R(t) = ln(1 + t) - t + t^2/2 -
+   t^3/3 it reads L = -2 ln u > Q = -2 h = -6 d R(t) >= 0 (x^2/2 cancels
+   exactly against d's t^2 terms: 6 d t^2 = (2/3) x^2), a form without
+   cancellation even for large d: for |t| < 1/4, Q = (2/3) x^2 t^2 S(t),
+   S(t) = -R(t)/t^4 = 1/4 - t/5 + t^2/6 - .. a fitted polynomial (within
+   2 ulp); beyond, where d <= 77 necessarily, Q = 3d (-2 ln(1 + t) + 2t -
+   t^2 + 2t^3/3). -2 ln U = L - Q. Where it cannot change the outcome the
+   test is cut short exactly, so that no subnormal arises (ARMv7 NEON
+   flushes them): L is 0 or at least 1.19e-7, so |t| < 2^-20 (Q < 1e-11)
+   acts as Q = 0; 1 + t <= 2^-20 gives Q > 48 > 43 >= L: rejected; and
+   c < 2^-60 (d > 4e34: a spread below double's resolution) counts as 0,
+   so that every try is accepted with t = 0. */
+
+/* What a Gamma(k, theta) draw needs, fixed by k and theta. */
+typedef struct la__gpar {
+  double k, d;   /* shape; d = a - 1/3 */
+  int boost;     /* k < 1: times U^(1/k) */
+  int series;    /* d >= 2: the series form for |t| < 1/4 */
+  float c;       /* 1/sqrt(9 d), 0 below 2^-60 */
+  float d3;      /* 3 d, at most 1e30 (only d <= 77 uses it) */
+  float rsq;     /* sqrt(theta d), at most 3.4e38: the radius of t = 0 */
+  float hk;      /* -1/(4 k ln 2): log2 of U^(1/(2k)) per unit of -2 ln U */
+} la__gpar;
+
+static void la__gpar_init(la__gpar *p, double k, double theta) {
+  double a = k < 1 ? k + 1 : k, c, h;
+  p->k = k;
+  p->boost = k < 1;
+  p->d = a - 1.0 / 3.0;
+  p->series = p->d >= 2;
+  c = 1.0 / sqrt(9.0 * p->d);
+  p->c = c < 8.6736173798840355e-19 ? 0.0f : (float)c;
+  p->d3 = 3 * p->d < 1e30 ? (float)(3 * p->d) : 1e30f;
+  p->rsq = sqrt(theta * p->d) < 3.4e38 ? (float)sqrt(theta * p->d) : 3.4e38f;
+  h = k < 1 ? 1.0 / (4.0 * k * 0.69314718055994531) : 0;
+  p->hk = -(float)(h < 1e30 ? h : 1e30);
 }
 
-/* k < 1 through Gamma(k) = Gamma(k + 1) U^{1/k}. */
-static double la__gamma(la_rng *r, double k, double theta) {
-  double g, u;
-  if (k >= 1.0) return la__gamma1(r, k) * theta;
-  g = la__gamma1(r, k + 1.0);
-  u = 1.0 - la_rng_uniform(r);
-  return g * la__exp(la__log(u) / k) * theta;
+/* S(t) = -R(t)/t^4 on [-1/4, 1/4], constant term first */
+static const float la__gam_s[8] = {
+    0.2499999850988388f,   -0.19999997317790985f, 0.16667234897613525f,
+    -0.14286364614963531f, 0.12455002963542938f,  -0.1106550469994545f,
+    0.11124565452337265f,  -0.10166683048009872f};
+/* 2^f on [-1/2, 1/2] (within 1.3 ulp), constant term first */
+static const float la__exp2c[7] = {
+    1.0f, 0.6931471824645996f, 0.24022646248340607f, 0.05550328642129898f,
+    0.009618489071726799f, 0.0013399930903688073f, 0.00015345794963650405f};
+#define LA__GAM_T0 0.25f                  /* the series form below */
+#define LA__GAM_TINY 9.5367431640625e-07f /* 2^-20 */
+#define LA__TWO3 0.6666666865348816f      /* 2/3 */
+#define LA__HMIN (-200.0f) /* below, U^(1/(2k)) = 2^h is 0 in float anyway */
+
+static float la__horner(const float *c, int deg, float t) {
+  float s = c[deg];
+  int i;
+  for (i = deg - 1; i >= 0; --i) s = fmaf(s, t, c[i]);
+  return s;
+}
+
+/* One try from its normal x and word wu: 1 on acceptance, with t and
+   e = -2 ln U = L - Q. */
+static int la__gamma_try(const la__gpar *p, float x, uint32_t wu, float *t_out,
+                         float *e_out) {
+  float t = p->c * x, s1 = 1.0f + t, at, q, l;
+  if (!(s1 > LA__GAM_TINY)) return 0;
+  at = fabsf(t);
+  if (p->series && at < LA__GAM_T0) {
+    float tq = at < LA__GAM_TINY ? 0.0f : t;
+    q = LA__TWO3 * (x * x) * (tq * tq) * la__horner(la__gam_s, 7, t);
+  } else {
+    float poly = fmaf(fmaf(t, LA__TWO3, -1.0f), t, 2.0f);
+    q = p->d3 * fmaf(t, poly, la__m2lnf(s1, 0));
+  }
+  l = la__m2logf(wu);
+  if (!(l > q)) return 0;
+  *t_out = t;
+  *e_out = l - q;
+  return 1;
+}
+
+/* The eight tries of the quad of blocks from blk, in order (the first
+   tries of its four blocks, then their second): t, e and acceptance (all
+   ones, or zero) of each. */
+static void la__gamma_quad(const la__gpar *p, const la_rng *r, uint64_t blk,
+                           float *t, float *e, uint32_t *a) {
+  uint32_t w[4][4];
+  float x[2][4];
+  int b, i;
+  for (b = 0; b < 4; ++b) {
+    la__philox_block(r, blk + (uint64_t)b, w[b]);
+    la__boxmuller(w[b][0], w[b][1], &x[0][b], &x[1][b]);
+  }
+  for (i = 0; i < 2; ++i)
+    for (b = 0; b < 4; ++b) {
+      t[4 * i + b] = e[4 * i + b] = 0;
+      a[4 * i + b] = la__gamma_try(p, x[i][b], w[b][2 + i], t + 4 * i + b,
+                                   e + 4 * i + b) ? 0xffffffffu : 0;
+    }
+}
+
+/* 2^e for an integer e in [-126, 127] */
+static float la__pow2f(int32_t e) { return la__u2f((uint32_t)(e + 127) << 23); }
+
+/* 1.5 2^23: y + it - it is y rounded to an integer (|y| < 2^22), which
+   the low bits of y + it then hold */
+#define LA__RINT 12582912.0f
+
+/* What a variate (t, e) contributes to its token's radius, in float:
+   *s1 = 1 + t and *b = sqrt(theta d) (1 + t) U^(1/(2k)); the radius
+   sqrt(theta g) is b sqrt(s1). U^(1/(2k)) = 2^h, h = e hk = n + f with n
+   the nearest integer and |f| <= 1/2 (h below -200 is -200), 2^n applied
+   as 2^floor(n/2) 2^ceil(n/2) so that each factor is a normal float. */
+static void la__gamma_radius(const la__gpar *p, float t, float e, float *s1,
+                             float *b) {
+  float r;
+  *s1 = 1.0f + t;
+  r = p->rsq * *s1;
+  if (p->boost) {
+    float h = e * p->hk, y, f;
+    int32_t n, n1;
+    if (!(h > LA__HMIN)) h = LA__HMIN;
+    y = h + LA__RINT;
+    n = (int32_t)(la__f2u(y) - 0x4b400000u);
+    f = h - (y - LA__RINT);
+    n1 = (int32_t)(((uint32_t)n >> 1) | ((uint32_t)n & 0x80000000u)); /* floor */
+    r = r * la__horner(la__exp2c, 6, f);
+    r = r * la__pow2f(n1);
+    r = r * la__pow2f(n - n1);
+  }
+  *b = r;
+}
+
+#ifdef LA__PRNG_SIMD
+/* la__gamma_try in every lane of a group: t and e, all ones in the result
+   where accepted. The series form is selected lane by lane by the scalar
+   twin's conditions. A group at a time keeps the registers few. */
+LA__INLINE la__pu la__vgamma_try(const la__gpar *p, la__pf x, la__pu wu,
+                                 la__pf *t, la__pf *e) {
+  la__pf s1, poly, q, l;
+  *t = la__fmul(la__f1(p->c), x);
+  s1 = la__fadd(la__f1(1.0f), *t);
+  poly = la__ffma(la__ffma(*t, la__f1(LA__TWO3), la__f1(-1.0f)), *t,
+                  la__f1(2.0f));
+  q = la__fmul(la__f1(p->d3), la__ffma(*t, poly, la__pm2lnf(s1, 0)));
+  if (p->series) {
+    la__pf at = la__bitsf(la__uand(la__fbits(*t), la__u1(0x7fffffffu)));
+    la__pf sr, tq, q1;
+    tq = la__fsel(la__fgt(la__f1(LA__GAM_TINY), at), la__f1(0.0f), *t);
+    sr = la__ffma(la__f1(la__gam_s[7]), *t, la__f1(la__gam_s[6]));
+    sr = la__ffma(sr, *t, la__f1(la__gam_s[5]));
+    sr = la__ffma(sr, *t, la__f1(la__gam_s[4]));
+    sr = la__ffma(sr, *t, la__f1(la__gam_s[3]));
+    sr = la__ffma(sr, *t, la__f1(la__gam_s[2]));
+    sr = la__ffma(sr, *t, la__f1(la__gam_s[1]));
+    sr = la__ffma(sr, *t, la__f1(la__gam_s[0]));
+    q1 = la__fmul(la__fmul(la__fmul(la__f1(LA__TWO3), la__fmul(x, x)),
+                           la__fmul(tq, tq)), sr);
+    q = la__fsel(la__fgt(la__f1(LA__GAM_T0), at), q1, q);
+  }
+  l = la__pm2logf(wu);
+  *e = la__fsub(l, q);
+  return la__uand(la__fgt(s1, la__f1(LA__GAM_TINY)), la__fgt(l, q));
+}
+#endif
+
+#if defined(LA__PRNG_SIMD) && LA__PRNG_LANES_IEEE
+/* la__gamma_radius on one group (IEEE lanes only: the products may be
+   subnormal) */
+LA__INLINE void la__vgamma_radius(const la__gpar *p, la__pf t, la__pf e,
+                                  la__pf *s1, la__pf *b) {
+  la__pf r, h, y, f, x;
+  la__pu n, n1;
+  *s1 = la__fadd(la__f1(1.0f), t);
+  r = la__fmul(la__f1(p->rsq), *s1);
+  if (p->boost) {
+    h = la__fmul(e, la__f1(p->hk));
+    h = la__fsel(la__fgt(h, la__f1(LA__HMIN)), h, la__f1(LA__HMIN));
+    y = la__fadd(h, la__f1(LA__RINT));
+    n = la__usub(la__fbits(y), la__u1(0x4b400000u));
+    f = la__fsub(h, la__fsub(y, la__f1(LA__RINT)));
+    /* written out: a loop left rolled at -O2 is a chain the core waits on */
+    x = la__ffma(la__f1(la__exp2c[6]), f, la__f1(la__exp2c[5]));
+    x = la__ffma(x, f, la__f1(la__exp2c[4]));
+    x = la__ffma(x, f, la__f1(la__exp2c[3]));
+    x = la__ffma(x, f, la__f1(la__exp2c[2]));
+    x = la__ffma(x, f, la__f1(la__exp2c[1]));
+    x = la__ffma(x, f, la__f1(la__exp2c[0]));
+    n1 = la__usra(n, 1); /* floor(n / 2) */
+    r = la__fmul(r, x);
+    r = la__fmul(r, la__bitsf(la__usll(la__uadd(n1, la__u1(127u)), 23)));
+    r = la__fmul(r, la__bitsf(la__usll(la__uadd(la__usub(n, n1), la__u1(127u)), 23)));
+  }
+  *b = r;
+}
+#endif
+
+#ifdef LA__PRNG_SIMD
+#if LA__SIMD == LINATTN_AVX2
+/* For each 8-bit mask, its set bits' positions in increasing order, 3 bits
+   each from bit 0, and their number in bits 24..27: the permutation that
+   packs the accepted lanes of 8 to the front. */
+static const uint32_t la__pack8[256] = {
+    0x00000000u, 0x01000000u, 0x01000001u, 0x02000008u, 0x01000002u, 0x02000010u,
+    0x02000011u, 0x03000088u, 0x01000003u, 0x02000018u, 0x02000019u, 0x030000c8u,
+    0x0200001au, 0x030000d0u, 0x030000d1u, 0x04000688u, 0x01000004u, 0x02000020u,
+    0x02000021u, 0x03000108u, 0x02000022u, 0x03000110u, 0x03000111u, 0x04000888u,
+    0x02000023u, 0x03000118u, 0x03000119u, 0x040008c8u, 0x0300011au, 0x040008d0u,
+    0x040008d1u, 0x05004688u, 0x01000005u, 0x02000028u, 0x02000029u, 0x03000148u,
+    0x0200002au, 0x03000150u, 0x03000151u, 0x04000a88u, 0x0200002bu, 0x03000158u,
+    0x03000159u, 0x04000ac8u, 0x0300015au, 0x04000ad0u, 0x04000ad1u, 0x05005688u,
+    0x0200002cu, 0x03000160u, 0x03000161u, 0x04000b08u, 0x03000162u, 0x04000b10u,
+    0x04000b11u, 0x05005888u, 0x03000163u, 0x04000b18u, 0x04000b19u, 0x050058c8u,
+    0x04000b1au, 0x050058d0u, 0x050058d1u, 0x0602c688u, 0x01000006u, 0x02000030u,
+    0x02000031u, 0x03000188u, 0x02000032u, 0x03000190u, 0x03000191u, 0x04000c88u,
+    0x02000033u, 0x03000198u, 0x03000199u, 0x04000cc8u, 0x0300019au, 0x04000cd0u,
+    0x04000cd1u, 0x05006688u, 0x02000034u, 0x030001a0u, 0x030001a1u, 0x04000d08u,
+    0x030001a2u, 0x04000d10u, 0x04000d11u, 0x05006888u, 0x030001a3u, 0x04000d18u,
+    0x04000d19u, 0x050068c8u, 0x04000d1au, 0x050068d0u, 0x050068d1u, 0x06034688u,
+    0x02000035u, 0x030001a8u, 0x030001a9u, 0x04000d48u, 0x030001aau, 0x04000d50u,
+    0x04000d51u, 0x05006a88u, 0x030001abu, 0x04000d58u, 0x04000d59u, 0x05006ac8u,
+    0x04000d5au, 0x05006ad0u, 0x05006ad1u, 0x06035688u, 0x030001acu, 0x04000d60u,
+    0x04000d61u, 0x05006b08u, 0x04000d62u, 0x05006b10u, 0x05006b11u, 0x06035888u,
+    0x04000d63u, 0x05006b18u, 0x05006b19u, 0x060358c8u, 0x05006b1au, 0x060358d0u,
+    0x060358d1u, 0x071ac688u, 0x01000007u, 0x02000038u, 0x02000039u, 0x030001c8u,
+    0x0200003au, 0x030001d0u, 0x030001d1u, 0x04000e88u, 0x0200003bu, 0x030001d8u,
+    0x030001d9u, 0x04000ec8u, 0x030001dau, 0x04000ed0u, 0x04000ed1u, 0x05007688u,
+    0x0200003cu, 0x030001e0u, 0x030001e1u, 0x04000f08u, 0x030001e2u, 0x04000f10u,
+    0x04000f11u, 0x05007888u, 0x030001e3u, 0x04000f18u, 0x04000f19u, 0x050078c8u,
+    0x04000f1au, 0x050078d0u, 0x050078d1u, 0x0603c688u, 0x0200003du, 0x030001e8u,
+    0x030001e9u, 0x04000f48u, 0x030001eau, 0x04000f50u, 0x04000f51u, 0x05007a88u,
+    0x030001ebu, 0x04000f58u, 0x04000f59u, 0x05007ac8u, 0x04000f5au, 0x05007ad0u,
+    0x05007ad1u, 0x0603d688u, 0x030001ecu, 0x04000f60u, 0x04000f61u, 0x05007b08u,
+    0x04000f62u, 0x05007b10u, 0x05007b11u, 0x0603d888u, 0x04000f63u, 0x05007b18u,
+    0x05007b19u, 0x0603d8c8u, 0x05007b1au, 0x0603d8d0u, 0x0603d8d1u, 0x071ec688u,
+    0x0200003eu, 0x030001f0u, 0x030001f1u, 0x04000f88u, 0x030001f2u, 0x04000f90u,
+    0x04000f91u, 0x05007c88u, 0x030001f3u, 0x04000f98u, 0x04000f99u, 0x05007cc8u,
+    0x04000f9au, 0x05007cd0u, 0x05007cd1u, 0x0603e688u, 0x030001f4u, 0x04000fa0u,
+    0x04000fa1u, 0x05007d08u, 0x04000fa2u, 0x05007d10u, 0x05007d11u, 0x0603e888u,
+    0x04000fa3u, 0x05007d18u, 0x05007d19u, 0x0603e8c8u, 0x05007d1au, 0x0603e8d0u,
+    0x0603e8d1u, 0x071f4688u, 0x030001f5u, 0x04000fa8u, 0x04000fa9u, 0x05007d48u,
+    0x04000faau, 0x05007d50u, 0x05007d51u, 0x0603ea88u, 0x04000fabu, 0x05007d58u,
+    0x05007d59u, 0x0603eac8u, 0x05007d5au, 0x0603ead0u, 0x0603ead1u, 0x071f5688u,
+    0x04000facu, 0x05007d60u, 0x05007d61u, 0x0603eb08u, 0x05007d62u, 0x0603eb10u,
+    0x0603eb11u, 0x071f5888u, 0x05007d63u, 0x0603eb18u, 0x0603eb19u, 0x071f58c8u,
+    0x0603eb1au, 0x071f58d0u, 0x071f58d1u, 0x08fac688u,
+};
+#endif
+
+#endif
+
+/* A run of Gamma tries, taken variate by variate by fill after fill: a
+   panel's radii piece after piece, each fill going on where the last
+   stopped (in the middle of a quad if need be), so that no try is made
+   twice or made and left. Virtual block v of the run is block base + v of
+   the stream (la__data_panel: from the middle of the panel's stretch), or
+   with split block base + v + 32 (v / 32) + 32, the odd superblocks of 32
+   (a layout that interleaves the tries with normals; kept tested, not used
+   by the sampler). Tries are made a chunk of
+   quads at a time (la__philox_lanes' blocks; one quad without SIMD) and
+   kept, as s1 and b (la__gamma_radius), until taken. */
+#ifdef LA__PRNG_SIMD
+#define LA__GQ LA__PL /* quads per chunk */
+#else
+#define LA__GQ 1
+#endif
+typedef struct la__grun {
+  la__gpar p;
+  la_rng r;                 /* key and stream */
+  uint64_t base, v;         /* block of virtual block 0; next to try */
+  uint64_t end;             /* virtual block past the last quad taken from */
+  int split;
+  int nq, iq, it;           /* quads made, the next to take from, tries of
+                               it already taken */
+  float qs[LA__GQ][8], qb[LA__GQ][8]; /* s1 and b of each try */
+  uint32_t qa[LA__GQ][8];             /* all ones where accepted */
+#ifdef LA__PRNG_SIMD
+  la__pkeys k;
+#endif
+} la__grun;
+
+static uint64_t la__grun_blk(const la__grun *g, uint64_t v) {
+  return g->base + v + (g->split ? (v & ~(uint64_t)31) + 32 : 0);
+}
+
+static void la__grun_init(la__grun *g, const la__gpar *p, const la_rng *r,
+                          uint64_t base, int split) {
+  g->p = *p;
+  g->r = *r;
+  g->base = base;
+  g->v = g->end = 0;
+  g->split = split;
+  g->nq = g->iq = g->it = 0;
+#ifdef LA__PRNG_SIMD
+  la__pkeys_init(r, &g->k, base);
+#endif
+}
+
+/* The radii of quad q's tries, one by one (lanes that flush subnormals,
+   and the scalar twin). */
+static void la__grun_radii(la__grun *g, int q) {
+  int i;
+  for (i = 0; i < 8; ++i) /* t and e by value, then s1 and b over them */
+    la__gamma_radius(&g->p, g->qs[q][i], g->qb[q][i], g->qs[q] + i,
+                     g->qb[q] + i);
+}
+
+/* The next chunk's tries into the quads (the scalar twin's one quad where
+   a chunk's blocks would carry into the upper word). */
+LA__NOINLINE void la__grun_make(la__grun *g) {
+  uint64_t blk = la__grun_blk(g, g->v);
+  int q;
+#ifdef LA__PRNG_SIMD
+  if ((uint32_t)blk <= 0xffffffffu - (4 * LA__PL - 1)) {
+    const la__gpar *p = &g->p;
+    la__u4 w[4];
+    la__f4 x0, x1;
+    la__pf t[2][4], e[2][4];
+    la__pu a[2][4];
+    int h;
+    if ((uint32_t)(blk >> 32) != g->k.blk_hi)
+      la__pkeys_block_hi(&g->k, (uint32_t)(blk >> 32));
+    la__philox_lanes(&g->k, blk, w);
+    la__vboxmuller(w[0], w[1], &x0, &x1);
+    a[0][0] = la__vgamma_try(p, x0.a, w[2].a, &t[0][0], &e[0][0]);
+    a[1][0] = la__vgamma_try(p, x1.a, w[3].a, &t[1][0], &e[1][0]);
+    a[0][1] = la__vgamma_try(p, x0.b, w[2].b, &t[0][1], &e[0][1]);
+    a[1][1] = la__vgamma_try(p, x1.b, w[3].b, &t[1][1], &e[1][1]);
+    a[0][2] = la__vgamma_try(p, x0.c, w[2].c, &t[0][2], &e[0][2]);
+    a[1][2] = la__vgamma_try(p, x1.c, w[3].c, &t[1][2], &e[1][2]);
+    a[0][3] = la__vgamma_try(p, x0.d, w[2].d, &t[0][3], &e[0][3]);
+    a[1][3] = la__vgamma_try(p, x1.d, w[3].d, &t[1][3], &e[1][3]);
+    for (h = 0; h < 4; ++h) {
+#if LA__PRNG_LANES_IEEE /* every try's radius, the rejected ones' too */
+      la__vgamma_radius(p, t[0][h], e[0][h], &t[0][h], &e[0][h]);
+      la__vgamma_radius(p, t[1][h], e[1][h], &t[1][h], &e[1][h]);
+#endif
+#if LA__PL == 8 /* a group is two quads: blocks 0-3, then 4-7 */
+      _mm256_storeu_ps(g->qs[2 * h], _mm256_permute2f128_ps(t[0][h], t[1][h], 0x20));
+      _mm256_storeu_ps(g->qs[2 * h + 1], _mm256_permute2f128_ps(t[0][h], t[1][h], 0x31));
+      _mm256_storeu_ps(g->qb[2 * h], _mm256_permute2f128_ps(e[0][h], e[1][h], 0x20));
+      _mm256_storeu_ps(g->qb[2 * h + 1], _mm256_permute2f128_ps(e[0][h], e[1][h], 0x31));
+      la__ustoreu(g->qa[2 * h], _mm256_permute2x128_si256(a[0][h], a[1][h], 0x20));
+      la__ustoreu(g->qa[2 * h + 1], _mm256_permute2x128_si256(a[0][h], a[1][h], 0x31));
+#else /* a group is one quad */
+      la__fstoreu(g->qs[h], t[0][h]); la__fstoreu(g->qs[h] + 4, t[1][h]);
+      la__fstoreu(g->qb[h], e[0][h]); la__fstoreu(g->qb[h] + 4, e[1][h]);
+      la__ustoreu(g->qa[h], a[0][h]); la__ustoreu(g->qa[h] + 4, a[1][h]);
+#endif
+    }
+#if !LA__PRNG_LANES_IEEE /* products that may be subnormal: not in lanes */
+    for (q = 0; q < LA__GQ; ++q) la__grun_radii(g, q);
+#endif
+    g->nq = LA__GQ;
+    g->iq = g->it = 0;
+    g->v += 4 * LA__PL;
+    return;
+  }
+#endif
+  la__gamma_quad(&g->p, &g->r, blk, g->qs[0], g->qb[0], g->qa[0]);
+  la__grun_radii(g, 0);
+  (void)q;
+  g->nq = 1;
+  g->iq = g->it = 0;
+  g->v += 4;
+}
+
+/* The next count variates' s1 and b into sb, bb (room for count + 8: a
+   quad is packed whole). */
+static void la__grun_fill(la__grun *g, size_t count, float *LA__RESTRICT sb,
+                          float *LA__RESTRICT bb) {
+  size_t m = 0;
+  int iq = g->iq, it = g->it, last = -1; /* the quad taken from last */
+  while (m < count) {
+    if (iq == g->nq) {
+      if (last >= 0) g->end = g->v - 4 * (uint64_t)(g->nq - last - 1);
+      la__grun_make(g);
+      iq = it = 0;
+      last = -1;
+    }
+#if LA__SIMD == LINATTN_AVX2
+    if (it == 0 && count - m > 8) { /* the quad's accepted tries, packed */
+      uint32_t code = la__pack8[_mm256_movemask_ps(_mm256_castsi256_ps(
+          _mm256_loadu_si256((const __m256i *)(const void *)g->qa[iq])))];
+      __m256i idx = _mm256_and_si256(
+          _mm256_srlv_epi32(_mm256_set1_epi32((int)code),
+                            _mm256_setr_epi32(0, 3, 6, 9, 12, 15, 18, 21)),
+          _mm256_set1_epi32(7));
+      _mm256_storeu_ps(sb + m, _mm256_permutevar8x32_ps(_mm256_loadu_ps(g->qs[iq]), idx));
+      _mm256_storeu_ps(bb + m, _mm256_permutevar8x32_ps(_mm256_loadu_ps(g->qb[iq]), idx));
+      if (code >> 24) last = iq;
+      m += code >> 24;
+      ++iq;
+      continue;
+    }
+#endif
+    for (; it < 8; ++it)
+      if (g->qa[iq][it]) {
+        sb[m] = g->qs[iq][it];
+        bb[m] = g->qb[iq][it];
+        last = iq;
+        if (++m == count) { ++it; break; }
+      }
+    if (it == 8) { ++iq; it = 0; }
+  }
+  if (last >= 0) g->end = g->v - 4 * (uint64_t)(g->nq - last - 1);
+  g->iq = iq;
+  g->it = it;
 }
 
 LINATTN_DEF int la_rng_gamma(la_rng *r, double k, double theta, double *g) {
-  double v;
-  la_rng save;
+  la__gpar p;
+  uint64_t blk;
+  float t[8], e[8];
+  uint32_t a[8];
+  int i = 8;
+  double s1, v;
   if (!r || !g) return LA_ENULL;
   if (!isfinite(k) || !isfinite(theta)) return LA_ENONFINITE;
   if (k <= 0.0 || theta <= 0.0) return LA_ERANGE;
-  save = *r;
-  v = la__gamma(r, k, theta);
-  if (!isfinite(v)) { *r = save; return LA_ERANGE; } /* theta too large */
+  la__gpar_init(&p, k, theta);
+  /* quad after quad, the scalar twin: the same tries as a batch's run */
+  for (blk = (r->counter + 3) >> 2; i == 8; blk += 4) {
+    la__gamma_quad(&p, r, blk, t, e, a);
+    for (i = 0; i < 8 && !a[i]; ++i) {}
+  }
+  /* the value in double from the float try: d (1 + t)^3 U^(1/k) theta */
+  s1 = 1.0 + t[i];
+  v = p.d * (s1 * s1 * s1);
+  if (p.boost) v = v * la__exp(-0.5 * e[i] / k);
+  v = v * theta;
+  if (!isfinite(v)) return LA_ERANGE; /* theta too large; r unmoved */
+  r->counter = blk << 2;
   *g = v;
   return LA_OK;
 }
@@ -2998,6 +4385,17 @@ LINATTN_DEF int la_data_preset(la_data_config *cfg, int setting) {
   return LA_OK;
 }
 
+/* The largest radius la_data_sample can give with Gamma radii: every
+   normal is within 6.57 (the generator's cut), so t = c x within 6.57 c
+   and the radius sqrt(theta d) (1 + t)^(3/2) U^(1/(2k)) within
+   sqrt(theta d) (1 + 6.57 c)^(3/2). */
+static double la__radius_max(const la_data_config *c) {
+  double d = (c->gamma_shape < 1 ? c->gamma_shape + 1 : c->gamma_shape) -
+             1.0 / 3.0;
+  double s1 = 1 + 6.57 / sqrt(9 * d);
+  return sqrt(c->gamma_scale * d) * s1 * sqrt(s1);
+}
+
 /* cfg with defaults filled in, or the status of its first bad field. */
 static int la__data_resolve(const la_data_config *in, la_data_config *c) {
   *c = *in;
@@ -3018,6 +4416,8 @@ static int la__data_resolve(const la_data_config *in, la_data_config *c) {
     if (!isfinite(c->gamma_shape) || !isfinite(c->gamma_scale))
       return LA_ENONFINITE;
     if (c->gamma_shape < 0 || c->gamma_scale < 0) return LA_ERANGE;
+    /* the radius is formed in float, and divided by |x| >= 5e-13 */
+    if (!(la__radius_max(c) <= 1e25)) return LA_ERANGE;
   }
   if (!isfinite(c->noise_std)) return LA_ENONFINITE;
   /* beyond la_real's range every label would come out infinite */
@@ -3149,6 +4549,41 @@ static void la__data_net(const la_data_config *c, uint64_t seed,
     net[i] = (la_real)((2.0 * la_rng_uniform(&r) - 1.0) * a2);
 }
 
+/* sqrt of the sum of squares of n entries (in double: no overflow) */
+static double la__frob(int n, const la_real *a) {
+  double s = 0;
+  int i;
+  for (i = 0; i < n; ++i) s += (double)a[i] * a[i];
+  return sqrt(s);
+}
+
+/* Whether every value la_data_sample can write is finite: bounds on the
+   norms of x (|x0| within 6.57 sqrt(d), 1, or la__radius_max; times
+   ||chol||), w* (6.57 sqrt(d) ||winv||), the target network's hidden
+   units and features, and the labels with their noise (6.57 noise_std),
+   each with a margin of 4 for the rounding of the sums. LA_ERANGE if one
+   could pass la_real's largest value. */
+static int la__data_bounds(const la_data_config *c, const la_real *chol,
+                           const la_real *winv, const la_real *net) {
+  const double z = 6.57, big = LA__REAL_MAX / 4;
+  int d = c->d, h = c->net_hidden;
+  double x, w, f, y;
+  x = c->covariates == LA_X_GAMMA_SPHERE ? la__radius_max(c)
+      : c->covariates == LA_X_SPHERE     ? 1.0
+                                         : z * sqrt((double)d);
+  if (chol) x *= la__frob(d * d, chol);
+  w = z * sqrt((double)d) * (winv ? la__frob(d * d, winv) : 1.0);
+  f = x;
+  if (net) {
+    double hid = la__frob(h * d, net) * x + la__frob(h, net + h * d);
+    if (!(hid <= big)) return LA_ERANGE;
+    f = la__frob(d * h, net + h * d + h) * hid +
+        la__frob(d, net + 2 * h * d + h);
+  }
+  y = w * f + c->noise_std * z;
+  return x <= big && w <= big && f <= big && y <= big ? LA_OK : LA_ERANGE;
+}
+
 static unsigned char *la__align_up(unsigned char *p) {
   return p + (LA_ALIGN - (size_t)((uintptr_t)p % LA_ALIGN)) % LA_ALIGN;
 }
@@ -3176,6 +4611,8 @@ LINATTN_DEF int la_data_init(la_data *g, const la_data_config *cfg,
     if (st) return st;
   }
   if (net) la__data_net(&c, seed, net);
+  st = la__data_bounds(&c, chol, winv, net);
+  if (st) return st;
   c.sigma_matrix = NULL;
   g->cfg = c;
   g->chol = chol;
@@ -3192,9 +4629,10 @@ LINATTN_DEF int la_data_create(la_data *g, const la_data_config *cfg,
   void *mem;
   int st;
   if (!g || !cfg) return LA_ENULL;
-  if (!need) {
+  if (!need) { /* the configuration's error, or a size beyond size_t */
     la_data_config c;
-    return la__data_resolve(cfg, &c);
+    st = la__data_resolve(cfg, &c);
+    return st ? st : LA_EOVERFLOW;
   }
   mem = la_alloc(need);
   if (!mem) return LA_ENOMEM;
@@ -3212,19 +4650,6 @@ LINATTN_DEF void la_data_destroy(la_data *g) {
 #endif
 
 /* ------------------------------------------------------- sampling */
-/* Vector lanes that round like the scalar code: AVX2 and AArch64 NEON, not
-   ARMv7 NEON, which flushes subnormals to zero. */
-#if LA__SIMD == LINATTN_AVX2 || (LA__SIMD == LINATTN_NEON && defined(__aarch64__))
-#define LA__PRNG_LANES_IEEE 1
-#else
-#define LA__PRNG_LANES_IEEE 0
-#endif
-/* a b + c in la_real with one rounding, as la__vfma on those lanes */
-#ifdef LINATTN_DOUBLE
-#define LA__FMA(a, b, c) fma(a, b, c)
-#else
-#define LA__FMA(a, b, c) fmaf(a, b, c)
-#endif
 /* One panel P of LA_W prompts, every loop running over the lanes last, so
    that it vectorizes; a row of P is (n+1) LA_W reals. */
 
@@ -3244,27 +4669,159 @@ static void la__panel_matvec(int d, const la_real *A, int lower,
   }
 }
 
-/* x0 of LA_X_SPHERE and LA_X_GAMMA_SPHERE: each token scaled to the unit
-   sphere, then by sqrt(g), g drawn token by token, lane by lane. */
-static void la__panel_radii(const la_data_config *c, la_rng *rng,
-                            la_real *P) {
-  int d = c->d, n1 = c->n + 1, i, j, l;
-  size_t row = (size_t)n1 * LA_W;
-  for (j = 0; j < n1; ++j)
-    for (l = 0; l < LA_W; ++l) {
-      la_real *x = P + (size_t)j * LA_W + l;
-      double s = 0, f;
-      for (i = 0; i < d; ++i) s += (double)x[i * row] * x[i * row];
-      f = c->covariates == LA_X_GAMMA_SPHERE
-              ? la__gamma(rng, c->gamma_shape, c->gamma_scale)
-              : 1.0;
-      if (s > 0) {
-        f = sqrt(s / f); /* a division, as in la_rng_sphere */
-        for (i = 0; i < d; ++i) x[i * row] = (la_real)(x[i * row] / f);
-      } else {
-        x[0] = (la_real)sqrt(f);
-      }
+#if LA__PRNG_LANES_IEEE
+/* A few more operations on the la_real lanes of a panel: exact square
+   root and division (IEEE on these lanes), and whether any lane is 0. */
+#if LA__SIMD == LINATTN_AVX2 && !defined(LINATTN_DOUBLE)
+#define la__vsqrt _mm256_sqrt_ps
+#define la__vdiv _mm256_div_ps
+#define la__vloadf _mm256_loadu_ps
+LA__INLINE int la__vany_zero(la__vec v) {
+  return _mm256_movemask_ps(_mm256_cmp_ps(v, _mm256_setzero_ps(), _CMP_EQ_OQ));
+}
+#elif LA__SIMD == LINATTN_AVX2
+#define la__vsqrt _mm256_sqrt_pd
+#define la__vdiv _mm256_div_pd
+#define la__vloadf(p) _mm256_cvtps_pd(_mm_loadu_ps(p))
+LA__INLINE int la__vany_zero(la__vec v) {
+  return _mm256_movemask_pd(_mm256_cmp_pd(v, _mm256_setzero_pd(), _CMP_EQ_OQ));
+}
+#elif !defined(LINATTN_DOUBLE)
+LA__INLINE la__vec la__vsqrt(la__vec x) {
+  la__vec v; v.lo = vsqrtq_f32(x.lo); v.hi = vsqrtq_f32(x.hi); return v;
+}
+LA__INLINE la__vec la__vdiv(la__vec x, la__vec y) {
+  la__vec v; v.lo = vdivq_f32(x.lo, y.lo); v.hi = vdivq_f32(x.hi, y.hi);
+  return v;
+}
+#define la__vloadf la__vload
+LA__INLINE int la__vany_zero(la__vec v) {
+  return vmaxvq_u32(vorrq_u32(vceqzq_f32(v.lo), vceqzq_f32(v.hi))) != 0;
+}
+#else
+LA__INLINE la__vec la__vsqrt(la__vec x) {
+  la__vec v; v.a = vsqrtq_f64(x.a); v.b = vsqrtq_f64(x.b); return v;
+}
+LA__INLINE la__vec la__vdiv(la__vec x, la__vec y) {
+  la__vec v; v.a = vdivq_f64(x.a, y.a); v.b = vdivq_f64(x.b, y.b); return v;
+}
+LA__INLINE la__vec la__vloadf(const float *p) {
+  la__vec v; v.a = vcvt_f64_f32(vld1_f32(p)); v.b = vcvt_f64_f32(vld1_f32(p + 2));
+  return v;
+}
+LA__INLINE int la__vany_zero(la__vec v) {
+  return vmaxvq_u32(vreinterpretq_u32_u64(
+             vorrq_u64(vceqzq_f64(v.a), vceqzq_f64(v.b)))) != 0;
+}
+#endif
+#endif
+
+#ifdef LINATTN_DOUBLE
+#define LA__SQRT(x) sqrt(x)
+#else
+#define LA__SQRT(x) sqrtf(x)
+#endif
+
+/* One token of la__unit_scale lane by lane (the vector path's operations,
+   in order). */
+static void la__unit_scale1(int d, size_t row, la_real *xj, const float *sj,
+                            const float *bj) {
+  int i, l;
+  for (l = 0; l < LA_W; ++l) {
+    la_real ss = xj[l] * xj[l], ws;
+    for (i = 1; i < d; ++i) ss = LA__FMA(xj[i * row + l], xj[i * row + l], ss);
+    if (ss > 0) {
+      ws = LA__SQRT((la_real)sj[l] / ss) * (la_real)bj[l];
+      for (i = 0; i < d; ++i) xj[i * row + l] = xj[i * row + l] * ws;
+    } else { /* every normal exactly 0 (chance 2^-25 at d = 1) */
+      xj[l] = (la_real)bj[l] * LA__SQRT((la_real)sj[l]);
     }
+  }
+}
+
+/* Tokens j < nt of x (coordinates row apart, lanes innermost) scaled to
+   the unit sphere, then to their radii b sqrt(s1) (la__gamma_radius; 1
+   and 1 on the sphere), entry (j, lane) of s1 and b at j LA_W + lane:
+   x (sqrt(s1/|x|^2) b), one division and one square root per token. The
+   factor is radius/|x|, below 3.4e38 since a nonzero normal is at least
+   5e-13 and la_data_init holds radii below 1e25. |x|^2 is summed with
+   fused multiply-adds. An all-zero token becomes (b sqrt(s1), 0, .., 0). */
+static void la__unit_scale(int d, size_t row, la_real *x, int nt,
+                           const float *s1, const float *b) {
+  int j = 0;
+#if LA__PRNG_LANES_IEEE
+  /* two tokens at a time: twice the work between loop tests */
+  for (; j + 1 < nt; j += 2) {
+    la_real *xj = x + (size_t)j * LA_W;
+    const float *sj = s1 + (size_t)j * LA_W, *bj = b + (size_t)j * LA_W;
+    la__vec s = la__vmul(la__vloadu(xj), la__vloadu(xj)), w;
+    la__vec t = la__vmul(la__vloadu(xj + LA_W), la__vloadu(xj + LA_W)), v;
+    int i;
+    LA__UNROLL4
+    for (i = 1; i < d; ++i) {
+      la__vec xa = la__vloadu(xj + i * row), xb = la__vloadu(xj + i * row + LA_W);
+      s = la__vfma(s, xa, xa);
+      t = la__vfma(t, xb, xb);
+    }
+    if (la__vany_zero(s) || la__vany_zero(t)) {
+      la__unit_scale1(d, row, xj, sj, bj);
+      la__unit_scale1(d, row, xj + LA_W, sj + LA_W, bj + LA_W);
+      continue;
+    }
+    w = la__vmul(la__vsqrt(la__vdiv(la__vloadf(sj), s)), la__vloadf(bj));
+    v = la__vmul(la__vsqrt(la__vdiv(la__vloadf(sj + LA_W), t)),
+                 la__vloadf(bj + LA_W));
+    LA__UNROLL4
+    for (i = 0; i < d; ++i) {
+      la__vstoreu(xj + i * row, la__vmul(la__vloadu(xj + i * row), w));
+      la__vstoreu(xj + i * row + LA_W,
+                  la__vmul(la__vloadu(xj + i * row + LA_W), v));
+    }
+  }
+  if (j < nt) { /* the last of an odd count */
+    la_real *xj = x + (size_t)j * LA_W;
+    const float *sj = s1 + (size_t)j * LA_W, *bj = b + (size_t)j * LA_W;
+    la__vec s = la__vmul(la__vloadu(xj), la__vloadu(xj)), w;
+    int i;
+    for (i = 1; i < d; ++i) {
+      la__vec xa = la__vloadu(xj + i * row);
+      s = la__vfma(s, xa, xa);
+    }
+    if (!la__vany_zero(s)) {
+      w = la__vmul(la__vsqrt(la__vdiv(la__vloadf(sj), s)), la__vloadf(bj));
+      for (i = 0; i < d; ++i)
+        la__vstoreu(xj + i * row, la__vmul(la__vloadu(xj + i * row), w));
+      ++j;
+    }
+  }
+#endif
+  for (; j < nt; ++j)
+    la__unit_scale1(d, row, x + (size_t)j * LA_W, s1 + (size_t)j * LA_W,
+                    b + (size_t)j * LA_W);
+}
+
+/* Tokens whose radii are drawn at a time: the panel's draws are those of
+   one run whatever the piece (a piece ends where its last variate's
+   block does). */
+#define LA__RPIECE 32
+
+/* x0 of LA_X_SPHERE and LA_X_GAMMA_SPHERE (gr NULL: the sphere): each
+   token's normals scaled to the unit sphere, then to its radius, 1 or
+   sqrt(g) with g the Gamma run's next variate, token by token, lane by
+   lane. */
+LA__NOINLINE void la__panel_radii(const la_data_config *c, la__grun *gr,
+                                 la_real *P) {
+  enum { R = LA__RPIECE * LA_W };
+  int n1 = c->n + 1, j0, nt, i;
+  size_t row = (size_t)n1 * LA_W;
+  float s1[R + 8], b[R + 8]; /* room for a quad packed whole */
+  if (!gr)
+    for (i = 0; i < R; ++i) s1[i] = b[i] = 1;
+  for (j0 = 0; j0 < n1; j0 += LA__RPIECE) {
+    nt = n1 - j0 < LA__RPIECE ? n1 - j0 : LA__RPIECE;
+    if (gr) la__grun_fill(gr, (size_t)nt * LA_W, s1, b);
+    la__unit_scale(c->d, row, P + (size_t)j0 * LA_W, nt, s1, b);
+  }
 }
 
 /* The target network on the token at x (stride row): out (d x LA_W). */
@@ -3289,7 +4846,7 @@ static void la__panel_net(const la_data *g, const la_real *x, size_t row,
 }
 
 /* Labels y_j = <w*, f(x_j)>: row d of P for j < n, yq for the query. */
-static void la__panel_labels(const la_data *g, const la_real *w, la_real *P,
+LA__NOINLINE void la__panel_labels(const la_data *g, const la_real *w, la_real *P,
                              la_real *yq, la_real *t, la_real *hid) {
   int d = g->cfg.d, n1 = g->cfg.n + 1, i, j, l;
   size_t row = (size_t)n1 * LA_W;
@@ -3359,14 +4916,14 @@ static void la__panel_labels(const la_data *g, const la_real *w, la_real *P,
 }
 
 /* Label noise, every label and y_q; in chunks that keep block alignment. */
-static void la__panel_noise(const la_data_config *c, la_rng *rng, la_real *P,
-                            la_real *yq, la_real *t) {
+static void la__panel_noise(const la_data_config *c, la__draws *dr,
+                            la_real *P, la_real *yq, la_real *t) {
   int d = c->d, n1 = c->n + 1, j, l, j0, jn;
   la_real sd = (la_real)c->noise_std;
   la_real *y = P + (size_t)d * n1 * LA_W;
   for (j0 = 0; j0 < n1; j0 += LA_MAX_D) {
     jn = n1 - j0 < LA_MAX_D ? n1 - j0 : LA_MAX_D;
-    la__fill_normals(rng, (size_t)jn * LA_W, t);
+    la__draw(dr, (size_t)jn * LA_W, t, 0);
     for (j = 0; j < jn; ++j)
       for (l = 0; l < LA_W; ++l) {
         la_real e = sd * t[j * LA_W + l];
@@ -3378,8 +4935,8 @@ static void la__panel_noise(const la_data_config *c, la_rng *rng, la_real *P,
 
 /* A panel's draws; `drawn`: its covariates and w* are already in P, where
    la_data_sample drew every panel's in one run (see there). */
-static void la__sample_panel(const la_data *g, la_rng *rng, la_real *P,
-                             la_real *yq, int drawn) {
+static void la__sample_panel(const la_data *g, la__draws *dr, la__grun *gr,
+                             la_real *P, la_real *yq) {
   const la_data_config *c = &g->cfg;
   int d = c->d, n1 = c->n + 1, i, j, l;
   size_t row = (size_t)n1 * LA_W;
@@ -3388,9 +4945,7 @@ static void la__sample_panel(const la_data *g, la_rng *rng, la_real *P,
      in two otherwise: d (n+1) LA_W is a whole number of blocks, so both
      draw the same normals */
   if (d <= n1) { /* the label row past w* is scratch until the labels */
-    if (!drawn)
-      la__fill_normals_room(rng, (size_t)d * row + (size_t)d * LA_W, P,
-                            row - (size_t)d * LA_W);
+    la__draw(dr, (size_t)d * row + (size_t)d * LA_W, P, row - (size_t)d * LA_W);
 #if LA__PRNG_LANES_IEEE /* a few vectors: cheaper than a call */
     for (i = 0; i < d; ++i)
       la__vstoreu(w + i * LA_W, la__vloadu(P + (size_t)d * row + i * LA_W));
@@ -3398,14 +4953,14 @@ static void la__sample_panel(const la_data *g, la_rng *rng, la_real *P,
     memcpy(w, P + (size_t)d * row, sizeof(la_real) * d * LA_W);
 #endif
   } else {
-    la__fill_normals(rng, (size_t)d * row, P);
-    la__fill_normals(rng, (size_t)d * LA_W, w);
+    la__draw(dr, (size_t)d * row, P, 0);
+    la__draw(dr, (size_t)d * LA_W, w, 0);
   }
   if (g->winv) {
     memcpy(t, w, sizeof(la_real) * d * LA_W);
     la__panel_matvec(d, g->winv, 0, t, w, LA_W);
   }
-  if (c->covariates != LA_X_GAUSSIAN) la__panel_radii(c, rng, P);
+  if (c->covariates != LA_X_GAUSSIAN) la__panel_radii(c, gr, P);
   if (g->chol)
     for (j = 0; j < n1; ++j) {
       for (i = 0; i < d; ++i)
@@ -3414,47 +4969,123 @@ static void la__sample_panel(const la_data *g, la_rng *rng, la_real *P,
       la__panel_matvec(d, g->chol, 1, t, P + (size_t)j * LA_W, row);
     }
   la__panel_labels(g, w, P, yq, t, hid);
-  if (c->noise_std > 0) la__panel_noise(c, rng, P, yq, t);
+  if (c->noise_std > 0) la__panel_noise(c, dr, P, yq, t);
 }
 
-LINATTN_DEF int la_data_sample(const la_data *g, la_rng *rng, la_batch *b) {
-  int p, np, pad, e, l, drawn;
-  size_t pr;
-  if (!g || !rng || !b || !b->z || !b->y) return LA_ENULL;
+/* ------------------------------------------------ panel positions */
+/* Panel p of a batch draws from its own stretch of the stream: words
+   [(p0 + p) 2^34, (p0 + p + 1) 2^34), p0 the first such boundary at or
+   after the generator's position. Its prompts then depend on (seed,
+   stream, p0 + p) alone, panels can be drawn in any order or on any
+   thread, and the generator moves to the boundary after the batch. No
+   panel comes near 2^34 words (the largest, d = 256 and n = 4096, takes
+   about 2^25); a stream holds 2^30 - 1 panels (the counter never wraps
+   back to the first). */
+#define LA__PANEL_WORDS_LOG2 34
+#define LA__STREAM_PANELS (((uint64_t)1 << (64 - LA__PANEL_WORDS_LOG2)) - 1)
+/* The first block of a panel's Gamma tries, from its first block: half
+   its stretch, far past its normals (2^23 blocks at the largest panel)
+   and with 2^31 blocks of room, so no block counter's low word carries. */
+#define LA__PANEL_GAMMA_BLOCK ((uint64_t)1 << (LA__PANEL_WORDS_LOG2 - 3))
+
+/* The first panel of a batch of np panels drawn from rng, or LA_ERANGE
+   when the stream has not room for np more. */
+static int la__data_first_panel(const la_rng *rng, int np, uint64_t *p0) {
+  uint64_t c = rng->counter, first = c >> LA__PANEL_WORDS_LOG2;
+  if (c & (((uint64_t)1 << LA__PANEL_WORDS_LOG2) - 1)) ++first;
+  if (first > LA__STREAM_PANELS - (uint64_t)np) return LA_ERANGE;
+  *p0 = first;
+  return LA_OK;
+}
+
+/* Panel `panel` of rng's stream into P (the interleaved Z0 panel) and yq;
+   padding lanes are left as drawn. */
+static void la__data_panel(const la_data *g, const la_rng *rng, uint64_t panel,
+                           la_real *P, la_real *yq) {
+  la_rng r = *rng;
+  la__draws dr;
+  la__grun gr;
+  int gam = g->cfg.covariates == LA_X_GAMMA_SPHERE;
+  dr.rng = &r;
+  dr.base = panel << (LA__PANEL_WORDS_LOG2 - 2); /* 4 words a block */
+  dr.vm = 0;
+  if (gam) { /* the Gamma tries from the middle of the panel's stretch */
+    la__gpar gp;
+    la__gpar_init(&gp, g->cfg.gamma_shape, g->cfg.gamma_scale);
+    la__grun_init(&gr, &gp, &r, dr.base + LA__PANEL_GAMMA_BLOCK, 0);
+  }
+  la__sample_panel(g, &dr, gam ? &gr : NULL, P, yq);
+}
+
+/* The checks of la_data_sample for a batch of d, n, count. */
+static int la__data_check(const la_data *g, int d, int n, int count) {
   if (g->cfg.d <= 0 || g->cfg.d > LA_MAX_D || g->cfg.n <= 0 ||
-      g->cfg.n > LA_MAX_N || b->count <= 0 ||
+      g->cfg.n > LA_MAX_N || count <= 0 ||
       (g->net && (g->cfg.net_hidden <= 0 || g->cfg.net_hidden > LA_MAX_D)))
     return LA_EDIM; /* the hidden layer lives in a LA_MAX_D stack buffer */
-  if (b->d != g->cfg.d || b->n != g->cfg.n) return LA_ESHAPE;
+  if (d != g->cfg.d || n != g->cfg.n) return LA_ESHAPE;
   if ((g->cfg.sigma != LA_SIGMA_IDENTITY && !g->chol) ||
       (g->cfg.target == LA_TARGET_RELU_NET && !g->net))
     return LA_ENULL; /* a generator that was never initialized */
+  return LA_OK;
+}
+
+/* A batch's panels split among the workers of a la_parallel: any split
+   draws the same bits. */
+typedef struct la__sjob {
+  const la_data *g;
+  const la_rng *rng;
+  la_batch *b;
+  uint64_t p0;
+  int np, ntasks;
+} la__sjob;
+
+static void la__sample_task(void *arg, int task, int worker) {
+  const la__sjob *j = (const la__sjob *)arg;
+  size_t pr = (size_t)(j->b->d + 1) * (j->b->n + 1) * LA_W;
+  int p = (int)((long long)j->np * task / j->ntasks);
+  int p1 = (int)((long long)j->np * (task + 1) / j->ntasks);
+  (void)worker;
+  for (; p < p1; ++p)
+    la__data_panel(j->g, j->rng, j->p0 + (uint64_t)p, j->b->z + p * pr,
+                   j->b->y + (size_t)p * LA_W);
+}
+
+/* la_data_sample over par's workers (NULL: one). */
+static int la__data_sample_on(const la_data *g, la_rng *rng, la_batch *b,
+                              const la_parallel *par) {
+  int np, pad, e, l, st;
+  size_t pr;
+  la__sjob j;
+  if (!g || !rng || !b || !b->z || !b->y) return LA_ENULL;
+  if ((st = la__data_check(g, b->d, b->n, b->count)) != 0) return st;
   np = la_panels(b->count);
+  if ((st = la__data_first_panel(rng, np, &j.p0)) != 0) return st;
   pr = (size_t)(b->d + 1) * (b->n + 1) * LA_W;
-  /* Gaussian covariates and no label noise: a panel draws nothing after
-     its one fill of x and w*, so the panels' fills follow one another in
-     the stream and are drawn as one run */
-  drawn = g->cfg.covariates == LA_X_GAUSSIAN && !(g->cfg.noise_std > 0) &&
-          b->d <= b->n + 1;
-  if (drawn)
-    la__fill_normals_strided(rng, (size_t)b->d * (b->n + 2) * LA_W,
-                             (size_t)np, b->z, pr);
-  for (p = 0; p < np; ++p)
-    la__sample_panel(g, rng, b->z + p * pr, b->y + (size_t)p * LA_W, drawn);
+  j.g = g;
+  j.rng = rng;
+  j.b = b;
+  j.np = np;
+  j.ntasks = 1;
+  if (par && par->workers > 1 && par->run && np > 1) {
+    j.ntasks = np < 4 * par->workers ? np : 4 * par->workers;
+    par->run(par->ctx, j.ntasks, la__sample_task, &j);
+  } else {
+    la__sample_task(&j, 0, 0);
+  }
   pad = np * LA_W - b->count; /* padding lanes stay zero */
   for (l = LA_W - pad; l < LA_W; ++l) {
     for (e = 0; e < (b->d + 1) * (b->n + 1); ++e)
       b->z[(np - 1) * pr + (size_t)e * LA_W + l] = 0;
     b->y[(size_t)(np - 1) * LA_W + l] = 0;
   }
+  rng->counter = (j.p0 + (uint64_t)np) << LA__PANEL_WORDS_LOG2;
   return LA_OK;
 }
 
-#if defined(__clang__)
-#pragma STDC FP_CONTRACT DEFAULT
-#elif defined(__GNUC__)
-#pragma GCC pop_options
-#endif
+LINATTN_DEF int la_data_sample(const la_data *g, la_rng *rng, la_batch *b) {
+  return la__data_sample_on(g, rng, b, NULL);
+}
 
 /* ================================================================== */
 /*                            3. The model                            */
@@ -3462,26 +5093,37 @@ LINATTN_DEF int la_data_sample(const la_data *g, la_rng *rng, la_batch *b) {
 
 /* ------------------------------------------------------------ the model */
 /* Every parametrization runs as the dense model: theta is expanded into
-   full P_l, Q_l (fixed entries included) and the gradient is contracted
-   back to the free entries. A batch is processed one panel at a time
-   through all layers, so a panel's activations stay in cache; products are
-   the kernel table's panel products on a transposed copy Zt = Z^T (T x D,
-   T = n+1), whose first n rows are the keys: every product is then one call
-   on contiguous operands. Shared gradients accumulate lane-wise and are
-   folded once per call. */
+   full P, Q per layer and head (fixed entries included; a factored Q as
+   the product W_K^T W_Q) and the gradient is contracted back to the free
+   entries (through the product: once per call, not per prompt). A batch is
+   processed one panel at a time through all layers, so a panel's
+   activations stay in cache; products are the kernel table's panel
+   products on a transposed copy Zt = Z^T (T x D, T = n+1), whose first n
+   rows are the keys: every product is then one call on contiguous
+   operands. Shared gradients accumulate lane-wise and are folded once per
+   call. */
 
 #define LA__LIN(m) ((m)->cfg.activation == LA_ACT_LINEAR)
 
 typedef struct la__mdim {
-  int d, n, D, T, L, h, hvp;
+  int d, n, D, T, L, h, H, act, hvp; /* h: front width, H: heads */
   size_t D2, TD;  /* elements of a D x D and a T x D panel */
   size_t nex;     /* expanded parameters */
   size_t lay;     /* elements per layer of stored forward values */
 } la__mdim;
 
 /* Offsets (in reals) of the workspace regions; each a multiple of LA_W. */
+/* Offsets (in reals) of the workspace regions; each a multiple of LA_W.
+   The parameters are shared; every worker has a block of its own (offsets
+   within it), and with several workers each chunk a partial sum. */
 typedef struct la__mlay {
-  size_t ex, exv, g, gv, zt, zdt, st, sdt, gt, tmp, front, y, plain, fold;
+  size_t ex, exv, plain, fold;                       /* shared */
+  size_t g, gv, zt, zdt, st, sdt, gt, tmp, front, y; /* a worker's */
+  size_t pz, py, part; /* a drawn panel; the partial sum of one worker */
+  size_t wk, wsize;    /* worker 0's block, reals per block */
+  size_t parts;        /* the chunks' partial sums (doubles) */
+  size_t pstride;      /* doubles per partial sum: loss, status, 2 nex */
+  int workers, slots;
   size_t total;
 } la__mlay;
 
@@ -3505,11 +5147,15 @@ static void la__m_dims(const la_model *m, int hvp, la__mdim *o) {
   const la_model_config *c = &m->cfg;
   o->d = c->d; o->n = c->n; o->D = c->d + 1; o->T = c->n + 1;
   o->L = c->layers; o->h = c->front_hidden; o->hvp = hvp;
+  o->H = c->heads; o->act = c->activation;
   o->D2 = (size_t)o->D * o->D;
   o->TD = (size_t)o->T * o->D;
-  o->nex = 2 * o->D2 * o->L + la__m_front_params(o->d, o->h);
-  o->lay = LA__LIN(m) ? 3 * o->D2
-                      : o->TD + 2 * (size_t)o->n * o->T + (size_t)o->n * o->D;
+  o->nex = 2 * o->D2 * o->L * o->H + la__m_front_params(o->d, o->h);
+  /* linear: S, C and P_h S per head; otherwise per head Vt, the scores
+     (n x T, with as much again in reserve) and Ut */
+  o->lay = LA__LIN(m) ? (2 + (size_t)o->H) * o->D2
+                      : (size_t)o->H * (o->TD + 2 * (size_t)o->n * o->T +
+                                        (size_t)o->n * o->D);
 }
 
 /* Sizes arrive as doubles so that none wraps before it is checked: on a
@@ -3523,103 +5169,239 @@ static size_t la__m_take(size_t *at, double reals) {
   return here;
 }
 
-/* Temporaries of one backward layer, in panel elements. */
+/* Temporaries of one backward layer, in panel elements (the heads of a
+   layer use them in turn). */
 static size_t la__m_tmp_elems(const la_model *m, const la__mdim *d) {
   if (LA__LIN(m)) return 16 * d->D2 + 4 * (size_t)d->n + 4 * d->D + 2;
   return 6 * ((size_t)d->n * d->T + d->TD + (size_t)d->n * d->D);
 }
 
-static size_t la__m_layout(const la_model *m, const la__mdim *d,
+/* Chunks of a batch: at most LA__CHUNKS of at least LA__CHUNK_PANELS
+   panels, and at most 2^22 doubles of partial sums: a function of the
+   model and the batch's panel count, never of the number of workers. */
+#define LA__CHUNKS 64
+#define LA__CHUNK_PANELS 8
+static int la__m_chunk_cap(const la__mdim *d) {
+  double c = 4194304.0 / (double)d->nex;
+  return c >= LA__CHUNKS ? LA__CHUNKS : c < 1 ? 1 : (int)c;
+}
+static int la__m_chunks(const la__mdim *d, int np) {
+  int c = (np + LA__CHUNK_PANELS - 1) / LA__CHUNK_PANELS, cap = la__m_chunk_cap(d);
+  return c < 1 ? 1 : c > cap ? cap : c;
+}
+/* Panels [first, end) of chunk c of nch over np panels. */
+static int la__m_chunk_start(int np, int nch, int c) {
+  return (int)((long long)np * c / nch);
+}
+
+static int la__m_workers(const la_parallel *par) {
+  return par && par->workers > 1 ? par->workers : 1;
+}
+
+static size_t la__m_layout(const la_model *m, const la__mdim *d, int workers,
                            la__mlay *o) {
   /* every count in double (see la__m_take) */
   double W = LA_W, h = d->h, T = d->T, TD = (double)d->TD, L = d->L;
   double nex = (double)d->nex, lay = (double)d->lay;
   double fr = h > 0 ? 4 * T * d->d + 6 * T * h : 0;
   double per_double = sizeof(double) > sizeof(la_real) ? 2 : 1;
-  size_t at = 0;
+  size_t at = 0, w = 0;
+  o->workers = workers;
+  o->slots = workers > 1 ? la__m_chunk_cap(d) : 0;
+  o->pstride = 2 + 2 * d->nex;
+  o->g = la__m_take(&w, nex * W);
+  o->gv = la__m_take(&w, nex * W);
+  o->zt = la__m_take(&w, (L + 1) * TD * W);
+  o->zdt = la__m_take(&w, (L + 1) * TD * W);
+  o->st = la__m_take(&w, L * lay * W);
+  o->sdt = la__m_take(&w, L * lay * W);
+  o->gt = la__m_take(&w, 4 * TD * W);
+  o->tmp = la__m_take(&w, (double)la__m_tmp_elems(m, d) * W);
+  o->front = la__m_take(&w, fr * W);
+  o->y = la__m_take(&w, W);
+  o->pz = la__m_take(&w, TD * W);
+  o->py = la__m_take(&w, W);
+  o->part = la__m_take(&w, (2 + 2 * nex) * per_double);
+  o->wsize = w;
   o->ex = la__m_take(&at, nex * W);
   o->exv = la__m_take(&at, nex * W);
-  o->g = la__m_take(&at, nex * W);
-  o->gv = la__m_take(&at, nex * W);
-  o->zt = la__m_take(&at, (L + 1) * TD * W);
-  o->zdt = la__m_take(&at, (L + 1) * TD * W);
-  o->st = la__m_take(&at, L * lay * W);
-  o->sdt = la__m_take(&at, L * lay * W);
-  o->gt = la__m_take(&at, 4 * TD * W);
-  o->tmp = la__m_take(&at, (double)la__m_tmp_elems(m, d) * W);
-  o->front = la__m_take(&at, fr * W);
-  o->y = la__m_take(&at, W);
   o->plain = la__m_take(&at, 2 * nex);
   o->fold = la__m_take(&at, 2 * nex * per_double); /* la_reals per double */
+  o->wk = la__m_take(&at, (double)w * workers);
+  o->parts = la__m_take(&at, (double)o->slots * (2 + 2 * nex) * per_double);
   o->total = at;
-  if (at > ((size_t)-1 / 4) / sizeof(la_real)) return 0; /* does not fit */
+  if (w > ((size_t)-1 / 4) / sizeof(la_real) ||
+      at > ((size_t)-1 / 4) / sizeof(la_real))
+    return 0; /* does not fit */
   return at * sizeof(la_real) + LA_ALIGN;
 }
 
 /* ----------------------------------------------------------- parameters */
+/* The entries of theta of one head (see THE PACKING OF THETA): pe of P's
+   free part, then qe of Q's: its q x q free block, or the factors W_K and
+   W_Q, r x q each. */
+typedef struct la__mpack {
+  int pe, q, r, qe;
+} la__mpack;
 
-static int la__m_layer_params(const la_model *m) {
+static la__mpack la__m_pack(const la_model *m) {
+  la__mpack k;
   int d = m->cfg.d, D = d + 1;
-  switch (m->cfg.param) {
-  case LA_PARAM_DENSE: return 2 * D * D;
-  case LA_PARAM_SPARSE: return 2 * d * d;
-  default: return d * d;
-  }
+  k.q = m->cfg.param == LA_PARAM_DENSE ? D : d;
+  k.pe = m->cfg.param == LA_PARAM_DENSE    ? D * D
+         : m->cfg.param == LA_PARAM_SPARSE ? d * d
+                                           : 0;
+  k.r = m->cfg.qk_rank;
+  k.qe = k.r ? 2 * k.r * k.q : k.q * k.q;
+  return k;
 }
 
-/* theta (or a direction, tangent = 1: fixed entries get 0) -> dense. */
-static void la__m_expand(const la_model *m, const la_real *t, la_real *ex,
-                         int tangent) {
-  int d = m->cfg.d, D = d + 1, l, i, j, dd = d * d;
+static int la__m_layer_params(const la_model *m) {
+  la__mpack k = la__m_pack(m);
+  return m->cfg.heads * (k.pe + k.qe);
+}
+
+/* Parameter matrices of one head: P (unless pgd), then Q or W_K, W_Q. */
+static int la__m_head_blocks(const la_model *m) {
+  return (m->cfg.param != LA_PARAM_PGD) + (m->cfg.qk_rank ? 2 : 1);
+}
+
+static int la__m_nblocks(const la_model *m) {
+  return m->cfg.layers * m->cfg.heads * la__m_head_blocks(m) +
+         (m->cfg.front_hidden > 0 ? 4 : 0);
+}
+
+/* The q x q top-left block of Q (row stride D) = WK^T WQ, WK and WQ r x q;
+   with WKd, WQd its tangent WKd^T WQ + WK^T WQd. */
+static void la__m_qk(int r, int q, int D, const la_real *WK,
+                     const la_real *WQ, const la_real *WKd,
+                     const la_real *WQd, la_real *Q) {
+  int i, j, a;
+  for (i = 0; i < q; ++i)
+    for (j = 0; j < q; ++j) {
+      double s = 0;
+      for (a = 0; a < r; ++a) {
+        size_t ai = (size_t)a * q + i, aj = (size_t)a * q + j;
+        if (WKd) s += (double)WKd[ai] * WQ[aj] + (double)WK[ai] * WQd[aj];
+        else s += (double)WK[ai] * WQ[aj];
+      }
+      Q[(size_t)i * D + j] = (la_real)s;
+    }
+}
+
+/* theta t -> dense P, Q of every layer and head, then the front layer; with
+   a direction v, the tangent along v at t instead (fixed entries get 0). */
+static void la__m_expand(const la_model *m, const la_real *t,
+                         const la_real *v, la_real *ex) {
+  la__mpack k = la__m_pack(m);
+  int d = m->cfg.d, D = d + 1, l, i, j, nb = m->cfg.layers * m->cfg.heads;
   size_t D2 = (size_t)D * D;
-  for (l = 0; l < m->cfg.layers; ++l) {
+  const la_real *s = v ? v : t; /* the entries copied */
+  for (l = 0; l < nb; ++l) {    /* (layer, head) pairs in order */
     la_real *P = ex + 2 * D2 * l, *Q = P + D2;
+    const la_real *qs = s + k.pe, *qt = t + k.pe;
     if (m->cfg.param == LA_PARAM_DENSE) {
-      memcpy(P, t, sizeof(la_real) * 2 * D2);
-      t += 2 * D2;
-      continue;
+      memcpy(P, s, sizeof(la_real) * (k.r ? D2 : 2 * D2));
+    } else {
+      memset(P, 0, sizeof(la_real) * 2 * D2);
+      if (m->cfg.param == LA_PARAM_SPARSE)
+        for (i = 0; i < d; ++i)
+          for (j = 0; j < d; ++j) P[i * D + j] = s[i * d + j];
+      if (!v) P[D2 - 1] = 1;
+      if (!k.r)
+        for (i = 0; i < d; ++i)
+          for (j = 0; j < d; ++j) Q[i * D + j] = qs[i * d + j];
     }
-    memset(P, 0, sizeof(la_real) * 2 * D2);
-    if (m->cfg.param == LA_PARAM_SPARSE) {
-      for (i = 0; i < d; ++i)
-        for (j = 0; j < d; ++j) P[i * D + j] = t[i * d + j];
-      t += dd;
-    }
-    if (!tangent) P[D2 - 1] = 1;
-    for (i = 0; i < d; ++i)
-      for (j = 0; j < d; ++j) Q[i * D + j] = t[i * d + j];
-    t += dd;
+    if (k.r)
+      la__m_qk(k.r, k.q, D, qt, qt + k.r * k.q, v ? qs : NULL,
+               v ? qs + k.r * k.q : NULL, Q);
+    s += k.pe + k.qe;
+    t += k.pe + k.qe;
   }
-  memcpy(ex + 2 * D2 * m->cfg.layers, t,
+  memcpy(ex + 2 * D2 * nb, s,
          sizeof(la_real) * la__m_front_params(d, m->cfg.front_hidden));
 }
 
-/* Dense gradient (sums) -> gradient of theta, scaled. */
-static void la__m_contract(const la_model *m, const double *gex, double scale,
-                           la_real *out) {
-  int d = m->cfg.d, D = d + 1, l, i, j;
-  size_t D2 = (size_t)D * D, e, nf;
-  for (l = 0; l < m->cfg.layers; ++l) {
-    const double *P = gex + 2 * D2 * l, *Q = P + D2;
-    if (m->cfg.param == LA_PARAM_DENSE) {
-      for (e = 0; e < 2 * D2; ++e) *out++ = (la_real)(scale * P[e]);
-      continue;
+/* W_K's and W_Q's entries of the gradient from Q's, dQ (row stride D):
+   dW_K = W_Q dQ^T, dW_Q = W_K dQ, added to oK, oQ (r x q each). */
+static void la__m_qk_back(int r, int q, int D, const la_real *WK,
+                          const la_real *WQ, const double *dQ, double *oK,
+                          double *oQ) {
+  int i, j, a;
+  for (a = 0; a < r; ++a)
+    for (i = 0; i < q; ++i) {
+      double sk = 0, sq = 0;
+      for (j = 0; j < q; ++j) {
+        sk += (double)WQ[(size_t)a * q + j] * dQ[(size_t)i * D + j];
+        sq += (double)WK[(size_t)a * q + j] * dQ[(size_t)j * D + i];
+      }
+      oK[(size_t)a * q + i] += sk;
+      oQ[(size_t)a * q + i] += sq;
     }
+}
+
+/* Dense gradient sums gf -> gradient of theta t, scaled into out. With gv
+   (the sums of the gradient's tangent along v) the Hessian-vector product
+   instead: the tangent of the contraction, which for factors adds the
+   terms of v's factors against gf (the product's second derivative). */
+static void la__m_contract(const la_model *m, const la_real *t,
+                           const la_real *v, const double *gf,
+                           const double *gv, double scale, la_real *out) {
+  la__mpack k = la__m_pack(m);
+  int d = m->cfg.d, D = d + 1, l, i, j, nb = m->cfg.layers * m->cfg.heads;
+  size_t D2 = (size_t)D * D, e, nf, rq = (size_t)k.r * k.q;
+  const double *G = gv ? gv : gf;
+  double acc[2 * (LA_MAX_D + 1)] = {0}; /* zeroed per row below; whole here for the analyzer */
+  if (!gf) return; /* never: the folds live in the workspace */
+  for (l = 0; l < nb; ++l) {
+    const double *P = G + 2 * D2 * l, *Q = P + D2;
+    if (m->cfg.param == LA_PARAM_DENSE)
+      for (e = 0; e < (k.r ? D2 : 2 * D2); ++e)
+        *out++ = (la_real)(scale * P[e]);
     if (m->cfg.param == LA_PARAM_SPARSE)
       for (i = 0; i < d; ++i)
         for (j = 0; j < d; ++j) *out++ = (la_real)(scale * P[i * D + j]);
-    for (i = 0; i < d; ++i)
-      for (j = 0; j < d; ++j) *out++ = (la_real)(scale * Q[i * D + j]);
+    if (m->cfg.param != LA_PARAM_DENSE && !k.r)
+      for (i = 0; i < d; ++i)
+        for (j = 0; j < d; ++j) *out++ = (la_real)(scale * Q[i * D + j]);
+    if (k.r) { /* one factor row at a time: acc holds its two rows */
+      const la_real *WK = t + k.pe, *WQ = WK + rq;
+      int a;
+      for (a = 0; a < k.r; ++a) {
+        for (i = 0; i < 2 * k.q; ++i) acc[i] = 0;
+        la__m_qk_back(1, k.q, D, WK + (size_t)a * k.q, WQ + (size_t)a * k.q,
+                      Q, acc, acc + k.q);
+        if (gv)
+          la__m_qk_back(1, k.q, D, v + k.pe + (size_t)a * k.q,
+                        v + k.pe + rq + (size_t)a * k.q, gf + 2 * D2 * l + D2,
+                        acc, acc + k.q);
+        for (i = 0; i < k.q; ++i)
+          out[(size_t)a * k.q + i] = (la_real)(scale * acc[i]);
+        for (i = 0; i < k.q; ++i)
+          out[rq + (size_t)a * k.q + i] = (la_real)(scale * acc[k.q + i]);
+      }
+      out += 2 * rq;
+    }
+    t += k.pe + k.qe;
+    if (v) v += k.pe + k.qe;
   }
   nf = la__m_front_params(d, m->cfg.front_hidden);
-  for (e = 0; e < nf; ++e)
-    *out++ = (la_real)(scale * gex[2 * D2 * m->cfg.layers + e]);
+  for (e = 0; e < nf; ++e) *out++ = (la_real)(scale * G[2 * D2 * nb + e]);
 }
-
 /* ------------------------------------------------- panel element ops */
 /* Plain loops over whole panels (n elements of LA_W reals): compilers turn
    them into vector code, and they are exact, so one version serves every
-   backend. */
+   backend. LA__ROWS runs body for the n * LA_W reals, the LA_W lanes of
+   an element in an inner loop of constant length: compilers vectorize it
+   without a remainder even where the function is inlined (a loop over
+   n * LA_W they may then leave scalar). w indexes the real. */
+#define LA__ROWS(n, body)                                                      \
+  do {                                                                         \
+    size_t e_;                                                                 \
+    int w;                                                                     \
+    for (e_ = 0; e_ < (n)*LA_W; e_ += LA_W)                                    \
+      for (w = (int)e_; w < (int)e_ + LA_W; ++w) (void)(body);                \
+  } while (0)
 
 static void la__e_copy(size_t n, const la_real *LA__RESTRICT a,
                        la_real *LA__RESTRICT c) {
@@ -3641,14 +5423,12 @@ static void la__e_sym(int D, const la_real *LA__RESTRICT X,
     }
 }
 static void la__e_relu(size_t n, la_real *x) {
-  size_t i;
-  for (i = 0; i < n * LA_W; ++i) x[i] = x[i] > 0 ? x[i] : 0;
+  LA__ROWS(n, x[w] = x[w] > 0 ? x[w] : 0);
 }
 /* x <- x where the activation r is positive, else 0 (ReLU's derivative). */
 static void la__e_mask(size_t n, const la_real *LA__RESTRICT r,
                        la_real *LA__RESTRICT x) {
-  size_t i;
-  for (i = 0; i < n * LA_W; ++i) x[i] = r[i] > 0 ? x[i] : 0;
+  LA__ROWS(n, x[w] = r[w] > 0 ? x[w] : 0);
 }
 /* Rows of an r x c panel += the bias vector panel b (c elements). */
 static void la__e_addrow(int r, int c, const la_real *LA__RESTRICT b,
@@ -3682,6 +5462,85 @@ static void la__e_setcols(int r, int c, int ldc, const la_real *LA__RESTRICT s,
            sizeof(la_real) * c * LA_W);
 }
 
+/* One row of a panel against a row of column values (n elements each):
+   c += s .* x; x <- s .* (x - c), keeping x - c in dc when dc is not null;
+   y <- sd .* dc + s .* y, c += y; y <- y - s .* c. */
+static void la__e_racc(size_t n, const la_real *LA__RESTRICT s,
+                       const la_real *LA__RESTRICT x, la_real *LA__RESTRICT c) {
+  LA__ROWS(n, c[w] += s[w] * x[w]);
+}
+static void la__e_rcent(size_t n, const la_real *LA__RESTRICT s,
+                        const la_real *LA__RESTRICT c, la_real *LA__RESTRICT x,
+                        la_real *LA__RESTRICT dc) {
+  if (dc) LA__ROWS(n, (dc[w] = x[w] - c[w], x[w] = s[w] * dc[w]));
+  else LA__ROWS(n, x[w] = s[w] * (x[w] - c[w]));
+}
+static void la__e_rjac2(size_t n, const la_real *LA__RESTRICT s,
+                        const la_real *LA__RESTRICT sd,
+                        const la_real *LA__RESTRICT dc, la_real *LA__RESTRICT y,
+                        la_real *LA__RESTRICT c) {
+  LA__ROWS(n, (y[w] = sd[w] * dc[w] + s[w] * y[w], c[w] += y[w]));
+}
+static void la__e_rnmul(size_t n, const la_real *LA__RESTRICT s,
+                        const la_real *LA__RESTRICT c, la_real *LA__RESTRICT y) {
+  LA__ROWS(n, y[w] -= s[w] * c[w]);
+}
+/* Softmax over the n rows of each column of an n x T panel, in place. The
+   column's largest score is subtracted first, so the largest term is
+   e^0 = 1 and the sum lies in [1, n]: nothing overflows whatever the
+   scores, and the quotient needs one reciprocal per column. A NaN or an
+   infinite score makes its column NaN (inf - inf), which the loss reports.
+   The max and the sum run down each column with the LA_W lanes in
+   registers. */
+static void la__e_softmax(const la_kernels *k, int n, int T, la_real *R) {
+  size_t TW = (size_t)T * LA_W;
+  int i, j, w;
+  for (j = 0; j < T; ++j) {
+    la_real *r = R + (size_t)j * LA_W, m[LA_W];
+    for (w = 0; w < LA_W; ++w) m[w] = r[w];
+    for (i = 1; i < n; ++i)
+      for (w = 0; w < LA_W; ++w) m[w] = r[i * TW + w] > m[w] ? r[i * TW + w] : m[w];
+    for (i = 0; i < n; ++i)
+      for (w = 0; w < LA_W; ++w) r[i * TW + w] -= m[w];
+  }
+  k->vexp((int)((size_t)n * TW), R, R);
+  for (j = 0; j < T; ++j) {
+    la_real *r = R + (size_t)j * LA_W, sm[LA_W];
+    for (w = 0; w < LA_W; ++w) sm[w] = r[w];
+    for (i = 1; i < n; ++i)
+      for (w = 0; w < LA_W; ++w) sm[w] += r[i * TW + w];
+    for (w = 0; w < LA_W; ++w) sm[w] = 1 / sm[w];
+    for (i = 0; i < n; ++i)
+      for (w = 0; w < LA_W; ++w) r[i * TW + w] *= sm[w];
+  }
+}
+/* X <- S .* (X - 1 c^T), c = column sums of S .* X, for n x T panels: the
+   softmax's Jacobian diag(s) - s s^T applied to every column. It is
+   symmetric, so this is both the tangent of the softmax (X = the scores'
+   tangent) and its backward step (X = the gradient of its output). Dc,
+   if not null, keeps X - 1 c^T for la__e_smx_jac2. w: T elements. */
+static void la__e_smx_jac(int n, int T, const la_real *S, la_real *X,
+                          la_real *Dc, la_real *w) {
+  size_t TW = (size_t)T * LA_W;
+  int i;
+  memset(w, 0, sizeof(la_real) * TW);
+  for (i = 0; i < n; ++i) la__e_racc((size_t)T, S + i * TW, X + i * TW, w);
+  for (i = 0; i < n; ++i)
+    la__e_rcent((size_t)T, S + i * TW, w, X + i * TW, Dc ? Dc + i * TW : NULL);
+}
+/* The tangent of the backward step above along the direction whose
+   softmax tangent is Sd (columns summing to 0): with Xd the tangent of the
+   output's gradient, Xd <- Y - S .* (1 colsum(Y)^T), Y = Sd .* Dc + S .* Xd
+   (the term Sd .* Dc - S sd^T Dc is the Jacobian's own tangent). */
+static void la__e_smx_jac2(int n, int T, const la_real *S, const la_real *Sd,
+                           const la_real *Dc, la_real *Xd, la_real *w) {
+  size_t TW = (size_t)T * LA_W;
+  int i;
+  memset(w, 0, sizeof(la_real) * TW);
+  for (i = 0; i < n; ++i)
+    la__e_rjac2((size_t)T, S + i * TW, Sd + i * TW, Dc + i * TW, Xd + i * TW, w);
+  for (i = 0; i < n; ++i) la__e_rnmul((size_t)T, S + i * TW, w, Xd + i * TW);
+}
 
 /* The product the model calls: the kernel table's panel product,
    C = alpha op(A) op(B) (+ C, or + Y when Y is not null). */
@@ -3692,6 +5551,12 @@ static void la__mm(const la__mctx *c, unsigned f, int m, int n, int k,
     memcpy(C, Y, sizeof(la_real) * (size_t)m * n * LA_W);
     f |= LA_ACCUMULATE;
   }
+#if LA__SIMD != LINATTN_SCALAR
+  if (c->k == &la__kernels_simd) { /* a direct call: no pointer to chase */
+    la__pgemm_simd(f, m, n, k, (la_real)alpha, A, B, C);
+    return;
+  }
+#endif
   c->k->pgemm(f, m, n, k, (la_real)alpha, A, B, C);
 }
 #define LA__MM(c, f, M, N, K, al, A, B, C)                                    \
@@ -3702,10 +5567,19 @@ static void la__mm(const la__mctx *c, unsigned f, int m, int n, int k,
 #define LA__TB LA_TRANS_B
 #define LA__AC LA_ACCUMULATE
 
+
+/* P of head h of layer l in a broadcast parameter region (ex, exv, g or
+   gv); Q follows it. */
+static la_real *la__m_P(const la__mctx *c, la_real *base, int l, int h) {
+  return base + 2 * c->m.D2 * LA_W * ((size_t)l * c->m.H + h);
+}
+
 /* ------------------------------------------------------ linear layer */
-/* Stored per layer: S = K K^T, C' = I + P S Q / n, PS = P S (and tangents:
-   Sdot, Cdot / n, (P S)dot). The identity folded into C' makes the residual
-   update one product, Zt_{l+1} = Zt C'^T, and likewise dZt = G C'. */
+/* Stored per layer: S = K K^T, C' = I + sum_h P_h S Q_h / n, and P_h S per
+   head (and tangents: Sdot, Cdot / n, (P_h S)dot). S is shared by the
+   heads: a head costs its D^3 products, not another pass over the keys.
+   The identity folded into C' makes the residual update one product,
+   Zt_{l+1} = Zt C'^T, and likewise dZt = G C'. */
 
 static void la__e_adddiag(int D, la_real *X) {
   int i, w;
@@ -3716,32 +5590,39 @@ static void la__e_adddiag(int D, la_real *X) {
 static void la__lin_fwd(const la__mctx *c, int l, int zd0) {
   const la__mdim *m = &c->m;
   size_t D2 = m->D2 * LA_W, TD = m->TD * LA_W;
-  int D = m->D, n = m->n, T = m->T;
-  const la_real *P = c->ex + 2 * D2 * l, *Q = P + D2;
+  int D = m->D, n = m->n, T = m->T, h;
   la_real *Z = c->zt + TD * l, *Zn = Z + TD;
-  la_real *S = c->st + m->lay * LA_W * l, *C = S + D2, *PS = C + D2;
+  la_real *S = c->st + m->lay * LA_W * l, *C = S + D2;
   double in = 1.0 / n;
   LA__MM(c, LA__TA, D, D, n, 1, Z, Z, S);
-  LA__MM(c, 0, D, D, D, 1, P, S, PS);
-  LA__MM(c, 0, D, D, D, in, PS, Q, C);
+  for (h = 0; h < m->H; ++h) {
+    const la_real *P = la__m_P(c, c->ex, l, h), *Q = P + D2;
+    la_real *PS = C + D2 * (1 + h);
+    LA__MM(c, 0, D, D, D, 1, P, S, PS);
+    LA__MM(c, h ? LA__AC : 0, D, D, D, in, PS, Q, C);
+  }
   la__e_adddiag(D, C);
   LA__MM(c, LA__TB, T, D, D, 1, Z, C, Zn);
   if (m->hvp) {
-    const la_real *Pd = c->exv + 2 * D2 * l, *Qd = Pd + D2;
     la_real *Zd = c->zdt + TD * l, *Zdn = Zd + TD;
-    la_real *Sd = c->sdt + m->lay * LA_W * l, *Cd = Sd + D2, *PSd = Cd + D2;
+    la_real *Sd = c->sdt + m->lay * LA_W * l, *Cd = Sd + D2;
     la_real *E1 = c->tmp;
     if (zd0) {
       la__e_zero(m->D2, Sd);
-      LA__MM(c, 0, D, D, D, 1, Pd, S, PSd);
     } else {
       LA__MM(c, LA__TA, D, D, n, 1, Zd, Z, E1);
       la__e_sym(D, E1, Sd);
-      LA__MM(c, 0, D, D, D, 1, Pd, S, PSd);
-      LA__MM(c, LA__AC, D, D, D, 1, P, Sd, PSd);
     }
-    LA__MM(c, 0, D, D, D, in, PSd, Q, Cd);
-    LA__MM(c, LA__AC, D, D, D, in, PS, Qd, Cd);
+    for (h = 0; h < m->H; ++h) {
+      const la_real *P = la__m_P(c, c->ex, l, h), *Q = P + D2;
+      const la_real *Pd = la__m_P(c, c->exv, l, h), *Qd = Pd + D2;
+      const la_real *PS = C + D2 * (1 + h);
+      la_real *PSd = Cd + D2 * (1 + h);
+      LA__MM(c, 0, D, D, D, 1, Pd, S, PSd);
+      if (!zd0) LA__MM(c, LA__AC, D, D, D, 1, P, Sd, PSd);
+      LA__MM(c, h ? LA__AC : 0, D, D, D, in, PSd, Q, Cd);
+      LA__MM(c, LA__AC, D, D, D, in, PS, Qd, Cd);
+    }
     if (zd0) {
       LA__MM(c, LA__TB, T, D, D, 1, Z, Cd, Zdn);
     } else {
@@ -3751,58 +5632,65 @@ static void la__lin_fwd(const la__mctx *c, int l, int zd0) {
   }
 }
 
-/* G = dloss/dZt_{l+1} -> G2 = dloss/dZt_l (if dz), gradients of P_l, Q_l
-   accumulated; with hvp, the same for the tangents Gd -> Gd2. */
+/* G = dloss/dZt_{l+1} -> G2 = dloss/dZt_l (if dz), gradients of P_h, Q_h
+   accumulated; with hvp, the same for the tangents Gd -> Gd2. dC is
+   shared by the heads, dS sums theirs. */
 static void la__lin_bwd(const la__mctx *c, int l, int zd0, int dz,
                         const la_real *G, la_real *G2, const la_real *Gd,
                         la_real *Gd2) {
   const la__mdim *m = &c->m;
   size_t D2 = m->D2 * LA_W, TD = m->TD * LA_W;
-  int D = m->D, n = m->n, T = m->T;
-  const la_real *P = c->ex + 2 * D2 * l, *Q = P + D2;
-  la_real *gP = c->g + 2 * D2 * l, *gQ = gP + D2;
-  const la_real *Z = c->zt + TD * l;
+  int D = m->D, n = m->n, T = m->T, h;
+  const la_real *Z = c->zt + TD * l, *Zd = c->zdt + TD * l;
   const la_real *S = c->st + m->lay * LA_W * l, *C = S + D2;
+  const la_real *Sd = c->sdt + m->lay * LA_W * l, *Cd = Sd + D2;
   la_real *dC = c->tmp, *T1 = dC + D2, *T2 = T1 + D2, *dS = T2 + D2,
           *E = dS + D2;
+  la_real *dCd = E + D2, *T1d = dCd + D2, *T2d = T1d + D2, *dSd = T2d + D2,
+          *Ed = dSd + D2;
   double in = 1.0 / n;
   LA__MM(c, LA__TA, D, D, T, in, G, Z, dC);
-  LA__MM(c, LA__TB, D, D, D, 1, dC, Q, T1);
-  LA__MM(c, LA__AC, D, D, D, 1, T1, S, gP);
-  LA__MM(c, LA__TB, D, D, D, 1, S, P, T2);
-  LA__MM(c, LA__AC, D, D, D, 1, T2, dC, gQ);
+  if (m->hvp) {
+    LA__MM(c, LA__TA, D, D, T, in, Gd, Z, dCd);
+    if (!zd0) LA__MM(c, LA__TA | LA__AC, D, D, T, in, G, Zd, dCd);
+  }
+  for (h = 0; h < m->H; ++h) {
+    const la_real *P = la__m_P(c, c->ex, l, h), *Q = P + D2;
+    la_real *gP = la__m_P(c, c->g, l, h), *gQ = gP + D2;
+    unsigned acc = h ? LA__AC : 0;
+    LA__MM(c, LA__TB, D, D, D, 1, dC, Q, T1);
+    LA__MM(c, LA__AC, D, D, D, 1, T1, S, gP);
+    LA__MM(c, LA__TB, D, D, D, 1, S, P, T2);
+    LA__MM(c, LA__AC, D, D, D, 1, T2, dC, gQ);
+    if (dz) LA__MM(c, LA__TA | acc, D, D, D, 1, P, T1, dS);
+    if (m->hvp) {
+      const la_real *Pd = la__m_P(c, c->exv, l, h), *Qd = Pd + D2;
+      la_real *gvP = la__m_P(c, c->gv, l, h), *gvQ = gvP + D2;
+      LA__MM(c, LA__TB, D, D, D, 1, dCd, Q, T1d);
+      LA__MM(c, LA__TB | LA__AC, D, D, D, 1, dC, Qd, T1d);
+      LA__MM(c, LA__AC, D, D, D, 1, T1d, S, gvP);
+      if (!zd0) LA__MM(c, LA__AC, D, D, D, 1, T1, Sd, gvP);
+      LA__MM(c, LA__TB, D, D, D, 1, S, Pd, T2d);
+      if (!zd0) LA__MM(c, LA__TB | LA__AC, D, D, D, 1, Sd, P, T2d);
+      LA__MM(c, LA__AC, D, D, D, 1, T2d, dC, gvQ);
+      LA__MM(c, LA__AC, D, D, D, 1, T2, dCd, gvQ);
+      if (dz) {
+        LA__MM(c, LA__TA | acc, D, D, D, 1, Pd, T1, dSd);
+        LA__MM(c, LA__TA | LA__AC, D, D, D, 1, P, T1d, dSd);
+      }
+    }
+  }
   if (dz) {
-    LA__MM(c, LA__TA, D, D, D, 1, P, T1, dS);
     la__e_sym(D, dS, E);
     LA__MM(c, 0, T, D, D, 1, G, C, G2);
     LA__MM(c, LA__AC, n, D, D, 1, Z, E, G2);
   }
-  if (m->hvp) {
-    const la_real *Pd = c->exv + 2 * D2 * l, *Qd = Pd + D2;
-    la_real *gvP = c->gv + 2 * D2 * l, *gvQ = gvP + D2;
-    const la_real *Zd = c->zdt + TD * l;
-    const la_real *Sd = c->sdt + m->lay * LA_W * l, *Cd = Sd + D2;
-    la_real *dCd = E + D2, *T1d = dCd + D2, *T2d = T1d + D2, *dSd = T2d + D2,
-            *Ed = dSd + D2;
-    LA__MM(c, LA__TA, D, D, T, in, Gd, Z, dCd);
-    if (!zd0) LA__MM(c, LA__TA | LA__AC, D, D, T, in, G, Zd, dCd);
-    LA__MM(c, LA__TB, D, D, D, 1, dCd, Q, T1d);
-    LA__MM(c, LA__TB | LA__AC, D, D, D, 1, dC, Qd, T1d);
-    LA__MM(c, LA__AC, D, D, D, 1, T1d, S, gvP);
-    if (!zd0) LA__MM(c, LA__AC, D, D, D, 1, T1, Sd, gvP);
-    LA__MM(c, LA__TB, D, D, D, 1, S, Pd, T2d);
-    if (!zd0) LA__MM(c, LA__TB | LA__AC, D, D, D, 1, Sd, P, T2d);
-    LA__MM(c, LA__AC, D, D, D, 1, T2d, dC, gvQ);
-    LA__MM(c, LA__AC, D, D, D, 1, T2, dCd, gvQ);
-    if (dz) {
-      LA__MM(c, LA__TA, D, D, D, 1, Pd, T1, dSd);
-      LA__MM(c, LA__TA | LA__AC, D, D, D, 1, P, T1d, dSd);
-      la__e_sym(D, dSd, Ed);
-      LA__MM(c, 0, T, D, D, 1, Gd, C, Gd2);
-      LA__MM(c, LA__AC, T, D, D, 1, G, Cd, Gd2);
-      LA__MM(c, LA__AC, n, D, D, 1, Z, Ed, Gd2);
-      if (!zd0) LA__MM(c, LA__AC, n, D, D, 1, Zd, E, Gd2);
-    }
+  if (m->hvp && dz) {
+    la__e_sym(D, dSd, Ed);
+    LA__MM(c, 0, T, D, D, 1, Gd, C, Gd2);
+    LA__MM(c, LA__AC, T, D, D, 1, G, Cd, Gd2);
+    LA__MM(c, LA__AC, n, D, D, 1, Z, Ed, Gd2);
+    if (!zd0) LA__MM(c, LA__AC, n, D, D, 1, Zd, E, Gd2);
   }
 }
 
@@ -3834,6 +5722,7 @@ static void la__e_gouter(int m, int n, const la_real *LA__RESTRICT g,
         C[((size_t)i * n + j) * LA_W + w] +=
             g[w] * a[i * LA_W + w] * b[j * LA_W + w];
 }
+
 /* C (m x n) = g (a u^T + b p^T), or += with acc. */
 static void la__e_grank2(int m, int n, const la_real *LA__RESTRICT g,
                          const la_real *a, const la_real *u, const la_real *b,
@@ -3851,38 +5740,44 @@ static void la__e_grank2(int m, int n, const la_real *LA__RESTRICT g,
 static void la__last_fwd(const la__mctx *c, int l, int zd0) {
   const la__mdim *m = &c->m;
   size_t W = LA_W, D2 = m->D2 * W, TD = m->TD * W;
-  int D = m->D, n = m->n;
+  int D = m->D, n = m->n, h;
   size_t at = ((size_t)n * D + D - 1) * W, DW = (size_t)D * W;
-  const la_real *P = c->ex + 2 * D2 * l, *Q = P + D2, *p = P + (D - 1) * DW;
   const la_real *Z = c->zt + TD * l, *q = Z + (size_t)n * DW;
-  la_real *S = c->st + m->lay * W * l, *r1 = S + D2, *cr = r1 + DW;
+  la_real *S = c->st + m->lay * W * l, *r1 = S + D2, *cr = r1 + m->H * DW;
   la_real *out = c->zt + TD * (l + 1) + at;
   double in = 1.0 / n;
   LA__MM(c, LA__TA, D, D, n, 1, Z, Z, S);
-  LA__MM(c, 0, 1, D, D, 1, p, S, r1);
-  LA__MM(c, 0, 1, D, D, 1, r1, Q, cr);
+  for (h = 0; h < m->H; ++h) {
+    const la_real *P = la__m_P(c, c->ex, l, h), *Q = P + D2,
+                  *p = P + (D - 1) * DW;
+    LA__MM(c, 0, 1, D, D, 1, p, S, r1 + h * DW);
+    LA__MM(c, h ? LA__AC : 0, 1, D, D, 1, r1 + h * DW, Q, cr);
+  }
   la__e_copy(1, q + (D - 1) * W, out);
   LA__MM(c, LA__TB | LA__AC, 1, 1, D, in, cr, q, out);
   if (m->hvp) {
-    const la_real *Pd = c->exv + 2 * D2 * l, *Qd = Pd + D2,
-                  *pd = Pd + (D - 1) * DW;
     const la_real *Zd = c->zdt + TD * l, *qd = Zd + (size_t)n * DW;
-    la_real *Sd = c->sdt + m->lay * W * l, *r1d = Sd + D2, *cd = r1d + DW;
+    la_real *Sd = c->sdt + m->lay * W * l, *r1d = Sd + D2,
+            *cd = r1d + m->H * DW;
     la_real *outd = c->zdt + TD * (l + 1) + at;
     if (zd0) {
       la__e_zero(m->D2, Sd);
-      LA__MM(c, 0, 1, D, D, 1, pd, S, r1d);
       la__e_zero(1, outd);
     } else {
       LA__MM(c, LA__TA, D, D, n, 1, Zd, Z, c->tmp);
       la__e_sym(D, c->tmp, Sd);
-      LA__MM(c, 0, 1, D, D, 1, pd, S, r1d);
-      LA__MM(c, LA__AC, 1, D, D, 1, p, Sd, r1d);
       la__e_copy(1, qd + (D - 1) * W, outd);
       LA__MM(c, LA__TB | LA__AC, 1, 1, D, in, cr, qd, outd);
     }
-    LA__MM(c, 0, 1, D, D, 1, r1d, Q, cd);
-    LA__MM(c, LA__AC, 1, D, D, 1, r1, Qd, cd);
+    for (h = 0; h < m->H; ++h) {
+      const la_real *P = la__m_P(c, c->ex, l, h), *p = P + (D - 1) * DW;
+      const la_real *Pd = la__m_P(c, c->exv, l, h), *Qd = Pd + D2,
+                    *pd = Pd + (D - 1) * DW, *Q = P + D2;
+      LA__MM(c, 0, 1, D, D, 1, pd, S, r1d + h * DW);
+      if (!zd0) LA__MM(c, LA__AC, 1, D, D, 1, p, Sd, r1d + h * DW);
+      LA__MM(c, h ? LA__AC : 0, 1, D, D, 1, r1d + h * DW, Q, cd);
+      LA__MM(c, LA__AC, 1, D, D, 1, r1 + h * DW, Qd, cd);
+    }
     LA__MM(c, LA__TB | LA__AC, 1, 1, D, in, cd, q, outd);
   }
 }
@@ -3892,150 +5787,326 @@ static void la__last_bwd(const la__mctx *c, int l, int zd0, int dz,
                          la_real *Gd2) {
   const la__mdim *m = &c->m;
   size_t W = LA_W, D2 = m->D2 * W, TD = m->TD * W;
-  int D = m->D, n = m->n, w;
+  int D = m->D, n = m->n, w, h;
   size_t at = ((size_t)n * D + D - 1) * W, DW = (size_t)D * W, nW = n * W;
-  const la_real *P = c->ex + 2 * D2 * l, *Q = P + D2, *p = P + (D - 1) * DW;
-  la_real *gP = c->g + 2 * D2 * l, *gQ = gP + D2;
   const la_real *Z = c->zt + TD * l, *q = Z + (size_t)n * DW;
-  const la_real *S = c->st + m->lay * W * l, *r1 = S + D2, *cr = r1 + DW;
+  const la_real *Zd = c->zdt + TD * l, *qd = Zd + (size_t)n * DW;
+  const la_real *S = c->st + m->lay * W * l, *r1 = S + D2,
+                *cr = r1 + m->H * DW;
+  const la_real *Sd = c->sdt + m->lay * W * l, *r1d = Sd + D2,
+                *cd = r1d + m->H * DW;
   la_real *gs = c->tmp, *gds = gs + W, *u = gds + W, *su = u + DW,
           *ud = su + DW, *sud = ud + DW, *a = sud + DW, *b = a + nW,
           *ad = b + nW, *bd = ad + nW;
   const la_real *g = G + at, *gd = Gd + at;
   for (w = 0; w < LA_W; ++w) gs[w] = g[w] / (la_real)n;
-  LA__MM(c, 0, D, 1, D, 1, Q, q, u);
-  LA__MM(c, 0, D, 1, D, 1, S, u, su);
-  la__e_gaxpy(D, gs, su, gP + (D - 1) * DW);
-  la__e_gouter(D, D, gs, r1, q, gQ);
   if (dz) {
     la__e_zero(D, G2 + (size_t)n * DW);
     la__e_gaxpy(D, gs, cr, G2 + (size_t)n * DW);
     for (w = 0; w < LA_W; ++w) G2[at + w] += g[w];
-    LA__MM(c, 0, n, 1, D, 1, Z, p, a);
-    LA__MM(c, 0, n, 1, D, 1, Z, u, b);
-    la__e_grank2(n, D, gs, a, u, b, p, G2, 0);
   }
   if (m->hvp) {
-    const la_real *Pd = c->exv + 2 * D2 * l, *Qd = Pd + D2,
-                  *pd = Pd + (D - 1) * DW;
-    la_real *gvP = c->gv + 2 * D2 * l, *gvQ = gvP + D2;
-    const la_real *Zd = c->zdt + TD * l, *qd = Zd + (size_t)n * DW;
-    const la_real *Sd = c->sdt + m->lay * W * l, *r1d = Sd + D2, *cd = r1d + DW;
     for (w = 0; w < LA_W; ++w) gds[w] = gd[w] / (la_real)n;
-    LA__MM(c, 0, D, 1, D, 1, Qd, q, ud);
-    if (!zd0) LA__MM(c, LA__AC, D, 1, D, 1, Q, qd, ud);
-    LA__MM(c, 0, D, 1, D, 1, S, ud, sud);
-    if (!zd0) LA__MM(c, LA__AC, D, 1, D, 1, Sd, u, sud);
-    la__e_gaxpy(D, gds, su, gvP + (D - 1) * DW);
-    la__e_gaxpy(D, gs, sud, gvP + (D - 1) * DW);
-    la__e_gouter(D, D, gds, r1, q, gvQ);
-    la__e_gouter(D, D, gs, r1d, q, gvQ);
-    if (!zd0) la__e_gouter(D, D, gs, r1, qd, gvQ);
     if (dz) {
       la__e_zero(D, Gd2 + (size_t)n * DW);
       la__e_gaxpy(D, gds, cr, Gd2 + (size_t)n * DW);
       la__e_gaxpy(D, gs, cd, Gd2 + (size_t)n * DW);
       for (w = 0; w < LA_W; ++w) Gd2[at + w] += gd[w];
-      LA__MM(c, 0, n, 1, D, 1, Z, pd, ad);
-      if (!zd0) LA__MM(c, LA__AC, n, 1, D, 1, Zd, p, ad);
-      LA__MM(c, 0, n, 1, D, 1, Z, ud, bd);
-      if (!zd0) LA__MM(c, LA__AC, n, 1, D, 1, Zd, u, bd);
-      la__e_grank2(n, D, gds, a, u, b, p, Gd2, 0);
-      la__e_grank2(n, D, gs, ad, u, bd, p, Gd2, 1);
-      la__e_grank2(n, D, gs, a, ud, b, pd, Gd2, 1);
+    }
+  }
+  for (h = 0; h < m->H; ++h) {
+    const la_real *P = la__m_P(c, c->ex, l, h), *Q = P + D2,
+                  *p = P + (D - 1) * DW, *r1h = r1 + h * DW;
+    la_real *gP = la__m_P(c, c->g, l, h), *gQ = gP + D2;
+    LA__MM(c, 0, D, 1, D, 1, Q, q, u);
+    LA__MM(c, 0, D, 1, D, 1, S, u, su);
+    la__e_gaxpy(D, gs, su, gP + (D - 1) * DW);
+    la__e_gouter(D, D, gs, r1h, q, gQ);
+    if (dz) {
+      LA__MM(c, 0, n, 1, D, 1, Z, p, a);
+      LA__MM(c, 0, n, 1, D, 1, Z, u, b);
+      la__e_grank2(n, D, gs, a, u, b, p, G2, h != 0);
+    }
+    if (m->hvp) {
+      const la_real *Pd = la__m_P(c, c->exv, l, h), *Qd = Pd + D2,
+                    *pd = Pd + (D - 1) * DW, *r1dh = r1d + h * DW;
+      la_real *gvP = la__m_P(c, c->gv, l, h), *gvQ = gvP + D2;
+      LA__MM(c, 0, D, 1, D, 1, Qd, q, ud);
+      if (!zd0) LA__MM(c, LA__AC, D, 1, D, 1, Q, qd, ud);
+      LA__MM(c, 0, D, 1, D, 1, S, ud, sud);
+      if (!zd0) LA__MM(c, LA__AC, D, 1, D, 1, Sd, u, sud);
+      la__e_gaxpy(D, gds, su, gvP + (D - 1) * DW);
+      la__e_gaxpy(D, gs, sud, gvP + (D - 1) * DW);
+      la__e_gouter(D, D, gds, r1h, q, gvQ);
+      la__e_gouter(D, D, gs, r1dh, q, gvQ);
+      if (!zd0) la__e_gouter(D, D, gs, r1h, qd, gvQ);
+      if (dz) {
+        LA__MM(c, 0, n, 1, D, 1, Z, pd, ad);
+        if (!zd0) LA__MM(c, LA__AC, n, 1, D, 1, Zd, p, ad);
+        LA__MM(c, 0, n, 1, D, 1, Z, ud, bd);
+        if (!zd0) LA__MM(c, LA__AC, n, 1, D, 1, Zd, u, bd);
+        la__e_grank2(n, D, gds, a, u, b, p, Gd2, h != 0);
+        la__e_grank2(n, D, gs, ad, u, bd, p, Gd2, 1);
+        la__e_grank2(n, D, gs, a, ud, b, pd, Gd2, 1);
+      }
     }
   }
 }
 
-/* -------------------------------------------------------- ReLU layer */
-/* Z_{l+1} = Z + (1/n) U relu(K^T V), U = P K, V = Q Z. Stored per layer:
-   Vt = Zt Q^T (T x D), R = relu(Kt Vt^T) (n x T), Ut = Kt P^T (n x D);
-   the tangent store holds Vdt, Rd (masked), Udt in the same places. */
+/* --------------------------------------------------- nonlinear layers */
+/* ReLU and softmax attention: Z_{l+1} = Z + (1/n) sum_h U_h act(K^T V_h),
+   U_h = P_h K, V_h = Q_h Z. Stored per layer and head: Vt = Zt Q^T
+   (T x D), R = act(Kt Vt^T) (n x T: each column one token's weights over
+   the n keys), Ut = Kt P^T (n x D); the tangent store holds Vdt, Rd (the
+   tangent of act's output) and Udt in the same places. Both activations
+   have symmetric Jacobians (ReLU's diagonal mask, softmax's
+   diag(s) - s s^T per column), so one function applies each forward and
+   backward. */
 
-static void la__relu_fwd(const la__mctx *c, int l, int zd0) {
+static size_t la__nl_head(const la__mdim *m) { /* stored reals per head */
+  return m->lay / (size_t)m->H * LA_W;
+}
+
+/* The activation of scores R (n x T) in place. */
+static void la__act(const la__mctx *c, int n, int T, la_real *R) {
+  if (c->m.act == LA_ACT_SOFTMAX) la__e_softmax(c->k, n, T, R);
+  else la__e_relu((size_t)n * T, R);
+}
+/* X <- J X, J the Jacobian at output R; Dc as for la__e_smx_jac. */
+static void la__act_jac(const la__mctx *c, int n, int T, const la_real *R,
+                        la_real *X, la_real *Dc, la_real *w) {
+  if (c->m.act == LA_ACT_SOFTMAX) la__e_smx_jac(n, T, R, X, Dc, w);
+  else la__e_mask((size_t)n * T, R, X);
+}
+/* The tangent of the backward step: Xd (the tangent of the gradient of
+   act's output) <- J Xd + Jdot X, Jdot = 0 for ReLU. */
+static void la__act_jac2(const la__mctx *c, int n, int T, const la_real *R,
+                         const la_real *Rd, const la_real *Dc, la_real *Xd,
+                         la_real *w) {
+  if (c->m.act == LA_ACT_SOFTMAX) la__e_smx_jac2(n, T, R, Rd, Dc, Xd, w);
+  else la__e_mask((size_t)n * T, R, Xd);
+}
+
+static void la__nl_fwd(const la__mctx *c, int l, int zd0) {
   const la__mdim *m = &c->m;
   size_t D2 = m->D2 * LA_W, TD = m->TD * LA_W, nT = (size_t)m->n * m->T;
-  int D = m->D, n = m->n, T = m->T;
-  const la_real *P = c->ex + 2 * D2 * l, *Q = P + D2;
+  int D = m->D, n = m->n, T = m->T, h;
   la_real *Z = c->zt + TD * l, *Zn = Z + TD;
-  la_real *Vt = c->st + m->lay * LA_W * l, *R = Vt + TD, *Ut = R + nT * LA_W;
+  la_real *Zd = c->zdt + TD * l, *Zdn = Zd + TD;
   double in = 1.0 / n;
-  LA__MM(c, LA__TB, T, D, D, 1, Z, Q, Vt);
-  LA__MM(c, LA__TB, n, T, D, 1, Z, Vt, R);
-  la__e_relu(nT, R);
-  LA__MM(c, LA__TB, n, D, D, 1, Z, P, Ut);
-  LA__MMY(c, LA__TA, T, D, n, in, R, Ut, Z, Zn);
-  if (m->hvp) {
-    const la_real *Pd = c->exv + 2 * D2 * l, *Qd = Pd + D2;
-    la_real *Zd = c->zdt + TD * l, *Zdn = Zd + TD;
-    la_real *Vdt = c->sdt + m->lay * LA_W * l, *Rd = Vdt + TD,
-            *Udt = Rd + nT * LA_W;
-    LA__MM(c, LA__TB, T, D, D, 1, Z, Qd, Vdt);
-    if (!zd0) LA__MM(c, LA__TB | LA__AC, T, D, D, 1, Zd, Q, Vdt);
-    LA__MM(c, LA__TB, n, T, D, 1, Z, Vdt, Rd);
-    if (!zd0) LA__MM(c, LA__TB | LA__AC, n, T, D, 1, Zd, Vt, Rd);
-    la__e_mask(nT, R, Rd);
-    LA__MM(c, LA__TB, n, D, D, 1, Z, Pd, Udt);
-    if (!zd0) LA__MM(c, LA__TB | LA__AC, n, D, D, 1, Zd, P, Udt);
-    LA__MMY(c, LA__TA, T, D, n, in, Rd, Ut, zd0 ? NULL : Zd, Zdn);
-    LA__MM(c, LA__TA | LA__AC, T, D, n, in, R, Udt, Zdn);
+  for (h = 0; h < m->H; ++h) {
+    const la_real *P = la__m_P(c, c->ex, l, h), *Q = P + D2;
+    la_real *Vt = c->st + m->lay * LA_W * l + la__nl_head(m) * h,
+            *R = Vt + TD, *Ut = R + nT * LA_W;
+    LA__MM(c, LA__TB, T, D, D, 1, Z, Q, Vt);
+    LA__MM(c, LA__TB, n, T, D, 1, Z, Vt, R);
+    la__act(c, n, T, R);
+    LA__MM(c, LA__TB, n, D, D, 1, Z, P, Ut);
+    if (h) LA__MM(c, LA__TA | LA__AC, T, D, n, in, R, Ut, Zn);
+    else LA__MMY(c, LA__TA, T, D, n, in, R, Ut, Z, Zn);
+    if (m->hvp) {
+      const la_real *Pd = la__m_P(c, c->exv, l, h), *Qd = Pd + D2;
+      la_real *Vdt = c->sdt + m->lay * LA_W * l + la__nl_head(m) * h,
+              *Rd = Vdt + TD, *Udt = Rd + nT * LA_W;
+      LA__MM(c, LA__TB, T, D, D, 1, Z, Qd, Vdt);
+      if (!zd0) LA__MM(c, LA__TB | LA__AC, T, D, D, 1, Zd, Q, Vdt);
+      LA__MM(c, LA__TB, n, T, D, 1, Z, Vdt, Rd);
+      if (!zd0) LA__MM(c, LA__TB | LA__AC, n, T, D, 1, Zd, Vt, Rd);
+      la__act_jac(c, n, T, R, Rd, NULL, c->tmp);
+      LA__MM(c, LA__TB, n, D, D, 1, Z, Pd, Udt);
+      if (!zd0) LA__MM(c, LA__TB | LA__AC, n, D, D, 1, Zd, P, Udt);
+      if (h) LA__MM(c, LA__TA | LA__AC, T, D, n, in, Rd, Ut, Zdn);
+      else LA__MMY(c, LA__TA, T, D, n, in, Rd, Ut, zd0 ? NULL : Zd, Zdn);
+      LA__MM(c, LA__TA | LA__AC, T, D, n, in, R, Udt, Zdn);
+    }
   }
 }
 
-static void la__relu_bwd(const la__mctx *c, int l, int zd0, int dz,
-                         const la_real *G, la_real *G2, const la_real *Gd,
-                         la_real *Gd2) {
+static void la__nl_bwd(const la__mctx *c, int l, int zd0, int dz,
+                       const la_real *G, la_real *G2, const la_real *Gd,
+                       la_real *Gd2) {
   const la__mdim *m = &c->m;
   size_t D2 = m->D2 * LA_W, TD = m->TD * LA_W, nT = (size_t)m->n * m->T,
          nD = (size_t)m->n * m->D;
-  int D = m->D, n = m->n, T = m->T;
-  const la_real *P = c->ex + 2 * D2 * l, *Q = P + D2;
-  la_real *gP = c->g + 2 * D2 * l, *gQ = gP + D2;
-  const la_real *Z = c->zt + TD * l;
-  const la_real *Vt = c->st + m->lay * LA_W * l, *R = Vt + TD,
-                *Ut = R + nT * LA_W;
+  int D = m->D, n = m->n, T = m->T, h;
+  const la_real *Z = c->zt + TD * l, *Zd = c->zdt + TD * l;
   la_real *dUt = c->tmp, *dA = dUt + nD * LA_W, *dVt = dA + nT * LA_W;
+  la_real *dUdt = dVt + TD, *dAd = dUdt + nD * LA_W, *dVdt = dAd + nT * LA_W;
+  la_real *Dc = dVdt + TD, *w = Dc + nT * LA_W;
   double in = 1.0 / n;
-  LA__MM(c, 0, n, D, T, in, R, G, dUt);
-  LA__MM(c, LA__TB, n, T, D, in, Ut, G, dA);
-  la__e_mask(nT, R, dA);
-  LA__MM(c, LA__TA | LA__AC, D, D, n, 1, dUt, Z, gP);
-  LA__MM(c, LA__TA, T, D, n, 1, dA, Z, dVt);
-  LA__MM(c, LA__TA | LA__AC, D, D, T, 1, dVt, Z, gQ);
-  if (dz) {
-    la__e_copy(m->TD, G, G2);
-    LA__MM(c, LA__AC, n, D, D, 1, dUt, P, G2);
-    LA__MM(c, LA__AC, n, D, T, 1, dA, Vt, G2);
-    LA__MM(c, LA__AC, T, D, D, 1, dVt, Q, G2);
-  }
-  if (m->hvp) {
-    const la_real *Pd = c->exv + 2 * D2 * l, *Qd = Pd + D2;
-    la_real *gvP = c->gv + 2 * D2 * l, *gvQ = gvP + D2;
-    const la_real *Zd = c->zdt + TD * l;
-    const la_real *Vdt = c->sdt + m->lay * LA_W * l, *Rd = Vdt + TD,
-                  *Udt = Rd + nT * LA_W;
-    la_real *dUdt = dVt + TD, *dAd = dUdt + nD * LA_W, *dVdt = dAd + nT * LA_W;
-    LA__MM(c, 0, n, D, T, in, Rd, G, dUdt);
-    LA__MM(c, LA__AC, n, D, T, in, R, Gd, dUdt);
-    LA__MM(c, LA__TB, n, T, D, in, Udt, G, dAd);
-    LA__MM(c, LA__TB | LA__AC, n, T, D, in, Ut, Gd, dAd);
-    la__e_mask(nT, R, dAd);
-    LA__MM(c, LA__TA | LA__AC, D, D, n, 1, dUdt, Z, gvP);
-    if (!zd0) LA__MM(c, LA__TA | LA__AC, D, D, n, 1, dUt, Zd, gvP);
-    LA__MM(c, LA__TA, T, D, n, 1, dAd, Z, dVdt);
-    if (!zd0) LA__MM(c, LA__TA | LA__AC, T, D, n, 1, dA, Zd, dVdt);
-    LA__MM(c, LA__TA | LA__AC, D, D, T, 1, dVdt, Z, gvQ);
-    if (!zd0) LA__MM(c, LA__TA | LA__AC, D, D, T, 1, dVt, Zd, gvQ);
+  for (h = 0; h < m->H; ++h) {
+    const la_real *P = la__m_P(c, c->ex, l, h), *Q = P + D2;
+    la_real *gP = la__m_P(c, c->g, l, h), *gQ = gP + D2;
+    const la_real *Vt = c->st + m->lay * LA_W * l + la__nl_head(m) * h,
+                  *R = Vt + TD, *Ut = R + nT * LA_W;
+    LA__MM(c, 0, n, D, T, in, R, G, dUt);
+    LA__MM(c, LA__TB, n, T, D, in, Ut, G, dA);
+    la__act_jac(c, n, T, R, dA, m->hvp ? Dc : NULL, w);
+    LA__MM(c, LA__TA | LA__AC, D, D, n, 1, dUt, Z, gP);
+    LA__MM(c, LA__TA, T, D, n, 1, dA, Z, dVt);
+    LA__MM(c, LA__TA | LA__AC, D, D, T, 1, dVt, Z, gQ);
     if (dz) {
-      la__e_copy(m->TD, Gd, Gd2);
-      LA__MM(c, LA__AC, n, D, D, 1, dUdt, P, Gd2);
-      LA__MM(c, LA__AC, n, D, D, 1, dUt, Pd, Gd2);
-      LA__MM(c, LA__AC, n, D, T, 1, dAd, Vt, Gd2);
-      LA__MM(c, LA__AC, n, D, T, 1, dA, Vdt, Gd2);
-      LA__MM(c, LA__AC, T, D, D, 1, dVdt, Q, Gd2);
-      LA__MM(c, LA__AC, T, D, D, 1, dVt, Qd, Gd2);
+      if (!h) la__e_copy(m->TD, G, G2);
+      LA__MM(c, LA__AC, n, D, D, 1, dUt, P, G2);
+      LA__MM(c, LA__AC, n, D, T, 1, dA, Vt, G2);
+      LA__MM(c, LA__AC, T, D, D, 1, dVt, Q, G2);
+    }
+    if (m->hvp) {
+      const la_real *Pd = la__m_P(c, c->exv, l, h), *Qd = Pd + D2;
+      la_real *gvP = la__m_P(c, c->gv, l, h), *gvQ = gvP + D2;
+      const la_real *Vdt = c->sdt + m->lay * LA_W * l + la__nl_head(m) * h,
+                    *Rd = Vdt + TD, *Udt = Rd + nT * LA_W;
+      LA__MM(c, 0, n, D, T, in, Rd, G, dUdt);
+      LA__MM(c, LA__AC, n, D, T, in, R, Gd, dUdt);
+      LA__MM(c, LA__TB, n, T, D, in, Udt, G, dAd);
+      LA__MM(c, LA__TB | LA__AC, n, T, D, in, Ut, Gd, dAd);
+      la__act_jac2(c, n, T, R, Rd, Dc, dAd, w);
+      LA__MM(c, LA__TA | LA__AC, D, D, n, 1, dUdt, Z, gvP);
+      if (!zd0) LA__MM(c, LA__TA | LA__AC, D, D, n, 1, dUt, Zd, gvP);
+      LA__MM(c, LA__TA, T, D, n, 1, dAd, Z, dVdt);
+      if (!zd0) LA__MM(c, LA__TA | LA__AC, T, D, n, 1, dA, Zd, dVdt);
+      LA__MM(c, LA__TA | LA__AC, D, D, T, 1, dVdt, Z, gvQ);
+      if (!zd0) LA__MM(c, LA__TA | LA__AC, D, D, T, 1, dVt, Zd, gvQ);
+      if (dz) {
+        if (!h) la__e_copy(m->TD, Gd, Gd2);
+        LA__MM(c, LA__AC, n, D, D, 1, dUdt, P, Gd2);
+        LA__MM(c, LA__AC, n, D, D, 1, dUt, Pd, Gd2);
+        LA__MM(c, LA__AC, n, D, T, 1, dAd, Vt, Gd2);
+        LA__MM(c, LA__AC, n, D, T, 1, dA, Vdt, Gd2);
+        LA__MM(c, LA__AC, T, D, D, 1, dVdt, Q, Gd2);
+        LA__MM(c, LA__AC, T, D, D, 1, dVt, Qd, Gd2);
+      }
     }
   }
+}
+
+/* ------------------------------------------------- last nonlinear layer */
+/* Only [Z_L]_{d+1,n+1} is needed, so only the query's column of each
+   head's scores: with q the query token, v = Q q, s = act(K^T v) (n
+   weights), w = K^T p (p = row d+1 of P),
+       z = q_{d+1} + (1/n) sum_h w_h . s_h,
+   and backward (gs = g/n): ds = gs w, dw = gs s, da = J ds,
+       dp = K dw,  dv = K da,  dQ += dv q^T,  dq = g e_{d+1} + sum_h Q^T dv,
+       dK^T[i,:] = sum_h dw_i p^T + da_i v^T.
+   O(D n) per head instead of O(D n^2). Stored per head: v, s, w. */
+
+/* y (n elements) = g x, g one panel element (lane-wise scalars). */
+static void la__e_gscale(size_t n, const la_real *LA__RESTRICT g,
+                         const la_real *LA__RESTRICT x, la_real *LA__RESTRICT y) {
+  size_t e;
+  int w;
+  for (e = 0; e < n; ++e)
+    for (w = 0; w < LA_W; ++w) y[e * LA_W + w] = g[w] * x[e * LA_W + w];
+}
+
+static void la__nlast_fwd(const la__mctx *c, int l, int zd0) {
+  const la__mdim *m = &c->m;
+  size_t W = LA_W, D2 = m->D2 * W, TD = m->TD * W, DW = (size_t)m->D * W;
+  int D = m->D, n = m->n, h;
+  size_t at = ((size_t)n * D + D - 1) * W, nW = (size_t)n * W;
+  const la_real *Z = c->zt + TD * l, *q = Z + (size_t)n * DW;
+  const la_real *Zd = c->zdt + TD * l, *qd = Zd + (size_t)n * DW;
+  la_real *out = c->zt + TD * (l + 1) + at;
+  la_real *outd = c->zdt + TD * (l + 1) + at;
+  double in = 1.0 / n;
+  la__e_copy(1, q + (D - 1) * W, out);
+  if (m->hvp) {
+    if (zd0) la__e_zero(1, outd);
+    else la__e_copy(1, qd + (D - 1) * W, outd);
+  }
+  for (h = 0; h < m->H; ++h) {
+    const la_real *P = la__m_P(c, c->ex, l, h), *Q = P + D2,
+                  *p = P + (D - 1) * DW;
+    la_real *v = c->st + m->lay * W * l + la__nl_head(m) * h, *s = v + DW,
+            *wk = s + nW;
+    LA__MM(c, 0, D, 1, D, 1, Q, q, v);
+    LA__MM(c, 0, n, 1, D, 1, Z, v, s);
+    la__act(c, n, 1, s);
+    LA__MM(c, 0, n, 1, D, 1, Z, p, wk);
+    LA__MM(c, LA__TA | LA__AC, 1, 1, n, in, wk, s, out);
+    if (m->hvp) {
+      const la_real *Pd = la__m_P(c, c->exv, l, h), *Qd = Pd + D2,
+                    *pd = Pd + (D - 1) * DW;
+      la_real *vd = c->sdt + m->lay * W * l + la__nl_head(m) * h,
+              *sd = vd + DW, *wd = sd + nW;
+      LA__MM(c, 0, D, 1, D, 1, Qd, q, vd);
+      if (!zd0) LA__MM(c, LA__AC, D, 1, D, 1, Q, qd, vd);
+      LA__MM(c, 0, n, 1, D, 1, Z, vd, sd);
+      if (!zd0) LA__MM(c, LA__AC, n, 1, D, 1, Zd, v, sd);
+      la__act_jac(c, n, 1, s, sd, NULL, c->tmp);
+      LA__MM(c, 0, n, 1, D, 1, Z, pd, wd);
+      if (!zd0) LA__MM(c, LA__AC, n, 1, D, 1, Zd, p, wd);
+      LA__MM(c, LA__TA | LA__AC, 1, 1, n, in, wd, s, outd);
+      LA__MM(c, LA__TA | LA__AC, 1, 1, n, in, wk, sd, outd);
+    }
+  }
+}
+
+static void la__nlast_bwd(const la__mctx *c, int l, int zd0, int dz,
+                          const la_real *G, la_real *G2, const la_real *Gd,
+                          la_real *Gd2) {
+  const la__mdim *m = &c->m;
+  size_t W = LA_W, D2 = m->D2 * W, TD = m->TD * W, DW = (size_t)m->D * W;
+  int D = m->D, n = m->n, h, i;
+  size_t at = ((size_t)n * D + D - 1) * W, nW = (size_t)n * W;
+  const la_real *Z = c->zt + TD * l, *q = Z + (size_t)n * DW;
+  const la_real *Zd = c->zdt + TD * l, *qd = Zd + (size_t)n * DW;
+  la_real *gs = c->tmp, *gds = gs + W, *ds = gds + W, *dw = ds + nW,
+          *Dc = dw + nW, *dsd = Dc + nW, *dwd = dsd + nW, *dv = dwd + nW,
+          *dvd = dv + DW, *w = dvd + DW;
+  const la_real *g = G + at, *gd = Gd + at;
+  for (i = 0; i < LA_W; ++i) gs[i] = g[i] / (la_real)n;
+  if (m->hvp)
+    for (i = 0; i < LA_W; ++i) gds[i] = gd[i] / (la_real)n;
+  for (h = 0; h < m->H; ++h) {
+    const la_real *P = la__m_P(c, c->ex, l, h), *Q = P + D2,
+                  *p = P + (D - 1) * DW;
+    la_real *gP = la__m_P(c, c->g, l, h), *gQ = gP + D2;
+    const la_real *v = c->st + m->lay * W * l + la__nl_head(m) * h,
+                  *s = v + DW, *wk = s + nW;
+    unsigned acc = h ? LA__AC : 0;
+    la__e_gscale((size_t)n, gs, wk, ds);
+    la__e_gscale((size_t)n, gs, s, dw);
+    la__act_jac(c, n, 1, s, ds, m->hvp ? Dc : NULL, w); /* ds -> da */
+    LA__MM(c, LA__TA | LA__AC, D, 1, n, 1, Z, dw, gP + (D - 1) * DW);
+    LA__MM(c, LA__TA, D, 1, n, 1, Z, ds, dv);
+    LA__MM(c, LA__AC, D, D, 1, 1, dv, q, gQ);
+    if (dz) {
+      LA__MM(c, LA__TA | acc, D, 1, D, 1, Q, dv, G2 + (size_t)n * DW);
+      LA__MM(c, acc, n, D, 1, 1, dw, p, G2);
+      LA__MM(c, LA__AC, n, D, 1, 1, ds, v, G2);
+    }
+    if (m->hvp) {
+      const la_real *Pd = la__m_P(c, c->exv, l, h), *Qd = Pd + D2,
+                    *pd = Pd + (D - 1) * DW;
+      la_real *gvP = la__m_P(c, c->gv, l, h), *gvQ = gvP + D2;
+      const la_real *vd = c->sdt + m->lay * W * l + la__nl_head(m) * h,
+                    *sd = vd + DW, *wd = sd + nW;
+      la__e_gscale((size_t)n, gds, wk, dsd);
+      la__e_gaxpy((size_t)n, gs, wd, dsd);
+      la__e_gscale((size_t)n, gds, s, dwd);
+      la__e_gaxpy((size_t)n, gs, sd, dwd);
+      la__act_jac2(c, n, 1, s, sd, Dc, dsd, w); /* dsd -> dad */
+      LA__MM(c, LA__TA | LA__AC, D, 1, n, 1, Z, dwd, gvP + (D - 1) * DW);
+      if (!zd0) LA__MM(c, LA__TA | LA__AC, D, 1, n, 1, Zd, dw, gvP + (D - 1) * DW);
+      LA__MM(c, LA__TA, D, 1, n, 1, Z, dsd, dvd);
+      if (!zd0) LA__MM(c, LA__TA | LA__AC, D, 1, n, 1, Zd, ds, dvd);
+      LA__MM(c, LA__AC, D, D, 1, 1, dvd, q, gvQ);
+      if (!zd0) LA__MM(c, LA__AC, D, D, 1, 1, dv, qd, gvQ);
+      if (dz) {
+        LA__MM(c, LA__TA | acc, D, 1, D, 1, Q, dvd, Gd2 + (size_t)n * DW);
+        LA__MM(c, LA__TA | LA__AC, D, 1, D, 1, Qd, dv, Gd2 + (size_t)n * DW);
+        LA__MM(c, acc, n, D, 1, 1, dwd, p, Gd2);
+        LA__MM(c, LA__AC, n, D, 1, 1, dw, pd, Gd2);
+        LA__MM(c, LA__AC, n, D, 1, 1, dsd, v, Gd2);
+        LA__MM(c, LA__AC, n, D, 1, 1, ds, vd, Gd2);
+      }
+    }
+  }
+  if (dz)
+    for (i = 0; i < LA_W; ++i) G2[at + i] += g[i];
+  if (dz && m->hvp)
+    for (i = 0; i < LA_W; ++i) Gd2[at + i] += gd[i];
 }
 
 /* ------------------------------------------------------- front layer */
@@ -4051,7 +6122,7 @@ typedef struct la__fbuf {
 static la__fbuf la__front_bufs(const la__mctx *c) {
   const la__mdim *m = &c->m;
   size_t Td = (size_t)m->T * m->d * LA_W, Th = (size_t)m->T * m->h * LA_W;
-  size_t off = 2 * m->D2 * m->L * LA_W, hd = (size_t)m->h * m->d * LA_W;
+  size_t off = 2 * m->D2 * m->L * m->H * LA_W, hd = (size_t)m->h * m->d * LA_W;
   size_t o1 = off + hd, o2 = o1 + (size_t)m->h * LA_W, o3 = o2 + hd;
   la__fbuf f;
   f.x = c->fr; f.xo = f.x + Td; f.dx = f.xo + Td; f.dxd = f.dx + Td;
@@ -4116,6 +6187,7 @@ static void la__front_bwd(const la__mctx *c, const la_real *G,
 }
 
 /* ------------------------------------------------------- one panel */
+/* ------------------------------------------------------- one panel */
 
 static int la__isfinite(double x) { return x - x == 0; }
 
@@ -4147,6 +6219,44 @@ static int la__m_load(const la__mctx *c, const la_batch *b, int p,
     }
     return ok ? LA_OK : LA_ENONFINITE;
   }
+#if LA__SIMD != LINATTN_SCALAR
+  { /* one pass: each element checked as it is moved, four chains */
+    const la__vec m1 = la__vset1(-1);
+    la__vec a0 = la__vzero(), a1 = a0, a2 = a0, a3 = a0, v;
+    la_real lanes[LA_W];
+    size_t DW = (size_t)m->D * LA_W;
+    for (i = 0; i < m->D; ++i) {
+      const la_real *s = z + (size_t)i * m->T * LA_W;
+      la_real *t = c->zt + (size_t)i * LA_W;
+      for (j = 0; j + 4 <= m->T; j += 4) {
+        la__vec v0 = la__vload(s + (size_t)j * LA_W);
+        la__vec v1 = la__vload(s + (size_t)(j + 1) * LA_W);
+        la__vec v2 = la__vload(s + (size_t)(j + 2) * LA_W);
+        la__vec v3 = la__vload(s + (size_t)(j + 3) * LA_W);
+        a0 = la__vadd(a0, la__vfma(v0, v0, m1)); /* v - v: 0 or NaN */
+        a1 = la__vadd(a1, la__vfma(v1, v1, m1));
+        a2 = la__vadd(a2, la__vfma(v2, v2, m1));
+        a3 = la__vadd(a3, la__vfma(v3, v3, m1));
+        la__vstore(t + (size_t)j * DW, v0);
+        la__vstore(t + (size_t)(j + 1) * DW, v1);
+        la__vstore(t + (size_t)(j + 2) * DW, v2);
+        la__vstore(t + (size_t)(j + 3) * DW, v3);
+      }
+      for (; j < m->T; ++j) {
+        v = la__vload(s + (size_t)j * LA_W);
+        a0 = la__vadd(a0, la__vfma(v, v, m1));
+        la__vstore(t + (size_t)j * DW, v);
+      }
+    }
+    v = la__vload(y);
+    a0 = la__vadd(la__vadd(a0, la__vfma(v, v, m1)), la__vadd(a1, la__vadd(a2, a3)));
+    la__vstore(c->y, v);
+    la__vstoreu(lanes, a0);
+    for (w = 0; w < LA_W; ++w) ok &= lanes[w] == 0;
+    (void)e; (void)ne; (void)k0; (void)k1; (void)k2; (void)k3;
+    return ok ? LA_OK : LA_ENONFINITE;
+  }
+#endif
   for (w = 0; w < LA_W; ++w) k0[w] = k1[w] = k2[w] = k3[w] = 0;
   for (e = 0; e + 4 <= ne; e += 4) {
     const la_real *s = z + e * LA_W;
@@ -4190,13 +6300,13 @@ static int la__m_panel(const la__mctx *c, const la_model *mod,
   if (front) la__front_fwd(c);
   for (l = 0; l < m->L; ++l) {
     int zd0 = l == 0 && !front;
-    if (lin && l == m->L - 1) la__last_fwd(c, l, zd0);
+    int last = l == m->L - 1;
+    if (lin && last) la__last_fwd(c, l, zd0);
     else if (lin) la__lin_fwd(c, l, zd0);
-    else la__relu_fwd(c, l, zd0);
+    else if (last) la__nlast_fwd(c, l, zd0);
+    else la__nl_fwd(c, l, zd0);
   }
-  /* the last linear layer reads only entry `at` of its incoming gradient */
-  if (!lin) la__e_zero(m->TD, G);
-  if (!lin && m->hvp) la__e_zero(m->TD, Gd);
+  /* the last layer reads only entry `at` of its incoming gradient */
   for (w = 0; w < LA_W; ++w) {
     double r = (double)zL[w] + c->y[w];
     G[at + w] = Gd[at + w] = 0;
@@ -4210,9 +6320,11 @@ static int la__m_panel(const la__mctx *c, const la_model *mod,
   for (l = m->L - 1; l >= 0; --l) {
     int zd0 = l == 0 && !front, dz = l > 0 || front;
     la_real *t;
-    if (lin && l == m->L - 1) la__last_bwd(c, l, zd0, dz, G, G2, Gd, Gd2);
+    int last = l == m->L - 1;
+    if (lin && last) la__last_bwd(c, l, zd0, dz, G, G2, Gd, Gd2);
     else if (lin) la__lin_bwd(c, l, zd0, dz, G, G2, Gd, Gd2);
-    else la__relu_bwd(c, l, zd0, dz, G, G2, Gd, Gd2);
+    else if (last) la__nlast_bwd(c, l, zd0, dz, G, G2, Gd, Gd2);
+    else la__nl_bwd(c, l, zd0, dz, G, G2, Gd, Gd2);
     t = G; G = G2; G2 = t;
     t = Gd; Gd = Gd2; Gd2 = t;
   }
@@ -4222,6 +6334,26 @@ static int la__m_panel(const la__mctx *c, const la_model *mod,
 
 /* ------------------------------------------------------ entry points */
 
+/* A la_parallel the model can use: NULL, or workers in range and, for
+   more than one, a run function. */
+static int la__par_valid(const la_parallel *par) {
+  return !par || (par->workers >= 0 && par->workers <= LA_MAX_WORKERS &&
+                  (par->workers <= 1 || par->run));
+}
+
+/* The ranges of a configuration whose defaults are filled in (d and n
+   apart): the kernels it calls must be in its table. */
+static int la__m_cfg_ok(const la_model_config *c) {
+  int q = c->param == LA_PARAM_DENSE ? c->d + 1 : c->d; /* Q's free block */
+  return c->layers > 0 && c->layers <= LA_MAX_LAYERS && c->param >= 0 &&
+         c->param <= LA_PARAM_PGD && c->activation >= 0 &&
+         c->activation <= LA_ACT_SOFTMAX && c->heads > 0 &&
+         c->heads <= LA_MAX_HEADS && c->qk_rank >= 0 && c->qk_rank <= q &&
+         c->front_hidden >= 0 && c->front_hidden <= LA_MAX_HIDDEN &&
+         c->kernels && c->kernels->pgemm &&
+         (c->activation != LA_ACT_SOFTMAX || c->kernels->vexp);
+}
+
 LINATTN_DEF int la_model_init(la_model *m, const la_model_config *cfg) {
   la_model_config c;
   double np;
@@ -4229,15 +6361,13 @@ LINATTN_DEF int la_model_init(la_model *m, const la_model_config *cfg) {
   c = *cfg;
   if (c.d <= 0 || c.n <= 0 || c.d > LA_MAX_D || c.n > LA_MAX_N) return LA_EDIM;
   if (c.layers == 0) c.layers = 3;
+  if (c.heads == 0) c.heads = 1;
   if (c.init_std == 0) c.init_std = 0.05;
   if (!c.kernels) c.kernels = la_kernels_best();
-  if (c.layers < 0 || c.layers > LA_MAX_LAYERS) return LA_ERANGE;
-  if (c.param < 0 || c.param > LA_PARAM_PGD) return LA_ERANGE;
-  if (c.activation < 0 || c.activation > LA_ACT_RELU) return LA_ERANGE;
-  if (c.front_hidden < 0 || c.front_hidden > LA_MAX_HIDDEN) return LA_ERANGE;
+  if (!la__m_cfg_ok(&c)) return LA_ERANGE;
   /* normals stay within 6.56: theta must be finite in la_real */
   if (!(c.init_std > 0) || !(c.init_std <= LA__REAL_MAX / 8)) return LA_ERANGE;
-  if (!c.kernels->pgemm) return LA_ERANGE;
+  if (!la__par_valid(c.parallel)) return LA_ERANGE;
   {
     la_model t; /* the caller's model is written only on success */
     la__mdim dm;
@@ -4249,7 +6379,9 @@ LINATTN_DEF int la_model_init(la_model *m, const la_model_config *cfg) {
     if (np > 2147483647.0) return LA_EOVERFLOW;
     t.nparams = (int)np;
     la__m_dims(&t, 1, &dm);
-    if (!la__m_layout(&t, &dm, &o)) return LA_EOVERFLOW;
+    /* one worker's layout: more workers' (which only a 32-bit host could
+       fail to hold) are refused by la_model_work_bytes and the calls */
+    if (!la__m_layout(&t, &dm, 1, &o)) return LA_EOVERFLOW;
     *m = t;
   }
   return LA_OK;
@@ -4257,12 +6389,8 @@ LINATTN_DEF int la_model_init(la_model *m, const la_model_config *cfg) {
 
 static int la__m_valid(const la_model *m) {
   const la_model_config *c = m ? &m->cfg : NULL;
-  return m && c->d > 0 && c->n > 0 && c->layers > 0 && c->kernels &&
-         m->nparams > 0 && c->d <= LA_MAX_D && c->n <= LA_MAX_N &&
-         c->layers <= LA_MAX_LAYERS && c->param >= 0 &&
-         c->param <= LA_PARAM_PGD && c->activation >= 0 &&
-         c->activation <= LA_ACT_RELU && c->front_hidden >= 0 &&
-         c->front_hidden <= LA_MAX_HIDDEN && c->kernels->pgemm &&
+  return m && c->d > 0 && c->n > 0 && m->nparams > 0 && c->d <= LA_MAX_D &&
+         c->n <= LA_MAX_N && la__m_cfg_ok(c) &&
          (double)m->nparams ==
              (double)c->layers * la__m_layer_params(m) +
                  (double)la__m_front_params(c->d, c->front_hidden);
@@ -4280,17 +6408,21 @@ LINATTN_DEF int la_model_init_params(const la_model *m, la_rng *rng,
 
 LINATTN_DEF int la_model_blocks(const la_model *m, int *offsets, int *sizes,
                                 int max) {
-  int l, k = 0, at = 0, per, i, nb, d, h, sz[4];
+  int l, k = 0, at = 0, i, j, nsz, d, h, sz[4];
+  la__mpack pk;
   if (!m || !offsets || !sizes) return LA_ENULL;
   if (!la__m_valid(m)) return LA_ERANGE;
+  if (max < la__m_nblocks(m)) return LA_ERANGE;
   d = m->cfg.d; h = m->cfg.front_hidden;
-  per = m->cfg.param == LA_PARAM_PGD ? 1 : 2;
-  nb = m->cfg.layers * per + (h > 0 ? 4 : 0);
-  if (max < nb) return LA_ERANGE;
-  for (l = 0; l < m->cfg.layers * per; ++l) {
-    offsets[k] = at;
-    sizes[k] = la__m_layer_params(m) / per;
-    at += sizes[k++];
+  pk = la__m_pack(m);
+  for (l = 0; l < m->cfg.layers * m->cfg.heads; ++l) { /* in theta's order */
+    nsz = 0;
+    if (pk.pe) sz[nsz++] = pk.pe;
+    if (pk.r) { sz[nsz++] = pk.r * pk.q; sz[nsz++] = pk.r * pk.q; }
+    else sz[nsz++] = pk.q * pk.q;
+    for (j = 0; j < nsz; ++j) {
+      offsets[k] = at; sizes[k] = sz[j]; at += sz[j]; ++k;
+    }
   }
   sz[0] = h * d; sz[1] = h; sz[2] = d * h; sz[3] = d;
   for (i = 0; h > 0 && i < 4; ++i) {
@@ -4299,12 +6431,17 @@ LINATTN_DEF int la_model_blocks(const la_model *m, int *offsets, int *sizes,
   return k;
 }
 
-LINATTN_DEF size_t la_model_work_bytes(const la_model *m) {
+/* The workspace of one call with `par`'s workers (0: not valid). */
+static size_t la__m_work_bytes(const la_model *m, const la_parallel *par) {
   la__mdim d;
   la__mlay o;
-  if (!m || !la__m_valid(m)) return 0; /* cppcheck sees no null test inside */
+  if (!m || !la__m_valid(m) || !la__par_valid(par)) return 0;
   la__m_dims(m, 1, &d);
-  return la__m_layout(m, &d, &o);
+  return la__m_layout(m, &d, la__m_workers(par), &o);
+}
+
+LINATTN_DEF size_t la_model_work_bytes(const la_model *m) {
+  return m ? la__m_work_bytes(m, m->cfg.parallel) : 0;
 }
 
 static int la__all_finite(int n, const la_real *x) {
@@ -4313,29 +6450,178 @@ static int la__all_finite(int n, const la_real *x) {
   return ok;
 }
 
-/* The common path of loss, grad and hvp. */
-static int la__m_run(const la_model *mod, const la_real *theta,
-                     const la_batch *b, const la_real *v, int mode,
-                     double *loss, la_real *pred, la_real *grad, la_real *hv,
-                     void *work, size_t bytes) {
-  la__mctx c;
+/* Where the prompts of a call come from: a stored batch, or (b NULL) drawn
+   panel by panel from the generator g, panel p of the call from panel
+   p0 + p of rng's stream, each where it is consumed. */
+typedef struct la__msrc {
+  const la_batch *b;
+  const la_data *g;
+  la_rng rng;
+  uint64_t p0;
+  int d, n, count;
+} la__msrc;
+
+/* The drawn source of `count` prompts at rng's position (checked as
+   la_data_sample checks). */
+static int la__msrc_drawn(la__msrc *s, const la_data *g, const la_rng *rng,
+                          int count) {
+  int st;
+  memset(s, 0, sizeof *s);
+  if ((st = la__data_check(g, g->cfg.d, g->cfg.n, count)) != 0) return st;
+  if ((st = la__data_first_panel(rng, la_panels(count), &s->p0)) != 0)
+    return st;
+  s->g = g;
+  s->rng = *rng;
+  s->d = g->cfg.d;
+  s->n = g->cfg.n;
+  s->count = count;
+  return LA_OK;
+}
+
+static const la__msrc *la__msrc_batch(la__msrc *s, const la_batch *b) {
+  memset(s, 0, sizeof *s);
+  s->b = b;
+  if (b) { s->d = b->d; s->n = b->n; s->count = b->count; }
+  return s;
+}
+
+/* One call's shared state; each task (a chunk) builds its worker's
+   context from it. */
+typedef struct la__mjob {
+  const la_model *mod;
+  const la__msrc *src;
+  la__mdim dm;
   la__mlay o;
+  la_real *base;
+  la_real *pred;
+  int mode, np, nch;
+} la__mjob;
+
+static la__mctx la__m_ctx(const la__mjob *j, int worker) {
+  la__mctx c;
+  la_real *w = j->base + j->o.wk + (size_t)worker * j->o.wsize;
+  c.k = j->mod->cfg.kernels;
+  c.m = j->dm;
+  c.ex = j->base + j->o.ex; c.exv = j->base + j->o.exv;
+  c.g = w + j->o.g; c.gv = w + j->o.gv; c.zt = w + j->o.zt;
+  c.zdt = w + j->o.zdt; c.st = w + j->o.st; c.sdt = w + j->o.sdt;
+  c.gt = w + j->o.gt; c.tmp = w + j->o.tmp; c.fr = w + j->o.front;
+  c.y = w + j->o.y;
+  return c;
+}
+
+/* part[e] = sum over the lanes of x[e], e < n, in double: each build has
+   one order of the additions (which is all that the same bits for any
+   number of workers need); on x86 a tree over the vector's halves. */
+static void la__m_fold(size_t n, const la_real *x, double *part) {
+  size_t e;
+#if LA__X86
+  for (e = 0; e < n; ++e) {
+#ifdef LINATTN_DOUBLE
+    __m256d s = _mm256_load_pd(x + e * LA_W);
+#else
+    __m256 v = _mm256_load_ps(x + e * LA_W);
+    __m256d s = _mm256_add_pd(_mm256_cvtps_pd(_mm256_castps256_ps128(v)),
+                              _mm256_cvtps_pd(_mm256_extractf128_ps(v, 1)));
+#endif
+    part[e] = la__hsum_pd(s);
+  }
+#else
+  int w;
+  for (e = 0; e < n; ++e) {
+    double s = 0;
+    for (w = 0; w < LA_W; ++w) s += x[e * LA_W + w];
+    part[e] = s;
+  }
+#endif
+}
+
+/* Chunk `chunk` on `worker`'s block into part: loss sum, status, the
+   folded gradient and HVP sums. */
+static void la__m_chunk(const la__mjob *j, int chunk, int worker,
+                        double *part) {
+  la__mctx c = la__m_ctx(j, worker);
+  const la__msrc *src = j->src;
+  int p = la__m_chunk_start(j->np, j->nch, chunk);
+  int p1 = la__m_chunk_start(j->np, j->nch, chunk + 1), st = LA_OK;
+  double lsum = 0;
+  size_t nex = j->dm.nex;
+  if (j->mode >= 1) la__e_zero(nex, c.g);
+  if (j->mode == 2) la__e_zero(nex, c.gv);
+  if (src->b) {
+    for (; p < p1 && st == LA_OK; ++p)
+      st = la__m_panel(&c, j->mod, src->b, p, j->mode, &lsum, j->pred);
+  } else { /* each panel drawn into this worker's block, consumed in L1 */
+    la_real *w = j->base + j->o.wk + (size_t)worker * j->o.wsize;
+    la_batch one;
+    memset(&one, 0, sizeof one);
+    one.d = src->d;
+    one.n = src->n;
+    one.z = w + j->o.pz;
+    one.y = w + j->o.py;
+    for (; p < p1 && st == LA_OK; ++p) {
+      int left = src->count - p * LA_W;
+      la__data_panel(src->g, &src->rng, src->p0 + (uint64_t)p, one.z, one.y);
+      one.count = left < LA_W ? left : LA_W;
+      st = la__m_panel(&c, j->mod, &one, 0, j->mode, &lsum, NULL);
+    }
+  }
+  part[0] = lsum;
+  part[1] = st;
+  if (st) return;
+  if (j->mode >= 1) la__m_fold(nex, c.g, part + 2);
+  if (j->mode == 2) la__m_fold(nex, c.gv, part + 2 + nex);
+}
+
+static void la__m_task(void *arg, int chunk, int worker) {
+  const la__mjob *j = (const la__mjob *)arg;
+  double *part;
+  if (chunk < 0 || chunk >= j->nch) return;
+  part = (double *)(void *)(j->base + j->o.parts) + (size_t)chunk * j->o.pstride;
+  if (worker < 0 || worker >= j->o.workers) return; /* part says LA_ERANGE */
+  la__m_chunk(j, chunk, worker, part);
+}
+
+/* fold += part's sums, chunk after chunk; the first failing chunk's
+   status. */
+static int la__m_add_part(const la__mjob *j, const double *part, double *lsum,
+                          double *fold) {
+  size_t e, nex = j->dm.nex;
+  if (part[1] != 0) return (int)part[1];
+  *lsum += part[0];
+  if (j->mode >= 1)
+    for (e = 0; e < nex; ++e) fold[e] += part[2 + e];
+  if (j->mode == 2)
+    for (e = 0; e < nex; ++e) fold[nex + e] += part[2 + nex + e];
+  return LA_OK;
+}
+
+/* The common path of loss, grad and hvp, over `par`'s workers. */
+static int la__m_run(const la_model *mod, const la_parallel *par,
+                     const la_real *theta, const la__msrc *src,
+                     const la_real *v, int mode, double *loss, la_real *pred,
+                     la_real *grad, la_real *hv, void *work, size_t bytes) {
+  la__mjob j;
   size_t need, e, nex;
-  la_real *base, *ex, *exv;
+  la_real *ex, *exv;
   double *fold, lsum = 0;
-  int p, np, st = LA_OK;
+  int c, st = LA_OK;
   void *own = NULL;
-  if (!mod || !theta || !b || !b->z || !b->y) return LA_ENULL;
-  if (!la__m_valid(mod)) return LA_ERANGE;
+  if (!mod || !theta || !src) return LA_ENULL;
+  if (src->b && (!src->b->z || !src->b->y)) return LA_ENULL;
+  if (!src->b && !src->g) return LA_ENULL;
+  if (!la__m_valid(mod) || !la__par_valid(par)) return LA_ERANGE;
   /* the panel kernels load whole aligned vectors */
-  if ((uintptr_t)b->z % LA_ALIGN || (uintptr_t)b->y % LA_ALIGN)
+  if (src->b &&
+      ((uintptr_t)src->b->z % LA_ALIGN || (uintptr_t)src->b->y % LA_ALIGN))
     return LA_ERANGE;
-  if (b->d != mod->cfg.d || b->n != mod->cfg.n) return LA_ESHAPE;
-  if (b->count <= 0) return LA_EDIM;
+  if (src->d != mod->cfg.d || src->n != mod->cfg.n) return LA_ESHAPE;
+  if (src->count <= 0) return LA_EDIM;
   if (!la__all_finite(mod->nparams, theta)) return LA_ENONFINITE;
   if (v && !la__all_finite(mod->nparams, v)) return LA_ENONFINITE;
-  la__m_dims(mod, mode == 2, &c.m);
-  need = la__m_layout(mod, &c.m, &o);
+  memset(&j, 0, sizeof j);
+  la__m_dims(mod, mode == 2, &j.dm);
+  need = la__m_layout(mod, &j.dm, la__m_workers(par), &j.o);
   if (!need) return LA_EOVERFLOW;
   if (!work) {
     if (bytes) return LA_ENULL;
@@ -4348,50 +6634,49 @@ static int la__m_run(const la_model *mod, const la_real *theta,
 #endif
   }
   if (bytes < need) return LA_EWORKSPACE;
-  base = (la_real *)(void *)((char *)work +
-                             (LA_ALIGN - (size_t)((uintptr_t)work % LA_ALIGN)) %
-                                 LA_ALIGN);
-  c.k = mod->cfg.kernels;
-  c.ex = base + o.ex; c.exv = base + o.exv; c.g = base + o.g;
-  c.gv = base + o.gv; c.zt = base + o.zt; c.zdt = base + o.zdt;
-  c.st = base + o.st; c.sdt = base + o.sdt; c.gt = base + o.gt;
-  c.tmp = base + o.tmp; c.fr = base + o.front; c.y = base + o.y;
-  ex = base + o.plain; exv = ex + c.m.nex;
-  fold = (double *)(void *)(base + o.fold);
-  nex = c.m.nex;
-  la__m_expand(mod, theta, ex, 0);
-  la_broadcast(1, (int)nex, ex, c.ex);
+  j.base = (la_real *)(void *)((char *)work +
+                               (LA_ALIGN - (size_t)((uintptr_t)work % LA_ALIGN)) %
+                                   LA_ALIGN);
+  j.mod = mod;
+  j.src = src;
+  j.pred = pred;
+  j.mode = mode;
+  j.np = la_panels(src->count);
+  j.nch = la__m_chunks(&j.dm, j.np);
+  nex = j.dm.nex;
+  ex = j.base + j.o.plain;
+  exv = ex + nex;
+  fold = (double *)(void *)(j.base + j.o.fold);
+  la__m_expand(mod, theta, NULL, ex);
+  la_broadcast(1, (int)nex, ex, j.base + j.o.ex);
   if (mode == 2) {
-    la__m_expand(mod, v, exv, 1);
-    la_broadcast(1, (int)nex, exv, c.exv);
-    la__e_zero(nex, c.gv);
+    la__m_expand(mod, theta, v, exv);
+    la_broadcast(1, (int)nex, exv, j.base + j.o.exv);
   }
-  if (mode >= 1) la__e_zero(nex, c.g);
-  np = la_panels(b->count);
-  for (p = 0; p < np && !st; ++p)
-    st = la__m_panel(&c, mod, b, p, mode, &lsum, pred);
+  for (e = 0; e < 2 * nex; ++e) fold[e] = 0;
+  if (j.o.workers == 1) { /* chunk after chunk through worker 0's part */
+    double *part = (double *)(void *)(j.base + j.o.wk + j.o.part);
+    for (c = 0; c < j.nch && st == LA_OK; ++c) {
+      la__m_chunk(&j, c, 0, part);
+      st = la__m_add_part(&j, part, &lsum, fold);
+    }
+  } else {
+    double *parts = (double *)(void *)(j.base + j.o.parts);
+    for (c = 0; c < j.nch; ++c) parts[(size_t)c * j.o.pstride + 1] = LA_ERANGE;
+    par->run(par->ctx, j.nch, la__m_task, &j);
+    for (c = 0; c < j.nch && st == LA_OK; ++c)
+      st = la__m_add_part(&j, parts + (size_t)c * j.o.pstride, &lsum, fold);
+  }
   if (!st) {
-    double sc = 1.0 / b->count;
+    double sc = 1.0 / src->count;
     if (loss) *loss = lsum * sc;
     if (!la__isfinite(lsum)) st = LA_EDIVERGED;
     if (mode >= 1 && grad) {
-      for (e = 0; e < nex; ++e) {
-        double s = 0;
-        int w;
-        for (w = 0; w < LA_W; ++w) s += c.g[e * LA_W + w];
-        fold[e] = s;
-      }
-      la__m_contract(mod, fold, sc, grad);
+      la__m_contract(mod, theta, NULL, fold, NULL, sc, grad);
       if (!la__all_finite(mod->nparams, grad)) st = LA_EDIVERGED;
     }
     if (mode == 2) {
-      for (e = 0; e < nex; ++e) {
-        double s = 0;
-        int w;
-        for (w = 0; w < LA_W; ++w) s += c.gv[e * LA_W + w];
-        fold[e] = s;
-      }
-      la__m_contract(mod, fold, sc, hv);
+      la__m_contract(mod, theta, v, fold, fold + nex, sc, hv);
       if (!la__all_finite(mod->nparams, hv)) st = LA_EDIVERGED;
     }
   }
@@ -4406,22 +6691,44 @@ static int la__m_run(const la_model *mod, const la_real *theta,
 LINATTN_DEF int la_model_loss(const la_model *m, const la_real *theta,
                               const la_batch *b, double *loss, la_real *pred,
                               void *work, size_t bytes) {
-  return la__m_run(m, theta, b, NULL, 0, loss, pred, NULL, NULL, work, bytes);
+  la__msrc src;
+  return la__m_run(m, m ? m->cfg.parallel : NULL, theta, la__msrc_batch(&src, b),
+                   NULL, 0, loss, pred, NULL, NULL, work, bytes);
 }
 
 LINATTN_DEF int la_model_grad(const la_model *m, const la_real *theta,
                               const la_batch *b, double *loss, la_real *grad,
                               void *work, size_t bytes) {
+  la__msrc src;
   if (!grad) return LA_ENULL;
-  return la__m_run(m, theta, b, NULL, 1, loss, NULL, grad, NULL, work, bytes);
+  return la__m_run(m, m ? m->cfg.parallel : NULL, theta, la__msrc_batch(&src, b),
+                   NULL, 1, loss, NULL, grad, NULL, work, bytes);
 }
 
 LINATTN_DEF int la_model_hvp(const la_model *m, const la_real *theta,
                              const la_batch *b, const la_real *v, double *loss,
                              la_real *grad, la_real *hv, void *work,
                              size_t bytes) {
+  la__msrc src;
   if (!v || !hv) return LA_ENULL;
-  return la__m_run(m, theta, b, v, 2, loss, NULL, grad, hv, work, bytes);
+  return la__m_run(m, m ? m->cfg.parallel : NULL, theta, la__msrc_batch(&src, b),
+                   v, 2, loss, NULL, grad, hv, work, bytes);
+}
+
+LINATTN_DEF int la_model_grad_fresh(const la_model *m, const la_real *theta,
+                                    const la_data *g, la_rng *rng, int count,
+                                    double *loss, la_real *grad, void *work,
+                                    size_t bytes) {
+  la__msrc src;
+  int st;
+  if (!m || !g || !rng) return LA_ENULL;
+  if ((st = la__msrc_drawn(&src, g, rng, count)) != 0) return st;
+  st = la__m_run(m, m->cfg.parallel, theta, &src, NULL, grad ? 1 : 0, loss,
+                 NULL, grad, NULL, work, bytes);
+  if (st == LA_OK || st == LA_EDIVERGED)
+    rng->counter = (src.p0 + (uint64_t)la_panels(count))
+                   << LA__PANEL_WORDS_LOG2;
+  return st;
 }
 
 #undef LA__MM
@@ -4429,7 +6736,9 @@ LINATTN_DEF int la_model_hvp(const la_model *m, const la_real *theta,
 #undef LA__TA
 #undef LA__TB
 #undef LA__AC
+#undef LA__ROWS
 #undef LA__LIN
+
 
 /* ================================================================== */
 /*                           4. Optimizers                            */
@@ -5050,6 +7359,12 @@ static void la__work_end(void *owned) {
 
 static int la__finite(double x) { return x - x == 0; }
 
+/* (a + b) / 2, also where a + b would overflow */
+static double la__midpoint(double a, double b) {
+  double m = 0.5 * (a + b);
+  return la__finite(m) ? m : 0.5 * a + 0.5 * b;
+}
+
 /* ------------------------------------------------- small dense tools */
 
 static double la__ddot(int n, const double *x, const double *y) {
@@ -5082,24 +7397,94 @@ static void la__sort(int n, double *x, double *c) {
 }
 
 /* ------------------------------------------- tridiagonal QL (tql2) */
+#define LA__DEPS 1.1102230246251565e-16 /* 2^-53, double's unit roundoff */
+
+/* The exponent e of the largest |x_i| (max = f 2^e, f in [0.5, 1)), or
+   INT_MIN when every entry is zero. Scaling by 2^-e is exact, and brings
+   the largest entry to [0.5, 1): away from overflow and underflow. */
+static int la__max_exponent(size_t n, const double *x) {
+  double mx = 0;
+  size_t i;
+  int ex;
+  for (i = 0; i < n; ++i)
+    if (fabs(x[i]) > mx) mx = fabs(x[i]);
+  if (mx == 0) return INT_MIN;
+  frexp(mx, &ex);
+  return ex;
+}
+
+/* Multiplication by 2^ex as two factors, so that every |ex| up to 2100 is
+   covered (2^ex itself is a double only up to |ex| = 1023): exact unless
+   the product leaves the normal range. */
+typedef struct la__pow2 {
+  double f1, f2;
+} la__pow2;
+static la__pow2 la__pow2_of(int ex) {
+  la__pow2 p;
+  p.f1 = ldexp(1.0, ex / 2);
+  p.f2 = ldexp(1.0, ex - ex / 2);
+  return p;
+}
+static double la__pow2_mul(la__pow2 p, double x) { return x * p.f1 * p.f2; }
+
+/* x *= 2^ex */
+static void la__scale_pow2(size_t n, double *x, int ex) {
+  la__pow2 p = la__pow2_of(ex);
+  size_t i;
+  for (i = 0; i < n; ++i) x[i] = la__pow2_mul(p, x[i]);
+}
+
+/* Where an unreduced block of T splits: e[m] is negligible next to its two
+   diagonal neighbours (the relative test, which keeps small eigenvalues of
+   graded blocks accurate) or next to the block's norm `bnorm` (the
+   backward-stable test: T changes by at most eps ||T||). The second is what
+   ends the iteration on an eigenvalue at the block's rounding level (zero
+   rows, a cluster at zero): there the neighbours are themselves rounding,
+   and the relative test would wait for an |e| no sweep can produce. */
+static int la__negligible(double e, double d0, double d1, double bnorm) {
+  return fabs(e) <= LA__DEPS * (fabs(d0) + fabs(d1)) ||
+         fabs(e) <= LA__DEPS * bnorm;
+}
+
+/* max |d_i| + |e_i| over the unreduced block that starts at l: its norm to
+   within a factor of 2, from l to the first exactly zero e. */
+static double la__block_norm(int n, const double *d, const double *e, int l) {
+  double b = 0;
+  int m;
+  for (m = l; m < n; ++m) {
+    double r = fabs(d[m]) + fabs(e[m]);
+    if (r > b) b = r;
+    if (e[m] == 0) break;
+  }
+  return b;
+}
+
 /* Eigen-decomposition of the symmetric tridiagonal matrix with diagonal
    d[0..n-1] and off-diagonal e[0..n-2] (e[n-1] is scratch) by implicit QL
    with Wilkinson-like shifts. d receives the eigenvalues (unsorted). When zt
    is non-NULL its rows are vectors that the plane rotations are applied to:
    start from the identity to get the eigenvectors of T as rows, from Q^T
-   to get those of Q T Q^T. */
+   to get those of Q T Q^T. T is scaled by a power of two to a largest entry
+   in [0.5, 1) (exact: the iteration is homogeneous, so the rotations are
+   the same) and the eigenvalues scaled back: entries near the largest
+   double cannot overflow in the shifts. An eigenvalue beyond the largest
+   double comes back infinite (the callers' LA_ERANGE). */
 static int la__tql(int n, double *d, double *e, double *zt) {
-  int l, m, i, k, iter;
+  int l, m, i, k, iter, ex;
   if (n <= 0) return LA_OK;
   e[n - 1] = 0;
+  ex = la__max_exponent((size_t)n, d);
+  i = la__max_exponent((size_t)n - 1, e);
+  if (i > ex) ex = i;
+  if (ex == INT_MIN) return LA_OK; /* T = 0 */
+  la__scale_pow2((size_t)n, d, -ex);
+  la__scale_pow2((size_t)n - 1, e, -ex);
   for (l = 0; l < n; ++l) {
     iter = 0;
     for (;;) {
-      double g, r, s, c, p, f, b;
-      for (m = l; m < n - 1; ++m) {
-        double dd = fabs(d[m]) + fabs(d[m + 1]);
-        if (fabs(e[m]) <= 1.1102230246251565e-16 * dd) break;
-      }
+      double g, r, s, c, p, f, b, bn = la__block_norm(n, d, e, l);
+      for (m = l; m < n - 1; ++m)
+        if (la__negligible(e[m], d[m], d[m + 1], bn)) break;
       if (m == l) break;
       if (++iter > 60) return LA_ENOCONVERGE;
       g = (d[l + 1] - d[l]) / (2.0 * e[l]);
@@ -5139,6 +7524,7 @@ static int la__tql(int n, double *d, double *e, double *zt) {
       e[m] = 0.0;
     }
   }
+  la__scale_pow2((size_t)n, d, ex);
   return LA_OK;
 }
 
@@ -5166,7 +7552,7 @@ static void la__sort_pairs(int n, int len, double *w, double *zt) {
    subdiagonal vanishes; v is the reflector, p = beta a v. */
 static void la__tridiag(int n, double *a, double *d, double *e, double *qt,
                         double *v, double *p) {
-  int i, j, k;
+  int i, j, k, ex;
   if (qt)
     for (i = 0; i < n; ++i)
       for (j = 0; j < n; ++j) qt[(size_t)i * n + j] = i == j;
@@ -5175,12 +7561,19 @@ static void la__tridiag(int n, double *a, double *d, double *e, double *qt,
     double xn = 0, tail = 0, alpha, beta, kk;
     const double *col = a + (size_t)(k + 1) * n + k; /* stride n */
     for (i = 0; i < len; ++i) v[i] = col[(size_t)i * n];
+    /* the reflector is the same for any multiple of v: v is scaled (by a
+       power of two, exactly) to a largest entry near 1, so that its
+       squares neither underflow in a column of tiny entries nor overflow */
+    ex = la__max_exponent((size_t)len - 1, v + 1);
+    if (ex == INT_MIN) continue; /* already tridiagonal here */
+    if (la__max_exponent(1, v) > ex) ex = la__max_exponent(1, v);
+    la__scale_pow2((size_t)len, v, -ex);
     for (i = 1; i < len; ++i) tail += v[i] * v[i];
-    if (tail == 0) continue; /* already tridiagonal here */
     xn = sqrt(tail + v[0] * v[0]);
     alpha = v[0] > 0 ? -xn : xn;
     v[0] -= alpha;
     beta = 2.0 / (tail + v[0] * v[0]);
+    alpha = ldexp(alpha, ex);
     for (i = 0; i < len; ++i) {
       const double *row = a + (size_t)(k + 1 + i) * n + k + 1;
       p[i] = beta * la__ddot(len, row, v);
@@ -5231,7 +7624,7 @@ LINATTN_DEF int la_sym_eig(int n, double *a, double *w, double *vecs,
   void *owned;
   la__arena ar;
   double *e, *v, *p, *qt;
-  int st;
+  int st, ex;
   if (!need) return n <= 0 || n > 46340 ? LA_EDIM : LA_EOVERFLOW;
   if (!a || !w) return LA_ENULL;
   for (i = 0; i < (size_t)n * n; ++i)
@@ -5241,8 +7634,18 @@ LINATTN_DEF int la_sym_eig(int n, double *a, double *w, double *vecs,
   ar = la__arena_on(work, bytes);
   if (!la__arena_align(&ar)) { la__work_end(owned); return LA_EWORKSPACE; }
   la__sym_eig_walk(&ar, n, &e, &v, &p, &qt);
+  /* a scaled to a largest entry in [0.5, 1) (a power of two: exact), so
+     that the reflectors' products cannot overflow; w scaled back */
+  ex = la__max_exponent((size_t)n * n, a);
+  if (ex == INT_MIN) ex = 0;
+  la__scale_pow2((size_t)n * n, a, -ex);
   la__tridiag(n, a, w, e, vecs ? qt : NULL, v, p);
   st = la__tql(n, w, e, vecs ? qt : NULL);
+  if (st == LA_OK) {
+    la__scale_pow2((size_t)n, w, ex);
+    for (i = 0; i < (size_t)n; ++i)
+      if (!la__finite(w[i])) st = LA_ERANGE; /* beyond the largest double */
+  }
   if (st == LA_OK) {
     la__sort_pairs(n, n, w, vecs ? qt : NULL);
     if (vecs) memcpy(vecs, qt, sizeof(double) * (size_t)n * n);
@@ -5268,8 +7671,33 @@ LINATTN_DEF size_t la_dense_from_matvec_work_bytes(int n) {
   return la__arena_size(&a);
 }
 
-LINATTN_DEF int la_dense_from_matvec(int n, la_matvec_fn f, void *ctx,
-                                     double *h, void *work, size_t bytes) {
+/* ||H - H^T||_F of the products as they came: the operator is symmetric,
+   so this is rounding alone (la_robust_cond's measure of it). Scaled as
+   la__dnrm2, in two passes over the upper triangle. */
+static double la__asymmetry(int n, const double *h) {
+  double mx = 0, s = 0;
+  int i, j, ex;
+  la__pow2 p;
+  for (i = 0; i < n; ++i)
+    for (j = i + 1; j < n; ++j) {
+      double d = fabs(h[(size_t)i * n + j] - h[(size_t)j * n + i]);
+      if (d > mx) mx = d;
+    }
+  ex = la__max_exponent(1, &mx);
+  if (ex == INT_MIN) return 0;
+  p = la__pow2_of(-ex);
+  for (i = 0; i < n; ++i)
+    for (j = i + 1; j < n; ++j) {
+      double d = la__pow2_mul(p, h[(size_t)i * n + j] - h[(size_t)j * n + i]);
+      s += d * d;
+    }
+  return ldexp(sqrt(2 * s), ex);
+}
+
+/* la_dense_from_matvec, and the asymmetry before the halves are averaged
+   into *asym when asym is not NULL. */
+static int la__dense_from_matvec(int n, la_matvec_fn f, void *ctx, double *h,
+                                 void *work, size_t bytes, double *asym) {
   size_t need = la_dense_from_matvec_work_bytes(n);
   void *owned;
   la__arena ar;
@@ -5291,14 +7719,20 @@ LINATTN_DEF int la_dense_from_matvec(int n, la_matvec_fn f, void *ctx,
     for (i = 0; i < n && st == LA_OK; ++i) h[(size_t)i * n + j] = y[i];
     x[j] = 0;
   }
+  if (st == LA_OK && asym) *asym = la__asymmetry(n, h);
   /* the product is symmetric only up to rounding: average the halves */
   for (i = 0; i < n && st == LA_OK; ++i)
     for (j = i + 1; j < n; ++j) {
-      double s = 0.5 * (h[(size_t)i * n + j] + h[(size_t)j * n + i]);
+      double s = la__midpoint(h[(size_t)i * n + j], h[(size_t)j * n + i]);
       h[(size_t)i * n + j] = h[(size_t)j * n + i] = s;
     }
   la__work_end(owned);
   return st;
+}
+
+LINATTN_DEF int la_dense_from_matvec(int n, la_matvec_fn f, void *ctx,
+                                     double *h, void *work, size_t bytes) {
+  return la__dense_from_matvec(n, f, ctx, h, work, bytes, NULL);
 }
 
 /* ---------------------------------------------------- Lanczos core */
@@ -5344,8 +7778,24 @@ static void la__orth2(la__lz *s, int rows, double *w) {
   }
 }
 
+/* ||x||_2 without overflow or underflow before the result's own: the
+   squares are taken of x scaled by a power of two (exact) to a largest
+   entry in [0.5, 1). */
+static double la__dnrm2(int n, const double *x) {
+  double s = 0;
+  int i, ex = la__max_exponent((size_t)(n > 0 ? n : 0), x);
+  la__pow2 p;
+  if (ex == INT_MIN) return 0;
+  p = la__pow2_of(-ex);
+  for (i = 0; i < n; ++i) {
+    double y = la__pow2_mul(p, x[i]);
+    s += y * y;
+  }
+  return ldexp(sqrt(s), ex);
+}
+
 static double la__normalize(int n, double *w) {
-  double nr = sqrt(la__ddot(n, w, w));
+  double nr = la__dnrm2(n, w);
   int k;
   if (nr > 0)
     for (k = 0; k < n; ++k) w[k] /= nr;
@@ -5399,7 +7849,7 @@ static int la__lz_step(la__lz *s, int restart, int *closed) {
     for (k = 0; k < n; ++k) w[k] -= bp * qp[k];
   }
   la__orth2(s, j + 1, w);
-  b = sqrt(la__ddot(n, w, w));
+  b = la__dnrm2(n, w);
   s->alpha[j] = a;
   if (fabs(a) > s->anorm) s->anorm = fabs(a);
   if (b > s->anorm) s->anorm = b;
@@ -5439,6 +7889,8 @@ static int la__lz_ritz(const la__lz *s, double *d, double *e, double *zt) {
   for (i = 0; i < j * j; ++i) zt[i] = 0;
   for (i = 0; i < j; ++i) zt[(size_t)i * j + i] = 1;
   st = la__tql(j, d, e, zt);
+  for (i = 0; i < j && st == LA_OK; ++i)
+    if (!la__finite(d[i])) st = LA_ERANGE; /* beyond the largest double */
   if (st == LA_OK) la__sort_pairs(j, j, d, zt);
   return st;
 }
@@ -5680,11 +8132,25 @@ LINATTN_DEF int la_slq(int n, la_matvec_fn f, void *ctx,
   return st;
 }
 
+/* The smoothed density at x: the weighted kernels' sum divided by sigma
+   and sqrt(2 pi) in turn, not multiplied by 1 / (sigma sqrt(2 pi)), which
+   is infinite for a subnormal sigma even where the sum is 0. */
+static double la__density_at(int count, const double *nodes,
+                             const double *weights, double sigma, double x) {
+  double acc = 0;
+  int i;
+  for (i = 0; i < count; ++i) {
+    double z = (x - nodes[i]) / sigma;
+    if (weights[i] != 0) acc += weights[i] * exp(-0.5 * z * z);
+  }
+  return acc / sigma / 2.5066282746310002;
+}
+
 LINATTN_DEF int la_density_eval(int count, const double *nodes,
                                 const double *weights, double sigma,
                                 int ngrid, const double *grid, double *out) {
   int g, i;
-  double c;
+  double wsum = 0;
   if (!nodes || !weights || !grid || !out) return LA_ENULL;
   if (count <= 0 || ngrid <= 0) return LA_EDIM;
   if (!(sigma > 0) || !la__finite(sigma)) return LA_ERANGE;
@@ -5692,15 +8158,16 @@ LINATTN_DEF int la_density_eval(int count, const double *nodes,
     if (!la__finite(nodes[i]) || !la__finite(weights[i])) return LA_ENONFINITE;
   for (g = 0; g < ngrid; ++g)
     if (!la__finite(grid[g])) return LA_ENONFINITE;
-  c = 1.0 / (sigma * 2.5066282746310002);
-  for (g = 0; g < ngrid; ++g) {
-    double acc = 0;
-    for (i = 0; i < count; ++i) {
-      double z = (grid[g] - nodes[i]) / sigma;
-      if (weights[i] != 0) acc += weights[i] * exp(-0.5 * z * z);
-    }
-    out[g] = c * acc;
-  }
+  /* sum |w| / (sigma sqrt(2 pi)) bounds every value: only past the largest
+     double is each value checked first, so that out is written only when
+     all are finite */
+  for (i = 0; i < count; ++i) wsum += fabs(weights[i]);
+  if (!la__finite(wsum / sigma))
+    for (g = 0; g < ngrid; ++g)
+      if (!la__finite(la__density_at(count, nodes, weights, sigma, grid[g])))
+        return LA_ERANGE;
+  for (g = 0; g < ngrid; ++g)
+    out[g] = la__density_at(count, nodes, weights, sigma, grid[g]);
   return LA_OK;
 }
 
@@ -5712,7 +8179,7 @@ LINATTN_DEF int la_weighted_median(int count, const double *values,
   size_t need = sizeof(double) * 2 * (size_t)(count > 0 ? count : 1);
   void *owned;
   double *v, *w, total = 0, run = 0;
-  int i, st;
+  int i, st, ex;
   if (!values || !median) return LA_ENULL;
   if (count <= 0) return LA_EDIM;
   if ((size_t)count > (size_t)-1 / (2 * sizeof(double))) return LA_EOVERFLOW;
@@ -5728,9 +8195,13 @@ LINATTN_DEF int la_weighted_median(int count, const double *values,
   for (i = 0; i < count; ++i) {
     v[i] = values[i];
     w[i] = weights ? weights[i] : 1.0;
-    total += w[i];
   }
-  if (!(total > 0)) { la__work_end(owned); return LA_ERANGE; }
+  /* weights scaled by a power of two to a largest in [0.5, 1): their sum
+     cannot overflow (the median depends on their ratios only) */
+  ex = la__max_exponent((size_t)count, w);
+  if (ex == INT_MIN) { la__work_end(owned); return LA_ERANGE; }
+  la__scale_pow2((size_t)count, w, -ex);
+  for (i = 0; i < count; ++i) total += w[i];
   la__sort(count, v, w);
   *median = v[count - 1];
   for (i = 0; i < count; ++i) {
@@ -5741,7 +8212,7 @@ LINATTN_DEF int la_weighted_median(int count, const double *values,
       if (fabs(run - 0.5 * total) <= 1e-12 * total) {
         int nx = i + 1;
         while (nx < count && w[nx] == 0) ++nx;
-        if (nx < count) *median = 0.5 * (v[i] + v[nx]);
+        if (nx < count) *median = la__midpoint(v[i], v[nx]);
       }
       break;
     }
@@ -5803,8 +8274,10 @@ LINATTN_DEF size_t la_trace_work_bytes(int n, const la_trace_config *cfg) {
    B = (I - Q Q^T) A (I - Q Q^T). */
 static int la__hutch(la__lz *s, int rank, int probes, la_rng *rng, double *g,
                      double *ag, double *mean, double *se) {
+  /* the sums are of t 2^-ex, ex raised (and the sums rescaled, exactly)
+     whenever a t would square past 1e240: no overflow before the results. */
   double sum = 0, sum2 = 0;
-  int p, st, k;
+  int p, st, k, ex = 0;
   for (p = 0; p < probes; ++p) {
     double t;
     la__rademacher(rng, s->n, g);
@@ -5813,12 +8286,20 @@ static int la__hutch(la__lz *s, int rank, int probes, la_rng *rng, double *g,
     if (st) return st;
     if (rank) la__orth2(s, rank, ag);
     t = la__ddot(s->n, g, ag);
+    if (fabs(ldexp(t, -ex)) > 1e120) {
+      int nx = la__max_exponent(1, &t);
+      sum = ldexp(sum, ex - nx);
+      sum2 = ldexp(sum2, 2 * (ex - nx));
+      ex = nx;
+    }
+    t = ldexp(t, -ex);
     sum += t;
     sum2 += t * t;
   }
-  *mean = sum / probes;
   k = probes;
-  *se = k > 1 ? sqrt(fmax(0.0, (sum2 - sum * sum / k) / (k - 1)) / k) : 0;
+  *mean = ldexp(sum / probes, ex);
+  *se = k > 1 ? ldexp(sqrt(fmax(0.0, (sum2 - sum * sum / k) / (k - 1)) / k), ex)
+              : 0;
   return LA_OK;
 }
 
@@ -5875,6 +8356,8 @@ LINATTN_DEF int la_trace(int n, la_matvec_fn f, void *ctx,
   } else {
     st = la__hutch(&s, 0, mv, &rng, g, ag, &tr, &se);
   }
+  /* a trace or error beyond the largest double is LA_ERANGE */
+  if (st == LA_OK && (!la__finite(tr) || !la__finite(se))) st = LA_ERANGE;
   if (st == LA_OK) { /* a failed product leaves the outputs alone */
     *trace = tr;
     if (stderr_) *stderr_ = se;
@@ -5884,6 +8367,17 @@ LINATTN_DEF int la_trace(int n, la_matvec_fn f, void *ctx,
 }
 
 /* ------------------------------------------- robust condition numbers */
+
+/* *r = mx / med; LA_ERANGE (r untouched) for a zero median or a ratio
+   beyond the largest double. */
+static int la__ratio(double mx, double med, double *r) {
+  double q;
+  if (med == 0) return LA_ERANGE;
+  q = mx / med;
+  if (!la__finite(q)) return LA_ERANGE;
+  *r = q;
+  return LA_OK;
+}
 
 LINATTN_DEF int la_rcond_diag(int n, const double *diag, double *r,
                               void *work, size_t bytes) {
@@ -5905,9 +8399,7 @@ LINATTN_DEF int la_rcond_diag(int n, const double *diag, double *r,
   st = la_weighted_median(n, a, NULL, &med, a + n, sizeof(double) * 2 * n);
   la__work_end(owned);
   if (st) return st;
-  if (!(med > 0)) return LA_ERANGE;
-  *r = mx / med;
-  return LA_OK;
+  return la__ratio(mx, med, r);
 }
 
 LINATTN_DEF int la_rcond_spectrum(int count, const double *values,
@@ -5922,22 +8414,27 @@ LINATTN_DEF int la_rcond_spectrum(int count, const double *values,
   mx = -HUGE_VAL;
   for (i = 0; i < count; ++i)
     if ((!weights || weights[i] > 0) && values[i] > mx) mx = values[i];
-  if (med == 0) return LA_ERANGE;
-  *r = mx / med;
-  return LA_OK;
+  return la__ratio(mx, med, r);
 }
 
 /* ------------------------------------------- generalized smoothness */
+
+/* The pairs are read through power-of-two scalings pg, ps (exact), which
+   bring their largest entries to [0.5, 1): no difference or cross product
+   below can overflow. */
 
 /* Height above g = gbar of the lowest line over every pair with slope l1
    and nonnegative intercept: phi(l1) = max(0, max_i s_i - l1 g_i) + l1 gbar,
    convex and piecewise linear in l1. */
 static double la__env_cost(int count, const double *g, const double *s,
-                           double l1, double gbar, double *l0) {
+                           la__pow2 pg, la__pow2 ps, double l1, double gbar,
+                           double *l0) {
   double h = 0;
   int i;
-  for (i = 0; i < count; ++i)
-    if (s[i] - l1 * g[i] > h) h = s[i] - l1 * g[i];
+  for (i = 0; i < count; ++i) {
+    double r = la__pow2_mul(ps, s[i]) - l1 * la__pow2_mul(pg, g[i]);
+    if (r > h) h = r;
+  }
   *l0 = h;
   return h + l1 * gbar;
 }
@@ -5945,15 +8442,17 @@ static double la__env_cost(int count, const double *g, const double *s,
 /* phi turns only where the binding pair changes, at the slopes of the
    upper convex hull of the pairs, or where the intercept reaches 0
    (l1 = max s_i/g_i): its minimum over l1 >= 0 is at one of those or at 0.
-   gs, ss: the pairs sorted by g, overwritten by the hull. */
+   gs, ss: the scaled pairs sorted by g, overwritten by the hull. */
 static void la__envelope(int count, const double *g, const double *s,
-                         double *gs, double *ss, double *l0, double *l1) {
+                         la__pow2 pg, la__pow2 ps, double *gs, double *ss,
+                         double *l0, double *l1) {
   double gbar = 0, best, c, t0, cand, through0 = 0;
   int i, h = 0;
   for (i = 0; i < count; ++i) {
-    gbar += g[i];
-    gs[i] = g[i]; ss[i] = s[i];
-    if (g[i] > 0 && s[i] / g[i] > through0) through0 = s[i] / g[i];
+    gs[i] = la__pow2_mul(pg, g[i]);
+    ss[i] = la__pow2_mul(ps, s[i]);
+    gbar += gs[i];
+    if (gs[i] > 0 && ss[i] / gs[i] > through0) through0 = ss[i] / gs[i];
   }
   gbar /= count;
   la__sort(count, gs, ss);
@@ -5965,7 +8464,7 @@ static void la__envelope(int count, const double *g, const double *s,
     gs[h] = gs[i]; ss[h] = ss[i]; ++h;
   }
   *l1 = 0;
-  best = la__env_cost(count, g, s, 0, gbar, l0);
+  best = la__env_cost(count, g, s, pg, ps, 0, gbar, l0);
   for (i = 0; i <= h; ++i) {
     if (i < h - 1) {
       if (!(gs[i + 1] > gs[i])) continue;
@@ -5976,17 +8475,62 @@ static void la__envelope(int count, const double *g, const double *s,
       cand = through0;
     }
     if (!(cand > 0)) continue;
-    c = la__env_cost(count, g, s, cand, gbar, &t0);
+    c = la__env_cost(count, g, s, pg, ps, cand, gbar, &t0);
     if (c < best) { best = c; *l1 = cand; *l0 = t0; }
   }
+}
+
+/* Both fits on the scaled pairs (g 2^-eg, s 2^-es); L1 then carries
+   2^(es - eg) and L0 2^es. work: 2 count doubles. */
+static void la__lsmooth_scaled(int count, const double *g, const double *s,
+                               int eg, int es, double *work,
+                               la_lsmooth_fit *fit) {
+  la__pow2 pg = la__pow2_of(-eg), ps = la__pow2_of(-es);
+  double mg = 0, ms = 0, sgg = 0, sgs = 0;
+  int i;
+  for (i = 0; i < count; ++i) {
+    mg += la__pow2_mul(pg, g[i]);
+    ms += la__pow2_mul(ps, s[i]);
+  }
+  mg /= count; ms /= count;
+  for (i = 0; i < count; ++i) {
+    double dg = la__pow2_mul(pg, g[i]) - mg, ds = la__pow2_mul(ps, s[i]) - ms;
+    sgg += dg * dg;
+    sgs += dg * ds;
+  }
+  fit->l1_ls = sgg > 0 ? sgs / sgg : 0;
+  fit->l0_ls = ms - fit->l1_ls * mg;
+  la__envelope(count, g, s, pg, ps, work, work + count, &fit->l0_env,
+               &fit->l1_env);
+  fit->l1_ls = ldexp(fit->l1_ls, es - eg);
+  fit->l1_env = ldexp(fit->l1_env, es - eg);
+  fit->l0_ls = ldexp(fit->l0_ls, es);
+  fit->l0_env = ldexp(fit->l0_env, es);
+}
+
+/* Pearson correlation of (log g, log s) over the pairs with both > 0. */
+static double la__corr_log(int count, const double *g, const double *s,
+                           int *used) {
+  double lx = 0, ly = 0, sxx = 0, syy = 0, sxy = 0;
+  int i, u = 0;
+  for (i = 0; i < count; ++i)
+    if (g[i] > 0 && s[i] > 0) { lx += log(g[i]); ly += log(s[i]); u++; }
+  *used = u;
+  if (u < 2) return 0;
+  lx /= u; ly /= u;
+  for (i = 0; i < count; ++i)
+    if (g[i] > 0 && s[i] > 0) {
+      double a = log(g[i]) - lx, b = log(s[i]) - ly;
+      sxx += a * a; syy += b * b; sxy += a * b;
+    }
+  return sxx > 0 && syy > 0 ? sxy / sqrt(sxx * syy) : 0;
 }
 
 LINATTN_DEF int la_lsmooth(int count, const double *gnorm,
                            const double *smooth, la_lsmooth_fit *fit,
                            void *work, size_t bytes) {
-  double mg = 0, ms = 0, sgg = 0, sgs = 0, lx = 0, ly = 0, sxx = 0, syy = 0,
-         sxy = 0;
-  int i, used = 0, st;
+  la_lsmooth_fit f;
+  int i, st, eg, es;
   void *owned;
   if (!gnorm || !smooth || !fit) return LA_ENULL;
   if (count < 2) return LA_EDIM;
@@ -5998,32 +8542,17 @@ LINATTN_DEF int la_lsmooth(int count, const double *gnorm,
   st = la__work_begin(sizeof(double) * 2 * (size_t)count, &work, &bytes,
                       &owned);
   if (st) return st;
-  for (i = 0; i < count; ++i) { mg += gnorm[i]; ms += smooth[i]; }
-  mg /= count; ms /= count;
-  for (i = 0; i < count; ++i) {
-    sgg += (gnorm[i] - mg) * (gnorm[i] - mg);
-    sgs += (gnorm[i] - mg) * (smooth[i] - ms);
-  }
-  fit->l1_ls = sgg > 0 ? sgs / sgg : 0;
-  fit->l0_ls = ms - fit->l1_ls * mg;
-  for (i = 0; i < count; ++i)
-    if (gnorm[i] > 0 && smooth[i] > 0) {
-      lx += log(gnorm[i]); ly += log(smooth[i]); used++;
-    }
-  fit->used = used;
-  fit->corr_log = 0;
-  if (used >= 2) {
-    lx /= used; ly /= used;
-    for (i = 0; i < count; ++i)
-      if (gnorm[i] > 0 && smooth[i] > 0) {
-        double a = log(gnorm[i]) - lx, b = log(smooth[i]) - ly;
-        sxx += a * a; syy += b * b; sxy += a * b;
-      }
-    if (sxx > 0 && syy > 0) fit->corr_log = sxy / sqrt(sxx * syy);
-  }
-  la__envelope(count, gnorm, smooth, (double *)work, (double *)work + count,
-               &fit->l0_env, &fit->l1_env);
+  eg = la__max_exponent((size_t)count, gnorm);
+  es = la__max_exponent((size_t)count, smooth);
+  if (eg == INT_MIN) eg = 0; /* all zero: nothing to scale */
+  if (es == INT_MIN) es = 0;
+  la__lsmooth_scaled(count, gnorm, smooth, eg, es, (double *)work, &f);
+  f.corr_log = la__corr_log(count, gnorm, smooth, &f.used);
   la__work_end(owned);
+  if (!la__finite(f.l0_ls) || !la__finite(f.l1_ls) ||
+      !la__finite(f.l0_env) || !la__finite(f.l1_env))
+    return LA_ERANGE; /* a slope or intercept beyond the largest double */
+  *fit = f;
   return LA_OK;
 }
 
@@ -6049,11 +8578,15 @@ LINATTN_DEF int la_normal_quantile(double p, double *x) {
   return LA_OK;
 }
 
-/* x sorted descending in its first k+1 entries is enough: a full sort. */
+/* x sorted descending in its first k+1 entries is enough: a full sort.
+   Infinite when the k + 1 largest are equal (the caller's LA_ERANGE). */
 static double la__hill_sorted(int count, const double *asc, int k) {
   double s = 0, ref = asc[count - 1 - k];
   int i;
-  for (i = 0; i < k; ++i) s += log(asc[count - 1 - i] / ref);
+  for (i = 0; i < k; ++i) {
+    double q = asc[count - 1 - i] / ref; /* beyond double: logs apart */
+    s += la__finite(q) ? log(q) : log(asc[count - 1 - i]) - log(ref);
+  }
   return s > 0 ? k / s : HUGE_VAL;
 }
 
@@ -6061,7 +8594,7 @@ LINATTN_DEF int la_hill(int count, const double *x, int k, double *alpha,
                         void *work, size_t bytes) {
   size_t need = sizeof(double) * (size_t)(count > 0 ? count : 1);
   void *owned;
-  double *v;
+  double *v, a = 0;
   int i, st;
   if (!x || !alpha) return LA_ENULL;
   if (count < 2) return LA_EDIM;
@@ -6075,48 +8608,66 @@ LINATTN_DEF int la_hill(int count, const double *x, int k, double *alpha,
   memcpy(v, x, need);
   la__sort(count, v, NULL);
   if (!(v[count - 1 - k] > 0)) st = LA_ERANGE;
-  else *alpha = la__hill_sorted(count, v, k);
-  if (st == LA_OK && !la__finite(*alpha)) st = LA_ERANGE;
+  else a = la__hill_sorted(count, v, k);
   la__work_end(owned);
+  if (st == LA_OK && !la__finite(a)) st = LA_ERANGE;
+  if (st == LA_OK) *alpha = a; /* written only on success */
   return st;
 }
 
-static void la__moments(int count, const double *x, la_noise_stats *st) {
+/* Mean, variance and kurtosis from x scaled by 2^-ex (exact: the largest
+   |x| in [0.5, 1)), so that no sum of squares or fourth powers overflows;
+   the variance carries 2^(2 ex) and may pass the largest double, which the
+   caller refuses. min and max as they are. */
+static void la__moments(int count, const double *x, int ex,
+                        la_noise_stats *st) {
+  la__pow2 p = la__pow2_of(-ex);
   double m = 0, m2 = 0, m4 = 0;
   int i;
   st->min = st->max = x[0];
   for (i = 0; i < count; ++i) {
-    m += x[i];
+    m += la__pow2_mul(p, x[i]);
     if (x[i] < st->min) st->min = x[i];
     if (x[i] > st->max) st->max = x[i];
   }
   m /= count;
   for (i = 0; i < count; ++i) {
-    double c = (x[i] - m) * (x[i] - m);
+    double c = (la__pow2_mul(p, x[i]) - m) * (la__pow2_mul(p, x[i]) - m);
     m2 += c; m4 += c * c;
   }
-  st->mean = m;
-  st->var = count > 1 ? m2 / (count - 1) : 0;
+  st->mean = ldexp(m, ex);
+  st->var = count > 1 ? ldexp(ldexp(m2 / (count - 1), ex), ex) : 0;
   m2 /= count; m4 /= count;
   st->kurtosis = m2 > 0 ? m4 / (m2 * m2) : 0;
 }
 
+/* Bins over [lo, hi] in the scaled units of la__moments: the width and
+   the edges are formed from lo 2^-ex and hi 2^-ex, which cannot overflow
+   where hi - lo would. All samples equal: unit-wide bins from lo. */
+static double la__bin_width(double lo, double hi, int bins, int ex) {
+  la__pow2 p = la__pow2_of(-ex);
+  double w = (la__pow2_mul(p, hi) - la__pow2_mul(p, lo)) / bins;
+  return w > 0 ? w : ldexp(1.0, -ex);
+}
+
 static void la__histogram(int count, const double *x, int bins, double lo,
-                          double hi, double *hist, double *edges) {
-  double width = (hi - lo) / bins;
+                          double hi, int ex, double *hist, double *edges) {
+  la__pow2 p = la__pow2_of(-ex);
+  double width = la__bin_width(lo, hi, bins, ex), lo_s = la__pow2_mul(p, lo);
   int i;
-  if (!(width > 0)) width = 1; /* all samples equal: one unit-wide bin row */
-  if (edges)
-    for (i = 0; i <= bins; ++i) edges[i] = lo + i * width;
+  if (edges) {
+    for (i = 0; i < bins; ++i) edges[i] = ldexp(lo_s + i * width, ex);
+    edges[bins] = hi > lo ? hi : ldexp(lo_s + bins * width, ex);
+  }
   if (!hist) return;
   for (i = 0; i < bins; ++i) hist[i] = 0;
   for (i = 0; i < count; ++i) {
-    int b = (int)((x[i] - lo) / width);
+    int b = (int)((la__pow2_mul(p, x[i]) - lo_s) / width);
     if (b >= bins) b = bins - 1;
     if (b < 0) b = 0;
     hist[b] += 1.0;
   }
-  for (i = 0; i < bins; ++i) hist[i] /= count * width;
+  for (i = 0; i < bins; ++i) hist[i] = ldexp(hist[i] / (count * width), -ex);
 }
 
 LINATTN_DEF int la_noise_summary(int count, const double *x,
@@ -6124,9 +8675,10 @@ LINATTN_DEF int la_noise_summary(int count, const double *x,
                                  la_noise_stats *st, double *hist,
                                  double *edges, double *sorted, double *gauss,
                                  void *work, size_t bytes) {
-  int bins = cfg && cfg->bins > 0 ? cfg->bins : 100, k, i, s;
+  int bins = cfg && cfg->bins > 0 ? cfg->bins : 100, k, i, s, ex, top = 0;
   void *owned = NULL;
   double *v;
+  la_noise_stats m;
   if (!x || !st) return LA_ENULL;
   if (count < 2) return LA_EDIM;
   if ((size_t)count > (size_t)-1 / sizeof(double)) return LA_EOVERFLOW;
@@ -6136,6 +8688,16 @@ LINATTN_DEF int la_noise_summary(int count, const double *x,
   if (k < 2) k = count > 2 ? 2 : 1;
   for (i = 0; i < count; ++i)
     if (!la__finite(x[i])) return LA_ENONFINITE;
+  /* every statistic is checked before anything is written */
+  ex = la__max_exponent((size_t)count, x);
+  if (ex == INT_MIN) ex = 0;
+  la__moments(count, x, ex, &m);
+  for (i = 0; i < count; ++i) top += x[i] == m.max;
+  if (!la__finite(m.var) || /* the spread is beyond the largest double */
+      (m.max > 0 && top > k) || /* the k+1 largest equal: infinite index */
+      (hist && !la__finite(ldexp(1.0 / la__bin_width(m.min, m.max, bins, ex),
+                                 -ex)))) /* a density beyond it */
+    return LA_ERANGE;
   if (sorted) {
     v = sorted;
   } else {
@@ -6145,16 +8707,16 @@ LINATTN_DEF int la_noise_summary(int count, const double *x,
   }
   memcpy(v, x, sizeof(double) * (size_t)count);
   la__sort(count, v, NULL);
-  la__moments(count, v, st);
-  la__histogram(count, x, bins, st->min, st->max, hist, edges);
-  st->hill_alpha = v[count - 1 - k] > 0 ? la__hill_sorted(count, v, k) : 0;
-  st->hill_stderr = st->hill_alpha / sqrt((double)k);
+  la__histogram(count, x, bins, m.min, m.max, ex, hist, edges);
+  m.hill_alpha = v[count - 1 - k] > 0 ? la__hill_sorted(count, v, k) : 0;
+  m.hill_stderr = m.hill_alpha / sqrt((double)k);
   if (gauss)
     for (i = 0; i < count; ++i) {
       double z;
       la_normal_quantile((i + 0.5) / count, &z);
-      gauss[i] = st->mean + sqrt(st->var) * z;
+      gauss[i] = m.mean + sqrt(m.var) * z;
     }
+  *st = m;
   la__work_end(owned);
   return LA_OK;
 }
@@ -6383,6 +8945,18 @@ static int la__rcond_iterative(la_hvp_op *op, int n,
               sub, subb);
   if (st) return st;
   la__slq_defaults(n, cfg ? &cfg->slq : NULL, &probes, &steps);
+  { /* the spacing of the quadrature nodes, or Lanczos's tolerance */
+    double lo = HUGE_VAL, hi = -HUGE_VAL;
+    int i;
+    for (i = 0; i < probes * steps; ++i)
+      if (weights[i] > 0) {
+        lo = nodes[i] < lo ? nodes[i] : lo;
+        hi = nodes[i] > hi ? nodes[i] : hi;
+      }
+    out->resolution = 1e-6 * fabs(lmax);
+    if (hi > lo && (hi - lo) / steps > out->resolution)
+      out->resolution = (hi - lo) / steps;
+  }
   return la_weighted_median(probes * steps, nodes, weights,
                             &out->lambda_median, sub, subb);
 }
@@ -6390,11 +8964,17 @@ static int la__rcond_iterative(la_hvp_op *op, int n,
 static int la__rcond_exact(la_hvp_op *op, int n, double *h, double *w,
                            double *diag, void *sub, size_t subb,
                            la_rcond *out) {
-  int i, st = la_dense_from_matvec(n, la_hvp_matvec, op, h, sub, subb);
+  double asym = 0, big;
+  int i, st = la__dense_from_matvec(n, la_hvp_matvec, op, h, sub, subb, &asym);
   for (i = 0; i < n && st == LA_OK; ++i) diag[i] = h[(size_t)i * n + i];
   if (st == LA_OK) st = la_sym_eig(n, h, w, NULL, sub, subb);
   if (st) return st;
   out->lambda_max = w[n - 1];
+  /* the Hessian's own rounding, or the eigensolver's */
+  big = fabs(w[0]) > fabs(w[n - 1]) ? fabs(w[0]) : fabs(w[n - 1]);
+  out->resolution = asym > n * 2.220446049250313e-16 * big
+                        ? asym
+                        : n * 2.220446049250313e-16 * big;
   return la_weighted_median(n, w, NULL, &out->lambda_median, sub, subb);
 }
 
@@ -6424,8 +9004,10 @@ LINATTN_DEF int la_robust_cond(const la_model *m, const la_real *theta,
     if (st == LA_OK)
       st = la__rcond_iterative(&op, n, cfg, nodes, weights, sub, subb, out);
   }
-  if (st == LA_OK && out->lambda_median != 0)
-    out->by_spectrum = out->lambda_max / out->lambda_median;
+  out->resolved = st == LA_OK &&
+                  fabs(out->lambda_median) > out->resolution &&
+                  la__ratio(out->lambda_max, out->lambda_median,
+                            &out->by_spectrum) == LA_OK;
   if (st == LA_OK && la_rcond_diag(n, diag, &r, sub, subb) == LA_OK)
     out->by_diag = r;
   la__work_end(owned);
@@ -6477,14 +9059,22 @@ LINATTN_DEF int la_dir_smoothness(const la_model *m, const la_real *theta,
   if (st == LA_OK && (la__check_vec(n, hu) || la__check_vec(n, g)))
     st = LA_ENONFINITE;
   if (st == LA_OK) {
-    *smooth = la_dot(n, u, hu) / la_dot(n, u, u);
-    if (gnorm) *gnorm = la_nrm2(n, g);
+    double sm = la_dot(n, u, hu) / la_dot(n, u, u);
+    if (!la__finite(sm)) st = LA_ERANGE; /* beyond the largest double */
+    else *smooth = sm;
+    if (st == LA_OK && gnorm) *gnorm = la_nrm2(n, g);
   }
   la__work_end(owned);
   return st;
 }
 
 /* ---------------------------------------------------- gradient noise */
+/* The true gradient is one call on true_batch prompts drawn panel by panel
+   (the model's workers share its chunks). The samples are tasks for the
+   same workers, each a one-worker call on its own panels of the stream:
+   sample s takes the panels after the true batch's and after those of the
+   s samples before it, so its prompts, and its norm, do not depend on
+   which worker drew them or when. */
 
 static void la__gnoise_defaults(const la_grad_noise_config *cfg, int *mb,
                                 int *tb, int *samples) {
@@ -6496,91 +9086,171 @@ static void la__gnoise_defaults(const la_grad_noise_config *cfg, int *mb,
   *samples = cfg && cfg->samples > 0 ? cfg->samples : 10000;
 }
 
-static void la__gnoise_walk(la__arena *a, const la_model *m, int mbsz,
-                            void **bmem, size_t *bbytes, double **gtrue,
-                            la_real **gb) {
-  int n = m->nparams;
-  *bbytes = la_batch_bytes(m->cfg.d, m->cfg.n, mbsz);
-  *bmem = la__take(a, *bbytes);
-  *gtrue = (double *)la__take(a, sizeof(double) * (size_t)n);
-  *gb = (la_real *)la__take(a, sizeof(la_real) * (size_t)n);
+/* Each worker's block: a one-worker model workspace, then its gradient. */
+typedef struct la__gnblocks {
+  unsigned char *base;
+  size_t mb1, stride;
+} la__gnblocks;
+
+/* The true gradient (la_real and double), the workers' first failures
+   (sample, status) and blocks; 0 in *ok when the blocks overflow. */
+static void la__gnoise_walk(la__arena *a, const la_model *m, la_real **gtr,
+                            double **gt, int **fail, la__gnblocks *bl,
+                            int *ok) {
+  int n = m->nparams, workers = la__m_workers(m->cfg.parallel);
+  size_t al = LA_ALIGN;
+  *gtr = (la_real *)la__take(a, sizeof(la_real) * (size_t)n);
+  *gt = (double *)la__take(a, sizeof(double) * (size_t)n);
+  *fail = (int *)la__take(a, sizeof(int) * 2 * (size_t)workers);
+  bl->mb1 = la__m_work_bytes(m, NULL);
+  bl->stride = (bl->mb1 + al - 1) / al * al +
+               (sizeof(la_real) * (size_t)n + al - 1) / al * al;
+  *ok = bl->mb1 > 0 && (double)bl->stride * workers <= LA__WORK_MAX;
+  bl->base = (unsigned char *)la__take(a, *ok ? bl->stride * (size_t)workers : 0);
 }
 
 LINATTN_DEF size_t la_grad_noise_work_bytes(const la_model *m,
                                             const la_grad_noise_config *cfg) {
   la__arena a = la__arena_count();
-  size_t mb, bb;
-  void *bm;
+  size_t mb;
+  la_real *gtr;
   double *gt;
-  la_real *gb;
-  int mbsz, tb, samples;
-  if (!m || m->nparams <= 0) return 0;
+  int *fail, mbsz, tb, samples, ok;
+  la__gnblocks bl;
+  if (!m || m->nparams <= 0 || !la__m_valid(m)) return 0;
   if (cfg && (cfg->minibatch < 0 || cfg->true_batch < 0 || cfg->samples < 0))
     return 0;
   la__gnoise_defaults(cfg, &mbsz, &tb, &samples);
-  if (tb < 0 || !la_batch_bytes(m->cfg.d, m->cfg.n, mbsz)) return 0;
+  if (tb < 0) return 0;
   la__model_take(&a, m, &mb);
-  la__gnoise_walk(&a, m, mbsz, &bm, &bb, &gt, &gb);
-  return la__arena_size(&a);
+  la__gnoise_walk(&a, m, &gtr, &gt, &fail, &bl, &ok);
+  return ok ? la__arena_size(&a) : 0;
 }
 
-/* The gradient on `count` fresh prompts into gb (la_real). */
-static int la__fresh_grad(const la_model *m, const la_real *theta,
-                          const la_data *g, la_rng *rng, int count,
-                          void *bmem, size_t bbytes, la_real *gb,
-                          la_hvp_op *op) {
-  la_batch b;
+/* ||a - b||_2, scaled as la__dnrm2: no square overflows. */
+static double la__dist(int n, const la_real *a, const double *b) {
+  double mx = 0, s = 0;
+  int i, ex;
+  la__pow2 p;
+  for (i = 0; i < n; ++i)
+    if (fabs(a[i] - b[i]) > mx) mx = fabs(a[i] - b[i]);
+  ex = la__max_exponent(1, &mx);
+  if (ex == INT_MIN) return 0;
+  p = la__pow2_of(-ex);
+  for (i = 0; i < n; ++i) {
+    double y = la__pow2_mul(p, a[i] - b[i]);
+    s += y * y;
+  }
+  return ldexp(sqrt(s), ex);
+}
+
+typedef struct la__gnjob {
+  const la_model *m;
+  const la_real *theta;
+  const la__msrc *src; /* sample 0's source; p0 advanced per sample */
+  const double *gt;
+  double *norms;
+  int *fail;
+  la__gnblocks bl;
+  uint64_t mb_panels;
+} la__gnjob;
+
+static void la__gnoise_task(void *arg, int s, int worker) {
+  const la__gnjob *j = (const la__gnjob *)arg;
+  int n = j->m->nparams, st, *f;
+  unsigned char *blk;
+  la_real *gb;
+  la__msrc src;
   double loss;
-  int st = la_batch_init(&b, m->cfg.d, m->cfg.n, count, bmem, bbytes);
-  if (st == LA_OK) st = la_data_sample(g, rng, &b);
-  if (st == LA_OK)
-    st = la_model_grad(m, theta, &b, &loss, gb, op->work, op->bytes);
-  if (st == LA_OK && la__check_vec(m->nparams, gb)) st = LA_ENONFINITE;
-  return st;
+  if (worker < 0 || worker >= la__m_workers(j->m->cfg.parallel)) return;
+  blk = j->bl.base + (size_t)worker * j->bl.stride;
+  gb = (la_real *)(void *)(blk + (j->bl.mb1 + LA_ALIGN - 1) / LA_ALIGN * LA_ALIGN);
+  f = j->fail + 2 * worker;
+  src = *j->src;
+  src.p0 += (uint64_t)s * j->mb_panels;
+  st = la__m_run(j->m, NULL, j->theta, &src, NULL, 1, &loss, NULL, gb, NULL,
+                 blk, j->bl.mb1);
+  if (st == LA_OK && la__check_vec(n, gb)) st = LA_ENONFINITE;
+  if (st) { /* the worker's first failing sample: tasks run in any order */
+    if (f[0] < 0 || s < f[0]) { f[0] = s; f[1] = st; }
+    return;
+  }
+  j->norms[s] = la__dist(n, gb, j->gt);
+  if (!la__finite(j->norms[s])) { /* beyond double: a status, not inf */
+    if (f[0] < 0 || s < f[0]) { f[0] = s; f[1] = LA_ERANGE; }
+  }
 }
 
 LINATTN_DEF int la_grad_noise(const la_model *m, const la_real *theta,
                               const la_data *g, la_rng *rng,
                               const la_grad_noise_config *cfg, double *norms,
                               double *true_gnorm, void *work, size_t bytes) {
-  void *owned, *bmem;
+  void *owned;
   la__arena ar;
   la_hvp_op op;
-  size_t bb, need;
-  double *gt;
-  la_real *gb;
-  int mbsz, tb, samples, n, i, s, done, st;
+  la__msrc src;
+  la__gnjob j;
+  size_t need;
+  la_real *gtr;
+  double *gt, loss;
+  int *fail, mbsz, tb, samples, n, i, s, st, ok, workers, first = -1;
+  uint64_t total;
   if (!m || !theta || !g || !rng || !norms) return LA_ENULL;
   if (cfg && (cfg->minibatch < 0 || cfg->true_batch < 0 || cfg->samples < 0))
     return LA_ERANGE;
   if (m->nparams <= 0) return LA_EDIM;
+  if (!la__m_valid(m)) return LA_ERANGE;
   if (g->cfg.d != m->cfg.d || g->cfg.n != m->cfg.n) return LA_ESHAPE;
   /* before the first draw, so that rng is left as it was */
   if (!la__all_finite(m->nparams, theta)) return LA_ENONFINITE;
+  la__gnoise_defaults(cfg, &mbsz, &tb, &samples);
   need = la_grad_noise_work_bytes(m, cfg);
-  if (!need) return LA_EOVERFLOW; /* the default true batch, or a batch */
+  if (!need) return LA_EOVERFLOW; /* the default true batch, or the blocks */
+  /* every panel of the run fits the stream */
+  if ((st = la__msrc_drawn(&src, g, rng, tb)) != 0) return st;
+  j.mb_panels = (uint64_t)la_panels(mbsz);
+  total = (uint64_t)la_panels(tb) + (uint64_t)samples * j.mb_panels;
+  if (src.p0 > LA__STREAM_PANELS - total) return LA_ERANGE;
   st = la__work_begin(need, &work, &bytes, &owned);
   if (st) return st;
   ar = la__arena_on(work, bytes);
   if (!la__arena_align(&ar)) { la__work_end(owned); return LA_EWORKSPACE; }
-  la__gnoise_defaults(cfg, &mbsz, &tb, &samples);
   n = m->nparams;
+  workers = la__m_workers(m->cfg.parallel);
   op.work = la__model_take(&ar, m, &op.bytes);
-  la__gnoise_walk(&ar, m, mbsz, &bmem, &bb, &gt, &gb);
-  for (i = 0; i < n; ++i) gt[i] = 0;
-  /* the true gradient, chunk by chunk, weighted by each chunk's share */
-  for (done = 0; done < tb && st == LA_OK; done += mbsz) {
-    int c = tb - done < mbsz ? tb - done : mbsz;
-    st = la__fresh_grad(m, theta, g, rng, c, bmem, bb, gb, &op);
-    for (i = 0; i < n && st == LA_OK; ++i) gt[i] += (double)c / tb * gb[i];
+  la__gnoise_walk(&ar, m, &gtr, &gt, &fail, &j.bl, &ok);
+  st = la__m_run(m, m->cfg.parallel, theta, &src, NULL, 1, &loss, NULL, gtr,
+                 NULL, op.work, op.bytes);
+  if (st == LA_OK && la__check_vec(n, gtr)) st = LA_ENONFINITE;
+  for (i = 0; i < n; ++i) gt[i] = gtr[i];
+  if (st == LA_OK) {
+    j.m = m;
+    j.theta = theta;
+    j.gt = gt;
+    j.norms = norms;
+    j.fail = fail;
+    src.p0 += (uint64_t)la_panels(tb);
+    src.count = mbsz;
+    j.src = &src;
+    for (i = 0; i < 2 * workers; ++i) fail[i] = -1;
+    for (s = 0; s < samples; ++s) norms[s] = -1; /* a sample not run */
+    if (workers > 1)
+      m->cfg.parallel->run(m->cfg.parallel->ctx, samples, la__gnoise_task, &j);
+    else
+      for (s = 0; s < samples; ++s) la__gnoise_task(&j, s, 0);
+    for (i = 0; i < workers; ++i) /* the first failing sample decides */
+      if (fail[2 * i] >= 0 && (first < 0 || fail[2 * i] < first)) {
+        first = fail[2 * i];
+        st = fail[2 * i + 1];
+      }
+    for (s = 0; s < samples && st == LA_OK; ++s)
+      if (norms[s] < 0) st = LA_ERANGE; /* a host that skipped a task */
   }
-  for (s = 0; s < samples && st == LA_OK; ++s) {
-    double acc = 0;
-    st = la__fresh_grad(m, theta, g, rng, mbsz, bmem, bb, gb, &op);
-    for (i = 0; i < n; ++i) acc += (gb[i] - gt[i]) * (gb[i] - gt[i]);
-    norms[s] = sqrt(acc);
+  if (st == LA_OK) {
+    if (true_gnorm) *true_gnorm = la__dnrm2(n, gt);
+    rng->counter = (src.p0 + (uint64_t)samples * j.mb_panels)
+                   << LA__PANEL_WORDS_LOG2;
   }
-  if (st == LA_OK && true_gnorm) *true_gnorm = sqrt(la__ddot(n, gt, gt));
   la__work_end(owned);
   return st;
 }
@@ -6612,6 +9282,7 @@ static int la__tr_train_check(const la_train_config *c) {
   if (c->batch < 0 || c->eval_batch < 0 || c->resample_every < 0)
     return LA_EDIM;
   if (c->data_mode < 0 || c->data_mode > LA_DATA_FIXED) return LA_ERANGE;
+  if (!la__par_valid(c->parallel)) return LA_ERANGE;
   if (!(c->clip_norm >= 0) || !la__op_finite(c->clip_norm)) return LA_ERANGE;
   if (!(c->clip_block >= 0) || !la__op_finite(c->clip_block)) return LA_ERANGE;
   if ((st = la_schedule_check(&c->schedule)) != 0) return st;
@@ -6631,7 +9302,7 @@ typedef struct la__tr_train_layout {
   size_t theta, grad, update, state, backup, boff, bsize, train, eval, work,
       total;
   size_t state_len, train_bytes, eval_bytes, work_bytes;
-  int n, nblocks_max, has_train, has_eval;
+  int n, nblocks_max, has_train, has_eval, fused;
 } la__tr_train_layout;
 
 /* A block past SIZE_MAX / 2 saturates *at there, which the layout reports
@@ -6641,6 +9312,22 @@ static size_t la__tr_take(size_t *at, size_t bytes) {
   if (bytes > lim - LA_ALIGN || *at > lim - LA_ALIGN - bytes) *at = lim;
   else *at += (bytes + LA_ALIGN - 1) / LA_ALIGN * LA_ALIGN;
   return off;
+}
+
+/* The threads of the trainer's model calls. */
+static const la_parallel *la__tr_parallel(const la_train_config *c) {
+  return c->parallel || !c->model ? c->parallel : c->model->cfg.parallel;
+}
+
+/* Fresh prompts for the model itself are drawn where the gradient consumes
+   them, panel by panel: no batch is stored. */
+static int la__tr_fused(const la_train_config *c, int has_train) {
+  return has_train && c->data_mode == LA_DATA_FRESH && !c->objective;
+}
+
+/* The model's workspace with the trainer's workers (0 without a model). */
+static size_t la__tr_work_bytes(const la_train_config *c) {
+  return c->model ? la__m_work_bytes(c->model, la__tr_parallel(c)) : 0;
 }
 
 static int la__tr_train_layout_of(const la_train_config *c,
@@ -6655,12 +9342,13 @@ static int la__tr_train_layout_of(const la_train_config *c,
                           &L->state_len);
   if (st) return st;
   if (L->state_len > (size_t)-1 / 4 / sizeof(double)) return LA_EOVERFLOW;
-  L->nblocks_max = m ? 2 * m->cfg.layers + 16 : 1;
+  L->nblocks_max = m ? la__m_nblocks(m) : 1;
   L->has_train = m && c->data && !(c->data_mode == LA_DATA_FIXED && c->dataset);
   /* kept even without periodic evaluation, for la_trainer_eval */
   L->has_eval = m && c->data;
+  L->fused = la__tr_fused(c, L->has_train);
   /* the model is valid here (checked): a zero size is an overflow */
-  if (L->has_train) {
+  if (L->has_train && !L->fused) {
     L->train_bytes = la_batch_bytes(m->cfg.d, m->cfg.n, c->batch);
     if (!L->train_bytes) return LA_EOVERFLOW;
   }
@@ -6668,7 +9356,7 @@ static int la__tr_train_layout_of(const la_train_config *c,
     L->eval_bytes = la_batch_bytes(m->cfg.d, m->cfg.n, c->eval_batch);
     if (!L->eval_bytes) return LA_EOVERFLOW;
   }
-  L->work_bytes = m ? la_model_work_bytes(m) : 0;
+  L->work_bytes = la__tr_work_bytes(c);
   if (m && !L->work_bytes) return LA_EOVERFLOW;
   L->theta = la__tr_take(&at, sizeof(la_real) * (size_t)L->n);
   L->grad = la__tr_take(&at, sizeof(la_real) * (size_t)L->n);
@@ -6709,7 +9397,8 @@ static int la__tr_draw(la_trainer *tr, uint64_t stream) {
   la_rng_seed(&tr->rng, tr->data_seed, stream);
   tr->batch_rng = tr->rng;
   tr->batch_valid = 1;
-  return la_data_sample(tr->cfg.data, &tr->rng, &tr->train);
+  return la__data_sample_on(tr->cfg.data, &tr->rng, &tr->train,
+                            la__tr_parallel(&tr->cfg));
 }
 
 static int la__tr_trainer_start(la_trainer *tr) {
@@ -6732,7 +9421,7 @@ static int la__tr_trainer_start(la_trainer *tr) {
   tr->batch_rng = tr->rng;
   if (tr->has_eval) {
     la_rng_seed(&r, c->eval_seed, LA__TR_STREAM_EVAL);
-    st = la_data_sample(c->data, &r, &tr->eval);
+    st = la__data_sample_on(c->data, &r, &tr->eval, la__tr_parallel(c));
     if (st) return st;
   }
   if (tr->has_train && c->data_mode == LA_DATA_FIXED) return la__tr_draw(tr, 0);
@@ -6774,7 +9463,7 @@ static int la__tr_trainer_init(la_trainer *tr, void *mem, size_t bytes) {
   tr->has_train = L.has_train;
   tr->has_eval = L.has_eval;
   tr->last_eval = NAN;
-  if (L.has_train && (st = la_batch_init(&tr->train, tr->cfg.model->cfg.d,
+  if (L.has_train && !L.fused && (st = la_batch_init(&tr->train, tr->cfg.model->cfg.d,
                                          tr->cfg.model->cfg.n, tr->cfg.batch,
                                          base + L.train, L.train_bytes)) != 0)
     return st;
@@ -6831,7 +9520,12 @@ static int la__tr_step_batch(la_trainer *tr, const la_batch **b) {
     return LA_OK;
   }
   if (!tr->has_train) return LA_OK;
-  if (c->data_mode == LA_DATA_FRESH)
+  if (c->data_mode == LA_DATA_FRESH && !tr->train.z) { /* fused: no batch */
+    la_rng_seed(&tr->rng, tr->data_seed, (uint64_t)tr->step);
+    tr->batch_rng = tr->rng;
+    tr->batch_valid = 1;
+    return LA_OK;
+  } else if (c->data_mode == LA_DATA_FRESH)
     st = la__tr_draw(tr, (uint64_t)tr->step);
   else if (c->data_mode == LA_DATA_RESAMPLE &&
            tr->step % c->resample_every == 0)
@@ -6843,13 +9537,21 @@ static int la__tr_step_batch(la_trainer *tr, const la_batch **b) {
 static int la__tr_objective(la_trainer *tr, const la_batch *b, double *loss,
                             la_real *grad) {
   const la_train_config *c = &tr->cfg;
+  la__msrc src;
+  int st;
   if (c->objective)
     return c->objective(c->objective_ctx, tr->theta, b, loss, grad);
-  if (grad)
-    return la_model_grad(c->model, tr->theta, b, loss, grad,
-                                     tr->work, tr->work_bytes);
-  return la_model_loss(c->model, tr->theta, b, loss, NULL, tr->work,
-                                   tr->work_bytes);
+  if (!b && grad && tr->has_train) { /* fused: the step's prompts drawn */
+    if ((st = la__msrc_drawn(&src, c->data, &tr->rng, c->batch)) != 0)
+      return st;
+    tr->rng.counter = (src.p0 + (uint64_t)la_panels(c->batch))
+                      << LA__PANEL_WORDS_LOG2;
+    return la__m_run(c->model, la__tr_parallel(c), tr->theta, &src, NULL, 1,
+                     loss, NULL, grad, NULL, tr->work, tr->work_bytes);
+  }
+  return la__m_run(c->model, la__tr_parallel(c), tr->theta,
+                   la__msrc_batch(&src, b), NULL, grad ? 1 : 0, loss, NULL,
+                   grad, NULL, tr->work, tr->work_bytes);
 }
 
 LINATTN_DEF int la_trainer_eval(la_trainer *tr, double *loss) {
@@ -6976,7 +9678,8 @@ static const char *const la__sigma_names[] = {"identity", "", "paper-b", NULL};
 static const char *const la__wstar_names[] = {"identity", "sigma-inv", NULL};
 static const char *const la__target_names[] = {"linear", "relu-net", NULL};
 static const char *const la__param_names[] = {"sparse", "dense", "pgd", NULL};
-static const char *const la__act_names[] = {"linear", "relu", NULL};
+static const char *const la__act_names[] = {"linear", "relu", "softmax",
+                                            NULL};
 static const char *const la__sched_names[] = {"constant", "halving", "cosine",
                                               NULL};
 static const char *const la__mode_names[] = {"fresh", "resample", "fixed",
@@ -7029,8 +9732,16 @@ static const la_run_field la__run_fields[] = {
            la__param_names,
            "parametrization: sparse, dense, pgd (default sparse; dense for "
            "nonlinear)"),
-    LA__RF("activation", LA_FIELD_ENUM, model.activation, 0, 1, LA__SH, 0,
-           la__act_names, "attention: linear or relu (default linear)"),
+    LA__RF("attention", LA_FIELD_ENUM, model.activation, 0, 2, LA__SH, 0,
+           la__act_names,
+           "the scores' activation: linear, relu or softmax (default "
+           "linear)"),
+    LA__RF("heads", LA_FIELD_INT, model.heads, 0, LA_MAX_HEADS, LA__SH, 0,
+           NULL, "attention heads per layer, outputs summed (default 1)"),
+    LA__RF("qk_rank", LA_FIELD_INT, model.qk_rank, 0, LA_MAX_D + 1, LA__SH, 0,
+           NULL,
+           "separate keys and queries, Q = W_K^T W_Q of this rank; 0 one "
+           "matrix (default 0)"),
     LA__RF("front", LA_FIELD_INT, model.front_hidden, 0, LA_MAX_HIDDEN,
            LA__SH, 0, NULL,
            "hidden width of the front MLP, 0 none (default 0; 30 "
@@ -7380,9 +10091,10 @@ LINATTN_DEF int la_run_resolve(const la_run_config *in, la_run_config *out) {
   c.model.d = c.data.d;
   c.model.n = c.data.n;
   c.model.kernels = NULL;
+  c.model.parallel = NULL;
   if ((st = la_model_init(&m, &c.model)) != 0) return st;
   c.model = m.cfg;
-  c.model.kernels = NULL;
+  c.model.kernels = NULL; /* run time, not the run */
   if (c.schedule.kind == LA_SCHED_HALVING && c.schedule.period == 0)
     c.schedule.period = 1000;
   if (c.schedule.kind == LA_SCHED_HALVING && c.schedule.decay == 0)
@@ -7478,6 +10190,7 @@ static int la__run_layout(la_run *r, const la_run_env *env, la__arena *a,
   la_model_config mc = r->cfg.model;
   int st;
   mc.kernels = env ? env->kernels : NULL;
+  mc.parallel = env ? env->parallel : NULL;
   if ((st = la_model_init(&r->model, &mc)) != 0) return st;
   r->data.cfg = r->cfg.data; /* enough for the trainer's size query */
   t = la__run_train_config(r, env);
@@ -7489,7 +10202,8 @@ static int la__run_layout(la_run *r, const la_run_env *env, la__arena *a,
   return LA_OK;
 }
 
-LINATTN_DEF int la_run_bytes(const la_run_config *cfg, size_t *bytes) {
+LINATTN_DEF int la_run_bytes(const la_run_config *cfg, const la_run_env *env,
+                             size_t *bytes) {
   la_run r;
   la__arena a = la__arena_count();
   void *dm, *tm;
@@ -7498,7 +10212,7 @@ LINATTN_DEF int la_run_bytes(const la_run_config *cfg, size_t *bytes) {
   if (!cfg || !bytes) return LA_ENULL;
   memset(&r, 0, sizeof r);
   if ((st = la_run_resolve(cfg, &r.cfg)) != 0) return st;
-  if ((st = la__run_layout(&r, NULL, &a, &dm, &db, &tm, &tb)) != 0) return st;
+  if ((st = la__run_layout(&r, env, &a, &dm, &db, &tm, &tb)) != 0) return st;
   *bytes = la__arena_size(&a);
   return LA_OK;
 }
@@ -7512,7 +10226,7 @@ LINATTN_DEF int la_run_init(la_run *r, const la_run_config *cfg,
   int st;
   if (!r || !cfg || !mem) return LA_ENULL;
   memset(r, 0, sizeof *r);
-  if ((st = la_run_bytes(cfg, &need)) != 0) return st;
+  if ((st = la_run_bytes(cfg, env, &need)) != 0) return st;
   if (bytes < need) return LA_EWORKSPACE;
   if ((st = la_run_resolve(cfg, &r->cfg)) != 0) return st;
   a = la__arena_on(mem, bytes);
@@ -7533,7 +10247,7 @@ LINATTN_DEF int la_run_create(la_run *r, const la_run_config *cfg,
   int st;
   if (!r || !cfg) return LA_ENULL;
   memset(r, 0, sizeof *r);
-  if ((st = la_run_bytes(cfg, &bytes)) != 0) return st;
+  if ((st = la_run_bytes(cfg, env, &bytes)) != 0) return st;
   mem = LINATTN_MALLOC(bytes, NULL);
   if (!mem) return LA_ENOMEM;
   st = la_run_init(r, cfg, env, mem, bytes);
@@ -7680,6 +10394,7 @@ static void la__ck_run_of(const la_trainer *tr, la_run_config *rc) {
   memset(rc, 0, sizeof *rc);
   if (c->model) rc->model = c->model->cfg;
   rc->model.kernels = NULL;
+  rc->model.parallel = NULL;
   if (c->data) rc->data = c->data->cfg;
   rc->data.sigma_matrix = NULL;
   if (!c->data) {
@@ -8209,6 +10924,57 @@ LINATTN_DEF int la_run_resume(la_run *r, const char *path,
   if (buf) LINATTN_FREE(buf, NULL);
   return st;
 }
+#endif
+
+/* ------------------------------------------------------ foreign callers */
+
+LINATTN_DEF size_t la_sizeof(int type) {
+  switch (type) {
+  case LA_TYPE_REAL: return sizeof(la_real);
+  case LA_TYPE_RUN_CONFIG: return sizeof(la_run_config);
+  case LA_TYPE_RUN: return sizeof(la_run);
+  case LA_TYPE_MODEL: return sizeof(la_model);
+  case LA_TYPE_DATA: return sizeof(la_data);
+  case LA_TYPE_TRAINER: return sizeof(la_trainer);
+  case LA_TYPE_BATCH: return sizeof(la_batch);
+  case LA_TYPE_RNG: return sizeof(la_rng);
+  case LA_TYPE_RUN_FIELD: return sizeof(la_run_field);
+  case LA_TYPE_TRAIN_RECORD: return sizeof(la_train_record);
+  case LA_TYPE_EIG_OUT: return sizeof(la_eig_out);
+  case LA_TYPE_LANCZOS_CONFIG: return sizeof(la_lanczos_config);
+  case LA_TYPE_SLQ_CONFIG: return sizeof(la_slq_config);
+  case LA_TYPE_RCOND_CONFIG: return sizeof(la_rcond_config);
+  case LA_TYPE_RCOND: return sizeof(la_rcond);
+  case LA_TYPE_GRAD_NOISE_CONFIG: return sizeof(la_grad_noise_config);
+  case LA_TYPE_NOISE_CONFIG: return sizeof(la_noise_config);
+  case LA_TYPE_NOISE_STATS: return sizeof(la_noise_stats);
+  case LA_TYPE_RUN_ENV: return sizeof(la_run_env);
+  default: return 0;
+  }
+}
+
+LINATTN_DEF la_trainer *la_run_trainer(la_run *r) {
+  return r ? &r->trainer : NULL;
+}
+LINATTN_DEF const la_model *la_run_model(const la_run *r) {
+  return r ? &r->model : NULL;
+}
+LINATTN_DEF const la_data *la_run_data(const la_run *r) {
+  return r ? &r->data : NULL;
+}
+LINATTN_DEF la_real *la_run_theta(la_run *r, int *n) {
+  if (n) *n = r ? r->trainer.n : 0;
+  return r ? r->trainer.theta : NULL;
+}
+LINATTN_DEF long la_run_step(const la_run *r) { return r ? r->trainer.step : 0; }
+LINATTN_DEF const la_batch *la_run_eval_batch(const la_run *r) {
+  return r && r->trainer.has_eval ? &r->trainer.eval : NULL;
+}
+
+#if defined(__clang__)
+#pragma STDC FP_CONTRACT DEFAULT
+#elif defined(__GNUC__)
+#pragma GCC pop_options
 #endif
 
 #endif /* LINATTN_IMPLEMENTATION */

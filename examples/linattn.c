@@ -5,6 +5,7 @@
      linattn noise | curvature    measurements at initialization or a checkpoint
      linattn theorem              paper B's closed forms against training
      linattn sweep ... | report   grids of runs, and their merged report
+     linattn export FILES...      JSON lines to CSV, for pandas and R
 
    Every subcommand takes --help. Exit status: 0 done, 1 the work failed (a
    run diverged, a check was off), 2 bad input. Built by `make` into
@@ -15,7 +16,9 @@
 
 #include "la_svg.h"
 #include "linattn_cli.h"
+#include "linattn_export.h"
 #include "linattn_json.h"
+#include "linattn_npy.h"
 #include "linattn_runs.h"
 #include "linattn_theorem.h"
 #include "linattn_util.h"
@@ -30,13 +33,36 @@
 static const char *const precision_name =
     sizeof(la_real) == 8 ? "double" : "float";
 
-/* A run's objects for a resolved description: EXIT_BAD_INPUT with the
-   library's word when it cannot be built. */
-static int run_make(la_run *r, const la_run_config *rc, const la_run_env *env) {
-  int st = la_run_create(r, rc, env);
+/* A run's objects for a resolved description, computing with `threads`
+   threads (a pool in *pool, NULL for one; the results are the same bits
+   whatever the count): EXIT_BAD_INPUT with the library's word when it
+   cannot be built. */
+static int run_make(la_run *r, const la_run_config *rc, const la_run_env *env,
+                    long threads, la_pool **pool) {
+  la_run_env e;
+  int st;
+  memset(&e, 0, sizeof e);
+  if (env) e = *env;
+  *pool = NULL;
+  if (threads < 0) threads = la_cpu_count();
+  if (threads > 1 && (st = la_pool_create(pool, (int)threads)) != 0)
+    return u_fail(st == LA_ENOMEM ? 1 : EXIT_BAD_INPUT, "--threads %ld: %s",
+                  threads, la_status_str(st));
+  e.parallel = *pool ? la_pool_parallel(*pool) : NULL;
+  st = la_run_create(r, rc, &e);
+  if (st) {
+    la_pool_destroy(*pool);
+    *pool = NULL;
+  }
   if (st == LA_ENOMEM) return u_fail(1, "out of memory");
   if (st) return u_fail(EXIT_BAD_INPUT, "cannot set up the run: %s", la_status_str(st));
   return 0;
+}
+
+/* The run's objects, then its threads. */
+static void run_free(la_run *r, la_pool *pool) {
+  la_run_destroy(r);
+  la_pool_destroy(pool);
 }
 
 /* The fixed batch of the diagnostics: its own stream of the eval seed. */
@@ -128,6 +154,8 @@ typedef struct train_ctx {
   la_real *prev;
   u_progress *prog;
   long steps, log_every, diag_every, smooth_every;
+  int status; /* an output that cannot be written: the run stops */
+  struct theta_tap *tap; /* --save-theta */
 } train_ctx;
 
 /* Whether lambda_median stands above the Hessian's rounding, so that
@@ -211,7 +239,72 @@ static int train_cb(void *user, const la_train_record *rec) {
   }
   memcpy(x->prev, rec->theta, sizeof(la_real) * (size_t)rec->nparams);
   u_progress_step(x->prog, t);
+  return x->status != 0; /* a diagnostic's failure is in its record */
+}
+
+/* ---- --save-theta: the trajectory, a row (the step, then theta) at step
+   0, every k-th step and the last, in a .npy written as the run goes */
+static int ensure_parent(const char *path);
+
+typedef struct theta_tap {
+  npy_rows npy;
+  long every;
+  double *row;
+  const char *path;
+} theta_tap;
+
+static int theta_tap_add(theta_tap *t, long step, const la_real *theta,
+                         int n) {
+  int i;
+  t->row[0] = (double)step;
+  for (i = 0; i < n; ++i) t->row[i + 1] = (double)theta[i];
+  return npy_rows_add(&t->npy, t->row);
+}
+
+/* The trainer's callback with --save-theta: the row, then train_cb. */
+static int theta_cb(void *user, const la_train_record *rec) {
+  train_ctx *x = (train_ctx *)user;
+  theta_tap *t = x->tap;
+  if (!x->status && (rec->step % t->every == 0 || rec->step == x->steps) &&
+      theta_tap_add(t, rec->step, rec->theta, rec->nparams) != 0) {
+    u_fail(1, "cannot write '%s': %s", t->path, strerror(errno));
+    x->status = LA_EIO;
+  }
+  return train_cb(user, rec);
+}
+
+/* Opens --save-theta's file (x->tap), its first row at step 0. */
+static int theta_tap_open(train_ctx *x, const cli_config *c, const la_run *r,
+                          long start) {
+  theta_tap *t;
+  if (!c->save_theta) return 0;
+  if (u_special(c->save_theta))
+    return u_fail(EXIT_BAD_INPUT, "--save-theta '%s' is not a regular file",
+                  c->save_theta);
+  if (ensure_parent(c->save_theta) != 0) return EXIT_BAD_INPUT;
+  if (!(t = (theta_tap *)calloc(1, sizeof *t)) ||
+      !(t->row = (double *)malloc(sizeof(double) * ((size_t)r->model.nparams + 1)))) {
+    free(t);
+    return u_fail(1, "out of memory");
+  }
+  t->path = c->save_theta;
+  t->every = c->save_theta_every > 0 ? c->save_theta_every : x->log_every;
+  x->tap = t;
+  if (npy_rows_open(&t->npy, t->path, (long)r->model.nparams + 1) != 0 ||
+      (start == 0 && theta_tap_add(t, 0, r->trainer.theta, r->model.nparams) != 0))
+    return u_fail(EXIT_BAD_INPUT, "cannot write '%s': %s", t->path, strerror(errno));
   return 0;
+}
+
+static int theta_tap_close(train_ctx *x) {
+  int bad;
+  if (!x->tap) return 0;
+  bad = npy_rows_close(&x->tap->npy);
+  if (bad) u_fail(1, "cannot write '%s': %s", x->tap->path, strerror(errno));
+  free(x->tap->row);
+  free(x->tap);
+  x->tap = NULL;
+  return bad;
 }
 
 /* The summary line and the exit status of a run that ended with st. */
@@ -238,6 +331,7 @@ static int run_train(const cli_config *c, u_progress *p) {
   la_run_config rc;
   la_run r;
   la_run_env env;
+  la_pool *pool = NULL;
   train_ctx x;
   u_out out;
   size_t b1, b2;
@@ -256,9 +350,9 @@ static int run_train(const cli_config *c, u_progress *p) {
   x.diag_every = rc.measure.diag_every;
   x.smooth_every = rc.measure.smooth_every;
   memset(&env, 0, sizeof env);
-  env.callback = train_cb;
+  env.callback = c->save_theta ? theta_cb : train_cb;
   env.user = &x;
-  if ((code = run_make(&r, &rc, &env)) != 0) return code;
+  if ((code = run_make(&r, &rc, &env, c->threads, &pool)) != 0) return code;
   if (c->resume && (code = load_into(&r, c->resume, v1)) != 0) goto done;
   if (p) p->total = rc.steps;
   start = r.trainer.step;
@@ -275,6 +369,10 @@ static int run_train(const cli_config *c, u_progress *p) {
   memcpy(x.prev, r.trainer.theta, sizeof(la_real) * (size_t)r.trainer.n);
   if ((code = u_open(&out, c->out)) != 0) goto done;
   x.out = out.f;
+  if ((code = theta_tap_open(&x, c, &r, start)) != 0) {
+    u_abort(&out);
+    goto done;
+  }
   {
     jw w;
     jw_begin(&w, out.f);
@@ -294,7 +392,7 @@ static int run_train(const cli_config *c, u_progress *p) {
     jw_end(&w);
   }
   st = 0;
-  while (!st && r.trainer.step < rc.steps) {
+  while (!st && !x.status && r.trainer.step < rc.steps) {
     long chunk = rc.steps - r.trainer.step;
     if (c->checkpoint_every > 0 && chunk > c->checkpoint_every)
       chunk = c->checkpoint_every;
@@ -304,6 +402,7 @@ static int run_train(const cli_config *c, u_progress *p) {
       break;
   }
   u_progress_end(p);
+  if (x.status) st = x.status;
   if ((st == 0 || st == LA_EDIVERGED) && c->checkpoint) {
     int s2 = la_checkpoint_save(&r.trainer, c->checkpoint);
     if (s2) {
@@ -322,10 +421,11 @@ static int run_train(const cli_config *c, u_progress *p) {
   else if (st)
     code = u_fail(1, "training failed: %s", la_status_str(st));
 done:
+  if (theta_tap_close(&x) && !code) code = 1;
   if (x.diag.z) la_batch_destroy(&x.diag);
   free(x.work);
   free(x.prev);
-  la_run_destroy(&r);
+  run_free(&r, pool);
   return code;
 }
 
@@ -335,7 +435,8 @@ done:
 
 /* The run of a measurement (its data, its model) and its theta: initial
    (from the seed, as train starts) or the checkpoint's. */
-static int load_theta(const cli_config *c, la_run *r, long *step) {
+static int load_theta(const cli_config *c, la_run *r, la_pool **pool,
+                      long *step) {
   la_run_config rc;
   int st, v1;
   memset(r, 0, sizeof *r);
@@ -358,9 +459,9 @@ static int load_theta(const cli_config *c, la_run *r, long *step) {
     rc.model.front_hidden = mc.front_hidden;
     rc.model.init_std = mc.init_std;
   }
-  if ((st = run_make(r, &rc, NULL)) != 0) return st;
+  if ((st = run_make(r, &rc, NULL, c->threads, pool)) != 0) return st;
   if (c->checkpoint && (st = load_into(r, c->checkpoint, v1)) != 0) {
-    la_run_destroy(r);
+    run_free(r, *pool);
     return st;
   }
   *step = r->trainer.step;
@@ -370,6 +471,21 @@ static int load_theta(const cli_config *c, la_run *r, long *step) {
 /* ================================================================== */
 /*                              noise                                 */
 /* ================================================================== */
+
+/* noise --samples-out: the raw samples, FILE.npy (float64) or a CSV column. */
+static int write_samples(const char *path, const double *v, int n) {
+  size_t len = strlen(path);
+  u_out o;
+  int st = u_open(&o, path), bad;
+  if (st) return st;
+  if (len > 4 && !strcmp(path + len - 4, ".npy")) bad = npy_write_vector(o.f, v, n);
+  else bad = csv_write_column(o.f, "norm", v, n);
+  if (bad) {
+    u_abort(&o);
+    return u_fail(EXIT_BAD_INPUT, "cannot write '%s'", path);
+  }
+  return u_commit(&o);
+}
 
 /* The gradient-noise histogram at theta: one JSON object. */
 static int measure_noise(const cli_config *c, const la_run *r,
@@ -407,6 +523,12 @@ static int measure_noise(const cli_config *c, const la_run *r,
     free(hist);
     free(edges);
     return u_fail(1, "gradient noise: %s", la_status_str(s));
+  }
+  if (c->samples_out && (s = write_samples(c->samples_out, norms, g.samples)) != 0) {
+    free(norms);
+    free(hist);
+    free(edges);
+    return s;
   }
   jw_begin(&w, f);
   jw_str(&w, "type", "noise");
@@ -592,7 +714,8 @@ static int cmd_noise(cli_config *c) {
   char *text = NULL, title[160], lab[96];
   size_t len = 0;
   u_progress p;
-  int st = load_theta(c, &r, &step);
+  la_pool *pool = NULL;
+  int st = load_theta(c, &r, &pool, &step);
   if (st) return st;
   u_progress_init(&p, "noise", 1);
   if (!(m = open_memstream(&text, &len))) {
@@ -607,7 +730,7 @@ static int cmd_noise(cli_config *c) {
            run_label(&r, lab, sizeof lab), step);
   if (!st) st = finish_measurement(c, text, draw_noise, csv_noise, title);
   free(text);
-  la_run_destroy(&r);
+  run_free(&r, pool);
   return st;
 }
 
@@ -790,7 +913,8 @@ static int cmd_curvature(cli_config *c) {
   FILE *m;
   char *text = NULL, title[160], lab[96];
   size_t len = 0;
-  int st = load_theta(c, &r, &step);
+  la_pool *pool = NULL;
+  int st = load_theta(c, &r, &pool, &step);
   memset(&b, 0, sizeof b);
   memset(&q, 0, sizeof q);
   if (st) return st;
@@ -839,7 +963,7 @@ out:
   if (b.z) la_batch_destroy(&b);
   curv_free(&q);
   free(text);
-  la_run_destroy(&r);
+  run_free(&r, pool);
   return st;
 }
 
@@ -1016,6 +1140,7 @@ static int study_init(repro *R, study *S, const char *key, const char *title,
   S->base.cmd = CLI_TRAIN;
   S->base.checkpoint = S->base.resume = S->base.svg = NULL;
   S->base.checkpoint_every = -1;
+  if (c->threads < 0) S->base.threads = 1; /* the processes share the CPUs */
   if (preset) S->base.preset = preset;
   if (depth > 0) cli_give(&S->base, "depth", depth);
   if (!S->base.preset) /* the setting's, as train starts */
@@ -1102,6 +1227,7 @@ static int job_config(const study *S, int o, long seed, double lr,
 static int repro_noise(const study *S, u_progress *p) {
   cli_config c = S->base;
   la_run r;
+  la_pool *pool = NULL;
   long step;
   u_out out;
   char path[4200];
@@ -1109,13 +1235,13 @@ static int repro_noise(const study *S, u_progress *p) {
   c.checkpoint = NULL;
   cli_give(&c, "seed", 1);
   snprintf(path, sizeof path, "%.4000s/noise.json", S->dir);
-  if ((st = load_theta(&c, &r, &step)) != 0) return st;
+  if ((st = load_theta(&c, &r, &pool, &step)) != 0) return st;
   if ((st = u_open(&out, path)) == 0) {
     st = measure_noise(&c, &r, r.trainer.theta, 0, out.f, NULL, p);
     if (st) u_abort(&out);
     else st = u_commit(&out);
   }
-  la_run_destroy(&r);
+  run_free(&r, pool);
   return st;
 }
 
@@ -2398,6 +2524,7 @@ static int cmd_reproduce(cli_config *c) {
     return u_fail(EXIT_BAD_INPUT, "--all takes each study's learning rates "
                                   "(paper A's or tuned): give no --lr-sgd or "
                                   "--lr-adam with it");
+  if (c->seeds > 512) return u_fail(EXIT_BAD_INPUT, "--seeds: at most 512");
   R.ns = c->all ? REPRO_NFORMS : 1;
   if (!(R.s = (study *)calloc((size_t)R.ns, sizeof(study))))
     return u_fail(1, "out of memory");
@@ -2473,7 +2600,8 @@ typedef struct sweep {
   const char *dir;
   axis ax[CLI_MAX_FIELDS];
   int nax;
-  long n; /* grid points */
+  long n;          /* grid points */
+  char threads[24]; /* --threads of each run */
 } sweep;
 
 static int axis_add(void *ctx, const char *text) {
@@ -2572,7 +2700,7 @@ static char **sweep_command(const sweep *S, long i) {
   long at[CLI_MAX_FIELDS];
   char name[256], out[4400], **v;
   int k, w = 0;
-  size_t words = 6 + 2 * (size_t)S->nax;
+  size_t words = 8 + 2 * (size_t)S->nax;
   sweep_point(S, i, at);
   sweep_name(S, i, name, sizeof name);
   if (!(v = (char **)calloc(words, sizeof(char *)))) return NULL;
@@ -2581,6 +2709,10 @@ static char **sweep_command(const sweep *S, long i) {
   if (c->preset) {
     v[w++] = (char *)"--preset";
     v[w++] = (char *)c->preset;
+  }
+  if (c->threads > 0 || c->jobs >= 1) { /* with --jobs: one each, by default */
+    v[w++] = (char *)"--threads";
+    v[w++] = (char *)S->threads;
   }
   for (k = 0; k < S->nax; ++k) {
     size_t len = strlen(S->ax[k].flag) + 3;
@@ -2599,7 +2731,7 @@ static char **sweep_command(const sweep *S, long i) {
 
 /* Frees what sweep_command allocated: the flags and the output path. */
 static void sweep_command_free(const sweep *S, char **v) {
-  int k, w = 2 + (S->c->preset ? 2 : 0);
+  int k, w = 2 + (S->c->preset ? 2 : 0) + (S->c->threads > 0 || S->c->jobs >= 1 ? 2 : 0);
   if (!v) return;
   for (k = 0; k < S->nax; ++k, w += 2) free(v[w]);
   free(v[w + 1]);
@@ -2636,7 +2768,12 @@ static int sweep_job(void *ctx, int i, u_progress *p) {
   (void)p;
   if (!v) return u_fail(1, "out of memory");
   execvp(v[0], v);
-  return u_fail(1, "cannot run '%s': %s", v[0], strerror(errno));
+  {
+    int e = errno;
+    u_fail(1, "cannot run '%s': %s", v[0], strerror(e));
+    sweep_command_free(S, v);
+    return 1;
+  }
 }
 
 /* One train command per point of the grid (every given run field an axis),
@@ -2648,6 +2785,7 @@ static int cmd_sweep(cli_config *c) {
   memset(&S, 0, sizeof S);
   S.c = c;
   S.dir = c->out ? c->out : "sweep";
+  snprintf(S.threads, sizeof S.threads, "%ld", c->threads > 0 ? c->threads : 1);
   if ((st = sweep_axes(&S)) != 0) goto out;
   totals = (long *)calloc((size_t)S.n + 1, sizeof(long));
   if (!totals) {
@@ -2934,6 +3072,14 @@ out:
 }
 
 /* ================================================================== */
+/*                               export                               */
+/* ================================================================== */
+
+static int cmd_export(const cli_config *c) {
+  return export_runs(c->pos, c->npos, c->out ? c->out : "linattn-export");
+}
+
+/* ================================================================== */
 /*                                main                                */
 /* ================================================================== */
 
@@ -2949,7 +3095,8 @@ static const char *const help_text[] = {
     "  curvature   Hessian spectrum, top eigenvalues, density, robust condition\n"
     "  theorem     paper B's closed forms checked against training\n"
     "  sweep       a grid of runs as one command per line, or run with --jobs\n"
-    "  report      merge the JSON lines of many runs into tables and figures\n\n"
+    "  report      merge the JSON lines of many runs into tables and figures\n"
+    "  export      JSON lines of runs and measurements to CSV (pandas, R)\n\n"
     "Exit status: 0 done, 1 the work failed (a run diverged, a check was off),\n"
     "2 bad input (flags, numbers, files, output folders).\n",
     /* train */
@@ -3001,7 +3148,16 @@ static const char *const help_text[] = {
     "form a configuration; report.md gets a table per configuration and\n"
     "loss.svg, rcond.svg, smoothness.svg curves with bands over the seeds.\n"
     "A line that is not a JSON object, or nests arrays and objects deeper\n"
-    "than " JV_QUOTE(JV_MAX_DEPTH) " levels, is bad input (exit status 2).\n"};
+    "than " JV_QUOTE(JV_MAX_DEPTH) " levels, is bad input (exit status 2).\n",
+    /* export */
+    "usage: linattn export FILES... [--out DIR]\n\n"
+    "The numbers behind every report, as CSV: each train run's step lines as\n"
+    "RUN.csv (a column per key), each noise or curvature object's arrays as a\n"
+    "CSV of columns, and configs.csv with a row per run or measurement (its\n"
+    "settings, its summary, and `run`, the name of its CSV). FILES are\n"
+    "JSON-lines files or folders of them. In pandas:\n"
+    "  cfg = pd.read_csv(\"DIR/configs.csv\")\n"
+    "  steps = pd.concat(pd.read_csv(f\"DIR/{r}\").assign(run=r) for r in cfg.run)\n"};
 
 static int cmd_index(int cmd) {
   int k = 0;
@@ -3054,6 +3210,7 @@ int main(int argc, char **argv) {
   case CLI_REPRO: st = cmd_reproduce(&c); break;
   case CLI_THEOREM: st = cmd_theorem(&c); break;
   case CLI_SWEEP: st = cmd_sweep(&c); break;
+  case CLI_EXPORT: st = cmd_export(&c); break;
   default: st = cmd_report(&c); break;
   }
   free(scratch);

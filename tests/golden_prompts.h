@@ -81,24 +81,24 @@ static const uint32_t golden_normal_bits[70] = {
   0x3e223429u,
 };
 static const uint64_t golden_gamma_bits[8] = {
-  0x3e12d57a2a416d8cull,
-  0x40104924de81541aull,
-  0x3b6ee814de25e610ull,
-  0x3e3d44e1d2eb865cull,
-  0x4024d6a573d3fabeull,
-  0x400511e584c5a104ull,
-  0x40103f8dea308195ull,
-  0x4011373a04fb0705ull,
+  0x3fd4b12ccc429181ull,
+  0x3f5c6ea8c4c43332ull,
+  0x3f95dc6760f09612ull,
+  0x3ddeb159456772c8ull,
+  0x4010d4ce75aaf100ull,
+  0x4011dbe007d10e8dull,
+  0x4018aa119c9c3ad5ull,
+  0x4010a5ea089a7ea6ull,
 };
 static const uint64_t golden_orthogonal_hash = 0xfd90dfdf8f48a903ull;
 static const uint64_t golden_batch_hash[7] = {
   0,
-  0x9103d69a7060f091ull,
-  0x0b47c40b958d1774ull,
-  0x98ccf0457a57f2a1ull,
-  0x8e7f0ae24439a229ull,
-  0x6723cfa746a3d4efull,
-  0xbf822fe92412f331ull,
+  0xb9aa85939629fb69ull,
+  0x60dbb87a3e2f1395ull,
+  0xb7ae9e1b19daa48dull,
+  0x3bfc1fe72839f303ull,
+  0x15c33f3d53e9908eull,
+  0x36a6bb85d58535fcull,
 };
 #endif
 #ifdef LINATTN_DOUBLE
@@ -183,23 +183,23 @@ static const uint32_t golden_normal_bits[70] = {
   0x3e223429u,
 };
 static const uint64_t golden_gamma_bits[8] = {
-  0x3e12d57a2a416d8cull,
-  0x40104924de81541aull,
-  0x3b6ee814de25e610ull,
-  0x3e3d44e1d2eb865cull,
-  0x4024d6a573d3fabeull,
-  0x400511e584c5a104ull,
-  0x40103f8dea308195ull,
-  0x4011373a04fb0705ull,
+  0x3fd4b12ccc429181ull,
+  0x3f5c6ea8c4c43332ull,
+  0x3f95dc6760f09612ull,
+  0x3ddeb159456772c8ull,
+  0x4010d4ce75aaf100ull,
+  0x4011dbe007d10e8dull,
+  0x4018aa119c9c3ad5ull,
+  0x4010a5ea089a7ea6ull,
 };
 static const uint64_t golden_orthogonal_hash = 0xfd90dfdf8f48a903ull;
 static const uint64_t golden_batch_hash[7] = {
   0,
-  0x69a7e49a6354eed0ull,
-  0x67bebc21d3fa4781ull,
-  0x65a41774d59293b4ull,
-  0x39ea7badd7d27482ull,
-  0x1ba253b0f7e13839ull,
-  0x58a20d6efbce302dull,
+  0x749e2588cd0c7678ull,
+  0x8abc23f9ebcaf51aull,
+  0x5c4ec1315c3fc66cull,
+  0x93a736f2f00d6b6full,
+  0x833aa76540a6bd20ull,
+  0x7ec4722aa7d6d558ull,
 };
 #endif

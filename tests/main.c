@@ -15,21 +15,25 @@
 #include "test_kernels.c"
 #include "test_prompts.c"
 #include "test_model.c"
+#include "test_family.c"
 #include "test_optim.c"
 #include "test_diag.c"
 #include "test_train.c"
 #include "test_run.c"
 #include "test_args.c"
+#include "test_threads.c"
 
 static const la_suite suites[] = {
     {"kernels", suite_kernels},
     {"prompts", suite_prompts},
     {"model", suite_model},
+    {"family", suite_family},
     {"optim", suite_optim},
     {"diag", suite_diag},
     {"train", suite_train},
     {"run", suite_run},
     {"args", suite_args},
+    {"threads", suite_threads},
 };
 
 int main(int argc, char **argv) {

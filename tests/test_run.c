@@ -238,8 +238,10 @@ static void test_run_table(la_t *t) {
         M(data.wstar, 1), M(data.target, 1), M(data.net_hidden, 1),
         M(data.noise_std, 1), M(model.d, 0) /* the data's */,
         M(model.n, 0) /* the data's */, M(model.layers, 1), M(model.param, 1),
-        M(model.activation, 1), M(model.front_hidden, 1), M(model.init_std, 1),
-        M(model.kernels, 0) /* run time: la_run_env */, M(optimizer, 1),
+        M(model.activation, 1), M(model.heads, 1), M(model.qk_rank, 1),
+        M(model.front_hidden, 1), M(model.init_std, 1),
+        M(model.kernels, 0) /* run time: la_run_env */,
+        M(model.parallel, 0) /* run time: la_run_env */, M(optimizer, 1),
         M(opt.lr, 1), M(opt.momentum, 1), M(opt.nesterov, 1), M(opt.beta1, 1),
         M(opt.beta2, 1), M(opt.eps, 1), M(opt.weight_decay, 1),
         M(opt.decoupled, 1), M(opt.alpha, 1), M(opt.initial, 1),
@@ -268,6 +270,16 @@ static void test_run_table(la_t *t) {
       if (members[i].off > covered) covered = members[i].off;
     LA_CHECK(t, covered + sizeof(int) >= sizeof(la_run_config) - 8,
              "a member added after the last?");
+    /* nor after the last member of a config it holds */
+    LA_CHECK(t, offsetof(la_data_config, noise_std) + sizeof(double) + 8 >
+                        sizeof(la_data_config) &&
+                    offsetof(la_model_config, parallel) + sizeof(void *) + 8 >
+                        sizeof(la_model_config) &&
+                    offsetof(la_optim_config, initial) + sizeof(double) + 8 >
+                        sizeof(la_optim_config) &&
+                    offsetof(la_schedule, min_scale) + sizeof(double) + 8 >
+                        sizeof(la_schedule),
+             "a member added to a config the run holds");
     for (i = 0; i < n; ++i) {
       const la_run_field *f = la_run_field_at(i);
       char flag[64];
@@ -486,7 +498,7 @@ static void test_run_objects(la_t *t) {
     la_run r, r2;
     size_t need = 0;
     unsigned char *mem;
-    LA_CHECK(t, la_run_bytes(&c, &need) == 0 && need > 0, "bytes");
+    LA_CHECK(t, la_run_bytes(&c, NULL, &need) == 0 && need > 0, "bytes");
     mem = (unsigned char *)malloc(need + 1);
     LA_CHECK(t, la_run_init(&r, &c, NULL, mem + 1, need - 1) == LA_EWORKSPACE, "short");
     LA_CHECK(t, la_run_init(&r, &c, NULL, mem + 1, need) == 0, "unaligned block");
@@ -494,10 +506,30 @@ static void test_run_objects(la_t *t) {
     LA_CHECK(t, la_run_create(&r2, &c, NULL) == 0 && la_trainer_run(&r2.trainer, 3) == 0,
              "create");
     LA_CHECK(t, theta_equal(&r.trainer, &r2.trainer), "same");
+#ifndef LINATTN_NO_THREADS
+    {
+      /* the threads of env: a larger block (a workspace each), the same bits */
+      la_pool *pool = NULL;
+      la_run_env env;
+      la_run r3;
+      size_t need2 = 0;
+      memset(&env, 0, sizeof env);
+      if (la_pool_create(&pool, 3) == LA_OK) {
+        env.parallel = la_pool_parallel(pool);
+        LA_CHECK(t, la_run_bytes(&c, &env, &need2) == 0 && need2 > need, "bytes");
+        LA_CHECK(t, la_run_create(&r3, &c, &env) == 0 &&
+                        la_trainer_run(&r3.trainer, 3) == 0 &&
+                        theta_equal(&r.trainer, &r3.trainer),
+                 "three workers, the same theta");
+        la_run_destroy(&r3);
+        la_pool_destroy(pool);
+      }
+    }
+#endif
     la_run_destroy(&r2);
-    free(mem);
+    free(mem); /* r lived in it: freed only after the last comparison */
     c.batch = -5;
-    LA_CHECK(t, la_run_bytes(&c, &need) == LA_ERANGE, "bad config");
+    LA_CHECK(t, la_run_bytes(&c, NULL, &need) == LA_ERANGE, "bad config");
     LA_CHECK(t, la_run_create(&r, NULL, NULL) == LA_ENULL, "null");
   }
 }
@@ -643,14 +675,14 @@ static void test_run_checkpoints(la_t *t) {
     la_run_destroy(&r);
   }
 
-  LA_TEST(t, "run: a version 1 checkpoint still loads, and continues as before") {
+  LA_TEST(t, "run: a version 1 checkpoint still loads, and training goes on") {
     la_data_config dc;
     la_data g;
     la_model m;
     la_model_config mc;
     la_optim_config ac;
     la_train_config tc;
-    la_trainer old, fresh;
+    la_trainer old;
     la_run_config rc;
     long step = 0;
     int i, close = 1;
@@ -674,31 +706,32 @@ static void test_run_checkpoints(la_t *t) {
     tc.seed = 7;
     tc.clip_norm = 1;
     tc.eval_every = -1;
-    LA_CHECK(t, la_trainer_create(&old, &tc) == 0 && la_trainer_create(&fresh, &tc) == 0,
-             "trainers");
+    LA_CHECK(t, la_trainer_create(&old, &tc) == 0, "trainer");
     LA_CHECK(t, la_checkpoint_load_mem(&old, ckpt_v1, sizeof ckpt_v1) == 0 &&
                     old.step == 5, "load");
-    LA_CHECK(t, la_trainer_run(&fresh, 5) == 0, "five steps now");
-#ifndef LINATTN_DOUBLE
-    /* the file came from a float build: today's float build retraces it */
-    for (i = 0; i < old.n; ++i)
-      close &= fabs((double)old.theta[i] - (double)fresh.theta[i]) <=
-               1e-5 * (1 + fabs((double)fresh.theta[i]));
-    LA_CHECK(t, close, "theta as five steps give today");
-    LA_CHECK(t, la_trainer_run(&old, 3) == 0 && la_trainer_run(&fresh, 3) == 0, "on");
-    for (i = 0, close = 1; i < old.n; ++i)
-      close &= fabs((double)old.theta[i] - (double)fresh.theta[i]) <=
-               1e-5 * (1 + fabs((double)fresh.theta[i]));
-    LA_CHECK(t, close, "and the steps after (the optimizer state was read)");
-#else
-    /* a double build lays batches out 4 wide: other data, so only the
-       reading is checked: float values exactly, and training goes on */
-    for (i = 0; i < old.n; ++i) close &= old.theta[i] == (double)(float)old.theta[i];
-    LA_CHECK(t, close && old.state[0] == 5, "float theta, Adam's step count");
-    LA_CHECK(t, la_trainer_run(&old, 3) == 0 && old.step == 8, "on");
-#endif
+    /* theta and the state read from where version 1 put them, decoded here
+       byte by byte: the last n doubles before the checksum, the state's s
+       doubles before those */
+    {
+      size_t len = sizeof ckpt_v1, s = old.state_len, k;
+      const unsigned char *th = ckpt_v1 + len - 8 - 8 * (size_t)old.n;
+      const unsigned char *st = th - 8 * s;
+      int same = 1;
+      for (k = 0; k < (size_t)old.n + s; ++k) {
+        const unsigned char *p = k < s ? st + 8 * k : th + 8 * (k - s);
+        uint64_t bits = 0;
+        double x;
+        int b;
+        for (b = 7; b >= 0; --b) bits = bits << 8 | p[b];
+        memcpy(&x, &bits, 8);
+        same &= k < s ? old.state[k] == x : (double)old.theta[k - s] == (double)(la_real)x;
+      }
+      LA_CHECK(t, same && old.state[0] == 5, "theta and Adam's state as stored");
+    }
+    LA_CHECK(t, la_trainer_run(&old, 3) == 0 && old.step == 8, "training goes on");
+    for (i = 0; i < old.n; ++i) close &= isfinite((double)old.theta[i]);
+    LA_CHECK(t, close, "finite");
     la_trainer_destroy(&old);
-    la_trainer_destroy(&fresh);
     la_data_destroy(&g);
   }
 }
@@ -768,10 +801,99 @@ static void test_run_files(la_t *t) {
 static void test_run_files(la_t *t) { (void)t; }
 #endif
 
+/* ------------------------------------------------------------ foreign callers */
+
+static void test_run_foreign(la_t *t) {
+  LA_TEST(t, "run: status names spell the enum, messages unchanged") {
+    static const struct {
+      int st;
+      const char *name;
+    } want[] = {{LA_OK, "LA_OK"}, {LA_ENULL, "LA_ENULL"}, {LA_EDIM, "LA_EDIM"},
+                {LA_EOVERFLOW, "LA_EOVERFLOW"}, {LA_EWORKSPACE, "LA_EWORKSPACE"},
+                {LA_ENOMEM, "LA_ENOMEM"}, {LA_ERANGE, "LA_ERANGE"},
+                {LA_ENONFINITE, "LA_ENONFINITE"}, {LA_ENOTSPD, "LA_ENOTSPD"},
+                {LA_EDIVERGED, "LA_EDIVERGED"}, {LA_EIO, "LA_EIO"},
+                {LA_EFORMAT, "LA_EFORMAT"}, {LA_EVERSION, "LA_EVERSION"},
+                {LA_ECHECKSUM, "LA_ECHECKSUM"}, {LA_ESHAPE, "LA_ESHAPE"},
+                {LA_ENOCONVERGE, "LA_ENOCONVERGE"},
+                {LA_EUNSUPPORTED, "LA_EUNSUPPORTED"}};
+    size_t i;
+    for (i = 0; i < sizeof want / sizeof want[0]; ++i) {
+      LA_CHECK(t, !strcmp(la_status_name(want[i].st), want[i].name), "%d: %s",
+               want[i].st, la_status_name(want[i].st));
+      LA_CHECK(t, strcmp(la_status_str(want[i].st), "unknown status") != 0,
+               "%d has a message", want[i].st);
+    }
+    LA_CHECK(t, !strcmp(la_status_str(LA_ERANGE), "a configuration value is out of range"),
+             "message");
+    LA_CHECK(t, !strcmp(la_status_name(1), "") && !strcmp(la_status_name(-17), ""),
+             "not a status");
+    LA_CHECK(t, !strcmp(la_status_str(-17), "unknown status"), "unknown");
+  }
+
+  LA_TEST(t, "run: la_sizeof gives each public type's size, 0 for others") {
+    static const struct {
+      int type;
+      size_t size;
+    } want[] = {{LA_TYPE_REAL, sizeof(la_real)},
+                {LA_TYPE_RUN_CONFIG, sizeof(la_run_config)},
+                {LA_TYPE_RUN, sizeof(la_run)},
+                {LA_TYPE_MODEL, sizeof(la_model)},
+                {LA_TYPE_DATA, sizeof(la_data)},
+                {LA_TYPE_TRAINER, sizeof(la_trainer)},
+                {LA_TYPE_BATCH, sizeof(la_batch)},
+                {LA_TYPE_RNG, sizeof(la_rng)},
+                {LA_TYPE_RUN_FIELD, sizeof(la_run_field)},
+                {LA_TYPE_TRAIN_RECORD, sizeof(la_train_record)},
+                {LA_TYPE_EIG_OUT, sizeof(la_eig_out)},
+                {LA_TYPE_LANCZOS_CONFIG, sizeof(la_lanczos_config)},
+                {LA_TYPE_SLQ_CONFIG, sizeof(la_slq_config)},
+                {LA_TYPE_RCOND_CONFIG, sizeof(la_rcond_config)},
+                {LA_TYPE_RCOND, sizeof(la_rcond)},
+                {LA_TYPE_GRAD_NOISE_CONFIG, sizeof(la_grad_noise_config)},
+                {LA_TYPE_NOISE_CONFIG, sizeof(la_noise_config)},
+                {LA_TYPE_NOISE_STATS, sizeof(la_noise_stats)},
+                {LA_TYPE_RUN_ENV, sizeof(la_run_env)}};
+    size_t i;
+    for (i = 0; i < sizeof want / sizeof want[0]; ++i)
+      LA_CHECK(t, la_sizeof(want[i].type) == want[i].size, "type %d: %lu", want[i].type,
+               (unsigned long)la_sizeof(want[i].type));
+    LA_CHECK(t, la_sizeof(-1) == 0 && la_sizeof(19) == 0, "unknown types");
+  }
+
+  LA_TEST(t, "run: accessors reach the run's objects, theta, step, eval batch") {
+    la_run_config c = run_small("1", NULL);
+    la_run r;
+    int n = -1;
+    LA_CHECK(t, la_run_create(&r, &c, NULL) == 0, "create");
+    LA_CHECK(t, la_run_trainer(&r) == &r.trainer && la_run_model(&r) == &r.model &&
+                la_run_data(&r) == &r.data, "objects");
+    LA_CHECK(t, la_run_theta(&r, &n) == r.trainer.theta && n == r.model.nparams,
+             "theta, n %d", n);
+    LA_CHECK(t, la_run_theta(&r, NULL) == r.trainer.theta, "n may be NULL");
+    LA_CHECK(t, la_run_step(&r) == 0, "step 0");
+    LA_CHECK(t, la_trainer_run(la_run_trainer(&r), 3) == 0 && la_run_step(&r) == 3,
+             "step 3");
+    LA_CHECK(t, la_run_eval_batch(&r) == &r.trainer.eval &&
+                la_run_eval_batch(&r)->count == 16, "eval batch");
+    la_run_destroy(&r);
+    c.eval_every = -1; /* never along the run, but la_trainer_eval still can */
+    LA_CHECK(t, la_run_create(&r, &c, NULL) == 0 && la_run_eval_batch(&r) == &r.trainer.eval,
+             "an eval batch without evaluations along the run");
+    la_run_destroy(&r);
+    n = 5;
+    LA_CHECK(t, la_run_trainer(NULL) == NULL && la_run_model(NULL) == NULL &&
+                la_run_data(NULL) == NULL && la_run_theta(NULL, &n) == NULL &&
+                n == 0 && la_run_step(NULL) == 0 && la_run_eval_batch(NULL) == NULL,
+             "NULL run");
+  }
+}
+
 static void suite_run(la_t *t) {
   test_run_registry(t);
   test_run_table(t);
   test_run_objects(t);
   test_run_checkpoints(t);
   test_run_files(t);
+  test_run_foreign(t);
 }
