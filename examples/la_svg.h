@@ -338,7 +338,7 @@ static int svg_ticks(const svg_axis *a, double *t, int *major, int cap) {
     double l0 = floor(log10(a->lo)), l1 = ceil(log10(a->hi)), e;
     int span = (int)(l1 - l0), every = 1, k, majors = 0;
     /* at most about ten labelled decades, at multiples of a round step */
-    for (k = 0; k < 9 && span > 10 * nice[k]; ++k) every = nice[k + 1];
+    for (k = 0; k + 1 < 9 && span > 10 * nice[k]; ++k) every = nice[k + 1];
     for (e = l0; e <= l1 && n < cap; e += 1) {
       int m;
       for (m = 1; m <= 9 && n < cap; ++m) {
