@@ -64,7 +64,7 @@ typedef struct cli_config {
   /* curvature */
   long top, probes, slq_steps, grid, dense;
   /* reproduce */
-  long full, seeds, jobs;
+  long full, all, tune, seeds, jobs;
   double lr_sgd, lr_adam;
   /* theorem */
   long check;
@@ -184,7 +184,7 @@ typedef struct cli_flag {
 #define CLI_TRAINISH (CLI_TRAIN | CLI_SWEEP)
 
 static const cli_flag cli_flags[] = {
-    {"preset", CLI_K_STR, CLI_TRAINISH | CLI_NOISE | CLI_CURV,
+    {"preset", CLI_K_STR, CLI_TRAINISH | CLI_NOISE | CLI_CURV | CLI_REPRO,
      CLI_C(preset), 0, 0, NULL, "NAME",
      "start from an experiment of the papers (listed below; default: the "
      "--setting's)"},
@@ -258,9 +258,17 @@ static const cli_flag cli_flags[] = {
     {"full", CLI_K_BOOL, CLI_REPRO,
      CLI_C(full), 0, 0, NULL, NULL,
      "paper A's length: 10,000 steps, 6 seeds, diagnostics every 250"},
+    {"all", CLI_K_BOOL, CLI_REPRO,
+     CLI_C(all), 0, 0, NULL, NULL,
+     "every study of paper A (settings 1, 2, 3, sphere, nonlinear; depths "
+     "2, 4, 6, 8; the larger model) in one report"},
+    {"tune", CLI_K_BOOL, CLI_REPRO,
+     CLI_C(tune), 0, 0, NULL, NULL,
+     "pick each optimizer's learning rate from a grid of 10 by short runs "
+     "(default at depths other than 3)"},
     {"seeds", CLI_K_INT, CLI_REPRO,
      CLI_C(seeds), 1, 512, NULL, "K",
-     "seeds per optimizer (default 4; 6 with --full)"},
+     "seeds per optimizer (default 4; 6 with --full; the larger model 2)"},
     {"jobs", CLI_K_INT, CLI_REPRO | CLI_SWEEP,
      CLI_C(jobs), 1, 1024, NULL, "K",
      "parallel processes (reproduce: default the online CPUs; sweep: run "

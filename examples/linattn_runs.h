@@ -393,79 +393,280 @@ static double series_at(const series *s, double x) {
   return NAN;
 }
 
-/* Mean and sample standard deviation of the finite values (NaN where
-   there are none), over the values scaled by the largest magnitude: no
-   sum or square overflows, so finite values of any size (1e300) give
-   their mean, and an sd that is finite where it is representable. */
-static void mean_sd(const double *v, int n, double *mean, double *sd) {
-  double big = 0, s = 0, q = 0, mu;
-  int i, m = 0;
-  for (i = 0; i < n; ++i)
-    if (isfinite(v[i])) {
-      if (fabs(v[i]) > big) big = fabs(v[i]);
-      ++m;
-    }
-  if (!m) {
-    *mean = *sd = NAN;
+/* ------------------------------------------------------------ csv */
+/* A CSV field: quoted when it holds a comma, a quote or a line break. */
+static void csv_text(FILE *f, const char *s) {
+  if (!strpbrk(s, ",\"\n\r")) {
+    fputs(s, f);
     return;
   }
-  if (big == 0) big = 1;
-  for (i = 0; i < n; ++i)
-    if (isfinite(v[i])) s += v[i] / big;
-  mu = s / m;
-  for (i = 0; i < n; ++i)
-    if (isfinite(v[i])) q += (v[i] / big - mu) * (v[i] / big - mu);
-  *mean = mu * big;
-  *sd = m > 1 ? sqrt(q / (m - 1)) * big : 0;
+  fputc('"', f);
+  for (; *s; ++s) {
+    if (*s == '"') fputc('"', f);
+    fputc(*s, f);
+  }
+  fputc('"', f);
+}
+/* A number for CSV: empty when NaN, inf and -inf spelled out. */
+static const char *csv_num(char buf[32], double v) {
+  if (isnan(v)) buf[0] = 0;
+  else if (isinf(v)) snprintf(buf, 32, v > 0 ? "inf" : "-inf");
+  else snprintf(buf, 32, "%.10g", v);
+  return buf;
 }
 
-/* Statistics over k runs at the steps of the first that all of them have. */
+static int runs_cmp_double(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return x < y ? -1 : x > y;
+}
+
+/* ------------------------------------------------------------ statistics */
+/* Quantile q of the sorted values s[0..n-1]: Hyndman and Fan's type 7
+   (R's and NumPy's default), the two order statistics around it joined
+   linearly, or geometrically when both are positive (losses, ratios and
+   curvatures are read on log axes: the median of two runs is then their
+   geometric mean). An infinity among them is kept where it falls. NaN
+   when n is 0. */
+static double stat_quantile(const double *s, int n, double q) {
+  double h, a, b;
+  int i;
+  if (n < 1) return NAN;
+  h = (n - 1) * q;
+  i = (int)floor(h);
+  if (i >= n - 1) return s[n - 1];
+  a = s[i];
+  b = s[i + 1];
+  if (a == b || h == i) return a;
+  if (a > 0 && isfinite(b)) return exp(log(a) + (h - i) * (log(b) - log(a)));
+  return a + (h - i) * (b - a);
+}
+
+/* Summary of the values of some seeds: those that are not NaN count (an
+   infinity is a value: a ratio to a run that diverged); mean and sd are
+   over the finite ones alone. */
+typedef struct stats {
+  int n;                 /* values that are not NaN */
+  double mean, sd;       /* of the finite values (sd: divisor n - 1) */
+  double med, q1, q3;    /* median and quartiles */
+  double min, max;
+} stats;
+
+static void stats_sort(double *v, int n) { /* insertion: n is a few seeds */
+  int i, j;
+  for (i = 1; i < n; ++i) {
+    double t = v[i];
+    for (j = i; j > 0 && v[j - 1] > t; --j) v[j] = v[j - 1];
+    v[j] = t;
+  }
+}
+
+/* s from v[0..n-1]; tmp holds n doubles (the sorted copy). Mean and
+   variance by Welford's updates: no sum overflows before the values do. */
+static void stats_into(const double *v, int n, double *tmp, stats *s) {
+  double mean = 0, m2 = 0;
+  int i, m = 0, fin = 0;
+  for (i = 0; i < n; ++i) {
+    if (isnan(v[i])) continue;
+    tmp[m++] = v[i];
+    if (isfinite(v[i])) {
+      double d = v[i] - mean;
+      mean += d / ++fin;
+      m2 += d * (v[i] - mean);
+    }
+  }
+  stats_sort(tmp, m);
+  s->n = m;
+  s->mean = fin ? mean : NAN;
+  s->sd = fin > 1 ? sqrt(m2 / (fin - 1)) : fin ? 0 : NAN;
+  s->med = stat_quantile(tmp, m, 0.5);
+  s->q1 = stat_quantile(tmp, m, 0.25);
+  s->q3 = stat_quantile(tmp, m, 0.75);
+  s->min = m ? tmp[0] : NAN;
+  s->max = m ? tmp[m - 1] : NAN;
+}
+
+/* The same with its own scratch; all NaN when memory runs out. */
+static void stats_of(const double *v, int n, stats *s) {
+  double *tmp = (double *)malloc(sizeof(double) * (size_t)(n > 0 ? n : 1));
+  if (!tmp) {
+    memset(s, 0, sizeof *s);
+    s->mean = s->sd = s->med = s->q1 = s->q3 = s->min = s->max = NAN;
+    return;
+  }
+  stats_into(v, n, tmp, s);
+  free(tmp);
+}
+
+/* Mean and sample standard deviation of the finite values. */
+static void mean_sd(const double *v, int n, double *mean, double *sd) {
+  stats s;
+  stats_of(v, n, &s);
+  *mean = s.mean;
+  *sd = s.sd;
+}
+
+/* A number for a table or a label: `digits` significant digits, an
+   exponent where one is due (never hundreds of digits), "n/a" for NaN. */
+static const char *fmt_num(char *buf, size_t cap, double v, int digits) {
+  if (isnan(v)) snprintf(buf, cap, "n/a");
+  else if (isinf(v)) snprintf(buf, cap, v > 0 ? "inf" : "-inf");
+  else snprintf(buf, cap, "%.*g", digits, v);
+  return buf;
+}
+
+/* "mean ± sd" of the finite values, or "n/a". */
+static void fmt_msd(char *buf, size_t cap, const double *v, int n) {
+  stats s;
+  char a[32], b[32];
+  stats_of(v, n, &s);
+  if (isfinite(s.mean))
+    snprintf(buf, cap, "%s \xc2\xb1 %s", fmt_num(a, sizeof a, s.mean, 3),
+             fmt_num(b, sizeof b, s.sd, 2));
+  else snprintf(buf, cap, "n/a");
+}
+
+/* "median [q1, q3]", or "n/a". */
+static void fmt_miqr(char *buf, size_t cap, const stats *s) {
+  char a[32], b[32], c[32];
+  if (s->n < 1) {
+    snprintf(buf, cap, "n/a");
+    return;
+  }
+  snprintf(buf, cap, "%s [%s, %s]", fmt_num(a, sizeof a, s->med, 3),
+           fmt_num(b, sizeof b, s->q1, 3), fmt_num(c, sizeof c, s->q3, 3));
+}
+
+/* A claim about each seed, "v_s > threshold", and its verdict by the rule
+   the reports state: it holds when it holds in more than half of the seeds
+   and the median over the seeds is above the threshold too; it does not
+   hold when it fails in more than half and the median is not above; it is
+   mixed otherwise. A seed without a value (NaN: not measured, or both runs
+   diverged) counts as neither. */
+enum { V_HOLDS, V_FAILS, V_MIXED, V_NONE };
+typedef struct verdict {
+  int yes, no, seeds, v;
+  double median;
+} verdict;
+
+static void verdict_of(const double *v, int k, double threshold, verdict *out) {
+  stats s;
+  int i;
+  memset(out, 0, sizeof *out);
+  out->seeds = k;
+  for (i = 0; i < k; ++i) {
+    if (isnan(v[i])) continue;
+    if (v[i] > threshold) out->yes++;
+    else out->no++;
+  }
+  stats_of(v, k, &s);
+  out->median = s.med;
+  if (out->yes + out->no == 0) out->v = V_NONE;
+  else if (2 * out->yes > k && s.med > threshold) out->v = V_HOLDS;
+  else if (2 * out->no > k && !(s.med > threshold)) out->v = V_FAILS;
+  else out->v = V_MIXED;
+}
+
+static const char *verdict_word(int v) {
+  return v == V_HOLDS ? "holds" : v == V_FAILS ? "does not hold"
+         : v == V_MIXED ? "mixed" : "not measured";
+}
+
+/* ------------------------------------------------------------ bands */
+/* A field of k runs at every step any of them recorded: the statistics of
+   the runs that have a finite value there (count says how many), and the
+   last value of each run that diverged (where its curve ends). */
 typedef struct band {
-  int n;
-  double *x, *mean, *sd, *lo, *hi;
+  int n, k;
+  double *x, *med, *q1, *q3, *lo, *hi, *mean, *sd;
+  int *count;
+  int nend;
+  double *end_x, *end_y;
 } band;
 
 static void band_free(band *b) {
   free(b->x);
-  free(b->mean);
-  free(b->sd);
+  free(b->med);
+  free(b->q1);
+  free(b->q3);
   free(b->lo);
   free(b->hi);
+  free(b->mean);
+  free(b->sd);
+  free(b->count);
+  free(b->end_x);
+  free(b->end_y);
   memset(b, 0, sizeof *b);
 }
 
+/* The steps of every run's series, sorted, each once, into b->x. */
+static int band_steps(runlog *const *rs, int k, int field, band *b) {
+  long total = 0;
+  int j, i, m = 0;
+  for (j = 0; j < k; ++j) total += rs[j]->f[field].n;
+  if (total > INT_MAX / 2) return -1;
+  if (!(b->x = (double *)malloc(sizeof(double) * (size_t)(total + 1)))) return -1;
+  for (j = 0; j < k; ++j)
+    for (i = 0; i < rs[j]->f[field].n; ++i) b->x[m++] = rs[j]->f[field].x[i];
+  /* runs log the same steps: a merge of sorted lists, here as a sort */
+  if (m > 1) {
+    int w = 1;
+    qsort(b->x, (size_t)m, sizeof(double), runs_cmp_double);
+    for (i = 1; i < m; ++i)
+      if (b->x[i] != b->x[w - 1]) b->x[w++] = b->x[i];
+    m = w;
+  }
+  b->n = m;
+  return 0;
+}
+
 static int band_make(runlog *const *rs, int k, int field, band *b) {
-  const series *s0;
-  double *ys;
+  double *col;
   int i, j, cap;
   memset(b, 0, sizeof *b);
+  b->k = k;
   if (k < 1) return 0;
-  s0 = &rs[0]->f[field];
-  cap = s0->n ? s0->n : 1;
+  if (band_steps(rs, k, field, b)) return -1;
+  cap = b->n ? b->n : 1;
   /* zeroed: a figure never reads past b->n, but no slot is left undefined */
-  b->x = (double *)calloc((size_t)cap, sizeof(double));
-  b->mean = (double *)calloc((size_t)cap, sizeof(double));
-  b->sd = (double *)calloc((size_t)cap, sizeof(double));
+  b->med = (double *)calloc((size_t)cap, sizeof(double));
+  b->q1 = (double *)calloc((size_t)cap, sizeof(double));
+  b->q3 = (double *)calloc((size_t)cap, sizeof(double));
   b->lo = (double *)calloc((size_t)cap, sizeof(double));
   b->hi = (double *)calloc((size_t)cap, sizeof(double));
-  if (!b->x || !b->mean || !b->sd || !b->lo || !b->hi) return -1;
-  if (!(ys = (double *)malloc(sizeof(double) * (size_t)k))) return -1;
-  for (i = 0; i < s0->n; ++i) {
-    double x = s0->x[i], lo = HUGE_VAL, hi = -HUGE_VAL;
-    int ok = 1;
-    for (j = 0; j < k && ok; ++j) {
-      double y = ys[j] = series_at(&rs[j]->f[field], x);
-      if (!isfinite(y)) ok = 0;
-      if (y < lo) lo = y;
-      if (y > hi) hi = y;
-    }
-    if (!ok) continue;
-    b->x[b->n] = x;
-    mean_sd(ys, k, &b->mean[b->n], &b->sd[b->n]);
-    b->lo[b->n] = lo;
-    b->hi[b->n++] = hi;
+  b->mean = (double *)calloc((size_t)cap, sizeof(double));
+  b->sd = (double *)calloc((size_t)cap, sizeof(double));
+  b->count = (int *)calloc((size_t)cap, sizeof(int));
+  b->end_x = (double *)calloc((size_t)k, sizeof(double));
+  b->end_y = (double *)calloc((size_t)k, sizeof(double));
+  col = (double *)malloc(sizeof(double) * 2 * (size_t)k);
+  if (!b->med || !b->q1 || !b->q3 || !b->lo || !b->hi || !b->mean || !b->sd ||
+      !b->count || !b->end_x || !b->end_y || !col) {
+    free(col);
+    return -1;
   }
-  free(ys);
+  for (i = 0; i < b->n; ++i) {
+    stats s;
+    for (j = 0; j < k; ++j) {
+      double y = series_at(&rs[j]->f[field], b->x[i]);
+      col[j] = isfinite(y) ? y : NAN;
+    }
+    stats_into(col, k, col + k, &s);
+    b->count[i] = s.n;
+    b->med[i] = s.med;
+    b->q1[i] = s.q1;
+    b->q3[i] = s.q3;
+    b->lo[i] = s.min;
+    b->hi[i] = s.max;
+    b->mean[i] = s.mean;
+    b->sd[i] = s.sd;
+  }
+  free(col);
+  for (j = 0; j < k; ++j) { /* where the curves of diverged runs end */
+    const series *s = &rs[j]->f[field];
+    if (strcmp(rs[j]->status, "diverged") != 0 || s->n < 1) continue;
+    b->end_x[b->nend] = s->x[s->n - 1];
+    b->end_y[b->nend++] = s->y[s->n - 1];
+  }
   return 0;
 }
 
@@ -476,36 +677,83 @@ typedef struct curve {
 } curve;
 
 typedef struct curves_fig {
-  const char *title, *xlabel, *ylabel, *note;
+  const char *title, *xlabel, *ylabel;
   int logy; /* 1 log, 0 linear, -1 log if every value is positive */
   curve *c;
   int n;
 } curves_fig;
 
-/* Mean lines over min-max bands, one colour per curve. */
-static void draw_curves(FILE *f, void *ctx) {
-  curves_fig *cf = (curves_fig *)ctx;
+/* Fewer points than this on a curve: each is marked. */
+#define CURVE_MARK_BELOW 26
+
+/* One curve: a light band from min to max over the runs, a darker one
+   over the interquartile range, the median line (solid where every run
+   has a value, dashed where only some do), a dot at each point when the
+   points are few, a cross where a run diverged. */
+static void draw_curve(svg_plot *p, const band *b, const char *col) {
+  double *full = (double *)malloc(sizeof(double) * 2 * (size_t)(b->n + 1));
+  double *part = full ? full + b->n + 1 : NULL;
+  int i;
+  svg_band(p, b->x, b->lo, b->hi, b->n, col, 0.12);
+  svg_band(p, b->x, b->q1, b->q3, b->n, col, 0.28);
+  if (full) {
+    for (i = 0; i < b->n; ++i) {
+      int all = b->count[i] == b->k;
+      /* a point beside a partial one joins the dashed piece: no gap */
+      int beside = (i > 0 && b->count[i - 1] > 0 && b->count[i - 1] < b->k) ||
+                   (i + 1 < b->n && b->count[i + 1] > 0 && b->count[i + 1] < b->k);
+      full[i] = all ? b->med[i] : NAN;
+      part[i] = !all || beside ? b->med[i] : NAN;
+    }
+    svg_line(p, b->x, full, b->n, col, 2, 0);
+    svg_line(p, b->x, part, b->n, col, 2, 1);
+    free(full);
+  }
+  if (b->n < CURVE_MARK_BELOW) svg_markers(p, b->x, b->med, b->n, col, SVG_DOT, 3.2);
+  svg_markers(p, b->end_x, b->end_y, b->nend, col, SVG_CROSS, 4.5);
+}
+
+/* Median lines over interquartile and min-max bands, one colour per
+   curve, in a panel of figure g (title: the panel's, or NULL). */
+static void curves_panel(svg_fig *g, double x, double y, double w, double h,
+                         const char *title, const curves_fig *cf) {
   svg_axis ax = {0, 1, 0, NULL}, ay = {0, 1, 0, NULL};
   svg_plot p;
   double *all;
-  int i, total = 0, k = 0, logy = cf->logy;
-  for (i = 0; i < cf->n; ++i) total += 3 * cf->c[i].b.n;
+  int i, total = 0, k = 0, logy = cf->logy, partial = 0, ends = 0, marks = 0;
+  /* per curve: the quartiles and the median (3 n), the ends */
+  for (i = 0; i < cf->n; ++i) total += 3 * cf->c[i].b.n + cf->c[i].b.nend;
   all = (double *)calloc((size_t)total + 1, sizeof(double));
   if (!all) return;
   for (i = 0; i < cf->n; ++i) {
-    memcpy(all + k, cf->c[i].b.lo, sizeof(double) * (size_t)cf->c[i].b.n);
-    k += cf->c[i].b.n;
-    memcpy(all + k, cf->c[i].b.hi, sizeof(double) * (size_t)cf->c[i].b.n);
-    k += cf->c[i].b.n;
+    const band *b = &cf->c[i].b;
+    int j;
+    /* the axis spans the quartiles: one run's spike is clipped by the
+       frame (its band reaches the edge) instead of squashing the rest */
+    memcpy(all + k, b->q1, sizeof(double) * (size_t)b->n);
+    k += b->n;
+    memcpy(all + k, b->q3, sizeof(double) * (size_t)b->n);
+    k += b->n;
+    memcpy(all + k, b->end_y, sizeof(double) * (size_t)b->nend);
+    k += b->nend;
+    memcpy(all + k, b->med, sizeof(double) * (size_t)b->n);
+    k += b->n;
+    for (j = 0; j < b->n; ++j)
+      if (b->count[j] > 0 && b->count[j] < b->k) partial = 1;
+    ends += b->nend;
+    if (b->n > 0 && b->n < CURVE_MARK_BELOW) marks = 1;
   }
-  if (logy < 0) {
+  if (logy < 0) { /* log if every value can be shown on one */
     logy = 1;
-    for (i = 0; i < k; ++i)
-      if (!(all[i] > 0)) logy = 0;
+    for (i = 0; i < cf->n; ++i) {
+      int j;
+      for (j = 0; j < cf->c[i].b.n; ++j)
+        if (!(cf->c[i].b.lo[j] > 0) && !isnan(cf->c[i].b.lo[j])) logy = 0;
+    }
   }
   ay.log = logy;
   if (!svg_range(all, k, logy, &ay.lo, &ay.hi)) {
-    ay.lo = 0.1;
+    ay.lo = logy ? 0.1 : 0;
     ay.hi = 1;
   }
   k = 0;
@@ -518,18 +766,73 @@ static void draw_curves(FILE *f, void *ctx) {
   free(all);
   ax.label = cf->xlabel;
   ay.label = cf->ylabel;
-  svg_open(&p, f, 680, 420, cf->title, ax, ay);
+  svg_panel(&p, g, x, y, w, h, title, ax, ay);
   svg_axes(&p);
+  for (i = 0; i < cf->n; ++i)
+    draw_curve(&p, &cf->c[i].b, svg_palette[i % SVG_NPALETTE]);
+  for (i = 0; i < cf->n; ++i)
+    svg_legend(&p, cf->c[i].label, svg_palette[i % SVG_NPALETTE],
+               marks ? SVG_LINEDOT : SVG_LINE);
+  svg_legend(&p, "line: median over the runs; bands: interquartile range, min to max", "#999999", SVG_BOX);
+  if (partial)
+    svg_legend(&p, "dashed: some runs have no value there", "#666666", SVG_DASHED);
+  if (ends)
+    svg_legend(&p, "cross: a run's last value before it diverged", "#666666", SVG_CROSS);
+  svg_close(&p);
+}
+
+static void draw_curves(FILE *f, void *ctx) {
+  curves_fig *cf = (curves_fig *)ctx;
+  svg_fig g;
+  svg_fig_open(&g, f, 680, 420, cf->title);
+  curves_panel(&g, 0, 30, 680, 390, NULL, cf);
+  svg_fig_close(&g);
+}
+
+/* The numbers behind draw_curves, one row per curve and step. */
+static void csv_curves(FILE *f, void *ctx) {
+  const curves_fig *cf = (const curves_fig *)ctx;
+  int i, j;
+  char v[8][32];
+  fprintf(f, "curve,step,runs_with_value,runs,median,q1,q3,min,max,mean,sd\n");
   for (i = 0; i < cf->n; ++i) {
     const band *b = &cf->c[i].b;
-    const char *col = svg_palette[i % SVG_NPALETTE];
-    svg_band(&p, b->x, b->lo, b->hi, b->n, col, 0.22);
-    svg_line(&p, b->x, b->mean, b->n, col, 2, 0);
+    for (j = 0; j < b->n; ++j) {
+      csv_text(f, cf->c[i].label);
+      fprintf(f, ",%.10g,%d,%d,%s,%s,%s,%s,%s,%s,%s\n", b->x[j], b->count[j],
+              b->k, csv_num(v[0], b->med[j]), csv_num(v[1], b->q1[j]),
+              csv_num(v[2], b->q3[j]), csv_num(v[3], b->lo[j]),
+              csv_num(v[4], b->hi[j]), csv_num(v[5], b->mean[j]),
+              csv_num(v[6], b->sd[j]));
+    }
+    for (j = 0; j < b->nend; ++j) {
+      csv_text(f, cf->c[i].label);
+      fprintf(f, ",%.10g,diverged here,%d,%s,,,,,,\n", b->end_x[j], b->k,
+              csv_num(v[0], b->end_y[j]));
+    }
   }
-  for (i = 0; i < cf->n; ++i)
-    svg_legend(&p, cf->c[i].label, svg_palette[i % SVG_NPALETTE], 0);
-  if (cf->note) svg_legend(&p, cf->note, "#999999", 2);
-  svg_close(&p);
+}
+
+/* FILE.svg's numbers go to FILE.csv. */
+static void csv_path(const char *svg, char *out, size_t cap) {
+  size_t len = strlen(svg);
+  if (len > 4 && !strcmp(svg + len - 4, ".svg"))
+    snprintf(out, cap, "%.*s.csv", (int)(len - 4), svg);
+  else
+    snprintf(out, cap, "%s.csv", svg);
+}
+
+/* A figure and, beside it, the numbers it draws (FILE.csv). */
+static int write_figure(const char *svg, draw_fn draw, draw_fn csv, void *ctx) {
+  char path[4200];
+  int st = write_svg(svg, draw, ctx);
+  if (st || !csv) return st;
+  csv_path(svg, path, sizeof path);
+  return write_svg(path, csv, ctx); /* any text through a temporary name */
+}
+
+static int write_curves(const char *svg, curves_fig *cf) {
+  return write_figure(svg, draw_curves, csv_curves, cf);
 }
 
 #endif /* LINATTN_RUNS_H */

@@ -2,7 +2,9 @@
 # package files and their tests.
 #   make                    also builds build/linattn
 #   make demo               build/linattn reproduce -> build/demo/ (report.md, SVGs)
+#   make readme-figures     every figure and number of the README, regenerated
 #   make bench-reproduce    wall time of the demo on one core, and of --full
+#   make bench-reproduce-all  wall time of reproduce --all (quick forms)
 #   make bench-report       report over 10,000 runs: time and peak memory
 #   make install PREFIX=..  linattn.h, bin/linattn, and in lib/pkgconfig
 #                           linattn.pc and linattn-native.pc
@@ -11,6 +13,10 @@ CLI_SRC = examples/linattn.c $(wildcard examples/linattn_*.h) examples/la_svg.h
 # The program's kernels: this machine's ($(NATIVE), see the Makefile);
 # `make NATIVE=` (or CLI_ARCH=) for a portable scalar build.
 CLI_ARCH ?= $(NATIVE)
+# Its reals: float (the default, twice the lanes) or `make CLI_REAL=double`
+# (a run at depth 6 or 8 then stays within range).
+CLI_REAL ?= float
+CLI_PREC = $(if $(filter double,$(CLI_REAL)),-DLINATTN_DOUBLE,)
 PREFIX ?= /usr/local
 DESTDIR ?=
 LA_VERSION = $(shell sed -n 's/^\#define LINATTN_VERSION_MAJOR //p' $(HDR)).$(shell sed -n 's/^\#define LINATTN_VERSION_MINOR //p' $(HDR)).$(shell sed -n 's/^\#define LINATTN_VERSION_PATCH //p' $(HDR))
@@ -18,8 +24,8 @@ LA_VERSION = $(shell sed -n 's/^\#define LINATTN_VERSION_MAJOR //p' $(HDR)).$(sh
 all: $(BUILD)/linattn
 
 # The command that builds the program is kept beside it: another compiler
-# or other flags rebuild it.
-CLI_CMD = $(CC) $(CFLAGS_HOST) $(CLI_ARCH) -I. examples/linattn.c -o $(BUILD)/linattn -lm
+# or other flags (CLI_REAL too) rebuild it.
+CLI_CMD = $(CC) $(CFLAGS_HOST) $(CLI_ARCH) $(CLI_PREC) -I. examples/linattn.c -o $(BUILD)/linattn -lm
 $(BUILD)/linattn.cmd: FORCE | $(BUILD)
 	@echo '$(CLI_CMD)' | cmp -s - $@ || echo '$(CLI_CMD)' > $@
 $(BUILD)/linattn: $(CLI_SRC) $(HDR) $(BUILD)/linattn.cmd
@@ -32,8 +38,20 @@ demo: $(BUILD)/linattn
 	end=$$(date +%s.%N); \
 	echo "make demo: $$(awk "BEGIN { printf \"%.1f\", $$end - $$start }") s; open $(BUILD)/demo/report.md"
 
+# The README's figures and numbers from one run, so none goes stale: the
+# demo (docs/demo/), reproduce --all (docs/paper-a/), the theorem checks and
+# the quick-start output (about 12 minutes on two cores).
+.PHONY: readme-figures
+readme-figures: $(BUILD)/linattn $(BUILD)/quickstart
+	sh docs/readme_figures.sh $(BUILD)
+
 bench-reproduce: $(BUILD)/linattn
 	sh bench/bench_reproduce.sh $(BUILD)/linattn $(BUILD)/bench-reproduce
+
+# reproduce --all, quick forms, on every core: target 10 minutes on two.
+.PHONY: bench-reproduce-all
+bench-reproduce-all: $(BUILD)/linattn
+	sh bench/bench_reproduce_all.sh $(BUILD)/linattn $(BUILD)/bench-reproduce-all
 
 # The pkg-config files are written at every install, for that PREFIX (never
 # kept from an earlier one): linattn.pc for the portable scalar backend,
@@ -74,7 +92,8 @@ run-cli-install: $(BUILD)/linattn | $(BUILD)
 
 # The program's helper headers each compile on their own (they include what
 # they use), and its run fields are held to the header's table: the config
-# line, the grouping of a report, the parser, the resume check.
+# line, the grouping of a report, the parser, the resume check; its
+# statistics and figures are checked (tests/cli_stats.c).
 CLI_HEADERS = $(wildcard examples/*.h)
 CONFIGS += cli-units
 run-cli-units: | $(BUILD)
@@ -82,7 +101,8 @@ run-cli-units: | $(BUILD)
 	  printf "#define _POSIX_C_SOURCE 200809L\n#include \"%s\"\nint main(void) { return 0; }\n" $$h > $(BUILD)/alone.c && \
 	  $(CC) -std=c99 $(WARN) -Wno-unused-function -I. -c $(BUILD)/alone.c -o $(BUILD)/alone.o || exit 1; \
 	  echo "ok   $$h compiles on its own"; done; echo "1 passed, 0 failed" && \
-	  $(CC) $(CFLAGS_HOST) $(NATIVE) -Wno-unused-function -I. -Iexamples -Itests tests/cli_fields.c -o $(BUILD)/cli_fields -lm && $(BUILD)/cli_fields'
+	  $(CC) $(CFLAGS_HOST) $(NATIVE) -Wno-unused-function -I. -Iexamples -Itests tests/cli_fields.c -o $(BUILD)/cli_fields -lm && $(BUILD)/cli_fields && \
+	  $(CC) $(CFLAGS_HOST) $(NATIVE) -Wno-unused-function -I. -Iexamples -Itests tests/cli_stats.c -o $(BUILD)/cli_stats -lm && $(BUILD)/cli_stats'
 
 # `report` over 10,000 small runs: time and peak memory against the input.
 .PHONY: bench-report
