@@ -13,6 +13,7 @@
 #include "test_diag.c"
 #include "test_train.c"
 #include "test_args.c"
+#include "test_paperb.c"
 
 static const la_suite suites[] = {
     {"kernels", suite_kernels},
@@ -22,6 +23,7 @@ static const la_suite suites[] = {
     {"diag", suite_diag},
     {"train", suite_train},
     {"args", suite_args},
+    {"paperb", suite_paperb},
 };
 
 int main(int argc, char **argv) {
