@@ -4966,11 +4966,9 @@ static int la__lb_wolfe(la__lb *s, double *t, double *f, double gtd0) {
       cur.t = tn; cur.g = spare;
     }
   }
-  if (!done && !bracketed) {
-    /* out of budget while still extrapolating: the last point is the best */
-    lo = cur;
-    done = 1;
-  }
+  /* out of budget while still extrapolating: lo, the last point
+     evaluated, is the best */
+  if (!bracketed) done = 1;
   /* zoom: lo has the lower loss; hi is the other end */
   cur.g = (lo.g == s->ga || hi.g == s->ga) ? (lo.g == s->gb || hi.g == s->gb)
                                                   ? s->g
@@ -6979,20 +6977,64 @@ static int la__bl_gram(const la_batch *b, int p, la__bl *B) {
 }
 
 /* The squared errors of the valid lanes of the predictions <u, x_q>
-   (u: d x LA_W), summed in lane order into *sum; pred gets them. */
-static void la__bl_score(const la__bl *B, const double *u, int valid,
-                         double *sum, la_real *pred) {
-  const size_t W = LA_W;
+   (u: d x LA_W), summed in lane order into *sum; pred gets them. The
+   lane loops below keep their sums in local arrays and their operands
+   behind restrict pointers, so that compilers hold them in vector
+   registers instead of reloading through B's aliasing pointers. */
+static void la__bl_score(const la__bl *B, const double *LA__RESTRICT u,
+                         int valid, double *sum, la_real *pred) {
+  const double *LA__RESTRICT xq = B->xq;
+  double acc[LA_W];
   int a, w;
-  for (w = 0; w < LA_W; ++w) B->err[w] = 0;
+  for (w = 0; w < LA_W; ++w) acc[w] = 0;
   for (a = 0; a < B->d; ++a)
-    for (w = 0; w < LA_W; ++w)
-      B->err[w] += B->xq[(size_t)a * W + w] * u[(size_t)a * W + w];
+    for (w = 0; w < LA_W; ++w) acc[w] += xq[a * LA_W + w] * u[a * LA_W + w];
   for (w = 0; w < valid; ++w) {
-    double e = B->err[w] - B->yq[w];
-    if (pred) pred[w] = (la_real)B->err[w];
+    double e = acc[w] - B->yq[w];
+    if (pred) pred[w] = (la_real)acc[w];
     *sum += e * e;
   }
+}
+
+/* d x LA_W lanes: out = S in - c, S d x d per lane (row a at a d LA_W,
+   element e of it at e LA_W). */
+static void la__bl_lane_grad(int d, const double *LA__RESTRICT S,
+                             const double *LA__RESTRICT in,
+                             const double *LA__RESTRICT c,
+                             double *LA__RESTRICT out) {
+  int a, e, w;
+  for (a = 0; a < d; ++a) {
+    const double *LA__RESTRICT Sa = S + (size_t)a * d * LA_W;
+    double *LA__RESTRICT oa = out + a * LA_W;
+    for (w = 0; w < LA_W; ++w) oa[w] = -c[a * LA_W + w];
+    for (e = 0; e < d; ++e)
+      for (w = 0; w < LA_W; ++w) oa[w] += Sa[e * LA_W + w] * in[e * LA_W + w];
+  }
+}
+/* out = P in, P a shared d x d matrix (row-major). */
+static void la__bl_lane_pre(int d, const double *LA__RESTRICT P,
+                            const double *LA__RESTRICT in,
+                            double *LA__RESTRICT out) {
+  int a, e, w;
+  for (a = 0; a < d; ++a) {
+    double *LA__RESTRICT oa = out + a * LA_W;
+    double p0 = P[(size_t)a * d];
+    /* the first term initializes: a zeroing loop ahead of the sums gets
+       stored in halves that the first whole-vector load cannot forward */
+    for (w = 0; w < LA_W; ++w) oa[w] = p0 * in[w];
+    for (e = 1; e < d; ++e) {
+      double pe = P[(size_t)a * d + e];
+      for (w = 0; w < LA_W; ++w) oa[w] += pe * in[e * LA_W + w];
+    }
+  }
+}
+
+/* w -= eta dir over d x LA_W lanes. */
+static void la__bl_lane_step(int d, double eta, const double *LA__RESTRICT dir,
+                             double *LA__RESTRICT wv) {
+  int a, w;
+  for (a = 0; a < d; ++a)
+    for (w = 0; w < LA_W; ++w) wv[a * LA_W + w] -= eta * dir[a * LA_W + w];
 }
 
 /* k steps of (preconditioned) GD on the panel; the squared errors after
@@ -7001,107 +7043,91 @@ static void la__bl_score(const la__bl *B, const double *u, int valid,
 static void la__bl_gd(la__bl *B, int valid, const double *P, int k,
                       double eta, const double *etas, double *out,
                       la_real *pred) {
-  const size_t W = LA_W;
   const int d = B->d;
-  int t, a, e, w;
+  double *LA__RESTRICT wv = B->w;
+  int t;
   double last = 0;
-  memset(B->w, 0, sizeof(double) * (size_t)d * W);
+  memset(wv, 0, sizeof(double) * (size_t)d * LA_W);
   for (t = 0; t < k; ++t) {
     double et = etas ? etas[t] : eta;
-    const double *dir = B->g;
-    for (a = 0; a < d; ++a) {
-      double *ga = B->g + (size_t)a * W;
-      const double *Sa = B->S + (size_t)a * d * W;
-      for (w = 0; w < LA_W; ++w) ga[w] = -B->c[(size_t)a * W + w];
-      for (e = 0; e < d; ++e)
-        for (w = 0; w < LA_W; ++w)
-          ga[w] += Sa[(size_t)e * W + w] * B->w[(size_t)e * W + w];
-    }
+    const double *LA__RESTRICT dir = B->g;
+    la__bl_lane_grad(d, B->S, wv, B->c, B->g);
     if (P) {
-      for (a = 0; a < d; ++a) {
-        double *va = B->v + (size_t)a * W;
-        for (w = 0; w < LA_W; ++w) va[w] = 0;
-        for (e = 0; e < d; ++e) {
-          double pe = P[(size_t)a * d + e];
-          for (w = 0; w < LA_W; ++w) va[w] += pe * B->g[(size_t)e * W + w];
-        }
-      }
+      la__bl_lane_pre(d, P, B->g, B->v);
       dir = B->v;
     }
-    for (a = 0; a < d; ++a)
-      for (w = 0; w < LA_W; ++w)
-        B->w[(size_t)a * W + w] -= et * dir[(size_t)a * W + w];
+    la__bl_lane_step(d, et, dir, wv);
     if (out || (pred && t == k - 1))
-      la__bl_score(B, B->w, valid, out ? &out[t] : &last,
+      la__bl_score(B, wv, valid, out ? &out[t] : &last,
                    t == k - 1 ? pred : NULL);
+  }
+}
+
+/* Columns (or rows, stride 1 between elements of a row) p and q of a d x d
+   lane matrix rotated by (c, s) lane by lane: x' = c x - s y, y' = s x + c y.
+   `step` is the distance between consecutive elements along the rotated
+   pair (d LA_W for columns, LA_W for rows); `at` the distance between p
+   and q. */
+static void la__bl_rot(int d, double *LA__RESTRICT X, size_t step, size_t at,
+                       const double *LA__RESTRICT cs,
+                       const double *LA__RESTRICT sn) {
+  int r, w;
+  for (r = 0; r < d; ++r) {
+    double *LA__RESTRICT x = X + (size_t)r * step, *LA__RESTRICT y = x + at;
+    for (w = 0; w < LA_W; ++w) {
+      double u = x[w], v = y[w];
+      x[w] = cs[w] * u - sn[w] * v;
+      y[w] = sn[w] * u + cs[w] * v;
+    }
   }
 }
 
 /* Jacobi's method on the lanes' S at once: A's diagonal receives the
    eigenvalues, V's columns the eigenvectors. Cyclic sweeps until every
    lane's off-diagonal part is below 1e-15 of its norm (quadratic
-   convergence: a handful of sweeps). */
+   convergence: a handful of sweeps). The rotation of each lane is computed
+   without branches (selects), so that the lanes run as vectors. */
 static void la__bl_eig(la__bl *B) {
   const size_t W = LA_W;
   const int d = B->d;
-  int sweep, p, q, r, w;
-  double cs[LA_W], sn[LA_W], tn[LA_W];
+  double *LA__RESTRICT A = B->A, *LA__RESTRICT V = B->V;
+  size_t col = (size_t)d * W; /* from A[r][p] to A[r + 1][p] */
+  int sweep, p, q, w;
+  double cs[LA_W], sn[LA_W], off[LA_W], dia[LA_W];
   if (B->eig_done) return;
-  memcpy(B->A, B->S, sizeof(double) * (size_t)d * d * W);
-  memset(B->V, 0, sizeof(double) * (size_t)d * d * W);
+  memcpy(A, B->S, sizeof(double) * (size_t)d * d * W);
+  memset(V, 0, sizeof(double) * (size_t)d * d * W);
   for (p = 0; p < d; ++p)
-    for (w = 0; w < LA_W; ++w) B->V[((size_t)p * d + p) * W + w] = 1;
+    for (w = 0; w < LA_W; ++w) V[((size_t)p * d + p) * W + w] = 1;
   for (sweep = 0; sweep < 60; ++sweep) {
     int more = 0;
-    for (w = 0; w < LA_W; ++w) {
-      double off = 0, dia = 0;
-      for (p = 0; p < d; ++p)
-        for (q = 0; q < d; ++q) {
-          double x = B->A[((size_t)p * d + q) * W + w];
-          if (p == q) dia += x * x;
-          else off += x * x;
-        }
-      more |= off > 1e-30 * dia;
-    }
+    for (w = 0; w < LA_W; ++w) off[w] = dia[w] = 0;
+    for (p = 0; p < d; ++p)
+      for (q = 0; q < d; ++q) {
+        const double *LA__RESTRICT x = A + ((size_t)p * d + q) * W;
+        double *LA__RESTRICT acc = p == q ? dia : off;
+        for (w = 0; w < LA_W; ++w) acc[w] += x[w] * x[w];
+      }
+    for (w = 0; w < LA_W; ++w) more |= off[w] > 1e-30 * dia[w];
     if (!more) break;
     for (p = 0; p < d; ++p)
       for (q = p + 1; q < d; ++q) {
+        const double *LA__RESTRICT apq = A + ((size_t)p * d + q) * W;
+        const double *LA__RESTRICT app = A + ((size_t)p * d + p) * W;
+        const double *LA__RESTRICT aqq = A + ((size_t)q * d + q) * W;
         for (w = 0; w < LA_W; ++w) {
-          double apq = B->A[((size_t)p * d + q) * W + w];
-          double app = B->A[((size_t)p * d + p) * W + w];
-          double aqq = B->A[((size_t)q * d + q) * W + w];
-          double th, t;
-          cs[w] = 1; sn[w] = 0; tn[w] = 0;
-          if (apq == 0) continue;
-          th = (aqq - app) / (2 * apq);
-          t = 1 / (fabs(th) + sqrt(th * th + 1)); /* 0 when th overflows */
-          t = th < 0 ? -t : t;
-          tn[w] = t;
+          /* th = (a_qq - a_pp) / (2 a_pq), t = sign(th) / (|th| +
+             sqrt(th^2 + 1)): 0 where a_pq = 0 or th^2 overflows */
+          int zero = apq[w] == 0;
+          double th = (aqq[w] - app[w]) / (zero ? 1.0 : 2 * apq[w]);
+          double t = 1 / (fabs(th) + sqrt(th * th + 1));
+          t = zero ? 0.0 : th < 0 ? -t : t;
           cs[w] = 1 / sqrt(t * t + 1);
           sn[w] = t * cs[w];
         }
-        for (r = 0; r < d; ++r) /* columns p and q of A, then of V */
-          for (w = 0; w < LA_W; ++w) {
-            double *arp = &B->A[((size_t)r * d + p) * W + w];
-            double *arq = &B->A[((size_t)r * d + q) * W + w];
-            double *vrp = &B->V[((size_t)r * d + p) * W + w];
-            double *vrq = &B->V[((size_t)r * d + q) * W + w];
-            double x = *arp, y = *arq;
-            *arp = cs[w] * x - sn[w] * y;
-            *arq = sn[w] * x + cs[w] * y;
-            x = *vrp; y = *vrq;
-            *vrp = cs[w] * x - sn[w] * y;
-            *vrq = sn[w] * x + cs[w] * y;
-          }
-        for (r = 0; r < d; ++r) /* then rows p and q of A */
-          for (w = 0; w < LA_W; ++w) {
-            double *apr = &B->A[((size_t)p * d + r) * W + w];
-            double *aqr = &B->A[((size_t)q * d + r) * W + w];
-            double x = *apr, y = *aqr;
-            *apr = cs[w] * x - sn[w] * y;
-            *aqr = sn[w] * x + cs[w] * y;
-          }
-        (void)tn;
+        la__bl_rot(d, A + (size_t)p * W, col, (size_t)(q - p) * W, cs, sn);
+        la__bl_rot(d, V + (size_t)p * W, col, (size_t)(q - p) * W, cs, sn);
+        la__bl_rot(d, A + (size_t)p * col, W, (size_t)(q - p) * col, cs, sn);
       }
   }
   B->eig_done = 1;
@@ -7135,52 +7161,74 @@ static void la__bl_spectral(la__bl *B, double lambda) {
   }
 }
 
-/* Ridge on the panel: Cholesky of S + lambda I lane by lane (lambda > 0),
-   the spectral form when a pivot is not positive (lambda too small for
-   the rounding of a singular S) and for lambda = 0. */
-static void la__bl_ridge(la__bl *B, int valid, double lambda, double *out,
-                         la_real *pred) {
+/* Cholesky of S + lambda I on every lane into L (lower, d x d lanes), and
+   the solves L u = c, L^T w = u into B->w, written lane-inner without
+   branches so that the lanes run as vectors. 0 when a valid lane met a
+   pivot that is not positive (lambda too small for the rounding of a
+   singular S): its results are then not to be used. */
+static int la__bl_chol_solve(la__bl *B, int valid, double lambda) {
   const size_t W = LA_W;
   const int d = B->d;
+  const double *LA__RESTRICT S = B->S;
+  double *LA__RESTRICT L = B->A, *LA__RESTRICT u = B->w;
+  double inv[LA_W];
   int i, j, k, w, bad = 0;
-  if (lambda > 0) {
-    double *L = B->A, *u = B->w;
-    B->eig_done = 0; /* A is overwritten */
-    for (j = 0; j < d; ++j)
-      for (w = 0; w < LA_W; ++w) {
-        double s = B->S[((size_t)j * d + j) * W + w] + lambda;
-        for (k = 0; k < j; ++k) {
-          double l = L[((size_t)j * d + k) * W + w];
-          s -= l * l;
-        }
-        bad |= w < valid && !(s > 0);
-        s = s > 0 ? sqrt(s) : 1;
-        L[((size_t)j * d + j) * W + w] = s;
-        for (i = j + 1; i < d; ++i) {
-          double x = B->S[((size_t)i * d + j) * W + w];
-          for (k = 0; k < j; ++k)
-            x -= L[((size_t)i * d + k) * W + w] * L[((size_t)j * d + k) * W + w];
-          L[((size_t)i * d + j) * W + w] = x / s;
-        }
+  B->eig_done = 0; /* A is overwritten */
+  for (j = 0; j < d; ++j) {
+    double *LA__RESTRICT Ljj = L + ((size_t)j * d + j) * W;
+    const double *LA__RESTRICT Sjj = S + ((size_t)j * d + j) * W;
+    for (w = 0; w < LA_W; ++w) Ljj[w] = Sjj[w] + lambda;
+    for (k = 0; k < j; ++k) {
+      const double *LA__RESTRICT Ljk = L + ((size_t)j * d + k) * W;
+      for (w = 0; w < LA_W; ++w) Ljj[w] -= Ljk[w] * Ljk[w];
+    }
+    for (w = 0; w < valid; ++w) bad |= !(Ljj[w] > 0);
+    for (w = 0; w < LA_W; ++w) {
+      Ljj[w] = sqrt(Ljj[w] > 0 ? Ljj[w] : 1.0);
+      inv[w] = 1 / Ljj[w];
+    }
+    for (i = j + 1; i < d; ++i) {
+      double *LA__RESTRICT Lij = L + ((size_t)i * d + j) * W;
+      const double *LA__RESTRICT Sij = S + ((size_t)i * d + j) * W;
+      for (w = 0; w < LA_W; ++w) Lij[w] = Sij[w];
+      for (k = 0; k < j; ++k) {
+        const double *LA__RESTRICT Lik = L + ((size_t)i * d + k) * W;
+        const double *LA__RESTRICT Ljk = L + ((size_t)j * d + k) * W;
+        for (w = 0; w < LA_W; ++w) Lij[w] -= Lik[w] * Ljk[w];
       }
-    if (!bad) {
-      for (i = 0; i < d; ++i) /* L u = c, then L^T w = u, in place */
-        for (w = 0; w < LA_W; ++w) {
-          double x = B->c[(size_t)i * W + w];
-          for (k = 0; k < i; ++k)
-            x -= L[((size_t)i * d + k) * W + w] * u[(size_t)k * W + w];
-          u[(size_t)i * W + w] = x / L[((size_t)i * d + i) * W + w];
-        }
-      for (i = d - 1; i >= 0; --i)
-        for (w = 0; w < LA_W; ++w) {
-          double x = u[(size_t)i * W + w];
-          for (k = i + 1; k < d; ++k)
-            x -= L[((size_t)k * d + i) * W + w] * u[(size_t)k * W + w];
-          u[(size_t)i * W + w] = x / L[((size_t)i * d + i) * W + w];
-        }
+      for (w = 0; w < LA_W; ++w) Lij[w] *= inv[w];
     }
   }
-  if (lambda <= 0 || bad) la__bl_spectral(B, lambda);
+  for (i = 0; i < d; ++i) { /* L u = c */
+    double *LA__RESTRICT ui = u + (size_t)i * W;
+    const double *LA__RESTRICT Lii = L + ((size_t)i * d + i) * W;
+    for (w = 0; w < LA_W; ++w) ui[w] = B->c[(size_t)i * W + w];
+    for (k = 0; k < i; ++k) {
+      const double *LA__RESTRICT Lik = L + ((size_t)i * d + k) * W;
+      const double *LA__RESTRICT uk = u + (size_t)k * W;
+      for (w = 0; w < LA_W; ++w) ui[w] -= Lik[w] * uk[w];
+    }
+    for (w = 0; w < LA_W; ++w) ui[w] /= Lii[w];
+  }
+  for (i = d - 1; i >= 0; --i) { /* L^T w = u, in place */
+    double *LA__RESTRICT ui = u + (size_t)i * W;
+    const double *LA__RESTRICT Lii = L + ((size_t)i * d + i) * W;
+    for (k = i + 1; k < d; ++k) {
+      const double *LA__RESTRICT Lki = L + ((size_t)k * d + i) * W;
+      const double *LA__RESTRICT uk = u + (size_t)k * W;
+      for (w = 0; w < LA_W; ++w) ui[w] -= Lki[w] * uk[w];
+    }
+    for (w = 0; w < LA_W; ++w) ui[w] /= Lii[w];
+  }
+  return !bad;
+}
+
+/* Ridge on the panel: Cholesky for lambda > 0, the spectral form for
+   lambda = 0 and where a pivot was not positive. */
+static void la__bl_ridge(la__bl *B, int valid, double lambda, double *out,
+                         la_real *pred) {
+  if (!(lambda > 0) || !la__bl_chol_solve(B, valid, lambda))
+    la__bl_spectral(B, lambda);
   la__bl_score(B, B->w, valid, out, pred);
 }
 
@@ -7211,8 +7259,9 @@ LINATTN_DEF int la_gd_eval(const la_batch *b, const la_gd_spec *s,
                            size_t bytes) {
   la__bl B;
   void *owned;
-  int p, np, t, st = la__bl_check_batch(b);
-  if (st) return st;
+  int p, np, t, st;
+  if (!b || !s) return LA_ENULL; /* here too, for the analyzers */
+  if ((st = la__bl_check_batch(b)) != 0) return st;
   if ((st = la__bl_spec_check(s, b->d)) != 0) return st;
   if ((st = la__bl_open(b->d, b->n, NULL, NULL, &work, &bytes, &owned, &B)))
     return st;
@@ -7265,8 +7314,9 @@ LINATTN_DEF int la_ridge_eval(const la_batch *b, double lambda, double *loss,
   la__bl B;
   void *owned;
   double l = 0;
-  int st = la__bl_check_batch(b);
-  if (st) return st;
+  int st;
+  if (!b) return LA_ENULL;
+  if ((st = la__bl_check_batch(b)) != 0) return st;
   if (!la__finite(lambda)) return LA_ENONFINITE;
   if (lambda < 0) return LA_ERANGE;
   if ((st = la__bl_open(b->d, b->n, NULL, NULL, &work, &bytes, &owned, &B)))
@@ -7448,9 +7498,9 @@ LINATTN_DEF int la_gd_tune(const la_batch *val, int steps,
   la__gd_tune_ctx c;
   la__bl B;
   void *owned;
-  int k, st = la__bl_check_batch(val);
-  if (st) return st;
-  if (!eta || !loss) return LA_ENULL;
+  int k, st;
+  if (!val || !eta || !loss) return LA_ENULL;
+  if ((st = la__bl_check_batch(val)) != 0) return st;
   if ((st = la__gd_tune_setup(val->d, val->n, steps, cfg, &c)) != 0)
     return st;
   if (precond)
@@ -7510,9 +7560,9 @@ LINATTN_DEF int la_ridge_tune(const la_batch *val, const la_tune_config *cfg,
   la__bl B;
   void *owned;
   double ols;
-  int j, G, st = la__bl_check_batch(val);
-  if (st) return st;
-  if (!lambda || !loss) return LA_ENULL;
+  int j, G, st;
+  if (!val || !lambda || !loss) return LA_ENULL;
+  if ((st = la__bl_check_batch(val)) != 0) return st;
   if ((st = la__ridge_tune_setup(val->d, val->n, cfg, &c)) != 0) return st;
   if ((st = la__bl_open(val->d, val->n, la__ridge_tune_take, &c, &work,
                         &bytes, &owned, &B)) != 0)

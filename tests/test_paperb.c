@@ -725,27 +725,41 @@ static int pb_join(int *p, int x, int y, int *classes) {
 static int pb_row(int p) { return p / 2; }
 static int pb_col(const pb_wick *w, int p) { return p % 2 ? (p / 2 + 1) % w->k : p / 2; }
 
-/* Every pairing of the entries not yet paired, the index classes kept
-   along the way (joined when a pair is made, parted when it is undone). */
-static void pb_wick_rec(pb_wick *w) {
-  int p = 0, q;
-  while (p < 2 * w->k && w->partner[p] >= 0) ++p;
-  if (p == 2 * w->k) {
-    w->cnt[w->rows][w->cols]++;
-    return;
-  }
-  for (q = p + 1; q < 2 * w->k; ++q)
-    if (w->partner[q] < 0) {
-      int ur = pb_join(w->pr, pb_row(p), pb_row(q), &w->rows);
-      int uc = pb_join(w->pc, pb_col(w, p), pb_col(w, q), &w->cols);
-      w->partner[p] = q;
-      w->partner[q] = p;
-      pb_wick_rec(w);
-      w->partner[p] = w->partner[q] = -1;
-      if (ur >= 0) { w->pr[ur] = ur; ++w->rows; }
-      if (uc >= 0) { w->pc[uc] = uc; ++w->cols; }
+/* Every pairing of the 2k entries, depth first without recursion: level
+   l pairs the first entry still free, p[l], with q[l], trying each free
+   entry in turn; the index classes are joined when a pair is made and
+   parted when it is undone. */
+static void pb_wick_all(pb_wick *w) {
+  int p[8], q[8], ur[8], uc[8], lev = 0, n2 = 2 * w->k;
+  p[0] = q[0] = 0;
+  while (lev >= 0) {
+    int j = q[lev] + 1;
+    if (q[lev] > p[lev]) { /* undo this level's last pair */
+      w->partner[p[lev]] = w->partner[q[lev]] = -1;
+      if (ur[lev] >= 0) { w->pr[ur[lev]] = ur[lev]; ++w->rows; }
+      if (uc[lev] >= 0) { w->pc[uc[lev]] = uc[lev]; ++w->cols; }
     }
+    while (j < n2 && w->partner[j] >= 0) ++j;
+    if (j >= n2) {
+      --lev;
+      continue;
+    }
+    q[lev] = j;
+    ur[lev] = pb_join(w->pr, pb_row(p[lev]), pb_row(j), &w->rows);
+    uc[lev] = pb_join(w->pc, pb_col(w, p[lev]), pb_col(w, j), &w->cols);
+    w->partner[p[lev]] = j;
+    w->partner[j] = p[lev];
+    if (lev == w->k - 1) {
+      w->cnt[w->rows][w->cols]++;
+      continue;
+    }
+    ++lev;
+    p[lev] = 0;
+    while (w->partner[p[lev]] >= 0) ++p[lev];
+    q[lev] = p[lev];
+  }
 }
+
 static double pb_moment(int k, int n, int d) {
   pb_wick w;
   double s = 0;
@@ -756,7 +770,7 @@ static double pb_moment(int k, int n, int d) {
   w.rows = w.cols = k;
   for (a = 0; a < 2 * k; ++a) w.partner[a] = -1;
   for (a = 0; a < k; ++a) w.pr[a] = w.pc[a] = a;
-  pb_wick_rec(&w);
+  pb_wick_all(&w);
   for (a = 0; a <= k; ++a)
     for (c = 0; c <= k; ++c) s += (double)w.cnt[a][c] * pow(n, a) * pow(d, c);
   return s / pow(n, k);
@@ -1025,7 +1039,8 @@ static void test_pb_lbfgs_quadratic(la_t *t) {
     lc.tol_grad = lc.tol_change = 1e-300;
     c = pb_obj_config(pb_rosen, NULL, 2, th0, &lc);
     LA_CHECK(t, la_trainer_create(&tr, &c) == 0 && la_trainer_run(&tr, 1) == 0, "run");
-    LA_CHECK(t, fabs(tr.theta[0] - 1) < 10 * PB_EXACT && fabs(tr.theta[1] - 1) < 20 * PB_EXACT,
+    LA_CHECK(t, fabs((double)tr.theta[0] - 1) < 10 * PB_EXACT &&
+                    fabs((double)tr.theta[1] - 1) < 20 * PB_EXACT,
              "at (%.12g, %.12g) after %g iterations", (double)tr.theta[0],
              (double)tr.theta[1], tr.state[0]);
     LA_CHECK(t, tr.state[0] < 60, "%g iterations", tr.state[0]);
