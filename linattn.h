@@ -142,9 +142,12 @@ CONTENTS
    1. types, status codes, the SIMD layer and batched kernels
    2. random numbers, batches and the papers' data settings
    3. the model: loss, gradient, Hessian-vector product
-   4. optimizers, clipping, learning-rate schedules
+   4. optimizers (L-BFGS through a closure), clipping, learning-rate
+      schedules
    5. diagnostics: eigensolvers, Lanczos, SLQ, traces, robust condition
-      numbers, directional smoothness, gradient noise
+      numbers, directional smoothness, gradient noise; paper B's in-context
+      baselines (GD, preconditioned GD, least squares, ridge, tuners) and
+      the optimum of its Theorem 3 family
    6. the training driver and checkpoints
    Licence at the end.
 */
@@ -1036,16 +1039,19 @@ LINATTN_DEF int la_grad_noise(const la_model *m, const la_real *theta,
    time (the S, c and iterates of a panel's lanes side by side), in a
    workspace whose size does not depend on the batch's; work == NULL with
    bytes == 0 allocates it. Failures: LA_ENULL, LA_EDIM (an empty batch, d
-   or n out of range, steps < 1), LA_ERANGE (a step size, lambda or search
-   interval out of range), LA_ENONFINITE (a NaN or Inf among the inputs or
-   the data of a valid prompt), LA_EWORKSPACE, LA_EDIVERGED (finite inputs,
-   a loss that is not: outputs written as computed). */
+   or n out of range, steps < 1), LA_ERANGE (lambda < 0, a search interval
+   or grid out of range), LA_ENONFINITE (a NaN or Inf among the inputs or
+   the data of a valid prompt), LA_EWORKSPACE, LA_EOVERFLOW (a tuner's grid
+   times steps beyond 1e8), LA_EDIVERGED (finite inputs, a loss that is
+   not: outputs written as computed). Nothing is written before the checks
+   pass, except that a prompt with a NaN is found panel by panel: losses
+   are then not written, pred may hold the earlier panels'. */
 
 /* k-step gradient descent from w_0 = 0:
        w_{t+1} = w_t - eta_t P grad R(w_t) = w_t - eta_t P (S w_t - c),
    prediction <w_t, x_q>. P = precond, any d x d matrix (row-major), NULL
    for the identity; paper B's preconditioned GD is P = Sigma^-1
-   (la_data_sigma_inv). */
+   (la_data_sigma_inv). Step sizes may be any finite numbers. */
 typedef struct la_gd_spec {
   int steps;             /* k >= 1 */
   double eta;            /* the step size of every step, when etas is NULL */
@@ -1073,7 +1079,8 @@ LINATTN_DEF int la_ridge_eval(const la_batch *b, double lambda, double *loss,
    batch, by a log-spaced grid over [lo, hi] and then golden-section search
    on the log between the best grid point's neighbours, to a bracket of
    width tol. The answer lies in [lo, hi]; a loss that overflows counts as
-   +infinity (LA_EDIVERGED only if every candidate overflows). */
+   +infinity (LA_EDIVERGED, nothing written, when every grid point's does
+   for some k; for ridge, when least squares' does too). */
 typedef struct la_tune_config {
   double lo, hi; /* 0 < lo < hi; 0 -> the tuner's default interval */
   int grid;      /* grid points, 3 .. 10000; 0 -> 31 */
@@ -1116,11 +1123,13 @@ LINATTN_DEF int la_pgd_family_theta(const la_model *m, const double *sinv,
    step sizes spread like Chebyshev nodes over the Marchenko-Pastur range
    (1 +- sqrt(d/n))^2. The loss is symmetric in the a_l (Lemma 4), so they
    are returned in ascending order of the step size -a_l. LA_ENOCONVERGE
-   when the steps did not settle within 100 iterations or the end point's
-   Hessian is not positive definite (a and loss then hold the last
-   iterate). Paper B's values (d = 5, n = 20, population optima): -a =
-   0.769 (L = 1); 0.519, 1.251; 0.428, 0.698, 1.729; 0.375, 0.530, 0.905,
-   2.167. */
+   when the steps did not settle within 100 iterations at a point whose
+   Hessian is positive definite (a and loss then hold the last iterate).
+   The population optima for Sigma = I, d = 5, n = 20 (a closed form, see
+   docs/paperb.md): -a = 0.7692 = n/(n+d+1) (L = 1); 0.5154, 1.2496;
+   0.4224, 0.6891, 1.7142; 0.3621, 0.5205, 0.8890, 2.1389 (paper B
+   reports 0.769; 0.519, 1.251; 0.428, 0.698, 1.729; 0.375, 0.530, 0.905,
+   2.167, found numerically). */
 LINATTN_DEF size_t la_pgd_optimum_work_bytes(const la_model *m);
 LINATTN_DEF int la_pgd_optimum(const la_model *m, const la_batch *b,
                                const double *sinv, double *a, double *loss,
@@ -6864,11 +6873,10 @@ LINATTN_DEF int la_grad_noise(const la_model *m, const la_real *theta,
 /* A panel's LA_W prompts side by side, as the model keeps them: element e
    of lane w at [e * LA_W + w], in double. */
 typedef struct la__bl {
-  int d, n;
+  int d;
   double *S, *c, *xq, *yq; /* d*d, d, d, 1 */
   double *w, *g, *v;       /* GD's iterate, gradient, direction: d each */
   double *A, *V;           /* Cholesky factor / Jacobi's matrix, vectors */
-  double *err;             /* 1 */
   int eig_done;            /* V and the eigenvalues (A's diagonal) hold S's */
 } la__bl;
 
@@ -6876,10 +6884,10 @@ static int la__bl_dims_ok(int d, int n) {
   return d > 0 && n > 0 && d <= LA_MAX_D && n <= LA_MAX_N;
 }
 
-static void la__bl_take(la__arena *ar, int d, int n, la__bl *B) {
+/* The buffers of one panel (n does not enter: S and c are d-sized). */
+static void la__bl_take(la__arena *ar, int d, la__bl *B) {
   size_t W = LA_W, dd = (size_t)d * (size_t)d, dv = (size_t)d * W;
   B->d = d;
-  B->n = n;
   B->S = (double *)la__take(ar, sizeof(double) * dd * W);
   B->c = (double *)la__take(ar, sizeof(double) * dv);
   B->xq = (double *)la__take(ar, sizeof(double) * dv);
@@ -6889,7 +6897,6 @@ static void la__bl_take(la__arena *ar, int d, int n, la__bl *B) {
   B->v = (double *)la__take(ar, sizeof(double) * dv);
   B->A = (double *)la__take(ar, sizeof(double) * dd * W);
   B->V = (double *)la__take(ar, sizeof(double) * dd * W);
-  B->err = (double *)la__take(ar, sizeof(double) * W);
   B->eig_done = 0;
 }
 
@@ -6907,7 +6914,7 @@ static size_t la__bl_size(int d, int n, la__bl_extra_fn extra, void *ctx) {
   la__arena a = la__arena_count();
   la__bl B;
   if (!la__bl_dims_ok(d, n)) return 0;
-  la__bl_take(&a, d, n, &B);
+  la__bl_take(&a, d, &B);
   if (extra) extra(&a, ctx);
   return la__arena_size(&a);
 }
@@ -6923,7 +6930,7 @@ static int la__bl_open(int d, int n, la__bl_extra_fn extra, void *ctx,
     la__work_end(*owned);
     return LA_EWORKSPACE;
   }
-  la__bl_take(&ar, d, n, B);
+  la__bl_take(&ar, d, B);
   if (extra) extra(&ar, ctx);
   return LA_OK;
 }
@@ -7377,9 +7384,10 @@ static double la__tune_f(double f) { return f == f ? f : HUGE_VAL; }
 
 #define LA__GOLD 0.6180339887498949
 
-/* After the grid: each problem's bracket around its best grid point. */
+/* After the grid: each problem's bracket around its best grid point;
+   LA_EDIVERGED when a problem has no finite loss on the grid. */
 static int la__tune_start(la__tune *t) {
-  int k, j, any = 0;
+  int k, j, all = 1;
   for (k = 0; k < t->np; ++k) {
     la__gs *g = &t->gs[k];
     int best = 0;
@@ -7390,14 +7398,14 @@ static int la__tune_start(la__tune *t) {
     }
     g->bx = la__tune_grid_x(t, best);
     g->bf = t->gl[(size_t)best * t->np + k];
-    any |= g->bf < HUGE_VAL;
+    all &= g->bf < HUGE_VAL;
     g->a = la__tune_grid_x(t, best > 0 ? best - 1 : 0);
     g->b = la__tune_grid_x(t, best < t->grid - 1 ? best + 1 : best);
     g->x1 = g->b - LA__GOLD * (g->b - g->a);
     g->x2 = g->a + LA__GOLD * (g->b - g->a);
     g->need = g->bf < HUGE_VAL && g->b - g->a > t->tol ? 3 : 0;
   }
-  return any ? LA_OK : LA_EDIVERGED;
+  return all ? LA_OK : LA_EDIVERGED;
 }
 
 /* The points a round must evaluate: xs[2k], xs[2k+1] (NaN: none). */

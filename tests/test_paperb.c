@@ -450,6 +450,13 @@ static void test_pb_bad(la_t *t) {
     tc.grid = 2;
     LA_CHECK(t, la_gd_tune(&b, 2, NULL, &tc, eta, l, NULL, 0) == LA_ERANGE, "grid");
     LA_CHECK(t, la_gd_tune(&b, 0, NULL, NULL, eta, l, NULL, 0) == LA_EDIM, "tune steps");
+    tc.grid = 0;
+    tc.lo = 1e100; /* every step size overflows within two steps */
+    tc.hi = 1e200;
+    eta[0] = eta[1] = -7;
+    LA_CHECK(t, la_gd_tune(&b, 2, NULL, &tc, eta, l, NULL, 0) == LA_EDIVERGED &&
+                    eta[0] == -7 && eta[1] == -7, "all overflow");
+    tc.lo = tc.hi = 0;
     LA_CHECK(t, la_gd_tune(&b, 2, NULL, NULL, NULL, l, NULL, 0) == LA_ENULL, "tune out");
     LA_CHECK(t, la_gd_tune_work_bytes(5, 20, 0, NULL) == 0 &&
                     la_ridge_tune_work_bytes(0, 20, NULL) == 0 &&
