@@ -1125,6 +1125,71 @@ static void test_pb_lbfgs_model(la_t *t) {
   }
 }
 
+/* The family's loss as a function of its L scalars, for the trainer's
+   objective hook: the model at theta(a), the chain rule for the gradient. */
+typedef struct pb_fam {
+  la_model *m;
+  la_batch *b;
+  const double *M;
+  la_real th[75], g[75];
+} pb_fam;
+static int pb_fam_fn(void *ctx, const la_real *x, const la_batch *b, double *loss,
+                     la_real *grad) {
+  pb_fam *f = (pb_fam *)ctx;
+  double a[3];
+  int l, e, L = f->m->cfg.layers, st;
+  (void)b;
+  for (l = 0; l < L; ++l) a[l] = (double)x[l];
+  if ((st = la_pgd_family_theta(f->m, f->M, a, f->th)) != 0) return st;
+  if (!grad) return la_model_loss(f->m, f->th, f->b, loss, NULL, NULL, 0);
+  if ((st = la_model_grad(f->m, f->th, f->b, loss, f->g, NULL, 0)) != 0) return st;
+  for (l = 0; l < L; ++l) {
+    double s = 0;
+    for (e = 0; e < 25; ++e) s += (double)f->g[l * 25 + e] * f->M[e];
+    grad[l] = (la_real)s;
+  }
+  return LA_OK;
+}
+
+static void test_pb_lbfgs_family(la_t *t) {
+  LA_TEST(t, "lbfgs: the Theorem 3 family's optimum (L = 2) as Newton finds it") {
+    la_data_config dc;
+    la_data g;
+    la_batch b;
+    la_model m;
+    pb_fam f;
+    la_lbfgs_config lc;
+    la_train_config c;
+    la_trainer tr;
+    double sinv[25], a[2], loss, x[2];
+    la_real x0[2] = {(la_real)-0.3, (la_real)-1.0};
+    /* a in la_real: float resolves it to 6e-8; in double the line search's
+       loss comparisons stop it near sqrt(eps) of the curvature's scale */
+    double tol = sizeof(la_real) == 8 ? 1e-9 : 4e-5;
+    la_data_preset(&dc, LA_SETTING_PAPER_B);
+    LA_CHECK(t, la_data_create(&g, &dc, 5) == 0 && la_data_sigma_inv(&g, sinv) == 0 &&
+                    pb_batch(&b, &dc, 200, 5) && pb_model(&m, 2, LA_PARAM_PGD), "setup");
+    LA_CHECK(t, la_pgd_optimum(&m, &b, sinv, a, &loss, NULL, 0) == 0, "newton");
+    f.m = &m;
+    f.b = &b;
+    f.M = sinv;
+    memset(&lc, 0, sizeof lc);
+    lc.line_search = LA_LS_STRONG_WOLFE;
+    lc.max_iter = 50;
+    lc.tol_grad = lc.tol_change = 1e-300;
+    c = pb_obj_config(pb_fam_fn, &f, 2, x0, &lc);
+    LA_CHECK(t, la_trainer_create(&tr, &c) == 0 && la_trainer_run(&tr, 2) == 0, "run");
+    x[0] = -(double)tr.theta[0];
+    x[1] = -(double)tr.theta[1];
+    if (x[0] > x[1]) { double y = x[0]; x[0] = x[1]; x[1] = y; } /* ascending */
+    LA_CHECK(t, fabs(x[0] + a[0]) < tol && fabs(x[1] + a[1]) < tol,
+             "lbfgs %.10f %.10f, newton %.10f %.10f", x[0], x[1], -a[0], -a[1]);
+    la_trainer_destroy(&tr);
+    la_batch_destroy(&b);
+    la_data_destroy(&g);
+  }
+}
+
 /* Paper B's reference setting on a smaller fixed batch, through the trainer:
    interrupted, checkpointed to memory and resumed, it ends bit for bit where
    an unbroken run ends. */
@@ -1326,6 +1391,7 @@ static void suite_paperb(la_t *t) {
   test_pb_lemma4(t);
   test_pb_lbfgs_quadratic(t);
   test_pb_lbfgs_model(t);
+  test_pb_lbfgs_family(t);
   test_pb_lbfgs_resume(t);
   test_pb_lbfgs_api(t);
 }
