@@ -1,36 +1,57 @@
 # linattn.h: tests, benchmarks, examples.
-#   make test    the whole matrix: every backend, precision and architecture
-#   make quick   host AVX2, float and double: the check to run while editing
+#   make         build/linattn, for the machine it runs on (mk/cli.mk)
+#   make test    the whole matrix: every backend, precision and architecture;
+#                a configuration whose tools are missing is skipped
+#   make deps    install those tools (Debian, Ubuntu; tests/deps.sh)
+#   make quick   the host's suites, float and double: the check while editing
 #   make bench   every benchmark program in bench/
 CC ?= cc
 CLANG ?= clang
 WARN = -Wall -Wextra -Wpedantic -Wshadow -Werror
 CFLAGS_HOST = -std=c99 -O2 $(WARN)
 AVX2 = -mavx2 -mfma
+AVX512 = -mavx512f -mavx512vl -mavx512dq -mavx512bw -mavx2 -mfma
 BUILD = build
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 
-.PHONY: all quick test bench clean
-all: quick
+# The flags that select this machine's SIMD backend for $(CC): -mavx2 -mfma
+# on an x86-64 with both, nothing on AArch64 (NEON is always there) or for
+# a cross compiler; see mk/simd-flags.sh. `make NATIVE=` builds the portable
+# scalar program.
+ifeq ($(origin NATIVE),undefined)
+NATIVE := $(shell sh mk/simd-flags.sh $(CC))
+endif
+
+.PHONY: all quick test bench clean deps
+all:
 
 HDR = linattn.h
 TESTSRC = tests/main.c $(wildcard tests/*.h tests/test_*.c)
 
-# The fastest useful check while developing: host AVX2, float and double.
-quick: $(BUILD)/test-avx2-f $(BUILD)/test-avx2-d
-	$(BUILD)/test-avx2-f
-	$(BUILD)/test-avx2-d
+# The fastest useful check while developing: the host's backend, float and
+# double (build/test-avx2-* on an AVX2 machine, build/test-host-* elsewhere).
+QUICK = $(if $(findstring -mavx2,$(NATIVE)),test-avx2,test-host)
+quick: $(BUILD)/$(QUICK)-f $(BUILD)/$(QUICK)-d
+	$(BUILD)/$(QUICK)-f
+	$(BUILD)/$(QUICK)-d
 
 $(BUILD)/test-avx2-f: $(TESTSRC) $(HDR) | $(BUILD)
 	$(CC) $(CFLAGS_HOST) $(AVX2) tests/main.c -o $@ -lm
 $(BUILD)/test-avx2-d: $(TESTSRC) $(HDR) | $(BUILD)
 	$(CC) $(CFLAGS_HOST) $(AVX2) -DLINATTN_DOUBLE tests/main.c -o $@ -lm
+$(BUILD)/test-host-f: $(TESTSRC) $(HDR) | $(BUILD)
+	$(CC) $(CFLAGS_HOST) $(NATIVE) tests/main.c -o $@ -lm
+$(BUILD)/test-host-d: $(TESTSRC) $(HDR) | $(BUILD)
+	$(CC) $(CFLAGS_HOST) $(NATIVE) -DLINATTN_DOUBLE tests/main.c -o $@ -lm
 
 # ------------------------------------------------------------ the matrix
 # Each configuration is compiled and run by tests/run_one.sh, which keeps its
 # log in build/results/NAME.log and its verdict beside it, so one failing
-# configuration never hides the others; tests/summarize.sh adds them up and
-# prints the closing "N passed, N failed" line.
+# configuration never hides the others, and prints the progress count;
+# tests/summarize.sh adds them up and prints the closing "N passed, N
+# failed" line. A configuration whose tools are missing (looked up from the
+# words of its command in tests/deps.sh) is skipped and names the packages;
+# LINATTN_REQUIRE_ALL=1 makes a skip a failure (.ci/run sets it).
 #
 # $(call suite,NAME,COMPILER AND FLAGS,RUNNER): the unit-test binary.
 define suite
@@ -52,6 +73,9 @@ $(eval $(call suite,gcc-avx2-double,$(CC) $(CFLAGS_HOST) $(AVX2) -DLINATTN_DOUBL
 $(eval $(call suite,gcc-scalar-float,$(CC) $(CFLAGS_HOST) $(SCALAR),))
 $(eval $(call suite,gcc-scalar-double,$(CC) $(CFLAGS_HOST) $(SCALAR) -DLINATTN_DOUBLE,))
 $(eval $(call suite,clang-avx2-float,$(CLANG) $(CFLAGS_HOST) $(AVX2),))
+$(eval $(call suite,gcc-avx512-float,$(CC) $(CFLAGS_HOST) $(AVX512),))
+$(eval $(call suite,gcc-avx512-double,$(CC) $(CFLAGS_HOST) $(AVX512) -DLINATTN_DOUBLE,))
+$(eval $(call suite,clang-avx512-float,$(CLANG) $(CFLAGS_HOST) $(AVX512),))
 $(eval $(call suite,clang-scalar-double,$(CLANG) $(CFLAGS_HOST) $(SCALAR) -DLINATTN_DOUBLE,))
 $(eval $(call suite,asan-ubsan-avx2-float,$(CLANG) $(CFLAGS_HOST) $(AVX2) $(SAN),))
 $(eval $(call suite,asan-ubsan-scalar-double,$(CLANG) $(CFLAGS_HOST) $(SCALAR) -DLINATTN_DOUBLE $(SAN),))
@@ -85,17 +109,25 @@ run-cortex-m4-build: | $(BUILD)
 # Fragments (mk/*.mk) add their own configurations to CONFIGS.
 -include $(wildcard mk/*.mk)
 
+# The longest configurations (CPU time of the last run, build/timings) start
+# first, so that no long one is left running alone at the end.
 test:
 	@rm -rf $(BUILD)/results
-	@$(MAKE) --no-print-directory -k -j$(JOBS) $(addprefix run-,$(CONFIGS)) || true
+	@echo "make test: $(words $(CONFIGS)) configurations, $(JOBS) at a time"
+	@LA_TOTAL=$(words $(CONFIGS)) $(MAKE) --no-print-directory -k -j$(JOBS) \
+	  $$(sh tests/summarize.sh --order $(CONFIGS) | sed 's/^/run-/') || true
 	@sh tests/summarize.sh $(CONFIGS)
+
+# The toolchains of the matrix, from Debian's or Ubuntu's archive.
+deps:
+	sh tests/deps.sh install
 
 # ------------------------------------------------------------ benchmarks
 # Every bench/bench_NAME.c becomes build/bench_NAME (float) and
 # build/bench_NAME-d (double); `make bench` runs the float ones.
 BENCHSRC = $(wildcard bench/bench_*.c)
 BENCHBIN = $(patsubst bench/%.c,$(BUILD)/%,$(BENCHSRC))
-BENCHFLAGS = -std=c99 -O2 $(WARN) $(AVX2)
+BENCHFLAGS = -std=c99 -O2 $(WARN) $(NATIVE)
 $(BUILD)/bench_%: bench/bench_%.c bench/bench_common.h $(HDR) | $(BUILD)
 	$(CC) $(BENCHFLAGS) -DBENCH_FLAGS='"$(BENCHFLAGS)"' $< -o $@ -lm -lpthread
 $(BUILD)/bench_%-d: bench/bench_%.c bench/bench_common.h $(HDR) | $(BUILD)

@@ -21,22 +21,29 @@ CONFIGURATION MACROS (define before including)
    LINATTN_STATIC          make every function static (two libraries may then
                            embed the header without clashing symbols).
    LINATTN_DOUBLE          la_real is double instead of float, everywhere.
-   LINATTN_SIMD            force a backend: LINATTN_SCALAR, LINATTN_AVX2 or
-                           LINATTN_NEON. Forcing one the compiler cannot honour
-                           (for example LINATTN_AVX2 without -mavx2 -mfma) is a
-                           #warning and the scalar backend is used instead.
+   LINATTN_SIMD            force a backend: LINATTN_SCALAR, LINATTN_AVX2,
+                           LINATTN_AVX512 or LINATTN_NEON. Forcing one the
+                           compiler cannot honour (for example LINATTN_AVX2
+                           without -mavx2 -mfma) is a #warning and the scalar
+                           backend is used instead.
    LINATTN_MALLOC(sz, ctx) / LINATTN_FREE(p, ctx)
                            the allocator of the convenience layer; define both
                            or neither (defining one alone is a build error).
    LINATTN_NO_STDLIB       no malloc, no stdio: only the caller-owned-workspace
-                           API is compiled (bare-metal boards).
+                           API is compiled (bare-metal boards); no built-in
+                           thread pool (a host parallel-for still works).
+   LINATTN_NO_THREADS      no built-in thread pool even where POSIX threads
+                           exist (it is built on __unix__ and __APPLE__
+                           hosts with gcc or clang; C libraries older than
+                           glibc 2.34 then need -pthread when linking).
    LINATTN_ASSERT(x)       internal consistency checks (default: nothing).
                            Argument errors never assert: they return a status.
 
 SIMD
 
    The backend is chosen at compile time from the compiler's own macros:
-   AVX2 with FMA (__AVX2__ and __FMA__), NEON on AArch64 (float and double
+   AVX-512 (__AVX512F__ and __AVX512VL__ with AVX2 and FMA), AVX2 with FMA
+   (__AVX2__ and __FMA__), NEON on AArch64 (float and double
    lanes), NEON on 32-bit ARMv7 (float lanes; fused multiply-add only with
    VFPv4, __ARM_FEATURE_FMA), otherwise scalar. There is no run-time CPU
    dispatch. la_backend_name() says which backend was compiled.
@@ -47,7 +54,12 @@ SIMD
    vector FMAs with every lane busy. LA_W is fixed by the precision alone
    (8 floats, 4 doubles), not by the backend, so that data laid out on one
    machine means the same on every other. A backend with narrower registers
-   uses two of them per panel; the scalar backend loops over the lanes.
+   uses two of them per panel; the scalar backend loops over the lanes; the
+   AVX-512 backend keeps the 256-bit panel vectors of AVX2 for the model
+   (with 32 registers) and runs the generator on 512-bit lanes. (Two panels
+   per 512-bit register, which would double the peak of cores with two
+   512-bit FMA units, would take the model's panel loop two panels at a
+   time; Zen 4 executes 512-bit FMAs in two halves and gains nothing.)
 
    Every kernel has a scalar twin that is always compiled (la_kernels_scalar),
    the reference that each SIMD result is tested against.
@@ -55,18 +67,46 @@ SIMD
 DETERMINISM
 
    Within one build, every function is a pure function of its arguments: the
-   same inputs give bit-identical outputs, run after run, thread count aside.
+   same inputs give bit-identical outputs, run after run, whatever the
+   number of threads (see la_parallel: a batch is cut into chunks by its
+   size alone and the chunks' sums are added in a fixed order).
    The random numbers and prompts are bit-identical across backends and
-   machines for a given precision: the scalar, AVX2, AArch64 NEON and ARMv7
-   NEON builds draw the same words, normals, Gamma variates, rotations and
+   machines for a given precision: the scalar, AVX2, AVX-512, AArch64 NEON
+   and ARMv7 NEON builds draw the same words, normals, Gamma variates, rotations and
    batches (checked against committed golden vectors on each of them). The
    float and double builds draw the same normals but lay out LA_W = 8 or 4
    prompts per panel, so their batches differ. This holds for IEEE-754 float
    and double evaluated at their own precision (SSE2, AArch64, ARMv7 VFP;
    not x87) and without value-changing options (-ffast-math, or clang's
-   -ffp-contract=fast, which overrides the FP_CONTRACT pragma the header
-   sets; gcc's default contraction is switched off here by a pragma). The
-   normals and the labels use fused multiply-adds where the code asks for
+   -ffp-contract=fast, which overrides the pragma below).
+
+   Floating-point contraction is off for the whole implementation: clang
+   obeys #pragma STDC FP_CONTRACT OFF, gcc and g++ (which contract by
+   default in GNU C and in every C++ mode, and ignore the STDC pragma)
+   #pragma GCC optimize("fp-contract=off"); both are restored after the
+   implementation. So one program built as C or C++ by gcc, g++, clang or
+   clang++, at -O2 or -O3, ISO or GNU dialect, computes the same bits
+   (`make test`, quickstart-c-cxx-*: examples/quickstart.c's whole output
+   compared byte for byte, with AVX2 and without; before this, g++, clang,
+   clang++ and gcc's GNU C all printed other losses and eigenvalues than
+   gcc -std=c99). The hot kernels keep their speed: their fused
+   multiply-adds are intrinsics, and with gcc -std=c99 (which never
+   contracted) the kernels and the model compile to the same instructions.
+   clang and GNU C used to fuse plain-C loops (element-wise model helpers,
+   optimizer steps, Lanczos, the scalar twins) and now round twice.
+   Measured with bench_model and bench_kernels, before and after, float
+   and double, built by gcc -std=c99, gcc -std=gnu99 and clang (-O2 -mavx2
+   -mfma), best of two interleaved runs: loss+gradient and HVP of the base
+   setting at 60%/60% of the FMA peak with gcc before and after (clang 51%
+   and 45% before and after; d = 20: 79-82% with gcc, 64-70% with clang);
+   over all rows the geometric mean of after/before is 0.96-1.02 for the
+   SIMD rows, the run-to-run noise, and 1.0-1.2 for the scalar twins, whose
+   accumulations no longer wait on the longer FMA latency. One cost: gcc
+   does not inline a function compiled under the optimize pragma into code
+   compiled without it; that matters only for calls from the user's code
+   into a LINATTN_STATIC copy (or under LTO), not within the library.
+
+   The normals and the labels use fused multiply-adds where the code asks for
    them, never where a compiler would choose: the AVX2 and AArch64 FMA
    instructions, NEON's VFPv4 one on ARMv7, and elsewhere (the scalar
    backend, ARMv7 before VFPv4, one lane at a time) C99's fmaf and fma,
@@ -105,8 +145,9 @@ RANDOM NUMBERS
    A normal is within 2.5 ulps of its radius of r cos(theta) for its exact
    r and theta (2.33 measured over 2e7 pairs). The uniform feeding the radius
    has 31-bit resolution: |z| <= 6.56, a tail of probability 5e-11 is cut.
-   Bulk draws (la_rng_normals, la_data_sample) start at a block boundary and
-   produce exactly what as many la_rng_normal calls from there would.
+   Bulk draws (la_rng_normals, and each panel of la_data_sample) start at a
+   block boundary and produce exactly what as many la_rng_normal calls from
+   there would.
 
 DATA SETTINGS
 
@@ -119,9 +160,18 @@ DATA SETTINGS
      fresh batch every step:   la_rng_seed(&r, seed, step) before each;
      resampled every k steps:  la_rng_seed(&r, seed, step / k) when
                                step % k == 0.
-   Within a batch the stream is consumed panel by panel (LA_W prompts): the
-   covariates, then w*, then the Gamma radii, then the label noise; prompt i
-   of a batch is therefore the same whatever the batch's count beyond i.
+   Each panel (LA_W prompts) of a batch draws from its own stretch of the
+   stream: panel p from word (p0 + p) 2^34 on, p0 the first multiple of
+   2^34 at or after the generator's position (0 when freshly seeded), and
+   the generator moves to the boundary after the batch's last panel. Within
+   a panel come the covariates, then w*, then the Gamma radii, then the
+   label noise. A panel's prompts thus depend on (seed, stream, position)
+   alone, however many words the panels before it took: prompt i of a
+   batch is the same whatever the batch's count beyond i, panels can be
+   drawn in any order and on any thread (the fused training step draws
+   each where it is consumed), and a stream holds 2^30 - 1 panels. Builds
+   before this layout consumed the stream panel after panel; their batches
+   agree with these in the first panel only.
 
 MEMORY
 
@@ -133,13 +183,15 @@ MEMORY
 THREAD SAFETY
 
    No global or static mutable state. Every function is reentrant; objects are
-   not synchronized, so one object is used by one thread at a time.
+   not synchronized, so one object is used by one thread at a time. A model
+   (or trainer) given a la_parallel is such an object too: its pool serves
+   one call at a time.
 
 CONTENTS
 
    Declarations (under the include guard), then the implementation (under
    LINATTN_IMPLEMENTATION), in the same six parts, in the order data flows:
-   1. types, status codes, the SIMD layer and batched kernels
+   1. types, status codes, the SIMD layer, batched kernels, threads
    2. random numbers, batches and the papers' data settings
    3. the model: loss, gradient, Hessian-vector product
    4. optimizers (L-BFGS through a closure), clipping, learning-rate
@@ -200,6 +252,7 @@ typedef float la_real;
 #define LINATTN_SCALAR 0
 #define LINATTN_AVX2 1
 #define LINATTN_NEON 2
+#define LINATTN_AVX512 3
 
 /* Status codes: LA_OK is zero, every error is negative. */
 enum {
@@ -288,7 +341,12 @@ LINATTN_DEF void la_scale(int n, la_real a, la_real *x);
    The model and the tests choose between them; users rarely need this.
    The entries do not check their arguments (the la_ functions above do).
    pgemm is one panel of la_bgemm (C never batch-summed); bgemm is la_bgemm
-   itself with all its strides, one call for the whole batch. */
+   itself with all its strides, one call for the whole batch. vexp is
+   y = e^x element by element (n elements at any address; y may be x):
+   within 1 ulp of e^x where that is a normal number (2 ulps on ARMv7
+   without VFPv4), 0 where it would be subnormal or below (every backend
+   flushes, as ARMv7 NEON does), +inf above the largest la_real, NaN for
+   NaN; the softmax attention of the model calls it. */
 typedef struct la_kernels {
   const char *name; /* "scalar", "avx2", "neon64" or "neon32" */
   void (*pgemm)(unsigned flags, int m, int n, int k, la_real alpha,
@@ -300,6 +358,7 @@ typedef struct la_kernels {
                 size_t b_stride, la_real *C, size_t c_stride, int npanels);
   void (*scale)(int n, la_real a, la_real *x);
   double (*nrm2)(int n, const la_real *x);
+  void (*vexp)(int n, const la_real *x, la_real *y);
 } la_kernels;
 LINATTN_DEF const la_kernels *la_kernels_best(void);
 LINATTN_DEF const la_kernels *la_kernels_scalar(void);
@@ -309,6 +368,47 @@ LINATTN_DEF const la_kernels *la_kernels_scalar(void);
 LINATTN_DEF void *la_alloc(size_t bytes);
 LINATTN_DEF void la_free(void *p);
 #endif
+
+/* ------------------------------------------------------------ threads */
+/* Functions that work on a batch (the model's loss, gradient and HVP, and
+   through them the trainer and every diagnostic) split it over the
+   workers of a la_parallel: a parallel-for that the caller hands in
+   (OpenMP, TBB, its own pool) or the built-in pool's. The batch is cut
+   into chunks of whole panels by its size alone, never by the number of
+   workers; each chunk's sums are kept apart and added in chunk order, so
+   the results are bit-identical for any number of workers, one included.
+
+   run(ctx, ntasks, task, arg) must call task(arg, i, worker) once for
+   every i in [0, ntasks), in any order and on any threads, and return
+   when all have returned; worker is in [0, workers) and two calls that
+   run at the same time have different workers (each worker has its own
+   scratch memory). A task never calls run again. One la_parallel serves
+   one call at a time. workers <= 1 means one thread: run is then never
+   called. At most LA_MAX_WORKERS. */
+#define LA_MAX_WORKERS 1024
+typedef void (*la_task_fn)(void *arg, int task, int worker);
+typedef struct la_parallel {
+  int workers; /* threads that may run tasks at once */
+  void (*run)(void *ctx, int ntasks, la_task_fn task, void *arg);
+  void *ctx; /* passed to run */
+} la_parallel;
+
+/* The built-in pool: threads - 1 threads of its own beside the caller's,
+   which takes its share of every job (threads 0 or 1: no thread at all).
+   A worker that waits spins for a few microseconds, then sleeps on a
+   condition variable, so a machine busier than the pool has cores loses
+   little. Needs POSIX threads: built on POSIX hosts (__unix__, __APPLE__)
+   with gcc or clang unless LINATTN_NO_THREADS is defined; elsewhere
+   threads > 1 is LA_EUNSUPPORTED. LA_ERANGE for threads < 0 or beyond
+   LA_MAX_WORKERS, LA_ENOMEM when memory or a thread could not be had.
+   la_cpu_count is the number of online processors (1 where unknown). */
+#ifndef LINATTN_NO_STDLIB
+typedef struct la_pool la_pool;
+LINATTN_DEF int la_pool_create(la_pool **pool, int threads);
+LINATTN_DEF void la_pool_destroy(la_pool *pool);
+LINATTN_DEF const la_parallel *la_pool_parallel(const la_pool *pool);
+#endif
+LINATTN_DEF int la_cpu_count(void);
 
 /* ================================================================== */
 /*                 API 2. Random numbers and prompts                  */
@@ -439,8 +539,10 @@ LINATTN_DEF int la_data_create(la_data *g, const la_data_config *cfg,
 LINATTN_DEF void la_data_destroy(la_data *g);
 #endif
 /* Fill every prompt of b (b->d, b->n must match the setting: LA_ESHAPE)
-   from rng; LA_EDIM for b->count <= 0, LA_ENULL for a generator that
-   la_data_init did not fill. */
+   from rng, each panel from its own stretch of the stream (DATA SETTINGS);
+   LA_EDIM for b->count <= 0, LA_ENULL for a generator that la_data_init
+   did not fill, LA_ERANGE (nothing drawn) when rng's stream has no room
+   left for the batch's panels. */
 LINATTN_DEF int la_data_sample(const la_data *g, la_rng *rng, la_batch *b);
 
 
@@ -450,29 +552,83 @@ LINATTN_DEF int la_data_sample(const la_data *g, la_rng *rng, la_batch *b);
 
 /* ------------------------------------------------------------ the model
 
-   A prompt Z0 is (d+1) x (n+1); with M = diag(1, .., 1, 0) each layer does
-       Z_{l+1} = Z_l + (1/n) P_l Z_l M act(Z_l^T Q_l Z_l)
-   (act = identity, or ReLU entrywise), the prediction is -[Z_L]_{d+1,n+1}
-   and the loss is the mean over the batch of ([Z_L]_{d+1,n+1} + y_q)^2.
-   An optional front layer x <- W2 relu(W1 x + b1) + b2 (h hidden units)
-   acts on the x-part of every token, query included, before layer 0.
+   A prompt Z0 is (d+1) x (n+1), tokens z_1 .. z_{n+1} as columns, the
+   last the query; with M = diag(1, .., 1, 0) each layer does
+       Z_{l+1} = Z_l + (1/n) sum_{h < H} P_{l,h} Z_l M act(Z_l^T Q_{l,h} Z_l)
+   with H heads per layer (the reference code's n_head: outputs summed,
+   each with its 1/n), the prediction is -[Z_L]_{d+1,n+1} and the loss is
+   the mean over the batch of ([Z_L]_{d+1,n+1} + y_q)^2. An optional front
+   layer x <- W2 relu(W1 x + b1) + b2 (h hidden units) acts on the x-part
+   of every token, query included, before layer 0.
+
+   ACTIVATIONS. act acts on the score matrix A = Z^T Q Z, whose entry
+   a_ij = z_i^T Q z_j scores key i for token j, before the sum over keys
+   (where the reference code of paper A hooks its activation); M keeps the
+   n keys i <= n and drops the query, which is no key.
+     LA_ACT_LINEAR   act = identity: the papers' model.
+     LA_ACT_RELU     act = max(0, a) entrywise (paper B, Theorem 5).
+     LA_ACT_SOFTMAX  every token j weighs the n keys by a softmax over
+                     them: s_ij = e^{a_ij} / sum_{k <= n} e^{a_kj}, i <= n,
+                     so its weights sum to one; the layer adds
+                     (1/n) sum_h P_h K S_h (K: the n key columns of Z).
+                     The 1/n stays, as the reference code keeps its /N
+                     after the activation, and there is no other
+                     temperature: the scores are z_i^T Q z_j as they are
+                     (no 1/sqrt(d)), so Q's scale is the inverse
+                     temperature and P's absorbs the 1/n (P -> n P undoes
+                     it). The query is masked inside the softmax (its
+                     score as -inf). Read literally, P Z M act(Z^T Q Z)
+                     applies act to all n+1 rows and M drops the query's
+                     row afterwards, and so does the reference code
+                     (softmax over dim 2, all n+1 tokens, then its mask):
+                     there the query's own score takes part in every
+                     normalization although the query is no key, and the
+                     n key weights sum to less than one. Here they sum to
+                     one, which is the softmax over the keys the model
+                     means. Each column's largest score is subtracted
+                     before e^x (the kernel table's vexp), which changes
+                     nothing but leaves no overflow for any finite scores;
+                     a weight below the smallest normal la_real is 0.
+   Every activation works with every parametrization, head count, factored
+   Q and the front layer.
+
+   KEYS AND QUERIES. qk_rank = r > 0 trains Q's free block as the product
+   of two r-row factors, Q = W_K^T W_Q: a_ij = (W_K z_i) . (W_Q z_j). Dense:
+   W_K, W_Q are r x D, 1 <= r <= D. Sparse and pgd: Q's last row and column
+   are fixed at zero, so only A = W_K^T W_Q is factored, W_K, W_Q r x d,
+   1 <= r <= d (a factor of the whole Q would have to keep a zero column:
+   the same thing). r = 0 trains Q (or A) itself.
 
    THE PACKING OF THETA (D = d+1, all matrices row-major), per layer
-   l = 0 .. L-1 in order, then the front layer:
-     LA_PARAM_DENSE   P_l (D x D), Q_l (D x D)                 2 D^2 per layer
-     LA_PARAM_SPARSE  B_l (d x d), A_l (d x d), where
-                      P_l = [[B_l, 0], [0, 1]], Q_l = [[A_l, 0], [0, 0]]
-                                                               2 d^2 per layer
-     LA_PARAM_PGD     A_l (d x d); P_l = [[0, 0], [0, 1]], Q_l as above
-                                                                 d^2 per layer
+   l = 0 .. L-1 in order and within it per head h = 0 .. H-1 (the
+   reference code's allparam[l, h]), then the front layer:
+     LA_PARAM_DENSE   P (D x D), Q (D x D)                      2 D^2 per head
+     LA_PARAM_SPARSE  B (d x d), A (d x d), where
+                      P = [[B, 0], [0, 1]], Q = [[A, 0], [0, 0]]
+                                                                2 d^2 per head
+     LA_PARAM_PGD     A (d x d); P = [[0, 0], [0, 1]], Q as above
+                                                                  d^2 per head
+   and with qk_rank = r > 0, W_K then W_Q in the place of Q (or A):
+     LA_PARAM_DENSE   P (D x D), W_K (r x D), W_Q (r x D)   D^2 + 2 r D per head
+     LA_PARAM_SPARSE  B (d x d), W_K (r x d), W_Q (r x d)   d^2 + 2 r d per head
+     LA_PARAM_PGD     W_K (r x d), W_Q (r x d)                  2 r d per head
      front (h > 0)    W1 (h x d), b1 (h), W2 (d x h), b2 (d)
-   la_model_blocks lists these matrices (offset, size) in the same order.
+   la_model_blocks lists these matrices (offset, size) in the same order,
+   one block per matrix. With one head and a merged Q (the defaults) this
+   is one P, Q pair per layer.
 
    BATCHES AND THREADS. Loss, gradient and Hessian-vector product are means
-   over the b->count prompts of b. A batch may be split into views of whole
-   panels (z and y advanced by whole panels, count reduced), evaluated on
-   separate threads with separate workspaces, and combined with weights
-   count_i / sum count_i: the result equals the whole batch's up to rounding.
+   over the b->count prompts of b. The batch is cut into at most 64 chunks
+   of at least 8 panels each (fewer when the dense P_l, Q_l and the front
+   layer hold more than 65536 reals), by its panel count alone; a chunk's
+   sums are folded
+   into double and the chunks' added in order, so that cfg.parallel's
+   workers share the chunks with bit-identical results whatever their
+   number. The workspace holds one panel's scratch per worker, and with
+   more than one worker a partial sum per chunk. A batch may also be split
+   by the caller into views of whole panels (z and y advanced by whole
+   panels, count reduced) and combined with weights count_i / sum count_i:
+   that result equals the whole batch's up to rounding.
 
    COST (per prompt, linear attention). The products are associated so that
    n appears once per product: S = Z M Z^T, then P S Q (D x D), then
@@ -480,23 +636,44 @@ LINATTN_DEF int la_data_sample(const la_data *g, la_rng *rng, la_batch *b);
    base setting (L = 3, d = 5, n = 20) a gradient costs about 2-2.5 forward
    passes (la_model_loss), a Hessian-vector product about 5-6: its tangent
    doubles every product of the gradient except where the data enter (layer
-   0, without a front layer). ReLU attention cannot be associated this way
-   and costs O(D n^2) per layer. The workspace holds every layer's values of
-   one panel: about (L+1) (n+1)(d+1) LA_W reals twice, plus small matrices.
+   0, without a front layer). S is shared by the heads: each further head
+   adds only its D x D products (about 2 D^3 forward and 5 D^3 backward per
+   hidden layer, 3 D^2 in the last), no pass over the keys.
+   ReLU and softmax attention cannot be associated this way: a hidden
+   layer forms each head's n x (n+1) scores and their weighted sum, about
+   2 D n^2 + 2 D^2 n multiply-adds forward and twice that backward per
+   head; the last layer takes only the query's column of the scores,
+   O(D n) per head. Softmax adds n (n+1) exponentials per head and hidden
+   layer (n in the last), forward only: the backward step and the tangents
+   reuse the weights. A factored Q costs nothing per prompt: the model runs
+   on the product W_K^T W_Q, formed once per call, and the gradient is
+   contracted through it once per call (O(r D^2) per head). At the base
+   setting (sparse, bench/bench_model.c) four heads cost about 2.2 times
+   one head's gradient (2.3 times its HVP), rank-2 keys and queries the
+   same as a merged Q, ReLU attention about 3.5 times the linear model's
+   gradient and softmax about 6 times (5 times its HVP): 3.6 times the
+   linear model's multiply-adds, and the exponentials and the softmax's
+   passes over the weights take about 40% of its forward pass. The
+   workspace
+   holds every layer's values of one panel: about (L+1) (n+1)(d+1) LA_W
+   reals twice, plus per layer (2 + H) D^2 LA_W (linear) or
+   H ((n+1)(2n + D) + n D) LA_W (ReLU, softmax), twice.
 
    FAILURES. LA_ENULL (null pointer), LA_ESHAPE (batch d or n differ from
    the model's), LA_EDIM (empty batch), LA_EWORKSPACE (work too small),
    LA_ENONFINITE (NaN or Inf in theta, v, or the data of a valid prompt),
    LA_EDIVERGED (finite inputs, but the loss or a result overflowed),
    LA_ENOMEM (the allocating form could not allocate), LA_ERANGE (a model
-   la_model_init did not make), LA_EOVERFLOW (a workspace beyond size_t:
-   32-bit hosts at the largest sizes). Checks come before any output is
-   written, except that pred may already hold the predictions of the panels
-   before one whose data are not finite; with LA_EDIVERGED the loss and
+   la_model_init did not make, or a host parallel-for that skipped a task
+   or named a worker out of range), LA_EOVERFLOW (a workspace beyond
+   size_t: 32-bit hosts at the largest sizes). Checks come before any
+   output is written, except that pred may already hold the predictions of
+   other panels than one whose data are not finite (the first such panel,
+   in batch order, decides the status); with LA_EDIVERGED the loss and
    results are written as computed. */
 
 enum { LA_PARAM_SPARSE = 0, LA_PARAM_DENSE = 1, LA_PARAM_PGD = 2 };
-enum { LA_ACT_LINEAR = 0, LA_ACT_RELU = 1 };
+enum { LA_ACT_LINEAR = 0, LA_ACT_RELU = 1, LA_ACT_SOFTMAX = 2 };
 
 /* Zero means the documented default. */
 typedef struct la_model_config {
@@ -504,13 +681,20 @@ typedef struct la_model_config {
   int layers;                /* L; 0 -> 3; at most LA_MAX_LAYERS */
   int param;                 /* LA_PARAM_*; 0 -> sparse */
   int activation;            /* LA_ACT_*; 0 -> linear */
+  int heads;                 /* H heads per layer; 0 -> 1; at most
+                                LA_MAX_HEADS */
+  int qk_rank;               /* r: Q = W_K^T W_Q, factors of r rows; 0 ->
+                                Q trained as one matrix; else 1..d+1
+                                (dense) or 1..d (sparse, pgd) */
   int front_hidden;          /* width h of the front MLP; 0 -> none */
   double init_std;           /* 0 -> 0.05 (front layer included); at most
                                 la_real's largest value / 8 */
   const la_kernels *kernels; /* NULL -> la_kernels_best() */
+  const la_parallel *parallel; /* threads for a batch; NULL -> one */
 } la_model_config;
 
 #define LA_MAX_LAYERS 64
+#define LA_MAX_HEADS 64
 #define LA_MAX_HIDDEN 4096
 
 typedef struct la_model {
@@ -519,7 +703,8 @@ typedef struct la_model {
 } la_model;
 
 /* LA_ERANGE for a configuration out of range (init_std <= 0 or non-finite
-   included), LA_EDIM for d or n, LA_EOVERFLOW when the workspace would not
+   included, and softmax with a kernel table that has no vexp), LA_EDIM
+   for d or n, LA_EOVERFLOW when the workspace would not
    fit size_t (32-bit hosts); m is written only on success. */
 LINATTN_DEF int la_model_init(la_model *m, const la_model_config *cfg);
 /* theta ~ N(0, init_std^2) entrywise from the stream of rng:
@@ -530,9 +715,9 @@ LINATTN_DEF int la_model_init_params(const la_model *m, la_rng *rng,
    their number (per-matrix clipping uses it), or a negative status. */
 LINATTN_DEF int la_model_blocks(const la_model *m, int *offsets, int *sizes,
                                 int max);
-/* Workspace for one call of loss, grad or hvp; independent of batch size.
-   Any byte alignment will do. 0 for an invalid model, or one whose
-   workspace does not fit size_t. */
+/* Workspace for one call of loss, grad or hvp with cfg.parallel's workers;
+   independent of batch size. Any byte alignment will do. 0 for an invalid
+   model, or one whose workspace does not fit size_t. */
 LINATTN_DEF size_t la_model_work_bytes(const la_model *m);
 /* work == NULL with bytes == 0: the call allocates (and frees) its own.
    loss and pred may be NULL; pred (if given) receives b->count plain
@@ -544,6 +729,18 @@ LINATTN_DEF int la_model_loss(const la_model *m, const la_real *theta,
 LINATTN_DEF int la_model_grad(const la_model *m, const la_real *theta,
                               const la_batch *b, double *loss, la_real *grad,
                               void *work, size_t bytes);
+/* The loss and (grad not NULL) its gradient on `count` prompts drawn from
+   g at rng's position, each panel drawn where it is consumed, on the
+   workers of cfg.parallel: the same bits as la_data_sample into a batch of
+   `count` and then la_model_grad (or la_model_loss), without the batch's
+   memory or its trip through the caches. rng moves as la_data_sample
+   moves it, when every prompt was drawn (LA_OK, LA_EDIVERGED). Statuses
+   as la_data_sample's and la_model_grad's (LA_ESHAPE: g and the model
+   differ in d or n). The workspace is la_model_work_bytes(m). */
+LINATTN_DEF int la_model_grad_fresh(const la_model *m, const la_real *theta,
+                                    const la_data *g, la_rng *rng, int count,
+                                    double *loss, la_real *grad, void *work,
+                                    size_t bytes);
 /* hv = H(theta) v, exact (forward-over-reverse); loss and grad may be NULL. */
 LINATTN_DEF int la_model_hvp(const la_model *m, const la_real *theta,
                              const la_batch *b, const la_real *v, double *loss,
@@ -572,8 +769,10 @@ LINATTN_DEF int la_model_hvp(const la_model *m, const la_real *theta,
    cfg may be NULL: every built-in then uses its all-default configuration,
    as for a zeroed struct. An optimizer that evaluates the objective again
    within a step (L-BFGS) is a la_closure_optimizer, below. */
+#define LA_NAME_MAX 32 /* an optimizer's name, its NUL included */
 typedef struct la_optimizer {
-  const char *name; /* written into checkpoints, at most 31 bytes */
+  const char *name; /* written into checkpoints: at most 31 bytes
+                       (LA_NAME_MAX - 1), or la_optim_check refuses it */
   int (*check)(const void *cfg);
   size_t (*state_len)(const void *cfg, int n);
   int (*init)(const void *cfg, int n, double *state);
@@ -581,69 +780,92 @@ typedef struct la_optimizer {
               const la_real *theta, const la_real *grad, la_real *update);
 } la_optimizer;
 
-/* Zero fields mean the documented default. Negative or non-finite learning
-   rates, betas outside [0, 1), eps < 0 and weight decay < 0 are LA_ERANGE.
-   A beta of exactly zero cannot be written (zero is the default); any value
-   below 1e-300 acts as zero. */
+/* One configuration type serves every built-in; each reads the fields its
+   registry entry names (la_optim_entry.fields) and a built-in given another
+   field that is not zero refuses it (LA_ERANGE): a setting meant for
+   another optimizer is a mistake, not a no-op. Zero means the optimizer's
+   default (its entry's `defaults`); LA_ZERO, a negative zero, says zero
+   itself where the default is not zero (beta1 = LA_ZERO: Adam without
+   first-moment averaging). Negative or non-finite learning rates, betas
+   and alpha outside [0, 1), eps < 0 and weight decay < 0 are LA_ERANGE.
 
-/* SGD: b = momentum * b + (g + wd theta); u = -lr * b, or with Nesterov
-   u = -lr * (g + wd theta + momentum * b). Paper A: momentum 0.9. */
-typedef struct la_sgd_config {
-  double lr;           /* 0 -> 0.01 */
-  double momentum;     /* 0 -> none (plain SGD) */
-  int nesterov;        /* nonzero: Nesterov momentum (needs momentum > 0) */
-  double weight_decay; /* L2 added to the gradient; 0 -> none */
-} la_sgd_config;
+     sgd      b = momentum b + (g + wd theta); u = -lr b, or with Nesterov
+              u = -lr (g + wd theta + momentum b). Paper A: momentum 0.9.
+     adam     Adam with bias correction; decoupled != 0 is AdamW (decay
+              applied to theta directly, u -= lr wd theta). Paper A:
+              beta1 = beta2 = 0.9, eps = 1e-8; paper B's code: beta1 = 0.99.
+     sign     b = momentum b + (g + wd theta); u = -lr sign(b).
+     nsgd     the same b; u = -lr b / ||b||_2 (0 if b = 0).
+     adagrad  G += g^2; u = -lr g / (sqrt(G) + eps), G starting at initial.
+     rmsprop  v = alpha v + (1 - alpha) g^2; s = g / (sqrt(v) + eps);
+              b = momentum b + s; u = -lr b (u = -lr s without momentum). */
+#define LA_ZERO (-0.0)
+typedef struct la_optim_config {
+  double lr;           /* every one */
+  double momentum;     /* sgd, sign, nsgd, rmsprop; 0 -> none */
+  int nesterov;        /* sgd: nonzero = Nesterov momentum (needs momentum) */
+  double beta1, beta2; /* adam */
+  double eps;          /* adam, adagrad, rmsprop */
+  double weight_decay; /* every one; 0 -> none */
+  int decoupled;       /* adam: nonzero = AdamW */
+  double alpha;        /* rmsprop: the average's decay */
+  double initial;      /* adagrad: the starting value of G */
+} la_optim_config;
+/* The names each built-in's configuration had before there was one type;
+   designated initializers written for them still compile. */
+typedef la_optim_config la_sgd_config;
+typedef la_optim_config la_adam_config;
+typedef la_optim_config la_sign_config;
+typedef la_optim_config la_nsgd_config;
+typedef la_optim_config la_adagrad_config;
+typedef la_optim_config la_rmsprop_config;
 
-/* Adam with bias correction; decoupled != 0 is AdamW (decay applied to
-   theta directly, u -= lr * wd * theta, instead of through the gradient).
-   Paper A: beta1 = beta2 = 0.9, eps = 1e-8; paper B's code: beta1 = 0.99. */
-typedef struct la_adam_config {
-  double lr;           /* 0 -> 1e-3 */
-  double beta1;        /* 0 -> 0.9 */
-  double beta2;        /* 0 -> 0.999 (paper A uses 0.9) */
-  double eps;          /* 0 -> 1e-8 */
-  double weight_decay; /* 0 -> none */
-  int decoupled;       /* nonzero: AdamW */
-} la_adam_config;
+/* The fields of la_optim_config, as bits of la_optim_entry.fields. */
+enum {
+  LA_OPT_LR = 1 << 0,
+  LA_OPT_MOMENTUM = 1 << 1,
+  LA_OPT_NESTEROV = 1 << 2,
+  LA_OPT_BETA1 = 1 << 3,
+  LA_OPT_BETA2 = 1 << 4,
+  LA_OPT_EPS = 1 << 5,
+  LA_OPT_WEIGHT_DECAY = 1 << 6,
+  LA_OPT_DECOUPLED = 1 << 7,
+  LA_OPT_ALPHA = 1 << 8,
+  LA_OPT_INITIAL = 1 << 9
+};
 
-/* Sign descent: b = momentum * b + g; u = -lr * sign(b).
-   Normalized SGD: b = momentum * b + g; u = -lr * b / ||b||_2 (0 if b = 0).
-   Both add wd * theta to g first. */
-typedef struct la_sign_config {
-  double lr;           /* 0 -> 1e-3 */
-  double momentum;     /* 0 -> none */
-  double weight_decay; /* 0 -> none */
-} la_sign_config;
-typedef la_sign_config la_nsgd_config; /* lr 0 -> 0.01 */
+/* The registry of built-in optimizers: one row each, the only place where
+   the set is written down (programs list, look up and describe optimizers
+   from it). */
+typedef struct la_optim_entry {
+  const la_optimizer *optimizer;
+  unsigned fields;          /* the LA_OPT_* fields it reads */
+  la_optim_config defaults; /* what a zero field means */
+  const char *about;        /* one line */
+} la_optim_entry;
+/* Row i (0 <= i < la_optim_count()), or NULL. */
+LINATTN_DEF int la_optim_count(void);
+LINATTN_DEF const la_optim_entry *la_optim_entry_at(int i);
+/* The row named `name` (the optimizer's name), or NULL. */
+LINATTN_DEF const la_optim_entry *la_optim_find(const char *name);
+/* The row of a built-in optimizer, or NULL for one defined elsewhere. */
+LINATTN_DEF const la_optim_entry *la_optim_entry_of(const la_optimizer *o);
+/* in with every default written out: a field the optimizer reads that is
+   zero becomes its default, or stays zero (+0 where the default is zero,
+   LA_ZERO where it is not) when it was LA_ZERO; fields it does not read
+   must be zero (LA_ERANGE). Two configurations that mean the same are
+   then equal field by field. in == out is allowed. */
+LINATTN_DEF int la_optim_resolve(const la_optim_entry *e,
+                                 const la_optim_config *in,
+                                 la_optim_config *out);
 
-/* Adagrad: G += g^2; u = -lr g / (sqrt(G) + eps). */
-typedef struct la_adagrad_config {
-  double lr;           /* 0 -> 0.01 */
-  double eps;          /* 0 -> 1e-10 */
-  double initial;      /* starting value of G; 0 -> 0 */
-  double weight_decay; /* 0 -> none */
-} la_adagrad_config;
-
-/* RMSprop: v = alpha v + (1 - alpha) g^2; s = g / (sqrt(v) + eps);
-   b = momentum b + s; u = -lr b (u = -lr s without momentum). */
-typedef struct la_rmsprop_config {
-  double lr;           /* 0 -> 0.01 */
-  double alpha;        /* 0 -> 0.99 */
-  double eps;          /* 0 -> 1e-8 */
-  double momentum;     /* 0 -> none */
-  double weight_decay; /* 0 -> none */
-} la_rmsprop_config;
-
-/* The built-ins; each takes the config named after it (la_sgd_config for
-   la_optimizer_sgd, ...; nsgd takes la_nsgd_config = la_sign_config). */
+/* The built-ins (also reachable through the registry). */
 LINATTN_DEF const la_optimizer *la_optimizer_sgd(void);
 LINATTN_DEF const la_optimizer *la_optimizer_adam(void);
 LINATTN_DEF const la_optimizer *la_optimizer_sign(void);
 LINATTN_DEF const la_optimizer *la_optimizer_nsgd(void);
 LINATTN_DEF const la_optimizer *la_optimizer_adagrad(void);
 LINATTN_DEF const la_optimizer *la_optimizer_rmsprop(void);
-
 /* Checked entry points over any optimizer (built-in or not). */
 LINATTN_DEF int la_optim_check(const la_optimizer *o, const void *cfg);
 LINATTN_DEF int la_optim_state_len(const la_optimizer *o, const void *cfg,
@@ -1003,13 +1225,18 @@ LINATTN_DEF int la_dir_smoothness(const la_model *m, const la_real *theta,
                                   size_t bytes);
 
 /* Gradient noise (paper A): the gradient on true_batch fresh prompts is the
-   "true" g (accumulated minibatch by minibatch: the loss is a mean, so the
-   chunks' gradients average to it exactly), then `samples` minibatch
-   gradients g_B, each on fresh prompts; norms[i] = ||g_B - g||. Summarize
-   with la_noise_summary. Checked before the first draw (rng is then left
-   as it was): LA_ESHAPE for a generator of another d or n, LA_ENONFINITE
-   for theta, LA_EOVERFLOW when the default true batch 100 * minibatch
-   exceeds an int. */
+   "true" g, then `samples` minibatch gradients g_B, each on fresh prompts;
+   norms[i] = ||g_B - g||. All are drawn from rng's stream in that order,
+   each batch on its own panels (la_data_sample's layout), where they are
+   consumed: nothing is stored. The model's workers (cfg.parallel) share
+   the true batch's chunks, then take the samples one each, with the same
+   bits for any number of workers. rng moves past the last sample on
+   success. Summarize with la_noise_summary. Checked before the first draw
+   (rng is then left as it was): LA_ESHAPE for a generator of another d or
+   n, LA_ENONFINITE for theta, LA_EOVERFLOW when the default true batch
+   100 * minibatch exceeds an int, LA_ERANGE when the stream has no room
+   for all the panels. The workspace holds the model's, and per worker a
+   one-worker model workspace and a gradient. */
 typedef struct la_grad_noise_config {
   int minibatch;  /* 0 -> 1000 */
   int true_batch; /* 0 -> 100 * minibatch */
@@ -1193,6 +1420,9 @@ typedef int (*la_train_callback)(void *user, const la_train_record *rec);
 typedef int (*la_objective_fn)(void *ctx, const la_real *theta,
                                const la_batch *b, double *loss, la_real *grad);
 
+/* The description of a run (below, with the runs). */
+typedef struct la_run_config la_run_config;
+
 /* Zero fields mean the documented default. The trainer keeps the pointers
    (model, data, optimizer, its config, dataset): they must outlive it. */
 typedef struct la_train_config {
@@ -1218,6 +1448,12 @@ typedef struct la_train_config {
   la_objective_fn objective;     /* NULL -> the model's loss */
   void *objective_ctx;           /* passed to objective */
   int nparams;                   /* with objective and no model: length */
+  const la_run_config *run;      /* the description it was made from (la_run_init
+                                    sets it), saved in checkpoints; NULL -> one
+                                    gathered from the fields above */
+  const la_parallel *parallel;   /* threads of the model's calls (steps,
+                                    evaluation); NULL -> the model's own
+                                    cfg.parallel */
 } la_train_config;
 
 /* Read the fields, do not write them. */
@@ -1264,19 +1500,165 @@ LINATTN_DEF int la_trainer_create(la_trainer *tr, const la_train_config *cfg);
 LINATTN_DEF void la_trainer_destroy(la_trainer *tr);
 #endif
 
+/* ---------------------------------------------------------------- runs */
+/* A run described once: the data, the model, the optimizer and its
+   configuration, the schedule, clipping, the data mode and batch, the
+   evaluation and the seed, as one value. Presets give every experiment of
+   both papers; la_run_create builds the run's objects from it; checkpoints
+   store it whole, so that a resume needs nothing beside the checkpoint.
+   Zero fields mean the documented default (LA_ZERO says zero itself in the
+   optimizer's fields).
+
+   Its fields come with a table (la_run_field_at): a key, a kind, a range,
+   and whether the field is part of the run's identity (everything but the
+   step count: a resume may continue a run for longer, never change what it
+   is). Programs generate their command lines, records and groupings from
+   the table, so a new field is one member here and one row there. */
+#define LA_MAX_BATCH 100000000 /* prompts per step a run may ask for */
+struct la_run_config {
+  int setting;             /* LA_SETTING_* the preset came from; 0 none.
+                              A label: `data` is what is drawn */
+  la_data_config data;     /* sigma_matrix must be NULL (not a value) */
+  la_model_config model;   /* d and n are the data's; `kernels` and
+                              `parallel` are ignored (la_run_env says) */
+  char optimizer[LA_NAME_MAX]; /* a registry name; "" -> "adam" */
+  la_optim_config opt;     /* the optimizer's configuration */
+  la_schedule schedule;    /* COSINE's total 0 -> the run's steps;
+                              HALVING's period 0 -> 1000 */
+  double clip_norm;        /* global-norm threshold; 0 -> none */
+  double clip_block;       /* per-matrix threshold; 0 -> none */
+  int batch;               /* prompts per step; 0 -> 1000 */
+  int data_mode;           /* LA_DATA_*; 0 -> fresh */
+  int resample_every;      /* RESAMPLE: k; 0 -> 100 */
+  int eval_every;          /* 0 -> 50; -1 -> never */
+  int eval_batch;          /* 0 -> batch */
+  uint64_t seed;           /* theta and the training data */
+  uint64_t eval_seed;      /* the evaluation batch; 0 -> seed */
+  long steps;              /* the run's length (not its identity) */
+  struct {                 /* what a program measures along the run (not
+                              its identity; the trainer reads none) */
+    int log_every;         /* a record every k steps; 0 -> 10 */
+    int diag_every;        /* robust condition numbers; 0 -> never */
+    int smooth_every;      /* directional smoothness; 0 -> never */
+    int diag_batch;        /* their fixed batch; 0 -> 1000 */
+  } measure;
+};
+
+/* The kinds of fields, and the flags of la_run_field. */
+enum {
+  LA_FIELD_INT = 0,   /* int */
+  LA_FIELD_LONG = 1,  /* long */
+  LA_FIELD_U64 = 2,   /* uint64_t (the table's range keeps it below 2^53) */
+  LA_FIELD_REAL = 3,  /* double */
+  LA_FIELD_ENUM = 4,  /* int, one of the names of la_run_field_name */
+  LA_FIELD_BOOL = 5,  /* int, 0 or 1 */
+  LA_FIELD_OPTIMIZER = 6 /* char[LA_NAME_MAX], a registry name; its value
+                            is the registry index */
+};
+#define LA_FIELD_IDENTITY 1u /* part of what the run is */
+#define LA_FIELD_SEED 2u     /* the seed: runs differing only here are the
+                                seeds of one configuration */
+#define LA_FIELD_SHAPE 4u    /* decides theta's layout: a checkpoint loads
+                                only into a model that agrees on it */
+typedef struct la_run_field {
+  const char *key;  /* JSON key; with '-' for '_' a command-line flag */
+  int kind;         /* LA_FIELD_* */
+  size_t offset;    /* of the member in la_run_config */
+  double lo, hi;    /* the values allowed (ENUM: indices) */
+  unsigned flags;   /* LA_FIELD_IDENTITY, _SEED, _SHAPE */
+  unsigned optim;   /* its LA_OPT_* bit when it is an optimizer field */
+  const char *const *names; /* ENUM: the names by value, NULL-terminated */
+  const char *help; /* one line, the default included */
+} la_run_field;
+LINATTN_DEF int la_run_field_count(void);
+LINATTN_DEF const la_run_field *la_run_field_at(int i); /* NULL past the end */
+/* By key or flag ('-' and '_' alike), or NULL. */
+LINATTN_DEF const la_run_field *la_run_field_find(const char *key);
+/* The name of value v of an ENUM or OPTIMIZER field; NULL past the end,
+   "" for a value that exists but cannot be part of a run. */
+LINATTN_DEF const char *la_run_field_name(const la_run_field *f, int v);
+/* A field's value as a double (OPTIMIZER: the registry index, LA_ERANGE
+   for a name not in the registry); set checks the table's range (LA_ERANGE)
+   and that whole kinds get whole numbers. */
+LINATTN_DEF int la_run_field_get(const la_run_config *c, const la_run_field *f,
+                                 double *value);
+LINATTN_DEF int la_run_field_set(la_run_config *c, const la_run_field *f,
+                                 double value);
+
+/* Presets: every experiment of both papers, by name (i from 0 while
+   la_run_preset_name(i, &about) is not NULL). optimizer NULL or "" takes the
+   experiment's own; a paper's learning rate for that optimizer is filled
+   in where the paper gives one, the registry's defaults elsewhere.
+   LA_ERANGE for an unknown name or optimizer. */
+LINATTN_DEF const char *la_run_preset_name(int i, const char **about);
+LINATTN_DEF int la_run_preset(la_run_config *cfg, const char *experiment,
+                              const char *optimizer);
+
+/* Every default written out (two configurations that mean the same are
+   then equal field by field; "follows" relations stay 0: eval_seed 0 is
+   the seed, COSINE's total 0 the steps), checking every field: LA_ERANGE
+   for a value out of its range or an optimizer not in the registry, and
+   the statuses of la_data_init, la_model_init and la_optim_check. out may
+   be in. */
+LINATTN_DEF int la_run_resolve(const la_run_config *in, la_run_config *out);
+/* The first field, among those with any of `flags`, in which the resolved
+   a and b differ; NULL when they agree (or either does not resolve: then
+   the field is the first that does not). */
+LINATTN_DEF const la_run_field *la_run_diff(const la_run_config *a,
+                                            const la_run_config *b,
+                                            unsigned flags);
+
+/* What a run needs beside its description; zero fields: none. */
+typedef struct la_run_env {
+  la_train_callback callback; /* the trainer's, with user */
+  void *user;
+  const la_kernels *kernels; /* NULL -> la_kernels_best() */
+  const la_parallel *parallel; /* threads for every batch; NULL -> one */
+} la_run_env;
+
+/* A run's objects in one block. Read the fields; it must stay where it was
+   initialized (the trainer points into it). */
+typedef struct la_run {
+  la_run_config cfg; /* resolved */
+  la_data data;
+  la_model model;
+  la_trainer trainer;
+  void *owned; /* the block of la_run_create */
+} la_run;
+/* The block of a run with env's threads (each worker has its workspace). */
+LINATTN_DEF int la_run_bytes(const la_run_config *cfg, const la_run_env *env,
+                             size_t *bytes);
+LINATTN_DEF int la_run_init(la_run *r, const la_run_config *cfg,
+                            const la_run_env *env, void *mem, size_t bytes);
+#ifndef LINATTN_NO_STDLIB
+LINATTN_DEF int la_run_create(la_run *r, const la_run_config *cfg,
+                              const la_run_env *env);
+LINATTN_DEF void la_run_destroy(la_run *r);
+#endif
+/* Continues the run saved in a checkpoint: LA_ESHAPE when the checkpoint's
+   description differs from r's in an identity field (*differs, which may be
+   NULL, names it), or when it holds no description of a run; otherwise as
+   la_checkpoint_load_mem. */
+LINATTN_DEF int la_run_resume_mem(la_run *r, const void *buf, size_t len,
+                                  const la_run_field **differs);
 /* ---------------------------------------------------------- checkpoints */
-/* A checkpoint holds the model config, theta, the optimizer's name and
-   state, the step (schedule position) and the data RNG; the current batch
-   of a RESAMPLE or FIXED run is redrawn from the saved RNG, so a resumed
-   run continues bit for bit. Format version 1, little-endian whatever the
-   host (IEEE-754 doubles assumed), reals stored as doubles (a float
-   checkpoint loads into a double build exactly), ending in an FNV-1a 64
-   checksum of all preceding bytes. Loading validates everything first: a
-   bad file gives LA_EFORMAT (not a checkpoint, truncated or padded, a
-   step beyond LONG_MAX, a NaN or Inf in theta or state), LA_EVERSION,
+/* A checkpoint holds the description of the run (la_run_config: the one
+   the trainer was made from, or one gathered from its configuration), theta,
+   the optimizer's name and state, the step (schedule position) and the
+   data RNG; the current batch of a RESAMPLE or FIXED run is redrawn from
+   the saved RNG, so a resumed run continues bit for bit. Format version 2,
+   little-endian whatever the host (IEEE-754 doubles assumed), reals stored
+   as doubles (a float checkpoint loads into a double build exactly), the
+   description as named fields (a field added later reads as zero, its
+   default, from an older file), ending in an FNV-1a 64 checksum of all
+   preceding bytes; docs/checkpoint.md gives the byte layout. Version 1
+   files (no description) still load. Loading validates everything first:
+   a bad file gives LA_EFORMAT (not a checkpoint, truncated or padded, a
+   step beyond LONG_MAX, a NaN or Inf in theta or state, a field out of its
+   range), LA_EVERSION (a version or a field this build does not know),
    LA_ECHECKSUM or LA_ESHAPE (another model, optimizer or state size) and
    leaves the trainer untouched. */
-#define LA_CHECKPOINT_VERSION 1
+#define LA_CHECKPOINT_VERSION 2
 LINATTN_DEF int la_checkpoint_bytes(const la_trainer *tr, size_t *bytes);
 LINATTN_DEF int la_checkpoint_save_mem(const la_trainer *tr, void *buf,
                                        size_t cap, size_t *written);
@@ -1287,16 +1669,28 @@ LINATTN_DEF int la_checkpoint_load_mem(la_trainer *tr, const void *buf,
    NULL; the config's kernels field is left NULL). */
 LINATTN_DEF int la_checkpoint_info(const void *buf, size_t len,
                                    la_model_config *model, long *step);
+/* The description of the run a checkpoint holds (run and step may be
+   NULL); LA_EFORMAT for a version 1 file, which holds none. */
+LINATTN_DEF int la_checkpoint_run(const void *buf, size_t len,
+                                  la_run_config *run, long *step);
 #ifndef LINATTN_NO_STDLIB
-/* Written to PATH.tmp, flushed, fsync'ed when the build has POSIX (the
-   including file defines _POSIX_C_SOURCE >= 200112L or a gnu mode; plain C
-   has no fsync), then renamed over PATH: a crash leaves either the old or
-   the new checkpoint. On Windows rename cannot replace a file, so there
-   PATH is removed first and that window is not crash-safe. Under POSIX a
-   PATH that exists and is not a regular file (a device, a FIFO, a folder)
-   is LA_EIO and left as it is. */
+/* Written to a new file beside PATH (PATH.<64 random bits>.tmp, created
+   exclusively when the build has POSIX: the including file defines
+   _POSIX_C_SOURCE >= 200112L or a gnu mode; never through a planted link,
+   never over another file), flushed, fsync'ed (POSIX), then renamed over
+   PATH: a crash leaves either the old or the new checkpoint, and a killed
+   save at most a *.tmp file. Plain C has no exclusive creation before C11
+   ("wbx") and no fsync: there the temporary is PATH.tmp. On Windows rename
+   cannot replace a file, so there PATH is removed first and that window is
+   not crash-safe. An empty PATH, and under POSIX a PATH that exists and is
+   not a regular file (a device, a FIFO, a folder), is LA_EIO and left as it
+   is. A load reads only a regular file (POSIX: a FIFO or a device is
+   LA_EIO at once instead of blocking) of at most 1e12 bytes. */
 LINATTN_DEF int la_checkpoint_save(const la_trainer *tr, const char *path);
 LINATTN_DEF int la_checkpoint_load(la_trainer *tr, const char *path);
+/* la_run_resume_mem on a file's bytes. */
+LINATTN_DEF int la_run_resume(la_run *r, const char *path,
+                              const la_run_field **differs);
 #endif
 
 
@@ -1350,8 +1744,16 @@ LINATTN_DEF int la_checkpoint_load(la_trainer *tr, const char *path);
 
 /* ------------------------------------------------ backend selection */
 
+#if defined(__AVX512F__) && defined(__AVX512VL__) && defined(__AVX2__) &&     \
+    defined(__FMA__)
+#define LA__HAVE_AVX512 1
+#else
+#define LA__HAVE_AVX512 0
+#endif
 #if !defined(LINATTN_SIMD)
-#if defined(__AVX2__) && defined(__FMA__)
+#if LA__HAVE_AVX512
+#define LA__SIMD LINATTN_AVX512
+#elif defined(__AVX2__) && defined(__FMA__)
 #define LA__SIMD LINATTN_AVX2
 #elif defined(__ARM_NEON) || defined(__ARM_NEON__)
 #define LA__SIMD LINATTN_NEON
@@ -1363,6 +1765,13 @@ LINATTN_DEF int la_checkpoint_load(la_trainer *tr, const char *path);
 #define LA__SIMD LINATTN_AVX2
 #else
 #warning "linattn.h: LINATTN_SIMD=LINATTN_AVX2 needs -mavx2 -mfma; using scalar"
+#define LA__SIMD LINATTN_SCALAR
+#endif
+#elif LINATTN_SIMD == LINATTN_AVX512
+#if LA__HAVE_AVX512
+#define LA__SIMD LINATTN_AVX512
+#else
+#warning "linattn.h: LINATTN_SIMD=LINATTN_AVX512 needs -mavx512f -mavx512vl -mfma; using scalar"
 #define LA__SIMD LINATTN_SCALAR
 #endif
 #elif LINATTN_SIMD == LINATTN_NEON
@@ -1382,10 +1791,41 @@ LINATTN_DEF int la_checkpoint_load(la_trainer *tr, const char *path);
 #define LA__SIMD LINATTN_SCALAR
 #endif
 
-#if LA__SIMD == LINATTN_AVX2
+/* The two x86 backends share the 256-bit panel vector (LA_W is fixed by
+   the precision); AVX-512 adds 32 registers, wider generator lanes and,
+   where a core has two 512-bit FMA units, twice the peak. */
+#define LA__X86 (LA__SIMD == LINATTN_AVX2 || LA__SIMD == LINATTN_AVX512)
+#if LA__X86
 #include <immintrin.h>
 #elif LA__SIMD == LINATTN_NEON
 #include <arm_neon.h>
+#endif
+
+/* The built-in thread pool: POSIX threads, and gcc's or clang's atomics
+   for the counters its workers spin on before they sleep. */
+#if !defined(LINATTN_NO_THREADS) && !defined(LINATTN_NO_STDLIB) &&          \
+    (defined(__unix__) || defined(__unix) || defined(__APPLE__)) &&          \
+    (defined(__GNUC__) || defined(__clang__))
+#define LA__THREADS 1
+#include <pthread.h>
+#include <unistd.h>
+#else
+#define LA__THREADS 0
+#endif
+
+/* No contraction anywhere in the implementation: a * b + c is a multiply
+   rounded, then an add rounded, whatever the compiler or language, so that
+   gcc, g++, clang and clang++ give the same bits at every optimization
+   level. Where a fused multiply-add is wanted the code says so (the SIMD
+   FMA intrinsics, fmaf and fma). gcc ignores the STDC pragma and contracts
+   by default in GNU C and in every C++ mode; its optimize pragma is what
+   it and g++ obey. Restored after the implementation, so a user's code
+   keeps the user's setting. */
+#if defined(__clang__)
+#pragma STDC FP_CONTRACT OFF
+#elif defined(__GNUC__)
+#pragma GCC push_options
+#pragma GCC optimize("fp-contract=off")
 #endif
 
 /* ----------------------------------------------------- version, status */
@@ -1427,6 +1867,8 @@ LINATTN_DEF int la_backend(void) { return LA__SIMD; }
 LINATTN_DEF const char *la_backend_name(void) {
 #if LA__SIMD == LINATTN_AVX2
   return "avx2";
+#elif LA__SIMD == LINATTN_AVX512
+  return "avx512";
 #elif LA__SIMD == LINATTN_NEON && defined(__aarch64__)
   return "neon64";
 #elif LA__SIMD == LINATTN_NEON
@@ -1445,7 +1887,7 @@ LINATTN_DEF const char *la_backend_name(void) {
    once against these few operations; vload/vstore need LA_ALIGN-aligned
    panels, vloadu/vstoreu take plain vectors at any address. */
 
-#if LA__SIMD == LINATTN_AVX2 && !defined(LINATTN_DOUBLE)
+#if LA__X86 && !defined(LINATTN_DOUBLE)
 typedef __m256 la__vec;
 LA__INLINE la__vec la__vload(const la_real *p) { return _mm256_load_ps(p); }
 LA__INLINE la__vec la__vloadu(const la_real *p) { return _mm256_loadu_ps(p); }
@@ -1458,7 +1900,19 @@ LA__INLINE la__vec la__vadd(la__vec a, la__vec b) { return _mm256_add_ps(a, b); 
 LA__INLINE la__vec la__vfma(la__vec c, la__vec a, la__vec b) {
   return _mm256_fmadd_ps(a, b, c);
 }
-#elif LA__SIMD == LINATTN_AVX2
+LA__INLINE la__vec la__vsub(la__vec a, la__vec b) { return _mm256_sub_ps(a, b); }
+LA__INLINE la__vec la__vmax(la__vec a, la__vec b) { return _mm256_max_ps(a, b); }
+LA__INLINE la__vec la__vmin(la__vec a, la__vec b) { return _mm256_min_ps(a, b); }
+/* The bits of x shifted left by LA__EXP_SHIFT: 2^k from k + LA__EXP_BIAS. */
+LA__INLINE la__vec la__vshl_exp(la__vec x) {
+  return _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_castps_si256(x), 23));
+}
+/* y where y >= lo, else 0; then x where x is NaN. */
+LA__INLINE la__vec la__vexp_edges(la__vec x, la__vec y, la__vec lo) {
+  y = _mm256_and_ps(y, _mm256_cmp_ps(y, lo, _CMP_GE_OQ));
+  return _mm256_blendv_ps(y, x, _mm256_cmp_ps(x, x, _CMP_UNORD_Q));
+}
+#elif LA__X86
 typedef __m256d la__vec;
 LA__INLINE la__vec la__vload(const la_real *p) { return _mm256_load_pd(p); }
 LA__INLINE la__vec la__vloadu(const la_real *p) { return _mm256_loadu_pd(p); }
@@ -1470,6 +1924,16 @@ LA__INLINE la__vec la__vmul(la__vec a, la__vec b) { return _mm256_mul_pd(a, b); 
 LA__INLINE la__vec la__vadd(la__vec a, la__vec b) { return _mm256_add_pd(a, b); }
 LA__INLINE la__vec la__vfma(la__vec c, la__vec a, la__vec b) {
   return _mm256_fmadd_pd(a, b, c);
+}
+LA__INLINE la__vec la__vsub(la__vec a, la__vec b) { return _mm256_sub_pd(a, b); }
+LA__INLINE la__vec la__vmax(la__vec a, la__vec b) { return _mm256_max_pd(a, b); }
+LA__INLINE la__vec la__vmin(la__vec a, la__vec b) { return _mm256_min_pd(a, b); }
+LA__INLINE la__vec la__vshl_exp(la__vec x) {
+  return _mm256_castsi256_pd(_mm256_slli_epi64(_mm256_castpd_si256(x), 52));
+}
+LA__INLINE la__vec la__vexp_edges(la__vec x, la__vec y, la__vec lo) {
+  y = _mm256_and_pd(y, _mm256_cmp_pd(y, lo, _CMP_GE_OQ));
+  return _mm256_blendv_pd(y, x, _mm256_cmp_pd(x, x, _CMP_UNORD_Q));
 }
 #elif LA__SIMD == LINATTN_NEON && !defined(LINATTN_DOUBLE)
 /* vld1q/vst1q accept any address, so the aligned and plain forms agree. */
@@ -1498,6 +1962,33 @@ LA__INLINE la__vec la__vfma(la__vec c, la__vec a, la__vec b) {
 #endif
   return v;
 }
+LA__INLINE la__vec la__vsub(la__vec a, la__vec b) {
+  la__vec v; v.lo = vsubq_f32(a.lo, b.lo); v.hi = vsubq_f32(a.hi, b.hi); return v;
+}
+LA__INLINE la__vec la__vmax(la__vec a, la__vec b) {
+  la__vec v; v.lo = vmaxq_f32(a.lo, b.lo); v.hi = vmaxq_f32(a.hi, b.hi); return v;
+}
+LA__INLINE la__vec la__vmin(la__vec a, la__vec b) {
+  la__vec v; v.lo = vminq_f32(a.lo, b.lo); v.hi = vminq_f32(a.hi, b.hi); return v;
+}
+LA__INLINE float32x4_t la__vshl_exp4(float32x4_t x) {
+  return vreinterpretq_f32_u32(vshlq_n_u32(vreinterpretq_u32_f32(x), 23));
+}
+LA__INLINE la__vec la__vshl_exp(la__vec x) {
+  la__vec v; v.lo = la__vshl_exp4(x.lo); v.hi = la__vshl_exp4(x.hi); return v;
+}
+LA__INLINE float32x4_t la__vexp_edges4(float32x4_t x, float32x4_t y,
+                                       float32x4_t lo) {
+  y = vreinterpretq_f32_u32(
+      vandq_u32(vreinterpretq_u32_f32(y), vcgeq_f32(y, lo)));
+  return vbslq_f32(vceqq_f32(x, x), y, x);
+}
+LA__INLINE la__vec la__vexp_edges(la__vec x, la__vec y, la__vec lo) {
+  la__vec v;
+  v.lo = la__vexp_edges4(x.lo, y.lo, lo.lo);
+  v.hi = la__vexp_edges4(x.hi, y.hi, lo.hi);
+  return v;
+}
 #elif LA__SIMD == LINATTN_NEON
 typedef struct { float64x2_t a, b; } la__vec;
 LA__INLINE la__vec la__vload(const la_real *p) {
@@ -1519,12 +2010,157 @@ LA__INLINE la__vec la__vfma(la__vec c, la__vec x, la__vec y) {
   la__vec v; v.a = vfmaq_f64(c.a, x.a, y.a); v.b = vfmaq_f64(c.b, x.b, y.b);
   return v;
 }
+LA__INLINE la__vec la__vsub(la__vec x, la__vec y) {
+  la__vec v; v.a = vsubq_f64(x.a, y.a); v.b = vsubq_f64(x.b, y.b); return v;
+}
+LA__INLINE la__vec la__vmax(la__vec x, la__vec y) {
+  la__vec v; v.a = vmaxq_f64(x.a, y.a); v.b = vmaxq_f64(x.b, y.b); return v;
+}
+LA__INLINE la__vec la__vmin(la__vec x, la__vec y) {
+  la__vec v; v.a = vminq_f64(x.a, y.a); v.b = vminq_f64(x.b, y.b); return v;
+}
+LA__INLINE float64x2_t la__vshl_exp2(float64x2_t x) {
+  return vreinterpretq_f64_u64(vshlq_n_u64(vreinterpretq_u64_f64(x), 52));
+}
+LA__INLINE la__vec la__vshl_exp(la__vec x) {
+  la__vec v; v.a = la__vshl_exp2(x.a); v.b = la__vshl_exp2(x.b); return v;
+}
+LA__INLINE float64x2_t la__vexp_edges2(float64x2_t x, float64x2_t y,
+                                       float64x2_t lo) {
+  y = vreinterpretq_f64_u64(
+      vandq_u64(vreinterpretq_u64_f64(y), vcgeq_f64(y, lo)));
+  return vbslq_f64(vceqq_f64(x, x), y, x);
+}
+LA__INLINE la__vec la__vexp_edges(la__vec x, la__vec y, la__vec lo) {
+  la__vec v;
+  v.a = la__vexp_edges2(x.a, y.a, lo.a);
+  v.b = la__vexp_edges2(x.b, y.b, lo.b);
+  return v;
+}
 #endif
 #if LA__SIMD == LINATTN_NEON
 LA__INLINE la__vec la__vloadu(const la_real *p) { return la__vload(p); }
 LA__INLINE void la__vstoreu(la_real *p, la__vec v) { la__vstore(p, v); }
 LA__INLINE la__vec la__vzero(void) { return la__vset1(0); }
 #endif
+/* ---------------------------------------------------------------- exp */
+/* e^x lane-wise (la__vexp) and its scalar twin (la__exp_real): the same
+   operations in the same order, with C99's fma/fmaf where the vector code
+   fuses, so that backends with a fused multiply-add agree bit for bit.
+   x = n ln2 + r with n = round(x / ln2) (by adding and subtracting 1.5 2^p,
+   which leaves the integer in the low bits), |r| <= ln2/2 (Cody and Waite:
+   n ln2_hi is exact), e^r from its Taylor polynomial by Horner (degree 7 in
+   float, 13 in double: the truncation is below 0.05 ulp), then times 2^k1
+   and 2^k2, k1 + k2 = n, each built from its exponent bits: two factors
+   reach 2^128 (2^1024) without an exponent field that cannot hold it.
+   Within 1 ulp of e^x wherever the result is a normal number (2 without a
+   fused multiply-add: ARMv7 before VFPv4); 0 where it would be subnormal
+   (ARMv7 NEON flushes those, so every backend flushes them), +inf past the
+   largest la_real, NaN for NaN. */
+
+/* 1/j!, j = 0..13: the Taylor coefficients of e^r. */
+static const double la__inv_fact[14] = {
+    1, 1, 0.5, 0.16666666666666666, 0.041666666666666664,
+    0.0083333333333333332, 0.0013888888888888889, 0.00019841269841269841,
+    2.4801587301587302e-05, 2.7557319223985893e-06, 2.7557319223985888e-07,
+    2.505210838544172e-08, 2.08767569878681e-09, 1.6059043836821613e-10};
+
+/* ln 2 = LN2_HI + LN2_LO, the high part with enough trailing zero bits that
+   n LN2_HI is exact for every n of the range. */
+#define LA__LN2_HI 6.93147180369123816490e-01
+#define LA__LN2_LO 1.90821492927058770002e-10
+
+#ifdef LINATTN_DOUBLE
+#define LA__EXP_DEG 13
+#define LA__EXP_LO (-709.0) /* inputs clamped to [LO, HI]: n in range */
+#define LA__EXP_HI 710.0
+#define LA__EXP_MAGIC 6755399441055744.0 /* 1.5 2^52 */
+#define LA__EXP_BIAS 6755399441056767.0  /* 1.5 2^52 + 1023 */
+#define LA__EXP_TINY DBL_MIN
+#define LA__EXP_L2HI LA__LN2_HI
+#define LA__EXP_L2LO LA__LN2_LO
+#define la__rfma fma
+#else
+#define LA__EXP_DEG 7
+#define LA__EXP_LO (-88.0f)
+#define LA__EXP_HI 89.0f
+#define LA__EXP_MAGIC 12582912.0f /* 1.5 2^23 */
+#define LA__EXP_BIAS 12583039.0f  /* 1.5 2^23 + 127 */
+#define LA__EXP_TINY FLT_MIN
+#define LA__EXP_L2HI 0.693145751953125f /* 15 bits */
+#define LA__EXP_L2LO 1.42860682030941723212e-6f
+#define la__rfma fmaf
+#endif
+#define LA__LOG2E ((la_real)1.44269504088896340736)
+
+/* 2^k for an integer-valued k: k + BIAS holds k + the exponent bias in its
+   low bits, which the shift moves into the exponent field. */
+static la_real la__pow2i(la_real k) {
+  la_real f = k + (la_real)LA__EXP_BIAS;
+#ifdef LINATTN_DOUBLE
+  uint64_t u;
+  memcpy(&u, &f, sizeof u);
+  u <<= 52;
+#else
+  uint32_t u;
+  memcpy(&u, &f, sizeof u);
+  u <<= 23;
+#endif
+  memcpy(&f, &u, sizeof f);
+  return f;
+}
+
+static la_real la__exp_real(la_real x) {
+  const la_real M = (la_real)LA__EXP_MAGIC;
+  la_real xc, nf, k1, k2, r, p, y;
+  int j;
+  if (x != x) return x;
+  xc = x < LA__EXP_LO ? LA__EXP_LO : x > LA__EXP_HI ? LA__EXP_HI : x;
+  nf = la__rfma(xc, LA__LOG2E, M) - M;
+  k1 = la__rfma(nf, (la_real)0.5, M) - M;
+  k2 = nf - k1;
+  r = la__rfma(nf, -(la_real)LA__EXP_L2HI, xc);
+  r = la__rfma(nf, -(la_real)LA__EXP_L2LO, r);
+  p = (la_real)la__inv_fact[LA__EXP_DEG];
+  for (j = LA__EXP_DEG - 1; j >= 0; --j)
+    p = la__rfma(p, r, (la_real)la__inv_fact[j]);
+  y = p * la__pow2i(k1) * la__pow2i(k2);
+  return y >= LA__EXP_TINY ? y : 0;
+}
+
+#if LA__SIMD != LINATTN_SCALAR
+LA__INLINE la__vec la__vexp(la__vec x) {
+  const la__vec M = la__vset1((la_real)LA__EXP_MAGIC);
+  const la__vec B = la__vset1((la_real)LA__EXP_BIAS);
+  la__vec xc, nf, k1, k2, r, p;
+  xc = la__vmin(la__vmax(x, la__vset1(LA__EXP_LO)), la__vset1(LA__EXP_HI));
+  nf = la__vsub(la__vfma(M, xc, la__vset1(LA__LOG2E)), M);
+  k1 = la__vsub(la__vfma(M, nf, la__vset1((la_real)0.5)), M);
+  k2 = la__vsub(nf, k1);
+  r = la__vfma(xc, nf, la__vset1(-(la_real)LA__EXP_L2HI));
+  r = la__vfma(r, nf, la__vset1(-(la_real)LA__EXP_L2LO));
+  p = la__vset1((la_real)la__inv_fact[LA__EXP_DEG]);
+  p = la__vfma(la__vset1((la_real)la__inv_fact[LA__EXP_DEG - 1]), p, r);
+  p = la__vfma(la__vset1((la_real)la__inv_fact[LA__EXP_DEG - 2]), p, r);
+  p = la__vfma(la__vset1((la_real)la__inv_fact[LA__EXP_DEG - 3]), p, r);
+  p = la__vfma(la__vset1((la_real)la__inv_fact[LA__EXP_DEG - 4]), p, r);
+  p = la__vfma(la__vset1((la_real)la__inv_fact[LA__EXP_DEG - 5]), p, r);
+  p = la__vfma(la__vset1((la_real)la__inv_fact[LA__EXP_DEG - 6]), p, r);
+  p = la__vfma(la__vset1((la_real)la__inv_fact[LA__EXP_DEG - 7]), p, r);
+#ifdef LINATTN_DOUBLE
+  p = la__vfma(la__vset1((la_real)la__inv_fact[5]), p, r);
+  p = la__vfma(la__vset1((la_real)la__inv_fact[4]), p, r);
+  p = la__vfma(la__vset1((la_real)la__inv_fact[3]), p, r);
+  p = la__vfma(la__vset1((la_real)la__inv_fact[2]), p, r);
+  p = la__vfma(la__vset1((la_real)la__inv_fact[1]), p, r);
+  p = la__vfma(la__vset1((la_real)la__inv_fact[0]), p, r);
+#endif
+  p = la__vmul(la__vmul(p, la__vshl_exp(la__vadd(k1, B))),
+               la__vshl_exp(la__vadd(k2, B)));
+  return la__vexp_edges(x, p, la__vset1(LA__EXP_TINY));
+}
+#endif
+
 /* ------------------------------------------------------ the layout */
 
 LINATTN_DEF int la_panels(int count) {
@@ -1702,7 +2338,9 @@ static double la__nrm2_scalar(int n, const la_real *x) {
    6x2 block issues 14 loads instead of 8 per step of k and the load ports,
    not the FMAs, set the pace; on AArch64 it hoists every load of a step
    and spills accumulators instead. */
-#if LA__SIMD == LINATTN_AVX2 && (defined(__GNUC__) || defined(__clang__))
+#if LA__SIMD == LINATTN_AVX512 && (defined(__GNUC__) || defined(__clang__))
+#define LA__PIN(v) __asm__("" : "+v"(v)) /* any of the 32 registers */
+#elif LA__X86 && (defined(__GNUC__) || defined(__clang__))
 #define LA__PIN(v) __asm__("" : "+x"(v))
 #elif LA__SIMD == LINATTN_NEON && defined(__aarch64__) && !defined(LINATTN_DOUBLE) && \
     (defined(__GNUC__) || defined(__clang__))
@@ -1844,21 +2482,23 @@ LA__TAIL_FN(1, 4)
   case 1: LA__TAIL(1, 4, TA, TB); break;                                       \
   default: break;                                                              \
   }
-#else /* AVX2: 12 accumulators of the 16 registers */
-LA__TAIL_FN(5, 2)
-LA__TAIL_FN(4, 3)
-LA__TAIL_FN(3, 4)
-LA__TAIL_FN(2, 6)
-LA__TAIL_FN(1, 8)
-#define LA__STRIP_FNS(TA, TB) LA__STRIP_FN(6, 2, TA, TB)
+#else /* x86: 12 accumulators of AVX2's 16 registers. AVX-512's 32 would
+         hold 6x4 blocks, but on Zen 4 they ran the base model 8% slower
+         than these (its products are 6 wide: a 6x4 block leaves a 6x2) */
+/* the last rows with the orientation a constant as well: a strip of T =
+   n + 1 rows (6 6 6 3 at the base setting) ends in one */
+#define LA__STRIP_FNS(TA, TB)                                                  \
+  LA__STRIP_FN(6, 2, TA, TB) LA__STRIP_FN(5, 2, TA, TB)                       \
+  LA__STRIP_FN(4, 3, TA, TB) LA__STRIP_FN(3, 4, TA, TB)                       \
+  LA__STRIP_FN(2, 6, TA, TB) LA__STRIP_FN(1, 8, TA, TB)
 #define LA__STRIPS(TA, TB)                                                     \
   for (i = 0; i + 6 <= m; i += 6) LA__STRIP(6, 2, TA, TB);                     \
   switch (m - i) {                                                             \
-  case 5: LA__TAIL(5, 2, TA, TB); break;                                       \
-  case 4: LA__TAIL(4, 3, TA, TB); break;                                       \
-  case 3: LA__TAIL(3, 4, TA, TB); break;                                       \
-  case 2: LA__TAIL(2, 6, TA, TB); break;                                       \
-  case 1: LA__TAIL(1, 8, TA, TB); break;                                       \
+  case 5: LA__STRIP(5, 2, TA, TB); break;                                      \
+  case 4: LA__STRIP(4, 3, TA, TB); break;                                      \
+  case 3: LA__STRIP(3, 4, TA, TB); break;                                      \
+  case 2: LA__STRIP(2, 6, TA, TB); break;                                      \
+  case 1: LA__STRIP(1, 8, TA, TB); break;                                      \
   default: break;                                                              \
   }
 #endif
@@ -1889,6 +2529,21 @@ LA__BGEMM_ORIENT(la__bgemm_tn, 1, 0)
 LA__BGEMM_ORIENT(la__bgemm_nt, 0, 1)
 LA__BGEMM_ORIENT(la__bgemm_tt, 1, 1)
 #undef LA__BGEMM_ORIENT
+
+/* One panel, the mode given: the model's products, straight to the strips
+   (the batched path's panel loop and mode juggling cost a tenth of a 6x6x6
+   product). */
+#define LA__PGEMM_ORIENT(NAME, TA, TB)                                         \
+  static void NAME(int m, int n, int k, int mode, la_real alpha,               \
+                   const la_real *A, const la_real *B, la_real *C) {           \
+    int i;                                                                     \
+    LA__STRIPS(TA, TB)                                                         \
+  }
+LA__PGEMM_ORIENT(la__pgemm_nn, 0, 0)
+LA__PGEMM_ORIENT(la__pgemm_tn, 1, 0)
+LA__PGEMM_ORIENT(la__pgemm_nt, 0, 1)
+LA__PGEMM_ORIENT(la__pgemm_tt, 1, 1)
+#undef LA__PGEMM_ORIENT
 #undef LA__STRIPS
 #undef LA__STRIP_FNS
 #undef LA__STRIP
@@ -1921,9 +2576,80 @@ static void la__bgemm_simd(unsigned flags, int m, int n, int k, la_real alpha,
   }
 }
 
+/* Matrix times vector, c = alpha M x (+ c): row i of M at M + i rs, its
+   element p at + p cs (in panel elements). Each k step is one load of x
+   and MR of M for MR FMAs, so the rows go six at a time with two partial
+   sums each (even and odd p): twelve independent chains cover the FMA
+   latency that six would leave bare at the model's k = d+1. */
+LA__INLINE void la__mv_block(const int MR, int k, int mode, la__vec valpha,
+                             const la_real *LA__RESTRICT M, size_t rs,
+                             size_t cs, const la_real *LA__RESTRICT x,
+                             la_real *LA__RESTRICT c) {
+  la__vec a0[6], a1[6], x0, x1;
+  int r, p = 0;
+  LA__UNROLL for (r = 0; r < MR; ++r) a0[r] = a1[r] = la__vzero();
+  for (; p + 2 <= k; p += 2) {
+    x0 = la__vload(x + (size_t)p * LA_W);
+    x1 = la__vload(x + (size_t)(p + 1) * LA_W);
+    LA__UNROLL for (r = 0; r < MR; ++r) {
+      a0[r] = la__vfma(a0[r], la__vload(M + r * rs + p * cs), x0);
+      a1[r] = la__vfma(a1[r], la__vload(M + r * rs + (p + 1) * cs), x1);
+    }
+  }
+  if (p < k) {
+    x0 = la__vload(x + (size_t)p * LA_W);
+    LA__UNROLL for (r = 0; r < MR; ++r)
+      a0[r] = la__vfma(a0[r], la__vload(M + r * rs + p * cs), x0);
+  }
+  LA__UNROLL for (r = 0; r < MR; ++r) {
+    la_real *o = c + (size_t)r * LA_W;
+    la__vec v = la__vadd(a0[r], a1[r]);
+    if (mode == LA__PUT_MUL) v = la__vmul(valpha, v);
+    else if (mode == LA__ADD) v = la__vadd(la__vload(o), v);
+    else if (mode == LA__ADD_MUL) v = la__vfma(la__vload(o), valpha, v);
+    la__vstore(o, v);
+  }
+}
+
+static void la__mv(int rows, int k, int mode, la_real alpha, const la_real *M,
+                   size_t rs, size_t cs, const la_real *x, la_real *c) {
+  const la__vec valpha = la__vset1(alpha);
+  int i = 0;
+  rs *= LA_W;
+  cs *= LA_W;
+  for (; i + 6 <= rows; i += 6)
+    la__mv_block(6, k, mode, valpha, M + i * rs, rs, cs, x, c + (size_t)i * LA_W);
+  switch (rows - i) {
+  case 5: la__mv_block(5, k, mode, valpha, M + i * rs, rs, cs, x, c + (size_t)i * LA_W); break;
+  case 4: la__mv_block(4, k, mode, valpha, M + i * rs, rs, cs, x, c + (size_t)i * LA_W); break;
+  case 3: la__mv_block(3, k, mode, valpha, M + i * rs, rs, cs, x, c + (size_t)i * LA_W); break;
+  case 2: la__mv_block(2, k, mode, valpha, M + i * rs, rs, cs, x, c + (size_t)i * LA_W); break;
+  case 1: la__mv_block(1, k, mode, valpha, M + i * rs, rs, cs, x, c + (size_t)i * LA_W); break;
+  default: break;
+  }
+}
+
 static void la__pgemm_simd(unsigned flags, int m, int n, int k, la_real alpha,
                            const la_real *A, const la_real *B, la_real *C) {
-  la__bgemm_simd(flags, m, n, k, alpha, A, 0, B, 0, C, 0, 1);
+  int mode = ((flags & LA_ACCUMULATE) ? LA__ADD : LA__PUT) | (alpha != 1);
+  /* a column or a row of C: matrix times vector (B's column and A's row
+     are contiguous whatever the flags) */
+  if (n == 1) {
+    if (flags & LA_TRANS_A) la__mv(m, k, mode, alpha, A, 1, (size_t)m, B, C);
+    else la__mv(m, k, mode, alpha, A, (size_t)k, 1, B, C);
+    return;
+  }
+  if (m == 1) {
+    if (flags & LA_TRANS_B) la__mv(n, k, mode, alpha, B, (size_t)k, 1, A, C);
+    else la__mv(n, k, mode, alpha, B, 1, (size_t)n, A, C);
+    return;
+  }
+  switch (flags & (LA_TRANS_A | LA_TRANS_B)) {
+  case 0: la__pgemm_nn(m, n, k, mode, alpha, A, B, C); break;
+  case LA_TRANS_A: la__pgemm_tn(m, n, k, mode, alpha, A, B, C); break;
+  case LA_TRANS_B: la__pgemm_nt(m, n, k, mode, alpha, A, B, C); break;
+  default: la__pgemm_tt(m, n, k, mode, alpha, A, B, C); break;
+  }
 }
 #endif /* LA__SIMD != LINATTN_SCALAR */
 
@@ -1963,7 +2689,7 @@ static void la__scale_simd(int n, la_real a, la_real *x) {
    in double (exact for floats) and added into four or more double partial
    sums, folded at the end. It differs from the scalar twin only in the
    order of the additions. 32-bit ARM has no double lanes and uses the twin. */
-#if LA__SIMD == LINATTN_AVX2
+#if LA__X86
 LA__INLINE double la__hsum_pd(__m256d v) {
   __m128d s = _mm_add_pd(_mm256_castpd256_pd128(v), _mm256_extractf128_pd(v, 1));
   return _mm_cvtsd_f64(_mm_add_sd(s, _mm_unpackhi_pd(s, s)));
@@ -2025,20 +2751,35 @@ static double la__nrm2_simd(int n, const la_real *x) {
 }
 #endif /* LA__SIMD != LINATTN_SCALAR */
 
+static void la__vexp_scalar(int n, const la_real *x, la_real *y) {
+  int i;
+  for (i = 0; i < n; ++i) y[i] = la__exp_real(x[i]);
+}
+#if LA__SIMD != LINATTN_SCALAR
+static void la__vexp_simd(int n, const la_real *x, la_real *y) {
+  int i = 0;
+  for (; i + LA_W <= n; i += LA_W)
+    la__vstoreu(y + i, la__vexp(la__vloadu(x + i)));
+  for (; i < n; ++i) y[i] = la__exp_real(x[i]);
+}
+#endif
+
 static const la_kernels la__kernels_scalar = {
-    "scalar",         la__pgemm_scalar, la__dot_scalar, la__axpy_scalar,
-    la__bgemm_scalar, la__scale_scalar, la__nrm2_scalar};
+    "scalar",         la__pgemm_scalar, la__dot_scalar,  la__axpy_scalar,
+    la__bgemm_scalar, la__scale_scalar, la__nrm2_scalar, la__vexp_scalar};
 #if LA__SIMD != LINATTN_SCALAR
 static const la_kernels la__kernels_simd = {
 #if LA__SIMD == LINATTN_AVX2
     "avx2",
+#elif LA__SIMD == LINATTN_AVX512
+    "avx512",
 #elif defined(__aarch64__)
     "neon64",
 #else
     "neon32",
 #endif
     la__pgemm_simd, la__dot_simd,   la__axpy_simd,
-    la__bgemm_simd, la__scale_simd, la__nrm2_simd};
+    la__bgemm_simd, la__scale_simd, la__nrm2_simd, la__vexp_simd};
 #endif
 
 LINATTN_DEF const la_kernels *la_kernels_scalar(void) {
@@ -2114,20 +2855,219 @@ LINATTN_DEF void la_free(void *p) {
 }
 #endif
 
+/* ------------------------------------------------------- thread pool */
+/* Jobs are handed out by generation: the caller (worker 0) writes the job,
+   bumps `gen` and takes tasks beside its helpers, each task index from one
+   shared counter. Every helper checks in on every job (`active` counts
+   those still out), so the job's fields are never rewritten under a helper
+   still reading them. Waiting is a short spin on a counter, then a
+   condition variable: a thread that spins (or yields) without end, put by
+   the scheduler on the core its partner needs, holds that partner up for
+   whole time slices. */
+
+LINATTN_DEF int la_cpu_count(void) {
+#if LA__THREADS && defined(_SC_NPROCESSORS_ONLN)
+  long n = sysconf(_SC_NPROCESSORS_ONLN);
+  return n < 1 ? 1 : n > LA_MAX_WORKERS ? LA_MAX_WORKERS : (int)n;
+#else
+  return 1;
+#endif
+}
+
+#ifndef LINATTN_NO_STDLIB
+/* Spins of a waiting thread before it sleeps: 20-30 microseconds (a
+   pause takes 25 ns on Zen 4, about 40 on recent Intel cores), longer than
+   the gap between the pool's jobs in a training step or a Lanczos run, far
+   shorter than a scheduler's time slice. Measured on 2 cores under a load
+   of 8: 4000 spins burnt 1.6x one thread's CPU time on a 2-thread job. */
+#define LA__POOL_SPIN 800
+
+typedef struct la__pool_arg {
+  la_pool *pool;
+  int worker;
+} la__pool_arg;
+
+struct la_pool {
+  la_parallel par; /* par.ctx is the pool */
+  int threads;     /* workers, the caller included */
+#if LA__THREADS
+  pthread_t *tid;
+  la__pool_arg *args;
+  pthread_mutex_t mu;
+  pthread_cond_t wake, done;
+  int sync;     /* mutex and conditions initialized, 0..3 */
+  int started;  /* helper threads running */
+  unsigned gen; /* job number (atomic) */
+  int sleeping; /* helpers waiting on `wake` (atomic) */
+  int active;   /* helpers still in the job (atomic) */
+  int next;     /* next task index (atomic) */
+  int quit;     /* set before the last `gen` (atomic) */
+  int ntasks;
+  la_task_fn task;
+  void *arg;
+#endif
+};
+
+#if LA__THREADS
+#define LA__LOAD(p) __atomic_load_n((p), __ATOMIC_SEQ_CST)
+#define LA__STORE(p, v) __atomic_store_n((p), (v), __ATOMIC_SEQ_CST)
+#define LA__ADD(p, v) __atomic_add_fetch((p), (v), __ATOMIC_SEQ_CST)
+
+static void la__relax(void) {
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_ia32_pause();
+#elif defined(__aarch64__) || (defined(__ARM_ARCH) && __ARM_ARCH >= 7)
+  __asm__ __volatile__("yield" ::: "memory");
+#endif
+}
+
+static void la__pool_work(la_pool *p, int worker) {
+  int i;
+  while ((i = LA__ADD(&p->next, 1) - 1) < p->ntasks)
+    p->task(p->arg, i, worker);
+}
+
+static void *la__pool_main(void *arg_) {
+  la__pool_arg *a = (la__pool_arg *)arg_;
+  la_pool *p = a->pool;
+  unsigned seen = 0, g = 0;
+  for (;;) {
+    int spin;
+    for (spin = 0; spin < LA__POOL_SPIN && (g = LA__LOAD(&p->gen)) == seen;
+         ++spin)
+      la__relax();
+    if (g == seen) {
+      pthread_mutex_lock(&p->mu);
+      LA__ADD(&p->sleeping, 1);
+      /* the caller bumps gen, then reads sleeping: one of the two sees
+         the other's write, so a sleeper is always woken */
+      while ((g = LA__LOAD(&p->gen)) == seen)
+        pthread_cond_wait(&p->wake, &p->mu);
+      LA__ADD(&p->sleeping, -1);
+      pthread_mutex_unlock(&p->mu);
+    }
+    seen = g;
+    if (LA__LOAD(&p->quit)) return NULL;
+    la__pool_work(p, a->worker);
+    if (LA__ADD(&p->active, -1) == 0) {
+      pthread_mutex_lock(&p->mu);
+      pthread_cond_signal(&p->done);
+      pthread_mutex_unlock(&p->mu);
+    }
+  }
+}
+
+/* Starts the job in p (or the quit); `all` wakes every helper whatever the
+   count of sleepers says. */
+static void la__pool_wake(la_pool *p, int all) {
+  LA__ADD(&p->gen, 1u);
+  if (all || LA__LOAD(&p->sleeping)) {
+    pthread_mutex_lock(&p->mu);
+    pthread_cond_broadcast(&p->wake);
+    pthread_mutex_unlock(&p->mu);
+  }
+}
+#endif
+
+static void la__pool_run(void *ctx, int ntasks, la_task_fn task, void *arg) {
+  int i;
+#if LA__THREADS
+  la_pool *p = (la_pool *)ctx;
+  if (p->started > 0 && ntasks > 1) {
+    int spin;
+    p->task = task;
+    p->arg = arg;
+    p->ntasks = ntasks;
+    LA__STORE(&p->next, 0);
+    LA__STORE(&p->active, p->started);
+    la__pool_wake(p, 0);
+    la__pool_work(p, 0);
+    for (spin = 0; spin < LA__POOL_SPIN && LA__LOAD(&p->active); ++spin)
+      la__relax();
+    if (LA__LOAD(&p->active)) {
+      pthread_mutex_lock(&p->mu);
+      while (LA__LOAD(&p->active)) pthread_cond_wait(&p->done, &p->mu);
+      pthread_mutex_unlock(&p->mu);
+    }
+    return;
+  }
+#else
+  (void)ctx;
+#endif
+  for (i = 0; i < ntasks; ++i) task(arg, i, 0);
+}
+
+LINATTN_DEF void la_pool_destroy(la_pool *p) {
+  if (!p) return;
+#if LA__THREADS
+  if (p->started > 0) {
+    int i;
+    LA__STORE(&p->quit, 1);
+    la__pool_wake(p, 1);
+    for (i = 0; i < p->started; ++i) pthread_join(p->tid[i], NULL);
+  }
+  if (p->sync > 2) pthread_cond_destroy(&p->done);
+  if (p->sync > 1) pthread_cond_destroy(&p->wake);
+  if (p->sync > 0) pthread_mutex_destroy(&p->mu);
+#endif
+  LINATTN_FREE(p, NULL);
+}
+
+LINATTN_DEF int la_pool_create(la_pool **out, int threads) {
+  la_pool *p;
+  size_t bytes = sizeof(la_pool);
+  if (!out) return LA_ENULL;
+  if (threads < 0 || threads > LA_MAX_WORKERS) return LA_ERANGE;
+  if (threads == 0) threads = 1;
+#if LA__THREADS
+  bytes += (size_t)threads * (sizeof(pthread_t) + sizeof(la__pool_arg));
+#else
+  if (threads > 1) return LA_EUNSUPPORTED;
+#endif
+  p = (la_pool *)LINATTN_MALLOC(bytes, NULL);
+  if (!p) return LA_ENOMEM;
+  memset(p, 0, bytes);
+  p->threads = threads;
+  p->par.workers = threads;
+  p->par.run = la__pool_run;
+  p->par.ctx = p;
+#if LA__THREADS
+  if (threads > 1) {
+    int i, ok;
+    p->args = (la__pool_arg *)(void *)(p + 1);
+    p->tid = (pthread_t *)(void *)(p->args + threads);
+    ok = pthread_mutex_init(&p->mu, NULL) == 0 && ++p->sync &&
+         pthread_cond_init(&p->wake, NULL) == 0 && ++p->sync &&
+         pthread_cond_init(&p->done, NULL) == 0 && ++p->sync;
+    for (i = 1; ok && i < threads; ++i) {
+      p->args[i].pool = p;
+      p->args[i].worker = i;
+      ok = pthread_create(&p->tid[i - 1], NULL, la__pool_main,
+                          &p->args[i]) == 0;
+      if (ok) p->started = i;
+    }
+    if (!ok) {
+      la_pool_destroy(p); /* joins the threads started */
+      return LA_ENOMEM;
+    }
+  }
+#endif
+  *out = p;
+  return LA_OK;
+}
+
+LINATTN_DEF const la_parallel *la_pool_parallel(const la_pool *pool) {
+  return pool ? &pool->par : NULL;
+}
+#endif /* LINATTN_NO_STDLIB */
+
 
 /* ================================================================== */
 /*                   2. Random numbers and prompts                    */
 /* ================================================================== */
 
 /* Every operation below is written as the IEEE operations it performs, in
-   order: a compiler that fused a multiply and an add would give other bits
-   on another machine. */
-#if defined(__clang__)
-#pragma STDC FP_CONTRACT OFF
-#elif defined(__GNUC__)
-#pragma GCC push_options
-#pragma GCC optimize("fp-contract=off")
-#endif
+   order (contraction is off for the whole implementation, see its top). */
 
 /* -------------------------------------------------------- Philox4x32-7 */
 /* Seven rounds: the fewest with which Philox4x32 is Crush-resistant in
@@ -2320,8 +3260,8 @@ LA__INLINE void la__umulhilo(la__pu a, uint32_t m, la__pu *hi, la__pu *lo) {
   *hi = _mm256_blend_epi32(_mm256_srli_epi64(pe, 32), po, 0xAA);
 }
 /* out[4 l + j] = n_j[l]: lanes are blocks, stream order is block-major. */
-LA__INLINE void la__store4t(float *out, la__pf n0, la__pf n1, la__pf n2,
-                            la__pf n3) {
+LA__INLINE void la__store4t8(float *out, __m256 n0, __m256 n1, __m256 n2,
+                             __m256 n3) {
   __m256 t0 = _mm256_unpacklo_ps(n0, n1), t1 = _mm256_unpackhi_ps(n0, n1);
   __m256 t2 = _mm256_unpacklo_ps(n2, n3), t3 = _mm256_unpackhi_ps(n2, n3);
   __m256 s0 = _mm256_shuffle_ps(t0, t2, 0x44), s1 = _mm256_shuffle_ps(t0, t2, 0xEE);
@@ -2330,6 +3270,68 @@ LA__INLINE void la__store4t(float *out, la__pf n0, la__pf n1, la__pf n2,
   _mm256_storeu_ps(out + 8, _mm256_permute2f128_ps(s2, s3, 0x20));
   _mm256_storeu_ps(out + 16, _mm256_permute2f128_ps(s0, s1, 0x31));
   _mm256_storeu_ps(out + 24, _mm256_permute2f128_ps(s2, s3, 0x31));
+}
+#define la__store4t la__store4t8
+#elif LA__SIMD == LINATTN_AVX512
+/* Sixteen lanes: the same operations on twice the blocks per instruction
+   (Zen 4 executes them in two halves, Intel's server cores at once). */
+#define LA__PRNG_SIMD 1
+#define LA__PL 16
+typedef __m512i la__pu;
+typedef __m512 la__pf;
+#define la__u1(x) _mm512_set1_epi32((int)(x))
+#define la__uload(p) _mm512_loadu_si512((const void *)(p))
+#define la__uadd _mm512_add_epi32
+#define la__uxor _mm512_xor_si512
+#define la__uand _mm512_and_si512
+#define la__uor _mm512_or_si512
+#define la__usrl(v, n) _mm512_srli_epi32(v, n)
+#define la__usra(v, n) _mm512_srai_epi32(v, n)
+#define la__usll(v, n) _mm512_slli_epi32(v, n)
+#define la__f1 _mm512_set1_ps
+#define la__fadd _mm512_add_ps
+#define la__fsub _mm512_sub_ps
+#define la__fmul _mm512_mul_ps
+#define la__ffma _mm512_fmadd_ps /* a b + c, one rounding */
+#define la__fsqrt _mm512_sqrt_ps
+#define la__fcvt _mm512_cvtepi32_ps /* lanes read as int32 */
+#define la__fbits _mm512_castps_si512
+#define la__bitsf _mm512_castsi512_ps
+/* x where bit 31 of m is set (m < 0 as int32), else y */
+#define la__fsel(m, x, y)                                                     \
+  _mm512_mask_blend_ps(_mm512_cmplt_epi32_mask(m, _mm512_setzero_si512()), y, x)
+/* tab[j & 7] per lane: the table twice over, indexed by j's low 4 bits */
+LA__INLINE la__pf la__tab8(const float *tab, la__pu j) {
+  __m512 t = _mm512_castps256_ps512(_mm256_loadu_ps(tab));
+  return _mm512_permutexvar_ps(j, _mm512_shuffle_f32x4(t, t, 0x44));
+}
+LA__INLINE void la__umulhilo(la__pu a, uint32_t m, la__pu *hi, la__pu *lo) {
+  __m512i vm = _mm512_set1_epi32((int)m);
+  __m512i pe = _mm512_mul_epu32(a, vm);
+  __m512i po = _mm512_mul_epu32(_mm512_srli_epi64(a, 32), vm);
+  *lo = _mm512_mask_blend_epi32(0xAAAA, pe, _mm512_slli_epi64(po, 32));
+  *hi = _mm512_mask_blend_epi32(0xAAAA, _mm512_srli_epi64(pe, 32), po);
+}
+/* out[4 l + j] = n_j[l]: lanes are blocks, stream order is block-major. */
+LA__INLINE void la__store4t8(float *out, __m256 n0, __m256 n1, __m256 n2,
+                             __m256 n3) {
+  __m256 t0 = _mm256_unpacklo_ps(n0, n1), t1 = _mm256_unpackhi_ps(n0, n1);
+  __m256 t2 = _mm256_unpacklo_ps(n2, n3), t3 = _mm256_unpackhi_ps(n2, n3);
+  __m256 s0 = _mm256_shuffle_ps(t0, t2, 0x44), s1 = _mm256_shuffle_ps(t0, t2, 0xEE);
+  __m256 s2 = _mm256_shuffle_ps(t1, t3, 0x44), s3 = _mm256_shuffle_ps(t1, t3, 0xEE);
+  _mm256_storeu_ps(out, _mm256_permute2f128_ps(s0, s1, 0x20));
+  _mm256_storeu_ps(out + 8, _mm256_permute2f128_ps(s2, s3, 0x20));
+  _mm256_storeu_ps(out + 16, _mm256_permute2f128_ps(s0, s1, 0x31));
+  _mm256_storeu_ps(out + 24, _mm256_permute2f128_ps(s2, s3, 0x31));
+}
+/* Each 256-bit half as the AVX2 lanes store theirs. */
+LA__INLINE void la__store4t(float *out, la__pf n0, la__pf n1, la__pf n2,
+                            la__pf n3) {
+#define LA__HI8(v) _mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(v), 1))
+  la__store4t8(out, _mm512_castps512_ps256(n0), _mm512_castps512_ps256(n1),
+               _mm512_castps512_ps256(n2), _mm512_castps512_ps256(n3));
+  la__store4t8(out + 32, LA__HI8(n0), LA__HI8(n1), LA__HI8(n2), LA__HI8(n3));
+#undef LA__HI8
 }
 #elif LA__SIMD == LINATTN_NEON
 #define LA__PRNG_SIMD 1
@@ -2416,9 +3418,11 @@ LA__INLINE void la__store4t(float *out, la__pf n0, la__pf n1, la__pf n2,
 #endif
 
 #ifdef LA__PRNG_SIMD
-static const uint32_t la__lane_index[32] = {
+static const uint32_t la__lane_index[64] = {
     0,  1,  2,  3,  4,  5,  6,  7,  8,  9,  10, 11, 12, 13, 14, 15,
-    16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31};
+    16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31,
+    32, 33, 34, 35, 36, 37, 38, 39, 40, 41, 42, 43, 44, 45, 46, 47,
+    48, 49, 50, 51, 52, 53, 54, 55, 56, 57, 58, 59, 60, 61, 62, 63};
 
 /* Four independent groups of lanes in lockstep: every step of Philox and
    of the polynomials is a chain of dependent operations, and four chains
@@ -2738,58 +3742,6 @@ static void la__fill_normals(la_rng *r, size_t n, la_real *x) {
   la__fill_normals_room(r, n, x, 0);
 }
 
-/* np fills of len normals each, fill p at x + p stride, as one run of the
-   stream: no chunk is cut short at the end of a fill, and the words of the
-   next chunk are always being drawn. len must be a multiple of 4, so that
-   each fill ends where the next begins, on a block boundary: the normals
-   are those of np calls of la__fill_normals. */
-static void la__fill_normals_strided(la_rng *r, size_t len, size_t np,
-                                     la_real *x, size_t stride) {
-  size_t p = 0, total = len * np;
-#ifdef LA__PRNG_SIMD
-  uint64_t blk = (r->counter + 3) >> 2;
-  size_t chunks = (total + LA__NCHUNK - 1) / LA__NCHUNK;
-  if (len % 4 == 0 && len >= LA__NCHUNK &&
-      (uint64_t)(uint32_t)blk + chunks * (LA__NCHUNK / 4) <=
-          (uint64_t)0xffffffffu + 1) {
-    la__pkeys k;
-    la__u4 w[4];
-    float t[LA__NCHUNK];
-    size_t c, off = 0, i;
-    la__pkeys_init(r, &k, blk);
-    la__philox_lanes(&k, blk, w);
-    for (c = 0; c < chunks; ++c) {
-      size_t n = total - c * LA__NCHUNK < LA__NCHUNK ? total - c * LA__NCHUNK
-                                                      : LA__NCHUNK;
-#ifndef LINATTN_DOUBLE
-      if (off + LA__NCHUNK <= len) {
-        la__normals_lanes(w, x + p * stride + off);
-        off += LA__NCHUNK;
-      } else
-#endif
-      { /* across two fills (or converted): through t, piece by piece */
-        la__normals_lanes(w, t);
-        for (i = 0; i < n;) {
-          size_t m = n - i < len - off ? n - i : len - off, e;
-          la_real *o = x + p * stride + off;
-          for (e = 0; e < m; ++e) o[e] = t[i + e];
-          i += m;
-          off += m;
-          if (off == len) { off = 0; ++p; }
-        }
-      }
-      if (off == len) { off = 0; ++p; }
-      if (c + 1 < chunks)
-        la__philox_lanes(&k, blk + (c + 1) * (LA__NCHUNK / 4), w);
-    }
-    r->counter = (blk + total / 4) << 2;
-    return;
-  }
-#endif
-  for (p = 0; p < np; ++p) la__fill_normals(r, len, x + p * stride);
-  (void)total;
-}
-
 LINATTN_DEF int la_rng_normals(la_rng *r, int n, la_real *x) {
   (void)la__normals32_scalar; /* the SIMD twin's reference, for the tests */
   if (!r || !x) return LA_ENULL;
@@ -2805,20 +3757,13 @@ LINATTN_DEF int la_rng_normals(la_rng *r, int n, la_real *x) {
 static double la__u2d(uint64_t u) { double f; memcpy(&f, &u, 8); return f; }
 static uint64_t la__d2u(double f) { uint64_t u; memcpy(&u, &f, 8); return u; }
 
-#define LA__LN2_HI 6.93147180369123816490e-01
-#define LA__LN2_LO 1.90821492927058770002e-10
-
-/* 1/(2j+1) and 1/j!: constants, not divisions, in the loops below. */
+/* 1/(2j+1) (and 1/j!, la__inv_fact): constants, not divisions, in the
+   loops below. */
 static const double la__odd_inv[12] = {
     1, 0.33333333333333331, 0.20000000000000001, 0.14285714285714285,
     0.1111111111111111, 0.090909090909090912, 0.076923076923076927,
     0.066666666666666666, 0.058823529411764705, 0.052631578947368418,
     0.047619047619047616, 0.043478260869565216};
-static const double la__inv_fact[14] = {
-    1, 1, 0.5, 0.16666666666666666, 0.041666666666666664,
-    0.0083333333333333332, 0.0013888888888888889, 0.00019841269841269841,
-    2.4801587301587302e-05, 2.7557319223985893e-06, 2.7557319223985888e-07,
-    2.505210838544172e-08, 2.08767569878681e-09, 1.6059043836821613e-10};
 
 /* ln(x) for finite x > 0 (normal numbers): x = 2^k m, m in [sqrt(1/2),
    sqrt(2)), ln m = 2 atanh(s), s = (m-1)/(m+1), |s| < 0.172. */
@@ -3225,7 +4170,7 @@ LINATTN_DEF void la_data_destroy(la_data *g) {
 /* ------------------------------------------------------- sampling */
 /* Vector lanes that round like the scalar code: AVX2 and AArch64 NEON, not
    ARMv7 NEON, which flushes subnormals to zero. */
-#if LA__SIMD == LINATTN_AVX2 || (LA__SIMD == LINATTN_NEON && defined(__aarch64__))
+#if LA__X86 || (LA__SIMD == LINATTN_NEON && defined(__aarch64__))
 #define LA__PRNG_LANES_IEEE 1
 #else
 #define LA__PRNG_LANES_IEEE 0
@@ -3428,44 +4373,106 @@ static void la__sample_panel(const la_data *g, la_rng *rng, la_real *P,
   if (c->noise_std > 0) la__panel_noise(c, rng, P, yq, t);
 }
 
-LINATTN_DEF int la_data_sample(const la_data *g, la_rng *rng, la_batch *b) {
-  int p, np, pad, e, l, drawn;
-  size_t pr;
-  if (!g || !rng || !b || !b->z || !b->y) return LA_ENULL;
+/* ------------------------------------------------ panel positions */
+/* Panel p of a batch draws from its own stretch of the stream: words
+   [(p0 + p) 2^34, (p0 + p + 1) 2^34), p0 the first such boundary at or
+   after the generator's position. Its prompts then depend on (seed,
+   stream, p0 + p) alone, panels can be drawn in any order or on any
+   thread, and the generator moves to the boundary after the batch. No
+   panel comes near 2^34 words (the largest, d = 256 and n = 4096, takes
+   about 2^25); a stream holds 2^30 - 1 panels (the counter never wraps
+   back to the first). */
+#define LA__PANEL_WORDS_LOG2 34
+#define LA__STREAM_PANELS (((uint64_t)1 << (64 - LA__PANEL_WORDS_LOG2)) - 1)
+
+/* The first panel of a batch of np panels drawn from rng, or LA_ERANGE
+   when the stream has not room for np more. */
+static int la__data_first_panel(const la_rng *rng, int np, uint64_t *p0) {
+  uint64_t c = rng->counter, first = c >> LA__PANEL_WORDS_LOG2;
+  if (c & (((uint64_t)1 << LA__PANEL_WORDS_LOG2) - 1)) ++first;
+  if (first > LA__STREAM_PANELS - (uint64_t)np) return LA_ERANGE;
+  *p0 = first;
+  return LA_OK;
+}
+
+/* Panel `panel` of rng's stream into P (the interleaved Z0 panel) and yq;
+   padding lanes are left as drawn. */
+static void la__data_panel(const la_data *g, const la_rng *rng, uint64_t panel,
+                           la_real *P, la_real *yq) {
+  la_rng r = *rng;
+  r.counter = panel << LA__PANEL_WORDS_LOG2;
+  la__sample_panel(g, &r, P, yq, 0);
+}
+
+/* The checks of la_data_sample for a batch of d, n, count. */
+static int la__data_check(const la_data *g, int d, int n, int count) {
   if (g->cfg.d <= 0 || g->cfg.d > LA_MAX_D || g->cfg.n <= 0 ||
-      g->cfg.n > LA_MAX_N || b->count <= 0 ||
+      g->cfg.n > LA_MAX_N || count <= 0 ||
       (g->net && (g->cfg.net_hidden <= 0 || g->cfg.net_hidden > LA_MAX_D)))
     return LA_EDIM; /* the hidden layer lives in a LA_MAX_D stack buffer */
-  if (b->d != g->cfg.d || b->n != g->cfg.n) return LA_ESHAPE;
+  if (d != g->cfg.d || n != g->cfg.n) return LA_ESHAPE;
   if ((g->cfg.sigma != LA_SIGMA_IDENTITY && !g->chol) ||
       (g->cfg.target == LA_TARGET_RELU_NET && !g->net))
     return LA_ENULL; /* a generator that was never initialized */
+  return LA_OK;
+}
+
+/* A batch's panels split among the workers of a la_parallel: any split
+   draws the same bits. */
+typedef struct la__sjob {
+  const la_data *g;
+  const la_rng *rng;
+  la_batch *b;
+  uint64_t p0;
+  int np, ntasks;
+} la__sjob;
+
+static void la__sample_task(void *arg, int task, int worker) {
+  const la__sjob *j = (const la__sjob *)arg;
+  size_t pr = (size_t)(j->b->d + 1) * (j->b->n + 1) * LA_W;
+  int p = (int)((long long)j->np * task / j->ntasks);
+  int p1 = (int)((long long)j->np * (task + 1) / j->ntasks);
+  (void)worker;
+  for (; p < p1; ++p)
+    la__data_panel(j->g, j->rng, j->p0 + (uint64_t)p, j->b->z + p * pr,
+                   j->b->y + (size_t)p * LA_W);
+}
+
+/* la_data_sample over par's workers (NULL: one). */
+static int la__data_sample_on(const la_data *g, la_rng *rng, la_batch *b,
+                              const la_parallel *par) {
+  int np, pad, e, l, st;
+  size_t pr;
+  la__sjob j;
+  if (!g || !rng || !b || !b->z || !b->y) return LA_ENULL;
+  if ((st = la__data_check(g, b->d, b->n, b->count)) != 0) return st;
   np = la_panels(b->count);
+  if ((st = la__data_first_panel(rng, np, &j.p0)) != 0) return st;
   pr = (size_t)(b->d + 1) * (b->n + 1) * LA_W;
-  /* Gaussian covariates and no label noise: a panel draws nothing after
-     its one fill of x and w*, so the panels' fills follow one another in
-     the stream and are drawn as one run */
-  drawn = g->cfg.covariates == LA_X_GAUSSIAN && !(g->cfg.noise_std > 0) &&
-          b->d <= b->n + 1;
-  if (drawn)
-    la__fill_normals_strided(rng, (size_t)b->d * (b->n + 2) * LA_W,
-                             (size_t)np, b->z, pr);
-  for (p = 0; p < np; ++p)
-    la__sample_panel(g, rng, b->z + p * pr, b->y + (size_t)p * LA_W, drawn);
+  j.g = g;
+  j.rng = rng;
+  j.b = b;
+  j.np = np;
+  j.ntasks = 1;
+  if (par && par->workers > 1 && par->run && np > 1) {
+    j.ntasks = np < 4 * par->workers ? np : 4 * par->workers;
+    par->run(par->ctx, j.ntasks, la__sample_task, &j);
+  } else {
+    la__sample_task(&j, 0, 0);
+  }
   pad = np * LA_W - b->count; /* padding lanes stay zero */
   for (l = LA_W - pad; l < LA_W; ++l) {
     for (e = 0; e < (b->d + 1) * (b->n + 1); ++e)
       b->z[(np - 1) * pr + (size_t)e * LA_W + l] = 0;
     b->y[(size_t)(np - 1) * LA_W + l] = 0;
   }
+  rng->counter = (j.p0 + (uint64_t)np) << LA__PANEL_WORDS_LOG2;
   return LA_OK;
 }
 
-#if defined(__clang__)
-#pragma STDC FP_CONTRACT DEFAULT
-#elif defined(__GNUC__)
-#pragma GCC pop_options
-#endif
+LINATTN_DEF int la_data_sample(const la_data *g, la_rng *rng, la_batch *b) {
+  return la__data_sample_on(g, rng, b, NULL);
+}
 
 /* ================================================================== */
 /*                            3. The model                            */
@@ -3473,26 +4480,37 @@ LINATTN_DEF int la_data_sample(const la_data *g, la_rng *rng, la_batch *b) {
 
 /* ------------------------------------------------------------ the model */
 /* Every parametrization runs as the dense model: theta is expanded into
-   full P_l, Q_l (fixed entries included) and the gradient is contracted
-   back to the free entries. A batch is processed one panel at a time
-   through all layers, so a panel's activations stay in cache; products are
-   the kernel table's panel products on a transposed copy Zt = Z^T (T x D,
-   T = n+1), whose first n rows are the keys: every product is then one call
-   on contiguous operands. Shared gradients accumulate lane-wise and are
-   folded once per call. */
+   full P, Q per layer and head (fixed entries included; a factored Q as
+   the product W_K^T W_Q) and the gradient is contracted back to the free
+   entries (through the product: once per call, not per prompt). A batch is
+   processed one panel at a time through all layers, so a panel's
+   activations stay in cache; products are the kernel table's panel
+   products on a transposed copy Zt = Z^T (T x D, T = n+1), whose first n
+   rows are the keys: every product is then one call on contiguous
+   operands. Shared gradients accumulate lane-wise and are folded once per
+   call. */
 
 #define LA__LIN(m) ((m)->cfg.activation == LA_ACT_LINEAR)
 
 typedef struct la__mdim {
-  int d, n, D, T, L, h, hvp;
+  int d, n, D, T, L, h, H, act, hvp; /* h: front width, H: heads */
   size_t D2, TD;  /* elements of a D x D and a T x D panel */
   size_t nex;     /* expanded parameters */
   size_t lay;     /* elements per layer of stored forward values */
 } la__mdim;
 
 /* Offsets (in reals) of the workspace regions; each a multiple of LA_W. */
+/* Offsets (in reals) of the workspace regions; each a multiple of LA_W.
+   The parameters are shared; every worker has a block of its own (offsets
+   within it), and with several workers each chunk a partial sum. */
 typedef struct la__mlay {
-  size_t ex, exv, g, gv, zt, zdt, st, sdt, gt, tmp, front, y, plain, fold;
+  size_t ex, exv, plain, fold;                       /* shared */
+  size_t g, gv, zt, zdt, st, sdt, gt, tmp, front, y; /* a worker's */
+  size_t pz, py, part; /* a drawn panel; the partial sum of one worker */
+  size_t wk, wsize;    /* worker 0's block, reals per block */
+  size_t parts;        /* the chunks' partial sums (doubles) */
+  size_t pstride;      /* doubles per partial sum: loss, status, 2 nex */
+  int workers, slots;
   size_t total;
 } la__mlay;
 
@@ -3516,11 +4534,15 @@ static void la__m_dims(const la_model *m, int hvp, la__mdim *o) {
   const la_model_config *c = &m->cfg;
   o->d = c->d; o->n = c->n; o->D = c->d + 1; o->T = c->n + 1;
   o->L = c->layers; o->h = c->front_hidden; o->hvp = hvp;
+  o->H = c->heads; o->act = c->activation;
   o->D2 = (size_t)o->D * o->D;
   o->TD = (size_t)o->T * o->D;
-  o->nex = 2 * o->D2 * o->L + la__m_front_params(o->d, o->h);
-  o->lay = LA__LIN(m) ? 3 * o->D2
-                      : o->TD + 2 * (size_t)o->n * o->T + (size_t)o->n * o->D;
+  o->nex = 2 * o->D2 * o->L * o->H + la__m_front_params(o->d, o->h);
+  /* linear: S, C and P_h S per head; otherwise per head Vt, the scores
+     (n x T, with as much again in reserve) and Ut */
+  o->lay = LA__LIN(m) ? (2 + (size_t)o->H) * o->D2
+                      : (size_t)o->H * (o->TD + 2 * (size_t)o->n * o->T +
+                                        (size_t)o->n * o->D);
 }
 
 /* Sizes arrive as doubles so that none wraps before it is checked: on a
@@ -3534,103 +4556,239 @@ static size_t la__m_take(size_t *at, double reals) {
   return here;
 }
 
-/* Temporaries of one backward layer, in panel elements. */
+/* Temporaries of one backward layer, in panel elements (the heads of a
+   layer use them in turn). */
 static size_t la__m_tmp_elems(const la_model *m, const la__mdim *d) {
   if (LA__LIN(m)) return 16 * d->D2 + 4 * (size_t)d->n + 4 * d->D + 2;
   return 6 * ((size_t)d->n * d->T + d->TD + (size_t)d->n * d->D);
 }
 
-static size_t la__m_layout(const la_model *m, const la__mdim *d,
+/* Chunks of a batch: at most LA__CHUNKS of at least LA__CHUNK_PANELS
+   panels, and at most 2^22 doubles of partial sums: a function of the
+   model and the batch's panel count, never of the number of workers. */
+#define LA__CHUNKS 64
+#define LA__CHUNK_PANELS 8
+static int la__m_chunk_cap(const la__mdim *d) {
+  double c = 4194304.0 / (double)d->nex;
+  return c >= LA__CHUNKS ? LA__CHUNKS : c < 1 ? 1 : (int)c;
+}
+static int la__m_chunks(const la__mdim *d, int np) {
+  int c = (np + LA__CHUNK_PANELS - 1) / LA__CHUNK_PANELS, cap = la__m_chunk_cap(d);
+  return c < 1 ? 1 : c > cap ? cap : c;
+}
+/* Panels [first, end) of chunk c of nch over np panels. */
+static int la__m_chunk_start(int np, int nch, int c) {
+  return (int)((long long)np * c / nch);
+}
+
+static int la__m_workers(const la_parallel *par) {
+  return par && par->workers > 1 ? par->workers : 1;
+}
+
+static size_t la__m_layout(const la_model *m, const la__mdim *d, int workers,
                            la__mlay *o) {
   /* every count in double (see la__m_take) */
   double W = LA_W, h = d->h, T = d->T, TD = (double)d->TD, L = d->L;
   double nex = (double)d->nex, lay = (double)d->lay;
   double fr = h > 0 ? 4 * T * d->d + 6 * T * h : 0;
   double per_double = sizeof(double) > sizeof(la_real) ? 2 : 1;
-  size_t at = 0;
+  size_t at = 0, w = 0;
+  o->workers = workers;
+  o->slots = workers > 1 ? la__m_chunk_cap(d) : 0;
+  o->pstride = 2 + 2 * d->nex;
+  o->g = la__m_take(&w, nex * W);
+  o->gv = la__m_take(&w, nex * W);
+  o->zt = la__m_take(&w, (L + 1) * TD * W);
+  o->zdt = la__m_take(&w, (L + 1) * TD * W);
+  o->st = la__m_take(&w, L * lay * W);
+  o->sdt = la__m_take(&w, L * lay * W);
+  o->gt = la__m_take(&w, 4 * TD * W);
+  o->tmp = la__m_take(&w, (double)la__m_tmp_elems(m, d) * W);
+  o->front = la__m_take(&w, fr * W);
+  o->y = la__m_take(&w, W);
+  o->pz = la__m_take(&w, TD * W);
+  o->py = la__m_take(&w, W);
+  o->part = la__m_take(&w, (2 + 2 * nex) * per_double);
+  o->wsize = w;
   o->ex = la__m_take(&at, nex * W);
   o->exv = la__m_take(&at, nex * W);
-  o->g = la__m_take(&at, nex * W);
-  o->gv = la__m_take(&at, nex * W);
-  o->zt = la__m_take(&at, (L + 1) * TD * W);
-  o->zdt = la__m_take(&at, (L + 1) * TD * W);
-  o->st = la__m_take(&at, L * lay * W);
-  o->sdt = la__m_take(&at, L * lay * W);
-  o->gt = la__m_take(&at, 4 * TD * W);
-  o->tmp = la__m_take(&at, (double)la__m_tmp_elems(m, d) * W);
-  o->front = la__m_take(&at, fr * W);
-  o->y = la__m_take(&at, W);
   o->plain = la__m_take(&at, 2 * nex);
   o->fold = la__m_take(&at, 2 * nex * per_double); /* la_reals per double */
+  o->wk = la__m_take(&at, (double)w * workers);
+  o->parts = la__m_take(&at, (double)o->slots * (2 + 2 * nex) * per_double);
   o->total = at;
-  if (at > ((size_t)-1 / 4) / sizeof(la_real)) return 0; /* does not fit */
+  if (w > ((size_t)-1 / 4) / sizeof(la_real) ||
+      at > ((size_t)-1 / 4) / sizeof(la_real))
+    return 0; /* does not fit */
   return at * sizeof(la_real) + LA_ALIGN;
 }
 
 /* ----------------------------------------------------------- parameters */
+/* The entries of theta of one head (see THE PACKING OF THETA): pe of P's
+   free part, then qe of Q's: its q x q free block, or the factors W_K and
+   W_Q, r x q each. */
+typedef struct la__mpack {
+  int pe, q, r, qe;
+} la__mpack;
 
-static int la__m_layer_params(const la_model *m) {
+static la__mpack la__m_pack(const la_model *m) {
+  la__mpack k;
   int d = m->cfg.d, D = d + 1;
-  switch (m->cfg.param) {
-  case LA_PARAM_DENSE: return 2 * D * D;
-  case LA_PARAM_SPARSE: return 2 * d * d;
-  default: return d * d;
-  }
+  k.q = m->cfg.param == LA_PARAM_DENSE ? D : d;
+  k.pe = m->cfg.param == LA_PARAM_DENSE    ? D * D
+         : m->cfg.param == LA_PARAM_SPARSE ? d * d
+                                           : 0;
+  k.r = m->cfg.qk_rank;
+  k.qe = k.r ? 2 * k.r * k.q : k.q * k.q;
+  return k;
 }
 
-/* theta (or a direction, tangent = 1: fixed entries get 0) -> dense. */
-static void la__m_expand(const la_model *m, const la_real *t, la_real *ex,
-                         int tangent) {
-  int d = m->cfg.d, D = d + 1, l, i, j, dd = d * d;
+static int la__m_layer_params(const la_model *m) {
+  la__mpack k = la__m_pack(m);
+  return m->cfg.heads * (k.pe + k.qe);
+}
+
+/* Parameter matrices of one head: P (unless pgd), then Q or W_K, W_Q. */
+static int la__m_head_blocks(const la_model *m) {
+  return (m->cfg.param != LA_PARAM_PGD) + (m->cfg.qk_rank ? 2 : 1);
+}
+
+static int la__m_nblocks(const la_model *m) {
+  return m->cfg.layers * m->cfg.heads * la__m_head_blocks(m) +
+         (m->cfg.front_hidden > 0 ? 4 : 0);
+}
+
+/* The q x q top-left block of Q (row stride D) = WK^T WQ, WK and WQ r x q;
+   with WKd, WQd its tangent WKd^T WQ + WK^T WQd. */
+static void la__m_qk(int r, int q, int D, const la_real *WK,
+                     const la_real *WQ, const la_real *WKd,
+                     const la_real *WQd, la_real *Q) {
+  int i, j, a;
+  for (i = 0; i < q; ++i)
+    for (j = 0; j < q; ++j) {
+      double s = 0;
+      for (a = 0; a < r; ++a) {
+        size_t ai = (size_t)a * q + i, aj = (size_t)a * q + j;
+        if (WKd) s += (double)WKd[ai] * WQ[aj] + (double)WK[ai] * WQd[aj];
+        else s += (double)WK[ai] * WQ[aj];
+      }
+      Q[(size_t)i * D + j] = (la_real)s;
+    }
+}
+
+/* theta t -> dense P, Q of every layer and head, then the front layer; with
+   a direction v, the tangent along v at t instead (fixed entries get 0). */
+static void la__m_expand(const la_model *m, const la_real *t,
+                         const la_real *v, la_real *ex) {
+  la__mpack k = la__m_pack(m);
+  int d = m->cfg.d, D = d + 1, l, i, j, nb = m->cfg.layers * m->cfg.heads;
   size_t D2 = (size_t)D * D;
-  for (l = 0; l < m->cfg.layers; ++l) {
+  const la_real *s = v ? v : t; /* the entries copied */
+  for (l = 0; l < nb; ++l) {    /* (layer, head) pairs in order */
     la_real *P = ex + 2 * D2 * l, *Q = P + D2;
+    const la_real *qs = s + k.pe, *qt = t + k.pe;
     if (m->cfg.param == LA_PARAM_DENSE) {
-      memcpy(P, t, sizeof(la_real) * 2 * D2);
-      t += 2 * D2;
-      continue;
+      memcpy(P, s, sizeof(la_real) * (k.r ? D2 : 2 * D2));
+    } else {
+      memset(P, 0, sizeof(la_real) * 2 * D2);
+      if (m->cfg.param == LA_PARAM_SPARSE)
+        for (i = 0; i < d; ++i)
+          for (j = 0; j < d; ++j) P[i * D + j] = s[i * d + j];
+      if (!v) P[D2 - 1] = 1;
+      if (!k.r)
+        for (i = 0; i < d; ++i)
+          for (j = 0; j < d; ++j) Q[i * D + j] = qs[i * d + j];
     }
-    memset(P, 0, sizeof(la_real) * 2 * D2);
-    if (m->cfg.param == LA_PARAM_SPARSE) {
-      for (i = 0; i < d; ++i)
-        for (j = 0; j < d; ++j) P[i * D + j] = t[i * d + j];
-      t += dd;
-    }
-    if (!tangent) P[D2 - 1] = 1;
-    for (i = 0; i < d; ++i)
-      for (j = 0; j < d; ++j) Q[i * D + j] = t[i * d + j];
-    t += dd;
+    if (k.r)
+      la__m_qk(k.r, k.q, D, qt, qt + k.r * k.q, v ? qs : NULL,
+               v ? qs + k.r * k.q : NULL, Q);
+    s += k.pe + k.qe;
+    t += k.pe + k.qe;
   }
-  memcpy(ex + 2 * D2 * m->cfg.layers, t,
+  memcpy(ex + 2 * D2 * nb, s,
          sizeof(la_real) * la__m_front_params(d, m->cfg.front_hidden));
 }
 
-/* Dense gradient (sums) -> gradient of theta, scaled. */
-static void la__m_contract(const la_model *m, const double *gex, double scale,
-                           la_real *out) {
-  int d = m->cfg.d, D = d + 1, l, i, j;
-  size_t D2 = (size_t)D * D, e, nf;
-  for (l = 0; l < m->cfg.layers; ++l) {
-    const double *P = gex + 2 * D2 * l, *Q = P + D2;
-    if (m->cfg.param == LA_PARAM_DENSE) {
-      for (e = 0; e < 2 * D2; ++e) *out++ = (la_real)(scale * P[e]);
-      continue;
+/* W_K's and W_Q's entries of the gradient from Q's, dQ (row stride D):
+   dW_K = W_Q dQ^T, dW_Q = W_K dQ, added to oK, oQ (r x q each). */
+static void la__m_qk_back(int r, int q, int D, const la_real *WK,
+                          const la_real *WQ, const double *dQ, double *oK,
+                          double *oQ) {
+  int i, j, a;
+  for (a = 0; a < r; ++a)
+    for (i = 0; i < q; ++i) {
+      double sk = 0, sq = 0;
+      for (j = 0; j < q; ++j) {
+        sk += (double)WQ[(size_t)a * q + j] * dQ[(size_t)i * D + j];
+        sq += (double)WK[(size_t)a * q + j] * dQ[(size_t)j * D + i];
+      }
+      oK[(size_t)a * q + i] += sk;
+      oQ[(size_t)a * q + i] += sq;
     }
+}
+
+/* Dense gradient sums gf -> gradient of theta t, scaled into out. With gv
+   (the sums of the gradient's tangent along v) the Hessian-vector product
+   instead: the tangent of the contraction, which for factors adds the
+   terms of v's factors against gf (the product's second derivative). */
+static void la__m_contract(const la_model *m, const la_real *t,
+                           const la_real *v, const double *gf,
+                           const double *gv, double scale, la_real *out) {
+  la__mpack k = la__m_pack(m);
+  int d = m->cfg.d, D = d + 1, l, i, j, nb = m->cfg.layers * m->cfg.heads;
+  size_t D2 = (size_t)D * D, e, nf, rq = (size_t)k.r * k.q;
+  const double *G = gv ? gv : gf;
+  double acc[2 * (LA_MAX_D + 1)];
+  if (!gf) return; /* never: the folds live in the workspace */
+  for (l = 0; l < nb; ++l) {
+    const double *P = G + 2 * D2 * l, *Q = P + D2;
+    if (m->cfg.param == LA_PARAM_DENSE)
+      for (e = 0; e < (k.r ? D2 : 2 * D2); ++e)
+        *out++ = (la_real)(scale * P[e]);
     if (m->cfg.param == LA_PARAM_SPARSE)
       for (i = 0; i < d; ++i)
         for (j = 0; j < d; ++j) *out++ = (la_real)(scale * P[i * D + j]);
-    for (i = 0; i < d; ++i)
-      for (j = 0; j < d; ++j) *out++ = (la_real)(scale * Q[i * D + j]);
+    if (m->cfg.param != LA_PARAM_DENSE && !k.r)
+      for (i = 0; i < d; ++i)
+        for (j = 0; j < d; ++j) *out++ = (la_real)(scale * Q[i * D + j]);
+    if (k.r) { /* one factor row at a time: acc holds its two rows */
+      const la_real *WK = t + k.pe, *WQ = WK + rq;
+      int a;
+      for (a = 0; a < k.r; ++a) {
+        for (i = 0; i < 2 * k.q; ++i) acc[i] = 0;
+        la__m_qk_back(1, k.q, D, WK + (size_t)a * k.q, WQ + (size_t)a * k.q,
+                      Q, acc, acc + k.q);
+        if (gv)
+          la__m_qk_back(1, k.q, D, v + k.pe + (size_t)a * k.q,
+                        v + k.pe + rq + (size_t)a * k.q, gf + 2 * D2 * l + D2,
+                        acc, acc + k.q);
+        for (i = 0; i < k.q; ++i)
+          out[(size_t)a * k.q + i] = (la_real)(scale * acc[i]);
+        for (i = 0; i < k.q; ++i)
+          out[rq + (size_t)a * k.q + i] = (la_real)(scale * acc[k.q + i]);
+      }
+      out += 2 * rq;
+    }
+    t += k.pe + k.qe;
+    if (v) v += k.pe + k.qe;
   }
   nf = la__m_front_params(d, m->cfg.front_hidden);
-  for (e = 0; e < nf; ++e)
-    *out++ = (la_real)(scale * gex[2 * D2 * m->cfg.layers + e]);
+  for (e = 0; e < nf; ++e) *out++ = (la_real)(scale * G[2 * D2 * nb + e]);
 }
-
 /* ------------------------------------------------- panel element ops */
 /* Plain loops over whole panels (n elements of LA_W reals): compilers turn
    them into vector code, and they are exact, so one version serves every
-   backend. */
+   backend. LA__ROWS runs body for the n * LA_W reals, the LA_W lanes of
+   an element in an inner loop of constant length: compilers vectorize it
+   without a remainder even where the function is inlined (a loop over
+   n * LA_W they may then leave scalar). w indexes the real. */
+#define LA__ROWS(n, body)                                                      \
+  do {                                                                         \
+    size_t e_;                                                                 \
+    int w;                                                                     \
+    for (e_ = 0; e_ < (n)*LA_W; e_ += LA_W)                                    \
+      for (w = (int)e_; w < (int)e_ + LA_W; ++w) (void)(body);                \
+  } while (0)
 
 static void la__e_copy(size_t n, const la_real *LA__RESTRICT a,
                        la_real *LA__RESTRICT c) {
@@ -3652,14 +4810,12 @@ static void la__e_sym(int D, const la_real *LA__RESTRICT X,
     }
 }
 static void la__e_relu(size_t n, la_real *x) {
-  size_t i;
-  for (i = 0; i < n * LA_W; ++i) x[i] = x[i] > 0 ? x[i] : 0;
+  LA__ROWS(n, x[w] = x[w] > 0 ? x[w] : 0);
 }
 /* x <- x where the activation r is positive, else 0 (ReLU's derivative). */
 static void la__e_mask(size_t n, const la_real *LA__RESTRICT r,
                        la_real *LA__RESTRICT x) {
-  size_t i;
-  for (i = 0; i < n * LA_W; ++i) x[i] = r[i] > 0 ? x[i] : 0;
+  LA__ROWS(n, x[w] = r[w] > 0 ? x[w] : 0);
 }
 /* Rows of an r x c panel += the bias vector panel b (c elements). */
 static void la__e_addrow(int r, int c, const la_real *LA__RESTRICT b,
@@ -3693,6 +4849,85 @@ static void la__e_setcols(int r, int c, int ldc, const la_real *LA__RESTRICT s,
            sizeof(la_real) * c * LA_W);
 }
 
+/* One row of a panel against a row of column values (n elements each):
+   c += s .* x; x <- s .* (x - c), keeping x - c in dc when dc is not null;
+   y <- sd .* dc + s .* y, c += y; y <- y - s .* c. */
+static void la__e_racc(size_t n, const la_real *LA__RESTRICT s,
+                       const la_real *LA__RESTRICT x, la_real *LA__RESTRICT c) {
+  LA__ROWS(n, c[w] += s[w] * x[w]);
+}
+static void la__e_rcent(size_t n, const la_real *LA__RESTRICT s,
+                        const la_real *LA__RESTRICT c, la_real *LA__RESTRICT x,
+                        la_real *LA__RESTRICT dc) {
+  if (dc) LA__ROWS(n, (dc[w] = x[w] - c[w], x[w] = s[w] * dc[w]));
+  else LA__ROWS(n, x[w] = s[w] * (x[w] - c[w]));
+}
+static void la__e_rjac2(size_t n, const la_real *LA__RESTRICT s,
+                        const la_real *LA__RESTRICT sd,
+                        const la_real *LA__RESTRICT dc, la_real *LA__RESTRICT y,
+                        la_real *LA__RESTRICT c) {
+  LA__ROWS(n, (y[w] = sd[w] * dc[w] + s[w] * y[w], c[w] += y[w]));
+}
+static void la__e_rnmul(size_t n, const la_real *LA__RESTRICT s,
+                        const la_real *LA__RESTRICT c, la_real *LA__RESTRICT y) {
+  LA__ROWS(n, y[w] -= s[w] * c[w]);
+}
+/* Softmax over the n rows of each column of an n x T panel, in place. The
+   column's largest score is subtracted first, so the largest term is
+   e^0 = 1 and the sum lies in [1, n]: nothing overflows whatever the
+   scores, and the quotient needs one reciprocal per column. A NaN or an
+   infinite score makes its column NaN (inf - inf), which the loss reports.
+   The max and the sum run down each column with the LA_W lanes in
+   registers. */
+static void la__e_softmax(const la_kernels *k, int n, int T, la_real *R) {
+  size_t TW = (size_t)T * LA_W;
+  int i, j, w;
+  for (j = 0; j < T; ++j) {
+    la_real *r = R + (size_t)j * LA_W, m[LA_W];
+    for (w = 0; w < LA_W; ++w) m[w] = r[w];
+    for (i = 1; i < n; ++i)
+      for (w = 0; w < LA_W; ++w) m[w] = r[i * TW + w] > m[w] ? r[i * TW + w] : m[w];
+    for (i = 0; i < n; ++i)
+      for (w = 0; w < LA_W; ++w) r[i * TW + w] -= m[w];
+  }
+  k->vexp((int)((size_t)n * TW), R, R);
+  for (j = 0; j < T; ++j) {
+    la_real *r = R + (size_t)j * LA_W, sm[LA_W];
+    for (w = 0; w < LA_W; ++w) sm[w] = r[w];
+    for (i = 1; i < n; ++i)
+      for (w = 0; w < LA_W; ++w) sm[w] += r[i * TW + w];
+    for (w = 0; w < LA_W; ++w) sm[w] = 1 / sm[w];
+    for (i = 0; i < n; ++i)
+      for (w = 0; w < LA_W; ++w) r[i * TW + w] *= sm[w];
+  }
+}
+/* X <- S .* (X - 1 c^T), c = column sums of S .* X, for n x T panels: the
+   softmax's Jacobian diag(s) - s s^T applied to every column. It is
+   symmetric, so this is both the tangent of the softmax (X = the scores'
+   tangent) and its backward step (X = the gradient of its output). Dc,
+   if not null, keeps X - 1 c^T for la__e_smx_jac2. w: T elements. */
+static void la__e_smx_jac(int n, int T, const la_real *S, la_real *X,
+                          la_real *Dc, la_real *w) {
+  size_t TW = (size_t)T * LA_W;
+  int i;
+  memset(w, 0, sizeof(la_real) * TW);
+  for (i = 0; i < n; ++i) la__e_racc((size_t)T, S + i * TW, X + i * TW, w);
+  for (i = 0; i < n; ++i)
+    la__e_rcent((size_t)T, S + i * TW, w, X + i * TW, Dc ? Dc + i * TW : NULL);
+}
+/* The tangent of the backward step above along the direction whose
+   softmax tangent is Sd (columns summing to 0): with Xd the tangent of the
+   output's gradient, Xd <- Y - S .* (1 colsum(Y)^T), Y = Sd .* Dc + S .* Xd
+   (the term Sd .* Dc - S sd^T Dc is the Jacobian's own tangent). */
+static void la__e_smx_jac2(int n, int T, const la_real *S, const la_real *Sd,
+                           const la_real *Dc, la_real *Xd, la_real *w) {
+  size_t TW = (size_t)T * LA_W;
+  int i;
+  memset(w, 0, sizeof(la_real) * TW);
+  for (i = 0; i < n; ++i)
+    la__e_rjac2((size_t)T, S + i * TW, Sd + i * TW, Dc + i * TW, Xd + i * TW, w);
+  for (i = 0; i < n; ++i) la__e_rnmul((size_t)T, S + i * TW, w, Xd + i * TW);
+}
 
 /* The product the model calls: the kernel table's panel product,
    C = alpha op(A) op(B) (+ C, or + Y when Y is not null). */
@@ -3703,6 +4938,12 @@ static void la__mm(const la__mctx *c, unsigned f, int m, int n, int k,
     memcpy(C, Y, sizeof(la_real) * (size_t)m * n * LA_W);
     f |= LA_ACCUMULATE;
   }
+#if LA__SIMD != LINATTN_SCALAR
+  if (c->k == &la__kernels_simd) { /* a direct call: no pointer to chase */
+    la__pgemm_simd(f, m, n, k, (la_real)alpha, A, B, C);
+    return;
+  }
+#endif
   c->k->pgemm(f, m, n, k, (la_real)alpha, A, B, C);
 }
 #define LA__MM(c, f, M, N, K, al, A, B, C)                                    \
@@ -3713,10 +4954,19 @@ static void la__mm(const la__mctx *c, unsigned f, int m, int n, int k,
 #define LA__TB LA_TRANS_B
 #define LA__AC LA_ACCUMULATE
 
+
+/* P of head h of layer l in a broadcast parameter region (ex, exv, g or
+   gv); Q follows it. */
+static la_real *la__m_P(const la__mctx *c, la_real *base, int l, int h) {
+  return base + 2 * c->m.D2 * LA_W * ((size_t)l * c->m.H + h);
+}
+
 /* ------------------------------------------------------ linear layer */
-/* Stored per layer: S = K K^T, C' = I + P S Q / n, PS = P S (and tangents:
-   Sdot, Cdot / n, (P S)dot). The identity folded into C' makes the residual
-   update one product, Zt_{l+1} = Zt C'^T, and likewise dZt = G C'. */
+/* Stored per layer: S = K K^T, C' = I + sum_h P_h S Q_h / n, and P_h S per
+   head (and tangents: Sdot, Cdot / n, (P_h S)dot). S is shared by the
+   heads: a head costs its D^3 products, not another pass over the keys.
+   The identity folded into C' makes the residual update one product,
+   Zt_{l+1} = Zt C'^T, and likewise dZt = G C'. */
 
 static void la__e_adddiag(int D, la_real *X) {
   int i, w;
@@ -3727,32 +4977,39 @@ static void la__e_adddiag(int D, la_real *X) {
 static void la__lin_fwd(const la__mctx *c, int l, int zd0) {
   const la__mdim *m = &c->m;
   size_t D2 = m->D2 * LA_W, TD = m->TD * LA_W;
-  int D = m->D, n = m->n, T = m->T;
-  const la_real *P = c->ex + 2 * D2 * l, *Q = P + D2;
+  int D = m->D, n = m->n, T = m->T, h;
   la_real *Z = c->zt + TD * l, *Zn = Z + TD;
-  la_real *S = c->st + m->lay * LA_W * l, *C = S + D2, *PS = C + D2;
+  la_real *S = c->st + m->lay * LA_W * l, *C = S + D2;
   double in = 1.0 / n;
   LA__MM(c, LA__TA, D, D, n, 1, Z, Z, S);
-  LA__MM(c, 0, D, D, D, 1, P, S, PS);
-  LA__MM(c, 0, D, D, D, in, PS, Q, C);
+  for (h = 0; h < m->H; ++h) {
+    const la_real *P = la__m_P(c, c->ex, l, h), *Q = P + D2;
+    la_real *PS = C + D2 * (1 + h);
+    LA__MM(c, 0, D, D, D, 1, P, S, PS);
+    LA__MM(c, h ? LA__AC : 0, D, D, D, in, PS, Q, C);
+  }
   la__e_adddiag(D, C);
   LA__MM(c, LA__TB, T, D, D, 1, Z, C, Zn);
   if (m->hvp) {
-    const la_real *Pd = c->exv + 2 * D2 * l, *Qd = Pd + D2;
     la_real *Zd = c->zdt + TD * l, *Zdn = Zd + TD;
-    la_real *Sd = c->sdt + m->lay * LA_W * l, *Cd = Sd + D2, *PSd = Cd + D2;
+    la_real *Sd = c->sdt + m->lay * LA_W * l, *Cd = Sd + D2;
     la_real *E1 = c->tmp;
     if (zd0) {
       la__e_zero(m->D2, Sd);
-      LA__MM(c, 0, D, D, D, 1, Pd, S, PSd);
     } else {
       LA__MM(c, LA__TA, D, D, n, 1, Zd, Z, E1);
       la__e_sym(D, E1, Sd);
-      LA__MM(c, 0, D, D, D, 1, Pd, S, PSd);
-      LA__MM(c, LA__AC, D, D, D, 1, P, Sd, PSd);
     }
-    LA__MM(c, 0, D, D, D, in, PSd, Q, Cd);
-    LA__MM(c, LA__AC, D, D, D, in, PS, Qd, Cd);
+    for (h = 0; h < m->H; ++h) {
+      const la_real *P = la__m_P(c, c->ex, l, h), *Q = P + D2;
+      const la_real *Pd = la__m_P(c, c->exv, l, h), *Qd = Pd + D2;
+      const la_real *PS = C + D2 * (1 + h);
+      la_real *PSd = Cd + D2 * (1 + h);
+      LA__MM(c, 0, D, D, D, 1, Pd, S, PSd);
+      if (!zd0) LA__MM(c, LA__AC, D, D, D, 1, P, Sd, PSd);
+      LA__MM(c, h ? LA__AC : 0, D, D, D, in, PSd, Q, Cd);
+      LA__MM(c, LA__AC, D, D, D, in, PS, Qd, Cd);
+    }
     if (zd0) {
       LA__MM(c, LA__TB, T, D, D, 1, Z, Cd, Zdn);
     } else {
@@ -3762,58 +5019,65 @@ static void la__lin_fwd(const la__mctx *c, int l, int zd0) {
   }
 }
 
-/* G = dloss/dZt_{l+1} -> G2 = dloss/dZt_l (if dz), gradients of P_l, Q_l
-   accumulated; with hvp, the same for the tangents Gd -> Gd2. */
+/* G = dloss/dZt_{l+1} -> G2 = dloss/dZt_l (if dz), gradients of P_h, Q_h
+   accumulated; with hvp, the same for the tangents Gd -> Gd2. dC is
+   shared by the heads, dS sums theirs. */
 static void la__lin_bwd(const la__mctx *c, int l, int zd0, int dz,
                         const la_real *G, la_real *G2, const la_real *Gd,
                         la_real *Gd2) {
   const la__mdim *m = &c->m;
   size_t D2 = m->D2 * LA_W, TD = m->TD * LA_W;
-  int D = m->D, n = m->n, T = m->T;
-  const la_real *P = c->ex + 2 * D2 * l, *Q = P + D2;
-  la_real *gP = c->g + 2 * D2 * l, *gQ = gP + D2;
-  const la_real *Z = c->zt + TD * l;
+  int D = m->D, n = m->n, T = m->T, h;
+  const la_real *Z = c->zt + TD * l, *Zd = c->zdt + TD * l;
   const la_real *S = c->st + m->lay * LA_W * l, *C = S + D2;
+  const la_real *Sd = c->sdt + m->lay * LA_W * l, *Cd = Sd + D2;
   la_real *dC = c->tmp, *T1 = dC + D2, *T2 = T1 + D2, *dS = T2 + D2,
           *E = dS + D2;
+  la_real *dCd = E + D2, *T1d = dCd + D2, *T2d = T1d + D2, *dSd = T2d + D2,
+          *Ed = dSd + D2;
   double in = 1.0 / n;
   LA__MM(c, LA__TA, D, D, T, in, G, Z, dC);
-  LA__MM(c, LA__TB, D, D, D, 1, dC, Q, T1);
-  LA__MM(c, LA__AC, D, D, D, 1, T1, S, gP);
-  LA__MM(c, LA__TB, D, D, D, 1, S, P, T2);
-  LA__MM(c, LA__AC, D, D, D, 1, T2, dC, gQ);
+  if (m->hvp) {
+    LA__MM(c, LA__TA, D, D, T, in, Gd, Z, dCd);
+    if (!zd0) LA__MM(c, LA__TA | LA__AC, D, D, T, in, G, Zd, dCd);
+  }
+  for (h = 0; h < m->H; ++h) {
+    const la_real *P = la__m_P(c, c->ex, l, h), *Q = P + D2;
+    la_real *gP = la__m_P(c, c->g, l, h), *gQ = gP + D2;
+    unsigned acc = h ? LA__AC : 0;
+    LA__MM(c, LA__TB, D, D, D, 1, dC, Q, T1);
+    LA__MM(c, LA__AC, D, D, D, 1, T1, S, gP);
+    LA__MM(c, LA__TB, D, D, D, 1, S, P, T2);
+    LA__MM(c, LA__AC, D, D, D, 1, T2, dC, gQ);
+    if (dz) LA__MM(c, LA__TA | acc, D, D, D, 1, P, T1, dS);
+    if (m->hvp) {
+      const la_real *Pd = la__m_P(c, c->exv, l, h), *Qd = Pd + D2;
+      la_real *gvP = la__m_P(c, c->gv, l, h), *gvQ = gvP + D2;
+      LA__MM(c, LA__TB, D, D, D, 1, dCd, Q, T1d);
+      LA__MM(c, LA__TB | LA__AC, D, D, D, 1, dC, Qd, T1d);
+      LA__MM(c, LA__AC, D, D, D, 1, T1d, S, gvP);
+      if (!zd0) LA__MM(c, LA__AC, D, D, D, 1, T1, Sd, gvP);
+      LA__MM(c, LA__TB, D, D, D, 1, S, Pd, T2d);
+      if (!zd0) LA__MM(c, LA__TB | LA__AC, D, D, D, 1, Sd, P, T2d);
+      LA__MM(c, LA__AC, D, D, D, 1, T2d, dC, gvQ);
+      LA__MM(c, LA__AC, D, D, D, 1, T2, dCd, gvQ);
+      if (dz) {
+        LA__MM(c, LA__TA | acc, D, D, D, 1, Pd, T1, dSd);
+        LA__MM(c, LA__TA | LA__AC, D, D, D, 1, P, T1d, dSd);
+      }
+    }
+  }
   if (dz) {
-    LA__MM(c, LA__TA, D, D, D, 1, P, T1, dS);
     la__e_sym(D, dS, E);
     LA__MM(c, 0, T, D, D, 1, G, C, G2);
     LA__MM(c, LA__AC, n, D, D, 1, Z, E, G2);
   }
-  if (m->hvp) {
-    const la_real *Pd = c->exv + 2 * D2 * l, *Qd = Pd + D2;
-    la_real *gvP = c->gv + 2 * D2 * l, *gvQ = gvP + D2;
-    const la_real *Zd = c->zdt + TD * l;
-    const la_real *Sd = c->sdt + m->lay * LA_W * l, *Cd = Sd + D2;
-    la_real *dCd = E + D2, *T1d = dCd + D2, *T2d = T1d + D2, *dSd = T2d + D2,
-            *Ed = dSd + D2;
-    LA__MM(c, LA__TA, D, D, T, in, Gd, Z, dCd);
-    if (!zd0) LA__MM(c, LA__TA | LA__AC, D, D, T, in, G, Zd, dCd);
-    LA__MM(c, LA__TB, D, D, D, 1, dCd, Q, T1d);
-    LA__MM(c, LA__TB | LA__AC, D, D, D, 1, dC, Qd, T1d);
-    LA__MM(c, LA__AC, D, D, D, 1, T1d, S, gvP);
-    if (!zd0) LA__MM(c, LA__AC, D, D, D, 1, T1, Sd, gvP);
-    LA__MM(c, LA__TB, D, D, D, 1, S, Pd, T2d);
-    if (!zd0) LA__MM(c, LA__TB | LA__AC, D, D, D, 1, Sd, P, T2d);
-    LA__MM(c, LA__AC, D, D, D, 1, T2d, dC, gvQ);
-    LA__MM(c, LA__AC, D, D, D, 1, T2, dCd, gvQ);
-    if (dz) {
-      LA__MM(c, LA__TA, D, D, D, 1, Pd, T1, dSd);
-      LA__MM(c, LA__TA | LA__AC, D, D, D, 1, P, T1d, dSd);
-      la__e_sym(D, dSd, Ed);
-      LA__MM(c, 0, T, D, D, 1, Gd, C, Gd2);
-      LA__MM(c, LA__AC, T, D, D, 1, G, Cd, Gd2);
-      LA__MM(c, LA__AC, n, D, D, 1, Z, Ed, Gd2);
-      if (!zd0) LA__MM(c, LA__AC, n, D, D, 1, Zd, E, Gd2);
-    }
+  if (m->hvp && dz) {
+    la__e_sym(D, dSd, Ed);
+    LA__MM(c, 0, T, D, D, 1, Gd, C, Gd2);
+    LA__MM(c, LA__AC, T, D, D, 1, G, Cd, Gd2);
+    LA__MM(c, LA__AC, n, D, D, 1, Z, Ed, Gd2);
+    if (!zd0) LA__MM(c, LA__AC, n, D, D, 1, Zd, E, Gd2);
   }
 }
 
@@ -3845,6 +5109,7 @@ static void la__e_gouter(int m, int n, const la_real *LA__RESTRICT g,
         C[((size_t)i * n + j) * LA_W + w] +=
             g[w] * a[i * LA_W + w] * b[j * LA_W + w];
 }
+
 /* C (m x n) = g (a u^T + b p^T), or += with acc. */
 static void la__e_grank2(int m, int n, const la_real *LA__RESTRICT g,
                          const la_real *a, const la_real *u, const la_real *b,
@@ -3862,38 +5127,44 @@ static void la__e_grank2(int m, int n, const la_real *LA__RESTRICT g,
 static void la__last_fwd(const la__mctx *c, int l, int zd0) {
   const la__mdim *m = &c->m;
   size_t W = LA_W, D2 = m->D2 * W, TD = m->TD * W;
-  int D = m->D, n = m->n;
+  int D = m->D, n = m->n, h;
   size_t at = ((size_t)n * D + D - 1) * W, DW = (size_t)D * W;
-  const la_real *P = c->ex + 2 * D2 * l, *Q = P + D2, *p = P + (D - 1) * DW;
   const la_real *Z = c->zt + TD * l, *q = Z + (size_t)n * DW;
-  la_real *S = c->st + m->lay * W * l, *r1 = S + D2, *cr = r1 + DW;
+  la_real *S = c->st + m->lay * W * l, *r1 = S + D2, *cr = r1 + m->H * DW;
   la_real *out = c->zt + TD * (l + 1) + at;
   double in = 1.0 / n;
   LA__MM(c, LA__TA, D, D, n, 1, Z, Z, S);
-  LA__MM(c, 0, 1, D, D, 1, p, S, r1);
-  LA__MM(c, 0, 1, D, D, 1, r1, Q, cr);
+  for (h = 0; h < m->H; ++h) {
+    const la_real *P = la__m_P(c, c->ex, l, h), *Q = P + D2,
+                  *p = P + (D - 1) * DW;
+    LA__MM(c, 0, 1, D, D, 1, p, S, r1 + h * DW);
+    LA__MM(c, h ? LA__AC : 0, 1, D, D, 1, r1 + h * DW, Q, cr);
+  }
   la__e_copy(1, q + (D - 1) * W, out);
   LA__MM(c, LA__TB | LA__AC, 1, 1, D, in, cr, q, out);
   if (m->hvp) {
-    const la_real *Pd = c->exv + 2 * D2 * l, *Qd = Pd + D2,
-                  *pd = Pd + (D - 1) * DW;
     const la_real *Zd = c->zdt + TD * l, *qd = Zd + (size_t)n * DW;
-    la_real *Sd = c->sdt + m->lay * W * l, *r1d = Sd + D2, *cd = r1d + DW;
+    la_real *Sd = c->sdt + m->lay * W * l, *r1d = Sd + D2,
+            *cd = r1d + m->H * DW;
     la_real *outd = c->zdt + TD * (l + 1) + at;
     if (zd0) {
       la__e_zero(m->D2, Sd);
-      LA__MM(c, 0, 1, D, D, 1, pd, S, r1d);
       la__e_zero(1, outd);
     } else {
       LA__MM(c, LA__TA, D, D, n, 1, Zd, Z, c->tmp);
       la__e_sym(D, c->tmp, Sd);
-      LA__MM(c, 0, 1, D, D, 1, pd, S, r1d);
-      LA__MM(c, LA__AC, 1, D, D, 1, p, Sd, r1d);
       la__e_copy(1, qd + (D - 1) * W, outd);
       LA__MM(c, LA__TB | LA__AC, 1, 1, D, in, cr, qd, outd);
     }
-    LA__MM(c, 0, 1, D, D, 1, r1d, Q, cd);
-    LA__MM(c, LA__AC, 1, D, D, 1, r1, Qd, cd);
+    for (h = 0; h < m->H; ++h) {
+      const la_real *P = la__m_P(c, c->ex, l, h), *p = P + (D - 1) * DW;
+      const la_real *Pd = la__m_P(c, c->exv, l, h), *Qd = Pd + D2,
+                    *pd = Pd + (D - 1) * DW, *Q = P + D2;
+      LA__MM(c, 0, 1, D, D, 1, pd, S, r1d + h * DW);
+      if (!zd0) LA__MM(c, LA__AC, 1, D, D, 1, p, Sd, r1d + h * DW);
+      LA__MM(c, h ? LA__AC : 0, 1, D, D, 1, r1d + h * DW, Q, cd);
+      LA__MM(c, LA__AC, 1, D, D, 1, r1 + h * DW, Qd, cd);
+    }
     LA__MM(c, LA__TB | LA__AC, 1, 1, D, in, cd, q, outd);
   }
 }
@@ -3903,150 +5174,326 @@ static void la__last_bwd(const la__mctx *c, int l, int zd0, int dz,
                          la_real *Gd2) {
   const la__mdim *m = &c->m;
   size_t W = LA_W, D2 = m->D2 * W, TD = m->TD * W;
-  int D = m->D, n = m->n, w;
+  int D = m->D, n = m->n, w, h;
   size_t at = ((size_t)n * D + D - 1) * W, DW = (size_t)D * W, nW = n * W;
-  const la_real *P = c->ex + 2 * D2 * l, *Q = P + D2, *p = P + (D - 1) * DW;
-  la_real *gP = c->g + 2 * D2 * l, *gQ = gP + D2;
   const la_real *Z = c->zt + TD * l, *q = Z + (size_t)n * DW;
-  const la_real *S = c->st + m->lay * W * l, *r1 = S + D2, *cr = r1 + DW;
+  const la_real *Zd = c->zdt + TD * l, *qd = Zd + (size_t)n * DW;
+  const la_real *S = c->st + m->lay * W * l, *r1 = S + D2,
+                *cr = r1 + m->H * DW;
+  const la_real *Sd = c->sdt + m->lay * W * l, *r1d = Sd + D2,
+                *cd = r1d + m->H * DW;
   la_real *gs = c->tmp, *gds = gs + W, *u = gds + W, *su = u + DW,
           *ud = su + DW, *sud = ud + DW, *a = sud + DW, *b = a + nW,
           *ad = b + nW, *bd = ad + nW;
   const la_real *g = G + at, *gd = Gd + at;
   for (w = 0; w < LA_W; ++w) gs[w] = g[w] / (la_real)n;
-  LA__MM(c, 0, D, 1, D, 1, Q, q, u);
-  LA__MM(c, 0, D, 1, D, 1, S, u, su);
-  la__e_gaxpy(D, gs, su, gP + (D - 1) * DW);
-  la__e_gouter(D, D, gs, r1, q, gQ);
   if (dz) {
     la__e_zero(D, G2 + (size_t)n * DW);
     la__e_gaxpy(D, gs, cr, G2 + (size_t)n * DW);
     for (w = 0; w < LA_W; ++w) G2[at + w] += g[w];
-    LA__MM(c, 0, n, 1, D, 1, Z, p, a);
-    LA__MM(c, 0, n, 1, D, 1, Z, u, b);
-    la__e_grank2(n, D, gs, a, u, b, p, G2, 0);
   }
   if (m->hvp) {
-    const la_real *Pd = c->exv + 2 * D2 * l, *Qd = Pd + D2,
-                  *pd = Pd + (D - 1) * DW;
-    la_real *gvP = c->gv + 2 * D2 * l, *gvQ = gvP + D2;
-    const la_real *Zd = c->zdt + TD * l, *qd = Zd + (size_t)n * DW;
-    const la_real *Sd = c->sdt + m->lay * W * l, *r1d = Sd + D2, *cd = r1d + DW;
     for (w = 0; w < LA_W; ++w) gds[w] = gd[w] / (la_real)n;
-    LA__MM(c, 0, D, 1, D, 1, Qd, q, ud);
-    if (!zd0) LA__MM(c, LA__AC, D, 1, D, 1, Q, qd, ud);
-    LA__MM(c, 0, D, 1, D, 1, S, ud, sud);
-    if (!zd0) LA__MM(c, LA__AC, D, 1, D, 1, Sd, u, sud);
-    la__e_gaxpy(D, gds, su, gvP + (D - 1) * DW);
-    la__e_gaxpy(D, gs, sud, gvP + (D - 1) * DW);
-    la__e_gouter(D, D, gds, r1, q, gvQ);
-    la__e_gouter(D, D, gs, r1d, q, gvQ);
-    if (!zd0) la__e_gouter(D, D, gs, r1, qd, gvQ);
     if (dz) {
       la__e_zero(D, Gd2 + (size_t)n * DW);
       la__e_gaxpy(D, gds, cr, Gd2 + (size_t)n * DW);
       la__e_gaxpy(D, gs, cd, Gd2 + (size_t)n * DW);
       for (w = 0; w < LA_W; ++w) Gd2[at + w] += gd[w];
-      LA__MM(c, 0, n, 1, D, 1, Z, pd, ad);
-      if (!zd0) LA__MM(c, LA__AC, n, 1, D, 1, Zd, p, ad);
-      LA__MM(c, 0, n, 1, D, 1, Z, ud, bd);
-      if (!zd0) LA__MM(c, LA__AC, n, 1, D, 1, Zd, u, bd);
-      la__e_grank2(n, D, gds, a, u, b, p, Gd2, 0);
-      la__e_grank2(n, D, gs, ad, u, bd, p, Gd2, 1);
-      la__e_grank2(n, D, gs, a, ud, b, pd, Gd2, 1);
+    }
+  }
+  for (h = 0; h < m->H; ++h) {
+    const la_real *P = la__m_P(c, c->ex, l, h), *Q = P + D2,
+                  *p = P + (D - 1) * DW, *r1h = r1 + h * DW;
+    la_real *gP = la__m_P(c, c->g, l, h), *gQ = gP + D2;
+    LA__MM(c, 0, D, 1, D, 1, Q, q, u);
+    LA__MM(c, 0, D, 1, D, 1, S, u, su);
+    la__e_gaxpy(D, gs, su, gP + (D - 1) * DW);
+    la__e_gouter(D, D, gs, r1h, q, gQ);
+    if (dz) {
+      LA__MM(c, 0, n, 1, D, 1, Z, p, a);
+      LA__MM(c, 0, n, 1, D, 1, Z, u, b);
+      la__e_grank2(n, D, gs, a, u, b, p, G2, h != 0);
+    }
+    if (m->hvp) {
+      const la_real *Pd = la__m_P(c, c->exv, l, h), *Qd = Pd + D2,
+                    *pd = Pd + (D - 1) * DW, *r1dh = r1d + h * DW;
+      la_real *gvP = la__m_P(c, c->gv, l, h), *gvQ = gvP + D2;
+      LA__MM(c, 0, D, 1, D, 1, Qd, q, ud);
+      if (!zd0) LA__MM(c, LA__AC, D, 1, D, 1, Q, qd, ud);
+      LA__MM(c, 0, D, 1, D, 1, S, ud, sud);
+      if (!zd0) LA__MM(c, LA__AC, D, 1, D, 1, Sd, u, sud);
+      la__e_gaxpy(D, gds, su, gvP + (D - 1) * DW);
+      la__e_gaxpy(D, gs, sud, gvP + (D - 1) * DW);
+      la__e_gouter(D, D, gds, r1h, q, gvQ);
+      la__e_gouter(D, D, gs, r1dh, q, gvQ);
+      if (!zd0) la__e_gouter(D, D, gs, r1h, qd, gvQ);
+      if (dz) {
+        LA__MM(c, 0, n, 1, D, 1, Z, pd, ad);
+        if (!zd0) LA__MM(c, LA__AC, n, 1, D, 1, Zd, p, ad);
+        LA__MM(c, 0, n, 1, D, 1, Z, ud, bd);
+        if (!zd0) LA__MM(c, LA__AC, n, 1, D, 1, Zd, u, bd);
+        la__e_grank2(n, D, gds, a, u, b, p, Gd2, h != 0);
+        la__e_grank2(n, D, gs, ad, u, bd, p, Gd2, 1);
+        la__e_grank2(n, D, gs, a, ud, b, pd, Gd2, 1);
+      }
     }
   }
 }
 
-/* -------------------------------------------------------- ReLU layer */
-/* Z_{l+1} = Z + (1/n) U relu(K^T V), U = P K, V = Q Z. Stored per layer:
-   Vt = Zt Q^T (T x D), R = relu(Kt Vt^T) (n x T), Ut = Kt P^T (n x D);
-   the tangent store holds Vdt, Rd (masked), Udt in the same places. */
+/* --------------------------------------------------- nonlinear layers */
+/* ReLU and softmax attention: Z_{l+1} = Z + (1/n) sum_h U_h act(K^T V_h),
+   U_h = P_h K, V_h = Q_h Z. Stored per layer and head: Vt = Zt Q^T
+   (T x D), R = act(Kt Vt^T) (n x T: each column one token's weights over
+   the n keys), Ut = Kt P^T (n x D); the tangent store holds Vdt, Rd (the
+   tangent of act's output) and Udt in the same places. Both activations
+   have symmetric Jacobians (ReLU's diagonal mask, softmax's
+   diag(s) - s s^T per column), so one function applies each forward and
+   backward. */
 
-static void la__relu_fwd(const la__mctx *c, int l, int zd0) {
+static size_t la__nl_head(const la__mdim *m) { /* stored reals per head */
+  return m->lay / (size_t)m->H * LA_W;
+}
+
+/* The activation of scores R (n x T) in place. */
+static void la__act(const la__mctx *c, int n, int T, la_real *R) {
+  if (c->m.act == LA_ACT_SOFTMAX) la__e_softmax(c->k, n, T, R);
+  else la__e_relu((size_t)n * T, R);
+}
+/* X <- J X, J the Jacobian at output R; Dc as for la__e_smx_jac. */
+static void la__act_jac(const la__mctx *c, int n, int T, const la_real *R,
+                        la_real *X, la_real *Dc, la_real *w) {
+  if (c->m.act == LA_ACT_SOFTMAX) la__e_smx_jac(n, T, R, X, Dc, w);
+  else la__e_mask((size_t)n * T, R, X);
+}
+/* The tangent of the backward step: Xd (the tangent of the gradient of
+   act's output) <- J Xd + Jdot X, Jdot = 0 for ReLU. */
+static void la__act_jac2(const la__mctx *c, int n, int T, const la_real *R,
+                         const la_real *Rd, const la_real *Dc, la_real *Xd,
+                         la_real *w) {
+  if (c->m.act == LA_ACT_SOFTMAX) la__e_smx_jac2(n, T, R, Rd, Dc, Xd, w);
+  else la__e_mask((size_t)n * T, R, Xd);
+}
+
+static void la__nl_fwd(const la__mctx *c, int l, int zd0) {
   const la__mdim *m = &c->m;
   size_t D2 = m->D2 * LA_W, TD = m->TD * LA_W, nT = (size_t)m->n * m->T;
-  int D = m->D, n = m->n, T = m->T;
-  const la_real *P = c->ex + 2 * D2 * l, *Q = P + D2;
+  int D = m->D, n = m->n, T = m->T, h;
   la_real *Z = c->zt + TD * l, *Zn = Z + TD;
-  la_real *Vt = c->st + m->lay * LA_W * l, *R = Vt + TD, *Ut = R + nT * LA_W;
+  la_real *Zd = c->zdt + TD * l, *Zdn = Zd + TD;
   double in = 1.0 / n;
-  LA__MM(c, LA__TB, T, D, D, 1, Z, Q, Vt);
-  LA__MM(c, LA__TB, n, T, D, 1, Z, Vt, R);
-  la__e_relu(nT, R);
-  LA__MM(c, LA__TB, n, D, D, 1, Z, P, Ut);
-  LA__MMY(c, LA__TA, T, D, n, in, R, Ut, Z, Zn);
-  if (m->hvp) {
-    const la_real *Pd = c->exv + 2 * D2 * l, *Qd = Pd + D2;
-    la_real *Zd = c->zdt + TD * l, *Zdn = Zd + TD;
-    la_real *Vdt = c->sdt + m->lay * LA_W * l, *Rd = Vdt + TD,
-            *Udt = Rd + nT * LA_W;
-    LA__MM(c, LA__TB, T, D, D, 1, Z, Qd, Vdt);
-    if (!zd0) LA__MM(c, LA__TB | LA__AC, T, D, D, 1, Zd, Q, Vdt);
-    LA__MM(c, LA__TB, n, T, D, 1, Z, Vdt, Rd);
-    if (!zd0) LA__MM(c, LA__TB | LA__AC, n, T, D, 1, Zd, Vt, Rd);
-    la__e_mask(nT, R, Rd);
-    LA__MM(c, LA__TB, n, D, D, 1, Z, Pd, Udt);
-    if (!zd0) LA__MM(c, LA__TB | LA__AC, n, D, D, 1, Zd, P, Udt);
-    LA__MMY(c, LA__TA, T, D, n, in, Rd, Ut, zd0 ? NULL : Zd, Zdn);
-    LA__MM(c, LA__TA | LA__AC, T, D, n, in, R, Udt, Zdn);
+  for (h = 0; h < m->H; ++h) {
+    const la_real *P = la__m_P(c, c->ex, l, h), *Q = P + D2;
+    la_real *Vt = c->st + m->lay * LA_W * l + la__nl_head(m) * h,
+            *R = Vt + TD, *Ut = R + nT * LA_W;
+    LA__MM(c, LA__TB, T, D, D, 1, Z, Q, Vt);
+    LA__MM(c, LA__TB, n, T, D, 1, Z, Vt, R);
+    la__act(c, n, T, R);
+    LA__MM(c, LA__TB, n, D, D, 1, Z, P, Ut);
+    if (h) LA__MM(c, LA__TA | LA__AC, T, D, n, in, R, Ut, Zn);
+    else LA__MMY(c, LA__TA, T, D, n, in, R, Ut, Z, Zn);
+    if (m->hvp) {
+      const la_real *Pd = la__m_P(c, c->exv, l, h), *Qd = Pd + D2;
+      la_real *Vdt = c->sdt + m->lay * LA_W * l + la__nl_head(m) * h,
+              *Rd = Vdt + TD, *Udt = Rd + nT * LA_W;
+      LA__MM(c, LA__TB, T, D, D, 1, Z, Qd, Vdt);
+      if (!zd0) LA__MM(c, LA__TB | LA__AC, T, D, D, 1, Zd, Q, Vdt);
+      LA__MM(c, LA__TB, n, T, D, 1, Z, Vdt, Rd);
+      if (!zd0) LA__MM(c, LA__TB | LA__AC, n, T, D, 1, Zd, Vt, Rd);
+      la__act_jac(c, n, T, R, Rd, NULL, c->tmp);
+      LA__MM(c, LA__TB, n, D, D, 1, Z, Pd, Udt);
+      if (!zd0) LA__MM(c, LA__TB | LA__AC, n, D, D, 1, Zd, P, Udt);
+      if (h) LA__MM(c, LA__TA | LA__AC, T, D, n, in, Rd, Ut, Zdn);
+      else LA__MMY(c, LA__TA, T, D, n, in, Rd, Ut, zd0 ? NULL : Zd, Zdn);
+      LA__MM(c, LA__TA | LA__AC, T, D, n, in, R, Udt, Zdn);
+    }
   }
 }
 
-static void la__relu_bwd(const la__mctx *c, int l, int zd0, int dz,
-                         const la_real *G, la_real *G2, const la_real *Gd,
-                         la_real *Gd2) {
+static void la__nl_bwd(const la__mctx *c, int l, int zd0, int dz,
+                       const la_real *G, la_real *G2, const la_real *Gd,
+                       la_real *Gd2) {
   const la__mdim *m = &c->m;
   size_t D2 = m->D2 * LA_W, TD = m->TD * LA_W, nT = (size_t)m->n * m->T,
          nD = (size_t)m->n * m->D;
-  int D = m->D, n = m->n, T = m->T;
-  const la_real *P = c->ex + 2 * D2 * l, *Q = P + D2;
-  la_real *gP = c->g + 2 * D2 * l, *gQ = gP + D2;
-  const la_real *Z = c->zt + TD * l;
-  const la_real *Vt = c->st + m->lay * LA_W * l, *R = Vt + TD,
-                *Ut = R + nT * LA_W;
+  int D = m->D, n = m->n, T = m->T, h;
+  const la_real *Z = c->zt + TD * l, *Zd = c->zdt + TD * l;
   la_real *dUt = c->tmp, *dA = dUt + nD * LA_W, *dVt = dA + nT * LA_W;
+  la_real *dUdt = dVt + TD, *dAd = dUdt + nD * LA_W, *dVdt = dAd + nT * LA_W;
+  la_real *Dc = dVdt + TD, *w = Dc + nT * LA_W;
   double in = 1.0 / n;
-  LA__MM(c, 0, n, D, T, in, R, G, dUt);
-  LA__MM(c, LA__TB, n, T, D, in, Ut, G, dA);
-  la__e_mask(nT, R, dA);
-  LA__MM(c, LA__TA | LA__AC, D, D, n, 1, dUt, Z, gP);
-  LA__MM(c, LA__TA, T, D, n, 1, dA, Z, dVt);
-  LA__MM(c, LA__TA | LA__AC, D, D, T, 1, dVt, Z, gQ);
-  if (dz) {
-    la__e_copy(m->TD, G, G2);
-    LA__MM(c, LA__AC, n, D, D, 1, dUt, P, G2);
-    LA__MM(c, LA__AC, n, D, T, 1, dA, Vt, G2);
-    LA__MM(c, LA__AC, T, D, D, 1, dVt, Q, G2);
-  }
-  if (m->hvp) {
-    const la_real *Pd = c->exv + 2 * D2 * l, *Qd = Pd + D2;
-    la_real *gvP = c->gv + 2 * D2 * l, *gvQ = gvP + D2;
-    const la_real *Zd = c->zdt + TD * l;
-    const la_real *Vdt = c->sdt + m->lay * LA_W * l, *Rd = Vdt + TD,
-                  *Udt = Rd + nT * LA_W;
-    la_real *dUdt = dVt + TD, *dAd = dUdt + nD * LA_W, *dVdt = dAd + nT * LA_W;
-    LA__MM(c, 0, n, D, T, in, Rd, G, dUdt);
-    LA__MM(c, LA__AC, n, D, T, in, R, Gd, dUdt);
-    LA__MM(c, LA__TB, n, T, D, in, Udt, G, dAd);
-    LA__MM(c, LA__TB | LA__AC, n, T, D, in, Ut, Gd, dAd);
-    la__e_mask(nT, R, dAd);
-    LA__MM(c, LA__TA | LA__AC, D, D, n, 1, dUdt, Z, gvP);
-    if (!zd0) LA__MM(c, LA__TA | LA__AC, D, D, n, 1, dUt, Zd, gvP);
-    LA__MM(c, LA__TA, T, D, n, 1, dAd, Z, dVdt);
-    if (!zd0) LA__MM(c, LA__TA | LA__AC, T, D, n, 1, dA, Zd, dVdt);
-    LA__MM(c, LA__TA | LA__AC, D, D, T, 1, dVdt, Z, gvQ);
-    if (!zd0) LA__MM(c, LA__TA | LA__AC, D, D, T, 1, dVt, Zd, gvQ);
+  for (h = 0; h < m->H; ++h) {
+    const la_real *P = la__m_P(c, c->ex, l, h), *Q = P + D2;
+    la_real *gP = la__m_P(c, c->g, l, h), *gQ = gP + D2;
+    const la_real *Vt = c->st + m->lay * LA_W * l + la__nl_head(m) * h,
+                  *R = Vt + TD, *Ut = R + nT * LA_W;
+    LA__MM(c, 0, n, D, T, in, R, G, dUt);
+    LA__MM(c, LA__TB, n, T, D, in, Ut, G, dA);
+    la__act_jac(c, n, T, R, dA, m->hvp ? Dc : NULL, w);
+    LA__MM(c, LA__TA | LA__AC, D, D, n, 1, dUt, Z, gP);
+    LA__MM(c, LA__TA, T, D, n, 1, dA, Z, dVt);
+    LA__MM(c, LA__TA | LA__AC, D, D, T, 1, dVt, Z, gQ);
     if (dz) {
-      la__e_copy(m->TD, Gd, Gd2);
-      LA__MM(c, LA__AC, n, D, D, 1, dUdt, P, Gd2);
-      LA__MM(c, LA__AC, n, D, D, 1, dUt, Pd, Gd2);
-      LA__MM(c, LA__AC, n, D, T, 1, dAd, Vt, Gd2);
-      LA__MM(c, LA__AC, n, D, T, 1, dA, Vdt, Gd2);
-      LA__MM(c, LA__AC, T, D, D, 1, dVdt, Q, Gd2);
-      LA__MM(c, LA__AC, T, D, D, 1, dVt, Qd, Gd2);
+      if (!h) la__e_copy(m->TD, G, G2);
+      LA__MM(c, LA__AC, n, D, D, 1, dUt, P, G2);
+      LA__MM(c, LA__AC, n, D, T, 1, dA, Vt, G2);
+      LA__MM(c, LA__AC, T, D, D, 1, dVt, Q, G2);
+    }
+    if (m->hvp) {
+      const la_real *Pd = la__m_P(c, c->exv, l, h), *Qd = Pd + D2;
+      la_real *gvP = la__m_P(c, c->gv, l, h), *gvQ = gvP + D2;
+      const la_real *Vdt = c->sdt + m->lay * LA_W * l + la__nl_head(m) * h,
+                    *Rd = Vdt + TD, *Udt = Rd + nT * LA_W;
+      LA__MM(c, 0, n, D, T, in, Rd, G, dUdt);
+      LA__MM(c, LA__AC, n, D, T, in, R, Gd, dUdt);
+      LA__MM(c, LA__TB, n, T, D, in, Udt, G, dAd);
+      LA__MM(c, LA__TB | LA__AC, n, T, D, in, Ut, Gd, dAd);
+      la__act_jac2(c, n, T, R, Rd, Dc, dAd, w);
+      LA__MM(c, LA__TA | LA__AC, D, D, n, 1, dUdt, Z, gvP);
+      if (!zd0) LA__MM(c, LA__TA | LA__AC, D, D, n, 1, dUt, Zd, gvP);
+      LA__MM(c, LA__TA, T, D, n, 1, dAd, Z, dVdt);
+      if (!zd0) LA__MM(c, LA__TA | LA__AC, T, D, n, 1, dA, Zd, dVdt);
+      LA__MM(c, LA__TA | LA__AC, D, D, T, 1, dVdt, Z, gvQ);
+      if (!zd0) LA__MM(c, LA__TA | LA__AC, D, D, T, 1, dVt, Zd, gvQ);
+      if (dz) {
+        if (!h) la__e_copy(m->TD, Gd, Gd2);
+        LA__MM(c, LA__AC, n, D, D, 1, dUdt, P, Gd2);
+        LA__MM(c, LA__AC, n, D, D, 1, dUt, Pd, Gd2);
+        LA__MM(c, LA__AC, n, D, T, 1, dAd, Vt, Gd2);
+        LA__MM(c, LA__AC, n, D, T, 1, dA, Vdt, Gd2);
+        LA__MM(c, LA__AC, T, D, D, 1, dVdt, Q, Gd2);
+        LA__MM(c, LA__AC, T, D, D, 1, dVt, Qd, Gd2);
+      }
     }
   }
+}
+
+/* ------------------------------------------------- last nonlinear layer */
+/* Only [Z_L]_{d+1,n+1} is needed, so only the query's column of each
+   head's scores: with q the query token, v = Q q, s = act(K^T v) (n
+   weights), w = K^T p (p = row d+1 of P),
+       z = q_{d+1} + (1/n) sum_h w_h . s_h,
+   and backward (gs = g/n): ds = gs w, dw = gs s, da = J ds,
+       dp = K dw,  dv = K da,  dQ += dv q^T,  dq = g e_{d+1} + sum_h Q^T dv,
+       dK^T[i,:] = sum_h dw_i p^T + da_i v^T.
+   O(D n) per head instead of O(D n^2). Stored per head: v, s, w. */
+
+/* y (n elements) = g x, g one panel element (lane-wise scalars). */
+static void la__e_gscale(size_t n, const la_real *LA__RESTRICT g,
+                         const la_real *LA__RESTRICT x, la_real *LA__RESTRICT y) {
+  size_t e;
+  int w;
+  for (e = 0; e < n; ++e)
+    for (w = 0; w < LA_W; ++w) y[e * LA_W + w] = g[w] * x[e * LA_W + w];
+}
+
+static void la__nlast_fwd(const la__mctx *c, int l, int zd0) {
+  const la__mdim *m = &c->m;
+  size_t W = LA_W, D2 = m->D2 * W, TD = m->TD * W, DW = (size_t)m->D * W;
+  int D = m->D, n = m->n, h;
+  size_t at = ((size_t)n * D + D - 1) * W, nW = (size_t)n * W;
+  const la_real *Z = c->zt + TD * l, *q = Z + (size_t)n * DW;
+  const la_real *Zd = c->zdt + TD * l, *qd = Zd + (size_t)n * DW;
+  la_real *out = c->zt + TD * (l + 1) + at;
+  la_real *outd = c->zdt + TD * (l + 1) + at;
+  double in = 1.0 / n;
+  la__e_copy(1, q + (D - 1) * W, out);
+  if (m->hvp) {
+    if (zd0) la__e_zero(1, outd);
+    else la__e_copy(1, qd + (D - 1) * W, outd);
+  }
+  for (h = 0; h < m->H; ++h) {
+    const la_real *P = la__m_P(c, c->ex, l, h), *Q = P + D2,
+                  *p = P + (D - 1) * DW;
+    la_real *v = c->st + m->lay * W * l + la__nl_head(m) * h, *s = v + DW,
+            *wk = s + nW;
+    LA__MM(c, 0, D, 1, D, 1, Q, q, v);
+    LA__MM(c, 0, n, 1, D, 1, Z, v, s);
+    la__act(c, n, 1, s);
+    LA__MM(c, 0, n, 1, D, 1, Z, p, wk);
+    LA__MM(c, LA__TA | LA__AC, 1, 1, n, in, wk, s, out);
+    if (m->hvp) {
+      const la_real *Pd = la__m_P(c, c->exv, l, h), *Qd = Pd + D2,
+                    *pd = Pd + (D - 1) * DW;
+      la_real *vd = c->sdt + m->lay * W * l + la__nl_head(m) * h,
+              *sd = vd + DW, *wd = sd + nW;
+      LA__MM(c, 0, D, 1, D, 1, Qd, q, vd);
+      if (!zd0) LA__MM(c, LA__AC, D, 1, D, 1, Q, qd, vd);
+      LA__MM(c, 0, n, 1, D, 1, Z, vd, sd);
+      if (!zd0) LA__MM(c, LA__AC, n, 1, D, 1, Zd, v, sd);
+      la__act_jac(c, n, 1, s, sd, NULL, c->tmp);
+      LA__MM(c, 0, n, 1, D, 1, Z, pd, wd);
+      if (!zd0) LA__MM(c, LA__AC, n, 1, D, 1, Zd, p, wd);
+      LA__MM(c, LA__TA | LA__AC, 1, 1, n, in, wd, s, outd);
+      LA__MM(c, LA__TA | LA__AC, 1, 1, n, in, wk, sd, outd);
+    }
+  }
+}
+
+static void la__nlast_bwd(const la__mctx *c, int l, int zd0, int dz,
+                          const la_real *G, la_real *G2, const la_real *Gd,
+                          la_real *Gd2) {
+  const la__mdim *m = &c->m;
+  size_t W = LA_W, D2 = m->D2 * W, TD = m->TD * W, DW = (size_t)m->D * W;
+  int D = m->D, n = m->n, h, i;
+  size_t at = ((size_t)n * D + D - 1) * W, nW = (size_t)n * W;
+  const la_real *Z = c->zt + TD * l, *q = Z + (size_t)n * DW;
+  const la_real *Zd = c->zdt + TD * l, *qd = Zd + (size_t)n * DW;
+  la_real *gs = c->tmp, *gds = gs + W, *ds = gds + W, *dw = ds + nW,
+          *Dc = dw + nW, *dsd = Dc + nW, *dwd = dsd + nW, *dv = dwd + nW,
+          *dvd = dv + DW, *w = dvd + DW;
+  const la_real *g = G + at, *gd = Gd + at;
+  for (i = 0; i < LA_W; ++i) gs[i] = g[i] / (la_real)n;
+  if (m->hvp)
+    for (i = 0; i < LA_W; ++i) gds[i] = gd[i] / (la_real)n;
+  for (h = 0; h < m->H; ++h) {
+    const la_real *P = la__m_P(c, c->ex, l, h), *Q = P + D2,
+                  *p = P + (D - 1) * DW;
+    la_real *gP = la__m_P(c, c->g, l, h), *gQ = gP + D2;
+    const la_real *v = c->st + m->lay * W * l + la__nl_head(m) * h,
+                  *s = v + DW, *wk = s + nW;
+    unsigned acc = h ? LA__AC : 0;
+    la__e_gscale((size_t)n, gs, wk, ds);
+    la__e_gscale((size_t)n, gs, s, dw);
+    la__act_jac(c, n, 1, s, ds, m->hvp ? Dc : NULL, w); /* ds -> da */
+    LA__MM(c, LA__TA | LA__AC, D, 1, n, 1, Z, dw, gP + (D - 1) * DW);
+    LA__MM(c, LA__TA, D, 1, n, 1, Z, ds, dv);
+    LA__MM(c, LA__AC, D, D, 1, 1, dv, q, gQ);
+    if (dz) {
+      LA__MM(c, LA__TA | acc, D, 1, D, 1, Q, dv, G2 + (size_t)n * DW);
+      LA__MM(c, acc, n, D, 1, 1, dw, p, G2);
+      LA__MM(c, LA__AC, n, D, 1, 1, ds, v, G2);
+    }
+    if (m->hvp) {
+      const la_real *Pd = la__m_P(c, c->exv, l, h), *Qd = Pd + D2,
+                    *pd = Pd + (D - 1) * DW;
+      la_real *gvP = la__m_P(c, c->gv, l, h), *gvQ = gvP + D2;
+      const la_real *vd = c->sdt + m->lay * W * l + la__nl_head(m) * h,
+                    *sd = vd + DW, *wd = sd + nW;
+      la__e_gscale((size_t)n, gds, wk, dsd);
+      la__e_gaxpy((size_t)n, gs, wd, dsd);
+      la__e_gscale((size_t)n, gds, s, dwd);
+      la__e_gaxpy((size_t)n, gs, sd, dwd);
+      la__act_jac2(c, n, 1, s, sd, Dc, dsd, w); /* dsd -> dad */
+      LA__MM(c, LA__TA | LA__AC, D, 1, n, 1, Z, dwd, gvP + (D - 1) * DW);
+      if (!zd0) LA__MM(c, LA__TA | LA__AC, D, 1, n, 1, Zd, dw, gvP + (D - 1) * DW);
+      LA__MM(c, LA__TA, D, 1, n, 1, Z, dsd, dvd);
+      if (!zd0) LA__MM(c, LA__TA | LA__AC, D, 1, n, 1, Zd, ds, dvd);
+      LA__MM(c, LA__AC, D, D, 1, 1, dvd, q, gvQ);
+      if (!zd0) LA__MM(c, LA__AC, D, D, 1, 1, dv, qd, gvQ);
+      if (dz) {
+        LA__MM(c, LA__TA | acc, D, 1, D, 1, Q, dvd, Gd2 + (size_t)n * DW);
+        LA__MM(c, LA__TA | LA__AC, D, 1, D, 1, Qd, dv, Gd2 + (size_t)n * DW);
+        LA__MM(c, acc, n, D, 1, 1, dwd, p, Gd2);
+        LA__MM(c, LA__AC, n, D, 1, 1, dw, pd, Gd2);
+        LA__MM(c, LA__AC, n, D, 1, 1, dsd, v, Gd2);
+        LA__MM(c, LA__AC, n, D, 1, 1, ds, vd, Gd2);
+      }
+    }
+  }
+  if (dz)
+    for (i = 0; i < LA_W; ++i) G2[at + i] += g[i];
+  if (dz && m->hvp)
+    for (i = 0; i < LA_W; ++i) Gd2[at + i] += gd[i];
 }
 
 /* ------------------------------------------------------- front layer */
@@ -4062,7 +5509,7 @@ typedef struct la__fbuf {
 static la__fbuf la__front_bufs(const la__mctx *c) {
   const la__mdim *m = &c->m;
   size_t Td = (size_t)m->T * m->d * LA_W, Th = (size_t)m->T * m->h * LA_W;
-  size_t off = 2 * m->D2 * m->L * LA_W, hd = (size_t)m->h * m->d * LA_W;
+  size_t off = 2 * m->D2 * m->L * m->H * LA_W, hd = (size_t)m->h * m->d * LA_W;
   size_t o1 = off + hd, o2 = o1 + (size_t)m->h * LA_W, o3 = o2 + hd;
   la__fbuf f;
   f.x = c->fr; f.xo = f.x + Td; f.dx = f.xo + Td; f.dxd = f.dx + Td;
@@ -4127,6 +5574,7 @@ static void la__front_bwd(const la__mctx *c, const la_real *G,
 }
 
 /* ------------------------------------------------------- one panel */
+/* ------------------------------------------------------- one panel */
 
 static int la__isfinite(double x) { return x - x == 0; }
 
@@ -4158,6 +5606,44 @@ static int la__m_load(const la__mctx *c, const la_batch *b, int p,
     }
     return ok ? LA_OK : LA_ENONFINITE;
   }
+#if LA__SIMD != LINATTN_SCALAR
+  { /* one pass: each element checked as it is moved, four chains */
+    const la__vec m1 = la__vset1(-1);
+    la__vec a0 = la__vzero(), a1 = a0, a2 = a0, a3 = a0, v;
+    la_real lanes[LA_W];
+    size_t DW = (size_t)m->D * LA_W;
+    for (i = 0; i < m->D; ++i) {
+      const la_real *s = z + (size_t)i * m->T * LA_W;
+      la_real *t = c->zt + (size_t)i * LA_W;
+      for (j = 0; j + 4 <= m->T; j += 4) {
+        la__vec v0 = la__vload(s + (size_t)j * LA_W);
+        la__vec v1 = la__vload(s + (size_t)(j + 1) * LA_W);
+        la__vec v2 = la__vload(s + (size_t)(j + 2) * LA_W);
+        la__vec v3 = la__vload(s + (size_t)(j + 3) * LA_W);
+        a0 = la__vadd(a0, la__vfma(v0, v0, m1)); /* v - v: 0 or NaN */
+        a1 = la__vadd(a1, la__vfma(v1, v1, m1));
+        a2 = la__vadd(a2, la__vfma(v2, v2, m1));
+        a3 = la__vadd(a3, la__vfma(v3, v3, m1));
+        la__vstore(t + (size_t)j * DW, v0);
+        la__vstore(t + (size_t)(j + 1) * DW, v1);
+        la__vstore(t + (size_t)(j + 2) * DW, v2);
+        la__vstore(t + (size_t)(j + 3) * DW, v3);
+      }
+      for (; j < m->T; ++j) {
+        v = la__vload(s + (size_t)j * LA_W);
+        a0 = la__vadd(a0, la__vfma(v, v, m1));
+        la__vstore(t + (size_t)j * DW, v);
+      }
+    }
+    v = la__vload(y);
+    a0 = la__vadd(la__vadd(a0, la__vfma(v, v, m1)), la__vadd(a1, la__vadd(a2, a3)));
+    la__vstore(c->y, v);
+    la__vstoreu(lanes, a0);
+    for (w = 0; w < LA_W; ++w) ok &= lanes[w] == 0;
+    (void)e; (void)ne; (void)k0; (void)k1; (void)k2; (void)k3;
+    return ok ? LA_OK : LA_ENONFINITE;
+  }
+#endif
   for (w = 0; w < LA_W; ++w) k0[w] = k1[w] = k2[w] = k3[w] = 0;
   for (e = 0; e + 4 <= ne; e += 4) {
     const la_real *s = z + e * LA_W;
@@ -4201,13 +5687,13 @@ static int la__m_panel(const la__mctx *c, const la_model *mod,
   if (front) la__front_fwd(c);
   for (l = 0; l < m->L; ++l) {
     int zd0 = l == 0 && !front;
-    if (lin && l == m->L - 1) la__last_fwd(c, l, zd0);
+    int last = l == m->L - 1;
+    if (lin && last) la__last_fwd(c, l, zd0);
     else if (lin) la__lin_fwd(c, l, zd0);
-    else la__relu_fwd(c, l, zd0);
+    else if (last) la__nlast_fwd(c, l, zd0);
+    else la__nl_fwd(c, l, zd0);
   }
-  /* the last linear layer reads only entry `at` of its incoming gradient */
-  if (!lin) la__e_zero(m->TD, G);
-  if (!lin && m->hvp) la__e_zero(m->TD, Gd);
+  /* the last layer reads only entry `at` of its incoming gradient */
   for (w = 0; w < LA_W; ++w) {
     double r = (double)zL[w] + c->y[w];
     G[at + w] = Gd[at + w] = 0;
@@ -4221,9 +5707,11 @@ static int la__m_panel(const la__mctx *c, const la_model *mod,
   for (l = m->L - 1; l >= 0; --l) {
     int zd0 = l == 0 && !front, dz = l > 0 || front;
     la_real *t;
-    if (lin && l == m->L - 1) la__last_bwd(c, l, zd0, dz, G, G2, Gd, Gd2);
+    int last = l == m->L - 1;
+    if (lin && last) la__last_bwd(c, l, zd0, dz, G, G2, Gd, Gd2);
     else if (lin) la__lin_bwd(c, l, zd0, dz, G, G2, Gd, Gd2);
-    else la__relu_bwd(c, l, zd0, dz, G, G2, Gd, Gd2);
+    else if (last) la__nlast_bwd(c, l, zd0, dz, G, G2, Gd, Gd2);
+    else la__nl_bwd(c, l, zd0, dz, G, G2, Gd, Gd2);
     t = G; G = G2; G2 = t;
     t = Gd; Gd = Gd2; Gd2 = t;
   }
@@ -4233,6 +5721,26 @@ static int la__m_panel(const la__mctx *c, const la_model *mod,
 
 /* ------------------------------------------------------ entry points */
 
+/* A la_parallel the model can use: NULL, or workers in range and, for
+   more than one, a run function. */
+static int la__par_valid(const la_parallel *par) {
+  return !par || (par->workers >= 0 && par->workers <= LA_MAX_WORKERS &&
+                  (par->workers <= 1 || par->run));
+}
+
+/* The ranges of a configuration whose defaults are filled in (d and n
+   apart): the kernels it calls must be in its table. */
+static int la__m_cfg_ok(const la_model_config *c) {
+  int q = c->param == LA_PARAM_DENSE ? c->d + 1 : c->d; /* Q's free block */
+  return c->layers > 0 && c->layers <= LA_MAX_LAYERS && c->param >= 0 &&
+         c->param <= LA_PARAM_PGD && c->activation >= 0 &&
+         c->activation <= LA_ACT_SOFTMAX && c->heads > 0 &&
+         c->heads <= LA_MAX_HEADS && c->qk_rank >= 0 && c->qk_rank <= q &&
+         c->front_hidden >= 0 && c->front_hidden <= LA_MAX_HIDDEN &&
+         c->kernels && c->kernels->pgemm &&
+         (c->activation != LA_ACT_SOFTMAX || c->kernels->vexp);
+}
+
 LINATTN_DEF int la_model_init(la_model *m, const la_model_config *cfg) {
   la_model_config c;
   double np;
@@ -4240,15 +5748,13 @@ LINATTN_DEF int la_model_init(la_model *m, const la_model_config *cfg) {
   c = *cfg;
   if (c.d <= 0 || c.n <= 0 || c.d > LA_MAX_D || c.n > LA_MAX_N) return LA_EDIM;
   if (c.layers == 0) c.layers = 3;
+  if (c.heads == 0) c.heads = 1;
   if (c.init_std == 0) c.init_std = 0.05;
   if (!c.kernels) c.kernels = la_kernels_best();
-  if (c.layers < 0 || c.layers > LA_MAX_LAYERS) return LA_ERANGE;
-  if (c.param < 0 || c.param > LA_PARAM_PGD) return LA_ERANGE;
-  if (c.activation < 0 || c.activation > LA_ACT_RELU) return LA_ERANGE;
-  if (c.front_hidden < 0 || c.front_hidden > LA_MAX_HIDDEN) return LA_ERANGE;
+  if (!la__m_cfg_ok(&c)) return LA_ERANGE;
   /* normals stay within 6.56: theta must be finite in la_real */
   if (!(c.init_std > 0) || !(c.init_std <= LA__REAL_MAX / 8)) return LA_ERANGE;
-  if (!c.kernels->pgemm) return LA_ERANGE;
+  if (!la__par_valid(c.parallel)) return LA_ERANGE;
   {
     la_model t; /* the caller's model is written only on success */
     la__mdim dm;
@@ -4260,7 +5766,9 @@ LINATTN_DEF int la_model_init(la_model *m, const la_model_config *cfg) {
     if (np > 2147483647.0) return LA_EOVERFLOW;
     t.nparams = (int)np;
     la__m_dims(&t, 1, &dm);
-    if (!la__m_layout(&t, &dm, &o)) return LA_EOVERFLOW;
+    /* one worker's layout: more workers' (which only a 32-bit host could
+       fail to hold) are refused by la_model_work_bytes and the calls */
+    if (!la__m_layout(&t, &dm, 1, &o)) return LA_EOVERFLOW;
     *m = t;
   }
   return LA_OK;
@@ -4268,12 +5776,8 @@ LINATTN_DEF int la_model_init(la_model *m, const la_model_config *cfg) {
 
 static int la__m_valid(const la_model *m) {
   const la_model_config *c = m ? &m->cfg : NULL;
-  return m && c->d > 0 && c->n > 0 && c->layers > 0 && c->kernels &&
-         m->nparams > 0 && c->d <= LA_MAX_D && c->n <= LA_MAX_N &&
-         c->layers <= LA_MAX_LAYERS && c->param >= 0 &&
-         c->param <= LA_PARAM_PGD && c->activation >= 0 &&
-         c->activation <= LA_ACT_RELU && c->front_hidden >= 0 &&
-         c->front_hidden <= LA_MAX_HIDDEN && c->kernels->pgemm &&
+  return m && c->d > 0 && c->n > 0 && m->nparams > 0 && c->d <= LA_MAX_D &&
+         c->n <= LA_MAX_N && la__m_cfg_ok(c) &&
          (double)m->nparams ==
              (double)c->layers * la__m_layer_params(m) +
                  (double)la__m_front_params(c->d, c->front_hidden);
@@ -4291,17 +5795,21 @@ LINATTN_DEF int la_model_init_params(const la_model *m, la_rng *rng,
 
 LINATTN_DEF int la_model_blocks(const la_model *m, int *offsets, int *sizes,
                                 int max) {
-  int l, k = 0, at = 0, per, i, nb, d, h, sz[4];
+  int l, k = 0, at = 0, i, j, nsz, d, h, sz[4];
+  la__mpack pk;
   if (!m || !offsets || !sizes) return LA_ENULL;
   if (!la__m_valid(m)) return LA_ERANGE;
+  if (max < la__m_nblocks(m)) return LA_ERANGE;
   d = m->cfg.d; h = m->cfg.front_hidden;
-  per = m->cfg.param == LA_PARAM_PGD ? 1 : 2;
-  nb = m->cfg.layers * per + (h > 0 ? 4 : 0);
-  if (max < nb) return LA_ERANGE;
-  for (l = 0; l < m->cfg.layers * per; ++l) {
-    offsets[k] = at;
-    sizes[k] = la__m_layer_params(m) / per;
-    at += sizes[k++];
+  pk = la__m_pack(m);
+  for (l = 0; l < m->cfg.layers * m->cfg.heads; ++l) { /* in theta's order */
+    nsz = 0;
+    if (pk.pe) sz[nsz++] = pk.pe;
+    if (pk.r) { sz[nsz++] = pk.r * pk.q; sz[nsz++] = pk.r * pk.q; }
+    else sz[nsz++] = pk.q * pk.q;
+    for (j = 0; j < nsz; ++j) {
+      offsets[k] = at; sizes[k] = sz[j]; at += sz[j]; ++k;
+    }
   }
   sz[0] = h * d; sz[1] = h; sz[2] = d * h; sz[3] = d;
   for (i = 0; h > 0 && i < 4; ++i) {
@@ -4310,12 +5818,17 @@ LINATTN_DEF int la_model_blocks(const la_model *m, int *offsets, int *sizes,
   return k;
 }
 
-LINATTN_DEF size_t la_model_work_bytes(const la_model *m) {
+/* The workspace of one call with `par`'s workers (0: not valid). */
+static size_t la__m_work_bytes(const la_model *m, const la_parallel *par) {
   la__mdim d;
   la__mlay o;
-  if (!m || !la__m_valid(m)) return 0; /* cppcheck sees no null test inside */
+  if (!m || !la__m_valid(m) || !la__par_valid(par)) return 0;
   la__m_dims(m, 1, &d);
-  return la__m_layout(m, &d, &o);
+  return la__m_layout(m, &d, la__m_workers(par), &o);
+}
+
+LINATTN_DEF size_t la_model_work_bytes(const la_model *m) {
+  return m ? la__m_work_bytes(m, m->cfg.parallel) : 0;
 }
 
 static int la__all_finite(int n, const la_real *x) {
@@ -4324,29 +5837,178 @@ static int la__all_finite(int n, const la_real *x) {
   return ok;
 }
 
-/* The common path of loss, grad and hvp. */
-static int la__m_run(const la_model *mod, const la_real *theta,
-                     const la_batch *b, const la_real *v, int mode,
-                     double *loss, la_real *pred, la_real *grad, la_real *hv,
-                     void *work, size_t bytes) {
-  la__mctx c;
+/* Where the prompts of a call come from: a stored batch, or (b NULL) drawn
+   panel by panel from the generator g, panel p of the call from panel
+   p0 + p of rng's stream, each where it is consumed. */
+typedef struct la__msrc {
+  const la_batch *b;
+  const la_data *g;
+  la_rng rng;
+  uint64_t p0;
+  int d, n, count;
+} la__msrc;
+
+/* The drawn source of `count` prompts at rng's position (checked as
+   la_data_sample checks). */
+static int la__msrc_drawn(la__msrc *s, const la_data *g, const la_rng *rng,
+                          int count) {
+  int st;
+  memset(s, 0, sizeof *s);
+  if ((st = la__data_check(g, g->cfg.d, g->cfg.n, count)) != 0) return st;
+  if ((st = la__data_first_panel(rng, la_panels(count), &s->p0)) != 0)
+    return st;
+  s->g = g;
+  s->rng = *rng;
+  s->d = g->cfg.d;
+  s->n = g->cfg.n;
+  s->count = count;
+  return LA_OK;
+}
+
+static const la__msrc *la__msrc_batch(la__msrc *s, const la_batch *b) {
+  memset(s, 0, sizeof *s);
+  s->b = b;
+  if (b) { s->d = b->d; s->n = b->n; s->count = b->count; }
+  return s;
+}
+
+/* One call's shared state; each task (a chunk) builds its worker's
+   context from it. */
+typedef struct la__mjob {
+  const la_model *mod;
+  const la__msrc *src;
+  la__mdim dm;
   la__mlay o;
+  la_real *base;
+  la_real *pred;
+  int mode, np, nch;
+} la__mjob;
+
+static la__mctx la__m_ctx(const la__mjob *j, int worker) {
+  la__mctx c;
+  la_real *w = j->base + j->o.wk + (size_t)worker * j->o.wsize;
+  c.k = j->mod->cfg.kernels;
+  c.m = j->dm;
+  c.ex = j->base + j->o.ex; c.exv = j->base + j->o.exv;
+  c.g = w + j->o.g; c.gv = w + j->o.gv; c.zt = w + j->o.zt;
+  c.zdt = w + j->o.zdt; c.st = w + j->o.st; c.sdt = w + j->o.sdt;
+  c.gt = w + j->o.gt; c.tmp = w + j->o.tmp; c.fr = w + j->o.front;
+  c.y = w + j->o.y;
+  return c;
+}
+
+/* part[e] = sum over the lanes of x[e], e < n, in double: each build has
+   one order of the additions (which is all that the same bits for any
+   number of workers need); on x86 a tree over the vector's halves. */
+static void la__m_fold(size_t n, const la_real *x, double *part) {
+  size_t e;
+#if LA__X86
+  for (e = 0; e < n; ++e) {
+#ifdef LINATTN_DOUBLE
+    __m256d s = _mm256_load_pd(x + e * LA_W);
+#else
+    __m256 v = _mm256_load_ps(x + e * LA_W);
+    __m256d s = _mm256_add_pd(_mm256_cvtps_pd(_mm256_castps256_ps128(v)),
+                              _mm256_cvtps_pd(_mm256_extractf128_ps(v, 1)));
+#endif
+    part[e] = la__hsum_pd(s);
+  }
+#else
+  int w;
+  for (e = 0; e < n; ++e) {
+    double s = 0;
+    for (w = 0; w < LA_W; ++w) s += x[e * LA_W + w];
+    part[e] = s;
+  }
+#endif
+}
+
+/* Chunk `chunk` on `worker`'s block into part: loss sum, status, the
+   folded gradient and HVP sums. */
+static void la__m_chunk(const la__mjob *j, int chunk, int worker,
+                        double *part) {
+  la__mctx c = la__m_ctx(j, worker);
+  const la__msrc *src = j->src;
+  int p = la__m_chunk_start(j->np, j->nch, chunk);
+  int p1 = la__m_chunk_start(j->np, j->nch, chunk + 1), st = LA_OK;
+  double lsum = 0;
+  size_t nex = j->dm.nex;
+  if (j->mode >= 1) la__e_zero(nex, c.g);
+  if (j->mode == 2) la__e_zero(nex, c.gv);
+  if (src->b) {
+    for (; p < p1 && st == LA_OK; ++p)
+      st = la__m_panel(&c, j->mod, src->b, p, j->mode, &lsum, j->pred);
+  } else { /* each panel drawn into this worker's block, consumed in L1 */
+    la_real *w = j->base + j->o.wk + (size_t)worker * j->o.wsize;
+    la_batch one;
+    memset(&one, 0, sizeof one);
+    one.d = src->d;
+    one.n = src->n;
+    one.z = w + j->o.pz;
+    one.y = w + j->o.py;
+    for (; p < p1 && st == LA_OK; ++p) {
+      int left = src->count - p * LA_W;
+      la__data_panel(src->g, &src->rng, src->p0 + (uint64_t)p, one.z, one.y);
+      one.count = left < LA_W ? left : LA_W;
+      st = la__m_panel(&c, j->mod, &one, 0, j->mode, &lsum, NULL);
+    }
+  }
+  part[0] = lsum;
+  part[1] = st;
+  if (st) return;
+  if (j->mode >= 1) la__m_fold(nex, c.g, part + 2);
+  if (j->mode == 2) la__m_fold(nex, c.gv, part + 2 + nex);
+}
+
+static void la__m_task(void *arg, int chunk, int worker) {
+  const la__mjob *j = (const la__mjob *)arg;
+  double *part;
+  if (chunk < 0 || chunk >= j->nch) return;
+  part = (double *)(void *)(j->base + j->o.parts) + (size_t)chunk * j->o.pstride;
+  if (worker < 0 || worker >= j->o.workers) return; /* part says LA_ERANGE */
+  la__m_chunk(j, chunk, worker, part);
+}
+
+/* fold += part's sums, chunk after chunk; the first failing chunk's
+   status. */
+static int la__m_add_part(const la__mjob *j, const double *part, double *lsum,
+                          double *fold) {
+  size_t e, nex = j->dm.nex;
+  if (part[1] != 0) return (int)part[1];
+  *lsum += part[0];
+  if (j->mode >= 1)
+    for (e = 0; e < nex; ++e) fold[e] += part[2 + e];
+  if (j->mode == 2)
+    for (e = 0; e < nex; ++e) fold[nex + e] += part[2 + nex + e];
+  return LA_OK;
+}
+
+/* The common path of loss, grad and hvp, over `par`'s workers. */
+static int la__m_run(const la_model *mod, const la_parallel *par,
+                     const la_real *theta, const la__msrc *src,
+                     const la_real *v, int mode, double *loss, la_real *pred,
+                     la_real *grad, la_real *hv, void *work, size_t bytes) {
+  la__mjob j;
   size_t need, e, nex;
-  la_real *base, *ex, *exv;
+  la_real *ex, *exv;
   double *fold, lsum = 0;
-  int p, np, st = LA_OK;
+  int c, st = LA_OK;
   void *own = NULL;
-  if (!mod || !theta || !b || !b->z || !b->y) return LA_ENULL;
-  if (!la__m_valid(mod)) return LA_ERANGE;
+  if (!mod || !theta || !src) return LA_ENULL;
+  if (src->b && (!src->b->z || !src->b->y)) return LA_ENULL;
+  if (!src->b && !src->g) return LA_ENULL;
+  if (!la__m_valid(mod) || !la__par_valid(par)) return LA_ERANGE;
   /* the panel kernels load whole aligned vectors */
-  if ((uintptr_t)b->z % LA_ALIGN || (uintptr_t)b->y % LA_ALIGN)
+  if (src->b &&
+      ((uintptr_t)src->b->z % LA_ALIGN || (uintptr_t)src->b->y % LA_ALIGN))
     return LA_ERANGE;
-  if (b->d != mod->cfg.d || b->n != mod->cfg.n) return LA_ESHAPE;
-  if (b->count <= 0) return LA_EDIM;
+  if (src->d != mod->cfg.d || src->n != mod->cfg.n) return LA_ESHAPE;
+  if (src->count <= 0) return LA_EDIM;
   if (!la__all_finite(mod->nparams, theta)) return LA_ENONFINITE;
   if (v && !la__all_finite(mod->nparams, v)) return LA_ENONFINITE;
-  la__m_dims(mod, mode == 2, &c.m);
-  need = la__m_layout(mod, &c.m, &o);
+  memset(&j, 0, sizeof j);
+  la__m_dims(mod, mode == 2, &j.dm);
+  need = la__m_layout(mod, &j.dm, la__m_workers(par), &j.o);
   if (!need) return LA_EOVERFLOW;
   if (!work) {
     if (bytes) return LA_ENULL;
@@ -4359,50 +6021,49 @@ static int la__m_run(const la_model *mod, const la_real *theta,
 #endif
   }
   if (bytes < need) return LA_EWORKSPACE;
-  base = (la_real *)(void *)((char *)work +
-                             (LA_ALIGN - (size_t)((uintptr_t)work % LA_ALIGN)) %
-                                 LA_ALIGN);
-  c.k = mod->cfg.kernels;
-  c.ex = base + o.ex; c.exv = base + o.exv; c.g = base + o.g;
-  c.gv = base + o.gv; c.zt = base + o.zt; c.zdt = base + o.zdt;
-  c.st = base + o.st; c.sdt = base + o.sdt; c.gt = base + o.gt;
-  c.tmp = base + o.tmp; c.fr = base + o.front; c.y = base + o.y;
-  ex = base + o.plain; exv = ex + c.m.nex;
-  fold = (double *)(void *)(base + o.fold);
-  nex = c.m.nex;
-  la__m_expand(mod, theta, ex, 0);
-  la_broadcast(1, (int)nex, ex, c.ex);
+  j.base = (la_real *)(void *)((char *)work +
+                               (LA_ALIGN - (size_t)((uintptr_t)work % LA_ALIGN)) %
+                                   LA_ALIGN);
+  j.mod = mod;
+  j.src = src;
+  j.pred = pred;
+  j.mode = mode;
+  j.np = la_panels(src->count);
+  j.nch = la__m_chunks(&j.dm, j.np);
+  nex = j.dm.nex;
+  ex = j.base + j.o.plain;
+  exv = ex + nex;
+  fold = (double *)(void *)(j.base + j.o.fold);
+  la__m_expand(mod, theta, NULL, ex);
+  la_broadcast(1, (int)nex, ex, j.base + j.o.ex);
   if (mode == 2) {
-    la__m_expand(mod, v, exv, 1);
-    la_broadcast(1, (int)nex, exv, c.exv);
-    la__e_zero(nex, c.gv);
+    la__m_expand(mod, theta, v, exv);
+    la_broadcast(1, (int)nex, exv, j.base + j.o.exv);
   }
-  if (mode >= 1) la__e_zero(nex, c.g);
-  np = la_panels(b->count);
-  for (p = 0; p < np && !st; ++p)
-    st = la__m_panel(&c, mod, b, p, mode, &lsum, pred);
+  for (e = 0; e < 2 * nex; ++e) fold[e] = 0;
+  if (j.o.workers == 1) { /* chunk after chunk through worker 0's part */
+    double *part = (double *)(void *)(j.base + j.o.wk + j.o.part);
+    for (c = 0; c < j.nch && st == LA_OK; ++c) {
+      la__m_chunk(&j, c, 0, part);
+      st = la__m_add_part(&j, part, &lsum, fold);
+    }
+  } else {
+    double *parts = (double *)(void *)(j.base + j.o.parts);
+    for (c = 0; c < j.nch; ++c) parts[(size_t)c * j.o.pstride + 1] = LA_ERANGE;
+    par->run(par->ctx, j.nch, la__m_task, &j);
+    for (c = 0; c < j.nch && st == LA_OK; ++c)
+      st = la__m_add_part(&j, parts + (size_t)c * j.o.pstride, &lsum, fold);
+  }
   if (!st) {
-    double sc = 1.0 / b->count;
+    double sc = 1.0 / src->count;
     if (loss) *loss = lsum * sc;
     if (!la__isfinite(lsum)) st = LA_EDIVERGED;
     if (mode >= 1 && grad) {
-      for (e = 0; e < nex; ++e) {
-        double s = 0;
-        int w;
-        for (w = 0; w < LA_W; ++w) s += c.g[e * LA_W + w];
-        fold[e] = s;
-      }
-      la__m_contract(mod, fold, sc, grad);
+      la__m_contract(mod, theta, NULL, fold, NULL, sc, grad);
       if (!la__all_finite(mod->nparams, grad)) st = LA_EDIVERGED;
     }
     if (mode == 2) {
-      for (e = 0; e < nex; ++e) {
-        double s = 0;
-        int w;
-        for (w = 0; w < LA_W; ++w) s += c.gv[e * LA_W + w];
-        fold[e] = s;
-      }
-      la__m_contract(mod, fold, sc, hv);
+      la__m_contract(mod, theta, v, fold, fold + nex, sc, hv);
       if (!la__all_finite(mod->nparams, hv)) st = LA_EDIVERGED;
     }
   }
@@ -4417,22 +6078,44 @@ static int la__m_run(const la_model *mod, const la_real *theta,
 LINATTN_DEF int la_model_loss(const la_model *m, const la_real *theta,
                               const la_batch *b, double *loss, la_real *pred,
                               void *work, size_t bytes) {
-  return la__m_run(m, theta, b, NULL, 0, loss, pred, NULL, NULL, work, bytes);
+  la__msrc src;
+  return la__m_run(m, m ? m->cfg.parallel : NULL, theta, la__msrc_batch(&src, b),
+                   NULL, 0, loss, pred, NULL, NULL, work, bytes);
 }
 
 LINATTN_DEF int la_model_grad(const la_model *m, const la_real *theta,
                               const la_batch *b, double *loss, la_real *grad,
                               void *work, size_t bytes) {
+  la__msrc src;
   if (!grad) return LA_ENULL;
-  return la__m_run(m, theta, b, NULL, 1, loss, NULL, grad, NULL, work, bytes);
+  return la__m_run(m, m ? m->cfg.parallel : NULL, theta, la__msrc_batch(&src, b),
+                   NULL, 1, loss, NULL, grad, NULL, work, bytes);
 }
 
 LINATTN_DEF int la_model_hvp(const la_model *m, const la_real *theta,
                              const la_batch *b, const la_real *v, double *loss,
                              la_real *grad, la_real *hv, void *work,
                              size_t bytes) {
+  la__msrc src;
   if (!v || !hv) return LA_ENULL;
-  return la__m_run(m, theta, b, v, 2, loss, NULL, grad, hv, work, bytes);
+  return la__m_run(m, m ? m->cfg.parallel : NULL, theta, la__msrc_batch(&src, b),
+                   v, 2, loss, NULL, grad, hv, work, bytes);
+}
+
+LINATTN_DEF int la_model_grad_fresh(const la_model *m, const la_real *theta,
+                                    const la_data *g, la_rng *rng, int count,
+                                    double *loss, la_real *grad, void *work,
+                                    size_t bytes) {
+  la__msrc src;
+  int st;
+  if (!m || !g || !rng) return LA_ENULL;
+  if ((st = la__msrc_drawn(&src, g, rng, count)) != 0) return st;
+  st = la__m_run(m, m->cfg.parallel, theta, &src, NULL, grad ? 1 : 0, loss,
+                 NULL, grad, NULL, work, bytes);
+  if (st == LA_OK || st == LA_EDIVERGED)
+    rng->counter = (src.p0 + (uint64_t)la_panels(count))
+                   << LA__PANEL_WORDS_LOG2;
+  return st;
 }
 
 #undef LA__MM
@@ -4440,7 +6123,9 @@ LINATTN_DEF int la_model_hvp(const la_model *m, const la_real *theta,
 #undef LA__TA
 #undef LA__TB
 #undef LA__AC
+#undef LA__ROWS
 #undef LA__LIN
+
 
 /* ================================================================== */
 /*                           4. Optimizers                            */
@@ -4457,12 +6142,16 @@ static int la__op_all_finite(int n, const la_real *x) {
   return acc == 0;
 }
 
-static int la__op_bad_lr(double lr) { return !(lr >= 0) || !la__op_finite(lr); }
-static int la__op_bad_beta(double b) { return !(b >= 0 && b < 1); }
-static int la__op_bad_nonneg(double x) {
-  return !(x >= 0) || !la__op_finite(x);
+/* A negative zero: LA_ZERO, "zero itself" rather than "the default". */
+static int la__op_neg_zero(double x) {
+  uint64_t b;
+  memcpy(&b, &x, sizeof b);
+  return b == 0x8000000000000000ull;
 }
-static double la__op_or(double x, double dflt) { return x == 0 ? dflt : x; }
+/* x, or dflt where x is zero meaning "the default" */
+static double la__op_or(double x, double dflt) {
+  return x == 0 && !la__op_neg_zero(x) ? dflt : x;
+}
 
 /* g + wd * theta, the coupled weight decay shared by the SGD family */
 LA__INLINE double la__op_gwd(const la_real *g, const la_real *th, double wd,
@@ -4470,39 +6159,101 @@ LA__INLINE double la__op_gwd(const la_real *g, const la_real *th, double wd,
   return (double)g[i] + wd * (double)th[i];
 }
 
-/* ---- SGD */
+/* The fields of la_optim_config by their LA_OPT_* bit, so that resolving
+   and checking walk one list. */
+typedef struct la__oc_field {
+  size_t off;
+  unsigned bit;
+  int is_int;
+} la__oc_field;
+#define LA__OC(bit, f, i) {offsetof(la_optim_config, f), bit, i}
+static const la__oc_field la__oc_fields[] = {
+    LA__OC(LA_OPT_LR, lr, 0),           LA__OC(LA_OPT_MOMENTUM, momentum, 0),
+    LA__OC(LA_OPT_NESTEROV, nesterov, 1), LA__OC(LA_OPT_BETA1, beta1, 0),
+    LA__OC(LA_OPT_BETA2, beta2, 0),     LA__OC(LA_OPT_EPS, eps, 0),
+    LA__OC(LA_OPT_WEIGHT_DECAY, weight_decay, 0),
+    LA__OC(LA_OPT_DECOUPLED, decoupled, 1), LA__OC(LA_OPT_ALPHA, alpha, 0),
+    LA__OC(LA_OPT_INITIAL, initial, 0)};
+#undef LA__OC
+#define LA__OC_NFIELDS ((int)(sizeof la__oc_fields / sizeof la__oc_fields[0]))
 
-static const la_sgd_config la__sgd_zero = {0, 0, 0, 0};
-static const la_sgd_config *la__sgd_cfg(const void *c) {
-  return c ? (const la_sgd_config *)c : &la__sgd_zero;
+/* What a zero field means, per built-in: each row below is written once,
+   as a macro that both the optimizer's step (through la__X_dflt) and its
+   registry row (an initializer needs a constant) use. Fields in
+   order: lr, momentum, nesterov, beta1, beta2, eps, weight_decay,
+   decoupled, alpha, initial. */
+#define LA__SGD_DFLT {0.01, 0, 0, 0, 0, 0, 0, 0, 0, 0}
+#define LA__ADAM_DFLT {1e-3, 0, 0, 0.9, 0.999, 1e-8, 0, 0, 0, 0}
+#define LA__SIGN_DFLT {1e-3, 0, 0, 0, 0, 0, 0, 0, 0, 0}
+#define LA__NSGD_DFLT {0.01, 0, 0, 0, 0, 0, 0, 0, 0, 0}
+#define LA__ADAGRAD_DFLT {0.01, 0, 0, 0, 0, 1e-10, 0, 0, 0, 0}
+#define LA__RMSPROP_DFLT {0.01, 0, 0, 0, 0, 1e-8, 0, 0, 0.99, 0}
+static const la_optim_config la__sgd_dflt = LA__SGD_DFLT;
+static const la_optim_config la__adam_dflt = LA__ADAM_DFLT;
+static const la_optim_config la__sign_dflt = LA__SIGN_DFLT;
+static const la_optim_config la__nsgd_dflt = LA__NSGD_DFLT;
+static const la_optim_config la__adagrad_dflt = LA__ADAGRAD_DFLT;
+static const la_optim_config la__rmsprop_dflt = LA__RMSPROP_DFLT;
+
+/* cfg (NULL: all zero) with the zero fields read as their defaults. */
+static la_optim_config la__oc_get(const void *cfg, const la_optim_config *dflt) {
+  la_optim_config c;
+  if (cfg) c = *(const la_optim_config *)cfg;
+  else memset(&c, 0, sizeof c);
+  c.lr = la__op_or(c.lr, dflt->lr);
+  c.momentum = la__op_or(c.momentum, dflt->momentum);
+  c.beta1 = la__op_or(c.beta1, dflt->beta1);
+  c.beta2 = la__op_or(c.beta2, dflt->beta2);
+  c.eps = la__op_or(c.eps, dflt->eps);
+  c.weight_decay = la__op_or(c.weight_decay, dflt->weight_decay);
+  c.alpha = la__op_or(c.alpha, dflt->alpha);
+  c.initial = la__op_or(c.initial, dflt->initial);
+  return c;
 }
-static int la__sgd_check(const void *c_) {
-  const la_sgd_config *c = la__sgd_cfg(c_);
+
+static int la__op_bad_lr(double lr) { return !(lr >= 0) || !la__op_finite(lr); }
+static int la__op_bad_beta(double b) { return !(b >= 0 && b < 1); }
+static int la__op_bad_nonneg(double x) {
+  return !(x >= 0) || !la__op_finite(x);
+}
+/* The checks every built-in shares (fields it does not read are zero, and
+   zero passes each test). */
+static int la__oc_check(const la_optim_config *c) {
   if (la__op_bad_lr(c->lr) || la__op_bad_beta(c->momentum) ||
-      la__op_bad_nonneg(c->weight_decay))
+      la__op_bad_beta(c->beta1) || la__op_bad_beta(c->beta2) ||
+      la__op_bad_beta(c->alpha) || la__op_bad_nonneg(c->eps) ||
+      la__op_bad_nonneg(c->weight_decay) || la__op_bad_nonneg(c->initial))
     return LA_ERANGE;
   if (c->nesterov && c->momentum == 0) return LA_ERANGE;
   return LA_OK;
 }
-static size_t la__sgd_len(const void *c, int n) {
-  return la__sgd_cfg(c)->momentum > 0 ? (size_t)n : 0;
-}
+
 static int la__op_zero_init(const void *c, int n, double *s) {
   (void)c;
   (void)n;
   (void)s;
   return LA_OK; /* the wrapper zeroes the state */
 }
+
+/* ---- SGD */
+
+static int la__sgd_check(const void *c) {
+  la_optim_config r = la__oc_get(c, &la__sgd_dflt);
+  return la__oc_check(&r);
+}
+static size_t la__sgd_len(const void *c, int n) {
+  return la__oc_get(c, &la__sgd_dflt).momentum > 0 ? (size_t)n : 0;
+}
 static int la__sgd_step(const void *c_, int n, double *b, double scale,
                         const la_real *th, const la_real *g, la_real *u) {
-  const la_sgd_config *c = la__sgd_cfg(c_);
-  double lr = la__op_or(c->lr, 0.01) * scale, mu = c->momentum;
+  la_optim_config c = la__oc_get(c_, &la__sgd_dflt);
+  double lr = c.lr * scale, mu = c.momentum;
   int i;
   for (i = 0; i < n; ++i) {
-    double gi = la__op_gwd(g, th, c->weight_decay, i), d = gi;
+    double gi = la__op_gwd(g, th, c.weight_decay, i), d = gi;
     if (mu > 0) {
       b[i] = mu * b[i] + gi;
-      d = c->nesterov ? gi + mu * b[i] : b[i];
+      d = c.nesterov ? gi + mu * b[i] : b[i];
     }
     u[i] = (la_real)(-lr * d);
   }
@@ -4511,17 +6262,9 @@ static int la__sgd_step(const void *c_, int n, double *b, double scale,
 
 /* ---- Adam / AdamW: state = [t, m(n), v(n)] */
 
-static const la_adam_config la__adam_zero = {0, 0, 0, 0, 0, 0};
-static const la_adam_config *la__adam_cfg(const void *c) {
-  return c ? (const la_adam_config *)c : &la__adam_zero;
-}
-static int la__adam_check(const void *c_) {
-  const la_adam_config *c = la__adam_cfg(c_);
-  if (la__op_bad_lr(c->lr) || la__op_bad_beta(c->beta1) ||
-      la__op_bad_beta(c->beta2) || la__op_bad_nonneg(c->eps) ||
-      la__op_bad_nonneg(c->weight_decay))
-    return LA_ERANGE;
-  return LA_OK;
+static int la__adam_check(const void *c) {
+  la_optim_config r = la__oc_get(c, &la__adam_dflt);
+  return la__oc_check(&r);
 }
 static size_t la__adam_len(const void *c, int n) {
   (void)c;
@@ -4529,40 +6272,32 @@ static size_t la__adam_len(const void *c, int n) {
 }
 static int la__adam_step(const void *c_, int n, double *s, double scale,
                          const la_real *th, const la_real *g, la_real *u) {
-  const la_adam_config *c = la__adam_cfg(c_);
-  double lr = la__op_or(c->lr, 1e-3) * scale, b1 = la__op_or(c->beta1, 0.9);
-  double b2 = la__op_or(c->beta2, 0.999), eps = la__op_or(c->eps, 1e-8);
-  double wd = c->weight_decay, t = s[0] += 1, *m = s + 1, *v = s + 1 + n;
+  la_optim_config c = la__oc_get(c_, &la__adam_dflt);
+  double lr = c.lr * scale, b1 = c.beta1, b2 = c.beta2, eps = c.eps;
+  double wd = c.weight_decay, t = s[0] += 1, *m = s + 1, *v = s + 1 + n;
   double c1 = 1 - pow(b1, t), c2 = 1 - pow(b2, t);
   int i;
   for (i = 0; i < n; ++i) {
-    double gi = c->decoupled ? (double)g[i] : la__op_gwd(g, th, wd, i);
+    double gi = c.decoupled ? (double)g[i] : la__op_gwd(g, th, wd, i);
     m[i] = b1 * m[i] + (1 - b1) * gi;
     v[i] = b2 * v[i] + (1 - b2) * gi * gi;
     u[i] = (la_real)(-lr * ((m[i] / c1) / (sqrt(v[i] / c2) + eps) +
-                            (c->decoupled ? wd * (double)th[i] : 0.0)));
+                            (c.decoupled ? wd * (double)th[i] : 0.0)));
   }
   return LA_OK;
 }
 
 /* ---- sign descent and normalized SGD: state = b(n) with momentum */
 
-static const la_sign_config la__sign_zero = {0, 0, 0};
-static const la_sign_config *la__sign_cfg(const void *c) {
-  return c ? (const la_sign_config *)c : &la__sign_zero;
-}
-static int la__sign_check(const void *c_) {
-  const la_sign_config *c = la__sign_cfg(c_);
-  if (la__op_bad_lr(c->lr) || la__op_bad_beta(c->momentum) ||
-      la__op_bad_nonneg(c->weight_decay))
-    return LA_ERANGE;
-  return LA_OK;
+static int la__sign_check(const void *c) {
+  la_optim_config r = la__oc_get(c, &la__sign_dflt);
+  return la__oc_check(&r);
 }
 static size_t la__sign_len(const void *c, int n) {
-  return la__sign_cfg(c)->momentum > 0 ? (size_t)n : 0;
+  return la__oc_get(c, &la__sign_dflt).momentum > 0 ? (size_t)n : 0;
 }
 /* The direction before normalization, into u (momentum folded in). */
-static void la__sign_dir(const la_sign_config *c, int n, double *b,
+static void la__sign_dir(const la_optim_config *c, int n, double *b,
                          const la_real *th, const la_real *g, la_real *u) {
   int i;
   for (i = 0; i < n; ++i) {
@@ -4573,28 +6308,32 @@ static void la__sign_dir(const la_sign_config *c, int n, double *b,
 }
 static int la__sign_step(const void *c_, int n, double *b, double scale,
                          const la_real *th, const la_real *g, la_real *u) {
-  const la_sign_config *c = la__sign_cfg(c_);
-  double lr = la__op_or(c->lr, 1e-3) * scale;
+  la_optim_config c = la__oc_get(c_, &la__sign_dflt);
+  double lr = c.lr * scale;
   int i;
-  la__sign_dir(c, n, b, th, g, u);
+  la__sign_dir(&c, n, b, th, g, u);
   for (i = 0; i < n; ++i)
     u[i] = (la_real)(u[i] > 0 ? -lr : u[i] < 0 ? lr : 0.0);
   return LA_OK;
 }
+static int la__nsgd_check(const void *c) {
+  la_optim_config r = la__oc_get(c, &la__nsgd_dflt);
+  return la__oc_check(&r);
+}
 static int la__nsgd_step(const void *c_, int n, double *b, double scale,
                          const la_real *th, const la_real *g, la_real *u) {
-  const la_sign_config *c = la__sign_cfg(c_);
-  double lr = la__op_or(c->lr, 0.01) * scale, nrm = 0;
+  la_optim_config c = la__oc_get(c_, &la__nsgd_dflt);
+  double lr = c.lr * scale, nrm = 0;
   int i;
-  la__sign_dir(c, n, b, th, g, u);
+  la__sign_dir(&c, n, b, th, g, u);
   /* the norm of the double direction, not of its rounded copy in u */
   for (i = 0; i < n; ++i) {
-    double di = c->momentum > 0 ? b[i] : (double)u[i];
+    double di = c.momentum > 0 ? b[i] : (double)u[i];
     nrm += di * di;
   }
   nrm = sqrt(nrm);
   for (i = 0; i < n; ++i) {
-    double di = c->momentum > 0 ? b[i] : (double)u[i];
+    double di = c.momentum > 0 ? b[i] : (double)u[i];
     u[i] = (la_real)(nrm > 0 ? -lr * di / nrm : 0.0);
   }
   return LA_OK;
@@ -4602,33 +6341,27 @@ static int la__nsgd_step(const void *c_, int n, double *b, double scale,
 
 /* ---- Adagrad: state = G(n) */
 
-static const la_adagrad_config la__adagrad_zero = {0, 0, 0, 0};
-static const la_adagrad_config *la__adagrad_cfg(const void *c) {
-  return c ? (const la_adagrad_config *)c : &la__adagrad_zero;
-}
-static int la__adagrad_check(const void *c_) {
-  const la_adagrad_config *c = la__adagrad_cfg(c_);
-  if (la__op_bad_lr(c->lr) || la__op_bad_nonneg(c->eps) ||
-      la__op_bad_nonneg(c->initial) || la__op_bad_nonneg(c->weight_decay))
-    return LA_ERANGE;
-  return LA_OK;
+static int la__adagrad_check(const void *c) {
+  la_optim_config r = la__oc_get(c, &la__adagrad_dflt);
+  return la__oc_check(&r);
 }
 static size_t la__adagrad_len(const void *c, int n) {
   (void)c;
   return (size_t)n;
 }
 static int la__adagrad_init(const void *c, int n, double *s) {
+  double g0 = la__oc_get(c, &la__adagrad_dflt).initial;
   int i;
-  for (i = 0; i < n; ++i) s[i] = la__adagrad_cfg(c)->initial;
+  for (i = 0; i < n; ++i) s[i] = g0;
   return LA_OK;
 }
 static int la__adagrad_step(const void *c_, int n, double *G, double scale,
                             const la_real *th, const la_real *g, la_real *u) {
-  const la_adagrad_config *c = la__adagrad_cfg(c_);
-  double lr = la__op_or(c->lr, 0.01) * scale, eps = la__op_or(c->eps, 1e-10);
+  la_optim_config c = la__oc_get(c_, &la__adagrad_dflt);
+  double lr = c.lr * scale, eps = c.eps;
   int i;
   for (i = 0; i < n; ++i) {
-    double gi = la__op_gwd(g, th, c->weight_decay, i);
+    double gi = la__op_gwd(g, th, c.weight_decay, i);
     G[i] += gi * gi;
     u[i] = (la_real)(-lr * gi / (sqrt(G[i]) + eps));
   }
@@ -4637,29 +6370,21 @@ static int la__adagrad_step(const void *c_, int n, double *G, double scale,
 
 /* ---- RMSprop: state = v(n), then b(n) with momentum */
 
-static const la_rmsprop_config la__rmsprop_zero = {0, 0, 0, 0, 0};
-static const la_rmsprop_config *la__rmsprop_cfg(const void *c) {
-  return c ? (const la_rmsprop_config *)c : &la__rmsprop_zero;
-}
-static int la__rmsprop_check(const void *c_) {
-  const la_rmsprop_config *c = la__rmsprop_cfg(c_);
-  if (la__op_bad_lr(c->lr) || la__op_bad_beta(c->alpha) ||
-      la__op_bad_nonneg(c->eps) || la__op_bad_beta(c->momentum) ||
-      la__op_bad_nonneg(c->weight_decay))
-    return LA_ERANGE;
-  return LA_OK;
+static int la__rmsprop_check(const void *c) {
+  la_optim_config r = la__oc_get(c, &la__rmsprop_dflt);
+  return la__oc_check(&r);
 }
 static size_t la__rmsprop_len(const void *c, int n) {
-  return (size_t)n * (la__rmsprop_cfg(c)->momentum > 0 ? 2 : 1);
+  return (size_t)n * (la__oc_get(c, &la__rmsprop_dflt).momentum > 0 ? 2 : 1);
 }
 static int la__rmsprop_step(const void *c_, int n, double *v, double scale,
                             const la_real *th, const la_real *g, la_real *u) {
-  const la_rmsprop_config *c = la__rmsprop_cfg(c_);
-  double lr = la__op_or(c->lr, 0.01) * scale, a = la__op_or(c->alpha, 0.99);
-  double eps = la__op_or(c->eps, 1e-8), mu = c->momentum, *b = v + n;
+  la_optim_config c = la__oc_get(c_, &la__rmsprop_dflt);
+  double lr = c.lr * scale, a = c.alpha, eps = c.eps, mu = c.momentum;
+  double *b = v + n;
   int i;
   for (i = 0; i < n; ++i) {
-    double gi = la__op_gwd(g, th, c->weight_decay, i), si;
+    double gi = la__op_gwd(g, th, c.weight_decay, i), si;
     v[i] = a * v[i] + (1 - a) * gi * gi;
     si = gi / (sqrt(v[i]) + eps);
     if (mu > 0) si = b[i] = mu * b[i] + si;
@@ -4674,7 +6399,7 @@ static const la_optimizer la__opt_adam = {"adam", la__adam_check, la__adam_len,
                                           la__op_zero_init, la__adam_step};
 static const la_optimizer la__opt_sign = {"sign", la__sign_check, la__sign_len,
                                           la__op_zero_init, la__sign_step};
-static const la_optimizer la__opt_nsgd = {"nsgd", la__sign_check, la__sign_len,
+static const la_optimizer la__opt_nsgd = {"nsgd", la__nsgd_check, la__sign_len,
                                           la__op_zero_init, la__nsgd_step};
 static const la_optimizer la__opt_adagrad = {"adagrad", la__adagrad_check,
                                              la__adagrad_len, la__adagrad_init,
@@ -4682,6 +6407,101 @@ static const la_optimizer la__opt_adagrad = {"adagrad", la__adagrad_check,
 static const la_optimizer la__opt_rmsprop = {"rmsprop", la__rmsprop_check,
                                              la__rmsprop_len, la__op_zero_init,
                                              la__rmsprop_step};
+
+/* ---- the registry */
+
+#define LA__OPT_SGD_FIELDS                                                    \
+  (LA_OPT_LR | LA_OPT_MOMENTUM | LA_OPT_NESTEROV | LA_OPT_WEIGHT_DECAY)
+#define LA__OPT_SIGN_FIELDS (LA_OPT_LR | LA_OPT_MOMENTUM | LA_OPT_WEIGHT_DECAY)
+static const la_optim_entry la__optim_registry[] = {
+    {&la__opt_sgd, LA__OPT_SGD_FIELDS, LA__SGD_DFLT,
+     "SGD, with momentum and Nesterov momentum"},
+    {&la__opt_adam,
+     LA_OPT_LR | LA_OPT_BETA1 | LA_OPT_BETA2 | LA_OPT_EPS |
+         LA_OPT_WEIGHT_DECAY | LA_OPT_DECOUPLED,
+     LA__ADAM_DFLT, "Adam with bias correction; AdamW with decoupled decay"},
+    {&la__opt_sign, LA__OPT_SIGN_FIELDS, LA__SIGN_DFLT,
+     "sign descent on the (momentum) gradient"},
+    {&la__opt_nsgd, LA__OPT_SIGN_FIELDS, LA__NSGD_DFLT,
+     "normalized SGD: the (momentum) gradient scaled to length lr"},
+    {&la__opt_adagrad,
+     LA_OPT_LR | LA_OPT_EPS | LA_OPT_INITIAL | LA_OPT_WEIGHT_DECAY,
+     LA__ADAGRAD_DFLT, "Adagrad"},
+    {&la__opt_rmsprop,
+     LA_OPT_LR | LA_OPT_ALPHA | LA_OPT_EPS | LA_OPT_MOMENTUM |
+         LA_OPT_WEIGHT_DECAY,
+     LA__RMSPROP_DFLT, "RMSprop, with momentum"}};
+#undef LA__OPT_SGD_FIELDS
+#undef LA__OPT_SIGN_FIELDS
+#define LA__OPT_COUNT                                                         \
+  ((int)(sizeof la__optim_registry / sizeof la__optim_registry[0]))
+
+LINATTN_DEF int la_optim_count(void) { return LA__OPT_COUNT; }
+
+LINATTN_DEF const la_optim_entry *la_optim_entry_at(int i) {
+  return i >= 0 && i < LA__OPT_COUNT ? &la__optim_registry[i] : NULL;
+}
+
+LINATTN_DEF const la_optim_entry *la_optim_find(const char *name) {
+  int i;
+  if (!name) return NULL;
+  for (i = 0; i < LA__OPT_COUNT; ++i)
+    if (!strcmp(la__optim_registry[i].optimizer->name, name))
+      return &la__optim_registry[i];
+  return NULL;
+}
+
+LINATTN_DEF const la_optim_entry *la_optim_entry_of(const la_optimizer *o) {
+  int i;
+  for (i = 0; i < LA__OPT_COUNT; ++i)
+    if (la__optim_registry[i].optimizer == o) return &la__optim_registry[i];
+  return NULL;
+}
+
+/* A field of c by its table row. */
+static double *la__oc_real(la_optim_config *c, const la__oc_field *f) {
+  return (double *)(void *)((char *)c + f->off);
+}
+static int *la__oc_int(la_optim_config *c, const la__oc_field *f) {
+  return (int *)(void *)((char *)c + f->off);
+}
+
+/* A built-in given a field it does not read: the caller meant another. */
+static int la__oc_foreign(const la_optim_entry *e, const void *cfg) {
+  la_optim_config c;
+  int i;
+  if (!cfg) return 0;
+  c = *(const la_optim_config *)cfg;
+  for (i = 0; i < LA__OC_NFIELDS; ++i) {
+    const la__oc_field *f = &la__oc_fields[i];
+    if (e->fields & f->bit) continue;
+    if (f->is_int ? *la__oc_int(&c, f) != 0 : *la__oc_real(&c, f) != 0)
+      return 1;
+  }
+  return 0;
+}
+
+LINATTN_DEF int la_optim_resolve(const la_optim_entry *e,
+                                 const la_optim_config *in,
+                                 la_optim_config *out) {
+  la_optim_config r, d;
+  int i, st;
+  if (!e || !in || !out) return LA_ENULL;
+  if (la__oc_foreign(e, in)) return LA_ERANGE;
+  if ((st = e->optimizer->check(in)) != 0) return st;
+  r = la__oc_get(in, &e->defaults);
+  d = e->defaults;
+  /* a zero whose default is zero is +0, one whose default is not LA_ZERO:
+     equal meanings, equal bits */
+  for (i = 0; i < LA__OC_NFIELDS; ++i) {
+    const la__oc_field *f = &la__oc_fields[i];
+    double *x = la__oc_real(&r, f);
+    if (f->is_int || *x != 0) continue;
+    *x = *la__oc_real(&d, f) != 0 ? LA_ZERO : 0.0;
+  }
+  *out = r;
+  return LA_OK;
+}
 
 LINATTN_DEF const la_optimizer *la_optimizer_sgd(void) { return &la__opt_sgd; }
 LINATTN_DEF const la_optimizer *la_optimizer_adam(void) {
@@ -4708,6 +6528,12 @@ LINATTN_DEF int la_optim_check(const la_optimizer *o, const void *cfg) {
   if (o->step == la_closure_step &&
       !((const la_closure_optimizer *)(const void *)o)->step)
     return LA_ENULL;
+  /* checkpoints hold the name in LA_NAME_MAX bytes */
+  if (strlen(o->name) > LA_NAME_MAX - 1) return LA_ERANGE;
+  {
+    const la_optim_entry *e = la_optim_entry_of(o);
+    if (e && la__oc_foreign(e, cfg)) return LA_ERANGE;
+  }
   return o->check(cfg);
 }
 
@@ -5244,7 +7070,7 @@ LINATTN_DEF int la_schedule_scale(const la_schedule *s, long t, double *scale) {
   if (t < 0) return LA_ERANGE;
   if (s->kind == LA_SCHED_HALVING) {
     /* NOLINTNEXTLINE(bugprone-integer-division): floor(t / period) */
-    f = pow(la__op_or(s->decay, 0.5), (double)(t / s->period));
+    f = pow(s->decay != 0 ? s->decay : 0.5, (double)(t / s->period));
   } else if (s->kind == LA_SCHED_COSINE) {
     double p = (double)(t - s->warmup) / (double)(s->total - s->warmup);
     p = p < 0 ? 0 : p > 1 ? 1 : p;
@@ -6769,6 +8595,12 @@ LINATTN_DEF int la_dir_smoothness(const la_model *m, const la_real *theta,
 }
 
 /* ---------------------------------------------------- gradient noise */
+/* The true gradient is one call on true_batch prompts drawn panel by panel
+   (the model's workers share its chunks). The samples are tasks for the
+   same workers, each a one-worker call on its own panels of the stream:
+   sample s takes the panels after the true batch's and after those of the
+   s samples before it, so its prompts, and its norm, do not depend on
+   which worker drew them or when. */
 
 static void la__gnoise_defaults(const la_grad_noise_config *cfg, int *mb,
                                 int *tb, int *samples) {
@@ -6780,91 +8612,152 @@ static void la__gnoise_defaults(const la_grad_noise_config *cfg, int *mb,
   *samples = cfg && cfg->samples > 0 ? cfg->samples : 10000;
 }
 
-static void la__gnoise_walk(la__arena *a, const la_model *m, int mbsz,
-                            void **bmem, size_t *bbytes, double **gtrue,
-                            la_real **gb) {
-  int n = m->nparams;
-  *bbytes = la_batch_bytes(m->cfg.d, m->cfg.n, mbsz);
-  *bmem = la__take(a, *bbytes);
-  *gtrue = (double *)la__take(a, sizeof(double) * (size_t)n);
-  *gb = (la_real *)la__take(a, sizeof(la_real) * (size_t)n);
+/* Each worker's block: a one-worker model workspace, then its gradient. */
+typedef struct la__gnblocks {
+  unsigned char *base;
+  size_t mb1, stride;
+} la__gnblocks;
+
+/* The true gradient (la_real and double), the workers' first failures
+   (sample, status) and blocks; 0 in *ok when the blocks overflow. */
+static void la__gnoise_walk(la__arena *a, const la_model *m, la_real **gtr,
+                            double **gt, int **fail, la__gnblocks *bl,
+                            int *ok) {
+  int n = m->nparams, workers = la__m_workers(m->cfg.parallel);
+  size_t al = LA_ALIGN;
+  *gtr = (la_real *)la__take(a, sizeof(la_real) * (size_t)n);
+  *gt = (double *)la__take(a, sizeof(double) * (size_t)n);
+  *fail = (int *)la__take(a, sizeof(int) * 2 * (size_t)workers);
+  bl->mb1 = la__m_work_bytes(m, NULL);
+  bl->stride = (bl->mb1 + al - 1) / al * al +
+               (sizeof(la_real) * (size_t)n + al - 1) / al * al;
+  *ok = bl->mb1 > 0 && (double)bl->stride * workers <= LA__WORK_MAX;
+  bl->base = (unsigned char *)la__take(a, *ok ? bl->stride * (size_t)workers : 0);
 }
 
 LINATTN_DEF size_t la_grad_noise_work_bytes(const la_model *m,
                                             const la_grad_noise_config *cfg) {
   la__arena a = la__arena_count();
-  size_t mb, bb;
-  void *bm;
+  size_t mb;
+  la_real *gtr;
   double *gt;
-  la_real *gb;
-  int mbsz, tb, samples;
-  if (!m || m->nparams <= 0) return 0;
+  int *fail, mbsz, tb, samples, ok;
+  la__gnblocks bl;
+  if (!m || m->nparams <= 0 || !la__m_valid(m)) return 0;
   if (cfg && (cfg->minibatch < 0 || cfg->true_batch < 0 || cfg->samples < 0))
     return 0;
   la__gnoise_defaults(cfg, &mbsz, &tb, &samples);
-  if (tb < 0 || !la_batch_bytes(m->cfg.d, m->cfg.n, mbsz)) return 0;
+  if (tb < 0) return 0;
   la__model_take(&a, m, &mb);
-  la__gnoise_walk(&a, m, mbsz, &bm, &bb, &gt, &gb);
-  return la__arena_size(&a);
+  la__gnoise_walk(&a, m, &gtr, &gt, &fail, &bl, &ok);
+  return ok ? la__arena_size(&a) : 0;
 }
 
-/* The gradient on `count` fresh prompts into gb (la_real). */
-static int la__fresh_grad(const la_model *m, const la_real *theta,
-                          const la_data *g, la_rng *rng, int count,
-                          void *bmem, size_t bbytes, la_real *gb,
-                          la_hvp_op *op) {
-  la_batch b;
-  double loss;
-  int st = la_batch_init(&b, m->cfg.d, m->cfg.n, count, bmem, bbytes);
-  if (st == LA_OK) st = la_data_sample(g, rng, &b);
-  if (st == LA_OK)
-    st = la_model_grad(m, theta, &b, &loss, gb, op->work, op->bytes);
-  if (st == LA_OK && la__check_vec(m->nparams, gb)) st = LA_ENONFINITE;
-  return st;
+typedef struct la__gnjob {
+  const la_model *m;
+  const la_real *theta;
+  const la__msrc *src; /* sample 0's source; p0 advanced per sample */
+  const double *gt;
+  double *norms;
+  int *fail;
+  la__gnblocks bl;
+  uint64_t mb_panels;
+} la__gnjob;
+
+static void la__gnoise_task(void *arg, int s, int worker) {
+  const la__gnjob *j = (const la__gnjob *)arg;
+  int n = j->m->nparams, i, st, *f;
+  unsigned char *blk;
+  la_real *gb;
+  la__msrc src;
+  double loss, acc = 0;
+  if (worker < 0 || worker >= la__m_workers(j->m->cfg.parallel)) return;
+  blk = j->bl.base + (size_t)worker * j->bl.stride;
+  gb = (la_real *)(void *)(blk + (j->bl.mb1 + LA_ALIGN - 1) / LA_ALIGN * LA_ALIGN);
+  f = j->fail + 2 * worker;
+  src = *j->src;
+  src.p0 += (uint64_t)s * j->mb_panels;
+  st = la__m_run(j->m, NULL, j->theta, &src, NULL, 1, &loss, NULL, gb, NULL,
+                 blk, j->bl.mb1);
+  if (st == LA_OK && la__check_vec(n, gb)) st = LA_ENONFINITE;
+  if (st) { /* the worker's first failing sample: tasks run in any order */
+    if (f[0] < 0 || s < f[0]) { f[0] = s; f[1] = st; }
+    return;
+  }
+  for (i = 0; i < n; ++i) acc += (gb[i] - j->gt[i]) * (gb[i] - j->gt[i]);
+  j->norms[s] = sqrt(acc);
 }
 
 LINATTN_DEF int la_grad_noise(const la_model *m, const la_real *theta,
                               const la_data *g, la_rng *rng,
                               const la_grad_noise_config *cfg, double *norms,
                               double *true_gnorm, void *work, size_t bytes) {
-  void *owned, *bmem;
+  void *owned;
   la__arena ar;
   la_hvp_op op;
-  size_t bb, need;
-  double *gt;
-  la_real *gb;
-  int mbsz, tb, samples, n, i, s, done, st;
+  la__msrc src;
+  la__gnjob j;
+  size_t need;
+  la_real *gtr;
+  double *gt, loss;
+  int *fail, mbsz, tb, samples, n, i, s, st, ok, workers, first = -1;
+  uint64_t total;
   if (!m || !theta || !g || !rng || !norms) return LA_ENULL;
   if (cfg && (cfg->minibatch < 0 || cfg->true_batch < 0 || cfg->samples < 0))
     return LA_ERANGE;
   if (m->nparams <= 0) return LA_EDIM;
+  if (!la__m_valid(m)) return LA_ERANGE;
   if (g->cfg.d != m->cfg.d || g->cfg.n != m->cfg.n) return LA_ESHAPE;
   /* before the first draw, so that rng is left as it was */
   if (!la__all_finite(m->nparams, theta)) return LA_ENONFINITE;
+  la__gnoise_defaults(cfg, &mbsz, &tb, &samples);
   need = la_grad_noise_work_bytes(m, cfg);
-  if (!need) return LA_EOVERFLOW; /* the default true batch, or a batch */
+  if (!need) return LA_EOVERFLOW; /* the default true batch, or the blocks */
+  /* every panel of the run fits the stream */
+  if ((st = la__msrc_drawn(&src, g, rng, tb)) != 0) return st;
+  j.mb_panels = (uint64_t)la_panels(mbsz);
+  total = (uint64_t)la_panels(tb) + (uint64_t)samples * j.mb_panels;
+  if (src.p0 > LA__STREAM_PANELS - total) return LA_ERANGE;
   st = la__work_begin(need, &work, &bytes, &owned);
   if (st) return st;
   ar = la__arena_on(work, bytes);
   if (!la__arena_align(&ar)) { la__work_end(owned); return LA_EWORKSPACE; }
-  la__gnoise_defaults(cfg, &mbsz, &tb, &samples);
   n = m->nparams;
+  workers = la__m_workers(m->cfg.parallel);
   op.work = la__model_take(&ar, m, &op.bytes);
-  la__gnoise_walk(&ar, m, mbsz, &bmem, &bb, &gt, &gb);
-  for (i = 0; i < n; ++i) gt[i] = 0;
-  /* the true gradient, chunk by chunk, weighted by each chunk's share */
-  for (done = 0; done < tb && st == LA_OK; done += mbsz) {
-    int c = tb - done < mbsz ? tb - done : mbsz;
-    st = la__fresh_grad(m, theta, g, rng, c, bmem, bb, gb, &op);
-    for (i = 0; i < n && st == LA_OK; ++i) gt[i] += (double)c / tb * gb[i];
+  la__gnoise_walk(&ar, m, &gtr, &gt, &fail, &j.bl, &ok);
+  st = la__m_run(m, m->cfg.parallel, theta, &src, NULL, 1, &loss, NULL, gtr,
+                 NULL, op.work, op.bytes);
+  if (st == LA_OK && la__check_vec(n, gtr)) st = LA_ENONFINITE;
+  for (i = 0; i < n; ++i) gt[i] = gtr[i];
+  if (st == LA_OK) {
+    j.m = m;
+    j.theta = theta;
+    j.gt = gt;
+    j.norms = norms;
+    j.fail = fail;
+    src.p0 += (uint64_t)la_panels(tb);
+    src.count = mbsz;
+    j.src = &src;
+    for (i = 0; i < 2 * workers; ++i) fail[i] = -1;
+    for (s = 0; s < samples; ++s) norms[s] = -1; /* a sample not run */
+    if (workers > 1)
+      m->cfg.parallel->run(m->cfg.parallel->ctx, samples, la__gnoise_task, &j);
+    else
+      for (s = 0; s < samples; ++s) la__gnoise_task(&j, s, 0);
+    for (i = 0; i < workers; ++i) /* the first failing sample decides */
+      if (fail[2 * i] >= 0 && (first < 0 || fail[2 * i] < first)) {
+        first = fail[2 * i];
+        st = fail[2 * i + 1];
+      }
+    for (s = 0; s < samples && st == LA_OK; ++s)
+      if (norms[s] < 0) st = LA_ERANGE; /* a host that skipped a task */
   }
-  for (s = 0; s < samples && st == LA_OK; ++s) {
-    double acc = 0;
-    st = la__fresh_grad(m, theta, g, rng, mbsz, bmem, bb, gb, &op);
-    for (i = 0; i < n; ++i) acc += (gb[i] - gt[i]) * (gb[i] - gt[i]);
-    norms[s] = sqrt(acc);
+  if (st == LA_OK) {
+    if (true_gnorm) *true_gnorm = sqrt(la__ddot(n, gt, gt));
+    rng->counter = (src.p0 + (uint64_t)samples * j.mb_panels)
+                   << LA__PANEL_WORDS_LOG2;
   }
-  if (st == LA_OK && true_gnorm) *true_gnorm = sqrt(la__ddot(n, gt, gt));
   la__work_end(owned);
   return st;
 }
@@ -7899,6 +9792,7 @@ static int la__tr_train_check(const la_train_config *c) {
   if (c->batch < 0 || c->eval_batch < 0 || c->resample_every < 0)
     return LA_EDIM;
   if (c->data_mode < 0 || c->data_mode > LA_DATA_FIXED) return LA_ERANGE;
+  if (!la__par_valid(c->parallel)) return LA_ERANGE;
   if (!(c->clip_norm >= 0) || !la__op_finite(c->clip_norm)) return LA_ERANGE;
   if (!(c->clip_block >= 0) || !la__op_finite(c->clip_block)) return LA_ERANGE;
   if ((st = la_schedule_check(&c->schedule)) != 0) return st;
@@ -7918,7 +9812,7 @@ typedef struct la__tr_train_layout {
   size_t theta, grad, update, state, backup, boff, bsize, train, eval, work,
       total;
   size_t state_len, train_bytes, eval_bytes, work_bytes;
-  int n, nblocks_max, has_train, has_eval;
+  int n, nblocks_max, has_train, has_eval, fused;
 } la__tr_train_layout;
 
 /* A block past SIZE_MAX / 2 saturates *at there, which the layout reports
@@ -7928,6 +9822,24 @@ static size_t la__tr_take(size_t *at, size_t bytes) {
   if (bytes > lim - LA_ALIGN || *at > lim - LA_ALIGN - bytes) *at = lim;
   else *at += (bytes + LA_ALIGN - 1) / LA_ALIGN * LA_ALIGN;
   return off;
+}
+
+/* The threads of the trainer's model calls. */
+static const la_parallel *la__tr_parallel(const la_train_config *c) {
+  return c->parallel || !c->model ? c->parallel : c->model->cfg.parallel;
+}
+
+/* Fresh prompts for the model itself are drawn where the gradient consumes
+   them, panel by panel: no batch is stored. Not for an optimizer that
+   evaluates again within the step: its closure needs the step's batch. */
+static int la__tr_fused(const la_train_config *c, int has_train) {
+  return has_train && c->data_mode == LA_DATA_FRESH && !c->objective &&
+         !la__op_closure_fn(c->optimizer);
+}
+
+/* The model's workspace with the trainer's workers (0 without a model). */
+static size_t la__tr_work_bytes(const la_train_config *c) {
+  return c->model ? la__m_work_bytes(c->model, la__tr_parallel(c)) : 0;
 }
 
 static int la__tr_train_layout_of(const la_train_config *c,
@@ -7942,12 +9854,13 @@ static int la__tr_train_layout_of(const la_train_config *c,
                           &L->state_len);
   if (st) return st;
   if (L->state_len > (size_t)-1 / 4 / sizeof(double)) return LA_EOVERFLOW;
-  L->nblocks_max = m ? 2 * m->cfg.layers + 16 : 1;
+  L->nblocks_max = m ? la__m_nblocks(m) : 1;
   L->has_train = m && c->data && !(c->data_mode == LA_DATA_FIXED && c->dataset);
   /* kept even without periodic evaluation, for la_trainer_eval */
   L->has_eval = m && c->data;
+  L->fused = la__tr_fused(c, L->has_train);
   /* the model is valid here (checked): a zero size is an overflow */
-  if (L->has_train) {
+  if (L->has_train && !L->fused) {
     L->train_bytes = la_batch_bytes(m->cfg.d, m->cfg.n, c->batch);
     if (!L->train_bytes) return LA_EOVERFLOW;
   }
@@ -7955,7 +9868,7 @@ static int la__tr_train_layout_of(const la_train_config *c,
     L->eval_bytes = la_batch_bytes(m->cfg.d, m->cfg.n, c->eval_batch);
     if (!L->eval_bytes) return LA_EOVERFLOW;
   }
-  L->work_bytes = m ? la_model_work_bytes(m) : 0;
+  L->work_bytes = la__tr_work_bytes(c);
   if (m && !L->work_bytes) return LA_EOVERFLOW;
   L->theta = la__tr_take(&at, sizeof(la_real) * (size_t)L->n);
   L->grad = la__tr_take(&at, sizeof(la_real) * (size_t)L->n);
@@ -7998,7 +9911,8 @@ static int la__tr_draw(la_trainer *tr, uint64_t stream) {
   la_rng_seed(&tr->rng, tr->data_seed, stream);
   tr->batch_rng = tr->rng;
   tr->batch_valid = 1;
-  return la_data_sample(tr->cfg.data, &tr->rng, &tr->train);
+  return la__data_sample_on(tr->cfg.data, &tr->rng, &tr->train,
+                            la__tr_parallel(&tr->cfg));
 }
 
 static int la__tr_trainer_start(la_trainer *tr) {
@@ -8021,7 +9935,7 @@ static int la__tr_trainer_start(la_trainer *tr) {
   tr->batch_rng = tr->rng;
   if (tr->has_eval) {
     la_rng_seed(&r, c->eval_seed, LA__TR_STREAM_EVAL);
-    st = la_data_sample(c->data, &r, &tr->eval);
+    st = la__data_sample_on(c->data, &r, &tr->eval, la__tr_parallel(c));
     if (st) return st;
   }
   if (tr->has_train && c->data_mode == LA_DATA_FIXED) return la__tr_draw(tr, 0);
@@ -8063,7 +9977,7 @@ static int la__tr_trainer_init(la_trainer *tr, void *mem, size_t bytes) {
   tr->has_train = L.has_train;
   tr->has_eval = L.has_eval;
   tr->last_eval = NAN;
-  if (L.has_train && (st = la_batch_init(&tr->train, tr->cfg.model->cfg.d,
+  if (L.has_train && !L.fused && (st = la_batch_init(&tr->train, tr->cfg.model->cfg.d,
                                          tr->cfg.model->cfg.n, tr->cfg.batch,
                                          base + L.train, L.train_bytes)) != 0)
     return st;
@@ -8120,7 +10034,12 @@ static int la__tr_step_batch(la_trainer *tr, const la_batch **b) {
     return LA_OK;
   }
   if (!tr->has_train) return LA_OK;
-  if (c->data_mode == LA_DATA_FRESH)
+  if (c->data_mode == LA_DATA_FRESH && !tr->train.z) { /* fused: no batch */
+    la_rng_seed(&tr->rng, tr->data_seed, (uint64_t)tr->step);
+    tr->batch_rng = tr->rng;
+    tr->batch_valid = 1;
+    return LA_OK;
+  } else if (c->data_mode == LA_DATA_FRESH)
     st = la__tr_draw(tr, (uint64_t)tr->step);
   else if (c->data_mode == LA_DATA_RESAMPLE &&
            tr->step % c->resample_every == 0)
@@ -8133,13 +10052,21 @@ static int la__tr_objective_at(la_trainer *tr, const la_real *theta,
                                const la_batch *b, double *loss,
                                la_real *grad) {
   const la_train_config *c = &tr->cfg;
+  la__msrc src;
+  int st;
   if (c->objective)
     return c->objective(c->objective_ctx, theta, b, loss, grad);
-  if (grad)
-    return la_model_grad(c->model, theta, b, loss, grad,
-                                     tr->work, tr->work_bytes);
-  return la_model_loss(c->model, theta, b, loss, NULL, tr->work,
-                                   tr->work_bytes);
+  if (!b && grad && tr->has_train) { /* fused: the step's prompts drawn */
+    if ((st = la__msrc_drawn(&src, c->data, &tr->rng, c->batch)) != 0)
+      return st;
+    tr->rng.counter = (src.p0 + (uint64_t)la_panels(c->batch))
+                      << LA__PANEL_WORDS_LOG2;
+    return la__m_run(c->model, la__tr_parallel(c), theta, &src, NULL, 1,
+                     loss, NULL, grad, NULL, tr->work, tr->work_bytes);
+  }
+  return la__m_run(c->model, la__tr_parallel(c), theta,
+                   la__msrc_batch(&src, b), NULL, grad ? 1 : 0, loss, NULL,
+                   grad, NULL, tr->work, tr->work_bytes);
 }
 static int la__tr_objective(la_trainer *tr, const la_batch *b, double *loss,
                             la_real *grad) {
@@ -8287,25 +10214,650 @@ LINATTN_DEF int la_trainer_run(la_trainer *tr, long steps) {
   return LA_OK;
 }
 
+/* ---------------------------------------------------------------- runs */
+
+static const char *const la__setting_names[] = {
+    "none", "1", "2", "3", "sphere", "nonlinear", "paper-b", NULL};
+static const char *const la__covariate_names[] = {"gaussian", "gamma-sphere",
+                                                  "sphere", NULL};
+/* a given Sigma is a matrix, not a value: no run names it */
+static const char *const la__sigma_names[] = {"identity", "", "paper-b", NULL};
+static const char *const la__wstar_names[] = {"identity", "sigma-inv", NULL};
+static const char *const la__target_names[] = {"linear", "relu-net", NULL};
+static const char *const la__param_names[] = {"sparse", "dense", "pgd", NULL};
+static const char *const la__act_names[] = {"linear", "relu", "softmax",
+                                            NULL};
+static const char *const la__sched_names[] = {"constant", "halving", "cosine",
+                                              NULL};
+static const char *const la__mode_names[] = {"fresh", "resample", "fixed",
+                                             NULL};
+
+/* The fields of a run, in the order records list them. Ranges are the
+   header's limits; whole numbers beyond 2^53 would not survive a double. */
+#define LA__RF(key, kind, member, lo, hi, flags, optim, names, help)          \
+  {key,   kind,  offsetof(la_run_config, member), lo, hi, flags, optim,       \
+   names, help}
+#define LA__ID LA_FIELD_IDENTITY
+#define LA__SH (LA_FIELD_IDENTITY | LA_FIELD_SHAPE)
+#define LA__BIG 9007199254740992.0 /* 2^53 */
+#define LA__INTMAX 2147483647.0
+#define LA__BETA 0.999999
+static const la_run_field la__run_fields[] = {
+    /* the data */
+    LA__RF("setting", LA_FIELD_ENUM, setting, 0, 6, LA__ID, 0,
+           la__setting_names,
+           "data setting: 1, 2, 3, sphere, nonlinear, paper-b (default 1)"),
+    LA__RF("d", LA_FIELD_INT, data.d, 0, LA_MAX_D, LA__SH, 0, NULL,
+           "covariate dimension (default 5)"),
+    LA__RF("n", LA_FIELD_INT, data.n, 0, LA_MAX_N, LA__SH, 0, NULL,
+           "context length (default: the setting's, 20 or 5)"),
+    LA__RF("covariates", LA_FIELD_ENUM, data.covariates, 0, 2, LA__ID, 0,
+           la__covariate_names,
+           "covariates: gaussian, gamma-sphere, sphere (default: the "
+           "setting's)"),
+    LA__RF("gamma_shape", LA_FIELD_REAL, data.gamma_shape, 0, 1e6, LA__ID, 0,
+           NULL, "gamma-sphere: shape k of the radii's Gamma (default 0.1)"),
+    LA__RF("gamma_scale", LA_FIELD_REAL, data.gamma_scale, 0, 1e6, LA__ID, 0,
+           NULL, "gamma-sphere: scale theta of the radii's Gamma (default 10)"),
+    LA__RF("sigma", LA_FIELD_ENUM, data.sigma, 0, 2, LA__ID, 0,
+           la__sigma_names,
+           "covariance: identity or paper-b (default: the setting's)"),
+    LA__RF("wstar", LA_FIELD_ENUM, data.wstar, 0, 1, LA__ID, 0,
+           la__wstar_names,
+           "w*: identity or sigma-inv (default: the setting's)"),
+    LA__RF("target", LA_FIELD_ENUM, data.target, 0, 1, LA__ID, 0,
+           la__target_names,
+           "targets: linear or relu-net (default: the setting's)"),
+    LA__RF("net_hidden", LA_FIELD_INT, data.net_hidden, 0, LA_MAX_D, LA__ID, 0,
+           NULL, "relu-net targets: hidden width (default 10)"),
+    LA__RF("noise_std", LA_FIELD_REAL, data.noise_std, 0, 1e30, LA__ID, 0,
+           NULL, "label noise standard deviation (default 0)"),
+    /* the model */
+    LA__RF("depth", LA_FIELD_INT, model.layers, 0, LA_MAX_LAYERS, LA__SH, 0,
+           NULL, "attention layers L (default 3)"),
+    LA__RF("param", LA_FIELD_ENUM, model.param, 0, 2, LA__SH, 0,
+           la__param_names,
+           "parametrization: sparse, dense, pgd (default sparse; dense for "
+           "nonlinear)"),
+    LA__RF("attention", LA_FIELD_ENUM, model.activation, 0, 2, LA__SH, 0,
+           la__act_names,
+           "the scores' activation: linear, relu or softmax (default "
+           "linear)"),
+    LA__RF("heads", LA_FIELD_INT, model.heads, 0, LA_MAX_HEADS, LA__SH, 0,
+           NULL, "attention heads per layer, outputs summed (default 1)"),
+    LA__RF("qk_rank", LA_FIELD_INT, model.qk_rank, 0, LA_MAX_D + 1, LA__SH, 0,
+           NULL,
+           "separate keys and queries, Q = W_K^T W_Q of this rank; 0 one "
+           "matrix (default 0)"),
+    LA__RF("front", LA_FIELD_INT, model.front_hidden, 0, LA_MAX_HIDDEN,
+           LA__SH, 0, NULL,
+           "hidden width of the front MLP, 0 none (default 0; 30 "
+           "nonlinear)"),
+    LA__RF("init_std", LA_FIELD_REAL, model.init_std, 0, 1e3, LA__ID, 0, NULL,
+           "std of the initial parameters (default 0.05; 0.1 nonlinear)"),
+    /* the optimizer */
+    LA__RF("opt", LA_FIELD_OPTIMIZER, optimizer, 0, LA__OPT_COUNT - 1, LA__ID, 0,
+           NULL, "optimizer (default adam)"),
+    LA__RF("lr", LA_FIELD_REAL, opt.lr, 0, 1e6, LA__ID, LA_OPT_LR, NULL,
+           "learning rate (default: the paper's for the setting and "
+           "optimizer)"),
+    LA__RF("momentum", LA_FIELD_REAL, opt.momentum, 0, LA__BETA, LA__ID,
+           LA_OPT_MOMENTUM, NULL,
+           "momentum of sgd, sign, nsgd, rmsprop (default 0.9 for sgd)"),
+    LA__RF("nesterov", LA_FIELD_BOOL, opt.nesterov, 0, 1, LA__ID,
+           LA_OPT_NESTEROV, NULL, "Nesterov momentum (sgd)"),
+    LA__RF("beta1", LA_FIELD_REAL, opt.beta1, 0, LA__BETA, LA__ID,
+           LA_OPT_BETA1, NULL, "adam's beta1 (default 0.9)"),
+    LA__RF("beta2", LA_FIELD_REAL, opt.beta2, 0, LA__BETA, LA__ID,
+           LA_OPT_BETA2, NULL, "adam's beta2 (default 0.9, paper A)"),
+    LA__RF("eps", LA_FIELD_REAL, opt.eps, 0, 1, LA__ID, LA_OPT_EPS, NULL,
+           "epsilon of adam, adagrad, rmsprop (default 1e-8; adagrad 1e-10)"),
+    LA__RF("weight_decay", LA_FIELD_REAL, opt.weight_decay, 0, 1e3, LA__ID,
+           LA_OPT_WEIGHT_DECAY, NULL, "weight decay (default 0)"),
+    LA__RF("decoupled", LA_FIELD_BOOL, opt.decoupled, 0, 1, LA__ID,
+           LA_OPT_DECOUPLED, NULL, "adam: decoupled weight decay (AdamW)"),
+    LA__RF("alpha", LA_FIELD_REAL, opt.alpha, 0, LA__BETA, LA__ID,
+           LA_OPT_ALPHA, NULL, "rmsprop's averaging constant (default 0.99)"),
+    LA__RF("initial", LA_FIELD_REAL, opt.initial, 0, 1e6, LA__ID,
+           LA_OPT_INITIAL, NULL, "adagrad's starting accumulator (default 0)"),
+    /* the schedule and clipping */
+    LA__RF("schedule", LA_FIELD_ENUM, schedule.kind, 0, 2, LA__ID, 0,
+           la__sched_names,
+           "learning-rate schedule: constant, halving, cosine (default "
+           "constant)"),
+    LA__RF("warmup", LA_FIELD_LONG, schedule.warmup, 0, LA__BIG, LA__ID, 0,
+           NULL, "steps of linear warmup (default 0)"),
+    LA__RF("period", LA_FIELD_LONG, schedule.period, 0, LA__BIG, LA__ID, 0,
+           NULL, "halving: steps between decays (default 1000)"),
+    LA__RF("decay", LA_FIELD_REAL, schedule.decay, 0, LA__BETA, LA__ID, 0,
+           NULL, "halving: factor per period (default 0.5)"),
+    LA__RF("cosine_total", LA_FIELD_LONG, schedule.total, 0, LA__BIG, LA__ID,
+           0, NULL, "cosine: step where the floor is reached (default: the "
+                    "run's steps)"),
+    LA__RF("min_scale", LA_FIELD_REAL, schedule.min_scale, 0, 1, LA__ID, 0,
+           NULL, "cosine: the floor of the factor (default 0)"),
+    LA__RF("clip", LA_FIELD_REAL, clip_norm, 0, 1e300, LA__ID, 0, NULL,
+           "global gradient-norm clipping, 0 none (default 1; 0.1 sphere)"),
+    LA__RF("clip_block", LA_FIELD_REAL, clip_block, 0, 1e300, LA__ID, 0, NULL,
+           "per-matrix gradient clipping, 0 none (default 0)"),
+    /* the data stream and evaluation */
+    LA__RF("batch", LA_FIELD_INT, batch, 0, LA_MAX_BATCH, LA__ID, 0, NULL,
+           "prompts per step (default 1000; 2000 nonlinear)"),
+    LA__RF("data", LA_FIELD_ENUM, data_mode, 0, 2, LA__ID, 0, la__mode_names,
+           "prompts: fresh every step, resample every k, or fixed (default "
+           "fresh)"),
+    LA__RF("resample_every", LA_FIELD_INT, resample_every, 0, LA__INTMAX,
+           LA__ID, 0, NULL, "resample: steps between datasets (default 100)"),
+    LA__RF("eval_every", LA_FIELD_INT, eval_every, -1, LA__INTMAX, LA__ID, 0,
+           NULL, "evaluation loss every k steps, -1 never (default 50)"),
+    LA__RF("eval_batch", LA_FIELD_INT, eval_batch, 0, LA_MAX_BATCH, LA__ID, 0,
+           NULL, "prompts of the fixed evaluation batch (default: batch)"),
+    LA__RF("seed", LA_FIELD_U64, seed, 0, LA__BIG, LA__ID | LA_FIELD_SEED, 0,
+           NULL, "seed of theta and the training data (default 1)"),
+    LA__RF("eval_seed", LA_FIELD_U64, eval_seed, 0, LA__BIG, LA__ID, 0, NULL,
+           "seed of the evaluation batch (default: the seed)"),
+    LA__RF("steps", LA_FIELD_LONG, steps, 0, LA__BIG, 0, 0, NULL,
+           "training steps (default: the experiment's; a resumed run "
+           "continues up to this count)"),
+    /* what is measured along the run */
+    LA__RF("log_every", LA_FIELD_INT, measure.log_every, 0, LA__INTMAX, 0, 0,
+           NULL, "a record every k steps (default 10)"),
+    LA__RF("diag_every", LA_FIELD_INT, measure.diag_every, 0, LA__INTMAX, 0,
+           0, NULL,
+           "robust condition numbers every k steps, 0 never (default 0)"),
+    LA__RF("smooth_every", LA_FIELD_INT, measure.smooth_every, 0, LA__INTMAX,
+           0, 0, NULL, "directional smoothness every k steps, 0 never "
+                       "(default 0)"),
+    LA__RF("diag_batch", LA_FIELD_INT, measure.diag_batch, 0, 1e6, 0, 0, NULL,
+           "prompts of the fixed batch of those measurements (default "
+           "1000)")};
+#undef LA__RF
+#undef LA__ID
+#undef LA__SH
+#define LA__RUN_NFIELDS ((int)(sizeof la__run_fields / sizeof la__run_fields[0]))
+
+LINATTN_DEF int la_run_field_count(void) { return LA__RUN_NFIELDS; }
+
+LINATTN_DEF const la_run_field *la_run_field_at(int i) {
+  return i >= 0 && i < LA__RUN_NFIELDS ? &la__run_fields[i] : NULL;
+}
+
+/* Keys and flags alike: '-' matches '_'. */
+static int la__key_eq(const char *key, const char *s) {
+  for (; *key && *s; ++key, ++s)
+    if (*key != *s && !(*key == '_' && *s == '-')) return 0;
+  return *key == *s;
+}
+
+LINATTN_DEF const la_run_field *la_run_field_find(const char *key) {
+  int i;
+  if (!key) return NULL;
+  for (i = 0; i < LA__RUN_NFIELDS; ++i)
+    if (la__key_eq(la__run_fields[i].key, key)) return &la__run_fields[i];
+  return NULL;
+}
+
+LINATTN_DEF const char *la_run_field_name(const la_run_field *f, int v) {
+  int i;
+  if (!f || v < 0) return NULL;
+  if (f->kind == LA_FIELD_OPTIMIZER) {
+    const la_optim_entry *e = la_optim_entry_at(v);
+    return e ? e->optimizer->name : NULL;
+  }
+  if (f->kind != LA_FIELD_ENUM || !f->names) return NULL;
+  for (i = 0; i < v && f->names[i]; ++i) {
+  }
+  return f->names[i];
+}
+
+/* The member a row describes. */
+static void *la__rf_at(const la_run_config *c, const la_run_field *f) {
+  return (void *)((const char *)c + f->offset);
+}
+/* The name of the optimizer, its default applied. */
+static const char *la__run_opt_name(const la_run_config *c) {
+  return c->optimizer[0] ? c->optimizer : "adam";
+}
+
+LINATTN_DEF int la_run_field_get(const la_run_config *c, const la_run_field *f,
+                                 double *value) {
+  void *p;
+  if (!c || !f || !value) return LA_ENULL;
+  p = la__rf_at(c, f);
+  switch (f->kind) {
+  case LA_FIELD_LONG: *value = (double)*(const long *)p; break;
+  case LA_FIELD_U64: *value = (double)*(const uint64_t *)p; break;
+  case LA_FIELD_REAL: *value = *(const double *)p; break;
+  case LA_FIELD_OPTIMIZER: {
+    const la_optim_entry *e = la_optim_find(la__run_opt_name(c));
+    if (!e) return LA_ERANGE;
+    *value = (double)(e - la_optim_entry_at(0));
+    break;
+  }
+  default: *value = (double)*(const int *)p; break;
+  }
+  return LA_OK;
+}
+
+LINATTN_DEF int la_run_field_set(la_run_config *c, const la_run_field *f,
+                                 double v) {
+  void *p;
+  if (!c || !f) return LA_ENULL;
+  if (!(v >= f->lo && v <= f->hi)) return LA_ERANGE; /* NaN too */
+  if (f->kind != LA_FIELD_REAL && v != floor(v)) return LA_ERANGE;
+  p = la__rf_at(c, f);
+  switch (f->kind) {
+  case LA_FIELD_LONG:
+    if (v > (double)LONG_MAX) return LA_ERANGE; /* ILP32 */
+    *(long *)p = (long)v;
+    break;
+  case LA_FIELD_U64: *(uint64_t *)p = (uint64_t)v; break;
+  case LA_FIELD_REAL: *(double *)p = v; break;
+  case LA_FIELD_OPTIMIZER: {
+    const la_optim_entry *e = la_optim_entry_at((int)v);
+    size_t len;
+    if (!e) return LA_ERANGE;
+    len = strlen(e->optimizer->name);
+    memset(c->optimizer, 0, sizeof c->optimizer);
+    memcpy(c->optimizer, e->optimizer->name,
+           len < LA_NAME_MAX - 1 ? len : LA_NAME_MAX - 1);
+    break;
+  }
+  case LA_FIELD_ENUM: {
+    const char *name = la_run_field_name(f, (int)v);
+    if (!name || !*name) return LA_ERANGE;
+    *(int *)p = (int)v;
+    break;
+  }
+  default: *(int *)p = (int)v; break; /* INT, BOOL */
+  }
+  return LA_OK;
+}
+
+/* ------------------------------------------------------------- presets */
+/* Each experiment's description, written once: the papers' settings and
+   training (PAPERS.md in the repository cites them). Learning rates are
+   the papers' for SGD and Adam; other optimizers take the registry's. */
+typedef struct la__preset {
+  const char *name, *about;
+  int setting, d, n, layers, param, front;
+  double init_std;
+  const char *optimizer; /* the experiment's own */
+  double lr_sgd, lr_adam, beta1, beta2;
+  int decoupled;
+  double clip_norm, clip_block;
+  int batch, data_mode, resample_every, sched;
+  long period, steps;
+  int eval_every, eval_batch;
+} la__preset;
+
+#define LA__A(name, about, setting, n, L, d, lrs, lra, clip)                  \
+  {name, about, setting, d, n, L, LA_PARAM_SPARSE, 0, 0.05, "adam", lrs, lra, \
+   0.9, 0.9, 0, clip, 0, 1000, LA_DATA_FRESH, 0, LA_SCHED_CONSTANT, 0, 10000, \
+   50, 1000}
+static const la__preset la__presets[] = {
+    LA__A("1", "paper A, Setting 1: x ~ N(0, I_5), n = 20", LA_SETTING_1, 20,
+          3, 5, 0.02, 0.02, 1),
+    LA__A("2", "paper A, Setting 2: n = 5", LA_SETTING_2, 5, 3, 5, 0.01,
+          0.005, 1),
+    LA__A("3", "paper A, Setting 3: heavy-tailed Gamma(0.1, 10) radii",
+          LA_SETTING_3, 20, 3, 5, 0.02, 0.02, 1),
+    LA__A("sphere", "paper A: x uniform on the sphere, clipping at 0.1",
+          LA_SETTING_SPHERE, 20, 3, 5, 5, 0.1, 0.1),
+    {"nonlinear",
+     "paper A: targets through a random ReLU net, a trainable front MLP",
+     LA_SETTING_NONLINEAR, 5, 20, 3, LA_PARAM_DENSE, 30, 0.1, "adam", 0.05,
+     0.01, 0.9, 0.9, 0, 1, 0, 2000, LA_DATA_FRESH, 0, LA_SCHED_CONSTANT, 0,
+     10000, 50, 1000},
+    LA__A("paper-b", "paper B's data (Sigma, w* ~ N(0, Sigma^-1)) under "
+                     "paper A's training",
+          LA_SETTING_PAPER_B, 20, 3, 5, 0.01, 0.001, 1),
+    LA__A("large", "paper A's larger run: L = 8, d = 20, n = 60",
+          LA_SETTING_1, 60, 8, 20, 0.02, 0.02, 1),
+    {"b-depth",
+     "paper B's depth figure (L = 1..4 by --depth): Adam, per-matrix "
+     "clipping, 20,000 prompts resampled every 100 steps",
+     LA_SETTING_PAPER_B, 5, 20, 3, LA_PARAM_SPARSE, 0, 1e-4, "adam", 0.01,
+     0.01, 0.99, 0.9, 0, 0, 0.01, 20000, LA_DATA_RESAMPLE, 100,
+     LA_SCHED_HALVING, 4000, 20000, 100, 10000},
+    {"b-context",
+     "paper B's context-length figure (n = 2..20 by --n): AdamW, 40,000 "
+     "fresh prompts per step",
+     LA_SETTING_PAPER_B, 5, 20, 3, LA_PARAM_SPARSE, 0, 1e-4, "adam", 0.01,
+     0.01, 0.99, 0.99, 1, 0, 0.001, 40000, LA_DATA_FRESH, 0,
+     LA_SCHED_HALVING, 2000, 8000, 100, 10000},
+    {"b-theorem4",
+     "paper B's Theorem 4: B_l free, Adam at 0.1, 20,000 prompts resampled "
+     "every 100 steps",
+     LA_SETTING_PAPER_B, 5, 20, 3, LA_PARAM_SPARSE, 0, 1e-4, "adam", 0.1,
+     0.1, 0.99, 0.9, 0, 0, 0.01, 20000, LA_DATA_RESAMPLE, 100,
+     LA_SCHED_HALVING, 4000, 20000, 100, 10000}};
+#undef LA__A
+#define LA__NPRESETS ((int)(sizeof la__presets / sizeof la__presets[0]))
+
+LINATTN_DEF const char *la_run_preset_name(int i, const char **about) {
+  if (i < 0 || i >= LA__NPRESETS) return NULL;
+  if (about) *about = la__presets[i].about;
+  return la__presets[i].name;
+}
+
+/* The optimizer's part of a preset. */
+static int la__preset_opt(la_run_config *c, const la__preset *p,
+                          const char *opt) {
+  const la_optim_entry *e = la_optim_find(opt && *opt ? opt : p->optimizer);
+  size_t len;
+  if (!e) return LA_ERANGE;
+  len = strlen(e->optimizer->name);
+  memcpy(c->optimizer, e->optimizer->name,
+         len < LA_NAME_MAX - 1 ? len : LA_NAME_MAX - 1);
+  if (e->optimizer == la_optimizer_sgd()) {
+    c->opt.lr = p->lr_sgd;
+    c->opt.momentum = 0.9; /* both papers' momentum SGD */
+  } else if (e->optimizer == la_optimizer_adam()) {
+    c->opt.lr = p->lr_adam;
+    c->opt.beta1 = p->beta1;
+    c->opt.beta2 = p->beta2;
+    c->opt.decoupled = p->decoupled;
+  }
+  return LA_OK;
+}
+
+LINATTN_DEF int la_run_preset(la_run_config *cfg, const char *experiment,
+                              const char *optimizer) {
+  const la__preset *p = NULL;
+  la_run_config c;
+  int i, st;
+  if (!cfg || !experiment) return LA_ENULL;
+  for (i = 0; i < LA__NPRESETS && !p; ++i)
+    if (!strcmp(la__presets[i].name, experiment)) p = &la__presets[i];
+  if (!p) return LA_ERANGE;
+  memset(&c, 0, sizeof c);
+  c.setting = p->setting;
+  if ((st = la_data_preset(&c.data, p->setting)) != 0) return st;
+  c.data.d = p->d;
+  c.data.n = p->n;
+  c.model.layers = p->layers;
+  c.model.param = p->param;
+  c.model.front_hidden = p->front;
+  c.model.init_std = p->init_std;
+  if ((st = la__preset_opt(&c, p, optimizer)) != 0) return st;
+  c.clip_norm = p->clip_norm;
+  c.clip_block = p->clip_block;
+  c.batch = p->batch;
+  c.data_mode = p->data_mode;
+  c.resample_every = p->resample_every;
+  c.schedule.kind = p->sched;
+  c.schedule.period = p->period;
+  c.steps = p->steps;
+  c.eval_every = p->eval_every;
+  c.eval_batch = p->eval_batch;
+  c.seed = 1;
+  *cfg = c;
+  return LA_OK;
+}
+
+/* ------------------------------------------------------------ resolving */
+
+/* The schedule the trainer runs: "follows the steps" made a number. */
+static la_schedule la__run_schedule(const la_run_config *c) {
+  la_schedule s = c->schedule;
+  if (s.kind == LA_SCHED_COSINE && s.total == 0) s.total = c->steps;
+  return s;
+}
+
+/* Every field within the table's range, enums naming a value. */
+static int la__run_in_range(const la_run_config *c) {
+  int i;
+  for (i = 0; i < LA__RUN_NFIELDS; ++i) {
+    const la_run_field *f = &la__run_fields[i];
+    double v;
+    if (la_run_field_get(c, f, &v) != 0) return LA_ERANGE;
+    if (!(v >= f->lo && v <= f->hi)) return LA_ERANGE;
+    if (f->kind == LA_FIELD_ENUM) {
+      const char *nm = la_run_field_name(f, (int)v);
+      if (!nm || !*nm) return LA_ERANGE;
+    }
+  }
+  return LA_OK;
+}
+
+LINATTN_DEF int la_run_resolve(const la_run_config *in, la_run_config *out) {
+  la_run_config c;
+  la_model m;
+  la_schedule s;
+  int i, st;
+  if (!in || !out) return LA_ENULL;
+  c = *in;
+  if (c.data.sigma_matrix) return LA_ERANGE;
+  c.optimizer[LA_NAME_MAX - 1] = 0;
+  if (!c.optimizer[0]) memcpy(c.optimizer, "adam", 5);
+  if ((st = la__run_in_range(&c)) != 0) return st;
+  if ((st = la_optim_resolve(la_optim_find(c.optimizer), &c.opt, &c.opt)) != 0)
+    return st;
+  if ((st = la__data_resolve(&c.data, &c.data)) != 0) return st;
+  c.model.d = c.data.d;
+  c.model.n = c.data.n;
+  c.model.kernels = NULL;
+  c.model.parallel = NULL;
+  if ((st = la_model_init(&m, &c.model)) != 0) return st;
+  c.model = m.cfg;
+  c.model.kernels = NULL; /* run time, not the run */
+  if (c.schedule.kind == LA_SCHED_HALVING && c.schedule.period == 0)
+    c.schedule.period = 1000;
+  if (c.schedule.kind == LA_SCHED_HALVING && c.schedule.decay == 0)
+    c.schedule.decay = 0.5;
+  s = la__run_schedule(&c);
+  if ((st = la_schedule_check(&s)) != 0) return st;
+  if (!c.batch) c.batch = 1000;
+  if (!c.resample_every) c.resample_every = 100;
+  if (!c.eval_every) c.eval_every = 50;
+  if (!c.eval_batch) c.eval_batch = c.batch;
+  if (!c.measure.log_every) c.measure.log_every = 10;
+  if (!c.measure.diag_batch) c.measure.diag_batch = 1000;
+  /* the zeros left mean zero: one bit pattern for them */
+  for (i = 0; i < LA__RUN_NFIELDS; ++i) {
+    const la_run_field *f = &la__run_fields[i];
+    double *x = (double *)la__rf_at(&c, f);
+    if (f->kind == LA_FIELD_REAL && !f->optim && *x == 0) *x = 0.0;
+  }
+  *out = c;
+  return LA_OK;
+}
+
+/* Two values of one field, equal bit for bit. */
+static int la__rf_equal(const la_run_config *a, const la_run_config *b,
+                        const la_run_field *f) {
+  const void *pa = la__rf_at(a, f), *pb = la__rf_at(b, f);
+  switch (f->kind) {
+  case LA_FIELD_LONG: return *(const long *)pa == *(const long *)pb;
+  case LA_FIELD_U64: return *(const uint64_t *)pa == *(const uint64_t *)pb;
+  case LA_FIELD_REAL: return memcmp(pa, pb, sizeof(double)) == 0;
+  case LA_FIELD_OPTIMIZER:
+    return strncmp(la__run_opt_name(a), la__run_opt_name(b), LA_NAME_MAX) == 0;
+  default: return *(const int *)pa == *(const int *)pb;
+  }
+}
+
+/* The first field (with `flags`) where a and b differ, as given. */
+static const la_run_field *la__run_first_diff(const la_run_config *a,
+                                              const la_run_config *b,
+                                              unsigned flags) {
+  int i;
+  for (i = 0; i < LA__RUN_NFIELDS; ++i) {
+    const la_run_field *f = &la__run_fields[i];
+    if ((f->flags & flags) && !la__rf_equal(a, b, f)) return f;
+  }
+  return NULL;
+}
+
+LINATTN_DEF const la_run_field *la_run_diff(const la_run_config *a,
+                                            const la_run_config *b,
+                                            unsigned flags) {
+  la_run_config ra, rb;
+  if (!a || !b) return NULL;
+  if (la_run_resolve(a, &ra) != 0) ra = *a;
+  if (la_run_resolve(b, &rb) != 0) rb = *b;
+  return la__run_first_diff(&ra, &rb, flags);
+}
+
+/* ---------------------------------------------------------- run objects */
+
+/* The trainer's configuration for a resolved run whose objects live in r. */
+static la_train_config la__run_train_config(la_run *r, const la_run_env *env) {
+  la_train_config t;
+  memset(&t, 0, sizeof t);
+  t.model = &r->model;
+  t.data = &r->data;
+  t.optimizer = la_optim_find(r->cfg.optimizer)->optimizer;
+  t.optimizer_config = &r->cfg.opt;
+  t.schedule = la__run_schedule(&r->cfg);
+  t.clip_norm = r->cfg.clip_norm;
+  t.clip_block = r->cfg.clip_block;
+  t.batch = r->cfg.batch;
+  t.data_mode = r->cfg.data_mode;
+  t.resample_every = r->cfg.resample_every;
+  t.eval_every = r->cfg.eval_every;
+  t.eval_batch = r->cfg.eval_batch;
+  t.seed = r->cfg.seed;
+  t.eval_seed = r->cfg.eval_seed;
+  t.run = &r->cfg;
+  if (env) {
+    t.callback = env->callback;
+    t.user = env->user;
+  }
+  return t;
+}
+
+/* The run's block: the data's fixed parts, then the trainer's; one walk
+   counts (r->data.owned unused) or carves. */
+static int la__run_layout(la_run *r, const la_run_env *env, la__arena *a,
+                          void **data_mem, size_t *data_bytes,
+                          void **tr_mem, size_t *tr_bytes) {
+  la_train_config t;
+  la_model_config mc = r->cfg.model;
+  int st;
+  mc.kernels = env ? env->kernels : NULL;
+  mc.parallel = env ? env->parallel : NULL;
+  if ((st = la_model_init(&r->model, &mc)) != 0) return st;
+  r->data.cfg = r->cfg.data; /* enough for the trainer's size query */
+  t = la__run_train_config(r, env);
+  *data_bytes = la_data_bytes(&r->cfg.data);
+  if (!*data_bytes) return LA_EOVERFLOW;
+  if ((st = la_trainer_bytes(&t, tr_bytes)) != 0) return st;
+  *data_mem = la__take(a, *data_bytes);
+  *tr_mem = la__take(a, *tr_bytes);
+  return LA_OK;
+}
+
+LINATTN_DEF int la_run_bytes(const la_run_config *cfg, const la_run_env *env,
+                             size_t *bytes) {
+  la_run r;
+  la__arena a = la__arena_count();
+  void *dm, *tm;
+  size_t db, tb;
+  int st;
+  if (!cfg || !bytes) return LA_ENULL;
+  memset(&r, 0, sizeof r);
+  if ((st = la_run_resolve(cfg, &r.cfg)) != 0) return st;
+  if ((st = la__run_layout(&r, env, &a, &dm, &db, &tm, &tb)) != 0) return st;
+  *bytes = la__arena_size(&a);
+  return LA_OK;
+}
+
+LINATTN_DEF int la_run_init(la_run *r, const la_run_config *cfg,
+                            const la_run_env *env, void *mem, size_t bytes) {
+  la__arena a;
+  la_train_config t;
+  void *dm, *tm;
+  size_t db, tb, need;
+  int st;
+  if (!r || !cfg || !mem) return LA_ENULL;
+  memset(r, 0, sizeof *r);
+  if ((st = la_run_bytes(cfg, env, &need)) != 0) return st;
+  if (bytes < need) return LA_EWORKSPACE;
+  if ((st = la_run_resolve(cfg, &r->cfg)) != 0) return st;
+  a = la__arena_on(mem, bytes);
+  if (!la__arena_align(&a)) return LA_EWORKSPACE;
+  if ((st = la__run_layout(r, env, &a, &dm, &db, &tm, &tb)) != 0) return st;
+  LINATTN_ASSERT(a.used <= a.cap);
+  if ((st = la_data_init(&r->data, &r->cfg.data, r->cfg.seed, dm, db)) != 0)
+    return st;
+  t = la__run_train_config(r, env);
+  return la_trainer_init(&r->trainer, &t, tm, tb);
+}
+
+#ifndef LINATTN_NO_STDLIB
+LINATTN_DEF int la_run_create(la_run *r, const la_run_config *cfg,
+                              const la_run_env *env) {
+  size_t bytes;
+  void *mem;
+  int st;
+  if (!r || !cfg) return LA_ENULL;
+  memset(r, 0, sizeof *r);
+  if ((st = la_run_bytes(cfg, env, &bytes)) != 0) return st;
+  mem = LINATTN_MALLOC(bytes, NULL);
+  if (!mem) return LA_ENOMEM;
+  st = la_run_init(r, cfg, env, mem, bytes);
+  r->owned = mem;
+  if (st) la_run_destroy(r);
+  return st;
+}
+
+LINATTN_DEF void la_run_destroy(la_run *r) {
+  if (!r) return;
+  if (r->owned) LINATTN_FREE(r->owned, NULL);
+  memset(r, 0, sizeof *r);
+}
+#endif
 /* ---------------------------------------------------------- checkpoints */
-/* Layout (offsets in bytes, every field little-endian):
+/* Version 2 (offsets in bytes, every field little-endian):
      0 magic "LACKPT\r\n" (the CR LF catches text-mode mangling)
      8 u32 version   12 u32 sizeof(la_real) of the writer (informative)
     16 u64 total length of the file, checksum included
-    24 i32 d, n, layers, param, activation, front_hidden   48 f64 init_std
-    56 i64 nparams   64 i64 step   72 u64 data seed
-    80 u32 batch drawn   84 u32 w, the 64-bit words of a la_rng
-    88 optimizer name, 32 bytes NUL-padded
-   120 u64 state length s
-   128 u64 rng[w], batch rng[w], f64 state[s], f64 theta[nparams]
-   end-8 u64 FNV-1a 64 of every byte before it */
+    24 u64 nparams   32 u64 step   40 u64 data seed
+    48 u32 batch drawn   52 u32 w, the 64-bit words of a la_rng
+    56 u64 state length s   64 u32 description length r   68 u32 zero
+    72 optimizer name, 32 bytes NUL-padded
+   104 the description: r bytes of fields, zeros to a multiple of 8
+       then u64 rng[w], batch rng[w], f64 state[s], f64 theta[nparams]
+   end-8 u64 FNV-1a 64 of every byte before it
+   A field of the description: u8 key length k, the k bytes of its key
+   (la_run_field.key), u8 kind (LA_FIELD_*), then 8 bytes (an integer in
+   two's complement, a u64, or a double's bits) or, for the optimizer, u8
+   length and the name's bytes. Version 1 has no description: 24 i32 d, n,
+   layers, param, activation, front_hidden, 48 f64 init_std, 56 u64
+   nparams, 64 u64 step, 72 u64 seed, 80 u32 batch drawn, 84 u32 w, 88 the
+   name, 120 u64 s, then from 128 as version 2 after its description. */
+enum {
+  LA__CK_VERSION = 8,
+  LA__CK_TOTAL = 16,
+  LA__CK_N = 24,
+  LA__CK_STEP = 32,
+  LA__CK_SEED = 40,
+  LA__CK_DRAWN = 48,
+  LA__CK_WORDS = 52,
+  LA__CK_STATE = 56,
+  LA__CK_DESC = 64,
+  LA__CK_NAME = 72,
+  LA__CK_HEAD = 104,
+  LA__CK1_MODEL = 24,
+  LA__CK1_N = 56,
+  LA__CK1_STEP = 64,
+  LA__CK1_SEED = 72,
+  LA__CK1_DRAWN = 80,
+  LA__CK1_WORDS = 84,
+  LA__CK1_NAME = 88,
+  LA__CK1_STATE = 120,
+  LA__CK1_HEAD = 128,
+  LA__CK_NAMELEN = 32
+};
 
-#define LA__TR_CK_HEAD 128
 #define LA__TR_RNG_WORDS (sizeof(la_rng) / 8)
 /* la_rng is saved word by word: it must be made of uint64_t only */
 typedef char
     la__tr_rng_is_words[(sizeof(la_rng) % 8 == 0 && sizeof(la_rng) <= 64) ? 1
                                                                           : -1];
+typedef char la__ck_name_fits[LA_NAME_MAX == LA__CK_NAMELEN ? 1 : -1];
 static const unsigned char la__tr_ck_magic[8] = {'L', 'A', 'C',  'K',
                                                  'P', 'T', '\r', '\n'};
 
@@ -8327,20 +10879,29 @@ static uint32_t la__tr_get32(const unsigned char *p) {
   return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
          (uint32_t)p[3] << 24;
 }
-static void la__tr_putf(unsigned char *p, double x) {
+static uint64_t la__tr_bits(double x) {
   uint64_t v;
   memcpy(&v, &x, 8);
-  la__tr_put64(p, v);
+  return v;
 }
-static double la__tr_getf(const unsigned char *p) {
-  uint64_t v = la__tr_get64(p);
+static double la__tr_real(uint64_t v) {
   double x;
   memcpy(&x, &v, 8);
   return x;
 }
+static void la__tr_putf(unsigned char *p, double x) {
+  la__tr_put64(p, la__tr_bits(x));
+}
+static double la__tr_getf(const unsigned char *p) {
+  return la__tr_real(la__tr_get64(p));
+}
+/* two's complement without implementation-defined conversion */
+static int64_t la__tr_signed(uint64_t u) {
+  return u <= 0x7fffffffffffffffull ? (int64_t)u
+                                    : -(int64_t)(0xffffffffffffffffull - u) - 1;
+}
 static int32_t la__tr_geti32(const unsigned char *p) {
   uint32_t u = la__tr_get32(p);
-  /* two's complement without implementation-defined conversion */
   return u <= 0x7fffffffu ? (int32_t)u : -(int32_t)(0xffffffffu - u) - 1;
 }
 
@@ -8349,10 +10910,6 @@ static uint64_t la__tr_fnv1a(const unsigned char *p, size_t n) {
   size_t i;
   for (i = 0; i < n; ++i) h = (h ^ p[i]) * 0x100000001b3ull;
   return h;
-}
-
-static size_t la__tr_ck_total(size_t words, size_t state_len, size_t n) {
-  return LA__TR_CK_HEAD + 8 * (2 * words + state_len + n) + 8;
 }
 
 static unsigned char *la__tr_put_rng(unsigned char *p, const la_rng *r) {
@@ -8370,84 +10927,219 @@ static const unsigned char *la__tr_get_rng(const unsigned char *p, la_rng *r) {
   return p;
 }
 
-LINATTN_DEF int la_checkpoint_bytes(const la_trainer *tr, size_t *bytes) {
-  if (!tr || !bytes || !tr->theta) return LA_ENULL;
-  *bytes = la__tr_ck_total(LA__TR_RNG_WORDS, tr->state_len, (size_t)tr->n);
+/* ---- the description */
+
+/* A trainer's run: the one it was made from, or one gathered from its
+   configuration (a custom optimizer's settings cannot be: only its name). */
+static void la__ck_run_of(const la_trainer *tr, la_run_config *rc) {
+  const la_train_config *c = &tr->cfg;
+  size_t nl;
+  if (c->run) {
+    *rc = *c->run;
+    return;
+  }
+  memset(rc, 0, sizeof *rc);
+  if (c->model) rc->model = c->model->cfg;
+  rc->model.kernels = NULL;
+  rc->model.parallel = NULL;
+  if (c->data) rc->data = c->data->cfg;
+  rc->data.sigma_matrix = NULL;
+  if (!c->data) {
+    rc->data.d = rc->model.d;
+    rc->data.n = rc->model.n;
+  }
+  nl = strlen(c->optimizer->name);
+  memcpy(rc->optimizer, c->optimizer->name,
+         nl < LA_NAME_MAX - 1 ? nl : LA_NAME_MAX - 1);
+  if (la_optim_entry_of(c->optimizer) && c->optimizer_config)
+    rc->opt = *(const la_optim_config *)c->optimizer_config;
+  rc->schedule = c->schedule;
+  rc->clip_norm = c->clip_norm;
+  rc->clip_block = c->clip_block;
+  rc->batch = c->batch;
+  rc->data_mode = c->data_mode;
+  rc->resample_every = c->resample_every;
+  rc->eval_every = c->eval_every;
+  rc->eval_batch = c->eval_batch;
+  rc->seed = c->seed;
+  rc->eval_seed = c->eval_seed;
+}
+
+/* The raw 64 bits a field is stored as. */
+static uint64_t la__ck_raw(const la_run_config *c, const la_run_field *f) {
+  const void *p = la__rf_at(c, f);
+  switch (f->kind) {
+  case LA_FIELD_LONG: return (uint64_t)(int64_t) * (const long *)p;
+  case LA_FIELD_U64: return *(const uint64_t *)p;
+  case LA_FIELD_REAL: return la__tr_bits(*(const double *)p);
+  default: return (uint64_t)(int64_t) * (const int *)p;
+  }
+}
+
+/* Writes the description at p (NULL: counts); its length. */
+static size_t la__ck_desc_put(unsigned char *p, const la_run_config *c) {
+  size_t at = 0;
+  int i;
+  for (i = 0; i < LA__RUN_NFIELDS; ++i) {
+    const la_run_field *f = &la__run_fields[i];
+    size_t k = strlen(f->key);
+    if (p) {
+      p[at] = (unsigned char)k;
+      memcpy(p + at + 1, f->key, k);
+      p[at + 1 + k] = (unsigned char)f->kind;
+    }
+    at += 2 + k;
+    if (f->kind == LA_FIELD_OPTIMIZER) {
+      const char *nm = la__run_opt_name(c);
+      size_t nl = strlen(nm);
+      if (nl > LA_NAME_MAX - 1) nl = LA_NAME_MAX - 1;
+      if (p) { /* a length, then the bytes: no NUL in the file */
+        p[at] = (unsigned char)nl;
+        memcpy(p + at + 1, nm, nl); /* NOLINT(bugprone-not-null-terminated-result) */
+      }
+      at += 1 + nl;
+    } else {
+      if (p) la__tr_put64(p + at, la__ck_raw(c, f));
+      at += 8;
+    }
+  }
+  return at;
+}
+
+/* One stored field into c: its kind must match, its value fit the table. */
+static int la__ck_field_get(const la_run_field *f, const unsigned char *p,
+                            size_t room, size_t *used, la_run_config *c) {
+  void *m = la__rf_at(c, f);
+  uint64_t raw;
+  double v;
+  if (f->kind == LA_FIELD_OPTIMIZER) {
+    size_t nl = room ? p[0] : 0;
+    if (!room || nl == 0 || nl > LA_NAME_MAX - 1 || nl + 1 > room ||
+        memchr(p + 1, 0, nl))
+      return LA_EFORMAT;
+    memset(c->optimizer, 0, LA_NAME_MAX);
+    memcpy(c->optimizer, p + 1, nl);
+    *used = 1 + nl;
+    return LA_OK;
+  }
+  if (room < 8) return LA_EFORMAT;
+  raw = la__tr_get64(p);
+  *used = 8;
+  if (f->kind == LA_FIELD_REAL) v = la__tr_real(raw);
+  else if (f->kind == LA_FIELD_U64) v = (double)raw;
+  else v = (double)la__tr_signed(raw);
+  /* the range, not the names: a description gathered from a trainer may
+     hold a value no run can name (a given Sigma) */
+  if (!(v >= f->lo && v <= f->hi) || (f->kind != LA_FIELD_REAL && v != floor(v)))
+    return LA_EFORMAT;
+  switch (f->kind) {
+  case LA_FIELD_LONG:
+    if (v > (double)LONG_MAX) return LA_EFORMAT;
+    *(long *)m = (long)v;
+    break;
+  case LA_FIELD_U64: *(uint64_t *)m = raw; break;
+  case LA_FIELD_REAL: *(double *)m = v; break;
+  default: *(int *)m = (int)v; break;
+  }
   return LA_OK;
 }
 
-static void la__tr_ck_model(unsigned char *p, const la_model *m) {
-  la_model_config z;
-  const la_model_config *c;
-  memset(&z, 0, sizeof z);
-  c = m ? &m->cfg : &z;
-  la__tr_put32(p, (uint32_t)c->d);
-  la__tr_put32(p + 4, (uint32_t)c->n);
-  la__tr_put32(p + 8, (uint32_t)c->layers);
-  la__tr_put32(p + 12, (uint32_t)c->param);
-  la__tr_put32(p + 16, (uint32_t)c->activation);
-  la__tr_put32(p + 20, (uint32_t)c->front_hidden);
-  la__tr_putf(p + 24, c->init_std);
-}
-
-LINATTN_DEF int la_checkpoint_save_mem(const la_trainer *tr, void *buf,
-                                       size_t cap, size_t *written) {
-  unsigned char *p = (unsigned char *)buf;
-  size_t total, i, nl;
-  int st = la_checkpoint_bytes(tr, &total);
-  if (st) return st;
-  if (!buf) return LA_ENULL;
-  if (cap < total) return LA_EWORKSPACE;
-  memset(p, 0, LA__TR_CK_HEAD);
-  memcpy(p, la__tr_ck_magic, 8);
-  la__tr_put32(p + 8, LA_CHECKPOINT_VERSION);
-  la__tr_put32(p + 12, (uint32_t)sizeof(la_real));
-  la__tr_put64(p + 16, (uint64_t)total);
-  la__tr_ck_model(p + 24, tr->cfg.model);
-  la__tr_put64(p + 56, (uint64_t)tr->n);
-  la__tr_put64(p + 64, (uint64_t)tr->step);
-  la__tr_put64(p + 72, tr->data_seed);
-  la__tr_put32(p + 80, (uint32_t)tr->batch_valid);
-  la__tr_put32(p + 84, (uint32_t)LA__TR_RNG_WORDS);
-  nl = strlen(tr->cfg.optimizer->name);
-  memcpy(p + 88, tr->cfg.optimizer->name, nl < 31 ? nl : 31);
-  la__tr_put64(p + 120, (uint64_t)tr->state_len);
-  p = la__tr_put_rng(p + LA__TR_CK_HEAD, &tr->rng);
-  p = la__tr_put_rng(p, &tr->batch_rng);
-  for (i = 0; i < tr->state_len; ++i, p += 8) la__tr_putf(p, tr->state[i]);
-  for (i = 0; i < (size_t)tr->n; ++i, p += 8)
-    la__tr_putf(p, (double)tr->theta[i]);
-  la__tr_put64(p, la__tr_fnv1a((const unsigned char *)buf, total - 8));
-  if (written) *written = total;
+/* Reads a description; fields it lacks stay zero (their defaults). */
+static int la__ck_desc_get(const unsigned char *p, size_t len,
+                           la_run_config *c) {
+  unsigned char seen[LA__RUN_NFIELDS];
+  size_t at = 0;
+  memset(c, 0, sizeof *c);
+  memset(seen, 0, sizeof seen);
+  while (at < len) {
+    size_t k = p[at], used;
+    const la_run_field *f = NULL;
+    int i, st;
+    if (k == 0 || at + 2 + k > len) return LA_EFORMAT;
+    for (i = 0; i < LA__RUN_NFIELDS && !f; ++i)
+      if (strlen(la__run_fields[i].key) == k &&
+          !memcmp(la__run_fields[i].key, p + at + 1, k))
+        f = &la__run_fields[i];
+    if (!f) return LA_EVERSION; /* a field of a later version */
+    if (seen[f - la__run_fields]++ || p[at + 1 + k] != f->kind)
+      return LA_EFORMAT;
+    at += 2 + k;
+    if ((st = la__ck_field_get(f, p + at, len - at, &used, c)) != 0) return st;
+    at += used;
+  }
   return LA_OK;
 }
 
-/* Everything that does not need a trainer: framing, version, checksum and
-   the lengths agreeing with each other. */
-static int la__tr_ck_validate(const unsigned char *p, size_t len) {
-  uint64_t total, sl, n, w;
+/* ---- framing */
+
+/* A checkpoint's parts, located and checked, in either version. */
+typedef struct la__ck_view {
+  unsigned version, drawn, words;
+  uint64_t n, step, seed, state_len;
+  const unsigned char *name;  /* LA__CK_NAMELEN bytes */
+  const unsigned char *desc;  /* version 2 */
+  size_t desc_len;
+  const unsigned char *model; /* version 1: the model's fields */
+  const unsigned char *rng;   /* rng, batch rng, state, theta follow */
+} la__ck_view;
+
+static size_t la__ck_pad8(size_t x) { return (x + 7) / 8 * 8; }
+
+static size_t la__ck_tail(uint64_t w, uint64_t s, uint64_t n) {
+  return (size_t)(8 * (2 * w + s + n) + 8);
+}
+
+static int la__ck_view_of(const unsigned char *p, size_t len, la__ck_view *v) {
+  size_t head;
   if (!p) return LA_ENULL;
-  if (len < 8 || memcmp(p, la__tr_ck_magic, 8) != 0) return LA_EFORMAT;
-  if (len < 12) return LA_EFORMAT;
-  if (la__tr_get32(p + 8) != LA_CHECKPOINT_VERSION) return LA_EVERSION;
-  if (len < LA__TR_CK_HEAD + 8) return LA_EFORMAT;
-  total = la__tr_get64(p + 16);
-  if (total != (uint64_t)len) return LA_EFORMAT;
+  memset(v, 0, sizeof *v);
+  if (len < 12 || memcmp(p, la__tr_ck_magic, 8) != 0) return LA_EFORMAT;
+  v->version = la__tr_get32(p + LA__CK_VERSION);
+  if (v->version != 1 && v->version != LA_CHECKPOINT_VERSION)
+    return LA_EVERSION;
+  head = v->version == 1 ? LA__CK1_HEAD : LA__CK_HEAD;
+  if (len < head + 8 || la__tr_get64(p + LA__CK_TOTAL) != (uint64_t)len)
+    return LA_EFORMAT;
   if (la__tr_get64(p + len - 8) != la__tr_fnv1a(p, len - 8))
     return LA_ECHECKSUM;
-  sl = la__tr_get64(p + 120);
-  n = la__tr_get64(p + 56);
-  w = la__tr_get32(p + 84);
-  if (sl > len / 8 || n > len / 8 || w > 8 || n == 0 ||
-      la__tr_ck_total((size_t)w, (size_t)sl, (size_t)n) != len)
+  if (v->version == 1) {
+    v->n = la__tr_get64(p + LA__CK1_N);
+    v->step = la__tr_get64(p + LA__CK1_STEP);
+    v->seed = la__tr_get64(p + LA__CK1_SEED);
+    v->drawn = la__tr_get32(p + LA__CK1_DRAWN);
+    v->words = la__tr_get32(p + LA__CK1_WORDS);
+    v->name = p + LA__CK1_NAME;
+    v->state_len = la__tr_get64(p + LA__CK1_STATE);
+    v->model = p + LA__CK1_MODEL;
+  } else {
+    v->n = la__tr_get64(p + LA__CK_N);
+    v->step = la__tr_get64(p + LA__CK_STEP);
+    v->seed = la__tr_get64(p + LA__CK_SEED);
+    v->drawn = la__tr_get32(p + LA__CK_DRAWN);
+    v->words = la__tr_get32(p + LA__CK_WORDS);
+    v->name = p + LA__CK_NAME;
+    v->state_len = la__tr_get64(p + LA__CK_STATE);
+    v->desc = p + LA__CK_HEAD;
+    v->desc_len = la__tr_get32(p + LA__CK_DESC);
+    if (v->desc_len > len || la__tr_get32(p + LA__CK_DESC + 4) != 0)
+      return LA_EFORMAT;
+    head += la__ck_pad8(v->desc_len);
+  }
+  if (v->state_len > len / 8 || v->n > len / 8 || v->words > 8 || v->n == 0 ||
+      head > len || la__ck_tail(v->words, v->state_len, v->n) != len - head)
     return LA_EFORMAT;
   /* the step becomes a long: 32 bits on ILP32 and Windows */
-  if (la__tr_get64(p + 64) > (uint64_t)LONG_MAX) return LA_EFORMAT;
-  if (p[88 + 31] != 0) return LA_EFORMAT;
+  if (v->step > (uint64_t)LONG_MAX) return LA_EFORMAT;
+  if (v->name[LA__CK_NAMELEN - 1] != 0) return LA_EFORMAT;
+  v->rng = p + head;
+  if (v->desc) {
+    la_run_config c;
+    return la__ck_desc_get(v->desc, v->desc_len, &c);
+  }
   return LA_OK;
 }
 
-static void la__tr_ck_read_model(const unsigned char *p, la_model_config *c) {
+static void la__ck_read_model1(const unsigned char *p, la_model_config *c) {
   memset(c, 0, sizeof *c);
   c->d = la__tr_geti32(p);
   c->n = la__tr_geti32(p + 4);
@@ -8458,38 +11150,111 @@ static void la__tr_ck_read_model(const unsigned char *p, la_model_config *c) {
   c->init_std = la__tr_getf(p + 24);
 }
 
-LINATTN_DEF int la_checkpoint_info(const void *buf, size_t len,
-                                   la_model_config *model, long *step) {
-  const unsigned char *p = (const unsigned char *)buf;
-  int st = la__tr_ck_validate(p, len);
-  if (st) return st;
-  if (model) la__tr_ck_read_model(p + 24, model);
-  if (step) *step = (long)la__tr_get64(p + 64);
+/* The model a checkpoint's theta belongs to, from either version. */
+static void la__ck_model(const la__ck_view *v, la_model_config *m) {
+  if (v->desc) {
+    la_run_config c;
+    (void)la__ck_desc_get(v->desc, v->desc_len, &c); /* checked by the view */
+    *m = c.model;
+    m->d = c.data.d;
+    m->n = c.data.n;
+  } else {
+    la__ck_read_model1(v->model, m);
+  }
+}
+
+LINATTN_DEF int la_checkpoint_bytes(const la_trainer *tr, size_t *bytes) {
+  la_run_config rc;
+  if (!tr || !bytes || !tr->theta) return LA_ENULL;
+  la__ck_run_of(tr, &rc);
+  *bytes = LA__CK_HEAD + la__ck_pad8(la__ck_desc_put(NULL, &rc)) +
+           la__ck_tail(LA__TR_RNG_WORDS, tr->state_len, (uint64_t)tr->n);
   return LA_OK;
 }
 
-/* The file against this trainer: same model, optimizer and sizes, and
-   values that fit it. */
-static int la__tr_ck_matches(const la_trainer *tr, const unsigned char *p) {
-  la_model_config f, z;
-  const la_model_config *m;
+LINATTN_DEF int la_checkpoint_save_mem(const la_trainer *tr, void *buf,
+                                       size_t cap, size_t *written) {
+  unsigned char *p = (unsigned char *)buf, *q;
+  la_run_config rc;
+  size_t total, i, nl, dl;
+  int st = la_checkpoint_bytes(tr, &total);
+  if (st) return st;
+  if (!buf) return LA_ENULL;
+  if (cap < total) return LA_EWORKSPACE;
+  la__ck_run_of(tr, &rc);
+  memset(p, 0, total);
+  memcpy(p, la__tr_ck_magic, 8);
+  la__tr_put32(p + LA__CK_VERSION, LA_CHECKPOINT_VERSION);
+  la__tr_put32(p + LA__CK_VERSION + 4, (uint32_t)sizeof(la_real));
+  la__tr_put64(p + LA__CK_TOTAL, (uint64_t)total);
+  la__tr_put64(p + LA__CK_N, (uint64_t)tr->n);
+  la__tr_put64(p + LA__CK_STEP, (uint64_t)tr->step);
+  la__tr_put64(p + LA__CK_SEED, tr->data_seed);
+  la__tr_put32(p + LA__CK_DRAWN, (uint32_t)tr->batch_valid);
+  la__tr_put32(p + LA__CK_WORDS, (uint32_t)LA__TR_RNG_WORDS);
+  la__tr_put64(p + LA__CK_STATE, (uint64_t)tr->state_len);
+  nl = strlen(tr->cfg.optimizer->name); /* la_optim_check: at most 31 */
+  memcpy(p + LA__CK_NAME, tr->cfg.optimizer->name, nl);
+  dl = la__ck_desc_put(p + LA__CK_HEAD, &rc);
+  la__tr_put32(p + LA__CK_DESC, (uint32_t)dl);
+  q = la__tr_put_rng(p + LA__CK_HEAD + la__ck_pad8(dl), &tr->rng);
+  q = la__tr_put_rng(q, &tr->batch_rng);
+  for (i = 0; i < tr->state_len; ++i, q += 8) la__tr_putf(q, tr->state[i]);
+  for (i = 0; i < (size_t)tr->n; ++i, q += 8)
+    la__tr_putf(q, (double)tr->theta[i]);
+  la__tr_put64(q, la__tr_fnv1a(p, total - 8));
+  if (written) *written = total;
+  return LA_OK;
+}
+
+LINATTN_DEF int la_checkpoint_info(const void *buf, size_t len,
+                                   la_model_config *model, long *step) {
+  la__ck_view v;
+  int st = la__ck_view_of((const unsigned char *)buf, len, &v);
+  if (st) return st;
+  if (model) la__ck_model(&v, model);
+  if (step) *step = (long)v.step;
+  return LA_OK;
+}
+
+LINATTN_DEF int la_checkpoint_run(const void *buf, size_t len,
+                                  la_run_config *run, long *step) {
+  la__ck_view v;
+  int st = la__ck_view_of((const unsigned char *)buf, len, &v);
+  if (st) return st;
+  if (!v.desc) return LA_EFORMAT;
+  if (run) (void)la__ck_desc_get(v.desc, v.desc_len, run);
+  if (step) *step = (long)v.step;
+  return LA_OK;
+}
+
+/* The file against this trainer: the same model shape, optimizer and
+   sizes, and values that fit it. */
+static int la__ck_matches(const la_trainer *tr, const la__ck_view *v) {
+  la_model_config f, m;
+  la_run_config rc;
   size_t i, nl = strlen(tr->cfg.optimizer->name);
   const unsigned char *th;
-  memset(&z, 0, sizeof z);
-  m = tr->cfg.model ? &tr->cfg.model->cfg : &z;
-  la__tr_ck_read_model(p + 24, &f);
-  if (f.d != m->d || f.n != m->n || f.layers != m->layers ||
-      f.param != m->param || f.activation != m->activation ||
-      f.front_hidden != m->front_hidden)
+  la__ck_run_of(tr, &rc);
+  m = rc.model;
+  m.d = rc.data.d;
+  m.n = rc.data.n;
+  la__ck_model(v, &f);
+  if (v->desc) {
+    la_run_config fc;
+    (void)la__ck_desc_get(v->desc, v->desc_len, &fc);
+    if (la__run_first_diff(&fc, &rc, LA_FIELD_SHAPE)) return LA_ESHAPE;
+  } else if (f.d != m.d || f.n != m.n || f.layers != m.layers ||
+             f.param != m.param || f.activation != m.activation ||
+             f.front_hidden != m.front_hidden) {
     return LA_ESHAPE;
-  if (la__tr_get64(p + 56) != (uint64_t)tr->n ||
-      la__tr_get64(p + 120) != (uint64_t)tr->state_len ||
-      la__tr_get32(p + 84) != LA__TR_RNG_WORDS)
+  }
+  if (v->n != (uint64_t)tr->n || v->state_len != (uint64_t)tr->state_len ||
+      v->words != LA__TR_RNG_WORDS)
     return LA_ESHAPE;
-  if (nl > 31 || memcmp(p + 88, tr->cfg.optimizer->name, nl) != 0 ||
-      p[88 + nl] != 0)
+  if (memcmp(v->name, tr->cfg.optimizer->name, nl) != 0 || v->name[nl] != 0)
     return LA_ESHAPE;
-  th = p + LA__TR_CK_HEAD + 8 * 2 * LA__TR_RNG_WORDS;
+  th = v->rng + 8 * 2 * LA__TR_RNG_WORDS;
   /* a trainer never saves a NaN or Inf in its state: the step that made
      one was rolled back */
   for (i = 0; i < tr->state_len; ++i, th += 8)
@@ -8502,16 +11267,18 @@ static int la__tr_ck_matches(const la_trainer *tr, const unsigned char *p) {
 
 LINATTN_DEF int la_checkpoint_load_mem(la_trainer *tr, const void *buf,
                                        size_t len) {
-  const unsigned char *p = (const unsigned char *)buf;
+  la__ck_view v;
+  const unsigned char *p;
   size_t i;
   int st;
   if (!tr || !tr->theta) return LA_ENULL;
-  if ((st = la__tr_ck_validate(p, len)) != 0) return st;
-  if ((st = la__tr_ck_matches(tr, p)) != 0) return st;
-  tr->step = (long)la__tr_get64(p + 64);
-  tr->data_seed = la__tr_get64(p + 72);
-  tr->batch_valid = la__tr_get32(p + 80) != 0;
-  p = la__tr_get_rng(p + LA__TR_CK_HEAD, &tr->rng);
+  if ((st = la__ck_view_of((const unsigned char *)buf, len, &v)) != 0)
+    return st;
+  if ((st = la__ck_matches(tr, &v)) != 0) return st;
+  tr->step = (long)v.step;
+  tr->data_seed = v.seed;
+  tr->batch_valid = v.drawn != 0;
+  p = la__tr_get_rng(v.rng, &tr->rng);
   p = la__tr_get_rng(p, &tr->batch_rng);
   for (i = 0; i < tr->state_len; ++i, p += 8) tr->state[i] = la__tr_getf(p);
   for (i = 0; i < (size_t)tr->n; ++i, p += 8)
@@ -8520,35 +11287,99 @@ LINATTN_DEF int la_checkpoint_load_mem(la_trainer *tr, const void *buf,
   tr->stopped = 0;
   if (tr->has_train && tr->cfg.data_mode != LA_DATA_FRESH && tr->batch_valid) {
     la_rng r = tr->batch_rng;
-    (void)r;
     st = la_data_sample(tr->cfg.data, &r, &tr->train);
   }
   return st;
+}
+
+LINATTN_DEF int la_run_resume_mem(la_run *r, const void *buf, size_t len,
+                                  const la_run_field **differs) {
+  la_run_config fc;
+  const la_run_field *f;
+  int st;
+  if (differs) *differs = NULL;
+  if (!r || !buf) return LA_ENULL;
+  st = la_checkpoint_run(buf, len, &fc, NULL);
+  if (st == LA_EFORMAT && la_checkpoint_info(buf, len, NULL, NULL) == LA_OK)
+    return LA_ESHAPE; /* version 1: no description to hold it against */
+  if (st) return st;
+  if ((f = la_run_diff(&fc, &r->cfg, LA_FIELD_IDENTITY)) != NULL) {
+    if (differs) *differs = f;
+    return LA_ESHAPE;
+  }
+  return la_checkpoint_load_mem(&r->trainer, buf, len);
 }
 
 #ifndef LINATTN_NO_STDLIB
 #include <stdio.h>
 #if (defined(_POSIX_C_SOURCE) && _POSIX_C_SOURCE >= 200112L) ||                \
     defined(__APPLE__)
+#define LA__POSIX_FILES 1
+#include <errno.h>
+#include <fcntl.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
-#define LA__TR_FSYNC(f) fsync(fileno(f))
-/* Renaming over a device or a FIFO would replace it (as root, /dev/null
-   itself): only a regular file, or nothing yet, may be replaced. */
-static int la__tr_replaceable(const char *path) {
+#endif
+
+/* The largest checkpoint a load reads: a file beyond it (or a folder whose
+   size reads as 2^63) is not one. */
+#define LA__CK_MAX_BYTES LA__WORK_MAX
+
+#ifdef LA__POSIX_FILES
+/* Renaming over a device, a FIFO or a folder would replace it (as root,
+   /dev/null itself): only a regular file, or nothing yet, may be replaced. */
+static int la__ck_replaceable(const char *path) {
   struct stat s;
   return stat(path, &s) != 0 || S_ISREG(s.st_mode);
 }
+
+/* A new file beside `path`, created exclusively (O_EXCL: never through a
+   link another user planted, never over a file) under a name no other
+   process can know in advance; its name into tmp. */
+static FILE *la__ck_create_tmp(const char *path, char *tmp, size_t cap) {
+  la_rng r;
+  int attempt;
+  la_rng_seed(&r, (uint64_t)time(NULL) ^ ((uint64_t)getpid() << 32),
+              (uint64_t)(uintptr_t)tmp);
+  for (attempt = 0; attempt < 64; ++attempt) {
+    int fd, n;
+    FILE *f;
+    n = snprintf(tmp, cap, "%s.%016llx.tmp", path,
+                 (unsigned long long)la_rng_u64(&r));
+    if (n < 0 || (size_t)n >= cap) return NULL;
+    fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL, 0666);
+    if (fd < 0) {
+      if (errno == EEXIST) continue;
+      return NULL;
+    }
+    f = fdopen(fd, "wb");
+    if (!f) {
+      (void)close(fd);
+      (void)remove(tmp);
+    }
+    return f;
+  }
+  return NULL;
+}
+#define LA__TR_FSYNC(f) fsync(fileno(f))
 #else
+#define la__ck_replaceable(path) 1
+/* Plain C: C11's exclusive mode where the library has it. */
+static FILE *la__ck_create_tmp(const char *path, char *tmp, size_t cap) {
+  int n = snprintf(tmp, cap, "%s.tmp", path);
+  if (n < 0 || (size_t)n >= cap) return NULL;
+#if defined(__STDC_VERSION__) && __STDC_VERSION__ >= 201112L
+  return fopen(tmp, "wbx");
+#else
+  return fopen(tmp, "wb");
+#endif
+}
 #define LA__TR_FSYNC(f) 0
-#define la__tr_replaceable(path) 1
 #endif
 
-static int la__tr_write_file(const char *path, const void *buf, size_t len) {
-  FILE *f = fopen(path, "wb");
-  int ok;
-  if (!f) return LA_EIO;
-  ok = fwrite(buf, 1, len, f) == len;
+static int la__ck_write(FILE *f, const void *buf, size_t len) {
+  int ok = fwrite(buf, 1, len, f) == len;
   ok = fflush(f) == 0 && ok;
   ok = LA__TR_FSYNC(f) == 0 && ok;
   ok = fclose(f) == 0 && ok;
@@ -8556,53 +11387,96 @@ static int la__tr_write_file(const char *path, const void *buf, size_t len) {
 }
 
 LINATTN_DEF int la_checkpoint_save(const la_trainer *tr, const char *path) {
-  size_t total, pl;
+  size_t total, cap;
   char *tmp;
   unsigned char *buf;
+  FILE *f;
   int st;
   if (!path) return LA_ENULL;
   if ((st = la_checkpoint_bytes(tr, &total)) != 0) return st;
-  if (!la__tr_replaceable(path)) return LA_EIO;
-  pl = strlen(path);
-  buf = (unsigned char *)LINATTN_MALLOC(total + pl + 5, NULL);
+  if (!*path || !la__ck_replaceable(path)) return LA_EIO;
+  cap = strlen(path) + 32;
+  buf = (unsigned char *)LINATTN_MALLOC(total + cap, NULL);
   if (!buf) return LA_ENOMEM;
   tmp = (char *)buf + total;
-  memcpy(tmp, path, pl);
-  memcpy(tmp + pl, ".tmp", 5);
   st = la_checkpoint_save_mem(tr, buf, total, NULL);
-  if (!st) st = la__tr_write_file(tmp, buf, total);
+  if (!st) {
+    f = la__ck_create_tmp(path, tmp, cap);
+    if (!f) st = LA_EIO;
+    else if ((st = la__ck_write(f, buf, total)) == LA_OK) {
 #ifdef _WIN32
-  if (!st) remove(path);
+      remove(path); /* rename cannot replace a file there */
 #endif
-  if (!st && rename(tmp, path) != 0) st = LA_EIO;
-  if (st) (void)remove(tmp); /* the error is st's; a leftover tmp is harmless */
+      if (rename(tmp, path) != 0) st = LA_EIO;
+    }
+    if (st && f) (void)remove(tmp); /* ours: the error is st's */
+  }
   LINATTN_FREE(buf, NULL);
   return st;
 }
 
-LINATTN_DEF int la_checkpoint_load(la_trainer *tr, const char *path) {
+/* A checkpoint file's bytes; only a regular file of a checkpoint's size
+   is read (a FIFO would block, a folder has no size). */
+static int la__ck_slurp(const char *path, unsigned char **buf, size_t *len) {
   FILE *f;
   long size;
-  unsigned char *buf;
   int st = LA_OK;
-  if (!tr || !path) return LA_ENULL;
-  f = fopen(path, "rb");
-  if (!f) return LA_EIO;
+  *buf = NULL;
+#ifdef LA__POSIX_FILES
+  {
+    struct stat s;
+    int fd = open(path, O_RDONLY | O_NONBLOCK);
+    if (fd < 0) return LA_EIO;
+    if (fstat(fd, &s) != 0 || !S_ISREG(s.st_mode) || !(f = fdopen(fd, "rb"))) {
+      (void)close(fd); /* read-only: nothing to lose */
+      return LA_EIO;
+    }
+  }
+#else
+  if (!(f = fopen(path, "rb"))) return LA_EIO;
+#endif
   if (fseek(f, 0, SEEK_END) != 0 || (size = ftell(f)) < 0 ||
-      fseek(f, 0, SEEK_SET) != 0) {
-    (void)fclose(f); /* read-only: nothing to lose */
+      fseek(f, 0, SEEK_SET) != 0 || (double)size > LA__CK_MAX_BYTES) {
+    (void)fclose(f);
     return LA_EIO;
   }
-  buf = (unsigned char *)LINATTN_MALLOC((size_t)size + 1, NULL);
-  if (!buf)
-    st = LA_ENOMEM;
-  else if (fread(buf, 1, (size_t)size, f) != (size_t)size)
-    st = LA_EIO;
+  *buf = (unsigned char *)LINATTN_MALLOC((size_t)size + 1, NULL);
+  if (!*buf) st = LA_ENOMEM;
+  else if (fread(*buf, 1, (size_t)size, f) != (size_t)size) st = LA_EIO;
   (void)fclose(f);
-  if (!st) st = la_checkpoint_load_mem(tr, buf, (size_t)size);
+  *len = (size_t)size;
+  return st;
+}
+
+LINATTN_DEF int la_checkpoint_load(la_trainer *tr, const char *path) {
+  unsigned char *buf;
+  size_t len = 0;
+  int st;
+  if (!tr || !path) return LA_ENULL;
+  st = la__ck_slurp(path, &buf, &len);
+  if (!st) st = la_checkpoint_load_mem(tr, buf, len);
   if (buf) LINATTN_FREE(buf, NULL);
   return st;
 }
+
+LINATTN_DEF int la_run_resume(la_run *r, const char *path,
+                              const la_run_field **differs) {
+  unsigned char *buf;
+  size_t len = 0;
+  int st;
+  if (differs) *differs = NULL;
+  if (!r || !path) return LA_ENULL;
+  st = la__ck_slurp(path, &buf, &len);
+  if (!st) st = la_run_resume_mem(r, buf, len, differs);
+  if (buf) LINATTN_FREE(buf, NULL);
+  return st;
+}
+#endif
+
+#if defined(__clang__)
+#pragma STDC FP_CONTRACT DEFAULT
+#elif defined(__GNUC__)
+#pragma GCC pop_options
 #endif
 
 #endif /* LINATTN_IMPLEMENTATION */

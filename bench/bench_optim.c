@@ -120,13 +120,16 @@ int main(void) {
   la_data_config dc;
   la_model m;
   la_data data;
-  la_sgd_config sgd = {0, 0, 0, 0}, hb = {0, 0.9, 0, 0}, nag = {0, 0.9, 1, 0};
-  la_adam_config adam = {0.02, 0.9, 0.9, 1e-8, 0, 0};
-  la_adam_config adamw = {0.02, 0.9, 0.9, 1e-8, 0.01, 1};
-  la_sign_config sign = {0.001, 0.9, 0};
-  la_sign_config nsgd = {0.01, 0.9, 0};
-  la_adagrad_config ada = {0.01, 0, 0, 0};
-  la_rmsprop_config rms = {0.001, 0, 0, 0, 0};
+  /* designated: la_optim_config is one struct for every optimizer */
+  la_optim_config sgd = {.lr = 0}, hb = {.momentum = 0.9},
+                  nag = {.momentum = 0.9, .nesterov = 1};
+  la_optim_config adam = {.lr = 0.02, .beta1 = 0.9, .beta2 = 0.9, .eps = 1e-8};
+  la_optim_config adamw = {.lr = 0.02, .beta1 = 0.9, .beta2 = 0.9, .eps = 1e-8,
+                           .weight_decay = 0.01, .decoupled = 1};
+  la_optim_config sign = {.lr = 0.001, .momentum = 0.9};
+  la_optim_config nsgd = {.lr = 0.01, .momentum = 0.9};
+  la_optim_config ada = {.lr = 0.01};
+  la_optim_config rms = {.lr = 0.001};
   opt_case cases[] = {
       {"sgd", NULL, &sgd},         {"sgd-momentum", NULL, &hb},
       {"sgd-nesterov", NULL, &nag}, {"adam", NULL, &adam},

@@ -15,6 +15,15 @@ Parametrizations (theta is per layer [P part, Q part], row-major):
     pgd    (2): P = [[0,0],[0,1]], Q = [[A,0],[0,0]]; part A only
 
 Usage:
+    torch_ref.py versions       what imports: torch, JAX, their devices
+    torch_ref.py check IN       loss, gradient and HVP on IN's data, one
+                                `check NAME LOSS GRAD.. HVP..` line for each
+                                implementation and device that imports
+    torch_ref.py table REAL D N L PARAM BATCH THREADS MIN_S REPS
+                                bench_torch's table rows for torch (1 and
+                                THREADS CPU threads, the GPU) and JAX (its
+                                own CPU thread pool, shown as 0 threads, and
+                                the GPU)
     torch_ref.py run IN OUT     values (and timings if IN asks) for IN's data
     torch_ref.py selftest       check itself against finite differences
     torch_ref.py scaling        time per step over bench_scaling's sweep
@@ -27,7 +36,7 @@ followed by la_real arrays: z (count x (d+1) x (n+1), row-major), y_q
 (count), theta (nparams), v (nparams). OUT is text: `loss x`, `grad ...`,
 `hvp ...`, `info TEXT` and `time THREADS STEP GRAD HVP SAMPLE` lines (seconds
 per call; SAMPLE is drawing a fresh batch alone, a part of STEP).
-Exit status 3 means PyTorch is not installed.
+Exit status 3 means neither PyTorch nor JAX (with numpy) is installed.
 """
 import sys
 import time
@@ -264,6 +273,305 @@ def run(inp, out):
         f.write("\n".join(lines) + "\n")
 
 
+# ------------------------------------------------------------------ JAX
+# The same model in JAX, jit-compiled: jax.grad for the gradient, forward
+# over reverse (jvp of grad) for the HVP, a hand-written Adam (no optax
+# needed). Written for bench_torch's rows; float64 needs x64 switched on
+# before the first array.
+
+def have(mod):
+    try:
+        __import__(mod)
+        return True
+    except Exception:  # ImportError, or a broken install
+        return False
+
+
+def jax_devices():
+    """(name, device) for JAX's CPU and, when there is one, its GPU."""
+    import jax
+    out = [("cpu", jax.devices("cpu")[0])]
+    try:
+        g = jax.devices("gpu")
+        if g:
+            out.append(("gpu", g[0]))
+    except RuntimeError:
+        pass
+    return out
+
+
+class JaxModel:
+    def __init__(self, d, n, layers, param, real_bytes):
+        import jax
+        if real_bytes == 8:
+            jax.config.update("jax_enable_x64", True)
+        import jax.numpy as jnp
+        self.jax, self.jnp = jax, jnp
+        self.d, self.n, self.layers, self.param = d, n, layers, param
+        self.dtype = jnp.float64 if real_bytes == 8 else jnp.float32
+        sp, sq = part_sizes(d, param)
+        self.sp, self.sq = sp, sq
+        self.nparams = layers * (sp + sq)
+        self.loss = jax.jit(self._loss)
+        self.grad = jax.jit(jax.value_and_grad(self._loss))
+        self.hvp = jax.jit(self._hvp)
+        self.step = jax.jit(self._step, static_argnums=(5,))
+
+    def _mats(self, theta):
+        jnp, d = self.jnp, self.d
+        D = d + 1
+        corner = jnp.zeros((D, D), self.dtype).at[d, d].set(1)
+        out, off = [], 0
+        for _ in range(self.layers):
+            if self.param == DENSE:
+                P = theta[off:off + D * D].reshape(D, D)
+                Q = theta[off + D * D:off + 2 * D * D].reshape(D, D)
+            else:
+                if self.param == SPARSE:
+                    B = theta[off:off + d * d].reshape(d, d)
+                    P = jnp.zeros((D, D), self.dtype).at[:d, :d].set(B) + corner
+                else:
+                    P = corner
+                A = theta[off + self.sp:off + self.sp + d * d].reshape(d, d)
+                Q = jnp.zeros((D, D), self.dtype).at[:d, :d].set(A)
+            out.append((P, Q))
+            off += self.sp + self.sq
+        return out
+
+    def _loss(self, theta, z, yq):
+        jnp, n, d = self.jnp, self.n, self.d
+        for P, Q in self._mats(theta):
+            keys = z[:, :, :n]
+            s = keys @ jnp.swapaxes(keys, 1, 2)
+            z = z + (P @ s @ Q @ z) / n
+        return jnp.mean((z[:, d, n] + yq) ** 2)
+
+    def _hvp(self, theta, z, yq, v):
+        g = self.jax.grad(self._loss)
+        return self.jax.jvp(lambda t: g(t, z, yq), (theta,), (v,))[1]
+
+    def sample(self, key, count):
+        jax, jnp, d, n = self.jax, self.jnp, self.d, self.n
+        k1, k2 = jax.random.split(key)
+        x = jax.random.normal(k1, (count, n + 1, d), self.dtype)
+        w = jax.random.normal(k2, (count, d, 1), self.dtype)
+        y = (x @ w)[:, :, 0]
+        yq = y[:, n]
+        y = y.at[:, n].set(0)
+        return jnp.concatenate([jnp.swapaxes(x, 1, 2), y[:, None, :]], axis=1), yq
+
+    def _step(self, theta, m, v, t, key, count):
+        """Fresh prompts, gradient, global-norm clipping at 1, Adam (lr
+        1e-3, betas 0.9, 0.9, eps 1e-8)."""
+        jnp = self.jnp
+        key, sub = self.jax.random.split(key)
+        z, yq = self.sample(sub, count)
+        _, g = self.jax.value_and_grad(self._loss)(theta, z, yq)
+        g = g * jnp.minimum(1.0, 1.0 / (jnp.linalg.norm(g) + 1e-6))
+        m = 0.9 * m + 0.1 * g
+        v = 0.9 * v + 0.1 * g * g
+        mh = m / (1 - 0.9 ** t)
+        vh = v / (1 - 0.9 ** t)
+        return theta - 1e-3 * mh / (jnp.sqrt(vh) + 1e-8), m, v, key
+
+
+def torch_devices():
+    import torch
+    out = ["cpu"]
+    if torch.cuda.is_available():
+        out.append("cuda")
+    return out
+
+
+def versions():
+    """One line per library that imports, exit 3 when none does."""
+    found = False
+    print("python %d.%d.%d (%s)" % (sys.version_info[0], sys.version_info[1],
+                                    sys.version_info[2], sys.executable))
+    if have("numpy"):
+        import numpy
+        print("numpy %s" % numpy.__version__)
+    if have("torch") and have("numpy"):
+        import torch
+        found = True
+        line = "torch:" + describe() + ", %d CPU threads" % torch.get_num_threads()
+        if torch.cuda.is_available():
+            line += ", GPU %s (CUDA %s)" % (torch.cuda.get_device_name(0),
+                                            torch.version.cuda)
+        else:
+            line += ", no GPU"
+        print(line)
+    else:
+        print("torch: not importable")
+    if have("jax") and have("numpy"):
+        try:
+            import jax
+            import jaxlib
+            found = True
+            print("jax %s, jaxlib %s, devices %s" % (
+                jax.__version__, getattr(jaxlib, "__version__", "?"),
+                ", ".join(str(dv) for _, dv in jax_devices())))
+        except Exception as e:  # a broken install: say so, go on
+            print("jax: import failed (%s)" % e)
+    else:
+        print("jax: not importable")
+    return 0 if found else 3
+
+
+def check(inp):
+    """Loss, gradient and HVP of every implementation and device that
+    imports, on IN's data, one `check` line each."""
+    found = False
+    h, z, yq, theta, v = read_input(inp)
+    lines = []
+    if have("torch") and have("numpy"):
+        import torch
+        found = True
+        dtype = torch.float32 if h["real"] == 4 else torch.float64
+        torch.set_num_threads(1)
+        for dev in torch_devices():
+            m = Model(theta.copy(), h["d"], h["n"], h["L"], h["param"], dtype)
+            m.params = [p.detach().to(dev).requires_grad_(True) for p in m.params]
+            m.corner = m.corner.to(dev)
+            zt = torch.as_tensor(z.copy(), dtype=dtype).to(dev)
+            yt = torch.as_tensor(yq.copy(), dtype=dtype).to(dev)
+            vs = [t.to(dev) for t in m.split(torch.as_tensor(v.copy(), dtype=dtype))]
+            loss, g = m.grad(zt, yt)
+            hv = m.hvp(zt, yt, vs)
+            lines.append("check torch-%s %.17g %s %s" % (
+                dev, loss.item(),
+                " ".join("%.17g" % x for x in m.flat(g).cpu().tolist()),
+                " ".join("%.17g" % x for x in m.flat(hv).cpu().tolist())))
+    if have("jax") and have("numpy"):
+        try:
+            jm = JaxModel(h["d"], h["n"], h["L"], h["param"], h["real"])
+            found = True
+            for name, dev in jax_devices():
+                put = lambda a: jm.jax.device_put(jm.jnp.asarray(a, jm.dtype), dev)
+                th, zz, yy, vv = put(theta), put(z), put(yq), put(v)
+                loss, g = jm.grad(th, zz, yy)
+                hv = jm.hvp(th, zz, yy, vv)
+                lines.append("check jax-%s %.17g %s %s" % (
+                    name, float(loss), " ".join("%.17g" % float(x) for x in g),
+                    " ".join("%.17g" % float(x) for x in hv)))
+        except Exception as e:
+            lines.append("# JAX failed: %s" % e)
+    print("\n".join(lines))
+    return 0 if found else 3
+
+
+def best_time_sync(fn, min_seconds, reps, sync=None):
+    """Seconds per call by the wall clock, the best of `reps` groups of
+    calls filling min_seconds, `sync` waited on after each group (a GPU's
+    queue); at most about 20 s in all for the slowest calls."""
+    def once():
+        r = fn()
+        if sync:
+            sync(r)
+    once()
+    t0 = time.perf_counter()
+    once()
+    one = max(time.perf_counter() - t0, 1e-7)
+    calls = max(1, int(min_seconds / one))
+    reps = max(2, min(reps, int(20.0 / (one * calls * 4)) or 2))
+    best = float("inf")
+    for _ in range(reps):
+        t0 = time.perf_counter()
+        for _ in range(calls):
+            once()
+        best = min(best, (time.perf_counter() - t0) / calls)
+    return best
+
+
+def row(op, batch, impl, dev, threads, sec):
+    print("%-6s %7d %-8s %-6s %7d %12.4f %8s %6s" % (op, batch, impl, dev,
+                                                     threads, 1e3 * sec, "-", "-"))
+    sys.stdout.flush()
+
+
+def table(a):
+    """bench_torch's table rows for one batch size."""
+    real, d, n, L, param, batch, threads, min_s, reps = a
+    found = False
+    sp, sq = part_sizes(d, param)
+    npar = L * (sp + sq)
+    if have("torch") and have("numpy"):
+        import torch
+        found = True
+        dtype = torch.float32 if real == 4 else torch.float64
+        gen = torch.Generator().manual_seed(3)
+        theta = 0.05 * torch.randn(npar, dtype=dtype, generator=gen)
+        vflat = torch.randn(npar, dtype=dtype, generator=gen)
+        for dev in torch_devices():
+            sync = (lambda r: torch.cuda.synchronize()) if dev == "cuda" else None
+            for th in ([1, threads] if dev == "cpu" and threads > 1 else [1] if dev == "cpu" else [0]):
+                if th:
+                    torch.set_num_threads(th)
+                m = Model(theta, d, n, L, param, dtype)
+                m.params = [p.detach().to(dev).requires_grad_(True) for p in m.params]
+                m.corner = m.corner.to(dev)
+                z, yq = sample(d, n, batch, dtype, gen)
+                z, yq = z.to(dev), yq.to(dev)
+                v = [t.to(dev) for t in m.split(vflat)]
+                opt = torch.optim.Adam(m.params, lr=1e-3, betas=(0.9, 0.9), eps=1e-8)
+                dgen = torch.Generator(device=dev).manual_seed(7) if dev == "cuda" else gen
+
+                def fresh():
+                    x = torch.randn(batch, n + 1, d, dtype=dtype, generator=dgen, device=dev)
+                    w = torch.randn(batch, d, 1, dtype=dtype, generator=dgen, device=dev)
+                    y = (x @ w).squeeze(2)
+                    q = y[:, n].clone()
+                    y[:, n] = 0
+                    return torch.cat([x.transpose(1, 2), y.unsqueeze(1)], dim=1), q
+
+                def step():
+                    zs, ys = fresh()
+                    opt.zero_grad(set_to_none=True)
+                    loss = m.loss(zs, ys)
+                    loss.backward()
+                    torch.nn.utils.clip_grad_norm_(m.params, 1.0)
+                    opt.step()
+
+                tag = "gpu" if dev == "cuda" else "cpu"
+                row("step", batch, "torch", tag, th, best_time_sync(step, min_s, reps, sync))
+                row("grad", batch, "torch", tag, th, best_time_sync(lambda: m.grad(z, yq), min_s, reps, sync))
+                row("hvp", batch, "torch", tag, th, best_time_sync(lambda: m.hvp(z, yq, v), min_s, reps, sync))
+                row("sample", batch, "torch", tag, th, best_time_sync(fresh, min_s, reps, sync))
+    if have("jax") and have("numpy"):
+        try:
+            import numpy as np
+            jm = JaxModel(d, n, L, param, real)
+            found = True
+            rs = np.random.RandomState(3)
+            for name, dev in jax_devices():
+                put = lambda x: jm.jax.device_put(jm.jnp.asarray(x, jm.dtype), dev)
+                theta = put(0.05 * rs.randn(npar))
+                v = put(rs.randn(npar))
+                key = jm.jax.device_put(jm.jax.random.PRNGKey(7), dev)
+                z, yq = jm.sample(key, batch)
+                z, yq = jm.jax.device_put(z, dev), jm.jax.device_put(yq, dev)
+                state = [theta, put(np.zeros(npar)), put(np.zeros(npar)), 1, key]
+
+                def step():
+                    th_, m_, v_, t_, k_ = state
+                    state[0], state[1], state[2], state[4] = jm.step(th_, m_, v_, float(t_), k_, batch)
+                    state[3] = t_ + 1
+                    return state[0]
+
+                def fresh():
+                    state[4], sub = jm.jax.random.split(state[4])
+                    return jm.sample(sub, batch)[0]
+
+                sync = lambda r: jm.jax.block_until_ready(r)
+                row("step", batch, "jax", name, 0, best_time_sync(step, min_s, reps, sync))
+                row("grad", batch, "jax", name, 0, best_time_sync(lambda: jm.grad(theta, z, yq), min_s, reps, sync))
+                row("hvp", batch, "jax", name, 0, best_time_sync(lambda: jm.hvp(theta, z, yq, v), min_s, reps, sync))
+                row("sample", batch, "jax", name, 0, best_time_sync(fresh, min_s, reps, sync))
+        except Exception as e:
+            print("# JAX failed: %s" % e)
+    return 0 if found else 3
+
+
 SWEEP = [("batch", [1, 3, 10, 30, 100, 300, 1000, 3000, 10000, 30000, 100000]),
          ("L", [1, 2, 3, 4, 6, 8, 12, 16]),
          ("N", [5, 10, 20, 40, 70, 120, 200]),
@@ -361,6 +669,13 @@ def main(argv):
         need_torch()
         run(argv[2], argv[3])
         return 0
+    if len(argv) == 2 and argv[1] == "versions":
+        return versions()
+    if len(argv) == 3 and argv[1] == "check":
+        return check(argv[2])
+    if len(argv) == 11 and argv[1] == "table":
+        return table([float(x) if "." in x or "e" in x else int(x)
+                      for x in argv[2:]])
     sys.stderr.write(__doc__)
     return 2
 

@@ -27,211 +27,114 @@
 /*                         building one run                           */
 /* ================================================================== */
 
-typedef struct run_objs {
-  la_data_config dc;
-  la_data data;
-  la_model model;
-  union {
-    la_sgd_config sgd;
-    la_adam_config adam;
-    la_sign_config sign;
-    la_adagrad_config adagrad;
-    la_rmsprop_config rmsprop;
-  } oc;
-  la_train_config tc;
-  int has_data;
-} run_objs;
-
 static const char *const precision_name =
     sizeof(la_real) == 8 ? "double" : "float";
 
-/* A zero that the library reads as zero rather than as "the default". */
-static double explicit0(double x) { return x == 0 ? 1e-301 : x; }
-
-static int build_fail(char *err, size_t cap, const char *what, int st) {
-  snprintf(err, cap, "%s: %s", what, la_status_str(st));
-  return st ? st : LA_ERANGE;
-}
-
-static void objs_free(run_objs *o) {
-  if (o->has_data) la_data_destroy(&o->data);
-  o->has_data = 0;
-}
-
-/* The library's objects for a resolved run. */
-static int build_run(const cli_run *r, run_objs *o, char *err, size_t cap) {
-  la_model_config mc;
-  la_train_config *t = &o->tc;
+/* A run's objects for a resolved description, computing with `threads`
+   threads (a pool in *pool, NULL for one; the results are the same bits
+   whatever the count): EXIT_BAD_INPUT with the library's word when it
+   cannot be built. */
+static int run_make(la_run *r, const la_run_config *rc, const la_run_env *env,
+                    long threads, la_pool **pool) {
+  la_run_env e;
   int st;
-  memset(o, 0, sizeof *o);
-  la_data_preset(&o->dc, (int)r->setting + 1);
-  o->dc.d = (int)r->d;
-  o->dc.n = (int)r->n;
-  if ((st = la_data_create(&o->data, &o->dc, (uint64_t)r->seed)) != 0)
-    return build_fail(err, cap, "data setting", st);
-  o->has_data = 1;
-  memset(&mc, 0, sizeof mc);
-  mc.d = (int)r->d;
-  mc.n = (int)r->n;
-  mc.layers = (int)r->layers;
-  mc.param = (int)r->param;
-  mc.activation = (int)r->act;
-  mc.front_hidden = (int)r->front;
-  mc.init_std = r->init_std;
-  if ((st = la_model_init(&o->model, &mc)) != 0)
-    return build_fail(err, cap, "model", st);
-  switch (r->opt) {
-  case CLI_SGD:
-    o->oc.sgd.lr = r->lr;
-    o->oc.sgd.momentum = r->momentum;
-    o->oc.sgd.nesterov = (int)r->nesterov;
-    o->oc.sgd.weight_decay = r->wd;
-    t->optimizer = la_optimizer_sgd();
-    break;
-  case CLI_ADAM:
-    o->oc.adam.lr = r->lr;
-    o->oc.adam.beta1 = explicit0(r->beta1);
-    o->oc.adam.beta2 = explicit0(r->beta2);
-    o->oc.adam.eps = explicit0(r->eps);
-    o->oc.adam.weight_decay = r->wd;
-    t->optimizer = la_optimizer_adam();
-    break;
-  case CLI_SIGN:
-  case CLI_NSGD:
-    o->oc.sign.lr = r->lr;
-    o->oc.sign.momentum = r->momentum;
-    o->oc.sign.weight_decay = r->wd;
-    t->optimizer = r->opt == CLI_SIGN ? la_optimizer_sign() : la_optimizer_nsgd();
-    break;
-  case CLI_ADAGRAD:
-    o->oc.adagrad.lr = r->lr;
-    o->oc.adagrad.eps = explicit0(r->eps);
-    o->oc.adagrad.weight_decay = r->wd;
-    t->optimizer = la_optimizer_adagrad();
-    break;
-  default:
-    o->oc.rmsprop.lr = r->lr;
-    o->oc.rmsprop.eps = explicit0(r->eps);
-    o->oc.rmsprop.momentum = r->momentum;
-    o->oc.rmsprop.weight_decay = r->wd;
-    t->optimizer = la_optimizer_rmsprop();
-    break;
+  memset(&e, 0, sizeof e);
+  if (env) e = *env;
+  *pool = NULL;
+  if (threads < 0) threads = la_cpu_count();
+  if (threads > 1 && (st = la_pool_create(pool, (int)threads)) != 0)
+    return u_fail(st == LA_ENOMEM ? 1 : EXIT_BAD_INPUT, "--threads %ld: %s",
+                  threads, la_status_str(st));
+  e.parallel = *pool ? la_pool_parallel(*pool) : NULL;
+  st = la_run_create(r, rc, &e);
+  if (st) {
+    la_pool_destroy(*pool);
+    *pool = NULL;
   }
-  t->optimizer_config = &o->oc;
-  if ((st = la_optim_check(t->optimizer, t->optimizer_config)) != 0)
-    return build_fail(err, cap, "optimizer settings", st);
-  t->model = &o->model;
-  t->data = &o->data;
-  t->schedule.kind = (int)r->sched;
-  t->schedule.warmup = r->warmup;
-  t->schedule.period = r->period;
-  t->schedule.decay = r->decay;
-  t->schedule.total = r->total;
-  t->schedule.min_scale = r->min_scale;
-  if ((st = la_schedule_check(&t->schedule)) != 0)
-    return build_fail(err, cap, "schedule", st);
-  t->clip_norm = r->clip;
-  t->clip_block = r->clip_block;
-  t->batch = (int)r->batch;
-  t->data_mode = (int)r->data_mode;
-  t->resample_every = (int)r->resample_every;
-  t->eval_every = r->eval_every > 0 ? (int)r->eval_every : -1;
-  t->eval_batch = (int)r->eval_batch;
-  t->seed = (uint64_t)r->seed;
-  t->eval_seed = (uint64_t)r->eval_seed;
+  if (st == LA_ENOMEM) return u_fail(1, "out of memory");
+  if (st) return u_fail(EXIT_BAD_INPUT, "cannot set up the run: %s", la_status_str(st));
   return 0;
+}
+
+/* The run's objects, then its threads. */
+static void run_free(la_run *r, la_pool *pool) {
+  la_run_destroy(r);
+  la_pool_destroy(pool);
 }
 
 /* The fixed batch of the diagnostics: its own stream of the eval seed. */
 #define DIAG_STREAM (LA_STREAM_EVAL - 2)
-static int diag_batch(const run_objs *o, const cli_run *r, la_batch *b) {
+static int diag_batch(const la_run *r, long prompts, la_batch *b) {
   la_rng rng;
-  int st = la_batch_create(b, (int)r->d, (int)r->n, (int)r->diag_batch);
+  int st = la_batch_create(b, r->cfg.data.d, r->cfg.data.n, (int)prompts);
   if (st) return st;
-  la_rng_seed(&rng, (uint64_t)r->eval_seed, DIAG_STREAM);
-  if ((st = la_data_sample(&o->data, &rng, b)) != 0) la_batch_destroy(b);
+  la_rng_seed(&rng, r->trainer.cfg.eval_seed, DIAG_STREAM);
+  if ((st = la_data_sample(&r->data, &rng, b)) != 0) la_batch_destroy(b);
   return st;
 }
 
-/* The run's flags into a JSON object (the "config" line). */
-static void write_run_json(jw *w, const cli_run *r, const la_model *m) {
-  jw_str(w, "setting", cli_setting_names[r->setting]);
-  jw_int(w, "depth", r->layers);
-  jw_int(w, "d", r->d);
-  jw_int(w, "n", r->n);
-  jw_str(w, "param", cli_param_names[r->param]);
-  jw_str(w, "activation", cli_act_names[r->act]);
-  jw_int(w, "front", r->front);
-  jw_num(w, "init_std", r->init_std);
-  jw_str(w, "opt", cli_opt_names[r->opt]);
-  jw_num(w, "lr", r->lr);
-  jw_num(w, "momentum", r->momentum);
-  jw_num(w, "beta1", r->beta1);
-  jw_num(w, "beta2", r->beta2);
-  jw_num(w, "eps", r->eps);
-  jw_num(w, "weight_decay", r->wd);
-  jw_str(w, "schedule", cli_sched_names[r->sched]);
-  jw_num(w, "clip", r->clip);
-  jw_num(w, "clip_block", r->clip_block);
-  jw_int(w, "batch", r->batch);
-  jw_int(w, "steps", r->steps);
-  jw_int(w, "seed", r->seed);
-  jw_int(w, "eval_seed", r->eval_seed);
-  jw_str(w, "data", cli_data_names[r->data_mode]);
-  jw_int(w, "eval_every", r->eval_every);
-  jw_int(w, "diag_every", r->diag_every);
-  jw_int(w, "smooth_every", r->smooth_every);
-  jw_int(w, "diag_batch", r->diag_batch);
-  jw_int(w, "nparams", m->nparams);
+/* The config line: the run, then what is measured along it. */
+static void write_config(jw *w, const la_run *r) {
+  jw_str(w, "type", "config");
+  cli_write_run(w, &r->cfg);
+  jw_int(w, "nparams", r->model.nparams);
   jw_str(w, "backend", la_backend_name());
   jw_str(w, "precision", precision_name);
 }
 
-/* ================================================================== */
-/*                     flags saved beside a checkpoint                */
-/* ================================================================== */
-
-/* FILE.args: one word a line, the resolved flags of the run. */
-static int save_args(const cli_config *c, const char *ckpt) {
-  char path[4200], buf[8192];
-  u_out o;
-  int len = cli_run_flags(c, buf, sizeof buf), st;
-  if (len < 0) return u_fail(1, "run flags too long to save");
-  snprintf(path, sizeof path, "%s.args", ckpt);
-  if ((st = u_open(&o, path)) != 0) return st;
-  fwrite(buf, 1, (size_t)len, o.f);
-  return u_commit(&o);
+/* The checkpoint's bytes, or a message. */
+static unsigned char *read_checkpoint(const char *path, size_t *len) {
+  unsigned char *buf = (unsigned char *)u_slurp(path, len);
+  if (!buf)
+    u_fail(EXIT_BAD_INPUT, "cannot read '%s': %s", path, strerror(errno));
+  return buf;
 }
 
-/* Lays the flags saved beside `ckpt` (if any) under the command's own:
-   c is rebuilt from FILE.args, then argv is applied again on top. The
-   words stay in *keep (freed by the caller). */
-static int merge_saved_args(cli_config *c, const char *ckpt, int argc,
-                            char **argv, char **keep, char *err, size_t cap) {
-  char path[4200], *words[512], *s;
-  int n = 0, cmd = c->cmd;
-  const char *argv0 = c->argv0;
-  snprintf(path, sizeof path, "%s.args", ckpt);
-  *keep = u_slurp(path, NULL);
-  if (!*keep) return 0; /* no side file: the command's flags alone */
-  for (s = *keep; *s && n < 512;) {
-    char *nl = strchr(s, '\n');
-    words[n++] = s;
-    if (!nl) break;
-    *nl = 0;
-    s = nl + 1;
+/* The run a command describes: its flags over a preset, or, from a
+   checkpoint, the run saved there (the flags given must agree with it). A
+   version 1 checkpoint holds no description: its flags then say it. */
+static int resolve_run(const cli_config *c, const char *ckpt,
+                       la_run_config *rc, int *v1) {
+  char err[600];
+  *v1 = 0;
+  if (ckpt) {
+    size_t len;
+    la_run_config saved;
+    unsigned char *buf = read_checkpoint(ckpt, &len);
+    int st;
+    if (!buf) return EXIT_BAD_INPUT;
+    st = la_checkpoint_run(buf, len, &saved, NULL);
+    if (st == LA_EFORMAT && la_checkpoint_info(buf, len, NULL, NULL) == 0) {
+      *v1 = 1;
+      st = 0;
+    }
+    free(buf);
+    if (st)
+      return u_fail(EXIT_BAD_INPUT, "'%s': %s", ckpt, la_status_str(st));
+    if (!*v1) {
+      if (cli_resume_of(c, &saved, rc, err, sizeof err) != CLI_OK)
+        return u_fail(EXIT_BAD_INPUT, "%s", err);
+      return 0;
+    }
   }
-  cli_defaults(c);
-  c->argv0 = argv0;
-  c->cmd = CLI_TRAIN;
-  if (cli_apply(c, n, words, err, cap) != CLI_OK) {
-    char inner[300];
-    snprintf(inner, sizeof inner, "%s", err);
-    snprintf(err, cap, "%.200s: %.190s", path, inner);
-    return CLI_ERROR;
-  }
-  c->cmd = cmd;
-  return cli_apply(c, argc, argv, err, cap);
+  if (cli_run_of(c, rc, err, sizeof err) != CLI_OK)
+    return u_fail(EXIT_BAD_INPUT, "%s", err);
+  return 0;
+}
+
+/* Loads a checkpoint into r: by its description, or (version 1) by shape. */
+static int load_into(la_run *r, const char *ckpt, int v1) {
+  const la_run_field *why = NULL;
+  int st = v1 ? la_checkpoint_load(&r->trainer, ckpt)
+              : la_run_resume(r, ckpt, &why);
+  if (st == LA_ESHAPE && why)
+    return u_fail(EXIT_BAD_INPUT, "cannot resume from '%s': its run differs in %s",
+                  ckpt, why->key);
+  if (st)
+    return u_fail(EXIT_BAD_INPUT, "cannot resume from '%s': %s%s", ckpt,
+                  la_status_str(st),
+                  v1 ? " (a version 1 checkpoint: give the run's flags)" : "");
+  return 0;
 }
 
 /* ================================================================== */
@@ -239,20 +142,21 @@ static int merge_saved_args(cli_config *c, const char *ckpt, int argc,
 /* ================================================================== */
 
 typedef struct train_ctx {
-  const cli_run *r;
-  run_objs *o;
+  const cli_config *c;
+  la_run *run;
   FILE *out;
   la_batch diag;
   void *work;
   size_t bytes;
   la_real *prev;
   u_progress *prog;
+  long steps, log_every, diag_every, smooth_every;
   int status;
 } train_ctx;
 
 static int write_rcond(train_ctx *x, jw *w, const la_real *theta) {
   la_rcond rc;
-  int st = la_robust_cond(&x->o->model, theta, &x->diag, NULL, &rc, x->work,
+  int st = la_robust_cond(&x->run->model, theta, &x->diag, NULL, &rc, x->work,
                           x->bytes);
   if (st) return st;
   jw_num(w, "rcond_diag", rc.by_diag);
@@ -264,12 +168,10 @@ static int write_rcond(train_ctx *x, jw *w, const la_real *theta) {
 
 static int train_cb(void *user, const la_train_record *rec) {
   train_ctx *x = (train_ctx *)user;
-  const cli_run *r = x->r;
   long t = rec->step;
-  int smooth = r->smooth_every > 0 && t % r->smooth_every == 0;
-  int diag = r->diag_every > 0 && t % r->diag_every == 0;
-  if (t % r->log_every == 0 || rec->has_eval || smooth || diag ||
-      t == r->steps) {
+  int smooth = x->smooth_every > 0 && t % x->smooth_every == 0;
+  int diag = x->diag_every > 0 && t % x->diag_every == 0;
+  if (t % x->log_every == 0 || rec->has_eval || smooth || diag || t == x->steps) {
     jw w;
     jw_begin(&w, x->out);
     jw_str(&w, "type", "step");
@@ -282,7 +184,7 @@ static int train_cb(void *user, const la_train_record *rec) {
     if (rec->has_eval) jw_num(&w, "eval_loss", rec->eval_loss);
     if (smooth) {
       double s, g;
-      int st = la_dir_smoothness(&x->o->model, x->prev, rec->theta, &x->diag,
+      int st = la_dir_smoothness(&x->run->model, x->prev, rec->theta, &x->diag,
                                  &s, &g, x->work, x->bytes);
       if (st == 0) {
         jw_num(&w, "smoothness", s);
@@ -299,58 +201,72 @@ static int train_cb(void *user, const la_train_record *rec) {
   return x->status != 0;
 }
 
+/* The summary line and the exit status of a run that ended with st. */
+static int train_summary(FILE *f, la_run *r, int st, long start, double t0) {
+  jw w;
+  double ev = NAN;
+  la_trainer *tr = &r->trainer;
+  jw_begin(&w, f);
+  jw_str(&w, "type", "summary");
+  jw_str(&w, "status", st == 0 ? "ok" : st == LA_EDIVERGED ? "diverged" : "error");
+  jw_int(&w, "steps", tr->step);
+  jw_int(&w, "diverged_step", tr->diverged_step);
+  if (tr->has_eval && st == 0 && la_trainer_eval(tr, &ev) == 0)
+    jw_num(&w, "final_eval_loss", ev);
+  jw_num(&w, "seconds", u_now() - t0);
+  jw_num(&w, "steps_per_second", (double)(tr->step - start) / (u_now() - t0));
+  jw_end(&w);
+  return 0;
+}
+
 /* One run as the config says, JSON lines to its --out. The progress goes
    to p (a terminal line, a pool's pipe, or nowhere). */
 static int run_train(const cli_config *c, u_progress *p) {
-  const cli_run *r = &c->run;
-  run_objs o;
-  la_trainer tr;
+  la_run_config rc;
+  la_run r;
+  la_run_env env;
+  la_pool *pool = NULL;
   train_ctx x;
   u_out out;
-  char err[300];
   size_t b1, b2;
   double t0 = u_now();
-  int st, code = 0;
+  int st, code = 0, v1;
   long start;
   memset(&x, 0, sizeof x);
-  if (build_run(r, &o, err, sizeof err)) {
-    objs_free(&o);
-    return u_fail(EXIT_BAD_INPUT, "%s", err);
-  }
-  x.r = r;
-  x.o = &o;
+  memset(&r, 0, sizeof r);
+  memset(&rc, 0, sizeof rc);
+  if ((code = resolve_run(c, c->resume, &rc, &v1)) != 0) return code;
+  x.c = c;
+  x.run = &r;
   x.prog = p;
-  o.tc.callback = train_cb;
-  o.tc.user = &x;
-  if ((st = la_trainer_create(&tr, &o.tc)) != 0) {
-    objs_free(&o);
-    return u_fail(EXIT_BAD_INPUT, "cannot set up the run: %s",
-                  la_status_str(st));
-  }
-  if (c->resume && (st = la_checkpoint_load(&tr, c->resume)) != 0) {
-    la_trainer_destroy(&tr);
-    objs_free(&o);
-    return u_fail(EXIT_BAD_INPUT, "cannot resume from '%s': %s", c->resume,
-                  la_status_str(st));
-  }
-  start = tr.step;
-  b1 = la_rcond_work_bytes(&o.model, NULL);
-  b2 = la_dir_smoothness_work_bytes(&o.model);
+  x.steps = rc.steps;
+  x.log_every = rc.measure.log_every;
+  x.diag_every = rc.measure.diag_every;
+  x.smooth_every = rc.measure.smooth_every;
+  memset(&env, 0, sizeof env);
+  env.callback = train_cb;
+  env.user = &x;
+  if ((code = run_make(&r, &rc, &env, c->threads, &pool)) != 0) return code;
+  if (c->resume && (code = load_into(&r, c->resume, v1)) != 0) goto done;
+  if (p) p->total = rc.steps;
+  start = r.trainer.step;
+  b1 = la_rcond_work_bytes(&r.model, NULL);
+  b2 = la_dir_smoothness_work_bytes(&r.model);
   x.bytes = b1 > b2 ? b1 : b2;
-  x.work = malloc(x.bytes);
-  x.prev = (la_real *)malloc(sizeof(la_real) * (size_t)o.model.nparams);
-  if (!x.work || !x.prev || diag_batch(&o, r, &x.diag) != 0) {
+  x.work = malloc(x.bytes ? x.bytes : 1);
+  x.prev = (la_real *)malloc(sizeof(la_real) * (size_t)r.model.nparams);
+  if (!x.work || !x.prev ||
+      diag_batch(&r, rc.measure.diag_batch, &x.diag) != 0) {
     code = u_fail(1, "out of memory");
     goto done;
   }
-  memcpy(x.prev, tr.theta, sizeof(la_real) * (size_t)tr.n);
+  memcpy(x.prev, r.trainer.theta, sizeof(la_real) * (size_t)r.trainer.n);
   if ((code = u_open(&out, c->out)) != 0) goto done;
   x.out = out.f;
   {
     jw w;
     jw_begin(&w, out.f);
-    jw_str(&w, "type", "config");
-    write_run_json(&w, r, &o.model);
+    write_config(&w, &r);
     if (c->resume) jw_int(&w, "resumed_at", start);
     jw_end(&w);
   }
@@ -360,26 +276,25 @@ static int run_train(const cli_config *c, u_progress *p) {
     jw_begin(&w, out.f);
     jw_str(&w, "type", "step");
     jw_int(&w, "step", 0);
-    if (tr.has_eval && la_trainer_eval(&tr, &ev) == 0)
+    if (r.trainer.has_eval && la_trainer_eval(&r.trainer, &ev) == 0)
       jw_num(&w, "eval_loss", ev);
-    if (r->diag_every > 0) x.status = write_rcond(&x, &w, tr.theta);
+    if (x.diag_every > 0) x.status = write_rcond(&x, &w, r.trainer.theta);
     jw_end(&w);
   }
   st = 0;
-  while (!st && !x.status && tr.step < r->steps) {
-    long chunk = r->steps - tr.step;
+  while (!st && !x.status && r.trainer.step < rc.steps) {
+    long chunk = rc.steps - r.trainer.step;
     if (c->checkpoint_every > 0 && chunk > c->checkpoint_every)
       chunk = c->checkpoint_every;
-    st = la_trainer_run(&tr, chunk);
+    st = la_trainer_run(&r.trainer, chunk);
     if (!st && c->checkpoint && c->checkpoint_every > 0 &&
-        (st = la_checkpoint_save(&tr, c->checkpoint)) != 0)
+        (st = la_checkpoint_save(&r.trainer, c->checkpoint)) != 0)
       break;
   }
   u_progress_end(p);
   if (x.status) st = x.status;
   if ((st == 0 || st == LA_EDIVERGED) && c->checkpoint) {
-    int s2 = la_checkpoint_save(&tr, c->checkpoint);
-    if (s2 == 0) s2 = save_args(c, c->checkpoint);
+    int s2 = la_checkpoint_save(&r.trainer, c->checkpoint);
     if (s2) {
       u_abort(&out);
       code = u_fail(EXIT_BAD_INPUT, "cannot save the checkpoint '%s': %s",
@@ -387,34 +302,19 @@ static int run_train(const cli_config *c, u_progress *p) {
       goto done;
     }
   }
-  {
-    jw w;
-    double ev = NAN;
-    jw_begin(&w, out.f);
-    jw_str(&w, "type", "summary");
-    jw_str(&w, "status", st == 0 ? "ok" : st == LA_EDIVERGED ? "diverged"
-                                                             : "error");
-    jw_int(&w, "steps", tr.step);
-    jw_int(&w, "diverged_step", tr.diverged_step);
-    if (tr.has_eval && st == 0 && la_trainer_eval(&tr, &ev) == 0)
-      jw_num(&w, "final_eval_loss", ev);
-    jw_num(&w, "seconds", u_now() - t0);
-    jw_num(&w, "steps_per_second", (double)(tr.step - start) / (u_now() - t0));
-    jw_end(&w);
-  }
+  train_summary(out.f, &r, st, start, t0);
   if ((code = u_commit(&out)) != 0) goto done;
   if (st == LA_EDIVERGED)
     code = u_fail(1, "the run diverged at step %ld (NaN or Inf); the "
                      "output and checkpoint hold the last finite state",
-                  tr.diverged_step);
+                  r.trainer.diverged_step);
   else if (st)
     code = u_fail(1, "training failed: %s", la_status_str(st));
 done:
   if (x.diag.z) la_batch_destroy(&x.diag);
   free(x.work);
   free(x.prev);
-  la_trainer_destroy(&tr);
-  objs_free(&o);
+  run_free(&r, pool);
   return code;
 }
 
@@ -422,59 +322,38 @@ done:
 /*                   theta at initialization or a checkpoint          */
 /* ================================================================== */
 
-/* The run's objects and theta: initial (from the seed) or the checkpoint's.
-   The model's shape is taken from the checkpoint itself. */
-static int load_theta(cli_config *c, run_objs *o, la_real **theta, long *step) {
-  char err[300];
-  int st;
-  /* every exit leaves *o safe for objs_free and o->model's size readable */
-  memset(o, 0, sizeof *o);
-  *theta = NULL;
+/* The run of a measurement (its data, its model) and its theta: initial
+   (from the seed, as train starts) or the checkpoint's. */
+static int load_theta(const cli_config *c, la_run *r, la_pool **pool,
+                      long *step) {
+  la_run_config rc;
+  int st, v1;
+  memset(r, 0, sizeof *r);
+  memset(&rc, 0, sizeof rc);
   *step = 0;
-  if (c->checkpoint) {
-    size_t len;
+  if ((st = resolve_run(c, c->checkpoint, &rc, &v1)) != 0) return st;
+  if (v1 && c->checkpoint) { /* the model's shape from the file itself */
     la_model_config mc;
-    char *buf = u_slurp(c->checkpoint, &len);
-    if (!buf)
-      return u_fail(EXIT_BAD_INPUT, "cannot read '%s': %s", c->checkpoint,
-                    strerror(errno));
-    st = la_checkpoint_info(buf, len, &mc, step);
+    size_t len;
+    unsigned char *buf = read_checkpoint(c->checkpoint, &len);
+    if (!buf) return EXIT_BAD_INPUT;
+    st = la_checkpoint_info(buf, len, &mc, NULL);
     free(buf);
-    if (st)
-      return u_fail(EXIT_BAD_INPUT, "'%s': %s", c->checkpoint,
-                    la_status_str(st));
-    c->run.d = mc.d;
-    c->run.n = mc.n;
-    c->run.layers = mc.layers;
-    c->run.param = mc.param;
-    c->run.act = mc.activation;
-    c->run.front = mc.front_hidden;
-    c->run.init_std = mc.init_std;
+    if (st) return u_fail(EXIT_BAD_INPUT, "'%s': %s", c->checkpoint, la_status_str(st));
+    rc.data.d = mc.d;
+    rc.data.n = mc.n;
+    rc.model.layers = mc.layers;
+    rc.model.param = mc.param;
+    rc.model.activation = mc.activation;
+    rc.model.front_hidden = mc.front_hidden;
+    rc.model.init_std = mc.init_std;
   }
-  cli_resolve_run(&c->run);
-  if (build_run(&c->run, o, err, sizeof err))
-    return u_fail(EXIT_BAD_INPUT, "%s", err);
-  *theta = (la_real *)malloc(sizeof(la_real) * (size_t)o->model.nparams);
-  if (!*theta) return u_fail(1, "out of memory");
-  if (c->checkpoint) {
-    la_trainer tr;
-    o->tc.eval_every = -1;
-    o->tc.batch = 8;
-    if ((st = la_trainer_create(&tr, &o->tc)) != 0)
-      return u_fail(EXIT_BAD_INPUT, "%s", la_status_str(st));
-    st = la_checkpoint_load(&tr, c->checkpoint);
-    if (st == 0) memcpy(*theta, tr.theta, sizeof(la_real) * (size_t)tr.n);
-    la_trainer_destroy(&tr);
-    if (st)
-      return u_fail(EXIT_BAD_INPUT,
-                    "cannot load '%s': %s (give the run's --opt, or keep "
-                    "its .args file beside it)",
-                    c->checkpoint, la_status_str(st));
-  } else {
-    la_rng rng; /* the trainer's own initialization stream */
-    la_rng_seed(&rng, (uint64_t)c->run.seed, 0xfffffffffffffffeull);
-    la_model_init_params(&o->model, &rng, *theta);
+  if ((st = run_make(r, &rc, NULL, c->threads, pool)) != 0) return st;
+  if (c->checkpoint && (st = load_into(r, c->checkpoint, v1)) != 0) {
+    run_free(r, *pool);
+    return st;
   }
+  *step = r->trainer.step;
   return 0;
 }
 
@@ -483,7 +362,7 @@ static int load_theta(cli_config *c, run_objs *o, la_real **theta, long *step) {
 /* ================================================================== */
 
 /* The gradient-noise histogram at theta: one JSON object. */
-static int measure_noise(const cli_config *c, const run_objs *o,
+static int measure_noise(const cli_config *c, const la_run *r,
                          const la_real *theta, long step, FILE *f,
                          la_noise_stats *st_out, u_progress *p) {
   la_grad_noise_config g;
@@ -507,8 +386,8 @@ static int measure_noise(const cli_config *c, const run_objs *o,
     return u_fail(1, "out of memory");
   }
   if (p) u_progress_step(p, 0);
-  la_rng_seed(&rng, (uint64_t)c->run.seed, LA_STREAM_EVAL - 3);
-  s = la_grad_noise(&o->model, theta, &o->data, &rng, &g, norms, &tg, NULL, 0);
+  la_rng_seed(&rng, r->cfg.seed, LA_STREAM_EVAL - 3);
+  s = la_grad_noise(&r->model, theta, &r->data, &rng, &g, norms, &tg, NULL, 0);
   memset(&nc, 0, sizeof nc);
   nc.bins = bins;
   if (!s) s = la_noise_summary(g.samples, norms, &nc, &st, hist, edges, NULL,
@@ -521,9 +400,7 @@ static int measure_noise(const cli_config *c, const run_objs *o,
   }
   jw_begin(&w, f);
   jw_str(&w, "type", "noise");
-  jw_str(&w, "setting", cli_setting_names[c->run.setting]);
-  jw_int(&w, "depth", c->run.layers);
-  jw_int(&w, "seed", c->run.seed);
+  cli_write_run(&w, &r->cfg);
   jw_int(&w, "step", step);
   jw_int(&w, "minibatch", g.minibatch);
   jw_int(&w, "true_batch", g.true_batch);
@@ -627,35 +504,38 @@ static int finish_measurement(const cli_config *c, const char *text,
   return st;
 }
 
+/* "setting S, L = L" of a run, for titles. */
+static const char *run_label(const la_run *r, char *buf, size_t cap) {
+  char s[64];
+  cli_field_text(&r->cfg, la_run_field_find("setting"), s, sizeof s);
+  snprintf(buf, cap, "setting %s, L = %d", s, r->cfg.model.layers);
+  return buf;
+}
+
 static int cmd_noise(cli_config *c) {
-  run_objs o;
-  la_real *theta;
+  la_run r;
   long step;
   FILE *m;
-  char *text = NULL, title[160];
+  char *text = NULL, title[160], lab[96];
   size_t len = 0;
   u_progress p;
-  int st = load_theta(c, &o, &theta, &step);
-  if (st) {
-    free(theta);
-    objs_free(&o);
-    return st;
-  }
+  la_pool *pool = NULL;
+  int st = load_theta(c, &r, &pool, &step);
+  if (st) return st;
   u_progress_init(&p, "noise", 1);
   if (!(m = open_memstream(&text, &len))) {
     st = u_fail(1, "out of memory");
   } else {
-    st = measure_noise(c, &o, theta, step, m, NULL, &p);
+    st = measure_noise(c, &r, r.trainer.theta, step, m, NULL, &p);
     /* closing a memory stream writes its last bytes into text */
     if (fclose(m) != 0 && !st) st = u_fail(1, "out of memory");
   }
   u_progress_end(&p);
-  snprintf(title, sizeof title, "Gradient noise, setting %s, L = %ld, step %ld",
-           cli_setting_names[c->run.setting], c->run.layers, step);
+  snprintf(title, sizeof title, "Gradient noise, %s, step %ld",
+           run_label(&r, lab, sizeof lab), step);
   if (!st) st = finish_measurement(c, text, draw_noise, title);
   free(text);
-  free(theta);
-  objs_free(&o);
+  run_free(&r, pool);
   return st;
 }
 
@@ -792,23 +672,23 @@ static void draw_curvature(FILE *f, void *ctx) {
 }
 
 static int cmd_curvature(cli_config *c) {
-  run_objs o;
-  la_real *theta;
+  la_run r;
   la_batch b;
   curv_out q;
   long step;
   FILE *m;
-  char *text = NULL, title[160];
+  char *text = NULL, title[160], lab[96];
   size_t len = 0;
-  int st = load_theta(c, &o, &theta, &step);
+  la_pool *pool = NULL;
+  int st = load_theta(c, &r, &pool, &step);
   memset(&b, 0, sizeof b);
   memset(&q, 0, sizeof q);
-  if (st) goto out;
-  if (diag_batch(&o, &c->run, &b)) {
+  if (st) return st;
+  if (diag_batch(&r, r.cfg.measure.diag_batch, &b)) {
     st = u_fail(1, "out of memory");
     goto out;
   }
-  if ((st = curv_measure(c, &o.model, theta, &b, &q)) != 0) {
+  if ((st = curv_measure(c, &r.model, r.trainer.theta, &b, &q)) != 0) {
     st = u_fail(1, "curvature: %s", la_status_str(st));
     goto out;
   }
@@ -820,11 +700,9 @@ static int cmd_curvature(cli_config *c) {
     jw w;
     jw_begin(&w, m);
     jw_str(&w, "type", "curvature");
-    jw_str(&w, "setting", cli_setting_names[c->run.setting]);
-    jw_int(&w, "depth", c->run.layers);
-    jw_int(&w, "nparams", o.model.nparams);
+    cli_write_run(&w, &r.cfg);
+    jw_int(&w, "nparams", r.model.nparams);
     jw_int(&w, "step", step);
-    jw_int(&w, "batch", c->run.diag_batch);
     jw_arr(&w, "top", q.top, q.k);
     jw_arr(&w, "top_residuals", q.res, q.k);
     jw_arr(&w, "bottom", q.bottom, q.kb);
@@ -844,15 +722,14 @@ static int cmd_curvature(cli_config *c) {
     st = u_fail(1, "out of memory");
     goto out;
   }
-  snprintf(title, sizeof title, "Hessian spectrum, setting %s, L = %ld, step %ld",
-           cli_setting_names[c->run.setting], c->run.layers, step);
+  snprintf(title, sizeof title, "Hessian spectrum, %s, step %ld",
+           run_label(&r, lab, sizeof lab), step);
   st = finish_measurement(c, text, draw_curvature, title);
 out:
   if (b.z) la_batch_destroy(&b);
   curv_free(&q);
   free(text);
-  free(theta);
-  objs_free(&o);
+  run_free(&r, pool);
   return st;
 }
 
@@ -868,6 +745,7 @@ typedef struct repro {
   cli_config *jobs;
   char (*paths)[4200];
   char noise_path[4200];
+  la_run_config rc[2]; /* seed 1's runs, SGD and Adam, as resolved */
 } repro;
 
 /* The parent folder of a file, created when missing. */
@@ -886,21 +764,20 @@ static int ensure_parent(const char *path) {
 
 static int repro_noise(const repro *R, u_progress *p) {
   cli_config c = R->base;
-  run_objs o;
-  la_real *theta;
+  la_run r;
+  la_pool *pool = NULL;
   long step;
   u_out out;
   int st;
   c.checkpoint = NULL;
-  c.run.seed = 1;
-  if ((st = load_theta(&c, &o, &theta, &step)) == 0 &&
-      (st = u_open(&out, R->noise_path)) == 0) {
-    st = measure_noise(&c, &o, theta, 0, out.f, NULL, p);
+  cli_give(&c, "seed", 1);
+  if ((st = load_theta(&c, &r, &pool, &step)) != 0) return st;
+  if ((st = u_open(&out, R->noise_path)) == 0) {
+    st = measure_noise(&c, &r, r.trainer.theta, 0, out.f, NULL, p);
     if (st) u_abort(&out);
     else st = u_commit(&out);
   }
-  free(theta);
-  objs_free(&o);
+  run_free(&r, pool);
   return st;
 }
 
@@ -982,7 +859,8 @@ static int repro_report(repro *R, double wall) {
   runlog *logs = (runlog *)calloc((size_t)R->nruns, sizeof(runlog));
   runlog *sgd[1024], *adam[1024];
   char err[600], path[4300], lab_s[128], lab_a[128], title[200];
-  const cli_run *r = &R->jobs[0].run;
+  const la_run_config *r = &R->rc[0];
+  char sname[32], pname[32];
   jv noise;
   const char *why = NULL;
   char *ntext;
@@ -993,6 +871,8 @@ static int repro_report(repro *R, double wall) {
   la_lsmooth_fit fit;
   scatter_fig sf;
   if (!logs) return u_fail(1, "out of memory");
+  cli_field_text(r, la_run_field_find("setting"), sname, sizeof sname);
+  cli_field_text(r, la_run_field_find("param"), pname, sizeof pname);
   memset(&noise, 0, sizeof noise);
   memset(&sf, 0, sizeof sf);
   memset(&fit, 0, sizeof fit);
@@ -1006,11 +886,11 @@ static int repro_report(repro *R, double wall) {
     adam[i] = &logs[2 * i + 1];
   }
   snprintf(lab_s, sizeof lab_s, "SGD, momentum 0.9, lr %g (mean of %d)",
-           R->jobs[0].run.lr, k);
+           R->rc[0].opt.lr, k);
   snprintf(lab_a, sizeof lab_a, "Adam, betas 0.9, 0.9, lr %g (mean of %d)",
-           R->jobs[1].run.lr, k);
-  snprintf(title, sizeof title, "Evaluation loss, setting %s, L = %ld",
-           cli_setting_names[r->setting], r->layers);
+           R->rc[1].opt.lr, k);
+  snprintf(title, sizeof title, "Evaluation loss, setting %s, L = %d",
+           sname, r->model.layers);
   if ((st = plot_field(R->dir, "loss.svg", title, "evaluation loss (log scale)",
                        1, F_EVAL, sgd, adam, k, lab_s, lab_a)))
     goto out;
@@ -1034,7 +914,7 @@ static int repro_report(repro *R, double wall) {
     fig_ctx fc;
     char t2[200];
     snprintf(t2, sizeof t2, "Gradient noise at initialization, setting %s",
-             cli_setting_names[r->setting]);
+             sname);
     fc.obj = &noise;
     fc.title = t2;
     snprintf(path, sizeof path, "%s/noise.svg", R->dir);
@@ -1090,21 +970,22 @@ static int repro_report(repro *R, double wall) {
     char a[64], b[64], c2[64];
     double m0, s0, m1, s1, q0, q1, dummy;
     fprintf(f, "# Paper A, setting %s: SGD against Adam%s\n\n",
-            cli_setting_names[r->setting], R->base.full ? "" : " (quick form)");
+            sname, R->base.full ? "" : " (quick form)");
     fprintf(f,
-            "Linear transformer, L = %ld, d = %ld, n = %ld, %s parametrization%s "
-            "(%d parameters), %ld fresh prompts per step, %ld steps, %d seed%s "
+            "Linear transformer, L = %d, d = %d, n = %d, %s parametrization%s "
+            "(%d parameters), %d fresh prompts per step, %ld steps, %d seed%s "
             "per optimizer, global gradient clipping at %g. SGD with momentum "
             "0.9 at learning rate %g; Adam with beta1 = beta2 = 0.9 at %g. "
-            "Evaluation loss on a fixed batch of %ld prompts every %ld steps; "
-            "robust condition numbers on a fixed batch of %ld every %ld steps; "
-            "directional smoothness every %ld steps. Backend %s, %s. Wall "
+            "Evaluation loss on a fixed batch of %d prompts every %d steps; "
+            "robust condition numbers on a fixed batch of %d every %d steps; "
+            "directional smoothness every %d steps. Backend %s, %s. Wall "
             "time %.1f s.\n\n",
-            r->layers, r->d, r->n, cli_param_names[r->param],
-            r->front > 0 ? " behind a trainable ReLU front MLP" : "",
-            (int)jv_num(&logs[0].config, "nparams"), r->batch, r->steps, k,
-            k == 1 ? "" : "s", r->clip, R->jobs[0].run.lr, R->jobs[1].run.lr, r->eval_batch,
-            r->eval_every, r->diag_batch, r->diag_every, r->smooth_every,
+            r->model.layers, r->data.d, r->data.n, pname,
+            r->model.front_hidden > 0 ? " behind a trainable ReLU front MLP" : "",
+            (int)runs_long(&logs[0].config, "nparams"), r->batch, r->steps, k,
+            k == 1 ? "" : "s", r->clip_norm, R->rc[0].opt.lr, R->rc[1].opt.lr,
+            r->eval_batch, r->eval_every, r->measure.diag_batch,
+            r->measure.diag_every, r->measure.smooth_every,
             la_backend_name(), precision_name, wall);
     fprintf(f, "## Loss\n\n![evaluation loss](loss.svg)\n\n");
     fmt_msd(a, sizeof a, fin[0], k);
@@ -1197,17 +1078,19 @@ static int cmd_reproduce(cli_config *c) {
   R.dir = c->out ? c->out : "linattn-reproduce";
   R.seeds = (int)(c->seeds > 0 ? c->seeds : c->full ? 6 : 4);
   if (R.seeds > 512) return u_fail(EXIT_BAD_INPUT, "--seeds: at most 512");
-  if (c->run.steps < 0) R.base.run.steps = c->full ? 10000 : 2000;
-  if (c->run.diag_every < 0) R.base.run.diag_every = 250;
-  if (c->run.smooth_every < 0) R.base.run.smooth_every = c->full ? 10 : 5;
+  if (!cli_given(c, "steps")) cli_give(&R.base, "steps", c->full ? 10000 : 2000);
+  if (!cli_given(c, "diag_every")) cli_give(&R.base, "diag_every", 250);
+  if (!cli_given(c, "smooth_every"))
+    cli_give(&R.base, "smooth_every", c->full ? 10 : 5);
   if (c->minibatch < 0) R.base.minibatch = 1000;
   if (c->true_batch < 0) R.base.true_batch = c->full ? 100000 : 50000;
   if (c->samples < 0) R.base.samples = c->full ? 10000 : 4000;
   if (c->bins < 0) R.base.bins = c->full ? 100 : 50;
-  R.base.run.log_every = 50;
+  cli_give(&R.base, "log_every", 50);
   R.base.checkpoint = R.base.resume = NULL;
   R.base.checkpoint_every = -1;
   procs = (int)(c->jobs > 0 ? c->jobs : u_online_cpus());
+  if (c->threads < 0) R.base.threads = 1; /* the processes share the CPUs */
   if ((st = u_mkdirs(R.dir)) != 0) return st;
   snprintf(runs, sizeof runs, "%s/runs", R.dir);
   if ((st = u_mkdirs(runs)) != 0) return st;
@@ -1223,18 +1106,24 @@ static int cmd_reproduce(cli_config *c) {
   }
   for (i = 0; i < R.nruns; ++i) {
     cli_config *j = &R.jobs[i];
-    int adam = i % 2;
+    int adam = i % 2, seed = i / 2 + 1; /* the pair (SGD, Adam) of a seed */
+    la_run_config rc;
+    char err[600];
+    double lr = adam ? c->lr_adam : c->lr_sgd;
     *j = R.base;
-    j->run.opt = adam ? CLI_ADAM : CLI_SGD;
-    j->run.seed = i / 2 + 1;
-    j->run.lr = adam ? c->lr_adam : c->lr_sgd;
-    cli_resolve_run(&j->run);
-    snprintf(R.paths[i], sizeof R.paths[i], "%.4000s/%s-seed%ld.jsonl", runs,
-             adam ? "adam" : "sgd", j->run.seed);
+    cli_give_name(j, "opt", adam ? "adam" : "sgd");
+    cli_give(j, "seed", seed);
+    if (lr == lr) cli_give(j, "lr", lr);
+    if (cli_run_of(j, &rc, err, sizeof err) != CLI_OK) {
+      st = u_fail(EXIT_BAD_INPUT, "%s", err);
+      goto out;
+    }
+    if (i < 2) R.rc[adam] = rc;
+    snprintf(R.paths[i], sizeof R.paths[i], "%.4000s/%s-seed%d.jsonl", runs,
+             adam ? "adam" : "sgd", i / 2 + 1);
     j->out = R.paths[i];
-    totals[i] = j->run.steps;
+    totals[i] = rc.steps;
   }
-  cli_resolve_run(&R.base.run);
   snprintf(R.noise_path, sizeof R.noise_path, "%s/noise.json", R.dir);
   /* the noise measurement costs about as many gradients as it has samples */
   totals[R.nruns] = R.base.samples;
@@ -1260,19 +1149,6 @@ out:
 /*                                sweep                               */
 /* ================================================================== */
 
-typedef struct sweep {
-  int n;
-  char **argv[4096];
-  char *name[4096];
-} sweep;
-
-static char *str_dup(const char *s) {
-  size_t n = strlen(s) + 1;
-  char *d = (char *)malloc(n);
-  if (d) memcpy(d, s, n);
-  return d;
-}
-
 /* A word as the shell reads it back. */
 static void print_quoted(FILE *f, const char *s) {
   const char *p;
@@ -1293,150 +1169,248 @@ static void print_quoted(FILE *f, const char *s) {
   fputc('\'', f);
 }
 
-static int sweep_job(void *ctx, int i, u_progress *p) {
-  sweep *S = (sweep *)ctx;
-  (void)p;
-  execvp(S->argv[i][0], S->argv[i]);
-  return u_fail(1, "cannot run '%s': %s", S->argv[i][0], strerror(errno));
+/* One axis of the grid: a run field and its values, as text. */
+typedef struct axis {
+  const la_run_field *f;
+  char flag[48];
+  char **v;
+  long n, cap;
+} axis;
+
+typedef struct sweep {
+  const cli_config *c;
+  const char *dir;
+  axis ax[CLI_MAX_FIELDS];
+  int nax;
+  long n;          /* grid points */
+  char threads[24]; /* --threads of each run */
+} sweep;
+
+static int axis_add(void *ctx, const char *text) {
+  axis *a = (axis *)ctx;
+  size_t len = strlen(text) + 1;
+  if (a->n == a->cap) {
+    char **nv = (char **)realloc(a->v, sizeof(char *) * (size_t)(a->cap = a->cap ? 2 * a->cap : 8));
+    if (!nv) return 1;
+    a->v = nv;
+  }
+  if (!(a->v[a->n] = (char *)malloc(len))) return 1;
+  memcpy(a->v[a->n++], text, len);
+  return 0;
 }
 
 static void sweep_free(sweep *S) {
-  int i, j;
-  for (i = 0; i < S->n; ++i) {
-    for (j = 0; S->argv[i][j]; ++j) free(S->argv[i][j]);
-    free(S->argv[i]);
-    free(S->name[i]);
-  }
-}
-
-/* Frees the first k words of v (a NULL among them too) and v. */
-static void words_free(char **v, int k) {
   int i;
-  for (i = 0; i < k; ++i) free(v[i]);
-  free(v);
+  long j;
+  for (i = 0; i < S->nax; ++i) {
+    for (j = 0; j < S->ax[i].n; ++j) free(S->ax[i].v[j]);
+    free(S->ax[i].v);
+  }
 }
 
-/* A sweep's train command has at most 16 words of its own, then the
-   extra ones and the NULL. */
-enum { SWEEP_WORDS = 24 };
+/* The axes: every run field given (a list, or one value), in the table's
+   order; the optimizers default to sgd and adam. */
+static int sweep_axes(sweep *S) {
+  const cli_config *c = S->c;
+  int i, n = la_run_field_count();
+  double total = 1;
+  for (i = 0; i < n; ++i) {
+    const la_run_field *f = la_run_field_at(i);
+    axis *a = &S->ax[S->nax];
+    const char *why;
+    char bad[64];
+    size_t k;
+    const char *list = c->given[i] ? c->list[i]
+                       : f->kind == LA_FIELD_OPTIMIZER ? "sgd,adam" : NULL;
+    if (!list) continue;
+    a->f = f;
+    for (k = 0; f->key[k] && k + 1 < sizeof a->flag; ++k)
+      a->flag[k] = f->key[k] == '_' ? '-' : f->key[k];
+    a->flag[k] = 0;
+    S->nax++;
+    if (cli_list_walk(f, list, axis_add, a, &why, bad, sizeof bad) < 0)
+      return u_fail(1, "out of memory");
+    total *= (double)a->n;
+  }
+  if (total > 1e6)
+    return u_fail(EXIT_BAD_INPUT, "the grid has %.0f points (at most 1000000)", total);
+  S->n = (long)total;
+  return 0;
+}
 
-/* The train command of one grid point in SWEEP_WORDS + c->nextra slots,
-   NULL-terminated; its run is named in name. NULL when out of memory, with
-   nothing left allocated. */
-static char **sweep_command(const cli_config *c, const char *dir, double setting,
-                            double depth, double opt, double lr, double seed,
-                            char *name, size_t cap) {
-  char out[4400], num[64], **v;
-  int k = 0, i;
-  v = (char **)calloc((size_t)c->nextra + SWEEP_WORDS, sizeof(char *));
-  if (!v) return NULL;
-  if (isfinite(lr))
-    snprintf(num, sizeof num, "-lr%g", lr);
-  else
-    num[0] = 0;
-  snprintf(name, cap, "s%s-L%g-%s%s-seed%.0f", cli_setting_names[(int)setting],
-           depth, cli_opt_names[(int)opt], num, seed);
-  snprintf(out, sizeof out, "%s/%s.jsonl", dir, name);
-  v[k++] = str_dup(c->argv0);
-  v[k++] = str_dup("train");
-  v[k++] = str_dup("--setting");
-  v[k++] = str_dup(cli_setting_names[(int)setting]);
-  v[k++] = str_dup("--depth");
-  snprintf(num, sizeof num, "%g", depth);
-  v[k++] = str_dup(num);
-  v[k++] = str_dup("--opt");
-  v[k++] = str_dup(cli_opt_names[(int)opt]);
-  if (isfinite(lr)) {
-    v[k++] = str_dup("--lr");
-    snprintf(num, sizeof num, "%.17g", lr);
-    v[k++] = str_dup(num);
+/* The values of grid point i, axis by axis (the last axis varies fastest). */
+static void sweep_point(const sweep *S, long i, long *at) {
+  int k;
+  for (k = S->nax - 1; k >= 0; --k) {
+    at[k] = i % S->ax[k].n;
+    i /= S->ax[k].n;
   }
-  v[k++] = str_dup("--seed");
-  snprintf(num, sizeof num, "%.0f", seed);
-  v[k++] = str_dup(num);
-  if (c->run.steps >= 0) {
-    v[k++] = str_dup("--steps");
-    snprintf(num, sizeof num, "%ld", c->run.steps);
-    v[k++] = str_dup(num);
+}
+
+/* The point's file name: key=value of every axis, joined by commas; a name
+   past 200 bytes keeps its start and ends in a hash of the whole. */
+static void sweep_name(const sweep *S, long i, char *name, size_t cap) {
+  long at[CLI_MAX_FIELDS];
+  char full[8192];
+  size_t used = 0;
+  int k;
+  sweep_point(S, i, at);
+  full[0] = 0;
+  for (k = 0; k < S->nax; ++k) {
+    int w;
+    /* a measurement or the length, the same for every point: no name */
+    if (!(S->ax[k].f->flags & LA_FIELD_IDENTITY) && S->ax[k].n == 1) continue;
+    w = snprintf(full + used, sizeof full - used, "%s%s=%s", used ? "," : "",
+                 S->ax[k].f->key, S->ax[k].v[at[k]]);
+    if (w < 0 || (size_t)w >= sizeof full - used) break;
+    used += (size_t)w;
   }
-  v[k++] = str_dup("--out");
-  v[k++] = str_dup(out);
-  for (i = 0; i < c->nextra; ++i) v[k++] = str_dup(c->extra[i]);
-  for (i = 0; i < k; ++i)
-    if (!v[i]) {
-      words_free(v, k);
-      return NULL;
-    }
+  for (k = 0; full[k]; ++k)
+    if (full[k] == '/') full[k] = '_';
+  if (strlen(full) < 200 && cap > 200) {
+    snprintf(name, cap, "%s", full);
+  } else {
+    uint64_t h = 0xcbf29ce484222325ull;
+    for (k = 0; full[k]; ++k) h = (h ^ (unsigned char)full[k]) * 0x100000001b3ull;
+    snprintf(name, cap, "%.180s~%016llx", full, (unsigned long long)h);
+  }
+}
+
+/* The train command of point i, NULL-terminated (NULL: out of memory). */
+static char **sweep_command(const sweep *S, long i) {
+  const cli_config *c = S->c;
+  long at[CLI_MAX_FIELDS];
+  char name[256], out[4400], **v;
+  int k, w = 0;
+  size_t words = 8 + 2 * (size_t)S->nax;
+  sweep_point(S, i, at);
+  sweep_name(S, i, name, sizeof name);
+  if (!(v = (char **)calloc(words, sizeof(char *)))) return NULL;
+  v[w++] = (char *)c->argv0;
+  v[w++] = (char *)"train";
+  if (c->preset) {
+    v[w++] = (char *)"--preset";
+    v[w++] = (char *)c->preset;
+  }
+  if (c->threads > 0 || c->jobs >= 1) { /* with --jobs: one each, by default */
+    v[w++] = (char *)"--threads";
+    v[w++] = (char *)S->threads;
+  }
+  for (k = 0; k < S->nax; ++k) {
+    size_t len = strlen(S->ax[k].flag) + 3;
+    char *flag = (char *)malloc(len);
+    if (!flag) return v; /* the caller frees the words it finds */
+    (void)snprintf(flag, len, "--%s", S->ax[k].flag);
+    v[w++] = flag;
+    v[w++] = S->ax[k].v[at[k]];
+  }
+  snprintf(out, sizeof out, "%s/%s.jsonl", S->dir, name);
+  v[w++] = (char *)"--out";
+  v[w] = (char *)malloc(strlen(out) + 1);
+  if (v[w]) memcpy(v[w], out, strlen(out) + 1);
   return v;
 }
 
-/* One train command per point of the grid (settings x depths x optimizers
-   x learning rates x seeds), each writing DIR/NAME.jsonl. */
+/* Frees what sweep_command allocated: the flags and the output path. */
+static void sweep_command_free(const sweep *S, char **v) {
+  int k, w = 2 + (S->c->preset ? 2 : 0) + (S->c->threads > 0 || S->c->jobs >= 1 ? 2 : 0);
+  if (!v) return;
+  for (k = 0; k < S->nax; ++k, w += 2) free(v[w]);
+  free(v[w + 1]);
+  free(v);
+}
+
+/* The run of point i, resolved: each point is checked before any runs. */
+static int sweep_check(const sweep *S, long i, long *steps) {
+  cli_config pc = *S->c;
+  long at[CLI_MAX_FIELDS];
+  la_run_config rc;
+  char err[600], name[256];
+  int k;
+  memset(&rc, 0, sizeof rc);
+  sweep_point(S, i, at);
+  pc.cmd = CLI_TRAIN;
+  memset(pc.given, 0, sizeof pc.given);
+  for (k = 0; k < S->nax; ++k)
+    if (cli_set_field(&pc, S->ax[k].f, S->ax[k].flag, S->ax[k].v[at[k]], err,
+                      sizeof err) != CLI_OK ||
+        cli_run_of(&pc, &rc, err, sizeof err) != CLI_OK) {
+      sweep_name(S, i, name, sizeof name);
+      return u_fail(EXIT_BAD_INPUT, "grid point %s: %s", name, err);
+    }
+  if (S->nax == 0 && cli_run_of(&pc, &rc, err, sizeof err) != CLI_OK)
+    return u_fail(EXIT_BAD_INPUT, "%s", err);
+  *steps = rc.steps;
+  return 0;
+}
+
+static int sweep_job(void *ctx, int i, u_progress *p) {
+  sweep *S = (sweep *)ctx;
+  char **v = sweep_command(S, i);
+  (void)p;
+  if (!v) return u_fail(1, "out of memory");
+  execvp(v[0], v);
+  return u_fail(1, "cannot run '%s': %s", v[0], strerror(errno));
+}
+
+/* One train command per point of the grid (every given run field an axis),
+   each writing DIR/NAME.jsonl; printed, or run --jobs at a time. */
 static int cmd_sweep(cli_config *c) {
   static sweep S;
-  const char *dir = c->out ? c->out : "sweep";
-  cli_list one_setting = {1, {0}}, one_depth = {1, {3}}, two_opt = {2, {0, 1}},
-           no_lr = {1, {NAN}}, one_seed = {1, {1}};
-  const cli_list *gs = c->g_setting.n ? &c->g_setting : &one_setting;
-  const cli_list *gd = c->g_depth.n ? &c->g_depth : &one_depth;
-  const cli_list *go = c->g_opt.n ? &c->g_opt : &two_opt;
-  const cli_list *gl = c->g_lr.n ? &c->g_lr : &no_lr;
-  const cli_list *ge = c->g_seed.n ? &c->g_seed : &one_seed;
-  double total = (double)gs->n * gd->n * go->n * gl->n * ge->n;
-  int a, b, e, l, s, i, st = 0;
-  long *totals;
-  int *status;
-  if (total > 4096)
-    return u_fail(EXIT_BAD_INPUT, "the grid has %.0f points (at most 4096)", total);
+  long *totals = NULL, i;
+  int *status = NULL, st = 0;
   memset(&S, 0, sizeof S);
-  for (a = 0; a < gs->n; ++a)
-    for (b = 0; b < gd->n; ++b)
-      for (e = 0; e < go->n; ++e)
-        for (l = 0; l < gl->n; ++l)
-          for (s = 0; s < ge->n; ++s) {
-            char name[200];
-            char **v = sweep_command(c, dir, gs->v[a], gd->v[b], go->v[e],
-                                     gl->v[l], ge->v[s], name, sizeof name);
-            char *vname = v ? str_dup(name) : NULL;
-            if (!vname) {
-              if (v) words_free(v, c->nextra + SWEEP_WORDS);
-              sweep_free(&S);
-              return u_fail(1, "out of memory");
-            }
-            S.argv[S.n] = v;
-            S.name[S.n++] = vname;
-          }
-  if (S.n == 0) return u_fail(EXIT_BAD_INPUT, "the grid is empty");
-  if (c->jobs < 1) { /* the commands, for xargs -P, parallel or a job array */
-    for (i = 0; i < S.n; ++i) {
-      int j;
-      for (j = 0; S.argv[i][j]; ++j) {
-        if (j) fputc(' ', stdout);
-        print_quoted(stdout, S.argv[i][j]);
-      }
-      fputc('\n', stdout);
-    }
-    sweep_free(&S);
-    return fflush(stdout) ? 1 : 0;
-  }
-  if ((st = u_mkdirs(dir)) != 0) {
-    sweep_free(&S);
-    return st;
-  }
-  totals = (long *)calloc((size_t)S.n, sizeof(long));
-  status = (int *)calloc((size_t)S.n, sizeof(int));
-  if (!totals || !status) {
+  S.c = c;
+  S.dir = c->out ? c->out : "sweep";
+  snprintf(S.threads, sizeof S.threads, "%ld", c->threads > 0 ? c->threads : 1);
+  if ((st = sweep_axes(&S)) != 0) goto out;
+  totals = (long *)calloc((size_t)S.n + 1, sizeof(long));
+  if (!totals) {
     st = u_fail(1, "out of memory");
     goto out;
   }
-  for (i = 0; i < S.n; ++i) totals[i] = c->run.steps >= 0 ? c->run.steps : 1000;
-  if (u_pool(sweep_job, &S, S.n, (int)c->jobs, totals, "sweep", status)) {
+  for (i = 0; i < S.n && !st; ++i) st = sweep_check(&S, i, &totals[i]);
+  if (st) goto out;
+  if (c->jobs < 1) { /* the commands, for xargs -P, parallel or a job array */
+    for (i = 0; i < S.n; ++i) {
+      char **v = sweep_command(&S, i);
+      int j;
+      if (!v) {
+        st = u_fail(1, "out of memory");
+        goto out;
+      }
+      for (j = 0; v[j]; ++j) {
+        if (j) fputc(' ', stdout);
+        print_quoted(stdout, v[j]);
+      }
+      fputc('\n', stdout);
+      sweep_command_free(&S, v);
+    }
+    st = fflush(stdout) ? 1 : 0;
+    goto out;
+  }
+  if (S.n > INT_MAX / 2) {
+    st = u_fail(EXIT_BAD_INPUT, "too many runs to start here");
+    goto out;
+  }
+  if ((st = u_mkdirs(S.dir)) != 0) goto out;
+  if (!(status = (int *)calloc((size_t)S.n + 1, sizeof(int)))) {
+    st = u_fail(1, "out of memory");
+    goto out;
+  }
+  if (u_pool(sweep_job, &S, (int)S.n, (int)c->jobs, totals, "sweep", status)) {
+    char name[256];
+    int worst = 0;
     for (i = 0; i < S.n; ++i)
-      if (status[i]) u_fail(1, "%s failed (exit status %d)", S.name[i], status[i]);
-    st = 1;
+      if (status[i]) {
+        sweep_name(&S, i, name, sizeof name);
+        u_fail(1, "%s failed (exit status %d)", name, status[i]);
+        if (status[i] > worst) worst = status[i];
+      }
+    st = worst == EXIT_BAD_INPUT ? EXIT_BAD_INPUT : 1;
   } else {
-    printf("%d runs in %s/; merge them with: %s report %s/*.jsonl\n", S.n, dir,
-           c->argv0, dir);
+    printf("%ld runs in %s/; merge them with: %s report %s\n", S.n, S.dir,
+           c->argv0, S.dir);
   }
 out:
   free(totals);
@@ -1449,144 +1423,183 @@ out:
 /*                               report                               */
 /* ================================================================== */
 
-/* Runs that differ only in their seed form one group; a group is named by
-   the settings in which the groups differ, the rest is said once. */
-static const char *const group_keys[] = {
-    "setting", "depth", "param", "activation", "opt", "lr", "momentum",
-    "beta1", "beta2", "batch", "clip", "clip_block", "d", "n", "front",
-    "init_std", "schedule", "data", "weight_decay"};
-#define NGROUP_KEYS ((int)(sizeof group_keys / sizeof group_keys[0]))
+/* A configuration: the runs that differ only in their seed. */
+typedef struct group {
+  char *key;
+  jv config; /* its first run's */
+  runlog **runs;
+  int n, cap;
+} group;
 
-static void key_value(const jv *cfg, int k, char *buf, size_t cap) {
-  const jv *v = jv_get(cfg, group_keys[k]);
-  if (!v) snprintf(buf, cap, "?");
-  else if (v->type == JV_STR) snprintf(buf, cap, "%s", v->str);
-  else snprintf(buf, cap, "%g", v->num);
-}
+typedef struct report {
+  group *g;
+  int ng, cap;
+  long nruns;
+} report;
 
-static void group_key(const jv *cfg, char *buf, size_t cap) {
-  size_t used = 0;
-  int k;
-  buf[0] = 0;
-  for (k = 0; k < NGROUP_KEYS; ++k) {
-    char v[64];
-    int w;
-    key_value(cfg, k, v, sizeof v);
-    w = snprintf(buf + used, cap - used, "%s=%s;", group_keys[k], v);
-    if (w < 0 || (size_t)w >= cap - used) return;
-    used += (size_t)w;
+/* Takes one run read from the inputs into its configuration. */
+static int report_take(void *ctx, runlog *r) {
+  report *R = (report *)ctx;
+  char key[4096];
+  group *g = NULL;
+  runlog *keep;
+  int i;
+  cli_group_key(&r->config, key, sizeof key);
+  for (i = R->ng - 1; i >= 0 && !g; --i)
+    if (!strcmp(R->g[i].key, key)) g = &R->g[i];
+  if (!g) {
+    if (R->ng == R->cap) {
+      group *ng = (group *)realloc(R->g, sizeof(group) * (size_t)(R->cap = R->cap ? 2 * R->cap : 16));
+      if (!ng) goto oom;
+      R->g = ng;
+    }
+    g = &R->g[R->ng];
+    memset(g, 0, sizeof *g);
+    if (!(g->key = (char *)malloc(strlen(key) + 1))) goto oom;
+    memcpy(g->key, key, strlen(key) + 1);
+    R->ng++;
+    g->config = r->config; /* the group keeps the first config line */
+    memset(&r->config, 0, sizeof r->config);
+  } else {
+    jv_free(&r->config); /* the same as the group's, up to the seed */
   }
+  if (g->n == g->cap) {
+    runlog **nr = (runlog **)realloc(g->runs, sizeof(runlog *) * (size_t)(g->cap = g->cap ? 2 * g->cap : 8));
+    if (!nr) goto oom;
+    g->runs = nr;
+  }
+  if (!(keep = (runlog *)malloc(sizeof *keep))) goto oom;
+  *keep = *r;
+  g->runs[g->n++] = keep;
+  R->nruns++;
+  return 0;
+oom:
+  runlog_free(r);
+  return u_fail(1, "out of memory");
 }
 
-/* Labels from the keys that vary between the groups (first run of each in
-   firsts), and the common part. */
-static void group_labels(runlog *logs, const int *firsts, int ng,
-                         char (*labels)[512], char *common, size_t cap) {
+static void report_free(report *R) {
+  int i, j;
+  for (i = 0; i < R->ng; ++i) {
+    for (j = 0; j < R->g[i].n; ++j) {
+      runlog_free(R->g[i].runs[j]);
+      free(R->g[i].runs[j]);
+    }
+    free(R->g[i].runs);
+    free(R->g[i].key);
+    jv_free(&R->g[i].config);
+  }
+  free(R->g);
+}
+
+/* A config member as text ("?" when absent). */
+static void key_value(const jv *cfg, const char *key, char *buf, size_t cap) {
+  const jv *v = jv_get(cfg, key);
+  if (v && v->type == JV_STR) snprintf(buf, cap, "%.60s", v->str);
+  else if (v && v->type == JV_NUM) snprintf(buf, cap, "%.6g", v->num);
+  else snprintf(buf, cap, "?");
+}
+
+/* Labels from the identity fields that vary between the configurations,
+   and the common part (said once). */
+static void group_labels(const report *R, char (*labels)[512], char *common,
+                         size_t cap) {
   size_t cu = 0;
-  int k, g;
+  int k, g, n = la_run_field_count();
   common[0] = 0;
-  for (g = 0; g < ng; ++g) labels[g][0] = 0;
-  for (k = 0; k < NGROUP_KEYS; ++k) {
+  for (g = 0; g < R->ng; ++g) labels[g][0] = 0;
+  for (k = 0; k < n; ++k) {
+    const la_run_field *f = la_run_field_at(k);
     char v0[64], v[64];
     int varies = 0;
-    key_value(&logs[firsts[0]].config, k, v0, sizeof v0);
-    for (g = 1; g < ng && !varies; ++g) {
-      key_value(&logs[firsts[g]].config, k, v, sizeof v);
+    if (!(f->flags & LA_FIELD_IDENTITY) || (f->flags & LA_FIELD_SEED)) continue;
+    key_value(&R->g[0].config, f->key, v0, sizeof v0);
+    for (g = 1; g < R->ng && !varies; ++g) {
+      key_value(&R->g[g].config, f->key, v, sizeof v);
       varies = strcmp(v, v0) != 0;
     }
-    if (!varies) {
-      int w = snprintf(common + cu, cap - cu, "%s%s %s", cu ? ", " : "",
-                       group_keys[k], v0);
+    if (!varies) { /* a zero is a setting not used: not worth a word */
+      int w = strcmp(v0, "0") == 0 ? 0
+              : snprintf(common + cu, cap - cu, "%s%s %s", cu ? ", " : "", f->key, v0);
       if (w > 0 && (size_t)w < cap - cu) cu += (size_t)w;
       continue;
     }
-    for (g = 0; g < ng; ++g) {
+    for (g = 0; g < R->ng; ++g) {
       size_t u = strlen(labels[g]);
-      key_value(&logs[firsts[g]].config, k, v, sizeof v);
-      snprintf(labels[g] + u, 512 - u, "%s%s %s", u ? ", " : "",
-               group_keys[k], v);
+      key_value(&R->g[g].config, f->key, v, sizeof v);
+      snprintf(labels[g] + u, 512 - u, "%s%s %s", u ? ", " : "", f->key, v);
     }
   }
-  for (g = 0; g < ng; ++g)
+  for (g = 0; g < R->ng; ++g)
     if (!labels[g][0]) snprintf(labels[g], 512, "all runs");
+}
+
+/* The table row of one configuration. */
+static void report_row(FILE *f, const group *g, const char *label) {
+  double *v = (double *)calloc((size_t)g->n * 4 + 4, sizeof(double));
+  double *fin, *best, *rl, *sps;
+  int i, j, div = 0;
+  long steps = 0;
+  char a[64], b[64], r2[64], s[64];
+  double m, sd;
+  if (!v) return;
+  fin = v;
+  best = v + g->n;
+  rl = v + 2 * g->n;
+  sps = v + 3 * g->n;
+  for (i = 0; i < g->n; ++i) {
+    const runlog *r = g->runs[i];
+    const series *ev = &r->f[F_EVAL], *rc = &r->f[F_RCOND];
+    fin[i] = r->final_eval;
+    best[i] = NAN;
+    for (j = 0; j < ev->n; ++j)
+      if (!(ev->y[j] >= best[i])) best[i] = ev->y[j];
+    rl[i] = rc->n ? rc->y[rc->n - 1] : NAN;
+    sps[i] = r->steps_per_second;
+    if (!strcmp(r->status, "diverged")) div++;
+    if (r->steps > steps) steps = r->steps;
+  }
+  fmt_msd(a, sizeof a, fin, g->n);
+  fmt_msd(b, sizeof b, best, g->n);
+  fmt_msd(r2, sizeof r2, rl, g->n);
+  mean_sd(sps, g->n, &m, &sd);
+  if (isfinite(m)) snprintf(s, sizeof s, "%.0f", m);
+  else snprintf(s, sizeof s, "n/a");
+  fprintf(f, "| %s | %d | %ld | %s | %s | %d | %s | %s |\n", label, g->n, steps,
+          a, b, div, r2, s);
+  free(v);
 }
 
 static int cmd_report(cli_config *c) {
   const char *dir = c->out ? c->out : "linattn-report";
-  runlog *logs = (runlog *)calloc((size_t)c->npos, sizeof(runlog));
-  char (*keys)[512] = (char(*)[512])calloc((size_t)c->npos, 512);
-  char (*labels)[512] = (char(*)[512])calloc((size_t)c->npos, 512);
-  char common[2048];
-  int *group = (int *)calloc((size_t)c->npos, sizeof(int));
-  int *firsts = (int *)calloc((size_t)c->npos, sizeof(int));
-  int ng = 0, i, g, st = 0, nlog = 0;
-  char err[600], path[4300];
+  report R;
+  char (*labels)[512] = NULL, common[4096], err[600], path[4300];
+  int i, g, st = 0;
   u_out md;
-  if (!logs || !keys || !labels || !group || !firsts) {
-    free(logs);
-    free(keys);
-    free(labels);
-    free(group);
-    free(firsts);
-    return u_fail(1, "out of memory");
-  }
-  for (i = 0; i < c->npos; ++i) {
-    if (runlog_load(c->pos[i], &logs[i], err, sizeof err)) {
-      st = u_fail(EXIT_BAD_INPUT, "%s", err);
-      goto out;
-    }
-    nlog++;
+  memset(&R, 0, sizeof R);
+  for (i = 0; i < c->npos && !st; ++i)
+    if ((st = runs_read_path(c->pos[i], report_take, &R, err, sizeof err, 0)) != 0)
+      u_fail(st, "%s", err);
+  if (st) goto out;
+  if (R.nruns == 0) {
+    st = u_fail(EXIT_BAD_INPUT, "no runs in the inputs (JSON lines of train)");
+    goto out;
   }
   if ((st = u_mkdirs(dir)) != 0) goto out;
-  /* groups in order of first appearance */
-  for (i = 0; i < c->npos; ++i) {
-    char k[512];
-    group_key(&logs[i].config, k, sizeof k);
-    for (g = 0; g < ng && strcmp(keys[g], k) != 0; ++g) {
-    }
-    if (g == ng) {
-      firsts[ng] = i;
-      snprintf(keys[ng++], 512, "%s", k);
-    }
-    group[i] = g;
+  if (!(labels = (char(*)[512])calloc((size_t)R.ng, 512))) {
+    st = u_fail(1, "out of memory");
+    goto out;
   }
-  group_labels(logs, firsts, ng, labels, common, sizeof common);
+  group_labels(&R, labels, common, sizeof common);
   snprintf(path, sizeof path, "%s/report.md", dir);
   if ((st = u_open(&md, path))) goto out;
-  fprintf(md.f, "# Report of %d runs in %d configurations\n\n", c->npos, ng);
+  fprintf(md.f, "# Report of %ld runs in %d configurations\n\n", R.nruns, R.ng);
   fprintf(md.f, "Common to every run: %s.\n\n", common);
   fprintf(md.f,
           "| configuration | runs | steps | final eval loss (mean \xc2\xb1 sd) "
           "| best eval loss | diverged | last R (diag) | steps/s |\n"
           "|---|---|---|---|---|---|---|---|\n");
-  for (g = 0; g < ng; ++g) {
-    double fin[CLI_MAXPOS], best[CLI_MAXPOS], rl[CLI_MAXPOS], sps[CLI_MAXPOS];
-    int n = 0, div = 0;
-    long steps = 0;
-    char a[64], b[64], r2[64];
-    double m, sd;
-    for (i = 0; i < c->npos; ++i) {
-      const series *ev = &logs[i].f[F_EVAL];
-      const series *rc = &logs[i].f[F_RCOND];
-      int j;
-      if (group[i] != g) continue;
-      fin[n] = logs[i].final_eval;
-      best[n] = NAN;
-      for (j = 0; j < ev->n; ++j)
-        if (!(ev->y[j] >= best[n])) best[n] = ev->y[j];
-      rl[n] = rc->n ? rc->y[rc->n - 1] : NAN;
-      sps[n] = logs[i].steps_per_second;
-      if (!strcmp(logs[i].status, "diverged")) div++;
-      if (logs[i].steps > steps) steps = logs[i].steps;
-      n++;
-    }
-    fmt_msd(a, sizeof a, fin, n);
-    fmt_msd(b, sizeof b, best, n);
-    fmt_msd(r2, sizeof r2, rl, n);
-    mean_sd(sps, n, &m, &sd);
-    fprintf(md.f, "| %s | %d | %ld | %s | %s | %d | %s | %.0f |\n", labels[g], n,
-            steps, a, b, div, r2, m);
-  }
+  for (g = 0; g < R.ng; ++g) report_row(md.f, &R.g[g], labels[g]);
   /* the figures: one curve per configuration (the first eight) */
   {
     static const struct {
@@ -1597,7 +1610,7 @@ static int cmd_report(cli_config *c) {
         {F_RCOND, 1, "rcond.svg", "Robust condition number", "max|H_ii| / median|H_ii|"},
         {F_SMOOTH, 1, "smoothness.svg", "Directional smoothness", "u\xe1\xb5\x80 H u (log scale)"}};
     size_t fi;
-    int shown = ng < SVG_NPALETTE ? ng : SVG_NPALETTE;
+    int shown = R.ng < SVG_NPALETTE ? R.ng : SVG_NPALETTE;
     fprintf(md.f, "\n");
     for (fi = 0; fi < sizeof figs / sizeof figs[0] && !st; ++fi) {
       curve cs[SVG_NPALETTE];
@@ -1605,11 +1618,8 @@ static int cmd_report(cli_config *c) {
       int any = 0;
       memset(cs, 0, sizeof cs);
       for (g = 0; g < shown; ++g) {
-        runlog *members[CLI_MAXPOS];
-        int n = 0;
-        for (i = 0; i < c->npos; ++i)
-          if (group[i] == g) members[n++] = &logs[i];
-        if (band_make(members, n, figs[fi].field, &cs[g].b)) st = u_fail(1, "out of memory");
+        if (band_make(R.g[g].runs, R.g[g].n, figs[fi].field, &cs[g].b))
+          st = u_fail(1, "out of memory");
         cs[g].label = labels[g];
         if (cs[g].b.n) any = 1;
       }
@@ -1627,20 +1637,16 @@ static int cmd_report(cli_config *c) {
       }
       for (g = 0; g < shown; ++g) band_free(&cs[g].b);
     }
-    if (ng > shown)
+    if (R.ng > shown)
       fprintf(md.f, "The figures show the first %d of %d configurations.\n",
-              shown, ng);
+              shown, R.ng);
   }
   if (st) u_abort(&md);
   else if ((st = u_commit(&md)) == 0)
-    printf("%d runs, %d configurations: %s/report.md\n", c->npos, ng, dir);
+    printf("%ld runs, %d configurations: %s/report.md\n", R.nruns, R.ng, dir);
 out:
-  for (i = 0; i < nlog; ++i) runlog_free(&logs[i]);
-  free(logs);
-  free(keys);
   free(labels);
-  free(group);
-  free(firsts);
+  report_free(&R);
   return st;
 }
 
@@ -1717,31 +1723,31 @@ static int cmd_index(int cmd) {
 
 int main(int argc, char **argv) {
   cli_config c;
-  char err[400], *keep = NULL;
+  char err[600];
+  const char **scratch = (const char **)calloc((size_t)argc + 1, sizeof(char *));
   int st;
-  st = cli_parse(argc, argv, &c, err, sizeof err);
+  if (!scratch) return u_fail(1, "out of memory");
+  st = cli_parse(argc, argv, &c, scratch, err, sizeof err);
   if (st == CLI_HELP) {
     cli_help(stdout, (unsigned)c.cmd, help_text[c.cmd ? cmd_index(c.cmd) + 1 : 0]);
+    free(scratch);
+    return 0;
+  }
+  if (st == CLI_VERSION) {
+    printf("linattn %s (%s backend, %s)\n", la_version_string(),
+           la_backend_name(), precision_name);
+    free(scratch);
     return 0;
   }
   if (st != CLI_OK) {
     if (c.cmd) fprintf(stderr, "linattn %s: %s\n", cli_cmd_name(c.cmd), err);
     else fprintf(stderr, "linattn: %s\n", err);
+    free(scratch);
     return EXIT_BAD_INPUT;
-  }
-  if ((c.cmd == CLI_TRAIN && c.resume) ||
-      ((c.cmd == CLI_NOISE || c.cmd == CLI_CURV) && c.checkpoint)) {
-    const char *ck = c.resume ? c.resume : c.checkpoint;
-    if (merge_saved_args(&c, ck, argc - 2, argv + 2, &keep, err, sizeof err)) {
-      fprintf(stderr, "linattn %s: %s\n", cli_cmd_name(c.cmd), err);
-      free(keep);
-      return EXIT_BAD_INPUT;
-    }
   }
   switch (c.cmd) {
   case CLI_TRAIN: {
     u_progress p;
-    cli_resolve_run(&c.run);
     /* a checkpoint is saved by renaming a new file over it */
     if (c.checkpoint && u_special(c.checkpoint)) {
       st = u_fail(EXIT_BAD_INPUT, "--checkpoint '%s' is not a regular file",
@@ -1750,7 +1756,7 @@ int main(int argc, char **argv) {
     }
     if ((st = ensure_parent(c.out)) == 0 &&
         (!c.checkpoint || (st = ensure_parent(c.checkpoint)) == 0)) {
-      u_progress_init(&p, "train", c.run.steps);
+      u_progress_init(&p, "train", 1);
       st = run_train(&c, &p);
     }
     break;
@@ -1762,6 +1768,6 @@ int main(int argc, char **argv) {
   case CLI_SWEEP: st = cmd_sweep(&c); break;
   default: st = cmd_report(&c); break;
   }
-  free(keep);
+  free(scratch);
   return st;
 }

@@ -1,14 +1,19 @@
 /* linattn_cli.h - the command line of examples/linattn.c.
 
-   Parsing is one pure function, cli_parse(argc, argv, cfg, err): no I/O, no
-   allocation, no global state, so that it can be fuzzed (tests/fuzz/fuzz_cli.c)
-   and tested on its own. Every flag is a row of one table (cli_flags) that
-   drives the parsing, the range checks, the --help text and the flags written
-   beside a checkpoint; values that the user did not give stay "unset" (-1 or
-   NaN) and cli_resolve_run fills in the papers' defaults afterwards. Strings
-   in the result point into argv. */
+   Parsing is one pure function, cli_parse(argc, argv, cfg, scratch, err):
+   no I/O, no allocation, no global state, so that it can be fuzzed
+   (tests/fuzz/fuzz_cli.c) and tested on its own. A run's flags are not
+   written here: they are the header's run fields (la_run_field_at), each a
+   flag (its key with '-' for '_'), a JSON key, a range and an identity bit,
+   from which the parser, --help, the config line, the report's grouping,
+   the sweep's axes and its file names all come. The flags of the program
+   itself (outputs, measurements, subcommand options) are rows of cli_flags
+   below. Strings in the result point into argv. */
 #ifndef LINATTN_CLI_H
 #define LINATTN_CLI_H
+
+#include "linattn.h"
+#include "linattn_json.h"
 
 #include <errno.h>
 #include <math.h>
@@ -17,7 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { CLI_OK = 0, CLI_HELP = 1, CLI_ERROR = 2 };
+enum { CLI_OK = 0, CLI_HELP = 1, CLI_ERROR = 2, CLI_VERSION = 3 };
 
 /* Subcommands, as bits so that a flag can belong to several. */
 enum {
@@ -32,34 +37,19 @@ enum {
 };
 #define CLI_MODEL (CLI_TRAIN | CLI_NOISE | CLI_CURV)
 
-#define CLI_MAXLIST 64
-#define CLI_MAXPOS 512
-
-/* A list of numbers (or of enum indices) from "a,b,c" or "a..b". */
-typedef struct cli_list {
-  int n;
-  double v[CLI_MAXLIST];
-} cli_list;
-
-/* One training run: what a checkpoint's side file records. -1 / NaN =
-   unset, resolved by cli_resolve_run. Enum fields hold the index of the
-   name in its table below. */
-typedef struct cli_run {
-  long setting, layers, d, n, param, act, front;
-  double init_std;
-  long opt, nesterov;
-  double lr, momentum, beta1, beta2, eps, wd;
-  long sched, warmup, period, total;
-  double decay, min_scale, clip, clip_block;
-  long batch, steps, seed, eval_seed, data_mode, resample_every;
-  long eval_every, eval_batch, diag_every, smooth_every, diag_batch;
-  long log_every;
-} cli_run;
+/* The run fields a table may hold (cli_parse refuses a larger header). */
+#define CLI_MAX_FIELDS 96
 
 typedef struct cli_config {
   int cmd; /* CLI_TRAIN, ... */
   const char *argv0;
-  cli_run run;
+  /* the run fields given: run holds their values (zero elsewhere), given[i]
+     says which of la_run_field_at(i) were; a sweep keeps each one's list */
+  la_run_config run;
+  unsigned char given[CLI_MAX_FIELDS];
+  const char *list[CLI_MAX_FIELDS];
+  const char *preset; /* the experiment the run starts from */
+  long threads;       /* threads of one run; -1: every online CPU */
   /* outputs and checkpoints */
   const char *out, *svg, *checkpoint, *resume;
   long checkpoint_every;
@@ -72,242 +62,210 @@ typedef struct cli_config {
   double lr_sgd, lr_adam;
   /* theorem */
   long check;
-  /* sweep grid */
-  cli_list g_lr, g_seed, g_setting, g_depth, g_opt;
-  /* positional arguments (report inputs) and sweep's extra train flags */
+  /* report's inputs, in the caller's scratch array of argc pointers */
   int npos;
-  const char *pos[CLI_MAXPOS];
-  int nextra;
-  const char *extra[CLI_MAXPOS];
+  const char **pos;
 } cli_config;
 
-/* ------------------------------------------------------------ enum names */
-/* Indices into the name tables, as stored in the configuration. */
-enum { CLI_S1, CLI_S2, CLI_S3, CLI_SPHERE, CLI_NONLINEAR, CLI_PAPER_B };
-enum { CLI_SGD, CLI_ADAM, CLI_SIGN, CLI_NSGD, CLI_ADAGRAD, CLI_RMSPROP };
+/* ------------------------------------------------------------ names */
 enum { CLI_ALL, CLI_THM1, CLI_LEMMA1, CLI_THREE, CLI_THM5 };
-
-static const char *const cli_setting_names[] = {
-    "1", "2", "3", "sphere", "nonlinear", "paper-b", NULL};
-static const char *const cli_opt_names[] = {"sgd",  "adam",    "sign",
-                                            "nsgd", "adagrad", "rmsprop",
-                                            NULL};
-static const char *const cli_param_names[] = {"sparse", "dense", "pgd", NULL};
-static const char *const cli_act_names[] = {"linear", "relu", NULL};
-static const char *const cli_sched_names[] = {"constant", "halving", "cosine",
-                                              NULL};
-static const char *const cli_data_names[] = {"fresh", "resample", "fixed",
-                                             NULL};
 static const char *const cli_check_names[] = {
     "all", "theorem1", "lemma1", "three-layer", "theorem5", NULL};
 static const char *const cli_cmd_names[] = {
     "train", "noise", "curvature", "reproduce", "theorem", "sweep", "report",
     NULL};
 
+/* ------------------------------------------------------------ run fields */
+/* Which subcommands take which run fields: by the part of la_run_config a
+   field lives in. noise and curvature measure a model on data (at its
+   initialization or a checkpoint); reproduce runs SGD and Adam itself. */
+enum {
+  CLI_G_DATA = 1,  /* the data setting and the model */
+  CLI_G_OPT = 2,   /* the optimizer */
+  CLI_G_TRAIN = 4, /* schedule, clipping, batches, evaluation */
+  CLI_G_SEED = 8,  /* the seeds */
+  CLI_G_STEPS = 16,
+  CLI_G_MEASURE = 32 /* what train measures along the run */
+};
+static unsigned cli_field_group(const la_run_field *f) {
+  size_t o = f->offset;
+  if (!strcmp(f->key, "seed") || !strcmp(f->key, "eval_seed"))
+    return CLI_G_SEED;
+  if (!strcmp(f->key, "steps")) return CLI_G_STEPS;
+  if (o >= offsetof(la_run_config, measure) &&
+      o < offsetof(la_run_config, measure) + sizeof(((la_run_config *)0)->measure))
+    return CLI_G_MEASURE;
+  if (!strcmp(f->key, "setting") ||
+      (o >= offsetof(la_run_config, data) &&
+       o < offsetof(la_run_config, data) + sizeof(la_data_config)) ||
+      (o >= offsetof(la_run_config, model) &&
+       o < offsetof(la_run_config, model) + sizeof(la_model_config)))
+    return CLI_G_DATA;
+  if (f->kind == LA_FIELD_OPTIMIZER || f->optim) return CLI_G_OPT;
+  return CLI_G_TRAIN;
+}
+static unsigned cli_cmd_groups(int cmd) {
+  switch (cmd) {
+  case CLI_TRAIN:
+  case CLI_SWEEP:
+    return CLI_G_DATA | CLI_G_OPT | CLI_G_TRAIN | CLI_G_SEED | CLI_G_STEPS |
+           CLI_G_MEASURE;
+  case CLI_NOISE:
+  case CLI_CURV: return CLI_G_DATA | CLI_G_SEED | CLI_G_MEASURE;
+  case CLI_REPRO: return CLI_G_DATA | CLI_G_TRAIN | CLI_G_STEPS | CLI_G_MEASURE;
+  case CLI_THEOREM: return CLI_G_SEED | CLI_G_STEPS;
+  default: return 0;
+  }
+}
+static int cli_field_applies(int cmd, const la_run_field *f) {
+  if (cmd == CLI_THEOREM && !strcmp(f->key, "eval_seed")) return 0;
+  /* of the measurements, curvature uses the batch and noise none */
+  if (cli_field_group(f) == CLI_G_MEASURE && (cmd == CLI_NOISE || cmd == CLI_CURV))
+    return cmd == CLI_CURV && !strcmp(f->key, "diag_batch");
+  return (cli_cmd_groups(cmd) & cli_field_group(f)) != 0;
+}
+
+/* The index of run field `key` and whether the user gave it. */
+static int cli_field_index(const char *key) {
+  const la_run_field *f = la_run_field_find(key);
+  return f ? (int)(f - la_run_field_at(0)) : -1;
+}
+static int cli_given(const cli_config *c, const char *key) {
+  int i = cli_field_index(key);
+  return i >= 0 && c->given[i];
+}
+
+/* Gives run field `key` the value v, as if from the command line. */
+static void cli_give(cli_config *c, const char *key, double v) {
+  int i = cli_field_index(key);
+  if (i < 0 || la_run_field_set(&c->run, la_run_field_at(i), v) != 0) return;
+  c->given[i] = 1;
+}
+/* The same by a name (an enum's or an optimizer's). */
+static void cli_give_name(cli_config *c, const char *key, const char *name) {
+  const la_run_field *f = la_run_field_find(key);
+  const char *nm;
+  int v;
+  for (v = 0; f && (nm = la_run_field_name(f, v)) != NULL; ++v)
+    if (!strcmp(nm, name)) {
+      cli_give(c, key, v);
+      return;
+    }
+}
+
 /* ------------------------------------------------------------ the table */
 enum {
-  CLI_K_INT,   /* long, whole number within [lo, hi] */
-  CLI_K_REAL,  /* double, finite, within [lo, hi] */
-  CLI_K_STR,   /* const char * */
-  CLI_K_ENUM,  /* long, index into names */
-  CLI_K_BOOL,  /* long set to 1, takes no value */
-  CLI_K_LIST,  /* cli_list of reals within [lo, hi] */
-  CLI_K_ILIST, /* cli_list of whole numbers, "a..b" allowed */
-  CLI_K_ELIST  /* cli_list of enum indices */
+  CLI_K_INT,  /* long, whole number within [lo, hi] */
+  CLI_K_REAL, /* double, finite, within [lo, hi] */
+  CLI_K_STR,  /* const char * */
+  CLI_K_ENUM, /* long, index into names */
+  CLI_K_BOOL  /* long set to 1, takes no value */
 };
 
 typedef struct cli_flag {
   const char *name; /* without the leading "--" */
   int kind;
-  size_t off; /* into cli_config */
+  unsigned cmds; /* subcommands that accept it */
+  size_t off;    /* into cli_config */
   double lo, hi;
-  const char *const *names; /* CLI_K_ENUM, CLI_K_ELIST */
-  unsigned cmds;            /* subcommands that accept it */
-  int run;                  /* part of a run's definition (side file) */
+  const char *const *names; /* CLI_K_ENUM */
   const char *arg;          /* value placeholder in --help */
   const char *help;
 } cli_flag;
 
-#define CLI_R(f) offsetof(cli_config, run) + offsetof(cli_run, f)
 #define CLI_C(f) offsetof(cli_config, f)
 #define CLI_BIG 1e15   /* whole numbers stay exact in a double below 2^53 */
-#define CLI_HUGE 1e300 /* any finite real */
+#define CLI_TRAINISH (CLI_TRAIN | CLI_SWEEP)
 
 static const cli_flag cli_flags[] = {
-    /* the data and the model */
-    {"setting", CLI_K_ENUM, CLI_R(setting), 0, 0, cli_setting_names,
-     CLI_MODEL | CLI_REPRO, 1, "S",
-     "data setting: 1, 2, 3, sphere, nonlinear, paper-b (default 1)"},
-    {"depth", CLI_K_INT, CLI_R(layers), 1, 64, NULL, CLI_MODEL | CLI_REPRO, 1,
-     "L", "attention layers (default 3)"},
-    {"d", CLI_K_INT, CLI_R(d), 1, 256, NULL, CLI_MODEL, 1, "D",
-     "covariate dimension (default: the setting's, 5)"},
-    {"n", CLI_K_INT, CLI_R(n), 1, 4096, NULL, CLI_MODEL, 1, "N",
-     "prompts' context length (default: the setting's)"},
-    {"param", CLI_K_ENUM, CLI_R(param), 0, 0, cli_param_names, CLI_MODEL, 1,
-     "P",
-     "parametrization: sparse, dense, pgd (default sparse; dense for "
-     "nonlinear)"},
-    {"activation", CLI_K_ENUM, CLI_R(act), 0, 0, cli_act_names, CLI_MODEL, 1,
-     "A", "attention: linear or relu (default linear)"},
-    {"front", CLI_K_INT, CLI_R(front), 0, 4096, NULL, CLI_MODEL, 1, "H",
-     "hidden width of the front MLP, 0 none (default 0; 30 for nonlinear)"},
-    {"init-std", CLI_K_REAL, CLI_R(init_std), 1e-12, 10, NULL, CLI_MODEL, 1,
-     "X", "std of the initial parameters (default 0.05; 0.1 nonlinear)"},
-    /* the optimizer */
-    {"opt", CLI_K_ENUM, CLI_R(opt), 0, 0, cli_opt_names, CLI_MODEL, 1, "O",
-     "optimizer: sgd, adam, sign, nsgd, adagrad, rmsprop (default adam)"},
-    {"lr", CLI_K_REAL, CLI_R(lr), 1e-12, 1e6, NULL, CLI_MODEL, 1, "X",
-     "learning rate (default: paper A's for the setting and optimizer)"},
-    {"momentum", CLI_K_REAL, CLI_R(momentum), 0, 0.999999, NULL, CLI_MODEL, 1,
-     "X", "momentum of sgd, sign, nsgd, rmsprop (default 0.9 for sgd)"},
-    {"nesterov", CLI_K_BOOL, CLI_R(nesterov), 0, 0, NULL, CLI_MODEL, 1, NULL,
-     "Nesterov momentum (sgd)"},
-    {"beta1", CLI_K_REAL, CLI_R(beta1), 0, 0.999999, NULL, CLI_MODEL, 1, "X",
-     "Adam's beta1 (default 0.9)"},
-    {"beta2", CLI_K_REAL, CLI_R(beta2), 0, 0.999999, NULL, CLI_MODEL, 1, "X",
-     "Adam's beta2 (default 0.9, paper A)"},
-    {"eps", CLI_K_REAL, CLI_R(eps), 0, 1, NULL, CLI_MODEL, 1, "X",
-     "epsilon of adam, adagrad, rmsprop (default 1e-8)"},
-    {"weight-decay", CLI_K_REAL, CLI_R(wd), 0, 1e3, NULL, CLI_MODEL, 1, "X",
-     "L2 weight decay (default 0)"},
-    {"schedule", CLI_K_ENUM, CLI_R(sched), 0, 0, cli_sched_names, CLI_MODEL,
-     1, "K", "learning-rate schedule: constant, halving, cosine"},
-    {"warmup", CLI_K_INT, CLI_R(warmup), 0, CLI_BIG, NULL, CLI_MODEL, 1, "T",
-     "steps of linear warmup (default 0)"},
-    {"period", CLI_K_INT, CLI_R(period), 1, CLI_BIG, NULL, CLI_MODEL, 1, "T",
-     "halving: steps between decays (default 1000)"},
-    {"decay", CLI_K_REAL, CLI_R(decay), 1e-9, 0.999999, NULL, CLI_MODEL, 1,
-     "X", "halving: factor per period (default 0.5)"},
-    {"cosine-total", CLI_K_INT, CLI_R(total), 1, 2 * CLI_BIG, NULL, CLI_MODEL, 1,
-     "T", "cosine: step where the floor is reached (default: --steps)"},
-    {"min-scale", CLI_K_REAL, CLI_R(min_scale), 0, 1, NULL, CLI_MODEL, 1, "X",
-     "cosine: the floor of the factor (default 0)"},
-    {"clip", CLI_K_REAL, CLI_R(clip), 0, CLI_HUGE, NULL, CLI_MODEL, 1, "X",
-     "global gradient-norm clipping, 0 none (default 1; 0.1 sphere)"},
-    {"clip-block", CLI_K_REAL, CLI_R(clip_block), 0, CLI_HUGE, NULL,
-     CLI_MODEL, 1, "X", "per-matrix gradient clipping, 0 none (default 0)"},
-    /* the run */
-    {"batch", CLI_K_INT, CLI_R(batch), 1, 1e7, NULL, CLI_MODEL, 1, "B",
-     "prompts per step (default 1000; 2000 nonlinear)"},
-    {"steps", CLI_K_INT, CLI_R(steps), 0, CLI_BIG, NULL,
-     CLI_TRAIN | CLI_REPRO | CLI_THEOREM | CLI_SWEEP, 1, "T",
-     "total training steps (a resumed run continues up to this count)"},
-    {"seed", CLI_K_INT, CLI_R(seed), 0, CLI_BIG, NULL,
-     CLI_MODEL | CLI_THEOREM, 1, "S", "seed of theta and the data (default 1)"},
-    {"eval-seed", CLI_K_INT, CLI_R(eval_seed), 1, CLI_BIG, NULL, CLI_MODEL, 1,
-     "S", "seed of the evaluation and diagnostic batches (default: --seed)"},
-    {"data", CLI_K_ENUM, CLI_R(data_mode), 0, 0, cli_data_names, CLI_MODEL, 1,
-     "M", "fresh prompts every step, resample every k, or one fixed set"},
-    {"resample-every", CLI_K_INT, CLI_R(resample_every), 1, CLI_BIG, NULL,
-     CLI_MODEL, 1, "K", "steps between resampled datasets (default 100)"},
-    {"eval-every", CLI_K_INT, CLI_R(eval_every), 0, CLI_BIG, NULL, CLI_MODEL,
-     1, "K", "eval loss every k steps, 0 never (default 50)"},
-    {"eval-batch", CLI_K_INT, CLI_R(eval_batch), 1, 1e7, NULL, CLI_MODEL, 1,
-     "B", "prompts in the evaluation batch (default 1000)"},
-    {"diag-every", CLI_K_INT, CLI_R(diag_every), 0, CLI_BIG, NULL,
-     CLI_TRAIN | CLI_REPRO, 1, "K",
-     "robust condition numbers and top eigenvalue every k steps, 0 never"},
-    {"smooth-every", CLI_K_INT, CLI_R(smooth_every), 0, CLI_BIG, NULL,
-     CLI_TRAIN | CLI_REPRO, 1, "K",
-     "directional smoothness every k steps, 0 never"},
-    {"diag-batch", CLI_K_INT, CLI_R(diag_batch), 1, 1e6, NULL,
-     CLI_MODEL | CLI_REPRO, 1, "B",
-     "prompts in the fixed diagnostic batch (default 1000)"},
-    {"log-every", CLI_K_INT, CLI_R(log_every), 1, CLI_BIG, NULL, CLI_TRAIN, 1,
-     "K", "a JSON line every k steps (default 10)"},
+    {"preset", CLI_K_STR, CLI_TRAINISH | CLI_NOISE | CLI_CURV,
+     CLI_C(preset), 0, 0, NULL, "NAME",
+     "start from an experiment of the papers (listed below; default: the "
+     "--setting's)"},
+    {"threads", CLI_K_INT, CLI_TRAINISH | CLI_NOISE | CLI_CURV | CLI_REPRO,
+     CLI_C(threads), 1, LA_MAX_WORKERS, NULL, "K",
+     "threads of one run, the same bits for any count (default: every "
+     "online CPU; reproduce and sweep --jobs: 1 per process)"},
     /* outputs */
-    {"out", CLI_K_STR, CLI_C(out), 0, 0, NULL, CLI_MODEL | CLI_THEOREM, 0,
-     "FILE", "JSON output file (default: stdout)"},
-    {"out", CLI_K_STR, CLI_C(out), 0, 0, NULL,
-     CLI_REPRO | CLI_SWEEP | CLI_REPORT, 0, "DIR",
+    {"out", CLI_K_STR, CLI_MODEL | CLI_THEOREM,
+     CLI_C(out), 0, 0, NULL, "FILE",
+     "JSON output file (default: stdout)"},
+    {"out", CLI_K_STR, CLI_REPRO | CLI_SWEEP | CLI_REPORT,
+     CLI_C(out), 0, 0, NULL, "DIR",
      "output folder (default linattn-reproduce, sweep or linattn-report)"},
-    {"svg", CLI_K_STR, CLI_C(svg), 0, 0, NULL,
-     CLI_NOISE | CLI_CURV | CLI_THEOREM, 0, "FILE", "also draw a figure"},
-    {"checkpoint", CLI_K_STR, CLI_C(checkpoint), 0, 0, NULL, CLI_MODEL, 0,
-     "FILE",
-     "train: save the run there (with FILE.args); noise, curvature: "
-     "measure at it"},
-    {"checkpoint-every", CLI_K_INT, CLI_C(checkpoint_every), 1, CLI_BIG, NULL,
-     CLI_TRAIN, 0, "K", "save the checkpoint every k steps as well"},
-    {"resume", CLI_K_STR, CLI_C(resume), 0, 0, NULL, CLI_TRAIN, 0, "FILE",
-     "continue the run saved in FILE (its flags come from FILE.args)"},
+    {"svg", CLI_K_STR, CLI_NOISE | CLI_CURV | CLI_THEOREM,
+     CLI_C(svg), 0, 0, NULL, "FILE",
+     "also draw a figure"},
+    {"checkpoint", CLI_K_STR, CLI_MODEL,
+     CLI_C(checkpoint), 0, 0, NULL, "FILE",
+     "train: save the run there; noise, curvature: measure at it"},
+    {"checkpoint-every", CLI_K_INT, CLI_TRAIN,
+     CLI_C(checkpoint_every), 1, CLI_BIG, NULL, "K",
+     "save the checkpoint every k steps as well"},
+    {"resume", CLI_K_STR, CLI_TRAIN,
+     CLI_C(resume), 0, 0, NULL, "FILE",
+     "continue the run saved in FILE (only --steps and outputs may change)"},
     /* noise */
-    {"minibatch", CLI_K_INT, CLI_C(minibatch), 1, 1e7, NULL,
-     CLI_NOISE | CLI_REPRO, 0, "B", "prompts per minibatch (default 1000)"},
-    {"true-batch", CLI_K_INT, CLI_C(true_batch), 1, 1e9, NULL,
-     CLI_NOISE | CLI_REPRO, 0, "B",
-     "prompts of the 'true' gradient (default 100000)"},
-    {"samples", CLI_K_INT, CLI_C(samples), 2, 1e8, NULL, CLI_NOISE | CLI_REPRO,
-     0, "K", "minibatch gradients drawn (default 10000)"},
-    {"bins", CLI_K_INT, CLI_C(bins), 1, 100000, NULL, CLI_NOISE | CLI_REPRO, 0,
-     "K", "histogram bins (default 100)"},
+    {"minibatch", CLI_K_INT, CLI_NOISE | CLI_REPRO,
+     CLI_C(minibatch), 1, 1e7, NULL, "B",
+     "prompts per minibatch (default 1000)"},
+    {"true-batch", CLI_K_INT, CLI_NOISE | CLI_REPRO,
+     CLI_C(true_batch), 1, 1e9, NULL, "B",
+     "prompts of the 'true' gradient (default 100000; reproduce 50000, "
+     "100000 with --full)"},
+    {"samples", CLI_K_INT, CLI_NOISE | CLI_REPRO,
+     CLI_C(samples), 2, 1e8, NULL, "K",
+     "minibatch gradients drawn (default 10000; reproduce 4000, 10000 with "
+     "--full)"},
+    {"bins", CLI_K_INT, CLI_NOISE | CLI_REPRO,
+     CLI_C(bins), 1, 100000, NULL, "K",
+     "histogram bins (default 100; reproduce 50, 100 with --full)"},
     /* curvature */
-    {"top", CLI_K_INT, CLI_C(top), 1, 1000, NULL, CLI_CURV, 0, "K",
+    {"top", CLI_K_INT, CLI_CURV,
+     CLI_C(top), 1, 1000, NULL, "K",
      "top eigenvalues by Lanczos (default 10)"},
-    {"probes", CLI_K_INT, CLI_C(probes), 1, 10000, NULL, CLI_CURV, 0, "K",
+    {"probes", CLI_K_INT, CLI_CURV,
+     CLI_C(probes), 1, 10000, NULL, "K",
      "SLQ probe vectors (default 10)"},
-    {"slq-steps", CLI_K_INT, CLI_C(slq_steps), 2, 100000, NULL, CLI_CURV, 0,
-     "K", "Lanczos steps per SLQ probe (default 80)"},
-    {"grid", CLI_K_INT, CLI_C(grid), 2, 100000, NULL, CLI_CURV, 0, "K",
+    {"slq-steps", CLI_K_INT, CLI_CURV,
+     CLI_C(slq_steps), 2, 100000, NULL, "K",
+     "Lanczos steps per SLQ probe (default 80)"},
+    {"grid", CLI_K_INT, CLI_CURV,
+     CLI_C(grid), 2, 100000, NULL, "K",
      "points of the smoothed density (default 400)"},
-    {"dense", CLI_K_BOOL, CLI_C(dense), 0, 0, NULL, CLI_CURV, 0, NULL,
+    {"dense", CLI_K_BOOL, CLI_CURV,
+     CLI_C(dense), 0, 0, NULL, NULL,
      "also the whole exact spectrum (dense Hessian)"},
     /* reproduce */
-    {"full", CLI_K_BOOL, CLI_C(full), 0, 0, NULL, CLI_REPRO, 0, NULL,
+    {"full", CLI_K_BOOL, CLI_REPRO,
+     CLI_C(full), 0, 0, NULL, NULL,
      "paper A's length: 10,000 steps, 6 seeds, diagnostics every 250"},
-    {"seeds", CLI_K_INT, CLI_C(seeds), 1, 1000, NULL, CLI_REPRO, 0, "K",
-     "seeds per optimizer (default 3; 6 with --full)"},
-    {"jobs", CLI_K_INT, CLI_C(jobs), 1, 1024, NULL, CLI_REPRO | CLI_SWEEP, 0,
-     "K",
+    {"seeds", CLI_K_INT, CLI_REPRO,
+     CLI_C(seeds), 1, 512, NULL, "K",
+     "seeds per optimizer (default 4; 6 with --full)"},
+    {"jobs", CLI_K_INT, CLI_REPRO | CLI_SWEEP,
+     CLI_C(jobs), 1, 1024, NULL, "K",
      "parallel processes (reproduce: default the online CPUs; sweep: run "
      "the commands)"},
-    {"lr-sgd", CLI_K_REAL, CLI_C(lr_sgd), 1e-12, 1e6, NULL, CLI_REPRO, 0, "X",
+    {"lr-sgd", CLI_K_REAL, CLI_REPRO,
+     CLI_C(lr_sgd), 1e-12, 1e6, NULL, "X",
      "SGD's learning rate (default: paper A's for the setting)"},
-    {"lr-adam", CLI_K_REAL, CLI_C(lr_adam), 1e-12, 1e6, NULL, CLI_REPRO, 0,
-     "X", "Adam's learning rate (default: paper A's for the setting)"},
+    {"lr-adam", CLI_K_REAL, CLI_REPRO,
+     CLI_C(lr_adam), 1e-12, 1e6, NULL, "X",
+     "Adam's learning rate (default: paper A's for the setting)"},
     /* theorem */
-    {"check", CLI_K_ENUM, CLI_C(check), 0, 0, cli_check_names, CLI_THEOREM, 0,
-     "C", "all, theorem1, lemma1, three-layer, theorem5 (default all)"},
-    /* sweep grid */
-    {"lr", CLI_K_LIST, CLI_C(g_lr), 1e-12, 1e6, NULL, CLI_SWEEP, 0, "LIST",
-     "learning rates, e.g. 0.005,0.01,0.02"},
-    {"seed", CLI_K_ILIST, CLI_C(g_seed), 0, CLI_BIG, NULL, CLI_SWEEP, 0,
-     "LIST", "seeds, e.g. 1..6 (default 1)"},
-    {"setting", CLI_K_ELIST, CLI_C(g_setting), 0, 0, cli_setting_names,
-     CLI_SWEEP, 0, "LIST", "settings, e.g. 1,3,sphere (default 1)"},
-    {"depth", CLI_K_ILIST, CLI_C(g_depth), 1, 64, NULL, CLI_SWEEP, 0, "LIST",
-     "depths, e.g. 2,4,6,8 (default 3)"},
-    {"opt", CLI_K_ELIST, CLI_C(g_opt), 0, 0, cli_opt_names, CLI_SWEEP, 0,
-     "LIST", "optimizers, e.g. sgd,adam (default sgd,adam)"},
+    {"check", CLI_K_ENUM, CLI_THEOREM,
+     CLI_C(check), 0, 0, cli_check_names, "C",
+     "all, theorem1, lemma1, three-layer, theorem5 (default all)"},
 };
 #define CLI_NFLAGS ((int)(sizeof cli_flags / sizeof cli_flags[0]))
 
 /* ------------------------------------------------------------ defaults */
-static void cli_run_unset(cli_run *r) {
-  long *ints[] = {&r->setting,   &r->layers,         &r->d,
-                  &r->n,         &r->param,          &r->act,
-                  &r->front,     &r->opt,            &r->nesterov,
-                  &r->sched,     &r->warmup,         &r->period,
-                  &r->total,     &r->batch,          &r->steps,
-                  &r->seed,      &r->eval_seed,      &r->data_mode,
-                  &r->resample_every, &r->eval_every, &r->eval_batch,
-                  &r->diag_every, &r->smooth_every,  &r->diag_batch,
-                  &r->log_every};
-  double *reals[] = {&r->init_std, &r->lr,       &r->momentum, &r->beta1,
-                     &r->beta2,    &r->eps,      &r->wd,       &r->decay,
-                     &r->min_scale, &r->clip,    &r->clip_block};
-  size_t i;
-  for (i = 0; i < sizeof ints / sizeof ints[0]; ++i) *ints[i] = -1;
-  for (i = 0; i < sizeof reals / sizeof reals[0]; ++i) *reals[i] = NAN;
-}
-
 static void cli_defaults(cli_config *c) {
   memset(c, 0, sizeof *c);
-  cli_run_unset(&c->run);
   c->checkpoint_every = c->minibatch = c->true_batch = c->samples = -1;
   c->bins = c->top = c->probes = c->slq_steps = c->grid = -1;
-  c->seeds = c->jobs = -1;
+  c->seeds = c->jobs = c->threads = -1;
   c->lr_sgd = c->lr_adam = NAN;
 }
 
@@ -328,31 +286,22 @@ static int cli_err(char *err, size_t cap, const char *fmt, const char *a,
   return CLI_ERROR;
 }
 
-/* A finite real in [lo, hi] from the whole of s. */
+/* A finite real in [lo, hi] from the whole of s: decimal digits only (no
+   hexadecimal, no leading or trailing white space). */
 static int cli_real(const char *s, double lo, double hi, double *v,
                     const char **why) {
   char *end;
+  const char *p;
   double x;
-  if (!*s || *s == ' ' || *s == '\t' || *s == '\n') {
-    *why = "is not a number";
-    return 0;
-  }
+  *why = "is not a number";
+  for (p = s; *p; ++p)
+    if (!strchr("0123456789+-.eE", *p)) return 0;
+  if (!*s) return 0;
   errno = 0;
   x = strtod(s, &end);
-  if (end == s || *end) {
-    *why = "is not a number";
-    return 0;
-  }
-  if (x != x) {
-    *why = "is not a number (NaN)";
-    return 0;
-  }
+  if (end == s || *end) return 0;
   if (errno == ERANGE && (x > 1 || x < -1)) {
     *why = "is out of range";
-    return 0;
-  }
-  if (x - x != 0) {
-    *why = "is not finite";
     return 0;
   }
   if (x < lo) {
@@ -368,10 +317,10 @@ static int cli_real(const char *s, double lo, double hi, double *v,
 }
 
 /* A whole number in [lo, hi] (written as an integer, "1e4" also accepted). */
-static int cli_int(const char *s, double lo, double hi, long *v,
+static int cli_int(const char *s, double lo, double hi, double *v,
                    const char **why) {
   double x;
-  if (!cli_real(s, -CLI_HUGE, CLI_HUGE, &x, why)) return 0;
+  if (!cli_real(s, -1e300, 1e300, &x, why)) return 0;
   if (x != floor(x)) {
     *why = "is not a whole number";
     return 0;
@@ -385,75 +334,133 @@ static int cli_int(const char *s, double lo, double hi, long *v,
     *why = "is too large";
     return 0;
   }
-  *v = (long)x;
+  *v = x;
   return 1;
 }
 
 static int cli_enum(const char *s, const char *const *names, long *v) {
   long i;
   for (i = 0; names[i]; ++i)
-    if (!strcmp(s, names[i])) {
+    if (names[i][0] && !strcmp(s, names[i])) {
       *v = i;
       return 1;
     }
   return 0;
 }
 
-/* Comma-separated items; in whole-number lists "a..b" is a range. */
-static int cli_list_parse(const cli_flag *f, const char *s, cli_list *l,
-                          const char **why) {
+/* "a, b, c": the valid names of a run field (or of a names table). */
+static void cli_name_list(const la_run_field *f, const char *const *names,
+                          char *buf, size_t cap) {
+  size_t used = 0;
+  int i;
+  buf[0] = 0;
+  for (i = 0;; ++i) {
+    const char *nm = f ? la_run_field_name(f, i) : names ? names[i] : NULL;
+    int w;
+    if (!nm) break;
+    if (!*nm || (f && f->kind == LA_FIELD_ENUM && !strcmp(nm, "none"))) continue;
+    w = snprintf(buf + used, cap - used, "%s%s", used ? ", " : "", nm);
+    if (w < 0 || (size_t)w >= cap - used) break;
+    used += (size_t)w;
+  }
+}
+
+/* One value of run field f from text: a name, or a number within the
+   table's range. A zero real is LA_ZERO: the user said zero. */
+static int cli_field_value(const la_run_field *f, const char *s, double *v,
+                           const char **why) {
+  int i;
+  const char *nm;
+  switch (f->kind) {
+  case LA_FIELD_ENUM:
+  case LA_FIELD_OPTIMIZER:
+    for (i = 0; (nm = la_run_field_name(f, i)) != NULL; ++i)
+      if (*nm && !strcmp(nm, s)) {
+        *v = i;
+        return 1;
+      }
+    *why = "is not one of";
+    return 0;
+  case LA_FIELD_BOOL:
+    if (!strcmp(s, "0") || !strcmp(s, "1")) {
+      *v = *s == '1';
+      return 1;
+    }
+    *why = "is not 0 or 1";
+    return 0;
+  case LA_FIELD_REAL:
+    if (!cli_real(s, f->lo, f->hi, v, why)) return 0;
+    if (*v == 0) *v = LA_ZERO;
+    return 1;
+  default: return cli_int(s, f->lo, f->hi, v, why);
+  }
+}
+
+/* The value of run field f as text, as a flag takes it back (a name, an
+   integer, or a real that reads back to the same double; a zero as 0). */
+static void cli_field_text(const la_run_config *r, const la_run_field *f,
+                           char *buf, size_t cap) {
+  double v = 0;
+  if (f->kind == LA_FIELD_OPTIMIZER) {
+    snprintf(buf, cap, "%s", r->optimizer[0] ? r->optimizer : "adam");
+    return;
+  }
+  (void)la_run_field_get(r, f, &v);
+  if (f->kind == LA_FIELD_ENUM) {
+    const char *nm = la_run_field_name(f, (int)v);
+    snprintf(buf, cap, "%s", nm && *nm ? nm : "?");
+  } else if (f->kind == LA_FIELD_REAL) {
+    snprintf(buf, cap, "%.17g", v == 0 ? 0.0 : v);
+  } else {
+    snprintf(buf, cap, "%.0f", v);
+  }
+}
+
+/* Each item of a list "a,b,c" (whole kinds: also "a..b"), checked; calls
+   each(ctx, text) per value when each is not NULL; the number of values, or
+   -1 with *why and the offending item in bad. */
+typedef int (*cli_item_fn)(void *ctx, const char *text);
+static long cli_list_walk(const la_run_field *f, const char *s, cli_item_fn each,
+                          void *ctx, const char **why, char *bad, size_t bcap) {
   char item[64];
-  l->n = 0;
+  long n = 0;
   while (1) {
     const char *comma = strchr(s, ',');
     size_t len = comma ? (size_t)(comma - s) : strlen(s);
     const char *dots;
+    double v;
+    snprintf(bad, bcap, "%.*s", (int)(len < 60 ? len : 60), s);
     if (len == 0 || len >= sizeof item) {
       *why = len ? "has an item that is too long" : "has an empty item";
-      return 0;
+      return -1;
     }
     memcpy(item, s, len);
     item[len] = 0;
     dots = strstr(item, "..");
-    if (f->kind == CLI_K_ILIST && dots) {
-      long a, b, k;
+    if (dots && f->kind != LA_FIELD_REAL && f->kind != LA_FIELD_ENUM &&
+        f->kind != LA_FIELD_OPTIMIZER) {
+      double a, b;
+      long long k;
       item[dots - item] = 0;
-      if (!cli_int(item, f->lo, f->hi, &a, why) ||
-          !cli_int(dots + 2, f->lo, f->hi, &b, why))
-        return 0;
+      if (!cli_field_value(f, item, &a, why) ||
+          !cli_field_value(f, dots + 2, &b, why))
+        return -1;
       if (b < a) {
         *why = "has a range that runs backwards";
-        return 0;
+        return -1;
       }
-      for (k = a; k <= b; ++k) {
-        if (l->n == CLI_MAXLIST) {
-          *why = "has too many items (at most 64)";
-          return 0;
-        }
-        l->v[l->n++] = (double)k;
+      for (k = (long long)a; k <= (long long)b; ++k) {
+        char num[32];
+        snprintf(num, sizeof num, "%lld", k);
+        if (each && each(ctx, num)) return -1;
+        n++;
       }
     } else {
-      double x;
-      long k;
-      if (l->n == CLI_MAXLIST) {
-        *why = "has too many items (at most 64)";
-        return 0;
-      }
-      if (f->kind == CLI_K_ELIST) {
-        if (!cli_enum(item, f->names, &k)) {
-          *why = "has an unknown name";
-          return 0;
-        }
-        x = (double)k;
-      } else if (f->kind == CLI_K_ILIST) {
-        if (!cli_int(item, f->lo, f->hi, &k, why)) return 0;
-        x = (double)k;
-      } else if (!cli_real(item, f->lo, f->hi, &x, why)) {
-        return 0;
-      }
-      l->v[l->n++] = x;
+      if (!cli_field_value(f, item, &v, why)) return -1;
+      if (each && each(ctx, item)) return -1;
+      n++;
     }
-    if (!comma) return 1;
+    if (!comma) return n;
     s = comma + 1;
   }
 }
@@ -474,12 +481,30 @@ static const cli_flag *cli_find(unsigned cmd, const char *name, int any) {
   return NULL;
 }
 
-/* Stores one flag's value into c. */
+/* "--name: 'value' why" with the allowed range or names. */
+static int cli_bad_value(const char *name, const char *val, const char *why,
+                         double lo, double hi, const char *names, char *err,
+                         size_t cap) {
+  char q[64];
+  cli_clean(val, q, sizeof q);
+  if (!err || !cap) return CLI_ERROR;
+  if (names && *names)
+    snprintf(err, cap, "--%s: '%s' %s: %.250s", name, q,
+             !strcmp(why, "is not one of") ? why : "is not one of", names);
+  else if (!strcmp(why, "is too large") || !strcmp(why, "is too small"))
+    snprintf(err, cap, "--%s: '%s' %s (allowed: %g to %g)", name, q, why, lo, hi);
+  else
+    snprintf(err, cap, "--%s: '%s' %s", name, q, why);
+  return CLI_ERROR;
+}
+
+/* Stores one value of a program flag into c. */
 static int cli_set(cli_config *c, const cli_flag *f, const char *val,
                    char *err, size_t cap) {
   char *base = (char *)c + f->off;
   const char *why = "is not valid";
-  char msg[160];
+  double x;
+  long k;
   switch (f->kind) {
   case CLI_K_BOOL: *(long *)(void *)base = 1; return CLI_OK;
   case CLI_K_STR:
@@ -487,61 +512,68 @@ static int cli_set(cli_config *c, const cli_flag *f, const char *val,
     *(const char **)(void *)base = val;
     return CLI_OK;
   case CLI_K_INT:
-    if (cli_int(val, f->lo, f->hi, (long *)(void *)base, &why)) return CLI_OK;
-    break;
+    if (!cli_int(val, f->lo, f->hi, &x, &why)) break;
+    *(long *)(void *)base = (long)x;
+    return CLI_OK;
   case CLI_K_REAL:
-    if (cli_real(val, f->lo, f->hi, (double *)(void *)base, &why))
-      return CLI_OK;
-    break;
-  case CLI_K_ENUM:
-    if (cli_enum(val, f->names, (long *)(void *)base)) return CLI_OK;
-    why = "is not one of the names in --help";
-    break;
+    if (!cli_real(val, f->lo, f->hi, (double *)(void *)base, &why)) break;
+    return CLI_OK;
   default:
-    if (cli_list_parse(f, val, (cli_list *)(void *)base, &why)) return CLI_OK;
-    break;
-  }
-  if (f->kind == CLI_K_INT || f->kind == CLI_K_REAL ||
-      f->kind == CLI_K_ILIST) {
-    if (!strcmp(why, "is too large") || !strcmp(why, "is too small")) {
-      snprintf(msg, sizeof msg, "%s (allowed: %g to %g)", why, f->lo, f->hi);
-      why = msg;
+    if (cli_enum(val, f->names, &k)) {
+      *(long *)(void *)base = k;
+      return CLI_OK;
+    } else {
+      char names[300];
+      cli_name_list(NULL, f->names, names, sizeof names);
+      return cli_bad_value(f->name, val, "is not one of", 0, 0, names, err, cap);
     }
   }
-  if (err && cap) {
-    char q[64];
-    snprintf(err, cap, "--%s: '%s' %s", f->name, cli_clean(val, q, sizeof q),
-             why);
-  }
-  return CLI_ERROR;
+  return cli_bad_value(f->name, val, why, f->lo, f->hi, NULL, err, cap);
 }
 
-/* Applies the flags of argv[0 .. argc-1] on top of c (c->cmd already set):
-   the form a resumed run uses to lay new flags over the saved ones. */
+/* Stores one run field: its value, or (sweep) its checked list. */
+static int cli_set_field(cli_config *c, const la_run_field *f, const char *flag,
+                         const char *val, char *err, size_t cap) {
+  int i = (int)(f - la_run_field_at(0));
+  const char *why = "is not valid";
+  char bad[64], names[300];
+  double v;
+  names[0] = 0;
+  if (f->kind == LA_FIELD_ENUM || f->kind == LA_FIELD_OPTIMIZER)
+    cli_name_list(f, NULL, names, sizeof names);
+  if (c->cmd == CLI_SWEEP) {
+    if (cli_list_walk(f, val, NULL, NULL, &why, bad, sizeof bad) < 0)
+      return cli_bad_value(flag, bad, why, f->lo, f->hi, names, err, cap);
+    c->list[i] = val;
+  } else {
+    if (!cli_field_value(f, val, &v, &why))
+      return cli_bad_value(flag, val, why, f->lo, f->hi, names, err, cap);
+    (void)la_run_field_set(&c->run, f, v); /* checked: in range */
+  }
+  c->given[i] = 1;
+  return CLI_OK;
+}
+
+/* Applies the flags of argv[0 .. argc-1] on top of c (c->cmd already set). */
 static int cli_apply(cli_config *c, int argc, char **argv, char *err,
                      size_t cap) {
-  int i;
+  int i, extra = 0;
   for (i = 0; i < argc; ++i) {
     const char *a = argv[i];
     const cli_flag *f;
+    const la_run_field *rf;
     const char *eq, *val;
     char name[48], q[64];
     size_t len;
+    int is_bool;
     if (!a) return cli_err(err, cap, "a null argument%s%s", "", "");
     if (!strcmp(a, "--help") || !strcmp(a, "-h")) return CLI_HELP;
-    if (!strcmp(a, "--") && c->cmd == CLI_SWEEP) {
-      for (++i; i < argc; ++i) {
-        if (c->nextra == CLI_MAXPOS)
-          return cli_err(err, cap, "too many arguments after --%s%s", "", "");
-        c->extra[c->nextra++] = argv[i];
-      }
-      return CLI_OK;
+    if (!strcmp(a, "--") && c->cmd == CLI_SWEEP && !extra) {
+      extra = 1; /* the train flags that follow: the same as before it */
+      continue;
     }
     if (a[0] != '-' || a[1] != '-' || !a[2]) {
       if (c->cmd == CLI_REPORT && a[0] && strcmp(a, "--") != 0) {
-        if (c->npos == CLI_MAXPOS)
-          return cli_err(err, cap, "too many input files (at most 512)%s%s",
-                         "", "");
         c->pos[c->npos++] = a;
         continue;
       }
@@ -556,16 +588,22 @@ static int cli_apply(cli_config *c, int argc, char **argv, char *err,
     memcpy(name, a + 2, len);
     name[len] = 0;
     cli_clean(name, name, sizeof name);
-    f = cli_find((unsigned)c->cmd, name, 0);
-    if (!f) {
+    rf = la_run_field_find(name);
+    f = rf ? NULL : cli_find((unsigned)c->cmd, name, 0);
+    if (rf && !cli_field_applies(c->cmd, rf))
+      return cli_err(err, cap, "--%s does not apply to %s", name,
+                     cli_cmd_name(c->cmd));
+    if (!rf && !f) {
       if (cli_find(0, name, 1))
         return cli_err(err, cap, "--%s does not apply to %s", name,
                        cli_cmd_name(c->cmd));
       return cli_err(err, cap, "unknown flag '--%s'%s", name, "");
     }
-    if (f->kind == CLI_K_BOOL) {
-      if (eq) return cli_err(err, cap, "--%s takes no value%s", name, "");
-      val = "";
+    is_bool = rf ? rf->kind == LA_FIELD_BOOL : f->kind == CLI_K_BOOL;
+    if (is_bool && !rf && eq)
+      return cli_err(err, cap, "--%s takes no value%s", name, "");
+    if (is_bool && !eq) {
+      val = "1";
     } else if (eq) {
       val = eq + 1;
     } else {
@@ -573,36 +611,50 @@ static int cli_apply(cli_config *c, int argc, char **argv, char *err,
         return cli_err(err, cap, "--%s needs a value%s", name, "");
       val = argv[++i];
     }
-    if (cli_set(c, f, val, err, cap) != CLI_OK) return CLI_ERROR;
+    if (rf) {
+      if (cli_set_field(c, rf, name, val, err, cap) != CLI_OK) return CLI_ERROR;
+    } else if (cli_set(c, f, val, err, cap) != CLI_OK) {
+      return CLI_ERROR;
+    }
   }
   return CLI_OK;
 }
 
-/* argv[0] is the program, argv[1] the subcommand. CLI_HELP with cmd 0 is
-   the top-level help. The error text is one line without the program name. */
-static int cli_parse(int argc, char **argv, cli_config *c, char *err,
-                     size_t cap) {
+/* argv[0] is the program, argv[1] the subcommand. scratch holds argc
+   pointers (the report's inputs and sweep's train flags point into it).
+   CLI_HELP with cmd 0 is the top-level help, CLI_VERSION --version. The
+   error text is one line without the program name. */
+static int cli_parse(int argc, char **argv, cli_config *c, const char **scratch,
+                     char *err, size_t cap) {
   long k;
   int st;
   cli_defaults(c);
   if (err && cap) err[0] = 0;
+  if (la_run_field_count() > CLI_MAX_FIELDS)
+    return cli_err(err, cap, "the header has more run fields than %s%s",
+                   "CLI_MAX_FIELDS", "");
   if (argc < 1 || !argv) return cli_err(err, cap, "no arguments%s%s", "", "");
   c->argv0 = argv[0] ? argv[0] : "linattn";
+  c->pos = scratch;
   if (argc < 2 || !argv[1])
     return cli_err(err, cap, "no subcommand (see --help)%s%s", "", "");
   if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") ||
       !strcmp(argv[1], "help"))
     return CLI_HELP;
+  if (!strcmp(argv[1], "--version")) return CLI_VERSION;
   if (!cli_enum(argv[1], cli_cmd_names, &k)) {
     char q[64];
     return cli_err(err, cap, "unknown subcommand '%s' (see --help)%s",
                    cli_clean(argv[1], q, sizeof q), "");
   }
   c->cmd = 1 << k;
+  if (!scratch && c->cmd == CLI_REPORT)
+    return cli_err(err, cap, "no room for the arguments%s%s", "", "");
   st = cli_apply(c, argc - 2, argv + 2, err, cap);
   if (st != CLI_OK) return st;
   if (c->cmd == CLI_REPORT && c->npos == 0)
-    return cli_err(err, cap, "report needs JSON-lines files to read%s%s", "",
+    return cli_err(err, cap,
+                   "report needs JSON-lines files or folders to read%s%s", "",
                    "");
   if (c->cmd == CLI_TRAIN && c->checkpoint_every > 0 && !c->checkpoint)
     return cli_err(err, cap, "--checkpoint-every needs --checkpoint%s%s", "",
@@ -610,119 +662,219 @@ static int cli_parse(int argc, char **argv, cli_config *c, char *err,
   return CLI_OK;
 }
 
-/* ------------------------------------------------------------ resolving */
-/* Paper A's learning rates for L = 3 (its code), SGD then Adam, by setting;
-   paper B's experiments use Adam at 1e-3 in this program. */
-static const double cli_paper_lr[6][2] = {
-    {0.02, 0.02}, {0.01, 0.005}, {0.02, 0.02},
-    {5, 0.1},     {0.05, 0.01},  {0.01, 0.001}};
-
-static double cli_default_lr(long setting, long opt) {
-  if (opt == CLI_SGD) return cli_paper_lr[setting][0];
-  if (opt == CLI_ADAM) return cli_paper_lr[setting][1];
-  return opt == CLI_SIGN ? 1e-3 : 0.01;
+/* ------------------------------------------------------------ the run */
+/* A message naming a field: "--key VALUE: why". */
+static int cli_field_err(const la_run_config *r, const la_run_field *f,
+                         const char *why, char *err, size_t cap) {
+  char flag[48], val[64];
+  size_t i;
+  for (i = 0; f->key[i] && i + 1 < sizeof flag; ++i)
+    flag[i] = f->key[i] == '_' ? '-' : f->key[i];
+  flag[i] = 0;
+  cli_field_text(r, f, val, sizeof val);
+  snprintf(err, cap, "--%s %s: %s", flag, val, why);
+  return CLI_ERROR;
 }
 
-#define CLI_DEF(x, v) \
-  do {                \
-    if ((x) < 0) (x) = (v); \
-  } while (0)
-#define CLI_DEFR(x, v) \
-  do {                 \
-    if ((x) != (x)) (x) = (v); \
-  } while (0)
-
-/* Fills every unset field of a run with its default. */
-static void cli_resolve_run(cli_run *r) {
-  int nonlin;
-  CLI_DEF(r->setting, CLI_S1);
-  nonlin = r->setting == CLI_NONLINEAR;
-  CLI_DEF(r->layers, 3);
-  CLI_DEF(r->d, 5);
-  CLI_DEF(r->n, r->setting == CLI_S2 ? 5 : 20);
-  CLI_DEF(r->param, nonlin ? 1 : 0);
-  CLI_DEF(r->act, 0);
-  CLI_DEF(r->front, nonlin ? 30 : 0);
-  CLI_DEFR(r->init_std, nonlin ? 0.1 : 0.05);
-  CLI_DEF(r->opt, CLI_ADAM);
-  CLI_DEF(r->nesterov, 0);
-  CLI_DEFR(r->lr, cli_default_lr(r->setting, r->opt));
-  CLI_DEFR(r->momentum, r->opt == CLI_SGD ? 0.9 : 0);
-  CLI_DEFR(r->beta1, 0.9);
-  CLI_DEFR(r->beta2, 0.9);
-  CLI_DEFR(r->eps, 1e-8);
-  CLI_DEFR(r->wd, 0);
-  CLI_DEF(r->sched, 0);
-  CLI_DEF(r->warmup, 0);
-  CLI_DEF(r->period, 1000);
-  CLI_DEFR(r->decay, 0.5);
-  CLI_DEFR(r->min_scale, 0);
-  CLI_DEFR(r->clip, r->setting == CLI_SPHERE ? 0.1 : 1);
-  CLI_DEFR(r->clip_block, 0);
-  CLI_DEF(r->batch, nonlin ? 2000 : 1000);
-  CLI_DEF(r->steps, 1000);
-  CLI_DEF(r->total, r->steps > r->warmup ? r->steps : r->warmup + 1);
-  CLI_DEF(r->seed, 1);
-  CLI_DEF(r->eval_seed, r->seed ? r->seed : 1);
-  CLI_DEF(r->data_mode, 0);
-  CLI_DEF(r->resample_every, 100);
-  CLI_DEF(r->eval_every, 50);
-  CLI_DEF(r->eval_batch, 1000);
-  CLI_DEF(r->diag_every, 0);
-  CLI_DEF(r->smooth_every, 0);
-  CLI_DEF(r->diag_batch, 1000);
-  CLI_DEF(r->log_every, 10);
+/* Field f of `from` into `to`. */
+static void cli_copy_field(la_run_config *to, const la_run_config *from,
+                           const la_run_field *f) {
+  double v;
+  if (f->kind == LA_FIELD_OPTIMIZER) {
+    memcpy(to->optimizer, from->optimizer, sizeof to->optimizer);
+    return;
+  }
+  (void)la_run_field_get(from, f, &v);
+  if (f->kind == LA_FIELD_REAL) { /* bits: LA_ZERO stays */
+    memcpy((char *)to + f->offset, (const char *)from + f->offset, sizeof v);
+    return;
+  }
+  (void)la_run_field_set(to, f, v);
 }
 
-/* The run's flags that were given, as "--name value" words into buf (one
-   flag and value per line), the form read back by cli_apply. */
-static int cli_run_flags(const cli_config *c, char *buf, size_t cap) {
+/* Why a run refuses field f, in words: by the part of the run it is in. */
+static const char *cli_refusal(const la_run_config *r, const la_run_field *f) {
+  size_t o = f->offset, s = offsetof(la_run_config, schedule);
+  if (f->optim) {
+    const la_optim_entry *e = la_optim_find(r->optimizer[0] ? r->optimizer : "adam");
+    if (e && !(e->fields & f->optim)) return "the optimizer does not read it";
+    return "the optimizer refuses it";
+  }
+  if (o >= s && o < s + sizeof(la_schedule))
+    return "the schedule is inconsistent (cosine: its total must exceed the "
+           "warmup and the steps be more than 0)";
+  if (cli_field_group(f) == CLI_G_DATA)
+    return "the data setting and the model cannot be built with it";
+  return "out of range for the run";
+}
+
+/* The run the command describes: the experiment (--preset, else the
+   --setting's, else Setting 1) with the optimizer given, then each field
+   given, in the table's order, each checked as it is laid on. */
+static int cli_run_of(const cli_config *c, la_run_config *out, char *err,
+                      size_t cap) {
+  la_run_config r, t;
+  const char *opt = cli_given(c, "opt") ? c->run.optimizer : NULL;
+  const char *exp = c->preset;
+  int i, n = la_run_field_count();
+  char q[64];
+  if (!exp)
+    exp = cli_given(c, "setting")
+              ? la_run_field_name(la_run_field_find("setting"), c->run.setting)
+              : "1";
+  if (la_run_preset(&r, exp, opt) != 0) {
+    char names[400];
+    size_t used = 0;
+    const char *nm;
+    for (i = 0; (nm = la_run_preset_name(i, NULL)) != NULL; ++i) {
+      int w = snprintf(names + used, sizeof names - used, "%s%s", i ? ", " : "", nm);
+      if (w < 0 || (size_t)w >= sizeof names - used) break;
+      used += (size_t)w;
+    }
+    snprintf(err, cap, "--preset: '%s' is not one of: %s",
+             cli_clean(exp, q, sizeof q), names);
+    return CLI_ERROR;
+  }
+  if (c->preset && cli_given(c, "setting")) { /* the data of the setting */
+    (void)la_data_preset(&r.data, c->run.setting);
+    r.setting = c->run.setting;
+  }
+  if (la_run_resolve(&r, &t) != 0)
+    return cli_err(err, cap, "the preset %s does not resolve%s", exp, "");
+  for (i = 0; i < n; ++i) {
+    const la_run_field *f = la_run_field_at(i);
+    if (!c->given[i]) continue;
+    cli_copy_field(&r, &c->run, f);
+    if (la_run_resolve(&r, &t) != 0)
+      return cli_field_err(&r, f, cli_refusal(&r, f), err, cap);
+  }
+  *out = t;
+  return CLI_OK;
+}
+
+/* A run continued from a checkpoint's description: the fields given must
+   agree with it where they are part of its identity; the others (the step
+   count) are laid on. */
+static int cli_resume_of(const cli_config *c, const la_run_config *saved,
+                         la_run_config *out, char *err, size_t cap) {
+  la_run_config r = *saved, t;
+  int i, n = la_run_field_count();
+  if (c->preset)
+    return cli_err(err, cap,
+                   "--preset: a resumed run is the checkpoint's; give only "
+                   "--steps and outputs%s%s",
+                   "", "");
+  for (i = 0; i < n; ++i) {
+    const la_run_field *f = la_run_field_at(i);
+    if (!c->given[i]) continue;
+    t = r;
+    cli_copy_field(&t, &c->run, f);
+    if ((f->flags & LA_FIELD_IDENTITY) && la_run_diff(&r, &t, LA_FIELD_IDENTITY)) {
+      char want[64];
+      cli_field_text(saved, f, want, sizeof want);
+      {
+        char why[200];
+        snprintf(why, sizeof why,
+                 "the checkpoint's run has %s %s (a resumed run keeps what it "
+                 "is; start a new run to change it)",
+                 f->key, want);
+        return cli_field_err(&t, f, why, err, cap);
+      }
+    }
+    r = t;
+  }
+  if (la_run_resolve(&r, out) != 0)
+    return cli_err(err, cap, "the checkpoint's run does not resolve%s%s", "", "");
+  return CLI_OK;
+}
+
+/* The config line: every run field (resolved), then the measurements. */
+static void cli_write_run(jw *w, const la_run_config *r) {
+  int i, n = la_run_field_count();
+  for (i = 0; i < n; ++i) {
+    const la_run_field *f = la_run_field_at(i);
+    char buf[64];
+    double v;
+    if (f->kind == LA_FIELD_ENUM || f->kind == LA_FIELD_OPTIMIZER) {
+      cli_field_text(r, f, buf, sizeof buf);
+      jw_str(w, f->key, buf);
+    } else {
+      (void)la_run_field_get(r, f, &v);
+      jw_exact(w, f->key, v == 0 ? 0.0 : v);
+    }
+  }
+}
+
+/* The runs' key for grouping seeds into configurations: every identity
+   field but the seed, as the config line wrote it ("?" when absent). */
+static void cli_group_key(const jv *cfg, char *buf, size_t cap) {
   size_t used = 0;
-  int i;
-  for (i = 0; i < CLI_NFLAGS; ++i) {
-    const cli_flag *f = &cli_flags[i];
-    const char *base = (const char *)c + f->off;
+  int i, n = la_run_field_count();
+  buf[0] = 0;
+  for (i = 0; i < n; ++i) {
+    const la_run_field *f = la_run_field_at(i);
+    const jv *v = jv_get(cfg, f->key);
     char val[64];
     int w;
-    if (!f->run || !(f->cmds & CLI_TRAIN)) continue;
-    if (f->kind == CLI_K_REAL) {
-      double x = *(const double *)(const void *)base;
-      if (x != x) continue;
-      snprintf(val, sizeof val, "%.17g", x);
-    } else {
-      long x = *(const long *)(const void *)base;
-      if (x < 0 || (f->kind == CLI_K_BOOL && x == 0)) continue;
-      if (f->kind == CLI_K_ENUM)
-        snprintf(val, sizeof val, "%s", f->names[x]);
-      else if (f->kind == CLI_K_BOOL)
-        val[0] = 0;
-      else
-        snprintf(val, sizeof val, "%ld", x);
-    }
-    w = snprintf(buf + used, cap - used, f->kind == CLI_K_BOOL ? "--%s%s\n"
-                                                               : "--%s\n%s\n",
-                 f->name, val);
-    if (w < 0 || (size_t)w >= cap - used) return -1;
+    if (!(f->flags & LA_FIELD_IDENTITY) || (f->flags & LA_FIELD_SEED)) continue;
+    if (v && v->type == JV_STR) snprintf(val, sizeof val, "%.60s", v->str);
+    else if (v && v->type == JV_NUM)
+      snprintf(val, sizeof val, "%.17g", v->num == 0 ? 0.0 : v->num);
+    else snprintf(val, sizeof val, "?");
+    w = snprintf(buf + used, cap - used, "%s=%s;", f->key, val);
+    if (w < 0 || (size_t)w >= cap - used) return;
     used += (size_t)w;
   }
-  return (int)used;
 }
 
-/* --help of one subcommand (cmd 0: the program's). */
+/* ------------------------------------------------------------ help */
+static void cli_help_line(FILE *o, const char *flag, const char *arg,
+                          const char *help) {
+  char left[400];
+  snprintf(left, sizeof left, "--%s%s%s", flag, arg ? " " : "", arg ? arg : "");
+  fprintf(o, "  %-24s %s\n", left, help);
+}
+
+/* --help of one subcommand (cmd 0: the program's): its own flags, then the
+   run fields it takes. */
 static void cli_help(FILE *o, unsigned cmd, const char *what) {
-  int i;
+  int i, n = la_run_field_count(), any = 0;
   fprintf(o, "%s", what);
   if (!cmd) return;
   fprintf(o, "\nflags:\n");
   for (i = 0; i < CLI_NFLAGS; ++i) {
     const cli_flag *f = &cli_flags[i];
-    char left[40];
-    if (!(f->cmds & cmd)) continue;
-    snprintf(left, sizeof left, "--%s%s%s", f->name, f->arg ? " " : "",
-             f->arg ? f->arg : "");
-    fprintf(o, "  %-22s %s\n", left, f->help);
+    if (f->cmds & cmd) cli_help_line(o, f->name, f->arg, f->help);
   }
-  fprintf(o, "  %-22s %s\n", "--help", "this text");
+  cli_help_line(o, "help", NULL, "this text");
+  if (cli_find(cmd, "preset", 0)) {
+    const char *nm, *about;
+    fprintf(o, "\npresets (--preset NAME):\n");
+    for (i = 0; (nm = la_run_preset_name(i, &about)) != NULL; ++i)
+      fprintf(o, "  %-24s %s\n", nm, about);
+  }
+  for (i = 0; i < n; ++i) {
+    const la_run_field *f = la_run_field_at(i);
+    char flag[48], arg[300];
+    size_t k;
+    if (!cli_field_applies((int)cmd, f)) continue;
+    if (!any++)
+      fprintf(o, "\nthe run%s:\n",
+              cmd == CLI_SWEEP ? " (each flag a list: a,b,c or a..b for whole "
+                                 "numbers; every combination is one run)"
+                               : "");
+    for (k = 0; f->key[k] && k + 1 < sizeof flag; ++k)
+      flag[k] = f->key[k] == '_' ? '-' : f->key[k];
+    flag[k] = 0;
+    if (f->kind == LA_FIELD_ENUM || f->kind == LA_FIELD_OPTIMIZER) {
+      cli_name_list(f, NULL, arg, sizeof arg);
+      if (strlen(arg) > 24) snprintf(arg, sizeof arg, "NAME");
+    } else {
+      snprintf(arg, sizeof arg, "%s",
+               f->kind == LA_FIELD_BOOL ? "" : f->kind == LA_FIELD_REAL ? "X" : "K");
+    }
+    cli_help_line(o, flag, *arg ? arg : NULL, f->help);
+  }
 }
 
 #endif /* LINATTN_CLI_H */

@@ -49,6 +49,22 @@ static void jw_num(jw *w, const char *k, double v) {
   jw_key(w, k);
   jw_num_raw(w->f, v);
 }
+/* A number that reads back to the same double (a run's settings). */
+static void jw_exact(jw *w, const char *k, double v) {
+  char buf[32];
+  int digits;
+  jw_key(w, k);
+  if (!isfinite(v)) {
+    fputs("null", w->f);
+    return;
+  }
+  for (digits = 15; digits < 17; ++digits) { /* the shortest that reads back */
+    snprintf(buf, sizeof buf, "%.*g", digits, v);
+    if (strtod(buf, NULL) == v) break;
+  }
+  snprintf(buf, sizeof buf, "%.*g", digits, v);
+  fputs(buf, w->f);
+}
 static void jw_int(jw *w, const char *k, long v) {
   jw_key(w, k);
   fprintf(w->f, "%ld", v);

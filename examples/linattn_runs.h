@@ -1,12 +1,21 @@
 /* linattn_runs.h - reading the JSON lines of training runs back, merging
    the runs of one configuration over their seeds (mean, spread, min, max at
-   each step), and drawing such curves. Used by `reproduce` and `report`. */
+   each step), and drawing such curves. Used by `reproduce` and `report`.
+
+   Files are read as streams of runs: a config line starts a run, its step
+   lines follow, a summary line ends it, so a file may hold one run or many
+   (`cat *.jsonl > all.jsonl`). Lines are read with a bound on their length,
+   so memory follows the numbers kept, never the size of a line or a file. */
 #ifndef LINATTN_RUNS_H
 #define LINATTN_RUNS_H
 
 #include "la_svg.h"
 #include "linattn_json.h"
 #include "linattn_util.h"
+
+#include <dirent.h>
+#include <limits.h>
+#include <math.h>
 
 /* The per-step quantities a run's lines may carry. */
 enum {
@@ -22,10 +31,11 @@ typedef struct series {
   double *x, *y;
 } series;
 
+/* One run: its config line (kept by whoever takes the run), its curves and
+   its summary. */
 typedef struct runlog {
-  char path[4096];
   jv config;
-  int has_config, has_summary;
+  int has_summary;
   char status[16];
   double final_eval, steps_per_second, seconds;
   long steps;
@@ -34,9 +44,10 @@ typedef struct runlog {
 
 static int series_add(series *s, double x, double y) {
   if (s->n == s->cap) {
-    int cap = s->cap ? 2 * s->cap : 64;
-    double *nx = (double *)realloc(s->x, sizeof(double) * (size_t)cap);
-    double *ny;
+    int cap = s->cap ? 2 * s->cap : 16;
+    double *nx, *ny;
+    if (s->cap > INT_MAX / 4) return -1;
+    nx = (double *)realloc(s->x, sizeof(double) * (size_t)cap);
     if (!nx) return -1;
     s->x = nx;
     ny = (double *)realloc(s->y, sizeof(double) * (size_t)cap);
@@ -59,77 +70,254 @@ static void runlog_free(runlog *r) {
   memset(r, 0, sizeof *r);
 }
 
-/* Reads one run's JSON lines; a line that does not parse is an error
-   naming the file and line. Lines of other types are skipped. */
-static int runlog_load(const char *path, runlog *r, char *err, size_t cap) {
-  FILE *f = fopen(path, "r");
-  char *line = NULL;
-  size_t lcap = 0;
-  long lineno = 0;
-  memset(r, 0, sizeof *r);
-  r->final_eval = r->steps_per_second = r->seconds = NAN;
-  snprintf(r->path, sizeof r->path, "%s", path);
-  if (!f) {
-    snprintf(err, cap, "cannot read '%s': %s", path, strerror(errno));
-    return -1;
+/* A member that must be a whole number of steps: -1 when it is missing,
+   null, not finite or beyond a long (never an undefined conversion). */
+static long runs_long(const jv *o, const char *key) {
+  double x = jv_num(o, key);
+  if (!(x >= 0 && x <= 9e15) || x != floor(x)) return -1;
+  return (long)x;
+}
+
+/* ------------------------------------------------------------ lines */
+/* The longest line read (a curvature object with a dense spectrum is a few
+   hundred kilobytes). */
+#define RUNS_MAX_LINE ((size_t)64 << 20)
+
+typedef struct lreader {
+  FILE *f;
+  char *buf;
+  size_t cap;
+  long lineno;
+} lreader;
+
+/* The next line without its newline (NUL bytes kept: the caller sees them
+   by its length): 1, 0 at the end, -1 a line beyond RUNS_MAX_LINE, -2 out
+   of memory, -3 a read error. */
+static int lr_next(lreader *r, size_t *len) {
+  size_t n = 0;
+  int ch;
+  if (!r->buf) {
+    r->cap = 4096;
+    if (!(r->buf = (char *)malloc(r->cap))) return -2;
   }
-  while (getline(&line, &lcap, f) > 0) {
-    jv v;
-    const char *why = NULL, *type;
-    char *p = line;
-    ++lineno;
-    while (*p == ' ' || *p == '\t' || *p == '\r' || *p == '\n') ++p;
-    if (!*p) continue;
-    if (jv_parse(line, &v, &why) || v.type != JV_OBJ) {
-      snprintf(err, cap, "%s:%ld: not a JSON object (%s)", path, lineno,
-               why ? why : "another value");
-      if (!why) jv_free(&v);
-      free(line);
-      (void)fclose(f); /* read only: nothing to lose */
-      return -1;
+  while ((ch = getc_unlocked(r->f)) != EOF && ch != '\n') {
+    if (n + 1 == r->cap) {
+      char *nb;
+      if (r->cap >= RUNS_MAX_LINE) return -1;
+      if (!(nb = (char *)realloc(r->buf, r->cap * 2))) return -2;
+      r->buf = nb;
+      r->cap *= 2;
     }
-    type = jv_str(&v, "type");
-    if (type && !strcmp(type, "config") && !r->has_config) {
-      r->config = v;
-      r->has_config = 1;
-      continue;
-    }
-    if (type && !strcmp(type, "step")) {
-      double step = jv_num(&v, "step");
-      int k;
-      for (k = 0; k < NFIELDS; ++k) {
-        double y = jv_num(&v, field_key[k]);
-        if (isfinite(y) && isfinite(step) && series_add(&r->f[k], step, y)) {
-          snprintf(err, cap, "out of memory");
-          jv_free(&v);
-          free(line);
-          (void)fclose(f);
-          return -1;
-        }
+    r->buf[n++] = (char)ch;
+  }
+  if (ch == EOF && ferror(r->f)) return -3;
+  if (ch == EOF && n == 0) return 0;
+  r->buf[n] = 0;
+  r->lineno++;
+  *len = n;
+  return 1;
+}
+
+/* ------------------------------------------------------------ runs */
+/* Receives each run read; it owns the run afterwards (runlog_free). A
+   nonzero return stops the reading with that status. */
+typedef int (*run_fn)(void *ctx, runlog *r);
+
+typedef struct runs_file {
+  const char *path;
+  runlog cur;
+  int open;
+  run_fn fn;
+  void *ctx;
+  char *err;
+  size_t cap;
+} runs_file;
+
+static int runs_emit(runs_file *s) {
+  int st;
+  if (!s->open) return 0;
+  s->open = 0;
+  st = s->fn(s->ctx, &s->cur);
+  memset(&s->cur, 0, sizeof s->cur);
+  return st;
+}
+
+static int runs_line(runs_file *s, jv *v, long lineno) {
+  const char *type = jv_str(v, "type");
+  int k;
+  if (type && !strcmp(type, "config")) {
+    int st = runs_emit(s);
+    if (st) return st;
+    memset(&s->cur, 0, sizeof s->cur);
+    s->cur.final_eval = s->cur.steps_per_second = s->cur.seconds = NAN;
+    s->cur.steps = -1;
+    s->cur.config = *v;
+    memset(v, 0, sizeof *v);
+    s->open = 1;
+    return 0;
+  }
+  if (!type || (strcmp(type, "step") != 0 && strcmp(type, "summary") != 0))
+    return 0;
+  if (!s->open) {
+    snprintf(s->err, s->cap, "%s:%ld: a %s line before any config line", s->path,
+             lineno, type);
+    return EXIT_BAD_INPUT;
+  }
+  if (!strcmp(type, "step")) {
+    double step = jv_num(v, "step");
+    for (k = 0; k < NFIELDS && isfinite(step); ++k) {
+      double y = jv_num(v, field_key[k]);
+      if (isfinite(y) && series_add(&s->cur.f[k], step, y)) {
+        snprintf(s->err, s->cap, "out of memory");
+        return 1;
       }
-    } else if (type && !strcmp(type, "summary")) {
-      const char *s = jv_str(&v, "status");
-      r->has_summary = 1;
-      snprintf(r->status, sizeof r->status, "%s", s ? s : "?");
-      r->final_eval = jv_num(&v, "final_eval_loss");
-      r->steps_per_second = jv_num(&v, "steps_per_second");
-      r->seconds = jv_num(&v, "seconds");
-      r->steps = (long)jv_num(&v, "steps");
     }
+    return 0;
+  }
+  {
+    const char *st = jv_str(v, "status");
+    s->cur.has_summary = 1;
+    snprintf(s->cur.status, sizeof s->cur.status, "%s", st ? st : "?");
+    s->cur.final_eval = jv_num(v, "final_eval_loss");
+    s->cur.steps_per_second = jv_num(v, "steps_per_second");
+    s->cur.seconds = jv_num(v, "seconds");
+    s->cur.steps = runs_long(v, "steps");
+  }
+  return runs_emit(s);
+}
+
+/* Every run of one file, in order; a line that does not parse is an error
+   naming the file and line (EXIT_BAD_INPUT). */
+static int runs_read_file(const char *path, run_fn fn, void *ctx, char *err,
+                          size_t cap) {
+  runs_file s;
+  lreader lr;
+  size_t len;
+  int got, st = 0;
+  memset(&s, 0, sizeof s);
+  memset(&lr, 0, sizeof lr);
+  s.path = path;
+  s.fn = fn;
+  s.ctx = ctx;
+  s.err = err;
+  s.cap = cap;
+  if (!(lr.f = fopen(path, "r"))) {
+    snprintf(err, cap, "cannot read '%s': %s", path, strerror(errno));
+    return EXIT_BAD_INPUT;
+  }
+  while (!st && (got = lr_next(&lr, &len)) != 0) {
+    jv v;
+    const char *why = NULL;
+    char *p = lr.buf;
+    if (got < 0) {
+      snprintf(err, cap, "%s:%ld: %s", path, lr.lineno + 1,
+               got == -1 ? "a line longer than 64 MB (not JSON lines)"
+               : got == -2 ? "out of memory" : "cannot read");
+      st = got == -2 ? 1 : EXIT_BAD_INPUT;
+      break;
+    }
+    while (*p == ' ' || *p == '\t' || *p == '\r') ++p;
+    if (!*p) continue;
+    if (strlen(lr.buf) != len || jv_parse(lr.buf, &v, &why) || v.type != JV_OBJ) {
+      snprintf(err, cap, "%s:%ld: not a JSON object (%s)", path, lr.lineno,
+               why ? why : strlen(lr.buf) != len ? "a NUL byte" : "another value");
+      if (!why && strlen(lr.buf) == len) jv_free(&v);
+      st = EXIT_BAD_INPUT;
+      break;
+    }
+    st = runs_line(&s, &v, lr.lineno);
     jv_free(&v);
   }
-  free(line);
-  if (ferror(f)) { /* getline stops at an error as at the end */
-    snprintf(err, cap, "cannot read '%s'", path);
-    (void)fclose(f);
-    return -1;
+  if (!st) st = runs_emit(&s); /* a run cut short: what it wrote */
+  if (s.open) runlog_free(&s.cur);
+  free(lr.buf);
+  (void)fclose(lr.f); /* read only: nothing to lose */
+  return st;
+}
+
+static int runs_cmp_names(const void *a, const void *b) {
+  return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* A file, or a folder read in name order: its *.jsonl files and its
+   subfolders (links to folders are not followed, so no loop). */
+/* NOLINTNEXTLINE(misc-no-recursion): one level a folder, at most 32 */
+static int runs_read_path(const char *path, run_fn fn, void *ctx, char *err,
+                          size_t cap, int depth) {
+  struct stat st;
+  DIR *d;
+  struct dirent *e;
+  char **names = NULL;
+  size_t n = 0, room = 0, i;
+  int rc = 0;
+  if (stat(path, &st) != 0) {
+    snprintf(err, cap, "cannot read '%s': %s", path, strerror(errno));
+    return EXIT_BAD_INPUT;
   }
-  (void)fclose(f);
-  if (!r->has_config) {
-    snprintf(err, cap, "%s: no config line (not the output of train)", path);
-    return -1;
+  if (!S_ISDIR(st.st_mode)) return runs_read_file(path, fn, ctx, err, cap);
+  if (depth > 32) return 0;
+  if (!(d = opendir(path))) {
+    snprintf(err, cap, "cannot read folder '%s': %s", path, strerror(errno));
+    return EXIT_BAD_INPUT;
   }
+  while ((e = readdir(d)) != NULL) {
+    size_t len = strlen(e->d_name);
+    char *full;
+    struct stat ls;
+    if (e->d_name[0] == '.') continue;
+    full = (char *)malloc(strlen(path) + len + 2);
+    if (!full) {
+      rc = 1;
+      break;
+    }
+    (void)snprintf(full, strlen(path) + len + 2, "%s/%s", path, e->d_name);
+    if (lstat(full, &ls) != 0 ||
+        !(S_ISDIR(ls.st_mode) ||
+          (S_ISREG(ls.st_mode) && len > 6 && !strcmp(e->d_name + len - 6, ".jsonl")))) {
+      free(full);
+      continue;
+    }
+    if (n == room) {
+      char **nn = (char **)realloc(names, sizeof(char *) * (room = room ? 2 * room : 64));
+      if (!nn) {
+        free(full);
+        rc = 1;
+        break;
+      }
+      names = nn;
+    }
+    names[n++] = full;
+  }
+  closedir(d);
+  if (rc) snprintf(err, cap, "out of memory");
+  if (!rc && n) qsort(names, n, sizeof *names, runs_cmp_names);
+  for (i = 0; i < n; ++i) {
+    if (!rc) rc = runs_read_path(names[i], fn, ctx, err, cap, depth + 1);
+    free(names[i]);
+  }
+  free(names);
+  return rc;
+}
+
+/* The one run of a file written by train (reproduce reads its own). */
+static int runs_take_one(void *ctx, runlog *r) {
+  runlog *dst = (runlog *)ctx;
+  if (dst->config.type == JV_OBJ) { /* a second run: keep the first */
+    runlog_free(r);
+    return 0;
+  }
+  *dst = *r;
   return 0;
+}
+static int runlog_load(const char *path, runlog *r, char *err, size_t cap) {
+  int st;
+  memset(r, 0, sizeof *r);
+  st = runs_read_file(path, runs_take_one, r, err, cap);
+  if (!st && r->config.type != JV_OBJ) {
+    snprintf(err, cap, "%s: no config line (not the output of train)", path);
+    st = EXIT_BAD_INPUT;
+  }
+  return st;
 }
 
 /* The value of a series at step x (NaN if absent); series are sorted. */

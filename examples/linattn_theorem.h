@@ -228,7 +228,7 @@ typedef struct th_ctx {
 } th_ctx;
 
 static long th_steps(const th_ctx *x, long dflt) {
-  return x->c->run.steps > 0 ? x->c->run.steps : dflt;
+  return cli_given(x->c, "steps") ? x->c->run.steps : dflt;
 }
 
 static int th_theorem1(th_ctx *x) {
@@ -247,7 +247,7 @@ static int th_theorem1(th_ctx *x) {
   o.lr = 0.1; /* Sigma's 1/16 direction is slow: start high, halve often */
   o.steps = th_steps(x, 6000);
   o.halve_every = o.steps / 6 > 0 ? o.steps / 6 : 1;
-  o.seed = (uint64_t)(x->c->run.seed > 0 ? x->c->run.seed : 1);
+  o.seed = cli_given(x->c, "seed") ? x->c->run.seed : 1;
   if ((st = th_train(&t, LA_SETTING_PAPER_B, LA_WSTAR_IDENTITY, &o, &x->prog))) {
     th_run_free(&t);
     return u_fail(1, "theorem 1: %s", la_status_str(st));
@@ -473,7 +473,7 @@ static int th_depth_run(th_ctx *x, int L, long steps, double *scal,
   o.clip_block = 0.01;
   o.steps = steps;
   o.halve_every = steps / 10 > 0 ? steps / 10 : 1;
-  o.seed = (uint64_t)(x->c->run.seed > 0 ? x->c->run.seed : 1);
+  o.seed = cli_given(x->c, "seed") ? x->c->run.seed : 1;
   if (L == x->layers) {
     la_data_config dc;
     la_data g;
@@ -613,7 +613,7 @@ static int th_theorem5(th_ctx *x) {
   o.lr = 0.01;
   o.steps = th_steps(x, 3000);
   o.halve_every = o.steps / 6 > 0 ? o.steps / 6 : 1;
-  o.seed = (uint64_t)(x->c->run.seed > 0 ? x->c->run.seed : 1);
+  o.seed = cli_given(x->c, "seed") ? x->c->run.seed : 1;
   {
     /* the initial A, for comparison: the trainer's stream */
     la_model_config mc;
@@ -665,11 +665,13 @@ static int cmd_theorem(const cli_config *c) {
   th_ctx x;
   u_out out;
   int which = c->check > 0 ? (int)c->check : CLI_ALL, st = 0, l;
-  long s = c->run.steps > 0 ? c->run.steps : 3000, total = 0;
+  long s = cli_given(c, "steps") ? c->run.steps : 3000, total = 0;
   memset(&x, 0, sizeof x);
   x.c = c;
-  if (which == CLI_ALL || which == CLI_THM1) total += c->run.steps > 0 ? s : 6000;
-  if (which == CLI_ALL || which == CLI_THREE) total += c->run.steps > 0 ? 5 * s / 2 : 10000;
+  if (s < 1)
+    return u_fail(EXIT_BAD_INPUT, "--steps 0: the checks train; give at least 1");
+  if (which == CLI_ALL || which == CLI_THM1) total += cli_given(c, "steps") ? s : 6000;
+  if (which == CLI_ALL || which == CLI_THREE) total += cli_given(c, "steps") ? 5 * s / 2 : 10000;
   if (which == CLI_ALL || which == CLI_THM5) total += s;
   u_progress_init(&x.prog, "theorem", total > 0 ? total : 1);
   if ((st = u_open(&out, c->out ? c->out : NULL)) != 0) return st;

@@ -250,13 +250,16 @@ typedef int (*u_job_fn)(void *ctx, int i, u_progress *p);
 
 static int u_pool(u_job_fn job, void *ctx, int n, int procs,
                   const long *totals, const char *what, int *status) {
-  pid_t *pid = (pid_t *)calloc((size_t)n, sizeof(pid_t));
-  long *done = (long *)calloc((size_t)n, sizeof(long));
+  /* the jobs running: their process and index, procs at most */
+  pid_t *pid = (pid_t *)calloc((size_t)procs + 1, sizeof(pid_t));
+  int *idx = (int *)calloc((size_t)procs + 1, sizeof(int));
+  long *done = (long *)calloc((size_t)n + 1, sizeof(long));
   int fds[2], next = 0, running = 0, finished = 0, failed = 0, i;
   int tty = isatty(2);
   double t0 = u_now(), last = 0, total = 0;
-  if (!pid || !done || pipe(fds) != 0) {
+  if (!pid || !idx || !done || pipe(fds) != 0) {
     free(pid);
+    free(idx);
     free(done);
     return n;
   }
@@ -286,8 +289,8 @@ static int u_pool(u_job_fn job, void *ctx, int n, int procs,
         next++;
         continue;
       }
-      pid[next++] = c;
-      running++;
+      pid[running] = c;
+      idx[running++] = next++;
     }
     pf.fd = fds[0];
     pf.events = POLLIN;
@@ -300,14 +303,16 @@ static int u_pool(u_job_fn job, void *ctx, int n, int procs,
         if (m[k].job >= 0 && m[k].job < n) done[m[k].job] = m[k].done;
     }
     while ((w = waitpid(-1, &ws, WNOHANG)) > 0) {
-      for (i = 0; i < n; ++i)
+      for (i = 0; i < running; ++i)
         if (pid[i] == w) {
-          status[i] = WIFEXITED(ws) ? WEXITSTATUS(ws) : 128 + WTERMSIG(ws);
-          if (status[i]) failed++;
-          done[i] = totals[i];
-          pid[i] = 0;
-          running--;
+          int j = idx[i];
+          status[j] = WIFEXITED(ws) ? WEXITSTATUS(ws) : 128 + WTERMSIG(ws);
+          if (status[j]) failed++;
+          done[j] = totals[j];
+          pid[i] = pid[running - 1]; /* the last running takes its place */
+          idx[i] = idx[--running];
           finished++;
+          break;
         }
     }
     if (tty && (u_now() - last > 0.2 || finished == n)) {
@@ -324,6 +329,7 @@ static int u_pool(u_job_fn job, void *ctx, int n, int procs,
   close(fds[0]);
   close(fds[1]);
   free(pid);
+  free(idx);
   free(done);
   return failed;
 }

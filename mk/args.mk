@@ -5,9 +5,9 @@
 # anything is allocated: on the host, and on 32-bit ARM, where size_t wraps
 # first.
 .PHONY: args-quick
-args-quick: $(BUILD)/test-avx2-f $(BUILD)/test-avx2-d
-	$(BUILD)/test-avx2-f args/
-	$(BUILD)/test-avx2-d args/
+args-quick: $(BUILD)/$(QUICK)-f $(BUILD)/$(QUICK)-d
+	$(BUILD)/$(QUICK)-f args/
+	$(BUILD)/$(QUICK)-d args/
 
 CONFIGS += args-alloc-host args-alloc-armv7
 run-args-alloc-host: | $(BUILD)

@@ -3,20 +3,27 @@
 #   make                    also builds build/linattn
 #   make demo               build/linattn reproduce -> build/demo/ (report.md, SVGs)
 #   make bench-reproduce    wall time of the demo on one core, and of --full
-#   make install PREFIX=..  linattn.h, bin/linattn, lib/pkgconfig/linattn.pc
-.PHONY: demo bench-reproduce install uninstall
+#   make bench-report       report over 10,000 runs: time and peak memory
+#   make install PREFIX=..  linattn.h, bin/linattn, and in lib/pkgconfig
+#                           linattn.pc and linattn-native.pc
+.PHONY: demo bench-reproduce install uninstall FORCE
 CLI_SRC = examples/linattn.c $(wildcard examples/linattn_*.h) examples/la_svg.h
-# The program's kernels: AVX2 on x86-64 by default; `make CLI_ARCH=` for a
-# portable scalar build, `CLI_ARCH=-march=native` for this machine.
-CLI_ARCH ?= $(AVX2)
+# The program's kernels: this machine's ($(NATIVE), see the Makefile);
+# `make NATIVE=` (or CLI_ARCH=) for a portable scalar build.
+CLI_ARCH ?= $(NATIVE)
 PREFIX ?= /usr/local
 DESTDIR ?=
 LA_VERSION = $(shell sed -n 's/^\#define LINATTN_VERSION_MAJOR //p' $(HDR)).$(shell sed -n 's/^\#define LINATTN_VERSION_MINOR //p' $(HDR)).$(shell sed -n 's/^\#define LINATTN_VERSION_PATCH //p' $(HDR))
 
 all: $(BUILD)/linattn
 
-$(BUILD)/linattn: $(CLI_SRC) $(HDR) | $(BUILD)
-	$(CC) $(CFLAGS_HOST) $(CLI_ARCH) -I. examples/linattn.c -o $@ -lm
+# The command that builds the program is kept beside it: another compiler
+# or other flags rebuild it.
+CLI_CMD = $(CC) $(CFLAGS_HOST) $(CLI_ARCH) -I. examples/linattn.c -o $(BUILD)/linattn -lm
+$(BUILD)/linattn.cmd: FORCE | $(BUILD)
+	@echo '$(CLI_CMD)' | cmp -s - $@ || echo '$(CLI_CMD)' > $@
+$(BUILD)/linattn: $(CLI_SRC) $(HDR) $(BUILD)/linattn.cmd
+	$(CLI_CMD)
 
 demo: $(BUILD)/linattn
 	@rm -rf $(BUILD)/demo
@@ -28,31 +35,56 @@ demo: $(BUILD)/linattn
 bench-reproduce: $(BUILD)/linattn
 	sh bench/bench_reproduce.sh $(BUILD)/linattn $(BUILD)/bench-reproduce
 
-$(BUILD)/linattn.pc: linattn.pc.in $(HDR) | $(BUILD)
-	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(LA_VERSION)|' linattn.pc.in > $@
-
-install: $(BUILD)/linattn $(BUILD)/linattn.pc
-	install -d $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib/pkgconfig
+# The pkg-config files are written at every install, for that PREFIX (never
+# kept from an earlier one): linattn.pc for the portable scalar backend,
+# linattn-native.pc adding this machine's SIMD flags, $(NATIVE).
+PCDIR = $(DESTDIR)$(PREFIX)/lib/pkgconfig
+PC_SED = sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(LA_VERSION)|' -e 's|@NATIVE@|$(NATIVE)|'
+install: $(BUILD)/linattn
+	install -d $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/bin $(PCDIR)
 	install -m 644 $(HDR) $(DESTDIR)$(PREFIX)/include/linattn.h
 	install -m 755 $(BUILD)/linattn $(DESTDIR)$(PREFIX)/bin/linattn
-	install -m 644 $(BUILD)/linattn.pc $(DESTDIR)$(PREFIX)/lib/pkgconfig/linattn.pc
+	$(PC_SED) linattn.pc.in > $(PCDIR)/linattn.pc
+	$(PC_SED) linattn-native.pc.in > $(PCDIR)/linattn-native.pc
+	chmod 644 $(PCDIR)/linattn.pc $(PCDIR)/linattn-native.pc
 
 uninstall:
-	rm -f $(DESTDIR)$(PREFIX)/include/linattn.h $(DESTDIR)$(PREFIX)/bin/linattn $(DESTDIR)$(PREFIX)/lib/pkgconfig/linattn.pc
+	rm -f $(DESTDIR)$(PREFIX)/include/linattn.h $(DESTDIR)$(PREFIX)/bin/linattn \
+	  $(PCDIR)/linattn.pc $(PCDIR)/linattn-native.pc
 
 # Every subcommand end to end: help, bad input and exit codes, JSON lines
 # that parse, SVGs that are well-formed XML, resume equal to an unbroken run.
+# The program is the one `make` builds, shared with cli-install (whose
+# `make install` then finds it up to date): built once per run.
 CONFIGS += cli-end-to-end
-run-cli-end-to-end: | $(BUILD)
-	@sh tests/run_one.sh cli-end-to-end sh -c '$(CC) $(CFLAGS_HOST) $(AVX2) -I. examples/linattn.c -o $(BUILD)/linattn-e2e -lm && sh tests/cli_e2e.sh $(BUILD)/linattn-e2e $(BUILD)/cli-e2e'
+run-cli-end-to-end: $(BUILD)/linattn | $(BUILD)
+	@sh tests/run_one.sh cli-end-to-end sh tests/cli_e2e.sh $(BUILD)/linattn $(BUILD)/cli-e2e
 
 # The program under ASan and UBSan, on the quick part of the same script.
 CONFIGS += cli-asan-ubsan
 run-cli-asan-ubsan: | $(BUILD)
 	@sh tests/run_one.sh cli-asan-ubsan sh -c '$(CLANG) $(CFLAGS_HOST) $(AVX2) $(SAN) -I. examples/linattn.c -o $(BUILD)/linattn-san -lm && LINATTN_E2E_QUICK=1 sh tests/cli_e2e.sh $(BUILD)/linattn-san $(BUILD)/cli-san'
 
-# make install into a scratch prefix, then a project that finds the header
-# through pkg-config, and two CMake projects (add_subdirectory, FetchContent).
+# make install into scratch prefixes, then projects that find the header
+# through pkg-config (portable and native, under -Wl,--as-needed) and CMake
+# projects (add_subdirectory, FetchContent, C++ only, LINATTN_NATIVE).
 CONFIGS += cli-install
-run-cli-install: | $(BUILD)
-	@sh tests/run_one.sh cli-install sh tests/cli_install.sh $(BUILD)/cli-install
+run-cli-install: $(BUILD)/linattn | $(BUILD)
+	@sh tests/run_one.sh cli-install --needs g++ sh tests/cli_install.sh $(BUILD)/cli-install
+
+# The program's helper headers each compile on their own (they include what
+# they use), and its run fields are held to the header's table: the config
+# line, the grouping of a report, the parser, the resume check.
+CLI_HEADERS = $(wildcard examples/*.h)
+CONFIGS += cli-units
+run-cli-units: | $(BUILD)
+	@sh tests/run_one.sh cli-units sh -c 'for h in $(CLI_HEADERS); do \
+	  printf "#define _POSIX_C_SOURCE 200809L\n#include \"%s\"\nint main(void) { return 0; }\n" $$h > $(BUILD)/alone.c && \
+	  $(CC) -std=c99 $(WARN) -Wno-unused-function -I. -c $(BUILD)/alone.c -o $(BUILD)/alone.o || exit 1; \
+	  echo "ok   $$h compiles on its own"; done; echo "1 passed, 0 failed" && \
+	  $(CC) $(CFLAGS_HOST) $(NATIVE) -Wno-unused-function -I. -Iexamples -Itests tests/cli_fields.c -o $(BUILD)/cli_fields -lm && $(BUILD)/cli_fields'
+
+# `report` over 10,000 small runs: time and peak memory against the input.
+.PHONY: bench-report
+bench-report: $(BUILD)/linattn
+	sh bench/bench_report.sh $(BUILD)/linattn $(BUILD)/bench-report

@@ -2,7 +2,7 @@
 # and run (its exit status says whether the new optimizer made progress).
 .PHONY: example-custom-optimizer
 $(BUILD)/custom_optimizer: examples/custom_optimizer.c $(HDR) | $(BUILD)
-	$(CC) $(CFLAGS_HOST) $(AVX2) -I. $< -o $@ -lm
+	$(CC) $(CFLAGS_HOST) $(NATIVE) -I. $< -o $@ -lm
 example-custom-optimizer: $(BUILD)/custom_optimizer
 	$(BUILD)/custom_optimizer
 

@@ -122,7 +122,7 @@ check "diverging run: complete output" sh -c "jq -e -s '.[-1].status == \"diverg
   --out whole.jsonl --checkpoint whole.ckpt
 "$bin" train --steps 40 --eval-every 20 --diag-every 40 --smooth-every 5 --seed 3 \
   --out first.jsonl --checkpoint part.ckpt
-check "checkpoint and its flags written" [ -s part.ckpt ] && [ -s part.ckpt.args ]
+check "checkpoint written, and nothing beside it" sh -c "[ -s part.ckpt ] && [ ! -e part.ckpt.args ]"
 "$bin" train --resume part.ckpt --steps 80 --out second.jsonl --checkpoint part2.ckpt
 check "resume exits 0" [ $? -eq 0 ]
 check "resumed checkpoint identical to the unbroken run's" cmp whole.ckpt part2.ckpt
@@ -131,7 +131,73 @@ jq -c 'select(.type == "step")' second.jsonl > b.txt
 check "resumed steps 41..80 identical to the unbroken run's" sh -c "[ -s a.txt ] && cmp a.txt b.txt"
 "$bin" train --checkpoint-every 20 --checkpoint every.ckpt --steps 50 --out every.jsonl
 check "checkpoint every 20 steps" sh -c "[ -s every.ckpt ] && jq -e -s '.[-1].steps == 50' every.jsonl"
-bad_input "resume of another optimizer" "cannot resume" train --resume part.ckpt --opt sgd --steps 90 --out x.jsonl
+bad_input "resume of another optimizer" "checkpoint's run has opt adam" train --resume part.ckpt --opt sgd --steps 90 --out x.jsonl
+
+# ---------------------------------------------------------------- runs described once
+# a run is its checkpoint: resumed with --steps alone, bit for bit
+"$bin" train --steps 35 --checkpoint-every 5 --checkpoint cut.ckpt --seed 2 --out cut.jsonl
+"$bin" train --steps 60 --checkpoint whole2.ckpt --seed 2 --out whole2.jsonl
+printf -- '--out\nredirected.jsonl\n--opt\nsgd\n' > cut.ckpt.args
+"$bin" train --resume cut.ckpt --steps 60 --checkpoint cut2.ckpt --out cut2.jsonl
+check "resume from the checkpoint alone, bit for bit" cmp whole2.ckpt cut2.ckpt
+check "a stale side file redirects nothing" sh -c "[ ! -e redirected.jsonl ] && [ -s cut2.jsonl ]"
+bad_input "resume with another lr, named" "lr" train --resume cut.ckpt --steps 60 --lr 0.5 --out x.jsonl
+# killed while saving every step (in a folder of its own: a kill leaves its
+# temporaries): what was saved resumes, and ends as an unbroken run
+mkdir -p killdir
+timeout -s KILL 1 "$bin" train --steps 1000000 --log-every 1000 --checkpoint-every 1 \
+  --checkpoint killdir/k.ckpt --out killdir/k.jsonl 2>/dev/null
+if [ -s killdir/k.ckpt ]; then
+  "$bin" train --resume killdir/k.ckpt --steps 3000 --checkpoint killdir/k2.ckpt --out killdir/k2.jsonl
+  check "a killed run resumes with --steps alone" [ $? -eq 0 ]
+  "$bin" train --steps 3000 --log-every 1000 --checkpoint killdir/u.ckpt --out killdir/u.jsonl
+  check "and ends where an unbroken run ends" cmp killdir/k2.ckpt killdir/u.ckpt
+fi
+rm -rf killdir
+# the model family: its fields reach the checkpoint and the resume check
+"$bin" train --attention softmax --heads 2 --qk-rank 2 --steps 20 --batch 64 --checkpoint fam.ckpt --out fam.jsonl
+check "softmax, 2 heads, rank 2: in the config line" sh -c \
+  "jq -e -s '.[0].attention == \"softmax\" and .[0].heads == 2 and .[0].qk_rank == 2' fam.jsonl"
+"$bin" train --resume fam.ckpt --steps 30 --out fam2.jsonl
+check "and resumed from the checkpoint alone" sh -c "jq -e -s '.[-1].steps == 30' fam2.jsonl"
+bad_input "a resume with other heads is refused" "heads" train --resume fam.ckpt --steps 30 --heads 3 --out x.jsonl
+# threads: the same bits for any count
+"$bin" train --steps 60 --threads 1 --checkpoint th1.ckpt --out /dev/null
+"$bin" train --steps 60 --threads 3 --checkpoint th3.ckpt --out /dev/null
+check "train --threads 3 and 1: the same checkpoint" cmp th1.ckpt th3.ckpt
+# cosine: of the run's length by default; given, the pieces make the whole
+"$bin" train --schedule cosine --steps 40 --checkpoint cos.ckpt --log-every 1 --out cos1.jsonl
+"$bin" train --resume cos.ckpt --steps 80 --log-every 1 --out cos2.jsonl
+"$bin" train --schedule cosine --steps 80 --log-every 1 --out cos80.jsonl
+check "cosine resumed to 80: the 80-step run's rates, none zero" sh -c \
+  "jq -c 'select(.type == \"step\" and .step > 40) | .lr_scale' cos2.jsonl > r2.txt &&
+   jq -c 'select(.type == \"step\" and .step > 40) | .lr_scale' cos80.jsonl > r80.txt &&
+   cmp r2.txt r80.txt && ! grep -qx 0 r2.txt"
+"$bin" train --schedule cosine --cosine-total 80 --steps 40 --checkpoint cosb.ckpt --out /dev/null
+"$bin" train --resume cosb.ckpt --steps 80 --checkpoint cosb2.ckpt --out /dev/null
+"$bin" train --schedule cosine --cosine-total 80 --steps 80 --checkpoint cosb80.ckpt --out /dev/null
+check "cosine of a given length: resumed equals the single run" cmp cosb2.ckpt cosb80.ckpt
+# two runs that differ in any setting are two configurations
+"$bin" train --steps 30 --warmup 0 --out w0.jsonl
+"$bin" train --steps 30 --warmup 20 --out w20.jsonl
+"$bin" report w0.jsonl w20.jsonl --out rep-w > rep-w.txt
+check "report: warmup 0 and 20 are two configurations" grep -q "2 runs, 2 configurations" rep-w.txt
+cat w0.jsonl w20.jsonl cut.jsonl > all.jsonl
+"$bin" report all.jsonl --out rep-all > rep-all.txt
+check "report: a file of three runs is three runs" grep -q "^3 runs, " rep-all.txt
+mkdir -p runsdir/sub && cp w0.jsonl runsdir/ && cp w20.jsonl runsdir/sub/ && echo junk > runsdir/notes.txt
+"$bin" report runsdir --out rep-dir > rep-dir.txt
+check "report: a folder, its subfolders' runs too" grep -q "^2 runs, 2 configurations" rep-dir.txt
+printf '{"type":"step","step":1,"loss":1}\n' > orphan.jsonl
+bad_input "report: a step before any config names the line" "orphan.jsonl:1" report orphan.jsonl --out rep-x
+bad_input "report: an endless line is refused, not read into memory" "longer than" report /dev/zero --out rep-z
+# sweeps: any run flag an axis, lists of any length, names from every axis
+check "sweep: seeds 1..65" sh -c "'$bin' sweep --seed 1..65 --opt adam | wc -l | grep -qx 65"
+check "sweep: warmup as an axis, in the names" sh -c \
+  "'$bin' sweep --warmup 0,20 --opt adam | grep -c 'warmup=' | grep -qx 2"
+check "sweep: a setting after -- is in the names" sh -c \
+  "'$bin' sweep --opt adam -- --batch 500 | grep -q 'batch=500'"
+bad_input "sweep: a grid point that cannot be built" "beta1" sweep --opt sgd,adam --beta1 0.5
 
 # ---------------------------------------------------------------- noise
 "$bin" noise --samples 60 --minibatch 200 --true-batch 4000 --bins 12 --out noise.json --svg noise.svg
@@ -164,7 +230,7 @@ check "theorem lemma1 prints both sides" grep -q "largest difference" lemma.txt
 check "sweep: 12 commands" [ "$(wc -l < cmds.txt)" -eq 12 ]
 check "sweep: printing creates nothing" [ ! -e sw ]
 check "sweep: extra flags passed on" sh -c \
-  "'$bin' sweep --seed 1 --opt adam -- --eval-every 5 | grep -q -- '--eval-every 5\$'"
+  "'$bin' sweep --seed 1 --opt adam -- --eval-every 5 | grep -q -- '--eval-every 5 '"
 "$bin" sweep --lr 0.01,0.02 --seed 1..2 --opt adam --steps 30 --out sw --jobs 2 -- --eval-every 10 > sweep.txt
 check "sweep --jobs runs them" sh -c "[ \$(ls sw/*.jsonl | wc -l) -eq 4 ]"
 check "sweep: outputs are JSON lines" sh -c 'for f in sw/*.jsonl; do jq -e . "$f" > /dev/null || exit 1; done'

@@ -93,12 +93,12 @@ static const uint64_t golden_gamma_bits[8] = {
 static const uint64_t golden_orthogonal_hash = 0xfd90dfdf8f48a903ull;
 static const uint64_t golden_batch_hash[7] = {
   0,
-  0x9103d69a7060f091ull,
-  0x0b47c40b958d1774ull,
-  0x98ccf0457a57f2a1ull,
-  0x8e7f0ae24439a229ull,
-  0x6723cfa746a3d4efull,
-  0xbf822fe92412f331ull,
+  0xb9aa85939629fb69ull,
+  0x60dbb87a3e2f1395ull,
+  0x00e28454dcc9e816ull,
+  0x6ded95d62610760bull,
+  0x15c33f3d53e9908eull,
+  0x36a6bb85d58535fcull,
 };
 #endif
 #ifdef LINATTN_DOUBLE
@@ -195,11 +195,11 @@ static const uint64_t golden_gamma_bits[8] = {
 static const uint64_t golden_orthogonal_hash = 0xfd90dfdf8f48a903ull;
 static const uint64_t golden_batch_hash[7] = {
   0,
-  0x69a7e49a6354eed0ull,
-  0x67bebc21d3fa4781ull,
-  0x65a41774d59293b4ull,
-  0x39ea7badd7d27482ull,
-  0x1ba253b0f7e13839ull,
-  0x58a20d6efbce302dull,
+  0x749e2588cd0c7678ull,
+  0x8abc23f9ebcaf51aull,
+  0xf088618e258e1257ull,
+  0xe6541377d7ea77b7ull,
+  0x833aa76540a6bd20ull,
+  0x7ec4722aa7d6d558ull,
 };
 #endif

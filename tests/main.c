@@ -1,6 +1,12 @@
 /* The test runner: every suite of the library in one binary, so the same
    binary runs on a host, under qemu and valgrind. `tests NAME` runs only the
    tests whose name contains NAME. */
+/* POSIX, for the checkpoint files' exclusive creation and the tests of
+   links, FIFOs and folders (tests/test_run.c). */
+#define _POSIX_C_SOURCE 200809L /* NOLINT(bugprone-reserved-identifier,cert-dcl37-c,cert-dcl51-cpp) */
+/* 32-bit hosts read folders of 64-bit inodes (qemu-arm on a 64-bit
+   file system) only with 64-bit offsets */
+#define _FILE_OFFSET_BITS 64 /* NOLINT(bugprone-reserved-identifier,cert-dcl37-c,cert-dcl51-cpp) */
 #define LINATTN_IMPLEMENTATION
 #include "../linattn.h"
 #include "la_test.h"
@@ -9,20 +15,26 @@
 #include "test_kernels.c"
 #include "test_prompts.c"
 #include "test_model.c"
+#include "test_family.c"
 #include "test_optim.c"
 #include "test_diag.c"
 #include "test_train.c"
+#include "test_run.c"
 #include "test_args.c"
+#include "test_threads.c"
 #include "test_paperb.c"
 
 static const la_suite suites[] = {
     {"kernels", suite_kernels},
     {"prompts", suite_prompts},
     {"model", suite_model},
+    {"family", suite_family},
     {"optim", suite_optim},
     {"diag", suite_diag},
     {"train", suite_train},
+    {"run", suite_run},
     {"args", suite_args},
+    {"threads", suite_threads},
     {"paperb", suite_paperb},
 };
 

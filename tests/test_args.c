@@ -502,6 +502,46 @@ static void ta_model(la_t *t, ta_fix *f) {
     /* and the valid call goes through */
     TA(la_model_hvp(&f->m, f->theta, &f->b, f->v, &loss, out, out + TA_NP, work,
                     need), LA_OK);
+    /* la_model_grad_fresh: rng and the outputs are left as they were */
+    {
+      la_rng r0 = f->rng, r = f->rng;
+      la_data g2;
+      la_data_config dc2 = f->dc;
+      ta_fill(&loss, sizeof loss);
+      ta_fill(out, sizeof out);
+      TA(la_model_grad_fresh(NULL, f->theta, &f->g, &r, 5, &loss, out, work, need),
+         LA_ENULL);
+      TA(la_model_grad_fresh(&f->m, NULL, &f->g, &r, 5, &loss, out, work, need),
+         LA_ENULL);
+      TA(la_model_grad_fresh(&f->m, f->theta, NULL, &r, 5, &loss, out, work, need),
+         LA_ENULL);
+      TA(la_model_grad_fresh(&f->m, f->theta, &f->g, NULL, 5, &loss, out, work,
+                             need), LA_ENULL);
+      TA(la_model_grad_fresh(&f->m, f->theta, &f->g, &r, 0, &loss, out, work, need),
+         LA_EDIM);
+      memcpy(th, f->theta, sizeof th);
+      th[1] = (la_real)NAN;
+      TA(la_model_grad_fresh(&f->m, th, &f->g, &r, 5, &loss, out, work, need),
+         LA_ENONFINITE);
+      TA(la_model_grad_fresh(&f->m, f->theta, &f->g, &r, 5, &loss, out, work,
+                             need - 1), LA_EWORKSPACE);
+      dc2.n = 4;
+      if (la_data_create(&g2, &dc2, 1) == LA_OK) {
+        TA(la_model_grad_fresh(&f->m, f->theta, &g2, &r, 5, &loss, out, work,
+                               need), LA_ESHAPE);
+        la_data_destroy(&g2);
+      }
+      r.counter = ((((uint64_t)1 << 30) - 1) << 34) - 1;
+      r0 = r;
+      TA(la_model_grad_fresh(&f->m, f->theta, &f->g, &r, 5, &loss, out, work,
+                             need), LA_ERANGE);
+      TA_SAME(r, r0);
+      TA_CLEAN(&loss, sizeof loss);
+      TA_CLEAN(out, sizeof out);
+      r = f->rng;
+      TA(la_model_grad_fresh(&f->m, f->theta, &f->g, &r, 5, &loss, out, work,
+                             need), LA_OK);
+    }
     free(work);
     }
   }

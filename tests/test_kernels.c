@@ -206,7 +206,14 @@ static void suite_kernels(la_t *t) {
             LINATTN_VERSION_PATCH);
     LA_CHECK(t, strcmp(la_version_string(), buf) == 0, "%s", la_version_string());
     LA_CHECK(t, la_backend() == LINATTN_SCALAR || la_backend() == LINATTN_AVX2 ||
-                    la_backend() == LINATTN_NEON, "%d", la_backend());
+                    la_backend() == LINATTN_NEON ||
+                    la_backend() == LINATTN_AVX512, "%d", la_backend());
+#if defined(__AVX512F__) && defined(__AVX512VL__) && defined(__FMA__) && \
+    !defined(LINATTN_SIMD)
+    LA_CHECK(t, la_backend() == LINATTN_AVX512 &&
+                    strcmp(la_backend_name(), "avx512") == 0,
+             "AVX-512 compiled, %s chosen", la_backend_name());
+#endif
     LA_CHECK(t, strcmp(la_backend_name(), la_kernels_best()->name) == 0,
              "%s vs %s", la_backend_name(), la_kernels_best()->name);
     LA_CHECK(t, (la_backend() == LINATTN_SCALAR) ==

@@ -834,7 +834,7 @@ static void tm_test_params(la_t *t) {
     LA_CHECK(t, la_model_init(&m, &mc) == LA_EDIM, "n too large");
     mc.n = 20; mc.param = 3;
     LA_CHECK(t, la_model_init(&m, &mc) == LA_ERANGE, "param");
-    mc.param = 0; mc.activation = 2;
+    mc.param = 0; mc.activation = LA_ACT_SOFTMAX + 1;
     LA_CHECK(t, la_model_init(&m, &mc) == LA_ERANGE, "activation");
     mc.activation = 0; mc.layers = -1;
     LA_CHECK(t, la_model_init(&m, &mc) == LA_ERANGE, "layers");

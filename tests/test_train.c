@@ -366,6 +366,21 @@ static void reseal(unsigned char *p, size_t len) {
   for (i = 0; i < 8; ++i) p[len - 8 + i] = (unsigned char)(h >> (8 * i));
 }
 
+/* The offset of a numeric field's value in a version 2 checkpoint's
+   description (its layout: docs/checkpoint.md), found by its key. */
+static size_t desc_end(const unsigned char *p) {
+  return 104 + ((p[64] | (size_t)p[65] << 8) + 7) / 8 * 8;
+}
+static size_t desc_value(const unsigned char *p, size_t len, const char *key) {
+  size_t k = strlen(key), at = 104, end = 104 + (p[64] | (size_t)p[65] << 8);
+  while (at < end && at < len) {
+    size_t kl = p[at];
+    if (kl == k && !memcmp(p + at + 1, key, k)) return at + 2 + k;
+    at += 2 + kl + (p[at + 1 + kl] == LA_FIELD_OPTIMIZER ? 1 + p[at + 2 + kl] : 8);
+  }
+  return 0;
+}
+
 static void test_train_corrupt(la_t *t) {
   LA_TEST(t, "train: every truncation, byte flip, version and shape is refused") {
     quad q1, q2, q3;
@@ -400,16 +415,16 @@ static void test_train_corrupt(la_t *t) {
     LA_CHECK(t, n_flip == (int)(2 * len), "flips refused %d of %d", n_flip, (int)(2 * len));
     /* a future version, checksum valid */
     memcpy(bad, good, len);
-    bad[8] = 2;
+    bad[8] = LA_CHECKPOINT_VERSION + 1;
     reseal(bad, len);
     LA_CHECK(t, la_checkpoint_load_mem(&B, bad, len) == LA_EVERSION && same(&B, &s0), "ver");
     /* theta beyond the range of la_real (float) or a wrong name: shape */
     memcpy(bad, good, len);
-    bad[88] = 'x';
+    bad[72] = 'x'; /* the optimizer's name */
     reseal(bad, len);
     LA_CHECK(t, la_checkpoint_load_mem(&B, bad, len) == LA_ESHAPE && same(&B, &s0), "name");
     memcpy(bad, good, len);
-    bad[24] ^= 1; /* d */
+    bad[desc_value(good, len, "d")] ^= 1;
     reseal(bad, len);
     LA_CHECK(t, la_checkpoint_load_mem(&B, bad, len) == LA_ESHAPE && same(&B, &s0), "d");
     memcpy(bad, good, len);
@@ -458,18 +473,18 @@ static void test_train_corrupt(la_t *t) {
     /* found by tests/fuzz: a NaN in the optimizer state, and a step the
        next training step could not count past */
     memcpy(bad, good, len);
-    memset(bad + 128 + 2 * sizeof(la_rng), 0xff, 8); /* state[0] */
+    memset(bad + desc_end(good) + 2 * sizeof(la_rng), 0xff, 8); /* state[0] */
     reseal(bad, len);
     snap(&B, &s0);
     LA_CHECK(t, la_checkpoint_load_mem(&B, bad, len) == LA_EFORMAT && same(&B, &s0),
              "state nan");
     memcpy(bad, good, len);
-    for (i = 0; i < 8; ++i) bad[64 + i] = (unsigned char)((uint64_t)LONG_MAX >> (8 * i));
+    for (i = 0; i < 8; ++i) bad[32 + i] = (unsigned char)((uint64_t)LONG_MAX >> (8 * i));
     reseal(bad, len);
     LA_CHECK(t, la_checkpoint_load_mem(&B, bad, len) == 0 && B.step == LONG_MAX, "max");
     LA_CHECK(t, la_trainer_step(&B) == LA_ERANGE && B.step == LONG_MAX, "no overflow");
     for (i = 0; i < 8; ++i)
-      bad[64 + i] = (unsigned char)(((uint64_t)LONG_MAX + 1) >> (8 * i));
+      bad[32 + i] = (unsigned char)(((uint64_t)LONG_MAX + 1) >> (8 * i));
     reseal(bad, len);
     LA_CHECK(t, la_checkpoint_load_mem(&B, bad, len) == LA_EFORMAT, "beyond long");
     la_trainer_destroy(&A);

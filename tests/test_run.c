@@ -1,0 +1,810 @@
+/* Runs described once: the optimizer registry, the run description and its
+   field table, presets, run objects, checkpoints of version 2 (and 1), and
+   the file handling of saves and loads. */
+#include "ckpt_v1.h"
+
+#ifdef LA__POSIX_FILES
+#include <dirent.h>
+#endif
+
+/* ------------------------------------------------------------ helpers */
+
+/* A small run of a preset: d = 2, n = 3, L = 2, batch 16. */
+static la_run_config run_small(const char *exp, const char *opt) {
+  la_run_config c;
+  la_run_preset(&c, exp, opt);
+  c.data.d = 2;
+  c.data.n = 3;
+  c.model.layers = 2;
+  c.batch = 16;
+  c.eval_batch = 16;
+  c.eval_every = 5;
+  c.steps = 12;
+  c.seed = 7;
+  return c;
+}
+
+static int theta_equal(const la_trainer *a, const la_trainer *b) {
+  return a->n == b->n &&
+         memcmp(a->theta, b->theta, sizeof(la_real) * (size_t)a->n) == 0;
+}
+
+static int is_neg_zero(double x) { return x == 0 && 1 / x < 0; }
+
+/* A config whose one field f holds another value that still resolves, the
+   optimizer chosen so that it reads f; 0 when none of the candidates do. */
+static int run_change(const la_run_field *f, la_run_config *base,
+                      la_run_config *changed) {
+  static const double cand[] = {1, 2, 3, 0.5, 0.25, 7, 0.001, 1e-6, 0, -1};
+  const char *opt = "adam";
+  la_run_config b;
+  int i, k;
+  if (f->optim)
+    for (k = 0; k < la_optim_count(); ++k)
+      if (la_optim_entry_at(k)->fields & f->optim) {
+        opt = la_optim_entry_at(k)->optimizer->name;
+        break;
+      }
+  b = run_small("1", opt);
+  if (f->optim == LA_OPT_NESTEROV) b.opt.momentum = 0.5;
+  if (!strcmp(f->key, "period") || !strcmp(f->key, "decay"))
+    b.schedule.kind = LA_SCHED_HALVING;
+  if (!strcmp(f->key, "min_scale") || !strcmp(f->key, "cosine_total"))
+    b.schedule.kind = LA_SCHED_COSINE;
+  if (!strcmp(f->key, "gamma_shape") || !strcmp(f->key, "gamma_scale"))
+    b.data.covariates = LA_X_GAMMA_SPHERE;
+  if (!strcmp(f->key, "net_hidden")) b.data.target = LA_TARGET_RELU_NET;
+  if (la_run_resolve(&b, base) != 0) return 0;
+  for (i = 0; i < (int)(sizeof cand / sizeof cand[0]) + 2; ++i) {
+    double v = i < 10 ? cand[i] : i == 10 ? f->hi : f->lo, now;
+    la_run_config c = *base, r;
+    /* another optimizer reads other fields: it starts from its defaults */
+    if (f->kind == LA_FIELD_OPTIMIZER) memset(&c.opt, 0, sizeof c.opt);
+    if (la_run_field_set(&c, f, v) != 0) continue;
+    if (la_run_resolve(&c, &r) != 0) continue;
+    la_run_field_get(&r, f, &now);
+    la_run_field_get(base, f, &v);
+    if (now != v || is_neg_zero(now) != is_neg_zero(v)) {
+      *changed = c;
+      return 1;
+    }
+  }
+  return 0;
+}
+
+/* A description without field `key`: the file rebuilt with that entry cut
+   out, lengths and checksum made right. */
+static size_t ck_drop_field(const unsigned char *p, size_t len, const char *key,
+                            unsigned char *out) {
+  size_t dl = (size_t)p[64] | (size_t)p[65] << 8, at = 104, k = strlen(key);
+  size_t cut = 0, cutlen = 0, pad0 = (dl + 7) / 8 * 8, pad1, tail, n;
+  uint64_t h = 14695981039346656037ull;
+  size_t i;
+  while (at < 104 + dl) {
+    size_t kl = p[at], e = 2 + kl +
+                           (p[at + 1 + kl] == LA_FIELD_OPTIMIZER ? 1 + p[at + 2 + kl] : 8);
+    if (kl == k && !memcmp(p + at + 1, key, k)) {
+      cut = at;
+      cutlen = e;
+    }
+    at += e;
+  }
+  if (!cutlen) return 0;
+  pad1 = (dl - cutlen + 7) / 8 * 8;
+  tail = len - 104 - pad0;
+  memcpy(out, p, 104);
+  memcpy(out + 104, p + 104, cut - 104);
+  memcpy(out + cut, p + cut + cutlen, 104 + dl - cut - cutlen);
+  memset(out + 104 + dl - cutlen, 0, pad1 - (dl - cutlen));
+  memcpy(out + 104 + pad1, p + 104 + pad0, tail);
+  n = 104 + pad1 + tail;
+  for (i = 0; i < 4; ++i) out[64 + i] = (unsigned char)((dl - cutlen) >> (8 * i));
+  for (i = 0; i < 8; ++i) out[16 + i] = (unsigned char)((uint64_t)n >> (8 * i));
+  for (i = 0; i + 8 < n; ++i) h = (h ^ out[i]) * 1099511628211ull;
+  for (i = 0; i < 8; ++i) out[n - 8 + i] = (unsigned char)(h >> (8 * i));
+  return n;
+}
+
+/* ------------------------------------------------------------ registry */
+
+static void test_run_registry(la_t *t) {
+  LA_TEST(t, "run: the registry holds each built-in once, found by its name") {
+    const la_optimizer *b[] = {la_optimizer_sgd(),     la_optimizer_adam(),
+                               la_optimizer_sign(),    la_optimizer_nsgd(),
+                               la_optimizer_adagrad(), la_optimizer_rmsprop()};
+    la_optimizer custom = *la_optimizer_sgd();
+    int i, j, n = la_optim_count();
+    LA_CHECK(t, n == 6, "%d rows", n);
+    for (i = 0; i < n; ++i) {
+      const la_optim_entry *e = la_optim_entry_at(i);
+      if (!e) {
+        LA_CHECK(t, 0, "row %d missing", i);
+        continue;
+      }
+      LA_CHECK(t, la_optim_find(e->optimizer->name) == e, "row %d", i);
+      LA_CHECK(t, la_optim_entry_of(e->optimizer) == e, "of %d", i);
+      LA_CHECK(t, (e->fields & LA_OPT_LR) && e->about && *e->about, "lr %d", i);
+      for (j = 0; j < i; ++j)
+        LA_CHECK(t, strcmp(la_optim_entry_at(j)->optimizer->name, e->optimizer->name),
+                 "names %d %d", i, j);
+    }
+    for (i = 0; i < 6; ++i)
+      LA_CHECK(t, la_optim_entry_of(b[i]) != NULL, "built-in %d", i);
+    LA_CHECK(t, la_optim_entry_at(n) == NULL && la_optim_entry_at(-1) == NULL, "ends");
+    LA_CHECK(t, la_optim_find("lion") == NULL && la_optim_find(NULL) == NULL, "unknown");
+    LA_CHECK(t, la_optim_entry_of(&custom) == NULL, "custom");
+  }
+
+  LA_TEST(t, "run: zero means the registry's default and LA_ZERO zero itself") {
+    la_real th[3] = {0.5f, -1, 2}, g[3] = {0.25f, -0.5f, 1}, u0[3], u1[3];
+    int i, k;
+    for (k = 0; k < la_optim_count(); ++k) {
+      const la_optim_entry *e = la_optim_entry_at(k);
+      la_optim_config zero, dflt = e->defaults;
+      double s0[8] = {0}, s1[8] = {0};
+      memset(&zero, 0, sizeof zero);
+      e->optimizer->init(&zero, 3, s0);
+      e->optimizer->init(&dflt, 3, s1);
+      e->optimizer->step(&zero, 3, s0, 1, th, g, u0);
+      e->optimizer->step(&dflt, 3, s1, 1, th, g, u1);
+      LA_CHECK(t, memcmp(u0, u1, sizeof u0) == 0, "%s", e->optimizer->name);
+    }
+    {
+      /* Adam without first-moment averaging, by hand over two steps of
+         different gradients: m = g2, v = b2 (1 - b2) g1^2 + (1 - b2) g2^2 */
+      la_real g2[3] = {-1, 0.75f, 0.5f};
+      la_optim_config c;
+      double s[7] = {0};
+      memset(&c, 0, sizeof c);
+      c.lr = 0.1;
+      c.beta1 = LA_ZERO;
+      c.beta2 = 0.5;
+      LA_CHECK(t, la_optim_check(la_optimizer_adam(), &c) == 0, "check");
+      la_optimizer_adam()->step(&c, 3, s, 1, th, g, u0);
+      la_optimizer_adam()->step(&c, 3, s, 1, th, g2, u0);
+      for (i = 0; i < 3; ++i) {
+        double a = g[i], b = g2[i], v = 0.5 * (0.5 * a * a) + 0.5 * b * b;
+        double want = -0.1 * b / (sqrt(v / (1 - 0.25)) + 1e-8);
+        LA_CHECK(t, fabs(u0[i] - want) <= 1e-6 * fabs(want), "%d: %g %g", i,
+                 (double)u0[i], want);
+      }
+      c.beta1 = 0; /* the default 0.9: the second step is not the same */
+      memset(s, 0, sizeof s);
+      la_optimizer_adam()->step(&c, 3, s, 1, th, g, u1);
+      la_optimizer_adam()->step(&c, 3, s, 1, th, g2, u1);
+      LA_CHECK(t, memcmp(u0, u1, sizeof u0) != 0, "default differs");
+    }
+  }
+
+  LA_TEST(t, "run: a built-in refuses a field it does not read") {
+    la_optim_config c, r;
+    memset(&c, 0, sizeof c);
+    c.beta1 = 0.5;
+    LA_CHECK(t, la_optim_check(la_optimizer_sgd(), &c) == LA_ERANGE, "sgd beta1");
+    LA_CHECK(t, la_optim_check(la_optimizer_adam(), &c) == LA_OK, "adam beta1");
+    LA_CHECK(t, la_optim_resolve(la_optim_find("sgd"), &c, &r) == LA_ERANGE, "resolve");
+    memset(&c, 0, sizeof c);
+    c.momentum = 0.9;
+    LA_CHECK(t, la_optim_check(la_optimizer_adam(), &c) == LA_ERANGE, "adam momentum");
+    c.momentum = 0;
+    c.alpha = 0.5;
+    LA_CHECK(t, la_optim_check(la_optimizer_rmsprop(), &c) == LA_OK, "rmsprop alpha");
+    LA_CHECK(t, la_optim_check(la_optimizer_adagrad(), &c) == LA_ERANGE, "adagrad alpha");
+    c.alpha = LA_ZERO; /* an explicit zero is still zero: allowed anywhere */
+    LA_CHECK(t, la_optim_check(la_optimizer_adagrad(), &c) == LA_OK, "neg zero");
+  }
+
+  LA_TEST(t, "run: resolving an optimizer writes each default, once") {
+    la_optim_config c, r, r2;
+    memset(&c, 0, sizeof c);
+    c.beta1 = LA_ZERO;
+    c.weight_decay = LA_ZERO;
+    LA_CHECK(t, la_optim_resolve(la_optim_find("adam"), &c, &r) == 0, "resolve");
+    LA_CHECK(t, r.lr == 1e-3 && r.beta2 == 0.999 && r.eps == 1e-8, "defaults");
+    LA_CHECK(t, is_neg_zero(r.beta1), "beta1 stays an explicit zero");
+    LA_CHECK(t, r.weight_decay == 0 && !is_neg_zero(r.weight_decay),
+             "a zero whose default is zero is +0");
+    LA_CHECK(t, la_optim_resolve(la_optim_find("adam"), &r, &r2) == 0 &&
+                    memcmp(&r, &r2, sizeof r) == 0, "idempotent");
+    c.lr = -1;
+    LA_CHECK(t, la_optim_resolve(la_optim_find("adam"), &c, &r) == LA_ERANGE, "bad lr");
+    LA_CHECK(t, la_optim_resolve(NULL, &c, &r) == LA_ENULL, "null");
+  }
+
+  LA_TEST(t, "run: an optimizer's name longer than a checkpoint holds is refused") {
+    la_optimizer o = *la_optimizer_sgd();
+    o.name = "an-optimizer-name-of-thirty-two!";
+    LA_CHECK(t, strlen(o.name) == LA_NAME_MAX, "length");
+    LA_CHECK(t, la_optim_check(&o, NULL) == LA_ERANGE, "32 bytes");
+    o.name = "an-optimizer-name-of-thirty-one";
+    LA_CHECK(t, la_optim_check(&o, NULL) == LA_OK, "31 bytes");
+  }
+}
+
+/* ------------------------------------------------------------ the table */
+
+/* Every member of la_run_config: a field of the table, or one of those
+   that a run does not describe by value (named here, with why). */
+static void test_run_table(la_t *t) {
+  LA_TEST(t, "run: the field table covers the description, each key once") {
+    static const struct {
+      size_t off;
+      int is_field;
+    } members[] = {
+#define M(m, f) {offsetof(la_run_config, m), f}
+        M(setting, 1), M(data.d, 1), M(data.n, 1), M(data.covariates, 1),
+        M(data.gamma_shape, 1), M(data.gamma_scale, 1), M(data.sigma, 1),
+        M(data.sigma_matrix, 0) /* a pointer: refused in a run */,
+        M(data.wstar, 1), M(data.target, 1), M(data.net_hidden, 1),
+        M(data.noise_std, 1), M(model.d, 0) /* the data's */,
+        M(model.n, 0) /* the data's */, M(model.layers, 1), M(model.param, 1),
+        M(model.activation, 1), M(model.heads, 1), M(model.qk_rank, 1),
+        M(model.front_hidden, 1), M(model.init_std, 1),
+        M(model.kernels, 0) /* run time: la_run_env */,
+        M(model.parallel, 0) /* run time: la_run_env */, M(optimizer, 1),
+        M(opt.lr, 1), M(opt.momentum, 1), M(opt.nesterov, 1), M(opt.beta1, 1),
+        M(opt.beta2, 1), M(opt.eps, 1), M(opt.weight_decay, 1),
+        M(opt.decoupled, 1), M(opt.alpha, 1), M(opt.initial, 1),
+        M(schedule.kind, 1), M(schedule.warmup, 1), M(schedule.period, 1),
+        M(schedule.decay, 1), M(schedule.total, 1), M(schedule.min_scale, 1),
+        M(clip_norm, 1), M(clip_block, 1), M(batch, 1), M(data_mode, 1),
+        M(resample_every, 1), M(eval_every, 1), M(eval_batch, 1), M(seed, 1),
+        M(eval_seed, 1), M(steps, 1), M(measure.log_every, 1),
+        M(measure.diag_every, 1), M(measure.smooth_every, 1),
+        M(measure.diag_batch, 1)
+#undef M
+    };
+    int nm = (int)(sizeof members / sizeof members[0]), i, j, found;
+    int n = la_run_field_count(), fields = 0;
+    size_t covered = 0;
+    for (i = 0; i < nm; ++i) {
+      found = 0;
+      for (j = 0; j < n; ++j) found += la_run_field_at(j)->offset == members[i].off;
+      LA_CHECK(t, found == members[i].is_field, "member %d at %u: %d rows", i,
+               (unsigned)members[i].off, found);
+      fields += members[i].is_field;
+    }
+    LA_CHECK(t, fields == n, "%d rows, %d members", n, fields);
+    /* the list above is the whole struct: nothing beyond its last member */
+    for (i = 0; i < nm; ++i)
+      if (members[i].off > covered) covered = members[i].off;
+    LA_CHECK(t, covered + sizeof(int) >= sizeof(la_run_config) - 8,
+             "a member added after the last?");
+    /* nor after the last member of a config it holds */
+    LA_CHECK(t, offsetof(la_data_config, noise_std) + sizeof(double) + 8 >
+                        sizeof(la_data_config) &&
+                    offsetof(la_model_config, parallel) + sizeof(void *) + 8 >
+                        sizeof(la_model_config) &&
+                    offsetof(la_optim_config, initial) + sizeof(double) + 8 >
+                        sizeof(la_optim_config) &&
+                    offsetof(la_schedule, min_scale) + sizeof(double) + 8 >
+                        sizeof(la_schedule),
+             "a member added to a config the run holds");
+    for (i = 0; i < n; ++i) {
+      const la_run_field *f = la_run_field_at(i);
+      char flag[64];
+      size_t k;
+      LA_CHECK(t, f->help && *f->help && f->lo <= f->hi, "%s", f->key);
+      for (k = 0; k < 63 && f->key[k]; ++k) flag[k] = f->key[k] == '_' ? '-' : f->key[k];
+      flag[k] = 0;
+      LA_CHECK(t, la_run_field_find(f->key) == f && la_run_field_find(flag) == f,
+               "find %s", f->key);
+      for (j = 0; j < i; ++j)
+        LA_CHECK(t, strcmp(la_run_field_at(j)->key, f->key), "%s twice", f->key);
+      if (f->kind == LA_FIELD_ENUM || f->kind == LA_FIELD_OPTIMIZER) {
+        LA_CHECK(t, la_run_field_name(f, (int)f->hi) != NULL &&
+                        la_run_field_name(f, (int)f->hi + 1) == NULL,
+                 "names of %s match its range", f->key);
+      }
+    }
+    LA_CHECK(t, la_run_field_at(n) == NULL && la_run_field_find("nope") == NULL, "end");
+    LA_CHECK(t, !(la_run_field_find("steps")->flags & LA_FIELD_IDENTITY), "steps");
+    LA_CHECK(t, la_run_field_find("seed")->flags & LA_FIELD_SEED, "seed");
+  }
+
+  LA_TEST(t, "run: a field is set where the table says and checked against its range") {
+    int i, n = la_run_field_count();
+    for (i = 0; i < n; ++i) {
+      const la_run_field *f = la_run_field_at(i);
+      la_run_config a, b;
+      double v = f->hi > 1 ? 1 : f->hi, got = -7, past = fmax(1, fabs(f->hi));
+      const unsigned char *pa, *pb;
+      size_t k, first = sizeof a, last = 0;
+      if (f->kind == LA_FIELD_ENUM || f->kind == LA_FIELD_OPTIMIZER) v = f->hi;
+      memset(&a, 0, sizeof a);
+      b = a;
+      pa = (const unsigned char *)&a;
+      pb = (const unsigned char *)&b;
+      LA_CHECK(t, la_run_field_set(&b, f, v) == 0, "%s = %g", f->key, v);
+      LA_CHECK(t, la_run_field_get(&b, f, &got) == 0 && got == v, "%s get %g", f->key, got);
+      for (k = 0; k < sizeof a; ++k)
+        if (pa[k] != pb[k]) {
+          if (k < first) first = k;
+          last = k;
+        }
+      LA_CHECK(t, first >= f->offset && last < f->offset + 32, "%s writes its member", f->key);
+      LA_CHECK(t, la_run_field_set(&b, f, f->hi + past) == LA_ERANGE, "%s above", f->key);
+      LA_CHECK(t, la_run_field_set(&b, f, f->lo - 1) == LA_ERANGE, "%s below", f->key);
+      LA_CHECK(t, la_run_field_set(&b, f, NAN) == LA_ERANGE, "%s NaN", f->key);
+      if (f->kind != LA_FIELD_REAL)
+        LA_CHECK(t, la_run_field_set(&b, f, 0.5) == LA_ERANGE, "%s whole", f->key);
+    }
+    {
+      la_run_config c;
+      double v;
+      memset(&c, 0, sizeof c);
+      LA_CHECK(t, la_run_field_set(&c, la_run_field_find("sigma"), 1) == LA_ERANGE,
+               "a given Sigma has no name");
+      LA_CHECK(t, la_run_field_set(&c, la_run_field_find("opt"), 0) == 0 &&
+                      !strcmp(c.optimizer, la_optim_entry_at(0)->optimizer->name),
+               "optimizer by index");
+      memcpy(c.optimizer, "lion", 5);
+      LA_CHECK(t, la_run_field_get(&c, la_run_field_find("opt"), &v) == LA_ERANGE,
+               "not in the registry");
+      LA_CHECK(t, la_run_field_set(NULL, la_run_field_find("d"), 1) == LA_ENULL, "null");
+    }
+  }
+
+  LA_TEST(t, "run: presets give the papers' settings and learning rates") {
+    la_run_config c, r;
+    const char *name, *about;
+    int i;
+    for (i = 0; (name = la_run_preset_name(i, &about)) != NULL; ++i) {
+      LA_CHECK(t, la_run_preset(&c, name, NULL) == 0 && about && *about, "%s", name);
+      LA_CHECK(t, la_run_resolve(&c, &r) == 0, "%s resolves", name);
+      LA_CHECK(t, la_run_preset(&c, name, "sgd") == 0 && la_run_resolve(&c, &r) == 0,
+               "%s with sgd", name);
+    }
+    LA_CHECK(t, i >= 10, "%d presets", i);
+    la_run_preset(&c, "1", "adam");
+    la_run_resolve(&c, &r);
+    LA_CHECK(t, r.opt.lr == 0.02 && r.opt.beta1 == 0.9 && r.opt.beta2 == 0.9 &&
+                    r.opt.eps == 1e-8 && r.clip_norm == 1 && r.batch == 1000 &&
+                    r.data.n == 20 && r.data.d == 5 && r.model.layers == 3 &&
+                    r.steps == 10000 && r.eval_every == 50,
+             "setting 1, adam");
+    la_run_preset(&c, "2", "sgd");
+    la_run_resolve(&c, &r);
+    LA_CHECK(t, r.opt.lr == 0.01 && r.opt.momentum == 0.9 && r.data.n == 5, "2 sgd");
+    la_run_preset(&c, "2", NULL);
+    LA_CHECK(t, c.opt.lr == 0.005 && !strcmp(c.optimizer, "adam"), "2 adam");
+    la_run_preset(&c, "sphere", "sgd");
+    LA_CHECK(t, c.opt.lr == 5 && c.clip_norm == 0.1 &&
+                    c.data.covariates == LA_X_SPHERE, "sphere");
+    la_run_preset(&c, "3", NULL);
+    LA_CHECK(t, c.data.covariates == LA_X_GAMMA_SPHERE && c.data.gamma_shape == 0.1 &&
+                    c.data.gamma_scale == 10, "3");
+    la_run_preset(&c, "nonlinear", "sgd");
+    LA_CHECK(t, c.model.param == LA_PARAM_DENSE && c.model.front_hidden == 30 &&
+                    c.model.init_std == 0.1 && c.batch == 2000 && c.opt.lr == 0.05 &&
+                    c.data.target == LA_TARGET_RELU_NET, "nonlinear");
+    la_run_preset(&c, "b-depth", NULL);
+    LA_CHECK(t, c.opt.beta1 == 0.99 && c.opt.beta2 == 0.9 && c.clip_block == 0.01 &&
+                    c.clip_norm == 0 && c.batch == 20000 &&
+                    c.data_mode == LA_DATA_RESAMPLE && c.resample_every == 100 &&
+                    c.schedule.kind == LA_SCHED_HALVING && c.schedule.period == 4000 &&
+                    c.data.sigma == LA_SIGMA_PAPER_B, "b-depth");
+    la_run_preset(&c, "b-context", NULL);
+    LA_CHECK(t, c.opt.decoupled && c.opt.beta2 == 0.99 && c.batch == 40000 &&
+                    c.clip_block == 0.001 && c.steps == 8000, "b-context");
+    la_run_preset(&c, "1", "rmsprop");
+    la_run_resolve(&c, &r);
+    LA_CHECK(t, r.opt.lr == 0.01 && r.opt.alpha == 0.99, "rmsprop: the registry's");
+    LA_CHECK(t, la_run_preset(&c, "7", NULL) == LA_ERANGE, "unknown experiment");
+    LA_CHECK(t, la_run_preset(&c, "1", "lion") == LA_ERANGE, "unknown optimizer");
+    LA_CHECK(t, la_run_preset(NULL, "1", NULL) == LA_ENULL, "null");
+  }
+
+  LA_TEST(t, "run: resolving refuses what no run can be and keeps its follows") {
+    la_run_config c = run_small("1", NULL), r;
+    double s[4] = {1, 0, 0, 1};
+    LA_CHECK(t, la_run_resolve(&c, &r) == 0 && r.eval_seed == 0, "eval seed follows");
+    c.schedule.kind = LA_SCHED_COSINE;
+    LA_CHECK(t, la_run_resolve(&c, &r) == 0 && r.schedule.total == 0, "cosine follows");
+    c.steps = 0;
+    LA_CHECK(t, la_run_resolve(&c, &r) == LA_ERANGE, "cosine over no steps");
+    c = run_small("1", NULL);
+    c.data.sigma_matrix = s;
+    LA_CHECK(t, la_run_resolve(&c, &r) == LA_ERANGE, "a matrix is no value");
+    c = run_small("1", NULL);
+    memcpy(c.optimizer, "lion", 5);
+    LA_CHECK(t, la_run_resolve(&c, &r) == LA_ERANGE, "unknown optimizer");
+    c = run_small("1", NULL);
+    c.batch = -1;
+    LA_CHECK(t, la_run_resolve(&c, &r) == LA_ERANGE, "negative batch");
+    c = run_small("1", NULL);
+    c.model.layers = LA_MAX_LAYERS + 1;
+    LA_CHECK(t, la_run_resolve(&c, &r) == LA_ERANGE, "too deep");
+    c = run_small("1", "sgd");
+    c.opt.beta1 = 0.5;
+    LA_CHECK(t, la_run_resolve(&c, &r) == LA_ERANGE, "a field sgd does not read");
+    c = run_small("1", NULL);
+    c.schedule.kind = LA_SCHED_HALVING;
+    LA_CHECK(t, la_run_resolve(&c, &r) == 0 && r.schedule.period == 1000 &&
+                    r.schedule.decay == 0.5, "halving defaults");
+    c = run_small("1", NULL);
+    c.optimizer[0] = 0;
+    c.opt.beta1 = c.opt.beta2 = 0;
+    c.opt.lr = 0;
+    c.batch = c.eval_batch = c.eval_every = 0;
+    LA_CHECK(t, la_run_resolve(&c, &r) == 0 && !strcmp(r.optimizer, "adam") &&
+                    r.opt.lr == 1e-3 && r.batch == 1000 && r.eval_batch == 1000 &&
+                    r.eval_every == 50, "zero is the default");
+  }
+
+  LA_TEST(t, "run: la_run_diff names the one identity field that differs") {
+    int i, n = la_run_field_count(), tried = 0;
+    for (i = 0; i < n; ++i) {
+      const la_run_field *f = la_run_field_at(i), *d;
+      la_run_config base, changed;
+      if (!run_change(f, &base, &changed)) {
+        LA_CHECK(t, 0, "no other value of %s resolves", f->key);
+        continue;
+      }
+      tried++;
+      d = la_run_diff(&base, &changed, LA_FIELD_IDENTITY);
+      if (f->flags & LA_FIELD_IDENTITY)
+        LA_CHECK(t, d == f, "%s: %s", f->key, d ? d->key : "none");
+      else
+        LA_CHECK(t, d == NULL, "%s is not identity: %s", f->key, d ? d->key : "");
+      LA_CHECK(t, la_run_diff(&base, &base, ~0u) == NULL, "equal");
+    }
+    LA_CHECK(t, tried == n, "%d of %d", tried, n);
+  }
+}
+
+/* ------------------------------------------------------------ run objects */
+
+static void test_run_objects(la_t *t) {
+  LA_TEST(t, "run: a run from a description trains as a trainer built by hand") {
+    la_run_config c = run_small("1", "sgd");
+    la_run r;
+    la_data g;
+    la_model m;
+    la_model_config mc;
+    la_optim_config oc;
+    la_train_config tc;
+    la_trainer tr;
+    LA_CHECK(t, la_run_create(&r, &c, NULL) == 0, "create");
+    LA_CHECK(t, la_trainer_run(&r.trainer, 6) == 0, "run");
+    LA_CHECK(t, la_data_create(&g, &c.data, 7) == 0, "data");
+    memset(&mc, 0, sizeof mc);
+    mc.d = 2;
+    mc.n = 3;
+    mc.layers = 2;
+    LA_CHECK(t, la_model_init(&m, &mc) == 0, "model");
+    memset(&oc, 0, sizeof oc);
+    oc.lr = 0.02;
+    oc.momentum = 0.9;
+    memset(&tc, 0, sizeof tc);
+    tc.model = &m;
+    tc.data = &g;
+    tc.optimizer = la_optimizer_sgd();
+    tc.optimizer_config = &oc;
+    tc.clip_norm = 1;
+    tc.batch = 16;
+    tc.eval_every = 5;
+    tc.seed = 7;
+    LA_CHECK(t, la_trainer_create(&tr, &tc) == 0 && la_trainer_run(&tr, 6) == 0, "by hand");
+    LA_CHECK(t, theta_equal(&tr, &r.trainer), "same theta");
+    LA_CHECK(t, r.trainer.last_eval == tr.last_eval, "same eval");
+    la_trainer_destroy(&tr);
+    la_data_destroy(&g);
+    la_run_destroy(&r);
+  }
+
+  LA_TEST(t, "run: caller memory: the size query, too small, aligned anywhere") {
+    la_run_config c = run_small("3", NULL);
+    la_run r, r2;
+    size_t need = 0;
+    unsigned char *mem;
+    LA_CHECK(t, la_run_bytes(&c, NULL, &need) == 0 && need > 0, "bytes");
+    mem = (unsigned char *)malloc(need + 1);
+    LA_CHECK(t, la_run_init(&r, &c, NULL, mem + 1, need - 1) == LA_EWORKSPACE, "short");
+    LA_CHECK(t, la_run_init(&r, &c, NULL, mem + 1, need) == 0, "unaligned block");
+    LA_CHECK(t, la_trainer_run(&r.trainer, 3) == 0, "trains");
+    LA_CHECK(t, la_run_create(&r2, &c, NULL) == 0 && la_trainer_run(&r2.trainer, 3) == 0,
+             "create");
+    LA_CHECK(t, theta_equal(&r.trainer, &r2.trainer), "same");
+#ifndef LINATTN_NO_THREADS
+    {
+      /* the threads of env: a larger block (a workspace each), the same bits */
+      la_pool *pool = NULL;
+      la_run_env env;
+      la_run r3;
+      size_t need2 = 0;
+      memset(&env, 0, sizeof env);
+      if (la_pool_create(&pool, 3) == LA_OK) {
+        env.parallel = la_pool_parallel(pool);
+        LA_CHECK(t, la_run_bytes(&c, &env, &need2) == 0 && need2 > need, "bytes");
+        LA_CHECK(t, la_run_create(&r3, &c, &env) == 0 &&
+                        la_trainer_run(&r3.trainer, 3) == 0 &&
+                        theta_equal(&r.trainer, &r3.trainer),
+                 "three workers, the same theta");
+        la_run_destroy(&r3);
+        la_pool_destroy(pool);
+      }
+    }
+#endif
+    la_run_destroy(&r2);
+    free(mem); /* r lived in it: freed only after the last comparison */
+    c.batch = -5;
+    LA_CHECK(t, la_run_bytes(&c, NULL, &need) == LA_ERANGE, "bad config");
+    LA_CHECK(t, la_run_create(&r, NULL, NULL) == LA_ENULL, "null");
+  }
+}
+
+/* ------------------------------------------------------------ checkpoints */
+
+static void test_run_checkpoints(la_t *t) {
+  static unsigned char buf[1 << 16], buf2[1 << 16];
+
+  LA_TEST(t, "run: a checkpoint holds the run's description whole") {
+    la_run_config c = run_small("3", "rmsprop"), back;
+    la_run r;
+    la_model_config mc;
+    size_t len = 0;
+    long step = -1;
+    c.opt.momentum = 0.5;
+    c.schedule.kind = LA_SCHED_COSINE;
+    c.schedule.warmup = 2;
+    c.data.noise_std = 0.125;
+    LA_CHECK(t, la_run_create(&r, &c, NULL) == 0 && la_trainer_run(&r.trainer, 3) == 0,
+             "run");
+    LA_CHECK(t, la_checkpoint_save_mem(&r.trainer, buf, sizeof buf, &len) == 0, "save");
+    LA_CHECK(t, la_checkpoint_run(buf, len, &back, &step) == 0 && step == 3, "read");
+    LA_CHECK(t, la_run_diff(&back, &r.cfg, ~0u) == NULL, "every field");
+    LA_CHECK(t, memcmp(&back.opt, &r.cfg.opt, sizeof back.opt) == 0, "bits of opt");
+    LA_CHECK(t, la_checkpoint_info(buf, len, &mc, &step) == 0 && mc.d == 2 &&
+                    mc.n == 3 && mc.layers == 2 && step == 3, "info");
+    la_run_destroy(&r);
+  }
+
+  LA_TEST(t, "run: a resumed run continues bit for bit; another run is refused by name") {
+    la_run_config c = run_small("1", "adam"), fc;
+    la_run a, b, r;
+    const la_run_field *why = NULL;
+    size_t len = 0;
+    c.data_mode = LA_DATA_RESAMPLE;
+    c.resample_every = 3;
+    LA_CHECK(t, la_run_create(&a, &c, NULL) == 0 && la_trainer_run(&a.trainer, 10) == 0,
+             "unbroken");
+    LA_CHECK(t, la_run_create(&b, &c, NULL) == 0 && la_trainer_run(&b.trainer, 4) == 0,
+             "first part");
+    LA_CHECK(t, la_checkpoint_save_mem(&b.trainer, buf, sizeof buf, &len) == 0, "save");
+    /* from the checkpoint alone, with a longer step count */
+    LA_CHECK(t, la_checkpoint_run(buf, len, &fc, NULL) == 0, "description");
+    fc.steps = 40;
+    LA_CHECK(t, la_run_create(&r, &fc, NULL) == 0, "create");
+    LA_CHECK(t, la_run_resume_mem(&r, buf, len, &why) == 0 && why == NULL, "resume");
+    LA_CHECK(t, r.trainer.step == 4 && la_trainer_run(&r.trainer, 6) == 0, "continue");
+    LA_CHECK(t, theta_equal(&r.trainer, &a.trainer), "bit for bit");
+    la_run_destroy(&r);
+    fc.opt.lr = 0.03;
+    LA_CHECK(t, la_run_create(&r, &fc, NULL) == 0, "create lr");
+    LA_CHECK(t, la_run_resume_mem(&r, buf, len, &why) == LA_ESHAPE && why &&
+                    !strcmp(why->key, "lr") && r.trainer.step == 0, "lr refused");
+    la_run_destroy(&r);
+    fc.opt.lr = 0.02;
+    fc.batch = 17;
+    LA_CHECK(t, la_run_create(&r, &fc, NULL) == 0, "create batch");
+    LA_CHECK(t, la_run_resume_mem(&r, buf, len, &why) == LA_ESHAPE && why &&
+                    !strcmp(why->key, "batch"), "batch refused");
+    la_run_destroy(&r);
+    la_run_destroy(&a);
+    la_run_destroy(&b);
+  }
+
+  LA_TEST(t, "run: a cosine schedule of the run's length follows a longer resume") {
+    la_run_config c = run_small("1", "sgd"), fc;
+    la_run a, b, single;
+    size_t len = 0;
+    int k, same_lr = 1;
+    c.schedule.kind = LA_SCHED_COSINE;
+    c.steps = 8;
+    c.eval_every = -1;
+    LA_CHECK(t, la_run_create(&b, &c, NULL) == 0 && la_trainer_run(&b.trainer, 8) == 0,
+             "8 steps");
+    LA_CHECK(t, la_checkpoint_save_mem(&b.trainer, buf, sizeof buf, &len) == 0, "save");
+    la_checkpoint_run(buf, len, &fc, NULL);
+    fc.steps = 16;
+    c.steps = 16;
+    LA_CHECK(t, la_run_create(&a, &fc, NULL) == 0 && la_run_resume_mem(&a, buf, len, NULL) == 0,
+             "resume to 16");
+    LA_CHECK(t, la_run_create(&single, &c, NULL) == 0, "single 16");
+    for (k = 8; k < 16; ++k) {
+      double s1, s2;
+      la_schedule_scale(&a.trainer.cfg.schedule, k, &s1);
+      la_schedule_scale(&single.trainer.cfg.schedule, k, &s2);
+      same_lr &= s1 == s2 && s1 > 0;
+    }
+    LA_CHECK(t, same_lr, "steps 9..16 at the 16-step run's rates, none zero");
+    la_run_destroy(&a);
+    la_run_destroy(&b);
+    la_run_destroy(&single);
+    /* with the length given, the pieces make the single run bit for bit */
+    c.schedule.total = 16;
+    c.steps = 8;
+    LA_CHECK(t, la_run_create(&b, &c, NULL) == 0 && la_trainer_run(&b.trainer, 8) == 0 &&
+                    la_checkpoint_save_mem(&b.trainer, buf, sizeof buf, &len) == 0,
+             "8 of 16");
+    la_checkpoint_run(buf, len, &fc, NULL);
+    fc.steps = 16;
+    c.steps = 16;
+    LA_CHECK(t, la_run_create(&a, &fc, NULL) == 0 &&
+                    la_run_resume_mem(&a, buf, len, NULL) == 0 &&
+                    la_trainer_run(&a.trainer, 8) == 0, "the rest");
+    LA_CHECK(t, la_run_create(&single, &c, NULL) == 0 &&
+                    la_trainer_run(&single.trainer, 16) == 0, "single");
+    LA_CHECK(t, theta_equal(&a.trainer, &single.trainer), "bit for bit");
+    la_run_destroy(&a);
+    la_run_destroy(&b);
+    la_run_destroy(&single);
+  }
+
+  LA_TEST(t, "run: descriptions: a missing field is its default, an unknown one refused") {
+    la_run_config c = run_small("1", NULL), fc;
+    la_run r;
+    size_t len = 0, n, at;
+    LA_CHECK(t, la_run_create(&r, &c, NULL) == 0, "create");
+    LA_CHECK(t, la_checkpoint_save_mem(&r.trainer, buf, sizeof buf, &len) == 0, "save");
+    /* written before noise_std existed: reads as zero, still loads */
+    n = ck_drop_field(buf, len, "noise_std", buf2);
+    LA_CHECK(t, n > 0 && n < len, "dropped");
+    LA_CHECK(t, la_checkpoint_run(buf2, n, &fc, NULL) == 0 && fc.data.noise_std == 0,
+             "missing field");
+    LA_CHECK(t, la_checkpoint_load_mem(&r.trainer, buf2, n) == 0, "loads");
+    /* a field of a later version: the key renamed, checksum resealed */
+    memcpy(buf2, buf, len);
+    at = desc_value(buf2, len, "noise_std") - 11;
+    LA_CHECK(t, !memcmp(buf2 + at + 1, "noise_std", 9), "found");
+    buf2[at + 1] = 'N';
+    reseal(buf2, len);
+    LA_CHECK(t, la_checkpoint_run(buf2, len, &fc, NULL) == LA_EVERSION, "unknown key");
+    LA_CHECK(t, la_checkpoint_load_mem(&r.trainer, buf2, len) == LA_EVERSION, "load");
+    /* a value out of its range, a kind that does not match */
+    memcpy(buf2, buf, len);
+    at = desc_value(buf2, len, "depth");
+    buf2[at] = 200; /* 200 layers */
+    reseal(buf2, len);
+    LA_CHECK(t, la_checkpoint_run(buf2, len, &fc, NULL) == LA_EFORMAT, "range");
+    memcpy(buf2, buf, len);
+    buf2[at - 1] = LA_FIELD_REAL;
+    reseal(buf2, len);
+    LA_CHECK(t, la_checkpoint_run(buf2, len, &fc, NULL) == LA_EFORMAT, "kind");
+    la_run_destroy(&r);
+  }
+
+  LA_TEST(t, "run: a version 1 checkpoint still loads, and training goes on") {
+    la_data_config dc;
+    la_data g;
+    la_model m;
+    la_model_config mc;
+    la_optim_config ac;
+    la_train_config tc;
+    la_trainer old;
+    la_run_config rc;
+    long step = 0;
+    int i, close = 1;
+    LA_CHECK(t, la_checkpoint_info(ckpt_v1, sizeof ckpt_v1, &mc, &step) == 0 &&
+                    mc.d == 2 && mc.n == 3 && mc.layers == 2 && step == 5, "info");
+    LA_CHECK(t, la_checkpoint_run(ckpt_v1, sizeof ckpt_v1, &rc, NULL) == LA_EFORMAT,
+             "no description");
+    la_data_preset(&dc, LA_SETTING_1);
+    dc.d = 2;
+    dc.n = 3;
+    LA_CHECK(t, la_data_create(&g, &dc, 7) == 0 && la_model_init(&m, &mc) == 0, "objects");
+    memset(&ac, 0, sizeof ac);
+    ac.lr = 0.01;
+    ac.beta2 = 0.9;
+    memset(&tc, 0, sizeof tc);
+    tc.model = &m;
+    tc.data = &g;
+    tc.optimizer = la_optimizer_adam();
+    tc.optimizer_config = &ac;
+    tc.batch = 16;
+    tc.seed = 7;
+    tc.clip_norm = 1;
+    tc.eval_every = -1;
+    LA_CHECK(t, la_trainer_create(&old, &tc) == 0, "trainer");
+    LA_CHECK(t, la_checkpoint_load_mem(&old, ckpt_v1, sizeof ckpt_v1) == 0 &&
+                    old.step == 5, "load");
+    /* theta and the state read from where version 1 put them, decoded here
+       byte by byte: the last n doubles before the checksum, the state's s
+       doubles before those */
+    {
+      size_t len = sizeof ckpt_v1, s = old.state_len, k;
+      const unsigned char *th = ckpt_v1 + len - 8 - 8 * (size_t)old.n;
+      const unsigned char *st = th - 8 * s;
+      int same = 1;
+      for (k = 0; k < (size_t)old.n + s; ++k) {
+        const unsigned char *p = k < s ? st + 8 * k : th + 8 * (k - s);
+        uint64_t bits = 0;
+        double x;
+        int b;
+        for (b = 7; b >= 0; --b) bits = bits << 8 | p[b];
+        memcpy(&x, &bits, 8);
+        same &= k < s ? old.state[k] == x : (double)old.theta[k - s] == (double)(la_real)x;
+      }
+      LA_CHECK(t, same && old.state[0] == 5, "theta and Adam's state as stored");
+    }
+    LA_CHECK(t, la_trainer_run(&old, 3) == 0 && old.step == 8, "training goes on");
+    for (i = 0; i < old.n; ++i) close &= isfinite((double)old.theta[i]);
+    LA_CHECK(t, close, "finite");
+    la_trainer_destroy(&old);
+    la_data_destroy(&g);
+  }
+}
+
+/* ------------------------------------------------------------ files */
+
+#ifdef LA__POSIX_FILES
+/* Files in `dir` whose name contains `part`. */
+static int count_files(const char *dir, const char *part) {
+  DIR *d = opendir(dir);
+  struct dirent *e;
+  int n = 0;
+  if (!d) return -1;
+  while ((e = readdir(d)) != NULL) n += strstr(e->d_name, part) != NULL;
+  (void)closedir(d);
+  return n;
+}
+
+static void test_run_files(la_t *t) {
+  LA_TEST(t, "run: saves never write through a planted link; loads refuse special files") {
+    char dir[] = "/tmp/la-files-XXXXXX", path[256], link[256], victim[256];
+    la_run_config c = run_small("1", NULL);
+    la_run r;
+    FILE *f;
+    char back[32] = {0};
+    struct stat s;
+    LA_CHECK(t, mkdtemp(dir) != NULL, "dir");
+    (void)snprintf(path, sizeof path, "%s/run.ckpt", dir);
+    (void)snprintf(link, sizeof link, "%s/run.ckpt.tmp", dir);
+    (void)snprintf(victim, sizeof victim, "%s/victim.txt", dir);
+    f = fopen(victim, "w");
+    LA_CHECK(t, f && fputs("precious", f) >= 0 && fclose(f) == 0, "victim");
+    LA_CHECK(t, symlink(victim, link) == 0, "link");
+    LA_CHECK(t, la_run_create(&r, &c, NULL) == 0 && la_trainer_run(&r.trainer, 2) == 0,
+             "run");
+    LA_CHECK(t, la_checkpoint_save(&r.trainer, path) == 0, "save");
+    f = fopen(victim, "r");
+    LA_CHECK(t, f && fgets(back, sizeof back, f) && !strcmp(back, "precious"),
+             "the victim is untouched");
+    if (f) (void)fclose(f);
+    LA_CHECK(t, lstat(path, &s) == 0 && S_ISREG(s.st_mode), "a regular file");
+    LA_CHECK(t, la_checkpoint_save(&r.trainer, path) == 0, "save again");
+    LA_CHECK(t, count_files(dir, ".tmp") == 1, "no temporary left (the link stays)");
+    LA_CHECK(t, la_checkpoint_load(&r.trainer, path) == 0, "load");
+    LA_CHECK(t, la_checkpoint_save(&r.trainer, "") == LA_EIO, "empty path");
+    LA_CHECK(t, la_checkpoint_save(&r.trainer, dir) == LA_EIO, "a folder");
+    LA_CHECK(t, la_checkpoint_load(&r.trainer, dir) == LA_EIO, "load a folder");
+    (void)snprintf(path, sizeof path, "%s/fifo", dir);
+    LA_CHECK(t, mkfifo(path, 0600) == 0, "fifo");
+    LA_CHECK(t, la_checkpoint_load(&r.trainer, path) == LA_EIO, "load a FIFO");
+    LA_CHECK(t, la_checkpoint_save(&r.trainer, path) == LA_EIO, "save over a FIFO");
+    LA_CHECK(t, la_checkpoint_load(&r.trainer, "/dev/null") == LA_EIO, "a device");
+    {
+      const la_run_field *why;
+      LA_CHECK(t, la_run_resume(&r, "/nonexistent/x", &why) == LA_EIO, "missing");
+    }
+    la_run_destroy(&r);
+    (void)remove(path);
+    (void)remove(link);
+    (void)remove(victim);
+    (void)snprintf(path, sizeof path, "%s/run.ckpt", dir);
+    (void)remove(path);
+    LA_CHECK(t, rmdir(dir) == 0, "nothing else was written");
+  }
+}
+#else
+static void test_run_files(la_t *t) { (void)t; }
+#endif
+
+static void suite_run(la_t *t) {
+  test_run_registry(t);
+  test_run_table(t);
+  test_run_objects(t);
+  test_run_checkpoints(t);
+  test_run_files(t);
+}
