@@ -798,7 +798,9 @@ typedef struct la_optimizer {
      nsgd     the same b; u = -lr b / ||b||_2 (0 if b = 0).
      adagrad  G += g^2; u = -lr g / (sqrt(G) + eps), G starting at initial.
      rmsprop  v = alpha v + (1 - alpha) g^2; s = g / (sqrt(v) + eps);
-              b = momentum b + s; u = -lr b (u = -lr s without momentum). */
+              b = momentum b + s; u = -lr b (u = -lr s without momentum).
+     lbfgs    L-BFGS, a closure optimizer (below): lr, history, max_iter,
+              max_eval, tol_grad, tol_change, line_search, c1, c2, max_ls. */
 #define LA_ZERO (-0.0)
 typedef struct la_optim_config {
   double lr;           /* every one */
@@ -810,6 +812,16 @@ typedef struct la_optim_config {
   int decoupled;       /* adam: nonzero = AdamW */
   double alpha;        /* rmsprop: the average's decay */
   double initial;      /* adagrad: the starting value of G */
+  /* lbfgs (see la_optimizer_lbfgs for what each does) */
+  int history;         /* pairs kept; 0 -> 100; at most 1 << 20 */
+  int max_iter;        /* inner iterations per step; 0 -> 20; <= 1 << 24 */
+  int max_eval;        /* evaluations per step; 0 -> max_iter * 5 / 4 */
+  double tol_grad;     /* 0 -> 1e-7 */
+  double tol_change;   /* 0 -> 1e-9 */
+  int line_search;     /* LA_LS_*; 0 -> none (steps of length lr) */
+  double c1, c2;       /* strong-Wolfe constants, 0 < c1 < c2 < 1;
+                          0 -> 1e-4, 0.9 */
+  int max_ls;          /* evaluations per line search; 0 -> 25 */
 } la_optim_config;
 /* The names each built-in's configuration had before there was one type;
    designated initializers written for them still compile. */
@@ -819,6 +831,7 @@ typedef la_optim_config la_sign_config;
 typedef la_optim_config la_nsgd_config;
 typedef la_optim_config la_adagrad_config;
 typedef la_optim_config la_rmsprop_config;
+typedef la_optim_config la_lbfgs_config;
 
 /* The fields of la_optim_config, as bits of la_optim_entry.fields. */
 enum {
@@ -831,7 +844,16 @@ enum {
   LA_OPT_WEIGHT_DECAY = 1 << 6,
   LA_OPT_DECOUPLED = 1 << 7,
   LA_OPT_ALPHA = 1 << 8,
-  LA_OPT_INITIAL = 1 << 9
+  LA_OPT_INITIAL = 1 << 9,
+  LA_OPT_HISTORY = 1 << 10,
+  LA_OPT_MAX_ITER = 1 << 11,
+  LA_OPT_MAX_EVAL = 1 << 12,
+  LA_OPT_TOL_GRAD = 1 << 13,
+  LA_OPT_TOL_CHANGE = 1 << 14,
+  LA_OPT_LINE_SEARCH = 1 << 15,
+  LA_OPT_C1 = 1 << 16,
+  LA_OPT_C2 = 1 << 17,
+  LA_OPT_MAX_LS = 1 << 18
 };
 
 /* The registry of built-in optimizers: one row each, the only place where
@@ -866,6 +888,7 @@ LINATTN_DEF const la_optimizer *la_optimizer_sign(void);
 LINATTN_DEF const la_optimizer *la_optimizer_nsgd(void);
 LINATTN_DEF const la_optimizer *la_optimizer_adagrad(void);
 LINATTN_DEF const la_optimizer *la_optimizer_rmsprop(void);
+LINATTN_DEF const la_optimizer *la_optimizer_lbfgs(void);
 /* Checked entry points over any optimizer (built-in or not). */
 LINATTN_DEF int la_optim_check(const la_optimizer *o, const void *cfg);
 LINATTN_DEF int la_optim_state_len(const la_optimizer *o, const void *cfg,
@@ -943,22 +966,11 @@ LINATTN_DEF int la_optim_step_closure(const la_optimizer *o, const void *cfg,
    checkpoint resumes L-BFGS bit for bit. The state is about 2 history n
    doubles. Paper B's reference run: lr 0.1, history 600, max_iter 4, no
    line search, one fixed batch of 20,000 prompts (LA_DATA_FIXED). The
-   closure's gradients are not clipped: run L-BFGS without clipping. */
+   closure's gradients are not clipped: the trainer refuses clipping with
+   a closure optimizer (LA_ERANGE). It is in the registry as "lbfgs" and
+   reads the L-BFGS fields of la_optim_config (la_lbfgs_config is the same
+   type); lr 0 -> 1, PyTorch's default. */
 enum { LA_LS_NONE = 0, LA_LS_STRONG_WOLFE = 1 };
-typedef struct la_lbfgs_config {
-  double lr;         /* 0 -> 1 (PyTorch's default) */
-  int history;       /* pairs kept; 0 -> 100; at most 1 << 20 */
-  int max_iter;      /* inner iterations per step; 0 -> 20; at most 1 << 24 */
-  int max_eval;      /* evaluations per step; 0 -> max_iter * 5 / 4 */
-  double tol_grad;   /* 0 -> 1e-7 */
-  double tol_change; /* 0 -> 1e-9 */
-  int line_search;   /* LA_LS_*; 0 -> none (steps of length lr) */
-  double c1, c2;     /* strong-Wolfe constants, 0 < c1 < c2 < 1;
-                        0 -> 1e-4, 0.9 */
-  int max_ls;        /* evaluations per line search; 0 -> 25 */
-} la_lbfgs_config;
-/* A la_closure_optimizer (named "lbfgs"); takes la_lbfgs_config. */
-LINATTN_DEF const la_optimizer *la_optimizer_lbfgs(void);
 
 /* ------------------------------------------------------------ clipping */
 /* Scales g so that ||g||_2 <= max_norm, keeping its direction (paper A:
@@ -6173,7 +6185,13 @@ static const la__oc_field la__oc_fields[] = {
     LA__OC(LA_OPT_BETA2, beta2, 0),     LA__OC(LA_OPT_EPS, eps, 0),
     LA__OC(LA_OPT_WEIGHT_DECAY, weight_decay, 0),
     LA__OC(LA_OPT_DECOUPLED, decoupled, 1), LA__OC(LA_OPT_ALPHA, alpha, 0),
-    LA__OC(LA_OPT_INITIAL, initial, 0)};
+    LA__OC(LA_OPT_INITIAL, initial, 0),
+    LA__OC(LA_OPT_HISTORY, history, 1), LA__OC(LA_OPT_MAX_ITER, max_iter, 1),
+    LA__OC(LA_OPT_MAX_EVAL, max_eval, 1),
+    LA__OC(LA_OPT_TOL_GRAD, tol_grad, 0),
+    LA__OC(LA_OPT_TOL_CHANGE, tol_change, 0),
+    LA__OC(LA_OPT_LINE_SEARCH, line_search, 1), LA__OC(LA_OPT_C1, c1, 0),
+    LA__OC(LA_OPT_C2, c2, 0), LA__OC(LA_OPT_MAX_LS, max_ls, 1)};
 #undef LA__OC
 #define LA__OC_NFIELDS ((int)(sizeof la__oc_fields / sizeof la__oc_fields[0]))
 
@@ -6181,19 +6199,25 @@ static const la__oc_field la__oc_fields[] = {
    as a macro that both the optimizer's step (through la__X_dflt) and its
    registry row (an initializer needs a constant) use. Fields in
    order: lr, momentum, nesterov, beta1, beta2, eps, weight_decay,
-   decoupled, alpha, initial. */
-#define LA__SGD_DFLT {0.01, 0, 0, 0, 0, 0, 0, 0, 0, 0}
-#define LA__ADAM_DFLT {1e-3, 0, 0, 0.9, 0.999, 1e-8, 0, 0, 0, 0}
-#define LA__SIGN_DFLT {1e-3, 0, 0, 0, 0, 0, 0, 0, 0, 0}
-#define LA__NSGD_DFLT {0.01, 0, 0, 0, 0, 0, 0, 0, 0, 0}
-#define LA__ADAGRAD_DFLT {0.01, 0, 0, 0, 0, 1e-10, 0, 0, 0, 0}
-#define LA__RMSPROP_DFLT {0.01, 0, 0, 0, 0, 1e-8, 0, 0, 0.99, 0}
+   decoupled, alpha, initial, then L-BFGS's history, max_iter, max_eval,
+   tol_grad, tol_change, line_search, c1, c2, max_ls (max_eval's 0 stays:
+   its default follows max_iter). */
+#define LA__NO_LB 0, 0, 0, 0, 0, 0, 0, 0, 0
+#define LA__SGD_DFLT {0.01, 0, 0, 0, 0, 0, 0, 0, 0, 0, LA__NO_LB}
+#define LA__ADAM_DFLT {1e-3, 0, 0, 0.9, 0.999, 1e-8, 0, 0, 0, 0, LA__NO_LB}
+#define LA__SIGN_DFLT {1e-3, 0, 0, 0, 0, 0, 0, 0, 0, 0, LA__NO_LB}
+#define LA__NSGD_DFLT {0.01, 0, 0, 0, 0, 0, 0, 0, 0, 0, LA__NO_LB}
+#define LA__ADAGRAD_DFLT {0.01, 0, 0, 0, 0, 1e-10, 0, 0, 0, 0, LA__NO_LB}
+#define LA__RMSPROP_DFLT {0.01, 0, 0, 0, 0, 1e-8, 0, 0, 0.99, 0, LA__NO_LB}
+#define LA__LBFGS_DFLT                                                        \
+  {1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 100, 20, 0, 1e-7, 1e-9, 0, 1e-4, 0.9, 25}
 static const la_optim_config la__sgd_dflt = LA__SGD_DFLT;
 static const la_optim_config la__adam_dflt = LA__ADAM_DFLT;
 static const la_optim_config la__sign_dflt = LA__SIGN_DFLT;
 static const la_optim_config la__nsgd_dflt = LA__NSGD_DFLT;
 static const la_optim_config la__adagrad_dflt = LA__ADAGRAD_DFLT;
 static const la_optim_config la__rmsprop_dflt = LA__RMSPROP_DFLT;
+static const la_optim_config la__lbfgs_dflt = LA__LBFGS_DFLT;
 
 /* cfg (NULL: all zero) with the zero fields read as their defaults. */
 static la_optim_config la__oc_get(const void *cfg, const la_optim_config *dflt) {
@@ -6208,6 +6232,14 @@ static la_optim_config la__oc_get(const void *cfg, const la_optim_config *dflt) 
   c.weight_decay = la__op_or(c.weight_decay, dflt->weight_decay);
   c.alpha = la__op_or(c.alpha, dflt->alpha);
   c.initial = la__op_or(c.initial, dflt->initial);
+  c.history = c.history ? c.history : dflt->history;
+  c.max_iter = c.max_iter ? c.max_iter : dflt->max_iter;
+  c.max_eval = c.max_eval ? c.max_eval : dflt->max_eval;
+  c.tol_grad = la__op_or(c.tol_grad, dflt->tol_grad);
+  c.tol_change = la__op_or(c.tol_change, dflt->tol_change);
+  c.c1 = la__op_or(c.c1, dflt->c1);
+  c.c2 = la__op_or(c.c2, dflt->c2);
+  c.max_ls = c.max_ls ? c.max_ls : dflt->max_ls;
   return c;
 }
 
@@ -6408,217 +6440,6 @@ static const la_optimizer la__opt_rmsprop = {"rmsprop", la__rmsprop_check,
                                              la__rmsprop_len, la__op_zero_init,
                                              la__rmsprop_step};
 
-/* ---- the registry */
-
-#define LA__OPT_SGD_FIELDS                                                    \
-  (LA_OPT_LR | LA_OPT_MOMENTUM | LA_OPT_NESTEROV | LA_OPT_WEIGHT_DECAY)
-#define LA__OPT_SIGN_FIELDS (LA_OPT_LR | LA_OPT_MOMENTUM | LA_OPT_WEIGHT_DECAY)
-static const la_optim_entry la__optim_registry[] = {
-    {&la__opt_sgd, LA__OPT_SGD_FIELDS, LA__SGD_DFLT,
-     "SGD, with momentum and Nesterov momentum"},
-    {&la__opt_adam,
-     LA_OPT_LR | LA_OPT_BETA1 | LA_OPT_BETA2 | LA_OPT_EPS |
-         LA_OPT_WEIGHT_DECAY | LA_OPT_DECOUPLED,
-     LA__ADAM_DFLT, "Adam with bias correction; AdamW with decoupled decay"},
-    {&la__opt_sign, LA__OPT_SIGN_FIELDS, LA__SIGN_DFLT,
-     "sign descent on the (momentum) gradient"},
-    {&la__opt_nsgd, LA__OPT_SIGN_FIELDS, LA__NSGD_DFLT,
-     "normalized SGD: the (momentum) gradient scaled to length lr"},
-    {&la__opt_adagrad,
-     LA_OPT_LR | LA_OPT_EPS | LA_OPT_INITIAL | LA_OPT_WEIGHT_DECAY,
-     LA__ADAGRAD_DFLT, "Adagrad"},
-    {&la__opt_rmsprop,
-     LA_OPT_LR | LA_OPT_ALPHA | LA_OPT_EPS | LA_OPT_MOMENTUM |
-         LA_OPT_WEIGHT_DECAY,
-     LA__RMSPROP_DFLT, "RMSprop, with momentum"}};
-#undef LA__OPT_SGD_FIELDS
-#undef LA__OPT_SIGN_FIELDS
-#define LA__OPT_COUNT                                                         \
-  ((int)(sizeof la__optim_registry / sizeof la__optim_registry[0]))
-
-LINATTN_DEF int la_optim_count(void) { return LA__OPT_COUNT; }
-
-LINATTN_DEF const la_optim_entry *la_optim_entry_at(int i) {
-  return i >= 0 && i < LA__OPT_COUNT ? &la__optim_registry[i] : NULL;
-}
-
-LINATTN_DEF const la_optim_entry *la_optim_find(const char *name) {
-  int i;
-  if (!name) return NULL;
-  for (i = 0; i < LA__OPT_COUNT; ++i)
-    if (!strcmp(la__optim_registry[i].optimizer->name, name))
-      return &la__optim_registry[i];
-  return NULL;
-}
-
-LINATTN_DEF const la_optim_entry *la_optim_entry_of(const la_optimizer *o) {
-  int i;
-  for (i = 0; i < LA__OPT_COUNT; ++i)
-    if (la__optim_registry[i].optimizer == o) return &la__optim_registry[i];
-  return NULL;
-}
-
-/* A field of c by its table row. */
-static double *la__oc_real(la_optim_config *c, const la__oc_field *f) {
-  return (double *)(void *)((char *)c + f->off);
-}
-static int *la__oc_int(la_optim_config *c, const la__oc_field *f) {
-  return (int *)(void *)((char *)c + f->off);
-}
-
-/* A built-in given a field it does not read: the caller meant another. */
-static int la__oc_foreign(const la_optim_entry *e, const void *cfg) {
-  la_optim_config c;
-  int i;
-  if (!cfg) return 0;
-  c = *(const la_optim_config *)cfg;
-  for (i = 0; i < LA__OC_NFIELDS; ++i) {
-    const la__oc_field *f = &la__oc_fields[i];
-    if (e->fields & f->bit) continue;
-    if (f->is_int ? *la__oc_int(&c, f) != 0 : *la__oc_real(&c, f) != 0)
-      return 1;
-  }
-  return 0;
-}
-
-LINATTN_DEF int la_optim_resolve(const la_optim_entry *e,
-                                 const la_optim_config *in,
-                                 la_optim_config *out) {
-  la_optim_config r, d;
-  int i, st;
-  if (!e || !in || !out) return LA_ENULL;
-  if (la__oc_foreign(e, in)) return LA_ERANGE;
-  if ((st = e->optimizer->check(in)) != 0) return st;
-  r = la__oc_get(in, &e->defaults);
-  d = e->defaults;
-  /* a zero whose default is zero is +0, one whose default is not LA_ZERO:
-     equal meanings, equal bits */
-  for (i = 0; i < LA__OC_NFIELDS; ++i) {
-    const la__oc_field *f = &la__oc_fields[i];
-    double *x = la__oc_real(&r, f);
-    if (f->is_int || *x != 0) continue;
-    *x = *la__oc_real(&d, f) != 0 ? LA_ZERO : 0.0;
-  }
-  *out = r;
-  return LA_OK;
-}
-
-LINATTN_DEF const la_optimizer *la_optimizer_sgd(void) { return &la__opt_sgd; }
-LINATTN_DEF const la_optimizer *la_optimizer_adam(void) {
-  return &la__opt_adam;
-}
-LINATTN_DEF const la_optimizer *la_optimizer_sign(void) {
-  return &la__opt_sign;
-}
-LINATTN_DEF const la_optimizer *la_optimizer_nsgd(void) {
-  return &la__opt_nsgd;
-}
-LINATTN_DEF const la_optimizer *la_optimizer_adagrad(void) {
-  return &la__opt_adagrad;
-}
-LINATTN_DEF const la_optimizer *la_optimizer_rmsprop(void) {
-  return &la__opt_rmsprop;
-}
-
-/* ---- the checked entry points */
-
-LINATTN_DEF int la_optim_check(const la_optimizer *o, const void *cfg) {
-  if (!o || !o->check || !o->state_len || !o->init || !o->step || !o->name)
-    return LA_ENULL;
-  if (o->step == la_closure_step &&
-      !((const la_closure_optimizer *)(const void *)o)->step)
-    return LA_ENULL;
-  /* checkpoints hold the name in LA_NAME_MAX bytes */
-  if (strlen(o->name) > LA_NAME_MAX - 1) return LA_ERANGE;
-  {
-    const la_optim_entry *e = la_optim_entry_of(o);
-    if (e && la__oc_foreign(e, cfg)) return LA_ERANGE;
-  }
-  return o->check(cfg);
-}
-
-LINATTN_DEF int la_optim_state_len(const la_optimizer *o, const void *cfg,
-                                   int n, size_t *len) {
-  int st = la_optim_check(o, cfg);
-  if (st) return st;
-  if (!len) return LA_ENULL;
-  if (n <= 0) return LA_EDIM;
-  *len = o->state_len(cfg, n);
-  return LA_OK;
-}
-
-LINATTN_DEF int la_optim_init(const la_optimizer *o, const void *cfg, int n,
-                              double *state, size_t len) {
-  size_t need, i;
-  int st = la_optim_state_len(o, cfg, n, &need);
-  if (st) return st;
-  if (len < need) return LA_EWORKSPACE;
-  if (need && !state) return LA_ENULL;
-  for (i = 0; i < need; ++i) state[i] = 0;
-  return o->init(cfg, n, state);
-}
-
-LINATTN_DEF int la_optim_step(const la_optimizer *o, const void *cfg, int n,
-                              double *state, size_t len, double lr_scale,
-                              const la_real *grad, la_real *theta,
-                              la_real *update) {
-  size_t need;
-  int i, st = la_optim_state_len(o, cfg, n, &need);
-  if (st) return st;
-  if (!grad || !theta || !update || (need && !state)) return LA_ENULL;
-  if (len < need) return LA_EWORKSPACE;
-  if (!(lr_scale >= 0) || !la__op_finite(lr_scale)) return LA_ERANGE;
-  if (!la__op_all_finite(n, grad) || !la__op_all_finite(n, theta))
-    return LA_ENONFINITE; /* a NaN theta would pass through the update */
-  st = o->step(cfg, n, state, lr_scale, theta, grad, update);
-  if (st) return st;
-  if (!la__op_all_finite(n, update)) return LA_EDIVERGED;
-  for (i = 0; i < n; ++i) theta[i] += update[i];
-  return LA_OK;
-}
-
-/* ------------------------------------ optimizers that evaluate again */
-
-LINATTN_DEF int la_closure_step(const void *cfg, int n, double *state,
-                                double lr_scale, const la_real *theta,
-                                const la_real *grad, la_real *update) {
-  (void)cfg; (void)n; (void)state; (void)lr_scale;
-  (void)theta; (void)grad; (void)update;
-  return LA_EUNSUPPORTED;
-}
-
-/* The closure step of o, or NULL for a plain optimizer. */
-static la_closure_step_fn la__op_closure_fn(const la_optimizer *o) {
-  if (o->step != la_closure_step) return NULL;
-  return ((const la_closure_optimizer *)(const void *)o)->step;
-}
-
-LINATTN_DEF int la_optim_step_closure(const la_optimizer *o, const void *cfg,
-                                      int n, double *state, size_t len,
-                                      double lr_scale, const la_closure *f,
-                                      double loss, const la_real *grad,
-                                      la_real *theta, la_real *update) {
-  size_t need;
-  la_closure_step_fn cs;
-  int i, st = la_optim_state_len(o, cfg, n, &need);
-  if (st) return st;
-  cs = la__op_closure_fn(o);
-  if (!cs)
-    return la_optim_step(o, cfg, n, state, len, lr_scale, grad, theta, update);
-  if (!grad || !theta || !update || (need && !state)) return LA_ENULL;
-  if (!f || !f->eval || !f->work) return LA_ENULL;
-  if (len < need) return LA_EWORKSPACE;
-  if (!(lr_scale >= 0) || !la__op_finite(lr_scale)) return LA_ERANGE;
-  if (!la__op_finite(loss) || !la__op_all_finite(n, grad) ||
-      !la__op_all_finite(n, theta))
-    return LA_ENONFINITE;
-  st = cs(cfg, n, state, lr_scale, loss, theta, grad, update, f);
-  if (st) return st;
-  if (!la__op_all_finite(n, update)) return LA_EDIVERGED;
-  for (i = 0; i < n; ++i) theta[i] += update[i];
-  return LA_OK;
-}
-
 /* ---- L-BFGS: state = header, then d, g, the previous g, two line-search
    gradients (n each), the pairs s and y (history x n each, a ring), rho and
    the two-loop's alphas (history each). Every vector in double. */
@@ -6633,10 +6454,6 @@ enum {
   LA__LB_HDR = 8
 };
 
-static const la_lbfgs_config la__lbfgs_zero = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
-static const la_lbfgs_config *la__lbfgs_cfg(const void *c) {
-  return c ? (const la_lbfgs_config *)c : &la__lbfgs_zero;
-}
 
 /* The configuration resolved, and the views of one step. */
 typedef struct la__lb {
@@ -6648,33 +6465,33 @@ typedef struct la__lb {
   int evals;            /* this step's evaluations */
 } la__lb;
 
-static void la__lb_resolve(const la_lbfgs_config *c, la__lb *s) {
-  s->lr = la__op_or(c->lr, 1.0);
-  s->m = c->history ? c->history : 100;
-  s->max_iter = c->max_iter ? c->max_iter : 20;
-  s->max_eval = c->max_eval ? c->max_eval : s->max_iter * 5 / 4;
-  s->tol_grad = la__op_or(c->tol_grad, 1e-7);
-  s->tol_change = la__op_or(c->tol_change, 1e-9);
-  s->ls = c->line_search;
-  s->c1 = la__op_or(c->c1, 1e-4);
-  s->c2 = la__op_or(c->c2, 0.9);
-  s->max_ls = c->max_ls ? c->max_ls : 25;
+/* c (NULL: all zero) with the registry row's defaults. */
+static void la__lb_resolve(const void *c_, la__lb *s) {
+  la_optim_config c = la__oc_get(c_, &la__lbfgs_dflt);
+  s->lr = c.lr;
+  s->m = c.history;
+  s->max_iter = c.max_iter;
+  s->max_eval = c.max_eval ? c.max_eval : c.max_iter * 5 / 4;
+  s->tol_grad = c.tol_grad;
+  s->tol_change = c.tol_change;
+  s->ls = c.line_search;
+  s->c1 = c.c1;
+  s->c2 = c.c2;
+  s->max_ls = c.max_ls;
 }
 
 static int la__lbfgs_check(const void *c_) {
-  const la_lbfgs_config *c = la__lbfgs_cfg(c_);
-  la__lb s;
-  if (la__op_bad_lr(c->lr) || la__op_bad_nonneg(c->tol_grad) ||
-      la__op_bad_nonneg(c->tol_change))
+  la_optim_config c = la__oc_get(c_, &la__lbfgs_dflt);
+  if (la__oc_check(&c) || la__op_bad_nonneg(c.tol_grad) ||
+      la__op_bad_nonneg(c.tol_change))
     return LA_ERANGE;
-  if (c->history < 0 || c->history > (1 << 20) || c->max_iter < 0 ||
-      c->max_iter > (1 << 24) || c->max_eval < 0 || c->max_ls < 0 ||
-      c->max_ls > 1000)
+  if (c.history < 0 || c.history > (1 << 20) || c.max_iter < 0 ||
+      c.max_iter > (1 << 24) || c.max_eval < 0 || c.max_ls < 0 ||
+      c.max_ls > 1000)
     return LA_ERANGE;
-  if (c->line_search != LA_LS_NONE && c->line_search != LA_LS_STRONG_WOLFE)
+  if (c.line_search != LA_LS_NONE && c.line_search != LA_LS_STRONG_WOLFE)
     return LA_ERANGE;
-  la__lb_resolve(c, &s);
-  if (!(s.c1 > 0 && s.c1 < s.c2 && s.c2 < 1)) return LA_ERANGE;
+  if (!(c.c1 > 0 && c.c1 < c.c2 && c.c2 < 1)) return LA_ERANGE;
   return LA_OK;
 }
 
@@ -6683,7 +6500,7 @@ static int la__lbfgs_check(const void *c_) {
 static size_t la__lbfgs_len(const void *c, int n) {
   la__lb s;
   double len;
-  la__lb_resolve(la__lbfgs_cfg(c), &s);
+  la__lb_resolve(c, &s);
   len = (double)(int)LA__LB_HDR + 5.0 * n + 2.0 * s.m * (double)n + 2.0 * s.m;
   return len < (double)((size_t)-1) / 2 ? (size_t)len : (size_t)-1 / 2;
 }
@@ -6933,7 +6750,7 @@ static int la__lbfgs_step(const void *c_, int n, double *state, double scale,
   la__lb s;
   double t = 0, f_prev;
   int i, it = 0, st = LA_OK;
-  la__lb_resolve(la__lbfgs_cfg(c_), &s);
+  la__lb_resolve(c_, &s);
   la__lb_views(&s, n, state);
   s.f = f;
   s.x = u;
@@ -6986,6 +6803,223 @@ static const la_closure_optimizer la__opt_lbfgs = {
 
 LINATTN_DEF const la_optimizer *la_optimizer_lbfgs(void) {
   return &la__opt_lbfgs.base;
+}
+
+/* ---- the registry */
+
+#define LA__OPT_SGD_FIELDS                                                    \
+  (LA_OPT_LR | LA_OPT_MOMENTUM | LA_OPT_NESTEROV | LA_OPT_WEIGHT_DECAY)
+#define LA__OPT_SIGN_FIELDS (LA_OPT_LR | LA_OPT_MOMENTUM | LA_OPT_WEIGHT_DECAY)
+static const la_optim_entry la__optim_registry[] = {
+    {&la__opt_sgd, LA__OPT_SGD_FIELDS, LA__SGD_DFLT,
+     "SGD, with momentum and Nesterov momentum"},
+    {&la__opt_adam,
+     LA_OPT_LR | LA_OPT_BETA1 | LA_OPT_BETA2 | LA_OPT_EPS |
+         LA_OPT_WEIGHT_DECAY | LA_OPT_DECOUPLED,
+     LA__ADAM_DFLT, "Adam with bias correction; AdamW with decoupled decay"},
+    {&la__opt_sign, LA__OPT_SIGN_FIELDS, LA__SIGN_DFLT,
+     "sign descent on the (momentum) gradient"},
+    {&la__opt_nsgd, LA__OPT_SIGN_FIELDS, LA__NSGD_DFLT,
+     "normalized SGD: the (momentum) gradient scaled to length lr"},
+    {&la__opt_adagrad,
+     LA_OPT_LR | LA_OPT_EPS | LA_OPT_INITIAL | LA_OPT_WEIGHT_DECAY,
+     LA__ADAGRAD_DFLT, "Adagrad"},
+    {&la__opt_rmsprop,
+     LA_OPT_LR | LA_OPT_ALPHA | LA_OPT_EPS | LA_OPT_MOMENTUM |
+         LA_OPT_WEIGHT_DECAY,
+     LA__RMSPROP_DFLT, "RMSprop, with momentum"},
+    {&la__opt_lbfgs.base,
+     LA_OPT_LR | LA_OPT_HISTORY | LA_OPT_MAX_ITER | LA_OPT_MAX_EVAL |
+         LA_OPT_TOL_GRAD | LA_OPT_TOL_CHANGE | LA_OPT_LINE_SEARCH | LA_OPT_C1 |
+         LA_OPT_C2 | LA_OPT_MAX_LS,
+     LA__LBFGS_DFLT,
+     "L-BFGS, evaluating again within a step; strong-Wolfe line search"}};
+#undef LA__OPT_SGD_FIELDS
+#undef LA__OPT_SIGN_FIELDS
+#define LA__OPT_COUNT                                                         \
+  ((int)(sizeof la__optim_registry / sizeof la__optim_registry[0]))
+
+LINATTN_DEF int la_optim_count(void) { return LA__OPT_COUNT; }
+
+LINATTN_DEF const la_optim_entry *la_optim_entry_at(int i) {
+  return i >= 0 && i < LA__OPT_COUNT ? &la__optim_registry[i] : NULL;
+}
+
+LINATTN_DEF const la_optim_entry *la_optim_find(const char *name) {
+  int i;
+  if (!name) return NULL;
+  for (i = 0; i < LA__OPT_COUNT; ++i)
+    if (!strcmp(la__optim_registry[i].optimizer->name, name))
+      return &la__optim_registry[i];
+  return NULL;
+}
+
+LINATTN_DEF const la_optim_entry *la_optim_entry_of(const la_optimizer *o) {
+  int i;
+  for (i = 0; i < LA__OPT_COUNT; ++i)
+    if (la__optim_registry[i].optimizer == o) return &la__optim_registry[i];
+  return NULL;
+}
+
+/* A field of c by its table row. */
+static double *la__oc_real(la_optim_config *c, const la__oc_field *f) {
+  return (double *)(void *)((char *)c + f->off);
+}
+static int *la__oc_int(la_optim_config *c, const la__oc_field *f) {
+  return (int *)(void *)((char *)c + f->off);
+}
+
+/* A built-in given a field it does not read: the caller meant another. */
+static int la__oc_foreign(const la_optim_entry *e, const void *cfg) {
+  la_optim_config c;
+  int i;
+  if (!cfg) return 0;
+  c = *(const la_optim_config *)cfg;
+  for (i = 0; i < LA__OC_NFIELDS; ++i) {
+    const la__oc_field *f = &la__oc_fields[i];
+    if (e->fields & f->bit) continue;
+    if (f->is_int ? *la__oc_int(&c, f) != 0 : *la__oc_real(&c, f) != 0)
+      return 1;
+  }
+  return 0;
+}
+
+LINATTN_DEF int la_optim_resolve(const la_optim_entry *e,
+                                 const la_optim_config *in,
+                                 la_optim_config *out) {
+  la_optim_config r, d;
+  int i, st;
+  if (!e || !in || !out) return LA_ENULL;
+  if (la__oc_foreign(e, in)) return LA_ERANGE;
+  if ((st = e->optimizer->check(in)) != 0) return st;
+  r = la__oc_get(in, &e->defaults);
+  d = e->defaults;
+  /* a zero whose default is zero is +0, one whose default is not LA_ZERO:
+     equal meanings, equal bits */
+  for (i = 0; i < LA__OC_NFIELDS; ++i) {
+    const la__oc_field *f = &la__oc_fields[i];
+    double *x = la__oc_real(&r, f);
+    if (f->is_int || *x != 0) continue;
+    *x = *la__oc_real(&d, f) != 0 ? LA_ZERO : 0.0;
+  }
+  *out = r;
+  return LA_OK;
+}
+
+LINATTN_DEF const la_optimizer *la_optimizer_sgd(void) { return &la__opt_sgd; }
+LINATTN_DEF const la_optimizer *la_optimizer_adam(void) {
+  return &la__opt_adam;
+}
+LINATTN_DEF const la_optimizer *la_optimizer_sign(void) {
+  return &la__opt_sign;
+}
+LINATTN_DEF const la_optimizer *la_optimizer_nsgd(void) {
+  return &la__opt_nsgd;
+}
+LINATTN_DEF const la_optimizer *la_optimizer_adagrad(void) {
+  return &la__opt_adagrad;
+}
+LINATTN_DEF const la_optimizer *la_optimizer_rmsprop(void) {
+  return &la__opt_rmsprop;
+}
+
+/* ---- the checked entry points */
+
+LINATTN_DEF int la_optim_check(const la_optimizer *o, const void *cfg) {
+  if (!o || !o->check || !o->state_len || !o->init || !o->step || !o->name)
+    return LA_ENULL;
+  if (o->step == la_closure_step &&
+      !((const la_closure_optimizer *)(const void *)o)->step)
+    return LA_ENULL;
+  /* checkpoints hold the name in LA_NAME_MAX bytes */
+  if (strlen(o->name) > LA_NAME_MAX - 1) return LA_ERANGE;
+  {
+    const la_optim_entry *e = la_optim_entry_of(o);
+    if (e && la__oc_foreign(e, cfg)) return LA_ERANGE;
+  }
+  return o->check(cfg);
+}
+
+LINATTN_DEF int la_optim_state_len(const la_optimizer *o, const void *cfg,
+                                   int n, size_t *len) {
+  int st = la_optim_check(o, cfg);
+  if (st) return st;
+  if (!len) return LA_ENULL;
+  if (n <= 0) return LA_EDIM;
+  *len = o->state_len(cfg, n);
+  return LA_OK;
+}
+
+LINATTN_DEF int la_optim_init(const la_optimizer *o, const void *cfg, int n,
+                              double *state, size_t len) {
+  size_t need, i;
+  int st = la_optim_state_len(o, cfg, n, &need);
+  if (st) return st;
+  if (len < need) return LA_EWORKSPACE;
+  if (need && !state) return LA_ENULL;
+  for (i = 0; i < need; ++i) state[i] = 0;
+  return o->init(cfg, n, state);
+}
+
+LINATTN_DEF int la_optim_step(const la_optimizer *o, const void *cfg, int n,
+                              double *state, size_t len, double lr_scale,
+                              const la_real *grad, la_real *theta,
+                              la_real *update) {
+  size_t need;
+  int i, st = la_optim_state_len(o, cfg, n, &need);
+  if (st) return st;
+  if (!grad || !theta || !update || (need && !state)) return LA_ENULL;
+  if (len < need) return LA_EWORKSPACE;
+  if (!(lr_scale >= 0) || !la__op_finite(lr_scale)) return LA_ERANGE;
+  if (!la__op_all_finite(n, grad) || !la__op_all_finite(n, theta))
+    return LA_ENONFINITE; /* a NaN theta would pass through the update */
+  st = o->step(cfg, n, state, lr_scale, theta, grad, update);
+  if (st) return st;
+  if (!la__op_all_finite(n, update)) return LA_EDIVERGED;
+  for (i = 0; i < n; ++i) theta[i] += update[i];
+  return LA_OK;
+}
+
+/* ------------------------------------ optimizers that evaluate again */
+
+LINATTN_DEF int la_closure_step(const void *cfg, int n, double *state,
+                                double lr_scale, const la_real *theta,
+                                const la_real *grad, la_real *update) {
+  (void)cfg; (void)n; (void)state; (void)lr_scale;
+  (void)theta; (void)grad; (void)update;
+  return LA_EUNSUPPORTED;
+}
+
+/* The closure step of o, or NULL for a plain optimizer. */
+static la_closure_step_fn la__op_closure_fn(const la_optimizer *o) {
+  if (o->step != la_closure_step) return NULL;
+  return ((const la_closure_optimizer *)(const void *)o)->step;
+}
+
+LINATTN_DEF int la_optim_step_closure(const la_optimizer *o, const void *cfg,
+                                      int n, double *state, size_t len,
+                                      double lr_scale, const la_closure *f,
+                                      double loss, const la_real *grad,
+                                      la_real *theta, la_real *update) {
+  size_t need;
+  la_closure_step_fn cs;
+  int i, st = la_optim_state_len(o, cfg, n, &need);
+  if (st) return st;
+  cs = la__op_closure_fn(o);
+  if (!cs)
+    return la_optim_step(o, cfg, n, state, len, lr_scale, grad, theta, update);
+  if (!grad || !theta || !update || (need && !state)) return LA_ENULL;
+  if (!f || !f->eval || !f->work) return LA_ENULL;
+  if (len < need) return LA_EWORKSPACE;
+  if (!(lr_scale >= 0) || !la__op_finite(lr_scale)) return LA_ERANGE;
+  if (!la__op_finite(loss) || !la__op_all_finite(n, grad) ||
+      !la__op_all_finite(n, theta))
+    return LA_ENONFINITE;
+  st = cs(cfg, n, state, lr_scale, loss, theta, grad, update, f);
+  if (st) return st;
+  if (!la__op_all_finite(n, update)) return LA_EDIVERGED;
+  for (i = 0; i < n; ++i) theta[i] += update[i];
+  return LA_OK;
 }
 
 /* ------------------------------------------------------------ clipping */
@@ -9797,6 +9831,10 @@ static int la__tr_train_check(const la_train_config *c) {
   if (!(c->clip_block >= 0) || !la__op_finite(c->clip_block)) return LA_ERANGE;
   if ((st = la_schedule_check(&c->schedule)) != 0) return st;
   if ((st = la_optim_check(c->optimizer, c->optimizer_config)) != 0) return st;
+  /* a closure optimizer's own evaluations are not clipped: a clipped first
+     gradient would not be the objective's */
+  if (la__op_closure_fn(c->optimizer) && (c->clip_norm > 0 || c->clip_block > 0))
+    return LA_ERANGE;
   if (c->model && c->dataset &&
       (c->dataset->d != c->model->cfg.d || c->dataset->n != c->model->cfg.n))
     return LA_ESHAPE;
@@ -10231,6 +10269,7 @@ static const char *const la__sched_names[] = {"constant", "halving", "cosine",
                                               NULL};
 static const char *const la__mode_names[] = {"fresh", "resample", "fixed",
                                              NULL};
+static const char *const la__ls_names[] = {"none", "strong-wolfe", NULL};
 
 /* The fields of a run, in the order records list them. Ranges are the
    header's limits; whole numbers beyond 2^53 would not survive a double. */
@@ -10320,6 +10359,29 @@ static const la_run_field la__run_fields[] = {
            LA_OPT_ALPHA, NULL, "rmsprop's averaging constant (default 0.99)"),
     LA__RF("initial", LA_FIELD_REAL, opt.initial, 0, 1e6, LA__ID,
            LA_OPT_INITIAL, NULL, "adagrad's starting accumulator (default 0)"),
+    LA__RF("history", LA_FIELD_INT, opt.history, 0, 1 << 20, LA__ID,
+           LA_OPT_HISTORY, NULL, "lbfgs: (s, y) pairs kept (default 100)"),
+    LA__RF("max_iter", LA_FIELD_INT, opt.max_iter, 0, 1 << 24, LA__ID,
+           LA_OPT_MAX_ITER, NULL,
+           "lbfgs: inner iterations per step (default 20)"),
+    LA__RF("max_eval", LA_FIELD_INT, opt.max_eval, 0, LA__INTMAX, LA__ID,
+           LA_OPT_MAX_EVAL, NULL,
+           "lbfgs: evaluations per step (default max_iter * 5 / 4)"),
+    LA__RF("tol_grad", LA_FIELD_REAL, opt.tol_grad, 0, 1e300, LA__ID,
+           LA_OPT_TOL_GRAD, NULL,
+           "lbfgs: a step ends at max|g| <= this (default 1e-7)"),
+    LA__RF("tol_change", LA_FIELD_REAL, opt.tol_change, 0, 1e300, LA__ID,
+           LA_OPT_TOL_CHANGE, NULL,
+           "lbfgs: a step ends at a smaller change (default 1e-9)"),
+    LA__RF("line_search", LA_FIELD_ENUM, opt.line_search, 0, 1, LA__ID,
+           LA_OPT_LINE_SEARCH, la__ls_names,
+           "lbfgs: none or strong-wolfe (default none)"),
+    LA__RF("c1", LA_FIELD_REAL, opt.c1, 0, LA__BETA, LA__ID, LA_OPT_C1, NULL,
+           "lbfgs: strong-Wolfe sufficient decrease (default 1e-4)"),
+    LA__RF("c2", LA_FIELD_REAL, opt.c2, 0, LA__BETA, LA__ID, LA_OPT_C2, NULL,
+           "lbfgs: strong-Wolfe curvature (default 0.9)"),
+    LA__RF("max_ls", LA_FIELD_INT, opt.max_ls, 0, 1000, LA__ID, LA_OPT_MAX_LS,
+           NULL, "lbfgs: evaluations per line search (default 25)"),
     /* the schedule and clipping */
     LA__RF("schedule", LA_FIELD_ENUM, schedule.kind, 0, 2, LA__ID, 0,
            la__sched_names,
@@ -10558,6 +10620,10 @@ static int la__preset_opt(la_run_config *c, const la__preset *p,
     c->opt.beta1 = p->beta1;
     c->opt.beta2 = p->beta2;
     c->opt.decoupled = p->decoupled;
+  } else if (e->optimizer == la_optimizer_lbfgs()) {
+    c->opt.lr = 0.1; /* paper B's reference L-BFGS run */
+    c->opt.history = 600;
+    c->opt.max_iter = 4;
   }
   return LA_OK;
 }
@@ -10581,8 +10647,11 @@ LINATTN_DEF int la_run_preset(la_run_config *cfg, const char *experiment,
   c.model.front_hidden = p->front;
   c.model.init_std = p->init_std;
   if ((st = la__preset_opt(&c, p, optimizer)) != 0) return st;
-  c.clip_norm = p->clip_norm;
-  c.clip_block = p->clip_block;
+  /* L-BFGS's evaluations within a step are the objective's, unclipped */
+  if (!la__op_closure_fn(la_optim_find(c.optimizer)->optimizer)) {
+    c.clip_norm = p->clip_norm;
+    c.clip_block = p->clip_block;
+  }
   c.batch = p->batch;
   c.data_mode = p->data_mode;
   c.resample_every = p->resample_every;

@@ -1383,6 +1383,59 @@ static void test_pb_lbfgs_api(la_t *t) {
   }
 }
 
+/* L-BFGS by name, as any run: the preset's paper B setting, no clipping,
+   fresh prompts stored for the closure, a checkpoint that resumes it bit
+   for bit and names a changed history. */
+static void test_pb_lbfgs_run(la_t *t) {
+  static unsigned char buf[1 << 16];
+  LA_TEST(t, "lbfgs: a run by name resumes bit for bit; its fields are described") {
+    la_run_config c = run_small("b-depth", "lbfgs"), fc;
+    la_run a, b, r;
+    const la_run_field *why = NULL;
+    const la_optim_entry *e = la_optim_find("lbfgs");
+    size_t len = 0;
+    int i, moved = 0;
+    LA_CHECK(t, e && e->optimizer == la_optimizer_lbfgs() &&
+                    (e->fields & LA_OPT_HISTORY) && !(e->fields & LA_OPT_MOMENTUM),
+             "registry row");
+    LA_CHECK(t, !strcmp(c.optimizer, "lbfgs") && c.opt.lr == 0.1 &&
+                    c.opt.history == 600 && c.opt.max_iter == 4 &&
+                    c.clip_norm == 0 && c.clip_block == 0, "preset");
+    c.data_mode = LA_DATA_FRESH;
+    c.opt.history = 5;
+    c.opt.line_search = LA_LS_STRONG_WOLFE;
+    LA_CHECK(t, la_run_create(&a, &c, NULL) == 0 && la_trainer_run(&a.trainer, 8) == 0,
+             "unbroken");
+    LA_CHECK(t, la_run_create(&b, &c, NULL) == 0 && la_trainer_run(&b.trainer, 3) == 0,
+             "first part");
+    for (i = 0; i < a.trainer.n; ++i) moved += a.trainer.theta[i] != b.trainer.theta[i];
+    LA_CHECK(t, moved, "the later steps moved theta");
+    LA_CHECK(t, la_checkpoint_save_mem(&b.trainer, buf, sizeof buf, &len) == 0, "save");
+    LA_CHECK(t, la_checkpoint_run(buf, len, &fc, NULL) == 0 && fc.opt.history == 5 &&
+                    fc.opt.line_search == LA_LS_STRONG_WOLFE, "description");
+    LA_CHECK(t, la_run_create(&r, &fc, NULL) == 0, "create");
+    LA_CHECK(t, la_run_resume_mem(&r, buf, len, &why) == 0 && why == NULL, "resume");
+    LA_CHECK(t, la_trainer_run(&r.trainer, 5) == 0, "continue");
+    LA_CHECK(t, theta_equal(&r.trainer, &a.trainer), "bit for bit");
+    la_run_destroy(&r);
+    fc.opt.history = 6;
+    LA_CHECK(t, la_run_create(&r, &fc, NULL) == 0, "create history");
+    LA_CHECK(t, la_run_resume_mem(&r, buf, len, &why) == LA_ESHAPE && why &&
+                    !strcmp(why->key, "history"), "history refused");
+    la_run_destroy(&r);
+    /* its gradients are the objective's: clipping is refused, and a field
+       L-BFGS does not read */
+    fc.opt.history = 5;
+    fc.clip_norm = 1;
+    LA_CHECK(t, la_run_create(&r, &fc, NULL) == LA_ERANGE, "clipping refused");
+    fc.clip_norm = 0;
+    fc.opt.momentum = 0.5;
+    LA_CHECK(t, la_run_create(&r, &fc, NULL) == LA_ERANGE, "momentum refused");
+    la_run_destroy(&a);
+    la_run_destroy(&b);
+  }
+}
+
 static void suite_paperb(la_t *t) {
   test_pb_gd(t);
   test_pb_ridge(t);
@@ -1397,4 +1450,5 @@ static void suite_paperb(la_t *t) {
   test_pb_lbfgs_family(t);
   test_pb_lbfgs_resume(t);
   test_pb_lbfgs_api(t);
+  test_pb_lbfgs_run(t);
 }
