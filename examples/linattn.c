@@ -18,6 +18,7 @@
 #include "linattn_json.h"
 #include "linattn_runs.h"
 #include "linattn_theorem.h"
+#include "linattn_paperb.h"
 #include "linattn_util.h"
 
 #include <float.h>
@@ -1763,8 +1764,10 @@ int main(int argc, char **argv) {
   }
   case CLI_NOISE: st = cmd_noise(&c); break;
   case CLI_CURV: st = cmd_curvature(&c); break;
-  case CLI_REPRO: st = cmd_reproduce(&c); break;
-  case CLI_THEOREM: st = cmd_theorem(&c); break;
+  case CLI_REPRO: st = c.paper ? cmd_reproduce_b(&c) : cmd_reproduce(&c); break;
+  case CLI_THEOREM:
+    st = c.check >= CLI_DEPTH ? cmd_theorem_b(&c) : cmd_theorem(&c);
+    break;
   case CLI_SWEEP: st = cmd_sweep(&c); break;
   default: st = cmd_report(&c); break;
   }

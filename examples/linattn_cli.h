@@ -62,15 +62,30 @@ typedef struct cli_config {
   double lr_sgd, lr_adam;
   /* theorem */
   long check;
+  long paper; /* reproduce: 0 paper A, 1 paper B */
   /* report's inputs, in the caller's scratch array of argc pointers */
   int npos;
   const char **pos;
 } cli_config;
 
 /* ------------------------------------------------------------ names */
-enum { CLI_ALL, CLI_THM1, CLI_LEMMA1, CLI_THREE, CLI_THM5 };
+enum {
+  CLI_ALL,
+  CLI_THM1,
+  CLI_LEMMA1,
+  CLI_THREE,
+  CLI_THM5,
+  /* paper B's comparative checks (linattn_paperb.h), not part of "all" */
+  CLI_DEPTH,
+  CLI_CONTEXT,
+  CLI_THM4,
+  CLI_LEMMA4,
+  CLI_OPTIMUM
+};
 static const char *const cli_check_names[] = {
-    "all", "theorem1", "lemma1", "three-layer", "theorem5", NULL};
+    "all",   "theorem1", "lemma1",   "three-layer", "theorem5", "depth",
+    "context", "theorem4", "lemma4", "optimum",     NULL};
+static const char *const cli_paper_names[] = {"a", "b", NULL};
 static const char *const cli_cmd_names[] = {
     "train", "noise", "curvature", "reproduce", "theorem", "sweep", "report",
     NULL};
@@ -237,9 +252,13 @@ static const cli_flag cli_flags[] = {
      CLI_C(dense), 0, 0, NULL, NULL,
      "also the whole exact spectrum (dense Hessian)"},
     /* reproduce */
-    {"full", CLI_K_BOOL, CLI_REPRO,
+    {"full", CLI_K_BOOL, CLI_REPRO | CLI_THEOREM,
      CLI_C(full), 0, 0, NULL, NULL,
-     "paper A's length: 10,000 steps, 6 seeds, diagnostics every 250"},
+     "the papers' lengths (paper A: 10,000 steps, 6 seeds, diagnostics "
+     "every 250; paper B's checks: its steps and batches)"},
+    {"paper", CLI_K_ENUM, CLI_REPRO,
+     CLI_C(paper), 0, 0, cli_paper_names, "P",
+     "a (default) or b: paper B's checks, quick forms, into one report"},
     {"seeds", CLI_K_INT, CLI_REPRO,
      CLI_C(seeds), 1, 512, NULL, "K",
      "seeds per optimizer (default 4; 6 with --full)"},
@@ -256,7 +275,8 @@ static const cli_flag cli_flags[] = {
     /* theorem */
     {"check", CLI_K_ENUM, CLI_THEOREM,
      CLI_C(check), 0, 0, cli_check_names, "C",
-     "all, theorem1, lemma1, three-layer, theorem5 (default all)"},
+     "all, theorem1, lemma1, three-layer, theorem5 (default all); paper "
+     "B's: depth, context, theorem4, lemma4, optimum"},
 };
 #define CLI_NFLAGS ((int)(sizeof cli_flags / sizeof cli_flags[0]))
 
