@@ -305,6 +305,9 @@ static int run_train(const cli_config *c, u_progress *p) {
   }
   train_summary(out.f, &r, st, start, t0);
   if ((code = u_commit(&out)) != 0) goto done;
+  if (c->heatmap && (st == 0 || st == LA_EDIVERGED) &&
+      (code = pb_heatmaps(c->heatmap, &r)) != 0)
+    goto done;
   if (st == LA_EDIVERGED)
     code = u_fail(1, "the run diverged at step %ld (NaN or Inf); the "
                      "output and checkpoint hold the last finite state",

@@ -52,6 +52,7 @@ typedef struct cli_config {
   long threads;       /* threads of one run; -1: every online CPU */
   /* outputs and checkpoints */
   const char *out, *svg, *checkpoint, *resume;
+  const char *heatmap; /* train: heat maps of the learned matrices there */
   long checkpoint_every;
   /* noise */
   long minibatch, true_batch, samples, bins;
@@ -217,6 +218,10 @@ static const cli_flag cli_flags[] = {
     {"checkpoint-every", CLI_K_INT, CLI_TRAIN,
      CLI_C(checkpoint_every), 1, CLI_BIG, NULL, "K",
      "save the checkpoint every k steps as well"},
+    {"heatmap", CLI_K_STR, CLI_TRAIN,
+     CLI_C(heatmap), 0, 0, NULL, "DIR",
+     "heat maps of B_l, A_l and Sigma^1/2 A_l Sigma^1/2 at the end (SVG and "
+     "CSV in DIR; with --resume at --steps of the checkpoint: at it)"},
     {"resume", CLI_K_STR, CLI_TRAIN,
      CLI_C(resume), 0, 0, NULL, "FILE",
      "continue the run saved in FILE (only --steps and outputs may change)"},

@@ -225,6 +225,16 @@ check "curvature: SVG well-formed" svg_ok curv.svg
 check "theorem lemma1 agrees (exit 0)" [ $? -eq 0 ]
 check "theorem lemma1 prints both sides" grep -q "largest difference" lemma.txt
 
+# heat maps of a run's matrices, at its end and at its checkpoint
+"$bin" train --preset b-depth --steps 20 --batch 500 --eval-batch 500 --out hm.jsonl --heatmap hm --checkpoint hm.ck
+check "train --heatmap exits 0" [ $? -eq 0 ]
+check "heat map: SVG well-formed" svg_ok hm/heatmap.svg
+check "heat map: 3 layers x (B, A, whitened A) x 25 entries as CSV" sh -c \
+  "[ \$(grep -c '^[123],\(B\|A\|whitened_A\),[1-5],[1-5],' hm/heatmap.csv) -eq 225 ]"
+"$bin" train --resume hm.ck --steps 20 --out hm2.jsonl --heatmap hm2
+check "heat map at a checkpoint: the run's own" cmp hm/heatmap.csv hm2/heatmap.csv
+bad_input "train --heatmap: the dense form refused" "heatmap" train --param dense --steps 2 --out /dev/null --heatmap hm3
+
 # paper B's comparative checks, a few steps each: the structure of their
 # output and the numbers that do not depend on training's length
 "$bin" theorem --check lemma4 --steps 10 --out l4.json > l4.txt
