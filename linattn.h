@@ -1445,7 +1445,9 @@ typedef struct la_train_config {
   const void *optimizer_config;  /* NULL -> the optimizer's defaults */
   la_schedule schedule;          /* zero -> constant */
   double clip_norm;              /* global-norm threshold; 0 -> none */
-  double clip_block;             /* per-matrix threshold; 0 -> none */
+  double clip_block;             /* per-matrix threshold; 0 -> none (a
+                                    closure optimizer takes neither:
+                                    LA_ERANGE) */
   int batch;                     /* prompts per step; 0 -> 1000 */
   int data_mode;                 /* LA_DATA_*; 0 -> fresh */
   int resample_every;            /* RESAMPLE: k; 0 -> 100 */
