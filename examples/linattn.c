@@ -1704,7 +1704,13 @@ static const char *const help_text[] = {
     "preconditioned gradient descent), the three-layer experiment\n"
     "(Dist(Sigma^1/2 A_l Sigma^1/2, I) during training, the learned scalars,\n"
     "their growth with depth) and Theorem 5 (ReLU attention). Exits 1 if a\n"
-    "check is clearly off.\n",
+    "check is clearly off.\n\n"
+    "Paper B's comparative checks, each by --check NAME (quick forms; --full\n"
+    "for paper B's lengths): depth and context (the trained model beside\n"
+    "tuned GD, preconditioned GD, least squares and ridge on the same test\n"
+    "prompts), theorem4 (B_l free), lemma4 (exchanging layers' a_l), optimum\n"
+    "(the Theorem 3 family's best a_l beside a trained model's). All five\n"
+    "into one report: linattn reproduce --paper b --out DIR.\n",
     /* sweep */
     "usage: linattn sweep [GRID FLAGS] [-- TRAIN FLAGS]\n\n"
     "Expands a grid into one `linattn train` command per line, for xargs -P,\n"
