@@ -289,7 +289,7 @@ static void pb_t4_measure(const pb_t4 *t, const la_real *theta, double *db,
                           double *da, double *b, double *a) {
   int d = t->d, l, i;
   for (l = 0; l < t->L; ++l) {
-    double B[64], A[64], u[64], s[64], tb = 0, ta = 0;
+    double B[64] = {0}, A[64] = {0}, u[64], s[64], tb = 0, ta = 0;
     for (i = 0; i < d * d; ++i) {
       B[i] = (double)theta[2 * l * d * d + i];
       A[i] = (double)theta[(2 * l + 1) * d * d + i];
