@@ -149,6 +149,18 @@ RANDOM NUMBERS
    block boundary and produce exactly what as many la_rng_normal calls from
    there would.
 
+   Gamma variates (la_rng_gamma, Setting 3's radii) come from Marsaglia
+   and Tsang's rejection method, computed in the same float arithmetic
+   with the same logarithm; shapes k < 1 through Gamma(k) = Gamma(k + 1)
+   U^(1/k), U being the accepted try's own uniform rescaled (u / e^h(x),
+   uniform and independent of x given acceptance). A Philox block holds
+   two tries (normal 0 with word 2, normal 1 with word 3), taken a quad of
+   four blocks at a time: the first tries of the quad, then the second.
+   Every try depends on its own words alone, so vector lanes make many at
+   once and take the accepted ones in that order; the variates are
+   bit-identical on every backend. About 4% of tries are rejected at
+   k = 0.1, 5% at k = 1, fewer for larger k.
+
 DATA SETTINGS
 
    A la_data_config (zero = Setting 1) describes the covariates, Sigma, w*
@@ -164,14 +176,17 @@ DATA SETTINGS
    stream: panel p from word (p0 + p) 2^34 on, p0 the first multiple of
    2^34 at or after the generator's position (0 when freshly seeded), and
    the generator moves to the boundary after the batch's last panel. Within
-   a panel come the covariates, then w*, then the Gamma radii, then the
-   label noise. A panel's prompts thus depend on (seed, stream, position)
-   alone, however many words the panels before it took: prompt i of a
-   batch is the same whatever the batch's count beyond i, panels can be
-   drawn in any order and on any thread (the fused training step draws
-   each where it is consumed), and a stream holds 2^30 - 1 panels. Builds
-   before this layout consumed the stream panel after panel; their batches
-   agree with these in the first panel only.
+   a panel come the covariates, then w*, then the label noise; with Gamma
+   radii (LA_X_GAMMA_SPHERE) the panel's Gamma tries run from the middle of
+   its stretch (word (p0 + p) 2^34 + 2^33), their variates going to the
+   radii token by token, lane by lane. A panel's prompts thus depend on
+   (seed, stream, position) alone, however many words the panels before it
+   took: prompt i of a batch is the same whatever the batch's count beyond
+   i, panels can be drawn in any order and on any thread (the fused
+   training step draws each where it is consumed), and a stream holds
+   2^30 - 1 panels. Builds before this layout consumed the stream panel
+   after panel; their batches agree with these in the first panel only
+   (without Gamma radii).
 
 MEMORY
 
@@ -285,6 +300,9 @@ enum {
 LINATTN_DEF int la_version(void); /* LINATTN_VERSION_NUMBER of the build */
 LINATTN_DEF const char *la_version_string(void);
 LINATTN_DEF const char *la_status_str(int status);
+/* The status's name as the enum above spells it ("LA_ERANGE"); "" for a
+   value that is not a status. For messages and foreign callers. */
+LINATTN_DEF const char *la_status_name(int status);
 LINATTN_DEF int la_backend(void); /* LINATTN_SCALAR, _AVX2 or _NEON */
 LINATTN_DEF const char *la_backend_name(void);
 
@@ -431,7 +449,16 @@ LINATTN_DEF double la_rng_normal(la_rng *r);  /* N(0, 1) */
 /* n normals into x (vectorized); the same values as n la_rng_normal calls
    from the next block boundary. */
 LINATTN_DEF int la_rng_normals(la_rng *r, int n, la_real *x);
-/* Gamma(shape k, scale theta) for every k > 0: mean k theta. */
+/* Gamma(shape k, scale theta) for every k > 0: mean k theta. The tries
+   are those of Setting 3's radii (see RANDOM NUMBERS): from the next block
+   boundary quad after quad of blocks, the stream moving past the quad of
+   the accepted try (16 words at least); the value d (1 + t)^3 U^(1/k)
+   theta is then formed in double from the float try t and -2 ln U, so
+   that the variates carry float resolution (about 1e-7 of their spread),
+   and U^(1/k) a relative error near 6e-8 ln(1/U)/k. Shapes whose spread
+   is below double's resolution (k above 1.5e35) give (k - 1/3) theta.
+   LA_ENONFINITE for a NaN or Inf k or theta, LA_ERANGE for k or theta
+   <= 0 or a variate beyond double (r is then left as it was). */
 LINATTN_DEF int la_rng_gamma(la_rng *r, double k, double theta, double *g);
 /* A point uniform on the unit sphere S^{d-1} of R^d. */
 LINATTN_DEF int la_rng_sphere(la_rng *r, int d, la_real *x);
@@ -526,10 +553,16 @@ LINATTN_DEF int la_data_preset(la_data_config *cfg, int setting);
    an invalid description. la_data_init: LA_EDIM (d, n, net_hidden),
    LA_ERANGE (an unknown kind, a negative Gamma parameter, noise_std < 0 or
    beyond la_real, a given Sigma whose Cholesky factor or, for w* ~
-   N(0, Sigma^-1), its inverse overflows la_real), LA_ENONFINITE (those
-   values or sigma_matrix), LA_ENULL (LA_SIGMA_GIVEN without sigma_matrix),
-   LA_ENOTSPD (a given Sigma not symmetric positive definite),
-   LA_EWORKSPACE; g is written only on success. */
+   N(0, Sigma^-1), its inverse overflows la_real, and any description whose
+   batches could hold a value beyond la_real: the bounds follow from the
+   generator's cut of every normal at 6.57 - covariates, w*, the target
+   network's units and the labels with their noise, with a margin of 4 -
+   and Gamma radii, formed in float, must stay below 1e25, i.e.
+   gamma_scale (a - 1/3) (1 + 6.57/sqrt(9 a - 3))^3 <= 1e50 with a = k,
+   or k + 1 below 1), LA_ENONFINITE (those values or sigma_matrix),
+   LA_ENULL (LA_SIGMA_GIVEN without sigma_matrix), LA_ENOTSPD (a given
+   Sigma not symmetric positive definite), LA_EWORKSPACE; g is written only
+   on success. */
 LINATTN_DEF size_t la_data_bytes(const la_data_config *cfg);
 LINATTN_DEF int la_data_init(la_data *g, const la_data_config *cfg,
                              uint64_t seed, void *mem, size_t bytes);
@@ -1026,7 +1059,17 @@ typedef int (*la_matvec_fn)(void *ctx, int n, const la_real *x, la_real *y);
 /* Eigenvalues of the symmetric n x n row-major matrix a (overwritten) in
    ascending order into w; with vecs non-NULL, the unit eigenvectors as the
    rows of vecs (row i belongs to w[i]). Householder tridiagonalization and
-   implicit QL, in double. n is at most 46340 (n^2 fits an int: LA_EDIM
+   implicit QL, in double, backward stable: each eigenvalue within a small
+   multiple of n eps ||A|| of the exact one. a is first scaled by a power of
+   two (exactly) to a largest entry in [0.5, 1), and each reflector is
+   formed from its column so scaled, so entries from the smallest normal
+   double to the largest neither overflow nor underflow; blocks that a
+   block-diagonal a splits into keep their own scale. QL deflates where an
+   off-diagonal is negligible next to its two diagonal neighbours or next
+   to its unreduced block's norm (eps relative), so zero rows and columns
+   and eigenvalues at rounding level end the iteration. LA_ERANGE when an
+   eigenvalue lies beyond the largest double; LA_ENOCONVERGE when one takes
+   more than 60 QL sweeps. n is at most 46340 (n^2 fits an int: LA_EDIM
    beyond); LA_EOVERFLOW when the workspace would not fit size_t. */
 LINATTN_DEF size_t la_sym_eig_work_bytes(int n);
 LINATTN_DEF int la_sym_eig(int n, double *a, double *w, double *vecs,
@@ -1068,8 +1111,10 @@ typedef struct la_eig_out {
    the distinct ones, more copies appear only after a restart (see README).
    LA_ENOCONVERGE: the cap was reached; the best estimates are returned.
    LA_ERANGE for tol <= 0 or non-finite, an unknown `which`, or a max_iter
-   below k (or negative); LA_EOVERFLOW when the basis would pass 1e12 bytes
-   (or size_t). out is written only once the checks have passed. */
+   below k (or negative), and for a Ritz value beyond the largest double
+   (norms are scaled: operators near 1e308 are fine); LA_EOVERFLOW when the
+   basis would pass 1e12 bytes (or size_t). out is written only once the
+   checks have passed. */
 LINATTN_DEF size_t la_lanczos_work_bytes(int n, int k,
                                          const la_lanczos_config *cfg);
 LINATTN_DEF int la_lanczos(int n, la_matvec_fn f, void *ctx, int k, double tol,
@@ -1092,7 +1137,9 @@ LINATTN_DEF int la_slq(int n, la_matvec_fn f, void *ctx,
                        double *weights, void *work, size_t bytes);
 /* The density smoothed by a Gaussian of width sigma, on ngrid points
    (sigma <= 0 or non-finite: LA_ERANGE; a NaN or Inf among nodes, weights
-   or grid: LA_ENONFINITE). */
+   or grid: LA_ENONFINITE). Any positive sigma, subnormal included; a value
+   beyond the largest double (a grid point on a node with sigma near 1e-308,
+   say) is LA_ERANGE, and out is then not written. */
 LINATTN_DEF int la_density_eval(int count, const double *nodes,
                                 const double *weights, double sigma,
                                 int ngrid, const double *grid, double *out);
@@ -1111,7 +1158,9 @@ typedef struct la_trace_config {
 } la_trace_config;
 /* tr(A) and the standard error of the estimate (Hutch++: of its stochastic
    part; the sketched part is exact for the sketch drawn). LA_ERANGE for a
-   budget below 2 (Hutch++: 3) or an unknown method. */
+   budget below 2 (Hutch++: 3) or an unknown method, and for a trace or
+   error beyond the largest double (outputs then not written); the sums of
+   squares are scaled, so an operator near 1e300 is fine. */
 LINATTN_DEF size_t la_trace_work_bytes(int n, const la_trace_config *cfg);
 LINATTN_DEF int la_trace(int n, la_matvec_fn f, void *ctx,
                          const la_trace_config *cfg, double *trace,
@@ -1119,12 +1168,14 @@ LINATTN_DEF int la_trace(int n, la_matvec_fn f, void *ctx,
 
 /* ---------------------------------------------- the papers' numbers */
 /* max |d_i| / median |d_i| (paper A's code, Jiang et al. 2022); work holds
-   3n doubles (NULL, 0: allocated); LA_ERANGE if the median is 0. */
+   3n doubles (NULL, 0: allocated); LA_ERANGE if the median is 0 or the
+   ratio passes the largest double (r is then not written). */
 LINATTN_DEF int la_rcond_diag(int n, const double *diag, double *r,
                               void *work, size_t bytes);
 /* lambda_max / lambda_median (paper A's text) of a spectrum given as
-   values with weights (NULL: equal); LA_ERANGE if the median is 0. work
-   as for la_weighted_median. */
+   values with weights (NULL: equal); LA_ERANGE if the median is 0 or the
+   ratio passes the largest double (r is then not written). work as for
+   la_weighted_median. */
 LINATTN_DEF int la_rcond_spectrum(int count, const double *values,
                                   const double *weights, double *r,
                                   void *work, size_t bytes);
@@ -1132,9 +1183,13 @@ LINATTN_DEF int la_rcond_spectrum(int count, const double *values,
 /* (L0, L1)-smoothness from a trajectory of (||grad||, smoothness) pairs.
    Least squares: s ~ L0 + L1 g. Envelope: the tightest line above every
    pair, minimizing its mean height L0 + L1 mean(g) with L0, L1 >= 0 (a
-   two-variable linear program, solved exactly on the upper hull). work
-   holds 2 count doubles (NULL, 0: allocated); a negative gnorm is
-   LA_ERANGE, a NaN or Inf LA_ENONFINITE. */
+   two-variable linear program, solved exactly on the upper hull). Both
+   fits run on g and s scaled by powers of two to largest entries near 1,
+   so pairs near the largest double fit as well as any. work holds 2 count
+   doubles (NULL, 0: allocated); a negative gnorm is LA_ERANGE, a NaN or Inf
+   LA_ENONFINITE; LA_ERANGE too when a slope or intercept is beyond the
+   largest double (s near 1e300 against g near 1e-300); fit is written only
+   on success. */
 typedef struct la_lsmooth_fit {
   double corr_log;  /* Pearson correlation of (log g, log s) over s, g > 0 */
   int used;         /* pairs with s > 0 and g > 0 */
@@ -1149,7 +1204,9 @@ LINATTN_DEF int la_lsmooth(int count, const double *gnorm,
 /* x with Phi(x) = p, 0 < p < 1. */
 LINATTN_DEF int la_normal_quantile(double p, double *x);
 /* Hill's estimate of the tail index from the k largest of count positive
-   samples (work: count doubles, or NULL, 0). */
+   samples (work: count doubles, or NULL, 0). LA_ERANGE when the (k+1)-th
+   largest is not positive, or the k+1 largest are equal (the index would
+   be infinite); alpha is written only on success. */
 LINATTN_DEF int la_hill(int count, const double *x, int k, double *alpha,
                         void *work, size_t bytes);
 typedef struct la_noise_config {
@@ -1166,7 +1223,16 @@ typedef struct la_noise_stats {
 /* Summary of count samples. Optional outputs (NULL: skipped): hist (bins
    densities, integrating to 1), edges (bins+1), sorted (the samples in
    ascending order) and gauss (the quantiles of N(mean, var) at the plotting
-   positions (i + 0.5)/count, for a QQ plot against sorted). */
+   positions (i + 0.5)/count, for a QQ plot against sorted). The moments
+   and the bins are computed on the samples scaled by a power of two to a
+   largest near 1, so samples near +-1e300 summarize as any others as long
+   as the result exists: LA_ERANGE, with nothing written, when the variance
+   passes the largest double (a spread beyond about 1.3e154), when the
+   hill_k + 1 largest samples are equal (all samples equal, say: the tail
+   index would be infinite), or when a histogram density would pass the
+   largest double (samples spread over less than bins / 1.8e308).
+   hill_alpha is 0 when the (hill_k+1)-th largest sample is not positive
+   (no tail to measure); the kurtosis is 0 when all samples are equal. */
 LINATTN_DEF int la_noise_summary(int count, const double *x,
                                  const la_noise_config *cfg,
                                  la_noise_stats *st, double *hist,
@@ -1208,6 +1274,17 @@ LINATTN_DEF int la_hessian_eigs(const la_model *m, const la_real *theta,
 /* Both robust condition numbers of H(theta) on a batch. Up to dense_max
    parameters the spectrum is exact (dense Hessian); beyond, lambda_max is
    from Lanczos (tolerance 1e-6) and the median from the SLQ density.
+   by_spectrum is reported only where the median eigenvalue is resolved,
+   |lambda_median| > resolution, and is 0 otherwise (resolved = 0): a median
+   at rounding level would make the ratio a quotient of noise (a singular
+   Hessian, as with dead ReLU units or more parameters than directions the
+   data move). resolution is, on the dense path, the larger of
+   ||H - H^T||_F of the n Hessian-vector products as computed (H is
+   symmetric: this is their rounding) and n 2^-52 max|lambda| (the
+   eigensolver's); on the iterative path, the larger of 1e-6 lambda_max
+   (Lanczos's tolerance) and the spacing of the quadrature nodes,
+   (max node - min node) / steps. by_diag is 0 when its median is 0 or the
+   ratio passes the largest double.
    LA_EOVERFLOW when slq.probes * steps exceeds an int, or the dense path
    would hold more than 46340 parameters. */
 typedef struct la_rcond_config {
@@ -1216,9 +1293,11 @@ typedef struct la_rcond_config {
 } la_rcond_config;
 typedef struct la_rcond {
   double by_diag;     /* max |H_ii| / median |H_ii| (0 if that median is 0) */
-  double by_spectrum; /* lambda_max / lambda_median (0 if that median is 0) */
+  double by_spectrum; /* lambda_max / lambda_median; 0 unless resolved */
   double lambda_max, lambda_median;
   int exact;          /* 1: from the dense spectrum */
+  int resolved;       /* 1: |lambda_median| > resolution */
+  double resolution;  /* eigenvalues within it of 0 are rounding (below) */
 } la_rcond;
 LINATTN_DEF size_t la_rcond_work_bytes(const la_model *m,
                                        const la_rcond_config *cfg);
@@ -1229,7 +1308,7 @@ LINATTN_DEF int la_robust_cond(const la_model *m, const la_real *theta,
 /* Directional smoothness u^T H(theta) u along the step taken,
    u = (theta_next - theta) / ||theta_next - theta||, with ||grad f(theta)||
    from the same pass (the pair la_lsmooth fits). gnorm may be NULL;
-   LA_ERANGE if the step is zero. */
+   LA_ERANGE if the step is zero or u^T H u passes the largest double. */
 LINATTN_DEF size_t la_dir_smoothness_work_bytes(const la_model *m);
 LINATTN_DEF int la_dir_smoothness(const la_model *m, const la_real *theta,
                                   const la_real *theta_next, const la_batch *b,
@@ -1248,7 +1327,9 @@ LINATTN_DEF int la_dir_smoothness(const la_model *m, const la_real *theta,
    n, LA_ENONFINITE for theta, LA_EOVERFLOW when the default true batch
    100 * minibatch exceeds an int, LA_ERANGE when the stream has no room
    for all the panels. The workspace holds the model's, and per worker a
-   one-worker model workspace and a gradient. */
+   one-worker model workspace and a gradient. LA_ERANGE also when a norm
+   passes the largest double (the norms are scaled, so gradients near
+   1e300 are fine). */
 typedef struct la_grad_noise_config {
   int minibatch;  /* 0 -> 1000 */
   int true_batch; /* 0 -> 100 * minibatch */
@@ -1707,6 +1788,48 @@ LINATTN_DEF int la_run_resume(la_run *r, const char *path,
                               const la_run_field **differs);
 #endif
 
+/* ------------------------------------------------------ foreign callers */
+/* For programs that reach the library through a foreign-function interface
+   (Python's ctypes, Julia's ccall, ...) and so cannot see the structs. The
+   run's structs (la_run_config, la_model, la_data, la_trainer, la_run) grow
+   as the model and the trainer do: such a caller holds them as opaque
+   blocks of la_sizeof bytes, reaches their members through the functions
+   below and the run-field table, and mirrors only the small structs it
+   passes by value, checking their sizes here. la_sizeof is 0 for an
+   unknown type. */
+enum {
+  LA_TYPE_REAL = 0,        /* la_real: 4 (float) or 8 (LINATTN_DOUBLE) */
+  LA_TYPE_RUN_CONFIG = 1,  /* la_run_config */
+  LA_TYPE_RUN = 2,         /* la_run */
+  LA_TYPE_MODEL = 3,       /* la_model */
+  LA_TYPE_DATA = 4,        /* la_data */
+  LA_TYPE_TRAINER = 5,     /* la_trainer */
+  LA_TYPE_BATCH = 6,       /* la_batch */
+  LA_TYPE_RNG = 7,         /* la_rng */
+  LA_TYPE_RUN_FIELD = 8,   /* la_run_field */
+  LA_TYPE_TRAIN_RECORD = 9, /* la_train_record */
+  LA_TYPE_EIG_OUT = 10,    /* la_eig_out */
+  LA_TYPE_LANCZOS_CONFIG = 11, /* la_lanczos_config */
+  LA_TYPE_SLQ_CONFIG = 12, /* la_slq_config */
+  LA_TYPE_RCOND_CONFIG = 13, /* la_rcond_config */
+  LA_TYPE_RCOND = 14,      /* la_rcond */
+  LA_TYPE_GRAD_NOISE_CONFIG = 15, /* la_grad_noise_config */
+  LA_TYPE_NOISE_CONFIG = 16, /* la_noise_config */
+  LA_TYPE_NOISE_STATS = 17, /* la_noise_stats */
+  LA_TYPE_RUN_ENV = 18     /* la_run_env */
+};
+LINATTN_DEF size_t la_sizeof(int type);
+/* A run's objects (NULL for a NULL run): its trainer, model and data. */
+LINATTN_DEF la_trainer *la_run_trainer(la_run *r);
+LINATTN_DEF const la_model *la_run_model(const la_run *r);
+LINATTN_DEF const la_data *la_run_data(const la_run *r);
+/* The run's theta, in place (*n, which may be NULL, its length), its steps
+   taken, and its evaluation batch (the one la_trainer_eval uses; drawn
+   whatever eval_every says). */
+LINATTN_DEF la_real *la_run_theta(la_run *r, int *n);
+LINATTN_DEF long la_run_step(const la_run *r);
+LINATTN_DEF const la_batch *la_run_eval_batch(const la_run *r);
+
 
 #ifdef __cplusplus
 }
@@ -1853,27 +1976,44 @@ LINATTN_DEF const char *la_version_string(void) {
       LINATTN_VERSION_MINOR) "." LA__STR(LINATTN_VERSION_PATCH);
 }
 
+/* Every status: its code, its name, its message (one row each). */
+static const struct {
+  int status;
+  const char *name, *message;
+} la__statuses[] = {
+    {LA_OK, "LA_OK", "ok"},
+    {LA_ENULL, "LA_ENULL", "a required pointer is null"},
+    {LA_EDIM, "LA_EDIM", "a dimension is zero, negative or beyond its limit"},
+    {LA_EOVERFLOW, "LA_EOVERFLOW", "a size computation would overflow"},
+    {LA_EWORKSPACE, "LA_EWORKSPACE", "the workspace is too small"},
+    {LA_ENOMEM, "LA_ENOMEM", "out of memory"},
+    {LA_ERANGE, "LA_ERANGE", "a configuration value is out of range"},
+    {LA_ENONFINITE, "LA_ENONFINITE", "a NaN or infinity in the input"},
+    {LA_ENOTSPD, "LA_ENOTSPD", "the matrix is not symmetric positive definite"},
+    {LA_EDIVERGED, "LA_EDIVERGED", "the loss or gradient became NaN or infinite"},
+    {LA_EIO, "LA_EIO", "reading or writing a file failed"},
+    {LA_EFORMAT, "LA_EFORMAT", "the file is not in the expected format"},
+    {LA_EVERSION, "LA_EVERSION", "the file has an unsupported format version"},
+    {LA_ECHECKSUM, "LA_ECHECKSUM", "the file's checksum does not match"},
+    {LA_ESHAPE, "LA_ESHAPE", "the shape does not match"},
+    {LA_ENOCONVERGE, "LA_ENOCONVERGE", "the iteration did not converge"},
+    {LA_EUNSUPPORTED, "LA_EUNSUPPORTED", "not supported by this build"}};
+
+static int la__status_row(int status) {
+  int i, n = (int)(sizeof la__statuses / sizeof la__statuses[0]);
+  for (i = 0; i < n; ++i)
+    if (la__statuses[i].status == status) return i;
+  return -1;
+}
+
 LINATTN_DEF const char *la_status_str(int status) {
-  switch (status) {
-  case LA_OK: return "ok";
-  case LA_ENULL: return "a required pointer is null";
-  case LA_EDIM: return "a dimension is zero, negative or beyond its limit";
-  case LA_EOVERFLOW: return "a size computation would overflow";
-  case LA_EWORKSPACE: return "the workspace is too small";
-  case LA_ENOMEM: return "out of memory";
-  case LA_ERANGE: return "a configuration value is out of range";
-  case LA_ENONFINITE: return "a NaN or infinity in the input";
-  case LA_ENOTSPD: return "the matrix is not symmetric positive definite";
-  case LA_EDIVERGED: return "the loss or gradient became NaN or infinite";
-  case LA_EIO: return "reading or writing a file failed";
-  case LA_EFORMAT: return "the file is not in the expected format";
-  case LA_EVERSION: return "the file has an unsupported format version";
-  case LA_ECHECKSUM: return "the file's checksum does not match";
-  case LA_ESHAPE: return "the shape does not match";
-  case LA_ENOCONVERGE: return "the iteration did not converge";
-  case LA_EUNSUPPORTED: return "not supported by this build";
-  default: return "unknown status";
-  }
+  int i = la__status_row(status);
+  return i < 0 ? "unknown status" : la__statuses[i].message;
+}
+
+LINATTN_DEF const char *la_status_name(int status) {
+  int i = la__status_row(status);
+  return i < 0 ? "" : la__statuses[i].name;
 }
 
 LINATTN_DEF int la_backend(void) { return LA__SIMD; }
@@ -3083,6 +3223,37 @@ LINATTN_DEF const la_parallel *la_pool_parallel(const la_pool *pool) {
 /* Every operation below is written as the IEEE operations it performs, in
    order (contraction is off for the whole implementation, see its top). */
 
+/* Vector lanes that round like the scalar code: AVX2, AVX-512 and AArch64 NEON, not
+   ARMv7 NEON, which flushes subnormals to zero. */
+#if LA__X86 || (LA__SIMD == LINATTN_NEON && defined(__aarch64__))
+#define LA__PRNG_LANES_IEEE 1
+#else
+#define LA__PRNG_LANES_IEEE 0
+#endif
+/* Kept out of line: a hot loop inlined into a large caller loses its
+   registers to the caller's, by a fifth of the time measured here. */
+#if defined(__GNUC__) || defined(__clang__)
+#define LA__NOINLINE static __attribute__((noinline))
+#elif defined(_MSC_VER)
+#define LA__NOINLINE static __declspec(noinline)
+#else
+#define LA__NOINLINE static
+#endif
+/* A short loop over the coordinates unrolled where the compiler knows
+   how (gcc and clang): at -O2 it is not, and the loop's overhead is a
+   fifth of the normalization's time. */
+#if defined(__GNUC__) || defined(__clang__)
+#define LA__UNROLL4 _Pragma("GCC unroll 4")
+#else
+#define LA__UNROLL4
+#endif
+/* a b + c in la_real with one rounding, as la__vfma on those lanes */
+#ifdef LINATTN_DOUBLE
+#define LA__FMA(a, b, c) fma(a, b, c)
+#else
+#define LA__FMA(a, b, c) fmaf(a, b, c)
+#endif
+
 /* -------------------------------------------------------- Philox4x32-7 */
 /* Seven rounds: the fewest with which Philox4x32 is Crush-resistant in
    Salmon et al. (every TestU01 battery, BigCrush included, passed for many
@@ -3182,17 +3353,22 @@ static const float la__ln_2lni[8] = { /* 2 ln i */
 /* 2 pi / 2^34: the angle of one unit of w2 << 2 */
 #define LA__ANGLE (1.4629180792671596e-9f / 4)
 
-/* -2 ln u for u = ((w >> 1) | 1) 2^-31 in [2^-31, 1]. The 2^-31 never
-   becomes a multiply: it is the offset of the exponent k. */
-static float la__m2logf(uint32_t w) {
-  float v = (float)(int32_t)((w >> 1) | 1u);
-  uint32_t ix = la__f2u(v) - 0x3f3504f3u, j = (ix >> 20) & 7u;
-  float kf = (float)((int32_t)(ix >> 23) - 31);
+/* -2 ln (v 2^-koff) for a positive normal float v: the scaling never
+   becomes a multiply, it is an offset of the exponent k. k is bits 23..31
+   of ix read as a signed 9-bit number. */
+static float la__m2lnf(float v, uint32_t koff) {
+  uint32_t ix = la__f2u(v) - 0x3f3504f3u - (koff << 23), j = (ix >> 20) & 7u;
+  float kf = (float)((int32_t)((ix >> 23) ^ 0x100u) - 0x100);
   float m = la__u2f((ix & 0x007fffffu) + 0x3f3504f3u);
   float t = fmaf(m, la__ln_inv2[j], 2.0f), g;
   g = fmaf(fmaf(fmaf(fmaf(LA__G4, t, LA__G3), t, LA__G2), t, LA__G1), t, 0.25f);
   g = fmaf(t * t, g, t) + la__ln_2lni[j];
   return fmaf(kf, LA__M2LN2, g);
+}
+
+/* -2 ln u for u = ((w >> 1) | 1) 2^-31 in [2^-31, 1]. */
+static float la__m2logf(uint32_t w) {
+  return la__m2lnf((float)(int32_t)((w >> 1) | 1u), 31);
 }
 
 /* The pair of normals of words (w1, w2): radius from w1, angle 2 pi w2/2^32
@@ -3266,6 +3442,13 @@ typedef __m256 la__pf;
 #define la__fsel(m, x, y) _mm256_blendv_ps(y, x, _mm256_castsi256_ps(m))
 /* tab[j & 7] per lane */
 #define la__tab8(tab, j) _mm256_permutevar8x32_ps(_mm256_loadu_ps(tab), j)
+/* all ones where a > b (ordered), else zero */
+#define la__fgt(a, b) _mm256_castps_si256(_mm256_cmp_ps(a, b, _CMP_GT_OQ))
+#define la__usub _mm256_sub_epi32
+#define la__floadu _mm256_loadu_ps
+#define la__fstoreu _mm256_storeu_ps
+#define la__ustoreu(p, v) _mm256_storeu_si256((__m256i *)(void *)(p), v)
+
 LA__INLINE void la__umulhilo(la__pu a, uint32_t m, la__pu *hi, la__pu *lo) {
   __m256i vm = _mm256_set1_epi32((int)m);
   __m256i pe = _mm256_mul_epu32(a, vm);
@@ -3371,6 +3554,17 @@ typedef float32x4_t la__pf;
 /* x where bit 31 of m is set, else y */
 #define la__fsel(m, x, y)                                                     \
   vbslq_f32(vreinterpretq_u32_s32(vshrq_n_s32(vreinterpretq_s32_u32(m), 31)), x, y)
+/* all ones where a > b (ordered), else zero */
+#define la__fgt(a, b) vcgtq_f32(a, b)
+#define la__usub vsubq_u32
+#define la__floadu vld1q_f32
+#define la__fstoreu vst1q_f32
+#define la__ustoreu vst1q_u32
+/* every lane of a compare mask set */
+LA__INLINE int la__uall(la__pu m) {
+  uint32x2_t h = vand_u32(vget_low_u32(m), vget_high_u32(m));
+  return (vget_lane_u32(h, 0) & vget_lane_u32(h, 1)) == 0xffffffffu;
+}
 /* tab[j & 7] per lane: byte lookups of the 32-byte table */
 LA__INLINE la__pf la__tab8(const float *tab, la__pu j) {
   uint32x4_t b = vmlaq_n_u32(vdupq_n_u32(0x03020100u), vandq_u32(j, vdupq_n_u32(7)),
@@ -3481,7 +3675,6 @@ LA__4OP(la__4uxor, la__u4, la__uxor)
 LA__4OP(la__4uand, la__u4, la__uand)
 LA__4OP(la__4uor, la__u4, la__uor)
 LA__4OP(la__4fadd, la__f4, la__fadd)
-LA__4OP(la__4fsub, la__f4, la__fsub)
 LA__4OP(la__4fmul, la__f4, la__fmul)
 LA__U4SHIFT(la__4srl1, la__usrl, 1)
 LA__U4SHIFT(la__4srl20, la__usrl, 20)
@@ -3516,10 +3709,27 @@ LA__INLINE la__f4 la__4hstep(la__f4 p, la__f4 t, float c) {
   return la__4fma(p, t, la__4f(c));
 }
 
-/* la__m2logf, lane by lane; k's offset folded into one signed shift */
-LA__INLINE la__f4 la__vm2logf(la__u4 w) {
-  la__f4 v = la__4fcvt(la__4uor(la__4srl1(w), la__4u(1u)));
-  la__u4 ix = la__4uadd(la__4fbits(v), la__4u(0u - 0x3f3504f3u - (31u << 23)));
+/* la__m2lnf and la__m2logf on one group of lanes; k's offset folded into
+   one signed shift */
+LA__INLINE la__pf la__pm2lnf(la__pf v, uint32_t koff) {
+  la__pu ix = la__uadd(la__fbits(v), la__u1(0u - 0x3f3504f3u - (koff << 23)));
+  la__pf kf = la__fcvt(la__usra(ix, 23));
+  la__pf m = la__bitsf(la__uadd(la__uand(ix, la__u1(0x007fffffu)),
+                                la__u1(0x3f3504f3u)));
+  la__pu j = la__usrl(ix, 20); /* the piece, in the low 3 bits */
+  la__pf t = la__ffma(m, la__tab8(la__ln_inv2, j), la__f1(2.0f)), g;
+  g = la__ffma(la__ffma(la__ffma(la__ffma(la__f1(LA__G4), t, la__f1(LA__G3)),
+                                 t, la__f1(LA__G2)), t, la__f1(LA__G1)),
+               t, la__f1(0.25f));
+  g = la__fadd(la__ffma(la__fmul(t, t), g, t), la__tab8(la__ln_2lni, j));
+  return la__ffma(kf, la__f1(LA__M2LN2), g);
+}
+LA__INLINE la__pf la__pm2logf(la__pu w) {
+  return la__pm2lnf(la__fcvt(la__uor(la__usrl(w, 1), la__u1(1u))), 31);
+}
+/* ... on the four groups, step by step across them */
+LA__INLINE la__f4 la__vm2lnf(la__f4 v, uint32_t koff) {
+  la__u4 ix = la__4uadd(la__4fbits(v), la__4u(0u - 0x3f3504f3u - (koff << 23)));
   la__f4 kf = la__4fcvt(la__4sra23(ix));
   la__f4 m = la__4bitsf(la__4uadd(la__4uand(ix, la__4u(0x007fffffu)),
                                   la__4u(0x3f3504f3u)));
@@ -3529,6 +3739,9 @@ LA__INLINE la__f4 la__vm2logf(la__u4 w) {
                                        t, LA__G2), t, LA__G1), t, 0.25f);
   g = la__4fadd(la__4fma(la__4fmul(t, t), g, t), la__4tab8(la__ln_2lni, j));
   return la__4fma(kf, la__4f(LA__M2LN2), g);
+}
+LA__INLINE la__f4 la__vm2logf(la__u4 w) {
+  return la__vm2lnf(la__4fcvt(la__4uor(la__4srl1(w), la__4u(1u))), 31);
 }
 
 LA__INLINE void la__vboxmuller(la__u4 w1, la__u4 w2, la__f4 *n0, la__f4 *n1) {
@@ -3756,6 +3969,23 @@ static void la__fill_normals(la_rng *r, size_t n, la_real *x) {
   la__fill_normals_room(r, n, x, 0);
 }
 
+/* Where a run of normals comes from: virtual block v of the run is block
+   base + v of rng's stream (a panel's stretch, la__data_panel). vm: the
+   blocks the run has drawn. */
+typedef struct la__draws {
+  la_rng *rng;
+  uint64_t base, vm;
+} la__draws;
+
+/* n normals from the run's next block into x (room as for
+   la__fill_normals_room). */
+static void la__draw(la__draws *dr, size_t n, la_real *x, size_t room) {
+  la_rng t = *dr->rng;
+  t.counter = (dr->base + dr->vm) << 2;
+  la__fill_normals_room(&t, n, x, room);
+  dr->vm += (n + 3) / 4;
+}
+
 LINATTN_DEF int la_rng_normals(la_rng *r, int n, la_real *x) {
   (void)la__normals32_scalar; /* the SIMD twin's reference, for the tests */
   if (!r || !x) return LA_ENULL;
@@ -3764,33 +3994,12 @@ LINATTN_DEF int la_rng_normals(la_rng *r, int n, la_real *x) {
   return LA_OK;
 }
 
-/* ---------------------------------------- Gamma, in-house exp and log */
-/* Double precision from +, -, *, / and sqrt only, so every machine with
-   IEEE doubles gets the same Gamma variates. */
+/* ------------------------------------------------------- in-house exp */
+/* Double precision from +, -, * and floor only, so every machine with
+   IEEE doubles gets the same values: la_rng_gamma's U^(1/k). */
 
 static double la__u2d(uint64_t u) { double f; memcpy(&f, &u, 8); return f; }
-static uint64_t la__d2u(double f) { uint64_t u; memcpy(&u, &f, 8); return u; }
 
-/* 1/(2j+1) (and 1/j!, la__inv_fact): constants, not divisions, in the
-   loops below. */
-static const double la__odd_inv[12] = {
-    1, 0.33333333333333331, 0.20000000000000001, 0.14285714285714285,
-    0.1111111111111111, 0.090909090909090912, 0.076923076923076927,
-    0.066666666666666666, 0.058823529411764705, 0.052631578947368418,
-    0.047619047619047616, 0.043478260869565216};
-
-/* ln(x) for finite x > 0 (normal numbers): x = 2^k m, m in [sqrt(1/2),
-   sqrt(2)), ln m = 2 atanh(s), s = (m-1)/(m+1), |s| < 0.172. */
-static double la__log(double x) {
-  uint64_t ix = la__d2u(x) + (0x3ff0000000000000ull - 0x3fe6a09e667f3bcdull);
-  double k = (double)((int)(ix >> 52) - 1023);
-  double m = la__u2d((ix & 0x000fffffffffffffull) + 0x3fe6a09e667f3bcdull);
-  double f = m - 1.0, s = f / (2.0 + f), t = s * s, p = la__odd_inv[11];
-  int j;
-  for (j = 10; j >= 0; --j) { p = p * t; p = p + la__odd_inv[j]; }
-  p = 2.0 * s * p;
-  return k * LA__LN2_HI + (p + k * LA__LN2_LO);
-}
 
 /* e^x; 0 below -745.2, +inf above 709.78. */
 static double la__exp(double x) {
@@ -3809,41 +4018,460 @@ static double la__exp(double x) {
   return p * la__u2d((uint64_t)(e + 1023) << 52) * scale;
 }
 
-/* Gamma(a, 1) for a >= 1: Marsaglia and Tsang (2000), ~1.05 tries. */
-static double la__gamma1(la_rng *r, double a) {
-  double d = a - 1.0 / 3.0, c = 1.0 / sqrt(9.0 * d);
-  for (;;) {
-    double x, v, u, x2;
-    do {
-      x = la_rng_normal(r);
-      v = 1.0 + c * x;
-    } while (v <= 0.0);
-    v = v * v * v;
-    u = 1.0 - la_rng_uniform(r); /* (0, 1]: its log is finite */
-    x2 = x * x;
-    if (u < 1.0 - 0.0331 * x2 * x2) return d * v;
-    if (la__log(u) < 0.5 * x2 + d * (1.0 - v + la__log(v))) return d * v;
-  }
+/* ------------------------------------------ Gamma, two tries per block */
+/* Marsaglia and Tsang (2000) for shape a >= 1: with d = a - 1/3,
+   c = 1/sqrt(9 d), x ~ N(0, 1), t = c x and u ~ U(0, 1), d (1 + t)^3 is
+   Gamma(a, 1) when accepted, which it is iff
+       ln u < h(x) = x^2/2 + d (1 - (1 + t)^3 + 3 ln(1 + t))  (h <= 0)
+   (96% of tries at a = 1.1, more for larger a). Shapes k < 1 take
+   a = k + 1 and multiply by U^(1/k) with U ~ U(0, 1) (Gamma(k) =
+   Gamma(k + 1) U^(1/k)), and U is the accepted try's own u / e^h(x): given
+   acceptance, u is uniform on (0, e^h(x)), so U is uniform and independent
+   of x, and ln U = ln u - h(x) is what the test has just computed.
+
+   A Philox block holds two tries: normal 0 of the block (as la_rng_normal
+   draws it, from words 0 and 1) with u from word 2, and normal 1 with u
+   from word 3 (u = ((w >> 1) | 1) 2^-31 as for the normals' radius). They
+   are taken a quad of blocks at a time (from the run's first block): the
+   first tries of its four blocks in turn, then their second tries. A try
+   depends on its own words alone, so the tries of many blocks are made at
+   once in vector lanes and the accepted ones taken in that order: the
+   variates are those of trying one after another, whatever the lanes, and
+   the stream moves past the quad of the last variate taken.
+
+   The test is computed in float as the normals are, from +, -, *, fused
+   multiply-adds, sqrt and tables. With R(t) = ln(1 + t) - t + t^2/2 -
+   t^3/3 it reads L = -2 ln u > Q = -2 h = -6 d R(t) >= 0 (x^2/2 cancels
+   exactly against d's t^2 terms: 6 d t^2 = (2/3) x^2), a form without
+   cancellation even for large d: for |t| < 1/4, Q = (2/3) x^2 t^2 S(t),
+   S(t) = -R(t)/t^4 = 1/4 - t/5 + t^2/6 - .. a fitted polynomial (within
+   2 ulp); beyond, where d <= 77 necessarily, Q = 3d (-2 ln(1 + t) + 2t -
+   t^2 + 2t^3/3). -2 ln U = L - Q. Where it cannot change the outcome the
+   test is cut short exactly, so that no subnormal arises (ARMv7 NEON
+   flushes them): L is 0 or at least 1.19e-7, so |t| < 2^-20 (Q < 1e-11)
+   acts as Q = 0; 1 + t <= 2^-20 gives Q > 48 > 43 >= L: rejected; and
+   c < 2^-60 (d > 4e34: a spread below double's resolution) counts as 0,
+   so that every try is accepted with t = 0. */
+
+/* What a Gamma(k, theta) draw needs, fixed by k and theta. */
+typedef struct la__gpar {
+  double k, d;   /* shape; d = a - 1/3 */
+  int boost;     /* k < 1: times U^(1/k) */
+  int series;    /* d >= 2: the series form for |t| < 1/4 */
+  float c;       /* 1/sqrt(9 d), 0 below 2^-60 */
+  float d3;      /* 3 d, at most 1e30 (only d <= 77 uses it) */
+  float rsq;     /* sqrt(theta d), at most 3.4e38: the radius of t = 0 */
+  float hk;      /* -1/(4 k ln 2): log2 of U^(1/(2k)) per unit of -2 ln U */
+} la__gpar;
+
+static void la__gpar_init(la__gpar *p, double k, double theta) {
+  double a = k < 1 ? k + 1 : k, c, h;
+  p->k = k;
+  p->boost = k < 1;
+  p->d = a - 1.0 / 3.0;
+  p->series = p->d >= 2;
+  c = 1.0 / sqrt(9.0 * p->d);
+  p->c = c < 8.6736173798840355e-19 ? 0.0f : (float)c;
+  p->d3 = 3 * p->d < 1e30 ? (float)(3 * p->d) : 1e30f;
+  p->rsq = sqrt(theta * p->d) < 3.4e38 ? (float)sqrt(theta * p->d) : 3.4e38f;
+  h = k < 1 ? 1.0 / (4.0 * k * 0.69314718055994531) : 0;
+  p->hk = -(float)(h < 1e30 ? h : 1e30);
 }
 
-/* k < 1 through Gamma(k) = Gamma(k + 1) U^{1/k}. */
-static double la__gamma(la_rng *r, double k, double theta) {
-  double g, u;
-  if (k >= 1.0) return la__gamma1(r, k) * theta;
-  g = la__gamma1(r, k + 1.0);
-  u = 1.0 - la_rng_uniform(r);
-  return g * la__exp(la__log(u) / k) * theta;
+/* S(t) = -R(t)/t^4 on [-1/4, 1/4], constant term first */
+static const float la__gam_s[8] = {
+    0.2499999850988388f,   -0.19999997317790985f, 0.16667234897613525f,
+    -0.14286364614963531f, 0.12455002963542938f,  -0.1106550469994545f,
+    0.11124565452337265f,  -0.10166683048009872f};
+/* 2^f on [-1/2, 1/2] (within 1.3 ulp), constant term first */
+static const float la__exp2c[7] = {
+    1.0f, 0.6931471824645996f, 0.24022646248340607f, 0.05550328642129898f,
+    0.009618489071726799f, 0.0013399930903688073f, 0.00015345794963650405f};
+#define LA__GAM_T0 0.25f                  /* the series form below */
+#define LA__GAM_TINY 9.5367431640625e-07f /* 2^-20 */
+#define LA__TWO3 0.6666666865348816f      /* 2/3 */
+#define LA__HMIN (-200.0f) /* below, U^(1/(2k)) = 2^h is 0 in float anyway */
+
+static float la__horner(const float *c, int deg, float t) {
+  float s = c[deg];
+  int i;
+  for (i = deg - 1; i >= 0; --i) s = fmaf(s, t, c[i]);
+  return s;
+}
+
+/* One try from its normal x and word wu: 1 on acceptance, with t and
+   e = -2 ln U = L - Q. */
+static int la__gamma_try(const la__gpar *p, float x, uint32_t wu, float *t_out,
+                         float *e_out) {
+  float t = p->c * x, s1 = 1.0f + t, at, q, l;
+  if (!(s1 > LA__GAM_TINY)) return 0;
+  at = fabsf(t);
+  if (p->series && at < LA__GAM_T0) {
+    float tq = at < LA__GAM_TINY ? 0.0f : t;
+    q = LA__TWO3 * (x * x) * (tq * tq) * la__horner(la__gam_s, 7, t);
+  } else {
+    float poly = fmaf(fmaf(t, LA__TWO3, -1.0f), t, 2.0f);
+    q = p->d3 * fmaf(t, poly, la__m2lnf(s1, 0));
+  }
+  l = la__m2logf(wu);
+  if (!(l > q)) return 0;
+  *t_out = t;
+  *e_out = l - q;
+  return 1;
+}
+
+/* The eight tries of the quad of blocks from blk, in order (the first
+   tries of its four blocks, then their second): t, e and acceptance (all
+   ones, or zero) of each. */
+static void la__gamma_quad(const la__gpar *p, const la_rng *r, uint64_t blk,
+                           float *t, float *e, uint32_t *a) {
+  uint32_t w[4][4];
+  float x[2][4];
+  int b, i;
+  for (b = 0; b < 4; ++b) {
+    la__philox_block(r, blk + (uint64_t)b, w[b]);
+    la__boxmuller(w[b][0], w[b][1], &x[0][b], &x[1][b]);
+  }
+  for (i = 0; i < 2; ++i)
+    for (b = 0; b < 4; ++b) {
+      t[4 * i + b] = e[4 * i + b] = 0;
+      a[4 * i + b] = la__gamma_try(p, x[i][b], w[b][2 + i], t + 4 * i + b,
+                                   e + 4 * i + b) ? 0xffffffffu : 0;
+    }
+}
+
+/* 2^e for an integer e in [-126, 127] */
+static float la__pow2f(int32_t e) { return la__u2f((uint32_t)(e + 127) << 23); }
+
+/* 1.5 2^23: y + it - it is y rounded to an integer (|y| < 2^22), which
+   the low bits of y + it then hold */
+#define LA__RINT 12582912.0f
+
+/* What a variate (t, e) contributes to its token's radius, in float:
+   *s1 = 1 + t and *b = sqrt(theta d) (1 + t) U^(1/(2k)); the radius
+   sqrt(theta g) is b sqrt(s1). U^(1/(2k)) = 2^h, h = e hk = n + f with n
+   the nearest integer and |f| <= 1/2 (h below -200 is -200), 2^n applied
+   as 2^floor(n/2) 2^ceil(n/2) so that each factor is a normal float. */
+static void la__gamma_radius(const la__gpar *p, float t, float e, float *s1,
+                             float *b) {
+  float r;
+  *s1 = 1.0f + t;
+  r = p->rsq * *s1;
+  if (p->boost) {
+    float h = e * p->hk, y, f;
+    int32_t n, n1;
+    if (!(h > LA__HMIN)) h = LA__HMIN;
+    y = h + LA__RINT;
+    n = (int32_t)(la__f2u(y) - 0x4b400000u);
+    f = h - (y - LA__RINT);
+    n1 = (int32_t)(((uint32_t)n >> 1) | ((uint32_t)n & 0x80000000u)); /* floor */
+    r = r * la__horner(la__exp2c, 6, f);
+    r = r * la__pow2f(n1);
+    r = r * la__pow2f(n - n1);
+  }
+  *b = r;
+}
+
+#ifdef LA__PRNG_SIMD
+/* la__gamma_try in every lane of a group: t and e, all ones in the result
+   where accepted. The series form is selected lane by lane by the scalar
+   twin's conditions. A group at a time keeps the registers few. */
+LA__INLINE la__pu la__vgamma_try(const la__gpar *p, la__pf x, la__pu wu,
+                                 la__pf *t, la__pf *e) {
+  la__pf s1, poly, q, l;
+  *t = la__fmul(la__f1(p->c), x);
+  s1 = la__fadd(la__f1(1.0f), *t);
+  poly = la__ffma(la__ffma(*t, la__f1(LA__TWO3), la__f1(-1.0f)), *t,
+                  la__f1(2.0f));
+  q = la__fmul(la__f1(p->d3), la__ffma(*t, poly, la__pm2lnf(s1, 0)));
+  if (p->series) {
+    la__pf at = la__bitsf(la__uand(la__fbits(*t), la__u1(0x7fffffffu)));
+    la__pf sr, tq, q1;
+    tq = la__fsel(la__fgt(la__f1(LA__GAM_TINY), at), la__f1(0.0f), *t);
+    sr = la__ffma(la__f1(la__gam_s[7]), *t, la__f1(la__gam_s[6]));
+    sr = la__ffma(sr, *t, la__f1(la__gam_s[5]));
+    sr = la__ffma(sr, *t, la__f1(la__gam_s[4]));
+    sr = la__ffma(sr, *t, la__f1(la__gam_s[3]));
+    sr = la__ffma(sr, *t, la__f1(la__gam_s[2]));
+    sr = la__ffma(sr, *t, la__f1(la__gam_s[1]));
+    sr = la__ffma(sr, *t, la__f1(la__gam_s[0]));
+    q1 = la__fmul(la__fmul(la__fmul(la__f1(LA__TWO3), la__fmul(x, x)),
+                           la__fmul(tq, tq)), sr);
+    q = la__fsel(la__fgt(la__f1(LA__GAM_T0), at), q1, q);
+  }
+  l = la__pm2logf(wu);
+  *e = la__fsub(l, q);
+  return la__uand(la__fgt(s1, la__f1(LA__GAM_TINY)), la__fgt(l, q));
+}
+#endif
+
+#if defined(LA__PRNG_SIMD) && LA__PRNG_LANES_IEEE
+/* la__gamma_radius on one group (IEEE lanes only: the products may be
+   subnormal) */
+LA__INLINE void la__vgamma_radius(const la__gpar *p, la__pf t, la__pf e,
+                                  la__pf *s1, la__pf *b) {
+  la__pf r, h, y, f, x;
+  la__pu n, n1;
+  *s1 = la__fadd(la__f1(1.0f), t);
+  r = la__fmul(la__f1(p->rsq), *s1);
+  if (p->boost) {
+    h = la__fmul(e, la__f1(p->hk));
+    h = la__fsel(la__fgt(h, la__f1(LA__HMIN)), h, la__f1(LA__HMIN));
+    y = la__fadd(h, la__f1(LA__RINT));
+    n = la__usub(la__fbits(y), la__u1(0x4b400000u));
+    f = la__fsub(h, la__fsub(y, la__f1(LA__RINT)));
+    /* written out: a loop left rolled at -O2 is a chain the core waits on */
+    x = la__ffma(la__f1(la__exp2c[6]), f, la__f1(la__exp2c[5]));
+    x = la__ffma(x, f, la__f1(la__exp2c[4]));
+    x = la__ffma(x, f, la__f1(la__exp2c[3]));
+    x = la__ffma(x, f, la__f1(la__exp2c[2]));
+    x = la__ffma(x, f, la__f1(la__exp2c[1]));
+    x = la__ffma(x, f, la__f1(la__exp2c[0]));
+    n1 = la__usra(n, 1); /* floor(n / 2) */
+    r = la__fmul(r, x);
+    r = la__fmul(r, la__bitsf(la__usll(la__uadd(n1, la__u1(127u)), 23)));
+    r = la__fmul(r, la__bitsf(la__usll(la__uadd(la__usub(n, n1), la__u1(127u)), 23)));
+  }
+  *b = r;
+}
+#endif
+
+#ifdef LA__PRNG_SIMD
+#if LA__SIMD == LINATTN_AVX2
+/* For each 8-bit mask, its set bits' positions in increasing order, 3 bits
+   each from bit 0, and their number in bits 24..27: the permutation that
+   packs the accepted lanes of 8 to the front. */
+static const uint32_t la__pack8[256] = {
+    0x00000000u, 0x01000000u, 0x01000001u, 0x02000008u, 0x01000002u, 0x02000010u,
+    0x02000011u, 0x03000088u, 0x01000003u, 0x02000018u, 0x02000019u, 0x030000c8u,
+    0x0200001au, 0x030000d0u, 0x030000d1u, 0x04000688u, 0x01000004u, 0x02000020u,
+    0x02000021u, 0x03000108u, 0x02000022u, 0x03000110u, 0x03000111u, 0x04000888u,
+    0x02000023u, 0x03000118u, 0x03000119u, 0x040008c8u, 0x0300011au, 0x040008d0u,
+    0x040008d1u, 0x05004688u, 0x01000005u, 0x02000028u, 0x02000029u, 0x03000148u,
+    0x0200002au, 0x03000150u, 0x03000151u, 0x04000a88u, 0x0200002bu, 0x03000158u,
+    0x03000159u, 0x04000ac8u, 0x0300015au, 0x04000ad0u, 0x04000ad1u, 0x05005688u,
+    0x0200002cu, 0x03000160u, 0x03000161u, 0x04000b08u, 0x03000162u, 0x04000b10u,
+    0x04000b11u, 0x05005888u, 0x03000163u, 0x04000b18u, 0x04000b19u, 0x050058c8u,
+    0x04000b1au, 0x050058d0u, 0x050058d1u, 0x0602c688u, 0x01000006u, 0x02000030u,
+    0x02000031u, 0x03000188u, 0x02000032u, 0x03000190u, 0x03000191u, 0x04000c88u,
+    0x02000033u, 0x03000198u, 0x03000199u, 0x04000cc8u, 0x0300019au, 0x04000cd0u,
+    0x04000cd1u, 0x05006688u, 0x02000034u, 0x030001a0u, 0x030001a1u, 0x04000d08u,
+    0x030001a2u, 0x04000d10u, 0x04000d11u, 0x05006888u, 0x030001a3u, 0x04000d18u,
+    0x04000d19u, 0x050068c8u, 0x04000d1au, 0x050068d0u, 0x050068d1u, 0x06034688u,
+    0x02000035u, 0x030001a8u, 0x030001a9u, 0x04000d48u, 0x030001aau, 0x04000d50u,
+    0x04000d51u, 0x05006a88u, 0x030001abu, 0x04000d58u, 0x04000d59u, 0x05006ac8u,
+    0x04000d5au, 0x05006ad0u, 0x05006ad1u, 0x06035688u, 0x030001acu, 0x04000d60u,
+    0x04000d61u, 0x05006b08u, 0x04000d62u, 0x05006b10u, 0x05006b11u, 0x06035888u,
+    0x04000d63u, 0x05006b18u, 0x05006b19u, 0x060358c8u, 0x05006b1au, 0x060358d0u,
+    0x060358d1u, 0x071ac688u, 0x01000007u, 0x02000038u, 0x02000039u, 0x030001c8u,
+    0x0200003au, 0x030001d0u, 0x030001d1u, 0x04000e88u, 0x0200003bu, 0x030001d8u,
+    0x030001d9u, 0x04000ec8u, 0x030001dau, 0x04000ed0u, 0x04000ed1u, 0x05007688u,
+    0x0200003cu, 0x030001e0u, 0x030001e1u, 0x04000f08u, 0x030001e2u, 0x04000f10u,
+    0x04000f11u, 0x05007888u, 0x030001e3u, 0x04000f18u, 0x04000f19u, 0x050078c8u,
+    0x04000f1au, 0x050078d0u, 0x050078d1u, 0x0603c688u, 0x0200003du, 0x030001e8u,
+    0x030001e9u, 0x04000f48u, 0x030001eau, 0x04000f50u, 0x04000f51u, 0x05007a88u,
+    0x030001ebu, 0x04000f58u, 0x04000f59u, 0x05007ac8u, 0x04000f5au, 0x05007ad0u,
+    0x05007ad1u, 0x0603d688u, 0x030001ecu, 0x04000f60u, 0x04000f61u, 0x05007b08u,
+    0x04000f62u, 0x05007b10u, 0x05007b11u, 0x0603d888u, 0x04000f63u, 0x05007b18u,
+    0x05007b19u, 0x0603d8c8u, 0x05007b1au, 0x0603d8d0u, 0x0603d8d1u, 0x071ec688u,
+    0x0200003eu, 0x030001f0u, 0x030001f1u, 0x04000f88u, 0x030001f2u, 0x04000f90u,
+    0x04000f91u, 0x05007c88u, 0x030001f3u, 0x04000f98u, 0x04000f99u, 0x05007cc8u,
+    0x04000f9au, 0x05007cd0u, 0x05007cd1u, 0x0603e688u, 0x030001f4u, 0x04000fa0u,
+    0x04000fa1u, 0x05007d08u, 0x04000fa2u, 0x05007d10u, 0x05007d11u, 0x0603e888u,
+    0x04000fa3u, 0x05007d18u, 0x05007d19u, 0x0603e8c8u, 0x05007d1au, 0x0603e8d0u,
+    0x0603e8d1u, 0x071f4688u, 0x030001f5u, 0x04000fa8u, 0x04000fa9u, 0x05007d48u,
+    0x04000faau, 0x05007d50u, 0x05007d51u, 0x0603ea88u, 0x04000fabu, 0x05007d58u,
+    0x05007d59u, 0x0603eac8u, 0x05007d5au, 0x0603ead0u, 0x0603ead1u, 0x071f5688u,
+    0x04000facu, 0x05007d60u, 0x05007d61u, 0x0603eb08u, 0x05007d62u, 0x0603eb10u,
+    0x0603eb11u, 0x071f5888u, 0x05007d63u, 0x0603eb18u, 0x0603eb19u, 0x071f58c8u,
+    0x0603eb1au, 0x071f58d0u, 0x071f58d1u, 0x08fac688u,
+};
+#endif
+
+#endif
+
+/* A run of Gamma tries, taken variate by variate by fill after fill: a
+   panel's radii piece after piece, each fill going on where the last
+   stopped (in the middle of a quad if need be), so that no try is made
+   twice or made and left. Virtual block v of the run is block base + v of
+   the stream (la__data_panel: from the middle of the panel's stretch), or
+   with split block base + v + 32 (v / 32) + 32, the odd superblocks of 32
+   (a layout that interleaves the tries with normals; kept tested, not used
+   by the sampler). Tries are made a chunk of
+   quads at a time (la__philox_lanes' blocks; one quad without SIMD) and
+   kept, as s1 and b (la__gamma_radius), until taken. */
+#ifdef LA__PRNG_SIMD
+#define LA__GQ LA__PL /* quads per chunk */
+#else
+#define LA__GQ 1
+#endif
+typedef struct la__grun {
+  la__gpar p;
+  la_rng r;                 /* key and stream */
+  uint64_t base, v;         /* block of virtual block 0; next to try */
+  uint64_t end;             /* virtual block past the last quad taken from */
+  int split;
+  int nq, iq, it;           /* quads made, the next to take from, tries of
+                               it already taken */
+  float qs[LA__GQ][8], qb[LA__GQ][8]; /* s1 and b of each try */
+  uint32_t qa[LA__GQ][8];             /* all ones where accepted */
+#ifdef LA__PRNG_SIMD
+  la__pkeys k;
+#endif
+} la__grun;
+
+static uint64_t la__grun_blk(const la__grun *g, uint64_t v) {
+  return g->base + v + (g->split ? (v & ~(uint64_t)31) + 32 : 0);
+}
+
+static void la__grun_init(la__grun *g, const la__gpar *p, const la_rng *r,
+                          uint64_t base, int split) {
+  g->p = *p;
+  g->r = *r;
+  g->base = base;
+  g->v = g->end = 0;
+  g->split = split;
+  g->nq = g->iq = g->it = 0;
+#ifdef LA__PRNG_SIMD
+  la__pkeys_init(r, &g->k, base);
+#endif
+}
+
+/* The radii of quad q's tries, one by one (lanes that flush subnormals,
+   and the scalar twin). */
+static void la__grun_radii(la__grun *g, int q) {
+  int i;
+  for (i = 0; i < 8; ++i) /* t and e by value, then s1 and b over them */
+    la__gamma_radius(&g->p, g->qs[q][i], g->qb[q][i], g->qs[q] + i,
+                     g->qb[q] + i);
+}
+
+/* The next chunk's tries into the quads (the scalar twin's one quad where
+   a chunk's blocks would carry into the upper word). */
+LA__NOINLINE void la__grun_make(la__grun *g) {
+  uint64_t blk = la__grun_blk(g, g->v);
+  int q;
+#ifdef LA__PRNG_SIMD
+  if ((uint32_t)blk <= 0xffffffffu - (4 * LA__PL - 1)) {
+    const la__gpar *p = &g->p;
+    la__u4 w[4];
+    la__f4 x0, x1;
+    la__pf t[2][4], e[2][4];
+    la__pu a[2][4];
+    int h;
+    if ((uint32_t)(blk >> 32) != g->k.blk_hi)
+      la__pkeys_block_hi(&g->k, (uint32_t)(blk >> 32));
+    la__philox_lanes(&g->k, blk, w);
+    la__vboxmuller(w[0], w[1], &x0, &x1);
+    a[0][0] = la__vgamma_try(p, x0.a, w[2].a, &t[0][0], &e[0][0]);
+    a[1][0] = la__vgamma_try(p, x1.a, w[3].a, &t[1][0], &e[1][0]);
+    a[0][1] = la__vgamma_try(p, x0.b, w[2].b, &t[0][1], &e[0][1]);
+    a[1][1] = la__vgamma_try(p, x1.b, w[3].b, &t[1][1], &e[1][1]);
+    a[0][2] = la__vgamma_try(p, x0.c, w[2].c, &t[0][2], &e[0][2]);
+    a[1][2] = la__vgamma_try(p, x1.c, w[3].c, &t[1][2], &e[1][2]);
+    a[0][3] = la__vgamma_try(p, x0.d, w[2].d, &t[0][3], &e[0][3]);
+    a[1][3] = la__vgamma_try(p, x1.d, w[3].d, &t[1][3], &e[1][3]);
+    for (h = 0; h < 4; ++h) {
+#if LA__PRNG_LANES_IEEE /* every try's radius, the rejected ones' too */
+      la__vgamma_radius(p, t[0][h], e[0][h], &t[0][h], &e[0][h]);
+      la__vgamma_radius(p, t[1][h], e[1][h], &t[1][h], &e[1][h]);
+#endif
+#if LA__PL == 8 /* a group is two quads: blocks 0-3, then 4-7 */
+      _mm256_storeu_ps(g->qs[2 * h], _mm256_permute2f128_ps(t[0][h], t[1][h], 0x20));
+      _mm256_storeu_ps(g->qs[2 * h + 1], _mm256_permute2f128_ps(t[0][h], t[1][h], 0x31));
+      _mm256_storeu_ps(g->qb[2 * h], _mm256_permute2f128_ps(e[0][h], e[1][h], 0x20));
+      _mm256_storeu_ps(g->qb[2 * h + 1], _mm256_permute2f128_ps(e[0][h], e[1][h], 0x31));
+      la__ustoreu(g->qa[2 * h], _mm256_permute2x128_si256(a[0][h], a[1][h], 0x20));
+      la__ustoreu(g->qa[2 * h + 1], _mm256_permute2x128_si256(a[0][h], a[1][h], 0x31));
+#else /* a group is one quad */
+      la__fstoreu(g->qs[h], t[0][h]); la__fstoreu(g->qs[h] + 4, t[1][h]);
+      la__fstoreu(g->qb[h], e[0][h]); la__fstoreu(g->qb[h] + 4, e[1][h]);
+      la__ustoreu(g->qa[h], a[0][h]); la__ustoreu(g->qa[h] + 4, a[1][h]);
+#endif
+    }
+#if !LA__PRNG_LANES_IEEE /* products that may be subnormal: not in lanes */
+    for (q = 0; q < LA__GQ; ++q) la__grun_radii(g, q);
+#endif
+    g->nq = LA__GQ;
+    g->iq = g->it = 0;
+    g->v += 4 * LA__PL;
+    return;
+  }
+#endif
+  la__gamma_quad(&g->p, &g->r, blk, g->qs[0], g->qb[0], g->qa[0]);
+  la__grun_radii(g, 0);
+  (void)q;
+  g->nq = 1;
+  g->iq = g->it = 0;
+  g->v += 4;
+}
+
+/* The next count variates' s1 and b into sb, bb (room for count + 8: a
+   quad is packed whole). */
+static void la__grun_fill(la__grun *g, size_t count, float *LA__RESTRICT sb,
+                          float *LA__RESTRICT bb) {
+  size_t m = 0;
+  int iq = g->iq, it = g->it, last = -1; /* the quad taken from last */
+  while (m < count) {
+    if (iq == g->nq) {
+      if (last >= 0) g->end = g->v - 4 * (uint64_t)(g->nq - last - 1);
+      la__grun_make(g);
+      iq = it = 0;
+      last = -1;
+    }
+#if LA__SIMD == LINATTN_AVX2
+    if (it == 0 && count - m > 8) { /* the quad's accepted tries, packed */
+      uint32_t code = la__pack8[_mm256_movemask_ps(_mm256_castsi256_ps(
+          _mm256_loadu_si256((const __m256i *)(const void *)g->qa[iq])))];
+      __m256i idx = _mm256_and_si256(
+          _mm256_srlv_epi32(_mm256_set1_epi32((int)code),
+                            _mm256_setr_epi32(0, 3, 6, 9, 12, 15, 18, 21)),
+          _mm256_set1_epi32(7));
+      _mm256_storeu_ps(sb + m, _mm256_permutevar8x32_ps(_mm256_loadu_ps(g->qs[iq]), idx));
+      _mm256_storeu_ps(bb + m, _mm256_permutevar8x32_ps(_mm256_loadu_ps(g->qb[iq]), idx));
+      if (code >> 24) last = iq;
+      m += code >> 24;
+      ++iq;
+      continue;
+    }
+#endif
+    for (; it < 8; ++it)
+      if (g->qa[iq][it]) {
+        sb[m] = g->qs[iq][it];
+        bb[m] = g->qb[iq][it];
+        last = iq;
+        if (++m == count) { ++it; break; }
+      }
+    if (it == 8) { ++iq; it = 0; }
+  }
+  if (last >= 0) g->end = g->v - 4 * (uint64_t)(g->nq - last - 1);
+  g->iq = iq;
+  g->it = it;
 }
 
 LINATTN_DEF int la_rng_gamma(la_rng *r, double k, double theta, double *g) {
-  double v;
-  la_rng save;
+  la__gpar p;
+  uint64_t blk;
+  float t[8], e[8];
+  uint32_t a[8];
+  int i = 8;
+  double s1, v;
   if (!r || !g) return LA_ENULL;
   if (!isfinite(k) || !isfinite(theta)) return LA_ENONFINITE;
   if (k <= 0.0 || theta <= 0.0) return LA_ERANGE;
-  save = *r;
-  v = la__gamma(r, k, theta);
-  if (!isfinite(v)) { *r = save; return LA_ERANGE; } /* theta too large */
+  la__gpar_init(&p, k, theta);
+  /* quad after quad, the scalar twin: the same tries as a batch's run */
+  for (blk = (r->counter + 3) >> 2; i == 8; blk += 4) {
+    la__gamma_quad(&p, r, blk, t, e, a);
+    for (i = 0; i < 8 && !a[i]; ++i) {}
+  }
+  /* the value in double from the float try: d (1 + t)^3 U^(1/k) theta */
+  s1 = 1.0 + t[i];
+  v = p.d * (s1 * s1 * s1);
+  if (p.boost) v = v * la__exp(-0.5 * e[i] / k);
+  v = v * theta;
+  if (!isfinite(v)) return LA_ERANGE; /* theta too large; r unmoved */
+  r->counter = blk << 2;
   *g = v;
   return LA_OK;
 }
@@ -3968,6 +4596,17 @@ LINATTN_DEF int la_data_preset(la_data_config *cfg, int setting) {
   return LA_OK;
 }
 
+/* The largest radius la_data_sample can give with Gamma radii: every
+   normal is within 6.57 (the generator's cut), so t = c x within 6.57 c
+   and the radius sqrt(theta d) (1 + t)^(3/2) U^(1/(2k)) within
+   sqrt(theta d) (1 + 6.57 c)^(3/2). */
+static double la__radius_max(const la_data_config *c) {
+  double d = (c->gamma_shape < 1 ? c->gamma_shape + 1 : c->gamma_shape) -
+             1.0 / 3.0;
+  double s1 = 1 + 6.57 / sqrt(9 * d);
+  return sqrt(c->gamma_scale * d) * s1 * sqrt(s1);
+}
+
 /* cfg with defaults filled in, or the status of its first bad field. */
 static int la__data_resolve(const la_data_config *in, la_data_config *c) {
   *c = *in;
@@ -3988,6 +4627,8 @@ static int la__data_resolve(const la_data_config *in, la_data_config *c) {
     if (!isfinite(c->gamma_shape) || !isfinite(c->gamma_scale))
       return LA_ENONFINITE;
     if (c->gamma_shape < 0 || c->gamma_scale < 0) return LA_ERANGE;
+    /* the radius is formed in float, and divided by |x| >= 5e-13 */
+    if (!(la__radius_max(c) <= 1e25)) return LA_ERANGE;
   }
   if (!isfinite(c->noise_std)) return LA_ENONFINITE;
   /* beyond la_real's range every label would come out infinite */
@@ -4119,6 +4760,41 @@ static void la__data_net(const la_data_config *c, uint64_t seed,
     net[i] = (la_real)((2.0 * la_rng_uniform(&r) - 1.0) * a2);
 }
 
+/* sqrt of the sum of squares of n entries (in double: no overflow) */
+static double la__frob(int n, const la_real *a) {
+  double s = 0;
+  int i;
+  for (i = 0; i < n; ++i) s += (double)a[i] * a[i];
+  return sqrt(s);
+}
+
+/* Whether every value la_data_sample can write is finite: bounds on the
+   norms of x (|x0| within 6.57 sqrt(d), 1, or la__radius_max; times
+   ||chol||), w* (6.57 sqrt(d) ||winv||), the target network's hidden
+   units and features, and the labels with their noise (6.57 noise_std),
+   each with a margin of 4 for the rounding of the sums. LA_ERANGE if one
+   could pass la_real's largest value. */
+static int la__data_bounds(const la_data_config *c, const la_real *chol,
+                           const la_real *winv, const la_real *net) {
+  const double z = 6.57, big = LA__REAL_MAX / 4;
+  int d = c->d, h = c->net_hidden;
+  double x, w, f, y;
+  x = c->covariates == LA_X_GAMMA_SPHERE ? la__radius_max(c)
+      : c->covariates == LA_X_SPHERE     ? 1.0
+                                         : z * sqrt((double)d);
+  if (chol) x *= la__frob(d * d, chol);
+  w = z * sqrt((double)d) * (winv ? la__frob(d * d, winv) : 1.0);
+  f = x;
+  if (net) {
+    double hid = la__frob(h * d, net) * x + la__frob(h, net + h * d);
+    if (!(hid <= big)) return LA_ERANGE;
+    f = la__frob(d * h, net + h * d + h) * hid +
+        la__frob(d, net + 2 * h * d + h);
+  }
+  y = w * f + c->noise_std * z;
+  return x <= big && w <= big && f <= big && y <= big ? LA_OK : LA_ERANGE;
+}
+
 static unsigned char *la__align_up(unsigned char *p) {
   return p + (LA_ALIGN - (size_t)((uintptr_t)p % LA_ALIGN)) % LA_ALIGN;
 }
@@ -4146,6 +4822,8 @@ LINATTN_DEF int la_data_init(la_data *g, const la_data_config *cfg,
     if (st) return st;
   }
   if (net) la__data_net(&c, seed, net);
+  st = la__data_bounds(&c, chol, winv, net);
+  if (st) return st;
   c.sigma_matrix = NULL;
   g->cfg = c;
   g->chol = chol;
@@ -4162,9 +4840,10 @@ LINATTN_DEF int la_data_create(la_data *g, const la_data_config *cfg,
   void *mem;
   int st;
   if (!g || !cfg) return LA_ENULL;
-  if (!need) {
+  if (!need) { /* the configuration's error, or a size beyond size_t */
     la_data_config c;
-    return la__data_resolve(cfg, &c);
+    st = la__data_resolve(cfg, &c);
+    return st ? st : LA_EOVERFLOW;
   }
   mem = la_alloc(need);
   if (!mem) return LA_ENOMEM;
@@ -4182,19 +4861,6 @@ LINATTN_DEF void la_data_destroy(la_data *g) {
 #endif
 
 /* ------------------------------------------------------- sampling */
-/* Vector lanes that round like the scalar code: AVX2 and AArch64 NEON, not
-   ARMv7 NEON, which flushes subnormals to zero. */
-#if LA__X86 || (LA__SIMD == LINATTN_NEON && defined(__aarch64__))
-#define LA__PRNG_LANES_IEEE 1
-#else
-#define LA__PRNG_LANES_IEEE 0
-#endif
-/* a b + c in la_real with one rounding, as la__vfma on those lanes */
-#ifdef LINATTN_DOUBLE
-#define LA__FMA(a, b, c) fma(a, b, c)
-#else
-#define LA__FMA(a, b, c) fmaf(a, b, c)
-#endif
 /* One panel P of LA_W prompts, every loop running over the lanes last, so
    that it vectorizes; a row of P is (n+1) LA_W reals. */
 
@@ -4214,27 +4880,159 @@ static void la__panel_matvec(int d, const la_real *A, int lower,
   }
 }
 
-/* x0 of LA_X_SPHERE and LA_X_GAMMA_SPHERE: each token scaled to the unit
-   sphere, then by sqrt(g), g drawn token by token, lane by lane. */
-static void la__panel_radii(const la_data_config *c, la_rng *rng,
-                            la_real *P) {
-  int d = c->d, n1 = c->n + 1, i, j, l;
-  size_t row = (size_t)n1 * LA_W;
-  for (j = 0; j < n1; ++j)
-    for (l = 0; l < LA_W; ++l) {
-      la_real *x = P + (size_t)j * LA_W + l;
-      double s = 0, f;
-      for (i = 0; i < d; ++i) s += (double)x[i * row] * x[i * row];
-      f = c->covariates == LA_X_GAMMA_SPHERE
-              ? la__gamma(rng, c->gamma_shape, c->gamma_scale)
-              : 1.0;
-      if (s > 0) {
-        f = sqrt(s / f); /* a division, as in la_rng_sphere */
-        for (i = 0; i < d; ++i) x[i * row] = (la_real)(x[i * row] / f);
-      } else {
-        x[0] = (la_real)sqrt(f);
-      }
+#if LA__PRNG_LANES_IEEE
+/* A few more operations on the la_real lanes of a panel: exact square
+   root and division (IEEE on these lanes), and whether any lane is 0. */
+#if LA__SIMD == LINATTN_AVX2 && !defined(LINATTN_DOUBLE)
+#define la__vsqrt _mm256_sqrt_ps
+#define la__vdiv _mm256_div_ps
+#define la__vloadf _mm256_loadu_ps
+LA__INLINE int la__vany_zero(la__vec v) {
+  return _mm256_movemask_ps(_mm256_cmp_ps(v, _mm256_setzero_ps(), _CMP_EQ_OQ));
+}
+#elif LA__SIMD == LINATTN_AVX2
+#define la__vsqrt _mm256_sqrt_pd
+#define la__vdiv _mm256_div_pd
+#define la__vloadf(p) _mm256_cvtps_pd(_mm_loadu_ps(p))
+LA__INLINE int la__vany_zero(la__vec v) {
+  return _mm256_movemask_pd(_mm256_cmp_pd(v, _mm256_setzero_pd(), _CMP_EQ_OQ));
+}
+#elif !defined(LINATTN_DOUBLE)
+LA__INLINE la__vec la__vsqrt(la__vec x) {
+  la__vec v; v.lo = vsqrtq_f32(x.lo); v.hi = vsqrtq_f32(x.hi); return v;
+}
+LA__INLINE la__vec la__vdiv(la__vec x, la__vec y) {
+  la__vec v; v.lo = vdivq_f32(x.lo, y.lo); v.hi = vdivq_f32(x.hi, y.hi);
+  return v;
+}
+#define la__vloadf la__vload
+LA__INLINE int la__vany_zero(la__vec v) {
+  return vmaxvq_u32(vorrq_u32(vceqzq_f32(v.lo), vceqzq_f32(v.hi))) != 0;
+}
+#else
+LA__INLINE la__vec la__vsqrt(la__vec x) {
+  la__vec v; v.a = vsqrtq_f64(x.a); v.b = vsqrtq_f64(x.b); return v;
+}
+LA__INLINE la__vec la__vdiv(la__vec x, la__vec y) {
+  la__vec v; v.a = vdivq_f64(x.a, y.a); v.b = vdivq_f64(x.b, y.b); return v;
+}
+LA__INLINE la__vec la__vloadf(const float *p) {
+  la__vec v; v.a = vcvt_f64_f32(vld1_f32(p)); v.b = vcvt_f64_f32(vld1_f32(p + 2));
+  return v;
+}
+LA__INLINE int la__vany_zero(la__vec v) {
+  return vmaxvq_u32(vreinterpretq_u32_u64(
+             vorrq_u64(vceqzq_f64(v.a), vceqzq_f64(v.b)))) != 0;
+}
+#endif
+#endif
+
+#ifdef LINATTN_DOUBLE
+#define LA__SQRT(x) sqrt(x)
+#else
+#define LA__SQRT(x) sqrtf(x)
+#endif
+
+/* One token of la__unit_scale lane by lane (the vector path's operations,
+   in order). */
+static void la__unit_scale1(int d, size_t row, la_real *xj, const float *sj,
+                            const float *bj) {
+  int i, l;
+  for (l = 0; l < LA_W; ++l) {
+    la_real ss = xj[l] * xj[l], ws;
+    for (i = 1; i < d; ++i) ss = LA__FMA(xj[i * row + l], xj[i * row + l], ss);
+    if (ss > 0) {
+      ws = LA__SQRT((la_real)sj[l] / ss) * (la_real)bj[l];
+      for (i = 0; i < d; ++i) xj[i * row + l] = xj[i * row + l] * ws;
+    } else { /* every normal exactly 0 (chance 2^-25 at d = 1) */
+      xj[l] = (la_real)bj[l] * LA__SQRT((la_real)sj[l]);
     }
+  }
+}
+
+/* Tokens j < nt of x (coordinates row apart, lanes innermost) scaled to
+   the unit sphere, then to their radii b sqrt(s1) (la__gamma_radius; 1
+   and 1 on the sphere), entry (j, lane) of s1 and b at j LA_W + lane:
+   x (sqrt(s1/|x|^2) b), one division and one square root per token. The
+   factor is radius/|x|, below 3.4e38 since a nonzero normal is at least
+   5e-13 and la_data_init holds radii below 1e25. |x|^2 is summed with
+   fused multiply-adds. An all-zero token becomes (b sqrt(s1), 0, .., 0). */
+static void la__unit_scale(int d, size_t row, la_real *x, int nt,
+                           const float *s1, const float *b) {
+  int j = 0;
+#if LA__PRNG_LANES_IEEE
+  /* two tokens at a time: twice the work between loop tests */
+  for (; j + 1 < nt; j += 2) {
+    la_real *xj = x + (size_t)j * LA_W;
+    const float *sj = s1 + (size_t)j * LA_W, *bj = b + (size_t)j * LA_W;
+    la__vec s = la__vmul(la__vloadu(xj), la__vloadu(xj)), w;
+    la__vec t = la__vmul(la__vloadu(xj + LA_W), la__vloadu(xj + LA_W)), v;
+    int i;
+    LA__UNROLL4
+    for (i = 1; i < d; ++i) {
+      la__vec xa = la__vloadu(xj + i * row), xb = la__vloadu(xj + i * row + LA_W);
+      s = la__vfma(s, xa, xa);
+      t = la__vfma(t, xb, xb);
+    }
+    if (la__vany_zero(s) || la__vany_zero(t)) {
+      la__unit_scale1(d, row, xj, sj, bj);
+      la__unit_scale1(d, row, xj + LA_W, sj + LA_W, bj + LA_W);
+      continue;
+    }
+    w = la__vmul(la__vsqrt(la__vdiv(la__vloadf(sj), s)), la__vloadf(bj));
+    v = la__vmul(la__vsqrt(la__vdiv(la__vloadf(sj + LA_W), t)),
+                 la__vloadf(bj + LA_W));
+    LA__UNROLL4
+    for (i = 0; i < d; ++i) {
+      la__vstoreu(xj + i * row, la__vmul(la__vloadu(xj + i * row), w));
+      la__vstoreu(xj + i * row + LA_W,
+                  la__vmul(la__vloadu(xj + i * row + LA_W), v));
+    }
+  }
+  if (j < nt) { /* the last of an odd count */
+    la_real *xj = x + (size_t)j * LA_W;
+    const float *sj = s1 + (size_t)j * LA_W, *bj = b + (size_t)j * LA_W;
+    la__vec s = la__vmul(la__vloadu(xj), la__vloadu(xj)), w;
+    int i;
+    for (i = 1; i < d; ++i) {
+      la__vec xa = la__vloadu(xj + i * row);
+      s = la__vfma(s, xa, xa);
+    }
+    if (!la__vany_zero(s)) {
+      w = la__vmul(la__vsqrt(la__vdiv(la__vloadf(sj), s)), la__vloadf(bj));
+      for (i = 0; i < d; ++i)
+        la__vstoreu(xj + i * row, la__vmul(la__vloadu(xj + i * row), w));
+      ++j;
+    }
+  }
+#endif
+  for (; j < nt; ++j)
+    la__unit_scale1(d, row, x + (size_t)j * LA_W, s1 + (size_t)j * LA_W,
+                    b + (size_t)j * LA_W);
+}
+
+/* Tokens whose radii are drawn at a time: the panel's draws are those of
+   one run whatever the piece (a piece ends where its last variate's
+   block does). */
+#define LA__RPIECE 32
+
+/* x0 of LA_X_SPHERE and LA_X_GAMMA_SPHERE (gr NULL: the sphere): each
+   token's normals scaled to the unit sphere, then to its radius, 1 or
+   sqrt(g) with g the Gamma run's next variate, token by token, lane by
+   lane. */
+LA__NOINLINE void la__panel_radii(const la_data_config *c, la__grun *gr,
+                                 la_real *P) {
+  enum { R = LA__RPIECE * LA_W };
+  int n1 = c->n + 1, j0, nt, i;
+  size_t row = (size_t)n1 * LA_W;
+  float s1[R + 8], b[R + 8]; /* room for a quad packed whole */
+  if (!gr)
+    for (i = 0; i < R; ++i) s1[i] = b[i] = 1;
+  for (j0 = 0; j0 < n1; j0 += LA__RPIECE) {
+    nt = n1 - j0 < LA__RPIECE ? n1 - j0 : LA__RPIECE;
+    if (gr) la__grun_fill(gr, (size_t)nt * LA_W, s1, b);
+    la__unit_scale(c->d, row, P + (size_t)j0 * LA_W, nt, s1, b);
+  }
 }
 
 /* The target network on the token at x (stride row): out (d x LA_W). */
@@ -4259,7 +5057,7 @@ static void la__panel_net(const la_data *g, const la_real *x, size_t row,
 }
 
 /* Labels y_j = <w*, f(x_j)>: row d of P for j < n, yq for the query. */
-static void la__panel_labels(const la_data *g, const la_real *w, la_real *P,
+LA__NOINLINE void la__panel_labels(const la_data *g, const la_real *w, la_real *P,
                              la_real *yq, la_real *t, la_real *hid) {
   int d = g->cfg.d, n1 = g->cfg.n + 1, i, j, l;
   size_t row = (size_t)n1 * LA_W;
@@ -4329,14 +5127,14 @@ static void la__panel_labels(const la_data *g, const la_real *w, la_real *P,
 }
 
 /* Label noise, every label and y_q; in chunks that keep block alignment. */
-static void la__panel_noise(const la_data_config *c, la_rng *rng, la_real *P,
-                            la_real *yq, la_real *t) {
+static void la__panel_noise(const la_data_config *c, la__draws *dr,
+                            la_real *P, la_real *yq, la_real *t) {
   int d = c->d, n1 = c->n + 1, j, l, j0, jn;
   la_real sd = (la_real)c->noise_std;
   la_real *y = P + (size_t)d * n1 * LA_W;
   for (j0 = 0; j0 < n1; j0 += LA_MAX_D) {
     jn = n1 - j0 < LA_MAX_D ? n1 - j0 : LA_MAX_D;
-    la__fill_normals(rng, (size_t)jn * LA_W, t);
+    la__draw(dr, (size_t)jn * LA_W, t, 0);
     for (j = 0; j < jn; ++j)
       for (l = 0; l < LA_W; ++l) {
         la_real e = sd * t[j * LA_W + l];
@@ -4348,8 +5146,8 @@ static void la__panel_noise(const la_data_config *c, la_rng *rng, la_real *P,
 
 /* A panel's draws; `drawn`: its covariates and w* are already in P, where
    la_data_sample drew every panel's in one run (see there). */
-static void la__sample_panel(const la_data *g, la_rng *rng, la_real *P,
-                             la_real *yq, int drawn) {
+static void la__sample_panel(const la_data *g, la__draws *dr, la__grun *gr,
+                             la_real *P, la_real *yq) {
   const la_data_config *c = &g->cfg;
   int d = c->d, n1 = c->n + 1, i, j, l;
   size_t row = (size_t)n1 * LA_W;
@@ -4358,9 +5156,7 @@ static void la__sample_panel(const la_data *g, la_rng *rng, la_real *P,
      in two otherwise: d (n+1) LA_W is a whole number of blocks, so both
      draw the same normals */
   if (d <= n1) { /* the label row past w* is scratch until the labels */
-    if (!drawn)
-      la__fill_normals_room(rng, (size_t)d * row + (size_t)d * LA_W, P,
-                            row - (size_t)d * LA_W);
+    la__draw(dr, (size_t)d * row + (size_t)d * LA_W, P, row - (size_t)d * LA_W);
 #if LA__PRNG_LANES_IEEE /* a few vectors: cheaper than a call */
     for (i = 0; i < d; ++i)
       la__vstoreu(w + i * LA_W, la__vloadu(P + (size_t)d * row + i * LA_W));
@@ -4368,14 +5164,14 @@ static void la__sample_panel(const la_data *g, la_rng *rng, la_real *P,
     memcpy(w, P + (size_t)d * row, sizeof(la_real) * d * LA_W);
 #endif
   } else {
-    la__fill_normals(rng, (size_t)d * row, P);
-    la__fill_normals(rng, (size_t)d * LA_W, w);
+    la__draw(dr, (size_t)d * row, P, 0);
+    la__draw(dr, (size_t)d * LA_W, w, 0);
   }
   if (g->winv) {
     memcpy(t, w, sizeof(la_real) * d * LA_W);
     la__panel_matvec(d, g->winv, 0, t, w, LA_W);
   }
-  if (c->covariates != LA_X_GAUSSIAN) la__panel_radii(c, rng, P);
+  if (c->covariates != LA_X_GAUSSIAN) la__panel_radii(c, gr, P);
   if (g->chol)
     for (j = 0; j < n1; ++j) {
       for (i = 0; i < d; ++i)
@@ -4384,7 +5180,7 @@ static void la__sample_panel(const la_data *g, la_rng *rng, la_real *P,
       la__panel_matvec(d, g->chol, 1, t, P + (size_t)j * LA_W, row);
     }
   la__panel_labels(g, w, P, yq, t, hid);
-  if (c->noise_std > 0) la__panel_noise(c, rng, P, yq, t);
+  if (c->noise_std > 0) la__panel_noise(c, dr, P, yq, t);
 }
 
 /* ------------------------------------------------ panel positions */
@@ -4398,6 +5194,10 @@ static void la__sample_panel(const la_data *g, la_rng *rng, la_real *P,
    back to the first). */
 #define LA__PANEL_WORDS_LOG2 34
 #define LA__STREAM_PANELS (((uint64_t)1 << (64 - LA__PANEL_WORDS_LOG2)) - 1)
+/* The first block of a panel's Gamma tries, from its first block: half
+   its stretch, far past its normals (2^23 blocks at the largest panel)
+   and with 2^31 blocks of room, so no block counter's low word carries. */
+#define LA__PANEL_GAMMA_BLOCK ((uint64_t)1 << (LA__PANEL_WORDS_LOG2 - 3))
 
 /* The first panel of a batch of np panels drawn from rng, or LA_ERANGE
    when the stream has not room for np more. */
@@ -4414,8 +5214,18 @@ static int la__data_first_panel(const la_rng *rng, int np, uint64_t *p0) {
 static void la__data_panel(const la_data *g, const la_rng *rng, uint64_t panel,
                            la_real *P, la_real *yq) {
   la_rng r = *rng;
-  r.counter = panel << LA__PANEL_WORDS_LOG2;
-  la__sample_panel(g, &r, P, yq, 0);
+  la__draws dr;
+  la__grun gr;
+  int gam = g->cfg.covariates == LA_X_GAMMA_SPHERE;
+  dr.rng = &r;
+  dr.base = panel << (LA__PANEL_WORDS_LOG2 - 2); /* 4 words a block */
+  dr.vm = 0;
+  if (gam) { /* the Gamma tries from the middle of the panel's stretch */
+    la__gpar gp;
+    la__gpar_init(&gp, g->cfg.gamma_shape, g->cfg.gamma_scale);
+    la__grun_init(&gr, &gp, &r, dr.base + LA__PANEL_GAMMA_BLOCK, 0);
+  }
+  la__sample_panel(g, &dr, gam ? &gr : NULL, P, yq);
 }
 
 /* The checks of la_data_sample for a batch of d, n, count. */
@@ -4752,7 +5562,7 @@ static void la__m_contract(const la_model *m, const la_real *t,
   int d = m->cfg.d, D = d + 1, l, i, j, nb = m->cfg.layers * m->cfg.heads;
   size_t D2 = (size_t)D * D, e, nf, rq = (size_t)k.r * k.q;
   const double *G = gv ? gv : gf;
-  double acc[2 * (LA_MAX_D + 1)];
+  double acc[2 * (LA_MAX_D + 1)] = {0}; /* zeroed per row below; whole here for the analyzer */
   if (!gf) return; /* never: the folds live in the workspace */
   for (l = 0; l < nb; ++l) {
     const double *P = G + 2 * D2 * l, *Q = P + D2;
@@ -7196,6 +8006,12 @@ static void la__work_end(void *owned) {
 
 static int la__finite(double x) { return x - x == 0; }
 
+/* (a + b) / 2, also where a + b would overflow */
+static double la__midpoint(double a, double b) {
+  double m = 0.5 * (a + b);
+  return la__finite(m) ? m : 0.5 * a + 0.5 * b;
+}
+
 /* ------------------------------------------------- small dense tools */
 
 static double la__ddot(int n, const double *x, const double *y) {
@@ -7228,24 +8044,94 @@ static void la__sort(int n, double *x, double *c) {
 }
 
 /* ------------------------------------------- tridiagonal QL (tql2) */
+#define LA__DEPS 1.1102230246251565e-16 /* 2^-53, double's unit roundoff */
+
+/* The exponent e of the largest |x_i| (max = f 2^e, f in [0.5, 1)), or
+   INT_MIN when every entry is zero. Scaling by 2^-e is exact, and brings
+   the largest entry to [0.5, 1): away from overflow and underflow. */
+static int la__max_exponent(size_t n, const double *x) {
+  double mx = 0;
+  size_t i;
+  int ex;
+  for (i = 0; i < n; ++i)
+    if (fabs(x[i]) > mx) mx = fabs(x[i]);
+  if (mx == 0) return INT_MIN;
+  frexp(mx, &ex);
+  return ex;
+}
+
+/* Multiplication by 2^ex as two factors, so that every |ex| up to 2100 is
+   covered (2^ex itself is a double only up to |ex| = 1023): exact unless
+   the product leaves the normal range. */
+typedef struct la__pow2 {
+  double f1, f2;
+} la__pow2;
+static la__pow2 la__pow2_of(int ex) {
+  la__pow2 p;
+  p.f1 = ldexp(1.0, ex / 2);
+  p.f2 = ldexp(1.0, ex - ex / 2);
+  return p;
+}
+static double la__pow2_mul(la__pow2 p, double x) { return x * p.f1 * p.f2; }
+
+/* x *= 2^ex */
+static void la__scale_pow2(size_t n, double *x, int ex) {
+  la__pow2 p = la__pow2_of(ex);
+  size_t i;
+  for (i = 0; i < n; ++i) x[i] = la__pow2_mul(p, x[i]);
+}
+
+/* Where an unreduced block of T splits: e[m] is negligible next to its two
+   diagonal neighbours (the relative test, which keeps small eigenvalues of
+   graded blocks accurate) or next to the block's norm `bnorm` (the
+   backward-stable test: T changes by at most eps ||T||). The second is what
+   ends the iteration on an eigenvalue at the block's rounding level (zero
+   rows, a cluster at zero): there the neighbours are themselves rounding,
+   and the relative test would wait for an |e| no sweep can produce. */
+static int la__negligible(double e, double d0, double d1, double bnorm) {
+  return fabs(e) <= LA__DEPS * (fabs(d0) + fabs(d1)) ||
+         fabs(e) <= LA__DEPS * bnorm;
+}
+
+/* max |d_i| + |e_i| over the unreduced block that starts at l: its norm to
+   within a factor of 2, from l to the first exactly zero e. */
+static double la__block_norm(int n, const double *d, const double *e, int l) {
+  double b = 0;
+  int m;
+  for (m = l; m < n; ++m) {
+    double r = fabs(d[m]) + fabs(e[m]);
+    if (r > b) b = r;
+    if (e[m] == 0) break;
+  }
+  return b;
+}
+
 /* Eigen-decomposition of the symmetric tridiagonal matrix with diagonal
    d[0..n-1] and off-diagonal e[0..n-2] (e[n-1] is scratch) by implicit QL
    with Wilkinson-like shifts. d receives the eigenvalues (unsorted). When zt
    is non-NULL its rows are vectors that the plane rotations are applied to:
    start from the identity to get the eigenvectors of T as rows, from Q^T
-   to get those of Q T Q^T. */
+   to get those of Q T Q^T. T is scaled by a power of two to a largest entry
+   in [0.5, 1) (exact: the iteration is homogeneous, so the rotations are
+   the same) and the eigenvalues scaled back: entries near the largest
+   double cannot overflow in the shifts. An eigenvalue beyond the largest
+   double comes back infinite (the callers' LA_ERANGE). */
 static int la__tql(int n, double *d, double *e, double *zt) {
-  int l, m, i, k, iter;
+  int l, m, i, k, iter, ex;
   if (n <= 0) return LA_OK;
   e[n - 1] = 0;
+  ex = la__max_exponent((size_t)n, d);
+  i = la__max_exponent((size_t)n - 1, e);
+  if (i > ex) ex = i;
+  if (ex == INT_MIN) return LA_OK; /* T = 0 */
+  la__scale_pow2((size_t)n, d, -ex);
+  la__scale_pow2((size_t)n - 1, e, -ex);
   for (l = 0; l < n; ++l) {
     iter = 0;
     for (;;) {
-      double g, r, s, c, p, f, b;
-      for (m = l; m < n - 1; ++m) {
-        double dd = fabs(d[m]) + fabs(d[m + 1]);
-        if (fabs(e[m]) <= 1.1102230246251565e-16 * dd) break;
-      }
+      double g, r, s, c, p, f, b, bn = la__block_norm(n, d, e, l);
+      for (m = l; m < n - 1; ++m)
+        if (la__negligible(e[m], d[m], d[m + 1], bn)) break;
       if (m == l) break;
       if (++iter > 60) return LA_ENOCONVERGE;
       g = (d[l + 1] - d[l]) / (2.0 * e[l]);
@@ -7285,6 +8171,7 @@ static int la__tql(int n, double *d, double *e, double *zt) {
       e[m] = 0.0;
     }
   }
+  la__scale_pow2((size_t)n, d, ex);
   return LA_OK;
 }
 
@@ -7312,7 +8199,7 @@ static void la__sort_pairs(int n, int len, double *w, double *zt) {
    subdiagonal vanishes; v is the reflector, p = beta a v. */
 static void la__tridiag(int n, double *a, double *d, double *e, double *qt,
                         double *v, double *p) {
-  int i, j, k;
+  int i, j, k, ex;
   if (qt)
     for (i = 0; i < n; ++i)
       for (j = 0; j < n; ++j) qt[(size_t)i * n + j] = i == j;
@@ -7321,12 +8208,19 @@ static void la__tridiag(int n, double *a, double *d, double *e, double *qt,
     double xn = 0, tail = 0, alpha, beta, kk;
     const double *col = a + (size_t)(k + 1) * n + k; /* stride n */
     for (i = 0; i < len; ++i) v[i] = col[(size_t)i * n];
+    /* the reflector is the same for any multiple of v: v is scaled (by a
+       power of two, exactly) to a largest entry near 1, so that its
+       squares neither underflow in a column of tiny entries nor overflow */
+    ex = la__max_exponent((size_t)len - 1, v + 1);
+    if (ex == INT_MIN) continue; /* already tridiagonal here */
+    if (la__max_exponent(1, v) > ex) ex = la__max_exponent(1, v);
+    la__scale_pow2((size_t)len, v, -ex);
     for (i = 1; i < len; ++i) tail += v[i] * v[i];
-    if (tail == 0) continue; /* already tridiagonal here */
     xn = sqrt(tail + v[0] * v[0]);
     alpha = v[0] > 0 ? -xn : xn;
     v[0] -= alpha;
     beta = 2.0 / (tail + v[0] * v[0]);
+    alpha = ldexp(alpha, ex);
     for (i = 0; i < len; ++i) {
       const double *row = a + (size_t)(k + 1 + i) * n + k + 1;
       p[i] = beta * la__ddot(len, row, v);
@@ -7377,7 +8271,7 @@ LINATTN_DEF int la_sym_eig(int n, double *a, double *w, double *vecs,
   void *owned;
   la__arena ar;
   double *e, *v, *p, *qt;
-  int st;
+  int st, ex;
   if (!need) return n <= 0 || n > 46340 ? LA_EDIM : LA_EOVERFLOW;
   if (!a || !w) return LA_ENULL;
   for (i = 0; i < (size_t)n * n; ++i)
@@ -7387,8 +8281,18 @@ LINATTN_DEF int la_sym_eig(int n, double *a, double *w, double *vecs,
   ar = la__arena_on(work, bytes);
   if (!la__arena_align(&ar)) { la__work_end(owned); return LA_EWORKSPACE; }
   la__sym_eig_walk(&ar, n, &e, &v, &p, &qt);
+  /* a scaled to a largest entry in [0.5, 1) (a power of two: exact), so
+     that the reflectors' products cannot overflow; w scaled back */
+  ex = la__max_exponent((size_t)n * n, a);
+  if (ex == INT_MIN) ex = 0;
+  la__scale_pow2((size_t)n * n, a, -ex);
   la__tridiag(n, a, w, e, vecs ? qt : NULL, v, p);
   st = la__tql(n, w, e, vecs ? qt : NULL);
+  if (st == LA_OK) {
+    la__scale_pow2((size_t)n, w, ex);
+    for (i = 0; i < (size_t)n; ++i)
+      if (!la__finite(w[i])) st = LA_ERANGE; /* beyond the largest double */
+  }
   if (st == LA_OK) {
     la__sort_pairs(n, n, w, vecs ? qt : NULL);
     if (vecs) memcpy(vecs, qt, sizeof(double) * (size_t)n * n);
@@ -7414,8 +8318,33 @@ LINATTN_DEF size_t la_dense_from_matvec_work_bytes(int n) {
   return la__arena_size(&a);
 }
 
-LINATTN_DEF int la_dense_from_matvec(int n, la_matvec_fn f, void *ctx,
-                                     double *h, void *work, size_t bytes) {
+/* ||H - H^T||_F of the products as they came: the operator is symmetric,
+   so this is rounding alone (la_robust_cond's measure of it). Scaled as
+   la__dnrm2, in two passes over the upper triangle. */
+static double la__asymmetry(int n, const double *h) {
+  double mx = 0, s = 0;
+  int i, j, ex;
+  la__pow2 p;
+  for (i = 0; i < n; ++i)
+    for (j = i + 1; j < n; ++j) {
+      double d = fabs(h[(size_t)i * n + j] - h[(size_t)j * n + i]);
+      if (d > mx) mx = d;
+    }
+  ex = la__max_exponent(1, &mx);
+  if (ex == INT_MIN) return 0;
+  p = la__pow2_of(-ex);
+  for (i = 0; i < n; ++i)
+    for (j = i + 1; j < n; ++j) {
+      double d = la__pow2_mul(p, h[(size_t)i * n + j] - h[(size_t)j * n + i]);
+      s += d * d;
+    }
+  return ldexp(sqrt(2 * s), ex);
+}
+
+/* la_dense_from_matvec, and the asymmetry before the halves are averaged
+   into *asym when asym is not NULL. */
+static int la__dense_from_matvec(int n, la_matvec_fn f, void *ctx, double *h,
+                                 void *work, size_t bytes, double *asym) {
   size_t need = la_dense_from_matvec_work_bytes(n);
   void *owned;
   la__arena ar;
@@ -7437,14 +8366,20 @@ LINATTN_DEF int la_dense_from_matvec(int n, la_matvec_fn f, void *ctx,
     for (i = 0; i < n && st == LA_OK; ++i) h[(size_t)i * n + j] = y[i];
     x[j] = 0;
   }
+  if (st == LA_OK && asym) *asym = la__asymmetry(n, h);
   /* the product is symmetric only up to rounding: average the halves */
   for (i = 0; i < n && st == LA_OK; ++i)
     for (j = i + 1; j < n; ++j) {
-      double s = 0.5 * (h[(size_t)i * n + j] + h[(size_t)j * n + i]);
+      double s = la__midpoint(h[(size_t)i * n + j], h[(size_t)j * n + i]);
       h[(size_t)i * n + j] = h[(size_t)j * n + i] = s;
     }
   la__work_end(owned);
   return st;
+}
+
+LINATTN_DEF int la_dense_from_matvec(int n, la_matvec_fn f, void *ctx,
+                                     double *h, void *work, size_t bytes) {
+  return la__dense_from_matvec(n, f, ctx, h, work, bytes, NULL);
 }
 
 /* ---------------------------------------------------- Lanczos core */
@@ -7490,8 +8425,24 @@ static void la__orth2(la__lz *s, int rows, double *w) {
   }
 }
 
+/* ||x||_2 without overflow or underflow before the result's own: the
+   squares are taken of x scaled by a power of two (exact) to a largest
+   entry in [0.5, 1). */
+static double la__dnrm2(int n, const double *x) {
+  double s = 0;
+  int i, ex = la__max_exponent((size_t)(n > 0 ? n : 0), x);
+  la__pow2 p;
+  if (ex == INT_MIN) return 0;
+  p = la__pow2_of(-ex);
+  for (i = 0; i < n; ++i) {
+    double y = la__pow2_mul(p, x[i]);
+    s += y * y;
+  }
+  return ldexp(sqrt(s), ex);
+}
+
 static double la__normalize(int n, double *w) {
-  double nr = sqrt(la__ddot(n, w, w));
+  double nr = la__dnrm2(n, w);
   int k;
   if (nr > 0)
     for (k = 0; k < n; ++k) w[k] /= nr;
@@ -7545,7 +8496,7 @@ static int la__lz_step(la__lz *s, int restart, int *closed) {
     for (k = 0; k < n; ++k) w[k] -= bp * qp[k];
   }
   la__orth2(s, j + 1, w);
-  b = sqrt(la__ddot(n, w, w));
+  b = la__dnrm2(n, w);
   s->alpha[j] = a;
   if (fabs(a) > s->anorm) s->anorm = fabs(a);
   if (b > s->anorm) s->anorm = b;
@@ -7585,6 +8536,8 @@ static int la__lz_ritz(const la__lz *s, double *d, double *e, double *zt) {
   for (i = 0; i < j * j; ++i) zt[i] = 0;
   for (i = 0; i < j; ++i) zt[(size_t)i * j + i] = 1;
   st = la__tql(j, d, e, zt);
+  for (i = 0; i < j && st == LA_OK; ++i)
+    if (!la__finite(d[i])) st = LA_ERANGE; /* beyond the largest double */
   if (st == LA_OK) la__sort_pairs(j, j, d, zt);
   return st;
 }
@@ -7826,11 +8779,25 @@ LINATTN_DEF int la_slq(int n, la_matvec_fn f, void *ctx,
   return st;
 }
 
+/* The smoothed density at x: the weighted kernels' sum divided by sigma
+   and sqrt(2 pi) in turn, not multiplied by 1 / (sigma sqrt(2 pi)), which
+   is infinite for a subnormal sigma even where the sum is 0. */
+static double la__density_at(int count, const double *nodes,
+                             const double *weights, double sigma, double x) {
+  double acc = 0;
+  int i;
+  for (i = 0; i < count; ++i) {
+    double z = (x - nodes[i]) / sigma;
+    if (weights[i] != 0) acc += weights[i] * exp(-0.5 * z * z);
+  }
+  return acc / sigma / 2.5066282746310002;
+}
+
 LINATTN_DEF int la_density_eval(int count, const double *nodes,
                                 const double *weights, double sigma,
                                 int ngrid, const double *grid, double *out) {
   int g, i;
-  double c;
+  double wsum = 0;
   if (!nodes || !weights || !grid || !out) return LA_ENULL;
   if (count <= 0 || ngrid <= 0) return LA_EDIM;
   if (!(sigma > 0) || !la__finite(sigma)) return LA_ERANGE;
@@ -7838,15 +8805,16 @@ LINATTN_DEF int la_density_eval(int count, const double *nodes,
     if (!la__finite(nodes[i]) || !la__finite(weights[i])) return LA_ENONFINITE;
   for (g = 0; g < ngrid; ++g)
     if (!la__finite(grid[g])) return LA_ENONFINITE;
-  c = 1.0 / (sigma * 2.5066282746310002);
-  for (g = 0; g < ngrid; ++g) {
-    double acc = 0;
-    for (i = 0; i < count; ++i) {
-      double z = (grid[g] - nodes[i]) / sigma;
-      if (weights[i] != 0) acc += weights[i] * exp(-0.5 * z * z);
-    }
-    out[g] = c * acc;
-  }
+  /* sum |w| / (sigma sqrt(2 pi)) bounds every value: only past the largest
+     double is each value checked first, so that out is written only when
+     all are finite */
+  for (i = 0; i < count; ++i) wsum += fabs(weights[i]);
+  if (!la__finite(wsum / sigma))
+    for (g = 0; g < ngrid; ++g)
+      if (!la__finite(la__density_at(count, nodes, weights, sigma, grid[g])))
+        return LA_ERANGE;
+  for (g = 0; g < ngrid; ++g)
+    out[g] = la__density_at(count, nodes, weights, sigma, grid[g]);
   return LA_OK;
 }
 
@@ -7858,7 +8826,7 @@ LINATTN_DEF int la_weighted_median(int count, const double *values,
   size_t need = sizeof(double) * 2 * (size_t)(count > 0 ? count : 1);
   void *owned;
   double *v, *w, total = 0, run = 0;
-  int i, st;
+  int i, st, ex;
   if (!values || !median) return LA_ENULL;
   if (count <= 0) return LA_EDIM;
   if ((size_t)count > (size_t)-1 / (2 * sizeof(double))) return LA_EOVERFLOW;
@@ -7874,9 +8842,13 @@ LINATTN_DEF int la_weighted_median(int count, const double *values,
   for (i = 0; i < count; ++i) {
     v[i] = values[i];
     w[i] = weights ? weights[i] : 1.0;
-    total += w[i];
   }
-  if (!(total > 0)) { la__work_end(owned); return LA_ERANGE; }
+  /* weights scaled by a power of two to a largest in [0.5, 1): their sum
+     cannot overflow (the median depends on their ratios only) */
+  ex = la__max_exponent((size_t)count, w);
+  if (ex == INT_MIN) { la__work_end(owned); return LA_ERANGE; }
+  la__scale_pow2((size_t)count, w, -ex);
+  for (i = 0; i < count; ++i) total += w[i];
   la__sort(count, v, w);
   *median = v[count - 1];
   for (i = 0; i < count; ++i) {
@@ -7887,7 +8859,7 @@ LINATTN_DEF int la_weighted_median(int count, const double *values,
       if (fabs(run - 0.5 * total) <= 1e-12 * total) {
         int nx = i + 1;
         while (nx < count && w[nx] == 0) ++nx;
-        if (nx < count) *median = 0.5 * (v[i] + v[nx]);
+        if (nx < count) *median = la__midpoint(v[i], v[nx]);
       }
       break;
     }
@@ -7949,8 +8921,10 @@ LINATTN_DEF size_t la_trace_work_bytes(int n, const la_trace_config *cfg) {
    B = (I - Q Q^T) A (I - Q Q^T). */
 static int la__hutch(la__lz *s, int rank, int probes, la_rng *rng, double *g,
                      double *ag, double *mean, double *se) {
+  /* the sums are of t 2^-ex, ex raised (and the sums rescaled, exactly)
+     whenever a t would square past 1e240: no overflow before the results. */
   double sum = 0, sum2 = 0;
-  int p, st, k;
+  int p, st, k, ex = 0;
   for (p = 0; p < probes; ++p) {
     double t;
     la__rademacher(rng, s->n, g);
@@ -7959,12 +8933,20 @@ static int la__hutch(la__lz *s, int rank, int probes, la_rng *rng, double *g,
     if (st) return st;
     if (rank) la__orth2(s, rank, ag);
     t = la__ddot(s->n, g, ag);
+    if (fabs(ldexp(t, -ex)) > 1e120) {
+      int nx = la__max_exponent(1, &t);
+      sum = ldexp(sum, ex - nx);
+      sum2 = ldexp(sum2, 2 * (ex - nx));
+      ex = nx;
+    }
+    t = ldexp(t, -ex);
     sum += t;
     sum2 += t * t;
   }
-  *mean = sum / probes;
   k = probes;
-  *se = k > 1 ? sqrt(fmax(0.0, (sum2 - sum * sum / k) / (k - 1)) / k) : 0;
+  *mean = ldexp(sum / probes, ex);
+  *se = k > 1 ? ldexp(sqrt(fmax(0.0, (sum2 - sum * sum / k) / (k - 1)) / k), ex)
+              : 0;
   return LA_OK;
 }
 
@@ -8021,6 +9003,8 @@ LINATTN_DEF int la_trace(int n, la_matvec_fn f, void *ctx,
   } else {
     st = la__hutch(&s, 0, mv, &rng, g, ag, &tr, &se);
   }
+  /* a trace or error beyond the largest double is LA_ERANGE */
+  if (st == LA_OK && (!la__finite(tr) || !la__finite(se))) st = LA_ERANGE;
   if (st == LA_OK) { /* a failed product leaves the outputs alone */
     *trace = tr;
     if (stderr_) *stderr_ = se;
@@ -8030,6 +9014,17 @@ LINATTN_DEF int la_trace(int n, la_matvec_fn f, void *ctx,
 }
 
 /* ------------------------------------------- robust condition numbers */
+
+/* *r = mx / med; LA_ERANGE (r untouched) for a zero median or a ratio
+   beyond the largest double. */
+static int la__ratio(double mx, double med, double *r) {
+  double q;
+  if (med == 0) return LA_ERANGE;
+  q = mx / med;
+  if (!la__finite(q)) return LA_ERANGE;
+  *r = q;
+  return LA_OK;
+}
 
 LINATTN_DEF int la_rcond_diag(int n, const double *diag, double *r,
                               void *work, size_t bytes) {
@@ -8051,9 +9046,7 @@ LINATTN_DEF int la_rcond_diag(int n, const double *diag, double *r,
   st = la_weighted_median(n, a, NULL, &med, a + n, sizeof(double) * 2 * n);
   la__work_end(owned);
   if (st) return st;
-  if (!(med > 0)) return LA_ERANGE;
-  *r = mx / med;
-  return LA_OK;
+  return la__ratio(mx, med, r);
 }
 
 LINATTN_DEF int la_rcond_spectrum(int count, const double *values,
@@ -8068,22 +9061,27 @@ LINATTN_DEF int la_rcond_spectrum(int count, const double *values,
   mx = -HUGE_VAL;
   for (i = 0; i < count; ++i)
     if ((!weights || weights[i] > 0) && values[i] > mx) mx = values[i];
-  if (med == 0) return LA_ERANGE;
-  *r = mx / med;
-  return LA_OK;
+  return la__ratio(mx, med, r);
 }
 
 /* ------------------------------------------- generalized smoothness */
+
+/* The pairs are read through power-of-two scalings pg, ps (exact), which
+   bring their largest entries to [0.5, 1): no difference or cross product
+   below can overflow. */
 
 /* Height above g = gbar of the lowest line over every pair with slope l1
    and nonnegative intercept: phi(l1) = max(0, max_i s_i - l1 g_i) + l1 gbar,
    convex and piecewise linear in l1. */
 static double la__env_cost(int count, const double *g, const double *s,
-                           double l1, double gbar, double *l0) {
+                           la__pow2 pg, la__pow2 ps, double l1, double gbar,
+                           double *l0) {
   double h = 0;
   int i;
-  for (i = 0; i < count; ++i)
-    if (s[i] - l1 * g[i] > h) h = s[i] - l1 * g[i];
+  for (i = 0; i < count; ++i) {
+    double r = la__pow2_mul(ps, s[i]) - l1 * la__pow2_mul(pg, g[i]);
+    if (r > h) h = r;
+  }
   *l0 = h;
   return h + l1 * gbar;
 }
@@ -8091,15 +9089,17 @@ static double la__env_cost(int count, const double *g, const double *s,
 /* phi turns only where the binding pair changes, at the slopes of the
    upper convex hull of the pairs, or where the intercept reaches 0
    (l1 = max s_i/g_i): its minimum over l1 >= 0 is at one of those or at 0.
-   gs, ss: the pairs sorted by g, overwritten by the hull. */
+   gs, ss: the scaled pairs sorted by g, overwritten by the hull. */
 static void la__envelope(int count, const double *g, const double *s,
-                         double *gs, double *ss, double *l0, double *l1) {
+                         la__pow2 pg, la__pow2 ps, double *gs, double *ss,
+                         double *l0, double *l1) {
   double gbar = 0, best, c, t0, cand, through0 = 0;
   int i, h = 0;
   for (i = 0; i < count; ++i) {
-    gbar += g[i];
-    gs[i] = g[i]; ss[i] = s[i];
-    if (g[i] > 0 && s[i] / g[i] > through0) through0 = s[i] / g[i];
+    gs[i] = la__pow2_mul(pg, g[i]);
+    ss[i] = la__pow2_mul(ps, s[i]);
+    gbar += gs[i];
+    if (gs[i] > 0 && ss[i] / gs[i] > through0) through0 = ss[i] / gs[i];
   }
   gbar /= count;
   la__sort(count, gs, ss);
@@ -8111,7 +9111,7 @@ static void la__envelope(int count, const double *g, const double *s,
     gs[h] = gs[i]; ss[h] = ss[i]; ++h;
   }
   *l1 = 0;
-  best = la__env_cost(count, g, s, 0, gbar, l0);
+  best = la__env_cost(count, g, s, pg, ps, 0, gbar, l0);
   for (i = 0; i <= h; ++i) {
     if (i < h - 1) {
       if (!(gs[i + 1] > gs[i])) continue;
@@ -8122,17 +9122,62 @@ static void la__envelope(int count, const double *g, const double *s,
       cand = through0;
     }
     if (!(cand > 0)) continue;
-    c = la__env_cost(count, g, s, cand, gbar, &t0);
+    c = la__env_cost(count, g, s, pg, ps, cand, gbar, &t0);
     if (c < best) { best = c; *l1 = cand; *l0 = t0; }
   }
+}
+
+/* Both fits on the scaled pairs (g 2^-eg, s 2^-es); L1 then carries
+   2^(es - eg) and L0 2^es. work: 2 count doubles. */
+static void la__lsmooth_scaled(int count, const double *g, const double *s,
+                               int eg, int es, double *work,
+                               la_lsmooth_fit *fit) {
+  la__pow2 pg = la__pow2_of(-eg), ps = la__pow2_of(-es);
+  double mg = 0, ms = 0, sgg = 0, sgs = 0;
+  int i;
+  for (i = 0; i < count; ++i) {
+    mg += la__pow2_mul(pg, g[i]);
+    ms += la__pow2_mul(ps, s[i]);
+  }
+  mg /= count; ms /= count;
+  for (i = 0; i < count; ++i) {
+    double dg = la__pow2_mul(pg, g[i]) - mg, ds = la__pow2_mul(ps, s[i]) - ms;
+    sgg += dg * dg;
+    sgs += dg * ds;
+  }
+  fit->l1_ls = sgg > 0 ? sgs / sgg : 0;
+  fit->l0_ls = ms - fit->l1_ls * mg;
+  la__envelope(count, g, s, pg, ps, work, work + count, &fit->l0_env,
+               &fit->l1_env);
+  fit->l1_ls = ldexp(fit->l1_ls, es - eg);
+  fit->l1_env = ldexp(fit->l1_env, es - eg);
+  fit->l0_ls = ldexp(fit->l0_ls, es);
+  fit->l0_env = ldexp(fit->l0_env, es);
+}
+
+/* Pearson correlation of (log g, log s) over the pairs with both > 0. */
+static double la__corr_log(int count, const double *g, const double *s,
+                           int *used) {
+  double lx = 0, ly = 0, sxx = 0, syy = 0, sxy = 0;
+  int i, u = 0;
+  for (i = 0; i < count; ++i)
+    if (g[i] > 0 && s[i] > 0) { lx += log(g[i]); ly += log(s[i]); u++; }
+  *used = u;
+  if (u < 2) return 0;
+  lx /= u; ly /= u;
+  for (i = 0; i < count; ++i)
+    if (g[i] > 0 && s[i] > 0) {
+      double a = log(g[i]) - lx, b = log(s[i]) - ly;
+      sxx += a * a; syy += b * b; sxy += a * b;
+    }
+  return sxx > 0 && syy > 0 ? sxy / sqrt(sxx * syy) : 0;
 }
 
 LINATTN_DEF int la_lsmooth(int count, const double *gnorm,
                            const double *smooth, la_lsmooth_fit *fit,
                            void *work, size_t bytes) {
-  double mg = 0, ms = 0, sgg = 0, sgs = 0, lx = 0, ly = 0, sxx = 0, syy = 0,
-         sxy = 0;
-  int i, used = 0, st;
+  la_lsmooth_fit f;
+  int i, st, eg, es;
   void *owned;
   if (!gnorm || !smooth || !fit) return LA_ENULL;
   if (count < 2) return LA_EDIM;
@@ -8144,32 +9189,17 @@ LINATTN_DEF int la_lsmooth(int count, const double *gnorm,
   st = la__work_begin(sizeof(double) * 2 * (size_t)count, &work, &bytes,
                       &owned);
   if (st) return st;
-  for (i = 0; i < count; ++i) { mg += gnorm[i]; ms += smooth[i]; }
-  mg /= count; ms /= count;
-  for (i = 0; i < count; ++i) {
-    sgg += (gnorm[i] - mg) * (gnorm[i] - mg);
-    sgs += (gnorm[i] - mg) * (smooth[i] - ms);
-  }
-  fit->l1_ls = sgg > 0 ? sgs / sgg : 0;
-  fit->l0_ls = ms - fit->l1_ls * mg;
-  for (i = 0; i < count; ++i)
-    if (gnorm[i] > 0 && smooth[i] > 0) {
-      lx += log(gnorm[i]); ly += log(smooth[i]); used++;
-    }
-  fit->used = used;
-  fit->corr_log = 0;
-  if (used >= 2) {
-    lx /= used; ly /= used;
-    for (i = 0; i < count; ++i)
-      if (gnorm[i] > 0 && smooth[i] > 0) {
-        double a = log(gnorm[i]) - lx, b = log(smooth[i]) - ly;
-        sxx += a * a; syy += b * b; sxy += a * b;
-      }
-    if (sxx > 0 && syy > 0) fit->corr_log = sxy / sqrt(sxx * syy);
-  }
-  la__envelope(count, gnorm, smooth, (double *)work, (double *)work + count,
-               &fit->l0_env, &fit->l1_env);
+  eg = la__max_exponent((size_t)count, gnorm);
+  es = la__max_exponent((size_t)count, smooth);
+  if (eg == INT_MIN) eg = 0; /* all zero: nothing to scale */
+  if (es == INT_MIN) es = 0;
+  la__lsmooth_scaled(count, gnorm, smooth, eg, es, (double *)work, &f);
+  f.corr_log = la__corr_log(count, gnorm, smooth, &f.used);
   la__work_end(owned);
+  if (!la__finite(f.l0_ls) || !la__finite(f.l1_ls) ||
+      !la__finite(f.l0_env) || !la__finite(f.l1_env))
+    return LA_ERANGE; /* a slope or intercept beyond the largest double */
+  *fit = f;
   return LA_OK;
 }
 
@@ -8195,11 +9225,15 @@ LINATTN_DEF int la_normal_quantile(double p, double *x) {
   return LA_OK;
 }
 
-/* x sorted descending in its first k+1 entries is enough: a full sort. */
+/* x sorted descending in its first k+1 entries is enough: a full sort.
+   Infinite when the k + 1 largest are equal (the caller's LA_ERANGE). */
 static double la__hill_sorted(int count, const double *asc, int k) {
   double s = 0, ref = asc[count - 1 - k];
   int i;
-  for (i = 0; i < k; ++i) s += log(asc[count - 1 - i] / ref);
+  for (i = 0; i < k; ++i) {
+    double q = asc[count - 1 - i] / ref; /* beyond double: logs apart */
+    s += la__finite(q) ? log(q) : log(asc[count - 1 - i]) - log(ref);
+  }
   return s > 0 ? k / s : HUGE_VAL;
 }
 
@@ -8207,7 +9241,7 @@ LINATTN_DEF int la_hill(int count, const double *x, int k, double *alpha,
                         void *work, size_t bytes) {
   size_t need = sizeof(double) * (size_t)(count > 0 ? count : 1);
   void *owned;
-  double *v;
+  double *v, a = 0;
   int i, st;
   if (!x || !alpha) return LA_ENULL;
   if (count < 2) return LA_EDIM;
@@ -8221,48 +9255,66 @@ LINATTN_DEF int la_hill(int count, const double *x, int k, double *alpha,
   memcpy(v, x, need);
   la__sort(count, v, NULL);
   if (!(v[count - 1 - k] > 0)) st = LA_ERANGE;
-  else *alpha = la__hill_sorted(count, v, k);
-  if (st == LA_OK && !la__finite(*alpha)) st = LA_ERANGE;
+  else a = la__hill_sorted(count, v, k);
   la__work_end(owned);
+  if (st == LA_OK && !la__finite(a)) st = LA_ERANGE;
+  if (st == LA_OK) *alpha = a; /* written only on success */
   return st;
 }
 
-static void la__moments(int count, const double *x, la_noise_stats *st) {
+/* Mean, variance and kurtosis from x scaled by 2^-ex (exact: the largest
+   |x| in [0.5, 1)), so that no sum of squares or fourth powers overflows;
+   the variance carries 2^(2 ex) and may pass the largest double, which the
+   caller refuses. min and max as they are. */
+static void la__moments(int count, const double *x, int ex,
+                        la_noise_stats *st) {
+  la__pow2 p = la__pow2_of(-ex);
   double m = 0, m2 = 0, m4 = 0;
   int i;
   st->min = st->max = x[0];
   for (i = 0; i < count; ++i) {
-    m += x[i];
+    m += la__pow2_mul(p, x[i]);
     if (x[i] < st->min) st->min = x[i];
     if (x[i] > st->max) st->max = x[i];
   }
   m /= count;
   for (i = 0; i < count; ++i) {
-    double c = (x[i] - m) * (x[i] - m);
+    double c = (la__pow2_mul(p, x[i]) - m) * (la__pow2_mul(p, x[i]) - m);
     m2 += c; m4 += c * c;
   }
-  st->mean = m;
-  st->var = count > 1 ? m2 / (count - 1) : 0;
+  st->mean = ldexp(m, ex);
+  st->var = count > 1 ? ldexp(ldexp(m2 / (count - 1), ex), ex) : 0;
   m2 /= count; m4 /= count;
   st->kurtosis = m2 > 0 ? m4 / (m2 * m2) : 0;
 }
 
+/* Bins over [lo, hi] in the scaled units of la__moments: the width and
+   the edges are formed from lo 2^-ex and hi 2^-ex, which cannot overflow
+   where hi - lo would. All samples equal: unit-wide bins from lo. */
+static double la__bin_width(double lo, double hi, int bins, int ex) {
+  la__pow2 p = la__pow2_of(-ex);
+  double w = (la__pow2_mul(p, hi) - la__pow2_mul(p, lo)) / bins;
+  return w > 0 ? w : ldexp(1.0, -ex);
+}
+
 static void la__histogram(int count, const double *x, int bins, double lo,
-                          double hi, double *hist, double *edges) {
-  double width = (hi - lo) / bins;
+                          double hi, int ex, double *hist, double *edges) {
+  la__pow2 p = la__pow2_of(-ex);
+  double width = la__bin_width(lo, hi, bins, ex), lo_s = la__pow2_mul(p, lo);
   int i;
-  if (!(width > 0)) width = 1; /* all samples equal: one unit-wide bin row */
-  if (edges)
-    for (i = 0; i <= bins; ++i) edges[i] = lo + i * width;
+  if (edges) {
+    for (i = 0; i < bins; ++i) edges[i] = ldexp(lo_s + i * width, ex);
+    edges[bins] = hi > lo ? hi : ldexp(lo_s + bins * width, ex);
+  }
   if (!hist) return;
   for (i = 0; i < bins; ++i) hist[i] = 0;
   for (i = 0; i < count; ++i) {
-    int b = (int)((x[i] - lo) / width);
+    int b = (int)((la__pow2_mul(p, x[i]) - lo_s) / width);
     if (b >= bins) b = bins - 1;
     if (b < 0) b = 0;
     hist[b] += 1.0;
   }
-  for (i = 0; i < bins; ++i) hist[i] /= count * width;
+  for (i = 0; i < bins; ++i) hist[i] = ldexp(hist[i] / (count * width), -ex);
 }
 
 LINATTN_DEF int la_noise_summary(int count, const double *x,
@@ -8270,9 +9322,10 @@ LINATTN_DEF int la_noise_summary(int count, const double *x,
                                  la_noise_stats *st, double *hist,
                                  double *edges, double *sorted, double *gauss,
                                  void *work, size_t bytes) {
-  int bins = cfg && cfg->bins > 0 ? cfg->bins : 100, k, i, s;
+  int bins = cfg && cfg->bins > 0 ? cfg->bins : 100, k, i, s, ex, top = 0;
   void *owned = NULL;
   double *v;
+  la_noise_stats m;
   if (!x || !st) return LA_ENULL;
   if (count < 2) return LA_EDIM;
   if ((size_t)count > (size_t)-1 / sizeof(double)) return LA_EOVERFLOW;
@@ -8282,6 +9335,16 @@ LINATTN_DEF int la_noise_summary(int count, const double *x,
   if (k < 2) k = count > 2 ? 2 : 1;
   for (i = 0; i < count; ++i)
     if (!la__finite(x[i])) return LA_ENONFINITE;
+  /* every statistic is checked before anything is written */
+  ex = la__max_exponent((size_t)count, x);
+  if (ex == INT_MIN) ex = 0;
+  la__moments(count, x, ex, &m);
+  for (i = 0; i < count; ++i) top += x[i] == m.max;
+  if (!la__finite(m.var) || /* the spread is beyond the largest double */
+      (m.max > 0 && top > k) || /* the k+1 largest equal: infinite index */
+      (hist && !la__finite(ldexp(1.0 / la__bin_width(m.min, m.max, bins, ex),
+                                 -ex)))) /* a density beyond it */
+    return LA_ERANGE;
   if (sorted) {
     v = sorted;
   } else {
@@ -8291,16 +9354,16 @@ LINATTN_DEF int la_noise_summary(int count, const double *x,
   }
   memcpy(v, x, sizeof(double) * (size_t)count);
   la__sort(count, v, NULL);
-  la__moments(count, v, st);
-  la__histogram(count, x, bins, st->min, st->max, hist, edges);
-  st->hill_alpha = v[count - 1 - k] > 0 ? la__hill_sorted(count, v, k) : 0;
-  st->hill_stderr = st->hill_alpha / sqrt((double)k);
+  la__histogram(count, x, bins, m.min, m.max, ex, hist, edges);
+  m.hill_alpha = v[count - 1 - k] > 0 ? la__hill_sorted(count, v, k) : 0;
+  m.hill_stderr = m.hill_alpha / sqrt((double)k);
   if (gauss)
     for (i = 0; i < count; ++i) {
       double z;
       la_normal_quantile((i + 0.5) / count, &z);
-      gauss[i] = st->mean + sqrt(st->var) * z;
+      gauss[i] = m.mean + sqrt(m.var) * z;
     }
+  *st = m;
   la__work_end(owned);
   return LA_OK;
 }
@@ -8529,6 +9592,18 @@ static int la__rcond_iterative(la_hvp_op *op, int n,
               sub, subb);
   if (st) return st;
   la__slq_defaults(n, cfg ? &cfg->slq : NULL, &probes, &steps);
+  { /* the spacing of the quadrature nodes, or Lanczos's tolerance */
+    double lo = HUGE_VAL, hi = -HUGE_VAL;
+    int i;
+    for (i = 0; i < probes * steps; ++i)
+      if (weights[i] > 0) {
+        lo = nodes[i] < lo ? nodes[i] : lo;
+        hi = nodes[i] > hi ? nodes[i] : hi;
+      }
+    out->resolution = 1e-6 * fabs(lmax);
+    if (hi > lo && (hi - lo) / steps > out->resolution)
+      out->resolution = (hi - lo) / steps;
+  }
   return la_weighted_median(probes * steps, nodes, weights,
                             &out->lambda_median, sub, subb);
 }
@@ -8536,11 +9611,17 @@ static int la__rcond_iterative(la_hvp_op *op, int n,
 static int la__rcond_exact(la_hvp_op *op, int n, double *h, double *w,
                            double *diag, void *sub, size_t subb,
                            la_rcond *out) {
-  int i, st = la_dense_from_matvec(n, la_hvp_matvec, op, h, sub, subb);
+  double asym = 0, big;
+  int i, st = la__dense_from_matvec(n, la_hvp_matvec, op, h, sub, subb, &asym);
   for (i = 0; i < n && st == LA_OK; ++i) diag[i] = h[(size_t)i * n + i];
   if (st == LA_OK) st = la_sym_eig(n, h, w, NULL, sub, subb);
   if (st) return st;
   out->lambda_max = w[n - 1];
+  /* the Hessian's own rounding, or the eigensolver's */
+  big = fabs(w[0]) > fabs(w[n - 1]) ? fabs(w[0]) : fabs(w[n - 1]);
+  out->resolution = asym > n * 2.220446049250313e-16 * big
+                        ? asym
+                        : n * 2.220446049250313e-16 * big;
   return la_weighted_median(n, w, NULL, &out->lambda_median, sub, subb);
 }
 
@@ -8570,8 +9651,10 @@ LINATTN_DEF int la_robust_cond(const la_model *m, const la_real *theta,
     if (st == LA_OK)
       st = la__rcond_iterative(&op, n, cfg, nodes, weights, sub, subb, out);
   }
-  if (st == LA_OK && out->lambda_median != 0)
-    out->by_spectrum = out->lambda_max / out->lambda_median;
+  out->resolved = st == LA_OK &&
+                  fabs(out->lambda_median) > out->resolution &&
+                  la__ratio(out->lambda_max, out->lambda_median,
+                            &out->by_spectrum) == LA_OK;
   if (st == LA_OK && la_rcond_diag(n, diag, &r, sub, subb) == LA_OK)
     out->by_diag = r;
   la__work_end(owned);
@@ -8623,8 +9706,10 @@ LINATTN_DEF int la_dir_smoothness(const la_model *m, const la_real *theta,
   if (st == LA_OK && (la__check_vec(n, hu) || la__check_vec(n, g)))
     st = LA_ENONFINITE;
   if (st == LA_OK) {
-    *smooth = la_dot(n, u, hu) / la_dot(n, u, u);
-    if (gnorm) *gnorm = la_nrm2(n, g);
+    double sm = la_dot(n, u, hu) / la_dot(n, u, u);
+    if (!la__finite(sm)) st = LA_ERANGE; /* beyond the largest double */
+    else *smooth = sm;
+    if (st == LA_OK && gnorm) *gnorm = la_nrm2(n, g);
   }
   la__work_end(owned);
   return st;
@@ -8689,6 +9774,23 @@ LINATTN_DEF size_t la_grad_noise_work_bytes(const la_model *m,
   return ok ? la__arena_size(&a) : 0;
 }
 
+/* ||a - b||_2, scaled as la__dnrm2: no square overflows. */
+static double la__dist(int n, const la_real *a, const double *b) {
+  double mx = 0, s = 0;
+  int i, ex;
+  la__pow2 p;
+  for (i = 0; i < n; ++i)
+    if (fabs(a[i] - b[i]) > mx) mx = fabs(a[i] - b[i]);
+  ex = la__max_exponent(1, &mx);
+  if (ex == INT_MIN) return 0;
+  p = la__pow2_of(-ex);
+  for (i = 0; i < n; ++i) {
+    double y = la__pow2_mul(p, a[i] - b[i]);
+    s += y * y;
+  }
+  return ldexp(sqrt(s), ex);
+}
+
 typedef struct la__gnjob {
   const la_model *m;
   const la_real *theta;
@@ -8702,11 +9804,11 @@ typedef struct la__gnjob {
 
 static void la__gnoise_task(void *arg, int s, int worker) {
   const la__gnjob *j = (const la__gnjob *)arg;
-  int n = j->m->nparams, i, st, *f;
+  int n = j->m->nparams, st, *f;
   unsigned char *blk;
   la_real *gb;
   la__msrc src;
-  double loss, acc = 0;
+  double loss;
   if (worker < 0 || worker >= la__m_workers(j->m->cfg.parallel)) return;
   blk = j->bl.base + (size_t)worker * j->bl.stride;
   gb = (la_real *)(void *)(blk + (j->bl.mb1 + LA_ALIGN - 1) / LA_ALIGN * LA_ALIGN);
@@ -8720,8 +9822,10 @@ static void la__gnoise_task(void *arg, int s, int worker) {
     if (f[0] < 0 || s < f[0]) { f[0] = s; f[1] = st; }
     return;
   }
-  for (i = 0; i < n; ++i) acc += (gb[i] - j->gt[i]) * (gb[i] - j->gt[i]);
-  j->norms[s] = sqrt(acc);
+  j->norms[s] = la__dist(n, gb, j->gt);
+  if (!la__finite(j->norms[s])) { /* beyond double: a status, not inf */
+    if (f[0] < 0 || s < f[0]) { f[0] = s; f[1] = LA_ERANGE; }
+  }
 }
 
 LINATTN_DEF int la_grad_noise(const la_model *m, const la_real *theta,
@@ -8790,7 +9894,7 @@ LINATTN_DEF int la_grad_noise(const la_model *m, const la_real *theta,
       if (norms[s] < 0) st = LA_ERANGE; /* a host that skipped a task */
   }
   if (st == LA_OK) {
-    if (true_gnorm) *true_gnorm = sqrt(la__ddot(n, gt, gt));
+    if (true_gnorm) *true_gnorm = la__dnrm2(n, gt);
     rng->counter = (src.p0 + (uint64_t)samples * j.mb_panels)
                    << LA__PANEL_WORDS_LOG2;
   }
@@ -11543,6 +12647,51 @@ LINATTN_DEF int la_run_resume(la_run *r, const char *path,
   return st;
 }
 #endif
+
+/* ------------------------------------------------------ foreign callers */
+
+LINATTN_DEF size_t la_sizeof(int type) {
+  switch (type) {
+  case LA_TYPE_REAL: return sizeof(la_real);
+  case LA_TYPE_RUN_CONFIG: return sizeof(la_run_config);
+  case LA_TYPE_RUN: return sizeof(la_run);
+  case LA_TYPE_MODEL: return sizeof(la_model);
+  case LA_TYPE_DATA: return sizeof(la_data);
+  case LA_TYPE_TRAINER: return sizeof(la_trainer);
+  case LA_TYPE_BATCH: return sizeof(la_batch);
+  case LA_TYPE_RNG: return sizeof(la_rng);
+  case LA_TYPE_RUN_FIELD: return sizeof(la_run_field);
+  case LA_TYPE_TRAIN_RECORD: return sizeof(la_train_record);
+  case LA_TYPE_EIG_OUT: return sizeof(la_eig_out);
+  case LA_TYPE_LANCZOS_CONFIG: return sizeof(la_lanczos_config);
+  case LA_TYPE_SLQ_CONFIG: return sizeof(la_slq_config);
+  case LA_TYPE_RCOND_CONFIG: return sizeof(la_rcond_config);
+  case LA_TYPE_RCOND: return sizeof(la_rcond);
+  case LA_TYPE_GRAD_NOISE_CONFIG: return sizeof(la_grad_noise_config);
+  case LA_TYPE_NOISE_CONFIG: return sizeof(la_noise_config);
+  case LA_TYPE_NOISE_STATS: return sizeof(la_noise_stats);
+  case LA_TYPE_RUN_ENV: return sizeof(la_run_env);
+  default: return 0;
+  }
+}
+
+LINATTN_DEF la_trainer *la_run_trainer(la_run *r) {
+  return r ? &r->trainer : NULL;
+}
+LINATTN_DEF const la_model *la_run_model(const la_run *r) {
+  return r ? &r->model : NULL;
+}
+LINATTN_DEF const la_data *la_run_data(const la_run *r) {
+  return r ? &r->data : NULL;
+}
+LINATTN_DEF la_real *la_run_theta(la_run *r, int *n) {
+  if (n) *n = r ? r->trainer.n : 0;
+  return r ? r->trainer.theta : NULL;
+}
+LINATTN_DEF long la_run_step(const la_run *r) { return r ? r->trainer.step : 0; }
+LINATTN_DEF const la_batch *la_run_eval_batch(const la_run *r) {
+  return r && r->trainer.has_eval ? &r->trainer.eval : NULL;
+}
 
 #if defined(__clang__)
 #pragma STDC FP_CONTRACT DEFAULT

@@ -5,6 +5,7 @@
      linattn noise | curvature    measurements at initialization or a checkpoint
      linattn theorem              paper B's closed forms against training
      linattn sweep ... | report   grids of runs, and their merged report
+     linattn export FILES...      JSON lines to CSV, for pandas and R
 
    Every subcommand takes --help. Exit status: 0 done, 1 the work failed (a
    run diverged, a check was off), 2 bad input. Built by `make` into
@@ -15,7 +16,9 @@
 
 #include "la_svg.h"
 #include "linattn_cli.h"
+#include "linattn_export.h"
 #include "linattn_json.h"
+#include "linattn_npy.h"
 #include "linattn_runs.h"
 #include "linattn_theorem.h"
 #include "linattn_paperb.h"
@@ -153,6 +156,7 @@ typedef struct train_ctx {
   u_progress *prog;
   long steps, log_every, diag_every, smooth_every;
   int status;
+  struct theta_tap *tap; /* --save-theta */
 } train_ctx;
 
 static int write_rcond(train_ctx *x, jw *w, const la_real *theta) {
@@ -202,6 +206,71 @@ static int train_cb(void *user, const la_train_record *rec) {
   return x->status != 0;
 }
 
+/* ---- --save-theta: the trajectory, a row (the step, then theta) at step
+   0, every k-th step and the last, in a .npy written as the run goes */
+static int ensure_parent(const char *path);
+
+typedef struct theta_tap {
+  npy_rows npy;
+  long every;
+  double *row;
+  const char *path;
+} theta_tap;
+
+static int theta_tap_add(theta_tap *t, long step, const la_real *theta,
+                         int n) {
+  int i;
+  t->row[0] = (double)step;
+  for (i = 0; i < n; ++i) t->row[i + 1] = (double)theta[i];
+  return npy_rows_add(&t->npy, t->row);
+}
+
+/* The trainer's callback with --save-theta: the row, then train_cb. */
+static int theta_cb(void *user, const la_train_record *rec) {
+  train_ctx *x = (train_ctx *)user;
+  theta_tap *t = x->tap;
+  if (!x->status && (rec->step % t->every == 0 || rec->step == x->steps) &&
+      theta_tap_add(t, rec->step, rec->theta, rec->nparams) != 0) {
+    u_fail(1, "cannot write '%s': %s", t->path, strerror(errno));
+    x->status = LA_EIO;
+  }
+  return train_cb(user, rec);
+}
+
+/* Opens --save-theta's file (x->tap), its first row at step 0. */
+static int theta_tap_open(train_ctx *x, const cli_config *c, const la_run *r,
+                          long start) {
+  theta_tap *t;
+  if (!c->save_theta) return 0;
+  if (u_special(c->save_theta))
+    return u_fail(EXIT_BAD_INPUT, "--save-theta '%s' is not a regular file",
+                  c->save_theta);
+  if (ensure_parent(c->save_theta) != 0) return EXIT_BAD_INPUT;
+  if (!(t = (theta_tap *)calloc(1, sizeof *t)) ||
+      !(t->row = (double *)malloc(sizeof(double) * ((size_t)r->model.nparams + 1)))) {
+    free(t);
+    return u_fail(1, "out of memory");
+  }
+  t->path = c->save_theta;
+  t->every = c->save_theta_every > 0 ? c->save_theta_every : x->log_every;
+  x->tap = t;
+  if (npy_rows_open(&t->npy, t->path, (long)r->model.nparams + 1) != 0 ||
+      (start == 0 && theta_tap_add(t, 0, r->trainer.theta, r->model.nparams) != 0))
+    return u_fail(EXIT_BAD_INPUT, "cannot write '%s': %s", t->path, strerror(errno));
+  return 0;
+}
+
+static int theta_tap_close(train_ctx *x) {
+  int bad;
+  if (!x->tap) return 0;
+  bad = npy_rows_close(&x->tap->npy);
+  if (bad) u_fail(1, "cannot write '%s': %s", x->tap->path, strerror(errno));
+  free(x->tap->row);
+  free(x->tap);
+  x->tap = NULL;
+  return bad;
+}
+
 /* The summary line and the exit status of a run that ended with st. */
 static int train_summary(FILE *f, la_run *r, int st, long start, double t0) {
   jw w;
@@ -245,7 +314,7 @@ static int run_train(const cli_config *c, u_progress *p) {
   x.diag_every = rc.measure.diag_every;
   x.smooth_every = rc.measure.smooth_every;
   memset(&env, 0, sizeof env);
-  env.callback = train_cb;
+  env.callback = c->save_theta ? theta_cb : train_cb;
   env.user = &x;
   if ((code = run_make(&r, &rc, &env, c->threads, &pool)) != 0) return code;
   if (c->resume && (code = load_into(&r, c->resume, v1)) != 0) goto done;
@@ -264,6 +333,10 @@ static int run_train(const cli_config *c, u_progress *p) {
   memcpy(x.prev, r.trainer.theta, sizeof(la_real) * (size_t)r.trainer.n);
   if ((code = u_open(&out, c->out)) != 0) goto done;
   x.out = out.f;
+  if ((code = theta_tap_open(&x, c, &r, start)) != 0) {
+    u_abort(&out);
+    goto done;
+  }
   {
     jw w;
     jw_begin(&w, out.f);
@@ -315,6 +388,7 @@ static int run_train(const cli_config *c, u_progress *p) {
   else if (st)
     code = u_fail(1, "training failed: %s", la_status_str(st));
 done:
+  if (theta_tap_close(&x) && !code) code = 1;
   if (x.diag.z) la_batch_destroy(&x.diag);
   free(x.work);
   free(x.prev);
@@ -365,6 +439,21 @@ static int load_theta(const cli_config *c, la_run *r, la_pool **pool,
 /*                              noise                                 */
 /* ================================================================== */
 
+/* noise --samples-out: the raw samples, FILE.npy (float64) or a CSV column. */
+static int write_samples(const char *path, const double *v, int n) {
+  size_t len = strlen(path);
+  u_out o;
+  int st = u_open(&o, path), bad;
+  if (st) return st;
+  if (len > 4 && !strcmp(path + len - 4, ".npy")) bad = npy_write_vector(o.f, v, n);
+  else bad = csv_write_column(o.f, "norm", v, n);
+  if (bad) {
+    u_abort(&o);
+    return u_fail(EXIT_BAD_INPUT, "cannot write '%s'", path);
+  }
+  return u_commit(&o);
+}
+
 /* The gradient-noise histogram at theta: one JSON object. */
 static int measure_noise(const cli_config *c, const la_run *r,
                          const la_real *theta, long step, FILE *f,
@@ -401,6 +490,12 @@ static int measure_noise(const cli_config *c, const la_run *r,
     free(hist);
     free(edges);
     return u_fail(1, "gradient noise: %s", la_status_str(s));
+  }
+  if (c->samples_out && (s = write_samples(c->samples_out, norms, g.samples)) != 0) {
+    free(norms);
+    free(hist);
+    free(edges);
+    return s;
   }
   jw_begin(&w, f);
   jw_str(&w, "type", "noise");
@@ -1354,7 +1449,12 @@ static int sweep_job(void *ctx, int i, u_progress *p) {
   (void)p;
   if (!v) return u_fail(1, "out of memory");
   execvp(v[0], v);
-  return u_fail(1, "cannot run '%s': %s", v[0], strerror(errno));
+  {
+    int e = errno;
+    u_fail(1, "cannot run '%s': %s", v[0], strerror(e));
+    sweep_command_free(S, v);
+    return 1;
+  }
 }
 
 /* One train command per point of the grid (every given run field an axis),
@@ -1655,6 +1755,14 @@ out:
 }
 
 /* ================================================================== */
+/*                               export                               */
+/* ================================================================== */
+
+static int cmd_export(const cli_config *c) {
+  return export_runs(c->pos, c->npos, c->out ? c->out : "linattn-export");
+}
+
+/* ================================================================== */
 /*                                main                                */
 /* ================================================================== */
 
@@ -1670,7 +1778,8 @@ static const char *const help_text[] = {
     "  curvature   Hessian spectrum, top eigenvalues, density, robust condition\n"
     "  theorem     paper B's closed forms checked against training\n"
     "  sweep       a grid of runs as one command per line, or run with --jobs\n"
-    "  report      merge the JSON lines of many runs into tables and figures\n\n"
+    "  report      merge the JSON lines of many runs into tables and figures\n"
+    "  export      JSON lines of runs and measurements to CSV (pandas, R)\n\n"
     "Exit status: 0 done, 1 the work failed (a run diverged, a check was off),\n"
     "2 bad input (flags, numbers, files, output folders).\n",
     /* train */
@@ -1723,7 +1832,16 @@ static const char *const help_text[] = {
     "form a configuration; report.md gets a table per configuration and\n"
     "loss.svg, rcond.svg, smoothness.svg curves with bands over the seeds.\n"
     "A line that is not a JSON object, or nests arrays and objects deeper\n"
-    "than " JV_QUOTE(JV_MAX_DEPTH) " levels, is bad input (exit status 2).\n"};
+    "than " JV_QUOTE(JV_MAX_DEPTH) " levels, is bad input (exit status 2).\n",
+    /* export */
+    "usage: linattn export FILES... [--out DIR]\n\n"
+    "The numbers behind every report, as CSV: each train run's step lines as\n"
+    "RUN.csv (a column per key), each noise or curvature object's arrays as a\n"
+    "CSV of columns, and configs.csv with a row per run or measurement (its\n"
+    "settings, its summary, and `run`, the name of its CSV). FILES are\n"
+    "JSON-lines files or folders of them. In pandas:\n"
+    "  cfg = pd.read_csv(\"DIR/configs.csv\")\n"
+    "  steps = pd.concat(pd.read_csv(f\"DIR/{r}\").assign(run=r) for r in cfg.run)\n"};
 
 static int cmd_index(int cmd) {
   int k = 0;
@@ -1778,6 +1896,7 @@ int main(int argc, char **argv) {
     st = c.check >= CLI_DEPTH ? cmd_theorem_b(&c) : cmd_theorem(&c);
     break;
   case CLI_SWEEP: st = cmd_sweep(&c); break;
+  case CLI_EXPORT: st = cmd_export(&c); break;
   default: st = cmd_report(&c); break;
   }
   free(scratch);

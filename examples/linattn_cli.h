@@ -33,8 +33,11 @@ enum {
   CLI_REPRO = 8,
   CLI_THEOREM = 16,
   CLI_SWEEP = 32,
-  CLI_REPORT = 64
+  CLI_REPORT = 64,
+  CLI_EXPORT = 128
 };
+/* The subcommands that read files named on the command line. */
+#define CLI_READERS (CLI_REPORT | CLI_EXPORT)
 #define CLI_MODEL (CLI_TRAIN | CLI_NOISE | CLI_CURV)
 
 /* The run fields a table may hold (cli_parse refuses a larger header). */
@@ -54,6 +57,9 @@ typedef struct cli_config {
   const char *out, *svg, *checkpoint, *resume;
   const char *heatmap; /* train: heat maps of the learned matrices there */
   long checkpoint_every;
+  /* train: the trajectory; noise: the raw samples */
+  const char *save_theta, *samples_out;
+  long save_theta_every;
   /* noise */
   long minibatch, true_batch, samples, bins;
   /* curvature */
@@ -89,7 +95,7 @@ static const char *const cli_check_names[] = {
 static const char *const cli_paper_names[] = {"a", "b", NULL};
 static const char *const cli_cmd_names[] = {
     "train", "noise", "curvature", "reproduce", "theorem", "sweep", "report",
-    NULL};
+    "export", NULL};
 
 /* ------------------------------------------------------------ run fields */
 /* Which subcommands take which run fields: by the part of la_run_config a
@@ -206,9 +212,10 @@ static const cli_flag cli_flags[] = {
     {"out", CLI_K_STR, CLI_MODEL | CLI_THEOREM,
      CLI_C(out), 0, 0, NULL, "FILE",
      "JSON output file (default: stdout)"},
-    {"out", CLI_K_STR, CLI_REPRO | CLI_SWEEP | CLI_REPORT,
+    {"out", CLI_K_STR, CLI_REPRO | CLI_SWEEP | CLI_READERS,
      CLI_C(out), 0, 0, NULL, "DIR",
-     "output folder (default linattn-reproduce, sweep or linattn-report)"},
+     "output folder (default linattn-reproduce, sweep, linattn-report or "
+     "linattn-export)"},
     {"svg", CLI_K_STR, CLI_NOISE | CLI_CURV | CLI_THEOREM,
      CLI_C(svg), 0, 0, NULL, "FILE",
      "also draw a figure"},
@@ -225,6 +232,14 @@ static const cli_flag cli_flags[] = {
     {"resume", CLI_K_STR, CLI_TRAIN,
      CLI_C(resume), 0, 0, NULL, "FILE",
      "continue the run saved in FILE (only --steps and outputs may change)"},
+    {"save-theta", CLI_K_STR, CLI_TRAIN,
+     CLI_C(save_theta), 0, 0, NULL, "FILE.npy",
+     "theta along the run, as it goes: a float64 .npy, a row per saved step "
+     "(the step, then theta); numpy.load reads it, a killed run's too"},
+    {"save-theta-every", CLI_K_INT, CLI_TRAIN,
+     CLI_C(save_theta_every), 1, CLI_BIG, NULL, "K",
+     "save theta at step 0, every k steps and the last (default: "
+     "--log-every)"},
     /* noise */
     {"minibatch", CLI_K_INT, CLI_NOISE | CLI_REPRO,
      CLI_C(minibatch), 1, 1e7, NULL, "B",
@@ -240,6 +255,9 @@ static const cli_flag cli_flags[] = {
     {"bins", CLI_K_INT, CLI_NOISE | CLI_REPRO,
      CLI_C(bins), 1, 100000, NULL, "K",
      "histogram bins (default 100; reproduce 50, 100 with --full)"},
+    {"samples-out", CLI_K_STR, CLI_NOISE,
+     CLI_C(samples_out), 0, 0, NULL, "FILE",
+     "also the raw samples ||g_B - g||: FILE.npy (float64), else CSV"},
     /* curvature */
     {"top", CLI_K_INT, CLI_CURV,
      CLI_C(top), 1, 1000, NULL, "K",
@@ -289,6 +307,7 @@ static const cli_flag cli_flags[] = {
 static void cli_defaults(cli_config *c) {
   memset(c, 0, sizeof *c);
   c->checkpoint_every = c->minibatch = c->true_batch = c->samples = -1;
+  c->save_theta_every = -1;
   c->bins = c->top = c->probes = c->slq_steps = c->grid = -1;
   c->seeds = c->jobs = c->threads = -1;
   c->lr_sgd = c->lr_adam = NAN;
@@ -598,7 +617,7 @@ static int cli_apply(cli_config *c, int argc, char **argv, char *err,
       continue;
     }
     if (a[0] != '-' || a[1] != '-' || !a[2]) {
-      if (c->cmd == CLI_REPORT && a[0] && strcmp(a, "--") != 0) {
+      if ((c->cmd & CLI_READERS) && a[0] && strcmp(a, "--") != 0) {
         c->pos[c->npos++] = a;
         continue;
       }
@@ -673,17 +692,18 @@ static int cli_parse(int argc, char **argv, cli_config *c, const char **scratch,
                    cli_clean(argv[1], q, sizeof q), "");
   }
   c->cmd = 1 << k;
-  if (!scratch && c->cmd == CLI_REPORT)
+  if (!scratch && (c->cmd & CLI_READERS))
     return cli_err(err, cap, "no room for the arguments%s%s", "", "");
   st = cli_apply(c, argc - 2, argv + 2, err, cap);
   if (st != CLI_OK) return st;
-  if (c->cmd == CLI_REPORT && c->npos == 0)
-    return cli_err(err, cap,
-                   "report needs JSON-lines files or folders to read%s%s", "",
-                   "");
+  if ((c->cmd & CLI_READERS) && c->npos == 0)
+    return cli_err(err, cap, "%s needs JSON-lines files or folders to read%s",
+                   cli_cmd_name(c->cmd), "");
   if (c->cmd == CLI_TRAIN && c->checkpoint_every > 0 && !c->checkpoint)
     return cli_err(err, cap, "--checkpoint-every needs --checkpoint%s%s", "",
                    "");
+  if (c->cmd == CLI_TRAIN && c->save_theta_every > 0 && !c->save_theta)
+    return cli_err(err, cap, "--save-theta-every needs --save-theta%s%s", "", "");
   return CLI_OK;
 }
 

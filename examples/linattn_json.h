@@ -49,21 +49,26 @@ static void jw_num(jw *w, const char *k, double v) {
   jw_key(w, k);
   jw_num_raw(w->f, v);
 }
+/* The shortest text of 15 to 17 digits that reads back to the same
+   double (buf: 32 bytes). */
+static const char *jw_shortest(char *buf, size_t cap, double v) {
+  int digits;
+  for (digits = 15; digits < 17; ++digits) {
+    snprintf(buf, cap, "%.*g", digits, v);
+    if (strtod(buf, NULL) == v) return buf;
+  }
+  snprintf(buf, cap, "%.*g", digits, v);
+  return buf;
+}
 /* A number that reads back to the same double (a run's settings). */
 static void jw_exact(jw *w, const char *k, double v) {
   char buf[32];
-  int digits;
   jw_key(w, k);
   if (!isfinite(v)) {
     fputs("null", w->f);
     return;
   }
-  for (digits = 15; digits < 17; ++digits) { /* the shortest that reads back */
-    snprintf(buf, sizeof buf, "%.*g", digits, v);
-    if (strtod(buf, NULL) == v) break;
-  }
-  snprintf(buf, sizeof buf, "%.*g", digits, v);
-  fputs(buf, w->f);
+  fputs(jw_shortest(buf, sizeof buf, v), w->f);
 }
 static void jw_int(jw *w, const char *k, long v) {
   jw_key(w, k);

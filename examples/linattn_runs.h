@@ -239,11 +239,15 @@ static int runs_cmp_names(const void *a, const void *b) {
   return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-/* A file, or a folder read in name order: its *.jsonl files and its
-   subfolders (links to folders are not followed, so no loop). */
+/* Receives each file a walk finds; a nonzero return stops the walk. */
+typedef int (*file_fn)(void *ctx, const char *path, char *err, size_t cap);
+
+/* Each file of a path: the file itself, or a folder's *.jsonl files and
+   its subfolders', in name order (links to folders are not followed, so
+   no loop). */
 /* NOLINTNEXTLINE(misc-no-recursion): one level a folder, at most 32 */
-static int runs_read_path(const char *path, run_fn fn, void *ctx, char *err,
-                          size_t cap, int depth) {
+static int runs_walk(const char *path, file_fn fn, void *ctx, char *err,
+                     size_t cap, int depth) {
   struct stat st;
   DIR *d;
   struct dirent *e;
@@ -254,7 +258,7 @@ static int runs_read_path(const char *path, run_fn fn, void *ctx, char *err,
     snprintf(err, cap, "cannot read '%s': %s", path, strerror(errno));
     return EXIT_BAD_INPUT;
   }
-  if (!S_ISDIR(st.st_mode)) return runs_read_file(path, fn, ctx, err, cap);
+  if (!S_ISDIR(st.st_mode)) return fn(ctx, path, err, cap);
   if (depth > 32) return 0;
   if (!(d = opendir(path))) {
     snprintf(err, cap, "cannot read folder '%s': %s", path, strerror(errno));
@@ -292,11 +296,28 @@ static int runs_read_path(const char *path, run_fn fn, void *ctx, char *err,
   if (rc) snprintf(err, cap, "out of memory");
   if (!rc && n) qsort(names, n, sizeof *names, runs_cmp_names);
   for (i = 0; i < n; ++i) {
-    if (!rc) rc = runs_read_path(names[i], fn, ctx, err, cap, depth + 1);
+    if (!rc) rc = runs_walk(names[i], fn, ctx, err, cap, depth + 1);
     free(names[i]);
   }
   free(names);
   return rc;
+}
+
+typedef struct runs_reading {
+  run_fn fn;
+  void *ctx;
+} runs_reading;
+static int runs_read_one(void *ctx, const char *path, char *err, size_t cap) {
+  const runs_reading *rd = (const runs_reading *)ctx;
+  return runs_read_file(path, rd->fn, rd->ctx, err, cap);
+}
+/* Every run of a file, or of the files of a folder (runs_walk). */
+static int runs_read_path(const char *path, run_fn fn, void *ctx, char *err,
+                          size_t cap, int depth) {
+  runs_reading rd;
+  rd.fn = fn;
+  rd.ctx = ctx;
+  return runs_walk(path, runs_read_one, &rd, err, cap, depth);
 }
 
 /* The one run of a file written by train (reproduce reads its own). */

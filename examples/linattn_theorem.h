@@ -324,7 +324,7 @@ static int th_lemma1(th_ctx *x) {
   mc.init_std = 0.2;
   if ((st = la_data_create(&g, &dc, 7)) != 0 || (st = la_model_init(&m, &mc)) != 0)
     return u_fail(1, "lemma 1: %s", la_status_str(st));
-  theta = (la_real *)malloc(sizeof(la_real) * (size_t)m.nparams);
+  theta = (la_real *)calloc((size_t)m.nparams, sizeof(la_real)); /* zero if init failed */
   pred = (la_real *)malloc(sizeof(la_real) * (size_t)count);
   plain = (la_real *)malloc(sizeof(la_real) * (size_t)(count * D * N1));
   if (!theta || !pred || !plain || la_batch_create(&b, d, n, count)) {
@@ -624,8 +624,8 @@ static int th_theorem5(th_ctx *x) {
     mc.n = 20;
     mc.layers = 1;
     mc.activation = LA_ACT_RELU;
-    la_model_init(&m, &mc);
-    theta0 = (la_real *)malloc(sizeof(la_real) * (size_t)m.nparams);
+    if (la_model_init(&m, &mc) != LA_OK) return u_fail(1, "theorem 5: the model");
+    theta0 = (la_real *)calloc((size_t)m.nparams, sizeof(la_real));
     if (!theta0) return u_fail(1, "out of memory");
     la_rng_seed(&rng, o.seed, 0xfffffffffffffffeull);
     la_model_init_params(&m, &rng, theta0);

@@ -49,7 +49,7 @@ bad_input() { # bad_input NAME EXPECTED-WORD ARGS...
 }
 
 # ---------------------------------------------------------------- help
-for cmd in train noise curvature reproduce theorem sweep report; do
+for cmd in train noise curvature reproduce theorem sweep report export; do
   check "$cmd --help" sh -c "'$bin' $cmd --help | grep -q 'usage: linattn $cmd'"
 done
 check "top-level --help" sh -c "'$bin' --help | grep -q reproduce"
@@ -278,6 +278,68 @@ check "report exits 0" [ $? -eq 0 ]
 check "report: two configurations of two seeds" sh -c "grep -c '^| lr 0.0[12] | 2 | 30 |' rep/report.md | grep -qx 2"
 check "report: loss.svg well-formed" svg_ok rep/loss.svg
 check "sweep and report: nothing left under a temporary name" no_tmp .
+
+# ---------------------------------------------------------------- numbers out: npy, CSV
+# a python3 with numpy reads the .npy files where there is one; else bytes
+npy_py=
+for p in /usr/bin/python3 python3; do
+  if "$p" -c 'import numpy' >/dev/null 2>&1; then npy_py=$p; break; fi
+done
+npy_shape() { head -c 128 "$1" | tail -c 118 | tr -d '\n' | sed -n "s/.*'shape': (\([0-9, ]*\)).*/\1/p"; }
+"$bin" train --steps 25 --log-every 5 --save-theta th.npy --save-theta-every 10 --out th.jsonl
+check "save-theta: a .npy of 4 rows of the step and 150 parameters" sh -c \
+  "[ \"\$(head -c 6 th.npy | tail -c 5)\" = NUMPY ] && [ \"$(npy_shape th.npy)\" = '4, 151' ] &&
+   [ \$(wc -c < th.npy) -eq $((128 + 4 * 151 * 8)) ]"
+if [ -n "$npy_py" ]; then
+  check "save-theta: numpy reads steps 0, 10, 20, 25" "$npy_py" -c \
+    "import numpy as np; a = np.load('th.npy'); assert a.dtype == np.float64 and list(a[:, 0]) == [0, 10, 20, 25]"
+fi
+bad_input "save-theta-every without save-theta" "--save-theta" train --steps 5 --save-theta-every 2
+bad_input "save-theta onto a FIFO" "not a regular file" train --steps 3 --save-theta fifo
+mkdir -p killtheta
+timeout -s KILL 1 "$bin" train --steps 1000000 --batch 100 --save-theta killtheta/k.npy \
+  --save-theta-every 1 --out /dev/null 2>/dev/null
+rows=$(npy_shape killtheta/k.npy | cut -d, -f1)
+check "save-theta of a killed run: the rows it counts are all there" sh -c \
+  "[ -n '$rows' ] && [ '$rows' -ge 1 ] && [ \$(wc -c < killtheta/k.npy) -ge $((128 + ${rows:-0} * 151 * 8)) ]"
+if [ -n "$npy_py" ]; then
+  check "save-theta of a killed run: numpy reads it" "$npy_py" -c \
+    "import numpy as np; a = np.load('killtheta/k.npy'); assert len(a) >= 1 and list(a[:, 0]) == list(range(len(a)))"
+fi
+rm -rf killtheta
+"$bin" noise --samples 60 --minibatch 200 --true-batch 4000 --bins 12 --out n1.json --samples-out s.npy
+"$bin" noise --samples 60 --minibatch 200 --true-batch 4000 --bins 12 --out n2.json --samples-out s.csv
+check "samples-out: a .npy of 60 samples" sh -c \
+  "[ \"$(npy_shape s.npy)\" = '60,' ] && [ \$(wc -c < s.npy) -eq $((128 + 60 * 8)) ]"
+check "samples-out: a CSV column of 60" sh -c "[ \"\$(head -n 1 s.csv)\" = norm ] && [ \$(wc -l < s.csv) -eq 61 ]"
+check "samples-out: the histogram's samples (same JSON)" cmp n1.json n2.json
+if [ -n "$npy_py" ]; then
+  check "samples-out: .npy and CSV the same numbers" "$npy_py" -c \
+    "import numpy as np; assert (np.load('s.npy') == np.loadtxt('s.csv', skiprows=1)).all()"
+fi
+
+# ---------------------------------------------------------------- export
+"$bin" export run.jsonl all.jsonl noise.json curv.json --out csv > export.txt
+check "export exits 0" [ $? -eq 0 ]
+check "export: 4 runs, 2 measurements" grep -q "^4 runs, 2 measurements" export.txt
+check "export: configs.csv, a row each, run and type first" sh -c \
+  "[ \$(wc -l < csv/configs.csv) -eq 7 ] && head -n 1 csv/configs.csv | grep -q '^run,source,type,setting,'"
+check "export: a run's CSV has a row per step line" sh -c \
+  "[ \$(wc -l < csv/run.csv) -eq \$(jq -c 'select(.type == \"step\")' run.jsonl | wc -l | awk '{print \$1 + 1}') ] &&
+   head -n 1 csv/run.csv | grep -q '^step,'"
+check "export: the runs of one file are numbered" sh -c "[ -s csv/all.csv ] && [ -s csv/all-2.csv ] && [ -s csv/all-3.csv ]"
+check "export: the noise histogram as columns" sh -c \
+  "[ \"\$(head -n 1 csv/noise.csv)\" = hist,edges ] && [ \$(wc -l < csv/noise.csv) -eq 14 ]"
+check "export: a summary's steps beside the config's" sh -c "head -n 1 csv/configs.csv | grep -q ',summary_steps,'"
+check "export: the eval losses of the JSON lines" sh -c \
+  "[ \"\$(jq -r 'select(.type == \"step\" and .eval_loss != null) | .eval_loss' run.jsonl | tr '\n' ' ')\" = \
+     \"\$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) if (\$i == \"eval_loss\") c = i; next } \$c != \"\" { print \$c }' csv/run.csv |
+        while read x; do jq -n \"\$x\"; done | tr '\n' ' ')\" ]"
+"$bin" export runsdir --out csv-dir > /dev/null
+check "export: a folder's runs" sh -c "[ \$(wc -l < csv-dir/configs.csv) -eq 3 ]"
+bad_input "export without files" "export" export
+bad_input "export of a bad file" "junk.jsonl" export junk.jsonl --out csv-bad
+check "export: nothing left under a temporary name" no_tmp .
 
 if [ -z "$LINATTN_E2E_QUICK" ]; then
   # ------------------------------------------------------------ reproduce

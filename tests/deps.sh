@@ -34,12 +34,21 @@ cmake                    cmake                               have cmake
 pkg-config               pkg-config                          have pkg-config
 jq                       jq                                  have jq
 libxml2-utils            xmllint                             have xmllint
+python3-numpy            numpy                               pymod numpy
+python3-matplotlib       matplotlib                          pymod matplotlib
+python3-pandas           pandas                              pymod pandas
+python3-venv             venv                                pymod venv ensurepip
 cpu:avx2+fma             -mavx2,-mfma,-march=haswell         cpu avx2 fma
 EOF
 }
 
 have() {
   for c in "$@"; do command -v "$c" > /dev/null 2>&1 || return 1; done
+}
+
+# Debian's python3 (the one the Python package's tests use) imports these
+pymod() {
+  for m in "$@"; do /usr/bin/python3 -c "import $m" > /dev/null 2>&1 || return 1; done
 }
 
 # the compiler links a C program (its C library and start files are there)

@@ -81,22 +81,22 @@ static const uint32_t golden_normal_bits[70] = {
   0x3e223429u,
 };
 static const uint64_t golden_gamma_bits[8] = {
-  0x3e12d57a2a416d8cull,
-  0x40104924de81541aull,
-  0x3b6ee814de25e610ull,
-  0x3e3d44e1d2eb865cull,
-  0x4024d6a573d3fabeull,
-  0x400511e584c5a104ull,
-  0x40103f8dea308195ull,
-  0x4011373a04fb0705ull,
+  0x3fd4b12ccc429181ull,
+  0x3f5c6ea8c4c43332ull,
+  0x3f95dc6760f09612ull,
+  0x3ddeb159456772c8ull,
+  0x4010d4ce75aaf100ull,
+  0x4011dbe007d10e8dull,
+  0x4018aa119c9c3ad5ull,
+  0x4010a5ea089a7ea6ull,
 };
 static const uint64_t golden_orthogonal_hash = 0xfd90dfdf8f48a903ull;
 static const uint64_t golden_batch_hash[7] = {
   0,
   0xb9aa85939629fb69ull,
   0x60dbb87a3e2f1395ull,
-  0x00e28454dcc9e816ull,
-  0x6ded95d62610760bull,
+  0xb7ae9e1b19daa48dull,
+  0x3bfc1fe72839f303ull,
   0x15c33f3d53e9908eull,
   0x36a6bb85d58535fcull,
 };
@@ -183,22 +183,22 @@ static const uint32_t golden_normal_bits[70] = {
   0x3e223429u,
 };
 static const uint64_t golden_gamma_bits[8] = {
-  0x3e12d57a2a416d8cull,
-  0x40104924de81541aull,
-  0x3b6ee814de25e610ull,
-  0x3e3d44e1d2eb865cull,
-  0x4024d6a573d3fabeull,
-  0x400511e584c5a104ull,
-  0x40103f8dea308195ull,
-  0x4011373a04fb0705ull,
+  0x3fd4b12ccc429181ull,
+  0x3f5c6ea8c4c43332ull,
+  0x3f95dc6760f09612ull,
+  0x3ddeb159456772c8ull,
+  0x4010d4ce75aaf100ull,
+  0x4011dbe007d10e8dull,
+  0x4018aa119c9c3ad5ull,
+  0x4010a5ea089a7ea6ull,
 };
 static const uint64_t golden_orthogonal_hash = 0xfd90dfdf8f48a903ull;
 static const uint64_t golden_batch_hash[7] = {
   0,
   0x749e2588cd0c7678ull,
   0x8abc23f9ebcaf51aull,
-  0xf088618e258e1257ull,
-  0xe6541377d7ea77b7ull,
+  0x5c4ec1315c3fc66cull,
+  0x93a736f2f00d6b6full,
   0x833aa76540a6bd20ull,
   0x7ec4722aa7d6d558ull,
 };

@@ -851,6 +851,479 @@ static double t_maxabs(int n, const double *x) {
   return m;
 }
 
+/* ------------------------------------------- hard spectra for sym_eig */
+
+static int t_cmp_asc2(const void *a, const void *b) { /* (value, tol) pairs */
+  double x = *(const double *)a, y = *(const double *)b;
+  return x < y ? -1 : x > y ? 1 : 0;
+}
+
+/* 2^-e for the exponent e of the largest |a_ij|: multiplying by it is exact
+   and brings the matrix's largest entry into [0.5, 1). */
+static double t_pow2_down(size_t n, const double *a) {
+  double mx = t_maxabs((int)n, a);
+  int ex;
+  if (mx == 0) return 1;
+  frexp(mx, &ex);
+  return ldexp(1.0, -ex);
+}
+
+/* la_sym_eig on a (n x n, not modified) whose eigenvalues are lam[i] to
+   within tol[i]: the values, the residuals ||A v - w v|| and orthonormality
+   of the vectors (within c n eps ||A||, computed on A scaled by a power of
+   two so that entries near the largest double do not overflow), and the
+   extreme values against la_lanczos on the same operator (in a float build
+   the operator is A times that power of two, which float can hold). */
+static void t_hard_spectrum(la_t *t, const char *what, int n, const double *a,
+                            const double *lam, const double *tol) {
+  double *a1 = (double *)malloc(sizeof(double) * n * n);
+  double *w = (double *)malloc(sizeof(double) * n);
+  double *v = (double *)malloc(sizeof(double) * n * n);
+  double *pairs = (double *)malloc(sizeof(double) * 2 * n);
+  double s = t_pow2_down((size_t)n * n, a), anorm = 0, worst = 0;
+  double res = 0, orth = 0, eps = 2.220446049250313e-16;
+  int i, j, k, st, bad = 0;
+  memcpy(a1, a, sizeof(double) * n * n);
+  st = la_sym_eig(n, a1, w, v, NULL, 0);
+  LA_CHECK(t, st == LA_OK, "%s: status %s", what, la_status_str(st));
+  if (st) { free(a1); free(w); free(v); free(pairs); return; }
+  for (i = 0; i < n; ++i) {
+    pairs[2 * i] = lam[i];
+    pairs[2 * i + 1] = tol[i];
+    anorm = fmax(anorm, fabs(lam[i]) * s);
+  }
+  qsort(pairs, n, 2 * sizeof(double), t_cmp_asc2);
+  for (i = 0; i < n; ++i) {
+    double e = fabs(w[i] - pairs[2 * i]);
+    if (!(e <= pairs[2 * i + 1])) ++bad;
+    if (pairs[2 * i + 1] > 0) worst = fmax(worst, e / pairs[2 * i + 1]);
+  }
+  LA_CHECK(t, bad == 0, "%s: %d eigenvalues off (worst %.3g of its tolerance)",
+           what, bad, worst);
+  for (i = 0; i < n; ++i) {
+    double r2 = 0;
+    for (j = 0; j < n; ++j) {
+      double rv = 0, dot = 0;
+      for (k = 0; k < n; ++k) rv += a[(size_t)j * n + k] * s * v[(size_t)i * n + k];
+      rv -= w[i] * s * v[(size_t)i * n + j];
+      r2 += rv * rv;
+      for (k = 0; k < n; ++k) dot += v[(size_t)i * n + k] * v[(size_t)j * n + k];
+      orth = fmax(orth, fabs(dot - (i == j)));
+    }
+    res = fmax(res, sqrt(r2));
+  }
+  LA_CHECK(t, res <= 8 * n * eps * anorm, "%s: residual %g of ||A|| %g", what,
+           res, anorm);
+  LA_CHECK(t, orth <= 8 * n * eps, "%s: orthogonality %g", what, orth);
+  { /* Lanczos's extreme values on the operator */
+    double f = sizeof(la_real) == 4 ? s : 1, tolz = sizeof(la_real) == 4 ? 1e-5 : 1e-10;
+    double *af = (double *)malloc(sizeof(double) * n * n), vals[1];
+    dmat_op op;
+    la_lanczos_config c;
+    la_eig_out out;
+    for (i = 0; i < n * n; ++i) af[i] = a[i] * f;
+    for (k = 0; k < 2; ++k) {
+      double want = (k ? w[0] : w[n - 1]) * f;
+      memset(&op, 0, sizeof op); op.n = n; op.a = af;
+      memset(&c, 0, sizeof c); c.which = k ? LA_EIG_SMALLEST : LA_EIG_LARGEST;
+      c.seed = 5;
+      memset(&out, 0, sizeof out); out.values = vals;
+      st = la_lanczos(n, dmat_matvec, &op, 1, tolz, &c, &out, NULL, 0);
+      LA_CHECK(t, st == LA_OK, "%s: lanczos %d: %s", what, k, la_status_str(st));
+      /* the operator's rounding in la_real (its products and the
+         conversion of its entries) on top of the tolerance */
+      LA_CHECK(t, fabs(vals[0] - want) <= (tolz + 100 * t_eps) * anorm / s * f,
+               "%s: lanczos %s %.17g, sym_eig %.17g", what,
+               k ? "smallest" : "largest", vals[0], want);
+    }
+    free(af);
+  }
+  free(a1); free(w); free(v); free(pairs);
+}
+
+/* A (n x n) = the m x m matrix Q^T diag(lam) Q placed on the rows and
+   columns idx[0..m-1]; every other row and column exactly zero. */
+static void t_embed(la_t_rng *r, int n, int m, const int *idx,
+                    const double *lam, double *a) {
+  double *b = (double *)malloc(sizeof(double) * m * m);
+  double *q = (double *)malloc(sizeof(double) * m * m);
+  int i, j;
+  t_from_spectrum(r, m, lam, b, q);
+  for (i = 0; i < n * n; ++i) a[i] = 0;
+  for (i = 0; i < m; ++i)
+    for (j = 0; j < m; ++j) a[(size_t)idx[i] * n + idx[j]] = b[i * m + j];
+  free(b); free(q);
+}
+
+static void diag_hard_spectra_tests(la_t *t) {
+  const double eps = 2.220446049250313e-16;
+
+  LA_TEST(t, "diag/sym_eig zero rows and columns embedded") {
+    /* 50 zero rows at random places around a dense 150 x 150 block of which
+       a third of the eigenvalues are zero: the shape of a Hessian with dead
+       units, whose tridiagonal form ends in a block at rounding level that
+       a deflation test relative to neighbouring diagonals never splits */
+    enum { N = 200, M = 150 };
+    static double a[N * N];
+    double lam[N], tol[N], sub[M];
+    int idx[N], i, j, k, c;
+    for (c = 0; c < 3; ++c) {
+      la_t_rng r = {501u + (unsigned)c};
+      for (i = 0; i < M; ++i) sub[i] = i % 3 ? 5 * la_t_uniform(&r) : 0;
+      for (i = 0; i < N; ++i) idx[i] = i;
+      for (i = N - 1; i > 0; --i) { /* shuffled: idx[0..M) are kept */
+        j = (int)((la_t_uniform(&r) + 1) / 2 * (i + 1));
+        if (j > i) j = i;
+        k = idx[i]; idx[i] = idx[j]; idx[j] = k;
+      }
+      t_embed(&r, N, M, idx, sub, a);
+      for (i = 0; i < N; ++i) {
+        lam[i] = i < M ? sub[i] : 0;
+        tol[i] = 8 * N * eps * 5;
+      }
+      t_hard_spectrum(t, "zero rows", N, a, lam, tol);
+    }
+  }
+
+  LA_TEST(t, "diag/sym_eig exactly repeated eigenvalues, zero among them") {
+    enum { N = 64 };
+    double a[N * N], q[N * N], lam[N], tol[N];
+    static const double vals[4] = {3, -2, 0, 1e-9};
+    int i;
+    la_t_rng r = {502};
+    for (i = 0; i < N; ++i) {
+      lam[i] = vals[i % 4];
+      tol[i] = 8 * N * eps * 3;
+    }
+    t_from_spectrum(&r, N, lam, a, q);
+    t_hard_spectrum(t, "repeated", N, a, lam, tol);
+  }
+
+  LA_TEST(t, "diag/sym_eig block diagonal, each block to its own scale") {
+    /* blocks 1, 2, 7, 12, 18 and 20 wide at scales 1 .. 1e-150, one of
+       them zero: each block's eigenvalues to rounding of that block */
+    enum { N = 60 };
+    static const int size[6] = {1, 2, 7, 12, 18, 20};
+    static const double scale[6] = {1, 1e-3, 1e3, 0, 1e-150, 1e150};
+    double a[N * N], lam[N], tol[N];
+    int b, i, j, at = 0;
+    la_t_rng r = {503};
+    for (i = 0; i < N * N; ++i) a[i] = 0;
+    for (b = 0; b < 6; ++b) {
+      int m = size[b];
+      double bl[20], bq[400], ba[400];
+      for (i = 0; i < m; ++i) bl[i] = scale[b] * (1 + 2 * la_t_uniform(&r));
+      t_from_spectrum(&r, m, bl, ba, bq);
+      for (i = 0; i < m; ++i) {
+        for (j = 0; j < m; ++j) a[(size_t)(at + i) * N + at + j] = ba[i * m + j];
+        lam[at + i] = bl[i];
+        tol[at + i] = 8 * m * eps * 3 * scale[b];
+      }
+      at += m;
+    }
+    t_hard_spectrum(t, "block diagonal", N, a, lam, tol);
+  }
+
+  LA_TEST(t, "diag/sym_eig spectra over 300 decades") {
+    enum { N = 52 };
+    double a[N * N], q[N * N], lam[N], tol[N];
+    int b, i, j;
+    la_t_rng r = {504};
+    /* 13 blocks of 4 at 1e-150, 1e-125, .. 1e150: relative accuracy in
+       each, as a graded matrix allows */
+    for (i = 0; i < N * N; ++i) a[i] = 0;
+    for (b = 0; b < 13; ++b) {
+      double s = pow(10.0, -150 + 25 * b), bl[4], bq[16], ba[16];
+      for (i = 0; i < 4; ++i) bl[i] = s * (i - 1.5 + 0.3 * la_t_uniform(&r));
+      t_from_spectrum(&r, 4, bl, ba, bq);
+      for (i = 0; i < 4; ++i) {
+        for (j = 0; j < 4; ++j) a[(size_t)(4 * b + i) * N + 4 * b + j] = ba[i * 4 + j];
+        lam[4 * b + i] = bl[i];
+        tol[4 * b + i] = 64 * eps * 2 * s;
+      }
+    }
+    t_hard_spectrum(t, "graded blocks", N, a, lam, tol);
+    /* one dense rotation of the same decades: the small ones are then
+       rounding of the large, so every value is held to eps ||A|| */
+    for (i = 0; i < N; ++i) {
+      lam[i] = (i % 2 ? -1 : 1) * pow(10.0, -150 + 300.0 * i / (N - 1));
+      tol[i] = 8 * N * eps * 1e150;
+    }
+    t_from_spectrum(&r, N, lam, a, q);
+    t_hard_spectrum(t, "dense decades", N, a, lam, tol);
+  }
+
+  LA_TEST(t, "diag/sym_eig entries near the largest double") {
+    enum { N = 40 };
+    double a[N * N], q[N * N], lam[N], tol[N], w[2];
+    double big[4] = {1e308, 1e308, 1e308, 1e308};
+    int i;
+    la_t_rng r = {505};
+    for (i = 0; i < N; ++i) {
+      lam[i] = 1.5e308 * la_t_uniform(&r);
+      tol[i] = 8 * N * eps * 1.5e308;
+    }
+    lam[0] = 1.5e308; lam[1] = -1.5e308;
+    t_from_spectrum(&r, N, lam, a, q);
+    LA_CHECK(t, t_maxabs(N * N, a) > 1e307, "entries %g", t_maxabs(N * N, a));
+    t_hard_spectrum(t, "near overflow", N, a, lam, tol);
+    /* eigenvalues 0 and 2e308: the larger is no double */
+    LA_CHECK(t, la_sym_eig(2, big, w, NULL, NULL, 0) == LA_ERANGE,
+             "an eigenvalue beyond the largest double");
+  }
+
+  LA_TEST(t, "diag/sym_eig on a trained nonlinear model's Hessian") {
+    /* Adam on the nonlinear setting with the front MLP (30 ReLU units):
+       after 300 steps several units are dead on the whole batch, and their
+       parameters' rows and columns of H are exactly zero */
+    la_data_config dc;
+    la_data data;
+    la_model_config mc;
+    la_model m;
+    la_adam_config ac;
+    la_train_config tc;
+    la_trainer tr;
+    la_batch b;
+    la_rng rng;
+    int st, n = 0, i, j, k, zero = 0;
+    double *h = NULL, *h0 = NULL, *w = NULL, *v = NULL, hn, res = 0, orth = 0;
+    la_data_preset(&dc, LA_SETTING_NONLINEAR);
+    memset(&mc, 0, sizeof mc);
+    mc.d = 5; mc.n = 20; mc.layers = 3; mc.param = LA_PARAM_DENSE;
+    mc.front_hidden = 30; mc.init_std = 0.1;
+    memset(&ac, 0, sizeof ac);
+    ac.lr = 0.01; ac.beta1 = 0.9; ac.beta2 = 0.9; ac.eps = 1e-8;
+    memset(&tc, 0, sizeof tc);
+    tc.model = &m; tc.data = &data; tc.optimizer = la_optimizer_adam();
+    tc.optimizer_config = &ac; tc.clip_norm = 1; tc.batch = 50;
+    tc.eval_every = -1; tc.seed = 2;
+    st = la_data_create(&data, &dc, 2);
+    if (st == LA_OK) st = la_model_init(&m, &mc);
+    if (st == LA_OK) st = la_trainer_create(&tr, &tc);
+    if (st == LA_OK) st = la_trainer_run(&tr, 300);
+    if (st == LA_OK) st = la_batch_create(&b, 5, 20, 100);
+    LA_CHECK(t, st == LA_OK, "training: %s", la_status_str(st));
+    if (st == LA_OK) {
+      n = m.nparams;
+      h = (double *)malloc(sizeof(double) * n * n);
+      h0 = (double *)malloc(sizeof(double) * n * n);
+      w = (double *)malloc(sizeof(double) * n);
+      v = (double *)malloc(sizeof(double) * n * n);
+      la_rng_seed(&rng, 2, LA_STREAM_EVAL - 2);
+      st = la_data_sample(&data, &rng, &b);
+      if (st == LA_OK) st = la_hessian_dense(&m, tr.theta, &b, h0, NULL, 0);
+      LA_CHECK(t, st == LA_OK && n == 551, "Hessian: %s, n %d", la_status_str(st), n);
+    }
+    if (st == LA_OK) {
+      for (i = 0; i < n; ++i) {
+        for (j = 0; j < n && h0[(size_t)i * n + j] == 0; ++j) {}
+        zero += j == n;
+      }
+      LA_CHECK(t, zero >= 11, "%d zero rows: no dead unit to test with", zero);
+      memcpy(h, h0, sizeof(double) * n * n);
+      st = la_sym_eig(n, h, w, v, NULL, 0);
+      LA_CHECK(t, st == LA_OK, "sym_eig: %s", la_status_str(st));
+    }
+    if (st == LA_OK) {
+      hn = fmax(fabs(w[0]), fabs(w[n - 1]));
+      for (i = 0; i < n; ++i) {
+        double r2 = 0;
+        for (j = 0; j < n; ++j) {
+          double hv = 0, dot = 0;
+          for (k = 0; k < n; ++k) hv += h0[(size_t)j * n + k] * v[(size_t)i * n + k];
+          hv -= w[i] * v[(size_t)i * n + j];
+          r2 += hv * hv;
+          for (k = 0; k < n; ++k) dot += v[(size_t)i * n + k] * v[(size_t)j * n + k];
+          orth = fmax(orth, fabs(dot - (i == j)));
+        }
+        res = fmax(res, sqrt(r2));
+      }
+      LA_CHECK(t, res <= 8 * n * 2.2e-16 * hn, "||H v - w v|| = %g of %g", res, hn);
+      LA_CHECK(t, orth <= 8 * n * 2.2e-16, "orthogonality %g", orth);
+      for (k = 0; k < 2; ++k) { /* Lanczos on the HVP at both ends */
+        double vals[3], want[3], tol = sizeof(la_real) == 4 ? 1e-5 : 1e-10, err = 0;
+        la_lanczos_config c;
+        la_eig_out o;
+        memset(&c, 0, sizeof c);
+        c.which = k ? LA_EIG_SMALLEST : LA_EIG_LARGEST;
+        memset(&o, 0, sizeof o);
+        o.values = vals;
+        st = la_hessian_eigs(&m, tr.theta, &b, 3, tol, &c, &o, NULL, 0);
+        LA_CHECK(t, st == LA_OK, "lanczos %d: %s", k, la_status_str(st));
+        t_wanted(n, w, c.which, 3, want);
+        for (i = 0; i < 3; ++i) err = fmax(err, fabs(vals[i] - want[i]));
+        /* both from the same products in la_real */
+        LA_CHECK(t, err <= (tol + 100 * t_eps) * hn, "%s: error %g of %g",
+                 k ? "smallest" : "largest", err, hn);
+      }
+    }
+    if (n) {
+      la_batch_destroy(&b);
+      la_trainer_destroy(&tr);
+      la_data_destroy(&data);
+    }
+    free(h); free(h0); free(w); free(v);
+  }
+}
+
+/* ------------------------------------- results beyond the double range */
+
+static void diag_range_tests(la_t *t) {
+  LA_TEST(t, "diag/finite: lsmooth near 1e200 is the fit scaled") {
+    double g[30], s[30], gb[30], sb[30];
+    la_lsmooth_fit f, fb, keep;
+    la_t_rng r = {91};
+    int i, st;
+    for (i = 0; i < 30; ++i) {
+      g[i] = 1 + la_t_uniform(&r);
+      s[i] = 2 + 3 * g[i] + 0.3 * la_t_uniform(&r);
+      gb[i] = g[i] * 1e200;
+      sb[i] = s[i] * 1e200;
+    }
+    la_lsmooth(30, g, s, &f, NULL, 0);
+    st = la_lsmooth(30, gb, sb, &fb, NULL, 0);
+    LA_CHECK(t, st == LA_OK, "status %s", la_status_str(st));
+    LA_CHECK(t, fabs(fb.l1_ls - f.l1_ls) <= 1e-12 * fabs(f.l1_ls) &&
+                    fabs(fb.l1_env - f.l1_env) <= 1e-12 * fabs(f.l1_env),
+             "slopes %g %g, unscaled %g %g", fb.l1_ls, fb.l1_env, f.l1_ls,
+             f.l1_env);
+    LA_CHECK(t, fabs(fb.l0_ls - 1e200 * f.l0_ls) <= 1e-12 * 1e200 * fabs(f.l0_ls) &&
+                    fabs(fb.l0_env - 1e200 * f.l0_env) <= 1e-12 * 1e200 * fabs(f.l0_env),
+             "intercepts %g %g", fb.l0_ls, fb.l0_env);
+    LA_CHECK(t, fabs(fb.corr_log - f.corr_log) < 1e-9 && fb.used == 30,
+             "corr %g vs %g", fb.corr_log, f.corr_log);
+    /* a slope of 1e600 is no double */
+    for (i = 0; i < 30; ++i) { gb[i] = g[i] * 1e-300; sb[i] = s[i] * 1e300; }
+    memset(&keep, 0x5a, sizeof keep);
+    fb = keep;
+    LA_CHECK(t, la_lsmooth(30, gb, sb, &fb, NULL, 0) == LA_ERANGE,
+             "slope beyond double");
+    LA_CHECK(t, memcmp(&fb, &keep, sizeof fb) == 0, "fit written on LA_ERANGE");
+  }
+
+  LA_TEST(t, "diag/finite: noise summary of equal or 1e300-wide samples") {
+    double x[40], y[40], hist[10], edges[11], srt[40], gq[40];
+    double hist2[10], edges2[11];
+    la_noise_config c;
+    la_noise_stats st, sb, keep;
+    int i, k, st1;
+    memset(&c, 0, sizeof c);
+    c.bins = 10;
+    memset(&keep, 0x5a, sizeof keep);
+    /* all equal: an infinite Hill index; nothing written */
+    for (i = 0; i < 40; ++i) x[i] = 5;
+    st = keep;
+    for (i = 0; i < 10; ++i) hist[i] = -7;
+    LA_CHECK(t, la_noise_summary(40, x, &c, &st, hist, edges, srt, gq, NULL,
+                                 0) == LA_ERANGE, "equal samples");
+    LA_CHECK(t, memcmp(&st, &keep, sizeof st) == 0 && hist[3] == -7,
+             "written on LA_ERANGE");
+    /* +-1e300: the variance is 1e600 */
+    for (i = 0; i < 40; ++i) x[i] = (i % 2 ? -1e300 : 1e300) * (1 + i / 40.0);
+    LA_CHECK(t, la_noise_summary(40, x, &c, &st, hist, edges, srt, gq, NULL,
+                                 0) == LA_ERANGE, "variance beyond double");
+    LA_CHECK(t, memcmp(&st, &keep, sizeof st) == 0 && hist[3] == -7,
+             "written on LA_ERANGE");
+    /* near 1e150 the variance (1e300) is a double, the fourth powers are
+       not: every statistic is the unscaled one's, scaled */
+    for (i = 0; i < 40; ++i) {
+      y[i] = 1 + 0.5 * (i % 7) + 0.01 * i * i;
+      x[i] = ldexp(y[i], 500);
+    }
+    st1 = la_noise_summary(40, y, &c, &sb, hist2, edges2, NULL, NULL, NULL, 0);
+    LA_CHECK(t, st1 == LA_OK &&
+                    la_noise_summary(40, x, &c, &st, hist, edges, srt, gq,
+                                     NULL, 0) == LA_OK,
+             "near 1e150");
+    LA_CHECK(t, st.mean == ldexp(sb.mean, 500) && st.var == ldexp(sb.var, 1000) &&
+                    st.kurtosis == sb.kurtosis && st.min == ldexp(sb.min, 500) &&
+                    st.max == ldexp(sb.max, 500) &&
+                    fabs(st.hill_alpha - sb.hill_alpha) <= 1e-12 * sb.hill_alpha,
+             "mean %g var %g kurtosis %g (unscaled %g) hill %g (%g)", st.mean,
+             st.var, st.kurtosis, sb.kurtosis, st.hill_alpha, sb.hill_alpha);
+    for (k = 0; k < 10; ++k)
+      LA_CHECK(t, hist[k] == ldexp(hist2[k], -500) &&
+                      edges[k] == ldexp(edges2[k], 500),
+               "bin %d: %g %g", k, hist[k], edges[k]);
+    LA_CHECK(t, la__finite(st.kurtosis) && st.kurtosis > 1, "kurtosis %g",
+             st.kurtosis);
+  }
+
+  LA_TEST(t, "diag/finite: hill writes alpha only on success") {
+    double x[6] = {1, 2, 3, 3, 3, 3}, a = 42;
+    LA_CHECK(t, la_hill(6, x, 2, &a, NULL, 0) == LA_ERANGE && a == 42,
+             "3 largest equal: alpha %g", a);
+    x[5] = 4;
+    LA_CHECK(t, la_hill(6, x, 2, &a, NULL, 0) == LA_OK && la__finite(a) && a > 0,
+             "alpha %g", a);
+    x[5] = 1e300; x[4] = 1e-300; x[0] = x[1] = x[2] = x[3] = 1e-300;
+    LA_CHECK(t, la_hill(6, x, 1, &a, NULL, 0) == LA_OK &&
+                    fabs(a - 1 / (log(1e300) - log(1e-300))) < 1e-12 * a,
+             "ratio 1e600: alpha %g", a);
+  }
+
+  LA_TEST(t, "diag/finite: condition ratios and medians beyond double") {
+    double d[5] = {1e300, 1e-10, -1e-10, 2e-10, 5}, r = 42, m;
+    double v[3] = {1, 2, 3}, w[3] = {1e308, 1e308, 1e308};
+    double big[2] = {1e308, 1.5e308};
+    LA_CHECK(t, la_rcond_diag(5, d, &r, NULL, 0) == LA_ERANGE && r == 42,
+             "diag ratio 5e309: %g", r);
+    LA_CHECK(t, la_rcond_spectrum(5, d, NULL, &r, NULL, 0) == LA_ERANGE && r == 42,
+             "spectrum ratio: %g", r);
+    LA_CHECK(t, la_weighted_median(3, v, w, &m, NULL, 0) == LA_OK && m == 2,
+             "weights summing past double: median %g", m);
+    LA_CHECK(t, la_weighted_median(2, big, NULL, &m, NULL, 0) == LA_OK &&
+                    m == 1.25e308, "midpoint of 1e308 and 1.5e308: %g", m);
+  }
+
+  LA_TEST(t, "diag/finite: density with a subnormal sigma") {
+    double nodes[2] = {0, 1}, wts[2] = {0.5, 0.5}, grid[2] = {0.5, 2};
+    double out[2] = {-1, -1}, on[1] = {0};
+    LA_CHECK(t, la_density_eval(2, nodes, wts, 5e-324, 2, grid, out) == LA_OK &&
+                    out[0] == 0 && out[1] == 0,
+             "off the nodes: %g %g", out[0], out[1]);
+    out[0] = -1;
+    LA_CHECK(t, la_density_eval(2, nodes, wts, 5e-324, 1, on, out) == LA_ERANGE &&
+                    out[0] == -1,
+             "on a node: density 1e323");
+    LA_CHECK(t, la_density_eval(2, nodes, wts, 1e-300, 1, on, out) == LA_OK &&
+                    fabs(out[0] - 0.5 / (1e-300 * sqrt(2 * 3.141592653589793))) <
+                        1e-12 * out[0],
+             "sigma 1e-300: %g", out[0]);
+  }
+
+  LA_TEST(t, "diag/finite: trace and dense matrix of an operator near 1e300") {
+    /* la_real must hold the operator's values: a double build */
+    if (sizeof(la_real) == 8) {
+      double tr = 0, se = -1, tr1 = 0, se1 = -1, h[16], a[16], a1[16];
+      la_trace_config tc;
+      dmat_op op;
+      int i, st;
+      for (i = 0; i < 16; ++i) { /* symmetric, not diagonal: z^T A z varies */
+        int rc = i / 4 + i % 4; /* row plus column */
+        a1[i] = i % 5 == 0 ? 2 : 0.3 + 0.1 * rc;
+        a[i] = a1[i] * 1e300;
+      }
+      memset(&tc, 0, sizeof tc);
+      tc.matvecs = 8;
+      memset(&op, 0, sizeof op); op.n = 4; op.a = a1;
+      la_trace(4, dmat_matvec, &op, &tc, &tr1, &se1, NULL, 0);
+      op.a = a;
+      st = la_trace(4, dmat_matvec, &op, &tc, &tr, &se, NULL, 0);
+      /* the same probes: both results scale with the operator */
+      LA_CHECK(t, st == LA_OK && fabs(tr - 1e300 * tr1) <= 1e-14 * fabs(tr) &&
+                      se1 > 0 && fabs(se - 1e300 * se1) <= 1e-10 * se,
+               "trace %g (%g), error %g (%g): %s", tr, tr1, se, se1,
+               la_status_str(st));
+      for (i = 0; i < 16; ++i) a[i] = i % 5 == 0 ? 1.5e308 : 1.2e308;
+      LA_CHECK(t, la_dense_from_matvec(4, dmat_matvec, &op, h, NULL, 0) == LA_OK,
+               "dense");
+      for (i = 0; i < 16; ++i)
+        LA_CHECK(t, h[i] == a[i], "entry %d: %g, not %g", i, h[i], a[i]);
+    }
+  }
+}
+
 static void diag_model_tests(la_t *t) {
   LA_TEST(t, "diag/model hessian: dense against differences of gradients") {
     static const int params[2] = {LA_PARAM_SPARSE, LA_PARAM_DENSE};
@@ -1000,21 +1473,50 @@ static void diag_model_tests(la_t *t) {
   }
 
   LA_TEST(t, "diag/model robust condition numbers, exact and iterative") {
-    t_model tm;
-    int st = t_model_make(&tm, LA_PARAM_DENSE, 2, 3, 6, 64, 0.3, 41u), n, i;
-    la_rcond ex, it;
-    la_rcond_config c;
-    double *h, *ev, *ad, mx = 0, lo, hi;
-    LA_CHECK(t, st == LA_OK, "setup %d", st);
-    if (st == LA_OK) {
+    /* the dense 2-layer model's Hessian is singular, its median eigenvalue
+       rounding (lambda_max / it was reported as 5e17): not resolved; the
+       PGD model's median is well clear of 0 */
+    static const int params[2] = {LA_PARAM_DENSE, LA_PARAM_PGD};
+    int pc;
+    for (pc = 0; pc < 2; ++pc) {
+      t_model tm;
+      int st = t_model_make(&tm, params[pc], 2, 3, 6, 64, 0.3, 41u), n, i, j;
+      la_rcond ex, it;
+      la_rcond_config c;
+      la_hvp_op op;
+      double *h, *ev, *ad, mx = 0, lo, hi, asym = 0, res, big;
+      la_real *x, *y;
+      LA_CHECK(t, st == LA_OK, "setup %d", st);
+      if (st) continue;
       n = tm.m.nparams;
       h = (double *)malloc(sizeof(double) * n * n);
       ev = (double *)malloc(sizeof(double) * n);
       ad = (double *)malloc(sizeof(double) * n);
-      la_hessian_dense(&tm.m, tm.theta, &tm.b, h, NULL, 0);
+      x = (la_real *)calloc((size_t)n, sizeof(la_real));
+      y = (la_real *)malloc(sizeof(la_real) * n);
+      /* the Hessian column by column, its asymmetry, then symmetrized */
+      memset(&op, 0, sizeof op);
+      op.model = &tm.m; op.theta = tm.theta; op.batch = &tm.b;
+      for (j = 0; j < n; ++j) {
+        x[j] = 1;
+        la_hvp_matvec(&op, n, x, y);
+        for (i = 0; i < n; ++i) h[i * n + j] = y[i];
+        x[j] = 0;
+      }
+      for (i = 0; i < n; ++i)
+        for (j = 0; j < n; ++j) {
+          double d = h[i * n + j] - h[j * n + i];
+          asym += d * d;
+        }
+      asym = sqrt(asym);
+      for (i = 0; i < n; ++i)
+        for (j = 0; j < i; ++j)
+          h[i * n + j] = h[j * n + i] = 0.5 * (h[i * n + j] + h[j * n + i]);
       for (i = 0; i < n; ++i) { ad[i] = fabs(h[i * n + i]); mx = fmax(mx, ad[i]); }
       qsort(ad, n, sizeof(double), t_cmp_desc);
       la_sym_eig(n, h, ev, NULL, NULL, 0);
+      big = fmax(fabs(ev[0]), fabs(ev[n - 1]));
+      res = fmax(asym, n * 2.220446049250313e-16 * big);
       LA_CHECK(t, la_robust_cond(&tm.m, tm.theta, &tm.b, NULL, &ex, NULL, 0) ==
                       LA_OK, "exact");
       /* naive: descending sort, median of an even or odd count */
@@ -1024,10 +1526,20 @@ static void diag_model_tests(la_t *t) {
         LA_CHECK(t, ex.exact == 1, "path");
         LA_CHECK(t, fabs(ex.by_diag - mx / md) <= 1e-12 * mx / md, "by diag %g vs %g",
                  ex.by_diag, mx / md);
-        LA_CHECK(t, fabs(ex.lambda_median - ml) <= 1e-12 * fabs(ev[n - 1]) &&
-                        fabs(ex.by_spectrum - ev[n - 1] / ml) <=
-                            1e-9 * fabs(ev[n - 1] / ml),
-                 "by spectrum %g vs %g", ex.by_spectrum, ev[n - 1] / ml);
+        LA_CHECK(t, fabs(ex.lambda_median - ml) <= 1e-12 * big,
+                 "median %g vs %g", ex.lambda_median, ml);
+        LA_CHECK(t, fabs(ex.resolution - res) <= 1e-6 * res,
+                 "resolution %g vs %g", ex.resolution, res);
+        LA_CHECK(t, ex.resolved == (pc == 1) && ex.resolved == (fabs(ml) > res),
+                 "param %d: median %g, resolution %g: resolved %d", params[pc],
+                 ml, res, ex.resolved);
+        if (ex.resolved)
+          LA_CHECK(t, fabs(ex.by_spectrum - ev[n - 1] / ml) <=
+                          1e-9 * fabs(ev[n - 1] / ml),
+                   "by spectrum %g vs %g", ex.by_spectrum, ev[n - 1] / ml);
+        else
+          LA_CHECK(t, ex.by_spectrum == 0 && fabs(ml) < 1e-10 * big,
+                   "unresolved: by spectrum %g, median %g", ex.by_spectrum, ml);
       }
       memset(&c, 0, sizeof c); c.dense_max = 1; c.slq.probes = 20; c.slq.seed = 3;
       LA_CHECK(t, la_robust_cond(&tm.m, tm.theta, &tm.b, &c, &it, NULL, 0) ==
@@ -1036,16 +1548,24 @@ static void diag_model_tests(la_t *t) {
                "diag path %g vs %g", it.by_diag, ex.by_diag);
       LA_CHECK(t, fabs(it.lambda_max - ev[n - 1]) <= 1e-4 * fabs(ev[n - 1]),
                "lambda max %g vs %g", it.lambda_max, ev[n - 1]);
-      /* the SLQ median: inside the middle half of the exact spectrum */
+      /* the SLQ median: inside the middle half of the exact spectrum; its
+         resolution the nodes' spacing over 80 steps, at least 1e-6 lambda */
       lo = ev[n / 4]; hi = ev[(3 * n) / 4];
       LA_CHECK(t, it.lambda_median >= lo && it.lambda_median <= hi,
                "median %g outside [%g, %g]", it.lambda_median, lo, hi);
+      LA_CHECK(t, it.resolution >= 1e-6 * it.lambda_max &&
+                      it.resolution <= (ev[n - 1] - ev[0]) / fmin(80, n) * 1.001 +
+                                           1e-6 * it.lambda_max &&
+                      it.resolved == (fabs(it.lambda_median) > it.resolution) &&
+                      (it.resolved || it.by_spectrum == 0),
+               "iterative resolution %g, median %g, resolved %d", it.resolution,
+               it.lambda_median, it.resolved);
       c.dense_max = -1;
       LA_CHECK(t, la_robust_cond(&tm.m, tm.theta, &tm.b, &c, &it, NULL, 0) ==
                       LA_ERANGE, "dense_max < 0");
       LA_CHECK(t, la_robust_cond(&tm.m, NULL, &tm.b, NULL, &it, NULL, 0) ==
                       LA_ENULL, "null theta");
-      free(h); free(ev); free(ad);
+      free(h); free(ev); free(ad); free(x); free(y);
       t_model_free(&tm);
     }
   }
@@ -1111,5 +1631,7 @@ static void suite_diag(la_t *t) {
   diag_density_tests(t);
   diag_stats_tests(t);
   diag_workspace_tests(t);
+  diag_hard_spectra_tests(t);
+  diag_range_tests(t);
   diag_model_tests(t);
 }

@@ -805,10 +805,99 @@ static void test_run_files(la_t *t) {
 static void test_run_files(la_t *t) { (void)t; }
 #endif
 
+/* ------------------------------------------------------------ foreign callers */
+
+static void test_run_foreign(la_t *t) {
+  LA_TEST(t, "run: status names spell the enum, messages unchanged") {
+    static const struct {
+      int st;
+      const char *name;
+    } want[] = {{LA_OK, "LA_OK"}, {LA_ENULL, "LA_ENULL"}, {LA_EDIM, "LA_EDIM"},
+                {LA_EOVERFLOW, "LA_EOVERFLOW"}, {LA_EWORKSPACE, "LA_EWORKSPACE"},
+                {LA_ENOMEM, "LA_ENOMEM"}, {LA_ERANGE, "LA_ERANGE"},
+                {LA_ENONFINITE, "LA_ENONFINITE"}, {LA_ENOTSPD, "LA_ENOTSPD"},
+                {LA_EDIVERGED, "LA_EDIVERGED"}, {LA_EIO, "LA_EIO"},
+                {LA_EFORMAT, "LA_EFORMAT"}, {LA_EVERSION, "LA_EVERSION"},
+                {LA_ECHECKSUM, "LA_ECHECKSUM"}, {LA_ESHAPE, "LA_ESHAPE"},
+                {LA_ENOCONVERGE, "LA_ENOCONVERGE"},
+                {LA_EUNSUPPORTED, "LA_EUNSUPPORTED"}};
+    size_t i;
+    for (i = 0; i < sizeof want / sizeof want[0]; ++i) {
+      LA_CHECK(t, !strcmp(la_status_name(want[i].st), want[i].name), "%d: %s",
+               want[i].st, la_status_name(want[i].st));
+      LA_CHECK(t, strcmp(la_status_str(want[i].st), "unknown status") != 0,
+               "%d has a message", want[i].st);
+    }
+    LA_CHECK(t, !strcmp(la_status_str(LA_ERANGE), "a configuration value is out of range"),
+             "message");
+    LA_CHECK(t, !strcmp(la_status_name(1), "") && !strcmp(la_status_name(-17), ""),
+             "not a status");
+    LA_CHECK(t, !strcmp(la_status_str(-17), "unknown status"), "unknown");
+  }
+
+  LA_TEST(t, "run: la_sizeof gives each public type's size, 0 for others") {
+    static const struct {
+      int type;
+      size_t size;
+    } want[] = {{LA_TYPE_REAL, sizeof(la_real)},
+                {LA_TYPE_RUN_CONFIG, sizeof(la_run_config)},
+                {LA_TYPE_RUN, sizeof(la_run)},
+                {LA_TYPE_MODEL, sizeof(la_model)},
+                {LA_TYPE_DATA, sizeof(la_data)},
+                {LA_TYPE_TRAINER, sizeof(la_trainer)},
+                {LA_TYPE_BATCH, sizeof(la_batch)},
+                {LA_TYPE_RNG, sizeof(la_rng)},
+                {LA_TYPE_RUN_FIELD, sizeof(la_run_field)},
+                {LA_TYPE_TRAIN_RECORD, sizeof(la_train_record)},
+                {LA_TYPE_EIG_OUT, sizeof(la_eig_out)},
+                {LA_TYPE_LANCZOS_CONFIG, sizeof(la_lanczos_config)},
+                {LA_TYPE_SLQ_CONFIG, sizeof(la_slq_config)},
+                {LA_TYPE_RCOND_CONFIG, sizeof(la_rcond_config)},
+                {LA_TYPE_RCOND, sizeof(la_rcond)},
+                {LA_TYPE_GRAD_NOISE_CONFIG, sizeof(la_grad_noise_config)},
+                {LA_TYPE_NOISE_CONFIG, sizeof(la_noise_config)},
+                {LA_TYPE_NOISE_STATS, sizeof(la_noise_stats)},
+                {LA_TYPE_RUN_ENV, sizeof(la_run_env)}};
+    size_t i;
+    for (i = 0; i < sizeof want / sizeof want[0]; ++i)
+      LA_CHECK(t, la_sizeof(want[i].type) == want[i].size, "type %d: %lu", want[i].type,
+               (unsigned long)la_sizeof(want[i].type));
+    LA_CHECK(t, la_sizeof(-1) == 0 && la_sizeof(19) == 0, "unknown types");
+  }
+
+  LA_TEST(t, "run: accessors reach the run's objects, theta, step, eval batch") {
+    la_run_config c = run_small("1", NULL);
+    la_run r;
+    int n = -1;
+    LA_CHECK(t, la_run_create(&r, &c, NULL) == 0, "create");
+    LA_CHECK(t, la_run_trainer(&r) == &r.trainer && la_run_model(&r) == &r.model &&
+                la_run_data(&r) == &r.data, "objects");
+    LA_CHECK(t, la_run_theta(&r, &n) == r.trainer.theta && n == r.model.nparams,
+             "theta, n %d", n);
+    LA_CHECK(t, la_run_theta(&r, NULL) == r.trainer.theta, "n may be NULL");
+    LA_CHECK(t, la_run_step(&r) == 0, "step 0");
+    LA_CHECK(t, la_trainer_run(la_run_trainer(&r), 3) == 0 && la_run_step(&r) == 3,
+             "step 3");
+    LA_CHECK(t, la_run_eval_batch(&r) == &r.trainer.eval &&
+                la_run_eval_batch(&r)->count == 16, "eval batch");
+    la_run_destroy(&r);
+    c.eval_every = -1; /* never along the run, but la_trainer_eval still can */
+    LA_CHECK(t, la_run_create(&r, &c, NULL) == 0 && la_run_eval_batch(&r) == &r.trainer.eval,
+             "an eval batch without evaluations along the run");
+    la_run_destroy(&r);
+    n = 5;
+    LA_CHECK(t, la_run_trainer(NULL) == NULL && la_run_model(NULL) == NULL &&
+                la_run_data(NULL) == NULL && la_run_theta(NULL, &n) == NULL &&
+                n == 0 && la_run_step(NULL) == 0 && la_run_eval_batch(NULL) == NULL,
+             "NULL run");
+  }
+}
+
 static void suite_run(la_t *t) {
   test_run_registry(t);
   test_run_table(t);
   test_run_objects(t);
   test_run_checkpoints(t);
   test_run_files(t);
+  test_run_foreign(t);
 }

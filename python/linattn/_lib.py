@@ -1,0 +1,289 @@
+"""The shared library through ctypes: its functions' signatures, the small
+structs passed by value or filled by the library (each mirrored here and
+held to la_sizeof, so a layout change is an error at load time, not a wrong
+number), and the structs that grow (la_run_config, la_run, ...) as opaque
+blocks of la_sizeof bytes."""
+import ctypes
+import os
+import threading
+from ctypes import (CFUNCTYPE, POINTER, Structure, c_char_p, c_double,
+                    c_float, c_int, c_long, c_size_t, c_uint, c_uint64, c_void_p)
+
+import numpy as np
+
+from . import _build
+from ._errors import LinattnError
+
+# la_sizeof's type codes (the header's LA_TYPE_*).
+T_REAL, T_RUN_CONFIG, T_RUN, T_MODEL, T_DATA, T_TRAINER, T_BATCH, T_RNG = range(8)
+(T_RUN_FIELD, T_TRAIN_RECORD, T_EIG_OUT, T_LANCZOS_CONFIG, T_SLQ_CONFIG,
+ T_RCOND_CONFIG, T_RCOND, T_GRAD_NOISE_CONFIG, T_NOISE_CONFIG, T_NOISE_STATS,
+ T_RUN_ENV) = range(8, 19)
+
+LA_STREAM_EVAL = 0xFFFFFFFFFFFFFFFF
+
+
+class Rng(Structure):
+    _fields_ = [("key", c_uint64), ("stream", c_uint64), ("counter", c_uint64)]
+
+
+class RunField(Structure):
+    _fields_ = [("key", c_char_p), ("kind", c_int), ("offset", c_size_t),
+                ("lo", c_double), ("hi", c_double), ("flags", c_uint),
+                ("optim", c_uint), ("names", POINTER(c_char_p)), ("help", c_char_p)]
+
+
+class LanczosConfig(Structure):
+    _fields_ = [("which", c_int), ("max_iter", c_int), ("seed", c_uint64)]
+
+
+class SlqConfig(Structure):
+    _fields_ = [("probes", c_int), ("steps", c_int), ("seed", c_uint64)]
+
+
+class RcondConfig(Structure):
+    _fields_ = [("dense_max", c_int), ("slq", SlqConfig)]
+
+
+class Rcond(Structure):
+    _fields_ = [("by_diag", c_double), ("by_spectrum", c_double),
+                ("lambda_max", c_double), ("lambda_median", c_double),
+                ("exact", c_int), ("resolved", c_int), ("resolution", c_double)]
+
+
+class GradNoiseConfig(Structure):
+    _fields_ = [("minibatch", c_int), ("true_batch", c_int), ("samples", c_int)]
+
+
+class NoiseConfig(Structure):
+    _fields_ = [("bins", c_int), ("hill_k", c_int)]
+
+
+class NoiseStats(Structure):
+    _fields_ = [("mean", c_double), ("var", c_double), ("kurtosis", c_double),
+                ("hill_alpha", c_double), ("hill_stderr", c_double),
+                ("min", c_double), ("max", c_double)]
+
+
+def _real_structs(c_real):
+    """The mirrored structs that hold la_real pointers: one set per
+    precision."""
+    PR = POINTER(c_real)
+
+    class Batch(Structure):
+        _fields_ = [("d", c_int), ("n", c_int), ("count", c_int),
+                    ("z", PR), ("y", PR), ("owned", c_void_p)]
+
+    class TrainRecord(Structure):
+        _fields_ = [("step", c_long), ("loss", c_double), ("grad_norm", c_double),
+                    ("clipped_norm", c_double), ("lr_scale", c_double),
+                    ("update_norm", c_double), ("nparams", c_int),
+                    ("grad", PR), ("update", PR), ("theta", PR),
+                    ("has_eval", c_int), ("eval_loss", c_double)]
+
+    class EigOut(Structure):
+        _fields_ = [("values", POINTER(c_double)), ("residuals", POINTER(c_double)),
+                    ("vectors", PR), ("matvecs", c_int), ("converged", c_int),
+                    ("restarts", c_int)]
+
+    train_callback = CFUNCTYPE(c_int, c_void_p, POINTER(TrainRecord))
+    matvec = CFUNCTYPE(c_int, c_void_p, c_int, PR, PR)
+
+    class RunEnv(Structure):
+        _fields_ = [("callback", train_callback), ("user", c_void_p),
+                    ("kernels", c_void_p), ("parallel", c_void_p)]
+
+    return Batch, TrainRecord, EigOut, RunEnv, train_callback, matvec
+
+
+class Library:
+    """One loaded library: its functions (attributes named as in C), its
+    precision and real type, its mirrored structs."""
+
+    def __init__(self, path):
+        self.path = path
+        self.dll = ctypes.CDLL(path)
+        try:
+            self.dll.la_sizeof.restype = c_size_t
+            self.dll.la_sizeof.argtypes = [c_int]
+        except AttributeError:
+            raise LinattnError(None, "LA_EUNSUPPORTED", "not supported by this build",
+                               path, "the library has no la_sizeof: it was built "
+                               "from an older linattn.h")
+        real = self.dll.la_sizeof(T_REAL)
+        if real not in (4, 8):
+            raise LinattnError(None, "LA_EUNSUPPORTED", "not supported by this build",
+                               path, "la_real of %d bytes" % real)
+        self.precision = "double" if real == 8 else "float"
+        self.c_real = c_double if real == 8 else c_float
+        self.dtype = np.dtype(np.float64 if real == 8 else np.float32)
+        (self.Batch, self.TrainRecord, self.EigOut, self.RunEnv,
+         self.train_callback, self.matvec) = _real_structs(self.c_real)
+        self._declare()
+        self._check_sizes()
+        self.version = self.dll.la_version_string().decode()
+        self.backend = self.dll.la_backend_name().decode()
+
+    # ---------------------------------------------------------- signatures
+    def _declare(self):
+        R = POINTER(self.c_real)
+        D = POINTER(c_double)
+        P = c_void_p
+        F = POINTER(RunField)
+        I = POINTER(c_int)
+        Z = POINTER(c_size_t)
+        B = POINTER(self.Batch)
+        sig = {
+            "la_version_string": (c_char_p, []),
+            "la_backend_name": (c_char_p, []),
+            "la_status_str": (c_char_p, [c_int]),
+            "la_status_name": (c_char_p, [c_int]),
+            # the run description
+            "la_run_field_count": (c_int, []),
+            "la_run_field_at": (F, [c_int]),
+            "la_run_field_find": (F, [c_char_p]),
+            "la_run_field_name": (c_char_p, [F, c_int]),
+            "la_run_field_get": (c_int, [P, F, D]),
+            "la_run_field_set": (c_int, [P, F, c_double]),
+            "la_run_preset_name": (c_char_p, [c_int, POINTER(c_char_p)]),
+            "la_run_preset": (c_int, [P, c_char_p, c_char_p]),
+            "la_run_resolve": (c_int, [P, P]),
+            "la_run_diff": (F, [P, P, c_uint]),
+            # runs
+            "la_run_create": (c_int, [P, P, POINTER(self.RunEnv)]),
+            "la_run_destroy": (None, [P]),
+            "la_run_trainer": (P, [P]),
+            "la_run_model": (P, [P]),
+            "la_run_data": (P, [P]),
+            "la_run_theta": (R, [P, I]),
+            "la_run_step": (c_long, [P]),
+            "la_run_eval_batch": (B, [P]),
+            "la_run_resume_mem": (c_int, [P, P, c_size_t, POINTER(F)]),
+            "la_trainer_run": (c_int, [P, c_long]),
+            "la_trainer_eval": (c_int, [P, D]),
+            "la_checkpoint_bytes": (c_int, [P, Z]),
+            "la_checkpoint_save_mem": (c_int, [P, P, c_size_t, Z]),
+            "la_checkpoint_save": (c_int, [P, c_char_p]),
+            "la_checkpoint_run": (c_int, [P, c_size_t, P, POINTER(c_long)]),
+            # prompts
+            "la_rng_seed": (None, [POINTER(Rng), c_uint64, c_uint64]),
+            "la_batch_create": (c_int, [B, c_int, c_int, c_int]),
+            "la_batch_destroy": (None, [B]),
+            "la_pack": (c_int, [c_int, c_int, c_int, R, R]),
+            "la_unpack": (c_int, [c_int, c_int, c_int, R, R]),
+            "la_data_sample": (c_int, [P, POINTER(Rng), B]),
+            # the model
+            "la_model_init_params": (c_int, [P, POINTER(Rng), R]),
+            "la_model_blocks": (c_int, [P, I, I, c_int]),
+            "la_model_loss": (c_int, [P, R, B, D, R, P, c_size_t]),
+            "la_model_grad": (c_int, [P, R, B, D, R, P, c_size_t]),
+            "la_model_hvp": (c_int, [P, R, B, R, D, R, R, P, c_size_t]),
+            # diagnostics
+            "la_hessian_dense": (c_int, [P, R, B, D, P, c_size_t]),
+            "la_hessian_diag": (c_int, [P, R, B, D, P, c_size_t]),
+            "la_hessian_eigs": (c_int, [P, R, B, c_int, c_double, POINTER(LanczosConfig),
+                                        POINTER(self.EigOut), P, c_size_t]),
+            "la_robust_cond": (c_int, [P, R, B, POINTER(RcondConfig), POINTER(Rcond),
+                                       P, c_size_t]),
+            "la_dir_smoothness": (c_int, [P, R, R, B, D, D, P, c_size_t]),
+            "la_grad_noise": (c_int, [P, R, P, POINTER(Rng), POINTER(GradNoiseConfig),
+                                      D, D, P, c_size_t]),
+            "la_noise_summary": (c_int, [c_int, D, POINTER(NoiseConfig),
+                                         POINTER(NoiseStats), D, D, D, D, P, c_size_t]),
+            "la_lanczos": (c_int, [c_int, self.matvec, P, c_int, c_double,
+                                   POINTER(LanczosConfig), POINTER(self.EigOut), P,
+                                   c_size_t]),
+            "la_slq": (c_int, [c_int, self.matvec, P, POINTER(SlqConfig), D, D, P,
+                               c_size_t]),
+            "la_rcond_diag": (c_int, [c_int, D, D, P, c_size_t]),
+            "la_rcond_spectrum": (c_int, [c_int, D, D, D, P, c_size_t]),
+            "la_weighted_median": (c_int, [c_int, D, D, D, P, c_size_t]),
+        }
+        for name, (res, args) in sig.items():
+            fn = getattr(self.dll, name)
+            fn.restype = res
+            fn.argtypes = args
+            setattr(self, name, fn)
+
+    def _check_sizes(self):
+        mirrored = [(T_RNG, Rng), (T_RUN_FIELD, RunField), (T_BATCH, self.Batch),
+                    (T_TRAIN_RECORD, self.TrainRecord), (T_EIG_OUT, self.EigOut),
+                    (T_LANCZOS_CONFIG, LanczosConfig), (T_SLQ_CONFIG, SlqConfig),
+                    (T_RCOND_CONFIG, RcondConfig), (T_RCOND, Rcond),
+                    (T_GRAD_NOISE_CONFIG, GradNoiseConfig),
+                    (T_NOISE_CONFIG, NoiseConfig), (T_NOISE_STATS, NoiseStats),
+                    (T_RUN_ENV, self.RunEnv)]
+        for code, cls in mirrored:
+            have = self.dll.la_sizeof(code)
+            if have != ctypes.sizeof(cls):
+                raise LinattnError(None, "LA_EUNSUPPORTED", "not supported by this build",
+                                   self.path, "the library's %s is %d bytes, the "
+                                   "package's mirror of it %d: the package and the "
+                                   "header are of different versions"
+                                   % (cls.__name__, have, ctypes.sizeof(cls)))
+
+    # ---------------------------------------------------------- helpers
+    def error(self, status, where=None, detail=None):
+        return LinattnError(status, self.la_status_name(status).decode() or
+                            "status %d" % status,
+                            self.la_status_str(status).decode(), where, detail)
+
+    def check(self, status, where=None, detail=None):
+        """Raises LinattnError unless status is LA_OK."""
+        if status != 0:
+            raise self.error(status, where, detail)
+
+    def opaque(self, type_code):
+        """A zeroed block of la_sizeof(type) bytes, aligned for any member."""
+        size = self.dll.la_sizeof(type_code)
+        return (c_uint64 * ((size + 7) // 8))()
+
+    def reals(self, x, n=None, what="vector"):
+        """x as a contiguous la_real array (a copy when its type differs)."""
+        a = np.ascontiguousarray(x, dtype=self.dtype)
+        if a.ndim != 1 or (n is not None and a.shape[0] != n):
+            raise ValueError("%s: a vector of %s numbers expected, not shape %s"
+                             % (what, n if n is not None else "some", a.shape))
+        return a
+
+    def ptr(self, a):
+        return a.ctypes.data_as(POINTER(self.c_real))
+
+
+def dptr(a):
+    return a.ctypes.data_as(POINTER(c_double))
+
+
+_libs = {}
+_lock = threading.Lock()
+
+
+def default_precision():
+    """LINATTN_PRECISION, else float: the precision of the `linattn`
+    command, so that a run here gives the command's numbers."""
+    return os.environ.get("LINATTN_PRECISION", "float")
+
+
+def library(precision=None):
+    """The loaded library of a precision ('float' or 'double'; None: the
+    default), found or built as linattn._build says."""
+    precision = precision or default_precision()
+    with _lock:
+        lib = _libs.get(precision)
+        if lib is None:
+            lib = Library(_build.find(precision))
+            if lib.precision != precision:
+                raise LinattnError(None, "LA_EUNSUPPORTED", "not supported by this build",
+                                   lib.path, "a %s library where %s was asked for"
+                                   % (lib.precision, precision))
+            _libs[precision] = lib
+    return lib
+
+
+def lib_of(precision_or_lib):
+    if isinstance(precision_or_lib, Library):
+        return precision_or_lib
+    return library(precision_or_lib)
+
+
+__all__ = ["Library", "library", "default_precision"]

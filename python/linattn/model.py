@@ -1,0 +1,245 @@
+"""Prompts and the model: batches from numpy arrays, loss, gradient,
+Hessian-vector products and the Hessian's measurements at any theta."""
+import weakref
+from ctypes import byref, c_double, c_int
+
+import numpy as np
+
+from . import _lib
+from .diag import Eigs, RobustCond, _eig_config, _eig_result, _which
+
+
+class Rng:
+    """A la_rng: the stream `stream` of seed `seed` (Philox4x32-7). Passed
+    to Run.sample, it advances with each draw, as in C."""
+
+    def __init__(self, seed, stream=0):
+        self._s = _lib.Rng(int(seed), int(stream) & 0xFFFFFFFFFFFFFFFF, 0)
+
+    @property
+    def state(self):
+        return (self._s.key, self._s.stream, self._s.counter)
+
+    def __repr__(self):
+        return "Rng(key=%d, stream=%d, counter=%d)" % self.state
+
+
+def _destroy_batch(lib, b):
+    lib.la_batch_destroy(byref(b))
+
+
+class Batch:
+    """Prompts in the library's layout (la_batch).
+
+    Batch(z, y): z of shape (count, d+1, n+1), each prompt the matrix
+    Z0 = [[x_1 .. x_n x_q], [y_1 .. y_n 0]] of the papers, and y of shape
+    (count,) the targets y_q. The z and y properties give them back as numpy
+    arrays (copies). A batch belongs to one precision's library."""
+
+    def __init__(self, z, y, precision=None):
+        lib = _lib.lib_of(precision)
+        z = np.asarray(z)
+        if z.ndim == 2:
+            z = z[None]
+        if z.ndim != 3 or z.shape[1] < 2 or z.shape[2] < 2:
+            raise ValueError("z: prompts of shape (count, d+1, n+1) expected, not %s"
+                             % (z.shape,))
+        count, d1, n1 = z.shape
+        y = np.ascontiguousarray(np.reshape(y, -1), dtype=lib.dtype)
+        if y.shape != (count,):
+            raise ValueError("y: %d targets expected, not shape %s" % (count, y.shape))
+        zc = np.ascontiguousarray(z, dtype=lib.dtype)
+        b = lib.Batch()
+        lib.check(lib.la_batch_create(byref(b), d1 - 1, n1 - 1, count), "la_batch_create",
+                  "d = %d, n = %d, count = %d" % (d1 - 1, n1 - 1, count))
+        self._init(lib, b, None)
+        weakref.finalize(self, _destroy_batch, lib, b)
+        lib.check(lib.la_pack(count, d1, n1, lib.ptr(zc), b.z), "la_pack")
+        lib.check(lib.la_pack(count, 1, 1, lib.ptr(y), b.y), "la_pack")
+
+    def _init(self, lib, b, owner):
+        self._lib = lib
+        self._b = b
+        self._owner = owner  # what holds b's memory when the batch does not
+
+    @classmethod
+    def _view(cls, lib, ptr, owner):
+        """The batch at ptr, kept alive by owner (a run's evaluation batch)."""
+        self = cls.__new__(cls)
+        self._init(lib, ptr.contents, owner)
+        return self
+
+    @classmethod
+    def _empty(cls, lib, d, n, count):
+        self = cls.__new__(cls)
+        b = lib.Batch()
+        lib.check(lib.la_batch_create(byref(b), d, n, count), "la_batch_create",
+                  "d = %d, n = %d, count = %d" % (d, n, count))
+        self._init(lib, b, None)
+        weakref.finalize(self, _destroy_batch, lib, b)
+        return self
+
+    @property
+    def count(self):
+        return self._b.count
+
+    @property
+    def d(self):
+        return self._b.d
+
+    @property
+    def n(self):
+        return self._b.n
+
+    @property
+    def precision(self):
+        return self._lib.precision
+
+    @property
+    def z(self):
+        out = np.empty((self.count, self.d + 1, self.n + 1), dtype=self._lib.dtype)
+        self._lib.check(self._lib.la_unpack(self.count, self.d + 1, self.n + 1,
+                                            self._b.z, self._lib.ptr(out)), "la_unpack")
+        return out
+
+    @property
+    def y(self):
+        out = np.empty(self.count, dtype=self._lib.dtype)
+        self._lib.check(self._lib.la_unpack(self.count, 1, 1, self._b.y,
+                                            self._lib.ptr(out)), "la_unpack")
+        return out
+
+    def __len__(self):
+        return self.count
+
+    def __repr__(self):
+        return "Batch(%d prompts, d = %d, n = %d, %s)" % (self.count, self.d, self.n,
+                                                          self.precision)
+
+
+class Model:
+    """The model of a run (la_model): loss, gradient, HVP and curvature at
+    any theta on any batch. Get it as run.model. Every method takes theta
+    (a vector of nparams numbers) and a batch (a Batch, or a pair (z, y) of
+    numpy arrays as Batch takes them)."""
+
+    def __init__(self, run):
+        self._run = run
+        self._lib = run._lib
+        self._m = self._lib.la_run_model(run._r)
+        self.nparams = run.nparams
+
+    # ------------------------------------------------------------ inputs
+    def _theta(self, theta, what="theta"):
+        return self._lib.reals(theta, self.nparams, what)
+
+    def _batch(self, batch):
+        if isinstance(batch, Batch):
+            if batch._lib is not self._lib:
+                raise ValueError("a %s batch for a %s model" % (batch.precision,
+                                                                 self._lib.precision))
+            return batch
+        z, y = batch
+        return Batch(z, y, self._lib)
+
+    def _call(self, name, *args):
+        self._lib.check(getattr(self._lib, name)(*args), name)
+
+    # ------------------------------------------------------------ values
+    def loss(self, theta, batch, predictions=False):
+        """The mean squared error on the batch; with predictions=True also
+        each prompt's prediction -[Z_L]_{d+1,n+1}."""
+        th, b = self._theta(theta), self._batch(batch)
+        loss = c_double()
+        pred = np.empty(b.count, dtype=self._lib.dtype) if predictions else None
+        self._call("la_model_loss", self._m, self._lib.ptr(th), byref(b._b), byref(loss),
+                   self._lib.ptr(pred) if predictions else None, None, 0)
+        return (loss.value, pred) if predictions else loss.value
+
+    def grad(self, theta, batch):
+        """(loss, gradient)."""
+        th, b = self._theta(theta), self._batch(batch)
+        loss = c_double()
+        g = np.empty(self.nparams, dtype=self._lib.dtype)
+        self._call("la_model_grad", self._m, self._lib.ptr(th), byref(b._b), byref(loss),
+                   self._lib.ptr(g), None, 0)
+        return loss.value, g
+
+    def hvp(self, theta, batch, v):
+        """H(theta) v, exact (forward over reverse)."""
+        th, b, vv = self._theta(theta), self._batch(batch), self._theta(v, "v")
+        hv = np.empty(self.nparams, dtype=self._lib.dtype)
+        self._call("la_model_hvp", self._m, self._lib.ptr(th), byref(b._b),
+                   self._lib.ptr(vv), None, None, self._lib.ptr(hv), None, 0)
+        return hv
+
+    def hessian(self, theta, batch):
+        """The exact Hessian, nparams x nparams (symmetrized, float64)."""
+        th, b = self._theta(theta), self._batch(batch)
+        h = np.empty((self.nparams, self.nparams))
+        self._call("la_hessian_dense", self._m, self._lib.ptr(th), byref(b._b),
+                   _lib.dptr(h), None, 0)
+        return h
+
+    def hessian_diag(self, theta, batch):
+        """The exact diagonal of the Hessian (nparams HVPs)."""
+        th, b = self._theta(theta), self._batch(batch)
+        d = np.empty(self.nparams)
+        self._call("la_hessian_diag", self._m, self._lib.ptr(th), byref(b._b),
+                   _lib.dptr(d), None, 0)
+        return d
+
+    def hessian_eigs(self, theta, batch, k=10, which="largest", tol=1e-6, max_iter=0,
+                     seed=0, vectors=False):
+        """k eigenvalues of the Hessian by Lanczos (la_hessian_eigs): which
+        is 'largest', 'smallest' or 'magnitude'. An Eigs; a warning when not
+        all k converged within max_iter (the estimates are returned)."""
+        th, b = self._theta(theta), self._batch(batch)
+        cfg = _eig_config(_which(which), max_iter, seed)
+        out, keep = _eig_result(self._lib, k, self.nparams, vectors)
+        st = self._lib.la_hessian_eigs(self._m, self._lib.ptr(th), byref(b._b), int(k),
+                                       float(tol), byref(cfg), byref(out), None, 0)
+        return Eigs._of(self._lib, st, "la_hessian_eigs", out, keep)
+
+    def robust_cond(self, theta, batch, dense_max=0, probes=0, steps=0, seed=0):
+        """Both robust condition numbers of paper A (la_robust_cond):
+        max|H_ii| / median|H_ii| and lambda_max / lambda_median, exact up to
+        dense_max parameters (default 1000), Lanczos and SLQ beyond."""
+        th, b = self._theta(theta), self._batch(batch)
+        cfg = _lib.RcondConfig(int(dense_max), _lib.SlqConfig(int(probes), int(steps),
+                                                              int(seed)))
+        out = _lib.Rcond()
+        self._call("la_robust_cond", self._m, self._lib.ptr(th), byref(b._b), byref(cfg),
+                   byref(out), None, 0)
+        return RobustCond(out)
+
+    def dir_smoothness(self, theta, theta_next, batch):
+        """(u^T H(theta) u, ||grad f(theta)||) along the step from theta to
+        theta_next, u its unit direction (la_dir_smoothness)."""
+        th, tn, b = self._theta(theta), self._theta(theta_next, "theta_next"), \
+            self._batch(batch)
+        s, g = c_double(), c_double()
+        self._call("la_dir_smoothness", self._m, self._lib.ptr(th), self._lib.ptr(tn),
+                   byref(b._b), byref(s), byref(g), None, 0)
+        return s.value, g.value
+
+    def blocks(self):
+        """The parameter matrices in theta: a list of (offset, size)."""
+        cap = 4 * 64 + 8
+        off, size = (c_int * cap)(), (c_int * cap)()
+        n = self._lib.la_model_blocks(self._m, off, size, cap)
+        if n < 0:
+            raise self._lib.error(n, "la_model_blocks")
+        return [(off[i], size[i]) for i in range(n)]
+
+    def init_params(self, seed, stream=_lib.LA_STREAM_EVAL - 1):
+        """theta ~ N(0, init_std^2) from the stream of seed; the default
+        stream is the trainer's, so init_params(run seed) is a run's theta
+        at step 0."""
+        th = np.empty(self.nparams, dtype=self._lib.dtype)
+        rng = Rng(seed, stream)
+        self._call("la_model_init_params", self._m, byref(rng._s), self._lib.ptr(th))
+        return th
+
+    def __repr__(self):
+        return "Model(%d parameters, %s)" % (self.nparams, self._lib.precision)
