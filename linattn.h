@@ -1108,7 +1108,7 @@ typedef struct la_eig_out {
    subspace) continues from a fresh seeded vector orthogonal to the basis.
    A single starting vector sees one copy of an exactly repeated eigenvalue
    until its invariant subspace is exhausted: the k values returned are then
-   the distinct ones, more copies appear only after a restart (see README).
+   the distinct ones, more copies appear only after a restart (see docs/library.md).
    LA_ENOCONVERGE: the cap was reached; the best estimates are returned.
    LA_ERANGE for tol <= 0 or non-finite, an unknown `which`, or a max_iter
    below k (or negative), and for a Ritz value beyond the largest double
@@ -1878,6 +1878,92 @@ LINATTN_DEF const la_batch *la_run_eval_batch(const la_run *r);
 #define LA__INLINE static
 #define LA__RESTRICT
 #endif
+
+/* ----------------------------------------------------- finiteness, once */
+/* x - x is 0 for every finite x and NaN for an infinity or a NaN: no
+   library call, no branch. Every finiteness check of the implementation is
+   one of these two (the public API's inputs use la__finite() only where a
+   status must name which input was bad). */
+LA__INLINE int la__finite(double x) { return x - x == 0; }
+
+/* Every entry finite: one sum of x * 0 carries any NaN or infinity, which
+   costs less than a test per entry. */
+static int la__all_finite(int n, const la_real *x) {
+  double acc = 0;
+  int i;
+  for (i = 0; i < n; ++i) acc += (double)x[i] * 0.0;
+  return acc == 0;
+}
+
+/* ------------------------------------------------------ alignment, once */
+/* n rounded up to a multiple of LA_ALIGN, and the bytes from p to its next
+   LA_ALIGN boundary: every carving of a workspace aligns with these. */
+LA__INLINE size_t la__round_up(size_t n) {
+  return (n + LA_ALIGN - 1) / LA_ALIGN * LA_ALIGN;
+}
+LA__INLINE size_t la__align_gap(const void *p) {
+  size_t off = (size_t)((uintptr_t)p % LA_ALIGN);
+  return la__round_up(off) - off;
+}
+
+/* -------------------------------------------------- workspace carving */
+/* Every workspace of the implementation is carved by one walk that serves
+   both its size query (base == NULL counts) and the carving, so the two can
+   never disagree. (The model's layout, la__m_layout, counts panel elements
+   in double before it forms a size: its largest models exceed size_t on a
+   32-bit host.) */
+typedef struct la__arena {
+  unsigned char *base;
+  size_t used, cap;
+  int over; /* a region passed LA__WORK_MAX: the size query says so */
+} la__arena;
+
+/* The largest workspace a size query answers with (1e12 bytes on 64-bit
+   hosts). Products are held to it in double before they are formed in
+   size_t, which on a 32-bit host would wrap long before memory runs out. */
+#define LA__WORK_MAX                                                          \
+  ((double)(size_t)-1 / 4 < 1e12 ? (double)(size_t)-1 / 4 : 1e12)
+
+/* The offset of the next region of `bytes`, aligned. A count past
+   LA__WORK_MAX marks the walk over instead of wrapping. */
+static size_t la__take_off(la__arena *a, size_t bytes) {
+  size_t at = la__round_up(a->used);
+  if (a->over || (double)at + (double)bytes > LA__WORK_MAX) {
+    a->over = 1;
+    return 0;
+  }
+  a->used = at + bytes;
+  /* a carving walk stays within the block its counting walk sized */
+  LINATTN_ASSERT(!a->base || a->used <= a->cap);
+  return at;
+}
+static void *la__take(la__arena *a, size_t bytes) {
+  size_t at = la__take_off(a, bytes);
+  return a->base && !a->over ? (void *)(a->base + at) : NULL;
+}
+static la__arena la__arena_count(void) {
+  la__arena a;
+  a.base = NULL; a.used = 0; a.cap = 0; a.over = 0;
+  return a;
+}
+static la__arena la__arena_on(void *work, size_t bytes) {
+  la__arena a;
+  a.base = (unsigned char *)work; a.used = 0; a.cap = bytes; a.over = 0;
+  return a;
+}
+/* The end of a counting walk: its size, padded for the base's alignment;
+   0 when a region did not fit. */
+static size_t la__arena_size(const la__arena *a) {
+  return a->over ? 0 : a->used + LA_ALIGN;
+}
+/* Aligns the caller's block; false when it is too small. */
+static int la__arena_align(la__arena *a) {
+  size_t gap = la__align_gap(a->base);
+  if (a->cap < gap) return 0;
+  a->base += gap;
+  a->cap -= gap;
+  return 1;
+}
 
 /* ------------------------------------------------ backend selection */
 
@@ -4457,7 +4543,7 @@ LINATTN_DEF int la_rng_gamma(la_rng *r, double k, double theta, double *g) {
   int i = 8;
   double s1, v;
   if (!r || !g) return LA_ENULL;
-  if (!isfinite(k) || !isfinite(theta)) return LA_ENONFINITE;
+  if (!la__finite(k) || !la__finite(theta)) return LA_ENONFINITE;
   if (k <= 0.0 || theta <= 0.0) return LA_ERANGE;
   la__gpar_init(&p, k, theta);
   /* quad after quad, the scalar twin: the same tries as a batch's run */
@@ -4470,7 +4556,7 @@ LINATTN_DEF int la_rng_gamma(la_rng *r, double k, double theta, double *g) {
   v = p.d * (s1 * s1 * s1);
   if (p.boost) v = v * la__exp(-0.5 * e[i] / k);
   v = v * theta;
-  if (!isfinite(v)) return LA_ERANGE; /* theta too large; r unmoved */
+  if (!la__finite(v)) return LA_ERANGE; /* theta too large; r unmoved */
   r->counter = blk << 2;
   *g = v;
   return LA_OK;
@@ -4624,13 +4710,13 @@ static int la__data_resolve(const la_data_config *in, la_data_config *c) {
   if (c->covariates == LA_X_GAMMA_SPHERE) {
     if (c->gamma_shape == 0) c->gamma_shape = 0.1;
     if (c->gamma_scale == 0) c->gamma_scale = 10;
-    if (!isfinite(c->gamma_shape) || !isfinite(c->gamma_scale))
+    if (!la__finite(c->gamma_shape) || !la__finite(c->gamma_scale))
       return LA_ENONFINITE;
     if (c->gamma_shape < 0 || c->gamma_scale < 0) return LA_ERANGE;
     /* the radius is formed in float, and divided by |x| >= 5e-13 */
     if (!(la__radius_max(c) <= 1e25)) return LA_ERANGE;
   }
-  if (!isfinite(c->noise_std)) return LA_ENONFINITE;
+  if (!la__finite(c->noise_std)) return LA_ENONFINITE;
   /* beyond la_real's range every label would come out infinite */
   if (c->noise_std < 0 || c->noise_std > (sizeof(la_real) == 4 ? 3.4e38 : 1e308))
     return LA_ERANGE;
@@ -4654,10 +4740,22 @@ static la__data_sizes la__data_parts(const la_data_config *c) {
   return s;
 }
 
+/* The generator's block: its fixed parameters (Cholesky factor, inverse,
+   target network) in one run of la_reals, then the scratch their
+   construction needs. */
+static void la__data_walk(la__arena *a, const la__data_sizes *s, la_real **par,
+                          double **scratch) {
+  *par = (la_real *)la__take(a, sizeof(la_real) * (s->chol + s->winv + s->net));
+  *scratch = (double *)la__take(a, sizeof(double) * s->scratch);
+}
+
 static size_t la__data_need(const la_data_config *c) {
   la__data_sizes s = la__data_parts(c);
-  return sizeof(la_real) * (s.chol + s.winv + s.net) +
-         sizeof(double) * s.scratch + 2 * LA_ALIGN;
+  la__arena a = la__arena_count();
+  la_real *par;
+  double *scratch;
+  la__data_walk(&a, &s, &par, &scratch);
+  return la__arena_size(&a);
 }
 
 LINATTN_DEF size_t la_data_bytes(const la_data_config *cfg) {
@@ -4673,7 +4771,7 @@ static int la__data_sigma_matrix(const la_data_config *c, uint64_t seed,
   if (c->sigma == LA_SIGMA_GIVEN) {
     double big = 0;
     for (i = 0; i < d * d; ++i) {
-      if (!isfinite(c->sigma_matrix[i])) return LA_ENONFINITE;
+      if (!la__finite(c->sigma_matrix[i])) return LA_ENONFINITE;
       if (fabs(c->sigma_matrix[i]) > big) big = fabs(c->sigma_matrix[i]);
     }
     for (i = 0; i < d; ++i)
@@ -4795,30 +4893,31 @@ static int la__data_bounds(const la_data_config *c, const la_real *chol,
   return x <= big && w <= big && f <= big && y <= big ? LA_OK : LA_ERANGE;
 }
 
-static unsigned char *la__align_up(unsigned char *p) {
-  return p + (LA_ALIGN - (size_t)((uintptr_t)p % LA_ALIGN)) % LA_ALIGN;
-}
-
 LINATTN_DEF int la_data_init(la_data *g, const la_data_config *cfg,
                              uint64_t seed, void *mem, size_t bytes) {
   la_data_config c;
   la__data_sizes s;
-  la_real *chol, *winv, *net;
-  unsigned char *p;
+  la_real *chol, *winv, *net, *par;
+  double *scratch;
+  la__arena a;
+  size_t need;
   int st;
   if (!g || !cfg) return LA_ENULL;
   st = la__data_resolve(cfg, &c);
   if (st) return st;
   if (!mem) return LA_ENULL;
-  if (bytes < la__data_need(&c)) return LA_EWORKSPACE;
+  need = la__data_need(&c);
+  if (!need) return LA_EOVERFLOW;
+  if (bytes < need) return LA_EWORKSPACE;
   s = la__data_parts(&c);
-  p = la__align_up((unsigned char *)mem);
-  chol = s.chol ? (la_real *)(void *)p : NULL;
-  winv = s.winv ? (la_real *)(void *)p + s.chol : NULL;
-  net = s.net ? (la_real *)(void *)p + s.chol + s.winv : NULL;
-  p = la__align_up(p + sizeof(la_real) * (s.chol + s.winv + s.net));
+  a = la__arena_on(mem, bytes);
+  if (!la__arena_align(&a)) return LA_EWORKSPACE;
+  la__data_walk(&a, &s, &par, &scratch);
+  chol = s.chol ? par : NULL;
+  winv = s.winv ? par + s.chol : NULL;
+  net = s.net ? par + s.chol + s.winv : NULL;
   if (chol) {
-    st = la__data_sigma(&c, seed, chol, winv, (double *)(void *)p);
+    st = la__data_sigma(&c, seed, chol, winv, scratch);
     if (st) return st;
   }
   if (net) la__data_net(&c, seed, net);
@@ -5345,7 +5444,7 @@ typedef struct la__mctx {
   la_real *zt, *zdt;          /* (L+1) panels Zt_l and their tangents */
   la_real *st, *sdt;          /* per layer stored forward values, tangents */
   la_real *gt;                /* 4 backward panels: G, G', Gdot, Gdot' */
-  la_real *tmp;               /* backward temporaries */
+  la_real *tmp, *tmp_end;     /* backward temporaries, and their end */
   la_real *fr;                /* front layer buffers */
   la_real *y;                 /* targets of the panel */
 } la__mctx;
@@ -5860,6 +5959,7 @@ static void la__lin_bwd(const la__mctx *c, int l, int zd0, int dz,
   la_real *dCd = E + D2, *T1d = dCd + D2, *T2d = T1d + D2, *dSd = T2d + D2,
           *Ed = dSd + D2;
   double in = 1.0 / n;
+  LINATTN_ASSERT(Ed + D2 <= c->tmp_end); /* what la__m_tmp_elems reserved */
   LA__MM(c, LA__TA, D, D, T, in, G, Z, dC);
   if (m->hvp) {
     LA__MM(c, LA__TA, D, D, T, in, Gd, Z, dCd);
@@ -6010,6 +6110,7 @@ static void la__last_bwd(const la__mctx *c, int l, int zd0, int dz,
           *ud = su + DW, *sud = ud + DW, *a = sud + DW, *b = a + nW,
           *ad = b + nW, *bd = ad + nW;
   const la_real *g = G + at, *gd = Gd + at;
+  LINATTN_ASSERT(bd + nW <= c->tmp_end);
   for (w = 0; w < LA_W; ++w) gs[w] = g[w] / (la_real)n;
   if (dz) {
     la__e_zero(D, G2 + (size_t)n * DW);
@@ -6145,6 +6246,7 @@ static void la__nl_bwd(const la__mctx *c, int l, int zd0, int dz,
   la_real *dUdt = dVt + TD, *dAd = dUdt + nD * LA_W, *dVdt = dAd + nT * LA_W;
   la_real *Dc = dVdt + TD, *w = Dc + nT * LA_W;
   double in = 1.0 / n;
+  LINATTN_ASSERT(w + (size_t)T * LA_W <= c->tmp_end);
   for (h = 0; h < m->H; ++h) {
     const la_real *P = la__m_P(c, c->ex, l, h), *Q = P + D2;
     la_real *gP = la__m_P(c, c->g, l, h), *gQ = gP + D2;
@@ -6266,6 +6368,7 @@ static void la__nlast_bwd(const la__mctx *c, int l, int zd0, int dz,
           *Dc = dw + nW, *dsd = Dc + nW, *dwd = dsd + nW, *dv = dwd + nW,
           *dvd = dv + DW, *w = dvd + DW;
   const la_real *g = G + at, *gd = Gd + at;
+  LINATTN_ASSERT(w + LA_W <= c->tmp_end);
   for (i = 0; i < LA_W; ++i) gs[i] = g[i] / (la_real)n;
   if (m->hvp)
     for (i = 0; i < LA_W; ++i) gds[i] = gd[i] / (la_real)n;
@@ -6399,8 +6502,6 @@ static void la__front_bwd(const la__mctx *c, const la_real *G,
 
 /* ------------------------------------------------------- one panel */
 /* ------------------------------------------------------- one panel */
-
-static int la__isfinite(double x) { return x - x == 0; }
 
 /* Zt_0 <- transposed panel p of b, lanes >= valid zeroed (a view's padding
    may hold anything). Non-finite values are found by x - x, which is 0 for
@@ -6655,12 +6756,6 @@ LINATTN_DEF size_t la_model_work_bytes(const la_model *m) {
   return m ? la__m_work_bytes(m, m->cfg.parallel) : 0;
 }
 
-static int la__all_finite(int n, const la_real *x) {
-  int i, ok = 1;
-  for (i = 0; i < n; ++i) ok &= la__isfinite(x[i]);
-  return ok;
-}
-
 /* Where the prompts of a call come from: a stored batch, or (b NULL) drawn
    panel by panel from the generator g, panel p of the call from panel
    p0 + p of rng's stream, each where it is consumed. */
@@ -6717,6 +6812,7 @@ static la__mctx la__m_ctx(const la__mjob *j, int worker) {
   c.g = w + j->o.g; c.gv = w + j->o.gv; c.zt = w + j->o.zt;
   c.zdt = w + j->o.zdt; c.st = w + j->o.st; c.sdt = w + j->o.sdt;
   c.gt = w + j->o.gt; c.tmp = w + j->o.tmp; c.fr = w + j->o.front;
+  c.tmp_end = c.fr; /* the layout's next part follows the temporaries */
   c.y = w + j->o.y;
   return c;
 }
@@ -6845,9 +6941,7 @@ static int la__m_run(const la_model *mod, const la_parallel *par,
 #endif
   }
   if (bytes < need) return LA_EWORKSPACE;
-  j.base = (la_real *)(void *)((char *)work +
-                               (LA_ALIGN - (size_t)((uintptr_t)work % LA_ALIGN)) %
-                                   LA_ALIGN);
+  j.base = (la_real *)(void *)((char *)work + la__align_gap(work));
   j.mod = mod;
   j.src = src;
   j.pred = pred;
@@ -6881,7 +6975,7 @@ static int la__m_run(const la_model *mod, const la_parallel *par,
   if (!st) {
     double sc = 1.0 / src->count;
     if (loss) *loss = lsum * sc;
-    if (!la__isfinite(lsum)) st = LA_EDIVERGED;
+    if (!la__finite(lsum)) st = LA_EDIVERGED;
     if (mode >= 1 && grad) {
       la__m_contract(mod, theta, NULL, fold, NULL, sc, grad);
       if (!la__all_finite(mod->nparams, grad)) st = LA_EDIVERGED;
@@ -6954,17 +7048,6 @@ LINATTN_DEF int la_model_grad_fresh(const la_model *m, const la_real *theta,
 /* ================================================================== */
 /*                           4. Optimizers                            */
 /* ================================================================== */
-
-/* Finite without isfinite(): inf - inf and NaN - NaN are NaN. */
-LA__INLINE int la__op_finite(double x) { return x - x == 0; }
-
-static int la__op_all_finite(int n, const la_real *x) {
-  double acc = 0;
-  int i;
-  /* one sum carries any NaN or Inf; cheaper than a test per entry */
-  for (i = 0; i < n; ++i) acc += (double)x[i] * 0.0;
-  return acc == 0;
-}
 
 /* A negative zero: LA_ZERO, "zero itself" rather than "the default". */
 static int la__op_neg_zero(double x) {
@@ -7055,10 +7138,10 @@ static la_optim_config la__oc_get(const void *cfg, const la_optim_config *dflt) 
   return c;
 }
 
-static int la__op_bad_lr(double lr) { return !(lr >= 0) || !la__op_finite(lr); }
+static int la__op_bad_lr(double lr) { return !(lr >= 0) || !la__finite(lr); }
 static int la__op_bad_beta(double b) { return !(b >= 0 && b < 1); }
 static int la__op_bad_nonneg(double x) {
-  return !(x >= 0) || !la__op_finite(x);
+  return !(x >= 0) || !la__finite(x);
 }
 /* The checks every built-in shares (fields it does not read are zero, and
    zero passes each test). */
@@ -7356,7 +7439,7 @@ static int la__lb_eval(la__lb *s, double t, double *f, double *g,
   st = s->f->eval(s->f->ctx, s->xt, f, s->gt);
   s->evals++;
   s->h[LA__LB_EVALS] += 1;
-  *ok = st == LA_OK && la__op_finite(*f) && la__op_all_finite(s->n, s->gt);
+  *ok = st == LA_OK && la__finite(*f) && la__all_finite(s->n, s->gt);
   if (st && st != LA_EDIVERGED && st != LA_ENONFINITE) return st;
   for (i = 0; i < s->n; ++i) g[i] = *ok ? (double)s->gt[i] : 0.0;
   *gtd = *ok ? la__lb_dot(s->n, g, s->d) : 0.0;
@@ -7371,13 +7454,13 @@ static double la__lb_cubic(double x1, double f1, double g1, double x2,
                            double f2, double g2, double lo, double hi) {
   double d1 = g1 + g2 - 3 * (f1 - f2) / (x1 - x2), d2sq = d1 * d1 - g1 * g2;
   double d2, t;
-  if (!(d2sq >= 0) || !la__op_finite(d2sq)) return (lo + hi) / 2;
+  if (!(d2sq >= 0) || !la__finite(d2sq)) return (lo + hi) / 2;
   d2 = sqrt(d2sq);
   if (x1 <= x2)
     t = x2 - (x2 - x1) * ((g2 + d2 - d1) / (g2 - g1 + 2 * d2));
   else
     t = x1 - (x1 - x2) * ((g1 + d2 - d1) / (g1 - g2 + 2 * d2));
-  if (!la__op_finite(t)) return (lo + hi) / 2;
+  if (!la__finite(t)) return (lo + hi) / 2;
   return t < lo ? lo : t > hi ? hi : t;
 }
 
@@ -7549,7 +7632,7 @@ static int la__lb_advance(la__lb *s, double *t, double *f, double gtd,
   s->evals++;
   s->h[LA__LB_EVALS] += 1;
   if (st) return st;
-  if (!la__op_finite(*f) || !la__op_all_finite(s->n, s->gt))
+  if (!la__finite(*f) || !la__all_finite(s->n, s->gt))
     return LA_EDIVERGED;
   for (i = 0; i < s->n; ++i) s->g[i] = (double)s->gt[i];
   return LA_OK;
@@ -7782,12 +7865,12 @@ LINATTN_DEF int la_optim_step(const la_optimizer *o, const void *cfg, int n,
   if (st) return st;
   if (!grad || !theta || !update || (need && !state)) return LA_ENULL;
   if (len < need) return LA_EWORKSPACE;
-  if (!(lr_scale >= 0) || !la__op_finite(lr_scale)) return LA_ERANGE;
-  if (!la__op_all_finite(n, grad) || !la__op_all_finite(n, theta))
+  if (!(lr_scale >= 0) || !la__finite(lr_scale)) return LA_ERANGE;
+  if (!la__all_finite(n, grad) || !la__all_finite(n, theta))
     return LA_ENONFINITE; /* a NaN theta would pass through the update */
   st = o->step(cfg, n, state, lr_scale, theta, grad, update);
   if (st) return st;
-  if (!la__op_all_finite(n, update)) return LA_EDIVERGED;
+  if (!la__all_finite(n, update)) return LA_EDIVERGED;
   for (i = 0; i < n; ++i) theta[i] += update[i];
   return LA_OK;
 }
@@ -7823,13 +7906,13 @@ LINATTN_DEF int la_optim_step_closure(const la_optimizer *o, const void *cfg,
   if (!grad || !theta || !update || (need && !state)) return LA_ENULL;
   if (!f || !f->eval || !f->work) return LA_ENULL;
   if (len < need) return LA_EWORKSPACE;
-  if (!(lr_scale >= 0) || !la__op_finite(lr_scale)) return LA_ERANGE;
-  if (!la__op_finite(loss) || !la__op_all_finite(n, grad) ||
-      !la__op_all_finite(n, theta))
+  if (!(lr_scale >= 0) || !la__finite(lr_scale)) return LA_ERANGE;
+  if (!la__finite(loss) || !la__all_finite(n, grad) ||
+      !la__all_finite(n, theta))
     return LA_ENONFINITE;
   st = cs(cfg, n, state, lr_scale, loss, theta, grad, update, f);
   if (st) return st;
-  if (!la__op_all_finite(n, update)) return LA_EDIVERGED;
+  if (!la__all_finite(n, update)) return LA_EDIVERGED;
   for (i = 0; i < n; ++i) theta[i] += update[i];
   return LA_OK;
 }
@@ -7844,7 +7927,7 @@ static double la__op_norm_d(int n, const la_real *x) {
   /* doubles beyond 1e150 overflow their squares: scale by the largest */
   for (i = 0; i < n; ++i)
     if (fabs((double)x[i]) > big) big = fabs((double)x[i]);
-  if (!la__op_finite(big)) return big; /* an infinite entry */
+  if (!la__finite(big)) return big; /* an infinite entry */
   for (s = 0, i = 0; i < n; ++i) {
     double q = (double)x[i] / big;
     s += q * q;
@@ -7864,9 +7947,9 @@ LINATTN_DEF int la_clip_norm(int n, la_real *g, double max_norm, double *norm) {
   double nrm;
   if (!g) return LA_ENULL;
   if (n <= 0) return LA_EDIM;
-  if (!(max_norm > 0) || !la__op_finite(max_norm)) return LA_ERANGE;
+  if (!(max_norm > 0) || !la__finite(max_norm)) return LA_ERANGE;
   nrm = la__op_norm_d(n, g);
-  if (!la__op_finite(nrm)) return LA_ENONFINITE;
+  if (!la__finite(nrm)) return LA_ENONFINITE;
   la__op_clip(n, g, max_norm, nrm);
   if (norm) *norm = nrm;
   return LA_OK;
@@ -7878,11 +7961,11 @@ LINATTN_DEF int la_clip_blocks(int n, la_real *g, int nblocks,
   int b;
   if (!g || !offsets || !sizes) return LA_ENULL;
   if (n <= 0 || nblocks <= 0) return LA_EDIM;
-  if (!(max_norm > 0) || !la__op_finite(max_norm)) return LA_ERANGE;
+  if (!(max_norm > 0) || !la__finite(max_norm)) return LA_ERANGE;
   for (b = 0; b < nblocks; ++b)
     if (offsets[b] < 0 || sizes[b] <= 0 || sizes[b] > n - offsets[b])
       return LA_EDIM;
-  if (!la__op_all_finite(n, g)) return LA_ENONFINITE;
+  if (!la__all_finite(n, g)) return LA_ENONFINITE;
   for (b = 0; b < nblocks; ++b)
     la__op_clip(sizes[b], g + offsets[b], max_norm,
                 la__op_norm_d(sizes[b], g + offsets[b]));
@@ -7932,51 +8015,6 @@ LINATTN_DEF int la_schedule_scale(const la_schedule *s, long t, double *scale) {
 /*                           5. Diagnostics                           */
 /* ================================================================== */
 
-/* -------------------------------------------------- workspace carving */
-/* One walk serves both the size query (base == NULL counts) and the
-   carving, so the two can never disagree. */
-typedef struct la__arena {
-  unsigned char *base;
-  size_t used, cap;
-} la__arena;
-
-static void *la__take(la__arena *a, size_t bytes) {
-  size_t at = (a->used + LA_ALIGN - 1) / LA_ALIGN * LA_ALIGN;
-  void *p = a->base ? (void *)(a->base + at) : NULL;
-  a->used = at + bytes;
-  return p;
-}
-static la__arena la__arena_count(void) {
-  la__arena a;
-  a.base = NULL; a.used = 0; a.cap = 0;
-  return a;
-}
-static la__arena la__arena_on(void *work, size_t bytes) {
-  la__arena a;
-  a.base = (unsigned char *)work; a.used = 0; a.cap = bytes;
-  return a;
-}
-/* The largest workspace a size query answers with (1e12 bytes on 64-bit
-   hosts). Products are held to it in double before they are formed in
-   size_t, which on a 32-bit host would wrap long before memory runs out. */
-#define LA__WORK_MAX                                                          \
-  ((double)(size_t)-1 / 4 < 1e12 ? (double)(size_t)-1 / 4 : 1e12)
-
-/* The end of a counting walk: its size, padded for the base's alignment. */
-static size_t la__arena_size(const la__arena *a) {
-  return a->used + LA_ALIGN;
-}
-/* Aligns the caller's block; false when it is too small. */
-static int la__arena_align(la__arena *a) {
-  size_t off = (size_t)((uintptr_t)a->base % LA_ALIGN);
-  if (off) {
-    if (a->cap < LA_ALIGN - off) return 0;
-    a->base += LA_ALIGN - off;
-    a->cap -= LA_ALIGN - off;
-  }
-  return 1;
-}
-
 /* work == NULL, bytes == 0: allocate `need` (freed by la__work_end). */
 static int la__work_begin(size_t need, void **work, size_t *bytes,
                           void **owned) {
@@ -8003,8 +8041,6 @@ static void la__work_end(void *owned) {
   (void)owned;
 #endif
 }
-
-static int la__finite(double x) { return x - x == 0; }
 
 /* (a + b) / 2, also where a + b would overflow */
 static double la__midpoint(double a, double b) {
@@ -8303,13 +8339,6 @@ LINATTN_DEF int la_sym_eig(int n, double *a, double *w, double *vecs,
 
 /* ---------------------------------------------- dense from matvecs */
 
-static int la__check_vec(int n, const la_real *y) {
-  int i;
-  for (i = 0; i < n; ++i)
-    if (!la__finite((double)y[i])) return LA_ENONFINITE;
-  return LA_OK;
-}
-
 LINATTN_DEF size_t la_dense_from_matvec_work_bytes(int n) {
   la__arena a = la__arena_count();
   if (n <= 0 || n > 46340) return 0;
@@ -8362,7 +8391,7 @@ static int la__dense_from_matvec(int n, la_matvec_fn f, void *ctx, double *h,
   for (j = 0; j < n && st == LA_OK; ++j) {
     x[j] = 1;
     st = f(ctx, n, x, y);
-    if (st == LA_OK) st = la__check_vec(n, y);
+    if (st == LA_OK) st = la__all_finite(n, y) ? LA_OK : LA_ENONFINITE;
     for (i = 0; i < n && st == LA_OK; ++i) h[(size_t)i * n + j] = y[i];
     x[j] = 0;
   }
@@ -8471,7 +8500,7 @@ static int la__lz_apply(la__lz *s, const double *q, double *out) {
   st = s->f(s->ctx, s->n, s->x, s->y);
   s->matvecs++;
   if (st) return st;
-  if (la__check_vec(s->n, s->y)) return LA_ENONFINITE;
+  if (!la__all_finite(s->n, s->y)) return LA_ENONFINITE;
   for (k = 0; k < s->n; ++k) out[k] = s->y[k];
   return LA_OK;
 }
@@ -9703,7 +9732,7 @@ LINATTN_DEF int la_dir_smoothness(const la_model *m, const la_real *theta,
   for (i = 0; i < n; ++i)
     u[i] = (la_real)(((double)theta_next[i] - (double)theta[i]) / nr);
   st = la_model_hvp(m, theta, b, u, NULL, g, hu, op.work, op.bytes);
-  if (st == LA_OK && (la__check_vec(n, hu) || la__check_vec(n, g)))
+  if (st == LA_OK && (!la__all_finite(n, hu) || !la__all_finite(n, g)))
     st = LA_ENONFINITE;
   if (st == LA_OK) {
     double sm = la_dot(n, u, hu) / la_dot(n, u, u);
@@ -9745,13 +9774,11 @@ static void la__gnoise_walk(la__arena *a, const la_model *m, la_real **gtr,
                             double **gt, int **fail, la__gnblocks *bl,
                             int *ok) {
   int n = m->nparams, workers = la__m_workers(m->cfg.parallel);
-  size_t al = LA_ALIGN;
   *gtr = (la_real *)la__take(a, sizeof(la_real) * (size_t)n);
   *gt = (double *)la__take(a, sizeof(double) * (size_t)n);
   *fail = (int *)la__take(a, sizeof(int) * 2 * (size_t)workers);
   bl->mb1 = la__m_work_bytes(m, NULL);
-  bl->stride = (bl->mb1 + al - 1) / al * al +
-               (sizeof(la_real) * (size_t)n + al - 1) / al * al;
+  bl->stride = la__round_up(bl->mb1) + la__round_up(sizeof(la_real) * (size_t)n);
   *ok = bl->mb1 > 0 && (double)bl->stride * workers <= LA__WORK_MAX;
   bl->base = (unsigned char *)la__take(a, *ok ? bl->stride * (size_t)workers : 0);
 }
@@ -9811,13 +9838,13 @@ static void la__gnoise_task(void *arg, int s, int worker) {
   double loss;
   if (worker < 0 || worker >= la__m_workers(j->m->cfg.parallel)) return;
   blk = j->bl.base + (size_t)worker * j->bl.stride;
-  gb = (la_real *)(void *)(blk + (j->bl.mb1 + LA_ALIGN - 1) / LA_ALIGN * LA_ALIGN);
+  gb = (la_real *)(void *)(blk + la__round_up(j->bl.mb1));
   f = j->fail + 2 * worker;
   src = *j->src;
   src.p0 += (uint64_t)s * j->mb_panels;
   st = la__m_run(j->m, NULL, j->theta, &src, NULL, 1, &loss, NULL, gb, NULL,
                  blk, j->bl.mb1);
-  if (st == LA_OK && la__check_vec(n, gb)) st = LA_ENONFINITE;
+  if (st == LA_OK && !la__all_finite(n, gb)) st = LA_ENONFINITE;
   if (st) { /* the worker's first failing sample: tasks run in any order */
     if (f[0] < 0 || s < f[0]) { f[0] = s; f[1] = st; }
     return;
@@ -9868,7 +9895,7 @@ LINATTN_DEF int la_grad_noise(const la_model *m, const la_real *theta,
   la__gnoise_walk(&ar, m, &gtr, &gt, &fail, &j.bl, &ok);
   st = la__m_run(m, m->cfg.parallel, theta, &src, NULL, 1, &loss, NULL, gtr,
                  NULL, op.work, op.bytes);
-  if (st == LA_OK && la__check_vec(n, gtr)) st = LA_ENONFINITE;
+  if (st == LA_OK && !la__all_finite(n, gtr)) st = LA_ENONFINITE;
   for (i = 0; i < n; ++i) gt[i] = gtr[i];
   if (st == LA_OK) {
     j.m = m;
@@ -10933,8 +10960,8 @@ static int la__tr_train_check(const la_train_config *c) {
     return LA_EDIM;
   if (c->data_mode < 0 || c->data_mode > LA_DATA_FIXED) return LA_ERANGE;
   if (!la__par_valid(c->parallel)) return LA_ERANGE;
-  if (!(c->clip_norm >= 0) || !la__op_finite(c->clip_norm)) return LA_ERANGE;
-  if (!(c->clip_block >= 0) || !la__op_finite(c->clip_block)) return LA_ERANGE;
+  if (!(c->clip_norm >= 0) || !la__finite(c->clip_norm)) return LA_ERANGE;
+  if (!(c->clip_block >= 0) || !la__finite(c->clip_block)) return LA_ERANGE;
   if ((st = la_schedule_check(&c->schedule)) != 0) return st;
   if ((st = la_optim_check(c->optimizer, c->optimizer_config)) != 0) return st;
   /* a closure optimizer's own evaluations are not clipped: a clipped first
@@ -10959,14 +10986,6 @@ typedef struct la__tr_train_layout {
   int n, nblocks_max, has_train, has_eval, fused;
 } la__tr_train_layout;
 
-/* A block past SIZE_MAX / 2 saturates *at there, which the layout reports
-   as LA_EOVERFLOW instead of wrapping to a small size. */
-static size_t la__tr_take(size_t *at, size_t bytes) {
-  size_t off = *at, lim = (size_t)-1 / 2;
-  if (bytes > lim - LA_ALIGN || *at > lim - LA_ALIGN - bytes) *at = lim;
-  else *at += (bytes + LA_ALIGN - 1) / LA_ALIGN * LA_ALIGN;
-  return off;
-}
 
 /* The threads of the trainer's model calls. */
 static const la_parallel *la__tr_parallel(const la_train_config *c) {
@@ -10989,7 +11008,7 @@ static size_t la__tr_work_bytes(const la_train_config *c) {
 static int la__tr_train_layout_of(const la_train_config *c,
                                   la__tr_train_layout *L) {
   const la_model *m = c->model;
-  size_t at = 0;
+  la__arena a = la__arena_count();
   int st;
   memset(L, 0, sizeof *L);
   L->n = m ? m->nparams : c->nparams;
@@ -11014,20 +11033,20 @@ static int la__tr_train_layout_of(const la_train_config *c,
   }
   L->work_bytes = la__tr_work_bytes(c);
   if (m && !L->work_bytes) return LA_EOVERFLOW;
-  L->theta = la__tr_take(&at, sizeof(la_real) * (size_t)L->n);
-  L->grad = la__tr_take(&at, sizeof(la_real) * (size_t)L->n);
+  L->theta = la__take_off(&a, sizeof(la_real) * (size_t)L->n);
+  L->grad = la__take_off(&a, sizeof(la_real) * (size_t)L->n);
   /* the update, then 2n reals of scratch for a closure optimizer */
   if ((size_t)L->n > (size_t)-1 / 4 / sizeof(la_real)) return LA_EOVERFLOW;
-  L->update = la__tr_take(&at, sizeof(la_real) * 3 * (size_t)L->n);
-  L->state = la__tr_take(&at, sizeof(double) * L->state_len);
-  L->backup = la__tr_take(&at, sizeof(double) * L->state_len);
-  L->boff = la__tr_take(&at, sizeof(int) * (size_t)L->nblocks_max);
-  L->bsize = la__tr_take(&at, sizeof(int) * (size_t)L->nblocks_max);
-  L->train = la__tr_take(&at, L->train_bytes);
-  L->eval = la__tr_take(&at, L->eval_bytes);
-  L->work = la__tr_take(&at, L->work_bytes);
-  if (at >= (size_t)-1 / 2) return LA_EOVERFLOW;
-  L->total = at + LA_ALIGN; /* room to align the caller's block */
+  L->update = la__take_off(&a, sizeof(la_real) * 3 * (size_t)L->n);
+  L->state = la__take_off(&a, sizeof(double) * L->state_len);
+  L->backup = la__take_off(&a, sizeof(double) * L->state_len);
+  L->boff = la__take_off(&a, sizeof(int) * (size_t)L->nblocks_max);
+  L->bsize = la__take_off(&a, sizeof(int) * (size_t)L->nblocks_max);
+  L->train = la__take_off(&a, L->train_bytes);
+  L->eval = la__take_off(&a, L->eval_bytes);
+  L->work = la__take_off(&a, L->work_bytes);
+  L->total = la__arena_size(&a); /* with room to align the caller's block */
+  if (!L->total) return LA_EOVERFLOW;
   return LA_OK;
 }
 
@@ -11065,7 +11084,7 @@ static int la__tr_trainer_start(la_trainer *tr) {
   la_rng r;
   if (c->theta0) {
     memcpy(tr->theta, c->theta0, sizeof(la_real) * (size_t)tr->n);
-    if (!la__op_all_finite(tr->n, tr->theta)) return LA_ENONFINITE;
+    if (!la__all_finite(tr->n, tr->theta)) return LA_ENONFINITE;
   } else if (c->model) {
     la_rng_seed(&r, c->seed, LA__TR_STREAM_INIT);
     st = la_model_init_params(c->model, &r, tr->theta);
@@ -11104,8 +11123,7 @@ static int la__tr_trainer_init(la_trainer *tr, void *mem, size_t bytes) {
   int st;
   if ((st = la__tr_train_layout_of(&tr->cfg, &L)) != 0) return st;
   if (bytes < L.total) return LA_EWORKSPACE;
-  base = (unsigned char *)mem +
-         (LA_ALIGN - (size_t)((uintptr_t)mem % LA_ALIGN)) % LA_ALIGN;
+  base = (unsigned char *)mem + la__align_gap(mem);
   memset(base, 0, L.total - LA_ALIGN);
   tr->n = L.n;
   tr->theta = (la_real *)(void *)(base + L.theta);
@@ -11233,7 +11251,7 @@ LINATTN_DEF int la_trainer_eval(la_trainer *tr, double *loss) {
   if (!tr || !loss || !tr->theta) return LA_ENULL;
   st = la__tr_objective(tr, tr->has_eval ? &tr->eval : NULL, loss, NULL);
   if (st) return st;
-  if (!la__op_finite(*loss)) return LA_EDIVERGED; /* a caller's objective */
+  if (!la__finite(*loss)) return LA_EDIVERGED; /* a caller's objective */
   tr->last_eval = *loss;
   return LA_OK;
 }
@@ -11323,7 +11341,7 @@ LINATTN_DEF int la_trainer_step(la_trainer *tr) {
   /* the model's own word for an overflow, or a NaN that reached theta */
   if (st == LA_EDIVERGED || st == LA_ENONFINITE) return la__tr_diverged(tr);
   if (st) return st;
-  if (!la__op_finite(r.loss) || !la__op_all_finite(tr->n, tr->grad))
+  if (!la__finite(r.loss) || !la__all_finite(tr->n, tr->grad))
     return la__tr_diverged(tr);
   if ((st = la__tr_clip_and_update(tr, &r, b)) != 0) return st;
   r.update_norm = la__tr_apply(tr);
@@ -12433,7 +12451,7 @@ static int la__ck_matches(const la_trainer *tr, const la__ck_view *v) {
   /* a trainer never saves a NaN or Inf in its state: the step that made
      one was rolled back */
   for (i = 0; i < tr->state_len; ++i, th += 8)
-    if (!la__op_finite(la__tr_getf(th))) return LA_EFORMAT;
+    if (!la__finite(la__tr_getf(th))) return LA_EFORMAT;
   /* a double beyond la_real's range would become Inf (or be undefined) */
   for (i = 0; i < (size_t)tr->n; ++i)
     if (!(fabs(la__tr_getf(th + 8 * i)) <= LA__REAL_MAX)) return LA_EFORMAT;

@@ -5,11 +5,16 @@
 # usage: cli_e2e.sh BUILD/linattn WORKDIR   (LINATTN_E2E_QUICK=1: the fast part)
 bin=$1
 dir=$2
+if [ -z "$bin" ] || [ -z "$dir" ]; then
+  echo "usage: cli_e2e.sh BUILD/linattn WORKDIR" >&2
+  exit 2
+fi
 passed=0
 failed=0
 rm -rf "$dir"
 mkdir -p "$dir"
 case $bin in /*) ;; *) bin=$(pwd)/$bin ;; esac
+src=$(pwd) # the source tree, for the example scripts
 cd "$dir" || exit 1
 
 ok() { passed=$((passed + 1)); echo "ok   $1"; }
@@ -161,6 +166,14 @@ check "softmax, 2 heads, rank 2: in the config line" sh -c \
 "$bin" train --resume fam.ckpt --steps 30 --out fam2.jsonl
 check "and resumed from the checkpoint alone" sh -c "jq -e -s '.[-1].steps == 30' fam2.jsonl"
 bad_input "a resume with other heads is refused" "heads" train --resume fam.ckpt --steps 30 --heads 3 --out x.jsonl
+# merged against separate keys and queries: the separate form's plateaus
+sh "$src/examples/kq_staircase.sh" "$bin" kq 1500 1 > kq.txt
+check "kq staircase: curves.csv, a row per evaluation" sh -c \
+  'head -1 kq/curves.csv | grep -qx "step,merged,separate" && [ "$(wc -l < kq/curves.csv)" -eq 17 ]'
+check "kq staircase: more plateaus separate than merged" awk \
+  '/evaluations on a plateau/ { for (i = 1; i <= NF; ++i) if ($(i + 1) == "evaluations") c[++k] = $i }
+   END { exit !(k == 2 && c[2] > c[1]) }' kq.txt
+check "kq staircase: report and figure" svg_ok kq/loss.svg
 # threads: the same bits for any count
 "$bin" train --steps 60 --threads 1 --checkpoint th1.ckpt --out /dev/null
 "$bin" train --steps 60 --threads 3 --checkpoint th3.ckpt --out /dev/null

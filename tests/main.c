@@ -7,6 +7,12 @@
 /* 32-bit hosts read folders of 64-bit inodes (qemu-arm on a 64-bit
    file system) only with 64-bit offsets */
 #define _FILE_OFFSET_BITS 64 /* NOLINT(bugprone-reserved-identifier,cert-dcl37-c,cert-dcl51-cpp) */
+/* -DLA_TEST_ASSERT (the sanitizer configurations): the header's internal
+   consistency checks on, each carving of a workspace held to its size */
+#ifdef LA_TEST_ASSERT
+#include <assert.h>
+#define LINATTN_ASSERT(x) assert(x)
+#endif
 #define LINATTN_IMPLEMENTATION
 #include "../linattn.h"
 #include "la_test.h"

@@ -1,5 +1,5 @@
 /* The argument checks of every public function, one block per row of the
-   README's "Argument checks" table, in its order: each bad call must return
+   "Argument checks" table of docs/library.md, in its order: each bad call must return
    its documented status and write nothing (outputs are pre-filled with a
    sentinel byte and must keep it; objects are compared with a copy). The
    allocation side of the size checks (nothing allocated before an

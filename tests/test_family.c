@@ -988,7 +988,7 @@ static void tf_test_tools(la_t *t) {
       noise = (double *)malloc(sizeof(double) * 5);
       st = la_grad_noise(&m, th, &g, &rng, &nc, noise, &tg, NULL, 0);
       LA_CHECK(t, st == LA_OK && tg > 0 && noise[0] > 0 && noise[4] > 0 &&
-                      la__isfinite(noise[2]),
+                      la__finite(noise[2]),
                "noise: status %d", st);
       free(noise);
     }
