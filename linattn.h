@@ -8351,7 +8351,7 @@ LINATTN_DEF size_t la_dense_from_matvec_work_bytes(int n) {
    so this is rounding alone (la_robust_cond's measure of it). Scaled as
    la__dnrm2, in two passes over the upper triangle. */
 static double la__asymmetry(int n, const double *h) {
-  double mx = 0, s = 0;
+  double mx = 0, s = 0, m1[1]; /* m1: an array, as la__max_exponent reads */
   int i, j, ex;
   la__pow2 p;
   for (i = 0; i < n; ++i)
@@ -8359,7 +8359,8 @@ static double la__asymmetry(int n, const double *h) {
       double d = fabs(h[(size_t)i * n + j] - h[(size_t)j * n + i]);
       if (d > mx) mx = d;
     }
-  ex = la__max_exponent(1, &mx);
+  m1[0] = mx;
+  ex = la__max_exponent(1, m1);
   if (ex == INT_MIN) return 0;
   p = la__pow2_of(-ex);
   for (i = 0; i < n; ++i)
