@@ -1749,8 +1749,10 @@ LINATTN_DEF int la_run_resume_mem(la_run *r, const void *buf, size_t len,
    preceding bytes; docs/checkpoint.md gives the byte layout. Version 1
    files (no description) still load. Loading validates everything first:
    a bad file gives LA_EFORMAT (not a checkpoint, truncated or padded, a
-   step beyond LONG_MAX, a NaN or Inf in theta or state, a field out of its
-   range), LA_EVERSION (a version or a field this build does not know),
+   step beyond LONG_MAX, a NaN or Inf in theta or state, a whole-number
+   field out of its range or a real one not finite: a trainer takes reals
+   beyond the ranges of a run's fields, and its checkpoint loads),
+   LA_EVERSION (a version or a field this build does not know),
    LA_ECHECKSUM or LA_ESHAPE (another model, optimizer or state size) and
    leaves the trainer untouched. */
 #define LA_CHECKPOINT_VERSION 2
@@ -5678,7 +5680,7 @@ static void la__m_contract(const la_model *m, const la_real *t,
       const la_real *WK = t + k.pe, *WQ = WK + rq;
       int a;
       for (a = 0; a < k.r; ++a) {
-        for (i = 0; i < 2 * k.q; ++i) acc[i] = 0;
+        for (i = 0; i < k.q; ++i) acc[i] = acc[k.q + i] = 0;
         la__m_qk_back(1, k.q, D, WK + (size_t)a * k.q, WQ + (size_t)a * k.q,
                       Q, acc, acc + k.q);
         if (gv)
@@ -12148,6 +12150,16 @@ static void la__ck_run_of(const la_trainer *tr, la_run_config *rc) {
   if (la_optim_entry_of(c->optimizer) && c->optimizer_config)
     rc->opt = *(const la_optim_config *)c->optimizer_config;
   rc->schedule = c->schedule;
+  /* what its kind does not read is unchecked (a NaN may sit there): the
+     description holds the schedule as it runs */
+  if (rc->schedule.kind != LA_SCHED_HALVING) {
+    rc->schedule.period = 0;
+    rc->schedule.decay = 0;
+  }
+  if (rc->schedule.kind != LA_SCHED_COSINE) {
+    rc->schedule.total = 0;
+    rc->schedule.min_scale = 0;
+  }
   rc->clip_norm = c->clip_norm;
   rc->clip_block = c->clip_block;
   rc->batch = c->batch;
@@ -12223,8 +12235,14 @@ static int la__ck_field_get(const la_run_field *f, const unsigned char *p,
   else if (f->kind == LA_FIELD_U64) v = (double)raw;
   else v = (double)la__tr_signed(raw);
   /* the range, not the names: a description gathered from a trainer may
-     hold a value no run can name (a given Sigma) */
-  if (!(v >= f->lo && v <= f->hi) || (f->kind != LA_FIELD_REAL && v != floor(v)))
+     hold a value no run can name (a given Sigma). Only the whole numbers
+     are held to their ranges (they size the model and its data); a real
+     need only be finite and a 64-bit field (a seed) is any: a trainer
+     takes a learning rate of 1e10 and any seed, where a run's fields (its
+     flags) allow less, and a checkpoint a trainer saves must load.
+     la_run_resolve holds a description read back to the run's ranges. */
+  if (f->kind == LA_FIELD_REAL ? !la__finite(v)
+      : f->kind != LA_FIELD_U64 && (!(v >= f->lo && v <= f->hi) || v != floor(v)))
     return LA_EFORMAT;
   switch (f->kind) {
   case LA_FIELD_LONG:

@@ -10,6 +10,7 @@
 #ifndef LA_SVG_H
 #define LA_SVG_H
 
+#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -52,18 +53,57 @@ static void svg_text(FILE *f, const char *s) {
   }
 }
 
+/* The width of a linear axis, halved: finite for any finite ends (the
+   whole width of [-DBL_MAX, DBL_MAX] is not). */
+static double svg_half_width(const svg_axis *a) { return a->hi * 0.5 - a->lo * 0.5; }
+
+/* Where v lies along the axis, 0 at lo and 1 at hi. */
 static double svg_t(const svg_axis *a, double v) {
   if (a->log) return (log10(v) - log10(a->lo)) / (log10(a->hi) - log10(a->lo));
-  return (v - a->lo) / (a->hi - a->lo);
+  return (v * 0.5 - a->lo * 0.5) / svg_half_width(a);
 }
 static int svg_ok(const svg_axis *a, double v) {
   return isfinite(v) && (!a->log || v > 0);
 }
+/* A pixel coordinate: far outside the canvas is clamped (the frame's clip
+   hides it), so that no value, however far off the axis, prints as a
+   number of hundreds of digits. */
+static double svg_clamp_px(double v, double size) {
+  return v < -10 * size ? -10 * size : v > 11 * size ? 11 * size : v;
+}
 static double svg_px(const svg_plot *p, double x) {
-  return p->ml + svg_t(&p->x, x) * (p->w - p->ml - p->mr);
+  return svg_clamp_px(p->ml + svg_t(&p->x, x) * (p->w - p->ml - p->mr), p->w);
 }
 static double svg_py(const svg_plot *p, double y) {
-  return p->h - p->mb - svg_t(&p->y, y) * (p->h - p->mt - p->mb);
+  return svg_clamp_px(p->h - p->mb - svg_t(&p->y, y) * (p->h - p->mt - p->mb), p->h);
+}
+
+/* An axis every finite value can be placed on: finite ends (positive for
+   a log axis) with lo < hi, widened around its middle where narrower than
+   a %g label can tell apart (a degenerate spectrum, one value). */
+static void svg_axis_fix(svg_axis *a) {
+  if (a->log) {
+    double l0, l1, mid;
+    if (!(a->lo > 0 && a->lo <= DBL_MAX)) a->lo = a->lo > DBL_MAX ? DBL_MAX : DBL_MIN;
+    if (!(a->hi > 0 && a->hi <= DBL_MAX)) a->hi = a->hi > 0 ? DBL_MAX : DBL_MIN;
+    l0 = log10(a->lo);
+    l1 = log10(a->hi);
+    if (l1 - l0 > 1e-9) return;
+    mid = (l0 > l1 ? l0 : l1) * 0.5 + (l0 > l1 ? l1 : l0) * 0.5;
+    if (mid > 307.5) mid = 307.5; /* 10^(mid + 0.5) finite */
+    if (mid < -307.5) mid = -307.5; /* 10^(mid - 0.5) normal */
+    a->lo = pow(10, mid - 0.5);
+    a->hi = pow(10, mid + 0.5);
+  } else {
+    double mid, pad;
+    if (!isfinite(a->lo)) a->lo = a->lo > 0 ? DBL_MAX : -DBL_MAX;
+    if (!isfinite(a->hi)) a->hi = a->hi > 0 ? DBL_MAX : -DBL_MAX;
+    mid = a->lo * 0.5 + a->hi * 0.5;
+    if (a->hi > a->lo && svg_half_width(a) > 5e-10 * fabs(mid)) return;
+    pad = fabs(mid) > 1e-300 ? fabs(mid) * 0.1 : 1;
+    a->lo = mid - pad;
+    a->hi = mid + pad;
+  }
 }
 
 /* Marks the grid cell under pixel (px, py) as inked. */
@@ -97,16 +137,20 @@ static int svg_range(const double *v, int n, int logscale, double *lo,
       if (v[i] > b) b = v[i];
     }
   if (a > b) return 0;
-  if (logscale) {
+  if (logscale) { /* the margin within the doubles: 1e-300 .. 1e300 */
     double la = log10(a), lb = log10(b), pad = (lb - la) * 0.04;
     if (lb - la < 1e-9) pad = 0.5;
     *lo = pow(10, la - pad);
     *hi = pow(10, lb + pad);
-  } else {
-    double pad = (b - a) * 0.05;
+    if (!(*lo > 0)) *lo = a;
+    if (!(*hi <= DBL_MAX)) *hi = b;
+  } else { /* the width may exceed DBL_MAX: the margin from its halves */
+    double pad = (b * 0.5 - a * 0.5) * 0.1;
     if (b - a < 1e-300) pad = fabs(a) > 0 ? fabs(a) * 0.1 : 1;
     *lo = a - pad;
     *hi = b + pad;
+    if (!isfinite(*lo)) *lo = a;
+    if (!isfinite(*hi)) *hi = b;
   }
   return 1;
 }
@@ -123,6 +167,8 @@ static void svg_open(svg_plot *p, FILE *f, double w, double h,
   p->mb = 52;
   p->x = x;
   p->y = y;
+  svg_axis_fix(&p->x);
+  svg_axis_fix(&p->y);
   fprintf(f,
           "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
           "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%g\" "
@@ -171,7 +217,7 @@ static int svg_ticks(const svg_axis *a, double *t, int *major, int cap) {
         }
     }
   } else {
-    double range = a->hi - a->lo, raw = range / 6, mag = pow(10, floor(log10(raw)));
+    double raw = svg_half_width(a) / 3, mag = pow(10, floor(log10(raw)));
     double step = raw / mag < 1.5 ? mag : raw / mag < 3.5 ? 2 * mag
                 : raw / mag < 7.5 ? 5 * mag : 10 * mag;
     double v = ceil(a->lo / step) * step;

@@ -7,9 +7,11 @@
      linattn sweep ... | report   grids of runs, and their merged report
      linattn export FILES...      JSON lines to CSV, for pandas and R
 
-   Every subcommand takes --help. Exit status: 0 done, 1 the work failed (a
-   run diverged, a check was off), 2 bad input. Built by `make` into
-   build/linattn; C99 + POSIX, the library through its public API only. */
+   Every subcommand takes --help. Exit statuses: one table for all
+   (linattn_util.h, printed by --help): 0 done, 1 the work failed, 2 bad
+   input, 3 a file could not be written or read, 4 out of memory. Built by
+   `make` into build/linattn; C99 + POSIX, the library through its public
+   API only. */
 #define _POSIX_C_SOURCE 200809L
 #define LINATTN_IMPLEMENTATION
 #include "linattn.h"
@@ -34,6 +36,14 @@
 static const char *const precision_name =
     sizeof(la_real) == 8 ? "double" : "float";
 
+/* The exit status of a library status met while working: out of memory
+   and file errors have their own; any other is the work failing. */
+static int exit_of_status(int st) {
+  if (st == LA_ENOMEM) return EXIT_NOMEM;
+  if (st == LA_EIO) return EXIT_IO;
+  return st ? EXIT_FAILED : EXIT_DONE;
+}
+
 /* A run's objects for a resolved description, computing with `threads`
    threads (a pool in *pool, NULL for one; the results are the same bits
    whatever the count): EXIT_BAD_INPUT with the library's word when it
@@ -47,15 +57,16 @@ static int run_make(la_run *r, const la_run_config *rc, const la_run_env *env,
   *pool = NULL;
   if (threads < 0) threads = la_cpu_count();
   if (threads > 1 && (st = la_pool_create(pool, (int)threads)) != 0)
-    return u_fail(st == LA_ENOMEM ? 1 : EXIT_BAD_INPUT, "--threads %ld: %s",
-                  threads, la_status_str(st));
+    return st == LA_ENOMEM ? u_oom()
+                           : u_fail(EXIT_BAD_INPUT, "--threads %ld: %s", threads,
+                                    la_status_str(st));
   e.parallel = *pool ? la_pool_parallel(*pool) : NULL;
   st = la_run_create(r, rc, &e);
   if (st) {
     la_pool_destroy(*pool);
     *pool = NULL;
   }
-  if (st == LA_ENOMEM) return u_fail(1, "out of memory");
+  if (st == LA_ENOMEM) return u_oom();
   if (st) return u_fail(EXIT_BAD_INPUT, "cannot set up the run: %s", la_status_str(st));
   return 0;
 }
@@ -86,36 +97,58 @@ static void write_config(jw *w, const la_run *r) {
   jw_str(w, "precision", precision_name);
 }
 
-/* The checkpoint's bytes, or a message. */
-static unsigned char *read_checkpoint(const char *path, size_t *len) {
-  unsigned char *buf = (unsigned char *)u_slurp(path, len);
-  if (!buf)
-    u_fail(EXIT_BAD_INPUT, "cannot read '%s': %s", path, strerror(errno));
-  return buf;
+/* A checkpoint the command reads: its bytes, read once (only from a
+   regular file of a bounded size, so a FIFO, a device or a folder is
+   refused at once), and whether it is of version 1. */
+typedef struct ckpt_in {
+  const char *path;
+  unsigned char *buf;
+  size_t len;
+  int v1;
+} ckpt_in;
+
+static void ckpt_free(ckpt_in *in) {
+  free(in->buf);
+  in->buf = NULL;
+}
+
+/* Reads path into in and checks its framing: the exit status. */
+static int read_checkpoint(const char *path, ckpt_in *in) {
+  char *text;
+  int st;
+  memset(in, 0, sizeof *in);
+  in->path = path;
+  if ((st = u_read_file(path, "a checkpoint", &text, &in->len)) != 0) return st;
+  in->buf = (unsigned char *)text;
+  st = la_checkpoint_run(in->buf, in->len, NULL, NULL);
+  if (st == LA_EFORMAT && la_checkpoint_info(in->buf, in->len, NULL, NULL) == 0) {
+    in->v1 = 1;
+    st = 0;
+  }
+  if (st) {
+    ckpt_free(in);
+    return u_fail(st == LA_ENOMEM ? EXIT_NOMEM : EXIT_BAD_INPUT,
+                  "%s is not a checkpoint this program can read: %s", U_Q(path),
+                  la_status_str(st));
+  }
+  return 0;
 }
 
 /* The run a command describes: its flags over a preset, or, from a
-   checkpoint, the run saved there (the flags given must agree with it). A
-   version 1 checkpoint holds no description: its flags then say it. */
+   checkpoint (read into in, which the caller frees), the run saved there
+   (the flags given must agree with it). A version 1 checkpoint holds no
+   description: its flags then say it. */
 static int resolve_run(const cli_config *c, const char *ckpt,
-                       la_run_config *rc, int *v1) {
+                       la_run_config *rc, ckpt_in *in) {
   char err[600];
-  *v1 = 0;
+  memset(in, 0, sizeof *in);
   if (ckpt) {
-    size_t len;
     la_run_config saved;
-    unsigned char *buf = read_checkpoint(ckpt, &len);
-    int st;
-    if (!buf) return EXIT_BAD_INPUT;
-    st = la_checkpoint_run(buf, len, &saved, NULL);
-    if (st == LA_EFORMAT && la_checkpoint_info(buf, len, NULL, NULL) == 0) {
-      *v1 = 1;
-      st = 0;
-    }
-    free(buf);
-    if (st)
-      return u_fail(EXIT_BAD_INPUT, "'%s': %s", ckpt, la_status_str(st));
-    if (!*v1) {
+    int st = read_checkpoint(ckpt, in);
+    if (st) return st;
+    if (!in->v1) {
+      if ((st = la_checkpoint_run(in->buf, in->len, &saved, NULL)) != 0) /* checked: memory */
+        return u_fail(exit_of_status(st), "%s: %s", U_Q(ckpt), la_status_str(st));
       if (cli_resume_of(c, &saved, rc, err, sizeof err) != CLI_OK)
         return u_fail(EXIT_BAD_INPUT, "%s", err);
       return 0;
@@ -127,18 +160,42 @@ static int resolve_run(const cli_config *c, const char *ckpt,
 }
 
 /* Loads a checkpoint into r: by its description, or (version 1) by shape. */
-static int load_into(la_run *r, const char *ckpt, int v1) {
+static int load_into(la_run *r, const ckpt_in *in) {
   const la_run_field *why = NULL;
-  int st = v1 ? la_checkpoint_load(&r->trainer, ckpt)
-              : la_run_resume(r, ckpt, &why);
+  int st = in->v1 ? la_checkpoint_load_mem(&r->trainer, in->buf, in->len)
+                  : la_run_resume_mem(r, in->buf, in->len, &why);
   if (st == LA_ESHAPE && why)
-    return u_fail(EXIT_BAD_INPUT, "cannot resume from '%s': its run differs in %s",
-                  ckpt, why->key);
+    return u_fail(EXIT_BAD_INPUT, "cannot resume from %s: its run differs in %s",
+                  U_Q(in->path), why->key);
   if (st)
-    return u_fail(EXIT_BAD_INPUT, "cannot resume from '%s': %s%s", ckpt,
-                  la_status_str(st),
-                  v1 ? " (a version 1 checkpoint: give the run's flags)" : "");
+    return u_fail(st == LA_ENOMEM ? EXIT_NOMEM : EXIT_BAD_INPUT,
+                  "cannot resume from %s: %s%s", U_Q(in->path), la_status_str(st),
+                  in->v1 ? " (a version 1 checkpoint: give the run's flags)" : "");
   return 0;
+}
+
+/* Saves the trainer to path as la_checkpoint_save does, through the
+   command's own outputs (u_out: an exclusive temporary, fsync, rename, the
+   stale temporaries of killed runs removed), so that a failure says why
+   (disk full) and has the table's status. */
+static int save_checkpoint(const la_trainer *tr, const char *path) {
+  size_t bytes = 0;
+  unsigned char *buf;
+  u_out o;
+  int st = la_checkpoint_bytes(tr, &bytes);
+  if (st) return u_fail(EXIT_FAILED, "cannot save a checkpoint: %s", la_status_str(st));
+  if (!(buf = (unsigned char *)malloc(bytes))) return u_oom();
+  if ((st = la_checkpoint_save_mem(tr, buf, bytes, &bytes)) != 0) {
+    free(buf);
+    return u_fail(exit_of_status(st), "cannot save a checkpoint: %s", la_status_str(st));
+  }
+  if ((st = u_open_as(&o, path, 1)) == 0) {
+    /* a short write leaves the stream's error set: u_commit reports it */
+    if (fwrite(buf, 1, bytes, o.f) != bytes) o.err = errno;
+    st = u_commit(&o);
+  }
+  free(buf);
+  return st;
 }
 
 /* ================================================================== */
@@ -207,9 +264,9 @@ static int train_cb(void *user, const la_train_record *rec) {
 }
 
 /* ---- --save-theta: the trajectory, a row (the step, then theta) at step
-   0, every k-th step and the last, in a .npy written as the run goes */
-static int ensure_parent(const char *path);
-
+   0, every k-th step and the last, in a .npy written as the run goes (in
+   place, so that a killed run leaves the rows it counts: its path is
+   checked with the other outputs, a regular file, before anything runs) */
 typedef struct theta_tap {
   npy_rows npy;
   long every;
@@ -231,8 +288,9 @@ static int theta_cb(void *user, const la_train_record *rec) {
   theta_tap *t = x->tap;
   if (!x->status && (rec->step % t->every == 0 || rec->step == x->steps) &&
       theta_tap_add(t, rec->step, rec->theta, rec->nparams) != 0) {
-    u_fail(1, "cannot write '%s': %s", t->path, strerror(errno));
-    x->status = LA_EIO;
+    int e = errno;
+    u_fail(u_exit_of_errno(e, EXIT_IO), "cannot write %s: %s", U_Q(t->path), strerror(e));
+    x->status = e == ENOMEM ? LA_ENOMEM : LA_EIO;
   }
   return train_cb(user, rec);
 }
@@ -241,56 +299,85 @@ static int theta_cb(void *user, const la_train_record *rec) {
 static int theta_tap_open(train_ctx *x, const cli_config *c, const la_run *r,
                           long start) {
   theta_tap *t;
+  int st;
   if (!c->save_theta) return 0;
-  if (u_special(c->save_theta))
-    return u_fail(EXIT_BAD_INPUT, "--save-theta '%s' is not a regular file",
-                  c->save_theta);
-  if (ensure_parent(c->save_theta) != 0) return EXIT_BAD_INPUT;
+  if ((st = u_mkparent(c->save_theta)) != 0) return st;
   if (!(t = (theta_tap *)calloc(1, sizeof *t)) ||
       !(t->row = (double *)malloc(sizeof(double) * ((size_t)r->model.nparams + 1)))) {
     free(t);
-    return u_fail(1, "out of memory");
+    return u_oom();
   }
   t->path = c->save_theta;
   t->every = c->save_theta_every > 0 ? c->save_theta_every : x->log_every;
   x->tap = t;
   if (npy_rows_open(&t->npy, t->path, (long)r->model.nparams + 1) != 0 ||
-      (start == 0 && theta_tap_add(t, 0, r->trainer.theta, r->model.nparams) != 0))
-    return u_fail(EXIT_BAD_INPUT, "cannot write '%s': %s", t->path, strerror(errno));
+      (start == 0 && theta_tap_add(t, 0, r->trainer.theta, r->model.nparams) != 0)) {
+    int e = errno;
+    return u_fail(u_exit_of_errno(e, EXIT_BAD_INPUT), "cannot write %s: %s",
+                  U_Q(t->path), strerror(e));
+  }
   return 0;
 }
 
+/* Closes --save-theta's file: 0, or the exit status of a failed write. */
 static int theta_tap_close(train_ctx *x) {
-  int bad;
+  int bad, code = 0;
   if (!x->tap) return 0;
   bad = npy_rows_close(&x->tap->npy);
-  if (bad) u_fail(1, "cannot write '%s': %s", x->tap->path, strerror(errno));
+  if (bad) {
+    int e = errno;
+    code = u_fail(u_exit_of_errno(e, EXIT_IO), "cannot write %s: %s", U_Q(x->tap->path),
+                  strerror(e));
+  }
   free(x->tap->row);
   free(x->tap);
   x->tap = NULL;
-  return bad;
+  return code;
 }
 
-/* The summary line and the exit status of a run that ended with st. */
-static int train_summary(FILE *f, la_run *r, int st, long start, double t0) {
+/* The summary line of a run that ended with st after `target` steps were
+   asked for; ckpt: the status of saving its checkpoint (-1: none asked). */
+static void train_summary(FILE *f, la_run *r, int st, long start, long target,
+                          double t0, int ckpt) {
   jw w;
   double ev = NAN;
   la_trainer *tr = &r->trainer;
   jw_begin(&w, f);
   jw_str(&w, "type", "summary");
-  jw_str(&w, "status", st == 0 ? "ok" : st == LA_EDIVERGED ? "diverged" : "error");
+  jw_str(&w, "status", st == LA_EDIVERGED ? "diverged"
+                       : st == 0 && tr->step >= target ? "ok" : "error");
   jw_int(&w, "steps", tr->step);
   jw_int(&w, "diverged_step", tr->diverged_step);
   if (tr->has_eval && st == 0 && la_trainer_eval(tr, &ev) == 0)
     jw_num(&w, "final_eval_loss", ev);
   jw_num(&w, "seconds", u_now() - t0);
   jw_num(&w, "steps_per_second", (double)(tr->step - start) / (u_now() - t0));
+  if (ckpt >= 0) jw_str(&w, "checkpoint", ckpt ? "not saved" : "saved");
   jw_end(&w);
+}
+
+/* The buffers the train callback measures with. */
+static int train_buffers(train_ctx *x, la_run *r, long prompts) {
+  size_t b1 = la_rcond_work_bytes(&r->model, NULL);
+  size_t b2 = la_dir_smoothness_work_bytes(&r->model);
+  int st;
+  x->bytes = b1 > b2 ? b1 : b2;
+  x->work = malloc(x->bytes ? x->bytes : 1);
+  x->prev = (la_real *)malloc(sizeof(la_real) * ((size_t)r->model.nparams + 1));
+  if (!x->work || !x->prev) return u_oom();
+  if ((st = diag_batch(r, prompts, &x->diag)) != 0)
+    return st == LA_ENOMEM ? u_oom()
+           : u_fail(EXIT_FAILED, "the diagnostics' batch: %s", la_status_str(st));
+  memcpy(x->prev, r->trainer.theta, sizeof(la_real) * (size_t)r->trainer.n);
   return 0;
 }
 
 /* One run as the config says, JSON lines to its --out. The progress goes
-   to p (a terminal line, a pool's pipe, or nowhere). */
+   to p (a terminal line, a pool's pipe, or nowhere). Nothing is written
+   before the run is built (and its checkpoint read); then the output is
+   complete whatever happens to the run or its checkpoint, and the exit
+   status is the worst of the three (the run's, the checkpoint's, the
+   output's). */
 static int run_train(const cli_config *c, u_progress *p) {
   la_run_config rc;
   la_run r;
@@ -298,14 +385,14 @@ static int run_train(const cli_config *c, u_progress *p) {
   la_pool *pool = NULL;
   train_ctx x;
   u_out out;
-  size_t b1, b2;
+  ckpt_in in;
   double t0 = u_now();
-  int st, code = 0, v1;
-  long start;
+  int st, code = 0, ck = c->checkpoint ? 0 : -1;
+  long start, saved = -1;
   memset(&x, 0, sizeof x);
   memset(&r, 0, sizeof r);
   memset(&rc, 0, sizeof rc);
-  if ((code = resolve_run(c, c->resume, &rc, &v1)) != 0) return code;
+  if ((code = resolve_run(c, c->resume, &rc, &in)) != 0) goto done;
   x.c = c;
   x.run = &r;
   x.prog = p;
@@ -316,22 +403,16 @@ static int run_train(const cli_config *c, u_progress *p) {
   memset(&env, 0, sizeof env);
   env.callback = c->save_theta ? theta_cb : train_cb;
   env.user = &x;
-  if ((code = run_make(&r, &rc, &env, c->threads, &pool)) != 0) return code;
-  if (c->resume && (code = load_into(&r, c->resume, v1)) != 0) goto done;
+  if ((code = run_make(&r, &rc, &env, c->threads, &pool)) != 0) goto done;
+  if (c->resume && (code = load_into(&r, &in)) != 0) goto done;
+  ckpt_free(&in);
   if (p) p->total = rc.steps;
   start = r.trainer.step;
-  b1 = la_rcond_work_bytes(&r.model, NULL);
-  b2 = la_dir_smoothness_work_bytes(&r.model);
-  x.bytes = b1 > b2 ? b1 : b2;
-  x.work = malloc(x.bytes ? x.bytes : 1);
-  x.prev = (la_real *)malloc(sizeof(la_real) * (size_t)r.model.nparams);
-  if (!x.work || !x.prev ||
-      diag_batch(&r, rc.measure.diag_batch, &x.diag) != 0) {
-    code = u_fail(1, "out of memory");
+  if ((code = train_buffers(&x, &r, rc.measure.diag_batch)) != 0) goto done;
+  if ((code = u_mkparent(c->out)) != 0 ||
+      (c->checkpoint && (code = u_mkparent(c->checkpoint)) != 0) ||
+      (code = u_open(&out, c->out)) != 0)
     goto done;
-  }
-  memcpy(x.prev, r.trainer.theta, sizeof(la_real) * (size_t)r.trainer.n);
-  if ((code = u_open(&out, c->out)) != 0) goto done;
   x.out = out.f;
   if ((code = theta_tap_open(&x, c, &r, start)) != 0) {
     u_abort(&out);
@@ -356,39 +437,38 @@ static int run_train(const cli_config *c, u_progress *p) {
     jw_end(&w);
   }
   st = 0;
-  while (!st && !x.status && r.trainer.step < rc.steps) {
+  while (!st && !x.status && ck <= 0 && r.trainer.step < rc.steps) {
     long chunk = rc.steps - r.trainer.step;
     if (c->checkpoint_every > 0 && chunk > c->checkpoint_every)
       chunk = c->checkpoint_every;
     st = la_trainer_run(&r.trainer, chunk);
     if (!st && c->checkpoint && c->checkpoint_every > 0 &&
-        (st = la_checkpoint_save(&r.trainer, c->checkpoint)) != 0)
-      break;
+        (ck = save_checkpoint(&r.trainer, c->checkpoint)) == 0)
+      saved = r.trainer.step;
   }
   u_progress_end(p);
   if (x.status) st = x.status;
-  if ((st == 0 || st == LA_EDIVERGED) && c->checkpoint) {
-    int s2 = la_checkpoint_save(&r.trainer, c->checkpoint);
-    if (s2) {
-      u_abort(&out);
-      code = u_fail(EXIT_BAD_INPUT, "cannot save the checkpoint '%s': %s",
-                    c->checkpoint, la_status_str(s2));
-      goto done;
-    }
-  }
-  train_summary(out.f, &r, st, start, t0);
-  if ((code = u_commit(&out)) != 0) goto done;
-  if (c->heatmap && (st == 0 || st == LA_EDIVERGED) &&
-      (code = pb_heatmaps(c->heatmap, &r)) != 0)
-    goto done;
+  /* the last state, unless a periodic save has just failed */
+  if (ck == 0 && (st == 0 || st == LA_EDIVERGED) && saved != r.trainer.step)
+    ck = save_checkpoint(&r.trainer, c->checkpoint);
+  train_summary(out.f, &r, st, start, rc.steps, t0, ck);
+  code = u_commit(&out);
+  if (!code && c->heatmap && (st == 0 || st == LA_EDIVERGED))
+    code = pb_heatmaps(c->heatmap, &r);
   if (st == LA_EDIVERGED)
-    code = u_fail(1, "the run diverged at step %ld (NaN or Inf); the "
-                     "output and checkpoint hold the last finite state",
-                  r.trainer.diverged_step);
+    code = u_exit_worse(code, u_fail(EXIT_FAILED, "the run diverged at step %ld (NaN "
+                                     "or Inf); the output and checkpoint hold the last "
+                                     "finite state", r.trainer.diverged_step));
   else if (st)
-    code = u_fail(1, "training failed: %s", la_status_str(st));
+    code = u_exit_worse(code, u_fail(exit_of_status(st), "training failed: %s",
+                                     la_status_str(st)));
+  if (ck > 0) code = u_exit_worse(code, ck);
 done:
-  if (theta_tap_close(&x) && !code) code = 1;
+  ckpt_free(&in);
+  {
+    int tc = theta_tap_close(&x);
+    if (tc) code = u_exit_worse(code, tc);
+  }
   if (x.diag.z) la_batch_destroy(&x.diag);
   free(x.work);
   free(x.prev);
@@ -405,19 +485,21 @@ done:
 static int load_theta(const cli_config *c, la_run *r, la_pool **pool,
                       long *step) {
   la_run_config rc;
-  int st, v1;
+  ckpt_in in;
+  int st;
   memset(r, 0, sizeof *r);
   memset(&rc, 0, sizeof rc);
   *step = 0;
-  if ((st = resolve_run(c, c->checkpoint, &rc, &v1)) != 0) return st;
-  if (v1 && c->checkpoint) { /* the model's shape from the file itself */
+  if ((st = resolve_run(c, c->checkpoint, &rc, &in)) != 0) {
+    ckpt_free(&in);
+    return st;
+  }
+  if (in.v1) { /* the model's shape from the file itself */
     la_model_config mc;
-    size_t len;
-    unsigned char *buf = read_checkpoint(c->checkpoint, &len);
-    if (!buf) return EXIT_BAD_INPUT;
-    st = la_checkpoint_info(buf, len, &mc, NULL);
-    free(buf);
-    if (st) return u_fail(EXIT_BAD_INPUT, "'%s': %s", c->checkpoint, la_status_str(st));
+    if ((st = la_checkpoint_info(in.buf, in.len, &mc, NULL)) != 0) { /* checked */
+      ckpt_free(&in);
+      return u_fail(exit_of_status(st), "%s: %s", U_Q(c->checkpoint), la_status_str(st));
+    }
     rc.data.d = mc.d;
     rc.data.n = mc.n;
     rc.model.layers = mc.layers;
@@ -426,13 +508,14 @@ static int load_theta(const cli_config *c, la_run *r, la_pool **pool,
     rc.model.front_hidden = mc.front_hidden;
     rc.model.init_std = mc.init_std;
   }
-  if ((st = run_make(r, &rc, NULL, c->threads, pool)) != 0) return st;
-  if (c->checkpoint && (st = load_into(r, c->checkpoint, v1)) != 0) {
+  if ((st = run_make(r, &rc, NULL, c->threads, pool)) == 0 && c->checkpoint &&
+      (st = load_into(r, &in)) != 0) {
     run_free(r, *pool);
-    return st;
+    *pool = NULL;
   }
-  *step = r->trainer.step;
-  return 0;
+  ckpt_free(&in);
+  if (!st) *step = r->trainer.step;
+  return st;
 }
 
 /* ================================================================== */
@@ -448,8 +531,9 @@ static int write_samples(const char *path, const double *v, int n) {
   if (len > 4 && !strcmp(path + len - 4, ".npy")) bad = npy_write_vector(o.f, v, n);
   else bad = csv_write_column(o.f, "norm", v, n);
   if (bad) {
+    int e = errno;
     u_abort(&o);
-    return u_fail(EXIT_BAD_INPUT, "cannot write '%s'", path);
+    return u_fail(u_exit_of_errno(e, EXIT_IO), "cannot write %s: %s", U_Q(path), strerror(e));
   }
   return u_commit(&o);
 }
@@ -476,7 +560,7 @@ static int measure_noise(const cli_config *c, const la_run *r,
     free(norms);
     free(hist);
     free(edges);
-    return u_fail(1, "out of memory");
+    return u_oom();
   }
   if (p) u_progress_step(p, 0);
   la_rng_seed(&rng, r->cfg.seed, LA_STREAM_EVAL - 3);
@@ -489,7 +573,7 @@ static int measure_noise(const cli_config *c, const la_run *r,
     free(norms);
     free(hist);
     free(edges);
-    return u_fail(1, "gradient noise: %s", la_status_str(s));
+    return u_fail(exit_of_status(s), "gradient noise: %s", la_status_str(s));
   }
   if (c->samples_out && (s = write_samples(c->samples_out, norms, g.samples)) != 0) {
     free(norms);
@@ -591,11 +675,14 @@ static int finish_measurement(const cli_config *c, const char *text,
   u_out o;
   fig_ctx fc;
   int st;
-  if ((st = u_open(&o, c->out)) != 0) return st;
+  if ((st = u_mkparent(c->out)) != 0 || (st = u_mkparent(c->svg)) != 0 ||
+      (st = u_open(&o, c->out)) != 0)
+    return st;
   fputs(text, o.f);
   if ((st = u_commit(&o)) != 0) return st;
   if (!c->svg) return 0;
-  if (jv_parse(text, &obj, &why)) return u_fail(1, "internal JSON: %s", why);
+  /* the program's own JSON: only memory can fail it */
+  if (jv_parse(text, &obj, &why)) return u_fail(EXIT_NOMEM, "reading back the JSON: %s", why);
   fc.obj = &obj;
   fc.title = title;
   st = write_svg(c->svg, draw, &fc);
@@ -623,11 +710,11 @@ static int cmd_noise(cli_config *c) {
   if (st) return st;
   u_progress_init(&p, "noise", 1);
   if (!(m = open_memstream(&text, &len))) {
-    st = u_fail(1, "out of memory");
+    st = u_oom();
   } else {
     st = measure_noise(c, &r, r.trainer.theta, step, m, NULL, &p);
     /* closing a memory stream writes its last bytes into text */
-    if (fclose(m) != 0 && !st) st = u_fail(1, "out of memory");
+    if (fclose(m) != 0 && !st) st = u_oom();
   }
   u_progress_end(&p);
   snprintf(title, sizeof title, "Gradient noise, %s, step %ld",
@@ -783,16 +870,16 @@ static int cmd_curvature(cli_config *c) {
   memset(&b, 0, sizeof b);
   memset(&q, 0, sizeof q);
   if (st) return st;
-  if (diag_batch(&r, r.cfg.measure.diag_batch, &b)) {
-    st = u_fail(1, "out of memory");
+  if ((st = diag_batch(&r, r.cfg.measure.diag_batch, &b)) != 0) {
+    st = u_fail(exit_of_status(st), "the batch of the Hessian: %s", la_status_str(st));
     goto out;
   }
   if ((st = curv_measure(c, &r.model, r.trainer.theta, &b, &q)) != 0) {
-    st = u_fail(1, "curvature: %s", la_status_str(st));
+    st = u_fail(exit_of_status(st), "curvature: %s", la_status_str(st));
     goto out;
   }
   if (!(m = open_memstream(&text, &len))) {
-    st = u_fail(1, "out of memory");
+    st = u_oom();
     goto out;
   }
   {
@@ -818,7 +905,7 @@ static int cmd_curvature(cli_config *c) {
     jw_end(&w);
   }
   if (fclose(m) != 0) { /* it writes the stream's last bytes into text */
-    st = u_fail(1, "out of memory");
+    st = u_oom();
     goto out;
   }
   snprintf(title, sizeof title, "Hessian spectrum, %s, step %ld",
@@ -846,20 +933,6 @@ typedef struct repro {
   char noise_path[4200];
   la_run_config rc[2]; /* seed 1's runs, SGD and Adam, as resolved */
 } repro;
-
-/* The parent folder of a file, created when missing. */
-static int ensure_parent(const char *path) {
-  char dir[4096];
-  const char *slash = path ? strrchr(path, '/') : NULL;
-  size_t len;
-  if (!path || !strcmp(path, "-") || !slash || slash == path) return 0;
-  len = (size_t)(slash - path);
-  if (len >= sizeof dir)
-    return u_fail(EXIT_BAD_INPUT, "path too long: '%.80s...'", path);
-  memcpy(dir, path, len);
-  dir[len] = 0;
-  return u_mkdirs(dir);
-}
 
 static int repro_noise(const repro *R, u_progress *p) {
   cli_config c = R->base;
@@ -895,7 +968,8 @@ static void values_at(runlog *const *rs, int k, int f, double t, double *out) {
 static void fmt_msd(char *buf, size_t cap, const double *v, int n) {
   double m, sd;
   mean_sd(v, n, &m, &sd);
-  if (isfinite(m)) snprintf(buf, cap, "%.3g \xc2\xb1 %.2g", m, sd);
+  if (isfinite(m) && isfinite(sd)) snprintf(buf, cap, "%.3g \xc2\xb1 %.2g", m, sd);
+  else if (isfinite(m)) snprintf(buf, cap, "%.3g", m); /* an sd beyond the doubles */
   else snprintf(buf, cap, "n/a");
 }
 
@@ -933,7 +1007,7 @@ static int plot_field(const char *dir, const char *file, const char *title,
   int st;
   memset(cs, 0, sizeof cs);
   if (band_make(sgd, k, field, &cs[0].b) || band_make(adam, k, field, &cs[1].b))
-    st = u_fail(1, "out of memory");
+    st = u_oom();
   else {
     cs[0].label = lab_sgd;
     cs[1].label = lab_adam;
@@ -969,7 +1043,7 @@ static int repro_report(repro *R, double wall) {
   static const double at[2] = {750, 1250};
   la_lsmooth_fit fit;
   scatter_fig sf;
-  if (!logs) return u_fail(1, "out of memory");
+  if (!logs) return u_oom();
   cli_field_text(r, la_run_field_find("setting"), sname, sizeof sname);
   cli_field_text(r, la_run_field_find("param"), pname, sizeof pname);
   memset(&noise, 0, sizeof noise);
@@ -1005,7 +1079,7 @@ static int repro_report(repro *R, double wall) {
   ntext = u_slurp(R->noise_path, NULL);
   if (!ntext || jv_parse(ntext, &noise, &why)) {
     free(ntext);
-    st = u_fail(1, "cannot read '%s'", R->noise_path);
+    st = u_fail(EXIT_FAILED, "cannot read %s", U_Q(R->noise_path));
     goto out;
   }
   free(ntext);
@@ -1025,7 +1099,7 @@ static int repro_report(repro *R, double wall) {
   sf.g = (double *)malloc(sizeof(double) * (size_t)(sf.n + 1));
   sf.t = (double *)malloc(sizeof(double) * (size_t)(sf.n + 1));
   if (!sf.s || !sf.g || !sf.t) {
-    st = u_fail(1, "out of memory");
+    st = u_oom();
     goto out;
   }
   sf.n = 0;
@@ -1166,6 +1240,27 @@ out:
   return st;
 }
 
+/* What repro_report writes into the folder from the runs: removed before
+   new runs start, so that a reproduce that fails or is killed leaves no
+   report of other runs beside its own. */
+static const char *const repro_products[] = {"report.md", "loss.svg", "rcond.svg",
+                                             "smoothness.svg", "noise.svg",
+                                             "gnorm_smoothness.svg"};
+
+static int repro_clear(const char *dir) {
+  size_t i;
+  char path[4200];
+  for (i = 0; i < sizeof repro_products / sizeof repro_products[0]; ++i) {
+    snprintf(path, sizeof path, "%.4000s/%s", dir, repro_products[i]);
+    if (unlink(path) != 0 && errno != ENOENT) {
+      int e = errno;
+      return u_fail(u_exit_of_errno(e, EXIT_IO), "cannot remove the previous %s: %s",
+                    U_Q(path), strerror(e));
+    }
+  }
+  return 0;
+}
+
 static int cmd_reproduce(cli_config *c) {
   repro R;
   long *totals;
@@ -1190,7 +1285,7 @@ static int cmd_reproduce(cli_config *c) {
   R.base.checkpoint_every = -1;
   procs = (int)(c->jobs > 0 ? c->jobs : u_online_cpus());
   if (c->threads < 0) R.base.threads = 1; /* the processes share the CPUs */
-  if ((st = u_mkdirs(R.dir)) != 0) return st;
+  if ((st = u_mkdirs(R.dir)) != 0 || (st = repro_clear(R.dir)) != 0) return st;
   snprintf(runs, sizeof runs, "%s/runs", R.dir);
   if ((st = u_mkdirs(runs)) != 0) return st;
   R.nruns = 2 * R.seeds;
@@ -1200,7 +1295,7 @@ static int cmd_reproduce(cli_config *c) {
   totals = (long *)calloc((size_t)nj, sizeof(long));
   status = (int *)calloc((size_t)nj, sizeof(int));
   if (!R.jobs || !R.paths || !totals || !status) {
-    st = u_fail(1, "out of memory");
+    st = u_oom();
     goto out;
   }
   for (i = 0; i < R.nruns; ++i) {
@@ -1232,7 +1327,7 @@ static int cmd_reproduce(cli_config *c) {
       if (status[i])
         u_fail(1, "%s failed (exit status %d)",
                i < R.nruns ? R.paths[i] : R.noise_path, status[i]);
-    st = status[0] == EXIT_BAD_INPUT ? EXIT_BAD_INPUT : 1;
+    st = u_pool_status(status, nj);
   } else {
     st = repro_report(&R, u_now() - t0);
   }
@@ -1248,9 +1343,13 @@ out:
 /*                                sweep                               */
 /* ================================================================== */
 
-/* A word as the shell reads it back. */
-static void print_quoted(FILE *f, const char *s) {
+/* A word as the shell reads it back, on one line: bare when it needs no
+   quoting, else as u_quote writes it ('...', or $'...' with escapes for a
+   control character such as a newline), never cut. 0, or -1 out of memory. */
+static int print_quoted(FILE *f, const char *s) {
   const char *p;
+  char *q;
+  size_t cap = 4 * strlen(s) + 8;
   int plain = *s != 0;
   for (p = s; *p; ++p)
     if (!strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
@@ -1258,14 +1357,12 @@ static void print_quoted(FILE *f, const char *s) {
       plain = 0;
   if (plain) {
     fputs(s, f);
-    return;
+    return 0;
   }
-  fputc('\'', f);
-  for (p = s; *p; ++p) {
-    if (*p == '\'') fputs("'\\''", f);
-    else fputc(*p, f);
-  }
-  fputc('\'', f);
+  if (!(q = (char *)malloc(cap))) return -1;
+  fputs(u_quote(s, q, cap), f);
+  free(q);
+  return 0;
 }
 
 /* One axis of the grid: a run field and its values, as text. */
@@ -1328,7 +1425,7 @@ static int sweep_axes(sweep *S) {
     a->flag[k] = 0;
     S->nax++;
     if (cli_list_walk(f, list, axis_add, a, &why, bad, sizeof bad) < 0)
-      return u_fail(1, "out of memory");
+      return u_oom();
     total *= (double)a->n;
   }
   if (total > 1e6)
@@ -1447,13 +1544,13 @@ static int sweep_job(void *ctx, int i, u_progress *p) {
   sweep *S = (sweep *)ctx;
   char **v = sweep_command(S, i);
   (void)p;
-  if (!v) return u_fail(1, "out of memory");
+  if (!v) return u_oom();
   execvp(v[0], v);
   {
     int e = errno;
-    u_fail(1, "cannot run '%s': %s", v[0], strerror(e));
+    u_fail(EXIT_FAILED, "cannot run %s: %s", U_Q(v[0]), strerror(e));
     sweep_command_free(S, v);
-    return 1;
+    return EXIT_FAILED;
   }
 }
 
@@ -1467,10 +1564,10 @@ static int cmd_sweep(cli_config *c) {
   S.c = c;
   S.dir = c->out ? c->out : "sweep";
   snprintf(S.threads, sizeof S.threads, "%ld", c->threads > 0 ? c->threads : 1);
-  if ((st = sweep_axes(&S)) != 0) goto out;
+  if ((st = u_folder_ok("--out", S.dir)) != 0 || (st = sweep_axes(&S)) != 0) goto out;
   totals = (long *)calloc((size_t)S.n + 1, sizeof(long));
   if (!totals) {
-    st = u_fail(1, "out of memory");
+    st = u_oom();
     goto out;
   }
   for (i = 0; i < S.n && !st; ++i) st = sweep_check(&S, i, &totals[i]);
@@ -1479,18 +1576,21 @@ static int cmd_sweep(cli_config *c) {
     for (i = 0; i < S.n; ++i) {
       char **v = sweep_command(&S, i);
       int j;
-      if (!v) {
-        st = u_fail(1, "out of memory");
-        goto out;
-      }
-      for (j = 0; v[j]; ++j) {
+      for (j = 0; v && v[j]; ++j) {
         if (j) fputc(' ', stdout);
-        print_quoted(stdout, v[j]);
+        if (print_quoted(stdout, v[j])) break;
+      }
+      if (!v || v[j]) {
+        sweep_command_free(&S, v);
+        st = u_oom();
+        goto out;
       }
       fputc('\n', stdout);
       sweep_command_free(&S, v);
     }
-    st = fflush(stdout) ? 1 : 0;
+    if (fflush(stdout) != 0)
+      st = u_fail(u_exit_of_errno(errno, EXIT_IO), "writing to standard output failed: %s",
+                  strerror(errno));
     goto out;
   }
   if (S.n > INT_MAX / 2) {
@@ -1499,22 +1599,23 @@ static int cmd_sweep(cli_config *c) {
   }
   if ((st = u_mkdirs(S.dir)) != 0) goto out;
   if (!(status = (int *)calloc((size_t)S.n + 1, sizeof(int)))) {
-    st = u_fail(1, "out of memory");
+    st = u_oom();
     goto out;
   }
   if (u_pool(sweep_job, &S, (int)S.n, (int)c->jobs, totals, "sweep", status)) {
     char name[256];
-    int worst = 0;
-    for (i = 0; i < S.n; ++i)
-      if (status[i]) {
-        sweep_name(&S, i, name, sizeof name);
-        u_fail(1, "%s failed (exit status %d)", name, status[i]);
-        if (status[i] > worst) worst = status[i];
-      }
-    st = worst == EXIT_BAD_INPUT ? EXIT_BAD_INPUT : 1;
+    for (i = 0; i < S.n; ++i) {
+      if (!status[i]) continue;
+      sweep_name(&S, i, name, sizeof name);
+      if (status[i] > 128)
+        u_fail(EXIT_FAILED, "run %s was killed by signal %d", U_Q(name), status[i] - 128);
+      else
+        u_fail(status[i], "run %s failed (exit status %d)", U_Q(name), status[i]);
+    }
+    st = u_pool_status(status, (int)S.n);
   } else {
-    printf("%ld runs in %s/; merge them with: %s report %s\n", S.n, S.dir,
-           c->argv0, S.dir);
+    printf("%ld runs in %s; merge them with: %s report %s\n", S.n, U_Q(S.dir),
+           U_Q(c->argv0), U_Q(S.dir));
   }
 out:
   free(totals);
@@ -1535,28 +1636,52 @@ typedef struct group {
   int n, cap;
 } group;
 
+/* The runs read, by configuration. Only the configurations a figure shows
+   (the first REPORT_DRAWN) keep their runs' curves; the others keep each
+   run's summary numbers, so that memory grows with the number of runs and
+   configurations, not with the steps of the runs no figure shows. */
+#define REPORT_DRAWN SVG_NPALETTE
 typedef struct report {
   group *g;
   int ng, cap;
   long nruns;
 } report;
 
+/* Room for one more item in an array of `*cap` items of `size` bytes
+   holding n: 0, or -1 (the array and *cap unchanged) out of memory. */
+static int grow(void **items, int *cap, int n, size_t size) {
+  void *p;
+  int c;
+  if (n < *cap) return 0;
+  if (*cap > INT_MAX / 4) return -1;
+  c = *cap ? 2 * *cap : 8;
+  if (!(p = realloc(*items, size * (size_t)c))) return -1;
+  *items = p;
+  *cap = c;
+  return 0;
+}
+
+/* The configuration of a grouping key: its index, or -1. */
+static int report_find(const report *R, const char *key) {
+  int i;
+  for (i = R->ng - 1; i >= 0; --i) /* the last one is the likeliest */
+    if (!strcmp(R->g[i].key, key)) return i;
+  return -1;
+}
+
 /* Takes one run read from the inputs into its configuration. */
 static int report_take(void *ctx, runlog *r) {
   report *R = (report *)ctx;
   char key[4096];
-  group *g = NULL;
+  group *g;
   runlog *keep;
   int i;
   cli_group_key(&r->config, key, sizeof key);
-  for (i = R->ng - 1; i >= 0 && !g; --i)
-    if (!strcmp(R->g[i].key, key)) g = &R->g[i];
-  if (!g) {
-    if (R->ng == R->cap) {
-      group *ng = (group *)realloc(R->g, sizeof(group) * (size_t)(R->cap = R->cap ? 2 * R->cap : 16));
-      if (!ng) goto oom;
-      R->g = ng;
-    }
+  if ((i = report_find(R, key)) >= 0) {
+    g = &R->g[i];
+    jv_free(&r->config); /* the same as the group's, up to the seed */
+  } else {
+    if (grow((void **)&R->g, &R->cap, R->ng, sizeof(group))) goto oom;
     g = &R->g[R->ng];
     memset(g, 0, sizeof *g);
     if (!(g->key = (char *)malloc(strlen(key) + 1))) goto oom;
@@ -1564,22 +1689,18 @@ static int report_take(void *ctx, runlog *r) {
     R->ng++;
     g->config = r->config; /* the group keeps the first config line */
     memset(&r->config, 0, sizeof r->config);
-  } else {
-    jv_free(&r->config); /* the same as the group's, up to the seed */
   }
-  if (g->n == g->cap) {
-    runlog **nr = (runlog **)realloc(g->runs, sizeof(runlog *) * (size_t)(g->cap = g->cap ? 2 * g->cap : 8));
-    if (!nr) goto oom;
-    g->runs = nr;
-  }
-  if (!(keep = (runlog *)malloc(sizeof *keep))) goto oom;
+  if (grow((void **)&g->runs, &g->cap, g->n, sizeof(runlog *)) ||
+      !(keep = (runlog *)malloc(sizeof *keep)))
+    goto oom;
+  if (g - R->g >= REPORT_DRAWN) runlog_drop_curves(r);
   *keep = *r;
   g->runs[g->n++] = keep;
   R->nruns++;
   return 0;
 oom:
   runlog_free(r);
-  return u_fail(1, "out of memory");
+  return u_oom();
 }
 
 static void report_free(report *R) {
@@ -1594,12 +1715,35 @@ static void report_free(report *R) {
     jv_free(&R->g[i].config);
   }
   free(R->g);
+  memset(R, 0, sizeof *R);
+}
+
+/* Text from the inputs fit for a table cell and a figure's legend: at most
+   max bytes of printable characters (valid UTF-8), each control character,
+   invalid byte or '|' (a cell's border) shown as '?'. */
+static void report_text(const char *s, char *out, size_t cap, size_t max) {
+  size_t n = 0, k;
+  const unsigned char *p = (const unsigned char *)s;
+  if (max > cap - 1) max = cap - 1;
+  for (; *p && n < max; p += k) {
+    k = u_utf8_printable(p);
+    if (!k || *p == '|') {
+      out[n++] = '?';
+      k = 1;
+    } else if (n + k <= max) {
+      memcpy(out + n, p, k);
+      n += k;
+    } else {
+      break;
+    }
+  }
+  out[n] = 0;
 }
 
 /* A config member as text ("?" when absent). */
 static void key_value(const jv *cfg, const char *key, char *buf, size_t cap) {
   const jv *v = jv_get(cfg, key);
-  if (v && v->type == JV_STR) snprintf(buf, cap, "%.60s", v->str);
+  if (v && v->type == JV_STR) report_text(v->str, buf, cap, 60);
   else if (v && v->type == JV_NUM) snprintf(buf, cap, "%.6g", v->num);
   else snprintf(buf, cap, "?");
 }
@@ -1638,27 +1782,24 @@ static void group_labels(const report *R, char (*labels)[512], char *common,
     if (!labels[g][0]) snprintf(labels[g], 512, "all runs");
 }
 
-/* The table row of one configuration. */
-static void report_row(FILE *f, const group *g, const char *label) {
+/* The table row of one configuration: 0, or -1 out of memory. */
+static int report_row(FILE *f, const group *g, const char *label) {
   double *v = (double *)calloc((size_t)g->n * 4 + 4, sizeof(double));
   double *fin, *best, *rl, *sps;
-  int i, j, div = 0;
+  int i, div = 0;
   long steps = 0;
   char a[64], b[64], r2[64], s[64];
   double m, sd;
-  if (!v) return;
+  if (!v) return -1;
   fin = v;
   best = v + g->n;
   rl = v + 2 * g->n;
   sps = v + 3 * g->n;
   for (i = 0; i < g->n; ++i) {
     const runlog *r = g->runs[i];
-    const series *ev = &r->f[F_EVAL], *rc = &r->f[F_RCOND];
     fin[i] = r->final_eval;
-    best[i] = NAN;
-    for (j = 0; j < ev->n; ++j)
-      if (!(ev->y[j] >= best[i])) best[i] = ev->y[j];
-    rl[i] = rc->n ? rc->y[rc->n - 1] : NAN;
+    best[i] = r->best_eval;
+    rl[i] = r->last_rcond;
     sps[i] = r->steps_per_second;
     if (!strcmp(r->status, "diverged")) div++;
     if (r->steps > steps) steps = r->steps;
@@ -1667,89 +1808,129 @@ static void report_row(FILE *f, const group *g, const char *label) {
   fmt_msd(b, sizeof b, best, g->n);
   fmt_msd(r2, sizeof r2, rl, g->n);
   mean_sd(sps, g->n, &m, &sd);
-  if (isfinite(m)) snprintf(s, sizeof s, "%.0f", m);
+  /* whole steps per second, or 3 digits where that would be long */
+  if (isfinite(m)) snprintf(s, sizeof s, fabs(m) < 1e9 ? "%.0f" : "%.3g", m);
   else snprintf(s, sizeof s, "n/a");
   fprintf(f, "| %s | %d | %ld | %s | %s | %d | %s | %s |\n", label, g->n, steps,
           a, b, div, r2, s);
   free(v);
+  return 0;
+}
+
+/* The report's figures: one curve per configuration (the first
+   REPORT_DRAWN) of one per-step quantity. */
+typedef struct report_fig {
+  int field, logy;
+  const char *file, *title, *ylabel;
+} report_fig;
+static const report_fig report_figs[] = {
+    {F_EVAL, 1, "loss.svg", "Evaluation loss", "evaluation loss (log scale)"},
+    {F_RCOND, 1, "rcond.svg", "Robust condition number", "max|H_ii| / median|H_ii|"},
+    {F_SMOOTH, 1, "smoothness.svg", "Directional smoothness", "u\xe1\xb5\x80 H u (log scale)"}};
+#define REPORT_NFIGS ((int)(sizeof report_figs / sizeof report_figs[0]))
+
+/* The curves of figure fi into cf (cs: room for REPORT_DRAWN curves, freed
+   by the caller with band_free): 1 when a curve has points, 0 when none
+   has, -1 out of memory. */
+static int report_curves(const report *R, char (*labels)[512], int fi, curve *cs,
+                         curves_fig *cf) {
+  const report_fig *fg = &report_figs[fi];
+  int g, any = 0, shown = R->ng < REPORT_DRAWN ? R->ng : REPORT_DRAWN;
+  memset(cs, 0, sizeof(curve) * REPORT_DRAWN);
+  for (g = 0; g < shown; ++g) {
+    if (band_make(R->g[g].runs, R->g[g].n, fg->field, &cs[g].b)) return -1;
+    cs[g].label = labels[g];
+    if (cs[g].b.n) any = 1;
+  }
+  cf->title = fg->title;
+  cf->xlabel = "iteration";
+  cf->ylabel = fg->ylabel;
+  cf->note = "band: min to max over seeds";
+  cf->logy = fg->logy;
+  cf->c = cs;
+  cf->n = shown;
+  return any;
+}
+
+/* report.md into md (its figures, when dir is not NULL, into dir): the
+   exit status. */
+static int report_write(const report *R, FILE *md, const char *dir) {
+  char (*labels)[512] = (char(*)[512])calloc((size_t)R->ng + 1, 512);
+  char common[4096], path[U_PATH_MAX + 64];
+  int g, fi, st = 0;
+  if (!labels) return u_oom();
+  group_labels(R, labels, common, sizeof common);
+  fprintf(md, "# Report of %ld runs in %d configurations\n\n", R->nruns, R->ng);
+  fprintf(md, "Common to every run: %s.\n\n", common);
+  fprintf(md,
+          "| configuration | runs | steps | final eval loss (mean \xc2\xb1 sd) "
+          "| best eval loss | diverged | last R (diag) | steps/s |\n"
+          "|---|---|---|---|---|---|---|---|\n");
+  for (g = 0; g < R->ng && !st; ++g)
+    if (report_row(md, &R->g[g], labels[g])) st = u_oom();
+  fprintf(md, "\n");
+  for (fi = 0; fi < REPORT_NFIGS && !st; ++fi) {
+    curve cs[REPORT_DRAWN];
+    curves_fig cf;
+    int any = report_curves(R, labels, fi, cs, &cf);
+    if (any < 0) {
+      st = u_oom();
+    } else if (any && dir) {
+      snprintf(path, sizeof path, "%s/%s", dir, report_figs[fi].file);
+      if ((st = write_svg(path, draw_curves, &cf)) == 0)
+        fprintf(md, "![%s](%s)\n\n", report_figs[fi].title, report_figs[fi].file);
+    }
+    for (g = 0; g < REPORT_DRAWN; ++g) band_free(&cs[g].b);
+  }
+  if (!st && R->ng > REPORT_DRAWN)
+    fprintf(md, "The figures show the first %d of %d configurations.\n",
+            REPORT_DRAWN, R->ng);
+  free(labels);
+  return st;
+}
+
+/* The files report writes into its folder, for the check that none of
+   them is an input. */
+static int report_outputs(const char *dir, char (*paths)[U_PATH_MAX + 64], u_path *outs) {
+  int i;
+  snprintf(paths[0], sizeof paths[0], "%s/report.md", dir);
+  for (i = 0; i < REPORT_NFIGS; ++i)
+    snprintf(paths[i + 1], sizeof paths[i + 1], "%s/%s", dir, report_figs[i].file);
+  for (i = 0; i <= REPORT_NFIGS; ++i) {
+    outs[i].flag = "--out";
+    outs[i].path = paths[i];
+  }
+  return REPORT_NFIGS + 1;
 }
 
 static int cmd_report(cli_config *c) {
   const char *dir = c->out ? c->out : "linattn-report";
   report R;
-  char (*labels)[512] = NULL, common[4096], err[600], path[4300];
-  int i, g, st = 0;
+  char err[U_QCAP + 200], paths[REPORT_NFIGS + 1][U_PATH_MAX + 64];
+  u_path outs[REPORT_NFIGS + 1], in;
+  int i, nout, st;
   u_out md;
   memset(&R, 0, sizeof R);
-  for (i = 0; i < c->npos && !st; ++i)
-    if ((st = runs_read_path(c->pos[i], report_take, &R, err, sizeof err, 0)) != 0)
+  if ((st = u_folder_ok("--out", dir)) != 0) return st;
+  nout = report_outputs(dir, paths, outs);
+  for (i = 0; i < c->npos && !st; ++i) {
+    in.flag = "report";
+    in.path = c->pos[i];
+    st = u_no_alias(outs, nout, &in, 1);
+  }
+  for (i = 0; i < c->npos && !st; ++i) {
+    err[0] = 0; /* stays empty where the error was said already */
+    if ((st = runs_read_path(c->pos[i], report_take, &R, err, sizeof err, 0)) != 0 &&
+        err[0])
       u_fail(st, "%s", err);
-  if (st) goto out;
-  if (R.nruns == 0) {
+  }
+  if (!st && R.nruns == 0)
     st = u_fail(EXIT_BAD_INPUT, "no runs in the inputs (JSON lines of train)");
-    goto out;
+  if (!st && (st = u_mkdirs(dir)) == 0 && (st = u_open(&md, paths[0])) == 0) {
+    if ((st = report_write(&R, md.f, dir)) != 0) u_abort(&md);
+    else if ((st = u_commit(&md)) == 0)
+      printf("%ld runs, %d configurations: %s\n", R.nruns, R.ng, U_Q(paths[0]));
   }
-  if ((st = u_mkdirs(dir)) != 0) goto out;
-  if (!(labels = (char(*)[512])calloc((size_t)R.ng, 512))) {
-    st = u_fail(1, "out of memory");
-    goto out;
-  }
-  group_labels(&R, labels, common, sizeof common);
-  snprintf(path, sizeof path, "%s/report.md", dir);
-  if ((st = u_open(&md, path))) goto out;
-  fprintf(md.f, "# Report of %ld runs in %d configurations\n\n", R.nruns, R.ng);
-  fprintf(md.f, "Common to every run: %s.\n\n", common);
-  fprintf(md.f,
-          "| configuration | runs | steps | final eval loss (mean \xc2\xb1 sd) "
-          "| best eval loss | diverged | last R (diag) | steps/s |\n"
-          "|---|---|---|---|---|---|---|---|\n");
-  for (g = 0; g < R.ng; ++g) report_row(md.f, &R.g[g], labels[g]);
-  /* the figures: one curve per configuration (the first eight) */
-  {
-    static const struct {
-      int field, logy;
-      const char *file, *title, *ylabel;
-    } figs[] = {
-        {F_EVAL, 1, "loss.svg", "Evaluation loss", "evaluation loss (log scale)"},
-        {F_RCOND, 1, "rcond.svg", "Robust condition number", "max|H_ii| / median|H_ii|"},
-        {F_SMOOTH, 1, "smoothness.svg", "Directional smoothness", "u\xe1\xb5\x80 H u (log scale)"}};
-    size_t fi;
-    int shown = R.ng < SVG_NPALETTE ? R.ng : SVG_NPALETTE;
-    fprintf(md.f, "\n");
-    for (fi = 0; fi < sizeof figs / sizeof figs[0] && !st; ++fi) {
-      curve cs[SVG_NPALETTE];
-      curves_fig cf;
-      int any = 0;
-      memset(cs, 0, sizeof cs);
-      for (g = 0; g < shown; ++g) {
-        if (band_make(R.g[g].runs, R.g[g].n, figs[fi].field, &cs[g].b))
-          st = u_fail(1, "out of memory");
-        cs[g].label = labels[g];
-        if (cs[g].b.n) any = 1;
-      }
-      if (any && !st) {
-        cf.title = figs[fi].title;
-        cf.xlabel = "iteration";
-        cf.ylabel = figs[fi].ylabel;
-        cf.note = "band: min to max over seeds";
-        cf.logy = figs[fi].logy;
-        cf.c = cs;
-        cf.n = shown;
-        snprintf(path, sizeof path, "%s/%s", dir, figs[fi].file);
-        st = write_svg(path, draw_curves, &cf);
-        fprintf(md.f, "![%s](%s)\n\n", figs[fi].title, figs[fi].file);
-      }
-      for (g = 0; g < shown; ++g) band_free(&cs[g].b);
-    }
-    if (R.ng > shown)
-      fprintf(md.f, "The figures show the first %d of %d configurations.\n",
-              shown, R.ng);
-  }
-  if (st) u_abort(&md);
-  else if ((st = u_commit(&md)) == 0)
-    printf("%ld runs, %d configurations: %s/report.md\n", R.nruns, R.ng, dir);
-out:
-  free(labels);
   report_free(&R);
   return st;
 }
@@ -1779,16 +1960,17 @@ static const char *const help_text[] = {
     "  theorem     paper B's closed forms checked against training\n"
     "  sweep       a grid of runs as one command per line, or run with --jobs\n"
     "  report      merge the JSON lines of many runs into tables and figures\n"
-    "  export      JSON lines of runs and measurements to CSV (pandas, R)\n\n"
-    "Exit status: 0 done, 1 the work failed (a run diverged, a check was off),\n"
-    "2 bad input (flags, numbers, files, output folders).\n",
+    "  export      JSON lines of runs and measurements to CSV (pandas, R)\n",
     /* train */
     "usage: linattn train [FLAGS]\n\n"
     "One run of any setting, depth, parametrization and optimizer. One JSON\n"
     "object per line: a config line, step lines (loss, gradient norm, eval loss,\n"
     "directional smoothness, robust condition numbers, lambda_max as measured),\n"
-    "a summary line. --checkpoint saves the run (and FILE.args, its flags);\n"
-    "--resume FILE --steps T continues it bit for bit up to step T.\n",
+    "a summary line. --checkpoint saves the run (all of it: its description,\n"
+    "theta, the optimizer's state); --resume FILE --steps T continues it bit\n"
+    "for bit up to step T. Outputs appear only when complete (written under a\n"
+    "temporary name beside them, then renamed); a folder in an output's path\n"
+    "is created.\n",
     /* noise */
     "usage: linattn noise [FLAGS]\n\n"
     "Paper A's gradient noise: the norm of (minibatch gradient - full gradient)\n"
@@ -1804,8 +1986,9 @@ static const char *const help_text[] = {
     "Paper A's comparison of momentum SGD and Adam (betas 0.9, 0.9), global\n"
     "clipping, several seeds, run in parallel processes, into a folder with\n"
     "report.md, the runs' JSON lines and the figures loss.svg, noise.svg,\n"
-    "rcond.svg, smoothness.svg and gnorm_smoothness.svg. Default: the quick\n"
-    "form of Setting 1 (2000 steps, 4 seeds); --full is paper A's length.\n",
+    "rcond.svg, smoothness.svg and gnorm_smoothness.svg (a report and figures\n"
+    "already there are removed first: a run that fails leaves none). Default:\n"
+    "the quick form of Setting 1 (2000 steps, 4 seeds); --full is paper A's length.\n",
     /* theorem */
     "usage: linattn theorem [FLAGS]\n\n"
     "Paper B's results against training: Theorem 1 (one layer, anisotropic\n"
@@ -1849,23 +2032,55 @@ static int cmd_index(int cmd) {
   return k;
 }
 
+/* The output files of a train, noise, curvature or theorem command,
+   checked before anything is read, written or created: each a path that
+   can be a file (a checkpoint a regular one, since it is replaced by
+   renaming), no two of them one file, none of them a file it reads (a
+   checkpoint may be resumed and saved again in place). */
+static int check_outputs(const cli_config *c) {
+  u_path outs[3], ins[1];
+  int st, train = c->cmd == CLI_TRAIN;
+  outs[0].flag = "--out";
+  outs[0].path = c->out;
+  outs[1].flag = train ? "--checkpoint" : "--svg";
+  outs[1].path = train ? c->checkpoint : c->svg;
+  /* train's trajectory is written in place (a regular file: its header is
+     rewritten), noise's samples like --out */
+  outs[2].flag = train ? "--save-theta" : "--samples-out";
+  outs[2].path = train ? c->save_theta : c->cmd == CLI_NOISE ? c->samples_out : NULL;
+  ins[0].flag = train ? "--resume" : "--checkpoint";
+  ins[0].path = train ? c->resume : c->checkpoint;
+  if ((st = u_output_ok(outs[0].flag, outs[0].path, 0)) != 0 ||
+      (st = u_output_ok(outs[1].flag, outs[1].path, train)) != 0 ||
+      (outs[2].path && (st = u_output_ok(outs[2].flag, outs[2].path, train)) != 0))
+    return st;
+  if ((st = u_no_alias(outs, 3, NULL, 0)) != 0) return st;
+  /* a checkpoint resumed may be saved again in place */
+  if (train) {
+    outs[1] = outs[2];
+    return u_no_alias(outs, 2, ins, 1);
+  }
+  return u_no_alias(outs, 3, ins, 1);
+}
+
 int main(int argc, char **argv) {
   cli_config c;
   char err[600];
   const char **scratch = (const char **)calloc((size_t)argc + 1, sizeof(char *));
   int st;
-  if (!scratch) return u_fail(1, "out of memory");
+  if (!scratch) return u_oom();
   st = cli_parse(argc, argv, &c, scratch, err, sizeof err);
   if (st == CLI_HELP) {
     cli_help(stdout, (unsigned)c.cmd, help_text[c.cmd ? cmd_index(c.cmd) + 1 : 0]);
+    u_exit_table(stdout);
     free(scratch);
-    return 0;
+    return fflush(stdout) ? EXIT_IO : EXIT_DONE;
   }
   if (st == CLI_VERSION) {
     printf("linattn %s (%s backend, %s)\n", la_version_string(),
            la_backend_name(), precision_name);
     free(scratch);
-    return 0;
+    return fflush(stdout) ? EXIT_IO : EXIT_DONE;
   }
   if (st != CLI_OK) {
     if (c.cmd) fprintf(stderr, "linattn %s: %s\n", cli_cmd_name(c.cmd), err);
@@ -1873,32 +2088,24 @@ int main(int argc, char **argv) {
     free(scratch);
     return EXIT_BAD_INPUT;
   }
-  switch (c.cmd) {
-  case CLI_TRAIN: {
-    u_progress p;
-    /* a checkpoint is saved by renaming a new file over it */
-    if (c.checkpoint && u_special(c.checkpoint)) {
-      st = u_fail(EXIT_BAD_INPUT, "--checkpoint '%s' is not a regular file",
-                  c.checkpoint);
-      break;
-    }
-    if ((st = ensure_parent(c.out)) == 0 &&
-        (!c.checkpoint || (st = ensure_parent(c.checkpoint)) == 0)) {
+  if (c.cmd & (CLI_MODEL | CLI_THEOREM)) st = check_outputs(&c);
+  if (!st) switch (c.cmd) {
+    case CLI_TRAIN: {
+      u_progress p;
       u_progress_init(&p, "train", 1);
       st = run_train(&c, &p);
+      break;
     }
-    break;
-  }
-  case CLI_NOISE: st = cmd_noise(&c); break;
-  case CLI_CURV: st = cmd_curvature(&c); break;
-  case CLI_REPRO: st = c.paper ? cmd_reproduce_b(&c) : cmd_reproduce(&c); break;
-  case CLI_THEOREM:
-    st = c.check >= CLI_DEPTH ? cmd_theorem_b(&c) : cmd_theorem(&c);
-    break;
-  case CLI_SWEEP: st = cmd_sweep(&c); break;
-  case CLI_EXPORT: st = cmd_export(&c); break;
-  default: st = cmd_report(&c); break;
-  }
+    case CLI_NOISE: st = cmd_noise(&c); break;
+    case CLI_CURV: st = cmd_curvature(&c); break;
+    case CLI_REPRO: st = c.paper ? cmd_reproduce_b(&c) : cmd_reproduce(&c); break;
+    case CLI_THEOREM:
+      st = c.check >= CLI_DEPTH ? cmd_theorem_b(&c) : cmd_theorem(&c);
+      break;
+    case CLI_SWEEP: st = cmd_sweep(&c); break;
+    case CLI_EXPORT: st = cmd_export(&c); break;
+    default: st = cmd_report(&c); break;
+    }
   free(scratch);
   return st;
 }

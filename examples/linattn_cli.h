@@ -460,6 +460,11 @@ static void cli_field_text(const la_run_config *r, const la_run_field *f,
   }
 }
 
+/* The most values of one list (a sweep's grid has at most 10^6 points). */
+#define CLI_MAX_LIST 1000000
+#define CLI_QUOTE_(x) #x
+#define CLI_QUOTE(x) CLI_QUOTE_(x)
+
 /* Each item of a list "a,b,c" (whole kinds: also "a..b"), checked; calls
    each(ctx, text) per value when each is not NULL; the number of values, or
    -1 with *why and the offending item in bad. */
@@ -493,14 +498,24 @@ static long cli_list_walk(const la_run_field *f, const char *s, cli_item_fn each
         *why = "has a range that runs backwards";
         return -1;
       }
-      for (k = (long long)a; k <= (long long)b; ++k) {
+      /* counted before it is walked: "1..60e9" is refused, not walked
+         (nor converted to a long long it may not fit) */
+      if (b - a + 1 > CLI_MAX_LIST - (double)n) {
+        *why = "has more than " CLI_QUOTE(CLI_MAX_LIST) " values";
+        return -1;
+      }
+      for (k = 0; k <= (long long)(b - a); ++k) {
         char num[32];
-        snprintf(num, sizeof num, "%lld", k);
+        snprintf(num, sizeof num, "%.0f", a + (double)k);
         if (each && each(ctx, num)) return -1;
         n++;
       }
     } else {
       if (!cli_field_value(f, item, &v, why)) return -1;
+      if (n >= CLI_MAX_LIST) {
+        *why = "has more than " CLI_QUOTE(CLI_MAX_LIST) " values";
+        return -1;
+      }
       if (each && each(ctx, item)) return -1;
       n++;
     }

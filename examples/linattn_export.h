@@ -258,12 +258,12 @@ static int ex_end_run(exporter *E, jv *summary) {
   for (i = 0; i < E->nsteps && !st; ++i)
     for (j = 0; j < E->steps[i].n && !st; ++j)
       if (strcmp(E->steps[i].keys[j], "type") != 0 && ex_scalar(&E->steps[i].items[j]))
-        st = ex_key_add(&ks, E->steps[i].keys[j]) ? u_fail(1, "out of memory") : 0;
+        st = ex_key_add(&ks, E->steps[i].keys[j]) ? u_oom() : 0;
   if (!st && ex_csv_name(E, E->path, name, sizeof name))
-    st = u_fail(1, "out of memory");
+    st = u_oom();
   if (!st) st = ex_write_table(E, name, &ks, E->steps, E->nsteps);
   if (!st && ex_add_row(E, name, "train", &E->config, summary))
-    st = u_fail(1, "out of memory");
+    st = u_oom();
   ex_keys_free(&ks);
   ex_steps_free(E);
   E->nruns++;
@@ -280,7 +280,7 @@ static int ex_measurement(exporter *E, jv *obj, const char *type) {
       cols++;
       if (obj->items[i].n > rows) rows = obj->items[i].n;
     }
-  if (ex_csv_name(E, E->path, name, sizeof name)) return u_fail(1, "out of memory");
+  if (ex_csv_name(E, E->path, name, sizeof name)) return u_oom();
   snprintf(path, sizeof path, "%s/%s", E->dir, name);
   if ((st = u_open(&o, path)) != 0) return st;
   for (i = 0, j = 0; i < obj->n; ++i)
@@ -301,7 +301,7 @@ static int ex_measurement(exporter *E, jv *obj, const char *type) {
   }
   if ((st = u_commit(&o)) != 0) return st;
   E->nmeas++;
-  return ex_add_row(E, name, type, obj, NULL) ? u_fail(1, "out of memory") : 0;
+  return ex_add_row(E, name, type, obj, NULL) ? u_oom() : 0;
 }
 
 /* One line of a file. */
@@ -322,12 +322,12 @@ static int ex_line(exporter *E, jv *v, long lineno) {
   }
   if (strcmp(type, "step") != 0 && strcmp(type, "summary") != 0) return 0;
   if (!E->open)
-    return u_fail(EXIT_BAD_INPUT, "%s:%ld: a %s line before any config line",
-                  E->path, lineno, type);
+    return u_fail(EXIT_BAD_INPUT, "%s line %ld: a %s line before any config line",
+                  U_Q(E->path), lineno, U_Q(type));
   if (!strcmp(type, "summary")) return ex_end_run(E, v);
   if (E->nsteps == E->stepcap) {
     jv *ns = (jv *)realloc(E->steps, sizeof(jv) * (size_t)(E->stepcap = E->stepcap ? 2 * E->stepcap : 256));
-    if (!ns) return u_fail(1, "out of memory");
+    if (!ns) return u_oom();
     E->steps = ns;
   }
   E->steps[E->nsteps++] = *v;
@@ -345,23 +345,29 @@ static int ex_file(void *ctx, const char *path, char *err, size_t cap) {
   (void)cap;
   memset(&lr, 0, sizeof lr);
   E->path = path;
-  if (!(lr.f = fopen(path, "r")))
-    return u_fail(EXIT_BAD_INPUT, "cannot read '%s': %s", path, strerror(errno));
+  if (!(lr.f = fopen(path, "r"))) {
+    int e = errno;
+    return u_fail(u_exit_of_errno(e, EXIT_BAD_INPUT), "cannot read %s: %s", U_Q(path),
+                  strerror(e));
+  }
   while (!st && (got = lr_next(&lr, &len)) != 0) {
     jv v;
     const char *why = NULL;
     char *p = lr.buf;
     if (got < 0) {
-      st = u_fail(got == -2 ? 1 : EXIT_BAD_INPUT, "%s:%ld: %s", path, lr.lineno + 1,
+      st = u_fail(got == -2 ? EXIT_NOMEM : got == -3 ? EXIT_IO : EXIT_BAD_INPUT, "%s line %ld: %s",
+                  U_Q(path), lr.lineno + 1,
                   got == -1 ? "a line longer than 64 MB (not JSON lines)"
                   : got == -2 ? "out of memory" : "cannot read");
       break;
     }
     while (*p == ' ' || *p == '\t' || *p == '\r') ++p;
     if (!*p) continue;
-    if (strlen(lr.buf) != len || jv_parse(lr.buf, &v, &why) || v.type != JV_OBJ) {
+    if (strlen(lr.buf) != len || jv_parse_max(lr.buf, &v, &why, RUNS_MAX_MEMBERS) ||
+        v.type != JV_OBJ) {
       if (!why && strlen(lr.buf) == len) jv_free(&v);
-      st = u_fail(EXIT_BAD_INPUT, "%s:%ld: not a JSON object (%s)", path, lr.lineno,
+      st = u_fail(why && !strcmp(why, "out of memory") ? EXIT_NOMEM : EXIT_BAD_INPUT,
+                  "%s line %ld: not a JSON object (%s)", U_Q(path), lr.lineno,
                   why ? why : strlen(lr.buf) != len ? "a NUL byte" : "another value");
       break;
     }
@@ -386,13 +392,13 @@ static int ex_configs(exporter *E) {
       ex_key_add(&ks, "type")) {
     free(objs);
     ex_keys_free(&ks);
-    return u_fail(1, "out of memory");
+    return u_oom();
   }
   for (j = 0; j < E->columns.n; ++j)
     if (ex_key_add(&ks, E->columns.k[j])) {
       free(objs);
       ex_keys_free(&ks);
-      return u_fail(1, "out of memory");
+      return u_oom();
     }
   /* the three names as members of each row, for the one writer */
   for (i = 0; i < E->nrows; ++i) {
@@ -423,7 +429,7 @@ static int ex_configs(exporter *E) {
     if (k < 3) {
       free(objs);
       ex_keys_free(&ks);
-      return u_fail(1, "out of memory");
+      return u_oom();
     }
   }
   st = ex_write_table(E, "configs.csv", &ks, objs, E->nrows);

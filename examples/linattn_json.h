@@ -109,6 +109,7 @@ typedef struct jv {
 typedef struct jv_parser {
   const char *s;
   int depth;
+  long left; /* members that may still be read, or -1: any number */
   const char *err;
 } jv_parser;
 
@@ -197,7 +198,13 @@ static int jv_string(jv_parser *p, char **out) {
 
 /* Appends a member (and its key, for objects) to v. */
 static jv *jv_push(jv_parser *p, jv *v, char *key) {
-  jv *items = (jv *)realloc(v->items, sizeof(jv) * (size_t)(v->n + 1));
+  jv *items;
+  if (p->left == 0) {
+    jv_fail(p, "more members than a line may hold");
+    return NULL;
+  }
+  if (p->left > 0) p->left--;
+  items = (jv *)realloc(v->items, sizeof(jv) * (size_t)(v->n + 1));
   if (!items) {
     jv_fail(p, "out of memory");
     return NULL;
@@ -262,6 +269,29 @@ static int jv_container(jv_parser *p, jv *v, char close) { /* NOLINT(misc-no-rec
   }
 }
 
+/* The length of the JSON number at s (RFC 8259: -? (0 | [1-9][0-9]*)
+   (. [0-9]+)? ([eE] [+-]? [0-9]+)?), or 0: no hexadecimal, no "inf" or
+   "nan", no leading '+' or zeros. One beyond a double reads as +-HUGE_VAL. */
+static size_t jv_number_len(const char *s) {
+  const char *p = s;
+  if (*p == '-') ++p;
+  if (*p == '0') ++p;
+  else if (*p >= '1' && *p <= '9')
+    while (*p >= '0' && *p <= '9') ++p;
+  else return 0;
+  if (*p == '.') {
+    if (!(*++p >= '0' && *p <= '9')) return 0;
+    while (*p >= '0' && *p <= '9') ++p;
+  }
+  if (*p == 'e' || *p == 'E') {
+    ++p;
+    if (*p == '+' || *p == '-') ++p;
+    if (!(*p >= '0' && *p <= '9')) return 0;
+    while (*p >= '0' && *p <= '9') ++p;
+  }
+  return (size_t)(p - s);
+}
+
 static int jv_value(jv_parser *p, jv *v) { /* NOLINT(misc-no-recursion) */
   jv_ws(p);
   if (*p->s == '{') return jv_container(p, v, '}');
@@ -283,21 +313,27 @@ static int jv_value(jv_parser *p, jv *v) { /* NOLINT(misc-no-recursion) */
     return 0;
   }
   if (*p->s == '-' || (*p->s >= '0' && *p->s <= '9')) {
+    size_t len = jv_number_len(p->s);
     char *end;
     v->type = JV_NUM;
     v->num = strtod(p->s, &end);
-    if (end == p->s) return jv_fail(p, "bad number");
+    /* strtod reads further only into a hexadecimal number ("0x10") */
+    if (!len || end != p->s + len) return jv_fail(p, "bad number");
     p->s = end;
     return 0;
   }
   return jv_fail(p, "unexpected character");
 }
 
-/* Parses all of s (one JSON value, blank around it allowed). */
-static int jv_parse(const char *s, jv *v, const char **err) {
+/* Parses all of s (one JSON value, blank around it allowed) into a tree
+   of at most max_members array elements and object members (-1: any
+   number; a member costs the tree some 50 bytes where the text may spend
+   2, so a reader of untrusted lines bounds it). */
+static int jv_parse_max(const char *s, jv *v, const char **err, long max_members) {
   jv_parser p;
   p.s = s;
   p.depth = 0;
+  p.left = max_members;
   p.err = NULL;
   memset(v, 0, sizeof *v);
   if (jv_value(&p, v) == 0) {
@@ -308,6 +344,10 @@ static int jv_parse(const char *s, jv *v, const char **err) {
   if (err) *err = p.err;
   jv_free(v);
   return -1;
+}
+
+static int jv_parse(const char *s, jv *v, const char **err) {
+  return jv_parse_max(s, v, err, -1);
 }
 
 static const jv *jv_get(const jv *o, const char *key) {
@@ -321,6 +361,16 @@ static const jv *jv_get(const jv *o, const char *key) {
 static double jv_num(const jv *o, const char *key) {
   const jv *v = jv_get(o, key);
   return v && (v->type == JV_NUM || v->type == JV_BOOL) ? v->num : NAN;
+}
+/* A member that must be a whole number within [lo, hi] (both within
+   +-9e15, where doubles hold every integer): fallback when it is missing,
+   null, not a number, fractional or out of range, so that no conversion
+   of a NaN or a huge value to an integer ever happens. */
+static long jv_long(const jv *o, const char *key, double lo, double hi,
+                    long fallback) {
+  double x = jv_num(o, key);
+  if (!(x >= lo && x <= hi) || x != floor(x)) return fallback;
+  return (long)x;
 }
 static const char *jv_str(const jv *o, const char *key) {
   const jv *v = jv_get(o, key);

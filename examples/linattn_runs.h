@@ -5,7 +5,10 @@
    Files are read as streams of runs: a config line starts a run, its step
    lines follow, a summary line ends it, so a file may hold one run or many
    (`cat *.jsonl > all.jsonl`). Lines are read with a bound on their length,
-   so memory follows the numbers kept, never the size of a line or a file. */
+   so memory follows the numbers kept, never the size of a line or a file;
+   each run's summary numbers (the best evaluation loss, the last robust
+   condition number) are taken when it ends, so that a caller may drop its
+   curves (runlog_drop_curves) and keep only those. */
 #ifndef LINATTN_RUNS_H
 #define LINATTN_RUNS_H
 
@@ -38,6 +41,7 @@ typedef struct runlog {
   int has_summary;
   char status[16];
   double final_eval, steps_per_second, seconds;
+  double best_eval, last_rcond; /* from its curves: NaN when they are empty */
   long steps;
   series f[NFIELDS];
 } runlog;
@@ -70,18 +74,32 @@ static void runlog_free(runlog *r) {
   memset(r, 0, sizeof *r);
 }
 
+/* Frees a run's curves, keeping its summary numbers. */
+static void runlog_drop_curves(runlog *r) {
+  int i;
+  for (i = 0; i < NFIELDS; ++i) {
+    free(r->f[i].x);
+    free(r->f[i].y);
+    memset(&r->f[i], 0, sizeof r->f[i]);
+  }
+}
+
 /* A member that must be a whole number of steps: -1 when it is missing,
-   null, not finite or beyond a long (never an undefined conversion). */
+   null, not finite, fractional or beyond 9e15 (jv_long: never an undefined
+   conversion). */
 static long runs_long(const jv *o, const char *key) {
-  double x = jv_num(o, key);
-  if (!(x >= 0 && x <= 9e15) || x != floor(x)) return -1;
-  return (long)x;
+  return jv_long(o, key, 0, 9e15, -1);
 }
 
 /* ------------------------------------------------------------ lines */
 /* The longest line read (a curvature object with a dense spectrum is a few
    hundred kilobytes). */
 #define RUNS_MAX_LINE ((size_t)64 << 20)
+/* The most members (array elements and object members) of one line: a
+   dense spectrum has one per parameter, and a model whose Hessian fits in
+   memory has far fewer than 2^20; the tree of a line then stays within
+   some 50 MB whatever the line holds. */
+#define RUNS_MAX_MEMBERS (1L << 20)
 
 typedef struct lreader {
   FILE *f;
@@ -98,7 +116,7 @@ static int lr_next(lreader *r, size_t *len) {
   int ch;
   if (!r->buf) {
     r->cap = 4096;
-    if (!(r->buf = (char *)malloc(r->cap))) return -2;
+    if (!(r->buf = (char *)calloc(r->cap, 1))) return -2;
   }
   while ((ch = getc_unlocked(r->f)) != EOF && ch != '\n') {
     if (n + 1 == r->cap) {
@@ -134,9 +152,14 @@ typedef struct runs_file {
 } runs_file;
 
 static int runs_emit(runs_file *s) {
-  int st;
+  const series *ev = &s->cur.f[F_EVAL], *rc = &s->cur.f[F_RCOND];
+  int st, j;
   if (!s->open) return 0;
   s->open = 0;
+  s->cur.best_eval = NAN;
+  for (j = 0; j < ev->n; ++j)
+    if (!(ev->y[j] >= s->cur.best_eval)) s->cur.best_eval = ev->y[j];
+  s->cur.last_rcond = rc->n ? rc->y[rc->n - 1] : NAN;
   st = s->fn(s->ctx, &s->cur);
   memset(&s->cur, 0, sizeof s->cur);
   return st;
@@ -159,8 +182,8 @@ static int runs_line(runs_file *s, jv *v, long lineno) {
   if (!type || (strcmp(type, "step") != 0 && strcmp(type, "summary") != 0))
     return 0;
   if (!s->open) {
-    snprintf(s->err, s->cap, "%s:%ld: a %s line before any config line", s->path,
-             lineno, type);
+    snprintf(s->err, s->cap, "%s line %ld: a %s line before any config line",
+             U_Q(s->path), lineno, type);
     return EXIT_BAD_INPUT;
   }
   if (!strcmp(type, "step")) {
@@ -169,7 +192,7 @@ static int runs_line(runs_file *s, jv *v, long lineno) {
       double y = jv_num(v, field_key[k]);
       if (isfinite(y) && series_add(&s->cur.f[k], step, y)) {
         snprintf(s->err, s->cap, "out of memory");
-        return 1;
+        return EXIT_NOMEM;
       }
     }
     return 0;
@@ -186,43 +209,44 @@ static int runs_line(runs_file *s, jv *v, long lineno) {
   return runs_emit(s);
 }
 
-/* Every run of one file, in order; a line that does not parse is an error
-   naming the file and line (EXIT_BAD_INPUT). */
-static int runs_read_file(const char *path, run_fn fn, void *ctx, char *err,
-                          size_t cap) {
+/* Every run of a stream, in order (name: the file's, for messages); a line
+   that does not parse is an error naming the file and line
+   (EXIT_BAD_INPUT). The exit status; err holds its message, or is left as
+   it was where fn failed (fn says its own). */
+static int runs_read_stream(FILE *f, const char *name, run_fn fn, void *ctx,
+                            char *err, size_t cap) {
   runs_file s;
   lreader lr;
   size_t len;
   int got, st = 0;
   memset(&s, 0, sizeof s);
   memset(&lr, 0, sizeof lr);
-  s.path = path;
+  s.path = name;
   s.fn = fn;
   s.ctx = ctx;
   s.err = err;
   s.cap = cap;
-  if (!(lr.f = fopen(path, "r"))) {
-    snprintf(err, cap, "cannot read '%s': %s", path, strerror(errno));
-    return EXIT_BAD_INPUT;
-  }
+  lr.f = f;
   while (!st && (got = lr_next(&lr, &len)) != 0) {
     jv v;
     const char *why = NULL;
     char *p = lr.buf;
+    int nul;
     if (got < 0) {
-      snprintf(err, cap, "%s:%ld: %s", path, lr.lineno + 1,
+      snprintf(err, cap, "%s line %ld: %s", U_Q(name), lr.lineno + 1,
                got == -1 ? "a line longer than 64 MB (not JSON lines)"
                : got == -2 ? "out of memory" : "cannot read");
-      st = got == -2 ? 1 : EXIT_BAD_INPUT;
+      st = got == -2 ? EXIT_NOMEM : got == -3 ? EXIT_IO : EXIT_BAD_INPUT;
       break;
     }
     while (*p == ' ' || *p == '\t' || *p == '\r') ++p;
-    if (!*p) continue;
-    if (strlen(lr.buf) != len || jv_parse(lr.buf, &v, &why) || v.type != JV_OBJ) {
-      snprintf(err, cap, "%s:%ld: not a JSON object (%s)", path, lr.lineno,
-               why ? why : strlen(lr.buf) != len ? "a NUL byte" : "another value");
-      if (!why && strlen(lr.buf) == len) jv_free(&v);
-      st = EXIT_BAD_INPUT;
+    if (!*p && (size_t)(p - lr.buf) == len) continue;
+    nul = strlen(lr.buf) != len;
+    if (nul || jv_parse_max(lr.buf, &v, &why, RUNS_MAX_MEMBERS) || v.type != JV_OBJ) {
+      snprintf(err, cap, "%s line %ld: not a JSON object (%s)", U_Q(name), lr.lineno,
+               nul ? "a NUL byte" : why ? why : "another value");
+      if (!nul && !why) jv_free(&v);
+      st = why && !strcmp(why, "out of memory") ? EXIT_NOMEM : EXIT_BAD_INPUT;
       break;
     }
     st = runs_line(&s, &v, lr.lineno);
@@ -231,7 +255,21 @@ static int runs_read_file(const char *path, run_fn fn, void *ctx, char *err,
   if (!st) st = runs_emit(&s); /* a run cut short: what it wrote */
   if (s.open) runlog_free(&s.cur);
   free(lr.buf);
-  (void)fclose(lr.f); /* read only: nothing to lose */
+  return st;
+}
+
+/* runs_read_stream on a file. */
+static int runs_read_file(const char *path, run_fn fn, void *ctx, char *err,
+                          size_t cap) {
+  FILE *f = fopen(path, "r");
+  int st;
+  if (!f) {
+    int e = errno;
+    snprintf(err, cap, "cannot read %s: %s", U_Q(path), strerror(e));
+    return u_exit_of_errno(e, EXIT_BAD_INPUT);
+  }
+  st = runs_read_stream(f, path, fn, ctx, err, cap);
+  (void)fclose(f); /* read only: nothing to lose */
   return st;
 }
 
@@ -255,13 +293,13 @@ static int runs_walk(const char *path, file_fn fn, void *ctx, char *err,
   size_t n = 0, room = 0, i;
   int rc = 0;
   if (stat(path, &st) != 0) {
-    snprintf(err, cap, "cannot read '%s': %s", path, strerror(errno));
+    snprintf(err, cap, "cannot read %s: %s", U_Q(path), strerror(errno));
     return EXIT_BAD_INPUT;
   }
   if (!S_ISDIR(st.st_mode)) return fn(ctx, path, err, cap);
   if (depth > 32) return 0;
   if (!(d = opendir(path))) {
-    snprintf(err, cap, "cannot read folder '%s': %s", path, strerror(errno));
+    snprintf(err, cap, "cannot read folder %s: %s", U_Q(path), strerror(errno));
     return EXIT_BAD_INPUT;
   }
   while ((e = readdir(d)) != NULL) {
@@ -271,7 +309,7 @@ static int runs_walk(const char *path, file_fn fn, void *ctx, char *err,
     if (e->d_name[0] == '.') continue;
     full = (char *)malloc(strlen(path) + len + 2);
     if (!full) {
-      rc = 1;
+      rc = EXIT_NOMEM;
       break;
     }
     (void)snprintf(full, strlen(path) + len + 2, "%s/%s", path, e->d_name);
@@ -282,13 +320,15 @@ static int runs_walk(const char *path, file_fn fn, void *ctx, char *err,
       continue;
     }
     if (n == room) {
-      char **nn = (char **)realloc(names, sizeof(char *) * (room = room ? 2 * room : 64));
+      size_t more = room ? 2 * room : 64;
+      char **nn = (char **)realloc(names, sizeof(char *) * more);
       if (!nn) {
         free(full);
-        rc = 1;
+        rc = EXIT_NOMEM;
         break;
       }
       names = nn;
+      room = more;
     }
     names[n++] = full;
   }
@@ -335,7 +375,7 @@ static int runlog_load(const char *path, runlog *r, char *err, size_t cap) {
   memset(r, 0, sizeof *r);
   st = runs_read_file(path, runs_take_one, r, err, cap);
   if (!st && r->config.type != JV_OBJ) {
-    snprintf(err, cap, "%s: no config line (not the output of train)", path);
+    snprintf(err, cap, "%s: no config line (not the output of train)", U_Q(path));
     st = EXIT_BAD_INPUT;
   }
   return st;
@@ -351,6 +391,32 @@ static double series_at(const series *s, double x) {
     else hi = mid - 1;
   }
   return NAN;
+}
+
+/* Mean and sample standard deviation of the finite values (NaN where
+   there are none), over the values scaled by the largest magnitude: no
+   sum or square overflows, so finite values of any size (1e300) give
+   their mean, and an sd that is finite where it is representable. */
+static void mean_sd(const double *v, int n, double *mean, double *sd) {
+  double big = 0, s = 0, q = 0, mu;
+  int i, m = 0;
+  for (i = 0; i < n; ++i)
+    if (isfinite(v[i])) {
+      if (fabs(v[i]) > big) big = fabs(v[i]);
+      ++m;
+    }
+  if (!m) {
+    *mean = *sd = NAN;
+    return;
+  }
+  if (big == 0) big = 1;
+  for (i = 0; i < n; ++i)
+    if (isfinite(v[i])) s += v[i] / big;
+  mu = s / m;
+  for (i = 0; i < n; ++i)
+    if (isfinite(v[i])) q += (v[i] / big - mu) * (v[i] / big - mu);
+  *mean = mu * big;
+  *sd = m > 1 ? sqrt(q / (m - 1)) * big : 0;
 }
 
 /* Statistics over k runs at the steps of the first that all of them have. */
@@ -370,6 +436,7 @@ static void band_free(band *b) {
 
 static int band_make(runlog *const *rs, int k, int field, band *b) {
   const series *s0;
+  double *ys;
   int i, j, cap;
   memset(b, 0, sizeof *b);
   if (k < 1) return 0;
@@ -382,39 +449,24 @@ static int band_make(runlog *const *rs, int k, int field, band *b) {
   b->lo = (double *)calloc((size_t)cap, sizeof(double));
   b->hi = (double *)calloc((size_t)cap, sizeof(double));
   if (!b->x || !b->mean || !b->sd || !b->lo || !b->hi) return -1;
+  if (!(ys = (double *)malloc(sizeof(double) * (size_t)k))) return -1;
   for (i = 0; i < s0->n; ++i) {
-    double x = s0->x[i], sum = 0, sq = 0, lo = HUGE_VAL, hi = -HUGE_VAL;
+    double x = s0->x[i], lo = HUGE_VAL, hi = -HUGE_VAL;
     int ok = 1;
     for (j = 0; j < k && ok; ++j) {
-      double y = series_at(&rs[j]->f[field], x);
+      double y = ys[j] = series_at(&rs[j]->f[field], x);
       if (!isfinite(y)) ok = 0;
-      sum += y;
-      sq += y * y;
       if (y < lo) lo = y;
       if (y > hi) hi = y;
     }
     if (!ok) continue;
     b->x[b->n] = x;
-    b->mean[b->n] = sum / k;
-    b->sd[b->n] = k > 1 ? sqrt(fmax(0, (sq - sum * sum / k) / (k - 1))) : 0;
+    mean_sd(ys, k, &b->mean[b->n], &b->sd[b->n]);
     b->lo[b->n] = lo;
     b->hi[b->n++] = hi;
   }
+  free(ys);
   return 0;
-}
-
-/* Mean and sample standard deviation. */
-static void mean_sd(const double *v, int n, double *mean, double *sd) {
-  double s = 0, q = 0;
-  int i, m = 0;
-  for (i = 0; i < n; ++i)
-    if (isfinite(v[i])) {
-      s += v[i];
-      q += v[i] * v[i];
-      ++m;
-    }
-  *mean = m ? s / m : NAN;
-  *sd = m > 1 ? sqrt(fmax(0, (q - s * s / m) / (m - 1))) : (m ? 0 : NAN);
 }
 
 /* ------------------------------------------------------------ figures */

@@ -267,7 +267,7 @@ static int th_theorem1(th_ctx *x) {
   if (!th_star || la_batch_create(&b, d, n, 50000)) {
     free(th_star);
     th_run_free(&t);
-    return u_fail(1, "out of memory");
+    return u_oom();
   }
   memcpy(th_star, t.tr.theta, sizeof(la_real) * (size_t)t.model.nparams);
   for (i = 0; i < d * d; ++i) th_star[d * d + i] = (la_real)inv[i];
@@ -332,7 +332,7 @@ static int th_lemma1(th_ctx *x) {
     free(pred);
     free(plain);
     la_data_destroy(&g);
-    return u_fail(1, "out of memory");
+    return u_oom();
   }
   la_rng_seed(&rng, 7, 1);
   la_model_init_params(&m, &rng, theta);
@@ -529,9 +529,9 @@ static int th_three(th_ctx *x) {
   for (l = 0; l < 3; ++l) {
     x->rec_dist[l] = (double *)calloc(4096, sizeof(double));
     x->rec_plain[l] = (double *)calloc(4096, sizeof(double));
-    if (!x->rec_dist[l] || !x->rec_plain[l]) return u_fail(1, "out of memory");
+    if (!x->rec_dist[l] || !x->rec_plain[l]) return u_oom();
   }
-  if (!x->rec_step) return u_fail(1, "out of memory");
+  if (!x->rec_step) return u_oom();
   for (L = 1; L <= 4; ++L)
     if ((st = th_depth_run(x, L, L == 3 ? steps : half, scal[L - 1],
                            fro[L - 1], dist[L - 1], &loss[L - 1])))
@@ -624,9 +624,9 @@ static int th_theorem5(th_ctx *x) {
     mc.n = 20;
     mc.layers = 1;
     mc.activation = LA_ACT_RELU;
-    if (la_model_init(&m, &mc) != LA_OK) return u_fail(1, "theorem 5: the model");
+    if (la_model_init(&m, &mc) != LA_OK) return u_fail(EXIT_FAILED, "theorem 5: the model");
     theta0 = (la_real *)calloc((size_t)m.nparams, sizeof(la_real));
-    if (!theta0) return u_fail(1, "out of memory");
+    if (!theta0) return u_oom();
     la_rng_seed(&rng, o.seed, 0xfffffffffffffffeull);
     la_model_init_params(&m, &rng, theta0);
     th_block(&m, theta0, 0, a0);

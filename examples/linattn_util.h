@@ -1,27 +1,76 @@
-/* linattn_util.h - the plumbing of examples/linattn.c: one-line errors,
-   output files that appear only when complete, folders, the progress line,
-   and a pool of child processes that report their progress through a pipe.
-   POSIX (fork, waitpid, poll, rename, fsync). */
+/* linattn_util.h - the plumbing of examples/linattn.c: the exit statuses,
+   one-line errors with quoted paths, output files that appear only when
+   complete, checks of output paths before anything is written, folders,
+   bounded reads of regular files, the progress line, and a pool of child
+   processes that report their progress through a pipe. POSIX (fork,
+   waitpid, poll, rename, fsync, O_EXCL). */
 #ifndef LINATTN_UTIL_H
 #define LINATTN_UTIL_H
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <sys/types.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
-/* Exit statuses: 0 done, 1 the work failed (a run diverged, a check was
-   off), 2 bad input (flags, files, folders). */
-enum { EXIT_BAD_INPUT = 2 };
+/* ------------------------------------------------------------ exit statuses */
+/* One table for every subcommand. When several parts of the work fail (the
+   runs of a sweep, a run and then its checkpoint), the command exits with
+   the largest of their statuses; a part killed by a signal counts as 1. */
+enum {
+  EXIT_DONE = 0,
+  EXIT_FAILED = 1,    /* the work failed */
+  EXIT_BAD_INPUT = 2, /* bad input */
+  EXIT_IO = 3,        /* a file could not be written or read */
+  EXIT_NOMEM = 4,     /* out of memory */
+  EXIT_NCODES
+};
+static const char *const u_exit_meaning[EXIT_NCODES] = {
+    "done",
+    "the work failed: a run diverged, a check was off, a measurement failed",
+    "bad input: flags, numbers, input files, output paths",
+    "a file could not be written or read: disk full, an I/O error",
+    "out of memory"};
+
+/* The table, as --help prints it. */
+static void u_exit_table(FILE *f) {
+  int i;
+  fputs("\nexit status:\n", f);
+  for (i = 0; i < EXIT_NCODES; ++i) fprintf(f, "  %d  %s\n", i, u_exit_meaning[i]);
+  fputs("  several failures (a sweep's runs): the largest of their statuses\n", f);
+}
+
+/* The status of two failures together: the largest, a code outside the
+   table (a signal's 128 + n) counting as EXIT_FAILED. */
+static int u_exit_worse(int a, int b) {
+  if (a < 0 || a >= EXIT_NCODES) a = EXIT_FAILED;
+  if (b < 0 || b >= EXIT_NCODES) b = EXIT_FAILED;
+  return a > b ? a : b;
+}
+
+/* The status of a failed system call on a file: out of memory, a full or
+   failing disk, else `other` (a missing file, a refused permission are
+   bad input where a path is opened). */
+static int u_exit_of_errno(int e, int other) {
+  if (e == ENOMEM) return EXIT_NOMEM;
+  if (e == ENOSPC || e == EIO || e == EFBIG) return EXIT_IO;
+#ifdef EDQUOT
+  if (e == EDQUOT) return EXIT_IO;
+#endif
+  return other;
+}
 
 static int u_fail(int code, const char *fmt, ...) {
   va_list ap;
@@ -33,153 +82,604 @@ static int u_fail(int code, const char *fmt, ...) {
   return code;
 }
 
+static int u_oom(void) { return u_fail(EXIT_NOMEM, "out of memory"); }
+
 static double u_now(void) {
   struct timespec t;
   clock_gettime(CLOCK_MONOTONIC, &t);
   return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
 }
 
-/* ------------------------------------------------------------ outputs */
-/* A file written under a temporary name and renamed over its own when
-   complete; "-" or NULL is stdout. */
-typedef struct u_out {
-  FILE *f;
-  int is_stdout;
-  int direct; /* a device or pipe: written in place, never replaced */
-  char path[4096], tmp[4200];
-} u_out;
+/* ------------------------------------------------------------ quoting */
+/* A path (or any user's word) as a shell reads it back, fit for a
+   terminal: 'plain' when every byte is printable (UTF-8 included), else
+   $'...' with \n, \t, \r, \\, \' and \xHH for the rest, so that no control
+   character, escape sequence or invalid byte reaches the terminal and a
+   message stays one line. Past cap it is cut and ends in "...". */
+#define U_QCAP 1024
+#define U_Q(s) u_quote((s), (char[U_QCAP]){0}, U_QCAP)
 
-/* 1 if path names something other than a regular file (/dev/null, a
-   FIFO): renaming a temporary file over it would replace it. */
-static int u_special(const char *path) {
-  struct stat st;
-  return stat(path, &st) == 0 && !S_ISREG(st.st_mode);
+/* The length of the valid UTF-8 sequence at s that is no control
+   character (C1: U+0080..U+009F), or 0. */
+static size_t u_utf8_printable(const unsigned char *s) {
+  size_t n, i;
+  unsigned cp;
+  if (s[0] < 0x80) return s[0] >= 0x20 && s[0] != 0x7f;
+  if (s[0] >= 0xc2 && s[0] <= 0xdf) n = 2, cp = s[0] & 0x1fu;
+  else if (s[0] >= 0xe0 && s[0] <= 0xef) n = 3, cp = s[0] & 0x0fu;
+  else if (s[0] >= 0xf0 && s[0] <= 0xf4) n = 4, cp = s[0] & 0x07u;
+  else return 0;
+  for (i = 1; i < n; ++i) {
+    if ((s[i] & 0xc0) != 0x80) return 0;
+    cp = (cp << 6) | (s[i] & 0x3fu);
+  }
+  if ((n == 3 && cp < 0x800) || (n == 4 && (cp < 0x10000 || cp > 0x10ffff)) ||
+      (cp >= 0xd800 && cp <= 0xdfff) || cp <= 0x9f)
+    return 0; /* overlong, out of range, a surrogate, or C1 */
+  return n;
 }
 
-static int u_open(u_out *o, const char *path) {
+static const char *u_quote(const char *s, char *buf, size_t cap) {
+  const unsigned char *p;
+  size_t n = 0, k;
+  int plain = 1;
+  if (cap < 8) return "'?'";
+  if (!s) s = "";
+  for (p = (const unsigned char *)s; *p; p += k)
+    if (!(k = u_utf8_printable(p))) {
+      plain = 0;
+      break;
+    }
+  if (!plain) buf[n++] = '$';
+  buf[n++] = '\'';
+  for (p = (const unsigned char *)s; *p; p += k) {
+    char piece[8];
+    k = u_utf8_printable(p);
+    if (k && *p == '\'') snprintf(piece, sizeof piece, plain ? "'\\''" : "\\'");
+    else if (k && *p == '\\' && !plain) snprintf(piece, sizeof piece, "\\\\");
+    else if (k) {
+      memcpy(piece, p, k);
+      piece[k] = 0;
+    } else {
+      k = 1;
+      if (*p == '\n') snprintf(piece, sizeof piece, "\\n");
+      else if (*p == '\t') snprintf(piece, sizeof piece, "\\t");
+      else if (*p == '\r') snprintf(piece, sizeof piece, "\\r");
+      else snprintf(piece, sizeof piece, "\\x%02x", *p);
+    }
+    if (n + strlen(piece) + 5 > cap) { /* room for the quote and "..." */
+      buf[n++] = '\'';
+      memcpy(buf + n, "...", 4);
+      return buf;
+    }
+    memcpy(buf + n, piece, strlen(piece));
+    n += strlen(piece);
+  }
+  buf[n++] = '\'';
+  buf[n] = 0;
+  return buf;
+}
+
+/* ------------------------------------------------------------ paths */
+#define U_PATH_MAX 4096
+
+/* path's folder ("." when it names none) and its last name; 0, or -1
+   when it does not fit. */
+static int u_split(const char *path, char *dir, size_t cap, const char **base) {
+  const char *slash = strrchr(path, '/');
+  size_t len;
+  *base = slash ? slash + 1 : path;
+  if (!slash) {
+    snprintf(dir, cap, ".");
+    return 0;
+  }
+  len = slash == path ? 1 : (size_t)(slash - path);
+  if (len >= cap) return -1;
+  memcpy(dir, path, len);
+  dir[len] = 0;
+  return 0;
+}
+
+/* What a path names, comparable between paths: the device and inode of
+   its longest leading part that exists, and the rest of it, which does not
+   exist yet, as text with "." and ".." taken away (nothing in it can be a
+   link). Two paths name one file when these agree. 0, or -1 when the path
+   is too long or goes through something that is no folder. */
+typedef struct u_file_id {
+  dev_t dev;
+  ino_t ino;
+  mode_t mode;
+  char rest[U_PATH_MAX];
+} u_file_id;
+
+static int u_file_id_of(const char *path, u_file_id *id) {
+  char pre[U_PATH_MAX];
+  const char *p = path;
+  size_t n = 0, r = 0;
+  struct stat st;
+  int missing = 0;
+  memset(id, 0, sizeof *id);
+  if (strlen(path) >= sizeof pre) return -1;
+  if (*p == '/') pre[n++] = '/';
+  pre[n] = 0;
+  if (stat(n ? "/" : ".", &st) != 0) return -1;
+  while (*p) {
+    size_t len;
+    while (*p == '/') ++p;
+    len = strcspn(p, "/");
+    if (!len) break;
+    if (!missing) { /* one more existing part? */
+      if (n && pre[n - 1] != '/') pre[n++] = '/';
+      memcpy(pre + n, p, len);
+      pre[n += len] = 0;
+      if (stat(pre, &st) != 0) missing = 1;
+      else if (p[len] && !S_ISDIR(st.st_mode)) return -1;
+    }
+    if (missing) {
+      if (len == 2 && p[0] == '.' && p[1] == '.') { /* back one new name */
+        while (r && id->rest[r - 1] != '/') --r;
+        if (r) --r;
+      } else if (!(len == 1 && p[0] == '.')) {
+        if (r + len + 2 >= sizeof id->rest) return -1;
+        id->rest[r++] = '/';
+        memcpy(id->rest + r, p, len);
+        r += len;
+      }
+      id->rest[r] = 0;
+    } else {
+      id->dev = st.st_dev;
+      id->ino = st.st_ino;
+      id->mode = st.st_mode;
+    }
+    p += len;
+  }
+  if (!missing && !*path) return -1;
+  if (missing && n) { /* the identity of the existing part */
+    char *cut = strrchr(pre, '/');
+    if (cut == pre) cut[1] = 0;
+    else if (cut) *cut = 0;
+    else snprintf(pre, sizeof pre, ".");
+    if (stat(pre, &st) != 0) return -1;
+    id->dev = st.st_dev;
+    id->ino = st.st_ino;
+    id->mode = st.st_mode;
+  }
+  return 0;
+}
+
+/* An output file's path, checked before anything is written or created:
+   not empty, not too long, not a folder (a name ending in '/', ".", "..",
+   or an existing folder), nor a link to nothing, nor one that cannot be
+   made (through a file, a loop of links); with regular_only (a checkpoint,
+   replaced by renaming), nothing that exists and is not a regular file,
+   nor standard output. "-" and NULL are standard output. flag names it in
+   the message. */
+static int u_output_ok(const char *flag, const char *path, int regular_only) {
+  struct stat st;
+  const char *base = strrchr(path ? path : "", '/');
+  if (path && regular_only && !strcmp(path, "-"))
+    return u_fail(EXIT_BAD_INPUT, "%s -: a file, not standard output", flag);
+  if (!path || !strcmp(path, "-")) return 0;
+  base = base ? base + 1 : path;
+  if (!*path) return u_fail(EXIT_BAD_INPUT, "%s: the path is empty", flag);
+  if (strlen(path) >= U_PATH_MAX)
+    return u_fail(EXIT_BAD_INPUT, "%s %s: the path is too long", flag, U_Q(path));
+  if (!*base || !strcmp(base, ".") || !strcmp(base, "..") ||
+      (stat(path, &st) == 0 && S_ISDIR(st.st_mode)))
+    return u_fail(EXIT_BAD_INPUT, "%s %s names a folder, not a file", flag, U_Q(path));
+  if (stat(path, &st) != 0) { /* a new file: it must be one that can be made */
+    if (errno != ENOENT)
+      return u_fail(EXIT_BAD_INPUT, "%s %s: %s", flag, U_Q(path), strerror(errno));
+    if (lstat(path, &st) == 0 && S_ISLNK(st.st_mode))
+      return u_fail(EXIT_BAD_INPUT, "%s %s is a link to nothing", flag, U_Q(path));
+  } else if (regular_only && !S_ISREG(st.st_mode)) {
+    return u_fail(EXIT_BAD_INPUT, "%s %s is not a regular file (a device or a FIFO)",
+                  flag, U_Q(path));
+  }
+  {
+    u_file_id id;
+    if (u_file_id_of(path, &id) != 0)
+      return u_fail(EXIT_BAD_INPUT, "%s %s cannot be a file: a part of its path is "
+                    "not a folder", flag, U_Q(path));
+  }
+  return 0;
+}
+
+/* 1 if a and b name one file (u_file_id_of: through links, hard or
+   symbolic, and through "." and ".." where the folders do not exist yet).
+   Character devices (/dev/null, a terminal) may take any number of outputs
+   and are never the same. */
+static int u_same_file(const char *a, const char *b) {
+  u_file_id ia, ib;
+  if (u_file_id_of(a, &ia) || u_file_id_of(b, &ib)) return !strcmp(a, b);
+  if (!ia.rest[0] && S_ISCHR(ia.mode)) return 0;
+  return ia.dev == ib.dev && ia.ino == ib.ino && !strcmp(ia.rest, ib.rest);
+}
+
+/* A path a command writes or reads, with its flag for messages. */
+typedef struct u_path {
+  const char *flag, *path;
+} u_path;
+
+/* Refuses outputs that would write one file twice (two outputs to one
+   file, or both to standard output) or overwrite a file the command reads,
+   before anything is written: EXIT_BAD_INPUT. NULL paths are not given. */
+static int u_no_alias(const u_path *outs, int nout, const u_path *ins, int nin) {
+  int i, j;
+  for (i = 0; i < nout; ++i) {
+    const char *a = outs[i].path;
+    if (!a) continue;
+    for (j = i + 1; j < nout; ++j) {
+      const char *b = outs[j].path;
+      int sa = !strcmp(a, "-"), sb = b && !strcmp(b, "-");
+      if (!b || (sa != sb) || !(sa || u_same_file(a, b))) continue;
+      return u_fail(EXIT_BAD_INPUT, "%s %s and %s %s are the same file: give each "
+                    "output its own", outs[i].flag, U_Q(a), outs[j].flag, U_Q(b));
+    }
+    for (j = 0; j < nin; ++j)
+      if (ins[j].path && strcmp(a, "-") != 0 && u_same_file(a, ins[j].path))
+        return u_fail(EXIT_BAD_INPUT, "%s %s is the file %s %s reads: writing it "
+                      "would destroy it", outs[i].flag, U_Q(a), ins[j].flag,
+                      U_Q(ins[j].path));
+  }
+  return 0;
+}
+
+/* ------------------------------------------------------------ outputs */
+/* A file written under a new temporary name beside it and renamed over
+   its own when complete, so that a reader never sees half of it. The
+   temporary is created exclusively (O_EXCL: never through a link planted
+   at its name, never over another file) under an unpredictable name,
+   PATH.tmp.HOST.PID.RANDOM. A killed run leaves its temporary behind; the
+   next write of the same output removes those of processes of this host
+   that no longer run (the caller's own files only). An output that is a
+   symbolic link is written where the link points; one that is a device or
+   a FIFO is written in place, never replaced. "-" or NULL is stdout. */
+typedef struct u_out {
+  FILE *f;
+  int err; /* the errno of a failed write, where the writer saw it */
+  int is_stdout;
+  int direct; /* a device or pipe: written in place, never replaced */
+  char path[U_PATH_MAX]; /* the file replaced */
+  char tmp[U_PATH_MAX + 128];
+} u_out;
+
+/* 64 bits no other process can guess: the system's random bytes, or the
+   clock, the process and an address mixed where those cannot be read. */
+static unsigned long long u_random64(const void *salt) {
+  unsigned long long z = 0;
+  int fd = open("/dev/urandom", O_RDONLY | O_CLOEXEC);
+  if (fd < 0 || read(fd, &z, sizeof z) != (ssize_t)sizeof z) {
+    struct timespec t;
+    clock_gettime(CLOCK_REALTIME, &t);
+    z = (unsigned long long)t.tv_nsec ^ ((unsigned long long)t.tv_sec << 30) ^
+        ((unsigned long long)getpid() << 48) ^ (unsigned long long)(uintptr_t)salt;
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    z ^= z >> 31;
+  }
+  if (fd >= 0) (void)close(fd); /* read only */
+  return z;
+}
+
+/* This machine's name as it goes into a temporary's name: letters,
+   digits and '-', up to its first dot, at most 32 bytes. */
+static void u_host(char *buf, size_t cap) {
+  char h[256];
+  size_t i, n = 0;
+  h[0] = 0;
+  if (gethostname(h, sizeof h) != 0) h[0] = 0;
+  h[sizeof h - 1] = 0;
+  for (i = 0; h[i] && h[i] != '.' && n + 1 < cap && n < 32; ++i)
+    if ((h[i] >= 'a' && h[i] <= 'z') || (h[i] >= 'A' && h[i] <= 'Z') ||
+        (h[i] >= '0' && h[i] <= '9') || h[i] == '-')
+      buf[n++] = h[i];
+  if (!n) n = (size_t)snprintf(buf, cap, "host");
+  buf[n] = 0;
+}
+
+/* Removes the temporaries of `path` left by dead processes: named
+   PATH.tmp.HOST.PID.HEX with this host's name and the PID of no running
+   process, regular files of this user. Best effort: nothing it fails to
+   do is an error. */
+static void u_clean_stale(const char *path) {
+  char dir[U_PATH_MAX], host[40], prefix[U_PATH_MAX + 64];
+  const char *base;
+  size_t plen;
+  DIR *d;
+  struct dirent *e;
+  if (u_split(path, dir, sizeof dir, &base)) return;
+  u_host(host, sizeof host);
+  plen = (size_t)snprintf(prefix, sizeof prefix, "%s.tmp.%s.", base, host);
+  if (plen >= sizeof prefix || !(d = opendir(dir))) return;
+  while ((e = readdir(d)) != NULL) {
+    const char *p = e->d_name + plen;
+    char full[2 * U_PATH_MAX + 8];
+    long pid = 0;
+    struct stat st;
+    if (strncmp(e->d_name, prefix, plen) != 0) continue;
+    while (*p >= '0' && *p <= '9' && pid < 1000000000L) pid = pid * 10 + (*p++ - '0');
+    if (*p != '.' || pid <= 0 || pid == (long)getpid() || strspn(p + 1, "0123456789abcdef") != 16 ||
+        p[17] != 0)
+      continue;
+    if (kill((pid_t)pid, 0) == 0 || errno != ESRCH) continue; /* alive, or not ours to ask */
+    if (snprintf(full, sizeof full, "%s/%s", dir, e->d_name) >= (int)sizeof full) continue;
+    if (lstat(full, &st) == 0 && S_ISREG(st.st_mode) && st.st_uid == geteuid())
+      (void)unlink(full); /* best effort */
+  }
+  (void)closedir(d); /* read only */
+}
+
+/* A new file beside o->path under a temporary name (see u_out). */
+static int u_create_tmp(u_out *o) {
+  char host[40];
+  int attempt, fd = -1;
+  u_host(host, sizeof host);
+  for (attempt = 0; attempt < 100 && fd < 0; ++attempt) {
+    int w = snprintf(o->tmp, sizeof o->tmp, "%s.tmp.%s.%ld.%016llx", o->path, host,
+                     (long)getpid(), u_random64(o));
+    if (w < 0 || (size_t)w >= sizeof o->tmp)
+      return u_fail(EXIT_BAD_INPUT, "%s: the path is too long", U_Q(o->path));
+    fd = open(o->tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
+    if (fd < 0 && errno != EEXIST)
+      return u_fail(u_exit_of_errno(errno, EXIT_BAD_INPUT), "cannot write %s: %s",
+                    U_Q(o->path), strerror(errno));
+  }
+  if (fd < 0)
+    return u_fail(EXIT_BAD_INPUT, "cannot write %s: no free temporary name beside it",
+                  U_Q(o->path));
+  if (!(o->f = fdopen(fd, "w"))) {
+    (void)close(fd);
+    (void)unlink(o->tmp);
+    return u_oom();
+  }
+  return 0;
+}
+
+/* Follows the symbolic links of path (in place, cap bytes) to what the
+   last one names, which must exist: 0, or an errno (ENOENT a link to
+   nothing, ELOOP more than 40 links, ENAMETOOLONG). */
+static int u_follow(char *path, size_t cap) {
+  int hops;
+  for (hops = 0; hops < 40; ++hops) {
+    struct stat st;
+    char target[U_PATH_MAX], dir[U_PATH_MAX];
+    const char *base;
+    ssize_t n;
+    if (lstat(path, &st) != 0) return hops ? errno : 0; /* a new file */
+    if (!S_ISLNK(st.st_mode)) return 0;
+    n = readlink(path, target, sizeof target - 1);
+    if (n < 0) return errno;
+    if ((size_t)n >= sizeof target - 1) return ENAMETOOLONG;
+    target[n] = 0;
+    if (target[0] == '/') {
+      if (strlen(target) >= cap) return ENAMETOOLONG;
+      memcpy(path, target, strlen(target) + 1);
+    } else { /* relative to the link's folder */
+      if (u_split(path, dir, sizeof dir, &base) ||
+          snprintf(path, cap, "%s/%s", dir, target) >= (int)cap)
+        return ENAMETOOLONG;
+    }
+  }
+  return ELOOP;
+}
+
+/* Opens the output `path` (see u_out); regular_only refuses a device or a
+   FIFO (a checkpoint). EXIT_BAD_INPUT for a path that cannot be written. */
+static int u_open_as(u_out *o, const char *path, int regular_only) {
+  struct stat st;
+  int st_code;
   memset(o, 0, sizeof *o);
   if (!path || !strcmp(path, "-")) {
     o->f = stdout;
     o->is_stdout = 1;
     return 0;
   }
-  if (strlen(path) >= sizeof o->path)
-    return u_fail(EXIT_BAD_INPUT, "output path too long: '%.80s...'", path);
+  if ((st_code = u_output_ok("output", path, regular_only)) != 0) return st_code;
   snprintf(o->path, sizeof o->path, "%s", path);
-  if (u_special(path)) {
-    struct stat st;
-    if (stat(path, &st) == 0 && S_ISDIR(st.st_mode))
-      return u_fail(EXIT_BAD_INPUT, "'%s' is a folder, not a file", path);
+  if ((st_code = u_follow(o->path, sizeof o->path)) != 0)
+    return u_fail(EXIT_BAD_INPUT, "cannot write %s: %s", U_Q(path),
+                  st_code == ENOENT ? "a link to nothing" : strerror(st_code));
+  if (stat(o->path, &st) == 0 && !S_ISREG(st.st_mode)) { /* written in place */
+    int fd = open(o->path, O_WRONLY | O_NOCTTY | O_CLOEXEC);
+    if (fd < 0)
+      return u_fail(u_exit_of_errno(errno, EXIT_BAD_INPUT), "cannot write %s: %s",
+                    U_Q(path), strerror(errno));
+    if (fstat(fd, &st) != 0 || S_ISREG(st.st_mode) || S_ISDIR(st.st_mode)) {
+      (void)close(fd); /* replaced meanwhile: nothing written */
+      return u_fail(EXIT_BAD_INPUT, "cannot write %s: it changed while opened", U_Q(path));
+    }
+    if (!(o->f = fdopen(fd, "w"))) {
+      (void)close(fd);
+      return u_oom();
+    }
     o->direct = 1;
-    if (!(o->f = fopen(path, "w")))
-      return u_fail(EXIT_BAD_INPUT, "cannot write '%s': %s", path,
-                    strerror(errno));
     return 0;
   }
-  snprintf(o->tmp, sizeof o->tmp, "%s.tmp.%ld", path, (long)getpid());
-  o->f = fopen(o->tmp, "w");
-  if (!o->f)
-    return u_fail(EXIT_BAD_INPUT, "cannot write '%s': %s", path,
-                  strerror(errno));
-  return 0;
+  u_clean_stale(o->path);
+  return u_create_tmp(o);
 }
+
+static int u_open(u_out *o, const char *path) { return u_open_as(o, path, 0); }
 
 static void u_abort(u_out *o) {
   if (!o->f || o->is_stdout) return;
   /* already failing: the error reported is the first one */
   (void)fclose(o->f);
-  if (!o->direct) (void)remove(o->tmp);
+  if (!o->direct) (void)unlink(o->tmp);
   o->f = NULL;
 }
 
+/* Why writes to fd failed when stdio kept no errno: a full file system,
+   a file at the size limit (RLIMIT_FSIZE), else an I/O error. */
+static int u_write_errno(int fd) {
+  struct statvfs vs;
+  struct stat st;
+  struct rlimit rl;
+  if (fstatvfs(fd, &vs) == 0 && vs.f_bavail == 0) return ENOSPC;
+  if (getrlimit(RLIMIT_FSIZE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY &&
+      fstat(fd, &st) == 0 && (rlim_t)st.st_size >= rl.rlim_cur)
+    return EFBIG;
+  return EIO;
+}
+
+/* Completes an output: flushed, synced and renamed into place. A failure
+   removes the temporary and is EXIT_IO (or EXIT_NOMEM, or EXIT_BAD_INPUT
+   where the rename is refused). */
 static int u_commit(u_out *o) {
-  int bad;
+  int e = 0;
+  const char *what = o->is_stdout ? "standard output" : o->path;
   if (!o->f) return 0;
-  bad = fflush(o->f) != 0 || ferror(o->f);
+  if (fflush(o->f) != 0) e = errno ? errno : EIO;
+  else if (ferror(o->f)) e = o->err ? o->err : u_write_errno(fileno(o->f));
   if (o->is_stdout) {
     o->f = NULL;
-    return bad ? u_fail(1, "writing to stdout failed") : 0;
+    return e ? u_fail(u_exit_of_errno(e, EXIT_IO), "writing to standard output failed: %s",
+                      strerror(e))
+             : 0;
   }
-  if (o->direct) {
-    bad |= fclose(o->f) != 0;
-    o->f = NULL;
-    return bad ? u_fail(EXIT_BAD_INPUT, "cannot write '%s'", o->path) : 0;
-  }
-  if (!bad && fsync(fileno(o->f)) != 0 && errno != EINVAL) bad = 1;
-  if (fclose(o->f) != 0) bad = 1;
+  if (!e && !o->direct && fsync(fileno(o->f)) != 0) e = errno;
+  if (fclose(o->f) != 0 && !e) e = errno ? errno : EIO;
   o->f = NULL;
-  if (bad || rename(o->tmp, o->path) != 0) {
-    int e = errno;
-    (void)remove(o->tmp);
-    return u_fail(EXIT_BAD_INPUT, "cannot write '%s': %s", o->path,
-                  strerror(e ? e : EIO));
+  if (e) {
+    if (!o->direct) (void)unlink(o->tmp);
+    return u_fail(u_exit_of_errno(e, EXIT_IO), "cannot write %s: %s", U_Q(what),
+                  strerror(e));
+  }
+  if (!o->direct && rename(o->tmp, o->path) != 0) {
+    e = errno;
+    (void)unlink(o->tmp);
+    return u_fail(u_exit_of_errno(e, EXIT_BAD_INPUT), "cannot write %s: %s",
+                  U_Q(what), strerror(e));
   }
   return 0;
 }
 
-/* mkdir -p, then proof that a file can be created inside. */
+/* ------------------------------------------------------------ folders */
+/* A folder path checked before anything is created: not empty, not too
+   long, not an existing file. */
+static int u_folder_ok(const char *flag, const char *dir) {
+  struct stat st;
+  if (!*dir) return u_fail(EXIT_BAD_INPUT, "%s: the path is empty", flag);
+  if (strlen(dir) >= U_PATH_MAX)
+    return u_fail(EXIT_BAD_INPUT, "%s %s: the path is too long", flag, U_Q(dir));
+  if (stat(dir, &st) == 0 && !S_ISDIR(st.st_mode))
+    return u_fail(EXIT_BAD_INPUT, "%s %s is a file, not a folder", flag, U_Q(dir));
+  return 0;
+}
+
+/* mkdir -p, then proof that a file can be created inside (a new file
+   under an unpredictable name, created exclusively, then removed). */
 static int u_mkdirs(const char *dir) {
-  char buf[4096], probe[4200];
+  char buf[U_PATH_MAX], probe[U_PATH_MAX + 64];
   size_t i, len = strlen(dir);
-  FILE *f;
-  if (!len || len >= sizeof buf)
-    return u_fail(EXIT_BAD_INPUT, "bad output folder '%.80s'", dir);
+  int fd, st;
+  if ((st = u_folder_ok("folder", dir)) != 0) return st;
   memcpy(buf, dir, len + 1);
   for (i = 1; i <= len; ++i) {
     if (buf[i] == '/' || buf[i] == 0) {
       char c = buf[i];
-      struct stat st;
+      struct stat s;
       buf[i] = 0;
       if (mkdir(buf, 0777) != 0 && errno != EEXIST)
-        return u_fail(EXIT_BAD_INPUT, "cannot create folder '%s': %s", buf,
-                      strerror(errno));
-      if (stat(buf, &st) != 0 || !S_ISDIR(st.st_mode))
-        return u_fail(EXIT_BAD_INPUT, "'%s' is not a folder", buf);
+        return u_fail(u_exit_of_errno(errno, EXIT_BAD_INPUT),
+                      "cannot create folder %s: %s", U_Q(buf), strerror(errno));
+      if (stat(buf, &s) != 0 || !S_ISDIR(s.st_mode))
+        return u_fail(EXIT_BAD_INPUT, "%s is not a folder", U_Q(buf));
       buf[i] = c;
     }
   }
-  snprintf(probe, sizeof probe, "%s/.probe.%ld", dir, (long)getpid());
-  f = fopen(probe, "w");
-  if (!f)
-    return u_fail(EXIT_BAD_INPUT, "cannot write into folder '%s': %s", dir,
-                  strerror(errno));
+  snprintf(probe, sizeof probe, "%s/.linattn-probe.%016llx", dir, u_random64(buf));
+  fd = open(probe, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+  if (fd < 0)
+    return u_fail(u_exit_of_errno(errno, EXIT_BAD_INPUT),
+                  "cannot write into folder %s: %s", U_Q(dir), strerror(errno));
   /* the probe was only to be created: closing and removing it may fail
      harmlessly */
-  (void)fclose(f);
-  (void)remove(probe);
+  (void)close(fd);
+  (void)unlink(probe);
   return 0;
 }
 
-/* Reads a whole file (NUL-terminated); NULL with errno set on failure. */
-static char *u_slurp(const char *path, size_t *len) {
-  FILE *f = fopen(path, "rb");
-  char *buf = NULL;
-  size_t cap = 0, n = 0;
-  if (!f) return NULL;
-  while (1) {
-    size_t got;
-    if (n + 4096 + 1 > cap) {
-      char *nb = (char *)realloc(buf, cap = (n + 4096 + 1) * 2);
-      if (!nb) {
-        free(buf);
-        (void)fclose(f); /* read only: nothing to lose */
-        errno = ENOMEM;
-        return NULL;
-      }
-      buf = nb;
-    }
-    got = fread(buf + n, 1, cap - n - 1, f);
-    n += got;
-    if (got == 0) break;
+/* The folder of an output file, created when missing (after u_output_ok). */
+static int u_mkparent(const char *path) {
+  char dir[U_PATH_MAX];
+  const char *base;
+  if (!path || !strcmp(path, "-") || !strchr(path, '/')) return 0;
+  if (u_split(path, dir, sizeof dir, &base))
+    return u_fail(EXIT_BAD_INPUT, "%s: the path is too long", U_Q(path));
+  return u_mkdirs(dir);
+}
+
+/* ------------------------------------------------------------ reading */
+/* The most a whole file read into memory may hold: a checkpoint of the
+   largest model the header builds (d 256, 64 dense layers behind a 4096-
+   wide front, 10.6 million parameters) with Adam's state is under 350 MB. */
+#define U_READ_MAX ((size_t)1 << 30)
+
+/* A regular file's bytes (NUL-terminated, for text): 0, or an errno:
+   EISDIR a folder, ENODEV not a regular file (a FIFO, a device: never
+   opened for long enough to block), EFBIG past max bytes, ENOMEM, EIO or
+   whatever open says. */
+static int u_read_regular(const char *path, size_t max, char **out, size_t *len) {
+  struct stat st;
+  char *buf;
+  size_t n = 0;
+  int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC), e = 0;
+  *out = NULL;
+  *len = 0;
+  if (fd < 0) return errno ? errno : EIO;
+  if (fstat(fd, &st) != 0) e = EIO;
+  else if (S_ISDIR(st.st_mode)) e = EISDIR;
+  else if (!S_ISREG(st.st_mode)) e = ENODEV;
+  else if (st.st_size < 0 || (unsigned long long)st.st_size > max) e = EFBIG;
+  if (e || !(buf = (char *)calloc((size_t)st.st_size + 1, 1))) {
+    (void)close(fd); /* read only */
+    return e ? e : ENOMEM;
   }
-  if (ferror(f)) {
+  while (n < (size_t)st.st_size) { /* a file that shrinks ends early */
+    ssize_t got = read(fd, buf + n, (size_t)st.st_size - n);
+    if (got < 0 && errno == EINTR) continue;
+    if (got < 0) e = EIO;
+    if (got <= 0) break;
+    n += (size_t)got;
+  }
+  (void)close(fd); /* read only */
+  if (e) {
     free(buf);
-    (void)fclose(f);
-    errno = EIO;
+    return e;
+  }
+  buf[n] = 0;
+  *out = buf;
+  *len = n;
+  return 0;
+}
+
+/* u_read_regular with a message: `what` is what the file should be ("a
+   checkpoint"). The exit status, 0 when read. */
+static int u_read_file(const char *path, const char *what, char **out, size_t *len) {
+  int e = u_read_regular(path, U_READ_MAX, out, len);
+  if (!e) return 0;
+  if (e == EISDIR) return u_fail(EXIT_BAD_INPUT, "%s is a folder, not %s", U_Q(path), what);
+  if (e == ENODEV)
+    return u_fail(EXIT_BAD_INPUT, "%s is not a regular file (a FIFO, a device or a "
+                  "socket), so not %s", U_Q(path), what);
+  if (e == EFBIG)
+    return u_fail(EXIT_BAD_INPUT, "%s is larger than %s can be (%lu MB)", U_Q(path),
+                  what, (unsigned long)(U_READ_MAX >> 20));
+  return u_fail(u_exit_of_errno(e, EXIT_BAD_INPUT), "cannot read %s: %s", U_Q(path),
+                strerror(e));
+}
+
+/* A whole regular file (NUL-terminated); NULL with errno set on failure. */
+static char *u_slurp(const char *path, size_t *len) {
+  char *buf;
+  size_t n;
+  int e = u_read_regular(path, U_READ_MAX, &buf, &n);
+  if (e) {
+    errno = e;
     return NULL;
   }
-  (void)fclose(f);
-  buf[n] = 0;
   if (len) *len = n;
   return buf;
 }
@@ -245,7 +745,8 @@ static void u_progress_end(u_progress *p) {
 /* ------------------------------------------------------------ the pool */
 /* Runs job(ctx, i, progress) for i = 0 .. n-1 in up to `procs` child
    processes; totals[i] is job i's step count for the progress line.
-   Returns the number of jobs that failed; status[i] gets each exit code. */
+   Returns the number of jobs that failed; status[i] gets each exit code
+   (128 + n for a job killed by signal n). */
 typedef int (*u_job_fn)(void *ctx, int i, u_progress *p);
 
 static int u_pool(u_job_fn job, void *ctx, int n, int procs,
@@ -258,6 +759,9 @@ static int u_pool(u_job_fn job, void *ctx, int n, int procs,
   int tty = isatty(2);
   double t0 = u_now(), last = 0, total = 0;
   if (!pid || !idx || !done || pipe(fds) != 0) {
+    int code = !pid || !idx || !done ? u_oom()
+               : u_fail(EXIT_FAILED, "cannot make a pipe: %s", strerror(errno));
+    for (i = 0; i < n; ++i) status[i] = code;
     free(pid);
     free(idx);
     free(done);
@@ -283,7 +787,8 @@ static int u_pool(u_job_fn job, void *ctx, int n, int procs,
         _exit(job(ctx, next, &p) & 0xff);
       }
       if (c < 0) {
-        status[next] = u_fail(1, "cannot start a process: %s", strerror(errno));
+        status[next] = u_fail(u_exit_of_errno(errno, EXIT_FAILED),
+                              "cannot start a process: %s", strerror(errno));
         failed++;
         finished++;
         next++;
@@ -332,6 +837,14 @@ static int u_pool(u_job_fn job, void *ctx, int n, int procs,
   free(idx);
   free(done);
   return failed;
+}
+
+/* The exit status of a pool's jobs together (u_exit_worse). */
+static int u_pool_status(const int *status, int n) {
+  int i, st = 0;
+  for (i = 0; i < n; ++i)
+    if (status[i]) st = u_exit_worse(st, status[i]);
+  return st;
 }
 
 /* Writes an SVG through a temporary name; draw() fills it. */

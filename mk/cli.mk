@@ -88,3 +88,9 @@ run-cli-units: | $(BUILD)
 .PHONY: bench-report
 bench-report: $(BUILD)/linattn
 	sh bench/bench_report.sh $(BUILD)/linattn $(BUILD)/bench-report
+
+# The command's file handling, exit statuses and number formats
+# (tests/cli_files.c, in a scratch folder), under ASan and UBSan.
+CONFIGS += cli-files
+run-cli-files: | $(BUILD)
+	@sh tests/run_one.sh cli-files sh -c '$(CLANG) $(CFLAGS_HOST) $(AVX2) $(SAN) -Wno-unused-function -I. -Iexamples -Itests tests/cli_files.c -o $(BUILD)/cli_files -lm && $(BUILD)/cli_files $(BUILD)/cli-files'

@@ -2,7 +2,8 @@
 # the soak run.
 #   make fuzz              every tests/fuzz/fuzz_NAME.c for FUZZ_SECONDS each
 #   make fuzz-NAME         one harness; findings go to build/fuzz/NAME-found
-#   make fuzz-corpus       rewrite the generated seed corpora
+#   make fuzz-corpus       rewrite the generated seed corpora (the report
+#                          harness's: real output of build/linattn train)
 #   make lint              cppcheck and clang-tidy, as in `make test`
 #   make embedded-report   code size and stack of the Cortex-M4F build
 #   make soak              random valid and invalid runs under ASan + UBSan
@@ -23,7 +24,7 @@ FUZZ_TIMEOUT ?= 30
 FUZZ_CC = $(CLANG) -std=c99 -g $(WARN) $(AVX2) -I. \
   -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all
 FUZZ_NAMES := $(patsubst tests/fuzz/fuzz_%.c,%,$(wildcard tests/fuzz/fuzz_*.c))
-FUZZ_DEPS = $(wildcard tests/fuzz/*.h) $(HDR) $(wildcard examples/*.c)
+FUZZ_DEPS = $(wildcard tests/fuzz/*.h) $(HDR) $(wildcard examples/*.c examples/*.h)
 fuzz_corpus = $(wildcard tests/fuzz/corpus/$(1))
 
 define fuzz_harness
@@ -48,10 +49,11 @@ $(foreach h,$(FUZZ_NAMES),$(eval $(call fuzz_harness,$(h))))
 .PHONY: fuzz fuzz-corpus
 fuzz: $(addprefix fuzz-,$(FUZZ_NAMES))
 
-fuzz-corpus: | $(BUILD)
+fuzz-corpus: $(BUILD)/linattn | $(BUILD)
 	$(CC) $(CFLAGS_HOST) tests/fuzz/gen_corpus.c -o $(BUILD)/gen_corpus -lm
 	mkdir -p tests/fuzz/corpus/checkpoint tests/fuzz/corpus/config
 	$(BUILD)/gen_corpus tests/fuzz/corpus/checkpoint tests/fuzz/corpus/config
+	sh tests/fuzz/gen_report_corpus.sh $(BUILD)/linattn tests/fuzz/corpus/report
 
 # ------------------------------------------------------ static analysis
 # cppcheck's defect classes (warning, performance, portability; not style,
@@ -66,9 +68,9 @@ CPPCHECK = cppcheck --std=c99 --enable=warning,performance,portability \
   --inline-suppr --error-exitcode=1 --quiet -I.
 TIDY = clang-tidy --quiet
 LINT_CLI = examples/linattn.c examples/custom_optimizer.c examples/quickstart.c \
-  tests/fuzz/fuzz_cli.c
+  tests/fuzz/fuzz_cli.c tests/fuzz/fuzz_report.c
 TIDY_CLI = $(TIDY) --config-file=examples/.clang-tidy
-TIDY_PROGRAMS = tests/soak.c tests/fuzz/gen_corpus.c \
+TIDY_PROGRAMS = tests/fuzz/gen_corpus.c \
   $(filter-out $(LINT_CLI),$(wildcard tests/fuzz/fuzz_*.c))
 A64_TIDY = --target=aarch64-linux-gnu -isystem /usr/aarch64-linux-gnu/include
 CPPCHECK_AVX2 = -D__AVX2__ -D__FMA__ -D__x86_64__
@@ -83,7 +85,7 @@ LINT_TIDY = $(TIDY) tests/main.c -- -std=c99 $(AVX2) -I. && \
   $(TIDY) tests/main.c -- -std=c99 $(A64_TIDY) -I. && \
   $(TIDY) tests/embedded.c -- -std=c99 -DLINATTN_NO_STDLIB -I. && \
   for f in $(TIDY_PROGRAMS); do $(TIDY) $$f -- -std=c99 $(AVX2) -I. || exit 1; done && \
-  for f in $(LINT_CLI); do $(TIDY_CLI) $$f -- -std=c99 $(AVX2) -I. || exit 1; done
+  for f in $(LINT_CLI) tests/soak.c; do $(TIDY_CLI) $$f -- -std=c99 $(AVX2) -I. || exit 1; done
 
 CONFIGS += lint-cppcheck lint-clang-tidy
 run-lint-cppcheck: | $(BUILD)
@@ -136,13 +138,18 @@ run-embedded-armv7-qemu: | $(BUILD)
 	  tests/embedded.c -o $(BUILD)/embedded-armv7 -lm && $(QEMU32) $(BUILD)/embedded-armv7'
 
 # ------------------------------------------------------------ soak
+# Half the time random library runs, half the linattn command (an ASan and
+# UBSan build) on random paths, links, FIFOs and full disks: a 64 KB tmpfs
+# where mounting is permitted (root), else file size limits.
 SOAK_SECONDS ?= 120
 SOAK_SEED ?=
 .PHONY: soak
-$(BUILD)/soak: tests/soak.c $(HDR) | $(BUILD)
+$(BUILD)/soak: tests/soak.c tests/soak_cli.h $(HDR) | $(BUILD)
 	$(CLANG) $(CFLAGS_HOST) $(NATIVE) $(SAN) -O1 $< -o $@ -lm
-soak: $(BUILD)/soak
-	$(BUILD)/soak $(SOAK_SECONDS) $(SOAK_SEED)
+$(BUILD)/linattn-soak: $(CLI_SRC) $(HDR) | $(BUILD)
+	$(CLANG) $(CFLAGS_HOST) $(NATIVE) $(SAN) -O1 -I. examples/linattn.c -o $@ -lm
+soak: $(BUILD)/soak $(BUILD)/linattn-soak
+	$(BUILD)/soak $(SOAK_SECONDS) "$(SOAK_SEED)" --cli $(CURDIR)/$(BUILD)/linattn-soak
 
 # ------------------------------------------------------- -Wconversion
 # The header is clean under -Wconversion (float, double and integer

@@ -17,8 +17,8 @@ case $bin in /*) ;; *) bin=$(pwd)/$bin ;; esac
 src=$(pwd) # the source tree, for the example scripts
 cd "$dir" || exit 1
 
-ok() { passed=$((passed + 1)); echo "ok   $1"; }
-bad() { failed=$((failed + 1)); echo "FAIL $1"; }
+ok() { passed=$((passed + 1)); printf "ok   %s\n" "$1"; }
+bad() { failed=$((failed + 1)); printf "FAIL %s\n" "$1"; }
 check() { # check NAME COMMAND...: passes when COMMAND succeeds
   name=$1
   shift
@@ -36,7 +36,7 @@ jsonl_ok() {
   [ "$lines" -eq "$objs" ]
 }
 svg_ok() { [ -s "$1" ] && xmllint --noout "$1" && grep -q '<svg' "$1"; }
-no_tmp() { [ -z "$(find "${1:-.}" -name '*.tmp.*' -print)" ]; }
+no_tmp() { [ -z "$(find "${1:-.}" -name '*.tmp*' -print)" ]; }
 
 # bad input: exit status 2 and one line on stderr that names the problem
 bad_input() { # bad_input NAME EXPECTED-WORD ARGS...
@@ -92,6 +92,8 @@ check "64 and 65 levels: valid JSON (jq)" sh -c 'jq -e . deep64.jsonl && jq -e .
 check "report of JSON nested 64 levels" "$bin" report deep64.jsonl --out rep-deep64
 bad_input "report of JSON nested 65 levels" "deeper than 64 levels" report deep65.jsonl --out rep-deep65
 bad_input "inconsistent schedule" "schedule" train --schedule cosine --warmup 50 --cosine-total 10 --steps 5
+bad_input "theorem --steps 0 trains nothing, so checks nothing" "at least 1" theorem --steps 0
+bad_input "sweep: a range of 6e10 values is refused, not walked" "more than 1000000" sweep --seed 1..60e9
 
 # ---------------------------------------------------------------- train
 "$bin" train --steps 60 --diag-every 30 --smooth-every 10 --log-every 10 \
@@ -147,8 +149,9 @@ printf -- '--out\nredirected.jsonl\n--opt\nsgd\n' > cut.ckpt.args
 check "resume from the checkpoint alone, bit for bit" cmp whole2.ckpt cut2.ckpt
 check "a stale side file redirects nothing" sh -c "[ ! -e redirected.jsonl ] && [ -s cut2.jsonl ]"
 bad_input "resume with another lr, named" "lr" train --resume cut.ckpt --steps 60 --lr 0.5 --out x.jsonl
-# killed while saving every step (in a folder of its own: a kill leaves its
-# temporaries): what was saved resumes, and ends as an unbroken run
+# killed while saving every step (in a folder of its own: a kill may leave a
+# temporary, which the next save of the same file removes): what was saved
+# resumes, and ends as an unbroken run
 mkdir -p killdir
 timeout -s KILL 1 "$bin" train --steps 1000000 --log-every 1000 --checkpoint-every 1 \
   --checkpoint killdir/k.ckpt --out killdir/k.jsonl 2>/dev/null
@@ -202,7 +205,7 @@ mkdir -p runsdir/sub && cp w0.jsonl runsdir/ && cp w20.jsonl runsdir/sub/ && ech
 "$bin" report runsdir --out rep-dir > rep-dir.txt
 check "report: a folder, its subfolders' runs too" grep -q "^2 runs, 2 configurations" rep-dir.txt
 printf '{"type":"step","step":1,"loss":1}\n' > orphan.jsonl
-bad_input "report: a step before any config names the line" "orphan.jsonl:1" report orphan.jsonl --out rep-x
+bad_input "report: a step before any config names the line" "orphan.jsonl' line 1" report orphan.jsonl --out rep-x
 bad_input "report: an endless line is refused, not read into memory" "longer than" report /dev/zero --out rep-z
 # sweeps: any run flag an axis, lists of any length, names from every axis
 check "sweep: seeds 1..65" sh -c "'$bin' sweep --seed 1..65 --opt adam | wc -l | grep -qx 65"
@@ -353,6 +356,221 @@ check "export: a folder's runs" sh -c "[ \$(wc -l < csv-dir/configs.csv) -eq 3 ]
 bad_input "export without files" "export" export
 bad_input "export of a bad file" "junk.jsonl" export junk.jsonl --out csv-bad
 check "export: nothing left under a temporary name" no_tmp .
+
+
+# ---------------------------------------------------------------- files and exit statuses
+# every status of the one table, by --help
+for cmd in "" train report sweep; do
+  check "--help ${cmd:-(top)}: the table of exit statuses" sh -c \
+    "'$bin' $cmd --help | grep -q '^  3  a file could not be written or read' &&
+     '$bin' $cmd --help | grep -q '^  4  out of memory'"
+done
+# exits with a status and one line on stderr that names the problem
+status_is() { # status_is NAME STATUS EXPECTED-WORD ARGS...
+  name=$1
+  want=$2
+  word=$3
+  shift 3
+  "$bin" "$@" > out.txt 2> err.txt
+  rc=$?
+  if [ $rc -eq "$want" ] && grep -q -- "$word" err.txt; then
+    ok "exit $want: $name"
+  else
+    bad "exit $want: $name (exit $rc: $(cat err.txt))"
+  fi
+}
+mkdir -p files && cd files || exit 1
+"$bin" train --steps 5 --checkpoint c1.ckpt --out c1.jsonl
+cp c1.ckpt c1.orig
+
+# temporaries are created exclusively: a link planted at the name a save
+# once used (PATH.tmp.PID, the PID kept through exec) is not followed
+echo precious > victim
+sh -c 'ln -s victim planted.jsonl.tmp.$$; ln -s victim planted.ckpt.tmp.$$;
+  exec "$0" train --steps 3 --out planted.jsonl --checkpoint planted.ckpt' "$bin"
+check "a link at a temporary's old name: followed by no save" sh -c \
+  '[ "$(cat victim)" = precious ] && [ ! -L planted.jsonl ] && jq -e -s ".[-1].type == \"summary\"" planted.jsonl'
+mkdir -p probed
+sh -c 'ln -s ../victim probed/.probe.$$; exec "$0" report c1.jsonl --out probed' "$bin" > /dev/null
+check "a link at the folder probe's old name: not followed" sh -c '[ "$(cat victim)" = precious ]'
+rm -f planted.* probed/.probe.*
+
+# outputs that are one file, or a file the command reads: refused before
+# anything is written
+bad_input "--out and --checkpoint one file" "same file" train --steps 5 --out same.x --checkpoint same.x
+check "  and nothing written" [ ! -e same.x ]
+bad_input "--out over the checkpoint it resumes" "would destroy it" train --resume c1.ckpt --steps 8 --out c1.ckpt
+check "  and the checkpoint intact" cmp c1.ckpt c1.orig
+ln c1.ckpt hard.ckpt
+ln -s c1.ckpt soft.ckpt
+bad_input "--out a hard link of the checkpoint resumed" "would destroy it" train --resume c1.ckpt --steps 8 --out hard.ckpt
+bad_input "--out a symbolic link of the checkpoint resumed" "would destroy it" train --resume c1.ckpt --steps 8 --out soft.ckpt
+bad_input "--out and --checkpoint one file by two names" "same file" train --steps 5 --out ./x/../c9 --checkpoint c9
+check "  and no folder made" [ ! -e x ]
+bad_input "noise: --out over its --checkpoint" "would destroy it" noise --checkpoint c1.ckpt --out c1.ckpt
+bad_input "curvature: --svg over its --checkpoint" "would destroy it" curvature --checkpoint c1.ckpt --svg soft.ckpt
+bad_input "noise: --out and --svg one file" "same file" noise --out n.json --svg n.json
+bad_input "noise: --out and --svg both standard output" "same file" noise --out - --svg -
+bad_input "theorem: --out and --svg one file" "same file" theorem --out t.json --svg ./t.json
+bad_input "--save-theta over the checkpoint it resumes" "would destroy it" train --resume c1.ckpt --steps 8 --save-theta c1.ckpt
+bad_input "--save-theta and --out one file" "same file" train --steps 5 --out th.x --save-theta th.x
+bad_input "--save-theta standard output" "not standard output" train --steps 5 --save-theta -
+bad_input "noise: --samples-out and --out one file" "same file" noise --out n.json --samples-out ./n.json
+check "  nothing written by any" sh -c 'cmp c1.ckpt c1.orig && [ ! -e n.json ] && [ ! -e t.json ] && [ ! -e th.x ]'
+bad_input "report: an input among its outputs" "would destroy it" report rep1/report.md --out rep1
+"$bin" train --resume c1.ckpt --steps 8 --checkpoint c1.ckpt --out c1b.jsonl
+check "a checkpoint resumed and saved again in place" sh -c \
+  "[ $? -eq 0 ] && jq -e -s '.[-1].steps == 8' c1b.jsonl && ! cmp -s c1.ckpt c1.orig"
+cp c1.orig c1.ckpt
+"$bin" train --steps 5 --out c1.ckpt.args --checkpoint cc.ckpt
+check "--out NAME.args beside --checkpoint NAME: both complete" sh -c \
+  "jq -e -s '.[-1].type == \"summary\"' c1.ckpt.args && '$bin' noise --checkpoint cc.ckpt --samples 4 --minibatch 10 --true-batch 40 --out /dev/null"
+
+# output paths checked before anything is made
+bad_input "--out DIR/: a folder, and not made" "names a folder" train --steps 3 --out newdir/
+check "  newdir/ not made" [ ! -e newdir ]
+mkdir -p adir
+bad_input "--out an existing folder" "names a folder" train --steps 3 --out adir
+bad_input "--checkpoint a device" "not a regular file" train --steps 3 --checkpoint /dev/null
+ln -s nowhere/x dangling.jsonl
+bad_input "--out a link to nothing" "a link to nothing" train --steps 3 --out dangling.jsonl
+echo old > target.jsonl
+ln -s target.jsonl latest.jsonl
+"$bin" train --steps 3 --out latest.jsonl
+check "--out a link: written where it points, the link kept" sh -c \
+  '[ -L latest.jsonl ] && jq -e -s ".[-1].type == \"summary\"" target.jsonl'
+
+# a checkpoint that is not a regular file: refused at once, never read
+mkfifo pipe.ckpt
+check "--resume a FIFO: refused at once" sh -c \
+  "timeout 10 '$bin' train --resume pipe.ckpt --steps 3 2> e.txt; [ \$? -eq 2 ] && grep -q 'not a regular file' e.txt"
+check "noise --checkpoint a FIFO: refused at once" sh -c \
+  "timeout 10 '$bin' noise --checkpoint pipe.ckpt 2> e.txt; [ \$? -eq 2 ] && grep -q 'not a regular file' e.txt"
+check "curvature --checkpoint /dev/zero: refused at once" sh -c \
+  "timeout 10 '$bin' curvature --checkpoint /dev/zero 2> e.txt; [ \$? -eq 2 ] && grep -q 'not a regular file' e.txt"
+bad_input "--resume a folder" "is a folder, not a checkpoint" train --resume adir --steps 3
+bad_input "--resume a missing file" "No such file" train --resume missing.ckpt --steps 3
+
+# a path is quoted in every message: no control character reaches stderr
+bad_input "a newline and an escape in a path: quoted" "\$'bad\\\\nname\\\\x1b" noise --checkpoint "$(printf 'bad\nname\033[2J')"
+check "  not one raw control byte" sh -c "! tr -d '\n' < err.txt | grep -q \"\$(printf '[\001-\037]')\""
+check "sweep --out with a newline: one command a line" sh -c \
+  "'$bin' sweep --seed 1,2 --opt adam --out \"\$(printf 'a\nb')\" | wc -l | grep -qx 2"
+
+# disk full (a file size limit, SIGXFSZ ignored: writes past it fail as on
+# a full disk), at the final save, at a periodic one, and in the output
+full() { (trap '' XFSZ; ulimit -f 4; exec "$bin" "$@"); } # 4 blocks: 2 KB
+full train --steps 3 --log-every 100 --out f1.jsonl --checkpoint f1.ckpt 2> f1.err
+rc=$?
+check "disk full at the final save: exit 3, why, and the run's JSON kept" sh -c \
+  "[ $rc -eq 3 ] && grep -q 'f1.ckpt' f1.err && grep -q 'too large\|No space' f1.err &&
+   jq -e -s '.[-1].checkpoint == \"not saved\" and .[-1].status == \"ok\"' f1.jsonl && [ ! -e f1.ckpt ]"
+full train --steps 6 --checkpoint-every 2 --log-every 100 --out f2.jsonl --checkpoint f2.ckpt 2> f2.err
+rc=$?
+check "disk full at a periodic save: exit 3, the run stopped there" sh -c \
+  "[ $rc -eq 3 ] && jq -e -s '.[-1].status == \"error\" and .[-1].steps == 2' f2.jsonl"
+check "  no temporaries left" no_tmp .
+"$bin" train --steps 3 --out /dev/full --checkpoint f3.ckpt 2> f3.err
+rc=$?
+check "the output fails after the checkpoint is saved: exit 3, named" sh -c \
+  "[ $rc -eq 3 ] && grep -q \"cannot write '/dev/full': No space\" f3.err && [ -s f3.ckpt ]"
+check "a failed write says no 'unknown status'" sh -c "! grep -q 'unknown' f1.err f2.err f3.err"
+
+# the temporaries of killed runs: removed by the next write of the same
+# output when their process is gone (this host's, this user's)
+host=$(hostname 2>/dev/null | cut -d. -f1 | tr -cd 'A-Za-z0-9-' | cut -c1-32)
+dead=$(sh -c 'echo $$')
+stale="k.jsonl.tmp.${host:-host}.$dead.0123456789abcdef"
+live="k.jsonl.tmp.${host:-host}.$$.0123456789abcdef"
+other="k.jsonl.tmp.otherhost.$dead.0123456789abcdef"
+echo x > "$stale"; echo x > "$live"; echo x > "$other"
+"$bin" train --steps 3 --out k.jsonl
+check "a dead process's temporary removed, a live one's and another host's kept" sh -c \
+  "[ ! -e '$stale' ] && [ -e '$live' ] && [ -e '$other' ] && [ -s k.jsonl ]"
+rm -f "$live" "$other"
+
+# exit statuses of a sweep's runs: the largest
+mkdir -p swx/opt=adam,seed=2.jsonl
+"$bin" sweep --seed 1,2 --opt adam --steps 3 --out swx --jobs 2 2> swx.err
+rc=$?
+check "sweep: a run with bad input (2) makes the sweep 2" sh -c "[ $rc -eq 2 ] && grep -q 'exit status 2' swx.err"
+mkdir -p swy/opt=sgd,lr=1e5,momentum=0,clip=0,seed=2.jsonl
+"$bin" sweep --seed 1,2 --opt sgd --lr 1e5 --steps 30 --out swy --jobs 2 -- --momentum 0 --clip 0 2> swy.err
+rc=$?
+check "sweep: a diverged run (1) and a bad one (2): 2" sh -c "[ $rc -eq 2 ] && grep -q 'exit status 1' swy.err"
+
+# out of memory: 4 in every subcommand (an address-space limit the
+# program starts under; skipped under a sanitizer, which cannot)
+if (ulimit -v 400000; "$bin" --version) > /dev/null 2>&1; then
+  lowmem() { (ulimit -v 400000; exec "$bin" "$@"); }
+  # (a model too large: a large batch of fresh prompts is drawn where the
+  # gradient consumes it and stores nothing)
+  lowmem train --steps 2 --d 256 --front 4096 --depth 8 > /dev/null 2> m1.err
+  check "out of memory in train: 4" sh -c "[ $? -eq 4 ] && grep -q 'out of memory' m1.err"
+  lowmem noise --samples 100000000 > /dev/null 2> m2.err
+  check "out of memory in noise: 4" sh -c "[ $? -eq 4 ] && grep -q 'out of memory' m2.err"
+  lowmem curvature --d 256 --front 4096 --depth 8 --dense > /dev/null 2> m3.err
+  check "out of memory in curvature: 4" sh -c "[ $? -eq 4 ] && grep -q 'out of memory' m3.err"
+  # a line of 20 million numbers (40 MB, a tree of 1 GB): bad input within
+  # the limit of memory, not read into a tree
+  { printf '{"type":"config","x":['; yes '0,' | head -n 20000000 | tr -d '\n'
+    printf '0]}\n'; } > wide.jsonl
+  lowmem report wide.jsonl --out rep-wide > /dev/null 2> m4.err
+  check "report of a line of 20 million members: bad input, in bounded memory" sh -c \
+    "[ $? -eq 2 ] && grep -q 'more members' m4.err"
+  rm -f wide.jsonl
+else
+  echo "skip out of memory: the program cannot start under an address-space limit"
+fi
+
+# report: JSON numbers strictly (no hexadecimal), integers only when whole
+# and in range, and a last line cut short
+head -c $(($(wc -c < c1.jsonl) - 30)) c1.jsonl > cut.jsonl
+"$bin" report cut.jsonl --out rep-cut > /dev/null 2> cut.err
+rc=$?
+check "report of a file cut mid-line: bad input, line named" sh -c "[ $rc -eq 2 ] && grep -q \"cut.jsonl' line\" cut.err"
+sed 's/"steps":5/"steps":0x10/' c1.jsonl > hex.jsonl
+bad_input "report: a hexadecimal number is not JSON" "bad number" report hex.jsonl --out rep-hex
+for v in null 1e300 -5 2.5 '"x"' 1e400; do
+  sed "s/\"steps\":5,\"diverged/\"steps\":$v,\"diverged/" c1.jsonl > v.jsonl
+  "$bin" report v.jsonl --out rep-v > /dev/null 2>&1
+  check "report: steps $v in a summary is no number of steps" sh -c \
+    "[ $? -eq 0 ] && grep -q '^| all runs | 1 | 0 |' rep-v/report.md"
+done
+
+# extreme values: every coordinate of a figure a number of a few digits
+# (no NaN, no Inf, none of hundreds of digits), the curves drawn, and no
+# number of hundreds of digits in report.md
+svg_coords() { # svg_coords FILE: well-formed, something drawn, coordinates numeric
+  svg_ok "$1" && grep -q '<polyline' "$1" &&
+    ! grep -oE ' (points|x|y|x1|y1|x2|y2|cx|cy|r|width|height)="[^"]*"' "$1" |
+      grep -qvE '="[-0-9., %]*"' &&
+    ! grep -oE ' (points|x|y|x1|y1|x2|y2|cx|cy|r|width|height)="[^"]*"' "$1" |
+      grep -qE '[0-9]{8}'
+}
+"$bin" train --d 3 --n 5 --batch 16 --eval-batch 16 --eval-every 2 --steps 8 \
+  --out ext0.jsonl 2> /dev/null
+awk '{ if (match($0, /"eval_loss":[^,}]*/)) { v = (n++ % 2) ? "1e300" : "1e-300"
+       sub(/"eval_loss":[^,}]*/, "\"eval_loss\":" v) } print }' ext0.jsonl > ext1.jsonl
+awk '{ if (match($0, /"eval_loss":[^,}]*/)) { v = (n++ % 2) ? "1e-300" : "1e300"
+       sub(/"eval_loss":[^,}]*/, "\"eval_loss\":" v) } print }' ext0.jsonl |
+  sed 's/"steps_per_second":[^,}]*/"steps_per_second":1e308/' > ext2.jsonl
+"$bin" report ext1.jsonl --out rep-ext1 > /dev/null 2>&1
+check "report: eval losses 1e-300 and 1e300 drawn at numeric coordinates" svg_coords rep-ext1/loss.svg
+"$bin" report ext1.jsonl ext2.jsonl --out rep-ext > /dev/null 2>&1
+check "report: two runs of such losses, their band drawn" svg_coords rep-ext/loss.svg
+check "report: steps/s of 1e308, no number of 309 digits" sh -c \
+  "grep -q '^| all runs | 2 |' rep-ext/report.md && ! grep -qE '[0-9]{13}' rep-ext/report.md"
+# a reproduce that fails leaves no report of earlier runs beside its own
+mkdir -p rf/runs/sgd-seed1.jsonl && echo earlier > rf/report.md && echo earlier > rf/loss.svg
+"$bin" reproduce --steps 2 --seeds 1 --samples 10 --true-batch 100 --minibatch 10 --bins 3 \
+  --jobs 1 --out rf > /dev/null 2>&1
+check "reproduce that fails (2): the earlier report.md and figures gone" sh -c \
+  "[ $? -eq 2 ] && [ ! -e rf/report.md ] && [ ! -e rf/loss.svg ] && [ -s rf/runs/adam-seed1.jsonl ]"
+"$bin" curvature --d 1 --n 1 --depth 1 --param pgd --diag-batch 1 --svg cdeg.svg \
+  --out cdeg.json > /dev/null 2>&1
+check "curvature of one parameter (one eigenvalue): its spectrum drawn" svg_coords cdeg.svg
+cd .. || exit 1
 
 if [ -z "$LINATTN_E2E_QUICK" ]; then
   # ------------------------------------------------------------ reproduce

@@ -13,7 +13,12 @@
    once with status 1 (ASan adds leaks and invalid accesses, UBSan
    undefined behaviour).
 
-     soak [SECONDS [SEED]]      default 120 s, seed from the clock */
+   With --cli BIN (an ASan + UBSan build of the linattn command), half of
+   the time goes to the command's file handling instead (tests/soak_cli.h:
+   random paths, links, FIFOs, full disks).
+
+     soak [SECONDS [SEED]] [--cli BIN]   default 120 s, seed from the clock */
+#define _POSIX_C_SOURCE 200809L
 #define LINATTN_IMPLEMENTATION
 #include "../linattn.h"
 #include "opt_config.h"
@@ -387,14 +392,25 @@ static void one_run(rnd *r) {
   la_data_destroy(&u.g);
 }
 
+#include "soak_cli.h"
+
 int main(int argc, char **argv) {
-  double seconds = argc > 1 ? strtod(argv[1], NULL) : 120;
+  const char *cli = NULL, *pos[2] = {NULL, NULL};
+  double seconds;
   rnd r;
   time_t start = time(NULL);
-  r.s = argc > 2 ? strtoull(argv[2], NULL, 10) : (uint64_t)start;
+  int i, npos = 0;
+  for (i = 1; i < argc; ++i) {
+    if (!strcmp(argv[i], "--cli") && i + 1 < argc) cli = argv[++i];
+    else if (npos < 2) pos[npos++] = argv[i];
+  }
+  seconds = pos[0] ? strtod(pos[0], NULL) : 120;
+  r.s = pos[1] && *pos[1] ? strtoull(pos[1], NULL, 10) : (uint64_t)start;
   printf("soak: %g s, seed %llu\n", seconds, (unsigned long long)r.s);
   memset(&T, 0, sizeof T);
-  while (difftime(time(NULL), start) < seconds) one_run(&r);
+  while (difftime(time(NULL), start) < (cli ? seconds / 2 : seconds)) one_run(&r);
   summary();
+  (void)fflush(stdout);
+  if (cli && soak_cli(seconds - difftime(time(NULL), start), &r, cli)) return 1;
   return 0;
 }

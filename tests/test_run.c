@@ -679,6 +679,30 @@ static void test_run_checkpoints(la_t *t) {
     la_run_destroy(&r);
   }
 
+  LA_TEST(t, "run: a trainer's checkpoint loads whatever the trainer took") {
+    /* beyond a run's fields: a seed past 2^53, a learning rate of 1e10,
+       the decay of a schedule that does not decay (not read, so not
+       checked, so not kept: the description says 0) */
+    la_run_config c = run_small("1", "sgd"), fc;
+    la_run r;
+    la_trainer *tr = &r.trainer;
+    size_t len = 0;
+    LA_CHECK(t, la_run_create(&r, &c, NULL) == 0, "create");
+    tr->cfg.seed = 0xffffffffffffffffull;
+    tr->cfg.schedule.decay = 1.5;
+    tr->cfg.schedule.min_scale = -HUGE_VAL;
+    tr->cfg.run = NULL; /* a trainer built by hand: its description is gathered */
+    LA_CHECK(t, tr->cfg.optimizer_config == (const void *)&r.cfg.opt, "the run's optimizer");
+    r.cfg.opt.lr = 1e10; /* the optimizer configuration the trainer points at */
+    LA_CHECK(t, la_checkpoint_save_mem(tr, buf, sizeof buf, &len) == 0, "save");
+    LA_CHECK(t, la_checkpoint_run(buf, len, &fc, NULL) == 0 &&
+                    fc.seed == 0xffffffffffffffffull && fc.schedule.decay == 0 &&
+                    fc.opt.lr == 1e10, "the description read back");
+    LA_CHECK(t, la_checkpoint_load_mem(tr, buf, len) == 0, "loads");
+    LA_CHECK(t, la_run_resolve(&fc, &c) != 0, "a run's ranges still hold it");
+    la_run_destroy(&r);
+  }
+
   LA_TEST(t, "run: a version 1 checkpoint still loads, and training goes on") {
     la_data_config dc;
     la_data g;
