@@ -209,9 +209,12 @@ CONTENTS
    1. types, status codes, the SIMD layer, batched kernels, threads
    2. random numbers, batches and the papers' data settings
    3. the model: loss, gradient, Hessian-vector product
-   4. optimizers, clipping, learning-rate schedules
+   4. optimizers (L-BFGS through a closure), clipping, learning-rate
+      schedules
    5. diagnostics: eigensolvers, Lanczos, SLQ, traces, robust condition
-      numbers, directional smoothness, gradient noise
+      numbers, directional smoothness, gradient noise; paper B's in-context
+      baselines (GD, preconditioned GD, least squares, ridge, tuners) and
+      the optimum of its Theorem 3 family
    6. the training driver and checkpoints
    Licence at the end.
 */
@@ -797,7 +800,8 @@ LINATTN_DEF int la_model_hvp(const la_model *m, const la_real *theta,
                 lr_scale multiplies the configured learning rate (it is
                 how the schedules act). Must not modify theta or grad.
    cfg may be NULL: every built-in then uses its all-default configuration,
-   as for a zeroed struct. */
+   as for a zeroed struct. An optimizer that evaluates the objective again
+   within a step (L-BFGS) is a la_closure_optimizer, below. */
 #define LA_NAME_MAX 32 /* an optimizer's name, its NUL included */
 typedef struct la_optimizer {
   const char *name; /* written into checkpoints: at most 31 bytes
@@ -827,7 +831,9 @@ typedef struct la_optimizer {
      nsgd     the same b; u = -lr b / ||b||_2 (0 if b = 0).
      adagrad  G += g^2; u = -lr g / (sqrt(G) + eps), G starting at initial.
      rmsprop  v = alpha v + (1 - alpha) g^2; s = g / (sqrt(v) + eps);
-              b = momentum b + s; u = -lr b (u = -lr s without momentum). */
+              b = momentum b + s; u = -lr b (u = -lr s without momentum).
+     lbfgs    L-BFGS, a closure optimizer (below): lr, history, max_iter,
+              max_eval, tol_grad, tol_change, line_search, c1, c2, max_ls. */
 #define LA_ZERO (-0.0)
 typedef struct la_optim_config {
   double lr;           /* every one */
@@ -839,6 +845,16 @@ typedef struct la_optim_config {
   int decoupled;       /* adam: nonzero = AdamW */
   double alpha;        /* rmsprop: the average's decay */
   double initial;      /* adagrad: the starting value of G */
+  /* lbfgs (see la_optimizer_lbfgs for what each does) */
+  int history;         /* pairs kept; 0 -> 100; at most 1 << 20 */
+  int max_iter;        /* inner iterations per step; 0 -> 20; <= 1 << 24 */
+  int max_eval;        /* evaluations per step; 0 -> max_iter * 5 / 4 */
+  double tol_grad;     /* 0 -> 1e-7 */
+  double tol_change;   /* 0 -> 1e-9 */
+  int line_search;     /* LA_LS_*; 0 -> none (steps of length lr) */
+  double c1, c2;       /* strong-Wolfe constants, 0 < c1 < c2 < 1;
+                          0 -> 1e-4, 0.9 */
+  int max_ls;          /* evaluations per line search; 0 -> 25 */
 } la_optim_config;
 /* The names each built-in's configuration had before there was one type;
    designated initializers written for them still compile. */
@@ -848,6 +864,7 @@ typedef la_optim_config la_sign_config;
 typedef la_optim_config la_nsgd_config;
 typedef la_optim_config la_adagrad_config;
 typedef la_optim_config la_rmsprop_config;
+typedef la_optim_config la_lbfgs_config;
 
 /* The fields of la_optim_config, as bits of la_optim_entry.fields. */
 enum {
@@ -860,7 +877,16 @@ enum {
   LA_OPT_WEIGHT_DECAY = 1 << 6,
   LA_OPT_DECOUPLED = 1 << 7,
   LA_OPT_ALPHA = 1 << 8,
-  LA_OPT_INITIAL = 1 << 9
+  LA_OPT_INITIAL = 1 << 9,
+  LA_OPT_HISTORY = 1 << 10,
+  LA_OPT_MAX_ITER = 1 << 11,
+  LA_OPT_MAX_EVAL = 1 << 12,
+  LA_OPT_TOL_GRAD = 1 << 13,
+  LA_OPT_TOL_CHANGE = 1 << 14,
+  LA_OPT_LINE_SEARCH = 1 << 15,
+  LA_OPT_C1 = 1 << 16,
+  LA_OPT_C2 = 1 << 17,
+  LA_OPT_MAX_LS = 1 << 18
 };
 
 /* The registry of built-in optimizers: one row each, the only place where
@@ -895,6 +921,7 @@ LINATTN_DEF const la_optimizer *la_optimizer_sign(void);
 LINATTN_DEF const la_optimizer *la_optimizer_nsgd(void);
 LINATTN_DEF const la_optimizer *la_optimizer_adagrad(void);
 LINATTN_DEF const la_optimizer *la_optimizer_rmsprop(void);
+LINATTN_DEF const la_optimizer *la_optimizer_lbfgs(void);
 /* Checked entry points over any optimizer (built-in or not). */
 LINATTN_DEF int la_optim_check(const la_optimizer *o, const void *cfg);
 LINATTN_DEF int la_optim_state_len(const la_optimizer *o, const void *cfg,
@@ -910,6 +937,73 @@ LINATTN_DEF int la_optim_step(const la_optimizer *o, const void *cfg, int n,
                               double *state, size_t len, double lr_scale,
                               const la_real *grad, la_real *theta,
                               la_real *update);
+
+/* ------------------------------------ optimizers that evaluate again */
+/* Some optimizers evaluate the objective again inside one step (L-BFGS's
+   inner iterations and line search). They get a closure: loss and gradient
+   (n reals) at any theta, on the data of the step being taken. The trainer
+   builds one for every step from its model (or objective) and the step's
+   batch; it returns the objective's own gradient, not clipped. eval returns
+   LA_OK or a status (LA_EDIVERGED when the loss or gradient overflowed).
+   work is 2n reals of scratch the step may use as it likes (its trial
+   points), valid during the step. */
+typedef struct la_closure {
+  int (*eval)(void *ctx, const la_real *theta, double *loss, la_real *grad);
+  void *ctx;
+  la_real *work; /* 2n reals */
+} la_closure;
+
+/* Such an optimizer is a la_closure_optimizer. Its first member is a
+   la_optimizer like any other (the pointer that goes into la_train_config,
+   la_optim_check, checkpoints), whose step is the marker la_closure_step;
+   whoever calls a step and sees that marker calls `step` below instead,
+   with the loss at theta (grad's loss) and a closure. A plain la_optimizer
+   is untouched: its struct did not grow, so the positional initializers of
+   existing optimizers still compile under -Wextra. Same contract as a
+   plain step otherwise (write the update, leave theta and grad alone). */
+typedef int (*la_closure_step_fn)(const void *cfg, int n, double *state,
+                                  double lr_scale, double loss,
+                                  const la_real *theta, const la_real *grad,
+                                  la_real *update, const la_closure *f);
+typedef struct la_closure_optimizer {
+  la_optimizer base; /* base.step = la_closure_step */
+  la_closure_step_fn step;
+} la_closure_optimizer;
+/* The marker: called as a plain step it only answers LA_EUNSUPPORTED (the
+   optimizer needs a closure: use la_optim_step_closure). */
+LINATTN_DEF int la_closure_step(const void *cfg, int n, double *state,
+                                double lr_scale, const la_real *theta,
+                                const la_real *grad, la_real *update);
+/* la_optim_step for any optimizer, with the closure a closure optimizer
+   needs (a plain one ignores f and loss). LA_ENULL for a closure optimizer
+   without f, f->eval or f->work; LA_ENONFINITE for a non-finite loss;
+   otherwise as la_optim_step, the step's own status passed on. */
+LINATTN_DEF int la_optim_step_closure(const la_optimizer *o, const void *cfg,
+                                      int n, double *state, size_t len,
+                                      double lr_scale, const la_closure *f,
+                                      double loss, const la_real *grad,
+                                      la_real *theta, la_real *update);
+
+/* L-BFGS (Nocedal 1980; Nocedal and Wright, Numerical Optimization, ch. 7),
+   step by step as PyTorch's torch.optim.LBFGS defines it, so that its runs
+   compare: each step makes up to max_iter inner iterations from the
+   gradient given, re-evaluating through the closure; the direction comes
+   from the two-loop recursion over the last `history` pairs (s, y), kept
+   only when y.s > 1e-10, with H0 = (y.s / y.y) I; the step length is lr
+   (lr min(1, 1/|g|_1) at the very first iteration), or the strong-Wolfe
+   line search's (Nocedal and Wright, algorithms 3.5 and 3.6, cubic
+   interpolation) starting from it. A step ends early when max|g| <=
+   tol_grad, g.d > -tol_change, max|t d| <= tol_change, the loss moved less
+   than tol_change, or max_eval evaluations were spent. The history, the
+   last direction and step and the iteration count live in the state, so a
+   checkpoint resumes L-BFGS bit for bit. The state is about 2 history n
+   doubles. Paper B's reference run: lr 0.1, history 600, max_iter 4, no
+   line search, one fixed batch of 20,000 prompts (LA_DATA_FIXED). The
+   closure's gradients are not clipped: the trainer refuses clipping with
+   a closure optimizer (LA_ERANGE). It is in the registry as "lbfgs" and
+   reads the L-BFGS fields of la_optim_config (la_lbfgs_config is the same
+   type); lr 0 -> 1, PyTorch's default. */
+enum { LA_LS_NONE = 0, LA_LS_STRONG_WOLFE = 1 };
 
 /* ------------------------------------------------------------ clipping */
 /* Scales g so that ||g||_2 <= max_norm, keeping its direction (paper A:
@@ -1249,6 +1343,119 @@ LINATTN_DEF int la_grad_noise(const la_model *m, const la_real *theta,
                               double *true_gnorm, void *work, size_t bytes);
 
 /* ================================================================== */
+/*          API 5, continued. Paper B: baselines and its family        */
+/* ================================================================== */
+
+/* --------------------------------------------- in-context baselines */
+/* The algorithms paper B says a trained linear transformer implements, as
+   predictors on a batch (la_batch, the layout of API 2), scored as the
+   model is scored: loss = mean over the prompts of (prediction - y_q)^2,
+   no 1/2. Each prompt's least squares uses all n context points:
+       R(w) = (1/2n) sum_{i=1..n} (<w, x_i> - y_i)^2
+            = (1/2) w^T S w - c^T w + const,  S = X^T X / n, c = X^T y / n.
+   Paper B's reference notebook runs its GD baselines on the first n - 1
+   points only (a slip); here the model and the baselines see the same n.
+   Everything is computed in double whatever la_real is, LA_W prompts at a
+   time (the S, c and iterates of a panel's lanes side by side), in a
+   workspace whose size does not depend on the batch's; work == NULL with
+   bytes == 0 allocates it. Failures: LA_ENULL, LA_EDIM (an empty batch, d
+   or n out of range, steps < 1), LA_ERANGE (lambda < 0, a search interval
+   or grid out of range), LA_ENONFINITE (a NaN or Inf among the inputs or
+   the data of a valid prompt), LA_EWORKSPACE, LA_EOVERFLOW (a tuner's grid
+   times steps beyond 1e8), LA_EDIVERGED (finite inputs, a loss that is
+   not: outputs written as computed). Nothing is written before the checks
+   pass, except that a prompt with a NaN is found panel by panel: losses
+   are then not written, pred may hold the earlier panels'. */
+
+/* k-step gradient descent from w_0 = 0:
+       w_{t+1} = w_t - eta_t P grad R(w_t) = w_t - eta_t P (S w_t - c),
+   prediction <w_t, x_q>. P = precond, any d x d matrix (row-major), NULL
+   for the identity; paper B's preconditioned GD is P = Sigma^-1
+   (la_data_sigma_inv). Step sizes may be any finite numbers. */
+typedef struct la_gd_spec {
+  int steps;             /* k >= 1 */
+  double eta;            /* the step size of every step, when etas is NULL */
+  const double *etas;    /* or one step size per step (steps entries) */
+  const double *precond; /* d x d row-major; NULL: identity */
+} la_gd_spec;
+/* losses (steps entries, may be NULL): the loss after 1, 2, .., steps
+   steps; pred (b->count, may be NULL): the predictions after all steps. */
+LINATTN_DEF size_t la_gd_work_bytes(int d, int n);
+LINATTN_DEF int la_gd_eval(const la_batch *b, const la_gd_spec *s,
+                           double *losses, la_real *pred, void *work,
+                           size_t bytes);
+
+/* Ridge regression w = argmin R(w) + (lambda/2) |w|^2 = (S + lambda I)^-1 c
+   (a Cholesky solve); lambda = 0 is ordinary least squares with the
+   minimum-norm solution, w = S^+ c = X^+ y (the pseudo-inverse, from the
+   eigenvectors of S by Jacobi's method: eigenvalues below
+   1000 d eps lambda_max(S) count as zero), so n < d and other
+   rank-deficient prompts are fine. lambda < 0: LA_ERANGE. */
+LINATTN_DEF size_t la_ridge_work_bytes(int d, int n);
+LINATTN_DEF int la_ridge_eval(const la_batch *b, double lambda, double *loss,
+                              la_real *pred, void *work, size_t bytes);
+
+/* Tuners: the step size (or lambda) with the least loss on a validation
+   batch, by a log-spaced grid over [lo, hi] and then golden-section search
+   on the log between the best grid point's neighbours, to a bracket of
+   width tol. The answer lies in [lo, hi]; a loss that overflows counts as
+   +infinity (LA_EDIVERGED, nothing written, when every grid point's does
+   for some k; for ridge, when least squares' does too). */
+typedef struct la_tune_config {
+  double lo, hi; /* 0 < lo < hi; 0 -> the tuner's default interval */
+  int grid;      /* grid points, 3 .. 10000; 0 -> 31 */
+  double tol;    /* final bracket width in log; 0 -> 1e-6 */
+} la_tune_config;
+/* For every k = 1 .. steps, the constant step size of k-step GD (precond
+   as in la_gd_spec) with the least loss on val: eta[k-1] and that loss,
+   loss[k-1]. Default interval [1e-4, 1e2]. */
+LINATTN_DEF size_t la_gd_tune_work_bytes(int d, int n, int steps,
+                                         const la_tune_config *cfg);
+LINATTN_DEF int la_gd_tune(const la_batch *val, int steps,
+                           const double *precond, const la_tune_config *cfg,
+                           double *eta, double *loss, void *work,
+                           size_t bytes);
+/* The ridge lambda with the least loss on val among 0 (least squares) and
+   [lo, hi] (default [1e-8, 1e2]); 0 wins ties. */
+LINATTN_DEF size_t la_ridge_tune_work_bytes(int d, int n,
+                                            const la_tune_config *cfg);
+LINATTN_DEF int la_ridge_tune(const la_batch *val, const la_tune_config *cfg,
+                              double *lambda, double *loss, void *work,
+                              size_t bytes);
+
+/* ------------------------------------------ paper B's Theorem 3 family */
+/* Sigma^-1 of a data setting as a d x d row-major matrix in double, from
+   its Cholesky factor (the identity when Sigma = I). */
+LINATTN_DEF int la_data_sigma_inv(const la_data *g, double *sinv);
+
+/* The family A_l = a_l M, B_l = 0 of a LA_PARAM_PGD model (linear
+   attention, no front layer: LA_ERANGE otherwise), M = sinv (d x d
+   row-major; NULL: the identity). By Lemma 1 such a model predicts what
+   la_gd_eval predicts with etas[l] = -a[l] and precond = M^T: paper B's
+   preconditioned GD with step sizes -a_l. theta receives the L blocks. */
+LINATTN_DEF int la_pgd_family_theta(const la_model *m, const double *sinv,
+                                    const double *a, la_real *theta);
+/* The a_l (L of them) that minimize the model's loss on b within the
+   family, and that loss: Newton's method on the L scalars with the model's
+   gradient (dLoss/da_l = <dLoss/dA_l, M>) and Hessian (from L
+   Hessian-vector products), a Levenberg-Marquardt shift where the Hessian
+   is not positive definite and backtracking on the loss, started from
+   step sizes spread like Chebyshev nodes over the Marchenko-Pastur range
+   (1 +- sqrt(d/n))^2. The loss is symmetric in the a_l (Lemma 4), so they
+   are returned in ascending order of the step size -a_l. LA_ENOCONVERGE
+   when the steps did not settle within 100 iterations at a point whose
+   Hessian is positive definite (a and loss then hold the last iterate).
+   The population optima for Sigma = I, d = 5, n = 20 (a closed form, see
+   docs/paperb.md): -a = 0.7692 = n/(n+d+1) (L = 1); 0.5154, 1.2496;
+   0.4224, 0.6891, 1.7142; 0.3621, 0.5205, 0.8890, 2.1389 (paper B
+   reports 0.769; 0.519, 1.251; 0.428, 0.698, 1.729; 0.375, 0.530, 0.905,
+   2.167, found numerically). */
+LINATTN_DEF size_t la_pgd_optimum_work_bytes(const la_model *m);
+LINATTN_DEF int la_pgd_optimum(const la_model *m, const la_batch *b,
+                               const double *sinv, double *a, double *loss,
+                               void *work, size_t bytes);
+
+/* ================================================================== */
 /*               API 6. Training driver and checkpoints               */
 /* ================================================================== */
 
@@ -1260,7 +1467,9 @@ LINATTN_DEF int la_grad_noise(const la_model *m, const la_real *theta,
      2. loss and gradient; a NaN or Inf in either ends the run;
      3. clipping (global norm, then each parameter matrix);
      4. the optimizer's update at the schedule's learning-rate factor;
-        a non-finite update or theta ends the run as well;
+        a non-finite update or theta ends the run as well; a closure
+        optimizer (L-BFGS) gets a closure over the objective on the
+        step's batch, and an evaluation in it that overflows ends the run;
      5. every eval_every steps the loss on a fixed seeded batch;
      6. the callback, which may ask to stop.
    A run that ends in LA_EDIVERGED keeps the theta and optimizer state of
@@ -1317,7 +1526,9 @@ typedef struct la_train_config {
   const void *optimizer_config;  /* NULL -> the optimizer's defaults */
   la_schedule schedule;          /* zero -> constant */
   double clip_norm;              /* global-norm threshold; 0 -> none */
-  double clip_block;             /* per-matrix threshold; 0 -> none */
+  double clip_block;             /* per-matrix threshold; 0 -> none (a
+                                    closure optimizer takes neither:
+                                    LA_ERANGE) */
   int batch;                     /* prompts per step; 0 -> 1000 */
   int data_mode;                 /* LA_DATA_*; 0 -> fresh */
   int resample_every;            /* RESAMPLE: k; 0 -> 100 */
@@ -6871,7 +7082,13 @@ static const la__oc_field la__oc_fields[] = {
     LA__OC(LA_OPT_BETA2, beta2, 0),     LA__OC(LA_OPT_EPS, eps, 0),
     LA__OC(LA_OPT_WEIGHT_DECAY, weight_decay, 0),
     LA__OC(LA_OPT_DECOUPLED, decoupled, 1), LA__OC(LA_OPT_ALPHA, alpha, 0),
-    LA__OC(LA_OPT_INITIAL, initial, 0)};
+    LA__OC(LA_OPT_INITIAL, initial, 0),
+    LA__OC(LA_OPT_HISTORY, history, 1), LA__OC(LA_OPT_MAX_ITER, max_iter, 1),
+    LA__OC(LA_OPT_MAX_EVAL, max_eval, 1),
+    LA__OC(LA_OPT_TOL_GRAD, tol_grad, 0),
+    LA__OC(LA_OPT_TOL_CHANGE, tol_change, 0),
+    LA__OC(LA_OPT_LINE_SEARCH, line_search, 1), LA__OC(LA_OPT_C1, c1, 0),
+    LA__OC(LA_OPT_C2, c2, 0), LA__OC(LA_OPT_MAX_LS, max_ls, 1)};
 #undef LA__OC
 #define LA__OC_NFIELDS ((int)(sizeof la__oc_fields / sizeof la__oc_fields[0]))
 
@@ -6879,19 +7096,25 @@ static const la__oc_field la__oc_fields[] = {
    as a macro that both the optimizer's step (through la__X_dflt) and its
    registry row (an initializer needs a constant) use. Fields in
    order: lr, momentum, nesterov, beta1, beta2, eps, weight_decay,
-   decoupled, alpha, initial. */
-#define LA__SGD_DFLT {0.01, 0, 0, 0, 0, 0, 0, 0, 0, 0}
-#define LA__ADAM_DFLT {1e-3, 0, 0, 0.9, 0.999, 1e-8, 0, 0, 0, 0}
-#define LA__SIGN_DFLT {1e-3, 0, 0, 0, 0, 0, 0, 0, 0, 0}
-#define LA__NSGD_DFLT {0.01, 0, 0, 0, 0, 0, 0, 0, 0, 0}
-#define LA__ADAGRAD_DFLT {0.01, 0, 0, 0, 0, 1e-10, 0, 0, 0, 0}
-#define LA__RMSPROP_DFLT {0.01, 0, 0, 0, 0, 1e-8, 0, 0, 0.99, 0}
+   decoupled, alpha, initial, then L-BFGS's history, max_iter, max_eval,
+   tol_grad, tol_change, line_search, c1, c2, max_ls (max_eval's 0 stays:
+   its default follows max_iter). */
+#define LA__NO_LB 0, 0, 0, 0, 0, 0, 0, 0, 0
+#define LA__SGD_DFLT {0.01, 0, 0, 0, 0, 0, 0, 0, 0, 0, LA__NO_LB}
+#define LA__ADAM_DFLT {1e-3, 0, 0, 0.9, 0.999, 1e-8, 0, 0, 0, 0, LA__NO_LB}
+#define LA__SIGN_DFLT {1e-3, 0, 0, 0, 0, 0, 0, 0, 0, 0, LA__NO_LB}
+#define LA__NSGD_DFLT {0.01, 0, 0, 0, 0, 0, 0, 0, 0, 0, LA__NO_LB}
+#define LA__ADAGRAD_DFLT {0.01, 0, 0, 0, 0, 1e-10, 0, 0, 0, 0, LA__NO_LB}
+#define LA__RMSPROP_DFLT {0.01, 0, 0, 0, 0, 1e-8, 0, 0, 0.99, 0, LA__NO_LB}
+#define LA__LBFGS_DFLT                                                        \
+  {1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 100, 20, 0, 1e-7, 1e-9, 0, 1e-4, 0.9, 25}
 static const la_optim_config la__sgd_dflt = LA__SGD_DFLT;
 static const la_optim_config la__adam_dflt = LA__ADAM_DFLT;
 static const la_optim_config la__sign_dflt = LA__SIGN_DFLT;
 static const la_optim_config la__nsgd_dflt = LA__NSGD_DFLT;
 static const la_optim_config la__adagrad_dflt = LA__ADAGRAD_DFLT;
 static const la_optim_config la__rmsprop_dflt = LA__RMSPROP_DFLT;
+static const la_optim_config la__lbfgs_dflt = LA__LBFGS_DFLT;
 
 /* cfg (NULL: all zero) with the zero fields read as their defaults. */
 static la_optim_config la__oc_get(const void *cfg, const la_optim_config *dflt) {
@@ -6906,6 +7129,14 @@ static la_optim_config la__oc_get(const void *cfg, const la_optim_config *dflt) 
   c.weight_decay = la__op_or(c.weight_decay, dflt->weight_decay);
   c.alpha = la__op_or(c.alpha, dflt->alpha);
   c.initial = la__op_or(c.initial, dflt->initial);
+  c.history = c.history ? c.history : dflt->history;
+  c.max_iter = c.max_iter ? c.max_iter : dflt->max_iter;
+  c.max_eval = c.max_eval ? c.max_eval : dflt->max_eval;
+  c.tol_grad = la__op_or(c.tol_grad, dflt->tol_grad);
+  c.tol_change = la__op_or(c.tol_change, dflt->tol_change);
+  c.c1 = la__op_or(c.c1, dflt->c1);
+  c.c2 = la__op_or(c.c2, dflt->c2);
+  c.max_ls = c.max_ls ? c.max_ls : dflt->max_ls;
   return c;
 }
 
@@ -7106,6 +7337,371 @@ static const la_optimizer la__opt_rmsprop = {"rmsprop", la__rmsprop_check,
                                              la__rmsprop_len, la__op_zero_init,
                                              la__rmsprop_step};
 
+/* ---- L-BFGS: state = header, then d, g, the previous g, two line-search
+   gradients (n each), the pairs s and y (history x n each, a ring), rho and
+   the two-loop's alphas (history each). Every vector in double. */
+
+enum {
+  LA__LB_ITER,  /* inner iterations ever made */
+  LA__LB_EVALS, /* closure evaluations ever made */
+  LA__LB_T,     /* the last step length */
+  LA__LB_HDIAG, /* H0 = hdiag I */
+  LA__LB_LEN,   /* pairs held */
+  LA__LB_HEAD,  /* ring index of the oldest pair */
+  LA__LB_HDR = 8
+};
+
+
+/* The configuration resolved, and the views of one step. */
+typedef struct la__lb {
+  double lr, tol_grad, tol_change, c1, c2;
+  int m, max_iter, max_eval, ls, max_ls, n;
+  double *h, *d, *g, *pg, *ga, *gb, *S, *Y, *rho, *al;
+  const la_closure *f;
+  la_real *x, *xt, *gt; /* the current point, a trial point, its gradient */
+  int evals;            /* this step's evaluations */
+} la__lb;
+
+/* c (NULL: all zero) with the registry row's defaults. */
+static void la__lb_resolve(const void *c_, la__lb *s) {
+  la_optim_config c = la__oc_get(c_, &la__lbfgs_dflt);
+  s->lr = c.lr;
+  s->m = c.history;
+  s->max_iter = c.max_iter;
+  s->max_eval = c.max_eval ? c.max_eval : c.max_iter * 5 / 4;
+  s->tol_grad = c.tol_grad;
+  s->tol_change = c.tol_change;
+  s->ls = c.line_search;
+  s->c1 = c.c1;
+  s->c2 = c.c2;
+  s->max_ls = c.max_ls;
+}
+
+static int la__lbfgs_check(const void *c_) {
+  la_optim_config c = la__oc_get(c_, &la__lbfgs_dflt);
+  if (la__oc_check(&c) || la__op_bad_nonneg(c.tol_grad) ||
+      la__op_bad_nonneg(c.tol_change))
+    return LA_ERANGE;
+  if (c.history < 0 || c.history > (1 << 20) || c.max_iter < 0 ||
+      c.max_iter > (1 << 24) || c.max_eval < 0 || c.max_ls < 0 ||
+      c.max_ls > 1000)
+    return LA_ERANGE;
+  if (c.line_search != LA_LS_NONE && c.line_search != LA_LS_STRONG_WOLFE)
+    return LA_ERANGE;
+  if (!(c.c1 > 0 && c.c1 < c.c2 && c.c2 < 1)) return LA_ERANGE;
+  return LA_OK;
+}
+
+/* Saturates instead of wrapping: the trainer reports a state this long as
+   LA_EOVERFLOW. */
+static size_t la__lbfgs_len(const void *c, int n) {
+  la__lb s;
+  double len;
+  la__lb_resolve(c, &s);
+  len = (double)(int)LA__LB_HDR + 5.0 * n + 2.0 * s.m * (double)n + 2.0 * s.m;
+  return len < (double)((size_t)-1) / 2 ? (size_t)len : (size_t)-1 / 2;
+}
+
+static void la__lb_views(la__lb *s, int n, double *st) {
+  size_t m = (size_t)s->m, nn = (size_t)n;
+  s->n = n;
+  s->h = st;
+  s->d = st + LA__LB_HDR;
+  s->g = s->d + nn;
+  s->pg = s->g + nn;
+  s->ga = s->pg + nn;
+  s->gb = s->ga + nn;
+  s->S = s->gb + nn;
+  s->Y = s->S + m * nn;
+  s->rho = s->Y + m * nn;
+  s->al = s->rho + m;
+}
+
+static double la__lb_dot(int n, const double *x, const double *y) {
+  double a = 0;
+  int i;
+  for (i = 0; i < n; ++i) a += x[i] * y[i];
+  return a;
+}
+static double la__lb_maxabs(int n, const double *x) {
+  double a = 0;
+  int i;
+  for (i = 0; i < n; ++i) a = fabs(x[i]) > a ? fabs(x[i]) : a;
+  return a;
+}
+
+/* Loss and gradient (into g, double) at x + t d, and the slope g.d. A
+   point where the objective overflows is *ok = 0, for the line search to
+   back away from; other failures are the closure's status. */
+static int la__lb_eval(la__lb *s, double t, double *f, double *g,
+                       double *gtd, int *ok) {
+  int i, st;
+  for (i = 0; i < s->n; ++i)
+    s->xt[i] = (la_real)((double)s->x[i] + t * s->d[i]);
+  st = s->f->eval(s->f->ctx, s->xt, f, s->gt);
+  s->evals++;
+  s->h[LA__LB_EVALS] += 1;
+  *ok = st == LA_OK && la__finite(*f) && la__all_finite(s->n, s->gt);
+  if (st && st != LA_EDIVERGED && st != LA_ENONFINITE) return st;
+  for (i = 0; i < s->n; ++i) g[i] = *ok ? (double)s->gt[i] : 0.0;
+  *gtd = *ok ? la__lb_dot(s->n, g, s->d) : 0.0;
+  if (!*ok) *f = HUGE_VAL;
+  return LA_OK;
+}
+
+/* The minimizer of the cubic through (x1, f1, g1) and (x2, f2, g2),
+   clamped to [lo, hi]; the midpoint when the cubic has none (or the data
+   are not finite). Nocedal and Wright, eq. 3.59. */
+static double la__lb_cubic(double x1, double f1, double g1, double x2,
+                           double f2, double g2, double lo, double hi) {
+  double d1 = g1 + g2 - 3 * (f1 - f2) / (x1 - x2), d2sq = d1 * d1 - g1 * g2;
+  double d2, t;
+  if (!(d2sq >= 0) || !la__finite(d2sq)) return (lo + hi) / 2;
+  d2 = sqrt(d2sq);
+  if (x1 <= x2)
+    t = x2 - (x2 - x1) * ((g2 + d2 - d1) / (g2 - g1 + 2 * d2));
+  else
+    t = x1 - (x1 - x2) * ((g1 + d2 - d1) / (g1 - g2 + 2 * d2));
+  if (!la__finite(t)) return (lo + hi) / 2;
+  return t < lo ? lo : t > hi ? hi : t;
+}
+
+/* One end of a bracket: a step length with its loss, slope and gradient. */
+typedef struct la__lb_pt {
+  double t, f, gtd;
+  double *g;
+} la__lb_pt;
+
+static void la__lb_swap(la__lb_pt *a, la__lb_pt *b) {
+  la__lb_pt c = *a;
+  *a = *b;
+  *b = c;
+}
+
+/* Strong-Wolfe line search from step t along d (Nocedal and Wright,
+   algorithm 3.5, then 3.6's zoom). f0, s->g, gtd0 are at t = 0. On
+   return *t, *f and s->g are at the accepted point (the best found when
+   the budget ran out). */
+static int la__lb_wolfe(la__lb *s, double *t, double *f, double gtd0) {
+  la__lb_pt lo, hi, cur;
+  double f0 = *f, dmax = la__lb_maxabs(s->n, s->d);
+  int it = 0, ok, st, done = 0, insuf = 0, bracketed = 0;
+  lo.t = 0; lo.f = f0; lo.gtd = gtd0; lo.g = s->ga;
+  memcpy(lo.g, s->g, sizeof(double) * (size_t)s->n);
+  cur.t = *t; cur.g = s->gb;
+  hi = lo;
+  /* bracketing: lo is the previous trial, cur the new one */
+  while (it < s->max_ls) {
+    if ((st = la__lb_eval(s, cur.t, &cur.f, cur.g, &cur.gtd, &ok)) != 0)
+      return st;
+    ++it;
+    if (cur.f > f0 + s->c1 * cur.t * gtd0 || (it > 1 && cur.f >= lo.f)) {
+      hi = cur; bracketed = 1;
+      break;
+    }
+    if (fabs(cur.gtd) <= -s->c2 * gtd0) {
+      lo = cur; done = 1;
+      break;
+    }
+    if (cur.gtd >= 0) {
+      hi = lo; lo = cur; bracketed = 1;
+      break;
+    }
+    {
+      double tn = la__lb_cubic(lo.t, lo.f, lo.gtd, cur.t, cur.f, cur.gtd,
+                               cur.t + 0.01 * (cur.t - lo.t), cur.t * 10);
+      double *spare = lo.g;
+      lo = cur;
+      cur.t = tn; cur.g = spare;
+    }
+  }
+  /* out of budget while still extrapolating: lo, the last point
+     evaluated, is the best */
+  if (!bracketed) done = 1;
+  /* zoom: lo has the lower loss; hi is the other end */
+  cur.g = (lo.g == s->ga || hi.g == s->ga) ? (lo.g == s->gb || hi.g == s->gb)
+                                                  ? s->g
+                                                  : s->gb
+                                            : s->ga;
+  while (!done && it < s->max_ls) {
+    double a = lo.t < hi.t ? lo.t : hi.t, b = lo.t < hi.t ? hi.t : lo.t;
+    double w = b - a, eps = 0.1 * w, tn;
+    if (w * dmax < s->tol_change) break;
+    tn = la__lb_cubic(lo.t, lo.f, lo.gtd, hi.t, hi.f, hi.gtd, a, b);
+    /* an interpolant that keeps landing at an end makes no progress:
+       the second time, move it a tenth of the bracket inside */
+    if (b - tn < eps || tn - a < eps) {
+      if (insuf || tn >= b || tn <= a) {
+        tn = fabs(tn - b) < fabs(tn - a) ? b - eps : a + eps;
+        insuf = 0;
+      } else {
+        insuf = 1;
+      }
+    } else {
+      insuf = 0;
+    }
+    cur.t = tn;
+    if ((st = la__lb_eval(s, cur.t, &cur.f, cur.g, &cur.gtd, &ok)) != 0)
+      return st;
+    ++it;
+    if (cur.f > f0 + s->c1 * cur.t * gtd0 || cur.f >= lo.f) {
+      la__lb_swap(&hi, &cur); /* cur now holds the old hi's buffer */
+    } else {
+      if (fabs(cur.gtd) <= -s->c2 * gtd0) done = 1;
+      else if (cur.gtd * (hi.t - lo.t) >= 0) la__lb_swap(&hi, &lo);
+      la__lb_swap(&lo, &cur);
+    }
+  }
+  *t = lo.t;
+  *f = lo.f;
+  if (lo.g != s->g) memcpy(s->g, lo.g, sizeof(double) * (size_t)s->n);
+  return LA_OK;
+}
+
+/* The pair of the last move joins the history (if its curvature y.s is
+   positive enough), then d = -H g by the two-loop recursion. */
+static void la__lb_direction(la__lb *s) {
+  int n = s->n, m = s->m, len = (int)s->h[LA__LB_LEN], i, j, k;
+  int head = (int)s->h[LA__LB_HEAD];
+  double t = s->h[LA__LB_T], ys = 0, yy = 0, *q = s->d;
+  for (i = 0; i < n; ++i) {
+    double y = s->g[i] - s->pg[i];
+    ys += y * s->d[i] * t;
+    yy += y * y;
+  }
+  if (ys > 1e-10) {
+    double *sk, *yk;
+    if (len == m) { /* drop the oldest */
+      head = (head + 1) % m;
+      --len;
+    }
+    k = (head + len) % m;
+    sk = s->S + (size_t)k * n;
+    yk = s->Y + (size_t)k * n;
+    for (i = 0; i < n; ++i) {
+      sk[i] = s->d[i] * t;
+      yk[i] = s->g[i] - s->pg[i];
+    }
+    s->rho[k] = 1 / ys;
+    s->h[LA__LB_HDIAG] = ys / yy;
+    ++len;
+    s->h[LA__LB_LEN] = len;
+    s->h[LA__LB_HEAD] = head;
+  }
+  for (i = 0; i < n; ++i) q[i] = -s->g[i];
+  for (j = len - 1; j >= 0; --j) {
+    const double *sk, *yk;
+    k = (head + j) % m;
+    sk = s->S + (size_t)k * n;
+    yk = s->Y + (size_t)k * n;
+    s->al[k] = s->rho[k] * la__lb_dot(n, sk, q);
+    for (i = 0; i < n; ++i) q[i] -= s->al[k] * yk[i];
+  }
+  for (i = 0; i < n; ++i) q[i] *= s->h[LA__LB_HDIAG];
+  for (j = 0; j < len; ++j) {
+    const double *sk, *yk;
+    double be;
+    k = (head + j) % m;
+    sk = s->S + (size_t)k * n;
+    yk = s->Y + (size_t)k * n;
+    be = s->rho[k] * la__lb_dot(n, yk, q);
+    for (i = 0; i < n; ++i) q[i] += (s->al[k] - be) * sk[i];
+  }
+}
+
+/* x <- x + t d, rounded as the trial points are. */
+static void la__lb_move(la__lb *s, double t) {
+  int i;
+  for (i = 0; i < s->n; ++i)
+    s->x[i] = (la_real)((double)s->x[i] + t * s->d[i]);
+}
+
+/* One inner iteration's move from x with direction d and slope gtd: the
+   line search's step, or lr's with a fresh evaluation unless it is the
+   step's last iteration. *f and s->g follow x. */
+static int la__lb_advance(la__lb *s, double *t, double *f, double gtd,
+                          int last) {
+  int st, i;
+  if (s->ls == LA_LS_STRONG_WOLFE) {
+    if ((st = la__lb_wolfe(s, t, f, gtd)) != 0) return st;
+    la__lb_move(s, *t);
+    return LA_OK;
+  }
+  la__lb_move(s, *t);
+  if (last) return LA_OK;
+  for (i = 0; i < s->n; ++i) s->xt[i] = s->x[i];
+  st = s->f->eval(s->f->ctx, s->xt, f, s->gt);
+  s->evals++;
+  s->h[LA__LB_EVALS] += 1;
+  if (st) return st;
+  if (!la__finite(*f) || !la__all_finite(s->n, s->gt))
+    return LA_EDIVERGED;
+  for (i = 0; i < s->n; ++i) s->g[i] = (double)s->gt[i];
+  return LA_OK;
+}
+
+static int la__lbfgs_step(const void *c_, int n, double *state, double scale,
+                          double loss, const la_real *theta,
+                          const la_real *grad, la_real *u,
+                          const la_closure *f) {
+  la__lb s;
+  double t = 0, f_prev;
+  int i, it = 0, st = LA_OK;
+  la__lb_resolve(c_, &s);
+  la__lb_views(&s, n, state);
+  s.f = f;
+  s.x = u;
+  s.xt = f->work;
+  s.gt = f->work + n;
+  s.evals = 1; /* the loss and gradient given */
+  s.lr *= scale;
+  for (i = 0; i < n; ++i) {
+    s.x[i] = theta[i];
+    s.g[i] = (double)grad[i];
+  }
+  if (la__lb_maxabs(n, s.g) <= s.tol_grad) {
+    for (i = 0; i < n; ++i) u[i] = 0;
+    return LA_OK;
+  }
+  while (it < s.max_iter) {
+    double gtd, gsum = 0;
+    ++it;
+    s.h[LA__LB_ITER] += 1;
+    if (s.h[LA__LB_ITER] == 1) {
+      for (i = 0; i < n; ++i) s.d[i] = -s.g[i];
+      s.h[LA__LB_LEN] = s.h[LA__LB_HEAD] = 0;
+      s.h[LA__LB_HDIAG] = 1;
+    } else {
+      la__lb_direction(&s);
+    }
+    memcpy(s.pg, s.g, sizeof(double) * (size_t)n);
+    f_prev = loss;
+    for (i = 0; i < n; ++i) gsum += fabs(s.g[i]);
+    t = s.h[LA__LB_ITER] == 1 ? (gsum > 1 ? 1 / gsum : 1.0) * s.lr : s.lr;
+    s.h[LA__LB_T] = t;
+    gtd = la__lb_dot(n, s.g, s.d);
+    if (gtd > -s.tol_change) break;
+    if ((st = la__lb_advance(&s, &t, &loss, gtd, it == s.max_iter)) != 0)
+      break;
+    s.h[LA__LB_T] = t;
+    if (it == s.max_iter || s.evals >= s.max_eval) break;
+    if (la__lb_maxabs(n, s.g) <= s.tol_grad) break;
+    if (la__lb_maxabs(n, s.d) * fabs(t) <= s.tol_change) break;
+    if (fabs(loss - f_prev) < s.tol_change) break;
+  }
+  for (i = 0; i < n; ++i) u[i] = s.x[i] - theta[i];
+  return st;
+}
+
+static const la_closure_optimizer la__opt_lbfgs = {
+    {"lbfgs", la__lbfgs_check, la__lbfgs_len, la__op_zero_init,
+     la_closure_step},
+    la__lbfgs_step};
+
+LINATTN_DEF const la_optimizer *la_optimizer_lbfgs(void) {
+  return &la__opt_lbfgs.base;
+}
+
 /* ---- the registry */
 
 #define LA__OPT_SGD_FIELDS                                                    \
@@ -7128,7 +7724,13 @@ static const la_optim_entry la__optim_registry[] = {
     {&la__opt_rmsprop,
      LA_OPT_LR | LA_OPT_ALPHA | LA_OPT_EPS | LA_OPT_MOMENTUM |
          LA_OPT_WEIGHT_DECAY,
-     LA__RMSPROP_DFLT, "RMSprop, with momentum"}};
+     LA__RMSPROP_DFLT, "RMSprop, with momentum"},
+    {&la__opt_lbfgs.base,
+     LA_OPT_LR | LA_OPT_HISTORY | LA_OPT_MAX_ITER | LA_OPT_MAX_EVAL |
+         LA_OPT_TOL_GRAD | LA_OPT_TOL_CHANGE | LA_OPT_LINE_SEARCH | LA_OPT_C1 |
+         LA_OPT_C2 | LA_OPT_MAX_LS,
+     LA__LBFGS_DFLT,
+     "L-BFGS, evaluating again within a step; strong-Wolfe line search"}};
 #undef LA__OPT_SGD_FIELDS
 #undef LA__OPT_SIGN_FIELDS
 #define LA__OPT_COUNT                                                         \
@@ -7223,6 +7825,9 @@ LINATTN_DEF const la_optimizer *la_optimizer_rmsprop(void) {
 LINATTN_DEF int la_optim_check(const la_optimizer *o, const void *cfg) {
   if (!o || !o->check || !o->state_len || !o->init || !o->step || !o->name)
     return LA_ENULL;
+  if (o->step == la_closure_step &&
+      !((const la_closure_optimizer *)(const void *)o)->step)
+    return LA_ENULL;
   /* checkpoints hold the name in LA_NAME_MAX bytes */
   if (strlen(o->name) > LA_NAME_MAX - 1) return LA_ERANGE;
   {
@@ -7266,6 +7871,48 @@ LINATTN_DEF int la_optim_step(const la_optimizer *o, const void *cfg, int n,
   if (!la__all_finite(n, grad) || !la__all_finite(n, theta))
     return LA_ENONFINITE; /* a NaN theta would pass through the update */
   st = o->step(cfg, n, state, lr_scale, theta, grad, update);
+  if (st) return st;
+  if (!la__all_finite(n, update)) return LA_EDIVERGED;
+  for (i = 0; i < n; ++i) theta[i] += update[i];
+  return LA_OK;
+}
+
+/* ------------------------------------ optimizers that evaluate again */
+
+LINATTN_DEF int la_closure_step(const void *cfg, int n, double *state,
+                                double lr_scale, const la_real *theta,
+                                const la_real *grad, la_real *update) {
+  (void)cfg; (void)n; (void)state; (void)lr_scale;
+  (void)theta; (void)grad; (void)update;
+  return LA_EUNSUPPORTED;
+}
+
+/* The closure step of o, or NULL for a plain optimizer. */
+static la_closure_step_fn la__op_closure_fn(const la_optimizer *o) {
+  if (o->step != la_closure_step) return NULL;
+  return ((const la_closure_optimizer *)(const void *)o)->step;
+}
+
+LINATTN_DEF int la_optim_step_closure(const la_optimizer *o, const void *cfg,
+                                      int n, double *state, size_t len,
+                                      double lr_scale, const la_closure *f,
+                                      double loss, const la_real *grad,
+                                      la_real *theta, la_real *update) {
+  size_t need;
+  la_closure_step_fn cs;
+  int i, st = la_optim_state_len(o, cfg, n, &need);
+  if (st) return st;
+  cs = la__op_closure_fn(o);
+  if (!cs)
+    return la_optim_step(o, cfg, n, state, len, lr_scale, grad, theta, update);
+  if (!grad || !theta || !update || (need && !state)) return LA_ENULL;
+  if (!f || !f->eval || !f->work) return LA_ENULL;
+  if (len < need) return LA_EWORKSPACE;
+  if (!(lr_scale >= 0) || !la__finite(lr_scale)) return LA_ERANGE;
+  if (!la__finite(loss) || !la__all_finite(n, grad) ||
+      !la__all_finite(n, theta))
+    return LA_ENONFINITE;
+  st = cs(cfg, n, state, lr_scale, loss, theta, grad, update, f);
   if (st) return st;
   if (!la__all_finite(n, update)) return LA_EDIVERGED;
   for (i = 0; i < n; ++i) theta[i] += update[i];
@@ -7706,7 +8353,7 @@ LINATTN_DEF size_t la_dense_from_matvec_work_bytes(int n) {
    so this is rounding alone (la_robust_cond's measure of it). Scaled as
    la__dnrm2, in two passes over the upper triangle. */
 static double la__asymmetry(int n, const double *h) {
-  double mx = 0, s = 0;
+  double mx = 0, s = 0, m1[1]; /* m1: an array, as la__max_exponent reads */
   int i, j, ex;
   la__pow2 p;
   for (i = 0; i < n; ++i)
@@ -7714,7 +8361,8 @@ static double la__asymmetry(int n, const double *h) {
       double d = fabs(h[(size_t)i * n + j] - h[(size_t)j * n + i]);
       if (d > mx) mx = d;
     }
-  ex = la__max_exponent(1, &mx);
+  m1[0] = mx;
+  ex = la__max_exponent(1, m1);
   if (ex == INT_MIN) return 0;
   p = la__pow2_of(-ex);
   for (i = 0; i < n; ++i)
@@ -9284,6 +9932,1009 @@ LINATTN_DEF int la_grad_noise(const la_model *m, const la_real *theta,
   return st;
 }
 
+/* ------------------------------------------- in-context baselines */
+/* A panel's LA_W prompts side by side, as the model keeps them: element e
+   of lane w at [e * LA_W + w], in double. */
+typedef struct la__bl {
+  int d;
+  double *S, *c, *xq, *yq; /* d*d, d, d, 1 */
+  double *w, *g, *v;       /* GD's iterate, gradient, direction: d each */
+  double *A, *V;           /* Cholesky factor / Jacobi's matrix, vectors */
+  int eig_done;            /* V and the eigenvalues (A's diagonal) hold S's */
+} la__bl;
+
+static int la__bl_dims_ok(int d, int n) {
+  return d > 0 && n > 0 && d <= LA_MAX_D && n <= LA_MAX_N;
+}
+
+/* The buffers of one panel (n does not enter: S and c are d-sized). */
+static void la__bl_take(la__arena *ar, int d, la__bl *B) {
+  size_t W = LA_W, dd = (size_t)d * (size_t)d, dv = (size_t)d * W;
+  B->d = d;
+  B->S = (double *)la__take(ar, sizeof(double) * dd * W);
+  B->c = (double *)la__take(ar, sizeof(double) * dv);
+  B->xq = (double *)la__take(ar, sizeof(double) * dv);
+  B->yq = (double *)la__take(ar, sizeof(double) * W);
+  B->w = (double *)la__take(ar, sizeof(double) * dv);
+  B->g = (double *)la__take(ar, sizeof(double) * dv);
+  B->v = (double *)la__take(ar, sizeof(double) * dv);
+  B->A = (double *)la__take(ar, sizeof(double) * dd * W);
+  B->V = (double *)la__take(ar, sizeof(double) * dd * W);
+  B->eig_done = 0;
+}
+
+/* Checks shared by every baseline, before any output is written. */
+static int la__bl_check_batch(const la_batch *b) {
+  if (!b || !b->z || !b->y) return LA_ENULL;
+  if (!la__bl_dims_ok(b->d, b->n) || b->count <= 0) return LA_EDIM;
+  return LA_OK;
+}
+
+/* Opens the workspace (the caller's or an owned one) and carves a panel's
+   buffers, then what `extra` (if not NULL) adds to the walk. */
+typedef void (*la__bl_extra_fn)(la__arena *ar, void *ctx);
+static size_t la__bl_size(int d, int n, la__bl_extra_fn extra, void *ctx) {
+  la__arena a = la__arena_count();
+  la__bl B;
+  if (!la__bl_dims_ok(d, n)) return 0;
+  la__bl_take(&a, d, &B);
+  if (extra) extra(&a, ctx);
+  return la__arena_size(&a);
+}
+static int la__bl_open(int d, int n, la__bl_extra_fn extra, void *ctx,
+                       void **work, size_t *bytes, void **owned, la__bl *B) {
+  la__arena ar;
+  size_t need = la__bl_size(d, n, extra, ctx);
+  int st;
+  if (!need) return LA_EDIM;
+  if ((st = la__work_begin(need, work, bytes, owned)) != 0) return st;
+  ar = la__arena_on(*work, *bytes);
+  if (!la__arena_align(&ar) || ar.cap < need - LA_ALIGN) {
+    la__work_end(*owned);
+    return LA_EWORKSPACE;
+  }
+  la__bl_take(&ar, d, B);
+  if (extra) extra(&ar, ctx);
+  return LA_OK;
+}
+
+/* S, c, x_q and y_q of panel p; 0 when the data of a valid lane are not
+   finite. */
+static int la__bl_gram(const la_batch *b, int p, la__bl *B) {
+  const int d = b->d, n = b->n, T = n + 1;
+  const size_t W = LA_W;
+  const la_real *z = b->z + (size_t)p * (size_t)(d + 1) * (size_t)T * W;
+  const la_real *yrow = z + (size_t)d * T * W;
+  int i, a, e, w, valid = b->count - p * LA_W;
+  double inv = 1.0 / n, acc = 0;
+  if (valid > LA_W) valid = LA_W;
+  memset(B->S, 0, sizeof(double) * (size_t)d * d * W);
+  memset(B->c, 0, sizeof(double) * (size_t)d * W);
+  for (i = 0; i < n; ++i) {
+    const la_real *yi = yrow + (size_t)i * W;
+    for (a = 0; a < d; ++a) {
+      const la_real *xa = z + ((size_t)a * T + i) * W;
+      double *ca = B->c + (size_t)a * W;
+      for (w = 0; w < LA_W; ++w) ca[w] += (double)xa[w] * (double)yi[w];
+      for (e = a; e < d; ++e) {
+        const la_real *xe = z + ((size_t)e * T + i) * W;
+        double *s = B->S + ((size_t)a * d + e) * W;
+        for (w = 0; w < LA_W; ++w) s[w] += (double)xa[w] * (double)xe[w];
+      }
+    }
+  }
+  for (a = 0; a < d; ++a) {
+    for (w = 0; w < LA_W; ++w) B->c[(size_t)a * W + w] *= inv;
+    for (e = a; e < d; ++e)
+      for (w = 0; w < LA_W; ++w) {
+        double s = B->S[((size_t)a * d + e) * W + w] * inv;
+        B->S[((size_t)a * d + e) * W + w] = s;
+        B->S[((size_t)e * d + a) * W + w] = s;
+      }
+    for (w = 0; w < LA_W; ++w)
+      B->xq[(size_t)a * W + w] = (double)z[((size_t)a * T + n) * W + w];
+  }
+  for (w = 0; w < LA_W; ++w) B->yq[w] = (double)b->y[(size_t)p * W + w];
+  /* the diagonal of S carries every x, c every y */
+  for (w = 0; w < valid; ++w) {
+    acc += B->yq[w] * 0.0;
+    for (a = 0; a < d; ++a)
+      acc += (B->S[((size_t)a * d + a) * W + w] + B->c[(size_t)a * W + w] +
+              B->xq[(size_t)a * W + w]) * 0.0;
+  }
+  B->eig_done = 0;
+  return acc == 0;
+}
+
+/* The squared errors of the valid lanes of the predictions <u, x_q>
+   (u: d x LA_W), summed in lane order into *sum; pred gets them. The
+   lane loops below keep their sums in local arrays and their operands
+   behind restrict pointers, so that compilers hold them in vector
+   registers instead of reloading through B's aliasing pointers. */
+static void la__bl_score(const la__bl *B, const double *LA__RESTRICT u,
+                         int valid, double *sum, la_real *pred) {
+  const double *LA__RESTRICT xq = B->xq;
+  double acc[LA_W];
+  int a, w;
+  for (w = 0; w < LA_W; ++w) acc[w] = 0;
+  for (a = 0; a < B->d; ++a)
+    for (w = 0; w < LA_W; ++w) acc[w] += xq[a * LA_W + w] * u[a * LA_W + w];
+  for (w = 0; w < valid; ++w) {
+    double e = acc[w] - B->yq[w];
+    if (pred) pred[w] = (la_real)acc[w];
+    *sum += e * e;
+  }
+}
+
+/* d x LA_W lanes: out = S in - c, S d x d per lane (row a at a d LA_W,
+   element e of it at e LA_W). */
+static void la__bl_lane_grad(int d, const double *LA__RESTRICT S,
+                             const double *LA__RESTRICT in,
+                             const double *LA__RESTRICT c,
+                             double *LA__RESTRICT out) {
+  int a, e, w;
+  for (a = 0; a < d; ++a) {
+    const double *LA__RESTRICT Sa = S + (size_t)a * d * LA_W;
+    double *LA__RESTRICT oa = out + a * LA_W;
+    for (w = 0; w < LA_W; ++w) oa[w] = -c[a * LA_W + w];
+    for (e = 0; e < d; ++e)
+      for (w = 0; w < LA_W; ++w) oa[w] += Sa[e * LA_W + w] * in[e * LA_W + w];
+  }
+}
+/* out = P in, P a shared d x d matrix (row-major). */
+static void la__bl_lane_pre(int d, const double *LA__RESTRICT P,
+                            const double *LA__RESTRICT in,
+                            double *LA__RESTRICT out) {
+  int a, e, w;
+  for (a = 0; a < d; ++a) {
+    double *LA__RESTRICT oa = out + a * LA_W;
+    double p0 = P[(size_t)a * d];
+    /* the first term initializes: a zeroing loop ahead of the sums gets
+       stored in halves that the first whole-vector load cannot forward */
+    for (w = 0; w < LA_W; ++w) oa[w] = p0 * in[w];
+    for (e = 1; e < d; ++e) {
+      double pe = P[(size_t)a * d + e];
+      for (w = 0; w < LA_W; ++w) oa[w] += pe * in[e * LA_W + w];
+    }
+  }
+}
+
+/* w -= eta dir over d x LA_W lanes. */
+static void la__bl_lane_step(int d, double eta, const double *LA__RESTRICT dir,
+                             double *LA__RESTRICT wv) {
+  int a, w;
+  for (a = 0; a < d; ++a)
+    for (w = 0; w < LA_W; ++w) wv[a * LA_W + w] -= eta * dir[a * LA_W + w];
+}
+
+/* k steps of (preconditioned) GD on the panel; the squared errors after
+   step t are added to out[t] (out may be NULL), the last predictions go to
+   pred (may be NULL). */
+static void la__bl_gd(la__bl *B, int valid, const double *P, int k,
+                      double eta, const double *etas, double *out,
+                      la_real *pred) {
+  const int d = B->d;
+  double *LA__RESTRICT wv = B->w;
+  int t;
+  double last = 0;
+  memset(wv, 0, sizeof(double) * (size_t)d * LA_W);
+  for (t = 0; t < k; ++t) {
+    double et = etas ? etas[t] : eta;
+    const double *LA__RESTRICT dir = B->g;
+    la__bl_lane_grad(d, B->S, wv, B->c, B->g);
+    if (P) {
+      la__bl_lane_pre(d, P, B->g, B->v);
+      dir = B->v;
+    }
+    la__bl_lane_step(d, et, dir, wv);
+    if (out || (pred && t == k - 1))
+      la__bl_score(B, wv, valid, out ? &out[t] : &last,
+                   t == k - 1 ? pred : NULL);
+  }
+}
+
+/* Columns (or rows, stride 1 between elements of a row) p and q of a d x d
+   lane matrix rotated by (c, s) lane by lane: x' = c x - s y, y' = s x + c y.
+   `step` is the distance between consecutive elements along the rotated
+   pair (d LA_W for columns, LA_W for rows); `at` the distance between p
+   and q. */
+static void la__bl_rot(int d, double *LA__RESTRICT X, size_t step, size_t at,
+                       const double *LA__RESTRICT cs,
+                       const double *LA__RESTRICT sn) {
+  int r, w;
+  for (r = 0; r < d; ++r) {
+    double *LA__RESTRICT x = X + (size_t)r * step, *LA__RESTRICT y = x + at;
+    for (w = 0; w < LA_W; ++w) {
+      double u = x[w], v = y[w];
+      x[w] = cs[w] * u - sn[w] * v;
+      y[w] = sn[w] * u + cs[w] * v;
+    }
+  }
+}
+
+/* Jacobi's method on the lanes' S at once: A's diagonal receives the
+   eigenvalues, V's columns the eigenvectors. Cyclic sweeps until every
+   lane's off-diagonal part is below 1e-15 of its norm (quadratic
+   convergence: a handful of sweeps). The rotation of each lane is computed
+   without branches (selects), so that the lanes run as vectors. */
+static void la__bl_eig(la__bl *B) {
+  const size_t W = LA_W;
+  const int d = B->d;
+  double *LA__RESTRICT A = B->A, *LA__RESTRICT V = B->V;
+  size_t col = (size_t)d * W; /* from A[r][p] to A[r + 1][p] */
+  int sweep, p, q, w;
+  double cs[LA_W], sn[LA_W], off[LA_W], dia[LA_W];
+  if (B->eig_done) return;
+  memcpy(A, B->S, sizeof(double) * (size_t)d * d * W);
+  memset(V, 0, sizeof(double) * (size_t)d * d * W);
+  for (p = 0; p < d; ++p)
+    for (w = 0; w < LA_W; ++w) V[((size_t)p * d + p) * W + w] = 1;
+  for (sweep = 0; sweep < 60; ++sweep) {
+    int more = 0;
+    for (w = 0; w < LA_W; ++w) off[w] = dia[w] = 0;
+    for (p = 0; p < d; ++p)
+      for (q = 0; q < d; ++q) {
+        const double *LA__RESTRICT x = A + ((size_t)p * d + q) * W;
+        double *LA__RESTRICT acc = p == q ? dia : off;
+        for (w = 0; w < LA_W; ++w) acc[w] += x[w] * x[w];
+      }
+    for (w = 0; w < LA_W; ++w) more |= off[w] > 1e-30 * dia[w];
+    if (!more) break;
+    for (p = 0; p < d; ++p)
+      for (q = p + 1; q < d; ++q) {
+        const double *LA__RESTRICT apq = A + ((size_t)p * d + q) * W;
+        const double *LA__RESTRICT app = A + ((size_t)p * d + p) * W;
+        const double *LA__RESTRICT aqq = A + ((size_t)q * d + q) * W;
+        for (w = 0; w < LA_W; ++w) {
+          /* th = (a_qq - a_pp) / (2 a_pq), t = sign(th) / (|th| +
+             sqrt(th^2 + 1)): 0 where a_pq = 0 or th^2 overflows */
+          int zero = apq[w] == 0;
+          double th = (aqq[w] - app[w]) / (zero ? 1.0 : 2 * apq[w]);
+          double t = 1 / (fabs(th) + sqrt(th * th + 1));
+          t = zero ? 0.0 : th < 0 ? -t : t;
+          cs[w] = 1 / sqrt(t * t + 1);
+          sn[w] = t * cs[w];
+        }
+        la__bl_rot(d, A + (size_t)p * W, col, (size_t)(q - p) * W, cs, sn);
+        la__bl_rot(d, V + (size_t)p * W, col, (size_t)(q - p) * W, cs, sn);
+        la__bl_rot(d, A + (size_t)p * col, W, (size_t)(q - p) * col, cs, sn);
+      }
+  }
+  B->eig_done = 1;
+}
+
+/* w = sum_i f(mu_i) (v_i . c) v_i over S's eigenpairs into B->w, with
+   f(mu) = 1 / (mu + lambda), and for lambda = 0 the pseudo-inverse's
+   1 / mu above the rank threshold, 0 below. */
+static void la__bl_spectral(la__bl *B, double lambda) {
+  const size_t W = LA_W;
+  const int d = B->d;
+  int i, a, w;
+  la__bl_eig(B);
+  memset(B->w, 0, sizeof(double) * (size_t)d * W);
+  for (w = 0; w < LA_W; ++w) {
+    double mx = 0, tol;
+    for (i = 0; i < d; ++i) {
+      double mu = fabs(B->A[((size_t)i * d + i) * W + w]);
+      mx = mu > mx ? mu : mx;
+    }
+    tol = 1000.0 * d * DBL_EPSILON * mx;
+    for (i = 0; i < d; ++i) {
+      double mu = B->A[((size_t)i * d + i) * W + w], vc = 0, f;
+      if (lambda > 0) f = 1 / ((mu > 0 ? mu : 0) + lambda);
+      else f = mu > tol ? 1 / mu : 0;
+      for (a = 0; a < d; ++a)
+        vc += B->V[((size_t)a * d + i) * W + w] * B->c[(size_t)a * W + w];
+      for (a = 0; a < d; ++a)
+        B->w[(size_t)a * W + w] += f * vc * B->V[((size_t)a * d + i) * W + w];
+    }
+  }
+}
+
+/* Cholesky of S + lambda I on every lane into L (lower, d x d lanes), and
+   the solves L u = c, L^T w = u into B->w, written lane-inner without
+   branches so that the lanes run as vectors. 0 when a valid lane met a
+   pivot that is not positive (lambda too small for the rounding of a
+   singular S): its results are then not to be used. */
+static int la__bl_chol_solve(la__bl *B, int valid, double lambda) {
+  const size_t W = LA_W;
+  const int d = B->d;
+  const double *LA__RESTRICT S = B->S;
+  double *LA__RESTRICT L = B->A, *LA__RESTRICT u = B->w;
+  double inv[LA_W];
+  int i, j, k, w, bad = 0;
+  B->eig_done = 0; /* A is overwritten */
+  for (j = 0; j < d; ++j) {
+    double *LA__RESTRICT Ljj = L + ((size_t)j * d + j) * W;
+    const double *LA__RESTRICT Sjj = S + ((size_t)j * d + j) * W;
+    for (w = 0; w < LA_W; ++w) Ljj[w] = Sjj[w] + lambda;
+    for (k = 0; k < j; ++k) {
+      const double *LA__RESTRICT Ljk = L + ((size_t)j * d + k) * W;
+      for (w = 0; w < LA_W; ++w) Ljj[w] -= Ljk[w] * Ljk[w];
+    }
+    for (w = 0; w < valid; ++w) bad |= !(Ljj[w] > 0);
+    for (w = 0; w < LA_W; ++w) {
+      Ljj[w] = sqrt(Ljj[w] > 0 ? Ljj[w] : 1.0);
+      inv[w] = 1 / Ljj[w];
+    }
+    for (i = j + 1; i < d; ++i) {
+      double *LA__RESTRICT Lij = L + ((size_t)i * d + j) * W;
+      const double *LA__RESTRICT Sij = S + ((size_t)i * d + j) * W;
+      for (w = 0; w < LA_W; ++w) Lij[w] = Sij[w];
+      for (k = 0; k < j; ++k) {
+        const double *LA__RESTRICT Lik = L + ((size_t)i * d + k) * W;
+        const double *LA__RESTRICT Ljk = L + ((size_t)j * d + k) * W;
+        for (w = 0; w < LA_W; ++w) Lij[w] -= Lik[w] * Ljk[w];
+      }
+      for (w = 0; w < LA_W; ++w) Lij[w] *= inv[w];
+    }
+  }
+  for (i = 0; i < d; ++i) { /* L u = c */
+    double *LA__RESTRICT ui = u + (size_t)i * W;
+    const double *LA__RESTRICT Lii = L + ((size_t)i * d + i) * W;
+    for (w = 0; w < LA_W; ++w) ui[w] = B->c[(size_t)i * W + w];
+    for (k = 0; k < i; ++k) {
+      const double *LA__RESTRICT Lik = L + ((size_t)i * d + k) * W;
+      const double *LA__RESTRICT uk = u + (size_t)k * W;
+      for (w = 0; w < LA_W; ++w) ui[w] -= Lik[w] * uk[w];
+    }
+    for (w = 0; w < LA_W; ++w) ui[w] /= Lii[w];
+  }
+  for (i = d - 1; i >= 0; --i) { /* L^T w = u, in place */
+    double *LA__RESTRICT ui = u + (size_t)i * W;
+    const double *LA__RESTRICT Lii = L + ((size_t)i * d + i) * W;
+    for (k = i + 1; k < d; ++k) {
+      const double *LA__RESTRICT Lki = L + ((size_t)k * d + i) * W;
+      const double *LA__RESTRICT uk = u + (size_t)k * W;
+      for (w = 0; w < LA_W; ++w) ui[w] -= Lki[w] * uk[w];
+    }
+    for (w = 0; w < LA_W; ++w) ui[w] /= Lii[w];
+  }
+  return !bad;
+}
+
+/* Ridge on the panel: Cholesky for lambda > 0, the spectral form for
+   lambda = 0 and where a pivot was not positive. */
+static void la__bl_ridge(la__bl *B, int valid, double lambda, double *out,
+                         la_real *pred) {
+  if (!(lambda > 0) || !la__bl_chol_solve(B, valid, lambda))
+    la__bl_spectral(B, lambda);
+  la__bl_score(B, B->w, valid, out, pred);
+}
+
+/* ---- evaluation */
+
+static int la__bl_spec_check(const la_gd_spec *s, int d) {
+  int t;
+  if (!s) return LA_ENULL;
+  if (s->steps < 1) return LA_EDIM;
+  if (s->etas) {
+    for (t = 0; t < s->steps; ++t)
+      if (!la__finite(s->etas[t])) return LA_ENONFINITE;
+  } else if (!la__finite(s->eta)) {
+    return LA_ENONFINITE;
+  }
+  if (s->precond)
+    for (t = 0; t < d * d; ++t)
+      if (!la__finite(s->precond[t])) return LA_ENONFINITE;
+  return LA_OK;
+}
+
+LINATTN_DEF size_t la_gd_work_bytes(int d, int n) {
+  return la__bl_size(d, n, NULL, NULL);
+}
+
+LINATTN_DEF int la_gd_eval(const la_batch *b, const la_gd_spec *s,
+                           double *losses, la_real *pred, void *work,
+                           size_t bytes) {
+  la__bl B;
+  void *owned;
+  int p, np, t, st;
+  if (!b || !s) return LA_ENULL; /* here too, for the analyzers */
+  if ((st = la__bl_check_batch(b)) != 0) return st;
+  if ((st = la__bl_spec_check(s, b->d)) != 0) return st;
+  if ((st = la__bl_open(b->d, b->n, NULL, NULL, &work, &bytes, &owned, &B)))
+    return st;
+  if (losses)
+    for (t = 0; t < s->steps; ++t) losses[t] = 0;
+  np = la_panels(b->count);
+  for (p = 0; p < np && !st; ++p) {
+    int valid = b->count - p * LA_W < LA_W ? b->count - p * LA_W : LA_W;
+    if (!la__bl_gram(b, p, &B)) {
+      st = LA_ENONFINITE;
+      break;
+    }
+    if (losses || pred)
+      la__bl_gd(&B, valid, s->precond, s->steps, s->eta, s->etas, losses,
+                pred ? pred + (size_t)p * LA_W : NULL);
+  }
+  la__work_end(owned);
+  if (st) return st;
+  if (losses)
+    for (t = 0; t < s->steps; ++t) {
+      losses[t] /= b->count;
+      if (!la__finite(losses[t])) st = LA_EDIVERGED;
+    }
+  return st;
+}
+
+LINATTN_DEF size_t la_ridge_work_bytes(int d, int n) {
+  return la__bl_size(d, n, NULL, NULL);
+}
+
+/* One pass of ridge fits at several lambdas (loss sums into out). */
+static int la__bl_ridge_pass(const la_batch *b, la__bl *B, int nl,
+                             const double *lambdas, double *out,
+                             la_real *pred) {
+  int p, np = la_panels(b->count), j;
+  for (j = 0; j < nl; ++j) out[j] = 0;
+  for (p = 0; p < np; ++p) {
+    int valid = b->count - p * LA_W < LA_W ? b->count - p * LA_W : LA_W;
+    if (!la__bl_gram(b, p, B)) return LA_ENONFINITE;
+    for (j = 0; j < nl; ++j)
+      la__bl_ridge(B, valid, lambdas[j], &out[j],
+                   pred ? pred + (size_t)p * LA_W : NULL);
+  }
+  for (j = 0; j < nl; ++j) out[j] /= b->count;
+  return LA_OK;
+}
+
+LINATTN_DEF int la_ridge_eval(const la_batch *b, double lambda, double *loss,
+                              la_real *pred, void *work, size_t bytes) {
+  la__bl B;
+  void *owned;
+  double l = 0;
+  int st;
+  if (!b) return LA_ENULL;
+  if ((st = la__bl_check_batch(b)) != 0) return st;
+  if (!la__finite(lambda)) return LA_ENONFINITE;
+  if (lambda < 0) return LA_ERANGE;
+  if ((st = la__bl_open(b->d, b->n, NULL, NULL, &work, &bytes, &owned, &B)))
+    return st;
+  st = la__bl_ridge_pass(b, &B, 1, &lambda, &l, pred);
+  la__work_end(owned);
+  if (st) return st;
+  if (loss) *loss = l;
+  return la__finite(l) ? LA_OK : LA_EDIVERGED;
+}
+
+/* ---- tuners: a grid pass, then golden-section search on the log of the
+   parameter for each of `np_` problems (GD: one per k) side by side, one
+   pass over the batch per round. */
+
+typedef struct la__gs {
+  double a, b, x1, x2, f1, f2; /* bracket and interior points, in log */
+  double bx, bf;               /* the best point evaluated */
+  int need;                    /* 0: done; 1: f1 wanted; 2: f2; 3: both */
+} la__gs;
+
+typedef struct la__tune {
+  double lo, hi, tol;
+  int grid, np; /* grid points, problems */
+  double *gl;   /* grid losses: grid x np */
+  double *xs, *fs;     /* a round's points and losses: 2 per problem */
+  la__gs *gs;          /* np */
+} la__tune;
+
+static int la__tune_resolve(const la_tune_config *c, double lo, double hi,
+                            la__tune *t) {
+  t->lo = c && c->lo != 0 ? c->lo : lo;
+  t->hi = c && c->hi != 0 ? c->hi : hi;
+  t->grid = c && c->grid ? c->grid : 31;
+  t->tol = c && c->tol != 0 ? c->tol : 1e-6;
+  if (!la__finite(t->lo) || !la__finite(t->hi) || !la__finite(t->tol))
+    return LA_ENONFINITE;
+  if (!(t->lo > 0 && t->lo < t->hi && t->tol > 0) || t->grid < 3 ||
+      t->grid > 10000)
+    return LA_ERANGE;
+  return LA_OK;
+}
+
+static void la__tune_take(la__arena *ar, void *ctx) {
+  la__tune *t = (la__tune *)ctx;
+  t->gl = (double *)la__take(ar, sizeof(double) * (size_t)t->grid * t->np);
+  t->xs = (double *)la__take(ar, sizeof(double) * 2 * (size_t)t->np);
+  t->fs = (double *)la__take(ar, sizeof(double) * 2 * (size_t)t->np);
+  t->gs = (la__gs *)la__take(ar, sizeof(la__gs) * (size_t)t->np);
+}
+
+static double la__tune_grid_x(const la__tune *t, int j) {
+  double u0 = log(t->lo), u1 = log(t->hi);
+  return j == t->grid - 1 ? u1 : u0 + (u1 - u0) * j / (t->grid - 1);
+}
+/* Non-finite losses lose every comparison. */
+static double la__tune_f(double f) { return f == f ? f : HUGE_VAL; }
+
+#define LA__GOLD 0.6180339887498949
+
+/* After the grid: each problem's bracket around its best grid point;
+   LA_EDIVERGED when a problem has no finite loss on the grid. */
+static int la__tune_start(la__tune *t) {
+  int k, j, all = 1;
+  for (k = 0; k < t->np; ++k) {
+    la__gs *g = &t->gs[k];
+    int best = 0;
+    for (j = 0; j < t->grid; ++j) {
+      double f = la__tune_f(t->gl[(size_t)j * t->np + k]);
+      t->gl[(size_t)j * t->np + k] = f;
+      if (f < t->gl[(size_t)best * t->np + k]) best = j;
+    }
+    g->bx = la__tune_grid_x(t, best);
+    g->bf = t->gl[(size_t)best * t->np + k];
+    all &= g->bf < HUGE_VAL;
+    g->a = la__tune_grid_x(t, best > 0 ? best - 1 : 0);
+    g->b = la__tune_grid_x(t, best < t->grid - 1 ? best + 1 : best);
+    g->x1 = g->b - LA__GOLD * (g->b - g->a);
+    g->x2 = g->a + LA__GOLD * (g->b - g->a);
+    g->need = g->bf < HUGE_VAL && g->b - g->a > t->tol ? 3 : 0;
+  }
+  return all ? LA_OK : LA_EDIVERGED;
+}
+
+/* The points a round must evaluate: xs[2k], xs[2k+1] (NaN: none). */
+static int la__tune_points(la__tune *t) {
+  int k, any = 0;
+  for (k = 0; k < t->np; ++k) {
+    la__gs *g = &t->gs[k];
+    t->xs[2 * k] = g->need & 1 ? g->x1 : NAN;
+    t->xs[2 * k + 1] = g->need & 2 ? g->x2 : NAN;
+    any |= g->need != 0;
+  }
+  return any;
+}
+
+static void la__tune_update(la__tune *t) {
+  int k;
+  for (k = 0; k < t->np; ++k) {
+    la__gs *g = &t->gs[k];
+    if (!g->need) continue;
+    if (g->need & 1) g->f1 = la__tune_f(t->fs[2 * k]);
+    if (g->need & 2) g->f2 = la__tune_f(t->fs[2 * k + 1]);
+    if (g->f1 < g->bf) { g->bf = g->f1; g->bx = g->x1; }
+    if (g->f2 < g->bf) { g->bf = g->f2; g->bx = g->x2; }
+    if (g->f1 < g->f2) {
+      g->b = g->x2; g->x2 = g->x1; g->f2 = g->f1;
+      g->x1 = g->b - LA__GOLD * (g->b - g->a);
+      g->need = 1;
+    } else {
+      g->a = g->x1; g->x1 = g->x2; g->f1 = g->f2;
+      g->x2 = g->a + LA__GOLD * (g->b - g->a);
+      g->need = 2;
+    }
+    if (g->b - g->a <= t->tol) g->need = 0;
+  }
+}
+
+/* GD's rounds: the grid pass runs one trajectory of every length at once
+   per grid step size; a golden round one k-step trajectory per point. */
+typedef struct la__gd_tune_ctx {
+  la__tune t;
+  int steps;
+} la__gd_tune_ctx;
+
+static void la__gd_tune_take(la__arena *ar, void *ctx) {
+  la__tune_take(ar, &((la__gd_tune_ctx *)ctx)->t);
+}
+
+static int la__gd_tune_round(const la_batch *b, la__bl *B, const double *P,
+                             la__tune *t, int grid) {
+  int p, np = la_panels(b->count), j, k;
+  size_t nout = grid ? (size_t)t->grid * t->np : 2 * (size_t)t->np;
+  double *out = grid ? t->gl : t->fs;
+  for (j = 0; j < (int)nout; ++j) out[j] = 0;
+  for (p = 0; p < np; ++p) {
+    int valid = b->count - p * LA_W < LA_W ? b->count - p * LA_W : LA_W;
+    if (!la__bl_gram(b, p, B)) return LA_ENONFINITE;
+    if (grid) {
+      for (j = 0; j < t->grid; ++j)
+        la__bl_gd(B, valid, P, t->np, exp(la__tune_grid_x(t, j)), NULL,
+                  t->gl + (size_t)j * t->np, NULL);
+    } else {
+      for (k = 0; k < t->np; ++k)
+        for (j = 0; j < 2; ++j) {
+          double x = t->xs[2 * k + j];
+          if (x != x) continue;
+          /* only the last of the k losses is wanted; summed in the order
+             la_gd_eval sums, so that the two agree bit for bit */
+          la__bl_gd(B, valid, P, k + 1, exp(x), NULL, NULL, NULL);
+          la__bl_score(B, B->w, valid, &t->fs[2 * k + j], NULL);
+        }
+    }
+  }
+  for (j = 0; j < (int)nout; ++j) out[j] /= b->count;
+  return LA_OK;
+}
+
+static int la__gd_tune_setup(int d, int n, int steps,
+                             const la_tune_config *cfg, la__gd_tune_ctx *c) {
+  int st;
+  if (!la__bl_dims_ok(d, n) || steps < 1) return LA_EDIM;
+  if ((st = la__tune_resolve(cfg, 1e-4, 1e2, &c->t)) != 0) return st;
+  if ((double)c->t.grid * steps > 1e8) return LA_EOVERFLOW;
+  c->t.np = c->steps = steps;
+  return LA_OK;
+}
+
+LINATTN_DEF size_t la_gd_tune_work_bytes(int d, int n, int steps,
+                                         const la_tune_config *cfg) {
+  la__gd_tune_ctx c;
+  if (la__gd_tune_setup(d, n, steps, cfg, &c)) return 0;
+  return la__bl_size(d, n, la__gd_tune_take, &c);
+}
+
+LINATTN_DEF int la_gd_tune(const la_batch *val, int steps,
+                           const double *precond, const la_tune_config *cfg,
+                           double *eta, double *loss, void *work,
+                           size_t bytes) {
+  la__gd_tune_ctx c;
+  la__bl B;
+  void *owned;
+  int k, st;
+  if (!val || !eta || !loss) return LA_ENULL;
+  if ((st = la__bl_check_batch(val)) != 0) return st;
+  if ((st = la__gd_tune_setup(val->d, val->n, steps, cfg, &c)) != 0)
+    return st;
+  if (precond)
+    for (k = 0; k < val->d * val->d; ++k)
+      if (!la__finite(precond[k])) return LA_ENONFINITE;
+  if ((st = la__bl_open(val->d, val->n, la__gd_tune_take, &c, &work, &bytes,
+                        &owned, &B)) != 0)
+    return st;
+  st = la__gd_tune_round(val, &B, precond, &c.t, 1);
+  if (!st) st = la__tune_start(&c.t);
+  while (!st && la__tune_points(&c.t)) {
+    st = la__gd_tune_round(val, &B, precond, &c.t, 0);
+    if (!st) la__tune_update(&c.t);
+  }
+  if (!st)
+    for (k = 0; k < steps; ++k) {
+      eta[k] = exp(c.t.gs[k].bx);
+      loss[k] = c.t.gs[k].bf;
+    }
+  la__work_end(owned);
+  return st;
+}
+
+typedef struct la__ridge_tune_ctx {
+  la__tune t;
+  double *lam; /* a round's lambdas: grid + 1 */
+  double *out;
+} la__ridge_tune_ctx;
+
+static void la__ridge_tune_take(la__arena *ar, void *ctx) {
+  la__ridge_tune_ctx *c = (la__ridge_tune_ctx *)ctx;
+  la__tune_take(ar, &c->t);
+  c->lam = (double *)la__take(ar, sizeof(double) * ((size_t)c->t.grid + 1));
+  c->out = (double *)la__take(ar, sizeof(double) * ((size_t)c->t.grid + 1));
+}
+
+static int la__ridge_tune_setup(int d, int n, const la_tune_config *cfg,
+                                la__ridge_tune_ctx *c) {
+  int st;
+  if (!la__bl_dims_ok(d, n)) return LA_EDIM;
+  if ((st = la__tune_resolve(cfg, 1e-8, 1e2, &c->t)) != 0) return st;
+  c->t.np = 1;
+  return LA_OK;
+}
+
+LINATTN_DEF size_t la_ridge_tune_work_bytes(int d, int n,
+                                            const la_tune_config *cfg) {
+  la__ridge_tune_ctx c;
+  if (la__ridge_tune_setup(d, n, cfg, &c)) return 0;
+  return la__bl_size(d, n, la__ridge_tune_take, &c);
+}
+
+LINATTN_DEF int la_ridge_tune(const la_batch *val, const la_tune_config *cfg,
+                              double *lambda, double *loss, void *work,
+                              size_t bytes) {
+  la__ridge_tune_ctx c;
+  la__bl B;
+  void *owned;
+  double ols;
+  int j, G, st;
+  if (!val || !lambda || !loss) return LA_ENULL;
+  if ((st = la__bl_check_batch(val)) != 0) return st;
+  if ((st = la__ridge_tune_setup(val->d, val->n, cfg, &c)) != 0) return st;
+  if ((st = la__bl_open(val->d, val->n, la__ridge_tune_take, &c, &work,
+                        &bytes, &owned, &B)) != 0)
+    return st;
+  G = c.t.grid;
+  /* the grid and lambda = 0 in one pass */
+  for (j = 0; j < G; ++j) c.lam[j] = exp(la__tune_grid_x(&c.t, j));
+  c.lam[G] = 0;
+  st = la__bl_ridge_pass(val, &B, G + 1, c.lam, c.out, NULL);
+  if (!st) {
+    for (j = 0; j < G; ++j) c.t.gl[j] = c.out[j];
+    ols = la__tune_f(c.out[G]);
+    st = la__tune_start(&c.t);
+    if (st == LA_EDIVERGED && ols < HUGE_VAL) st = LA_OK;
+  }
+  while (!st && la__tune_points(&c.t)) {
+    int nl = 0;
+    for (j = 0; j < 2; ++j)
+      if (c.t.xs[j] == c.t.xs[j]) c.lam[nl++] = exp(c.t.xs[j]);
+    st = la__bl_ridge_pass(val, &B, nl, c.lam, c.out, NULL);
+    for (j = 0, nl = 0; !st && j < 2; ++j)
+      if (c.t.xs[j] == c.t.xs[j]) c.t.fs[j] = c.out[nl++];
+    if (!st) la__tune_update(&c.t);
+  }
+  if (!st) {
+    *lambda = ols <= c.t.gs[0].bf ? 0 : exp(c.t.gs[0].bx);
+    *loss = ols <= c.t.gs[0].bf ? ols : c.t.gs[0].bf;
+  }
+  la__work_end(owned);
+  return st;
+}
+
+/* ------------------------------------------ paper B's Theorem 3 family */
+
+LINATTN_DEF int la_data_sigma_inv(const la_data *g, double *sinv) {
+  int d, i, j, k;
+  double x[LA_MAX_D];
+  if (!g || !sinv) return LA_ENULL;
+  d = g->cfg.d;
+  if (d <= 0 || d > LA_MAX_D) return LA_EDIM;
+  if (g->cfg.sigma != LA_SIGMA_IDENTITY && !g->chol) return LA_ENULL;
+  for (i = 0; i < d * d; ++i) sinv[i] = 0;
+  if (!g->chol) {
+    for (i = 0; i < d; ++i) sinv[(size_t)i * d + i] = 1;
+    return LA_OK;
+  }
+  /* column j of Sigma^-1 = L^-T (L^-1 e_j): two triangular solves */
+  for (j = 0; j < d; ++j) {
+    const la_real *L = g->chol;
+    for (i = 0; i < d; ++i) {
+      double v = i == j ? 1.0 : 0.0;
+      for (k = 0; k < i; ++k) v -= (double)L[(size_t)i * d + k] * x[k];
+      x[i] = v / (double)L[(size_t)i * d + i];
+    }
+    for (i = d - 1; i >= 0; --i) {
+      double v = x[i];
+      for (k = i + 1; k < d; ++k) v -= (double)L[(size_t)k * d + i] * x[k];
+      x[i] = v / (double)L[(size_t)i * d + i];
+    }
+    for (i = 0; i < d; ++i) sinv[(size_t)i * d + j] = x[i];
+  }
+  for (i = 0; i < d * d; ++i)
+    if (!la__finite(sinv[i])) return LA_ENONFINITE;
+  return LA_OK;
+}
+
+static int la__pgd_model_ok(const la_model *m) {
+  return la__m_valid(m) && m->cfg.param == LA_PARAM_PGD &&
+         m->cfg.activation == LA_ACT_LINEAR && m->cfg.front_hidden == 0;
+}
+
+static int la__pgd_theta(const la_model *m, const double *M, const double *a,
+                         la_real *theta) {
+  int d = m->cfg.d, l, i, j;
+  size_t dd = (size_t)d * d;
+  for (l = 0; l < m->cfg.layers; ++l)
+    for (i = 0; i < d; ++i)
+      for (j = 0; j < d; ++j) {
+        double x = a[l] * (M ? M[(size_t)i * d + j] : (double)(i == j));
+        if (!(fabs(x) <= LA__REAL_MAX)) return LA_ERANGE;
+        theta[(size_t)l * dd + (size_t)i * d + j] = (la_real)x;
+      }
+  return LA_OK;
+}
+
+static int la__pgd_args(const la_model *m, const double *M, int na,
+                        const double *a) {
+  int i;
+  if (!la__pgd_model_ok(m)) return LA_ERANGE;
+  for (i = 0; M && i < m->cfg.d * m->cfg.d; ++i)
+    if (!la__finite(M[i])) return LA_ENONFINITE;
+  for (i = 0; a && i < na; ++i)
+    if (!la__finite(a[i])) return LA_ENONFINITE;
+  return LA_OK;
+}
+
+LINATTN_DEF int la_pgd_family_theta(const la_model *m, const double *sinv,
+                                    const double *a, la_real *theta) {
+  int st;
+  if (!m || !a || !theta) return LA_ENULL;
+  if ((st = la__pgd_args(m, sinv, m->cfg.layers, a)) != 0) return st;
+  return la__pgd_theta(m, sinv, a, theta);
+}
+
+/* The solve's state: the model, its batch and M, and four vectors. */
+typedef struct la__pgd {
+  const la_model *m;
+  const la_batch *b;
+  const double *M;
+  int L, d;
+  la_real *theta, *v, *hv, *grad;
+  double *g, *H, *C, *s, *an; /* L, L * L, L * L, L, L */
+  void *mw;
+  size_t mb;
+} la__pgd;
+
+static void la__pgd_take(la__arena *ar, const la_model *m, la__pgd *P) {
+  size_t np = (size_t)m->nparams;
+  P->mw = la__model_take(ar, m, &P->mb);
+  P->theta = (la_real *)la__take(ar, sizeof(la_real) * np);
+  P->v = (la_real *)la__take(ar, sizeof(la_real) * np);
+  P->hv = (la_real *)la__take(ar, sizeof(la_real) * np);
+  P->grad = (la_real *)la__take(ar, sizeof(la_real) * np);
+  P->g = (double *)la__take(ar, sizeof(double) * (size_t)m->cfg.layers);
+  P->H = (double *)la__take(ar, sizeof(double) * (size_t)m->cfg.layers *
+                                    (size_t)m->cfg.layers);
+  P->C = (double *)la__take(ar, sizeof(double) * (size_t)m->cfg.layers *
+                                    (size_t)m->cfg.layers);
+  P->s = (double *)la__take(ar, sizeof(double) * (size_t)m->cfg.layers);
+  P->an = (double *)la__take(ar, sizeof(double) * (size_t)m->cfg.layers);
+}
+
+LINATTN_DEF size_t la_pgd_optimum_work_bytes(const la_model *m) {
+  la__arena a = la__arena_count();
+  la__pgd P;
+  if (!m || !la__pgd_model_ok(m)) return 0;
+  la__pgd_take(&a, m, &P);
+  return la__arena_size(&a);
+}
+
+/* <block l of x, M> */
+static double la__pgd_inner(const la__pgd *P, const la_real *x, int l) {
+  size_t dd = (size_t)P->d * P->d, e;
+  double s = 0;
+  x += (size_t)l * dd;
+  for (e = 0; e < dd; ++e)
+    s += (double)x[e] * (P->M ? P->M[e] : (double)(e % (P->d + 1) == 0));
+  return s;
+}
+
+static int la__pgd_loss(la__pgd *P, const double *a, double *f) {
+  int st = la__pgd_theta(P->m, P->M, a, P->theta);
+  if (st) return st;
+  return la_model_loss(P->m, P->theta, P->b, f, NULL, P->mw, P->mb);
+}
+
+/* Loss, gradient and Hessian in the L scalars: H e_l from one
+   Hessian-vector product along the direction "block l = M". */
+static int la__pgd_derivs(la__pgd *P, const double *a, double *f, double *g,
+                          double *H) {
+  int L = P->L, d = P->d, l, k, st;
+  size_t dd = (size_t)d * d, e, np = (size_t)P->m->nparams;
+  if ((st = la__pgd_theta(P->m, P->M, a, P->theta)) != 0) return st;
+  for (l = 0; l < L; ++l) {
+    for (e = 0; e < np; ++e) P->v[e] = 0;
+    for (e = 0; e < dd; ++e)
+      P->v[(size_t)l * dd + e] =
+          (la_real)(P->M ? P->M[e] : (double)(e % (size_t)(d + 1) == 0));
+    st = la_model_hvp(P->m, P->theta, P->b, P->v, l == 0 ? f : NULL,
+                      l == 0 ? P->grad : NULL, P->hv, P->mw, P->mb);
+    if (st) return st;
+    for (k = 0; k < L; ++k) H[k * L + l] = la__pgd_inner(P, P->hv, k);
+  }
+  for (l = 0; l < L; ++l) {
+    g[l] = la__pgd_inner(P, P->grad, l);
+    for (k = 0; k < l; ++k)
+      H[k * L + l] = H[l * L + k] = (H[k * L + l] + H[l * L + k]) / 2;
+  }
+  return LA_OK;
+}
+
+/* s = -(H + mu I)^-1 g by Cholesky; 0 when H + mu I is not positive
+   definite. */
+static int la__pgd_newton(int L, const double *H, double mu, const double *g,
+                          double *C, double *s) {
+  int i, j, k;
+  for (j = 0; j < L; ++j) {
+    double x = H[j * L + j] + mu;
+    for (k = 0; k < j; ++k) x -= C[j * L + k] * C[j * L + k];
+    if (!(x > 0) || !la__finite(x)) return 0;
+    C[j * L + j] = sqrt(x);
+    for (i = j + 1; i < L; ++i) {
+      double y = H[i * L + j];
+      for (k = 0; k < j; ++k) y -= C[i * L + k] * C[j * L + k];
+      C[i * L + j] = y / C[j * L + j];
+    }
+  }
+  for (i = 0; i < L; ++i) {
+    double x = -g[i];
+    for (k = 0; k < i; ++k) x -= C[i * L + k] * s[k];
+    s[i] = x / C[i * L + i];
+  }
+  for (i = L - 1; i >= 0; --i) {
+    double x = s[i];
+    for (k = i + 1; k < L; ++k) x -= C[k * L + i] * s[k];
+    s[i] = x / C[i * L + i];
+  }
+  return 1;
+}
+
+#ifdef LINATTN_DOUBLE
+#define LA__PGD_TOL 1e-10
+#else
+#define LA__PGD_TOL 1e-5
+#endif
+
+/* Newton's iterations from a; on return a, *f are the last iterate's. */
+static int la__pgd_solve(la__pgd *P, double *a, double *f) {
+  int L = P->L, it, i, st, conv = 0;
+  double *g = P->g, *H = P->H, *C = P->C, *s = P->s, *an = P->an;
+  for (it = 0; it < 100 && !conv; ++it) {
+    double mu = 0, hmax = 0, smax = 0, amax = 0, gs = 0, alpha = 1, fn;
+    int tries;
+    if ((st = la__pgd_derivs(P, a, f, g, H)) != 0) return st;
+    for (i = 0; i < L; ++i) {
+      double h = fabs(H[i * L + i]);
+      hmax = h > hmax ? h : hmax;
+    }
+    /* Levenberg-Marquardt: shift until positive definite */
+    for (tries = 0; !la__pgd_newton(L, H, mu, g, C, s); ++tries) {
+      if (tries > 200) return LA_ENOCONVERGE;
+      mu = mu > 0 ? 4 * mu : 1e-10 * (hmax > 0 ? hmax : 1);
+    }
+    for (i = 0; i < L; ++i) {
+      smax = fabs(s[i]) > smax ? fabs(s[i]) : smax;
+      amax = fabs(a[i]) > amax ? fabs(a[i]) : amax;
+      gs += g[i] * s[i];
+    }
+    /* settled where the Hessian is positive definite: a minimum */
+    if (mu == 0 && smax <= LA__PGD_TOL * (1 + amax)) conv = 1;
+    /* near a minimum the Newton step is taken whole: the loss's rounding
+       would stop an Armijo test before the step's own size does */
+    if (mu == 0 && smax <= 0.1 * (1 + amax)) {
+      for (i = 0; i < L; ++i) a[i] += s[i];
+      continue;
+    }
+    for (tries = 0; tries < 60; ++tries, alpha /= 2) {
+      for (i = 0; i < L; ++i) an[i] = a[i] + alpha * s[i];
+      st = la__pgd_loss(P, an, &fn);
+      if (st && st != LA_EDIVERGED && st != LA_ERANGE) return st;
+      if (!st && fn <= *f + 1e-4 * alpha * gs) break;
+    }
+    if (tries == 60) return LA_ENOCONVERGE;
+    for (i = 0; i < L; ++i) a[i] = an[i];
+  }
+  return conv ? LA_OK : LA_ENOCONVERGE;
+}
+
+LINATTN_DEF int la_pgd_optimum(const la_model *m, const la_batch *b,
+                               const double *sinv, double *a, double *loss,
+                               void *work, size_t bytes) {
+  la__pgd P;
+  la__arena ar;
+  void *owned;
+  double f = 0, r, c, h, pi = 3.14159265358979323846;
+  int st, l, L;
+  if (!m || !b || !a || !loss) return LA_ENULL;
+  if ((st = la__pgd_args(m, sinv, 0, NULL)) != 0) return st;
+  if (b->d != m->cfg.d || b->n != m->cfg.n) return LA_ESHAPE;
+  if (b->count <= 0) return LA_EDIM;
+  st = la__work_begin(la_pgd_optimum_work_bytes(m), &work, &bytes, &owned);
+  if (st) return st;
+  ar = la__arena_on(work, bytes);
+  if (!la__arena_align(&ar)) {
+    la__work_end(owned);
+    return LA_EWORKSPACE;
+  }
+  la__pgd_take(&ar, m, &P);
+  P.m = m; P.b = b; P.M = sinv;
+  P.L = L = m->cfg.layers;
+  P.d = m->cfg.d;
+  /* step sizes 1 / mu at Chebyshev nodes of the Marchenko-Pastur range of
+     the whitened S: (1 + r) +- 2 sqrt(r), r = d / n */
+  r = (double)m->cfg.d / m->cfg.n;
+  c = 1 + r;
+  h = 2 * sqrt(r) < 0.9 * c ? 2 * sqrt(r) : 0.9 * c;
+  for (l = 0; l < L; ++l) a[l] = -1 / (c + h * cos((2 * l + 1) * pi / (2 * L)));
+  st = la__pgd_solve(&P, a, &f);
+  if (!st || st == LA_ENOCONVERGE) {
+    int e = la__pgd_loss(&P, a, &f);
+    if (e) st = e;
+    *loss = f;
+    /* ascending step sizes -a_l: a descending */
+    for (l = 0; l < L; ++l) a[l] = -a[l];
+    la__sort(L, a, NULL);
+    for (l = 0; l < L; ++l) a[l] = -a[l];
+  }
+  la__work_end(owned);
+  return st;
+}
+
 /* ================================================================== */
 /*                 6. Training driver and checkpoints                 */
 /* ================================================================== */
@@ -9316,6 +10967,10 @@ static int la__tr_train_check(const la_train_config *c) {
   if (!(c->clip_block >= 0) || !la__finite(c->clip_block)) return LA_ERANGE;
   if ((st = la_schedule_check(&c->schedule)) != 0) return st;
   if ((st = la_optim_check(c->optimizer, c->optimizer_config)) != 0) return st;
+  /* a closure optimizer's own evaluations are not clipped: a clipped first
+     gradient would not be the objective's */
+  if (la__op_closure_fn(c->optimizer) && (c->clip_norm > 0 || c->clip_block > 0))
+    return LA_ERANGE;
   if (c->model && c->dataset &&
       (c->dataset->d != c->model->cfg.d || c->dataset->n != c->model->cfg.n))
     return LA_ESHAPE;
@@ -9341,9 +10996,11 @@ static const la_parallel *la__tr_parallel(const la_train_config *c) {
 }
 
 /* Fresh prompts for the model itself are drawn where the gradient consumes
-   them, panel by panel: no batch is stored. */
+   them, panel by panel: no batch is stored. Not for an optimizer that
+   evaluates again within the step: its closure needs the step's batch. */
 static int la__tr_fused(const la_train_config *c, int has_train) {
-  return has_train && c->data_mode == LA_DATA_FRESH && !c->objective;
+  return has_train && c->data_mode == LA_DATA_FRESH && !c->objective &&
+         !la__op_closure_fn(c->optimizer);
 }
 
 /* The model's workspace with the trainer's workers (0 without a model). */
@@ -9381,7 +11038,9 @@ static int la__tr_train_layout_of(const la_train_config *c,
   if (m && !L->work_bytes) return LA_EOVERFLOW;
   L->theta = la__take_off(&a, sizeof(la_real) * (size_t)L->n);
   L->grad = la__take_off(&a, sizeof(la_real) * (size_t)L->n);
-  L->update = la__take_off(&a, sizeof(la_real) * (size_t)L->n);
+  /* the update, then 2n reals of scratch for a closure optimizer */
+  if ((size_t)L->n > (size_t)-1 / 4 / sizeof(la_real)) return LA_EOVERFLOW;
+  L->update = la__take_off(&a, sizeof(la_real) * 3 * (size_t)L->n);
   L->state = la__take_off(&a, sizeof(double) * L->state_len);
   L->backup = la__take_off(&a, sizeof(double) * L->state_len);
   L->boff = la__take_off(&a, sizeof(int) * (size_t)L->nblocks_max);
@@ -9554,24 +11213,40 @@ static int la__tr_step_batch(la_trainer *tr, const la_batch **b) {
   return st;
 }
 
-static int la__tr_objective(la_trainer *tr, const la_batch *b, double *loss,
-                            la_real *grad) {
+static int la__tr_objective_at(la_trainer *tr, const la_real *theta,
+                               const la_batch *b, double *loss,
+                               la_real *grad) {
   const la_train_config *c = &tr->cfg;
   la__msrc src;
   int st;
   if (c->objective)
-    return c->objective(c->objective_ctx, tr->theta, b, loss, grad);
+    return c->objective(c->objective_ctx, theta, b, loss, grad);
   if (!b && grad && tr->has_train) { /* fused: the step's prompts drawn */
     if ((st = la__msrc_drawn(&src, c->data, &tr->rng, c->batch)) != 0)
       return st;
     tr->rng.counter = (src.p0 + (uint64_t)la_panels(c->batch))
                       << LA__PANEL_WORDS_LOG2;
-    return la__m_run(c->model, la__tr_parallel(c), tr->theta, &src, NULL, 1,
+    return la__m_run(c->model, la__tr_parallel(c), theta, &src, NULL, 1,
                      loss, NULL, grad, NULL, tr->work, tr->work_bytes);
   }
-  return la__m_run(c->model, la__tr_parallel(c), tr->theta,
+  return la__m_run(c->model, la__tr_parallel(c), theta,
                    la__msrc_batch(&src, b), NULL, grad ? 1 : 0, loss, NULL,
                    grad, NULL, tr->work, tr->work_bytes);
+}
+static int la__tr_objective(la_trainer *tr, const la_batch *b, double *loss,
+                            la_real *grad) {
+  return la__tr_objective_at(tr, tr->theta, b, loss, grad);
+}
+
+/* The closure a closure optimizer gets: the objective on the step's batch. */
+typedef struct la__tr_closure {
+  la_trainer *tr;
+  const la_batch *b;
+} la__tr_closure;
+static int la__tr_closure_eval(void *ctx, const la_real *theta, double *loss,
+                               la_real *grad) {
+  la__tr_closure *c = (la__tr_closure *)ctx;
+  return la__tr_objective_at(c->tr, theta, c->b, loss, grad);
 }
 
 LINATTN_DEF int la_trainer_eval(la_trainer *tr, double *loss) {
@@ -9591,8 +11266,10 @@ static int la__tr_diverged(la_trainer *tr) {
 
 /* Steps 3 and 4: clip, then the optimizer's update into tr->update, with
    the state restored if the result is not finite. */
-static int la__tr_clip_and_update(la_trainer *tr, la_train_record *r) {
+static int la__tr_clip_and_update(la_trainer *tr, la_train_record *r,
+                                  const la_batch *b) {
   const la_train_config *c = &tr->cfg;
+  la_closure_step_fn cs = la__op_closure_fn(c->optimizer);
   double nrm = la__op_norm_d(tr->n, tr->grad);
   int i, st;
   r->grad_norm = nrm;
@@ -9609,8 +11286,23 @@ static int la__tr_clip_and_update(la_trainer *tr, la_train_record *r) {
     return st;
   if (tr->state_len)
     memcpy(tr->backup, tr->state, sizeof(double) * tr->state_len);
-  st = c->optimizer->step(c->optimizer_config, tr->n, tr->state, r->lr_scale,
-                          tr->theta, tr->grad, tr->update);
+  if (cs) {
+    la__tr_closure cc;
+    la_closure f;
+    cc.tr = tr; cc.b = b;
+    f.eval = la__tr_closure_eval; f.ctx = &cc; f.work = tr->update + tr->n;
+    st = cs(c->optimizer_config, tr->n, tr->state, r->lr_scale, r->loss,
+            tr->theta, tr->grad, tr->update, &f);
+    /* an evaluation inside the step overflowed: the run diverged there */
+    if (st == LA_EDIVERGED || st == LA_ENONFINITE) {
+      if (tr->state_len)
+        memcpy(tr->state, tr->backup, sizeof(double) * tr->state_len);
+      return la__tr_diverged(tr);
+    }
+  } else {
+    st = c->optimizer->step(c->optimizer_config, tr->n, tr->state,
+                            r->lr_scale, tr->theta, tr->grad, tr->update);
+  }
   if (st) return st;
   {
     double acc = 0;
@@ -9654,7 +11346,7 @@ LINATTN_DEF int la_trainer_step(la_trainer *tr) {
   if (st) return st;
   if (!la__finite(r.loss) || !la__all_finite(tr->n, tr->grad))
     return la__tr_diverged(tr);
-  if ((st = la__tr_clip_and_update(tr, &r)) != 0) return st;
+  if ((st = la__tr_clip_and_update(tr, &r, b)) != 0) return st;
   r.update_norm = la__tr_apply(tr);
   r.step = ++tr->step;
   r.nparams = tr->n;
@@ -9704,6 +11396,7 @@ static const char *const la__sched_names[] = {"constant", "halving", "cosine",
                                               NULL};
 static const char *const la__mode_names[] = {"fresh", "resample", "fixed",
                                              NULL};
+static const char *const la__ls_names[] = {"none", "strong-wolfe", NULL};
 
 /* The fields of a run, in the order records list them. Ranges are the
    header's limits; whole numbers beyond 2^53 would not survive a double. */
@@ -9793,6 +11486,29 @@ static const la_run_field la__run_fields[] = {
            LA_OPT_ALPHA, NULL, "rmsprop's averaging constant (default 0.99)"),
     LA__RF("initial", LA_FIELD_REAL, opt.initial, 0, 1e6, LA__ID,
            LA_OPT_INITIAL, NULL, "adagrad's starting accumulator (default 0)"),
+    LA__RF("history", LA_FIELD_INT, opt.history, 0, 1 << 20, LA__ID,
+           LA_OPT_HISTORY, NULL, "lbfgs: (s, y) pairs kept (default 100)"),
+    LA__RF("max_iter", LA_FIELD_INT, opt.max_iter, 0, 1 << 24, LA__ID,
+           LA_OPT_MAX_ITER, NULL,
+           "lbfgs: inner iterations per step (default 20)"),
+    LA__RF("max_eval", LA_FIELD_INT, opt.max_eval, 0, LA__INTMAX, LA__ID,
+           LA_OPT_MAX_EVAL, NULL,
+           "lbfgs: evaluations per step (default max_iter * 5 / 4)"),
+    LA__RF("tol_grad", LA_FIELD_REAL, opt.tol_grad, 0, 1e300, LA__ID,
+           LA_OPT_TOL_GRAD, NULL,
+           "lbfgs: a step ends at max|g| <= this (default 1e-7)"),
+    LA__RF("tol_change", LA_FIELD_REAL, opt.tol_change, 0, 1e300, LA__ID,
+           LA_OPT_TOL_CHANGE, NULL,
+           "lbfgs: a step ends at a smaller change (default 1e-9)"),
+    LA__RF("line_search", LA_FIELD_ENUM, opt.line_search, 0, 1, LA__ID,
+           LA_OPT_LINE_SEARCH, la__ls_names,
+           "lbfgs: none or strong-wolfe (default none)"),
+    LA__RF("c1", LA_FIELD_REAL, opt.c1, 0, LA__BETA, LA__ID, LA_OPT_C1, NULL,
+           "lbfgs: strong-Wolfe sufficient decrease (default 1e-4)"),
+    LA__RF("c2", LA_FIELD_REAL, opt.c2, 0, LA__BETA, LA__ID, LA_OPT_C2, NULL,
+           "lbfgs: strong-Wolfe curvature (default 0.9)"),
+    LA__RF("max_ls", LA_FIELD_INT, opt.max_ls, 0, 1000, LA__ID, LA_OPT_MAX_LS,
+           NULL, "lbfgs: evaluations per line search (default 25)"),
     /* the schedule and clipping */
     LA__RF("schedule", LA_FIELD_ENUM, schedule.kind, 0, 2, LA__ID, 0,
            la__sched_names,
@@ -10031,6 +11747,10 @@ static int la__preset_opt(la_run_config *c, const la__preset *p,
     c->opt.beta1 = p->beta1;
     c->opt.beta2 = p->beta2;
     c->opt.decoupled = p->decoupled;
+  } else if (e->optimizer == la_optimizer_lbfgs()) {
+    c->opt.lr = 0.1; /* paper B's reference L-BFGS run */
+    c->opt.history = 600;
+    c->opt.max_iter = 4;
   }
   return LA_OK;
 }
@@ -10054,8 +11774,11 @@ LINATTN_DEF int la_run_preset(la_run_config *cfg, const char *experiment,
   c.model.front_hidden = p->front;
   c.model.init_std = p->init_std;
   if ((st = la__preset_opt(&c, p, optimizer)) != 0) return st;
-  c.clip_norm = p->clip_norm;
-  c.clip_block = p->clip_block;
+  /* L-BFGS's evaluations within a step are the objective's, unclipped */
+  if (!la__op_closure_fn(la_optim_find(c.optimizer)->optimizer)) {
+    c.clip_norm = p->clip_norm;
+    c.clip_block = p->clip_block;
+  }
   c.batch = p->batch;
   c.data_mode = p->data_mode;
   c.resample_every = p->resample_every;

@@ -23,6 +23,7 @@
 #include "linattn_npy.h"
 #include "linattn_runs.h"
 #include "linattn_theorem.h"
+#include "linattn_paperb.h"
 #include "linattn_util.h"
 
 #include <float.h>
@@ -489,6 +490,8 @@ static int run_train(const cli_config *c, u_progress *p) {
     ck = save_checkpoint(&r.trainer, c->checkpoint);
   train_summary(out.f, &r, st, start, rc.steps, t0, ck);
   code = u_commit(&out);
+  if (!code && c->heatmap && (st == 0 || st == LA_EDIVERGED))
+    code = pb_heatmaps(c->heatmap, &r);
   if (st == LA_EDIVERGED)
     code = u_exit_worse(code, u_fail(EXIT_FAILED, "the run diverged at step %ld (NaN "
                                      "or Inf); the output and checkpoint hold the last "
@@ -3324,7 +3327,13 @@ static const char *const help_text[] = {
     "preconditioned gradient descent), the three-layer experiment\n"
     "(Dist(Sigma^1/2 A_l Sigma^1/2, I) during training, the learned scalars,\n"
     "their growth with depth) and Theorem 5 (ReLU attention). Exits 1 if a\n"
-    "check is clearly off.\n",
+    "check is clearly off.\n\n"
+    "Paper B's comparative checks, each by --check NAME (quick forms; --full\n"
+    "for paper B's lengths): depth and context (the trained model beside\n"
+    "tuned GD, preconditioned GD, least squares and ridge on the same test\n"
+    "prompts), theorem4 (B_l free), lemma4 (exchanging layers' a_l), optimum\n"
+    "(the Theorem 3 family's best a_l beside a trained model's). All five\n"
+    "into one report: linattn reproduce --paper b --out DIR.\n",
     /* sweep */
     "usage: linattn sweep [GRID FLAGS] [-- TRAIN FLAGS]\n\n"
     "Expands a grid into one `linattn train` command per line, for xargs -P,\n"
@@ -3420,8 +3429,10 @@ int main(int argc, char **argv) {
     }
     case CLI_NOISE: st = cmd_noise(&c); break;
     case CLI_CURV: st = cmd_curvature(&c); break;
-    case CLI_REPRO: st = cmd_reproduce(&c); break;
-    case CLI_THEOREM: st = cmd_theorem(&c); break;
+    case CLI_REPRO: st = c.paper ? cmd_reproduce_b(&c) : cmd_reproduce(&c); break;
+    case CLI_THEOREM:
+      st = c.check >= CLI_DEPTH ? cmd_theorem_b(&c) : cmd_theorem(&c);
+      break;
     case CLI_SWEEP: st = cmd_sweep(&c); break;
     case CLI_EXPORT: st = cmd_export(&c); break;
     default: st = cmd_report(&c); break;

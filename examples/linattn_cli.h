@@ -55,6 +55,7 @@ typedef struct cli_config {
   long threads;       /* threads of one run; -1: every online CPU */
   /* outputs and checkpoints */
   const char *out, *svg, *checkpoint, *resume;
+  const char *heatmap; /* train: heat maps of the learned matrices there */
   long checkpoint_every;
   /* train: the trajectory; noise: the raw samples */
   const char *save_theta, *samples_out;
@@ -68,15 +69,30 @@ typedef struct cli_config {
   double lr_sgd, lr_adam;
   /* theorem */
   long check;
+  long paper; /* reproduce: 0 paper A, 1 paper B */
   /* report's inputs, in the caller's scratch array of argc pointers */
   int npos;
   const char **pos;
 } cli_config;
 
 /* ------------------------------------------------------------ names */
-enum { CLI_ALL, CLI_THM1, CLI_LEMMA1, CLI_THREE, CLI_THM5 };
+enum {
+  CLI_ALL,
+  CLI_THM1,
+  CLI_LEMMA1,
+  CLI_THREE,
+  CLI_THM5,
+  /* paper B's comparative checks (linattn_paperb.h), not part of "all" */
+  CLI_DEPTH,
+  CLI_CONTEXT,
+  CLI_THM4,
+  CLI_LEMMA4,
+  CLI_OPTIMUM
+};
 static const char *const cli_check_names[] = {
-    "all", "theorem1", "lemma1", "three-layer", "theorem5", NULL};
+    "all",   "theorem1", "lemma1",   "three-layer", "theorem5", "depth",
+    "context", "theorem4", "lemma4", "optimum",     NULL};
+static const char *const cli_paper_names[] = {"a", "b", NULL};
 static const char *const cli_cmd_names[] = {
     "train", "noise", "curvature", "reproduce", "theorem", "sweep", "report",
     "export", NULL};
@@ -209,6 +225,10 @@ static const cli_flag cli_flags[] = {
     {"checkpoint-every", CLI_K_INT, CLI_TRAIN,
      CLI_C(checkpoint_every), 1, CLI_BIG, NULL, "K",
      "save the checkpoint every k steps as well"},
+    {"heatmap", CLI_K_STR, CLI_TRAIN,
+     CLI_C(heatmap), 0, 0, NULL, "DIR",
+     "heat maps of B_l, A_l and Sigma^1/2 A_l Sigma^1/2 at the end (SVG and "
+     "CSV in DIR; with --resume at --steps of the checkpoint: at it)"},
     {"resume", CLI_K_STR, CLI_TRAIN,
      CLI_C(resume), 0, 0, NULL, "FILE",
      "continue the run saved in FILE (only --steps and outputs may change)"},
@@ -255,9 +275,13 @@ static const cli_flag cli_flags[] = {
      CLI_C(dense), 0, 0, NULL, NULL,
      "also the whole exact spectrum (dense Hessian)"},
     /* reproduce */
-    {"full", CLI_K_BOOL, CLI_REPRO,
+    {"full", CLI_K_BOOL, CLI_REPRO | CLI_THEOREM,
      CLI_C(full), 0, 0, NULL, NULL,
-     "paper A's length: 10,000 steps, 6 seeds, diagnostics every 250"},
+     "the papers' lengths (paper A: 10,000 steps, 6 seeds, diagnostics "
+     "every 250; paper B's checks: its steps and batches)"},
+    {"paper", CLI_K_ENUM, CLI_REPRO,
+     CLI_C(paper), 0, 0, cli_paper_names, "P",
+     "a (default) or b: paper B's checks, quick forms, into one report"},
     {"all", CLI_K_BOOL, CLI_REPRO,
      CLI_C(all), 0, 0, NULL, NULL,
      "every study of paper A (settings 1, 2, 3, sphere, nonlinear; depths "
@@ -282,7 +306,8 @@ static const cli_flag cli_flags[] = {
     /* theorem */
     {"check", CLI_K_ENUM, CLI_THEOREM,
      CLI_C(check), 0, 0, cli_check_names, "C",
-     "all, theorem1, lemma1, three-layer, theorem5 (default all)"},
+     "all, theorem1, lemma1, three-layer, theorem5 (default all); paper "
+     "B's: depth, context, theorem4, lemma4, optimum"},
 };
 #define CLI_NFLAGS ((int)(sizeof cli_flags / sizeof cli_flags[0]))
 

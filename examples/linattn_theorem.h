@@ -651,9 +651,17 @@ static int th_theorem5(th_ctx *x) {
     for (j = 0; j < d; ++j) printf("%8.4f ", a[i * d + j]);
     printf("\n");
   }
-  printf("  Dist(A, I) = %.4f (at initialization %.4f); theory: A = c I, Dist 0 "
-         "(agreement: below 0.1); c = %.4f\n  -> %s\n\n",
-         dist, dist0, (a[0] + a[(d + 1)] + a[2 * (d + 1)]) / 3, th_verdict(ok));
+  {
+    /* paper B's closed form for the multiple, beside the learned one */
+    double tr = 0, cf = -2.0 * t.dc.n / (t.dc.n - 1 + 2.0 * (d + 2));
+    for (i = 0; i < d; ++i) tr += a[i * (d + 1)];
+    printf("  Dist(A, I) = %.4f (at initialization %.4f); theory: A = c I, Dist 0 "
+           "(agreement: below 0.1); learned c = tr(A)/d = %.4f, closed form "
+           "-2n/(n - 1 + 2(d + 2)) = %.4f (%+.1f%%)\n  -> %s\n\n",
+           dist, dist0, tr / d, cf, 100 * (tr / d / cf - 1), th_verdict(ok));
+    jw_num(&x->w, "theorem5_c", tr / d);
+    jw_num(&x->w, "theorem5_closed_form", cf);
+  }
   jw_num(&x->w, "theorem5_dist", dist);
   jw_num(&x->w, "theorem5_dist_init", dist0);
   if (!ok) x->failed++;

@@ -260,6 +260,45 @@ check "curvature of one parameter: finite coordinates" sh -c "! grep -qiwE 'nan|
 check "theorem lemma1 agrees (exit 0)" [ $? -eq 0 ]
 check "theorem lemma1 prints both sides" grep -q "largest difference" lemma.txt
 
+# heat maps of a run's matrices, at its end and at its checkpoint
+"$bin" train --preset b-depth --steps 20 --batch 500 --eval-batch 500 --out hm.jsonl --heatmap hm --checkpoint hm.ck
+check "train --heatmap exits 0" [ $? -eq 0 ]
+check "heat map: SVG well-formed" svg_ok hm/heatmap.svg
+check "heat map: 3 layers x (B, A, whitened A) x 25 entries as CSV" sh -c \
+  "[ \$(grep -c '^[123],\(B\|A\|whitened_A\),[1-5],[1-5],' hm/heatmap.csv) -eq 225 ]"
+"$bin" train --resume hm.ck --steps 20 --out hm2.jsonl --heatmap hm2
+check "heat map at a checkpoint: the run's own" cmp hm/heatmap.csv hm2/heatmap.csv
+bad_input "train --heatmap: the dense form refused" "heatmap" train --param dense --steps 2 --out /dev/null --heatmap hm3
+
+# paper B's comparative checks, a few steps each: the structure of their
+# output and the numbers that do not depend on training's length
+"$bin" theorem --check lemma4 --steps 10 --out l4.json > l4.txt
+check "theorem lemma4 agrees (exit 0)" [ $? -eq 0 ]
+check "theorem lemma4: exchanges at rounding, the control visible" \
+  jq -e '.lemma4_change < 1e-5 and .lemma4_control > 1e-3' l4.json
+"$bin" theorem --check optimum --steps 3 --out opt.json > opt.txt
+check "theorem optimum runs (exit 0 or 1)" [ $? -le 1 ]
+check "theorem optimum: L = 1's step size near n/(n+d+1) = 0.769" \
+  jq -e '(.optimum1_step_sizes[0] - 0.769 | fabs) < 0.03 and (.optimum4_step_sizes | length) == 4' opt.json
+check "theorem optimum: paper B's numbers beside" grep -q "paper B: 0.375 0.530 0.905 2.167" opt.txt
+"$bin" theorem --check depth --steps 20 --out depth.json > depth.txt
+check "theorem depth runs (exit 0 or 1)" [ $? -le 1 ]
+check "theorem depth: four depths; preconditioning helps GD at every k" \
+  jq -e '(.depth_model | length) == 4 and ([range(4) as $k | .depth_pgd[$k] < .depth_gd[$k]] | all)' depth.json
+"$bin" theorem --check context --steps 10 --out ctx.json > ctx.txt
+check "theorem context runs (exit 0 or 1)" [ $? -le 1 ]
+check "theorem context: five context lengths" \
+  jq -e '(.context_n == [2, 3, 5, 10, 20]) and (.context_model | length) == 5' ctx.json
+"$bin" theorem --check theorem4 --steps 20 --out t4.json > t4.txt
+check "theorem theorem4 runs (exit 0 or 1)" [ $? -le 1 ]
+check "theorem theorem4: both cases' a_l and b_l" \
+  jq -e '(.theorem4_iso_a | length) == 3 and (.theorem4_sigma_b | length) == 3' t4.json
+"$bin" reproduce --paper b --steps 10 --out rb > rb.txt
+check "reproduce --paper b runs (exit 0 or 1)" [ $? -le 1 ]
+check "reproduce --paper b: one report with every check" sh -c \
+  "grep -q '^Depth' rb/report.md && grep -q '^Context length' rb/report.md && grep -q '^Theorem 4' rb/report.md && grep -q '^Lemma 4' rb/report.md && grep -q '^Optimum' rb/report.md"
+check "reproduce --paper b: its numbers as JSON" jq -e '.depth_model and .optimum_loss' rb/paperb.json
+
 # ---------------------------------------------------------------- sweep, report
 "$bin" sweep --lr 0.01,0.02 --seed 1..3 --opt sgd,adam --steps 30 --out sw > cmds.txt
 check "sweep: 12 commands" [ "$(wc -l < cmds.txt)" -eq 12 ]

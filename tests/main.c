@@ -28,6 +28,7 @@
 #include "test_run.c"
 #include "test_args.c"
 #include "test_threads.c"
+#include "test_paperb.c"
 
 static const la_suite suites[] = {
     {"kernels", suite_kernels},
@@ -40,6 +41,7 @@ static const la_suite suites[] = {
     {"run", suite_run},
     {"args", suite_args},
     {"threads", suite_threads},
+    {"paperb", suite_paperb},
 };
 
 int main(int argc, char **argv) {

@@ -111,10 +111,11 @@ static void test_run_registry(la_t *t) {
   LA_TEST(t, "run: the registry holds each built-in once, found by its name") {
     const la_optimizer *b[] = {la_optimizer_sgd(),     la_optimizer_adam(),
                                la_optimizer_sign(),    la_optimizer_nsgd(),
-                               la_optimizer_adagrad(), la_optimizer_rmsprop()};
+                               la_optimizer_adagrad(), la_optimizer_rmsprop(),
+                               la_optimizer_lbfgs()};
     la_optimizer custom = *la_optimizer_sgd();
     int i, j, n = la_optim_count();
-    LA_CHECK(t, n == 6, "%d rows", n);
+    LA_CHECK(t, n == 7, "%d rows", n);
     for (i = 0; i < n; ++i) {
       const la_optim_entry *e = la_optim_entry_at(i);
       if (!e) {
@@ -128,7 +129,7 @@ static void test_run_registry(la_t *t) {
         LA_CHECK(t, strcmp(la_optim_entry_at(j)->optimizer->name, e->optimizer->name),
                  "names %d %d", i, j);
     }
-    for (i = 0; i < 6; ++i)
+    for (i = 0; i < 7; ++i)
       LA_CHECK(t, la_optim_entry_of(b[i]) != NULL, "built-in %d", i);
     LA_CHECK(t, la_optim_entry_at(n) == NULL && la_optim_entry_at(-1) == NULL, "ends");
     LA_CHECK(t, la_optim_find("lion") == NULL && la_optim_find(NULL) == NULL, "unknown");
@@ -245,6 +246,9 @@ static void test_run_table(la_t *t) {
         M(opt.lr, 1), M(opt.momentum, 1), M(opt.nesterov, 1), M(opt.beta1, 1),
         M(opt.beta2, 1), M(opt.eps, 1), M(opt.weight_decay, 1),
         M(opt.decoupled, 1), M(opt.alpha, 1), M(opt.initial, 1),
+        M(opt.history, 1), M(opt.max_iter, 1), M(opt.max_eval, 1),
+        M(opt.tol_grad, 1), M(opt.tol_change, 1), M(opt.line_search, 1),
+        M(opt.c1, 1), M(opt.c2, 1), M(opt.max_ls, 1),
         M(schedule.kind, 1), M(schedule.warmup, 1), M(schedule.period, 1),
         M(schedule.decay, 1), M(schedule.total, 1), M(schedule.min_scale, 1),
         M(clip_norm, 1), M(clip_block, 1), M(batch, 1), M(data_mode, 1),
@@ -275,7 +279,7 @@ static void test_run_table(la_t *t) {
                         sizeof(la_data_config) &&
                     offsetof(la_model_config, parallel) + sizeof(void *) + 8 >
                         sizeof(la_model_config) &&
-                    offsetof(la_optim_config, initial) + sizeof(double) + 8 >
+                    offsetof(la_optim_config, max_ls) + sizeof(int) + 8 >
                         sizeof(la_optim_config) &&
                     offsetof(la_schedule, min_scale) + sizeof(double) + 8 >
                         sizeof(la_schedule),

@@ -11,7 +11,8 @@ an indirect call counting as the worst chain of any function stored in a
 constant table (the kernel table, the optimizers: relocations from data
 sections of the object files; the vector table excluded). Callbacks passed
 as arguments (la_hvp_matvec, a trainer objective) are not stored there and
-this program reaches none. Library code without stack information (libgcc,
+this program reaches none, except L-BFGS's closure (CLOSURE_CALLERS below).
+Library code without stack information (libgcc,
 newlib) is counted as 0 bytes. With --measured, the script fails unless the estimate
 bounds the stack actually used (painted stack, measured under qemu)."""
 import re
@@ -67,6 +68,27 @@ def stored_in_tables(objs):
     return funcs & taken
 
 
+# L-BFGS's indirect calls are its closure's evaluations, which the trainer
+# builds on its stack (la__tr_closure_eval), never a table's functions; and
+# a closure optimizer's step is called only where the trainer takes a step
+# (la_optim_step_closure for a caller's closure). Without these two rules
+# the table's rule would have L-BFGS call itself.
+CLOSURE_CALLERS = ("la__lbfgs_step", "la__lb_")
+CLOSURE_EVALS = ["la__tr_closure_eval"]
+CLOSURE_STEPS = {"la__lbfgs_step"}
+CLOSURE_STEP_CALLERS = ("la__tr_clip_and_update", "la_trainer_step",
+                        "la_optim_step_closure")
+
+
+def indirect_targets(f, targets):
+    if f.startswith(CLOSURE_CALLERS):
+        return CLOSURE_EVALS
+    t = sorted(targets - CLOSURE_STEPS)
+    if f.startswith(CLOSURE_STEP_CALLERS):
+        t += sorted(targets & CLOSURE_STEPS)
+    return t
+
+
 def worst_chains(frame, calls, targets):
     best, cycles = {}, []
 
@@ -79,7 +101,7 @@ def worst_chains(frame, calls, targets):
         path.append(f)
         top = (0, [])
         for g in sorted(calls.get(f, ())):
-            for h in (sorted(targets) if g == "__indirect_call" else [g]):
+            for h in (indirect_targets(f, targets) if g == "__indirect_call" else [g]):
                 c = chain(h, path)
                 if c[0] > top[0]:
                     top = c
