@@ -128,9 +128,17 @@ def _desc(p, at, end, fields):
                 value = struct.unpack_from("<q", p, at)[0]
             at += 8
             if table is not None:
+                # as the library: a real need only be finite (a trainer's
+                # checkpoint may hold a rate no flag allows), a 64-bit field
+                # is any, whole numbers are held to their ranges
                 f = table[key]
-                if not (f.lo <= value <= f.hi) or \
-                        (f.kind != "real" and value != math.floor(value)):
+                if KINDS[kind] == "real":
+                    bad = not math.isfinite(value)
+                elif KINDS[kind] == "u64":
+                    bad = False
+                else:
+                    bad = not (f.lo <= value <= f.hi) or value != math.floor(value)
+                if bad:
                     raise _fail("LA_EFORMAT", "field %r = %r is out of its range"
                                 % (key, value))
         run[key] = value

@@ -96,6 +96,7 @@ class SameAsTheLibrary(TempDir):
             return reseal(b) if seal else bytes(b)
 
         lr, beta1 = field_at(good, "lr"), field_at(good, "beta2")
+        depth = field_at(good, "depth")
         cases = {
             "magic": (put("<B", 0, ord("X"), False), "LA_EFORMAT"),
             "version": (put("<I", 8, 3), "LA_EVERSION"),
@@ -104,7 +105,9 @@ class SameAsTheLibrary(TempDir):
                                  "LA_ECHECKSUM"),
             "a key of a later version": (put("<2s", lr + 1, b"lq"), "LA_EVERSION"),
             "a kind that is not the key's": (put("<B", lr + 3, 0), "LA_EFORMAT"),
-            "a value out of range": (put("<d", lr + 4, -1.0), "LA_EFORMAT"),
+            "a whole number out of range": (put("<q", depth + 7, 10 ** 6), "LA_EFORMAT"),
+            "a real not finite": (put("<d", lr + 4, float("nan")), "LA_EFORMAT"),
+            "a real beyond the flag's range loads": (put("<d", lr + 4, 1e10), "LA_OK"),
             "a key twice": (put("<5s", beta1 + 1, b"beta1"), "LA_EFORMAT"),
             "padding not zero": (put("<I", 68, 1), "LA_EFORMAT"),
             "a step beyond a long": (put("<Q", 32, 2 ** 63), "LA_EFORMAT"),
