@@ -10630,7 +10630,7 @@ LINATTN_DEF int la_ridge_tune(const la_batch *val, const la_tune_config *cfg,
   la__ridge_tune_ctx c;
   la__bl B;
   void *owned;
-  double ols;
+  double ols = HUGE_VAL; /* set by the first pass; initialized for g++ -O2 */
   int j, G, st;
   if (!val || !lambda || !loss) return LA_ENULL;
   if ((st = la__bl_check_batch(val)) != 0) return st;
