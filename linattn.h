@@ -3585,6 +3585,13 @@ typedef __m512 la__pf;
 /* x where bit 31 of m is set (m < 0 as int32), else y */
 #define la__fsel(m, x, y)                                                     \
   _mm512_mask_blend_ps(_mm512_cmplt_epi32_mask(m, _mm512_setzero_si512()), y, x)
+/* all ones where a > b (ordered), else zero */
+#define la__fgt(a, b)                                                         \
+  _mm512_maskz_mov_epi32(_mm512_cmp_ps_mask(a, b, _CMP_GT_OQ), _mm512_set1_epi32(-1))
+#define la__usub _mm512_sub_epi32
+#define la__floadu _mm512_loadu_ps
+#define la__fstoreu _mm512_storeu_ps
+#define la__ustoreu(p, v) _mm512_storeu_si512((void *)(p), v)
 /* tab[j & 7] per lane: the table twice over, indexed by j's low 4 bits */
 LA__INLINE la__pf la__tab8(const float *tab, la__pu j) {
   __m512 t = _mm512_castps256_ps512(_mm256_loadu_ps(tab));
@@ -4439,7 +4446,9 @@ static void la__grun_radii(la__grun *g, int q) {
 LA__NOINLINE void la__grun_make(la__grun *g) {
   uint64_t blk = la__grun_blk(g, g->v);
   int q;
-#ifdef LA__PRNG_SIMD
+  /* AVX-512's sixteen lanes take the scalar twin's quads: their lane order
+     is not yet held bit for bit to it */
+#if defined(LA__PRNG_SIMD) && LA__PL <= 8
   if ((uint32_t)blk <= 0xffffffffu - (4 * LA__PL - 1)) {
     const la__gpar *p = &g->p;
     la__u4 w[4];
@@ -4984,14 +4993,14 @@ static void la__panel_matvec(int d, const la_real *A, int lower,
 #if LA__PRNG_LANES_IEEE
 /* A few more operations on the la_real lanes of a panel: exact square
    root and division (IEEE on these lanes), and whether any lane is 0. */
-#if LA__SIMD == LINATTN_AVX2 && !defined(LINATTN_DOUBLE)
+#if LA__X86 && !defined(LINATTN_DOUBLE) /* AVX-512 panels are 256 bits too */
 #define la__vsqrt _mm256_sqrt_ps
 #define la__vdiv _mm256_div_ps
 #define la__vloadf _mm256_loadu_ps
 LA__INLINE int la__vany_zero(la__vec v) {
   return _mm256_movemask_ps(_mm256_cmp_ps(v, _mm256_setzero_ps(), _CMP_EQ_OQ));
 }
-#elif LA__SIMD == LINATTN_AVX2
+#elif LA__X86
 #define la__vsqrt _mm256_sqrt_pd
 #define la__vdiv _mm256_div_pd
 #define la__vloadf(p) _mm256_cvtps_pd(_mm_loadu_ps(p))
