@@ -177,31 +177,28 @@ def rcond_diag(diag, precision=None):
     return r.value
 
 
-def rcond_spectrum(values, weights=None, precision=None):
-    """lambda_max / lambda_median of a spectrum (weights: a density's)."""
+def _weighted_call(name, values, weights, precision):
+    """name(n, values, weights or NULL, &out, NULL, 0), the values and the
+    optional weights checked alike."""
     lib = _lib.lib_of(precision)
     v = _doubles(values, "values")
     w = None if weights is None else _doubles(weights, "weights")
     if w is not None and w.size != v.size:
         raise ValueError("weights: %d values expected" % v.size)
     r = c_double()
-    lib.check(lib.la_rcond_spectrum(v.size, _lib.dptr(v), None if w is None else
-                                    _lib.dptr(w), byref(r), None, 0), "la_rcond_spectrum")
+    lib.check(getattr(lib, name)(v.size, _lib.dptr(v), None if w is None else
+                                 _lib.dptr(w), byref(r), None, 0), name)
     return r.value
+
+
+def rcond_spectrum(values, weights=None, precision=None):
+    """lambda_max / lambda_median of a spectrum (weights: a density's)."""
+    return _weighted_call("la_rcond_spectrum", values, weights, precision)
 
 
 def weighted_median(values, weights=None, precision=None):
     """The weighted median (equal weights: numpy's median)."""
-    lib = _lib.lib_of(precision)
-    v = _doubles(values, "values")
-    w = None if weights is None else _doubles(weights, "weights")
-    if w is not None and w.size != v.size:
-        raise ValueError("weights: %d values expected" % v.size)
-    r = c_double()
-    lib.check(lib.la_weighted_median(v.size, _lib.dptr(v), None if w is None else
-                                     _lib.dptr(w), byref(r), None, 0),
-              "la_weighted_median")
-    return r.value
+    return _weighted_call("la_weighted_median", values, weights, precision)
 
 
 class NoiseStats:
