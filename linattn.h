@@ -1749,7 +1749,9 @@ LINATTN_DEF int la_run_resume_mem(la_run *r, const void *buf, size_t len,
    preceding bytes; docs/checkpoint.md gives the byte layout. Version 1
    files (no description) still load. Loading validates everything first:
    a bad file gives LA_EFORMAT (not a checkpoint, truncated or padded, a
-   step beyond LONG_MAX, a NaN or Inf in theta or state, a whole-number
+   step beyond LONG_MAX, a batch RNG no batch can be drawn from (a
+   RESAMPLE or FIXED run's batch is redrawn on load), a NaN or Inf in theta
+   or state, a whole-number
    field out of its range or a real one not finite: a trainer takes reals
    beyond the ranges of a run's fields, and its checkpoint loads),
    LA_EVERSION (a version or a field this build does not know),
@@ -12475,6 +12477,16 @@ static int la__ck_matches(const la_trainer *tr, const la__ck_view *v) {
     return LA_ESHAPE;
   if (memcmp(v->name, tr->cfg.optimizer->name, nl) != 0 || v->name[nl] != 0)
     return LA_ESHAPE;
+  if (tr->has_train && tr->cfg.data_mode != LA_DATA_FRESH && v->drawn) {
+    /* the batch is redrawn from the saved RNG after the trainer has been
+       written: a stream position no draw can start from (a trainer never
+       saves one) is refused here, while nothing has changed */
+    la_rng br;
+    uint64_t p0;
+    (void)la__tr_get_rng(v->rng + 8 * LA__TR_RNG_WORDS, &br);
+    if (la__data_first_panel(&br, la_panels(tr->train.count), &p0) != LA_OK)
+      return LA_EFORMAT;
+  }
   th = v->rng + 8 * 2 * LA__TR_RNG_WORDS;
   /* a trainer never saves a NaN or Inf in its state: the step that made
      one was rolled back */

@@ -721,6 +721,22 @@ static void test_train_model_data(la_t *t) {
       buf = (unsigned char *)malloc(len);
       LA_CHECK(t, la_trainer_run(&A, 13) == 0 && la_trainer_run(&B, 6) == 0, "run");
       LA_CHECK(t, buf && la_checkpoint_save_mem(&B, buf, len, NULL) == 0, "save");
+      if (buf && mode != LA_DATA_FRESH) {
+        /* found by tests/fuzz: a batch RNG at the end of its stream, from
+           which the batch redrawn on load cannot be drawn, is refused
+           before the trainer changes (the counter: the batch RNG's third
+           word, after the RNG's three) */
+        unsigned char *bad = (unsigned char *)malloc(len);
+        la_real th0 = C.theta[0];
+        long s0 = C.step;
+        memcpy(bad, buf, len);
+        memset(bad + desc_end(buf) + sizeof(la_rng) + 16, 0xff, 8);
+        reseal(bad, len);
+        LA_CHECK(t, la_checkpoint_load_mem(&C, bad, len) == LA_EFORMAT &&
+                        C.theta[0] == th0 && C.step == s0,
+                 "mode %d: a batch RNG at the stream's end", mode);
+        free(bad);
+      }
       LA_CHECK(t, buf && la_checkpoint_load_mem(&C, buf, len) == 0, "load");
       LA_CHECK(t, la_trainer_run(&C, 7) == 0 && C.step == 13, "rest");
       LA_CHECK(t, memcmp(A.theta, C.theta, sizeof(la_real) * (size_t)A.n) == 0,
