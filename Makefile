@@ -67,6 +67,9 @@ QEMU32 = qemu-arm -L /usr/arm-linux-gnueabihf
 A64 = aarch64-linux-gnu-gcc $(CFLAGS_HOST)
 A32 = arm-linux-gnueabihf-gcc $(CFLAGS_HOST) -march=armv7-a -mfpu=neon-vfpv4 -mfloat-abi=hard
 VALGRIND = valgrind -q --error-exitcode=9 --leak-check=full --errors-for-leak-kinds=definite
+# Under an emulator or valgrind the few longest tests do fewer repetitions
+# (tests/la_test.h); the native configurations run them in full.
+LIGHT = env LA_TEST_LIGHT=1
 
 $(eval $(call suite,gcc-avx2-float,$(CC) $(CFLAGS_HOST) $(AVX2),))
 $(eval $(call suite,gcc-avx2-double,$(CC) $(CFLAGS_HOST) $(AVX2) -DLINATTN_DOUBLE,))
@@ -79,12 +82,12 @@ $(eval $(call suite,clang-avx512-float,$(CLANG) $(CFLAGS_HOST) $(AVX512),))
 $(eval $(call suite,clang-scalar-double,$(CLANG) $(CFLAGS_HOST) $(SCALAR) -DLINATTN_DOUBLE,))
 $(eval $(call suite,asan-ubsan-avx2-float,$(CLANG) $(CFLAGS_HOST) $(AVX2) $(SAN) -DLA_TEST_ASSERT,))
 $(eval $(call suite,asan-ubsan-scalar-double,$(CLANG) $(CFLAGS_HOST) $(SCALAR) -DLINATTN_DOUBLE $(SAN) -DLA_TEST_ASSERT,))
-$(eval $(call suite,valgrind-avx2-float,$(CC) $(CFLAGS_HOST) $(AVX2) -g,$(VALGRIND)))
-$(eval $(call suite,aarch64-neon-float,$(A64),$(QEMU64)))
-$(eval $(call suite,aarch64-neon-double,$(A64) -DLINATTN_DOUBLE,$(QEMU64)))
-$(eval $(call suite,aarch64-scalar-float,$(A64) $(SCALAR),$(QEMU64)))
-$(eval $(call suite,armv7-neon-float,$(A32),$(QEMU32)))
-$(eval $(call suite,armv7-scalar-double,$(A32) -DLINATTN_DOUBLE,$(QEMU32)))
+$(eval $(call suite,valgrind-avx2-float,$(CC) $(CFLAGS_HOST) $(AVX2) -g,$(LIGHT) $(VALGRIND)))
+$(eval $(call suite,aarch64-neon-float,$(A64),$(LIGHT) $(QEMU64)))
+$(eval $(call suite,aarch64-neon-double,$(A64) -DLINATTN_DOUBLE,$(LIGHT) $(QEMU64)))
+$(eval $(call suite,aarch64-scalar-float,$(A64) $(SCALAR),$(LIGHT) $(QEMU64)))
+$(eval $(call suite,armv7-neon-float,$(A32),$(LIGHT) $(QEMU32)))
+$(eval $(call suite,armv7-scalar-double,$(A32) -DLINATTN_DOUBLE,$(LIGHT) $(QEMU32)))
 
 # The header included several times, the implementation in two translation
 # units (one of them LINATTN_STATIC), as C99, C11 and C++, gcc and clang.

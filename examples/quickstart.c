@@ -6,6 +6,9 @@
 
    Exit status 0 when the run trained (the eval loss fell tenfold). */
 #include <stdio.h>
+#ifndef QUICKSTART_STEPS /* tests/same_output.sh also builds shorter runs */
+#define QUICKSTART_STEPS 1000
+#endif
 #define LINATTN_IMPLEMENTATION
 #include "linattn.h"
 
@@ -52,7 +55,7 @@ int main(void) {
   if ((st = la_trainer_eval(&tr, &first)) != LA_OK) return fail("eval", st);
   printf("%d parameters, backend %s, eval loss at start %.5f\n",
          model.nparams, la_backend_name(), first);
-  if ((st = la_trainer_run(&tr, 1000)) != LA_OK) return fail("run", st);
+  if ((st = la_trainer_run(&tr, QUICKSTART_STEPS)) != LA_OK) return fail("run", st);
 
   /* curvature at the end, on the eval batch */
   eig.values = top;

@@ -23,9 +23,3 @@ dieharder: | $(BUILD)
 	$(BUILD)/rng_stream 1 | dieharder -a -g 200 > $(BUILD)/dieharder-streams.txt
 	@grep -c PASSED $(BUILD)/dieharder-*.txt; grep -E 'WEAK|FAILED' $(BUILD)/dieharder-*.txt || true
 
-# ARMv7 NEON without VFPv4 has no fused multiply-add instruction: the
-# generator then calls fmaf lane by lane, and must still match the golden
-# vectors bit for bit.
-CONFIGS += armv7-neon-nofma-prompts
-run-armv7-neon-nofma-prompts: | $(BUILD)
-	@sh tests/run_one.sh armv7-neon-nofma-prompts sh -c 'arm-linux-gnueabihf-gcc $(CFLAGS_HOST) -march=armv7-a -mfpu=neon -mfloat-abi=hard tests/main.c -o $(BUILD)/t-armv7-neon-nofma-p -lm && $(QEMU32) $(BUILD)/t-armv7-neon-nofma-p prompts'

@@ -185,5 +185,5 @@ int main(void) {
          la_version_string(), la_backend_name(),
          sizeof(la_real) == 8 ? "double" : "float",
          (unsigned)(8 * sizeof(size_t)));
-  return la_t_run(suites, 1, NULL);
+  return la_t_run(suites, 1, NULL, 0, 0);
 }

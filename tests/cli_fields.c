@@ -149,5 +149,5 @@ static void suite_cli_fields(la_t *t) {
 
 int main(void) {
   static const la_suite suites[] = {{"cli-fields", suite_cli_fields}};
-  return la_t_run(suites, 1, NULL);
+  return la_t_run(suites, 1, NULL, 0, 0);
 }

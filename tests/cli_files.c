@@ -317,5 +317,5 @@ int main(int argc, char **argv) {
     printf("cannot make the scratch folder %s\n0 passed, 1 failed\n", dir);
     return 1;
   }
-  return la_t_run(suites, 1, NULL);
+  return la_t_run(suites, 1, NULL, 0, 0);
 }

@@ -226,5 +226,5 @@ static void suite_cli_stats(la_t *t) {
 
 int main(void) {
   static const la_suite suites[] = {{"cli-stats", suite_cli_stats}};
-  return la_t_run(suites, 1, NULL);
+  return la_t_run(suites, 1, NULL, 0, 0);
 }

@@ -6,6 +6,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 
 typedef struct la_t {
   int passed, failed; /* tests */
@@ -13,6 +14,13 @@ typedef struct la_t {
   const char *test;   /* name of the current test */
   const char *filter; /* run only tests whose name contains this */
   int skipping;
+  int timing;         /* print each test's CPU seconds (LA_TEST_TIMES) */
+  /* LA_TEST_LIGHT: under an emulator or valgrind (tens of times slower),
+     the few tests that repeat one computation many times do fewer
+     repetitions; every code path is still met, and every other
+     configuration of the matrix runs them in full */
+  int light;
+  clock_t started;
 } la_t;
 
 typedef struct la_suite {
@@ -20,15 +28,31 @@ typedef struct la_suite {
   void (*run)(la_t *t);
 } la_suite;
 
+/* Whether name contains one of the comma-separated words of filter. */
+static int la_t_selected(const char *name, const char *filter) {
+  while (filter) {
+    const char *end = strchr(filter, ',');
+    size_t len = end ? (size_t)(end - filter) : strlen(filter), i;
+    for (i = 0; len && name[i]; ++i)
+      if (!strncmp(name + i, filter, len)) return 1;
+    filter = end ? end + 1 : NULL;
+  }
+  return 0;
+}
+
 static int la_t_begin(la_t *t, const char *name) {
   t->test = name;
   t->checks_failed = 0;
-  t->skipping = t->filter && !strstr(name, t->filter);
+  t->skipping = t->filter && !la_t_selected(name, t->filter);
+  if (t->timing) t->started = clock();
   return !t->skipping;
 }
 
 static void la_t_end(la_t *t) {
   if (t->skipping) return;
+  if (t->timing)
+    printf("TIME %8.3f %s\n", (double)(clock() - t->started) / CLOCKS_PER_SEC,
+           t->test);
   if (t->checks_failed) {
     t->failed++;
     printf("FAIL %s\n", t->test);
@@ -78,11 +102,15 @@ static double la_t_nse(size_t n, const void *a_, const void *b_, int dbl) {
 #define LA_T_NSE_TOL 1e-10
 #endif
 
-static int la_t_run(const la_suite *suites, int nsuites, const char *filter) {
+static int la_t_run(const la_suite *suites, int nsuites, const char *filter,
+                    int timing, int light) {
   la_t t;
   int i;
   memset(&t, 0, sizeof t);
   t.filter = filter;
+  t.timing = timing;
+  t.light = light;
+  if (light) printf("light: fewer repetitions in the longest tests\n");
   for (i = 0; i < nsuites; ++i) suites[i].run(&t);
   printf("%d passed, %d failed\n", t.passed, t.failed);
   return t.failed ? 1 : 0;

@@ -1,6 +1,6 @@
 /* The test runner: every suite of the library in one binary, so the same
-   binary runs on a host, under qemu and valgrind. `tests NAME` runs only the
-   tests whose name contains NAME. */
+   binary runs on a host, under qemu and valgrind. `tests NAME[,NAME...]`
+   runs only the tests whose name contains one of the NAMEs. */
 /* POSIX, for the checkpoint files' exclusive creation and the tests of
    links, FIFOs and folders (tests/test_run.c). */
 #define _POSIX_C_SOURCE 200809L /* NOLINT(bugprone-reserved-identifier,cert-dcl37-c,cert-dcl51-cpp) */
@@ -47,6 +47,10 @@ static const la_suite suites[] = {
 int main(int argc, char **argv) {
   printf("linattn %s, backend %s, %s\n", la_version_string(), la_backend_name(),
          sizeof(la_real) == 8 ? "double" : "float");
+  /* LA_TEST_TIMES=1: each test's CPU seconds, to find what makes the slow
+     configurations (valgrind, qemu) slow */
+  const char *times = getenv("LA_TEST_TIMES"), *light = getenv("LA_TEST_LIGHT");
   return la_t_run(suites, (int)(sizeof suites / sizeof suites[0]),
-                  argc > 1 ? argv[1] : NULL);
+                  argc > 1 ? argv[1] : NULL, times && *times == '1',
+                  light && *light == '1');
 }
