@@ -5813,28 +5813,33 @@ static void la__e_rnmul(size_t n, const la_real *LA__RESTRICT s,
    e^0 = 1 and the sum lies in [1, n]: nothing overflows whatever the
    scores, and the quotient needs one reciprocal per column. A NaN or an
    infinite score makes its column NaN (inf - inf), which the loss reports.
-   The max and the sum run down each column with the LA_W lanes in
-   registers. */
-static void la__e_softmax(const la_kernels *k, int n, int T, la_real *R) {
+   Row by row: each pass is a loop over T contiguous elements with no
+   dependency from one row to the next (a column at a time chained every
+   maximum and sum through one register); the sums are still added in row
+   order. cm: T elements of work (the maxima, then the sums). */
+static void la__e_softmax(const la_kernels *k, int n, int T, la_real *R,
+                          la_real *LA__RESTRICT cm) {
   size_t TW = (size_t)T * LA_W;
-  int i, j, w;
-  for (j = 0; j < T; ++j) {
-    la_real *r = R + (size_t)j * LA_W, m[LA_W];
-    for (w = 0; w < LA_W; ++w) m[w] = r[w];
-    for (i = 1; i < n; ++i)
-      for (w = 0; w < LA_W; ++w) m[w] = r[i * TW + w] > m[w] ? r[i * TW + w] : m[w];
-    for (i = 0; i < n; ++i)
-      for (w = 0; w < LA_W; ++w) r[i * TW + w] -= m[w];
+  int i;
+  la__e_copy((size_t)T, R, cm);
+  for (i = 1; i < n; ++i) {
+    const la_real *LA__RESTRICT r = R + i * TW;
+    LA__ROWS((size_t)T, cm[w] = r[w] > cm[w] ? r[w] : cm[w]);
+  }
+  for (i = 0; i < n; ++i) {
+    la_real *LA__RESTRICT r = R + i * TW;
+    LA__ROWS((size_t)T, r[w] -= cm[w]);
   }
   k->vexp((int)((size_t)n * TW), R, R);
-  for (j = 0; j < T; ++j) {
-    la_real *r = R + (size_t)j * LA_W, sm[LA_W];
-    for (w = 0; w < LA_W; ++w) sm[w] = r[w];
-    for (i = 1; i < n; ++i)
-      for (w = 0; w < LA_W; ++w) sm[w] += r[i * TW + w];
-    for (w = 0; w < LA_W; ++w) sm[w] = 1 / sm[w];
-    for (i = 0; i < n; ++i)
-      for (w = 0; w < LA_W; ++w) r[i * TW + w] *= sm[w];
+  la__e_copy((size_t)T, R, cm);
+  for (i = 1; i < n; ++i) {
+    const la_real *LA__RESTRICT r = R + i * TW;
+    LA__ROWS((size_t)T, cm[w] += r[w]);
+  }
+  LA__ROWS((size_t)T, cm[w] = 1 / cm[w]);
+  for (i = 0; i < n; ++i) {
+    la_real *LA__RESTRICT r = R + i * TW;
+    LA__ROWS((size_t)T, r[w] *= cm[w]);
   }
 }
 /* X <- S .* (X - 1 c^T), c = column sums of S .* X, for n x T panels: the
@@ -6192,9 +6197,10 @@ static size_t la__nl_head(const la__mdim *m) { /* stored reals per head */
   return m->lay / (size_t)m->H * LA_W;
 }
 
-/* The activation of scores R (n x T) in place. */
+/* The activation of scores R (n x T) in place (c->tmp: softmax's T
+   elements of work, free in the forward pass). */
 static void la__act(const la__mctx *c, int n, int T, la_real *R) {
-  if (c->m.act == LA_ACT_SOFTMAX) la__e_softmax(c->k, n, T, R);
+  if (c->m.act == LA_ACT_SOFTMAX) la__e_softmax(c->k, n, T, R, c->tmp);
   else la__e_relu((size_t)n * T, R);
 }
 /* X <- J X, J the Jacobian at output R; Dc as for la__e_smx_jac. */

@@ -312,6 +312,7 @@ static void tf_test_softmax(la_t *t) {
     enum { N = 13, TT = 4 };
     la_real *R = (la_real *)la_alloc(sizeof(la_real) * N * TT * LA_W);
     la_real *R2 = (la_real *)la_alloc(sizeof(la_real) * N * TT * LA_W);
+    la_real cm[TT * LA_W]; /* the softmax's work */
     la_t_rng r = {73};
     int k, i, e, ok, okf;
     double err = 0;
@@ -322,8 +323,8 @@ static void tf_test_softmax(la_t *t) {
         R[e] = (la_real)(floor(la_t_uniform(&r) * 512) / 64);
         R2[e] = R[e] + (la_real)((e % (TT * LA_W)) % 3 == 0 ? 256 : -256);
       }
-      la__e_softmax(kt, N, TT, R);
-      la__e_softmax(kt, N, TT, R2);
+      la__e_softmax(kt, N, TT, R, cm);
+      la__e_softmax(kt, N, TT, R2, cm);
       /* R holds the softmax of the unshifted scores now */
       ok = memcmp(R, R2, sizeof(la_real) * N * TT * LA_W) == 0;
       LA_CHECK(t, ok, "%s: a constant added to a column changes nothing",
@@ -344,7 +345,7 @@ static void tf_test_softmax(la_t *t) {
         R[e] = (la_real)(col % 2 ? (row == col % N ? 1e4 : -1e4)
                                  : (row % 2 ? 1e4 : -1e4));
       }
-      la__e_softmax(kt, N, TT, R);
+      la__e_softmax(kt, N, TT, R, cm);
       okf = 0; /* entries off */
       for (e = 0; e < N * TT * LA_W; ++e) {
         int col = e % (TT * LA_W), row = e / (TT * LA_W);
@@ -356,7 +357,7 @@ static void tf_test_softmax(la_t *t) {
     /* against the softmax written out in double */
     for (e = 0; e < N * TT * LA_W; ++e) R[e] = (la_real)(6 * la_t_uniform(&r));
     memcpy(R2, R, sizeof(la_real) * N * TT * LA_W);
-    la__e_softmax(la_kernels_best(), N, TT, R2);
+    la__e_softmax(la_kernels_best(), N, TT, R2, cm);
     err = 0;
     for (e = 0; e < TT * LA_W; ++e) {
       double s = 0;
