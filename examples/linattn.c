@@ -1206,7 +1206,7 @@ static double job_cost(const la_run_config *r, long nparams, int kind) {
    paper A's, or a grid to tune). EXIT_BAD_INPUT when a run cannot be
    built. */
 static int study_init(repro *R, study *S, const char *key, const char *title,
-                      const char *preset, int depth) {
+                      const char *preset, int depth, const char *attention) {
   const cli_config *c = R->c;
   const repro_len *len;
   char err[600];
@@ -1220,6 +1220,7 @@ static int study_init(repro *R, study *S, const char *key, const char *title,
   if (c->threads < 0) S->base.threads = 1; /* the processes share the CPUs */
   if (preset) S->base.preset = preset;
   if (depth > 0) cli_give(&S->base, "depth", depth);
+  if (attention) cli_give_name(&S->base, "attention", attention);
   if (!S->base.preset) /* the setting's, as train starts */
     S->base.preset = cli_given(c, "setting")
                          ? la_run_field_name(la_run_field_find("setting"), c->run.setting)
@@ -1235,7 +1236,7 @@ static int study_init(repro *R, study *S, const char *key, const char *title,
   if (c->samples < 0) S->base.samples = len->samples[full];
   if (c->bins < 0) S->base.bins = full ? 100 : 50;
   S->seeds = (int)(c->seeds > 0 ? c->seeds : len->seeds[full]);
-  if (c->all)
+  if (R->ns > 1) /* each study in a folder of its own */
     snprintf(S->dir, sizeof S->dir, "%.3000s/%s", R->dir, key);
   else
     snprintf(S->dir, sizeof S->dir, "%.4000s", R->dir);
@@ -1246,8 +1247,9 @@ static int study_init(repro *R, study *S, const char *key, const char *title,
     cli_give(&j, "seed", 1);
     if (cli_run_of(&j, &S->rc[o], err, sizeof err) != CLI_OK)
       return u_fail(EXIT_BAD_INPUT, "%s", err);
-    /* paper A's code lists its learning rates for L = 3 */
-    S->depth_default = S->rc[o].model.layers == 3;
+    /* paper A's code lists its learning rates for L = 3, linear attention */
+    S->depth_default = S->rc[o].model.layers == 3 &&
+                       S->rc[o].model.activation == LA_ACT_LINEAR;
     S->lr[o] = S->rc[o].opt.lr;
     S->lr_from[o] = LR_PAPER;
     if (given == given) {
@@ -1280,9 +1282,14 @@ static int study_init(repro *R, study *S, const char *key, const char *title,
     else
       snprintf(S->title, sizeof S->title, "%s", t);
   }
+  if (attention) {
+    size_t tl = strlen(S->title);
+    snprintf(S->title + tl, sizeof S->title - tl, ", %s attention", attention);
+  }
   for (o = 0; o < (int)(sizeof paper_a_r / sizeof paper_a_r[0]); ++o)
     if (!strcmp(paper_a_r[o].preset, S->base.preset) &&
-        S->rc[0].model.layers == 3 && !cli_given(c, "n") && !cli_given(c, "d"))
+        S->rc[0].model.layers == 3 && !cli_given(c, "n") && !cli_given(c, "d") &&
+        S->rc[0].model.activation == LA_ACT_LINEAR)
       S->paper = &paper_a_r[o];
   return 0;
 }
@@ -2341,16 +2348,20 @@ static void csv_depth(FILE *f, void *ctx) {
 
 /* Heavy-tailed against spherical covariates side by side: the noise (log
    density) and the losses of Setting 3 and of the spherical setting. */
+/* Two studies side by side: the noise at initialization above, the
+   evaluation loss below (Setting 3 against spherical covariates; linear
+   against softmax attention). */
 typedef struct tails_fig {
   const study *s[2];
   curve c[2][2];
+  const char *title;
 } tails_fig;
 
 static void draw_tails(FILE *f, void *ctx) {
   tails_fig *T = (tails_fig *)ctx;
   svg_fig g;
   int i;
-  svg_fig_open(&g, f, 1040, 800, "Heavy-tailed (Setting 3) against spherical covariates");
+  svg_fig_open(&g, f, 1040, 800, T->title);
   for (i = 0; i < 2; ++i) {
     const study *S = T->s[i];
     char title[200];
@@ -2443,13 +2454,16 @@ static int repro_summary(repro *R, double wall) {
   tails_fig T;
   u_out md;
   int i, t, nd = 0, st, has_depth = 0, has_tails = 0;
+  const int attn = R->c->compare_attention != 0;
   FILE *f;
   memset(&T, 0, sizeof T);
   for (i = 0; i < R->ns; ++i) {
     if (!strncmp(R->s[i].key, "depth-", 6)) depth[nd++] = &R->s[i];
-    if (!strcmp(R->s[i].key, "setting-3")) T.s[0] = &R->s[i];
-    if (!strcmp(R->s[i].key, "sphere")) T.s[1] = &R->s[i];
+    if (!strcmp(R->s[i].key, attn ? "linear" : "setting-3")) T.s[0] = &R->s[i];
+    if (!strcmp(R->s[i].key, attn ? "softmax" : "sphere")) T.s[1] = &R->s[i];
   }
+  T.title = attn ? "Linear against softmax attention"
+                 : "Heavy-tailed (Setting 3) against spherical covariates";
   D.s = depth;
   D.n = nd;
   if (nd > 0) {
@@ -2466,7 +2480,7 @@ static int repro_summary(repro *R, double wall) {
         T.c[i][o].label = opt_titles[o];
         free(r);
       }
-    snprintf(path, sizeof path, "%.4000s/tails.svg", R->dir);
+    snprintf(path, sizeof path, "%.4000s/%s.svg", R->dir, attn ? "attention" : "tails");
     st = bad ? u_oom() : write_figure(path, draw_tails, csv_tails, &T);
     for (i = 0; i < 2; ++i)
       for (o = 0; o < 2; ++o) band_free(&T.c[i][o].b);
@@ -2478,8 +2492,15 @@ static int repro_summary(repro *R, double wall) {
   snprintf(path, sizeof path, "%.4000s/report.md", R->dir);
   if ((st = u_open(&md, path)) != 0) return st;
   f = md.f;
-  fprintf(f, "# Paper A, every experiment%s\n\n",
-          R->c->full ? "" : " (quick forms)");
+  if (attn)
+    fprintf(f, "# Paper A's comparison under linear and softmax attention%s\n\n"
+               "The same study twice, the attention the only difference "
+               "(softmax: each token's scores over the n keys normalized, "
+               "docs/library.md; its learning rates tuned); paper A's numbers are for linear attention.\n\n",
+            R->c->full ? "" : " (quick form)");
+  else
+    fprintf(f, "# Paper A, every experiment%s\n\n",
+            R->c->full ? "" : " (quick forms)");
   fprintf(f,
           "%d studies of momentum SGD (0.9) against Adam (betas 0.9, 0.9), "
           "each in its folder with its own report, figures and runs. Backend "
@@ -2564,7 +2585,13 @@ static int repro_summary(repro *R, double wall) {
                "![the phenomena against depth](depth.svg)\n\nEach depth's "
                "learning rates are tuned (paper A's code lists them for "
                "L = 3 only); see each study's `tune.svg`.\n");
-  if (has_tails)
+  if (has_tails && attn)
+    fprintf(f, "\n## Linear against softmax attention\n\n"
+               "![linear against softmax attention](attention.svg)\n\n"
+               "The gradient noise at initialization and the evaluation loss "
+               "of SGD and Adam under each attention; the tables above give "
+               "each phenomenon's verdict under both.\n");
+  else if (has_tails)
     fprintf(f, "\n## Heavy-tailed against spherical covariates\n\n"
                "![Setting 3 against spherical covariates](tails.svg)\n\n"
                "Paper A: with spherical covariates the noise is light-tailed "
@@ -2589,9 +2616,9 @@ static void print_study(const study *S) {
 /* What repro_report writes into the folder from the runs: removed before
    new runs start, so that a reproduce that fails or is killed leaves no
    report of other runs beside its own. */
-static const char *const repro_products[] = {"report.md", "loss.svg", "rcond.svg",
-                                             "smoothness.svg", "noise.svg",
-                                             "gnorm_smoothness.svg"};
+static const char *const repro_products[] = {
+    "report.md", "loss.svg", "rcond.svg", "smoothness.svg", "noise.svg",
+    "gnorm_smoothness.svg", "depth.svg", "tails.svg", "attention.svg"};
 
 static int repro_clear(const char *dir) {
   size_t i;
@@ -2623,7 +2650,11 @@ static int cmd_reproduce(cli_config *c) {
                                   "(paper A's or tuned): give no --lr-sgd or "
                                   "--lr-adam with it");
   if (c->seeds > 512) return u_fail(EXIT_BAD_INPUT, "--seeds: at most 512");
-  R.ns = c->all ? REPRO_NFORMS : 1;
+  if (c->compare_attention && (c->all || cli_given(c, "attention")))
+    return u_fail(EXIT_BAD_INPUT, "--compare-attention runs one study under "
+                                  "linear and under softmax attention: give "
+                                  "no --all or --attention with it");
+  R.ns = c->all ? REPRO_NFORMS : c->compare_attention ? 2 : 1;
   if (!(R.s = (study *)calloc((size_t)R.ns, sizeof(study))))
     return u_oom();
   /* a report and figures from before are removed: a failing run leaves none */
@@ -2631,9 +2662,12 @@ static int cmd_reproduce(cli_config *c) {
   for (i = 0; i < R.ns && !st; ++i) {
     if (c->all)
       st = study_init(&R, &R.s[i], repro_forms[i].key, repro_forms[i].title,
-                      repro_forms[i].preset, repro_forms[i].depth);
+                      repro_forms[i].preset, repro_forms[i].depth, NULL);
+    else if (c->compare_attention)
+      st = study_init(&R, &R.s[i], i ? "softmax" : "linear", NULL, c->preset,
+                      0, i ? "softmax" : "linear");
     else
-      st = study_init(&R, &R.s[i], "", NULL, c->preset, 0);
+      st = study_init(&R, &R.s[i], "", NULL, c->preset, 0, NULL);
     if (!st) st = u_mkdirs(R.s[i].dir);
     if (!st) st = repro_clear(R.s[i].dir);
   }
@@ -2648,7 +2682,7 @@ static int cmd_reproduce(cli_config *c) {
     incomplete += S->diverged + S->failed + !S->has_noise;
     print_study(S);
   }
-  if (!st && c->all) st = repro_summary(&R, u_now() - R.t0);
+  if (!st && R.ns > 1) st = repro_summary(&R, u_now() - R.t0);
   if (!st) {
     printf("report: %s/report.md\n", R.dir);
     if (incomplete)
@@ -3316,7 +3350,9 @@ static const char *const help_text[] = {
     "(a report and figures already there are removed first).\n"
     "One study: --setting S or --preset NAME (large: L = 8, d = 20, n = 60),\n"
     "--depth L (other than 3: learning rates tuned). --all: every study in\n"
-    "one report, beside paper A's numbers, with the depth figure. Default:\n"
+    "one report, beside paper A's numbers, with the depth figure.\n"
+    "--compare-attention: the study under linear and under softmax attention\n"
+    "(its learning rates tuned), side by side in one report. Default:\n"
     "the quick form of Setting 1 (2000 steps, 4 seeds); --full is paper A's\n"
     "length. The report is written whatever the runs do; exit status 1 when\n"
     "a run diverged or failed.\n",

@@ -65,7 +65,7 @@ typedef struct cli_config {
   /* curvature */
   long top, probes, slq_steps, grid, dense;
   /* reproduce */
-  long full, all, tune, seeds, jobs;
+  long full, all, compare_attention, tune, seeds, jobs;
   double lr_sgd, lr_adam;
   /* theorem */
   long check;
@@ -286,6 +286,10 @@ static const cli_flag cli_flags[] = {
      CLI_C(all), 0, 0, NULL, NULL,
      "every study of paper A (settings 1, 2, 3, sphere, nonlinear; depths "
      "2, 4, 6, 8; the larger model) in one report"},
+    {"compare-attention", CLI_K_BOOL, CLI_REPRO,
+     CLI_C(compare_attention), 0, 0, NULL, NULL,
+     "the study twice, linear and softmax attention, side by side in one "
+     "report (loss, R_SGD / R_Adam, noise tail, smoothness)"},
     {"tune", CLI_K_BOOL, CLI_REPRO,
      CLI_C(tune), 0, 0, NULL, NULL,
      "pick each optimizer's learning rate from a grid of 10 by short runs "

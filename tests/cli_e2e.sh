@@ -591,6 +591,22 @@ check "report: eval losses 1e-300 and 1e300 drawn at numeric coordinates" svg_co
 check "report: two runs of such losses, their band drawn" svg_coords rep-ext/loss.svg
 check "report: steps/s of 1e308, no number of 309 digits" sh -c \
   "grep -q '^| all runs | 2 |' rep-ext/report.md && ! grep -qE '[0-9]{13}' rep-ext/report.md"
+# paper A's phenomena under linear and softmax attention, side by side
+"$bin" reproduce --compare-attention --steps 30 --seeds 1 --samples 20 --true-batch 500 \
+  --minibatch 50 --bins 5 --diag-every 0 --smooth-every 5 --out rcmp > rcmp.txt
+check "reproduce --compare-attention runs (exit 0 or 1)" [ $? -le 1 ]
+check "reproduce --compare-attention: both studies in every table" sh -c \
+  "[ \$(grep -c '^| \\[Setting 1, linear attention\\]\\|^| \\[Setting 1, softmax attention\\]' rcmp/report.md) -eq 2 ] && [ \$(grep -c '^| Setting 1, softmax attention |' rcmp/report.md) -ge 2 ]"
+check "reproduce --compare-attention: the figure and its numbers" sh -c \
+  "svg_ok() { [ -s \"\$1\" ] && xmllint --noout \"\$1\"; }; svg_ok rcmp/attention.svg && [ \$(grep -c . rcmp/attention.csv) -gt 10 ]"
+check "reproduce --compare-attention: softmax's learning rates tuned" \
+  grep -q 'softmax attention.*(tuned)' rcmp/report.md
+check "reproduce --compare-attention: paper A's R beside linear only" sh -c \
+  "grep 'linear attention |' rcmp/report.md | grep -q '1.76 (0.4)' && ! grep 'softmax attention |' rcmp/report.md | grep -q '1.76 (0.4)'"
+bad_input "reproduce --compare-attention with --attention" "--compare-attention" \
+  reproduce --compare-attention --attention relu
+bad_input "reproduce --compare-attention with --all" "--compare-attention" \
+  reproduce --compare-attention --all
 # a reproduce that fails leaves no report of earlier runs beside its own
 mkdir -p rf/runs/sgd-seed1.jsonl && echo earlier > rf/report.md && echo earlier > rf/loss.svg
 "$bin" reproduce --steps 2 --seeds 1 --samples 10 --true-batch 100 --minibatch 10 --bins 3 \
