@@ -441,6 +441,10 @@ static int run_train(const cli_config *c, u_progress *p) {
   env.callback = c->save_theta ? theta_cb : train_cb;
   env.user = &x;
   if ((code = run_make(&r, &rc, &env, c->threads, &pool)) != 0) goto done;
+  if (c->heatmap && !pb_heat_fits(&r.model.cfg)) {
+    code = u_fail(EXIT_BAD_INPUT, "%s", pb_heat_fits_msg);
+    goto done;
+  }
   if (c->resume && (code = load_into(&r, &in)) != 0) goto done;
   ckpt_free(&in);
   if (p) p->total = rc.steps;

@@ -26,6 +26,7 @@
 #ifndef LINATTN_PAPERB_H
 #define LINATTN_PAPERB_H
 
+#include "linattn_runs.h"
 #include "linattn_theorem.h"
 
 typedef struct pb_ctx {
@@ -33,9 +34,63 @@ typedef struct pb_ctx {
   FILE *o; /* the text: stdout, or reproduce's report.md */
   jw w;
   int full, failed;
+  int seeds;       /* of depth and context: --seeds, else 5 full, 1 quick */
+  const char *dir; /* reproduce's folder: the figures go there */
   uint64_t seed;
   u_progress prog;
 } pb_ctx;
+
+/* ------------------------------------------------------------ figures */
+/* Depth and context: each method's test loss against L or n, one line
+   each, on a log axis; FILE.csv beside FILE.svg holds the numbers. */
+#define PB_FIG_SERIES 4
+typedef struct pb_fig {
+  const char *title, *xlabel;
+  int n, ns;
+  const double *x, *y[PB_FIG_SERIES];
+  const char *label[PB_FIG_SERIES];
+} pb_fig;
+
+static void pb_fig_svg(FILE *f, void *ctx) {
+  const pb_fig *F = (const pb_fig *)ctx;
+  double all[PB_FIG_SERIES * 32];
+  svg_axis ax = {0, 1, 0, NULL}, ay = {1e-3, 1, 1, "test loss (log scale)"};
+  svg_plot p;
+  int k, i, m = 0;
+  for (k = 0; k < F->ns; ++k)
+    for (i = 0; i < F->n && m < PB_FIG_SERIES * 32; ++i) all[m++] = F->y[k][i];
+  (void)svg_range(F->x, F->n, 0, &ax.lo, &ax.hi);
+  (void)svg_range(all, m, 1, &ay.lo, &ay.hi);
+  ax.label = F->xlabel;
+  svg_open(&p, f, 720, 480, F->title, ax, ay);
+  svg_axes(&p);
+  for (k = 0; k < F->ns; ++k) {
+    svg_line(&p, F->x, F->y[k], F->n, svg_palette[k], 2, k == 0 ? 0 : 1);
+    svg_markers(&p, F->x, F->y[k], F->n, svg_palette[k], SVG_DOT, 3.5);
+    svg_legend(&p, F->label[k], svg_palette[k], k == 0 ? SVG_LINEDOT : SVG_DASHED);
+  }
+  svg_close(&p);
+}
+
+static void pb_fig_csv(FILE *f, void *ctx) {
+  const pb_fig *F = (const pb_fig *)ctx;
+  char a[32], b[32];
+  int k, i;
+  fprintf(f, "series,x,test_loss\n");
+  for (k = 0; k < F->ns; ++k)
+    for (i = 0; i < F->n; ++i)
+      fprintf(f, "\"%s\",%s,%s\n", F->label[k], csv_num(a, F->x[i]),
+              csv_num(b, F->y[k][i]));
+}
+
+/* The figure NAME.svg into reproduce's folder, or at --svg for one check. */
+static int pb_figure(const pb_ctx *x, const char *name, const pb_fig *F) {
+  char path[4200];
+  if (x->dir) snprintf(path, sizeof path, "%.4000s/%s.svg", x->dir, name);
+  else if (x->c->svg) snprintf(path, sizeof path, "%.4000s", x->c->svg);
+  else return 0;
+  return write_figure(path, pb_fig_svg, pb_fig_csv, (void *)F);
+}
 
 static long pb_steps(const pb_ctx *x, long quick, long full) {
   if (cli_given(x->c, "steps")) return x->c->run.steps;
@@ -200,7 +255,7 @@ static double pb_model_loss(const la_run *r, const la_batch *b) {
 #endif
 static int pb_depth(pb_ctx *x) {
   long steps = pb_steps(x, 1500, 20000);
-  int batch = x->full ? 20000 : 10000, seeds = x->full ? 5 : 1, L, k, q, st;
+  int batch = x->full ? 20000 : 10000, seeds = x->seeds, L, k, q, st;
   int ok = 1;
   double model[4] = {0}, gd[4] = {0}, pgd[4] = {0}, ols = 0, ridge = 0;
   fprintf(x->o,
@@ -273,7 +328,20 @@ static int pb_depth(pb_ctx *x) {
   jw_num(&x->w, "depth_ols", ols);
   jw_num(&x->w, "depth_ridge", ridge);
   if (!ok) x->failed++;
-  return 0;
+  {
+    static const double Ls[4] = {1, 2, 3, 4};
+    pb_fig F;
+    memset(&F, 0, sizeof F);
+    F.title = "Paper B's depth figure: test loss against the number of layers";
+    F.xlabel = "layers L (GD: k = L steps)";
+    F.n = 4;
+    F.ns = 3;
+    F.x = Ls;
+    F.y[0] = model; F.label[0] = "trained linear transformer";
+    F.y[1] = gd; F.label[1] = "gradient descent, best step size";
+    F.y[2] = pgd; F.label[2] = "preconditioned GD (Sigma^-1), best step size";
+    return pb_figure(x, "depth", &F);
+  }
 }
 
 /* ------------------------------------------------------------ context */
@@ -287,42 +355,50 @@ static int pb_context(pb_ctx *x) {
           "(0.99, 0.99), lr 0.001 for n < 5 else 0.01 (x %g in the quick "
           "form), per-matrix clip 0.001, %d fresh prompts per step, %ld "
           "steps, lr halved 4 times%s; the best of the last 20 of 100 "
-          "checkpoints on the validation batch.\n"
+          "checkpoints on the validation batch; the mean over %d seed%s "
+          "(each its own Sigma).\n"
           "  n    model      GD (k = 3)  precond GD  least squares  model / PGD\n",
           x->full ? 1.0 : PB_QUICK_LR / 0.01, batch, steps,
-          x->full ? "" : " (quick form; --full: n = 2..20, 40,000 x 8,000)");
+          x->full ? "" : " (quick form; --full: n = 2..20, 40,000 x 8,000, 5 seeds)",
+          x->seeds, x->seeds == 1 ? "" : "s");
   for (i = 0; i < count; ++i) {
-    int n = x->full ? i + 2 : quick_n[i];
-    pb_spec s;
-    pb_base base;
-    la_run r;
-    la_batch val, test;
-    memset(&s, 0, sizeof s);
-    s.preset = "b-context";
-    s.layers = 3;
-    s.n = n;
-    s.param = LA_PARAM_SPARSE;
-    s.batch = batch;
-    s.steps = steps;
-    s.lr = (n < 5 ? 0.001 : 0.01) * (x->full ? 1 : PB_QUICK_LR / 0.01);
-    s.best = 1;
-    if ((st = pb_train(x, &s, &r)) != 0)
-      return u_fail(1, "context, n = %d: %s", n, la_status_str(st));
-    st = pb_batch(x, &r.data, 10000, 1, &val);
-    if (!st && (st = pb_batch(x, &r.data, 10000, 2, &test)) != 0)
-      la_batch_destroy(&val);
-    if (!st) {
-      st = pb_baselines(&r.data, &val, &test, 3, &base);
-      model[i] = pb_model_loss(&r, &test);
-      la_batch_destroy(&val);
-      la_batch_destroy(&test);
+    int n = x->full ? i + 2 : quick_n[i], q;
+    model[i] = gd[i] = pgd[i] = ols[i] = 0;
+    for (q = 0; q < x->seeds; ++q) { /* the mean over the seeds */
+      pb_spec s;
+      pb_base base;
+      pb_ctx y = *x;
+      la_run r;
+      la_batch val, test;
+      memset(&s, 0, sizeof s);
+      s.preset = "b-context";
+      s.layers = 3;
+      s.n = n;
+      s.param = LA_PARAM_SPARSE;
+      s.batch = batch;
+      s.steps = steps;
+      s.lr = (n < 5 ? 0.001 : 0.01) * (x->full ? 1 : PB_QUICK_LR / 0.01);
+      s.best = 1;
+      s.seed = x->seed + (uint64_t)q;
+      y.seed = s.seed;
+      if ((st = pb_train(x, &s, &r)) != 0)
+        return u_fail(1, "context, n = %d: %s", n, la_status_str(st));
+      st = pb_batch(&y, &r.data, 10000, 1, &val);
+      if (!st && (st = pb_batch(&y, &r.data, 10000, 2, &test)) != 0)
+        la_batch_destroy(&val);
+      if (!st) {
+        st = pb_baselines(&r.data, &val, &test, 3, &base);
+        model[i] += pb_model_loss(&r, &test) / x->seeds;
+        la_batch_destroy(&val);
+        la_batch_destroy(&test);
+      }
+      la_run_destroy(&r);
+      if (st) return u_fail(1, "context baselines, n = %d: %s", n, la_status_str(st));
+      gd[i] += base.gd[2] / x->seeds;
+      pgd[i] += base.pgd[2] / x->seeds;
+      ols[i] += base.ols / x->seeds;
     }
-    la_run_destroy(&r);
-    if (st) return u_fail(1, "context baselines, n = %d: %s", n, la_status_str(st));
     ns[i] = n;
-    gd[i] = base.gd[2];
-    pgd[i] = base.pgd[2];
-    ols[i] = base.ols;
     fprintf(x->o, "  %-3d  %-9.5f  %-10.5f  %-10.5f  %-13.5f  %.3f\n", n,
             model[i], gd[i], pgd[i], ols[i], model[i] / pgd[i]);
     if (!(model[i] <= pgd[i] * (x->full ? 1.02 : 1.05))) ok = 0;
@@ -339,7 +415,20 @@ static int pb_context(pb_ctx *x) {
   jw_arr(&x->w, "context_pgd", pgd, count);
   jw_arr(&x->w, "context_ols", ols, count);
   if (!ok) x->failed++;
-  return 0;
+  {
+    pb_fig F;
+    memset(&F, 0, sizeof F);
+    F.title = "Paper B's context-length figure: test loss against n (L = 3)";
+    F.xlabel = "context length n";
+    F.n = count;
+    F.ns = 4;
+    F.x = ns;
+    F.y[0] = model; F.label[0] = "trained linear transformer";
+    F.y[1] = gd; F.label[1] = "3 steps of GD, best step size";
+    F.y[2] = pgd; F.label[2] = "3 steps of preconditioned GD";
+    F.y[3] = ols; F.label[3] = "least squares";
+    return pb_figure(x, "context", &F);
+  }
 }
 
 /* ------------------------------------------------------------ theorem 4 */
@@ -694,13 +783,22 @@ typedef struct pb_heat {
   double m[LA_MAX_LAYERS][3][64];
 } pb_heat;
 
+/* Whether a model has the heat maps' form (pb_heat_fits_msg otherwise):
+   asked before a run trains, so that a run is never spent to be refused. */
+static const char pb_heat_fits_msg[] =
+    "--heatmap: the sparse or pgd form of linear attention, d <= 8, one head, "
+    "merged keys and queries, no front layer";
+static int pb_heat_fits(const la_model_config *c) {
+  return c->d <= 8 && !c->front_hidden && c->heads <= 1 && !c->qk_rank &&
+         c->activation == LA_ACT_LINEAR &&
+         (c->param == LA_PARAM_SPARSE || c->param == LA_PARAM_PGD);
+}
+
 static int pb_heat_of(const la_run *r, pb_heat *h) {
   const la_model *m = &r->model;
   double sig[64], sh[64], u[64];
   int l, i, d = m->cfg.d, sparse = m->cfg.param == LA_PARAM_SPARSE;
-  if (d > 8 || m->cfg.front_hidden || m->cfg.heads > 1 || m->cfg.qk_rank ||
-      (m->cfg.param != LA_PARAM_SPARSE && m->cfg.param != LA_PARAM_PGD))
-    return 0;
+  if (!pb_heat_fits(&m->cfg)) return 0;
   memset(h, 0, sizeof *h);
   h->L = m->cfg.layers;
   h->d = d;
@@ -779,8 +877,7 @@ static int pb_heatmaps(const char *dir, const la_run *r) {
   if (!h) return u_fail(1, "out of memory");
   if (!pb_heat_of(r, h)) {
     free(h);
-    return u_fail(EXIT_BAD_INPUT, "--heatmap: the sparse or pgd form of linear "
-                                  "attention, d <= 8, one head, no front layer");
+    return u_fail(EXIT_BAD_INPUT, "%s", pb_heat_fits_msg);
   }
   if ((st = u_mkdirs(dir)) != 0) {
     free(h);
@@ -824,6 +921,7 @@ static void pb_init(pb_ctx *x, const cli_config *c, FILE *o, FILE *json) {
   x->c = c;
   x->o = o;
   x->full = (int)c->full;
+  x->seeds = c->seeds > 0 ? (int)c->seeds : x->full ? 5 : 1;
   x->seed = cli_given(c, "seed") ? c->run.seed : 1;
   jw_begin(&x->w, json);
   jw_str(&x->w, "type", "theorem");
@@ -876,6 +974,7 @@ static int cmd_reproduce_b(const cli_config *c) {
     return u_fail(EXIT_BAD_INPUT, "cannot write %s", path);
   }
   pb_init(&x, c, rep, js);
+  x.dir = dir;
   fprintf(rep, "# Paper B (arXiv:2306.00297): the trained linear transformer "
                "beside the algorithms it implements\n\n%s form, seed %llu, "
                "linattn %s (%s, %s). Each check prints its numbers beside paper "
@@ -883,8 +982,11 @@ static int cmd_reproduce_b(const cli_config *c) {
           x.full ? "Full" : "Quick", (unsigned long long)x.seed,
           la_version_string(), la_backend_name(), th_precision());
   st = pb_run_checks(&x, all, 5);
-  fprintf(rep, "```\n\n%d check%s OFF; %.0f s.\n", x.failed, x.failed == 1 ? "" : "s",
-          u_now() - t0);
+  fprintf(rep, "```\n\n%d check%s OFF; %.0f s.\n\n"
+               "![depth](depth.svg)\n\n![context length](context.svg)\n\n"
+               "The numbers of each figure: `depth.csv`, `context.csv`; of "
+               "every check: `paperb.json`.\n",
+          x.failed, x.failed == 1 ? "" : "s", u_now() - t0);
   jw_int(&x.w, "failed", x.failed);
   jw_num(&x.w, "seconds", u_now() - t0);
   jw_end(&x.w);

@@ -269,6 +269,10 @@ check "heat map: 3 layers x (B, A, whitened A) x 25 entries as CSV" sh -c \
 "$bin" train --resume hm.ck --steps 20 --out hm2.jsonl --heatmap hm2
 check "heat map at a checkpoint: the run's own" cmp hm/heatmap.csv hm2/heatmap.csv
 bad_input "train --heatmap: the dense form refused" "heatmap" train --param dense --steps 2 --out /dev/null --heatmap hm3
+# refused before a step is taken (a million steps would not end here)
+bad_input "train --heatmap: softmax refused before training" "heatmap" \
+  train --attention softmax --steps 1000000 --out hm4.jsonl --heatmap hm4
+check "train --heatmap refused: nothing written" sh -c "[ ! -e hm4.jsonl ] && [ ! -e hm4 ]"
 
 # paper B's comparative checks, a few steps each: the structure of their
 # output and the numbers that do not depend on training's length
@@ -281,8 +285,10 @@ check "theorem optimum runs (exit 0 or 1)" [ $? -le 1 ]
 check "theorem optimum: L = 1's step size near n/(n+d+1) = 0.769" \
   jq -e '(.optimum1_step_sizes[0] - 0.769 | fabs) < 0.03 and (.optimum4_step_sizes | length) == 4' opt.json
 check "theorem optimum: paper B's numbers beside" grep -q "paper B: 0.375 0.530 0.905 2.167" opt.txt
-"$bin" theorem --check depth --steps 20 --out depth.json > depth.txt
+"$bin" theorem --check depth --steps 20 --out depth.json --svg depth.svg > depth.txt
 check "theorem depth runs (exit 0 or 1)" [ $? -le 1 ]
+check "theorem depth --svg: the figure and its numbers" sh -c \
+  "svg_ok() { [ -s \"\$1\" ] && xmllint --noout \"\$1\"; }; svg_ok depth.svg && [ \$(grep -c . depth.csv) -eq 13 ]"
 check "theorem depth: four depths; preconditioning helps GD at every k" \
   jq -e '(.depth_model | length) == 4 and ([range(4) as $k | .depth_pgd[$k] < .depth_gd[$k]] | all)' depth.json
 "$bin" theorem --check context --steps 10 --out ctx.json > ctx.txt
@@ -296,8 +302,16 @@ check "theorem theorem4: both cases' a_l and b_l" \
 # all five into one report (not in the quick part, run under the
 # sanitizers: the five checks just ran there one by one)
 if [ -z "$LINATTN_E2E_QUICK" ]; then
-  "$bin" reproduce --paper b --steps 10 --out rb > rb.txt
+  "$bin" reproduce --paper b --steps 10 --seeds 2 --out rb > rb.txt
   check "reproduce --paper b runs (exit 0 or 1)" [ $? -le 1 ]
+  check "reproduce --paper b --seeds 2: depth and context over both" sh -c \
+    "[ \$(grep -c 'the mean over 2 seeds' rb/report.md) -eq 2 ]"
+  for f in depth context; do
+    check "reproduce --paper b: $f.svg well-formed, in the report" sh -c \
+      "xmllint --noout rb/$f.svg && grep -q '($f.svg)' rb/report.md"
+  done
+  check "reproduce --paper b: the figures' numbers" sh -c \
+    "[ \$(grep -c '^\"trained linear transformer\",[1-4],' rb/depth.csv) -eq 4 ] && [ \$(grep -c '^\"least squares\",' rb/context.csv) -eq 5 ]"
   check "reproduce --paper b: one report with every check" sh -c \
     "grep -q '^Depth' rb/report.md && grep -q '^Context length' rb/report.md && grep -q '^Theorem 4' rb/report.md && grep -q '^Lemma 4' rb/report.md && grep -q '^Optimum' rb/report.md"
   check "reproduce --paper b: its numbers as JSON" jq -e '.depth_model and .optimum_loss' rb/paperb.json
