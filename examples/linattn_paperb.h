@@ -42,11 +42,12 @@ typedef struct pb_ctx {
 
 /* ------------------------------------------------------------ figures */
 /* Depth and context: each method's test loss against L or n, one line
-   each, on a log axis; FILE.csv beside FILE.svg holds the numbers. */
+   each, on a log axis; FILE.csv beside FILE.svg holds the numbers, also
+   of series not drawn (an exact method's zeros would flatten the rest). */
 #define PB_FIG_SERIES 4
 typedef struct pb_fig {
   const char *title, *xlabel;
-  int n, ns;
+  int n, ns, drawn; /* points, series (all in the CSV), the first drawn */
   const double *x, *y[PB_FIG_SERIES];
   const char *label[PB_FIG_SERIES];
 } pb_fig;
@@ -57,14 +58,14 @@ static void pb_fig_svg(FILE *f, void *ctx) {
   svg_axis ax = {0, 1, 0, NULL}, ay = {1e-3, 1, 1, "test loss (log scale)"};
   svg_plot p;
   int k, i, m = 0;
-  for (k = 0; k < F->ns; ++k)
+  for (k = 0; k < F->drawn; ++k)
     for (i = 0; i < F->n && m < PB_FIG_SERIES * 32; ++i) all[m++] = F->y[k][i];
   (void)svg_range(F->x, F->n, 0, &ax.lo, &ax.hi);
   (void)svg_range(all, m, 1, &ay.lo, &ay.hi);
   ax.label = F->xlabel;
   svg_open(&p, f, 720, 480, F->title, ax, ay);
   svg_axes(&p);
-  for (k = 0; k < F->ns; ++k) {
+  for (k = 0; k < F->drawn; ++k) {
     svg_line(&p, F->x, F->y[k], F->n, svg_palette[k], 2, k == 0 ? 0 : 1);
     svg_markers(&p, F->x, F->y[k], F->n, svg_palette[k], SVG_DOT, 3.5);
     svg_legend(&p, F->label[k], svg_palette[k], k == 0 ? SVG_LINEDOT : SVG_DASHED);
@@ -335,7 +336,7 @@ static int pb_depth(pb_ctx *x) {
     F.title = "Paper B's depth figure: test loss against the number of layers";
     F.xlabel = "layers L (GD: k = L steps)";
     F.n = 4;
-    F.ns = 3;
+    F.ns = F.drawn = 3;
     F.x = Ls;
     F.y[0] = model; F.label[0] = "trained linear transformer";
     F.y[1] = gd; F.label[1] = "gradient descent, best step size";
@@ -422,6 +423,7 @@ static int pb_context(pb_ctx *x) {
     F.xlabel = "context length n";
     F.n = count;
     F.ns = 4;
+    F.drawn = 3; /* least squares is exact from n = d on: in the CSV only */
     F.x = ns;
     F.y[0] = model; F.label[0] = "trained linear transformer";
     F.y[1] = gd; F.label[1] = "3 steps of GD, best step size";
