@@ -67,8 +67,9 @@ QEMU32 = qemu-arm -L /usr/arm-linux-gnueabihf
 A64 = aarch64-linux-gnu-gcc $(CFLAGS_HOST)
 A32 = arm-linux-gnueabihf-gcc $(CFLAGS_HOST) -march=armv7-a -mfpu=neon-vfpv4 -mfloat-abi=hard
 VALGRIND = valgrind -q --error-exitcode=9 --leak-check=full --errors-for-leak-kinds=definite
-# Under an emulator or valgrind the few longest tests do fewer repetitions
-# (tests/la_test.h); the native configurations run them in full.
+# Under an emulator, valgrind or the sanitizers the few longest tests do
+# fewer repetitions (tests/la_test.h); the other native configurations run
+# them in full.
 LIGHT = env LA_TEST_LIGHT=1
 
 $(eval $(call suite,gcc-avx2-float,$(CC) $(CFLAGS_HOST) $(AVX2),))
@@ -80,8 +81,8 @@ $(eval $(call suite,gcc-avx512-float,$(CC) $(CFLAGS_HOST) $(AVX512),))
 $(eval $(call suite,gcc-avx512-double,$(CC) $(CFLAGS_HOST) $(AVX512) -DLINATTN_DOUBLE,))
 $(eval $(call suite,clang-avx512-float,$(CLANG) $(CFLAGS_HOST) $(AVX512),))
 $(eval $(call suite,clang-scalar-double,$(CLANG) $(CFLAGS_HOST) $(SCALAR) -DLINATTN_DOUBLE,))
-$(eval $(call suite,asan-ubsan-avx2-float,$(CLANG) $(CFLAGS_HOST) $(AVX2) $(SAN) -DLA_TEST_ASSERT,))
-$(eval $(call suite,asan-ubsan-scalar-double,$(CLANG) $(CFLAGS_HOST) $(SCALAR) -DLINATTN_DOUBLE $(SAN) -DLA_TEST_ASSERT,))
+$(eval $(call suite,asan-ubsan-avx2-float,$(CLANG) $(CFLAGS_HOST) $(AVX2) $(SAN) -DLA_TEST_ASSERT,$(LIGHT)))
+$(eval $(call suite,asan-ubsan-scalar-double,$(CLANG) $(CFLAGS_HOST) $(SCALAR) -DLINATTN_DOUBLE $(SAN) -DLA_TEST_ASSERT,$(LIGHT)))
 $(eval $(call suite,valgrind-avx2-float,$(CC) $(CFLAGS_HOST) $(AVX2) -g,$(LIGHT) $(VALGRIND)))
 $(eval $(call suite,aarch64-neon-float,$(A64),$(LIGHT) $(QEMU64)))
 $(eval $(call suite,aarch64-neon-double,$(A64) -DLINATTN_DOUBLE,$(LIGHT) $(QEMU64)))

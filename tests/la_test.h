@@ -15,10 +15,10 @@ typedef struct la_t {
   const char *filter; /* run only tests whose name contains this */
   int skipping;
   int timing;         /* print each test's CPU seconds (LA_TEST_TIMES) */
-  /* LA_TEST_LIGHT: under an emulator or valgrind (tens of times slower),
-     the few tests that repeat one computation many times do fewer
-     repetitions; every code path is still met, and every other
-     configuration of the matrix runs them in full */
+  /* LA_TEST_LIGHT: under an emulator, valgrind or the sanitizers (from
+     3 to 50 times slower), the few tests that repeat one computation many
+     times do fewer repetitions; every code path is still met, and the
+     other native configurations of the matrix run them in full */
   int light;
   clock_t started;
 } la_t;
