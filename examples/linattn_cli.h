@@ -294,10 +294,10 @@ static const cli_flag cli_flags[] = {
      CLI_C(tune), 0, 0, NULL, NULL,
      "pick each optimizer's learning rate from a grid of 10 by short runs "
      "(default at depths other than 3)"},
-    {"seeds", CLI_K_INT, CLI_REPRO,
+    {"seeds", CLI_K_INT, CLI_REPRO | CLI_THEOREM,
      CLI_C(seeds), 1, 512, NULL, "K",
      "seeds per optimizer (default 4; 6 with --full; the larger model 2); "
-     "--paper b: of depth and context (default 1; 5 with --full)"},
+     "paper B's depth and context: seeds averaged (default 1; 5 with --full)"},
     {"jobs", CLI_K_INT, CLI_REPRO | CLI_SWEEP,
      CLI_C(jobs), 1, 1024, NULL, "K",
      "parallel processes (reproduce: default the online CPUs; sweep: run "

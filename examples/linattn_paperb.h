@@ -938,6 +938,9 @@ static int cmd_theorem_b(const cli_config *c) {
   int st, which = (int)c->check;
   if (cli_given(c, "steps") && c->run.steps < 1)
     return u_fail(EXIT_BAD_INPUT, "--steps 0: the checks train; give at least 1");
+  if (c->seeds > 0 && which != CLI_DEPTH && which != CLI_CONTEXT)
+    return u_fail(EXIT_BAD_INPUT, "--seeds: the depth and context checks average "
+                                  "seeds; this one runs one");
   if ((st = u_open(&out, c->out ? c->out : NULL)) != 0) return st;
   sink = c->out ? out.f : fopen("/dev/null", "w");
   if (!sink) return u_fail(1, "cannot open /dev/null");

@@ -678,6 +678,9 @@ static int cmd_theorem(const cli_config *c) {
   x.c = c;
   if (s < 1)
     return u_fail(EXIT_BAD_INPUT, "--steps 0: the checks train; give at least 1");
+  if (c->seeds > 0)
+    return u_fail(EXIT_BAD_INPUT, "--seeds: only paper B's depth and context "
+                                  "checks average seeds");
   if (which == CLI_ALL || which == CLI_THM1) total += cli_given(c, "steps") ? s : 6000;
   if (which == CLI_ALL || which == CLI_THREE) total += cli_given(c, "steps") ? 5 * s / 2 : 10000;
   if (which == CLI_ALL || which == CLI_THM5) total += s;

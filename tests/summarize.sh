@@ -4,13 +4,16 @@
 # expected configuration left no verdict. Skipped configurations (their
 # tools missing) are listed with the packages they need, on the lines
 # before. Each configuration's CPU time is kept in build/timings, from which
-# --order starts the longest first next time.
+# --order starts the longest first next time; a fresh clone, which has none,
+# orders by tests/timings (a copy of one run's, `make test-timings`: only the
+# order depends on it, so an old copy costs minutes, never a result).
 #   summarize.sh NAME...       the summary
 #   summarize.sh --order NAME...   the names, longest last time first
 res=build/results
 timings=build/timings
 if [ "$1" = --order ]; then
   shift
+  [ -f "$timings" ] || timings=tests/timings
   for name in "$@"; do
     t=$(awk -v n="$name" '$1 == n { print $2 }' "$timings" 2>/dev/null)
     echo "${t:-100000} $name"   # never timed: first, it may be long
