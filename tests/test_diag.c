@@ -1122,13 +1122,23 @@ static void diag_hard_spectra_tests(la_t *t) {
       }
       LA_CHECK(t, zero >= 11, "%d zero rows: no dead unit to test with", zero);
       memcpy(h, h0, sizeof(double) * n * n);
-      st = la_sym_eig(n, h, w, v, NULL, 0);
+      /* light: the eigenvalues alone (the vectors' accumulation is most of
+         the work; "zero rows and columns embedded" checks them), held to
+         the trace below and to Lanczos at both ends */
+      st = la_sym_eig(n, h, w, t->light ? NULL : v, NULL, 0);
       LA_CHECK(t, st == LA_OK, "sym_eig: %s", la_status_str(st));
     }
     if (st == LA_OK) {
+      double trace = 0, sw = 0, sa = 0;
       hn = fmax(fabs(w[0]), fabs(w[n - 1]));
-      /* light: the residual and orthogonality of every eleventh pair */
-      for (i = 0; i < n; i += t->light ? 11 : 1) {
+      for (i = 0; i < n; ++i) {
+        trace += h0[(size_t)i * n + i];
+        sw += w[i];
+        sa += fabs(w[i]);
+      }
+      LA_CHECK(t, fabs(sw - trace) <= 8 * n * 2.2e-16 * sa, "sum %g, trace %g", sw,
+               trace);
+      for (i = 0; i < n && !t->light; ++i) {
         double r2 = 0;
         for (j = 0; j < n; ++j) {
           double hv = 0, dot = 0;
@@ -1140,8 +1150,10 @@ static void diag_hard_spectra_tests(la_t *t) {
         }
         res = fmax(res, sqrt(r2));
       }
-      LA_CHECK(t, res <= 8 * n * 2.2e-16 * hn, "||H v - w v|| = %g of %g", res, hn);
-      LA_CHECK(t, orth <= 8 * n * 2.2e-16, "orthogonality %g", orth);
+      if (!t->light) {
+        LA_CHECK(t, res <= 8 * n * 2.2e-16 * hn, "||H v - w v|| = %g of %g", res, hn);
+        LA_CHECK(t, orth <= 8 * n * 2.2e-16, "orthogonality %g", orth);
+      }
       for (k = 0; k < 2; ++k) { /* Lanczos on the HVP at both ends */
         double vals[3], want[3], tol = sizeof(la_real) == 4 ? 1e-5 : 1e-10, err = 0;
         la_lanczos_config c;
@@ -1543,7 +1555,8 @@ static void diag_model_tests(la_t *t) {
           LA_CHECK(t, ex.by_spectrum == 0 && fabs(ml) < 1e-10 * big,
                    "unresolved: by spectrum %g, median %g", ex.by_spectrum, ml);
       }
-      memset(&c, 0, sizeof c); c.dense_max = 1; c.slq.probes = 20; c.slq.seed = 3;
+      memset(&c, 0, sizeof c); c.dense_max = 1; c.slq.seed = 3;
+      c.slq.probes = t->light ? 8 : 20;
       LA_CHECK(t, la_robust_cond(&tm.m, tm.theta, &tm.b, &c, &it, NULL, 0) ==
                       LA_OK, "iterative");
       LA_CHECK(t, it.exact == 0 && fabs(it.by_diag - ex.by_diag) <= 1e-12 * ex.by_diag,
