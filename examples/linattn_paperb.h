@@ -113,6 +113,21 @@ typedef struct pb_spec {
   void *user;
 } pb_spec;
 
+/* The sparse form (B_l, A_l) of preset, its shape and length; the rest
+   zero (the check's seed, the preset's learning rate, the last theta). */
+static pb_spec pb_sparse(const char *preset, int layers, int n, int batch,
+                         long steps) {
+  pb_spec s;
+  memset(&s, 0, sizeof s);
+  s.preset = preset;
+  s.layers = layers;
+  s.n = n;
+  s.param = LA_PARAM_SPARSE;
+  s.batch = batch;
+  s.steps = steps;
+  return s;
+}
+
 /* Paper B's model selection: of the last 20 of 100 evenly spaced
    checkpoints, the one with the least loss on the validation batch (drawn
    from the run's data when first needed). */
@@ -276,13 +291,7 @@ static int pb_depth(pb_ctx *x) {
     for (L = 1; L <= 4; ++L) {
       pb_spec s;
       la_run r;
-      memset(&s, 0, sizeof s);
-      s.preset = "b-depth";
-      s.layers = L;
-      s.n = 20;
-      s.param = LA_PARAM_SPARSE;
-      s.batch = batch;
-      s.steps = steps;
+      s = pb_sparse("b-depth", L, 20, batch, steps);
       s.lr = x->full ? 0 : PB_QUICK_LR;
       s.best = 1;
       s.seed = x->seed + (uint64_t)q;
@@ -371,13 +380,7 @@ static int pb_context(pb_ctx *x) {
       pb_ctx y = *x;
       la_run r;
       la_batch val, test;
-      memset(&s, 0, sizeof s);
-      s.preset = "b-context";
-      s.layers = 3;
-      s.n = n;
-      s.param = LA_PARAM_SPARSE;
-      s.batch = batch;
-      s.steps = steps;
+      s = pb_sparse("b-context", 3, n, batch, steps);
       s.lr = (n < 5 ? 0.001 : 0.01) * (x->full ? 1 : PB_QUICK_LR / 0.01);
       s.best = 1;
       s.seed = x->seed + (uint64_t)q;
@@ -483,15 +486,9 @@ static int pb_theorem4_case(pb_ctx *x, int iso, int n, long steps, int batch,
   double sig[64], db[4], da[4], b[4], a[4];
   int st, i, l, d;
   memset(&t, 0, sizeof t);
-  memset(&s, 0, sizeof s);
+  s = pb_sparse("b-theorem4", 3, n, batch, steps);
   t.L = 3;
   t.every = steps / 8 > 0 ? steps / 8 : 1;
-  s.preset = "b-theorem4";
-  s.layers = 3;
-  s.n = n;
-  s.param = LA_PARAM_SPARSE;
-  s.batch = batch;
-  s.steps = steps;
   s.iso = iso;
   s.cb = pb_t4_cb;
   s.user = &t;
