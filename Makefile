@@ -115,14 +115,12 @@ run-cortex-m4-build: | $(BUILD)
 -include $(wildcard mk/*.mk)
 
 # The longest configurations (CPU time of the last run, build/timings) start
-# first, so that no long one is left running alone at the end; the program
-# that two of them share is built at the start, not when the first of them
-# comes (its compile would then run alone at the end).
+# first, so that no long one is left running alone at the end.
 test:
 	@rm -rf $(BUILD)/results
 	@echo "make test: $(words $(CONFIGS)) configurations, $(JOBS) at a time"
 	@LA_TOTAL=$(words $(CONFIGS)) $(MAKE) --no-print-directory -k -j$(JOBS) \
-	  $(BUILD)/linattn $$(sh tests/summarize.sh --order $(CONFIGS) | sed 's/^/run-/') || true
+	  $$(sh tests/summarize.sh --order $(CONFIGS) | sed 's/^/run-/') || true
 	@sh tests/summarize.sh $(CONFIGS)
 
 # The order a fresh clone runs the matrix in (longest first): this

@@ -70,12 +70,20 @@ uninstall:
 	rm -f $(DESTDIR)$(PREFIX)/include/linattn.h $(DESTDIR)$(PREFIX)/bin/linattn \
 	  $(PCDIR)/linattn.pc $(PCDIR)/linattn-native.pc
 
+# The program `make` builds (warnings as errors), a configuration of its
+# own: built once, by the time its turn comes among the longest first, and
+# before the two that run it (as their prerequisite, it would wait for
+# their turn, and its compile then ran alone at the end).
+CONFIGS += cli-program
+run-cli-program: | $(BUILD)
+	@sh tests/run_one.sh cli-program $(MAKE) --no-print-directory -s $(BUILD)/linattn
+
 # Every subcommand end to end: help, bad input and exit codes, JSON lines
 # that parse, SVGs that are well-formed XML, resume equal to an unbroken run.
-# The program is the one `make` builds, shared with cli-install (whose
-# `make install` then finds it up to date): built once per run.
+# The program is cli-program's, shared with cli-install (whose `make
+# install` then finds it up to date).
 CONFIGS += cli-end-to-end
-run-cli-end-to-end: $(BUILD)/linattn | $(BUILD)
+run-cli-end-to-end: | run-cli-program
 	@sh tests/run_one.sh cli-end-to-end sh tests/cli_e2e.sh $(BUILD)/linattn $(BUILD)/cli-e2e
 
 # The program under ASan and UBSan (SAN: at -O1), on the quick part of the
@@ -88,7 +96,7 @@ run-cli-asan-ubsan: | $(BUILD)
 # through pkg-config (portable and native, under -Wl,--as-needed) and CMake
 # projects (add_subdirectory, FetchContent, C++ only, LINATTN_NATIVE).
 CONFIGS += cli-install
-run-cli-install: $(BUILD)/linattn | $(BUILD)
+run-cli-install: | run-cli-program
 	@sh tests/run_one.sh cli-install --needs g++ sh tests/cli_install.sh $(BUILD)/cli-install
 
 # The program's helper headers each compile on their own (they include what
