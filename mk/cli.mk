@@ -72,8 +72,8 @@ uninstall:
 
 # The program `make` builds (warnings as errors), a configuration of its
 # own: built once, by the time its turn comes among the longest first, and
-# before the two that run it (as their prerequisite, it would wait for
-# their turn, and its compile then ran alone at the end).
+# before the three that use it (cli-end-to-end, cli-install, python: their
+# own makes then find it up to date instead of building it at once).
 CONFIGS += cli-program
 run-cli-program: | $(BUILD)
 	@sh tests/run_one.sh cli-program $(MAKE) --no-print-directory -s $(BUILD)/linattn

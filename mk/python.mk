@@ -29,5 +29,5 @@ python-test:
 	sh python/tests/run.sh "$(PYTHON)" "$(MAKE)" $(BUILD)
 
 CONFIGS += python
-run-python: | $(BUILD)
+run-python: | $(BUILD) run-cli-program
 	@sh tests/run_one.sh python --needs 'python3 numpy matplotlib pandas venv' sh python/tests/run.sh "$(PYTHON)" "$(MAKE)" $(BUILD)
