@@ -1087,6 +1087,9 @@ static const paper_r paper_a_r[] = {{"1", {1.76, 1.58}, {0.40, 0.41}},
                                     {"3", {9.57, 6.53}, {13.3, 3.55}}};
 static const double repro_at[2] = {750, 1250};
 
+/* The studies of --compare-attention, each keyed by its attention's name. */
+static const char *const repro_attentions[2] = {"linear", "softmax"};
+
 /* The studies of --all, in the order of its report. */
 typedef struct repro_form {
   const char *key, *preset;
@@ -2463,8 +2466,8 @@ static int repro_summary(repro *R, double wall) {
   memset(&T, 0, sizeof T);
   for (i = 0; i < R->ns; ++i) {
     if (!strncmp(R->s[i].key, "depth-", 6)) depth[nd++] = &R->s[i];
-    if (!strcmp(R->s[i].key, attn ? "linear" : "setting-3")) T.s[0] = &R->s[i];
-    if (!strcmp(R->s[i].key, attn ? "softmax" : "sphere")) T.s[1] = &R->s[i];
+    if (!strcmp(R->s[i].key, attn ? repro_attentions[0] : "setting-3")) T.s[0] = &R->s[i];
+    if (!strcmp(R->s[i].key, attn ? repro_attentions[1] : "sphere")) T.s[1] = &R->s[i];
   }
   T.title = attn ? "Linear against softmax attention"
                  : "Heavy-tailed (Setting 3) against spherical covariates";
@@ -2668,8 +2671,8 @@ static int cmd_reproduce(cli_config *c) {
       st = study_init(&R, &R.s[i], repro_forms[i].key, repro_forms[i].title,
                       repro_forms[i].preset, repro_forms[i].depth, NULL);
     else if (c->compare_attention)
-      st = study_init(&R, &R.s[i], i ? "softmax" : "linear", NULL, c->preset,
-                      0, i ? "softmax" : "linear");
+      st = study_init(&R, &R.s[i], repro_attentions[i], NULL, c->preset, 0,
+                      repro_attentions[i]);
     else
       st = study_init(&R, &R.s[i], "", NULL, c->preset, 0, NULL);
     if (!st) st = u_mkdirs(R.s[i].dir);
