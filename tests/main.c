@@ -16,6 +16,11 @@
 #define LINATTN_IMPLEMENTATION
 #include "../linattn.h"
 #include "la_test.h"
+#if defined(__has_feature)
+#if __has_feature(memory_sanitizer)
+#include "msan_stat.h"
+#endif
+#endif
 #include "test_util.h"
 
 #include "test_kernels.c"
