@@ -147,9 +147,9 @@ SOAK_SECONDS ?= 120
 SOAK_SEED ?=
 .PHONY: soak
 $(BUILD)/soak: tests/soak.c tests/soak_cli.h $(HDR) | $(BUILD)
-	$(CLANG) $(CFLAGS_HOST) $(NATIVE) $(SAN) $< -o $@ -lm
+	$(CLANG) $(CFLAGS_HOST) $(NATIVE) $(SAN_O1) $< -o $@ -lm
 $(BUILD)/linattn-soak: $(CLI_SRC) $(HDR) | $(BUILD)
-	$(CLANG) $(CFLAGS_HOST) $(NATIVE) $(SAN) -I. examples/linattn.c -o $@ -lm
+	$(CLANG) $(CFLAGS_HOST) $(NATIVE) $(SAN_O1) -I. examples/linattn.c -o $@ -lm
 soak: $(BUILD)/soak $(BUILD)/linattn-soak
 	$(BUILD)/soak $(SOAK_SECONDS) "$(SOAK_SEED)" --cli $(CURDIR)/$(BUILD)/linattn-soak
 

@@ -831,7 +831,7 @@ static void test_pb_population(la_t *t) {
                                        {0.519, 1.251, 0, 0},
                                        {0.428, 0.698, 1.729, 0},
                                        {0.375, 0.530, 0.905, 2.167}};
-    double m[9], pop[4][4], pl[4];
+    double m[9] = {0}, pop[4][4], pl[4];
     la_data_config dc;
     la_batch b;
     /* light: depths up to 3, whose losses need the moments up to 6; the
