@@ -5220,6 +5220,9 @@ LA__NOINLINE void la__panel_labels(const la_data *g, const la_real *w, la_real *
     for (j = 0; j < n1; ++j) {
       la_real acc[LA_W];
       la__panel_net(g, P + (size_t)j * LA_W, row, hid, t);
+      /* w is set for d >= 1 (la_data_init refuses less), which the
+         analyzer does not know:
+         NOLINTNEXTLINE(clang-analyzer-core.UndefinedBinaryOperatorResult) */
       for (l = 0; l < LA_W; ++l) acc[l] = w[l] * t[l];
       for (i = 1; i < d; ++i)
         for (l = 0; l < LA_W; ++l)
@@ -9004,7 +9007,7 @@ static int la__hutch(la__lz *s, int rank, int probes, la_rng *rng, double *g,
 static int la__hutchpp(la__lz *s, int rank, int probes, la_rng *rng,
                        double *g, double *ag, double *tr, double *se) {
   int i, st, kept = 0;
-  double exact = 0, rest;
+  double exact = 0, rest = 0; /* rest: not set when la__hutch fails */
   for (i = 0; i < rank; ++i) {
     double *row = s->V + (size_t)kept * s->n;
     la__rademacher(rng, s->n, g);
@@ -9408,7 +9411,7 @@ LINATTN_DEF int la_noise_summary(int count, const double *x,
   m.hill_stderr = m.hill_alpha / sqrt((double)k);
   if (gauss)
     for (i = 0; i < count; ++i) {
-      double z;
+      double z = 0; /* p in (0, 1): the quantile is always set */
       la_normal_quantile((i + 0.5) / count, &z);
       gauss[i] = m.mean + sqrt(m.var) * z;
     }
@@ -11973,8 +11976,10 @@ LINATTN_DEF int la_run_bytes(const la_run_config *cfg, const la_run_env *env,
   memset(&r, 0, sizeof r);
   if ((st = la_run_resolve(cfg, &r.cfg)) != 0) return st;
   if ((st = la__run_layout(&r, env, &a, &dm, &db, &tm, &tb)) != 0) return st;
+  /* each part within the limit, their sum past it (found by clang's
+     analyzer: LA_OK with 0 bytes before) */
   *bytes = la__arena_size(&a);
-  return LA_OK;
+  return *bytes ? LA_OK : LA_EOVERFLOW;
 }
 
 LINATTN_DEF int la_run_init(la_run *r, const la_run_config *cfg,

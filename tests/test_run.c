@@ -532,6 +532,32 @@ static void test_run_objects(la_t *t) {
 #endif
     la_run_destroy(&r2);
     free(mem); /* r lived in it: freed only after the last comparison */
+    {
+      /* the largest batch the size query answers: past it the query fails,
+         never LA_OK with a size of 0. With d = 256 the data's part (Sigma's
+         factors, 2 MB) is larger than a panel of the trainer's (172 KB),
+         so at some batch the trainer's part fits and the sum does not */
+      la_run_config big;
+      long lo = 1, hi = 1L << 30;
+      int st = 0;
+      la_run_preset(&big, "b-depth", NULL);
+      big.data.d = 256;
+      big.data.n = 20;
+      big.model.layers = 1;
+      big.eval_batch = 16;
+      while (hi - lo > 1) {
+        long mid = lo + (hi - lo) / 2;
+        big.batch = (int)mid;
+        if (la_run_bytes(&big, NULL, &need) == LA_OK && need > 0) lo = mid;
+        else hi = mid;
+      }
+      big.batch = (int)hi;
+      need = 1;
+      st = la_run_bytes(&big, NULL, &need);
+      LA_CHECK(t, st == LA_EOVERFLOW, "batch %ld: %s, %lu bytes", hi, la_status_str(st),
+               (unsigned long)need);
+      LA_CHECK(t, la_run_create(&r2, &big, NULL) == LA_EOVERFLOW, "create");
+    }
     c.batch = -5;
     LA_CHECK(t, la_run_bytes(&c, NULL, &need) == LA_ERANGE, "bad config");
     LA_CHECK(t, la_run_create(&r, NULL, NULL) == LA_ENULL, "null");
