@@ -182,6 +182,36 @@ static double bt_time(bt_lib *L, bt_fn fn, double min_s, int reps) {
 /* What follows is the comparison program; bench_scaling.c includes this
    file with BT_NO_MAIN for the library's side above. */
 #ifndef BT_NO_MAIN
+/* bt_measure for several libraries at once, their groups taken in turn
+   (one of each, reps times), so that a machine that speeds up or slows
+   down meanwhile (a neighbour, the clock) weighs on all alike: the ratios
+   between them are what the threads' rows report. */
+static int bt_measure_turns(bt_lib *const *L, int n, bt_fn fn, double min_s,
+                            int reps, bt_timing *best) {
+  long calls[BT_MAX_THREADS], c;
+  int i, r;
+  for (i = 0; i < n; ++i) {
+    double t0, once;
+    if (fn(L[i])) return -1;
+    t0 = bench_now();
+    fn(L[i]);
+    once = bench_now() - t0;
+    calls[i] = once > 0 ? (long)(min_s / once) : 1000;
+    if (calls[i] < 1) calls[i] = 1;
+    best[i].wall = best[i].cpu = 1e300;
+  }
+  for (r = 0; r < reps; ++r)
+    for (i = 0; i < n; ++i) {
+      double t0 = bench_now(), c0 = bt_cpu_now(), w, u;
+      for (c = 0; c < calls[i]; ++c) fn(L[i]);
+      w = (bench_now() - t0) / calls[i];
+      u = (bt_cpu_now() - c0) / calls[i];
+      if (w < best[i].wall) best[i].wall = w;
+      if (u < best[i].cpu) best[i].cpu = u;
+    }
+  return 0;
+}
+
 static int bt_sample(bt_lib *L) {
   return la_data_sample(&L->data, &L->rng, &L->b);
 }
@@ -356,37 +386,38 @@ static void bt_target_threads(int threads, int batch, const double *sp) {
          sp[0] >= want && sp[1] >= want && sp[2] >= want ? "PASS" : "MISS", want);
 }
 
-/* The library's rows for one batch size, threads 1 .. o->threads. */
+/* The library's rows for one batch size, threads 1 .. o->threads, every
+   thread count's groups taken in turn (bt_measure_turns). */
 static int bt_table_lib(const bt_opts *o, const bt_setup *s) {
   static const char *ops[4] = {"step", "grad", "hvp", "sample"};
   static const bt_fn fns[4] = {bt_step, bt_fn_grad, bt_hvp, bt_sample};
-  bt_timing one[4], t;
-  double sp[4] = {0, 0, 0, 0}; /* all threads' speedups, the last row's */
-  int th, k, st;
-  for (th = 1; th <= o->threads; ++th) {
-    bt_lib L;
-    if ((st = bt_lib_init(&L, s, th))) {
+  static bt_lib libs[BT_MAX_THREADS];
+  bt_lib *L[BT_MAX_THREADS];
+  bt_timing t[4][BT_MAX_THREADS];
+  double sp[4] = {0, 0, 0, 0}; /* all threads' speedups */
+  int th, k, st = 0, made = 0, bad = 0;
+  for (th = 1; th <= o->threads && !st; ++th, ++made) {
+    L[th - 1] = &libs[th - 1];
+    if ((st = bt_lib_init(L[th - 1], s, th)))
       printf("bench_torch: the library refused batch %d, %d threads: %s\n",
              s->batch, th, la_status_str(st));
-      bt_lib_free(&L);
-      return 1;
-    }
-    for (k = 0; k < 4; ++k) {
-      t = bt_measure(&L, fns[k], o->min_s, o->reps);
-      if (t.wall < 0) {
-        printf("bench_torch: %s failed\n", ops[k]);
-        bt_lib_free(&L);
-        return 1;
-      }
-      if (th == 1) one[k] = t;
-      sp[k] = one[k].wall / t.wall;
-      bt_row(ops[k], s->batch, "linattn", "cpu", th, 1e3 * t.wall, sp[k],
-             t.cpu / one[k].cpu);
-    }
-    fflush(stdout);
-    bt_lib_free(&L);
   }
+  for (k = 0; k < 4 && !st && !bad; ++k)
+    if (bt_measure_turns(L, o->threads, fns[k], o->min_s, o->reps, t[k])) {
+      printf("bench_torch: %s failed\n", ops[k]);
+      bad = 1;
+    }
+  for (th = 1; th <= o->threads && !st && !bad; ++th)
+    for (k = 0; k < 4; ++k) {
+      const bt_timing *one = &t[k][0], *x = &t[k][th - 1];
+      sp[k] = one->wall / x->wall;
+      bt_row(ops[k], s->batch, "linattn", "cpu", th, 1e3 * x->wall, sp[k],
+             x->cpu / one->cpu);
+    }
+  for (th = 0; th < made; ++th) bt_lib_free(&libs[th]);
+  if (st || bad) return 1;
   bt_target_threads(o->threads, s->batch, sp);
+  fflush(stdout);
   return 0;
 }
 
