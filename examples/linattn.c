@@ -61,6 +61,14 @@ static int run_make(la_run *r, const la_run_config *rc, const la_run_env *env,
                            : u_fail(EXIT_BAD_INPUT, "--threads %ld: %s", threads,
                                     la_status_str(st));
   e.parallel = *pool ? la_pool_parallel(*pool) : NULL;
+  {
+    size_t need = 0;
+    if (la_run_bytes(rc, &e, &need) == LA_OK && (st = u_fits_memory((double)need, "the run"))) {
+      la_pool_destroy(*pool);
+      *pool = NULL;
+      return st;
+    }
+  }
   st = la_run_create(r, rc, &e);
   if (st) {
     la_pool_destroy(*pool);

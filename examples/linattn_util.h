@@ -84,6 +84,27 @@ static int u_fail(int code, const char *fmt, ...) {
 
 static int u_oom(void) { return u_fail(EXIT_NOMEM, "out of memory"); }
 
+/* The machine's memory in bytes, 0 where the system does not say. */
+static double u_phys_bytes(void) {
+#if defined(_SC_PHYS_PAGES) && defined(_SC_PAGESIZE)
+  long pages = sysconf(_SC_PHYS_PAGES), size = sysconf(_SC_PAGESIZE);
+  return pages > 0 && size > 0 ? (double)pages * (double)size : 0;
+#else
+  return 0;
+#endif
+}
+
+/* EXIT_NOMEM with the sizes when `bytes` (what `what` needs) exceed the
+   machine's memory: an allocation that large would succeed on a system
+   that overcommits, and the run would page for hours instead of
+   failing. */
+static int u_fits_memory(double bytes, const char *what) {
+  double have = u_phys_bytes();
+  if (have <= 0 || bytes <= have) return 0;
+  return u_fail(EXIT_NOMEM, "%s needs %.3g GB of memory; this machine has %.3g GB", what,
+                bytes / 1e9, have / 1e9);
+}
+
 static double u_now(void) {
   struct timespec t;
   clock_gettime(CLOCK_MONOTONIC, &t);
