@@ -1720,7 +1720,8 @@ typedef struct la_run {
   la_trainer trainer;
   void *owned; /* the block of la_run_create */
 } la_run;
-/* The block of a run with env's threads (each worker has its workspace). */
+/* The block of a run with env's threads (each worker has its workspace);
+   LA_EOVERFLOW when it passes the largest workspace a size query answers. */
 LINATTN_DEF int la_run_bytes(const la_run_config *cfg, const la_run_env *env,
                              size_t *bytes);
 LINATTN_DEF int la_run_init(la_run *r, const la_run_config *cfg,
