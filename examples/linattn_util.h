@@ -95,9 +95,9 @@ static double u_phys_bytes(void) {
 }
 
 /* EXIT_NOMEM with the sizes when `bytes` (what `what` needs) exceed the
-   machine's memory: an allocation that large would succeed on a system
-   that overcommits, and the run would page for hours instead of
-   failing. */
+   machine's memory: a plain "out of memory" does not say by how much, and
+   where overcommit is always on (or swap is large) an allocation that
+   large succeeds and the run pages for hours instead of failing. */
 static int u_fits_memory(double bytes, const char *what) {
   double have = u_phys_bytes();
   if (have <= 0 || bytes <= have) return 0;
