@@ -76,7 +76,7 @@ A32 = arm-linux-gnueabihf-gcc $(CFLAGS_HOST) -march=armv7-a -mfpu=neon-vfpv4 -mf
 # stat family is wrapped (tests/msan_stat.h): clang 14 does not intercept
 # glibc's own. Valgrind is no longer in the matrix (`make valgrind` runs it):
 # it emulates each lane of an FMA by a helper call, so the AVX2 suite took
-# 160 s of CPU under it, against about 30 s here, compile included.
+# 160 s of CPU under it, against about 40 s here, compile included.
 MSAN = -fsanitize=memory -fno-sanitize-recover=all -fno-omit-frame-pointer -g -O1 \
   -Wl,--wrap=stat64,--wrap=lstat64,--wrap=fstat64
 VALGRIND = valgrind -q --error-exitcode=9 --leak-check=full --errors-for-leak-kinds=definite

@@ -144,47 +144,11 @@ static double bt_cpu_now(void) {
   return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
-/* Seconds per call, wall and process CPU: each the best of `reps` groups
-   of enough calls to fill min_s (a group's CPU time beside its wall). */
-static bt_timing bt_measure(bt_lib *L, bt_fn fn, double min_s, int reps) {
-  bt_timing best;
-  double t0, c0, once;
-  long calls, c;
-  int r;
-  best.wall = best.cpu = -1;
-  if (fn(L)) return best;
-  t0 = bench_now();
-  fn(L);
-  once = bench_now() - t0;
-  calls = once > 0 ? (long)(min_s / once) : 1000;
-  if (calls < 1) calls = 1;
-  best.wall = best.cpu = 1e300;
-  for (r = 0; r < reps; ++r) {
-    double w, u;
-    t0 = bench_now();
-    c0 = bt_cpu_now();
-    for (c = 0; c < calls; ++c) fn(L);
-    w = (bench_now() - t0) / calls;
-    u = (bt_cpu_now() - c0) / calls;
-    if (w < best.wall) best.wall = w;
-    if (u < best.cpu) best.cpu = u;
-  }
-  return best;
-}
-
-/* Seconds per call as bench_scaling wants it: process CPU time with one
-   thread (a busy neighbour does not inflate it), wall time with more. */
-static double bt_time(bt_lib *L, bt_fn fn, double min_s, int reps) {
-  bt_timing t = bt_measure(L, fn, min_s, reps);
-  return L->threads > 1 ? t.wall : t.cpu;
-}
-
-/* What follows is the comparison program; bench_scaling.c includes this
-   file with BT_NO_MAIN for the library's side above. */
-#ifndef BT_NO_MAIN
-/* bt_measure for several libraries at once, their groups taken in turn
-   (one of each, reps times), so that a machine that speeds up or slows
-   down meanwhile (a neighbour, the clock) weighs on all alike: the ratios
+/* Seconds per call of fn on each of n libraries, wall and process CPU:
+   each the best of `reps` groups of enough calls to fill min_s (a group's
+   CPU time beside its wall). The libraries' groups are taken in turn (one
+   of each, reps times), so that a machine that speeds up or slows down
+   meanwhile (a neighbour, the clock) weighs on all alike: the ratios
    between them are what the threads' rows report. */
 static int bt_measure_turns(bt_lib *const *L, int n, bt_fn fn, double min_s,
                             int reps, bt_timing *best) {
@@ -212,6 +176,23 @@ static int bt_measure_turns(bt_lib *const *L, int n, bt_fn fn, double min_s,
   return 0;
 }
 
+/* bt_measure_turns for one library; -1 when fn fails. */
+static bt_timing bt_measure(bt_lib *L, bt_fn fn, double min_s, int reps) {
+  bt_timing best;
+  if (bt_measure_turns(&L, 1, fn, min_s, reps, &best)) best.wall = best.cpu = -1;
+  return best;
+}
+
+/* Seconds per call as bench_scaling wants it: process CPU time with one
+   thread (a busy neighbour does not inflate it), wall time with more. */
+static double bt_time(bt_lib *L, bt_fn fn, double min_s, int reps) {
+  bt_timing t = bt_measure(L, fn, min_s, reps);
+  return L->threads > 1 ? t.wall : t.cpu;
+}
+
+/* What follows is the comparison program; bench_scaling.c includes this
+   file with BT_NO_MAIN for the library's side above. */
+#ifndef BT_NO_MAIN
 static int bt_sample(bt_lib *L) {
   return la_data_sample(&L->data, &L->rng, &L->b);
 }
