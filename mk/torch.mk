@@ -4,12 +4,14 @@
 .PHONY: bench-torch bench-scaling
 TORCH_PYTHON ?= /usr/bin/python3
 
+# Whatever the given Python imports, PyTorch or JAX or both (torch_ref.py's
+# `versions` exits 3 when neither does): a GPU machine may have JAX alone.
 bench-torch: $(BUILD)/bench_torch $(BUILD)/bench_torch-d
-	@if $(TORCH_PYTHON) -c 'import torch, numpy' 2>/dev/null; then \
+	@if $(TORCH_PYTHON) bench/torch_ref.py versions >/dev/null 2>&1; then \
 	  $(BUILD)/bench_torch --python $(TORCH_PYTHON) && \
 	  $(BUILD)/bench_torch-d --python $(TORCH_PYTHON); \
 	else \
-	  echo "bench-torch: skipped, PyTorch and numpy are not installed for $(TORCH_PYTHON) (apt-get install -y python3-torch python3-numpy)"; \
+	  echo "bench-torch: skipped, neither PyTorch nor JAX (with numpy) imports in $(TORCH_PYTHON) (apt-get install -y python3-torch python3-numpy, or TORCH_PYTHON=a Python that has them)"; \
 	fi
 
 # bench_scaling reuses bench_torch.c's threads and training step.
