@@ -5966,7 +5966,11 @@ static void la__lin_fwd(const la__mctx *c, int l, int zd0) {
 
 /* G = dloss/dZt_{l+1} -> G2 = dloss/dZt_l (if dz), gradients of P_h, Q_h
    accumulated; with hvp, the same for the tangents Gd -> Gd2. dC is
-   shared by the heads, dS sums theirs. */
+   shared by the heads, dS sums theirs. dQ_h = (P_h S)^T dC reads the
+   forward's P_h S transposed rather than forming S P_h^T: S is symmetric
+   bit for bit (S_ij and S_ji are the same products added in the same
+   order), so the two are the same numbers, one D^3 product sooner (and the
+   tangent's (P_h S)dot likewise: Sdot = E + E^T is symmetric too). */
 static void la__lin_bwd(const la__mctx *c, int l, int zd0, int dz,
                         const la_real *G, la_real *G2, const la_real *Gd,
                         la_real *Gd2) {
@@ -5976,10 +5980,8 @@ static void la__lin_bwd(const la__mctx *c, int l, int zd0, int dz,
   const la_real *Z = c->zt + TD * l, *Zd = c->zdt + TD * l;
   const la_real *S = c->st + m->lay * LA_W * l, *C = S + D2;
   const la_real *Sd = c->sdt + m->lay * LA_W * l, *Cd = Sd + D2;
-  la_real *dC = c->tmp, *T1 = dC + D2, *T2 = T1 + D2, *dS = T2 + D2,
-          *E = dS + D2;
-  la_real *dCd = E + D2, *T1d = dCd + D2, *T2d = T1d + D2, *dSd = T2d + D2,
-          *Ed = dSd + D2;
+  la_real *dC = c->tmp, *T1 = dC + D2, *dS = T1 + D2, *E = dS + D2;
+  la_real *dCd = E + D2, *T1d = dCd + D2, *dSd = T1d + D2, *Ed = dSd + D2;
   double in = 1.0 / n;
   LINATTN_ASSERT(Ed + D2 <= c->tmp_end); /* what la__m_tmp_elems reserved */
   LA__MM(c, LA__TA, D, D, T, in, G, Z, dC);
@@ -5989,12 +5991,12 @@ static void la__lin_bwd(const la__mctx *c, int l, int zd0, int dz,
   }
   for (h = 0; h < m->H; ++h) {
     const la_real *P = la__m_P(c, c->ex, l, h), *Q = P + D2;
+    const la_real *PS = C + D2 * (1 + h), *PSd = Cd + D2 * (1 + h);
     la_real *gP = la__m_P(c, c->g, l, h), *gQ = gP + D2;
     unsigned acc = h ? LA__AC : 0;
     LA__MM(c, LA__TB, D, D, D, 1, dC, Q, T1);
     LA__MM(c, LA__AC, D, D, D, 1, T1, S, gP);
-    LA__MM(c, LA__TB, D, D, D, 1, S, P, T2);
-    LA__MM(c, LA__AC, D, D, D, 1, T2, dC, gQ);
+    LA__MM(c, LA__TA | LA__AC, D, D, D, 1, PS, dC, gQ);
     if (dz) LA__MM(c, LA__TA | acc, D, D, D, 1, P, T1, dS);
     if (m->hvp) {
       const la_real *Pd = la__m_P(c, c->exv, l, h), *Qd = Pd + D2;
@@ -6003,10 +6005,8 @@ static void la__lin_bwd(const la__mctx *c, int l, int zd0, int dz,
       LA__MM(c, LA__TB | LA__AC, D, D, D, 1, dC, Qd, T1d);
       LA__MM(c, LA__AC, D, D, D, 1, T1d, S, gvP);
       if (!zd0) LA__MM(c, LA__AC, D, D, D, 1, T1, Sd, gvP);
-      LA__MM(c, LA__TB, D, D, D, 1, S, Pd, T2d);
-      if (!zd0) LA__MM(c, LA__TB | LA__AC, D, D, D, 1, Sd, P, T2d);
-      LA__MM(c, LA__AC, D, D, D, 1, T2d, dC, gvQ);
-      LA__MM(c, LA__AC, D, D, D, 1, T2, dCd, gvQ);
+      LA__MM(c, LA__TA | LA__AC, D, D, D, 1, PSd, dC, gvQ);
+      LA__MM(c, LA__TA | LA__AC, D, D, D, 1, PS, dCd, gvQ);
       if (dz) {
         LA__MM(c, LA__TA | acc, D, D, D, 1, Pd, T1, dSd);
         LA__MM(c, LA__TA | LA__AC, D, D, D, 1, P, T1d, dSd);

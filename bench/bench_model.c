@@ -6,8 +6,9 @@
    per prompt (D = d+1, T = n+1), written out in fmas() below:
      hidden layer, forward    S = K K^T: D^2 n, P S and (P S) Q: 2 D^3,
                               Z += C Z / n: D^2 T
-                  backward    dC: D^2 T, dP and dQ: 4 D^3; unless layer 0,
-                              dZ: D^3 + D^2 T + D^2 n
+                  backward    dC: D^2 T, dP and dQ: 3 D^3 (dQ reads the
+                              forward's P S: S P^T is its transpose);
+                              unless layer 0, dZ: D^3 + D^2 T + D^2 n
      last layer,  forward    S: D^2 n, last row of P S Q: 2 D^2, one dot: D
                   backward    3 D^2 + D; unless layer 0, dZ: 4 D n + D
    A Hessian-vector product also computes loss and gradient, and adds the
@@ -60,10 +61,10 @@ static double fmas_linear(int L, int d, int n, int H, int hvp) {
     double k = z0 ? 1 : 2;       /* terms of a tangent product */
     if (l < L - 1) {
       f += D2 * n + 2 * H * D3 + D2 * T;
-      f += D2 * T + 4 * H * D3 + (dz ? H * D3 + D2 * T + D2 * n : 0);
+      f += D2 * T + 3 * H * D3 + (dz ? H * D3 + D2 * T + D2 * n : 0);
       if (hvp) {
         f += (z0 ? 0 : D2 * n + H * D3) + 3 * H * D3 + k * D2 * T;
-        f += k * D2 * T + H * (4 + 2 * k) * D3 +
+        f += k * D2 * T + H * (4 + k) * D3 +
              (dz ? 2 * H * D3 + 2 * D2 * T + k * D2 * n : 0);
       }
     } else {
