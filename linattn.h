@@ -2896,6 +2896,42 @@ static void la__pgemm_simd(unsigned flags, int m, int n, int k, la_real alpha,
   default: la__pgemm_tt(m, n, k, mode, alpha, A, B, C); break;
   }
 }
+#if LA__X86
+/* S = A^T A for A a k x D panel (the keys' Gram matrix): the lower
+   triangle, two columns at a time down from the diagonal (6 rows a block,
+   as the product's strips), then mirrored. Each entry is the chain of
+   FMAs the full product would run (and S_ij the same as S_ji: the products
+   commute), so the numbers are the product's; at D = 6 it runs 24 of the
+   36 accumulators per step of k. */
+#define LA__SYRK_TAIL(MR, NR)                                                 \
+  la__kblock(MR, NR, 1, 0, D, D, k, LA__PUT, one, A + (size_t)i * LA_W,      \
+             A + (size_t)j * LA_W, C + ((size_t)i * D + j) * LA_W)
+#define LA__SYRK_COLS(NR)                                                     \
+  do {                                                                        \
+    for (i = j; i + 6 <= D; i += 6) LA__SYRK_TAIL(6, NR);                     \
+    switch (D - i) {                                                          \
+    case 5: LA__SYRK_TAIL(5, NR); break;                                      \
+    case 4: LA__SYRK_TAIL(4, NR); break;                                      \
+    case 3: LA__SYRK_TAIL(3, NR); break;                                      \
+    case 2: LA__SYRK_TAIL(2, NR); break;                                      \
+    case 1: LA__SYRK_TAIL(1, NR); break;                                      \
+    default: break;                                                           \
+    }                                                                         \
+  } while (0)
+static void la__psyrk_simd(int D, int k, const la_real *A, la_real *C) {
+  const la__vec one = la__vset1(1);
+  int i, j;
+  for (j = 0; j + 2 <= D; j += 2) LA__SYRK_COLS(2);
+  if (j < D) LA__SYRK_COLS(1);
+  for (i = 0; i < D; ++i) /* the upper triangle from the lower */
+    for (j = i + 1; j < D; ++j)
+      if (j > (i | 1)) /* not computed beside the diagonal */
+        memcpy(C + ((size_t)i * D + j) * LA_W, C + ((size_t)j * D + i) * LA_W,
+               sizeof(la_real) * LA_W);
+}
+#undef LA__SYRK_COLS
+#undef LA__SYRK_TAIL
+#endif
 #endif /* LA__SIMD != LINATTN_SCALAR */
 
 #if LA__SIMD != LINATTN_SCALAR
@@ -5891,6 +5927,19 @@ static void la__mm(const la__mctx *c, unsigned f, int m, int n, int k,
 #endif
   c->k->pgemm(f, m, n, k, (la_real)alpha, A, B, C);
 }
+/* S = Zt_K^T Zt_K, the keys' D x D Gram matrix (first n rows of Zt):
+   symmetric, so on x86 half of it is computed (la__psyrk_simd); the same
+   numbers as the product. */
+static void la__mm_gram(const la__mctx *c, int D, int n, const la_real *Z,
+                        la_real *S) {
+#if LA__X86
+  if (c->k == &la__kernels_simd) {
+    la__psyrk_simd(D, n, Z, S);
+    return;
+  }
+#endif
+  la__mm(c, LA_TRANS_A, D, D, n, 1, Z, Z, NULL, S);
+}
 #define LA__MM(c, f, M, N, K, al, A, B, C)                                    \
   la__mm((c), (f), (M), (N), (K), (al), (A), (B), NULL, (C))
 #define LA__MMY(c, f, M, N, K, al, A, B, Y, C)                                \
@@ -5926,7 +5975,7 @@ static void la__lin_fwd(const la__mctx *c, int l, int zd0) {
   la_real *Z = c->zt + TD * l, *Zn = Z + TD;
   la_real *S = c->st + m->lay * LA_W * l, *C = S + D2;
   double in = 1.0 / n;
-  LA__MM(c, LA__TA, D, D, n, 1, Z, Z, S);
+  la__mm_gram(c, D, n, Z, S);
   for (h = 0; h < m->H; ++h) {
     const la_real *P = la__m_P(c, c->ex, l, h), *Q = P + D2;
     la_real *PS = C + D2 * (1 + h);
@@ -6079,7 +6128,7 @@ static void la__last_fwd(const la__mctx *c, int l, int zd0) {
   la_real *S = c->st + m->lay * W * l, *r1 = S + D2, *cr = r1 + m->H * DW;
   la_real *out = c->zt + TD * (l + 1) + at;
   double in = 1.0 / n;
-  LA__MM(c, LA__TA, D, D, n, 1, Z, Z, S);
+  la__mm_gram(c, D, n, Z, S);
   for (h = 0; h < m->H; ++h) {
     const la_real *P = la__m_P(c, c->ex, l, h), *Q = P + D2,
                   *p = P + (D - 1) * DW;

@@ -4,12 +4,14 @@
 
    USEFUL FLOPS: 2 per multiply-add of the algorithm, linear attention,
    per prompt (D = d+1, T = n+1), written out in fmas() below:
-     hidden layer, forward    S = K K^T: D^2 n, P S and (P S) Q: 2 D^3,
+     hidden layer, forward    S = K K^T: D (D+1)/2 n (symmetric: one
+                              triangle), P S and (P S) Q: 2 D^3,
                               Z += C Z / n: D^2 T
                   backward    dC: D^2 T, dP and dQ: 3 D^3 (dQ reads the
                               forward's P S: S P^T is its transpose);
                               unless layer 0, dZ: D^3 + D^2 T + D^2 n
-     last layer,  forward    S: D^2 n, last row of P S Q: 2 D^2, one dot: D
+     last layer,  forward    S: D (D+1)/2 n, last row of P S Q: 2 D^2,
+                              one dot: D
                   backward    3 D^2 + D; unless layer 0, dZ: 4 D n + D
    A Hessian-vector product also computes loss and gradient, and adds the
    tangent of every product (two terms for a product of two varying
@@ -55,12 +57,13 @@
 
 static double fmas_linear(int L, int d, int n, int H, int hvp) {
   double D = d + 1, T = n + 1, D2 = D * D, D3 = D2 * D, f = 0;
+  double Dh = D * (D + 1) / 2; /* entries of a symmetric D x D matrix */
   int l;
   for (l = 0; l < L; ++l) {
     int z0 = l == 0, dz = l > 0; /* layer 0 sees data: no tangent, no dZ */
     double k = z0 ? 1 : 2;       /* terms of a tangent product */
     if (l < L - 1) {
-      f += D2 * n + 2 * H * D3 + D2 * T;
+      f += Dh * n + 2 * H * D3 + D2 * T;
       f += D2 * T + 3 * H * D3 + (dz ? H * D3 + D2 * T + D2 * n : 0);
       if (hvp) {
         f += (z0 ? 0 : D2 * n + H * D3) + 3 * H * D3 + k * D2 * T;
@@ -68,7 +71,7 @@ static double fmas_linear(int L, int d, int n, int H, int hvp) {
              (dz ? 2 * H * D3 + 2 * D2 * T + k * D2 * n : 0);
       }
     } else {
-      f += D2 * n + 2 * H * D2 + D;
+      f += Dh * n + 2 * H * D2 + D;
       f += H * (3 * D2 + D) + (dz ? H * 4 * D * n + D : 0);
       if (hvp) {
         f += (z0 ? 0 : D2 * n + H * D2 + D) + H * 2 * D2 + 2 * D;

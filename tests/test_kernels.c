@@ -446,6 +446,48 @@ static void suite_kernels(la_t *t) {
     LA_CHECK(t, bad == 0, "%d elements wrong", bad);
   }
 
+#if LA__X86 && LA__SIMD != LINATTN_SCALAR
+  /* The model's Gram matrices S = A^T A come from la__psyrk_simd, which
+     computes a triangle and mirrors it: every entry must be written and
+     be the full product's, bit for bit (the model's results rest on it),
+     and close to a sum in double. */
+  LA_TEST(t, "kernels/Gram matrix: a triangle mirrored, the full product's bits") {
+    int D, k, e, unequal = 0, st = 0;
+    double worst = 0;
+    la_real *A = (la_real *)la_alloc(sizeof(la_real) * 25 * 17 * LA_W);
+    la_real *S = (la_real *)la_alloc(sizeof(la_real) * 17 * 17 * LA_W);
+    la_real *F = (la_real *)la_alloc(sizeof(la_real) * 17 * 17 * LA_W);
+    for (D = 1; D <= 17; ++D)
+      for (k = 1; k <= 25; k += 3) {
+        int i, j, p, w;
+        la_t_fill(&rng, k * D * LA_W, A);
+        for (e = 0; e < D * D * LA_W; ++e) S[e] = (la_real)NAN;
+        la__psyrk_simd(D, k, A, S);
+        st |= la_bgemm(LA_TRANS_A, D, D, k, 1, A, 0, A, 0, F, 0, 1);
+        unequal += memcmp(S, F, sizeof(la_real) * D * D * LA_W) != 0;
+        for (i = 0; i < D; ++i)
+          for (j = 0; j < D; ++j)
+            for (w = 0; w < LA_W; ++w) {
+              double r = 0, a = 0;
+              for (p = 0; p < k; ++p) {
+                double x = A[(p * D + i) * LA_W + w] * (double)A[(p * D + j) * LA_W + w];
+                r += x;
+                a += fabs(x);
+              }
+              /* in units of the bound k eps sum |x| of a sum of k terms */
+              r = fabs(S[(i * D + j) * LA_W + w] - r) / (k * KT_EPS * a + 1e-300);
+              if (!(r <= worst)) worst = r; /* a NaN left unwritten sticks */
+            }
+      }
+    la_free(A);
+    la_free(S);
+    la_free(F);
+    LA_CHECK(t, st == 0, "la_bgemm returned an error");
+    LA_CHECK(t, unequal == 0, "%d shapes differ from the full product", unequal);
+    LA_CHECK(t, worst <= 1, "error %g times k eps sum |x| against double", worst);
+  }
+#endif
+
   LA_TEST(t, "kernels/vector operations against naive loops, n 0..300, odd offsets") {
     const la_kernels *tab[2];
     la_real xs[310], ys[310], y0[310];
