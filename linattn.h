@@ -3551,6 +3551,7 @@ typedef __m256 la__pf;
 #define la__uload(p) _mm256_loadu_si256((const __m256i *)(const void *)(p))
 #define la__uadd _mm256_add_epi32
 #define la__uxor _mm256_xor_si256
+#define la__uxor3(a, b, c) _mm256_xor_si256(a, _mm256_xor_si256(b, c))
 #define la__uand _mm256_and_si256
 #define la__uor _mm256_or_si256
 #define la__usrl(v, n) _mm256_srli_epi32(v, n)
@@ -3607,6 +3608,7 @@ typedef __m512 la__pf;
 #define la__uload(p) _mm512_loadu_si512((const void *)(p))
 #define la__uadd _mm512_add_epi32
 #define la__uxor _mm512_xor_si512
+#define la__uxor3(a, b, c) _mm512_ternarylogic_epi32(a, b, c, 0x96) /* a^b^c */
 #define la__uand _mm512_and_si512
 #define la__uor _mm512_or_si512
 #define la__usrl(v, n) _mm512_srli_epi32(v, n)
@@ -3637,11 +3639,15 @@ LA__INLINE la__pf la__tab8(const float *tab, la__pu j) {
   return _mm512_permutexvar_ps(j, _mm512_shuffle_f32x4(t, t, 0x44));
 }
 LA__INLINE void la__umulhilo(la__pu a, uint32_t m, la__pu *hi, la__pu *lo) {
+  /* the 32-bit halves of the even and the odd lanes' products, each
+     gathered by one two-source permute */
   __m512i vm = _mm512_set1_epi32((int)m);
   __m512i pe = _mm512_mul_epu32(a, vm);
   __m512i po = _mm512_mul_epu32(_mm512_srli_epi64(a, 32), vm);
-  *lo = _mm512_mask_blend_epi32(0xAAAA, pe, _mm512_slli_epi64(po, 32));
-  *hi = _mm512_mask_blend_epi32(0xAAAA, _mm512_srli_epi64(pe, 32), po);
+  *lo = _mm512_permutex2var_epi32(
+      pe, _mm512_set_epi32(30, 14, 28, 12, 26, 10, 24, 8, 22, 6, 20, 4, 18, 2, 16, 0), po);
+  *hi = _mm512_permutex2var_epi32(
+      pe, _mm512_set_epi32(31, 15, 29, 13, 27, 11, 25, 9, 23, 7, 21, 5, 19, 3, 17, 1), po);
 }
 /* out[4 l + j] = n_j[l]: lanes are blocks, stream order is block-major. */
 LA__INLINE void la__store4t8(float *out, __m256 n0, __m256 n1, __m256 n2,
@@ -3673,6 +3679,7 @@ typedef float32x4_t la__pf;
 #define la__uload(p) vld1q_u32(p)
 #define la__uadd vaddq_u32
 #define la__uxor veorq_u32
+#define la__uxor3(a, b, c) veorq_u32(a, veorq_u32(b, c))
 #define la__uand vandq_u32
 #define la__uor vorrq_u32
 #define la__usrl(v, n) vshrq_n_u32(v, n)
@@ -3806,6 +3813,12 @@ LA__INLINE la__f4 la__4f(float x) {
   }
 LA__4OP(la__4uadd, la__u4, la__uadd)
 LA__4OP(la__4uxor, la__u4, la__uxor)
+LA__INLINE la__u4 la__4uxor3(la__u4 x, la__u4 y, la__u4 z) {
+  la__u4 r;
+  r.a = la__uxor3(x.a, y.a, z.a); r.b = la__uxor3(x.b, y.b, z.b);
+  r.c = la__uxor3(x.c, y.c, z.c); r.d = la__uxor3(x.d, y.d, z.d);
+  return r;
+}
 LA__4OP(la__4uand, la__u4, la__uand)
 LA__4OP(la__4uor, la__u4, la__uor)
 LA__4OP(la__4fadd, la__f4, la__fadd)
@@ -3964,7 +3977,7 @@ LA__INLINE void la__philox_lanes(const la__pkeys *k, uint64_t blk,
   /* round 2: word 3 is a constant */
   la__4mulhilo(c0, LA__PHILOX_M0, &h0, &l0);
   la__4mulhilo(c2, LA__PHILOX_M1, &h1, &l1);
-  c0 = la__4uxor(h1, la__4uxor(c1, la__4k(k->k0[2])));
+  c0 = la__4uxor3(h1, c1, la__4k(k->k0[2]));
   c2 = la__4uxor(h0, la__4k(k->r2c2));
   c1 = l1;
   c3 = l0;
@@ -3972,8 +3985,8 @@ LA__INLINE void la__philox_lanes(const la__pkeys *k, uint64_t blk,
 #define LA__PHILOX_ROUND(r)                                                   \
   la__4mulhilo(c0, LA__PHILOX_M0, &h0, &l0);                                  \
   la__4mulhilo(c2, LA__PHILOX_M1, &h1, &l1);                                  \
-  c0 = la__4uxor(h1, la__4uxor(c1, la__4k(k->k0[r])));                        \
-  c2 = la__4uxor(h0, la__4uxor(c3, la__4k(k->k1[r])));                        \
+  c0 = la__4uxor3(h1, c1, la__4k(k->k0[r]));                                 \
+  c2 = la__4uxor3(h0, c3, la__4k(k->k1[r]));                                  \
   c1 = l1;                                                                    \
   c3 = l0
   LA__PHILOX_ROUND(3);
