@@ -6690,6 +6690,7 @@ static int la__m_panel(const la__mctx *c, const la_model *mod,
   size_t TD = m->TD * LA_W, at = ((size_t)m->n * m->D + m->D - 1) * LA_W;
   int valid = b->count - p * LA_W, l, w, st, lin = LA__LIN(mod);
   int front = m->h > 0;
+  double sum = *lsum;
   la_real *G = c->gt, *G2 = G + TD, *Gd = G2 + TD, *Gd2 = Gd + TD;
   const la_real *zL = c->zt + TD * m->L + at, *zdL = c->zdt + TD * m->L + at;
   if (valid > LA_W) valid = LA_W;
@@ -6704,16 +6705,19 @@ static int la__m_panel(const la__mctx *c, const la_model *mod,
     else if (last) la__nlast_fwd(c, l, zd0);
     else la__nl_fwd(c, l, zd0);
   }
-  /* the last layer reads only entry `at` of its incoming gradient */
+  /* the last layer reads only entry `at` of its incoming gradient; the
+     sum in a local, not through lsum (whose store and reload would chain
+     the lanes), added in the same order */
   for (w = 0; w < LA_W; ++w) {
     double r = (double)zL[w] + c->y[w];
     G[at + w] = Gd[at + w] = 0;
     if (w >= valid) continue;
-    *lsum += r * r;
+    sum += r * r;
     if (pred) pred[(size_t)p * LA_W + w] = -zL[w];
     G[at + w] = (la_real)(2 * r);
     if (m->hvp) Gd[at + w] = (la_real)(2 * zdL[w]);
   }
+  *lsum = sum;
   if (mode == 0) return LA_OK;
   for (l = m->L - 1; l >= 0; --l) {
     int zd0 = l == 0 && !front, dz = l > 0 || front;
