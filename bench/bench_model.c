@@ -134,32 +134,7 @@ static double cpu_now(void) {
 /* The FMA peak measured the same way as the model: short groups (about
    the length of a group of model calls), interleaved with them, the best
    kept. On a shared core both figures then meet the same neighbours. */
-#if defined(__AVX2__) && defined(__FMA__)
-static double peak_group(void) {
-  BENCH_V a0 = BENCH_SET1(1), a1 = a0, a2 = a0, a3 = a0, a4 = a0, a5 = a0,
-          a6 = a0, a7 = a0, a8 = a0, a9 = a0, b = BENCH_SET1(0.999999f),
-          c = BENCH_SET1(1e-7f);
-  long i, iters = 400000;
-  double t0 = cpu_now(), dt, s;
-  for (i = 0; i < iters; ++i) {
-    a0 = BENCH_FMA(a0, b, c); a1 = BENCH_FMA(a1, b, c);
-    a2 = BENCH_FMA(a2, b, c); a3 = BENCH_FMA(a3, b, c);
-    a4 = BENCH_FMA(a4, b, c); a5 = BENCH_FMA(a5, b, c);
-    a6 = BENCH_FMA(a6, b, c); a7 = BENCH_FMA(a7, b, c);
-    a8 = BENCH_FMA(a8, b, c); a9 = BENCH_FMA(a9, b, c);
-    __asm__ volatile("" : "+x"(a0), "+x"(a1), "+x"(a2), "+x"(a3), "+x"(a4));
-    __asm__ volatile("" : "+x"(a5), "+x"(a6), "+x"(a7), "+x"(a8), "+x"(a9));
-  }
-  dt = cpu_now() - t0;
-  s = BENCH_SUM(a0) + BENCH_SUM(a1) + BENCH_SUM(a2) + BENCH_SUM(a3) +
-      BENCH_SUM(a4) + BENCH_SUM(a5) + BENCH_SUM(a6) + BENCH_SUM(a7) +
-      BENCH_SUM(a8) + BENCH_SUM(a9);
-  if (s == 12345.678) printf("%g", s);
-  return 10.0 * iters * BENCH_LANES * 2 / dt / 1e9;
-}
-#else
-static double peak_group(void) { return bench_fma_peak_gflops(); }
-#endif
+static double peak_group(void) { return bench_fma_run(400000, cpu_now); }
 
 static double peak_best = 0;
 

@@ -24,6 +24,7 @@
                [-p sparse|dense] [-t max_threads] [-s seconds] [-r reps]
                [--no-torch] [--python PATH] [--script PATH]            */
 #define _POSIX_C_SOURCE 200809L /* mkstemp, sysconf */
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -144,14 +145,46 @@ static double bt_cpu_now(void) {
   return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
+/* What the cores give at the moment: `threads` FMA loops at once, each on
+   a thread of its own, against one loop alone. A shared host can put two
+   virtual cores on one physical core for seconds at a time, and then two
+   loops run at one loop's rate whatever the program: the threads' rows
+   are read against this. A loop lasts about 4 ms. */
+#define BT_LOOP_ITERS 800000
+static void *bt_fma_loop(void *gflops) {
+  *(double *)gflops = bench_fma_run(BT_LOOP_ITERS, bench_now);
+  return NULL;
+}
+
+/* The capacity seen over a measurement: the least and greatest GFLOP/s of
+   the loops together, and the best of one loop alone. */
+typedef struct bt_cap { double lo, hi, one; } bt_cap;
+
+static void bt_capacity(int threads, bt_cap *cap) {
+  pthread_t tid[BT_MAX_THREADS];
+  double g[BT_MAX_THREADS], one = bench_fma_run(BT_LOOP_ITERS, bench_now), sum;
+  int i, started = 1;
+  for (i = 1; i < threads; ++i, ++started)
+    if (pthread_create(&tid[i], NULL, bt_fma_loop, &g[i])) break;
+  bt_fma_loop(&g[0]);
+  for (i = 1, sum = g[0]; i < started; ++i) {
+    pthread_join(tid[i], NULL);
+    sum += g[i];
+  }
+  if (one > cap->one) cap->one = one;
+  if (sum < cap->lo) cap->lo = sum;
+  if (sum > cap->hi) cap->hi = sum;
+}
+
 /* Seconds per call of fn on each of n libraries, wall and process CPU:
    each the best of `reps` groups of enough calls to fill min_s (a group's
    CPU time beside its wall). The libraries' groups are taken in turn (one
    of each, reps times), so that a machine that speeds up or slows down
    meanwhile (a neighbour, the clock) weighs on all alike: the ratios
-   between them are what the threads' rows report. */
+   between them are what the threads' rows report. With cap, the cores'
+   capacity for n threads (bt_capacity) is taken after every turn. */
 static int bt_measure_turns(bt_lib *const *L, int n, bt_fn fn, double min_s,
-                            int reps, bt_timing *best) {
+                            int reps, bt_timing *best, bt_cap *cap) {
   long calls[BT_MAX_THREADS], c;
   int i, r;
   for (i = 0; i < n; ++i) {
@@ -172,6 +205,7 @@ static int bt_measure_turns(bt_lib *const *L, int n, bt_fn fn, double min_s,
       u = (bt_cpu_now() - c0) / calls[i];
       if (w < best[i].wall) best[i].wall = w;
       if (u < best[i].cpu) best[i].cpu = u;
+      if (cap && i == n - 1) bt_capacity(n, cap);
     }
   return 0;
 }
@@ -179,7 +213,8 @@ static int bt_measure_turns(bt_lib *const *L, int n, bt_fn fn, double min_s,
 /* bt_measure_turns for one library; -1 when fn fails. */
 static bt_timing bt_measure(bt_lib *L, bt_fn fn, double min_s, int reps) {
   bt_timing best;
-  if (bt_measure_turns(&L, 1, fn, min_s, reps, &best)) best.wall = best.cpu = -1;
+  if (bt_measure_turns(&L, 1, fn, min_s, reps, &best, NULL))
+    best.wall = best.cpu = -1;
   return best;
 }
 
@@ -356,11 +391,17 @@ static void bt_row(const char *op, int batch, const char *impl,
 
 /* The threads' targets where this run meets one: all threads of a 2-core
    machine at least 1.9x one thread at 1,000 and 20,000 prompts; of a
-   16-core machine at least 14x at 100,000. sp: step, grad, hvp. */
-static void bt_target_threads(int threads, int batch, const double *sp) {
+   16-core machine at least 14x at 100,000. sp: step, grad, hvp; cap: what
+   the cores gave meanwhile, printed first (for any thread count). */
+static void bt_target_threads(int threads, int batch, const double *sp,
+                              bt_cap cap) {
   double want = threads == 2 && (batch == 1000 || batch == 20000) ? 1.9
                 : threads == 16 && batch == 100000              ? 14
                                                                  : 0;
+  if (threads > 1 && cap.one > 0)
+    printf("# the cores meanwhile: %d FMA loops at once ran at %.2fx to "
+           "%.2fx the best rate of one alone (%d free cores: %dx)\n", threads,
+           cap.lo / cap.one, cap.hi / cap.one, threads, threads);
   if (want == 0) return;
   printf("# target %d threads over one, batch %d: step %.2fx, grad %.2fx, "
          "hvp %.2fx, %s (>= %gx)\n", threads, batch, sp[0], sp[1], sp[2],
@@ -376,6 +417,7 @@ static int bt_table_lib(const bt_opts *o, const bt_setup *s) {
   bt_lib *L[BT_MAX_THREADS];
   bt_timing t[4][BT_MAX_THREADS];
   double sp[4] = {0, 0, 0, 0}; /* all threads' speedups */
+  bt_cap cap = {1e300, 0, 0};
   int th, k, st = 0, made = 0, bad = 0;
   for (th = 1; th <= o->threads && !st; ++th, ++made) {
     L[th - 1] = &libs[th - 1];
@@ -384,7 +426,8 @@ static int bt_table_lib(const bt_opts *o, const bt_setup *s) {
              s->batch, th, la_status_str(st));
   }
   for (k = 0; k < 4 && !st && !bad; ++k)
-    if (bt_measure_turns(L, o->threads, fns[k], o->min_s, o->reps, t[k])) {
+    if (bt_measure_turns(L, o->threads, fns[k], o->min_s, o->reps, t[k],
+                         &cap)) {
       printf("bench_torch: %s failed\n", ops[k]);
       bad = 1;
     }
@@ -397,7 +440,7 @@ static int bt_table_lib(const bt_opts *o, const bt_setup *s) {
     }
   for (th = 0; th < made; ++th) bt_lib_free(&libs[th]);
   if (st || bad) return 1;
-  bt_target_threads(o->threads, s->batch, sp);
+  bt_target_threads(o->threads, s->batch, sp, cap);
   fflush(stdout);
   return 0;
 }
