@@ -6093,12 +6093,10 @@ static void la__lin_bwd(const la__mctx *c, int l, int zd0, int dz,
 /* Only [Z_L]_{d+1,n+1} is needed: with p = row d+1 of P, q the query
    column, r1 = p^T S and c = r1 Q (the last row of C = P S Q),
        z = q_{d+1} + (1/n) c q.
-   S is never formed: with a = K^T p (the keys against p), r1 = (K a)^T,
-   and S u = K (K^T u). The gradient has rank-one and rank-two structure
-   (u = Q q, b = K^T u, gs = g/n):
-       dP_{d+1,:} += gs (K b)^T,  dQ += gs r1^T q^T,
-       dq = g e_{d+1} + gs c^T,   dK^T[j,:] = gs (a_j u + b_j p)^T
-   O(D n) per prompt in all, instead of O(D^2 n). Stored: r1, c. */
+   Its gradient has rank-one and rank-two structure (u = Q q, gs = g/n):
+       dP_{d+1,:} += gs (S u)^T,  dQ += gs r1^T q^T,
+       dq = g e_{d+1} + gs c^T,   dK^T[j,:] = gs ((K^T p)_j u + (K^T u)_j p)^T
+   which costs O(D n) per prompt instead of O(D^2 n). Stored: S, r1, c. */
 
 /* y (n elements) += g x, g one panel element (lane-wise scalars). */
 static void la__e_gaxpy(size_t n, const la_real *LA__RESTRICT g,
@@ -6140,40 +6138,40 @@ static void la__last_fwd(const la__mctx *c, int l, int zd0) {
   int D = m->D, n = m->n, h;
   size_t at = ((size_t)n * D + D - 1) * W, DW = (size_t)D * W;
   const la_real *Z = c->zt + TD * l, *q = Z + (size_t)n * DW;
-  const la_real *Zd = c->zdt + TD * l, *qd = Zd + (size_t)n * DW;
-  la_real *r1 = c->st + m->lay * W * l, *cr = r1 + m->H * DW;
-  la_real *r1d = c->sdt + m->lay * W * l, *cd = r1d + m->H * DW;
-  la_real *a = c->tmp, *ad = a + (size_t)n * W; /* K^T p and its tangent */
-  la_real *out = c->zt + TD * (l + 1) + at, *outd = c->zdt + TD * (l + 1) + at;
+  la_real *S = c->st + m->lay * W * l, *r1 = S + D2, *cr = r1 + m->H * DW;
+  la_real *out = c->zt + TD * (l + 1) + at;
   double in = 1.0 / n;
-  LINATTN_ASSERT(ad + (size_t)n * W <= c->tmp_end);
+  la__mm_gram(c, D, n, Z, S);
   for (h = 0; h < m->H; ++h) {
     const la_real *P = la__m_P(c, c->ex, l, h), *Q = P + D2,
                   *p = P + (D - 1) * DW;
-    la_real *r1h = r1 + h * DW;
-    LA__MM(c, 0, n, 1, D, 1, Z, p, a);
-    LA__MM(c, 0, 1, D, n, 1, a, Z, r1h);
-    LA__MM(c, h ? LA__AC : 0, 1, D, D, 1, r1h, Q, cr);
-    if (m->hvp) { /* r1dot = (K adot + Kdot a)^T, adot = K^T pdot + Kdot^T p */
-      const la_real *Pd = la__m_P(c, c->exv, l, h), *Qd = Pd + D2,
-                    *pd = Pd + (D - 1) * DW;
-      la_real *r1dh = r1d + h * DW;
-      LA__MM(c, 0, n, 1, D, 1, Z, pd, ad);
-      if (!zd0) LA__MM(c, LA__AC, n, 1, D, 1, Zd, p, ad);
-      LA__MM(c, 0, 1, D, n, 1, ad, Z, r1dh);
-      if (!zd0) LA__MM(c, LA__AC, 1, D, n, 1, a, Zd, r1dh);
-      LA__MM(c, h ? LA__AC : 0, 1, D, D, 1, r1dh, Q, cd);
-      LA__MM(c, LA__AC, 1, D, D, 1, r1h, Qd, cd);
-    }
+    LA__MM(c, 0, 1, D, D, 1, p, S, r1 + h * DW);
+    LA__MM(c, h ? LA__AC : 0, 1, D, D, 1, r1 + h * DW, Q, cr);
   }
   la__e_copy(1, q + (D - 1) * W, out);
   LA__MM(c, LA__TB | LA__AC, 1, 1, D, in, cr, q, out);
   if (m->hvp) {
+    const la_real *Zd = c->zdt + TD * l, *qd = Zd + (size_t)n * DW;
+    la_real *Sd = c->sdt + m->lay * W * l, *r1d = Sd + D2,
+            *cd = r1d + m->H * DW;
+    la_real *outd = c->zdt + TD * (l + 1) + at;
     if (zd0) {
+      la__e_zero(m->D2, Sd);
       la__e_zero(1, outd);
     } else {
+      LA__MM(c, LA__TA, D, D, n, 1, Zd, Z, c->tmp);
+      la__e_sym(D, c->tmp, Sd);
       la__e_copy(1, qd + (D - 1) * W, outd);
       LA__MM(c, LA__TB | LA__AC, 1, 1, D, in, cr, qd, outd);
+    }
+    for (h = 0; h < m->H; ++h) {
+      const la_real *P = la__m_P(c, c->ex, l, h), *p = P + (D - 1) * DW;
+      const la_real *Pd = la__m_P(c, c->exv, l, h), *Qd = Pd + D2,
+                    *pd = Pd + (D - 1) * DW, *Q = P + D2;
+      LA__MM(c, 0, 1, D, D, 1, pd, S, r1d + h * DW);
+      if (!zd0) LA__MM(c, LA__AC, 1, D, D, 1, p, Sd, r1d + h * DW);
+      LA__MM(c, h ? LA__AC : 0, 1, D, D, 1, r1d + h * DW, Q, cd);
+      LA__MM(c, LA__AC, 1, D, D, 1, r1 + h * DW, Qd, cd);
     }
     LA__MM(c, LA__TB | LA__AC, 1, 1, D, in, cd, q, outd);
   }
@@ -6188,8 +6186,10 @@ static void la__last_bwd(const la__mctx *c, int l, int zd0, int dz,
   size_t at = ((size_t)n * D + D - 1) * W, DW = (size_t)D * W, nW = n * W;
   const la_real *Z = c->zt + TD * l, *q = Z + (size_t)n * DW;
   const la_real *Zd = c->zdt + TD * l, *qd = Zd + (size_t)n * DW;
-  const la_real *r1 = c->st + m->lay * W * l, *cr = r1 + m->H * DW;
-  const la_real *r1d = c->sdt + m->lay * W * l, *cd = r1d + m->H * DW;
+  const la_real *S = c->st + m->lay * W * l, *r1 = S + D2,
+                *cr = r1 + m->H * DW;
+  const la_real *Sd = c->sdt + m->lay * W * l, *r1d = Sd + D2,
+                *cd = r1d + m->H * DW;
   la_real *gs = c->tmp, *gds = gs + W, *u = gds + W, *su = u + DW,
           *ud = su + DW, *sud = ud + DW, *a = sud + DW, *b = a + nW,
           *ad = b + nW, *bd = ad + nW;
@@ -6215,12 +6215,12 @@ static void la__last_bwd(const la__mctx *c, int l, int zd0, int dz,
                   *p = P + (D - 1) * DW, *r1h = r1 + h * DW;
     la_real *gP = la__m_P(c, c->g, l, h), *gQ = gP + D2;
     LA__MM(c, 0, D, 1, D, 1, Q, q, u);
-    LA__MM(c, 0, n, 1, D, 1, Z, u, b);
-    LA__MM(c, 0, 1, D, n, 1, b, Z, su); /* S u = K b */
+    LA__MM(c, 0, D, 1, D, 1, S, u, su);
     la__e_gaxpy(D, gs, su, gP + (D - 1) * DW);
     la__e_gouter(D, D, gs, r1h, q, gQ);
     if (dz) {
       LA__MM(c, 0, n, 1, D, 1, Z, p, a);
+      LA__MM(c, 0, n, 1, D, 1, Z, u, b);
       la__e_grank2(n, D, gs, a, u, b, p, G2, h != 0);
     }
     if (m->hvp) {
@@ -6229,11 +6229,8 @@ static void la__last_bwd(const la__mctx *c, int l, int zd0, int dz,
       la_real *gvP = la__m_P(c, c->gv, l, h), *gvQ = gvP + D2;
       LA__MM(c, 0, D, 1, D, 1, Qd, q, ud);
       if (!zd0) LA__MM(c, LA__AC, D, 1, D, 1, Q, qd, ud);
-      LA__MM(c, 0, n, 1, D, 1, Z, ud, bd);
-      if (!zd0) LA__MM(c, LA__AC, n, 1, D, 1, Zd, u, bd);
-      /* (S u)dot = S udot + Sdot u = K bdot + Kdot b */
-      LA__MM(c, 0, 1, D, n, 1, bd, Z, sud);
-      if (!zd0) LA__MM(c, LA__AC, 1, D, n, 1, b, Zd, sud);
+      LA__MM(c, 0, D, 1, D, 1, S, ud, sud);
+      if (!zd0) LA__MM(c, LA__AC, D, 1, D, 1, Sd, u, sud);
       la__e_gaxpy(D, gds, su, gvP + (D - 1) * DW);
       la__e_gaxpy(D, gs, sud, gvP + (D - 1) * DW);
       la__e_gouter(D, D, gds, r1h, q, gvQ);
@@ -6242,6 +6239,8 @@ static void la__last_bwd(const la__mctx *c, int l, int zd0, int dz,
       if (dz) {
         LA__MM(c, 0, n, 1, D, 1, Z, pd, ad);
         if (!zd0) LA__MM(c, LA__AC, n, 1, D, 1, Zd, p, ad);
+        LA__MM(c, 0, n, 1, D, 1, Z, ud, bd);
+        if (!zd0) LA__MM(c, LA__AC, n, 1, D, 1, Zd, u, bd);
         la__e_grank2(n, D, gds, a, u, b, p, Gd2, h != 0);
         la__e_grank2(n, D, gs, ad, u, bd, p, Gd2, 1);
         la__e_grank2(n, D, gs, a, ud, b, pd, Gd2, 1);

@@ -10,11 +10,9 @@
                   backward    dC: D^2 T, dP and dQ: 3 D^3 (dQ reads the
                               forward's P S: S P^T is its transpose);
                               unless layer 0, dZ: D^3 + D^2 T + D^2 n
-     last layer,  forward    a = K^T p and the last row of P S: 2 D n
-                              (S is not formed), of P S Q: D^2, one dot: D
-                  backward    u = Q q, dP's row and dQ: 2 D^2 + D,
-                              S u = K (K^T u): 2 D n; unless layer 0,
-                              dZ: 3 D n + D
+     last layer,  forward    S: D (D+1)/2 n, last row of P S Q: 2 D^2,
+                              one dot: D
+                  backward    3 D^2 + D; unless layer 0, dZ: 4 D n + D
    A Hessian-vector product also computes loss and gradient, and adds the
    tangent of every product (two terms for a product of two varying
    factors, one where a factor does not depend on theta: the data of
@@ -73,12 +71,12 @@ static double fmas_linear(int L, int d, int n, int H, int hvp) {
              (dz ? 2 * H * D3 + 2 * D2 * T + k * D2 * n : 0);
       }
     } else {
-      f += H * (2 * D * n + D2) + D;
-      f += H * (2 * D2 + 2 * D * n + D) + (dz ? H * 3 * D * n + D : 0);
+      f += Dh * n + 2 * H * D2 + D;
+      f += H * (3 * D2 + D) + (dz ? H * 4 * D * n + D : 0);
       if (hvp) {
-        f += H * (2 * k * D * n + 2 * D2) + (z0 ? 0 : D) + D;
-        f += H * ((1 + 2 * k) * D2 + 2 * k * D * n + 2 * D) +
-             (dz ? 2 * D + H * (k + 6) * D * n : 0);
+        f += (z0 ? 0 : D2 * n + H * D2 + D) + H * 2 * D2 + 2 * D;
+        f += H * (2 * k * D2 + 5 * D2 + 2 * D) +
+             (dz ? 2 * D + H * (2 * k + 6) * D * n : 0);
       }
     }
   }
