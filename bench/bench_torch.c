@@ -181,7 +181,9 @@ static void bt_capacity(int threads, bt_cap *cap) {
    CPU time beside its wall). The libraries' groups are taken in turn (one
    of each, reps times), so that a machine that speeds up or slows down
    meanwhile (a neighbour, the clock) weighs on all alike: the ratios
-   between them are what the threads' rows report. With cap, the cores'
+   between them are what the threads' rows report; -1 when a call fails
+   (a diverged training step), whose time would not be the work's. With
+   cap, the cores'
    capacity for n threads (bt_capacity) is taken after every turn. */
 static int bt_measure_turns(bt_lib *const *L, int n, bt_fn fn, double min_s,
                             int reps, bt_timing *best, bt_cap *cap) {
@@ -200,7 +202,8 @@ static int bt_measure_turns(bt_lib *const *L, int n, bt_fn fn, double min_s,
   for (r = 0; r < reps; ++r)
     for (i = 0; i < n; ++i) {
       double t0 = bench_now(), c0 = bt_cpu_now(), w, u;
-      for (c = 0; c < calls[i]; ++c) fn(L[i]);
+      for (c = 0; c < calls[i]; ++c) /* a failed call returns early */
+        if (fn(L[i])) return -1;
       w = (bench_now() - t0) / calls[i];
       u = (bt_cpu_now() - c0) / calls[i];
       if (w < best[i].wall) best[i].wall = w;
