@@ -2903,18 +2903,18 @@ static void la__pgemm_simd(unsigned flags, int m, int n, int k, la_real alpha,
    FMAs the full product would run (and S_ij the same as S_ji: the products
    commute), so the numbers are the product's; at D = 6 it runs 24 of the
    36 accumulators per step of k. */
-#define LA__SYRK_TAIL(MR, NR)                                                 \
+#define LA__SYRK_BLOCK(MR, NR)                                                 \
   la__kblock(MR, NR, 1, 0, D, D, k, LA__PUT, one, A + (size_t)i * LA_W,      \
              A + (size_t)j * LA_W, C + ((size_t)i * D + j) * LA_W)
 #define LA__SYRK_COLS(NR)                                                     \
   do {                                                                        \
-    for (i = j; i + 6 <= D; i += 6) LA__SYRK_TAIL(6, NR);                     \
+    for (i = j; i + 6 <= D; i += 6) LA__SYRK_BLOCK(6, NR);                     \
     switch (D - i) {                                                          \
-    case 5: LA__SYRK_TAIL(5, NR); break;                                      \
-    case 4: LA__SYRK_TAIL(4, NR); break;                                      \
-    case 3: LA__SYRK_TAIL(3, NR); break;                                      \
-    case 2: LA__SYRK_TAIL(2, NR); break;                                      \
-    case 1: LA__SYRK_TAIL(1, NR); break;                                      \
+    case 5: LA__SYRK_BLOCK(5, NR); break;                                      \
+    case 4: LA__SYRK_BLOCK(4, NR); break;                                      \
+    case 3: LA__SYRK_BLOCK(3, NR); break;                                      \
+    case 2: LA__SYRK_BLOCK(2, NR); break;                                      \
+    case 1: LA__SYRK_BLOCK(1, NR); break;                                      \
     default: break;                                                           \
     }                                                                         \
   } while (0)
@@ -2930,7 +2930,7 @@ static void la__psyrk_simd(int D, int k, const la_real *A, la_real *C) {
                sizeof(la_real) * LA_W);
 }
 #undef LA__SYRK_COLS
-#undef LA__SYRK_TAIL
+#undef LA__SYRK_BLOCK
 #endif
 #endif /* LA__SIMD != LINATTN_SCALAR */
 

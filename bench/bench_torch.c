@@ -162,8 +162,9 @@ typedef struct bt_cap { double lo, hi, one; } bt_cap;
 
 static void bt_capacity(int threads, bt_cap *cap) {
   pthread_t tid[BT_MAX_THREADS];
-  double g[BT_MAX_THREADS], one = bench_fma_run(BT_LOOP_ITERS, bench_now), sum;
+  double g[BT_MAX_THREADS], one, sum;
   int i, started = 1;
+  bt_fma_loop(&one);
   for (i = 1; i < threads; ++i, ++started)
     if (pthread_create(&tid[i], NULL, bt_fma_loop, &g[i])) break;
   bt_fma_loop(&g[0]);
@@ -183,8 +184,8 @@ static void bt_capacity(int threads, bt_cap *cap) {
    meanwhile (a neighbour, the clock) weighs on all alike: the ratios
    between them are what the threads' rows report; -1 when a call fails
    (a diverged training step), whose time would not be the work's. With
-   cap, the cores'
-   capacity for n threads (bt_capacity) is taken after every turn. */
+   cap, the cores' capacity for n threads (bt_capacity) is taken after
+   every turn. */
 static int bt_measure_turns(bt_lib *const *L, int n, bt_fn fn, double min_s,
                             int reps, bt_timing *best, bt_cap *cap) {
   long calls[BT_MAX_THREADS], c;
@@ -199,7 +200,7 @@ static int bt_measure_turns(bt_lib *const *L, int n, bt_fn fn, double min_s,
     if (calls[i] < 1) calls[i] = 1;
     best[i].wall = best[i].cpu = 1e300;
   }
-  for (r = 0; r < reps; ++r)
+  for (r = 0; r < reps; ++r) {
     for (i = 0; i < n; ++i) {
       double t0 = bench_now(), c0 = bt_cpu_now(), w, u;
       for (c = 0; c < calls[i]; ++c) /* a failed call returns early */
@@ -208,8 +209,9 @@ static int bt_measure_turns(bt_lib *const *L, int n, bt_fn fn, double min_s,
       u = (bt_cpu_now() - c0) / calls[i];
       if (w < best[i].wall) best[i].wall = w;
       if (u < best[i].cpu) best[i].cpu = u;
-      if (cap && i == n - 1) bt_capacity(n, cap);
     }
+    if (cap) bt_capacity(n, cap);
+  }
   return 0;
 }
 
@@ -401,7 +403,7 @@ static void bt_target_threads(int threads, int batch, const double *sp,
   double want = threads == 2 && (batch == 1000 || batch == 20000) ? 1.9
                 : threads == 16 && batch == 100000              ? 14
                                                                  : 0;
-  if (threads > 1 && cap.one > 0)
+  if (cap.one > 0) /* measured with more than one thread */
     printf("# the cores meanwhile: %d FMA loops at once ran at %.2fx to "
            "%.2fx the best rate of one alone (%d free cores: %dx)\n", threads,
            cap.lo / cap.one, cap.hi / cap.one, threads, threads);
@@ -430,7 +432,7 @@ static int bt_table_lib(const bt_opts *o, const bt_setup *s) {
   }
   for (k = 0; k < 4 && !st && !bad; ++k)
     if (bt_measure_turns(L, o->threads, fns[k], o->min_s, o->reps, t[k],
-                         &cap)) {
+                         o->threads > 1 ? &cap : NULL)) {
       printf("bench_torch: %s failed\n", ops[k]);
       bad = 1;
     }

@@ -2,9 +2,9 @@
    export the stat family as functions of their own (stat64, lstat64 and
    fstat64 here: tests/main.c asks for 64-bit offsets), which clang 14's
    MSan does not intercept, so the struct they fill reads as uninitialized.
-   The msan configuration links with --wrap for the three (mk/harden.mk):
-   these wrappers mark the struct written where the call succeeded, as an
-   interceptor would. Included by tests/main.c only under MSan. */
+   The msan configuration links with --wrap for the three (MSAN in the
+   Makefile): these wrappers mark the struct written where the call
+   succeeded, as an interceptor would. Included by tests/main.c only under MSan. */
 #ifndef LA_TEST_MSAN_STAT_H
 #define LA_TEST_MSAN_STAT_H
 #include <sanitizer/msan_interface.h>
