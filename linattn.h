@@ -269,26 +269,31 @@ typedef float la_real;
 #define LINATTN_NEON 2
 #define LINATTN_AVX512 3
 
-/* Status codes: LA_OK is zero, every error is negative. */
-enum {
-  LA_OK = 0,
-  LA_ENULL = -1,        /* a required pointer is null */
-  LA_EDIM = -2,         /* a dimension is zero, negative or beyond its limit */
-  LA_EOVERFLOW = -3,    /* a size computation would overflow */
-  LA_EWORKSPACE = -4,   /* the workspace given is too small */
-  LA_ENOMEM = -5,       /* the allocator returned null */
-  LA_ERANGE = -6,       /* a configuration value is out of its range */
-  LA_ENONFINITE = -7,   /* a NaN or infinity in the input */
-  LA_ENOTSPD = -8,      /* a matrix is not symmetric positive definite */
-  LA_EDIVERGED = -9,    /* a computed loss or gradient became NaN or Inf */
-  LA_EIO = -10,         /* reading or writing a file failed */
-  LA_EFORMAT = -11,     /* a file is not in the expected format (or truncated) */
-  LA_EVERSION = -12,    /* a file has an unsupported format version */
-  LA_ECHECKSUM = -13,   /* a file's checksum does not match its contents */
-  LA_ESHAPE = -14,      /* a file or object has another shape than expected */
-  LA_ENOCONVERGE = -15, /* an iteration did not reach its tolerance */
-  LA_EUNSUPPORTED = -16 /* valid, but not supported by this build */
-};
+/* Status codes: LA_OK is zero, every error is negative, and they run
+   without a gap from LA_OK down to LA_EUNSUPPORTED (a caller can list them:
+   la_status_name is "" past the last). Each is written once, in this list:
+   its code, its name and its message (la_status_str). */
+#define LA_STATUS_LIST(X)                                                     \
+  X(LA_OK, 0, "ok")                                                           \
+  X(LA_ENULL, -1, "a required pointer is null")                               \
+  X(LA_EDIM, -2, "a dimension is zero, negative or beyond its limit")         \
+  X(LA_EOVERFLOW, -3, "a size computation would overflow")                    \
+  X(LA_EWORKSPACE, -4, "the workspace is too small")                          \
+  X(LA_ENOMEM, -5, "out of memory")                                           \
+  X(LA_ERANGE, -6, "a configuration value is out of range")                   \
+  X(LA_ENONFINITE, -7, "a NaN or infinity in the input")                      \
+  X(LA_ENOTSPD, -8, "the matrix is not symmetric positive definite")          \
+  X(LA_EDIVERGED, -9, "the loss or gradient became NaN or infinite")          \
+  X(LA_EIO, -10, "reading or writing a file failed")                          \
+  X(LA_EFORMAT, -11, "the file is not in the expected format")                \
+  X(LA_EVERSION, -12, "the file has an unsupported format version")           \
+  X(LA_ECHECKSUM, -13, "the file's checksum does not match")                  \
+  X(LA_ESHAPE, -14, "the shape does not match")                               \
+  X(LA_ENOCONVERGE, -15, "the iteration did not converge")                    \
+  X(LA_EUNSUPPORTED, -16, "not supported by this build")
+#define LA__STATUS_ENUM(name, code, message) name = code,
+enum { LA_STATUS_LIST(LA__STATUS_ENUM) };
+#undef LA__STATUS_ENUM
 
 /* Flags of the batched products. */
 #define LA_TRANS_A 1u    /* use A^T */
@@ -2067,28 +2072,13 @@ LINATTN_DEF const char *la_version_string(void) {
       LINATTN_VERSION_MINOR) "." LA__STR(LINATTN_VERSION_PATCH);
 }
 
-/* Every status: its code, its name, its message (one row each). */
+/* Every status: its code, its name, its message (LA_STATUS_LIST). */
+#define LA__STATUS_ROW(name, code, message) {name, #name, message},
 static const struct {
   int status;
   const char *name, *message;
-} la__statuses[] = {
-    {LA_OK, "LA_OK", "ok"},
-    {LA_ENULL, "LA_ENULL", "a required pointer is null"},
-    {LA_EDIM, "LA_EDIM", "a dimension is zero, negative or beyond its limit"},
-    {LA_EOVERFLOW, "LA_EOVERFLOW", "a size computation would overflow"},
-    {LA_EWORKSPACE, "LA_EWORKSPACE", "the workspace is too small"},
-    {LA_ENOMEM, "LA_ENOMEM", "out of memory"},
-    {LA_ERANGE, "LA_ERANGE", "a configuration value is out of range"},
-    {LA_ENONFINITE, "LA_ENONFINITE", "a NaN or infinity in the input"},
-    {LA_ENOTSPD, "LA_ENOTSPD", "the matrix is not symmetric positive definite"},
-    {LA_EDIVERGED, "LA_EDIVERGED", "the loss or gradient became NaN or infinite"},
-    {LA_EIO, "LA_EIO", "reading or writing a file failed"},
-    {LA_EFORMAT, "LA_EFORMAT", "the file is not in the expected format"},
-    {LA_EVERSION, "LA_EVERSION", "the file has an unsupported format version"},
-    {LA_ECHECKSUM, "LA_ECHECKSUM", "the file's checksum does not match"},
-    {LA_ESHAPE, "LA_ESHAPE", "the shape does not match"},
-    {LA_ENOCONVERGE, "LA_ENOCONVERGE", "the iteration did not converge"},
-    {LA_EUNSUPPORTED, "LA_EUNSUPPORTED", "not supported by this build"}};
+} la__statuses[] = {LA_STATUS_LIST(LA__STATUS_ROW)};
+#undef LA__STATUS_ROW
 
 static int la__status_row(int status) {
   int i, n = (int)(sizeof la__statuses / sizeof la__statuses[0]);
