@@ -1028,11 +1028,14 @@ LINATTN_DEF int la_clip_blocks(int n, la_real *g, int nblocks,
                (total - warmup) clamped to [0, 1]
    times the linear warmup (t + 1) / warmup while t < warmup. */
 enum { LA_SCHED_CONSTANT = 0, LA_SCHED_HALVING = 1, LA_SCHED_COSINE = 2 };
+#define LA_SCHED_PERIOD 1000 /* HALVING's period when it is 0 */
+#define LA_SCHED_DECAY 0.5   /* HALVING's decay when it is 0 */
 typedef struct la_schedule {
   int kind;         /* LA_SCHED_*; 0 -> constant */
   long warmup;      /* steps of linear warmup; 0 -> none */
-  long period;      /* HALVING: steps between decays (required) */
-  double decay;     /* HALVING: factor per period in (0, 1); 0 -> 0.5 */
+  long period;      /* HALVING: steps between decays; 0 -> LA_SCHED_PERIOD */
+  double decay;     /* HALVING: factor per period in (0, 1); 0 ->
+                       LA_SCHED_DECAY */
   long total;       /* COSINE: step where the floor is reached (> warmup) */
   double min_scale; /* COSINE: the floor in [0, 1]; 0 -> 0 */
 } la_schedule;
@@ -1603,45 +1606,84 @@ LINATTN_DEF void la_trainer_destroy(la_trainer *tr);
 /* ---------------------------------------------------------------- runs */
 /* A run described once: the data, the model, the optimizer and its
    configuration, the schedule, clipping, the data mode and batch, the
-   evaluation and the seed, as one value. Presets give every experiment of
-   both papers; la_run_create builds the run's objects from it; checkpoints
-   store it whole, so that a resume needs nothing beside the checkpoint.
-   Zero fields mean the documented default (LA_ZERO says zero itself in the
-   optimizer's fields).
+   evaluation and the seed, as one value. la_run_create builds the run's
+   objects from it; checkpoints store it whole, so that a resume needs
+   nothing beside the checkpoint.
 
    Its fields come with a table (la_run_field_at): a key, a kind, a range,
-   and whether the field is part of the run's identity (everything but the
-   step count: a resume may continue a run for longer, never change what it
-   is). Programs generate their command lines, records and groupings from
-   the table, so a new field is one member here and one row there. */
+   a default, and whether the field is part of the run's identity
+   (everything but the step count and what is measured along the run: a
+   resume may continue a run for longer, never change what it is).
+   Programs generate their command lines, help, records and groupings from
+   the table, so a new field is one member here and one row there.
+
+   PRESETS, SELECTORS, DEFAULTS AND ZERO (docs/library.md, with examples).
+   A field is GIVEN when la_run_field_set wrote it, zero included, or, for
+   a caller that fills the struct itself, when it is not zero (a real's
+   LA_ZERO, a negative zero, is a given zero). Three fields are SELECTORS
+   (flag LA_FIELD_SELECTOR), choosing the values of the fields not given:
+     preset   an experiment of the papers (la_run_preset_name): its own
+              values, on its data setting unless `setting` is given;
+     setting  a data setting: its data and paper A's training for it
+              (the learning rate for each optimizer, SGD's momentum 0.9,
+              Adam's betas 0.9 and 0.9, clipping at 1, 10,000 steps);
+              not given, the preset's, else Setting 1. `none` leaves the
+              data to the data fields and the training to the defaults;
+     opt      the optimizer; not given, the preset's or the setting's
+              (Adam).
+   la_run_resolve writes every value out. A field given keeps its value;
+   any other takes the preset's value for the optimizer, else the
+   setting's, else the table's default (la_run_field.def; or the value of
+   the field it follows, except that cosine_total stays 0 and follows the
+   steps when the run is made, resumed runs included; or for an
+   optimizer's field the registry's default, la_optim_entry.defaults)
+   where it applies, and 0 where it does
+   not (an optimizer's field its optimizer does not read, the Gamma
+   parameters without Gamma radii, the network's width with linear
+   targets, the period of a schedule that does not halve, ...).
+   Refused (LA_ERANGE; la_run_explain names the field and says why): a
+   value outside the table's range; a field given to an optimizer that
+   does not read it; with a setting, a data field that the setting fixes
+   (flag LA_FIELD_SETTING: the covariates and their Gamma parameters,
+   Sigma, w*, the targets and their network) given another value than the
+   setting's: `setting none` describes other data.
+   A resolved description is final: it resolves to itself, and the given
+   bits record what was given. A field changed in it directly keeps its
+   new value and the others keep theirs (no field follows another any
+   more), so a selector changed there meets values it does not give and is
+   refused where they disagree: choose presets, settings and the optimizer
+   before resolving. Checkpoints keep the given bits. */
 #define LA_MAX_BATCH 100000000 /* prompts per step a run may ask for */
+#define LA_RUN_MAX_FIELDS 128  /* the table's rows, at most */
 struct la_run_config {
-  int setting;             /* LA_SETTING_* the preset came from; 0 none.
-                              A label: `data` is what is drawn */
+  int preset;              /* the experiment, an index of
+                              la_run_preset_name + 1; 0 none */
+  int setting;             /* LA_SETTING_*; 0 none: the data fields alone */
   la_data_config data;     /* sigma_matrix must be NULL (not a value) */
   la_model_config model;   /* d and n are the data's; `kernels` and
                               `parallel` are ignored (la_run_env says) */
-  char optimizer[LA_NAME_MAX]; /* a registry name; "" -> "adam" */
+  char optimizer[LA_NAME_MAX]; /* a registry name; "" -> the experiment's */
   la_optim_config opt;     /* the optimizer's configuration */
-  la_schedule schedule;    /* COSINE's total 0 -> the run's steps;
-                              HALVING's period 0 -> 1000 */
+  la_schedule schedule;    /* COSINE's total follows the run's steps */
   double clip_norm;        /* global-norm threshold; 0 -> none */
   double clip_block;       /* per-matrix threshold; 0 -> none */
-  int batch;               /* prompts per step; 0 -> 1000 */
-  int data_mode;           /* LA_DATA_*; 0 -> fresh */
-  int resample_every;      /* RESAMPLE: k; 0 -> 100 */
-  int eval_every;          /* 0 -> 50; -1 -> never */
-  int eval_batch;          /* 0 -> batch */
+  int batch;               /* prompts per step */
+  int data_mode;           /* LA_DATA_* */
+  int resample_every;      /* RESAMPLE: k */
+  int eval_every;          /* an evaluation every k steps; -1 never */
+  int eval_batch;          /* follows batch */
   uint64_t seed;           /* theta and the training data */
-  uint64_t eval_seed;      /* the evaluation batch; 0 -> seed */
+  uint64_t eval_seed;      /* the evaluation batch; follows seed */
   long steps;              /* the run's length (not its identity) */
   struct {                 /* what a program measures along the run (not
                               its identity; the trainer reads none) */
-    int log_every;         /* a record every k steps; 0 -> 10 */
-    int diag_every;        /* robust condition numbers; 0 -> never */
-    int smooth_every;      /* directional smoothness; 0 -> never */
-    int diag_batch;        /* their fixed batch; 0 -> 1000 */
+    int log_every;         /* a record every k steps */
+    int diag_every;        /* robust condition numbers; 0 never */
+    int smooth_every;      /* directional smoothness; 0 never */
+    int diag_batch;        /* their fixed batch */
   } measure;
+  /* bit i of the table's row i: given (la_run_field_given reads it) */
+  unsigned char given[LA_RUN_MAX_FIELDS / 8];
 };
 
 /* The kinds of fields, and the flags of la_run_field. */
@@ -1660,15 +1702,24 @@ enum {
                                 seeds of one configuration */
 #define LA_FIELD_SHAPE 4u    /* decides theta's layout: a checkpoint loads
                                 only into a model that agrees on it */
+#define LA_FIELD_SELECTOR 8u /* preset, setting, opt: chooses the values of
+                                the fields not given */
+#define LA_FIELD_SETTING 16u /* a data setting fixes it */
 typedef struct la_run_field {
   const char *key;  /* JSON key; with '-' for '_' a command-line flag */
   int kind;         /* LA_FIELD_* */
   size_t offset;    /* of the member in la_run_config */
   double lo, hi;    /* the values allowed (ENUM: indices) */
-  unsigned flags;   /* LA_FIELD_IDENTITY, _SEED, _SHAPE */
+  unsigned flags;   /* LA_FIELD_IDENTITY, _SEED, _SHAPE, _SELECTOR, _SETTING */
   unsigned optim;   /* its LA_OPT_* bit when it is an optimizer field */
   const char *const *names; /* ENUM: the names by value, NULL-terminated */
-  const char *help; /* one line, the default included */
+  const char *help; /* one line: what it is (la_run_field_help adds the
+                       default) */
+  double def;       /* the default where no experiment gives a value; NaN
+                       for an optimizer's field (the registry's) and for
+                       one that follows another */
+  const char *follows; /* the key of the field whose value it takes, or
+                          NULL */
 } la_run_field;
 LINATTN_DEF int la_run_field_count(void);
 LINATTN_DEF const la_run_field *la_run_field_at(int i); /* NULL past the end */
@@ -1679,28 +1730,49 @@ LINATTN_DEF const la_run_field *la_run_field_find(const char *key);
 LINATTN_DEF const char *la_run_field_name(const la_run_field *f, int v);
 /* A field's value as a double (OPTIMIZER: the registry index, LA_ERANGE
    for a name not in the registry); set checks the table's range (LA_ERANGE)
-   and that whole kinds get whole numbers. */
+   and that whole kinds get whole numbers, and marks the field given.
+   unset makes it not given (its value 0: the default), copy copies the
+   value and whether it was given. given is 1 for a field given (above). */
 LINATTN_DEF int la_run_field_get(const la_run_config *c, const la_run_field *f,
                                  double *value);
 LINATTN_DEF int la_run_field_set(la_run_config *c, const la_run_field *f,
                                  double value);
+LINATTN_DEF int la_run_field_unset(la_run_config *c, const la_run_field *f);
+LINATTN_DEF int la_run_field_copy(la_run_config *to, const la_run_config *from,
+                                  const la_run_field *f);
+LINATTN_DEF int la_run_field_given(const la_run_config *c,
+                                   const la_run_field *f);
 
 /* Presets: every experiment of both papers, by name (i from 0 while
-   la_run_preset_name(i, &about) is not NULL). optimizer NULL or "" takes the
-   experiment's own; a paper's learning rate for that optimizer is filled
-   in where the paper gives one, the registry's defaults elsewhere.
-   LA_ERANGE for an unknown name or optimizer. */
+   la_run_preset_name(i, &about) is not NULL); the data settings are among
+   them, by their names. la_run_preset writes a description with nothing
+   given but the preset and, when optimizer is not NULL or "", the
+   optimizer: la_run_resolve then gives every value (LA_ERANGE for an
+   unknown name or optimizer). */
 LINATTN_DEF const char *la_run_preset_name(int i, const char **about);
 LINATTN_DEF int la_run_preset(la_run_config *cfg, const char *experiment,
                               const char *optimizer);
 
-/* Every default written out (two configurations that mean the same are
-   then equal field by field; "follows" relations stay 0: eval_seed 0 is
-   the seed, COSINE's total 0 the steps), checking every field: LA_ERANGE
-   for a value out of its range or an optimizer not in the registry, and
-   the statuses of la_data_init, la_model_init and la_optim_check. out may
-   be in. */
+/* Every value written out (above), every field checked: LA_ERANGE for a
+   refused value or an optimizer not in the registry, and the statuses of
+   la_data_init, la_model_init and la_optim_check. out may be in. Two
+   descriptions that mean the same resolve to equal values field by field
+   (their given bits may differ). */
 LINATTN_DEF int la_run_resolve(const la_run_config *in, la_run_config *out);
+#ifndef LINATTN_NO_STDLIB
+/* la_run_resolve's status for `in`, and when it fails, the field to blame
+   (*field, NULL when none is) and why, in words fit to follow the field and
+   its value ("sgd does not read it", "setting 3 has covariates
+   gamma-sphere; setting none describes other data"); field and why may be
+   NULL. */
+LINATTN_DEF int la_run_explain(const la_run_config *in,
+                               const la_run_field **field, char *why,
+                               size_t cap);
+/* The field's help line with its default in words ("prompts per step
+   (default 1000; the experiment's where it gives one)"); the length it
+   needs, as snprintf. */
+LINATTN_DEF int la_run_field_help(const la_run_field *f, char *buf, size_t cap);
+#endif
 /* The first field, among those with any of `flags`, in which the resolved
    a and b differ; NULL when they agree (or either does not resolve: then
    the field is the first that does not). */
@@ -1763,7 +1835,7 @@ LINATTN_DEF int la_run_resume_mem(la_run *r, const void *buf, size_t len,
    LA_EVERSION (a version or a field this build does not know),
    LA_ECHECKSUM or LA_ESHAPE (another model, optimizer or state size) and
    leaves the trainer untouched. */
-#define LA_CHECKPOINT_VERSION 2
+#define LA_CHECKPOINT_VERSION 3
 LINATTN_DEF int la_checkpoint_bytes(const la_trainer *tr, size_t *bytes);
 LINATTN_DEF int la_checkpoint_save_mem(const la_trainer *tr, void *buf,
                                        size_t cap, size_t *written);
@@ -1871,6 +1943,9 @@ LINATTN_DEF const la_batch *la_run_eval_batch(const la_run *r);
 #include <limits.h>
 #include <math.h>
 #include <string.h>
+#ifndef LINATTN_NO_STDLIB
+#include <stdio.h> /* checkpoint files; the run's messages (snprintf) */
+#endif
 
 #ifdef LINATTN_DOUBLE
 #define LA__REAL_MAX DBL_MAX
@@ -8059,7 +8134,7 @@ LINATTN_DEF int la_schedule_check(const la_schedule *s) {
   switch (s->kind) {
   case LA_SCHED_CONSTANT: return LA_OK;
   case LA_SCHED_HALVING:
-    if (s->period <= 0) return LA_ERANGE;
+    if (s->period < 0) return LA_ERANGE;
     if (s->decay != 0 && !(s->decay > 0 && s->decay < 1)) return LA_ERANGE;
     return LA_OK;
   case LA_SCHED_COSINE:
@@ -8078,7 +8153,8 @@ LINATTN_DEF int la_schedule_scale(const la_schedule *s, long t, double *scale) {
   if (t < 0) return LA_ERANGE;
   if (s->kind == LA_SCHED_HALVING) {
     /* NOLINTNEXTLINE(bugprone-integer-division): floor(t / period) */
-    f = pow(s->decay != 0 ? s->decay : 0.5, (double)(t / s->period));
+    long period = s->period ? s->period : LA_SCHED_PERIOD;
+    f = pow(s->decay != 0 ? s->decay : LA_SCHED_DECAY, (double)(t / period));
   } else if (s->kind == LA_SCHED_COSINE) {
     double p = (double)(t - s->warmup) / (double)(s->total - s->warmup);
     p = p < 0 ? 0 : p > 1 ? 1 : p;
@@ -11018,14 +11094,21 @@ LINATTN_DEF int la_pgd_optimum(const la_model *m, const la_batch *b,
 
 /* ------------------------------------------------------------- trainer */
 
+/* The optimizer of a run that names none, nor its experiment. */
+#define LA__OPT_DEFAULT "adam"
+/* A run field's default where no experiment gives one (the table of the
+   runs, below): the trainer's zero fields take the same values. */
+static double la__run_table_default(const char *key);
+
 static la_train_config la__tr_train_defaults(const la_train_config *c) {
   la_train_config d = *c;
-  if (!d.optimizer) d.optimizer = la_optimizer_adam();
-  if (!d.batch) d.batch = 1000;
-  if (!d.resample_every) d.resample_every = 100;
-  if (!d.eval_every) d.eval_every = 50;
-  if (!d.eval_batch) d.eval_batch = d.batch;
-  if (!d.eval_seed) d.eval_seed = d.seed;
+  if (!d.optimizer) d.optimizer = la_optim_find(LA__OPT_DEFAULT)->optimizer;
+  if (!d.batch) d.batch = (int)la__run_table_default("batch");
+  if (!d.resample_every)
+    d.resample_every = (int)la__run_table_default("resample_every");
+  if (!d.eval_every) d.eval_every = (int)la__run_table_default("eval_every");
+  if (!d.eval_batch) d.eval_batch = d.batch;  /* eval_batch follows batch */
+  if (!d.eval_seed) d.eval_seed = d.seed;     /* eval_seed follows seed */
   return d;
 }
 
@@ -11458,8 +11541,13 @@ LINATTN_DEF int la_trainer_run(la_trainer *tr, long steps) {
 
 /* ---------------------------------------------------------------- runs */
 
-static const char *const la__setting_names[] = {
-    "none", "1", "2", "3", "sphere", "nonlinear", "paper-b", NULL};
+/* The data settings' names, which are also the names of their presets. */
+#define LA__SETTING_NAMES "none", "1", "2", "3", "sphere", "nonlinear", "paper-b"
+static const char *const la__setting_names[] = {LA__SETTING_NAMES, NULL};
+/* Index 0 none; then the experiments, in the order of la__experiments:
+   the settings' first, in the order of their numbers. */
+static const char *const la__preset_names[] = {
+    LA__SETTING_NAMES, "large", "b-depth", "b-context", "b-theorem4", NULL};
 static const char *const la__covariate_names[] = {"gaussian", "gamma-sphere",
                                                   "sphere", NULL};
 /* a given Sigma is a matrix, not a value: no run names it */
@@ -11476,173 +11564,190 @@ static const char *const la__mode_names[] = {"fresh", "resample", "fixed",
 static const char *const la__ls_names[] = {"none", "strong-wolfe", NULL};
 
 /* The fields of a run, in the order records list them. Ranges are the
-   header's limits; whole numbers beyond 2^53 would not survive a double. */
-#define LA__RF(key, kind, member, lo, hi, flags, optim, names, help)          \
-  {key,   kind,  offsetof(la_run_config, member), lo, hi, flags, optim,       \
-   names, help}
+   header's limits; whole numbers beyond 2^53 would not survive a double.
+   A range starting at 1 says that zero is no value of the field (given
+   zero is refused; not given, it takes its default). The default column:
+   a value; or LA__NODEF with the key of the field it follows, or with
+   NULL for an optimizer's field (the registry's). */
+#define LA__RF(key, kind, member, lo, hi, flags, optim, names, help, def,     \
+               follows)                                                       \
+  {key,   kind, offsetof(la_run_config, member), lo, hi, flags, optim, names, \
+   help,  def,  follows}
 #define LA__ID LA_FIELD_IDENTITY
 #define LA__SH (LA_FIELD_IDENTITY | LA_FIELD_SHAPE)
+#define LA__DS (LA_FIELD_IDENTITY | LA_FIELD_SETTING)
+#define LA__SEL (LA_FIELD_IDENTITY | LA_FIELD_SELECTOR)
 #define LA__BIG 9007199254740992.0 /* 2^53 */
 #define LA__INTMAX 2147483647.0
 #define LA__BETA 0.999999
+#define LA__NODEF ((double)NAN) /* the default is not a number of its own */
 static const la_run_field la__run_fields[] = {
-    /* the data */
-    LA__RF("setting", LA_FIELD_ENUM, setting, 0, 6, LA__ID, 0,
+    /* the selectors of the data and the model */
+    LA__RF("preset", LA_FIELD_ENUM, preset, 0,
+           (double)(sizeof la__preset_names / sizeof la__preset_names[0] - 2),
+           LA_FIELD_SELECTOR, 0, la__preset_names,
+           "an experiment of the papers, its values for the fields not "
+           "given",
+           0, NULL),
+    LA__RF("setting", LA_FIELD_ENUM, setting, 0, 6, LA__SEL, 0,
            la__setting_names,
-           "data setting: 1, 2, 3, sphere, nonlinear, paper-b (default 1)"),
-    LA__RF("d", LA_FIELD_INT, data.d, 0, LA_MAX_D, LA__SH, 0, NULL,
-           "covariate dimension (default 5)"),
-    LA__RF("n", LA_FIELD_INT, data.n, 0, LA_MAX_N, LA__SH, 0, NULL,
-           "context length (default: the setting's, 20 or 5)"),
-    LA__RF("covariates", LA_FIELD_ENUM, data.covariates, 0, 2, LA__ID, 0,
-           la__covariate_names,
-           "covariates: gaussian, gamma-sphere, sphere (default: the "
-           "setting's)"),
-    LA__RF("gamma_shape", LA_FIELD_REAL, data.gamma_shape, 0, 1e6, LA__ID, 0,
-           NULL, "gamma-sphere: shape k of the radii's Gamma (default 0.1)"),
-    LA__RF("gamma_scale", LA_FIELD_REAL, data.gamma_scale, 0, 1e6, LA__ID, 0,
-           NULL, "gamma-sphere: scale theta of the radii's Gamma (default 10)"),
-    LA__RF("sigma", LA_FIELD_ENUM, data.sigma, 0, 2, LA__ID, 0,
-           la__sigma_names,
-           "covariance: identity or paper-b (default: the setting's)"),
-    LA__RF("wstar", LA_FIELD_ENUM, data.wstar, 0, 1, LA__ID, 0,
-           la__wstar_names,
-           "w*: identity or sigma-inv (default: the setting's)"),
-    LA__RF("target", LA_FIELD_ENUM, data.target, 0, 1, LA__ID, 0,
-           la__target_names,
-           "targets: linear or relu-net (default: the setting's)"),
-    LA__RF("net_hidden", LA_FIELD_INT, data.net_hidden, 0, LA_MAX_D, LA__ID, 0,
-           NULL, "relu-net targets: hidden width (default 10)"),
+           "data setting, its data and paper A's training for it; none: "
+           "the data fields alone",
+           1, NULL),
+    /* the data */
+    LA__RF("d", LA_FIELD_INT, data.d, 1, LA_MAX_D, LA__SH, 0, NULL,
+           "covariate dimension", 5, NULL),
+    LA__RF("n", LA_FIELD_INT, data.n, 1, LA_MAX_N, LA__SH, 0, NULL,
+           "context length", 20, NULL),
+    LA__RF("covariates", LA_FIELD_ENUM, data.covariates, 0, 2, LA__DS, 0,
+           la__covariate_names, "covariates", LA_X_GAUSSIAN, NULL),
+    LA__RF("gamma_shape", LA_FIELD_REAL, data.gamma_shape, 0, 1e6, LA__DS, 0,
+           NULL, "gamma-sphere: shape k of the radii's Gamma", 0.1, NULL),
+    LA__RF("gamma_scale", LA_FIELD_REAL, data.gamma_scale, 0, 1e6, LA__DS, 0,
+           NULL, "gamma-sphere: scale theta of the radii's Gamma", 10, NULL),
+    LA__RF("sigma", LA_FIELD_ENUM, data.sigma, 0, 2, LA__DS, 0,
+           la__sigma_names, "covariance", LA_SIGMA_IDENTITY, NULL),
+    LA__RF("wstar", LA_FIELD_ENUM, data.wstar, 0, 1, LA__DS, 0,
+           la__wstar_names, "the distribution of w*", LA_WSTAR_IDENTITY, NULL),
+    LA__RF("target", LA_FIELD_ENUM, data.target, 0, 1, LA__DS, 0,
+           la__target_names, "targets", LA_TARGET_LINEAR, NULL),
+    LA__RF("net_hidden", LA_FIELD_INT, data.net_hidden, 1, LA_MAX_D, LA__DS,
+           0, NULL, "relu-net targets: hidden width", 10, NULL),
     LA__RF("noise_std", LA_FIELD_REAL, data.noise_std, 0, 1e30, LA__ID, 0,
-           NULL, "label noise standard deviation (default 0)"),
+           NULL, "label noise standard deviation", 0, NULL),
     /* the model */
-    LA__RF("depth", LA_FIELD_INT, model.layers, 0, LA_MAX_LAYERS, LA__SH, 0,
-           NULL, "attention layers L (default 3)"),
+    LA__RF("depth", LA_FIELD_INT, model.layers, 1, LA_MAX_LAYERS, LA__SH, 0,
+           NULL, "attention layers L", 3, NULL),
     LA__RF("param", LA_FIELD_ENUM, model.param, 0, 2, LA__SH, 0,
-           la__param_names,
-           "parametrization: sparse, dense, pgd (default sparse; dense for "
-           "nonlinear)"),
+           la__param_names, "parametrization", LA_PARAM_SPARSE, NULL),
     LA__RF("attention", LA_FIELD_ENUM, model.activation, 0, 2, LA__SH, 0,
-           la__act_names,
-           "the scores' activation: linear, relu or softmax (default "
-           "linear)"),
-    LA__RF("heads", LA_FIELD_INT, model.heads, 0, LA_MAX_HEADS, LA__SH, 0,
-           NULL, "attention heads per layer, outputs summed (default 1)"),
+           la__act_names, "the scores' activation", LA_ACT_LINEAR, NULL),
+    LA__RF("heads", LA_FIELD_INT, model.heads, 1, LA_MAX_HEADS, LA__SH, 0,
+           NULL, "attention heads per layer, outputs summed", 1, NULL),
     LA__RF("qk_rank", LA_FIELD_INT, model.qk_rank, 0, LA_MAX_D + 1, LA__SH, 0,
            NULL,
            "separate keys and queries, Q = W_K^T W_Q of this rank; 0 one "
-           "matrix (default 0)"),
+           "matrix",
+           0, NULL),
     LA__RF("front", LA_FIELD_INT, model.front_hidden, 0, LA_MAX_HIDDEN,
-           LA__SH, 0, NULL,
-           "hidden width of the front MLP, 0 none (default 0; 30 "
-           "nonlinear)"),
-    LA__RF("init_std", LA_FIELD_REAL, model.init_std, 0, 1e3, LA__ID, 0, NULL,
-           "std of the initial parameters (default 0.05; 0.1 nonlinear)"),
+           LA__SH, 0, NULL, "hidden width of the front MLP, 0 none", 0, NULL),
+    LA__RF("init_std", LA_FIELD_REAL, model.init_std, 1e-300, 1e3, LA__ID, 0,
+           NULL, "std of the initial parameters", 0.05, NULL),
     /* the optimizer */
-    LA__RF("opt", LA_FIELD_OPTIMIZER, optimizer, 0, LA__OPT_COUNT - 1, LA__ID, 0,
-           NULL, "optimizer (default adam)"),
+    LA__RF("opt", LA_FIELD_OPTIMIZER, optimizer, 0, LA__OPT_COUNT - 1, LA__SEL,
+           0, NULL, "optimizer, its experiment's values for its fields",
+           LA__NODEF, NULL),
     LA__RF("lr", LA_FIELD_REAL, opt.lr, 0, 1e6, LA__ID, LA_OPT_LR, NULL,
-           "learning rate (default: the paper's for the setting and "
-           "optimizer)"),
+           "learning rate", LA__NODEF, NULL),
     LA__RF("momentum", LA_FIELD_REAL, opt.momentum, 0, LA__BETA, LA__ID,
-           LA_OPT_MOMENTUM, NULL,
-           "momentum of sgd, sign, nsgd, rmsprop (default 0.9 for sgd)"),
+           LA_OPT_MOMENTUM, NULL, "momentum of sgd, sign, nsgd, rmsprop",
+           LA__NODEF, NULL),
     LA__RF("nesterov", LA_FIELD_BOOL, opt.nesterov, 0, 1, LA__ID,
-           LA_OPT_NESTEROV, NULL, "Nesterov momentum (sgd)"),
+           LA_OPT_NESTEROV, NULL, "Nesterov momentum (sgd)", LA__NODEF, NULL),
     LA__RF("beta1", LA_FIELD_REAL, opt.beta1, 0, LA__BETA, LA__ID,
-           LA_OPT_BETA1, NULL, "adam's beta1 (default 0.9)"),
+           LA_OPT_BETA1, NULL, "adam's beta1", LA__NODEF, NULL),
     LA__RF("beta2", LA_FIELD_REAL, opt.beta2, 0, LA__BETA, LA__ID,
-           LA_OPT_BETA2, NULL, "adam's beta2 (default 0.9, paper A)"),
+           LA_OPT_BETA2, NULL, "adam's beta2", LA__NODEF, NULL),
     LA__RF("eps", LA_FIELD_REAL, opt.eps, 0, 1, LA__ID, LA_OPT_EPS, NULL,
-           "epsilon of adam, adagrad, rmsprop (default 1e-8; adagrad 1e-10)"),
+           "epsilon of adam, adagrad, rmsprop", LA__NODEF, NULL),
     LA__RF("weight_decay", LA_FIELD_REAL, opt.weight_decay, 0, 1e3, LA__ID,
-           LA_OPT_WEIGHT_DECAY, NULL, "weight decay (default 0)"),
+           LA_OPT_WEIGHT_DECAY, NULL, "weight decay", LA__NODEF, NULL),
     LA__RF("decoupled", LA_FIELD_BOOL, opt.decoupled, 0, 1, LA__ID,
-           LA_OPT_DECOUPLED, NULL, "adam: decoupled weight decay (AdamW)"),
+           LA_OPT_DECOUPLED, NULL, "adam: decoupled weight decay (AdamW)",
+           LA__NODEF, NULL),
     LA__RF("alpha", LA_FIELD_REAL, opt.alpha, 0, LA__BETA, LA__ID,
-           LA_OPT_ALPHA, NULL, "rmsprop's averaging constant (default 0.99)"),
+           LA_OPT_ALPHA, NULL, "rmsprop's averaging constant", LA__NODEF, NULL),
     LA__RF("initial", LA_FIELD_REAL, opt.initial, 0, 1e6, LA__ID,
-           LA_OPT_INITIAL, NULL, "adagrad's starting accumulator (default 0)"),
-    LA__RF("history", LA_FIELD_INT, opt.history, 0, 1 << 20, LA__ID,
-           LA_OPT_HISTORY, NULL, "lbfgs: (s, y) pairs kept (default 100)"),
-    LA__RF("max_iter", LA_FIELD_INT, opt.max_iter, 0, 1 << 24, LA__ID,
-           LA_OPT_MAX_ITER, NULL,
-           "lbfgs: inner iterations per step (default 20)"),
-    LA__RF("max_eval", LA_FIELD_INT, opt.max_eval, 0, LA__INTMAX, LA__ID,
+           LA_OPT_INITIAL, NULL, "adagrad's starting accumulator", LA__NODEF, NULL),
+    LA__RF("history", LA_FIELD_INT, opt.history, 1, 1 << 20, LA__ID,
+           LA_OPT_HISTORY, NULL, "lbfgs: (s, y) pairs kept", LA__NODEF, NULL),
+    LA__RF("max_iter", LA_FIELD_INT, opt.max_iter, 1, 1 << 24, LA__ID,
+           LA_OPT_MAX_ITER, NULL, "lbfgs: inner iterations per step",
+           LA__NODEF, NULL),
+    LA__RF("max_eval", LA_FIELD_INT, opt.max_eval, 1, LA__INTMAX, LA__ID,
            LA_OPT_MAX_EVAL, NULL,
-           "lbfgs: evaluations per step (default max_iter * 5 / 4)"),
+           "lbfgs: evaluations per step (the optimizer's: max_iter * 5 / 4)",
+           LA__NODEF, NULL),
     LA__RF("tol_grad", LA_FIELD_REAL, opt.tol_grad, 0, 1e300, LA__ID,
-           LA_OPT_TOL_GRAD, NULL,
-           "lbfgs: a step ends at max|g| <= this (default 1e-7)"),
+           LA_OPT_TOL_GRAD, NULL, "lbfgs: a step ends at max|g| <= this",
+           LA__NODEF, NULL),
     LA__RF("tol_change", LA_FIELD_REAL, opt.tol_change, 0, 1e300, LA__ID,
-           LA_OPT_TOL_CHANGE, NULL,
-           "lbfgs: a step ends at a smaller change (default 1e-9)"),
+           LA_OPT_TOL_CHANGE, NULL, "lbfgs: a step ends at a smaller change",
+           LA__NODEF, NULL),
     LA__RF("line_search", LA_FIELD_ENUM, opt.line_search, 0, 1, LA__ID,
-           LA_OPT_LINE_SEARCH, la__ls_names,
-           "lbfgs: none or strong-wolfe (default none)"),
+           LA_OPT_LINE_SEARCH, la__ls_names, "lbfgs: the line search",
+           LA__NODEF, NULL),
     LA__RF("c1", LA_FIELD_REAL, opt.c1, 0, LA__BETA, LA__ID, LA_OPT_C1, NULL,
-           "lbfgs: strong-Wolfe sufficient decrease (default 1e-4)"),
+           "lbfgs: strong-Wolfe sufficient decrease", LA__NODEF, NULL),
     LA__RF("c2", LA_FIELD_REAL, opt.c2, 0, LA__BETA, LA__ID, LA_OPT_C2, NULL,
-           "lbfgs: strong-Wolfe curvature (default 0.9)"),
-    LA__RF("max_ls", LA_FIELD_INT, opt.max_ls, 0, 1000, LA__ID, LA_OPT_MAX_LS,
-           NULL, "lbfgs: evaluations per line search (default 25)"),
+           "lbfgs: strong-Wolfe curvature", LA__NODEF, NULL),
+    LA__RF("max_ls", LA_FIELD_INT, opt.max_ls, 1, 1000, LA__ID, LA_OPT_MAX_LS,
+           NULL, "lbfgs: evaluations per line search", LA__NODEF, NULL),
     /* the schedule and clipping */
     LA__RF("schedule", LA_FIELD_ENUM, schedule.kind, 0, 2, LA__ID, 0,
-           la__sched_names,
-           "learning-rate schedule: constant, halving, cosine (default "
-           "constant)"),
+           la__sched_names, "learning-rate schedule", LA_SCHED_CONSTANT,
+           NULL),
     LA__RF("warmup", LA_FIELD_LONG, schedule.warmup, 0, LA__BIG, LA__ID, 0,
-           NULL, "steps of linear warmup (default 0)"),
-    LA__RF("period", LA_FIELD_LONG, schedule.period, 0, LA__BIG, LA__ID, 0,
-           NULL, "halving: steps between decays (default 1000)"),
-    LA__RF("decay", LA_FIELD_REAL, schedule.decay, 0, LA__BETA, LA__ID, 0,
-           NULL, "halving: factor per period (default 0.5)"),
-    LA__RF("cosine_total", LA_FIELD_LONG, schedule.total, 0, LA__BIG, LA__ID,
-           0, NULL, "cosine: step where the floor is reached (default: the "
-                    "run's steps)"),
+           NULL, "steps of linear warmup", 0, NULL),
+    LA__RF("period", LA_FIELD_LONG, schedule.period, 1, LA__BIG, LA__ID, 0,
+           NULL, "halving: steps between decays", LA_SCHED_PERIOD, NULL),
+    LA__RF("decay", LA_FIELD_REAL, schedule.decay, 1e-300, LA__BETA, LA__ID,
+           0, NULL, "halving: factor per period", LA_SCHED_DECAY, NULL),
+    LA__RF("cosine_total", LA_FIELD_LONG, schedule.total, 1, LA__BIG, LA__ID,
+           0, NULL, "cosine: step where the floor is reached",
+           LA__NODEF, "steps"),
     LA__RF("min_scale", LA_FIELD_REAL, schedule.min_scale, 0, 1, LA__ID, 0,
-           NULL, "cosine: the floor of the factor (default 0)"),
+           NULL, "cosine: the floor of the factor", 0, NULL),
     LA__RF("clip", LA_FIELD_REAL, clip_norm, 0, 1e300, LA__ID, 0, NULL,
-           "global gradient-norm clipping, 0 none (default 1; 0.1 sphere)"),
+           "global gradient-norm clipping, 0 none", 0, NULL),
     LA__RF("clip_block", LA_FIELD_REAL, clip_block, 0, 1e300, LA__ID, 0, NULL,
-           "per-matrix gradient clipping, 0 none (default 0)"),
+           "per-matrix gradient clipping, 0 none", 0, NULL),
     /* the data stream and evaluation */
-    LA__RF("batch", LA_FIELD_INT, batch, 0, LA_MAX_BATCH, LA__ID, 0, NULL,
-           "prompts per step (default 1000; 2000 nonlinear)"),
+    LA__RF("batch", LA_FIELD_INT, batch, 1, LA_MAX_BATCH, LA__ID, 0, NULL,
+           "prompts per step", 1000, NULL),
     LA__RF("data", LA_FIELD_ENUM, data_mode, 0, 2, LA__ID, 0, la__mode_names,
-           "prompts: fresh every step, resample every k, or fixed (default "
-           "fresh)"),
-    LA__RF("resample_every", LA_FIELD_INT, resample_every, 0, LA__INTMAX,
-           LA__ID, 0, NULL, "resample: steps between datasets (default 100)"),
+           "prompts: fresh every step, resample every k, or fixed",
+           LA_DATA_FRESH, NULL),
+    LA__RF("resample_every", LA_FIELD_INT, resample_every, 1, LA__INTMAX,
+           LA__ID, 0, NULL, "resample: steps between datasets", 100, NULL),
     LA__RF("eval_every", LA_FIELD_INT, eval_every, -1, LA__INTMAX, LA__ID, 0,
-           NULL, "evaluation loss every k steps, -1 never (default 50)"),
-    LA__RF("eval_batch", LA_FIELD_INT, eval_batch, 0, LA_MAX_BATCH, LA__ID, 0,
-           NULL, "prompts of the fixed evaluation batch (default: batch)"),
+           NULL, "evaluation loss every k steps, 0 or -1 never", 50, NULL),
+    LA__RF("eval_batch", LA_FIELD_INT, eval_batch, 1, LA_MAX_BATCH, LA__ID, 0,
+           NULL, "prompts of the fixed evaluation batch",
+           LA__NODEF, "batch"),
     LA__RF("seed", LA_FIELD_U64, seed, 0, LA__BIG, LA__ID | LA_FIELD_SEED, 0,
-           NULL, "seed of theta and the training data (default 1)"),
-    LA__RF("eval_seed", LA_FIELD_U64, eval_seed, 0, LA__BIG, LA__ID, 0, NULL,
-           "seed of the evaluation batch (default: the seed)"),
+           NULL, "seed of theta and the training data", 1, NULL),
+    LA__RF("eval_seed", LA_FIELD_U64, eval_seed, 0, LA__BIG,
+           LA__ID | LA_FIELD_SEED, 0, NULL, "seed of the evaluation batch",
+           LA__NODEF, "seed"),
     LA__RF("steps", LA_FIELD_LONG, steps, 0, LA__BIG, 0, 0, NULL,
-           "training steps (default: the experiment's; a resumed run "
-           "continues up to this count)"),
+           "training steps (a resumed run continues up to this count)", 10000,
+           NULL),
     /* what is measured along the run */
-    LA__RF("log_every", LA_FIELD_INT, measure.log_every, 0, LA__INTMAX, 0, 0,
-           NULL, "a record every k steps (default 10)"),
+    LA__RF("log_every", LA_FIELD_INT, measure.log_every, 1, LA__INTMAX, 0, 0,
+           NULL, "a record every k steps", 10, NULL),
     LA__RF("diag_every", LA_FIELD_INT, measure.diag_every, 0, LA__INTMAX, 0,
-           0, NULL,
-           "robust condition numbers every k steps, 0 never (default 0)"),
+           0, NULL, "robust condition numbers every k steps, 0 never", 0,
+           NULL),
     LA__RF("smooth_every", LA_FIELD_INT, measure.smooth_every, 0, LA__INTMAX,
-           0, 0, NULL, "directional smoothness every k steps, 0 never "
-                       "(default 0)"),
-    LA__RF("diag_batch", LA_FIELD_INT, measure.diag_batch, 0, 1e6, 0, 0, NULL,
-           "prompts of the fixed batch of those measurements (default "
-           "1000)")};
+           0, 0, NULL, "directional smoothness every k steps, 0 never", 0,
+           NULL),
+    LA__RF("diag_batch", LA_FIELD_INT, measure.diag_batch, 1, 1e6, 0, 0, NULL,
+           "prompts of the fixed batch of those measurements", 1000, NULL)};
 #undef LA__RF
 #undef LA__ID
 #undef LA__SH
+#undef LA__DS
+#undef LA__SEL
+#undef LA__NODEF
 #define LA__RUN_NFIELDS ((int)(sizeof la__run_fields / sizeof la__run_fields[0]))
+typedef char la__run_fields_fit[LA__RUN_NFIELDS <= LA_RUN_MAX_FIELDS ? 1 : -1];
 
 LINATTN_DEF int la_run_field_count(void) { return LA__RUN_NFIELDS; }
+
+static double la__run_table_default(const char *key) {
+  return la_run_field_find(key)->def;
+}
 
 LINATTN_DEF const la_run_field *la_run_field_at(int i) {
   return i >= 0 && i < LA__RUN_NFIELDS ? &la__run_fields[i] : NULL;
@@ -11663,6 +11768,15 @@ LINATTN_DEF const la_run_field *la_run_field_find(const char *key) {
   return NULL;
 }
 
+/* The row of a field of this table; -1 for another pointer. */
+static int la__rf_index(const la_run_field *f) {
+  int i;
+  for (i = 0; i < LA__RUN_NFIELDS; ++i)
+    if (f == &la__run_fields[i]) return i;
+  return -1;
+}
+#define LA__RF_KEY(key) (&la__run_fields[la__rf_index(la_run_field_find(key))])
+
 LINATTN_DEF const char *la_run_field_name(const la_run_field *f, int v) {
   int i;
   if (!f || v < 0) return NULL;
@@ -11680,9 +11794,44 @@ LINATTN_DEF const char *la_run_field_name(const la_run_field *f, int v) {
 static void *la__rf_at(const la_run_config *c, const la_run_field *f) {
   return (void *)((const char *)c + f->offset);
 }
-/* The name of the optimizer, its default applied. */
+/* The name of the optimizer, the default's when none is given. */
 static const char *la__run_opt_name(const la_run_config *c) {
-  return c->optimizer[0] ? c->optimizer : "adam";
+  return c->optimizer[0] ? c->optimizer : LA__OPT_DEFAULT;
+}
+
+/* Zero as a caller that fills the struct writes it: +0 for a real (LA_ZERO
+   is a value), 0, "". */
+static int la__rf_is_zero(const la_run_config *c, const la_run_field *f) {
+  const void *p = la__rf_at(c, f);
+  switch (f->kind) {
+  case LA_FIELD_LONG: return *(const long *)p == 0;
+  case LA_FIELD_U64: return *(const uint64_t *)p == 0;
+  case LA_FIELD_REAL: {
+    double z = 0.0;
+    return memcmp(p, &z, sizeof z) == 0;
+  }
+  case LA_FIELD_OPTIMIZER: return c->optimizer[0] == 0;
+  default: return *(const int *)p == 0;
+  }
+}
+
+static int la__rf_bit(const la_run_config *c, int i) {
+  return (c->given[i >> 3] >> (i & 7)) & 1;
+}
+static void la__rf_mark(la_run_config *c, int i, int on) {
+  unsigned char b = (unsigned char)(1u << (i & 7));
+  c->given[i >> 3] = (unsigned char)(on ? c->given[i >> 3] | b
+                                        : c->given[i >> 3] & ~b);
+}
+/* Given: its bit, or not zero (the struct's convention). */
+static int la__rf_given(const la_run_config *c, int i) {
+  return la__rf_bit(c, i) || !la__rf_is_zero(c, &la__run_fields[i]);
+}
+
+LINATTN_DEF int la_run_field_given(const la_run_config *c,
+                                   const la_run_field *f) {
+  int i = f ? la__rf_index(f) : -1;
+  return c && i >= 0 ? la__rf_given(c, i) : 0;
 }
 
 LINATTN_DEF int la_run_field_get(const la_run_config *c, const la_run_field *f,
@@ -11705,13 +11854,9 @@ LINATTN_DEF int la_run_field_get(const la_run_config *c, const la_run_field *f,
   return LA_OK;
 }
 
-LINATTN_DEF int la_run_field_set(la_run_config *c, const la_run_field *f,
-                                 double v) {
-  void *p;
-  if (!c || !f) return LA_ENULL;
-  if (!(v >= f->lo && v <= f->hi)) return LA_ERANGE; /* NaN too */
-  if (f->kind != LA_FIELD_REAL && v != floor(v)) return LA_ERANGE;
-  p = la__rf_at(c, f);
+/* The value into the member, unchecked but for what the member can hold. */
+static int la__rf_store(la_run_config *c, const la_run_field *f, double v) {
+  void *p = la__rf_at(c, f);
   switch (f->kind) {
   case LA_FIELD_LONG:
     if (v > (double)LONG_MAX) return LA_ERANGE; /* ILP32 */
@@ -11729,185 +11874,404 @@ LINATTN_DEF int la_run_field_set(la_run_config *c, const la_run_field *f,
            len < LA_NAME_MAX - 1 ? len : LA_NAME_MAX - 1);
     break;
   }
-  case LA_FIELD_ENUM: {
+  default: *(int *)p = (int)v; break; /* INT, ENUM, BOOL */
+  }
+  return LA_OK;
+}
+
+/* A value the table allows for f. */
+static int la__rf_allowed(const la_run_field *f, double v) {
+  if (!(v >= f->lo && v <= f->hi)) return 0; /* NaN too */
+  if (f->kind != LA_FIELD_REAL && v != floor(v)) return 0;
+  if (f->kind == LA_FIELD_ENUM) {
     const char *name = la_run_field_name(f, (int)v);
-    if (!name || !*name) return LA_ERANGE;
-    *(int *)p = (int)v;
-    break;
+    if (!name || !*name) return 0;
   }
-  default: *(int *)p = (int)v; break; /* INT, BOOL */
-  }
+  return 1;
+}
+
+LINATTN_DEF int la_run_field_set(la_run_config *c, const la_run_field *f,
+                                 double v) {
+  int i = f ? la__rf_index(f) : -1, st;
+  if (!c || !f) return LA_ENULL;
+  if (i < 0 || !la__rf_allowed(f, v)) return LA_ERANGE;
+  if ((st = la__rf_store(c, f, v)) != 0) return st;
+  la__rf_mark(c, i, 1);
+  return LA_OK;
+}
+
+LINATTN_DEF int la_run_field_unset(la_run_config *c, const la_run_field *f) {
+  int i = f ? la__rf_index(f) : -1;
+  if (!c || !f) return LA_ENULL;
+  if (i < 0) return LA_ERANGE;
+  if (f->kind == LA_FIELD_OPTIMIZER) memset(c->optimizer, 0, LA_NAME_MAX);
+  else (void)la__rf_store(c, f, 0.0);
+  la__rf_mark(c, i, 0);
+  return LA_OK;
+}
+
+LINATTN_DEF int la_run_field_copy(la_run_config *to, const la_run_config *from,
+                                  const la_run_field *f) {
+  int i = f ? la__rf_index(f) : -1;
+  if (!to || !from || !f) return LA_ENULL;
+  if (i < 0) return LA_ERANGE;
+  if (f->kind == LA_FIELD_OPTIMIZER)
+    memcpy(to->optimizer, from->optimizer, LA_NAME_MAX);
+  else /* the bits: LA_ZERO stays itself */
+    memcpy((char *)to + f->offset, (const char *)from + f->offset,
+           f->kind == LA_FIELD_REAL   ? sizeof(double)
+           : f->kind == LA_FIELD_LONG ? sizeof(long)
+           : f->kind == LA_FIELD_U64  ? sizeof(uint64_t)
+                                      : sizeof(int));
+  la__rf_mark(to, i, la__rf_bit(from, i));
   return LA_OK;
 }
 
 /* ------------------------------------------------------------- presets */
-/* Each experiment's description, written once: the papers' settings and
-   training (PAPERS.md in the repository cites them). Learning rates are
-   the papers' for SGD and Adam; other optimizers take the registry's. */
-typedef struct la__preset {
-  const char *name, *about;
-  int setting, d, n, layers, param, front;
-  double init_std;
-  const char *optimizer; /* the experiment's own */
-  double lr_sgd, lr_adam, beta1, beta2;
-  int decoupled;
-  double clip_norm, clip_block;
-  int batch, data_mode, resample_every, sched;
-  long period, steps;
-  int eval_every, eval_batch;
-} la__preset;
+/* Each experiment's values, written once: the papers' settings and
+   training (PAPERS.md in the repository cites them). A value may hold for
+   one optimizer only (opt); learning rates are the papers' for SGD and
+   Adam, other optimizers take the registry's. Enumerations by number. */
+typedef struct la__val {
+  const char *key, *opt; /* a field's key; NULL: any optimizer */
+  double v;
+} la__val;
+typedef struct la__experiment {
+  const char *about;
+  int setting;         /* the data setting it runs on; 0 its own data */
+  const la__val *vals; /* ending at a NULL key */
+} la__experiment;
 
-#define LA__A(name, about, setting, n, L, d, lrs, lra, clip)                  \
-  {name, about, setting, d, n, L, LA_PARAM_SPARSE, 0, 0.05, "adam", lrs, lra, \
-   0.9, 0.9, 0, clip, 0, 1000, LA_DATA_FRESH, 0, LA_SCHED_CONSTANT, 0, 10000, \
-   50, 1000}
-static const la__preset la__presets[] = {
-    LA__A("1", "paper A, Setting 1: x ~ N(0, I_5), n = 20", LA_SETTING_1, 20,
-          3, 5, 0.02, 0.02, 1),
-    LA__A("2", "paper A, Setting 2: n = 5", LA_SETTING_2, 5, 3, 5, 0.01,
-          0.005, 1),
-    LA__A("3", "paper A, Setting 3: heavy-tailed Gamma(0.1, 10) radii",
-          LA_SETTING_3, 20, 3, 5, 0.02, 0.02, 1),
-    LA__A("sphere", "paper A: x uniform on the sphere, clipping at 0.1",
-          LA_SETTING_SPHERE, 20, 3, 5, 5, 0.1, 0.1),
-    {"nonlinear",
-     "paper A: targets through a random ReLU net, a trainable front MLP",
-     LA_SETTING_NONLINEAR, 5, 20, 3, LA_PARAM_DENSE, 30, 0.1, "adam", 0.05,
-     0.01, 0.9, 0.9, 0, 1, 0, 2000, LA_DATA_FRESH, 0, LA_SCHED_CONSTANT, 0,
-     10000, 50, 1000},
-    LA__A("paper-b", "paper B's data (Sigma, w* ~ N(0, Sigma^-1)) under "
-                     "paper A's training",
-          LA_SETTING_PAPER_B, 20, 3, 5, 0.01, 0.001, 1),
-    LA__A("large", "paper A's larger run: L = 8, d = 20, n = 60",
-          LA_SETTING_1, 60, 8, 20, 0.02, 0.02, 1),
-    {"b-depth",
-     "paper B's depth figure (L = 1..4 by --depth): Adam, per-matrix "
+/* Paper A's training, under every data setting's experiment: momentum SGD
+   and Adam (betas 0.9, 0.9), global clipping at 1, 10,000 steps. L-BFGS
+   takes paper B's reference run. */
+static const la__val la__paper_a[] = {
+    {"momentum", "sgd", 0.9}, {"beta1", "adam", 0.9}, {"beta2", "adam", 0.9},
+    {"lr", "lbfgs", 0.1},     {"history", "lbfgs", 600},
+    {"max_iter", "lbfgs", 4}, {"clip", NULL, 1},      {NULL, NULL, 0}};
+static const la__val la__set1[] = {
+    {"lr", "sgd", 0.02}, {"lr", "adam", 0.02}, {NULL, NULL, 0}};
+static const la__val la__set2[] = {
+    {"n", NULL, 5}, {"lr", "sgd", 0.01}, {"lr", "adam", 0.005},
+    {NULL, NULL, 0}};
+static const la__val la__set3[] = {
+    {"covariates", NULL, LA_X_GAMMA_SPHERE},
+    {"gamma_shape", NULL, 0.1},
+    {"gamma_scale", NULL, 10},
+    {"lr", "sgd", 0.02},
+    {"lr", "adam", 0.02},
+    {NULL, NULL, 0}};
+static const la__val la__set_sphere[] = {{"covariates", NULL, LA_X_SPHERE},
+                                         {"lr", "sgd", 5},
+                                         {"lr", "adam", 0.1},
+                                         {"clip", NULL, 0.1},
+                                         {NULL, NULL, 0}};
+static const la__val la__set_nonlinear[] = {
+    {"target", NULL, LA_TARGET_RELU_NET},
+    {"net_hidden", NULL, 10},
+    {"param", NULL, LA_PARAM_DENSE},
+    {"front", NULL, 30},
+    {"init_std", NULL, 0.1},
+    {"lr", "sgd", 0.05},
+    {"lr", "adam", 0.01},
+    {"batch", NULL, 2000},
+    {"eval_batch", NULL, 1000},
+    {NULL, NULL, 0}};
+static const la__val la__set_paper_b[] = {
+    {"sigma", NULL, LA_SIGMA_PAPER_B},
+    {"wstar", NULL, LA_WSTAR_SIGMA_INV},
+    {"lr", "sgd", 0.01},
+    {"lr", "adam", 0.001},
+    {NULL, NULL, 0}};
+static const la__val la__large[] = {
+    {"d", NULL, 20}, {"n", NULL, 60}, {"depth", NULL, 8}, {NULL, NULL, 0}};
+/* Paper B's training: Adam with beta1 0.99, per-matrix clipping, a tiny
+   initialization, the rate halved every period, big batches. */
+#define LA__PAPER_B_TRAIN                                                     \
+  {"init_std", NULL, 1e-4}, {"beta1", "adam", 0.99}, {"clip", NULL, 0},       \
+      {"schedule", NULL, LA_SCHED_HALVING}, {"eval_every", NULL, 100},        \
+      {"eval_batch", NULL, 10000}
+static const la__val la__b_depth[] = {
+    LA__PAPER_B_TRAIN,        {"lr", "adam", 0.01},   {"lr", "sgd", 0.01},
+    {"clip_block", NULL, 0.01}, {"batch", NULL, 20000},
+    {"data", NULL, LA_DATA_RESAMPLE}, {"period", NULL, 4000},
+    {"steps", NULL, 20000},   {NULL, NULL, 0}};
+static const la__val la__b_context[] = {
+    LA__PAPER_B_TRAIN,        {"lr", "adam", 0.01},   {"lr", "sgd", 0.01},
+    {"beta2", "adam", 0.99},  {"decoupled", "adam", 1},
+    {"clip_block", NULL, 0.001}, {"batch", NULL, 40000},
+    {"period", NULL, 2000},   {"steps", NULL, 8000},  {NULL, NULL, 0}};
+static const la__val la__b_theorem4[] = {
+    LA__PAPER_B_TRAIN,        {"lr", "adam", 0.1},    {"lr", "sgd", 0.1},
+    {"clip_block", NULL, 0.01}, {"batch", NULL, 20000},
+    {"data", NULL, LA_DATA_RESAMPLE}, {"period", NULL, 4000},
+    {"steps", NULL, 20000},   {NULL, NULL, 0}};
+#undef LA__PAPER_B_TRAIN
+
+/* In the order of la__preset_names after "none": the data settings'
+   first, by their numbers. */
+static const la__experiment la__experiments[] = {
+    {"paper A, Setting 1: x ~ N(0, I_5), n = 20", LA_SETTING_1, la__set1},
+    {"paper A, Setting 2: n = 5", LA_SETTING_2, la__set2},
+    {"paper A, Setting 3: heavy-tailed Gamma(0.1, 10) radii", LA_SETTING_3,
+     la__set3},
+    {"paper A: x uniform on the sphere, clipping at 0.1", LA_SETTING_SPHERE,
+     la__set_sphere},
+    {"paper A: targets through a random ReLU net, a trainable front MLP",
+     LA_SETTING_NONLINEAR, la__set_nonlinear},
+    {"paper B's data (Sigma, w* ~ N(0, Sigma^-1)) under paper A's training",
+     LA_SETTING_PAPER_B, la__set_paper_b},
+    {"paper A's larger run: L = 8, d = 20, n = 60 (on any --setting)",
+     LA_SETTING_1, la__large},
+    {"paper B's depth figure (L = 1..4 by --depth): Adam, per-matrix "
      "clipping, 20,000 prompts resampled every 100 steps",
-     LA_SETTING_PAPER_B, 5, 20, 3, LA_PARAM_SPARSE, 0, 1e-4, "adam", 0.01,
-     0.01, 0.99, 0.9, 0, 0, 0.01, 20000, LA_DATA_RESAMPLE, 100,
-     LA_SCHED_HALVING, 4000, 20000, 100, 10000},
-    {"b-context",
-     "paper B's context-length figure (n = 2..20 by --n): AdamW, 40,000 "
+     LA_SETTING_PAPER_B, la__b_depth},
+    {"paper B's context-length figure (n = 2..20 by --n): AdamW, 40,000 "
      "fresh prompts per step",
-     LA_SETTING_PAPER_B, 5, 20, 3, LA_PARAM_SPARSE, 0, 1e-4, "adam", 0.01,
-     0.01, 0.99, 0.99, 1, 0, 0.001, 40000, LA_DATA_FRESH, 0,
-     LA_SCHED_HALVING, 2000, 8000, 100, 10000},
-    {"b-theorem4",
-     "paper B's Theorem 4: B_l free, Adam at 0.1, 20,000 prompts resampled "
+     LA_SETTING_PAPER_B, la__b_context},
+    {"paper B's Theorem 4: B_l free, Adam at 0.1, 20,000 prompts resampled "
      "every 100 steps",
-     LA_SETTING_PAPER_B, 5, 20, 3, LA_PARAM_SPARSE, 0, 1e-4, "adam", 0.1,
-     0.1, 0.99, 0.9, 0, 0, 0.01, 20000, LA_DATA_RESAMPLE, 100,
-     LA_SCHED_HALVING, 4000, 20000, 100, 10000}};
-#undef LA__A
-#define LA__NPRESETS ((int)(sizeof la__presets / sizeof la__presets[0]))
+     LA_SETTING_PAPER_B, la__b_theorem4}};
+#define LA__NPRESETS                                                          \
+  ((int)(sizeof la__experiments / sizeof la__experiments[0]))
+typedef char la__presets_named[sizeof la__preset_names /
+                                       sizeof la__preset_names[0] ==
+                                   (size_t)LA__NPRESETS + 2
+                               ? 1
+                               : -1];
 
 LINATTN_DEF const char *la_run_preset_name(int i, const char **about) {
   if (i < 0 || i >= LA__NPRESETS) return NULL;
-  if (about) *about = la__presets[i].about;
-  return la__presets[i].name;
-}
-
-/* The optimizer's part of a preset. */
-static int la__preset_opt(la_run_config *c, const la__preset *p,
-                          const char *opt) {
-  const la_optim_entry *e = la_optim_find(opt && *opt ? opt : p->optimizer);
-  size_t len;
-  if (!e) return LA_ERANGE;
-  len = strlen(e->optimizer->name);
-  memcpy(c->optimizer, e->optimizer->name,
-         len < LA_NAME_MAX - 1 ? len : LA_NAME_MAX - 1);
-  if (e->optimizer == la_optimizer_sgd()) {
-    c->opt.lr = p->lr_sgd;
-    c->opt.momentum = 0.9; /* both papers' momentum SGD */
-  } else if (e->optimizer == la_optimizer_adam()) {
-    c->opt.lr = p->lr_adam;
-    c->opt.beta1 = p->beta1;
-    c->opt.beta2 = p->beta2;
-    c->opt.decoupled = p->decoupled;
-  } else if (e->optimizer == la_optimizer_lbfgs()) {
-    c->opt.lr = 0.1; /* paper B's reference L-BFGS run */
-    c->opt.history = 600;
-    c->opt.max_iter = 4;
-  }
-  return LA_OK;
+  if (about) *about = la__experiments[i].about;
+  return la__preset_names[i + 1];
 }
 
 LINATTN_DEF int la_run_preset(la_run_config *cfg, const char *experiment,
                               const char *optimizer) {
-  const la__preset *p = NULL;
   la_run_config c;
   int i, st;
   if (!cfg || !experiment) return LA_ENULL;
-  for (i = 0; i < LA__NPRESETS && !p; ++i)
-    if (!strcmp(la__presets[i].name, experiment)) p = &la__presets[i];
-  if (!p) return LA_ERANGE;
   memset(&c, 0, sizeof c);
-  c.setting = p->setting;
-  if ((st = la_data_preset(&c.data, p->setting)) != 0) return st;
-  c.data.d = p->d;
-  c.data.n = p->n;
-  c.model.layers = p->layers;
-  c.model.param = p->param;
-  c.model.front_hidden = p->front;
-  c.model.init_std = p->init_std;
-  if ((st = la__preset_opt(&c, p, optimizer)) != 0) return st;
-  /* L-BFGS's evaluations within a step are the objective's, unclipped */
-  if (!la__op_closure_fn(la_optim_find(c.optimizer)->optimizer)) {
-    c.clip_norm = p->clip_norm;
-    c.clip_block = p->clip_block;
+  for (i = 0; i < LA__NPRESETS; ++i)
+    if (!strcmp(la__preset_names[i + 1], experiment)) break;
+  if (i == LA__NPRESETS) return LA_ERANGE;
+  if ((st = la_run_field_set(&c, LA__RF_KEY("preset"), i + 1)) != 0)
+    return st;
+  if (optimizer && *optimizer) {
+    const la_optim_entry *e = la_optim_find(optimizer);
+    if (!e) return LA_ERANGE;
+    (void)la_run_field_set(&c, LA__RF_KEY("opt"),
+                           (double)(e - la_optim_entry_at(0)));
   }
-  c.batch = p->batch;
-  c.data_mode = p->data_mode;
-  c.resample_every = p->resample_every;
-  c.schedule.kind = p->sched;
-  c.schedule.period = p->period;
-  c.steps = p->steps;
-  c.eval_every = p->eval_every;
-  c.eval_batch = p->eval_batch;
-  c.seed = 1;
   *cfg = c;
   return LA_OK;
 }
 
 /* ------------------------------------------------------------ resolving */
 
-/* The schedule the trainer runs: "follows the steps" made a number. */
+/* What the selectors chose: the preset's and the setting's experiments
+   (NULL: none) and the optimizer. */
+typedef struct la__choice {
+  const la__experiment *preset, *setting;
+  int setting_id;
+  const char *opt;
+} la__choice;
+
+/* The value an experiment's list gives f under the optimizer: the
+   optimizer's own first, then any optimizer's. */
+static const la__val *la__vals_find(const la__val *v, const la_run_field *f,
+                                    const char *opt) {
+  const la__val *any = NULL;
+  for (; v && v->key; ++v) {
+    if (strcmp(v->key, f->key) != 0) continue;
+    if (!v->opt) any = any ? any : v;
+    else if (!strcmp(v->opt, opt)) return v;
+  }
+  return any;
+}
+
+/* The value of f not given: the preset's, the setting's (paper A's
+   training under it), else the table's; 0 when the optimizer's registry
+   gives it, 2 when it follows another field, 1 with *v set. */
+static int la__rf_default(const la__choice *ch, const la_run_field *f,
+                          double *v) {
+  const la__val *e = NULL;
+  const la_optim_entry *o = la_optim_find(ch->opt);
+  /* an optimizer that evaluates again within a step is not clipped: its
+     evaluations are the objective's own */
+  if (o && la__op_closure_fn(o->optimizer) &&
+      (f->offset == offsetof(la_run_config, clip_norm) ||
+       f->offset == offsetof(la_run_config, clip_block))) {
+    *v = f->def;
+    return 1;
+  }
+  if (ch->preset) e = la__vals_find(ch->preset->vals, f, ch->opt);
+  if (!e && ch->setting) e = la__vals_find(ch->setting->vals, f, ch->opt);
+  if (!e && ch->setting) e = la__vals_find(la__paper_a, f, ch->opt);
+  if (e) {
+    *v = e->v;
+    return 1;
+  }
+  if (f->follows) return 2;
+  if (f->def != f->def) return 0;
+  *v = f->def;
+  return 1;
+}
+
+/* The selectors of c (their values already in range). */
+static void la__run_choose(const la_run_config *c, la__choice *ch) {
+  int ip = la__rf_index(LA__RF_KEY("preset"));
+  int is = la__rf_index(LA__RF_KEY("setting"));
+  memset(ch, 0, sizeof *ch);
+  if (la__rf_given(c, ip) && c->preset > 0)
+    ch->preset = &la__experiments[c->preset - 1];
+  ch->setting_id = la__rf_given(c, is) ? c->setting
+                   : ch->preset        ? ch->preset->setting
+                                       : LA_SETTING_1;
+  if (ch->setting_id > 0) ch->setting = &la__experiments[ch->setting_id - 1];
+  ch->opt = la__rf_given(c, la__rf_index(LA__RF_KEY("opt"))) ? c->optimizer
+                                                              : LA__OPT_DEFAULT;
+}
+
+/* Whether field f means anything in c (its other fields final). */
+static int la__rf_applies(const la_run_config *c, const la_run_field *f) {
+  const la_optim_entry *e;
+  size_t o = f->offset;
+  if (f->optim)
+    return (e = la_optim_find(la__run_opt_name(c))) != NULL &&
+           (e->fields & f->optim) != 0;
+  if (o == offsetof(la_run_config, data.gamma_shape) ||
+      o == offsetof(la_run_config, data.gamma_scale))
+    return c->data.covariates == LA_X_GAMMA_SPHERE;
+  if (o == offsetof(la_run_config, data.net_hidden))
+    return c->data.target == LA_TARGET_RELU_NET;
+  if (o == offsetof(la_run_config, resample_every))
+    return c->data_mode == LA_DATA_RESAMPLE;
+  if (o == offsetof(la_run_config, schedule.period) ||
+      o == offsetof(la_run_config, schedule.decay))
+    return c->schedule.kind == LA_SCHED_HALVING;
+  if (o == offsetof(la_run_config, schedule.total) ||
+      o == offsetof(la_run_config, schedule.min_scale))
+    return c->schedule.kind == LA_SCHED_COSINE;
+  return 1;
+}
+
+/* The first given field outside the table's range, or -1. */
+static int la__run_out_of_range(const la_run_config *c) {
+  int i;
+  for (i = 0; i < LA__RUN_NFIELDS; ++i) {
+    const la_run_field *f = &la__run_fields[i];
+    double v;
+    if (!la__rf_given(c, i)) continue;
+    if (la_run_field_get(c, f, &v) != 0 || !la__rf_allowed(f, v)) return i;
+  }
+  return -1;
+}
+
+/* The values of the fields not given (the selectors' choice), then those
+   that follow another. */
+static void la__run_fill(la_run_config *c, const unsigned char *given,
+                         const la__choice *ch) {
+  int i;
+  for (i = 0; i < LA__RUN_NFIELDS; ++i) {
+    const la_run_field *f = &la__run_fields[i];
+    double v;
+    if (given[i] || (f->flags & LA_FIELD_SELECTOR)) continue;
+    if (la__rf_default(ch, f, &v) == 1) (void)la__rf_store(c, f, v);
+    else if (f->kind == LA_FIELD_REAL) (void)la__rf_store(c, f, 0.0);
+  }
+  for (i = 0; i < LA__RUN_NFIELDS; ++i) {
+    const la_run_field *f = &la__run_fields[i], *of;
+    double v;
+    if (given[i] || la__rf_default(ch, f, &v) != 2) continue;
+    /* one that follows a field a resume may change (the steps) stays 0
+       and follows it when the run is made */
+    if (!((of = la_run_field_find(f->follows))->flags & LA_FIELD_IDENTITY))
+      continue;
+    (void)la_run_field_get(c, of, &v);
+    (void)la__rf_store(c, f, v);
+  }
+  if (!given[la__rf_index(LA__RF_KEY("setting"))]) c->setting = ch->setting_id;
+  if (!given[la__rf_index(LA__RF_KEY("opt"))]) {
+    memset(c->optimizer, 0, LA_NAME_MAX);
+    memcpy(c->optimizer, ch->opt, strlen(ch->opt));
+  }
+}
+
+/* With a setting, the first field it fixes that holds another value than
+   its own, or -1. */
+static int la__run_setting_clash(const la_run_config *c, const la__choice *ch) {
+  la__choice own = *ch;
+  int i;
+  if (!ch->setting) return -1;
+  own.preset = NULL;
+  for (i = 0; i < LA__RUN_NFIELDS; ++i) {
+    const la_run_field *f = &la__run_fields[i];
+    la_run_config want = *c;
+    double v;
+    if (!(f->flags & LA_FIELD_SETTING) || !la__rf_applies(c, f)) continue;
+    if (la__rf_default(&own, f, &v) != 1) continue;
+    (void)la__rf_store(&want, f, v);
+    if (memcmp(la__rf_at(c, f), la__rf_at(&want, f),
+               f->kind == LA_FIELD_REAL ? sizeof(double) : sizeof(int)) != 0)
+      return i;
+  }
+  return -1;
+}
+
+/* The optimizer's configuration: a given zero says zero itself. */
+static la_optim_config la__run_optim_in(const la_run_config *c,
+                                        const unsigned char *given) {
+  la_optim_config o = c->opt;
+  int i;
+  for (i = 0; i < LA__RUN_NFIELDS; ++i) {
+    const la_run_field *f = &la__run_fields[i];
+    double *x;
+    if (!f->optim || f->kind != LA_FIELD_REAL || !given[i]) continue;
+    x = (double *)(void *)((char *)&o + (f->offset - offsetof(la_run_config, opt)));
+    if (*x == 0) *x = LA_ZERO;
+  }
+  return o;
+}
+
+/* The schedule the trainer runs: COSINE's total, when it follows the
+   steps, made a number. */
 static la_schedule la__run_schedule(const la_run_config *c) {
   la_schedule s = c->schedule;
   if (s.kind == LA_SCHED_COSINE && s.total == 0) s.total = c->steps;
   return s;
 }
 
-/* Every field within the table's range, enums naming a value. */
-static int la__run_in_range(const la_run_config *c) {
-  int i;
-  for (i = 0; i < LA__RUN_NFIELDS; ++i) {
-    const la_run_field *f = &la__run_fields[i];
-    double v;
-    if (la_run_field_get(c, f, &v) != 0) return LA_ERANGE;
-    if (!(v >= f->lo && v <= f->hi)) return LA_ERANGE;
-    if (f->kind == LA_FIELD_ENUM) {
-      const char *nm = la_run_field_name(f, (int)v);
-      if (!nm || !*nm) return LA_ERANGE;
-    }
-  }
-  return LA_OK;
-}
-
-LINATTN_DEF int la_run_resolve(const la_run_config *in, la_run_config *out) {
-  la_run_config c;
+/* The run as resolved, its fields not given set by the selectors. */
+static int la__run_resolve(const la_run_config *in, la_run_config *out,
+                           int *clash) {
+  la_run_config c = *in;
+  la__choice ch;
   la_model m;
-  la_schedule s;
+  la_optim_config oc;
+  unsigned char given[LA__RUN_NFIELDS];
   int i, st;
-  if (!in || !out) return LA_ENULL;
-  c = *in;
+  *clash = -1;
   if (c.data.sigma_matrix) return LA_ERANGE;
   c.optimizer[LA_NAME_MAX - 1] = 0;
-  if (!c.optimizer[0]) memcpy(c.optimizer, "adam", 5);
-  if ((st = la__run_in_range(&c)) != 0) return st;
-  if ((st = la_optim_resolve(la_optim_find(c.optimizer), &c.opt, &c.opt)) != 0)
+  if (la__run_out_of_range(&c) >= 0) return LA_ERANGE;
+  for (i = 0; i < LA__RUN_NFIELDS; ++i) given[i] = (unsigned char)la__rf_given(&c, i);
+  la__run_choose(&c, &ch);
+  la__run_fill(&c, given, &ch);
+  if (given[la__rf_index(LA__RF_KEY("eval_every"))] && c.eval_every == 0)
+    c.eval_every = -1; /* every 0 steps: never */
+  /* what does not apply is 0 unless given */
+  for (i = 0; i < LA__RUN_NFIELDS; ++i)
+    if (!given[i] && !la__rf_applies(&c, &la__run_fields[i]))
+      (void)la__rf_store(&c, &la__run_fields[i], 0.0);
+  if ((*clash = la__run_setting_clash(&c, &ch)) >= 0) return LA_ERANGE;
+  oc = la__run_optim_in(&c, given);
+  if ((st = la_optim_resolve(la_optim_find(c.optimizer), &oc, &c.opt)) != 0)
     return st;
-  if ((st = la__data_resolve(&c.data, &c.data)) != 0) return st;
+  {
+    la_data_config d;
+    if ((st = la__data_resolve(&c.data, &d)) != 0) return st;
+  }
   c.model.d = c.data.d;
   c.model.n = c.data.n;
   c.model.kernels = NULL;
@@ -11915,27 +12279,185 @@ LINATTN_DEF int la_run_resolve(const la_run_config *in, la_run_config *out) {
   if ((st = la_model_init(&m, &c.model)) != 0) return st;
   c.model = m.cfg;
   c.model.kernels = NULL; /* run time, not the run */
-  if (c.schedule.kind == LA_SCHED_HALVING && c.schedule.period == 0)
-    c.schedule.period = 1000;
-  if (c.schedule.kind == LA_SCHED_HALVING && c.schedule.decay == 0)
-    c.schedule.decay = 0.5;
-  s = la__run_schedule(&c);
-  if ((st = la_schedule_check(&s)) != 0) return st;
-  if (!c.batch) c.batch = 1000;
-  if (!c.resample_every) c.resample_every = 100;
-  if (!c.eval_every) c.eval_every = 50;
-  if (!c.eval_batch) c.eval_batch = c.batch;
-  if (!c.measure.log_every) c.measure.log_every = 10;
-  if (!c.measure.diag_batch) c.measure.diag_batch = 1000;
-  /* the zeros left mean zero: one bit pattern for them */
+  {
+    la_schedule sc = la__run_schedule(&c);
+    if ((st = la_schedule_check(&sc)) != 0) return st;
+  }
+  /* the zeros of the reals outside the optimizer: one bit pattern */
   for (i = 0; i < LA__RUN_NFIELDS; ++i) {
     const la_run_field *f = &la__run_fields[i];
     double *x = (double *)la__rf_at(&c, f);
     if (f->kind == LA_FIELD_REAL && !f->optim && *x == 0) *x = 0.0;
   }
+  memset(c.given, 0, sizeof c.given);
+  for (i = 0; i < LA__RUN_NFIELDS; ++i) la__rf_mark(&c, i, given[i]);
   *out = c;
   return LA_OK;
 }
+
+LINATTN_DEF int la_run_resolve(const la_run_config *in, la_run_config *out) {
+  int clash;
+  if (!in || !out) return LA_ENULL;
+  return la__run_resolve(in, out, &clash);
+}
+
+#ifndef LINATTN_NO_STDLIB
+/* The value of f in c as text: a name, or a number. */
+static void la__rf_text(const la_run_config *c, const la_run_field *f,
+                        char *buf, size_t cap) {
+  double v = 0;
+  if (f->kind == LA_FIELD_OPTIMIZER) {
+    snprintf(buf, cap, "%s", la__run_opt_name(c));
+    return;
+  }
+  (void)la_run_field_get(c, f, &v);
+  if (f->kind == LA_FIELD_ENUM) {
+    const char *nm = la_run_field_name(f, (int)v);
+    snprintf(buf, cap, "%s", nm && *nm ? nm : "?");
+  } else {
+    snprintf(buf, cap, "%.17g", v == 0 ? 0.0 : v);
+  }
+}
+
+/* Why f, laid on a description that resolved without it, makes it fail
+   with status st; clash: the field a setting fixes that then disagrees. */
+static void la__run_why(const la_run_config *c, const la_run_field *f, int st,
+                        int clash, char *why, size_t cap) {
+  const la_optim_entry *e = la_optim_find(la__run_opt_name(c));
+  size_t o = f->offset, s = offsetof(la_run_config, schedule);
+  if (clash >= 0) {
+    const la_run_field *g = &la__run_fields[clash];
+    la__choice ch;
+    la_run_config own;
+    char gv[40], pv[40];
+    double v = 0;
+    la__run_choose(c, &ch);
+    memset(&own, 0, sizeof own);
+    if (ch.preset && la__rf_default(&ch, g, &v) == 1) {
+      (void)la__rf_store(&own, g, v);
+      la__rf_text(&own, g, pv, sizeof pv);
+    }
+    ch.preset = NULL;
+    if (la__rf_default(&ch, g, &v) == 1) (void)la__rf_store(&own, g, v);
+    la__rf_text(&own, g, gv, sizeof gv);
+    if (f->flags & LA_FIELD_SETTING)
+      snprintf(why, cap, "setting %s has %s %s; setting none describes other "
+                         "data", la__setting_names[ch.setting_id], g->key, gv);
+    else
+      snprintf(why, cap, "setting %s has %s %s, the preset %s gives %s",
+               la__setting_names[ch.setting_id], g->key, gv,
+               la__preset_names[c->preset], pv);
+  } else if (f->optim && e && !(e->fields & f->optim)) {
+    snprintf(why, cap, "%s does not read it", e->optimizer->name);
+  } else if (f->optim || f->kind == LA_FIELD_OPTIMIZER) {
+    snprintf(why, cap, "%s refuses it (%s)", la__run_opt_name(c),
+             la_status_str(st));
+  } else if (o >= s && o < s + sizeof(la_schedule)) {
+    snprintf(why, cap, "the schedule is inconsistent (cosine: its total must "
+                       "exceed the warmup)");
+  } else if (o >= offsetof(la_run_config, data) &&
+             o < offsetof(la_run_config, optimizer)) {
+    snprintf(why, cap, "the data setting and the model cannot be built with "
+                       "it (%s)", la_status_str(st));
+  } else {
+    snprintf(why, cap, "the run cannot be built with it (%s)",
+             la_status_str(st));
+  }
+}
+
+/* The reason a value is outside f's range, in words. */
+static void la__rf_range_why(const la_run_field *f, double v, char *why,
+                             size_t cap) {
+  if (f->kind == LA_FIELD_ENUM || f->kind == LA_FIELD_OPTIMIZER) {
+    snprintf(why, cap, "is not one of its names");
+  } else if (v == v && f->kind != LA_FIELD_REAL && v != floor(v)) {
+    snprintf(why, cap, "is not a whole number");
+  } else {
+    char lo[32], hi[32];
+    snprintf(lo, sizeof lo, "%.17g", f->lo);
+    snprintf(hi, sizeof hi, f->hi >= LA__BIG ? "%.0f" : "%.17g", f->hi);
+    snprintf(why, cap, "is outside its range (%s to %s)", lo, hi);
+  }
+}
+
+LINATTN_DEF int la_run_explain(const la_run_config *in,
+                               const la_run_field **field, char *why,
+                               size_t cap) {
+  const la_run_field *blame = NULL;
+  la_run_config c, t, r;
+  char scratch[2];
+  int st, clash, i;
+  if (!why || !cap) why = scratch, cap = sizeof scratch;
+  why[0] = 0;
+  if (field) *field = NULL;
+  if (!in) return LA_ENULL;
+  if ((st = la__run_resolve(in, &t, &clash)) == 0) return 0;
+  c = *in;
+  c.optimizer[LA_NAME_MAX - 1] = 0;
+  if ((i = la__run_out_of_range(&c)) >= 0) {
+    double v = 0;
+    blame = &la__run_fields[i];
+    if (la_run_field_get(&c, blame, &v) != 0)
+      snprintf(why, cap, "is not an optimizer of the registry");
+    else la__rf_range_why(blame, v, why, cap);
+  } else {
+    /* the selectors alone, then the fields given one by one in the
+       table's order: the first whose addition fails is to blame */
+    memset(&t, 0, sizeof t);
+    for (i = 0; i < LA__RUN_NFIELDS; ++i)
+      if ((la__run_fields[i].flags & LA_FIELD_SELECTOR) && la__rf_given(&c, i))
+        (void)la_run_field_copy(&t, &c, &la__run_fields[i]);
+    for (i = -1; i < LA__RUN_NFIELDS && !blame; ++i) {
+      int s2;
+      if (i >= 0) {
+        if ((la__run_fields[i].flags & LA_FIELD_SELECTOR) ||
+            !la__rf_given(&c, i))
+          continue;
+        (void)la_run_field_copy(&t, &c, &la__run_fields[i]);
+      }
+      if ((s2 = la__run_resolve(&t, &r, &clash)) == 0) continue;
+      blame = i >= 0 ? &la__run_fields[i] : LA__RF_KEY("setting");
+      la__run_why(&t, blame, s2, clash, why, cap);
+    }
+    if (!blame) snprintf(why, cap, "%s", la_status_str(st));
+  }
+  if (field) *field = blame;
+  return st;
+}
+
+/* Whether an experiment gives f a value, under any optimizer. */
+static int la__rf_set_by_experiments(const la_run_field *f) {
+  int i;
+  const la__val *v;
+  for (v = la__paper_a; v->key; ++v)
+    if (!strcmp(v->key, f->key)) return 1;
+  for (i = 0; i < LA__NPRESETS; ++i)
+    for (v = la__experiments[i].vals; v->key; ++v)
+      if (!strcmp(v->key, f->key)) return 1;
+  return 0;
+}
+
+LINATTN_DEF int la_run_field_help(const la_run_field *f, char *buf, size_t cap) {
+  char dv[64];
+  if (!f) return -1;
+  if (f->kind == LA_FIELD_OPTIMIZER)
+    return snprintf(buf, cap, "%s (default: the experiment's, else %s)",
+                    f->help, LA__OPT_DEFAULT);
+  if (f->flags & LA_FIELD_SELECTOR && f->def != 0)
+    return snprintf(buf, cap, "%s (default: the preset's, else %s)", f->help,
+                    la_run_field_name(f, (int)f->def));
+  if (f->follows) snprintf(dv, sizeof dv, "follows %s", f->follows);
+  else if (f->def != f->def) snprintf(dv, sizeof dv, "the optimizer's");
+  else if (f->kind == LA_FIELD_ENUM)
+    snprintf(dv, sizeof dv, "%s", la_run_field_name(f, (int)f->def));
+  else snprintf(dv, sizeof dv, "%.17g", f->def);
+  return snprintf(buf, cap, "%s (default: %s%s)", f->help,
+                  la__rf_set_by_experiments(f)
+                      ? "the experiment's where it gives one, else "
+                      : "",
+                  dv);
+}
+#endif
 
 /* Two values of one field, equal bit for bit. */
 static int la__rf_equal(const la_run_config *a, const la_run_config *b,
@@ -12124,7 +12646,8 @@ enum {
   LA__CK1_NAME = 88,
   LA__CK1_STATE = 120,
   LA__CK1_HEAD = 128,
-  LA__CK_NAMELEN = 32
+  LA__CK_NAMELEN = 32,
+  LA__CK_GIVEN = 0x80 /* version 3: a field's kind byte, given */
 };
 
 #define LA__TR_RNG_WORDS (sizeof(la_rng) / 8)
@@ -12209,6 +12732,7 @@ static const unsigned char *la__tr_get_rng(const unsigned char *p, la_rng *r) {
 static void la__ck_run_of(const la_trainer *tr, la_run_config *rc) {
   const la_train_config *c = &tr->cfg;
   size_t nl;
+  int i;
   if (c->run) {
     *rc = *c->run;
     return;
@@ -12248,6 +12772,13 @@ static void la__ck_run_of(const la_trainer *tr, la_run_config *rc) {
   rc->eval_batch = c->eval_batch;
   rc->seed = c->seed;
   rc->eval_seed = c->eval_seed;
+  /* given: what is not zero (a zero of the trainer's configuration means
+     what the run's table means by not given), the seed (the trainer's 0 is
+     seed 0) and the setting (none: the data are the trainer's) */
+  for (i = 0; i < LA__RUN_NFIELDS; ++i)
+    la__rf_mark(rc, i, !la__rf_is_zero(rc, &la__run_fields[i]));
+  la__rf_mark(rc, la__rf_index(LA__RF_KEY("seed")), 1);
+  la__rf_mark(rc, la__rf_index(LA__RF_KEY("setting")), 1);
 }
 
 /* The raw 64 bits a field is stored as. */
@@ -12271,7 +12802,7 @@ static size_t la__ck_desc_put(unsigned char *p, const la_run_config *c) {
     if (p) {
       p[at] = (unsigned char)k;
       memcpy(p + at + 1, f->key, k);
-      p[at + 1 + k] = (unsigned char)f->kind;
+      p[at + 1 + k] = (unsigned char)(f->kind | (la__rf_bit(c, i) ? LA__CK_GIVEN : 0));
     }
     at += 2 + k;
     if (f->kind == LA_FIELD_OPTIMIZER) {
@@ -12321,8 +12852,9 @@ static int la__ck_field_get(const la_run_field *f, const unsigned char *p,
      flags) allow less, and a checkpoint a trainer saves must load.
      la_run_resolve holds a description read back to the run's ranges. */
   if (f->kind == LA_FIELD_REAL ? !la__finite(v)
-      : f->kind != LA_FIELD_U64 && (!(v >= f->lo && v <= f->hi) || v != floor(v)))
-    return LA_EFORMAT;
+      : f->kind != LA_FIELD_U64 &&
+            (!(v == 0 || (v >= f->lo && v <= f->hi)) || v != floor(v)))
+    return LA_EFORMAT; /* 0: a field that does not apply, or its default */
   switch (f->kind) {
   case LA_FIELD_LONG:
     if (v > (double)LONG_MAX) return LA_EFORMAT;
@@ -12335,8 +12867,23 @@ static int la__ck_field_get(const la_run_field *f, const unsigned char *p,
   return LA_OK;
 }
 
-/* Reads a description; fields it lacks stay zero (their defaults). */
-static int la__ck_desc_get(const unsigned char *p, size_t len,
+/* A version 2 description's meaning in version 3's terms: every field
+   it holds was written out, so given, but the zeros that followed another
+   field (the seed, the steps); a setting was a label, so one its data
+   disagree with becomes none. */
+static void la__ck_given_v2(la_run_config *c, const unsigned char *seen) {
+  la__choice ch;
+  int i;
+  for (i = 0; i < LA__RUN_NFIELDS; ++i)
+    la__rf_mark(c, i, seen[i] && !(la__run_fields[i].follows &&
+                                   la__rf_is_zero(c, &la__run_fields[i])));
+  la__run_choose(c, &ch);
+  if (la__run_setting_clash(c, &ch) >= 0) c->setting = 0;
+}
+
+/* Reads a description of version 2 or 3; fields it lacks stay zero and
+   not given (their defaults). */
+static int la__ck_desc_get(const unsigned char *p, size_t len, unsigned version,
                            la_run_config *c) {
   unsigned char seen[LA__RUN_NFIELDS];
   size_t at = 0;
@@ -12352,12 +12899,15 @@ static int la__ck_desc_get(const unsigned char *p, size_t len,
           !memcmp(la__run_fields[i].key, p + at + 1, k))
         f = &la__run_fields[i];
     if (!f) return LA_EVERSION; /* a field of a later version */
-    if (seen[f - la__run_fields]++ || p[at + 1 + k] != f->kind)
+    if (seen[f - la__run_fields]++ ||
+        (p[at + 1 + k] & ~(version >= 3 ? LA__CK_GIVEN : 0)) != f->kind)
       return LA_EFORMAT;
+    la__rf_mark(c, (int)(f - la__run_fields), (p[at + 1 + k] & LA__CK_GIVEN) != 0);
     at += 2 + k;
     if ((st = la__ck_field_get(f, p + at, len - at, &used, c)) != 0) return st;
     at += used;
   }
+  if (version == 2) la__ck_given_v2(c, seen);
   return LA_OK;
 }
 
@@ -12386,7 +12936,7 @@ static int la__ck_view_of(const unsigned char *p, size_t len, la__ck_view *v) {
   memset(v, 0, sizeof *v);
   if (len < 12 || memcmp(p, la__tr_ck_magic, 8) != 0) return LA_EFORMAT;
   v->version = la__tr_get32(p + LA__CK_VERSION);
-  if (v->version != 1 && v->version != LA_CHECKPOINT_VERSION)
+  if (v->version < 1 || v->version > LA_CHECKPOINT_VERSION)
     return LA_EVERSION;
   head = v->version == 1 ? LA__CK1_HEAD : LA__CK_HEAD;
   if (len < head + 8 || la__tr_get64(p + LA__CK_TOTAL) != (uint64_t)len)
@@ -12425,7 +12975,7 @@ static int la__ck_view_of(const unsigned char *p, size_t len, la__ck_view *v) {
   v->rng = p + head;
   if (v->desc) {
     la_run_config c;
-    return la__ck_desc_get(v->desc, v->desc_len, &c);
+    return la__ck_desc_get(v->desc, v->desc_len, v->version, &c);
   }
   return LA_OK;
 }
@@ -12445,7 +12995,7 @@ static void la__ck_read_model1(const unsigned char *p, la_model_config *c) {
 static void la__ck_model(const la__ck_view *v, la_model_config *m) {
   if (v->desc) {
     la_run_config c;
-    (void)la__ck_desc_get(v->desc, v->desc_len, &c); /* checked by the view */
+    (void)la__ck_desc_get(v->desc, v->desc_len, v->version, &c); /* checked by the view */
     *m = c.model;
     m->d = c.data.d;
     m->n = c.data.n;
@@ -12514,7 +13064,7 @@ LINATTN_DEF int la_checkpoint_run(const void *buf, size_t len,
   int st = la__ck_view_of((const unsigned char *)buf, len, &v);
   if (st) return st;
   if (!v.desc) return LA_EFORMAT;
-  if (run) (void)la__ck_desc_get(v.desc, v.desc_len, run);
+  if (run) (void)la__ck_desc_get(v.desc, v.desc_len, v.version, run);
   if (step) *step = (long)v.step;
   return LA_OK;
 }
@@ -12533,7 +13083,7 @@ static int la__ck_matches(const la_trainer *tr, const la__ck_view *v) {
   la__ck_model(v, &f);
   if (v->desc) {
     la_run_config fc;
-    (void)la__ck_desc_get(v->desc, v->desc_len, &fc);
+    (void)la__ck_desc_get(v->desc, v->desc_len, v->version, &fc);
     if (la__run_first_diff(&fc, &rc, LA_FIELD_SHAPE)) return LA_ESHAPE;
   } else if (f.d != m.d || f.n != m.n || f.layers != m.layers ||
              f.param != m.param || f.activation != m.activation ||
@@ -12612,7 +13162,6 @@ LINATTN_DEF int la_run_resume_mem(la_run *r, const void *buf, size_t len,
 }
 
 #ifndef LINATTN_NO_STDLIB
-#include <stdio.h>
 #if (defined(_POSIX_C_SOURCE) && _POSIX_C_SOURCE >= 200112L) ||                \
     defined(__APPLE__)
 #define LA__POSIX_FILES 1

@@ -713,8 +713,8 @@ static void ta_optim(la_t *t) {
     /* an unknown kind; warmup < 0 */
     TA_SCHED(sc.kind = 3);
     TA_SCHED(sc.warmup = -1);
-    /* HALVING: period <= 0, decay outside (0, 1) (0 is the default) */
-    TA_SCHED((sc.kind = LA_SCHED_HALVING, sc.period = 0));
+    /* HALVING: period < 0, decay outside (0, 1) (0 is the default of both) */
+    TA_SCHED((sc.kind = LA_SCHED_HALVING, sc.period = -1));
     TA_SCHED((sc.kind = LA_SCHED_HALVING, sc.period = 5, sc.decay = 1));
     TA_SCHED((sc.kind = LA_SCHED_HALVING, sc.period = 5, sc.decay = -0.5));
     TA_SCHED((sc.kind = LA_SCHED_HALVING, sc.period = 5, sc.decay = NAN));
@@ -1268,7 +1268,8 @@ static void ta_train(la_t *t, ta_fix *f) {
     TA_TRAIN(q, c.clip_norm = NAN, LA_ERANGE);
     TA_TRAIN(q, c.clip_block = INFINITY, LA_ERANGE);
     /* the schedule's and the optimizer's own checks */
-    TA_TRAIN(q, c.schedule.kind = LA_SCHED_HALVING, LA_ERANGE);
+    TA_TRAIN(q, (c.schedule.kind = LA_SCHED_HALVING, c.schedule.period = -1),
+             LA_ERANGE);
     {
       la_adam_config ad;
       la_optimizer noname = *la_optimizer_adam();
@@ -1353,10 +1354,10 @@ static void ta_train(la_t *t, ta_fix *f) {
     ck2[cbytes] = 0;
     TA(la_checkpoint_info(ck2, cbytes + 1, NULL, NULL), LA_EFORMAT);
     /* another format version */
-    ck2[8] ^= 0x02;
+    ck2[8] ^= 0x04;
     TA(la_checkpoint_load_mem(&tr, ck2, cbytes), LA_EVERSION);
     TA(la_checkpoint_info(ck2, cbytes, NULL, NULL), LA_EVERSION);
-    ck2[8] ^= 0x02;
+    ck2[8] ^= 0x04;
     /* a byte changed after the header */
     ck2[cbytes - 9] ^= 0x10;
     TA(la_checkpoint_load_mem(&tr, ck2, cbytes), LA_ECHECKSUM);

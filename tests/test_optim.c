@@ -404,7 +404,20 @@ static void test_schedule(la_t *t) {
     LA_CHECK(t, la_schedule_check(&s) == LA_ERANGE, "min");
     memset(&s, 0, sizeof s);
     s.kind = LA_SCHED_HALVING;
+    s.period = -1;
     LA_CHECK(t, la_schedule_check(&s) == LA_ERANGE, "period");
+    {
+      /* zero is the default period and decay, as in a run */
+      la_schedule z = s, dflt = s;
+      double a, b;
+      z.period = 0;
+      dflt.period = LA_SCHED_PERIOD;
+      dflt.decay = LA_SCHED_DECAY;
+      LA_CHECK(t, la_schedule_scale(&z, 2500, &a) == 0 &&
+                      la_schedule_scale(&dflt, 2500, &b) == 0 && a == b &&
+                      a == 0.25,
+               "period 0 is %d: %g %g", LA_SCHED_PERIOD, a, b);
+    }
     s.period = 5;
     s.decay = 1;
     LA_CHECK(t, la_schedule_check(&s) == LA_ERANGE, "decay");

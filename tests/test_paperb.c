@@ -1407,9 +1407,9 @@ static void test_pb_lbfgs_run(la_t *t) {
     LA_CHECK(t, e && e->optimizer == la_optimizer_lbfgs() &&
                     (e->fields & LA_OPT_HISTORY) && !(e->fields & LA_OPT_MOMENTUM),
              "registry row");
-    LA_CHECK(t, !strcmp(c.optimizer, "lbfgs") && c.opt.lr == 0.1 &&
-                    c.opt.history == 600 && c.opt.max_iter == 4 &&
-                    c.clip_norm == 0 && c.clip_block == 0, "preset");
+    LA_CHECK(t, la_run_resolve(&c, &fc) == 0 && !strcmp(fc.optimizer, "lbfgs") &&
+                    fc.opt.lr == 0.1 && fc.opt.history == 600 && fc.opt.max_iter == 4 &&
+                    fc.clip_norm == 0 && fc.clip_block == 0, "preset");
     c.data_mode = LA_DATA_FRESH;
     c.opt.history = 5;
     c.opt.line_search = LA_LS_STRONG_WOLFE;

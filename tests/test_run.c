@@ -46,6 +46,9 @@ static int run_change(const la_run_field *f, la_run_config *base,
         break;
       }
   b = run_small("1", opt);
+  /* the data a setting fixes change only without one */
+  if (f->flags & LA_FIELD_SETTING)
+    la_run_field_set(&b, la_run_field_find("setting"), 0);
   if (f->optim == LA_OPT_NESTEROV) b.opt.momentum = 0.5;
   if (!strcmp(f->key, "period") || !strcmp(f->key, "decay"))
     b.schedule.kind = LA_SCHED_HALVING;
@@ -233,7 +236,7 @@ static void test_run_table(la_t *t) {
       int is_field;
     } members[] = {
 #define M(m, f) {offsetof(la_run_config, m), f}
-        M(setting, 1), M(data.d, 1), M(data.n, 1), M(data.covariates, 1),
+        M(preset, 1), M(setting, 1), M(data.d, 1), M(data.n, 1), M(data.covariates, 1),
         M(data.gamma_shape, 1), M(data.gamma_scale, 1), M(data.sigma, 1),
         M(data.sigma_matrix, 0) /* a pointer: refused in a run */,
         M(data.wstar, 1), M(data.target, 1), M(data.net_hidden, 1),
@@ -255,7 +258,7 @@ static void test_run_table(la_t *t) {
         M(resample_every, 1), M(eval_every, 1), M(eval_batch, 1), M(seed, 1),
         M(eval_seed, 1), M(steps, 1), M(measure.log_every, 1),
         M(measure.diag_every, 1), M(measure.smooth_every, 1),
-        M(measure.diag_batch, 1)
+        M(measure.diag_batch, 1), M(given, 0) /* which were given: a bit a row */
 #undef M
     };
     int nm = (int)(sizeof members / sizeof members[0]), i, j, found;
@@ -272,7 +275,9 @@ static void test_run_table(la_t *t) {
     /* the list above is the whole struct: nothing beyond its last member */
     for (i = 0; i < nm; ++i)
       if (members[i].off > covered) covered = members[i].off;
-    LA_CHECK(t, covered + sizeof(int) >= sizeof(la_run_config) - 8,
+    LA_CHECK(t, covered == offsetof(la_run_config, given) &&
+                    covered + sizeof(((la_run_config *)0)->given) + 8 >
+                        sizeof(la_run_config),
              "a member added after the last?");
     /* nor after the last member of a config it holds */
     LA_CHECK(t, offsetof(la_data_config, noise_std) + sizeof(double) + 8 >
@@ -321,12 +326,30 @@ static void test_run_table(la_t *t) {
       pb = (const unsigned char *)&b;
       LA_CHECK(t, la_run_field_set(&b, f, v) == 0, "%s = %g", f->key, v);
       LA_CHECK(t, la_run_field_get(&b, f, &got) == 0 && got == v, "%s get %g", f->key, got);
-      for (k = 0; k < sizeof a; ++k)
+      LA_CHECK(t, la_run_field_given(&b, f) && !la_run_field_given(&a, f),
+               "%s given once set", f->key);
+      for (k = 0; k < offsetof(la_run_config, given); ++k)
         if (pa[k] != pb[k]) {
           if (k < first) first = k;
           last = k;
         }
       LA_CHECK(t, first >= f->offset && last < f->offset + 32, "%s writes its member", f->key);
+      {
+        /* its bit alone among the given bits; unset clears both, copy
+           carries both */
+        la_run_config u = b, w;
+        int j, others = 0;
+        for (j = 0; j < n; ++j)
+          others += j != i && la_run_field_given(&b, la_run_field_at(j));
+        LA_CHECK(t, others == 0, "%s sets no other field's bit", f->key);
+        memset(&w, 0, sizeof w);
+        LA_CHECK(t, la_run_field_copy(&w, &b, f) == 0 && la_run_field_given(&w, f) &&
+                        la_run_field_get(&w, f, &got) == 0 && got == v,
+                 "%s copied", f->key);
+        LA_CHECK(t, la_run_field_unset(&u, f) == 0 && !la_run_field_given(&u, f) &&
+                        memcmp(&u, &a, sizeof u) == 0,
+                 "%s unset: as never set", f->key);
+      }
       LA_CHECK(t, la_run_field_set(&b, f, f->hi + past) == LA_ERANGE, "%s above", f->key);
       LA_CHECK(t, la_run_field_set(&b, f, f->lo - 1) == LA_ERANGE, "%s below", f->key);
       LA_CHECK(t, la_run_field_set(&b, f, NAN) == LA_ERANGE, "%s NaN", f->key);
@@ -371,26 +394,38 @@ static void test_run_table(la_t *t) {
     la_run_resolve(&c, &r);
     LA_CHECK(t, r.opt.lr == 0.01 && r.opt.momentum == 0.9 && r.data.n == 5, "2 sgd");
     la_run_preset(&c, "2", NULL);
-    LA_CHECK(t, c.opt.lr == 0.005 && !strcmp(c.optimizer, "adam"), "2 adam");
+    la_run_resolve(&c, &r);
+    LA_CHECK(t, r.opt.lr == 0.005 && !strcmp(r.optimizer, "adam"), "2 adam");
     la_run_preset(&c, "sphere", "sgd");
-    LA_CHECK(t, c.opt.lr == 5 && c.clip_norm == 0.1 &&
-                    c.data.covariates == LA_X_SPHERE, "sphere");
+    la_run_resolve(&c, &r);
+    LA_CHECK(t, r.opt.lr == 5 && r.clip_norm == 0.1 &&
+                    r.data.covariates == LA_X_SPHERE, "sphere");
     la_run_preset(&c, "3", NULL);
-    LA_CHECK(t, c.data.covariates == LA_X_GAMMA_SPHERE && c.data.gamma_shape == 0.1 &&
-                    c.data.gamma_scale == 10, "3");
+    la_run_resolve(&c, &r);
+    LA_CHECK(t, r.data.covariates == LA_X_GAMMA_SPHERE && r.data.gamma_shape == 0.1 &&
+                    r.data.gamma_scale == 10 && r.setting == LA_SETTING_3, "3");
     la_run_preset(&c, "nonlinear", "sgd");
-    LA_CHECK(t, c.model.param == LA_PARAM_DENSE && c.model.front_hidden == 30 &&
-                    c.model.init_std == 0.1 && c.batch == 2000 && c.opt.lr == 0.05 &&
-                    c.data.target == LA_TARGET_RELU_NET, "nonlinear");
+    la_run_resolve(&c, &r);
+    LA_CHECK(t, r.model.param == LA_PARAM_DENSE && r.model.front_hidden == 30 &&
+                    r.model.init_std == 0.1 && r.batch == 2000 && r.opt.lr == 0.05 &&
+                    r.eval_batch == 1000 && r.data.target == LA_TARGET_RELU_NET,
+             "nonlinear");
     la_run_preset(&c, "b-depth", NULL);
-    LA_CHECK(t, c.opt.beta1 == 0.99 && c.opt.beta2 == 0.9 && c.clip_block == 0.01 &&
-                    c.clip_norm == 0 && c.batch == 20000 &&
-                    c.data_mode == LA_DATA_RESAMPLE && c.resample_every == 100 &&
-                    c.schedule.kind == LA_SCHED_HALVING && c.schedule.period == 4000 &&
-                    c.data.sigma == LA_SIGMA_PAPER_B, "b-depth");
+    la_run_resolve(&c, &r);
+    LA_CHECK(t, r.opt.beta1 == 0.99 && r.opt.beta2 == 0.9 && r.clip_block == 0.01 &&
+                    r.clip_norm == 0 && r.batch == 20000 &&
+                    r.data_mode == LA_DATA_RESAMPLE && r.resample_every == 100 &&
+                    r.schedule.kind == LA_SCHED_HALVING && r.schedule.period == 4000 &&
+                    r.data.sigma == LA_SIGMA_PAPER_B && r.setting == LA_SETTING_PAPER_B,
+             "b-depth");
     la_run_preset(&c, "b-context", NULL);
-    LA_CHECK(t, c.opt.decoupled && c.opt.beta2 == 0.99 && c.batch == 40000 &&
-                    c.clip_block == 0.001 && c.steps == 8000, "b-context");
+    la_run_resolve(&c, &r);
+    LA_CHECK(t, r.opt.decoupled && r.opt.beta2 == 0.99 && r.batch == 40000 &&
+                    r.clip_block == 0.001 && r.steps == 8000, "b-context");
+    la_run_preset(&c, "1", "lbfgs");
+    la_run_resolve(&c, &r);
+    LA_CHECK(t, r.opt.lr == 0.1 && r.opt.history == 600 && r.opt.max_iter == 4 &&
+                    r.clip_norm == 0, "lbfgs: paper B's reference run, unclipped");
     la_run_preset(&c, "1", "rmsprop");
     la_run_resolve(&c, &r);
     LA_CHECK(t, r.opt.lr == 0.01 && r.opt.alpha == 0.99, "rmsprop: the registry's");
@@ -399,13 +434,15 @@ static void test_run_table(la_t *t) {
     LA_CHECK(t, la_run_preset(NULL, "1", NULL) == LA_ENULL, "null");
   }
 
-  LA_TEST(t, "run: resolving refuses what no run can be and keeps its follows") {
+  LA_TEST(t, "run: resolving refuses what no run can be and writes its follows") {
     la_run_config c = run_small("1", NULL), r;
     double s[4] = {1, 0, 0, 1};
-    LA_CHECK(t, la_run_resolve(&c, &r) == 0 && r.eval_seed == 0, "eval seed follows");
+    LA_CHECK(t, la_run_resolve(&c, &r) == 0 && r.eval_seed == 7, "eval seed follows");
     c.schedule.kind = LA_SCHED_COSINE;
-    LA_CHECK(t, la_run_resolve(&c, &r) == 0 && r.schedule.total == 0, "cosine follows");
+    LA_CHECK(t, la_run_resolve(&c, &r) == 0 && r.schedule.total == 0,
+             "cosine follows the steps when the run is made");
     c.steps = 0;
+    la_run_field_set(&c, la_run_field_find("steps"), 0);
     LA_CHECK(t, la_run_resolve(&c, &r) == LA_ERANGE, "cosine over no steps");
     c = run_small("1", NULL);
     c.data.sigma_matrix = s;
@@ -424,16 +461,22 @@ static void test_run_table(la_t *t) {
     LA_CHECK(t, la_run_resolve(&c, &r) == LA_ERANGE, "a field sgd does not read");
     c = run_small("1", NULL);
     c.schedule.kind = LA_SCHED_HALVING;
-    LA_CHECK(t, la_run_resolve(&c, &r) == 0 && r.schedule.period == 1000 &&
-                    r.schedule.decay == 0.5, "halving defaults");
+    LA_CHECK(t, la_run_resolve(&c, &r) == 0 && r.schedule.period == LA_SCHED_PERIOD &&
+                    r.schedule.decay == LA_SCHED_DECAY, "halving defaults");
     c = run_small("1", NULL);
-    c.optimizer[0] = 0;
-    c.opt.beta1 = c.opt.beta2 = 0;
-    c.opt.lr = 0;
     c.batch = c.eval_batch = c.eval_every = 0;
     LA_CHECK(t, la_run_resolve(&c, &r) == 0 && !strcmp(r.optimizer, "adam") &&
-                    r.opt.lr == 1e-3 && r.batch == 1000 && r.eval_batch == 1000 &&
-                    r.eval_every == 50, "zero is the default");
+                    r.opt.lr == 0.02 && r.opt.beta2 == 0.9 && r.batch == 1000 &&
+                    r.eval_batch == 1000 && r.eval_every == 50,
+             "zero is the default: the setting's");
+    memset(&c, 0, sizeof c);
+    LA_CHECK(t, la_run_resolve(&c, &r) == 0 && r.setting == LA_SETTING_1 &&
+                    r.opt.lr == 0.02 && r.clip_norm == 1 && r.steps == 10000,
+             "a zero description is Setting 1's experiment");
+    la_run_field_set(&c, la_run_field_find("setting"), 0);
+    LA_CHECK(t, la_run_resolve(&c, &r) == 0 && r.setting == 0 && r.opt.lr == 1e-3 &&
+                    r.opt.beta2 == 0.999 && r.clip_norm == 0,
+             "setting none: the table's and the registry's defaults");
   }
 
   LA_TEST(t, "run: la_run_diff names the one identity field that differs") {

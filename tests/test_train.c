@@ -576,7 +576,7 @@ static void test_train_bad(la_t *t) {
     LA_CHECK(t, la_trainer_bytes(&b, &bytes) == LA_ERANGE, "beta");
     a.beta1 = 0; a.eps = -1;
     LA_CHECK(t, la_trainer_bytes(&b, &bytes) == LA_ERANGE, "eps");
-    b = c; b.schedule.kind = LA_SCHED_HALVING;
+    b = c; b.schedule.kind = LA_SCHED_HALVING; b.schedule.period = -1;
     LA_CHECK(t, la_trainer_bytes(&b, &bytes) == LA_ERANGE, "schedule");
     b = c; b.data_mode = 7;
     LA_CHECK(t, la_trainer_bytes(&b, &bytes) == LA_ERANGE, "data mode");
