@@ -12009,7 +12009,7 @@ static const la__val la__b_theorem4[] = {
 #undef LA__PAPER_B_TRAIN
 
 /* In the order of la__preset_names after "none": the data settings'
-   first, by their numbers. */
+   first, by their numbers (preset k <= LA_SETTING_PAPER_B is setting k). */
 static const la__experiment la__experiments[] = {
     {"paper A, Setting 1: x ~ N(0, I_5), n = 20", LA_SETTING_1, la__set1},
     {"paper A, Setting 2: n = 5", LA_SETTING_2, la__set2},
@@ -12128,6 +12128,9 @@ static void la__run_choose(const la_run_config *c, la__choice *ch) {
   ch->setting_id = la__rf_given(c, is) ? c->setting
                    : ch->preset        ? ch->preset->setting
                                        : LA_SETTING_1;
+  /* a data setting's own experiment is its setting and nothing more: a
+     setting given instead replaces it whole */
+  if (ch->preset && c->preset <= LA_SETTING_PAPER_B) ch->preset = NULL;
   if (ch->setting_id > 0) ch->setting = &la__experiments[ch->setting_id - 1];
   ch->opt = la__rf_given(c, la__rf_index(LA__RF_KEY("opt"))) ? c->optimizer
                                                               : LA__OPT_DEFAULT;
@@ -12869,14 +12872,16 @@ static int la__ck_field_get(const la_run_field *f, const unsigned char *p,
 
 /* A version 2 description's meaning in version 3's terms: every field
    it holds was written out, so given, but the zeros that followed another
-   field (the seed, the steps); a setting was a label, so one its data
-   disagree with becomes none. */
+   field (the seed, the steps) or that no value of the field can be; a
+   setting was a label, so one its data disagree with becomes none. */
 static void la__ck_given_v2(la_run_config *c, const unsigned char *seen) {
   la__choice ch;
   int i;
-  for (i = 0; i < LA__RUN_NFIELDS; ++i)
-    la__rf_mark(c, i, seen[i] && !(la__run_fields[i].follows &&
-                                   la__rf_is_zero(c, &la__run_fields[i])));
+  for (i = 0; i < LA__RUN_NFIELDS; ++i) {
+    const la_run_field *f = &la__run_fields[i];
+    la__rf_mark(c, i, seen[i] && !(la__rf_is_zero(c, f) &&
+                                   (f->follows || f->lo > 0)));
+  }
   la__run_choose(c, &ch);
   if (la__run_setting_clash(c, &ch) >= 0) c->setting = 0;
 }

@@ -31,6 +31,7 @@
 #include "test_diag.c"
 #include "test_train.c"
 #include "test_run.c"
+#include "test_selectors.c"
 #include "test_args.c"
 #include "test_threads.c"
 #include "test_paperb.c"
@@ -44,6 +45,7 @@ static const la_suite suites[] = {
     {"diag", suite_diag},
     {"train", suite_train},
     {"run", suite_run},
+    {"selectors", suite_selectors},
     {"args", suite_args},
     {"threads", suite_threads},
     {"paperb", suite_paperb},

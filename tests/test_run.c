@@ -85,7 +85,7 @@ static size_t ck_drop_field(const unsigned char *p, size_t len, const char *key,
   size_t i;
   while (at < 104 + dl) {
     size_t kl = p[at], e = 2 + kl +
-                           (p[at + 1 + kl] == LA_FIELD_OPTIMIZER ? 1 + p[at + 2 + kl] : 8);
+                           ((p[at + 1 + kl] & 0x7f) == LA_FIELD_OPTIMIZER ? 1 + p[at + 2 + kl] : 8);
     if (kl == k && !memcmp(p + at + 1, key, k)) {
       cut = at;
       cutlen = e;
