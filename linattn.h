@@ -1901,6 +1901,23 @@ enum {
   LA_TYPE_RUN_ENV = 18     /* la_run_env */
 };
 LINATTN_DEF size_t la_sizeof(int type);
+/* The members of a mirrored type, in order: member i's offset, and its
+   name in *name (which may be NULL); past the last, or for a type whose
+   members are not listed (the opaque ones), (size_t)-1 and *name NULL. A
+   caller checks its mirror member by member, so that a reorder of equal
+   size is caught. */
+LINATTN_DEF size_t la_member_at(int type, int i, const char **name);
+/* The scalars of la_train_record, as a table: what a record holds, for a
+   caller that keeps records as rows (key = the member's name; kind
+   LA_FIELD_LONG or LA_FIELD_REAL; eval_loss holds only where has_eval).
+   NULL past the end. */
+typedef struct la_record_field {
+  const char *key;
+  int kind;
+  size_t offset; /* in la_train_record */
+  const char *help;
+} la_record_field;
+LINATTN_DEF const la_record_field *la_train_record_field_at(int i);
 /* A run's objects (NULL for a NULL run): its trainer, model and data. */
 LINATTN_DEF la_trainer *la_run_trainer(la_run *r);
 LINATTN_DEF const la_model *la_run_model(const la_run *r);
@@ -13353,6 +13370,108 @@ LINATTN_DEF size_t la_sizeof(int type) {
   case LA_TYPE_RUN_ENV: return sizeof(la_run_env);
   default: return 0;
   }
+}
+
+/* The members of the mirrored types, in their order. */
+#define LA__MB(T, type, m) {T, #m, offsetof(type, m)}
+static const struct {
+  int type;
+  const char *name;
+  size_t offset;
+} la__members[] = {
+    LA__MB(LA_TYPE_RNG, la_rng, key), LA__MB(LA_TYPE_RNG, la_rng, stream),
+    LA__MB(LA_TYPE_RNG, la_rng, counter),
+    LA__MB(LA_TYPE_BATCH, la_batch, d), LA__MB(LA_TYPE_BATCH, la_batch, n),
+    LA__MB(LA_TYPE_BATCH, la_batch, count), LA__MB(LA_TYPE_BATCH, la_batch, z),
+    LA__MB(LA_TYPE_BATCH, la_batch, y), LA__MB(LA_TYPE_BATCH, la_batch, owned),
+    LA__MB(LA_TYPE_RUN_FIELD, la_run_field, key),
+    LA__MB(LA_TYPE_RUN_FIELD, la_run_field, kind),
+    LA__MB(LA_TYPE_RUN_FIELD, la_run_field, offset),
+    LA__MB(LA_TYPE_RUN_FIELD, la_run_field, lo),
+    LA__MB(LA_TYPE_RUN_FIELD, la_run_field, hi),
+    LA__MB(LA_TYPE_RUN_FIELD, la_run_field, flags),
+    LA__MB(LA_TYPE_RUN_FIELD, la_run_field, optim),
+    LA__MB(LA_TYPE_RUN_FIELD, la_run_field, names),
+    LA__MB(LA_TYPE_RUN_FIELD, la_run_field, help),
+    LA__MB(LA_TYPE_RUN_FIELD, la_run_field, def),
+    LA__MB(LA_TYPE_RUN_FIELD, la_run_field, follows),
+    LA__MB(LA_TYPE_TRAIN_RECORD, la_train_record, step),
+    LA__MB(LA_TYPE_TRAIN_RECORD, la_train_record, loss),
+    LA__MB(LA_TYPE_TRAIN_RECORD, la_train_record, grad_norm),
+    LA__MB(LA_TYPE_TRAIN_RECORD, la_train_record, clipped_norm),
+    LA__MB(LA_TYPE_TRAIN_RECORD, la_train_record, lr_scale),
+    LA__MB(LA_TYPE_TRAIN_RECORD, la_train_record, update_norm),
+    LA__MB(LA_TYPE_TRAIN_RECORD, la_train_record, nparams),
+    LA__MB(LA_TYPE_TRAIN_RECORD, la_train_record, grad),
+    LA__MB(LA_TYPE_TRAIN_RECORD, la_train_record, update),
+    LA__MB(LA_TYPE_TRAIN_RECORD, la_train_record, theta),
+    LA__MB(LA_TYPE_TRAIN_RECORD, la_train_record, has_eval),
+    LA__MB(LA_TYPE_TRAIN_RECORD, la_train_record, eval_loss),
+    LA__MB(LA_TYPE_EIG_OUT, la_eig_out, values),
+    LA__MB(LA_TYPE_EIG_OUT, la_eig_out, residuals),
+    LA__MB(LA_TYPE_EIG_OUT, la_eig_out, vectors),
+    LA__MB(LA_TYPE_EIG_OUT, la_eig_out, matvecs),
+    LA__MB(LA_TYPE_EIG_OUT, la_eig_out, converged),
+    LA__MB(LA_TYPE_EIG_OUT, la_eig_out, restarts),
+    LA__MB(LA_TYPE_LANCZOS_CONFIG, la_lanczos_config, which),
+    LA__MB(LA_TYPE_LANCZOS_CONFIG, la_lanczos_config, max_iter),
+    LA__MB(LA_TYPE_LANCZOS_CONFIG, la_lanczos_config, seed),
+    LA__MB(LA_TYPE_SLQ_CONFIG, la_slq_config, probes),
+    LA__MB(LA_TYPE_SLQ_CONFIG, la_slq_config, steps),
+    LA__MB(LA_TYPE_SLQ_CONFIG, la_slq_config, seed),
+    LA__MB(LA_TYPE_RCOND_CONFIG, la_rcond_config, dense_max),
+    LA__MB(LA_TYPE_RCOND_CONFIG, la_rcond_config, slq),
+    LA__MB(LA_TYPE_RCOND, la_rcond, by_diag),
+    LA__MB(LA_TYPE_RCOND, la_rcond, by_spectrum),
+    LA__MB(LA_TYPE_RCOND, la_rcond, lambda_max),
+    LA__MB(LA_TYPE_RCOND, la_rcond, lambda_median),
+    LA__MB(LA_TYPE_RCOND, la_rcond, exact),
+    LA__MB(LA_TYPE_RCOND, la_rcond, resolved),
+    LA__MB(LA_TYPE_RCOND, la_rcond, resolution),
+    LA__MB(LA_TYPE_GRAD_NOISE_CONFIG, la_grad_noise_config, minibatch),
+    LA__MB(LA_TYPE_GRAD_NOISE_CONFIG, la_grad_noise_config, true_batch),
+    LA__MB(LA_TYPE_GRAD_NOISE_CONFIG, la_grad_noise_config, samples),
+    LA__MB(LA_TYPE_NOISE_CONFIG, la_noise_config, bins),
+    LA__MB(LA_TYPE_NOISE_CONFIG, la_noise_config, hill_k),
+    LA__MB(LA_TYPE_NOISE_STATS, la_noise_stats, mean),
+    LA__MB(LA_TYPE_NOISE_STATS, la_noise_stats, var),
+    LA__MB(LA_TYPE_NOISE_STATS, la_noise_stats, kurtosis),
+    LA__MB(LA_TYPE_NOISE_STATS, la_noise_stats, hill_alpha),
+    LA__MB(LA_TYPE_NOISE_STATS, la_noise_stats, hill_stderr),
+    LA__MB(LA_TYPE_NOISE_STATS, la_noise_stats, min),
+    LA__MB(LA_TYPE_NOISE_STATS, la_noise_stats, max),
+    LA__MB(LA_TYPE_RUN_ENV, la_run_env, callback),
+    LA__MB(LA_TYPE_RUN_ENV, la_run_env, user),
+    LA__MB(LA_TYPE_RUN_ENV, la_run_env, kernels),
+    LA__MB(LA_TYPE_RUN_ENV, la_run_env, parallel)};
+#undef LA__MB
+
+LINATTN_DEF size_t la_member_at(int type, int i, const char **name) {
+  int k, n = (int)(sizeof la__members / sizeof la__members[0]);
+  if (name) *name = NULL;
+  for (k = 0; k < n; ++k)
+    if (la__members[k].type == type && i-- == 0) {
+      if (name) *name = la__members[k].name;
+      return la__members[k].offset;
+    }
+  return (size_t)-1;
+}
+
+#define LA__RECF(m, kind, help) {#m, kind, offsetof(la_train_record, m), help}
+static const la_record_field la__record_fields[] = {
+    LA__RECF(step, LA_FIELD_LONG, "steps taken, this one included"),
+    LA__RECF(loss, LA_FIELD_REAL, "training loss at theta before the step"),
+    LA__RECF(grad_norm, LA_FIELD_REAL, "||g|| before clipping"),
+    LA__RECF(clipped_norm, LA_FIELD_REAL, "||g|| after clipping"),
+    LA__RECF(lr_scale, LA_FIELD_REAL, "the schedule's factor of the step"),
+    LA__RECF(update_norm, LA_FIELD_REAL, "||theta_new - theta_old||"),
+    LA__RECF(eval_loss, LA_FIELD_REAL,
+             "loss on the evaluation batch (where has_eval)")};
+#undef LA__RECF
+
+LINATTN_DEF const la_record_field *la_train_record_field_at(int i) {
+  int n = (int)(sizeof la__record_fields / sizeof la__record_fields[0]);
+  return i >= 0 && i < n ? &la__record_fields[i] : NULL;
 }
 
 LINATTN_DEF la_trainer *la_run_trainer(la_run *r) {

@@ -958,6 +958,55 @@ static void test_run_foreign(la_t *t) {
     LA_CHECK(t, la_sizeof(-1) == 0 && la_sizeof(19) == 0, "unknown types");
   }
 
+  LA_TEST(t, "run: la_member_at lists each mirrored type's members in order") {
+    static const struct {
+      int type, count;
+      size_t last, size;
+    } types[] = {
+        {LA_TYPE_RNG, 3, offsetof(la_rng, counter), sizeof(la_rng)},
+        {LA_TYPE_BATCH, 6, offsetof(la_batch, owned), sizeof(la_batch)},
+        {LA_TYPE_RUN_FIELD, 11, offsetof(la_run_field, follows), sizeof(la_run_field)},
+        {LA_TYPE_TRAIN_RECORD, 12, offsetof(la_train_record, eval_loss),
+         sizeof(la_train_record)},
+        {LA_TYPE_RCOND, 7, offsetof(la_rcond, resolution), sizeof(la_rcond)},
+        {LA_TYPE_RUN_ENV, 4, offsetof(la_run_env, parallel), sizeof(la_run_env)},
+    };
+    int k, i;
+    const char *nm;
+    for (k = 0; k < (int)(sizeof types / sizeof types[0]); ++k) {
+      size_t prev = 0, off = 0;
+      int ordered = 1;
+      for (i = 0; (off = la_member_at(types[k].type, i, &nm)) != (size_t)-1; ++i) {
+        ordered &= (i == 0 ? off == 0 : off > prev) && nm && *nm;
+        prev = off;
+      }
+      LA_CHECK(t, i == types[k].count && ordered && prev == types[k].last &&
+                      nm == NULL && prev < types[k].size,
+               "type %d: %d members, the last at %u", types[k].type, i, (unsigned)prev);
+    }
+    LA_CHECK(t, la_member_at(LA_TYPE_BATCH, 2, &nm) == offsetof(la_batch, count) &&
+                    !strcmp(nm, "count"),
+             "by name");
+    LA_CHECK(t, la_member_at(LA_TYPE_RUN_CONFIG, 0, &nm) == (size_t)-1 && !nm,
+             "an opaque type lists none");
+  }
+
+  LA_TEST(t, "run: the record's table names its scalars") {
+    const la_record_field *r;
+    const char *nm;
+    int i, found = 0;
+    for (i = 0; (r = la_train_record_field_at(i)) != NULL; ++i) {
+      int k;
+      size_t off;
+      for (k = 0; (off = la_member_at(LA_TYPE_TRAIN_RECORD, k, &nm)) != (size_t)-1; ++k)
+        if (!strcmp(nm, r->key)) found += off == r->offset;
+      LA_CHECK(t, r->kind == (i == 0 ? LA_FIELD_LONG : LA_FIELD_REAL) && r->help, "%s",
+               r->key);
+    }
+    LA_CHECK(t, i == 7 && found == 7 && la_train_record_field_at(-1) == NULL,
+             "%d scalars, %d at their members", i, found);
+  }
+
   LA_TEST(t, "run: accessors reach the run's objects, theta, step, eval batch") {
     la_run_config c = run_small("1", NULL);
     la_run r;
