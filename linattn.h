@@ -12470,7 +12470,7 @@ LINATTN_DEF int la_run_field_help(const la_run_field *f, char *buf, size_t cap) 
   else if (f->def != f->def) snprintf(dv, sizeof dv, "the optimizer's");
   else if (f->kind == LA_FIELD_ENUM)
     snprintf(dv, sizeof dv, "%s", la_run_field_name(f, (int)f->def));
-  else snprintf(dv, sizeof dv, "%.17g", f->def);
+  else snprintf(dv, sizeof dv, "%g", f->def);
   return snprintf(buf, cap, "%s (default: %s%s)", f->help,
                   la__rf_set_by_experiments(f)
                       ? "the experiment's where it gives one, else "

@@ -1,0 +1,425 @@
+/* Presets, settings and the optimizer as selectors; what a field not given
+   takes; zero given; la_run_explain's words; the checkpoint's description
+   as the inverse of the trainer's configuration. Each test is one trap a
+   user met when a selector was a label or a default was written twice. */
+
+static const la_run_field *sel_f(const char *key) {
+  return la_run_field_find(key);
+}
+
+/* preset `exp`, then the fields key=value given through la_run_field_set
+   (enumerations by name), resolved into *r; the status. */
+static int sel_resolve(const char *exp, const char *const *kv, la_run_config *r) {
+  la_run_config c;
+  memset(&c, 0, sizeof c);
+  if (exp && la_run_preset(&c, exp, NULL) != 0) return -100;
+  for (; kv && kv[0]; kv += 2) {
+    const la_run_field *f = sel_f(kv[0]);
+    double v = 0;
+    int i;
+    const char *nm;
+    if (!f) return -101;
+    if (f->kind == LA_FIELD_ENUM || f->kind == LA_FIELD_OPTIMIZER) {
+      for (i = 0; (nm = la_run_field_name(f, i)) != NULL; ++i)
+        if (!strcmp(nm, kv[1])) break;
+      if (!nm) return -102;
+      v = i;
+    } else {
+      v = atof(kv[1]);
+    }
+    if (la_run_field_set(&c, f, v) != 0) return -103;
+  }
+  return la_run_resolve(&c, r);
+}
+
+static void test_sel_choices(la_t *t) {
+  LA_TEST(t, "selectors: a setting chosen after a preset brings its data") {
+    static const char *const s3[] = {"setting", "3", NULL};
+    la_run_config r, c;
+    LA_CHECK(t, sel_resolve("1", s3, &r) == 0 && r.setting == LA_SETTING_3 &&
+                    r.data.covariates == LA_X_GAMMA_SPHERE &&
+                    r.data.gamma_shape == 0.1 && r.data.gamma_scale == 10,
+             "preset 1, setting 3 given: Setting 3's Gamma radii");
+    /* the same written into the struct, as C callers do */
+    la_run_preset(&c, "1", NULL);
+    c.setting = LA_SETTING_3;
+    LA_CHECK(t, la_run_resolve(&c, &r) == 0 && r.data.covariates == LA_X_GAMMA_SPHERE,
+             "written into the struct");
+    la_run_preset(&c, "1", NULL);
+    c.setting = LA_SETTING_SPHERE;
+    LA_CHECK(t, la_run_resolve(&c, &r) == 0 && r.data.covariates == LA_X_SPHERE &&
+                    r.clip_norm == 0.1 && r.opt.lr == 0.1,
+             "sphere: its data, its clipping and Adam's rate for it");
+  }
+
+  LA_TEST(t, "selectors: the larger model on Setting 3 keeps its sizes") {
+    static const char *const s3[] = {"setting", "3", NULL};
+    la_run_config r;
+    LA_CHECK(t, sel_resolve("large", s3, &r) == 0 && r.setting == LA_SETTING_3 &&
+                    r.data.d == 20 && r.data.n == 60 && r.model.layers == 8 &&
+                    r.data.covariates == LA_X_GAMMA_SPHERE,
+             "Setting 3's data at d = 20, n = 60, L = 8: d %d n %d L %d", r.data.d,
+             r.data.n, r.model.layers);
+  }
+
+  LA_TEST(t, "selectors: an optimizer chosen as a field brings its experiment's values") {
+    static const char *const sgd[] = {"opt", "sgd", NULL};
+    la_run_config r, c;
+    LA_CHECK(t, sel_resolve("1", sgd, &r) == 0 && !strcmp(r.optimizer, "sgd") &&
+                    r.opt.lr == 0.02 && r.opt.momentum == 0.9 && r.opt.beta1 == 0 &&
+                    r.opt.beta2 == 0,
+             "preset 1, opt sgd: paper A's rate and momentum, no betas");
+    LA_CHECK(t, sel_resolve("2", sgd, &r) == 0 && r.opt.lr == 0.01, "Setting 2's rate");
+    la_run_preset(&c, "1", NULL);
+    memcpy(c.optimizer, "sgd", 4);
+    LA_CHECK(t, la_run_resolve(&c, &r) == 0 && r.opt.lr == 0.02 && r.opt.momentum == 0.9,
+             "written into the struct");
+    /* chosen after resolving, the optimizer meets Adam's betas: refused */
+    la_run_preset(&c, "1", NULL);
+    la_run_resolve(&c, &c);
+    memcpy(c.optimizer, "sgd", 4);
+    LA_CHECK(t, la_run_resolve(&c, &r) == LA_ERANGE, "a resolved description is final");
+  }
+
+  LA_TEST(t, "selectors: a follower follows its field after a preset") {
+    static const char *const b500[] = {"batch", "500", NULL};
+    la_run_config r;
+    LA_CHECK(t, sel_resolve("1", b500, &r) == 0 && r.batch == 500 && r.eval_batch == 500,
+             "eval_batch follows batch: %d", r.eval_batch);
+    LA_CHECK(t, sel_resolve("nonlinear", b500, &r) == 0 && r.eval_batch == 1000,
+             "an experiment's own eval_batch stays: %d", r.eval_batch);
+  }
+
+  LA_TEST(t, "selectors: zero given is zero; not given, the default") {
+    static const char *const clip0[] = {"clip", "0", NULL};
+    static const char *const es0[] = {"seed", "7", "eval_seed", "0", NULL};
+    static const char *const s0[] = {"seed", "0", NULL};
+    static const char *const front0[] = {"front", "0", "param", "sparse", NULL};
+    static const char *const const_[] = {"schedule", "constant", NULL};
+    static const char *const b10[] = {"beta1", "0", NULL};
+    la_run_config r;
+    LA_CHECK(t, sel_resolve("1", clip0, &r) == 0 && r.clip_norm == 0, "clip 0");
+    LA_CHECK(t, sel_resolve("1", NULL, &r) == 0 && r.clip_norm == 1, "clip not given");
+    LA_CHECK(t, sel_resolve("1", es0, &r) == 0 && r.eval_seed == 0 && r.seed == 7,
+             "eval_seed 0 is seed 0, not the seed");
+    LA_CHECK(t, sel_resolve("1", s0, &r) == 0 && r.seed == 0 && r.eval_seed == 0,
+             "seed 0");
+    LA_CHECK(t, sel_resolve("nonlinear", front0, &r) == 0 && r.model.front_hidden == 0 &&
+                    r.model.param == LA_PARAM_SPARSE,
+             "no front layer, sparse, under nonlinear");
+    LA_CHECK(t, sel_resolve("b-depth", const_, &r) == 0 &&
+                    r.schedule.kind == LA_SCHED_CONSTANT && r.schedule.period == 0,
+             "constant under b-depth: no period");
+    LA_CHECK(t, sel_resolve("1", b10, &r) == 0 && r.opt.beta1 == 0 &&
+                    1 / r.opt.beta1 < 0,
+             "beta1 0: Adam without first-moment averaging (LA_ZERO)");
+  }
+
+  LA_TEST(t, "selectors: a data field the setting fixes is refused, naming both") {
+    static const char *const s3g[] = {"setting", "3", "covariates", "gaussian", NULL};
+    static const char *const none[] = {"setting", "none", "covariates", "sphere", NULL};
+    static const char *const s1[] = {"covariates", "sphere", NULL};
+    static const char *const gs[] = {"setting", "3", "gamma_shape", "0.5", NULL};
+    la_run_config c, r;
+    const la_run_field *f = NULL;
+    char why[200];
+    LA_CHECK(t, sel_resolve("1", s3g, &r) == LA_ERANGE, "setting 3, gaussian");
+    LA_CHECK(t, sel_resolve("1", gs, &r) == LA_ERANGE, "setting 3, another shape");
+    LA_CHECK(t, sel_resolve(NULL, s1, &r) == LA_ERANGE, "Setting 1 by default");
+    LA_CHECK(t, sel_resolve(NULL, none, &r) == 0 && r.setting == 0 &&
+                    r.data.covariates == LA_X_SPHERE,
+             "setting none: the data fields alone");
+    memset(&c, 0, sizeof c);
+    la_run_field_set(&c, sel_f("setting"), LA_SETTING_3);
+    la_run_field_set(&c, sel_f("covariates"), LA_X_GAUSSIAN);
+    LA_CHECK(t, la_run_explain(&c, &f, why, sizeof why) == LA_ERANGE && f &&
+                    !strcmp(f->key, "covariates") &&
+                    strstr(why, "setting 3 has covariates gamma-sphere"),
+             "explained: %s: %s", f ? f->key : "-", why);
+    /* a resolved description whose setting is changed in place: its data
+       are values now (Setting 1's zeros would follow the new setting) */
+    la_run_preset(&c, "3", NULL);
+    la_run_resolve(&c, &c);
+    c.setting = LA_SETTING_1;
+    LA_CHECK(t, la_run_explain(&c, &f, why, sizeof why) == LA_ERANGE && f &&
+                    !strcmp(f->key, "covariates"),
+             "the label and the data of a resolved description disagree: %s", why);
+  }
+
+  LA_TEST(t, "selectors: la_run_explain names the field and why") {
+    static const struct {
+      const char *opt, *key;
+      double v;
+      const char *field, *why;
+    } cases[] = {
+        {"sgd", "beta1", 0.5, "beta1", "sgd does not read it"},
+        {"adam", "momentum", 0.9, "momentum", "adam does not read it"},
+        {"adam", "warmup", 20000, "warmup", "the schedule is inconsistent"},
+        {"adam", "qk_rank", 6, "qk_rank", "the data setting and the model"},
+    };
+    la_run_config c;
+    const la_run_field *f;
+    char why[200];
+    int i;
+    for (i = 0; i < (int)(sizeof cases / sizeof cases[0]); ++i) {
+      la_run_preset(&c, "1", cases[i].opt);
+      if (!strcmp(cases[i].key, "warmup"))
+        la_run_field_set(&c, sel_f("schedule"), LA_SCHED_COSINE);
+      la_run_field_set(&c, sel_f(cases[i].key), cases[i].v);
+      f = NULL;
+      LA_CHECK(t, la_run_explain(&c, &f, why, sizeof why) != 0 && f &&
+                      !strcmp(f->key, cases[i].field) && strstr(why, cases[i].why),
+               "%s %g: %s: %s", cases[i].key, cases[i].v, f ? f->key : "-", why);
+    }
+    la_run_preset(&c, "1", NULL);
+    c.batch = -5;
+    LA_CHECK(t, la_run_explain(&c, &f, why, sizeof why) == LA_ERANGE && f &&
+                    !strcmp(f->key, "batch") && strstr(why, "outside its range"),
+             "batch -5: %s", why);
+    memcpy(c.optimizer, "lion", 5);
+    c.batch = 0;
+    LA_CHECK(t, la_run_explain(&c, &f, why, sizeof why) == LA_ERANGE && f &&
+                    !strcmp(f->key, "opt"),
+             "lion: %s", why);
+    la_run_preset(&c, "1", NULL);
+    LA_CHECK(t, la_run_explain(&c, &f, why, sizeof why) == 0 && !f && !why[0], "fine");
+    LA_CHECK(t, la_run_explain(NULL, &f, why, sizeof why) == LA_ENULL, "null");
+  }
+}
+
+/* A field made to mean something: the settings of the others it needs. */
+static void sel_make_apply(la_run_config *c, const la_run_field *f) {
+  if (!strcmp(f->key, "gamma_shape") || !strcmp(f->key, "gamma_scale"))
+    la_run_field_set(c, sel_f("covariates"), LA_X_GAMMA_SPHERE);
+  if (!strcmp(f->key, "net_hidden"))
+    la_run_field_set(c, sel_f("target"), LA_TARGET_RELU_NET);
+  if (!strcmp(f->key, "resample_every"))
+    la_run_field_set(c, sel_f("data"), LA_DATA_RESAMPLE);
+  if (!strcmp(f->key, "period") || !strcmp(f->key, "decay"))
+    la_run_field_set(c, sel_f("schedule"), LA_SCHED_HALVING);
+  if (!strcmp(f->key, "min_scale"))
+    la_run_field_set(c, sel_f("schedule"), LA_SCHED_COSINE);
+}
+
+static void test_sel_defaults(la_t *t) {
+  LA_TEST(t, "selectors: the table's default column is what a run takes and the help says") {
+    int i, n = la_run_field_count();
+    for (i = 0; i < n; ++i) {
+      const la_run_field *f = la_run_field_at(i);
+      la_run_config c, r;
+      char help[300], want[64];
+      double got = -1;
+      if (f->def != f->def || (f->flags & LA_FIELD_SELECTOR)) continue;
+      memset(&c, 0, sizeof c);
+      la_run_field_set(&c, sel_f("setting"), 0); /* no experiment */
+      sel_make_apply(&c, f);
+      LA_CHECK(t, la_run_resolve(&c, &r) == 0 && la_run_field_get(&r, f, &got) == 0 &&
+                      got == f->def,
+               "%s: %g, the table says %g", f->key, got, f->def);
+      la_run_field_help(f, help, sizeof help);
+      if (f->kind == LA_FIELD_ENUM) snprintf(want, sizeof want, "%s", la_run_field_name(f, (int)f->def));
+      else snprintf(want, sizeof want, "%g", f->def);
+      LA_CHECK(t, strstr(help, "default: ") && strstr(strstr(help, "default: "), want),
+               "%s's help gives %s: %s", f->key, want, help);
+    }
+  }
+
+  LA_TEST(t, "selectors: a zero trainer configuration takes the table's defaults") {
+    la_data g;
+    la_model m;
+    la_model_config mc;
+    la_train_config tc;
+    la_trainer tr;
+    memset(&mc, 0, sizeof mc);
+    mc.d = 2;
+    mc.n = 3;
+    LA_CHECK(t, la_data_create(&g, NULL, 1) == LA_ENULL, "null data");
+    {
+      la_data_config dc;
+      memset(&dc, 0, sizeof dc);
+      dc.d = 2;
+      dc.n = 3;
+      LA_CHECK(t, la_data_create(&g, &dc, 1) == 0 && la_model_init(&m, &mc) == 0, "make");
+    }
+    memset(&tc, 0, sizeof tc);
+    tc.model = &m;
+    tc.data = &g;
+    tc.seed = 9;
+    LA_CHECK(t, la_trainer_create(&tr, &tc) == 0, "create");
+    LA_CHECK(t, tr.cfg.batch == (int)sel_f("batch")->def &&
+                    tr.cfg.resample_every == (int)sel_f("resample_every")->def &&
+                    tr.cfg.eval_every == (int)sel_f("eval_every")->def &&
+                    tr.cfg.eval_batch == tr.cfg.batch && tr.cfg.eval_seed == 9 &&
+                    tr.cfg.optimizer == la_optimizer_adam(),
+             "batch %d, eval every %d", tr.cfg.batch, tr.cfg.eval_every);
+    la_trainer_destroy(&tr);
+    la_data_destroy(&g);
+  }
+
+  LA_TEST(t, "selectors: a resolved description resolves to itself") {
+    static const char *const opts[] = {NULL, "sgd", "lbfgs", "rmsprop"};
+    const char *name;
+    int i, k;
+    for (i = 0; (name = la_run_preset_name(i, NULL)) != NULL; ++i)
+      for (k = 0; k < 4; ++k) {
+        la_run_config c, r, r2;
+        la_run_preset(&c, name, opts[k]);
+        LA_CHECK(t, la_run_resolve(&c, &r) == 0 && la_run_resolve(&r, &r2) == 0 &&
+                        memcmp(&r, &r2, offsetof(la_run_config, given)) == 0,
+                 "%s with %s", name, opts[k] ? opts[k] : "its own");
+      }
+  }
+}
+
+/* Rewrites a version 3 checkpoint as version 2 wrote it (no given bits),
+   with field `key` set to the 8 bytes of `raw` (key NULL: unchanged);
+   lengths and checksum made right. */
+static void sel_as_v2(unsigned char *p, size_t len, const char *key, uint64_t raw) {
+  size_t dl = (size_t)p[64] | (size_t)p[65] << 8, at = 104, i;
+  uint64_t h = 14695981039346656037ull;
+  p[8] = 2;
+  while (at < 104 + dl) {
+    size_t kl = p[at];
+    int opt = (p[at + 1 + kl] & 0x7f) == LA_FIELD_OPTIMIZER;
+    p[at + 1 + kl] &= 0x7f;
+    if (key && kl == strlen(key) && !memcmp(p + at + 1, key, kl))
+      for (i = 0; i < 8; ++i) p[at + 2 + kl + i] = (unsigned char)(raw >> (8 * i));
+    at += 2 + kl + (opt ? 1 + p[at + 2 + kl] : 8);
+  }
+  for (i = 0; i + 8 < len; ++i) h = (h ^ p[i]) * 1099511628211ull;
+  for (i = 0; i < 8; ++i) p[len - 8 + i] = (unsigned char)(h >> (8 * i));
+}
+
+static void test_sel_checkpoints(la_t *t) {
+  static unsigned char buf[1 << 16];
+  LA_TEST(t, "selectors: a checkpoint keeps what was given") {
+    static const char *const kv[] = {"clip", "0", "eval_seed", "0", "seed", "5",
+                                     "d", "2", "n", "3", "depth", "1", "batch", "16",
+                                     NULL};
+    la_run_config c, back;
+    la_run r;
+    size_t len = 0;
+    int i, same = 1;
+    LA_CHECK(t, sel_resolve("1", kv, &c) == 0 && la_run_create(&r, &c, NULL) == 0 &&
+                    la_trainer_run(&r.trainer, 2) == 0 &&
+                    la_checkpoint_save_mem(&r.trainer, buf, sizeof buf, &len) == 0,
+             "a run saved");
+    LA_CHECK(t, la_checkpoint_run(buf, len, &back, NULL) == 0 &&
+                    la_run_diff(&back, &c, ~0u) == NULL,
+             "read back");
+    for (i = 0; i < la_run_field_count(); ++i)
+      same &= la_run_field_given(&back, la_run_field_at(i)) ==
+              la_run_field_given(&c, la_run_field_at(i));
+    LA_CHECK(t, same && back.clip_norm == 0 && back.eval_seed == 0, "given bits kept");
+    LA_CHECK(t, la_run_resolve(&back, &back) == 0 && back.clip_norm == 0 &&
+                    back.eval_seed == 0,
+             "and they still say zero when resolved again");
+    la_run_destroy(&r);
+  }
+
+  LA_TEST(t, "selectors: version 2 descriptions read as they were meant") {
+    static const char *const kv[] = {"d", "2", "n", "3", "depth", "1", "batch", "16",
+                                     "seed", "5", NULL};
+    static const char *const sph[] = {"setting", "none", "covariates", "sphere", "d", "2",
+                                      "n", "3", "depth", "1", "batch", "16", NULL};
+    la_run_config c, back, r2;
+    la_run r;
+    size_t len = 0;
+    LA_CHECK(t, sel_resolve("1", kv, &c) == 0 && la_run_create(&r, &c, NULL) == 0 &&
+                    la_checkpoint_save_mem(&r.trainer, buf, sizeof buf, &len) == 0,
+             "saved");
+    la_run_destroy(&r);
+    /* version 2 wrote eval_seed 0 for "the seed" */
+    sel_as_v2(buf, len, "eval_seed", 0);
+    LA_CHECK(t, la_checkpoint_run(buf, len, &back, NULL) == 0 &&
+                    !la_run_field_given(&back, sel_f("eval_seed")) &&
+                    la_run_field_given(&back, sel_f("clip")) &&
+                    la_run_resolve(&back, &r2) == 0 && r2.eval_seed == 5,
+             "eval_seed 0 follows the seed: %lu", (unsigned long)r2.eval_seed);
+    /* version 2's setting was a label: Setting 1 over spherical data */
+    LA_CHECK(t, sel_resolve(NULL, sph, &c) == 0 && la_run_create(&r, &c, NULL) == 0 &&
+                    la_checkpoint_save_mem(&r.trainer, buf, sizeof buf, &len) == 0,
+             "saved");
+    la_run_destroy(&r);
+    sel_as_v2(buf, len, "setting", 1);
+    LA_CHECK(t, la_checkpoint_run(buf, len, &back, NULL) == 0 && back.setting == 0 &&
+                    la_run_resolve(&back, &r2) == 0 && r2.data.covariates == LA_X_SPHERE,
+             "a label its data disagree with reads as none");
+  }
+
+  LA_TEST(t, "selectors: a trainer's checkpoint describes the trainer it came from") {
+    /* trainers built by hand, saved, and rebuilt from the description
+       read back: the inverse of the run's trainer configuration */
+    la_data g;
+    la_data_config dc;
+    la_model m;
+    la_model_config mc;
+    la_optim_config sgd;
+    int k;
+    memset(&dc, 0, sizeof dc);
+    dc.d = 2;
+    dc.n = 3;
+    memset(&mc, 0, sizeof mc);
+    mc.d = 2;
+    mc.n = 3;
+    mc.layers = 1;
+    LA_CHECK(t, la_data_create(&g, &dc, 3) == 0 && la_model_init(&m, &mc) == 0, "make");
+    for (k = 0; k < 4; ++k) {
+      la_train_config tc;
+      la_trainer a;
+      la_run_config back;
+      la_run b;
+      size_t len = 0;
+      memset(&tc, 0, sizeof tc);
+      memset(&sgd, 0, sizeof sgd);
+      tc.model = &m;
+      tc.data = &g;
+      tc.batch = 16;
+      tc.eval_every = 3;
+      tc.seed = k == 0 ? 0 : 11; /* seed 0 is a seed */
+      if (k == 1) { /* halving at the default period and decay */
+        tc.schedule.kind = LA_SCHED_HALVING;
+        tc.clip_norm = 0.5;
+      }
+      if (k == 2) { /* SGD without momentum, by its zero */
+        sgd.lr = 0.05;
+        tc.optimizer = la_optimizer_sgd();
+        tc.optimizer_config = &sgd;
+        tc.data_mode = LA_DATA_RESAMPLE;
+        tc.resample_every = 2;
+      }
+      if (k == 3) {
+        tc.eval_seed = 4;
+        tc.data_mode = LA_DATA_FIXED;
+      }
+      LA_CHECK(t, la_trainer_create(&a, &tc) == 0 && la_trainer_run(&a, 3) == 0 &&
+                      la_checkpoint_save_mem(&a, buf, sizeof buf, &len) == 0,
+               "%d: trained and saved", k);
+      LA_CHECK(t, la_checkpoint_run(buf, len, &back, NULL) == 0 &&
+                      la_run_create(&b, &back, NULL) == 0 &&
+                      la_run_resume_mem(&b, buf, len, NULL) == 0,
+               "%d: a run from its description resumes it", k);
+      LA_CHECK(t, b.trainer.cfg.batch == a.cfg.batch &&
+                      b.trainer.cfg.eval_batch == a.cfg.eval_batch &&
+                      b.trainer.cfg.eval_every == a.cfg.eval_every &&
+                      b.trainer.cfg.seed == a.cfg.seed &&
+                      b.trainer.cfg.eval_seed == a.cfg.eval_seed &&
+                      b.trainer.cfg.clip_norm == a.cfg.clip_norm &&
+                      b.trainer.cfg.data_mode == a.cfg.data_mode &&
+                      b.trainer.cfg.optimizer == a.cfg.optimizer,
+               "%d: the same configuration", k);
+      LA_CHECK(t, la_trainer_run(&a, 4) == 0 && la_trainer_run(&b.trainer, 4) == 0 &&
+                      memcmp(a.theta, b.trainer.theta, sizeof(la_real) * (size_t)a.n) == 0,
+               "%d: and the same steps, bit for bit", k);
+      la_trainer_destroy(&a);
+      la_run_destroy(&b);
+    }
+    la_data_destroy(&g);
+  }
+}
+
+static void suite_selectors(la_t *t) {
+  test_sel_choices(t);
+  test_sel_defaults(t);
+  test_sel_checkpoints(t);
+}
