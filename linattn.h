@@ -12107,18 +12107,27 @@ static const la__val *la__vals_find(const la__val *v, const la_run_field *f,
   return any;
 }
 
+/* An optimizer that evaluates again within a step is not clipped: its
+   evaluations are the objective's own (the trainer refuses clipping). */
+static int la__run_unclipped_opt(const char *opt) {
+  const la_optim_entry *o = la_optim_find(opt);
+  return o && la__op_closure_fn(o->optimizer) != NULL;
+}
+static int la__run_unclipped(const la_run_config *c) {
+  return la__run_unclipped_opt(la__run_opt_name(c));
+}
+static int la__rf_is_clip(const la_run_field *f) {
+  return f->offset == offsetof(la_run_config, clip_norm) ||
+         f->offset == offsetof(la_run_config, clip_block);
+}
+
 /* The value of f not given: the preset's, the setting's (paper A's
    training under it), else the table's; 0 when the optimizer's registry
    gives it, 2 when it follows another field, 1 with *v set. */
 static int la__rf_default(const la__choice *ch, const la_run_field *f,
                           double *v) {
   const la__val *e = NULL;
-  const la_optim_entry *o = la_optim_find(ch->opt);
-  /* an optimizer that evaluates again within a step is not clipped: its
-     evaluations are the objective's own */
-  if (o && la__op_closure_fn(o->optimizer) &&
-      (f->offset == offsetof(la_run_config, clip_norm) ||
-       f->offset == offsetof(la_run_config, clip_block))) {
+  if (la__run_unclipped_opt(ch->opt) && la__rf_is_clip(f)) {
     *v = f->def;
     return 1;
   }
@@ -12288,6 +12297,8 @@ static int la__run_resolve(const la_run_config *in, la_run_config *out,
   oc = la__run_optim_in(&c, given);
   if ((st = la_optim_resolve(la_optim_find(c.optimizer), &oc, &c.opt)) != 0)
     return st;
+  if (la__run_unclipped(&c) && (c.clip_norm != 0 || c.clip_block != 0))
+    return LA_ERANGE;
   {
     la_data_config d;
     if ((st = la__data_resolve(&c.data, &d)) != 0) return st;
@@ -12369,6 +12380,9 @@ static void la__run_why(const la_run_config *c, const la_run_field *f, int st,
                la__preset_names[c->preset], pv);
   } else if (f->optim && e && !(e->fields & f->optim)) {
     snprintf(why, cap, "%s does not read it", e->optimizer->name);
+  } else if (la__rf_is_clip(f) && la__run_unclipped(c)) {
+    snprintf(why, cap, "%s is not clipped (its evaluations within a step "
+                       "are the objective's own)", la__run_opt_name(c));
   } else if (f->optim || f->kind == LA_FIELD_OPTIMIZER) {
     snprintf(why, cap, "%s refuses it (%s)", la__run_opt_name(c),
              la_status_str(st));

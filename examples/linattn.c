@@ -549,13 +549,15 @@ static int load_theta(const cli_config *c, la_run *r, la_pool **pool,
       ckpt_free(&in);
       return u_fail(exit_of_status(st), "%s: %s", U_Q(c->checkpoint), la_status_str(st));
     }
-    rc.data.d = mc.d;
-    rc.data.n = mc.n;
-    rc.model.layers = mc.layers;
-    rc.model.param = mc.param;
-    rc.model.activation = mc.activation;
-    rc.model.front_hidden = mc.front_hidden;
-    rc.model.init_std = mc.init_std;
+    /* given, zeros included (a zero written into the struct would be the
+       setting's value) */
+    static const char *const keys[] = {"d", "n", "depth", "param", "attention",
+                                       "front", "init_std"};
+    const double v[] = {mc.d, mc.n, mc.layers, mc.param, mc.activation,
+                        mc.front_hidden, mc.init_std};
+    size_t k;
+    for (k = 0; k < sizeof keys / sizeof keys[0]; ++k)
+      (void)la_run_field_set(&rc, la_run_field_find(keys[k]), v[k]);
   }
   if ((st = run_make(r, &rc, NULL, c->threads, pool)) == 0 && c->checkpoint &&
       (st = load_into(r, &in)) != 0) {
@@ -1240,6 +1242,7 @@ static int study_init(repro *R, study *S, const char *key, const char *title,
     S->base.preset = cli_given(c, "setting")
                          ? la_run_field_name(la_run_field_find("setting"), c->run.setting)
                          : "1";
+  cli_give_name(&S->base, "preset", S->base.preset);
   len = len_of(S->base.preset);
   if (!cli_given(c, "steps")) cli_give(&S->base, "steps", (double)len->steps[full]);
   if (!cli_given(c, "diag_every")) cli_give(&S->base, "diag_every", (double)len->diag_every);
@@ -1292,6 +1295,7 @@ static int study_init(repro *R, study *S, const char *key, const char *title,
         break;
       }
     if (la_run_preset(&own, S->base.preset, NULL) == 0 &&
+        la_run_resolve(&own, &own) == 0 &&
         own.model.layers != S->rc[0].model.layers)
       snprintf(S->title, sizeof S->title, "%s, L = %d", t, S->rc[0].model.layers);
     else

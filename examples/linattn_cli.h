@@ -51,7 +51,7 @@ typedef struct cli_config {
   la_run_config run;
   unsigned char given[CLI_MAX_FIELDS];
   const char *list[CLI_MAX_FIELDS];
-  const char *preset; /* the experiment the run starts from */
+  const char *preset; /* the preset given (the run field's name), or NULL */
   long threads;       /* threads of one run; -1: every online CPU */
   /* outputs and checkpoints */
   const char *out, *svg, *checkpoint, *resume;
@@ -117,7 +117,7 @@ static unsigned cli_field_group(const la_run_field *f) {
   if (o >= offsetof(la_run_config, measure) &&
       o < offsetof(la_run_config, measure) + sizeof(((la_run_config *)0)->measure))
     return CLI_G_MEASURE;
-  if (!strcmp(f->key, "setting") ||
+  if ((f->flags & LA_FIELD_SELECTOR && f->kind == LA_FIELD_ENUM) ||
       (o >= offsetof(la_run_config, data) &&
        o < offsetof(la_run_config, data) + sizeof(la_data_config)) ||
       (o >= offsetof(la_run_config, model) &&
@@ -200,10 +200,6 @@ typedef struct cli_flag {
 #define CLI_TRAINISH (CLI_TRAIN | CLI_SWEEP)
 
 static const cli_flag cli_flags[] = {
-    {"preset", CLI_K_STR, CLI_TRAINISH | CLI_NOISE | CLI_CURV | CLI_REPRO,
-     CLI_C(preset), 0, 0, NULL, "NAME",
-     "start from an experiment of the papers (listed below; default: the "
-     "--setting's)"},
     {"threads", CLI_K_INT, CLI_TRAINISH | CLI_NOISE | CLI_CURV | CLI_REPRO,
      CLI_C(threads), 1, LA_MAX_WORKERS, NULL, "K",
      "threads of one run, the same bits for any count (default: every "
@@ -415,7 +411,7 @@ static void cli_name_list(const la_run_field *f, const char *const *names,
     const char *nm = f ? la_run_field_name(f, i) : names ? names[i] : NULL;
     int w;
     if (!nm) break;
-    if (!*nm || (f && f->kind == LA_FIELD_ENUM && !strcmp(nm, "none"))) continue;
+    if (!*nm) continue;
     w = snprintf(buf + used, cap - used, "%s%s", used ? ", " : "", nm);
     if (w < 0 || (size_t)w >= cap - used) break;
     used += (size_t)w;
@@ -423,7 +419,7 @@ static void cli_name_list(const la_run_field *f, const char *const *names,
 }
 
 /* One value of run field f from text: a name, or a number within the
-   table's range. A zero real is LA_ZERO: the user said zero. */
+   table's range (a zero given is zero: la_run_field_set marks it given). */
 static int cli_field_value(const la_run_field *f, const char *s, double *v,
                            const char **why) {
   int i;
@@ -446,9 +442,7 @@ static int cli_field_value(const la_run_field *f, const char *s, double *v,
     *why = "is not 0 or 1";
     return 0;
   case LA_FIELD_REAL:
-    if (!cli_real(s, f->lo, f->hi, v, why)) return 0;
-    if (*v == 0) *v = LA_ZERO;
-    return 1;
+    return cli_real(s, f->lo, f->hi, v, why);
   default: return cli_int(s, f->lo, f->hi, v, why);
   }
 }
@@ -467,7 +461,12 @@ static void cli_field_text(const la_run_config *r, const la_run_field *f,
     const char *nm = la_run_field_name(f, (int)v);
     snprintf(buf, cap, "%s", nm && *nm ? nm : "?");
   } else if (f->kind == LA_FIELD_REAL) {
-    snprintf(buf, cap, "%.17g", v == 0 ? 0.0 : v);
+    int digits; /* the fewest that read back to the same double */
+    for (digits = 15; digits < 17; ++digits) {
+      snprintf(buf, cap, "%.*g", digits, v == 0 ? 0.0 : v);
+      if (strtod(buf, NULL) == v) break;
+    }
+    snprintf(buf, cap, "%.*g", digits, v == 0 ? 0.0 : v);
   } else {
     snprintf(buf, cap, "%.0f", v);
   }
@@ -732,6 +731,8 @@ static int cli_parse(int argc, char **argv, cli_config *c, const char **scratch,
                    "");
   if (c->cmd == CLI_TRAIN && c->save_theta_every > 0 && !c->save_theta)
     return cli_err(err, cap, "--save-theta-every needs --save-theta%s%s", "", "");
+  if (cli_given(c, "preset") && c->cmd != CLI_SWEEP && c->run.preset > 0)
+    c->preset = la_run_field_name(la_run_field_find("preset"), c->run.preset);
   return CLI_OK;
 }
 
@@ -749,80 +750,25 @@ static int cli_field_err(const la_run_config *r, const la_run_field *f,
   return CLI_ERROR;
 }
 
-/* Field f of `from` into `to`. */
-static void cli_copy_field(la_run_config *to, const la_run_config *from,
-                           const la_run_field *f) {
-  double v;
-  if (f->kind == LA_FIELD_OPTIMIZER) {
-    memcpy(to->optimizer, from->optimizer, sizeof to->optimizer);
-    return;
-  }
-  (void)la_run_field_get(from, f, &v);
-  if (f->kind == LA_FIELD_REAL) { /* bits: LA_ZERO stays */
-    memcpy((char *)to + f->offset, (const char *)from + f->offset, sizeof v);
-    return;
-  }
-  (void)la_run_field_set(to, f, v);
-}
-
-/* Why a run refuses field f, in words: by the part of the run it is in. */
-static const char *cli_refusal(const la_run_config *r, const la_run_field *f) {
-  size_t o = f->offset, s = offsetof(la_run_config, schedule);
-  if (f->optim) {
-    const la_optim_entry *e = la_optim_find(r->optimizer[0] ? r->optimizer : "adam");
-    if (e && !(e->fields & f->optim)) return "the optimizer does not read it";
-    return "the optimizer refuses it";
-  }
-  if (o >= s && o < s + sizeof(la_schedule))
-    return "the schedule is inconsistent (cosine: its total must exceed the "
-           "warmup and the steps be more than 0)";
-  if (cli_field_group(f) == CLI_G_DATA)
-    return "the data setting and the model cannot be built with it";
-  return "out of range for the run";
-}
-
-/* The run the command describes: the experiment (--preset, else the
-   --setting's, else Setting 1) with the optimizer given, then each field
-   given, in the table's order, each checked as it is laid on. */
+/* The run the command describes: the run fields given, laid on a zeroed
+   description (the selectors among them: a preset, a setting, an
+   optimizer), resolved by the header; a refusal names the flag, its value
+   and the header's reason (la_run_explain). */
 static int cli_run_of(const cli_config *c, la_run_config *out, char *err,
                       size_t cap) {
-  la_run_config r, t;
-  const char *opt = cli_given(c, "opt") ? c->run.optimizer : NULL;
-  const char *exp = c->preset;
+  la_run_config r;
+  const la_run_field *f = NULL;
+  char why[300];
   int i, n = la_run_field_count();
-  char q[64];
-  if (!exp)
-    exp = cli_given(c, "setting")
-              ? la_run_field_name(la_run_field_find("setting"), c->run.setting)
-              : "1";
-  if (la_run_preset(&r, exp, opt) != 0) {
-    char names[400];
-    size_t used = 0;
-    const char *nm;
-    for (i = 0; (nm = la_run_preset_name(i, NULL)) != NULL; ++i) {
-      int w = snprintf(names + used, sizeof names - used, "%s%s", i ? ", " : "", nm);
-      if (w < 0 || (size_t)w >= sizeof names - used) break;
-      used += (size_t)w;
-    }
-    snprintf(err, cap, "--preset: '%s' is not one of: %s",
-             cli_clean(exp, q, sizeof q), names);
-    return CLI_ERROR;
+  memset(&r, 0, sizeof r);
+  for (i = 0; i < n; ++i)
+    if (c->given[i]) (void)la_run_field_copy(&r, &c->run, la_run_field_at(i));
+  if (la_run_explain(&r, &f, why, sizeof why) == 0) {
+    (void)la_run_resolve(&r, out);
+    return CLI_OK;
   }
-  if (c->preset && cli_given(c, "setting")) { /* the data of the setting */
-    (void)la_data_preset(&r.data, c->run.setting);
-    r.setting = c->run.setting;
-  }
-  if (la_run_resolve(&r, &t) != 0)
-    return cli_err(err, cap, "the preset %s does not resolve%s", exp, "");
-  for (i = 0; i < n; ++i) {
-    const la_run_field *f = la_run_field_at(i);
-    if (!c->given[i]) continue;
-    cli_copy_field(&r, &c->run, f);
-    if (la_run_resolve(&r, &t) != 0)
-      return cli_field_err(&r, f, cli_refusal(&r, f), err, cap);
-  }
-  *out = t;
-  return CLI_OK;
+  if (!f) return cli_err(err, cap, "the run cannot be built: %s%s", why, "");
+  return cli_field_err(&r, f, why, err, cap);
 }
 
 /* A run continued from a checkpoint's description: the fields given must
@@ -832,7 +778,7 @@ static int cli_resume_of(const cli_config *c, const la_run_config *saved,
                          la_run_config *out, char *err, size_t cap) {
   la_run_config r = *saved, t;
   int i, n = la_run_field_count();
-  if (c->preset)
+  if (cli_given(c, "preset"))
     return cli_err(err, cap,
                    "--preset: a resumed run is the checkpoint's; give only "
                    "--steps and outputs%s%s",
@@ -841,7 +787,7 @@ static int cli_resume_of(const cli_config *c, const la_run_config *saved,
     const la_run_field *f = la_run_field_at(i);
     if (!c->given[i]) continue;
     t = r;
-    cli_copy_field(&t, &c->run, f);
+    (void)la_run_field_copy(&t, &c->run, f);
     if ((f->flags & LA_FIELD_IDENTITY) && la_run_diff(&r, &t, LA_FIELD_IDENTITY)) {
       char want[64];
       cli_field_text(saved, f, want, sizeof want);
@@ -920,7 +866,7 @@ static void cli_help(FILE *o, unsigned cmd, const char *what) {
     if (f->cmds & cmd) cli_help_line(o, f->name, f->arg, f->help);
   }
   cli_help_line(o, "help", NULL, "this text");
-  if (cli_find(cmd, "preset", 0)) {
+  if (cli_field_applies((int)cmd, la_run_field_find("preset"))) {
     const char *nm, *about;
     fprintf(o, "\npresets (--preset NAME):\n");
     for (i = 0; (nm = la_run_preset_name(i, &about)) != NULL; ++i)
@@ -946,7 +892,11 @@ static void cli_help(FILE *o, unsigned cmd, const char *what) {
       snprintf(arg, sizeof arg, "%s",
                f->kind == LA_FIELD_BOOL ? "" : f->kind == LA_FIELD_REAL ? "X" : "K");
     }
-    cli_help_line(o, flag, *arg ? arg : NULL, f->help);
+    {
+      char help[400];
+      la_run_field_help(f, help, sizeof help);
+      cli_help_line(o, flag, *arg ? arg : NULL, help);
+    }
   }
 }
 

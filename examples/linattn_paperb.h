@@ -160,6 +160,20 @@ static int pb_best_cb(void *user, const la_train_record *rec) {
   return 0;
 }
 
+/* A run field given, zero included (a zero written into the struct would
+   mean the preset's value). */
+static void pb_give(la_run_config *rc, const char *key, double v) {
+  (void)la_run_field_set(rc, la_run_field_find(key), v);
+}
+
+/* Paper B's Theorem 4 and GD++ on isotropic data: x ~ N(0, I), w* ~ N(0, I),
+   no data setting (paper B's fixes Sigma). */
+static void pb_isotropic(la_run_config *rc) {
+  pb_give(rc, "setting", 0);
+  pb_give(rc, "sigma", LA_SIGMA_IDENTITY);
+  pb_give(rc, "wstar", LA_WSTAR_IDENTITY);
+}
+
 static int pb_train(pb_ctx *x, const pb_spec *s, la_run *r) {
   la_run_config rc;
   la_run_env env;
@@ -168,12 +182,9 @@ static int pb_train(pb_ctx *x, const pb_spec *s, la_run *r) {
   int st;
   if ((st = la_run_preset(&rc, s->preset, NULL)) != 0) return st;
   rc.model.layers = s->layers;
-  rc.model.param = s->param;
+  pb_give(&rc, "param", s->param);
   rc.data.n = s->n;
-  if (s->iso) {
-    rc.data.sigma = LA_SIGMA_IDENTITY;
-    rc.data.wstar = LA_WSTAR_IDENTITY;
-  }
+  if (s->iso) pb_isotropic(&rc);
   rc.batch = s->batch;
   rc.eval_every = -1;
   rc.steps = s->steps;
@@ -499,11 +510,9 @@ static int pb_theorem4_case(pb_ctx *x, int iso, int n, long steps, int batch,
     la_data g;
     la_run_preset(&rc, "b-theorem4", NULL);
     rc.data.n = n;
-    if (iso) {
-      rc.data.sigma = LA_SIGMA_IDENTITY;
-      rc.data.wstar = LA_WSTAR_IDENTITY;
-    }
-    if ((st = la_data_create(&g, &rc.data, x->seed)) != 0)
+    if (iso) pb_isotropic(&rc);
+    if ((st = la_run_resolve(&rc, &rc)) != 0 ||
+        (st = la_data_create(&g, &rc.data, x->seed)) != 0)
       return u_fail(1, "theorem 4: %s", la_status_str(st));
     t.d = rc.data.d;
     th_sigma(&g, t.d, sig);
@@ -597,7 +606,7 @@ static int pb_trained_pgd(pb_ctx *x, int L, long steps, int batch, la_run *r,
   rc.opt.history = 50;
   rc.opt.max_iter = 10;
   rc.opt.line_search = LA_LS_STRONG_WOLFE;
-  rc.schedule.kind = LA_SCHED_CONSTANT;
+  pb_give(&rc, "schedule", LA_SCHED_CONSTANT);
   memset(&env, 0, sizeof env);
   if ((st = la_run_create(r, &rc, &env)) != 0) return st;
   if ((st = la_trainer_run(&r->trainer, steps)) != 0 && st != LA_EDIVERGED) {

@@ -412,7 +412,7 @@ fi
 check "export exits 0" [ $? -eq 0 ]
 check "export: 4 runs, 2 measurements" grep -q "^4 runs, 2 measurements" export.txt
 check "export: configs.csv, a row each, run and type first" sh -c \
-  "[ \$(wc -l < csv/configs.csv) -eq 7 ] && head -n 1 csv/configs.csv | grep -q '^run,source,type,setting,'"
+  "[ \$(wc -l < csv/configs.csv) -eq 7 ] && head -n 1 csv/configs.csv | grep -q '^run,source,type,preset,setting,'"
 check "export: a run's CSV has a row per step line" sh -c \
   "[ \$(wc -l < csv/run.csv) -eq \$(jq -c 'select(.type == \"step\")' run.jsonl | wc -l | awk '{print \$1 + 1}') ] &&
    head -n 1 csv/run.csv | grep -q '^step,'"

@@ -140,6 +140,10 @@ static void suite_cli_fields(la_t *t) {
         LA_CHECK(t, st == CLI_ERROR && strstr(err, "checkpoint's run has") &&
                         strstr(err, f->key),
                  "%s: %s", f->key, st ? err : "accepted");
+      else if (f->flags & LA_FIELD_SELECTOR && !(f->flags & LA_FIELD_IDENTITY))
+        LA_CHECK(t, st == CLI_ERROR && strstr(err, "the checkpoint's"),
+                 "%s: a resumed run is the checkpoint's: %s", f->key,
+                 st ? err : "accepted");
       else if (!(f->flags & LA_FIELD_IDENTITY))
         LA_CHECK(t, st == CLI_OK || la_run_resolve(&r, &out) != 0, "%s refused: %s",
                  f->key, err);
