@@ -291,7 +291,7 @@ typedef float la_real;
   X(LA_ESHAPE, -14, "the shape does not match")                               \
   X(LA_ENOCONVERGE, -15, "the iteration did not converge")                    \
   X(LA_EUNSUPPORTED, -16, "not supported by this build")
-#define LA__STATUS_ENUM(name, code, message) name = code,
+#define LA__STATUS_ENUM(name, code, message) name = (code),
 enum { LA_STATUS_LIST(LA__STATUS_ENUM) };
 #undef LA__STATUS_ENUM
 
@@ -8169,8 +8169,8 @@ LINATTN_DEF int la_schedule_scale(const la_schedule *s, long t, double *scale) {
   if (!scale) return LA_ENULL;
   if (t < 0) return LA_ERANGE;
   if (s->kind == LA_SCHED_HALVING) {
-    /* NOLINTNEXTLINE(bugprone-integer-division): floor(t / period) */
     long period = s->period ? s->period : LA_SCHED_PERIOD;
+    /* NOLINTNEXTLINE(bugprone-integer-division): floor(t / period) */
     f = pow(s->decay != 0 ? s->decay : LA_SCHED_DECAY, (double)(t / period));
   } else if (s->kind == LA_SCHED_COSINE) {
     double p = (double)(t - s->warmup) / (double)(s->total - s->warmup);
@@ -11601,6 +11601,7 @@ static const char *const la__ls_names[] = {"none", "strong-wolfe", NULL};
 static const la_run_field la__run_fields[] = {
     /* the selectors of the data and the model */
     LA__RF("preset", LA_FIELD_ENUM, preset, 0,
+           /* NOLINTNEXTLINE(bugprone-integer-division): a count */
            (double)(sizeof la__preset_names / sizeof la__preset_names[0] - 2),
            LA_FIELD_SELECTOR, 0, la__preset_names,
            "an experiment of the papers, its values for the fields not "
@@ -11792,7 +11793,14 @@ static int la__rf_index(const la_run_field *f) {
     if (f == &la__run_fields[i]) return i;
   return -1;
 }
-#define LA__RF_KEY(key) (&la__run_fields[la__rf_index(la_run_field_find(key))])
+/* The row of a key of this table (every caller names one that is). */
+static int la__rf_row(const char *key) {
+  const la_run_field *f = la_run_field_find(key);
+  int i = f ? la__rf_index(f) : -1;
+  LINATTN_ASSERT(i >= 0);
+  return i < 0 ? 0 : i;
+}
+#define LA__RF_KEY(key) (&la__run_fields[la__rf_row(key)])
 
 LINATTN_DEF const char *la_run_field_name(const la_run_field *f, int v) {
   int i;
@@ -12146,8 +12154,8 @@ static int la__rf_default(const la__choice *ch, const la_run_field *f,
 
 /* The selectors of c (their values already in range). */
 static void la__run_choose(const la_run_config *c, la__choice *ch) {
-  int ip = la__rf_index(LA__RF_KEY("preset"));
-  int is = la__rf_index(LA__RF_KEY("setting"));
+  int ip = la__rf_row("preset");
+  int is = la__rf_row("setting");
   memset(ch, 0, sizeof *ch);
   if (la__rf_given(c, ip) && c->preset > 0)
     ch->preset = &la__experiments[c->preset - 1];
@@ -12158,7 +12166,7 @@ static void la__run_choose(const la_run_config *c, la__choice *ch) {
      setting given instead replaces it whole */
   if (ch->preset && c->preset <= LA_SETTING_PAPER_B) ch->preset = NULL;
   if (ch->setting_id > 0) ch->setting = &la__experiments[ch->setting_id - 1];
-  ch->opt = la__rf_given(c, la__rf_index(LA__RF_KEY("opt"))) ? c->optimizer
+  ch->opt = la__rf_given(c, la__rf_row("opt")) ? c->optimizer
                                                               : LA__OPT_DEFAULT;
 }
 
@@ -12220,8 +12228,8 @@ static void la__run_fill(la_run_config *c, const unsigned char *given,
     (void)la_run_field_get(c, of, &v);
     (void)la__rf_store(c, f, v);
   }
-  if (!given[la__rf_index(LA__RF_KEY("setting"))]) c->setting = ch->setting_id;
-  if (!given[la__rf_index(LA__RF_KEY("opt"))]) {
+  if (!given[la__rf_row("setting")]) c->setting = ch->setting_id;
+  if (!given[la__rf_row("opt")]) {
     memset(c->optimizer, 0, LA_NAME_MAX);
     memcpy(c->optimizer, ch->opt, strlen(ch->opt));
   }
@@ -12287,7 +12295,7 @@ static int la__run_resolve(const la_run_config *in, la_run_config *out,
   for (i = 0; i < LA__RUN_NFIELDS; ++i) given[i] = (unsigned char)la__rf_given(&c, i);
   la__run_choose(&c, &ch);
   la__run_fill(&c, given, &ch);
-  if (given[la__rf_index(LA__RF_KEY("eval_every"))] && c.eval_every == 0)
+  if (given[la__rf_row("eval_every")] && c.eval_every == 0)
     c.eval_every = -1; /* every 0 steps: never */
   /* what does not apply is 0 unless given */
   for (i = 0; i < LA__RUN_NFIELDS; ++i)
@@ -12338,15 +12346,15 @@ static void la__rf_text(const la_run_config *c, const la_run_field *f,
                         char *buf, size_t cap) {
   double v = 0;
   if (f->kind == LA_FIELD_OPTIMIZER) {
-    snprintf(buf, cap, "%s", la__run_opt_name(c));
+    (void)snprintf(buf, cap, "%s", la__run_opt_name(c));
     return;
   }
   (void)la_run_field_get(c, f, &v);
   if (f->kind == LA_FIELD_ENUM) {
     const char *nm = la_run_field_name(f, (int)v);
-    snprintf(buf, cap, "%s", nm && *nm ? nm : "?");
+    (void)snprintf(buf, cap, "%s", nm && *nm ? nm : "?");
   } else {
-    snprintf(buf, cap, "%.17g", v == 0 ? 0.0 : v);
+    (void)snprintf(buf, cap, "%.17g", v == 0 ? 0.0 : v);
   }
 }
 
@@ -12372,29 +12380,29 @@ static void la__run_why(const la_run_config *c, const la_run_field *f, int st,
     if (la__rf_default(&ch, g, &v) == 1) (void)la__rf_store(&own, g, v);
     la__rf_text(&own, g, gv, sizeof gv);
     if (f->flags & LA_FIELD_SETTING)
-      snprintf(why, cap, "setting %s has %s %s; setting none describes other "
+      (void)snprintf(why, cap, "setting %s has %s %s; setting none describes other "
                          "data", la__setting_names[ch.setting_id], g->key, gv);
     else
-      snprintf(why, cap, "setting %s has %s %s, the preset %s gives %s",
+      (void)snprintf(why, cap, "setting %s has %s %s, the preset %s gives %s",
                la__setting_names[ch.setting_id], g->key, gv,
                la__preset_names[c->preset], pv);
   } else if (f->optim && e && !(e->fields & f->optim)) {
-    snprintf(why, cap, "%s does not read it", e->optimizer->name);
+    (void)snprintf(why, cap, "%s does not read it", e->optimizer->name);
   } else if (la__rf_is_clip(f) && la__run_unclipped(c)) {
-    snprintf(why, cap, "%s is not clipped (its evaluations within a step "
+    (void)snprintf(why, cap, "%s is not clipped (its evaluations within a step "
                        "are the objective's own)", la__run_opt_name(c));
   } else if (f->optim || f->kind == LA_FIELD_OPTIMIZER) {
-    snprintf(why, cap, "%s refuses it (%s)", la__run_opt_name(c),
+    (void)snprintf(why, cap, "%s refuses it (%s)", la__run_opt_name(c),
              la_status_str(st));
   } else if (o >= s && o < s + sizeof(la_schedule)) {
-    snprintf(why, cap, "the schedule is inconsistent (cosine: its total must "
+    (void)snprintf(why, cap, "the schedule is inconsistent (cosine: its total must "
                        "exceed the warmup)");
   } else if (o >= offsetof(la_run_config, data) &&
              o < offsetof(la_run_config, optimizer)) {
-    snprintf(why, cap, "the data setting and the model cannot be built with "
+    (void)snprintf(why, cap, "the data setting and the model cannot be built with "
                        "it (%s)", la_status_str(st));
   } else {
-    snprintf(why, cap, "the run cannot be built with it (%s)",
+    (void)snprintf(why, cap, "the run cannot be built with it (%s)",
              la_status_str(st));
   }
 }
@@ -12403,14 +12411,14 @@ static void la__run_why(const la_run_config *c, const la_run_field *f, int st,
 static void la__rf_range_why(const la_run_field *f, double v, char *why,
                              size_t cap) {
   if (f->kind == LA_FIELD_ENUM || f->kind == LA_FIELD_OPTIMIZER) {
-    snprintf(why, cap, "is not one of its names");
+    (void)snprintf(why, cap, "is not one of its names");
   } else if (v == v && f->kind != LA_FIELD_REAL && v != floor(v)) {
-    snprintf(why, cap, "is not a whole number");
+    (void)snprintf(why, cap, "is not a whole number");
   } else {
     char lo[32], hi[32];
-    snprintf(lo, sizeof lo, "%.17g", f->lo);
-    snprintf(hi, sizeof hi, f->hi >= LA__BIG ? "%.0f" : "%.17g", f->hi);
-    snprintf(why, cap, "is outside its range (%s to %s)", lo, hi);
+    (void)snprintf(lo, sizeof lo, "%.17g", f->lo);
+    (void)snprintf(hi, sizeof hi, f->hi >= LA__BIG ? "%.0f" : "%.17g", f->hi);
+    (void)snprintf(why, cap, "is outside its range (%s to %s)", lo, hi);
   }
 }
 
@@ -12432,7 +12440,7 @@ LINATTN_DEF int la_run_explain(const la_run_config *in,
     double v = 0;
     blame = &la__run_fields[i];
     if (la_run_field_get(&c, blame, &v) != 0)
-      snprintf(why, cap, "is not an optimizer of the registry");
+      (void)snprintf(why, cap, "is not an optimizer of the registry");
     else la__rf_range_why(blame, v, why, cap);
   } else {
     /* the selectors alone, then the fields given one by one in the
@@ -12441,19 +12449,22 @@ LINATTN_DEF int la_run_explain(const la_run_config *in,
     for (i = 0; i < LA__RUN_NFIELDS; ++i)
       if ((la__run_fields[i].flags & LA_FIELD_SELECTOR) && la__rf_given(&c, i))
         (void)la_run_field_copy(&t, &c, &la__run_fields[i]);
-    for (i = -1; i < LA__RUN_NFIELDS && !blame; ++i) {
-      int s2;
+    int s2 = 0;
+    for (i = -1; i < LA__RUN_NFIELDS; ++i) {
       if (i >= 0) {
         if ((la__run_fields[i].flags & LA_FIELD_SELECTOR) ||
             !la__rf_given(&c, i))
           continue;
         (void)la_run_field_copy(&t, &c, &la__run_fields[i]);
       }
-      if ((s2 = la__run_resolve(&t, &r, &clash)) == 0) continue;
+      if ((s2 = la__run_resolve(&t, &r, &clash)) != 0) break;
+    }
+    if (s2 == 0) {
+      (void)snprintf(why, cap, "%s", la_status_str(st));
+    } else {
       blame = i >= 0 ? &la__run_fields[i] : LA__RF_KEY("setting");
       la__run_why(&t, blame, s2, clash, why, cap);
     }
-    if (!blame) snprintf(why, cap, "%s", la_status_str(st));
   }
   if (field) *field = blame;
   return st;
@@ -12480,11 +12491,11 @@ LINATTN_DEF int la_run_field_help(const la_run_field *f, char *buf, size_t cap) 
   if (f->flags & LA_FIELD_SELECTOR && f->def != 0)
     return snprintf(buf, cap, "%s (default: the preset's, else %s)", f->help,
                     la_run_field_name(f, (int)f->def));
-  if (f->follows) snprintf(dv, sizeof dv, "follows %s", f->follows);
-  else if (f->def != f->def) snprintf(dv, sizeof dv, "the optimizer's");
+  if (f->follows) (void)snprintf(dv, sizeof dv, "follows %s", f->follows);
+  else if (f->def != f->def) (void)snprintf(dv, sizeof dv, "the optimizer's");
   else if (f->kind == LA_FIELD_ENUM)
-    snprintf(dv, sizeof dv, "%s", la_run_field_name(f, (int)f->def));
-  else snprintf(dv, sizeof dv, "%g", f->def);
+    (void)snprintf(dv, sizeof dv, "%s", la_run_field_name(f, (int)f->def));
+  else (void)snprintf(dv, sizeof dv, "%g", f->def);
   return snprintf(buf, cap, "%s (default: %s%s)", f->help,
                   la__rf_set_by_experiments(f)
                       ? "the experiment's where it gives one, else "
@@ -12811,8 +12822,8 @@ static void la__ck_run_of(const la_trainer *tr, la_run_config *rc) {
      seed 0) and the setting (none: the data are the trainer's) */
   for (i = 0; i < LA__RUN_NFIELDS; ++i)
     la__rf_mark(rc, i, !la__rf_is_zero(rc, &la__run_fields[i]));
-  la__rf_mark(rc, la__rf_index(LA__RF_KEY("seed")), 1);
-  la__rf_mark(rc, la__rf_index(LA__RF_KEY("setting")), 1);
+  la__rf_mark(rc, la__rf_row("seed"), 1);
+  la__rf_mark(rc, la__rf_row("setting"), 1);
 }
 
 /* The raw 64 bits a field is stored as. */

@@ -25,7 +25,7 @@ static int sel_resolve(const char *exp, const char *const *kv, la_run_config *r)
       if (!nm) return -102;
       v = i;
     } else {
-      v = atof(kv[1]);
+      v = strtod(kv[1], NULL);
     }
     if (la_run_field_set(&c, f, v) != 0) return -103;
   }
@@ -216,9 +216,10 @@ static void test_sel_defaults(la_t *t) {
       LA_CHECK(t, la_run_resolve(&c, &r) == 0 && la_run_field_get(&r, f, &got) == 0 &&
                       got == f->def,
                "%s: %g, the table says %g", f->key, got, f->def);
-      la_run_field_help(f, help, sizeof help);
-      if (f->kind == LA_FIELD_ENUM) snprintf(want, sizeof want, "%s", la_run_field_name(f, (int)f->def));
-      else snprintf(want, sizeof want, "%g", f->def);
+      (void)la_run_field_help(f, help, sizeof help);
+      if (f->kind == LA_FIELD_ENUM)
+        (void)snprintf(want, sizeof want, "%s", la_run_field_name(f, (int)f->def));
+      else (void)snprintf(want, sizeof want, "%g", f->def);
       LA_CHECK(t, strstr(help, "default: ") && strstr(strstr(help, "default: "), want),
                "%s's help gives %s: %s", f->key, want, help);
     }
