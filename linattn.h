@@ -11564,7 +11564,8 @@ static const char *const la__setting_names[] = {LA__SETTING_NAMES, NULL};
 /* Index 0 none; then the experiments, in the order of la__experiments:
    the settings' first, in the order of their numbers. */
 static const char *const la__preset_names[] = {
-    LA__SETTING_NAMES, "large", "b-depth", "b-context", "b-theorem4", NULL};
+    LA__SETTING_NAMES, "large",      "b-depth",   "b-context", "b-theorem4",
+    "b-theorem1",      "b-three-layer", "b-theorem5", NULL};
 static const char *const la__covariate_names[] = {"gaussian", "gamma-sphere",
                                                   "sphere", NULL};
 /* a given Sigma is a matrix, not a value: no run names it */
@@ -12032,6 +12033,27 @@ static const la__val la__b_theorem4[] = {
     {"data", NULL, LA_DATA_RESAMPLE}, {"period", NULL, 4000},
     {"steps", NULL, 20000},   {NULL, NULL, 0}};
 #undef LA__PAPER_B_TRAIN
+/* The checks of `linattn theorem`: Adam (betas 0.9, 0.999), the rate halved
+   six or ten times over the run, no evaluation. */
+#define LA__THEOREM_TRAIN                                                     \
+  {"beta2", "adam", 0.999}, {"schedule", NULL, LA_SCHED_HALVING},             \
+      {"eval_every", NULL, -1}, {"clip", NULL, 0}
+static const la__val la__b_theorem1[] = {
+    LA__THEOREM_TRAIN,     {"sigma", NULL, LA_SIGMA_PAPER_B},
+    {"depth", NULL, 1},    {"batch", NULL, 2000},
+    {"lr", "adam", 0.1},   {"period", NULL, 1000},
+    {"steps", NULL, 6000}, {NULL, NULL, 0}};
+static const la__val la__b_three_layer[] = {
+    LA__THEOREM_TRAIN,        {"param", NULL, LA_PARAM_PGD},
+    {"init_std", NULL, 1e-4}, {"batch", NULL, 5000},
+    {"data", NULL, LA_DATA_RESAMPLE}, {"lr", "adam", 0.03},
+    {"clip_block", NULL, 0.01}, {"period", NULL, 400},
+    {"steps", NULL, 4000},    {NULL, NULL, 0}};
+static const la__val la__b_theorem5[] = {
+    LA__THEOREM_TRAIN,     {"depth", NULL, 1},  {"attention", NULL, LA_ACT_RELU},
+    {"batch", NULL, 2000}, {"lr", "adam", 0.01}, {"period", NULL, 500},
+    {"steps", NULL, 3000}, {NULL, NULL, 0}};
+#undef LA__THEOREM_TRAIN
 
 /* In the order of la__preset_names after "none": the data settings'
    first, by their numbers (preset k <= LA_SETTING_PAPER_B is setting k). */
@@ -12056,7 +12078,17 @@ static const la__experiment la__experiments[] = {
      LA_SETTING_PAPER_B, la__b_context},
     {"paper B's Theorem 4: B_l free, Adam at 0.1, 20,000 prompts resampled "
      "every 100 steps",
-     LA_SETTING_PAPER_B, la__b_theorem4}};
+     LA_SETTING_PAPER_B, la__b_theorem4},
+    {"paper B's Theorem 1 (theorem --check theorem1): one layer, x ~ N(0, "
+     "Sigma), w* ~ N(0, I), Adam at 0.1 halved every 1000 steps",
+     0, la__b_theorem1},
+    {"paper B's three-layer experiment (theorem --check three-layer): B = 0, "
+     "Adam at 0.03, per-matrix clipping, 5,000 prompts resampled every 100 "
+     "steps",
+     LA_SETTING_PAPER_B, la__b_three_layer},
+    {"paper B's Theorem 5 (theorem --check theorem5): one ReLU-attention "
+     "layer on Setting 1's data, Adam at 0.01",
+     LA_SETTING_1, la__b_theorem5}};
 #define LA__NPRESETS                                                          \
   ((int)(sizeof la__experiments / sizeof la__experiments[0]))
 typedef char la__presets_named[sizeof la__preset_names /
