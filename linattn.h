@@ -902,6 +902,11 @@ typedef struct la_optim_entry {
   unsigned fields;          /* the LA_OPT_* fields it reads */
   la_optim_config defaults; /* what a zero field means */
   const char *about;        /* one line */
+  /* LA_OK for a state (finite, len doubles) its steps can reach, else
+     LA_ERANGE: a step count that is not a whole number, a negative second
+     moment; NULL when every finite state can be. A checkpoint's state is
+     held to it on load (LA_EFORMAT) and on save (LA_ERANGE). */
+  int (*state_check)(const void *cfg, int n, const double *state, size_t len);
 } la_optim_entry;
 /* Row i (0 <= i < la_optim_count()), or NULL. */
 LINATTN_DEF int la_optim_count(void);
@@ -1851,18 +1856,24 @@ LINATTN_DEF int la_checkpoint_info(const void *buf, size_t len,
 LINATTN_DEF int la_checkpoint_run(const void *buf, size_t len,
                                   la_run_config *run, long *step);
 #ifndef LINATTN_NO_STDLIB
-/* Written to a new file beside PATH (PATH.<64 random bits>.tmp, created
-   exclusively when the build has POSIX: the including file defines
-   _POSIX_C_SOURCE >= 200112L or a gnu mode; never through a planted link,
-   never over another file), flushed, fsync'ed (POSIX), then renamed over
-   PATH: a crash leaves either the old or the new checkpoint, and a killed
-   save at most a *.tmp file. Plain C has no exclusive creation before C11
-   ("wbx") and no fsync: there the temporary is PATH.tmp. On Windows rename
-   cannot replace a file, so there PATH is removed first and that window is
-   not crash-safe. An empty PATH, and under POSIX a PATH that exists and is
-   not a regular file (a device, a FIFO, a folder), is LA_EIO and left as it
-   is. A load reads only a regular file (POSIX: a FIFO or a device is
-   LA_EIO at once instead of blocking) of at most 1e12 bytes. */
+/* On a POSIX host (__unix__ or __APPLE__; whatever dialect the including
+   file asks for: -std=c99 too; LINATTN_NO_POSIX_FILES turns it off): written
+   to a new file beside PATH (PATH.<64 random bits>.tmp, created
+   exclusively: never through a planted link, never over another file),
+   fsync'ed, then renamed over PATH, so a crash leaves either the old or the
+   new checkpoint, and a killed save at most a *.tmp file; an empty PATH, or
+   one that exists and is not a regular file (a device, a FIFO, a folder),
+   is LA_EIO and left as it is. A load reads only a regular file (a FIFO or
+   a device is LA_EIO at once, never waited on) of at most 1e12 bytes.
+   Elsewhere (Windows, bare C libraries) only the C library is used: the
+   temporary is PATH.tmp, created exclusively only by C11's "wbx" (a link
+   planted there is followed before C11), nothing is fsync'ed, a PATH that
+   is not a regular file is not told apart (saving over a device replaces
+   it where rename can) and a load opens whatever fopen opens; on Windows
+   rename cannot replace a file, so PATH is removed first and that window
+   is not crash-safe. A theta or optimizer state that is not finite is
+   refused before anything is written (LA_ENONFINITE: such a file would
+   not load). */
 LINATTN_DEF int la_checkpoint_save(const la_trainer *tr, const char *path);
 LINATTN_DEF int la_checkpoint_load(la_trainer *tr, const char *path);
 /* la_run_resume_mem on a file's bytes. */
@@ -7871,6 +7882,59 @@ LINATTN_DEF const la_optimizer *la_optimizer_lbfgs(void) {
   return &la__opt_lbfgs.base;
 }
 
+/* ---- the states a step can reach (checkpoints hold files to them) */
+
+/* Every one of k doubles at least 0. */
+static int la__op_nonneg(size_t k, const double *x) {
+  size_t i;
+  for (i = 0; i < k; ++i)
+    if (!(x[i] >= 0)) return 0;
+  return 1;
+}
+/* A count: a whole number in [0, 2^53]. */
+static int la__op_count(double x) {
+  return x >= 0 && x <= 9007199254740992.0 && x == floor(x);
+}
+/* Adam: t a count, the second moments v >= 0. */
+static int la__adam_state(const void *c, int n, const double *s, size_t len) {
+  (void)c;
+  return len == 1 + 2 * (size_t)n && la__op_count(s[0]) &&
+                 la__op_nonneg((size_t)n, s + 1 + n)
+             ? LA_OK
+             : LA_ERANGE;
+}
+/* Adagrad: the sums of squares G >= 0. */
+static int la__adagrad_state(const void *c, int n, const double *s, size_t len) {
+  (void)c;
+  return len == (size_t)n && la__op_nonneg(len, s) ? LA_OK : LA_ERANGE;
+}
+/* RMSprop: the averages of squares v >= 0 (the momenta after them: any). */
+static int la__rmsprop_state(const void *c, int n, const double *s, size_t len) {
+  (void)c;
+  return len >= (size_t)n && la__op_nonneg((size_t)n, s) ? LA_OK : LA_ERANGE;
+}
+/* L-BFGS: its counts, the pairs held and the ring's head within the
+   history, a positive H0 and positive rho of the pairs held. */
+static int la__lbfgs_state(const void *c, int n, const double *s, size_t len) {
+  la__lb b;
+  double m;
+  la__lb_resolve(c, &b);
+  m = (double)b.m;
+  if (len != la__lbfgs_len(c, n)) return LA_ERANGE;
+  la__lb_views(&b, n, (double *)(uintptr_t)s);
+  if (!la__op_count(s[LA__LB_ITER]) || !la__op_count(s[LA__LB_EVALS]) ||
+      !la__op_count(s[LA__LB_LEN]) || !la__op_count(s[LA__LB_HEAD]) ||
+      s[LA__LB_LEN] > m || (m > 0 && s[LA__LB_HEAD] >= m) ||
+      !(s[LA__LB_HDIAG] > 0 || s[LA__LB_ITER] == 0))
+    return LA_ERANGE;
+  {
+    size_t k, held = (size_t)s[LA__LB_LEN], head = (size_t)s[LA__LB_HEAD];
+    for (k = 0; k < held; ++k)
+      if (!(b.rho[(head + k) % (size_t)b.m] > 0)) return LA_ERANGE;
+  }
+  return LA_OK;
+}
+
 /* ---- the registry */
 
 #define LA__OPT_SGD_FIELDS                                                    \
@@ -7878,28 +7942,30 @@ LINATTN_DEF const la_optimizer *la_optimizer_lbfgs(void) {
 #define LA__OPT_SIGN_FIELDS (LA_OPT_LR | LA_OPT_MOMENTUM | LA_OPT_WEIGHT_DECAY)
 static const la_optim_entry la__optim_registry[] = {
     {&la__opt_sgd, LA__OPT_SGD_FIELDS, LA__SGD_DFLT,
-     "SGD, with momentum and Nesterov momentum"},
+     "SGD, with momentum and Nesterov momentum", NULL},
     {&la__opt_adam,
      LA_OPT_LR | LA_OPT_BETA1 | LA_OPT_BETA2 | LA_OPT_EPS |
          LA_OPT_WEIGHT_DECAY | LA_OPT_DECOUPLED,
-     LA__ADAM_DFLT, "Adam with bias correction; AdamW with decoupled decay"},
+     LA__ADAM_DFLT, "Adam with bias correction; AdamW with decoupled decay",
+     la__adam_state},
     {&la__opt_sign, LA__OPT_SIGN_FIELDS, LA__SIGN_DFLT,
-     "sign descent on the (momentum) gradient"},
+     "sign descent on the (momentum) gradient", NULL},
     {&la__opt_nsgd, LA__OPT_SIGN_FIELDS, LA__NSGD_DFLT,
-     "normalized SGD: the (momentum) gradient scaled to length lr"},
+     "normalized SGD: the (momentum) gradient scaled to length lr", NULL},
     {&la__opt_adagrad,
      LA_OPT_LR | LA_OPT_EPS | LA_OPT_INITIAL | LA_OPT_WEIGHT_DECAY,
-     LA__ADAGRAD_DFLT, "Adagrad"},
+     LA__ADAGRAD_DFLT, "Adagrad", la__adagrad_state},
     {&la__opt_rmsprop,
      LA_OPT_LR | LA_OPT_ALPHA | LA_OPT_EPS | LA_OPT_MOMENTUM |
          LA_OPT_WEIGHT_DECAY,
-     LA__RMSPROP_DFLT, "RMSprop, with momentum"},
+     LA__RMSPROP_DFLT, "RMSprop, with momentum", la__rmsprop_state},
     {&la__opt_lbfgs.base,
      LA_OPT_LR | LA_OPT_HISTORY | LA_OPT_MAX_ITER | LA_OPT_MAX_EVAL |
          LA_OPT_TOL_GRAD | LA_OPT_TOL_CHANGE | LA_OPT_LINE_SEARCH | LA_OPT_C1 |
          LA_OPT_C2 | LA_OPT_MAX_LS,
      LA__LBFGS_DFLT,
-     "L-BFGS, evaluating again within a step; strong-Wolfe line search"}};
+     "L-BFGS, evaluating again within a step; strong-Wolfe line search",
+     la__lbfgs_state}};
 #undef LA__OPT_SGD_FIELDS
 #undef LA__OPT_SIGN_FIELDS
 #define LA__OPT_COUNT                                                         \
@@ -13050,7 +13116,14 @@ static int la__ck_view_of(const unsigned char *p, size_t len, la__ck_view *v) {
     return LA_EFORMAT;
   /* the step becomes a long: 32 bits on ILP32 and Windows */
   if (v->step > (uint64_t)LONG_MAX) return LA_EFORMAT;
-  if (v->name[LA__CK_NAMELEN - 1] != 0) return LA_EFORMAT;
+  {
+    /* the name, then NULs to the end of its 32 bytes */
+    size_t k = 0;
+    while (k < LA__CK_NAMELEN && v->name[k]) ++k;
+    if (k == LA__CK_NAMELEN) return LA_EFORMAT;
+    for (; k < LA__CK_NAMELEN; ++k)
+      if (v->name[k]) return LA_EFORMAT;
+  }
   v->rng = p + head;
   if (v->desc) {
     la_run_config c;
@@ -13083,6 +13156,15 @@ static void la__ck_model(const la__ck_view *v, la_model_config *m) {
   }
 }
 
+/* A state the trainer's optimizer could not have reached (its registry
+   row's state_check). */
+static int la__tr_state_bad(const la_trainer *tr, const double *state) {
+  const la_optim_entry *e = la_optim_entry_of(tr->cfg.optimizer);
+  return e && e->state_check &&
+         e->state_check(tr->cfg.optimizer_config, tr->n, state,
+                        tr->state_len) != LA_OK;
+}
+
 LINATTN_DEF int la_checkpoint_bytes(const la_trainer *tr, size_t *bytes) {
   la_run_config rc;
   if (!tr || !bytes || !tr->theta) return LA_ENULL;
@@ -13101,6 +13183,12 @@ LINATTN_DEF int la_checkpoint_save_mem(const la_trainer *tr, void *buf,
   if (st) return st;
   if (!buf) return LA_ENULL;
   if (cap < total) return LA_EWORKSPACE;
+  /* what a load refuses is not saved (a good file is never replaced by
+     one that cannot be read back) */
+  if (!la__all_finite(tr->n, tr->theta)) return LA_ENONFINITE;
+  for (i = 0; i < tr->state_len; ++i)
+    if (!la__finite(tr->state[i])) return LA_ENONFINITE;
+  if (la__tr_state_bad(tr, tr->state)) return LA_ERANGE;
   la__ck_run_of(tr, &rc);
   memset(p, 0, total);
   memcpy(p, la__tr_ck_magic, 8);
@@ -13184,11 +13272,20 @@ static int la__ck_matches(const la_trainer *tr, const la__ck_view *v) {
     if (la__data_first_panel(&br, la_panels(tr->train.count), &p0) != LA_OK)
       return LA_EFORMAT;
   }
+  /* a batch a resampled run is in the middle of, or a fixed one, was drawn:
+     a file that says otherwise would resume with other numbers */
+  if (tr->has_train && !v->drawn && v->step > 0 &&
+      (tr->cfg.data_mode == LA_DATA_FIXED ||
+       (tr->cfg.data_mode == LA_DATA_RESAMPLE &&
+        v->step % (uint64_t)tr->cfg.resample_every != 0)))
+    return LA_EFORMAT;
   th = v->rng + 8 * 2 * LA__TR_RNG_WORDS;
-  /* a trainer never saves a NaN or Inf in its state: the step that made
-     one was rolled back */
+  /* a trainer never saves a NaN or Inf in its state (the step that made
+     one was rolled back), nor one its optimizer's steps cannot reach: the
+     state is read into the backup (scratch until a step) and held to both */
   for (i = 0; i < tr->state_len; ++i, th += 8)
-    if (!la__finite(la__tr_getf(th))) return LA_EFORMAT;
+    if (!la__finite(tr->backup[i] = la__tr_getf(th))) return LA_EFORMAT;
+  if (la__tr_state_bad(tr, tr->backup)) return LA_EFORMAT;
   /* a double beyond la_real's range would become Inf (or be undefined) */
   for (i = 0; i < (size_t)tr->n; ++i)
     if (!(fabs(la__tr_getf(th + 8 * i)) <= LA__REAL_MAX)) return LA_EFORMAT;
@@ -13241,8 +13338,7 @@ LINATTN_DEF int la_run_resume_mem(la_run *r, const void *buf, size_t len,
 }
 
 #ifndef LINATTN_NO_STDLIB
-#if (defined(_POSIX_C_SOURCE) && _POSIX_C_SOURCE >= 200112L) ||                \
-    defined(__APPLE__)
+#if (defined(__unix__) || defined(__APPLE__)) && !defined(LINATTN_NO_POSIX_FILES)
 #define LA__POSIX_FILES 1
 #include <errno.h>
 #include <fcntl.h>
@@ -13256,6 +13352,11 @@ LINATTN_DEF int la_run_resume_mem(la_run *r, const void *buf, size_t len,
 #define LA__CK_MAX_BYTES LA__WORK_MAX
 
 #ifdef LA__POSIX_FILES
+/* The calls below (open, read, write, fsync, close, fstat, stat, getpid)
+   are declared by the headers of every POSIX host whatever the dialect the
+   including file chose: -std=c99 on glibc gives the same guarantees as a
+   POSIX build. */
+
 /* Renaming over a device, a FIFO or a folder would replace it (as root,
    /dev/null itself): only a regular file, or nothing yet, may be replaced. */
 static int la__ck_replaceable(const char *path) {
@@ -13265,36 +13366,73 @@ static int la__ck_replaceable(const char *path) {
 
 /* A new file beside `path`, created exclusively (O_EXCL: never through a
    link another user planted, never over a file) under a name no other
-   process can know in advance; its name into tmp. */
-static FILE *la__ck_create_tmp(const char *path, char *tmp, size_t cap) {
+   process can know in advance; its name into tmp, its descriptor or -1. */
+static int la__ck_create_tmp(const char *path, char *tmp, size_t cap) {
   la_rng r;
   int attempt;
   la_rng_seed(&r, (uint64_t)time(NULL) ^ ((uint64_t)getpid() << 32),
               (uint64_t)(uintptr_t)tmp);
   for (attempt = 0; attempt < 64; ++attempt) {
     int fd, n;
-    FILE *f;
     n = snprintf(tmp, cap, "%s.%016llx.tmp", path,
                  (unsigned long long)la_rng_u64(&r));
-    if (n < 0 || (size_t)n >= cap) return NULL;
+    if (n < 0 || (size_t)n >= cap) return -1;
     fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL, 0666);
-    if (fd < 0) {
-      if (errno == EEXIST) continue;
-      return NULL;
-    }
-    f = fdopen(fd, "wb");
-    if (!f) {
-      (void)close(fd);
-      (void)remove(tmp);
-    }
-    return f;
+    if (fd >= 0 || errno != EEXIST) return fd;
   }
-  return NULL;
+  return -1;
 }
-#define LA__TR_FSYNC(f) fsync(fileno(f))
+
+/* The whole buffer, flushed to the disk, the file closed: LA_EIO at the
+   first failure. */
+static int la__ck_write(int fd, const unsigned char *buf, size_t len) {
+  int ok = 1;
+  while (len > 0 && ok) {
+    size_t chunk = len < ((size_t)1 << 30) ? len : ((size_t)1 << 30);
+    long w = (long)write(fd, buf, chunk);
+    if (w < 0 && errno == EINTR) continue;
+    ok = w > 0;
+    if (ok) buf += w, len -= (size_t)w;
+  }
+  ok = fsync(fd) == 0 && ok;
+  ok = close(fd) == 0 && ok;
+  return ok ? LA_OK : LA_EIO;
+}
+
+/* A checkpoint file's bytes; only a regular file of a checkpoint's size
+   is read (a FIFO would block: it is opened without waiting for a writer
+   and refused; a folder has no size). */
+static int la__ck_slurp(const char *path, unsigned char **buf, size_t *len) {
+  struct stat s;
+  size_t got = 0;
+  int st = LA_OK, fd;
+  *buf = NULL;
+  *len = 0;
+  if ((fd = open(path, O_RDONLY | O_NONBLOCK)) < 0) return LA_EIO;
+  if (fstat(fd, &s) != 0 || !S_ISREG(s.st_mode) || s.st_size < 0 ||
+      (double)s.st_size > LA__CK_MAX_BYTES) {
+    (void)close(fd); /* read-only: nothing to lose */
+    return LA_EIO;
+  }
+  *buf = (unsigned char *)LINATTN_MALLOC((size_t)s.st_size + 1, NULL);
+  if (!*buf) st = LA_ENOMEM;
+  while (!st && got < (size_t)s.st_size) {
+    size_t want = (size_t)s.st_size - got;
+    long r = (long)read(fd, *buf + got, want < ((size_t)1 << 30) ? want : ((size_t)1 << 30));
+    if (r < 0 && errno == EINTR) continue;
+    if (r <= 0) st = LA_EIO; /* an error, or the file shrank */
+    else got += (size_t)r;
+  }
+  (void)close(fd);
+  *len = got;
+  return st;
+}
 #else
+/* No POSIX (Windows, bare C libraries): a PATH that is not a regular file
+   is not recognized, the temporary is PATH.tmp (created exclusively with
+   C11's "x" mode where the build has it), nothing is fsync'ed, and a load
+   opens any file fopen opens. */
 #define la__ck_replaceable(path) 1
-/* Plain C: C11's exclusive mode where the library has it. */
 static FILE *la__ck_create_tmp(const char *path, char *tmp, size_t cap) {
   int n = snprintf(tmp, cap, "%s.tmp", path);
   if (n < 0 || (size_t)n >= cap) return NULL;
@@ -13304,66 +13442,21 @@ static FILE *la__ck_create_tmp(const char *path, char *tmp, size_t cap) {
   return fopen(tmp, "wb");
 #endif
 }
-#define LA__TR_FSYNC(f) 0
-#endif
 
-static int la__ck_write(FILE *f, const void *buf, size_t len) {
+static int la__ck_write(FILE *f, const unsigned char *buf, size_t len) {
   int ok = fwrite(buf, 1, len, f) == len;
   ok = fflush(f) == 0 && ok;
-  ok = LA__TR_FSYNC(f) == 0 && ok;
   ok = fclose(f) == 0 && ok;
   return ok ? LA_OK : LA_EIO;
 }
 
-LINATTN_DEF int la_checkpoint_save(const la_trainer *tr, const char *path) {
-  size_t total, cap;
-  char *tmp;
-  unsigned char *buf;
-  FILE *f;
-  int st;
-  if (!path) return LA_ENULL;
-  if ((st = la_checkpoint_bytes(tr, &total)) != 0) return st;
-  if (!*path || !la__ck_replaceable(path)) return LA_EIO;
-  cap = strlen(path) + 32;
-  buf = (unsigned char *)LINATTN_MALLOC(total + cap, NULL);
-  if (!buf) return LA_ENOMEM;
-  tmp = (char *)buf + total;
-  st = la_checkpoint_save_mem(tr, buf, total, NULL);
-  if (!st) {
-    f = la__ck_create_tmp(path, tmp, cap);
-    if (!f) st = LA_EIO;
-    else if ((st = la__ck_write(f, buf, total)) == LA_OK) {
-#ifdef _WIN32
-      remove(path); /* rename cannot replace a file there */
-#endif
-      if (rename(tmp, path) != 0) st = LA_EIO;
-    }
-    if (st && f) (void)remove(tmp); /* ours: the error is st's */
-  }
-  LINATTN_FREE(buf, NULL);
-  return st;
-}
-
-/* A checkpoint file's bytes; only a regular file of a checkpoint's size
-   is read (a FIFO would block, a folder has no size). */
 static int la__ck_slurp(const char *path, unsigned char **buf, size_t *len) {
   FILE *f;
   long size;
   int st = LA_OK;
   *buf = NULL;
-#ifdef LA__POSIX_FILES
-  {
-    struct stat s;
-    int fd = open(path, O_RDONLY | O_NONBLOCK);
-    if (fd < 0) return LA_EIO;
-    if (fstat(fd, &s) != 0 || !S_ISREG(s.st_mode) || !(f = fdopen(fd, "rb"))) {
-      (void)close(fd); /* read-only: nothing to lose */
-      return LA_EIO;
-    }
-  }
-#else
+  *len = 0;
   if (!(f = fopen(path, "rb"))) return LA_EIO;
-#endif
   if (fseek(f, 0, SEEK_END) != 0 || (size = ftell(f)) < 0 ||
       fseek(f, 0, SEEK_SET) != 0 || (double)size > LA__CK_MAX_BYTES) {
     (void)fclose(f);
@@ -13374,6 +13467,40 @@ static int la__ck_slurp(const char *path, unsigned char **buf, size_t *len) {
   else if (fread(*buf, 1, (size_t)size, f) != (size_t)size) st = LA_EIO;
   (void)fclose(f);
   *len = (size_t)size;
+  return st;
+}
+#endif
+
+LINATTN_DEF int la_checkpoint_save(const la_trainer *tr, const char *path) {
+  size_t total, cap;
+  char *tmp;
+  unsigned char *buf;
+  int st;
+  if (!path) return LA_ENULL;
+  if ((st = la_checkpoint_bytes(tr, &total)) != 0) return st;
+  if (!*path || !la__ck_replaceable(path)) return LA_EIO;
+  cap = strlen(path) + 32;
+  buf = (unsigned char *)LINATTN_MALLOC(total + cap, NULL);
+  if (!buf) return LA_ENOMEM;
+  tmp = (char *)buf + total;
+  st = la_checkpoint_save_mem(tr, buf, total, NULL);
+  if (!st) {
+#ifdef LA__POSIX_FILES
+    int f = la__ck_create_tmp(path, tmp, cap), made = f >= 0;
+#else
+    FILE *f = la__ck_create_tmp(path, tmp, cap);
+    int made = f != NULL;
+#endif
+    if (!made) st = LA_EIO;
+    else if ((st = la__ck_write(f, buf, total)) == LA_OK) {
+#ifdef _WIN32
+      remove(path); /* rename cannot replace a file there */
+#endif
+      if (rename(tmp, path) != 0) st = LA_EIO;
+    }
+    if (st && made) (void)remove(tmp); /* ours: the error is st's */
+  }
+  LINATTN_FREE(buf, NULL);
   return st;
 }
 

@@ -184,3 +184,13 @@ WCONV_ALL = $(CC) -std=c99 $(WCONV) $(AVX2) && \
 CONFIGS += header-wconversion
 run-header-wconversion: | $(BUILD)
 	@sh tests/run_one.sh header-wconversion sh -c '$(WCONV_ALL)'
+
+# ------------------------------------------------------------ files
+# The checkpoint files' guarantees (exclusive temporaries, no write through
+# a planted link, no FIFO replaced or waited on) in the library's own
+# dialect, -std=c99 without POSIX feature macros, gcc and clang.
+CONFIGS += files-c99-gcc files-c99-clang
+run-files-c99-gcc: | $(BUILD)
+	@sh tests/run_one.sh files-c99-gcc sh -c '$(CC) -std=c99 -O1 $(WARN) tests/files_c99.c -o $(BUILD)/t-files-c99-gcc -lm && timeout 120 $(BUILD)/t-files-c99-gcc'
+run-files-c99-clang: | $(BUILD)
+	@sh tests/run_one.sh files-c99-clang sh -c '$(CLANG) -std=c99 -O1 $(WARN) tests/files_c99.c -o $(BUILD)/t-files-c99-clang -lm && timeout 120 $(BUILD)/t-files-c99-clang'

@@ -855,6 +855,191 @@ static void test_train_model_data(la_t *t) {
 }
 
 
+
+/* ------------------------------------------------ what is saved loads */
+
+/* The checksum of a checkpoint made right after a byte changed. */
+static void ck_resum(unsigned char *p, size_t len) {
+  uint64_t h = 14695981039346656037ull;
+  size_t i;
+  for (i = 0; i + 8 < len; ++i) h = (h ^ p[i]) * 1099511628211ull;
+  for (i = 0; i < 8; ++i) p[len - 8 + i] = (unsigned char)(h >> (8 * i));
+}
+/* Where a version 3 file's optimizer state begins. */
+static size_t ck_state_at(const unsigned char *p) {
+  size_t dl = (size_t)p[64] | (size_t)p[65] << 8 | (size_t)p[66] << 16;
+  return 104 + (dl + 7) / 8 * 8 + 2 * 3 * 8;
+}
+static void ck_put_double(unsigned char *p, double x) {
+  uint64_t u;
+  int i;
+  memcpy(&u, &x, 8);
+  for (i = 0; i < 8; ++i) p[i] = (unsigned char)(u >> (8 * i));
+}
+
+/* A small model trainer with optimizer `opt` (registry name), trained a
+   few steps; the data mode given. */
+static int forge_trainer(la_trainer *tr, la_data *g, la_model *m,
+                         la_optim_config *oc, const char *opt, int mode) {
+  la_data_config dc;
+  la_model_config mc;
+  la_train_config tc;
+  memset(&dc, 0, sizeof dc);
+  dc.d = 2;
+  dc.n = 3;
+  memset(&mc, 0, sizeof mc);
+  mc.d = 2;
+  mc.n = 3;
+  mc.layers = 1;
+  memset(oc, 0, sizeof *oc);
+  if (!strcmp(opt, "lbfgs")) oc->history = 3;
+  memset(&tc, 0, sizeof tc);
+  tc.model = m;
+  tc.data = g;
+  tc.batch = 16;
+  tc.eval_every = -1;
+  tc.optimizer = la_optim_find(opt)->optimizer;
+  tc.optimizer_config = oc;
+  tc.data_mode = mode;
+  tc.resample_every = 4;
+  if (la_data_create(g, &dc, 5) || la_model_init(m, &mc) ||
+      la_trainer_create(tr, &tc))
+    return -1;
+  return la_trainer_run(tr, 6);
+}
+
+static void test_train_forged(la_t *t) {
+  static unsigned char good[1 << 15], bad[1 << 15];
+  LA_TEST(t, "train: a forged state, batch flag or name is refused, the trainer untouched") {
+    static const struct {
+      const char *opt;
+      int at; /* index into the state; -1 none */
+      double v;
+      const char *what;
+    } cases[] = {
+        {"adam", 0, -1, "adam's step count -1"},
+        {"adam", 0, 1e308, "adam's step count 1e308"},
+        {"adam", 0, 5e-324, "adam's step count 5e-324"},
+        {"adam", 1 + 8 + 2, -1e-3, "a negative second moment"}, /* 8 parameters */
+        {"adagrad", 3, -1, "a negative sum of squares"},
+        {"rmsprop", 0, -2, "a negative average of squares"},
+        {"lbfgs", 4, 4, "more pairs than the history"},
+        {"lbfgs", 5, 3, "the ring's head past the history"},
+    };
+    int k;
+    for (k = 0; k < (int)(sizeof cases / sizeof cases[0]); ++k) {
+      la_trainer tr;
+      la_data g;
+      la_model m;
+      la_optim_config oc;
+      la_real th0;
+      size_t len = 0;
+      LA_CHECK(t, forge_trainer(&tr, &g, &m, &oc, cases[k].opt, LA_DATA_FRESH) == 0 &&
+                      la_checkpoint_save_mem(&tr, good, sizeof good, &len) == 0,
+               "%s: trained and saved", cases[k].what);
+      LA_CHECK(t, la_checkpoint_load_mem(&tr, good, len) == 0, "%s: the good file",
+               cases[k].what);
+      memcpy(bad, good, len);
+      ck_put_double(bad + ck_state_at(bad) + 8 * (size_t)cases[k].at, cases[k].v);
+      ck_resum(bad, len);
+      th0 = tr.theta[0];
+      LA_CHECK(t, la_checkpoint_load_mem(&tr, bad, len) == LA_EFORMAT &&
+                      tr.step == 6 && tr.theta[0] == th0,
+               "%s refused", cases[k].what);
+      la_trainer_destroy(&tr);
+      la_data_destroy(&g);
+    }
+    {
+      /* a resampled run between two draws resumes its batch: drawn 0
+         there is a forgery; at a draw's step it is not */
+      la_trainer tr;
+      la_data g;
+      la_model m;
+      la_optim_config oc;
+      size_t len = 0;
+      LA_CHECK(t, forge_trainer(&tr, &g, &m, &oc, "sgd", LA_DATA_RESAMPLE) == 0 &&
+                      la_checkpoint_save_mem(&tr, good, sizeof good, &len) == 0,
+               "resample: saved at step 6");
+      memcpy(bad, good, len);
+      bad[48] = 0;
+      ck_resum(bad, len);
+      LA_CHECK(t, la_checkpoint_load_mem(&tr, bad, len) == LA_EFORMAT,
+               "drawn 0 in the middle of an interval");
+      LA_CHECK(t, la_trainer_run(&tr, 2) == 0 && tr.step == 8 &&
+                      la_checkpoint_save_mem(&tr, good, sizeof good, &len) == 0,
+               "at step 8");
+      memcpy(bad, good, len);
+      bad[48] = 0;
+      ck_resum(bad, len);
+      LA_CHECK(t, la_checkpoint_load_mem(&tr, bad, len) == 0, "drawn 0 at a draw's step");
+      /* the optimizer's name, then bytes after its NUL */
+      memcpy(bad, good, len);
+      bad[72 + 10] = 'x';
+      ck_resum(bad, len);
+      LA_CHECK(t, la_checkpoint_load_mem(&tr, bad, len) == LA_EFORMAT &&
+                      la_checkpoint_info(bad, len, NULL, NULL) == LA_EFORMAT,
+               "a name with bytes after its NUL");
+      la_trainer_destroy(&tr);
+      la_data_destroy(&g);
+    }
+  }
+
+  LA_TEST(t, "train: what a load refuses is never saved") {
+    la_trainer tr;
+    la_data g;
+    la_model m;
+    la_optim_config oc;
+    size_t len = 0;
+    la_real keep;
+    double s0;
+    LA_CHECK(t, forge_trainer(&tr, &g, &m, &oc, "adam", LA_DATA_FRESH) == 0, "trained");
+    keep = tr.theta[1];
+    tr.theta[1] = (la_real)NAN;
+    LA_CHECK(t, la_checkpoint_save_mem(&tr, good, sizeof good, &len) == LA_ENONFINITE,
+             "theta NaN");
+    tr.theta[1] = (la_real)(sizeof(la_real) == 4 ? INFINITY : INFINITY);
+    LA_CHECK(t, la_checkpoint_save_mem(&tr, good, sizeof good, &len) == LA_ENONFINITE,
+             "theta infinite (a float's 1e39)");
+    tr.theta[1] = keep;
+    s0 = tr.state[3];
+    tr.state[3] = INFINITY;
+    LA_CHECK(t, la_checkpoint_save_mem(&tr, good, sizeof good, &len) == LA_ENONFINITE,
+             "a state infinite");
+    tr.state[3] = s0;
+    s0 = tr.state[0];
+    tr.state[0] = 2.5;
+    LA_CHECK(t, la_checkpoint_save_mem(&tr, good, sizeof good, &len) == LA_ERANGE,
+             "a state no step reaches");
+    tr.state[0] = s0;
+    LA_CHECK(t, la_checkpoint_save_mem(&tr, good, sizeof good, &len) == 0 &&
+                    la_checkpoint_load_mem(&tr, good, len) == 0,
+             "restored: saved and loaded");
+#ifndef LINATTN_NO_STDLIB
+    {
+      /* a periodic save never replaces a good file with a bad one */
+      char path[256];
+      FILE *f;
+      size_t got;
+      int local;
+      static unsigned char back[1 << 15];
+      /* unique per process: several builds run this suite at once */
+      (void)sprintf(path, "/tmp/la_forged_%lx_%lx_%d.bin", (unsigned long)time(NULL),
+                    (unsigned long)((size_t)&local & 0xffffffu), (int)sizeof(la_real));
+      LA_CHECK(t, la_checkpoint_save(&tr, path) == 0, "good file");
+      tr.theta[0] = (la_real)NAN;
+      LA_CHECK(t, la_checkpoint_save(&tr, path) == LA_ENONFINITE, "NaN refused");
+      f = fopen(path, "rb");
+      got = f ? fread(back, 1, sizeof back, f) : 0;
+      if (f) (void)fclose(f);
+      LA_CHECK(t, got == len && memcmp(back, good, len) == 0, "the good file kept");
+      (void)remove(path);
+    }
+#endif
+    la_trainer_destroy(&tr);
+    la_data_destroy(&g);
+  }
+}
+
 static void suite_train(la_t *t) {
   test_train_quadratic(t);
   test_train_record(t);
@@ -867,4 +1052,5 @@ static void suite_train(la_t *t) {
 #endif
   test_train_bad(t);
   test_train_model_data(t);
+  test_train_forged(t);
 }
