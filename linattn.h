@@ -902,11 +902,6 @@ typedef struct la_optim_entry {
   unsigned fields;          /* the LA_OPT_* fields it reads */
   la_optim_config defaults; /* what a zero field means */
   const char *about;        /* one line */
-  /* LA_OK for a state (finite, len doubles) its steps can reach, else
-     LA_ERANGE: a step count that is not a whole number, a negative second
-     moment; NULL when every finite state can be. A checkpoint's state is
-     held to it on load (LA_EFORMAT) and on save (LA_ERANGE). */
-  int (*state_check)(const void *cfg, int n, const double *state, size_t len);
 } la_optim_entry;
 /* Row i (0 <= i < la_optim_count()), or NULL. */
 LINATTN_DEF int la_optim_count(void);
@@ -7884,55 +7879,67 @@ LINATTN_DEF const la_optimizer *la_optimizer_lbfgs(void) {
 
 /* ---- the states a step can reach (checkpoints hold files to them) */
 
-/* Every one of k doubles at least 0. */
-static int la__op_nonneg(size_t k, const double *x) {
+/* A state to check, in memory (doubles) or in a checkpoint's bytes (little
+   endian): a file is checked before anything of the trainer changes. */
+typedef struct la__sview {
+  const double *d;
+  const unsigned char *le;
+} la__sview;
+static double la__sv_at(const la__sview *v, size_t i) {
+  uint64_t u = 0;
+  double x;
+  int k;
+  if (v->d) return v->d[i];
+  for (k = 7; k >= 0; --k) u = (u << 8) | v->le[8 * i + (size_t)k];
+  memcpy(&x, &u, 8);
+  return x;
+}
+/* Doubles [from, from + k) at least 0. */
+static int la__sv_nonneg(const la__sview *v, size_t from, size_t k) {
   size_t i;
-  for (i = 0; i < k; ++i)
-    if (!(x[i] >= 0)) return 0;
+  for (i = from; i < from + k; ++i)
+    if (!(la__sv_at(v, i) >= 0)) return 0;
   return 1;
 }
 /* A count: a whole number in [0, 2^53]. */
 static int la__op_count(double x) {
   return x >= 0 && x <= 9007199254740992.0 && x == floor(x);
 }
-/* Adam: t a count, the second moments v >= 0. */
-static int la__adam_state(const void *c, int n, const double *s, size_t len) {
-  (void)c;
-  return len == 1 + 2 * (size_t)n && la__op_count(s[0]) &&
-                 la__op_nonneg((size_t)n, s + 1 + n)
-             ? LA_OK
-             : LA_ERANGE;
-}
-/* Adagrad: the sums of squares G >= 0. */
-static int la__adagrad_state(const void *c, int n, const double *s, size_t len) {
-  (void)c;
-  return len == (size_t)n && la__op_nonneg(len, s) ? LA_OK : LA_ERANGE;
-}
-/* RMSprop: the averages of squares v >= 0 (the momenta after them: any). */
-static int la__rmsprop_state(const void *c, int n, const double *s, size_t len) {
-  (void)c;
-  return len >= (size_t)n && la__op_nonneg((size_t)n, s) ? LA_OK : LA_ERANGE;
-}
 /* L-BFGS: its counts, the pairs held and the ring's head within the
-   history, a positive H0 and positive rho of the pairs held. */
-static int la__lbfgs_state(const void *c, int n, const double *s, size_t len) {
+   history, a positive H0 once iterating, positive rho of the pairs held. */
+static int la__lbfgs_state_ok(const void *c, int n, const la__sview *v) {
   la__lb b;
-  double m;
+  double m, len, head;
+  size_t k, rho;
   la__lb_resolve(c, &b);
   m = (double)b.m;
-  if (len != la__lbfgs_len(c, n)) return LA_ERANGE;
-  la__lb_views(&b, n, (double *)(uintptr_t)s);
-  if (!la__op_count(s[LA__LB_ITER]) || !la__op_count(s[LA__LB_EVALS]) ||
-      !la__op_count(s[LA__LB_LEN]) || !la__op_count(s[LA__LB_HEAD]) ||
-      s[LA__LB_LEN] > m || (m > 0 && s[LA__LB_HEAD] >= m) ||
-      !(s[LA__LB_HDIAG] > 0 || s[LA__LB_ITER] == 0))
-    return LA_ERANGE;
-  {
-    size_t k, held = (size_t)s[LA__LB_LEN], head = (size_t)s[LA__LB_HEAD];
-    for (k = 0; k < held; ++k)
-      if (!(b.rho[(head + k) % (size_t)b.m] > 0)) return LA_ERANGE;
-  }
-  return LA_OK;
+  len = la__sv_at(v, LA__LB_LEN);
+  head = la__sv_at(v, LA__LB_HEAD);
+  if (!la__op_count(la__sv_at(v, LA__LB_ITER)) ||
+      !la__op_count(la__sv_at(v, LA__LB_EVALS)) || !la__op_count(len) ||
+      !la__op_count(head) || len > m || (m > 0 && head >= m) ||
+      !(la__sv_at(v, LA__LB_HDIAG) > 0 || la__sv_at(v, LA__LB_ITER) == 0))
+    return 0;
+  rho = (size_t)LA__LB_HDR + (5 + 2 * (size_t)b.m) * (size_t)n;
+  for (k = 0; k < (size_t)len; ++k)
+    if (!(la__sv_at(v, rho + ((size_t)head + k) % (size_t)b.m) > 0)) return 0;
+  return 1;
+}
+/* Whether the built-in optimizer o could have reached the state (len
+   doubles, finite): Adam's step count a count and its second moments >= 0,
+   Adagrad's sums and RMSprop's averages of squares >= 0, L-BFGS above.
+   Optimizers defined elsewhere: any finite state. */
+static int la__optim_state_ok(const la_optimizer *o, const void *c, int n,
+                              const la__sview *v, size_t len) {
+  size_t nn = (size_t)n;
+  if (o == la_optimizer_adam())
+    return len == 1 + 2 * nn && la__op_count(la__sv_at(v, 0)) &&
+           la__sv_nonneg(v, 1 + nn, nn);
+  if (o == la_optimizer_adagrad()) return len == nn && la__sv_nonneg(v, 0, nn);
+  if (o == la_optimizer_rmsprop()) return len >= nn && la__sv_nonneg(v, 0, nn);
+  if (o == la_optimizer_lbfgs())
+    return len == la__lbfgs_len(c, n) && la__lbfgs_state_ok(c, n, v);
+  return 1;
 }
 
 /* ---- the registry */
@@ -7942,30 +7949,28 @@ static int la__lbfgs_state(const void *c, int n, const double *s, size_t len) {
 #define LA__OPT_SIGN_FIELDS (LA_OPT_LR | LA_OPT_MOMENTUM | LA_OPT_WEIGHT_DECAY)
 static const la_optim_entry la__optim_registry[] = {
     {&la__opt_sgd, LA__OPT_SGD_FIELDS, LA__SGD_DFLT,
-     "SGD, with momentum and Nesterov momentum", NULL},
+     "SGD, with momentum and Nesterov momentum"},
     {&la__opt_adam,
      LA_OPT_LR | LA_OPT_BETA1 | LA_OPT_BETA2 | LA_OPT_EPS |
          LA_OPT_WEIGHT_DECAY | LA_OPT_DECOUPLED,
-     LA__ADAM_DFLT, "Adam with bias correction; AdamW with decoupled decay",
-     la__adam_state},
+     LA__ADAM_DFLT, "Adam with bias correction; AdamW with decoupled decay"},
     {&la__opt_sign, LA__OPT_SIGN_FIELDS, LA__SIGN_DFLT,
-     "sign descent on the (momentum) gradient", NULL},
+     "sign descent on the (momentum) gradient"},
     {&la__opt_nsgd, LA__OPT_SIGN_FIELDS, LA__NSGD_DFLT,
-     "normalized SGD: the (momentum) gradient scaled to length lr", NULL},
+     "normalized SGD: the (momentum) gradient scaled to length lr"},
     {&la__opt_adagrad,
      LA_OPT_LR | LA_OPT_EPS | LA_OPT_INITIAL | LA_OPT_WEIGHT_DECAY,
-     LA__ADAGRAD_DFLT, "Adagrad", la__adagrad_state},
+     LA__ADAGRAD_DFLT, "Adagrad"},
     {&la__opt_rmsprop,
      LA_OPT_LR | LA_OPT_ALPHA | LA_OPT_EPS | LA_OPT_MOMENTUM |
          LA_OPT_WEIGHT_DECAY,
-     LA__RMSPROP_DFLT, "RMSprop, with momentum", la__rmsprop_state},
+     LA__RMSPROP_DFLT, "RMSprop, with momentum"},
     {&la__opt_lbfgs.base,
      LA_OPT_LR | LA_OPT_HISTORY | LA_OPT_MAX_ITER | LA_OPT_MAX_EVAL |
          LA_OPT_TOL_GRAD | LA_OPT_TOL_CHANGE | LA_OPT_LINE_SEARCH | LA_OPT_C1 |
          LA_OPT_C2 | LA_OPT_MAX_LS,
      LA__LBFGS_DFLT,
-     "L-BFGS, evaluating again within a step; strong-Wolfe line search",
-     la__lbfgs_state}};
+     "L-BFGS, evaluating again within a step; strong-Wolfe line search"}};
 #undef LA__OPT_SGD_FIELDS
 #undef LA__OPT_SIGN_FIELDS
 #define LA__OPT_COUNT                                                         \
@@ -13156,13 +13161,15 @@ static void la__ck_model(const la__ck_view *v, la_model_config *m) {
   }
 }
 
-/* A state the trainer's optimizer could not have reached (its registry
-   row's state_check). */
-static int la__tr_state_bad(const la_trainer *tr, const double *state) {
-  const la_optim_entry *e = la_optim_entry_of(tr->cfg.optimizer);
-  return e && e->state_check &&
-         e->state_check(tr->cfg.optimizer_config, tr->n, state,
-                        tr->state_len) != LA_OK;
+/* A state (in memory, or a file's bytes) the trainer's optimizer could not
+   have reached. */
+static int la__tr_state_bad(const la_trainer *tr, const double *mem,
+                            const unsigned char *le) {
+  la__sview v;
+  v.d = mem;
+  v.le = le;
+  return !la__optim_state_ok(tr->cfg.optimizer, tr->cfg.optimizer_config,
+                             tr->n, &v, tr->state_len);
 }
 
 LINATTN_DEF int la_checkpoint_bytes(const la_trainer *tr, size_t *bytes) {
@@ -13188,7 +13195,7 @@ LINATTN_DEF int la_checkpoint_save_mem(const la_trainer *tr, void *buf,
   if (!la__all_finite(tr->n, tr->theta)) return LA_ENONFINITE;
   for (i = 0; i < tr->state_len; ++i)
     if (!la__finite(tr->state[i])) return LA_ENONFINITE;
-  if (la__tr_state_bad(tr, tr->state)) return LA_ERANGE;
+  if (la__tr_state_bad(tr, tr->state, NULL)) return LA_ERANGE;
   la__ck_run_of(tr, &rc);
   memset(p, 0, total);
   memcpy(p, la__tr_ck_magic, 8);
@@ -13281,11 +13288,11 @@ static int la__ck_matches(const la_trainer *tr, const la__ck_view *v) {
     return LA_EFORMAT;
   th = v->rng + 8 * 2 * LA__TR_RNG_WORDS;
   /* a trainer never saves a NaN or Inf in its state (the step that made
-     one was rolled back), nor one its optimizer's steps cannot reach: the
-     state is read into the backup (scratch until a step) and held to both */
-  for (i = 0; i < tr->state_len; ++i, th += 8)
-    if (!la__finite(tr->backup[i] = la__tr_getf(th))) return LA_EFORMAT;
-  if (la__tr_state_bad(tr, tr->backup)) return LA_EFORMAT;
+     one was rolled back), nor one its optimizer's steps cannot reach */
+  for (i = 0; i < tr->state_len; ++i)
+    if (!la__finite(la__tr_getf(th + 8 * i))) return LA_EFORMAT;
+  if (la__tr_state_bad(tr, NULL, th)) return LA_EFORMAT;
+  th += 8 * tr->state_len;
   /* a double beyond la_real's range would become Inf (or be undefined) */
   for (i = 0; i < (size_t)tr->n; ++i)
     if (!(fabs(la__tr_getf(th + 8 * i)) <= LA__REAL_MAX)) return LA_EFORMAT;
