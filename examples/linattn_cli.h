@@ -33,7 +33,8 @@ enum { CLI_OK = 0, CLI_HELP = 1, CLI_ERROR = 2, CLI_VERSION = 3 };
    takes (cli_field_applies), the top-level --help (in this order), and in
    examples/linattn.c the dispatch: `linattn NAME` runs cmd_NAME(c) and its
    --help prints NAME_help, both defined in the command's own file (listed
-   at the top of linattn.c). The groups are those of cli_field_group. */
+   at the top of linattn.c). The groups are those of cli_field_group; a
+   summary's second line starts at the column of its first (14 spaces). */
 #define CLI_COMMANDS(X)                                                        \
   X(REPRO, reproduce, CLI_G_DATA | CLI_G_TRAIN | CLI_G_STEPS | CLI_G_MEASURE,  \
     "paper A's experiments: report.md and SVG figures in a folder\n"          \

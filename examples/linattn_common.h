@@ -280,8 +280,6 @@ static void th_block(const la_model *m, const la_real *theta, int l, double *a) 
   for (i = 0; i < d * d; ++i) a[i] = (double)theta[off + i];
 }
 
-
-
 /* A check's word: it agrees with the theory or it is clearly off. */
 static const char *th_verdict(int ok) { return ok ? "agrees" : "OFF"; }
 

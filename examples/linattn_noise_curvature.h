@@ -12,7 +12,7 @@
 #include "linattn_npy.h"
 #include "linattn_runs.h"
 
-/* ------------------------------------------------------------ theta */
+/* ------------------------------------------------------------ both */
 /* noise's and curvature's outputs, checked before anything is read or
    written (check_outputs); curvature takes no --samples-out. */
 static int measure_outputs(const cli_config *c) {
@@ -24,7 +24,6 @@ static int measure_outputs(const cli_config *c) {
   in.path = c->opts.measure.at;
   return check_outputs(outs, 0, &in, 0);
 }
-
 
 /* The run of a measurement (its data, its model) and its theta: initial
    (from the seed, as train starts) or that of the checkpoint `at`. */

@@ -1068,7 +1068,6 @@ static int export_runs(const char *const *paths, int npaths, const char *dir) {
   return st;
 }
 
-
 static const char export_help[] =
     "usage: linattn export FILES... [--out-dir DIR]\n\n"
     "The numbers behind every report, as CSV: each train run's step lines as\n"

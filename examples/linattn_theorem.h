@@ -111,7 +111,6 @@ static void th_print_pair(int d, const double *a, const double *b,
   }
 }
 
-
 /* ------------------------------------------------------------ the checks */
 typedef struct th_ctx {
   const cli_config *c;

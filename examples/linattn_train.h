@@ -47,7 +47,6 @@ static int save_checkpoint(const la_trainer *tr, const char *path) {
   return st;
 }
 
-
 /* ------------------------------------------------------------ heat maps */
 /* A run's learned matrices as heat maps: per layer B_l (sparse form), A_l
    and Sigma^1/2 A_l Sigma^1/2, each cell coloured on a blue-white-red
