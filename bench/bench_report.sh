@@ -32,7 +32,7 @@ awk -v runs="$runs" -v configs="$configs" -v files="$files" -v per="$per" -v dir
     }
   }' "$out/one.jsonl"
 in_kb=$(du -sk "$out/runs" | cut -f1)
-/usr/bin/time -f "%e %M" -o "$out/time.txt" "$bin" report "$out/runs" --out "$out/rep" > "$out/report.txt" || exit 1
+/usr/bin/time -f "%e %M" -o "$out/time.txt" "$bin" report "$out/runs" --out-dir "$out/rep" > "$out/report.txt" || exit 1
 read secs rss_kb < "$out/time.txt"
 lines=$(cat "$out"/runs/*.jsonl | wc -l)
 echo "# linattn report over $runs runs ($lines lines, $in_kb KB in $files files), $configs configurations"

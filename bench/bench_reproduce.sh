@@ -22,10 +22,10 @@ mkdir -p "$out"
 echo "machine: $(nproc) online CPUs, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), load average $(cut -d' ' -f1-3 /proc/loadavg)"
 t0=$(now)
 cpu_now; c0=$cpu
-$pin "$bin" reproduce --jobs 1 --out "$out/demo" > "$out/demo.txt" || exit 1
+$pin "$bin" reproduce --jobs 1 --out-dir "$out/demo" > "$out/demo.txt" || exit 1
 t1=$(now)
 cpu_now; c1=$cpu
-"$bin" reproduce --full --out "$out/full" > "$out/full.txt" || exit 1
+"$bin" reproduce --full --out-dir "$out/full" > "$out/full.txt" || exit 1
 t2=$(now)
 cpu_now; c2=$cpu
 echo "demo, quick Setting 1 on one core:      $(secs "$t0" "$t1") s wall, $(secs "$c0" "$c1") s CPU (target 60 s)"

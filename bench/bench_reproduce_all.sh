@@ -21,7 +21,7 @@ mkdir -p "$(dirname "$out")"
 echo "machine: $(nproc) online CPUs, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), load average $(cut -d' ' -f1-3 /proc/loadavg)"
 cpu_now; c0=$cpu
 t0=$(now)
-"$bin" reproduce --all --out "$out" > "$out.txt" 2> "$out.err"
+"$bin" reproduce --all --out-dir "$out" > "$out.txt" 2> "$out.err"
 rc=$?
 t1=$(now)
 cpu_now; c1=$cpu

@@ -15,7 +15,7 @@ rm -rf "$gen" && mkdir -p "$gen" docs/demo docs/paper-a
 
 # the demo: reproduce with no flags (paper A's Setting 1, quick form)
 rm -rf "$build/demo"
-"$bin" reproduce --out "$build/demo" > "$gen/demo.out"
+"$bin" reproduce --out-dir "$build/demo" > "$gen/demo.out"
 cp "$build/demo"/*.svg "$build/demo"/*.csv docs/demo/
 cp "$build/demo/summary.md" "$gen/demo.md"
 

@@ -28,7 +28,7 @@ while [ "$s" -le "$seeds" ]; do
   wait
   s=$((s + 1))
 done
-"$bin" report "$out"/qk*-seed*.jsonl --out "$out" > /dev/null
+"$bin" report "$out"/qk*-seed*.jsonl --out-dir "$out" > /dev/null
 
 # curves.csv: step, then the median over seeds of each form's eval loss
 for r in 0 5; do

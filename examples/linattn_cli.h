@@ -6,9 +6,11 @@
    written here: they are the header's run fields (la_run_field_at), each a
    flag (its key with '-' for '_'), a JSON key, a range and an identity bit,
    from which the parser, --help, the config line, the report's grouping,
-   the sweep's axes and its file names all come. The flags of the program
-   itself (outputs, measurements, subcommand options) are rows of cli_flags
-   below. Strings in the result point into argv. */
+   the sweep's axes and its file names all come. The subcommands are one
+   list, CLI_COMMANDS; the flags of the program itself (outputs,
+   measurements, subcommand options) are rows of cli_flags, each naming
+   the commands that take it; each command's own options are a struct of
+   cli_config's union. Strings in the result point into argv. */
 #ifndef LINATTN_CLI_H
 #define LINATTN_CLI_H
 
@@ -24,24 +26,75 @@
 
 enum { CLI_OK = 0, CLI_HELP = 1, CLI_ERROR = 2, CLI_VERSION = 3 };
 
-/* Subcommands, as bits so that a flag can belong to several. */
-enum {
-  CLI_NONE = 0,
-  CLI_TRAIN = 1,
-  CLI_NOISE = 2,
-  CLI_CURV = 4,
-  CLI_REPRO = 8,
-  CLI_THEOREM = 16,
-  CLI_SWEEP = 32,
-  CLI_REPORT = 64,
-  CLI_EXPORT = 128
-};
+/* ------------------------------------------------------------ commands */
+/* The subcommands, written once: X(ID, name, run-field groups, summary).
+   From this list come the bits CLI_ID (a flag row names the commands that
+   take it by them), the names the parser knows, the run fields each one
+   takes (cli_field_applies), the top-level --help (in this order), and in
+   examples/linattn.c the dispatch: `linattn NAME` runs cmd_NAME(c) and its
+   --help prints NAME_help, both defined in the command's own file (listed
+   at the top of linattn.c). The groups are those of cli_field_group; a
+   summary's second line starts at the column of its first (14 spaces). */
+#define CLI_COMMANDS(X)                                                        \
+  X(REPRO, reproduce, CLI_G_DATA | CLI_G_TRAIN | CLI_G_STEPS | CLI_G_MEASURE,  \
+    "paper A's experiments: report.md and SVG figures in a folder\n"          \
+    "              (no flags: the quick form of Setting 1, under a minute)")  \
+  X(TRAIN, train, CLI_G_RUN,                                                   \
+    "one training run: JSON lines, diagnostics, checkpoints, resume")         \
+  X(NOISE, noise, CLI_G_DATA | CLI_G_SEED | CLI_G_MEASURE,                     \
+    "the gradient-noise histogram at initialization or a checkpoint")         \
+  X(CURV, curvature, CLI_G_DATA | CLI_G_SEED | CLI_G_MEASURE,                  \
+    "Hessian spectrum, top eigenvalues, density, robust condition")           \
+  X(THEOREM, theorem, CLI_G_SEED | CLI_G_STEPS,                                \
+    "paper B's closed forms checked against training")                        \
+  X(SWEEP, sweep, CLI_G_RUN,                                                   \
+    "a grid of runs as one command per line, or run with --jobs")             \
+  X(REPORT, report, 0,                                                         \
+    "merge the JSON lines of many runs into tables and figures")              \
+  X(EXPORT, export, 0,                                                         \
+    "JSON lines of runs and measurements to CSV (pandas, R)")
+
+#define CLI_INDEX_(ID, name, groups, summary) CLI_I_##ID,
+enum { CLI_COMMANDS(CLI_INDEX_) CLI_NCMDS };
+/* Subcommands as bits, so that a flag can belong to several. */
+#define CLI_BIT_(ID, name, groups, summary) CLI_##ID = 1 << CLI_I_##ID,
+enum { CLI_NONE = 0, CLI_COMMANDS(CLI_BIT_) };
 /* The subcommands that read files named on the command line. */
 #define CLI_READERS (CLI_REPORT | CLI_EXPORT)
 #define CLI_MODEL (CLI_TRAIN | CLI_NOISE | CLI_CURV)
 
 /* The run fields a table may hold (cli_parse refuses a larger header). */
 #define CLI_MAX_FIELDS 96
+
+/* ------------------------------------------------------------ options */
+/* Each subcommand's own options: the flags that one command (or noise and
+   curvature) takes. sweep, report and export take only flags they share
+   with others, which are cli_config's own members. A flag not given reads
+   -1 (a whole number), NaN (a real), else 0 or NULL (cli_unset). */
+typedef struct cli_train_opts {
+  const char *checkpoint; /* save the run there */
+  long checkpoint_every;  /* and every k steps */
+  const char *resume;     /* continue the run saved there */
+  const char *heatmap;    /* heat maps of the learned matrices there */
+  const char *save_theta; /* the trajectory there, a row every k steps */
+  long save_theta_every;
+} cli_train_opts;
+
+typedef struct cli_measure_opts { /* noise and curvature */
+  const char *at;          /* the checkpoint measured (NULL: initialization) */
+  const char *samples_out; /* noise: the raw samples */
+  long top, probes, slq_steps, grid, dense; /* curvature */
+} cli_measure_opts;
+
+typedef struct cli_repro_opts {
+  long paper; /* 0 paper A, 1 paper B */
+  long all, compare_attention, tune;
+  double lr_sgd, lr_adam;
+} cli_repro_opts;
+
+typedef struct cli_theorem_opts {
+  long check; /* an index into cli_check_names */
+} cli_theorem_opts;
 
 typedef struct cli_config {
   int cmd; /* CLI_TRAIN, ... */
@@ -53,26 +106,24 @@ typedef struct cli_config {
   const char *list[CLI_MAX_FIELDS];
   const char *preset; /* the preset given (the run field's name), or NULL */
   long threads;       /* threads of one run; -1: every online CPU */
-  /* outputs and checkpoints */
-  const char *out, *svg, *checkpoint, *resume;
-  const char *heatmap; /* train: heat maps of the learned matrices there */
-  long checkpoint_every;
-  /* train: the trajectory; noise: the raw samples */
-  const char *save_theta, *samples_out;
-  long save_theta_every;
-  /* noise */
-  long minibatch, true_batch, samples, bins;
-  /* curvature */
-  long top, probes, slq_steps, grid, dense;
-  /* reproduce */
-  long full, all, compare_attention, tune, seeds, jobs;
-  double lr_sgd, lr_adam;
-  /* theorem */
-  long check;
-  long paper; /* reproduce: 0 paper A, 1 paper B */
-  /* report's inputs, in the caller's scratch array of argc pointers */
+  /* the flags several subcommands take */
+  const char *out;     /* --out FILE: train, noise, curvature, theorem */
+  const char *out_dir; /* --out-dir DIR: reproduce, sweep, report, export */
+  const char *svg;     /* noise, curvature, theorem */
+  long minibatch, true_batch, samples, bins; /* the noise: noise, reproduce */
+  long full, seeds;    /* reproduce, theorem */
+  long jobs;           /* reproduce, sweep: processes at once */
+  /* report's and export's inputs, in the caller's scratch array of argc
+     pointers */
   int npos;
   const char **pos;
+  /* the options of cmd alone (the other members share its memory) */
+  union {
+    cli_train_opts train;
+    cli_measure_opts measure; /* noise, curvature */
+    cli_repro_opts repro;
+    cli_theorem_opts theorem;
+  } opts;
 } cli_config;
 
 /* ------------------------------------------------------------ names */
@@ -93,9 +144,6 @@ static const char *const cli_check_names[] = {
     "all",   "theorem1", "lemma1",   "three-layer", "theorem5", "depth",
     "context", "theorem4", "lemma4", "optimum",     NULL};
 static const char *const cli_paper_names[] = {"a", "b", NULL};
-static const char *const cli_cmd_names[] = {
-    "train", "noise", "curvature", "reproduce", "theorem", "sweep", "report",
-    "export", NULL};
 
 /* ------------------------------------------------------------ run fields */
 /* Which subcommands take which run fields: by the part of la_run_config a
@@ -107,7 +155,10 @@ enum {
   CLI_G_TRAIN = 4, /* schedule, clipping, batches, evaluation */
   CLI_G_SEED = 8,  /* the seeds */
   CLI_G_STEPS = 16,
-  CLI_G_MEASURE = 32 /* what train measures along the run */
+  CLI_G_MEASURE = 32, /* what train measures along the run */
+  /* all of them: train, sweep */
+  CLI_G_RUN = CLI_G_DATA | CLI_G_OPT | CLI_G_TRAIN | CLI_G_SEED | CLI_G_STEPS |
+              CLI_G_MEASURE
 };
 static unsigned cli_field_group(const la_run_field *f) {
   size_t o = f->offset;
@@ -126,18 +177,26 @@ static unsigned cli_field_group(const la_run_field *f) {
   if (f->kind == LA_FIELD_OPTIMIZER || f->optim) return CLI_G_OPT;
   return CLI_G_TRAIN;
 }
+/* The command table: each subcommand's name, run-field groups and summary,
+   in CLI_COMMANDS' order (bit 1 << i is row i). */
+typedef struct cli_command {
+  const char *name;
+  unsigned groups;
+  const char *summary;
+} cli_command;
+#define CLI_ROW_(ID, name, groups, summary) {#name, groups, summary},
+static const cli_command cli_commands[] = {CLI_COMMANDS(CLI_ROW_)};
+
+/* The row of command bit cmd, or -1. */
+static int cli_cmd_index(int cmd) {
+  int k;
+  for (k = 0; k < CLI_NCMDS; ++k)
+    if (cmd == 1 << k) return k;
+  return -1;
+}
 static unsigned cli_cmd_groups(int cmd) {
-  switch (cmd) {
-  case CLI_TRAIN:
-  case CLI_SWEEP:
-    return CLI_G_DATA | CLI_G_OPT | CLI_G_TRAIN | CLI_G_SEED | CLI_G_STEPS |
-           CLI_G_MEASURE;
-  case CLI_NOISE:
-  case CLI_CURV: return CLI_G_DATA | CLI_G_SEED | CLI_G_MEASURE;
-  case CLI_REPRO: return CLI_G_DATA | CLI_G_TRAIN | CLI_G_STEPS | CLI_G_MEASURE;
-  case CLI_THEOREM: return CLI_G_SEED | CLI_G_STEPS;
-  default: return 0;
-  }
+  int k = cli_cmd_index(cmd);
+  return k < 0 ? 0 : cli_commands[k].groups;
 }
 static int cli_field_applies(int cmd, const la_run_field *f) {
   if (cmd == CLI_THEOREM && !strcmp(f->key, "eval_seed")) return 0;
@@ -188,7 +247,8 @@ typedef struct cli_flag {
   const char *name; /* without the leading "--" */
   int kind;
   unsigned cmds; /* subcommands that accept it */
-  size_t off;    /* into cli_config */
+  size_t off;    /* into cli_config: its own member where several commands
+                    take the flag, else into opts (CLI_O) */
   double lo, hi;
   const char *const *names; /* CLI_K_ENUM */
   const char *arg;          /* value placeholder in --help */
@@ -196,6 +256,7 @@ typedef struct cli_flag {
 } cli_flag;
 
 #define CLI_C(f) offsetof(cli_config, f)
+#define CLI_O(f) offsetof(cli_config, opts.f)
 #define CLI_BIG 1e15   /* whole numbers stay exact in a double below 2^53 */
 #define CLI_TRAINISH (CLI_TRAIN | CLI_SWEEP)
 
@@ -208,32 +269,36 @@ static const cli_flag cli_flags[] = {
     {"out", CLI_K_STR, CLI_MODEL | CLI_THEOREM,
      CLI_C(out), 0, 0, NULL, "FILE",
      "JSON output file (default: stdout)"},
-    {"out", CLI_K_STR, CLI_REPRO | CLI_SWEEP | CLI_READERS,
-     CLI_C(out), 0, 0, NULL, "DIR",
+    {"out-dir", CLI_K_STR, CLI_REPRO | CLI_SWEEP | CLI_READERS,
+     CLI_C(out_dir), 0, 0, NULL, "DIR",
      "output folder (default linattn-reproduce, sweep, linattn-report or "
      "linattn-export)"},
     {"svg", CLI_K_STR, CLI_NOISE | CLI_CURV | CLI_THEOREM,
      CLI_C(svg), 0, 0, NULL, "FILE",
      "also draw a figure"},
-    {"checkpoint", CLI_K_STR, CLI_MODEL,
-     CLI_C(checkpoint), 0, 0, NULL, "FILE",
-     "train: save the run there; noise, curvature: measure at it"},
+    {"checkpoint", CLI_K_STR, CLI_TRAIN,
+     CLI_O(train.checkpoint), 0, 0, NULL, "FILE",
+     "save the run there (all of it: --resume continues it)"},
+    {"at", CLI_K_STR, CLI_NOISE | CLI_CURV,
+     CLI_O(measure.at), 0, 0, NULL, "FILE",
+     "measure at the run saved there by train --checkpoint (default: at "
+     "initialization)"},
     {"checkpoint-every", CLI_K_INT, CLI_TRAIN,
-     CLI_C(checkpoint_every), 1, CLI_BIG, NULL, "K",
+     CLI_O(train.checkpoint_every), 1, CLI_BIG, NULL, "K",
      "save the checkpoint every k steps as well"},
     {"heatmap", CLI_K_STR, CLI_TRAIN,
-     CLI_C(heatmap), 0, 0, NULL, "DIR",
+     CLI_O(train.heatmap), 0, 0, NULL, "DIR",
      "heat maps of B_l, A_l and Sigma^1/2 A_l Sigma^1/2 at the end (SVG and "
      "CSV in DIR; with --resume at --steps of the checkpoint: at it)"},
     {"resume", CLI_K_STR, CLI_TRAIN,
-     CLI_C(resume), 0, 0, NULL, "FILE",
+     CLI_O(train.resume), 0, 0, NULL, "FILE",
      "continue the run saved in FILE (only --steps and outputs may change)"},
     {"save-theta", CLI_K_STR, CLI_TRAIN,
-     CLI_C(save_theta), 0, 0, NULL, "FILE.npy",
+     CLI_O(train.save_theta), 0, 0, NULL, "FILE.npy",
      "theta along the run, as it goes: a float64 .npy, a row per saved step "
      "(the step, then theta); numpy.load reads it, a killed run's too"},
     {"save-theta-every", CLI_K_INT, CLI_TRAIN,
-     CLI_C(save_theta_every), 1, CLI_BIG, NULL, "K",
+     CLI_O(train.save_theta_every), 1, CLI_BIG, NULL, "K",
      "save theta at step 0, every k steps and the last (default: "
      "--log-every)"},
     /* noise */
@@ -252,23 +317,23 @@ static const cli_flag cli_flags[] = {
      CLI_C(bins), 1, 100000, NULL, "K",
      "histogram bins (default 100; reproduce 50, 100 with --full)"},
     {"samples-out", CLI_K_STR, CLI_NOISE,
-     CLI_C(samples_out), 0, 0, NULL, "FILE",
+     CLI_O(measure.samples_out), 0, 0, NULL, "FILE",
      "also the raw samples ||g_B - g||: FILE.npy (float64), else CSV"},
     /* curvature */
     {"top", CLI_K_INT, CLI_CURV,
-     CLI_C(top), 1, 1000, NULL, "K",
+     CLI_O(measure.top), 1, 1000, NULL, "K",
      "top eigenvalues by Lanczos (default 10)"},
     {"probes", CLI_K_INT, CLI_CURV,
-     CLI_C(probes), 1, 10000, NULL, "K",
+     CLI_O(measure.probes), 1, 10000, NULL, "K",
      "SLQ probe vectors (default 10)"},
     {"slq-steps", CLI_K_INT, CLI_CURV,
-     CLI_C(slq_steps), 2, 100000, NULL, "K",
+     CLI_O(measure.slq_steps), 2, 100000, NULL, "K",
      "Lanczos steps per SLQ probe (default 80)"},
     {"grid", CLI_K_INT, CLI_CURV,
-     CLI_C(grid), 2, 100000, NULL, "K",
+     CLI_O(measure.grid), 2, 100000, NULL, "K",
      "points of the smoothed density (default 400)"},
     {"dense", CLI_K_BOOL, CLI_CURV,
-     CLI_C(dense), 0, 0, NULL, NULL,
+     CLI_O(measure.dense), 0, 0, NULL, NULL,
      "also the whole exact spectrum (dense Hessian)"},
     /* reproduce */
     {"full", CLI_K_BOOL, CLI_REPRO | CLI_THEOREM,
@@ -276,18 +341,18 @@ static const cli_flag cli_flags[] = {
      "the papers' lengths (paper A: 10,000 steps, 6 seeds, diagnostics "
      "every 250; paper B's checks: its steps and batches)"},
     {"paper", CLI_K_ENUM, CLI_REPRO,
-     CLI_C(paper), 0, 0, cli_paper_names, "P",
+     CLI_O(repro.paper), 0, 0, cli_paper_names, "P",
      "a (default) or b: paper B's checks, quick forms, into one report"},
     {"all", CLI_K_BOOL, CLI_REPRO,
-     CLI_C(all), 0, 0, NULL, NULL,
+     CLI_O(repro.all), 0, 0, NULL, NULL,
      "every study of paper A (settings 1, 2, 3, sphere, nonlinear; depths "
      "2, 4, 6, 8; the larger model) in one report"},
     {"compare-attention", CLI_K_BOOL, CLI_REPRO,
-     CLI_C(compare_attention), 0, 0, NULL, NULL,
+     CLI_O(repro.compare_attention), 0, 0, NULL, NULL,
      "the study twice, linear and softmax attention, side by side in one "
      "report (loss, R_SGD / R_Adam, noise tail, smoothness)"},
     {"tune", CLI_K_BOOL, CLI_REPRO,
-     CLI_C(tune), 0, 0, NULL, NULL,
+     CLI_O(repro.tune), 0, 0, NULL, NULL,
      "pick each optimizer's learning rate from a grid of 10 by short runs "
      "(default at depths other than 3)"},
     {"seeds", CLI_K_INT, CLI_REPRO | CLI_THEOREM,
@@ -299,27 +364,61 @@ static const cli_flag cli_flags[] = {
      "parallel processes (reproduce: default the online CPUs; sweep: run "
      "the commands)"},
     {"lr-sgd", CLI_K_REAL, CLI_REPRO,
-     CLI_C(lr_sgd), 1e-12, 1e6, NULL, "X",
+     CLI_O(repro.lr_sgd), 1e-12, 1e6, NULL, "X",
      "SGD's learning rate (default: paper A's for the setting)"},
     {"lr-adam", CLI_K_REAL, CLI_REPRO,
-     CLI_C(lr_adam), 1e-12, 1e6, NULL, "X",
+     CLI_O(repro.lr_adam), 1e-12, 1e6, NULL, "X",
      "Adam's learning rate (default: paper A's for the setting)"},
     /* theorem */
     {"check", CLI_K_ENUM, CLI_THEOREM,
-     CLI_C(check), 0, 0, cli_check_names, "C",
+     CLI_O(theorem.check), 0, 0, cli_check_names, "C",
      "all, theorem1, lemma1, three-layer, theorem5 (default all); paper "
      "B's: depth, context, theorem4, lemma4, optimum"},
 };
 #define CLI_NFLAGS ((int)(sizeof cli_flags / sizeof cli_flags[0]))
 
+/* Flags renamed so that each name means one thing: the old spelling, on
+   the commands that no longer take it, is refused with the new one (the
+   message is a format of the command's name). */
+typedef struct cli_renamed {
+  const char *name;
+  unsigned cmds;
+  const char *why;
+} cli_renamed;
+static const cli_renamed cli_renames[] = {
+    {"out", CLI_REPRO | CLI_SWEEP | CLI_READERS,
+     "--out is a file; %s writes a folder: --out-dir DIR"},
+    {"checkpoint", CLI_NOISE | CLI_CURV,
+     "--checkpoint is where train saves; %s reads one with --at FILE"}};
+
 /* ------------------------------------------------------------ defaults */
+/* Flag f not given: -1 (a whole number), NaN (a real), else 0 or NULL. */
+static void cli_unset_flag(cli_config *c, const cli_flag *f) {
+  char *slot = (char *)c + f->off;
+  if (f->kind == CLI_K_INT) *(long *)(void *)slot = -1;
+  else if (f->kind == CLI_K_REAL) *(double *)(void *)slot = NAN;
+}
+static int cli_in_opts(const cli_flag *f) {
+  return f->off >= offsetof(cli_config, opts) &&
+         f->off < offsetof(cli_config, opts) + sizeof(((cli_config *)0)->opts);
+}
+
+/* Every flag that several commands take, unset. */
 static void cli_defaults(cli_config *c) {
+  int i;
   memset(c, 0, sizeof *c);
-  c->checkpoint_every = c->minibatch = c->true_batch = c->samples = -1;
-  c->save_theta_every = -1;
-  c->bins = c->top = c->probes = c->slq_steps = c->grid = -1;
-  c->seeds = c->jobs = c->threads = -1;
-  c->lr_sgd = c->lr_adam = NAN;
+  for (i = 0; i < CLI_NFLAGS; ++i)
+    if (!cli_in_opts(&cli_flags[i])) cli_unset_flag(c, &cli_flags[i]);
+}
+
+/* The options of c->cmd unset (a command made from another's flags, as
+   reproduce makes its runs', starts from here too). */
+static void cli_opts_defaults(cli_config *c) {
+  int i;
+  memset(&c->opts, 0, sizeof c->opts);
+  for (i = 0; i < CLI_NFLAGS; ++i)
+    if (cli_in_opts(&cli_flags[i]) && (cli_flags[i].cmds & (unsigned)c->cmd))
+      cli_unset_flag(c, &cli_flags[i]);
 }
 
 /* ------------------------------------------------------------ values */
@@ -538,10 +637,25 @@ static long cli_list_walk(const la_run_field *f, const char *s, cli_item_fn each
 
 /* ------------------------------------------------------------ flags */
 static const char *cli_cmd_name(int cmd) {
+  int k = cli_cmd_index(cmd);
+  return k < 0 ? "linattn" : cli_commands[k].name;
+}
+
+/* The row of the command named name, or -1. */
+static int cli_cmd_find(const char *name) {
   int k;
-  for (k = 0; cli_cmd_names[k]; ++k)
-    if (cmd == 1 << k) return cli_cmd_names[k];
-  return "linattn";
+  for (k = 0; k < CLI_NCMDS; ++k)
+    if (!strcmp(name, cli_commands[k].name)) return k;
+  return -1;
+}
+
+/* The message of a flag renamed away from cmd, or NULL. */
+static const char *cli_renamed_why(int cmd, const char *name) {
+  size_t i;
+  for (i = 0; i < sizeof cli_renames / sizeof cli_renames[0]; ++i)
+    if ((cli_renames[i].cmds & (unsigned)cmd) && !strcmp(cli_renames[i].name, name))
+      return cli_renames[i].why;
+  return NULL;
 }
 
 static const cli_flag *cli_find(unsigned cmd, const char *name, int any) {
@@ -665,6 +779,8 @@ static int cli_apply(cli_config *c, int argc, char **argv, char *err,
       return cli_err(err, cap, "--%s does not apply to %s", name,
                      cli_cmd_name(c->cmd));
     if (!rf && !f) {
+      const char *renamed = cli_renamed_why(c->cmd, name);
+      if (renamed) return cli_err(err, cap, renamed, cli_cmd_name(c->cmd), "");
       if (cli_find(0, name, 1))
         return cli_err(err, cap, "--%s does not apply to %s", name,
                        cli_cmd_name(c->cmd));
@@ -697,8 +813,7 @@ static int cli_apply(cli_config *c, int argc, char **argv, char *err,
    error text is one line without the program name. */
 static int cli_parse(int argc, char **argv, cli_config *c, const char **scratch,
                      char *err, size_t cap) {
-  long k;
-  int st;
+  int k, st;
   cli_defaults(c);
   if (err && cap) err[0] = 0;
   if (la_run_field_count() > CLI_MAX_FIELDS)
@@ -713,12 +828,13 @@ static int cli_parse(int argc, char **argv, cli_config *c, const char **scratch,
       !strcmp(argv[1], "help"))
     return CLI_HELP;
   if (!strcmp(argv[1], "--version")) return CLI_VERSION;
-  if (!cli_enum(argv[1], cli_cmd_names, &k)) {
+  if ((k = cli_cmd_find(argv[1])) < 0) {
     char q[64];
     return cli_err(err, cap, "unknown subcommand '%s' (see --help)%s",
                    cli_clean(argv[1], q, sizeof q), "");
   }
   c->cmd = 1 << k;
+  cli_opts_defaults(c);
   if (!scratch && (c->cmd & CLI_READERS))
     return cli_err(err, cap, "no room for the arguments%s%s", "", "");
   st = cli_apply(c, argc - 2, argv + 2, err, cap);
@@ -726,10 +842,12 @@ static int cli_parse(int argc, char **argv, cli_config *c, const char **scratch,
   if ((c->cmd & CLI_READERS) && c->npos == 0)
     return cli_err(err, cap, "%s needs JSON-lines files or folders to read%s",
                    cli_cmd_name(c->cmd), "");
-  if (c->cmd == CLI_TRAIN && c->checkpoint_every > 0 && !c->checkpoint)
+  if (c->cmd == CLI_TRAIN && c->opts.train.checkpoint_every > 0 &&
+      !c->opts.train.checkpoint)
     return cli_err(err, cap, "--checkpoint-every needs --checkpoint%s%s", "",
                    "");
-  if (c->cmd == CLI_TRAIN && c->save_theta_every > 0 && !c->save_theta)
+  if (c->cmd == CLI_TRAIN && c->opts.train.save_theta_every > 0 &&
+      !c->opts.train.save_theta)
     return cli_err(err, cap, "--save-theta-every needs --save-theta%s%s", "", "");
   if (cli_given(c, "preset") && c->cmd != CLI_SWEEP && c->run.preset > 0)
     c->preset = la_run_field_name(la_run_field_find("preset"), c->run.preset);
@@ -854,12 +972,16 @@ static void cli_help_line(FILE *o, const char *flag, const char *arg,
   fprintf(o, "  %-24s %s\n", left, help);
 }
 
-/* --help of one subcommand (cmd 0: the program's): its own flags, then the
-   run fields it takes. */
+/* --help of one subcommand: `what`, its own flags, then the run fields it
+   takes; cmd 0, the program's: `what`, then the command table. */
 static void cli_help(FILE *o, unsigned cmd, const char *what) {
   int i, n = la_run_field_count(), any = 0;
   fprintf(o, "%s", what);
-  if (!cmd) return;
+  if (!cmd) {
+    for (i = 0; i < CLI_NCMDS; ++i)
+      fprintf(o, "  %-11s %s\n", cli_commands[i].name, cli_commands[i].summary);
+    return;
+  }
   fprintf(o, "\nflags:\n");
   for (i = 0; i < CLI_NFLAGS; ++i) {
     const cli_flag *f = &cli_flags[i];

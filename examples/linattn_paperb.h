@@ -22,12 +22,15 @@
    b-theorem4), so `linattn train --preset ...` repeats any one of them.
    The shapes are paper B's (d = 5): matrices fit 8 x 8 arrays. Baselines
    see all n context points; paper B's notebook gives its GD
-   baselines the first n - 1 only. */
+   baselines the first n - 1 only. The entries are pb_theorem and
+   pb_reproduce, which cmd_theorem (linattn_theorem.h) and cmd_reproduce
+   (linattn_reproduce.h) call. */
 #ifndef LINATTN_PAPERB_H
 #define LINATTN_PAPERB_H
 
+#include "la_svg.h"
+#include "linattn_common.h"
 #include "linattn_runs.h"
-#include "linattn_theorem.h"
 
 typedef struct pb_ctx {
   const cli_config *c;
@@ -773,144 +776,11 @@ static int pb_lemma4(pb_ctx *x) {
           "relative change over the three exchanges %.2e (agreement: below %.0e, "
           "rounding in %s); the control, layers 1 and 3 exchanged with B_l = "
           "b_l I, b = 0.1, 0, -0.1: %.2e (must be visible, above 1e-3)\n  -> %s\n\n",
-          -a[0], -a[1], -a[2], l0, worst, tol, th_precision(), ctrl, th_verdict(ok));
+          -a[0], -a[1], -a[2], l0, worst, tol, precision_name, ctrl, th_verdict(ok));
   jw_num(&x->w, "lemma4_change", worst);
   jw_num(&x->w, "lemma4_control", ctrl);
   if (!ok) x->failed++;
   return 0;
-}
-
-/* ------------------------------------------------------------ heat maps */
-/* A run's learned matrices as heat maps: per layer B_l (sparse form), A_l
-   and Sigma^1/2 A_l Sigma^1/2, each cell coloured on a blue-white-red
-   scale symmetric about 0 (one scale per panel) and labelled with its
-   value; the numbers also as CSV (layer, matrix, row, col, value). */
-typedef struct pb_heat {
-  int L, d, nm;          /* layers, dimension, matrices per layer */
-  const char *names[3];  /* the panels of a row */
-  double m[LA_MAX_LAYERS][3][64];
-} pb_heat;
-
-/* Whether a model has the heat maps' form (pb_heat_fits_msg otherwise):
-   asked before a run trains, so that a run is never spent to be refused. */
-static const char pb_heat_fits_msg[] =
-    "--heatmap: the sparse or pgd form of linear attention, d <= 8, one head, "
-    "merged keys and queries, no front layer";
-static int pb_heat_fits(const la_model_config *c) {
-  return c->d <= 8 && !c->front_hidden && c->heads <= 1 && !c->qk_rank &&
-         c->activation == LA_ACT_LINEAR &&
-         (c->param == LA_PARAM_SPARSE || c->param == LA_PARAM_PGD);
-}
-
-static int pb_heat_of(const la_run *r, pb_heat *h) {
-  const la_model *m = &r->model;
-  double sig[64], sh[64], u[64];
-  int l, i, d = m->cfg.d, sparse = m->cfg.param == LA_PARAM_SPARSE;
-  if (!pb_heat_fits(&m->cfg)) return 0;
-  memset(h, 0, sizeof *h);
-  h->L = m->cfg.layers;
-  h->d = d;
-  h->nm = sparse ? 3 : 2;
-  h->names[0] = sparse ? "B_l" : "A_l";
-  h->names[1] = sparse ? "A_l" : "Sigma^1/2 A_l Sigma^1/2";
-  h->names[2] = "Sigma^1/2 A_l Sigma^1/2";
-  th_sigma(&r->data, d, sig);
-  th_sqrtm(d, sig, sh);
-  for (l = 0; l < h->L; ++l) {
-    double *A = h->m[l][sparse ? 1 : 0];
-    if (sparse)
-      for (i = 0; i < d * d; ++i) h->m[l][0][i] = (double)r->trainer.theta[2 * l * d * d + i];
-    th_block(m, r->trainer.theta, l, A);
-    th_mul(d, sh, A, u);
-    th_mul(d, u, sh, h->m[l][h->nm - 1]);
-  }
-  return 1;
-}
-
-static void pb_heat_svg(FILE *f, void *ctx) {
-  const pb_heat *h = (const pb_heat *)ctx;
-  double cell = 44, gap = 36, top = 56, left = 70;
-  double pw = h->d * cell, w = left + h->nm * (pw + gap), ht = top + h->L * (pw + gap);
-  int l, k, i, j;
-  fprintf(f,
-          "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
-          "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%g\" "
-          "height=\"%g\" viewBox=\"0 0 %g %g\" font-family=\"DejaVu Sans, "
-          "Helvetica, Arial, sans-serif\" font-size=\"11\">\n"
-          "<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n"
-          "<text x=\"%g\" y=\"22\" text-anchor=\"middle\" font-size=\"14\" "
-          "font-weight=\"bold\">The learned matrices by layer (blue negative, "
-          "red positive; one scale per panel)</text>\n",
-          w, ht, w, ht, w / 2);
-  for (k = 0; k < h->nm; ++k) {
-    fprintf(f, "<text x=\"%g\" y=\"%g\" text-anchor=\"middle\">",
-            left + k * (pw + gap) + pw / 2, top - 10);
-    svg_text(f, h->names[k]);
-    fputs("</text>\n", f);
-  }
-  for (l = 0; l < h->L; ++l) {
-    double y0 = top + l * (pw + gap);
-    fprintf(f, "<text x=\"%g\" y=\"%g\" text-anchor=\"end\">layer %d</text>\n",
-            left - 10, y0 + pw / 2, l + 1);
-    for (k = 0; k < h->nm; ++k) {
-      const double *m = h->m[l][k];
-      double x0 = left + k * (pw + gap), big = 0;
-      for (i = 0; i < h->d * h->d; ++i) big = fmax(big, fabs(m[i]));
-      for (i = 0; i < h->d; ++i)
-        for (j = 0; j < h->d; ++j) {
-          double v = m[i * h->d + j], t = big > 0 ? v / big : 0;
-          int r = t < 0 ? (int)(255 * (1 + t)) : 255;
-          int g = (int)(255 * (1 - fabs(t)));
-          int b = t > 0 ? (int)(255 * (1 - t)) : 255;
-          fprintf(f,
-                  "<rect x=\"%g\" y=\"%g\" width=\"%g\" height=\"%g\" "
-                  "fill=\"#%02x%02x%02x\" stroke=\"#888\" stroke-width=\"0.3\"/>\n"
-                  "<text x=\"%g\" y=\"%g\" text-anchor=\"middle\" "
-                  "font-size=\"9\" fill=\"%s\">%.*f</text>\n",
-                  x0 + j * cell, y0 + i * cell, cell, cell, r, g, b,
-                  x0 + (j + 0.5) * cell, y0 + (i + 0.5) * cell + 3,
-                  fabs(t) > 0.6 ? "white" : "black", fabs(v) < 9.995 ? 2 : 1, v);
-        }
-    }
-  }
-  fputs("</svg>\n", f);
-}
-
-/* DIR/heatmap.svg and DIR/heatmap.csv of a run's theta. */
-static int pb_heatmaps(const char *dir, const la_run *r) {
-  pb_heat *h = (pb_heat *)malloc(sizeof *h);
-  char path[4200];
-  u_out o;
-  int st, l, k, i;
-  if (!h) return u_fail(1, "out of memory");
-  if (!pb_heat_of(r, h)) {
-    free(h);
-    return u_fail(EXIT_BAD_INPUT, "%s", pb_heat_fits_msg);
-  }
-  if ((st = u_mkdirs(dir)) != 0) {
-    free(h);
-    return st;
-  }
-  snprintf(path, sizeof path, "%s/heatmap.svg", dir);
-  if ((st = write_svg(path, pb_heat_svg, h)) != 0) {
-    free(h);
-    return st;
-  }
-  snprintf(path, sizeof path, "%s/heatmap.csv", dir);
-  if ((st = u_open(&o, path)) != 0) {
-    free(h);
-    return st;
-  }
-  fprintf(o.f, "layer,matrix,row,col,value\n");
-  for (l = 0; l < h->L; ++l)
-    for (k = 0; k < h->nm; ++k)
-      for (i = 0; i < h->d * h->d; ++i)
-        fprintf(o.f, "%d,%s,%d,%d,%.9g\n", l + 1,
-                h->nm == 3 ? (k == 0 ? "B" : k == 1 ? "A" : "whitened_A")
-                           : (k == 0 ? "A" : "whitened_A"),
-                i / h->d + 1, i % h->d + 1, h->m[l][k][i]);
-  free(h);
-  return u_commit(&o);
 }
 
 /* ------------------------------------------------------------ commands */
@@ -937,11 +807,11 @@ static void pb_init(pb_ctx *x, const cli_config *c, FILE *o, FILE *json) {
 }
 
 /* `theorem --check NAME` for paper B's comparative checks. */
-static int cmd_theorem_b(const cli_config *c) {
+static int pb_theorem(const cli_config *c) {
   pb_ctx x;
   u_out out;
   FILE *sink;
-  int st, which = (int)c->check;
+  int st, which = (int)c->opts.theorem.check;
   if (cli_given(c, "steps") && c->run.steps < 1)
     return u_fail(EXIT_BAD_INPUT, "--steps 0: the checks train; give at least 1");
   if (c->seeds > 0 && which != CLI_DEPTH && which != CLI_CONTEXT)
@@ -965,10 +835,10 @@ static int cmd_theorem_b(const cli_config *c) {
 
 /* `reproduce --paper b`: every check's quick form (or --full) into
    DIR/report.md, the numbers into DIR/paperb.json. */
-static int cmd_reproduce_b(const cli_config *c) {
+static int pb_reproduce(const cli_config *c) {
   static const int all[] = {CLI_DEPTH, CLI_CONTEXT, CLI_THM4, CLI_LEMMA4,
                             CLI_OPTIMUM};
-  const char *dir = c->out ? c->out : "linattn-reproduce-b";
+  const char *dir = c->out_dir ? c->out_dir : "linattn-reproduce-b";
   char path[4200];
   FILE *rep, *js;
   pb_ctx x;
@@ -991,7 +861,7 @@ static int cmd_reproduce_b(const cli_config *c) {
                "linattn %s (%s, %s). Each check prints its numbers beside paper "
                "B's and a verdict.\n\n```\n",
           x.full ? "Full" : "Quick", (unsigned long long)x.seed,
-          la_version_string(), la_backend_name(), th_precision());
+          la_version_string(), la_backend_name(), precision_name);
   st = pb_run_checks(&x, all, 5);
   fprintf(rep, "```\n\n%d check%s OFF; %.0f s.\n\n"
                "![depth](depth.svg)\n\n![context length](context.svg)\n\n"

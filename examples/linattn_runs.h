@@ -394,9 +394,9 @@ static double series_at(const series *s, double x) {
 }
 
 /* ------------------------------------------------------------ csv */
-/* A CSV field: quoted when it holds a comma, a quote or a line break. */
-static void csv_text(FILE *f, const char *s) {
-  if (!strpbrk(s, ",\"\n\r")) {
+/* A CSV field, quoted (quotes doubled) where `quote`. */
+static void csv_field(FILE *f, const char *s, int quote) {
+  if (!quote) {
     fputs(s, f);
     return;
   }
@@ -407,12 +407,35 @@ static void csv_text(FILE *f, const char *s) {
   }
   fputc('"', f);
 }
+/* A CSV field: quoted when it holds a comma, a quote or a line break. */
+static void csv_text(FILE *f, const char *s) {
+  csv_field(f, s, strpbrk(s, ",\"\n\r") != NULL);
+}
 /* A number for CSV: empty when NaN, inf and -inf spelled out. */
 static const char *csv_num(char buf[32], double v) {
   if (isnan(v)) buf[0] = 0;
   else if (isinf(v)) snprintf(buf, 32, v > 0 ? "inf" : "-inf");
   else snprintf(buf, 32, "%.10g", v);
   return buf;
+}
+
+/* A string as export's CSV cell: quoted as csv_text quotes, and also when
+   it starts or ends with a space. */
+static void csv_quoted(FILE *f, const char *s) {
+  size_t len = strlen(s);
+  csv_field(f, s, s[strcspn(s, ",\"\r\n")] || (len && (s[0] == ' ' || s[len - 1] == ' ')));
+}
+
+/* A CSV of one column: its name, then a number a line (a non-finite one
+   as an empty cell). */
+static int csv_write_column(FILE *f, const char *name, const double *v, long n) {
+  char buf[32];
+  long i;
+  csv_quoted(f, name);
+  fputc('\n', f);
+  for (i = 0; i < n; ++i)
+    fprintf(f, "%s\n", isfinite(v[i]) ? jw_shortest(buf, sizeof buf, v[i]) : "");
+  return ferror(f) ? -1 : 0;
 }
 
 static int runs_cmp_double(const void *a, const void *b) {

@@ -9,112 +9,15 @@
      three-layer  w* ~ N(0, Sigma^{-1}): Sigma^{1/2} A_l Sigma^{1/2} -> a_l I
      Theorem 5    one ReLU-attention layer, isotropic data: A a multiple of I
 
-   Small dense linear algebra in double, written out here so that the
-   checks share nothing with the library beyond its public API. */
+   Paper B's comparative checks (--check depth, context, theorem4, lemma4,
+   optimum) are in linattn_paperb.h; cmd_theorem, at the end, runs either.
+   The small dense algebra of the checks is in linattn_common.h. */
 #ifndef LINATTN_THEOREM_H
 #define LINATTN_THEOREM_H
 
 #include "la_svg.h"
-#include "linattn_cli.h"
-#include "linattn_json.h"
-#include "linattn_util.h"
-
-/* ------------------------------------------------------------ algebra */
-static double th_frob(int d, const double *a) {
-  double s = 0;
-  int i;
-  for (i = 0; i < d * d; ++i) s += a[i] * a[i];
-  return sqrt(s);
-}
-
-/* Dist(M, I) = ||M - (tr M / d) I||_F / ||M||_F (paper B). */
-static double th_dist(int d, const double *m) {
-  double tr = 0, s = 0, nm = th_frob(d, m);
-  int i, j;
-  for (i = 0; i < d; ++i) tr += m[i * d + i];
-  for (i = 0; i < d; ++i)
-    for (j = 0; j < d; ++j) {
-      double e = m[i * d + j] - (i == j ? tr / d : 0);
-      s += e * e;
-    }
-  return nm > 0 ? sqrt(s) / nm : 0;
-}
-
-static void th_mul(int d, const double *a, const double *b, double *c) {
-  int i, j, k;
-  for (i = 0; i < d; ++i)
-    for (j = 0; j < d; ++j) {
-      double s = 0;
-      for (k = 0; k < d; ++k) s += a[i * d + k] * b[k * d + j];
-      c[i * d + j] = s;
-    }
-}
-
-/* Inverse by Gauss-Jordan with partial pivoting; 0 if singular. */
-static int th_inverse(int d, const double *a, double *inv) {
-  double m[128];
-  int i, j, k, w = 2 * d;
-  if (d > 8) return 0;
-  for (i = 0; i < d; ++i)
-    for (j = 0; j < w; ++j)
-      m[i * w + j] = j < d ? a[i * d + j] : (j - d == i);
-  for (k = 0; k < d; ++k) {
-    int p = k;
-    for (i = k + 1; i < d; ++i)
-      if (fabs(m[i * w + k]) > fabs(m[p * w + k])) p = i;
-    if (fabs(m[p * w + k]) < 1e-300) return 0;
-    for (j = 0; j < w; ++j) {
-      double t = m[k * w + j];
-      m[k * w + j] = m[p * w + j];
-      m[p * w + j] = t;
-    }
-    for (i = 0; i < d; ++i) {
-      double f;
-      if (i == k) continue;
-      f = m[i * w + k] / m[k * w + k];
-      for (j = 0; j < w; ++j) m[i * w + j] -= f * m[k * w + j];
-    }
-  }
-  for (i = 0; i < d; ++i)
-    for (j = 0; j < d; ++j) inv[i * d + j] = m[i * w + d + j] / m[i * w + i];
-  return 1;
-}
-
-/* Sigma = L L^T from the generator's Cholesky factor (NULL: identity). */
-static void th_sigma(const la_data *g, int d, double *s) {
-  int i, j, k;
-  for (i = 0; i < d; ++i)
-    for (j = 0; j < d; ++j) {
-      double v = 0;
-      if (!g->chol) v = i == j;
-      else
-        for (k = 0; k < d; ++k)
-          v += (double)g->chol[i * d + k] * (double)g->chol[j * d + k];
-      s[i * d + j] = v;
-    }
-}
-
-/* The symmetric square root through the library's eigensolver. */
-static int th_sqrtm(int d, const double *s, double *r) {
-  double a[64], w[8], v[64];
-  int i, j, k, st;
-  memcpy(a, s, sizeof(double) * (size_t)(d * d));
-  if ((st = la_sym_eig(d, a, w, v, NULL, 0)) != 0) return st;
-  for (i = 0; i < d; ++i)
-    for (j = 0; j < d; ++j) {
-      double x = 0;
-      for (k = 0; k < d; ++k) x += v[k * d + i] * sqrt(fmax(w[k], 0)) * v[k * d + j];
-      r[i * d + j] = x;
-    }
-  return 0;
-}
-
-/* Block `which` (0: B or A of pgd, 1: A of sparse) of layer l, as doubles. */
-static void th_block(const la_model *m, const la_real *theta, int l, double *a) {
-  int d = m->cfg.d, i, off;
-  off = m->cfg.param == LA_PARAM_PGD ? l * d * d : (2 * l + 1) * d * d;
-  for (i = 0; i < d * d; ++i) a[i] = (double)theta[off + i];
-}
+#include "linattn_common.h"
+#include "linattn_paperb.h"
 
 /* ------------------------------------------------------------ training */
 typedef struct th_run {
@@ -206,11 +109,6 @@ static void th_print_pair(int d, const double *a, const double *b,
     for (j = 0; j < d; ++j) printf("%8.4f ", b[i * d + j]);
     printf("\n");
   }
-}
-
-static const char *th_verdict(int ok) { return ok ? "agrees" : "OFF"; }
-static const char *th_precision(void) {
-  return sizeof(la_real) == 8 ? "double" : "float";
 }
 
 /* ------------------------------------------------------------ the checks */
@@ -383,7 +281,7 @@ static int th_lemma1(th_ctx *x) {
          "  largest difference %.3g (largest |prediction| %.3g; allowed %.1g "
          "relative, %s)\n  loss from those predictions %.6g, model's loss %.6g\n"
          "  -> %s\n\n",
-         L, count, maxerr, maxp, tol, th_precision(), loss2, loss,
+         L, count, maxerr, maxp, tol, precision_name, loss2, loss,
          th_verdict(ok));
   jw_num(&x->w, "lemma1_max_diff", maxerr);
   jw_num(&x->w, "lemma1_max_pred", maxp);
@@ -669,10 +567,12 @@ static int th_theorem5(th_ctx *x) {
   return 0;
 }
 
-static int cmd_theorem(const cli_config *c) {
+/* The checks of paper B's results: all, theorem1, lemma1, three-layer,
+   theorem5. */
+static int th_checks(const cli_config *c) {
   th_ctx x;
   u_out out;
-  int which = c->check > 0 ? (int)c->check : CLI_ALL, st = 0, l;
+  int which = c->opts.theorem.check > 0 ? (int)c->opts.theorem.check : CLI_ALL, st = 0, l;
   long s = cli_given(c, "steps") ? c->run.steps : 3000, total = 0;
   memset(&x, 0, sizeof x);
   x.c = c;
@@ -715,6 +615,33 @@ static int cmd_theorem(const cli_config *c) {
   if (st) return st;
   printf("%s\n", x.failed ? "some checks are OFF" : "every check agrees with the theory");
   return x.failed ? 1 : 0;
+}
+
+static const char theorem_help[] =
+    "usage: linattn theorem [FLAGS]\n\n"
+    "Paper B's results against training: Theorem 1 (one layer, anisotropic\n"
+    "Sigma, the closed-form minimizer), Lemma 1 (the forward pass is\n"
+    "preconditioned gradient descent), the three-layer experiment\n"
+    "(Dist(Sigma^1/2 A_l Sigma^1/2, I) during training, the learned scalars,\n"
+    "their growth with depth) and Theorem 5 (ReLU attention). Exits 1 if a\n"
+    "check is clearly off.\n\n"
+    "Paper B's comparative checks, each by --check NAME (quick forms; --full\n"
+    "for paper B's lengths): depth and context (the trained model beside\n"
+    "tuned GD, preconditioned GD, least squares and ridge on the same test\n"
+    "prompts), theorem4 (B_l free), lemma4 (exchanging layers' a_l), optimum\n"
+    "(the Theorem 3 family's best a_l beside a trained model's). All five\n"
+    "into one report: linattn reproduce --paper b --out-dir DIR.\n";
+
+/* `linattn theorem`: its outputs checked, then paper B's closed forms or
+   (--check depth, ...) its comparative checks. */
+static int cmd_theorem(const cli_config *c) {
+  u_path outs[3] = {{"--out", NULL}, {"--svg", NULL}, {NULL, NULL}};
+  u_path in = {NULL, NULL}; /* theorem reads no file */
+  int st;
+  outs[0].path = c->out;
+  outs[1].path = c->svg;
+  if ((st = check_outputs(outs, 0, &in, 0)) != 0) return st;
+  return c->opts.theorem.check >= CLI_DEPTH ? pb_theorem(c) : th_checks(c);
 }
 
 #endif /* LINATTN_THEOREM_H */

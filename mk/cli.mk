@@ -34,7 +34,7 @@ $(BUILD)/linattn: $(CLI_SRC) $(HDR) $(BUILD)/linattn.cmd
 demo: $(BUILD)/linattn
 	@rm -rf $(BUILD)/demo
 	@start=$$(date +%s.%N); \
-	$(BUILD)/linattn reproduce --out $(BUILD)/demo || exit 1; \
+	$(BUILD)/linattn reproduce --out-dir $(BUILD)/demo || exit 1; \
 	end=$$(date +%s.%N); \
 	echo "make demo: $$(awk "BEGIN { printf \"%.1f\", $$end - $$start }") s; open $(BUILD)/demo/report.md"
 

@@ -54,10 +54,23 @@ bad_input() { # bad_input NAME EXPECTED-WORD ARGS...
 }
 
 # ---------------------------------------------------------------- help
-for cmd in train noise curvature reproduce theorem sweep report export; do
-  check "$cmd --help" sh -c "'$bin' $cmd --help | grep -q 'usage: linattn $cmd'"
+# the subcommands are the command table's (CLI_COMMANDS in
+# examples/linattn_cli.h): the top-level --help lists exactly those, in
+# its order, and each one's --help is its own
+cmds=$("$bin" --help | sed -n 's/^  \([a-z][a-z]*\)  .*/\1/p' | tr '\n' ' ')
+table=$(sed -n 's/^  X([A-Z]*, \([a-z]*\),.*/\1/p' "$src/examples/linattn_cli.h" | tr '\n' ' ')
+check "top-level --help: the command table's names ($table)" [ -n "$table" -a "$cmds" = "$table" ]
+for cmd in $cmds; do
+  check "$cmd --help" sh -c "'$bin' $cmd --help | grep -q 'usage: linattn $cmd' && '$bin' $cmd -h | grep -q '^flags:'"
 done
-check "top-level --help" sh -c "'$bin' --help | grep -q reproduce"
+# flags renamed to mean one thing: the old spelling names the new one
+for cmd in reproduce sweep report export; do
+  bad_input "$cmd --out: a folder is --out-dir" "--out-dir DIR" $cmd --out d
+done
+for cmd in noise curvature; do
+  bad_input "$cmd --checkpoint: a checkpoint read is --at" "--at FILE" $cmd --checkpoint c.ckpt
+done
+bad_input "train --at: train saves with --checkpoint" "does not apply" train --at c.ckpt
 
 bad_input "no subcommand" "subcommand"
 bad_input "unknown subcommand" "frobnicate" frobnicate
@@ -80,13 +93,13 @@ bad_input "bad list item" "--lr" sweep --lr 0.01,,0.02
 bad_input "backwards range" "--seed" sweep --seed 5..1
 bad_input "report without files" "report" report
 touch afile
-bad_input "unwritable output folder" "afile" reproduce --out afile/sub --steps 10
+bad_input "unwritable output folder" "afile" reproduce --out-dir afile/sub --steps 10
 bad_input "unwritable train output" "afile" train --steps 5 --out afile/x/run.jsonl
-bad_input "missing checkpoint" "nothere.ckpt" noise --checkpoint nothere.ckpt
+bad_input "missing checkpoint" "nothere.ckpt" noise --at nothere.ckpt
 echo "not a checkpoint" > junk.ckpt
-bad_input "not a checkpoint" "junk.ckpt" curvature --checkpoint junk.ckpt
+bad_input "not a checkpoint" "junk.ckpt" curvature --at junk.ckpt
 echo "{not json" > junk.jsonl
-bad_input "report of a bad file" "junk.jsonl" report junk.jsonl --out rep-bad
+bad_input "report of a bad file" "junk.jsonl" report junk.jsonl --out-dir rep-bad
 # the reader takes JSON nested up to 64 levels and refuses a level more
 nested() { # nested LEVELS: a config line whose member is LEVELS-1 arrays deep
   awk -v n="$1" 'BEGIN { s = "{\"type\":\"config\",\"a\":";
@@ -95,8 +108,8 @@ nested() { # nested LEVELS: a config line whose member is LEVELS-1 arrays deep
 nested 64 > deep64.jsonl
 nested 65 > deep65.jsonl
 check "64 and 65 levels: valid JSON (jq)" sh -c 'jq -e . deep64.jsonl && jq -e . deep65.jsonl'
-check "report of JSON nested 64 levels" "$bin" report deep64.jsonl --out rep-deep64
-bad_input "report of JSON nested 65 levels" "deeper than 64 levels" report deep65.jsonl --out rep-deep65
+check "report of JSON nested 64 levels" "$bin" report deep64.jsonl --out-dir rep-deep64
+bad_input "report of JSON nested 65 levels" "deeper than 64 levels" report deep65.jsonl --out-dir rep-deep65
 bad_input "inconsistent schedule" "schedule" train --schedule cosine --warmup 50 --cosine-total 10 --steps 5
 bad_input "theorem --steps 0 trains nothing, so checks nothing" "at least 1" theorem --steps 0
 bad_input "sweep: a range of 6e10 values is refused, not walked" "more than 1000000" sweep --seed 1..60e9
@@ -229,17 +242,17 @@ check "cosine of a given length: resumed equals the single run" cmp cosb2.ckpt c
 # two runs that differ in any setting are two configurations
 "$bin" train --steps 30 --warmup 0 --out w0.jsonl
 "$bin" train --steps 30 --warmup 20 --out w20.jsonl
-"$bin" report w0.jsonl w20.jsonl --out rep-w > rep-w.txt
+"$bin" report w0.jsonl w20.jsonl --out-dir rep-w > rep-w.txt
 check "report: warmup 0 and 20 are two configurations" grep -q "2 runs, 2 configurations" rep-w.txt
 cat w0.jsonl w20.jsonl cut.jsonl > all.jsonl
-"$bin" report all.jsonl --out rep-all > rep-all.txt
+"$bin" report all.jsonl --out-dir rep-all > rep-all.txt
 check "report: a file of three runs is three runs" grep -q "^3 runs, " rep-all.txt
 mkdir -p runsdir/sub && cp w0.jsonl runsdir/ && cp w20.jsonl runsdir/sub/ && echo junk > runsdir/notes.txt
-"$bin" report runsdir --out rep-dir > rep-dir.txt
+"$bin" report runsdir --out-dir rep-dir > rep-dir.txt
 check "report: a folder, its subfolders' runs too" grep -q "^2 runs, 2 configurations" rep-dir.txt
 printf '{"type":"step","step":1,"loss":1}\n' > orphan.jsonl
-bad_input "report: a step before any config names the line" "orphan.jsonl' line 1" report orphan.jsonl --out rep-x
-bad_input "report: an endless line is refused, not read into memory" "longer than" report /dev/zero --out rep-z
+bad_input "report: a step before any config names the line" "orphan.jsonl' line 1" report orphan.jsonl --out-dir rep-x
+bad_input "report: an endless line is refused, not read into memory" "longer than" report /dev/zero --out-dir rep-z
 # sweeps: any run flag an axis, lists of any length, names from every axis
 check "sweep: seeds 1..65" sh -c "'$bin' sweep --seed 1..65 --opt adam | wc -l | grep -qx 65"
 check "sweep: warmup as an axis, in the names" sh -c \
@@ -256,11 +269,11 @@ check "noise: histogram integrates to 1" sh -c \
   "jq -e '[range(0; 12) as \$i | .hist[\$i] * (.edges[\$i+1] - .edges[\$i])] | add | . > 0.999 and . < 1.001' noise.json"
 check "noise: SVG well-formed" svg_ok noise.svg
 check "noise: its numbers beside the figure (12 bins)" sh -c "[ \$(grep -c . noise.csv) -eq 13 ]"
-"$bin" noise --checkpoint whole.ckpt --samples 40 --minibatch 200 --true-batch 2000 --out noise-ck.json
+"$bin" noise --at whole.ckpt --samples 40 --minibatch 200 --true-batch 2000 --out noise-ck.json
 check "noise at a checkpoint (step 80)" sh -c "jq -e '.step == 80' noise-ck.json"
 
 # ---------------------------------------------------------------- curvature
-"$bin" curvature --checkpoint whole.ckpt --top 4 --probes 4 --slq-steps 30 --grid 100 --dense \
+"$bin" curvature --at whole.ckpt --top 4 --probes 4 --slq-steps 30 --grid 100 --dense \
   --out curv.json --svg curv.svg
 check "curvature exits 0" [ $? -eq 0 ]
 check "curvature: Lanczos top eigenvalue = the dense spectrum's largest" sh -c \
@@ -331,7 +344,7 @@ check "theorem theorem4: both cases' a_l and b_l" \
 # all five into one report (not in the quick part, run under the
 # sanitizers: the five checks just ran there one by one)
 if [ -z "$LINATTN_E2E_QUICK" ]; then
-  "$bin" reproduce --paper b --steps 10 --seeds 2 --out rb > rb.txt
+  "$bin" reproduce --paper b --steps 10 --seeds 2 --out-dir rb > rb.txt
   check "reproduce --paper b runs (exit 0 or 1)" [ $? -le 1 ]
   check "reproduce --paper b --seeds 2: depth and context over both" sh -c \
     "[ \$(grep -c 'the mean over 2 seeds' rb/report.md) -eq 2 ]"
@@ -347,22 +360,22 @@ if [ -z "$LINATTN_E2E_QUICK" ]; then
 fi
 
 # ---------------------------------------------------------------- sweep, report
-"$bin" sweep --lr 0.01,0.02 --seed 1..3 --opt sgd,adam --steps 30 --out sw > cmds.txt
+"$bin" sweep --lr 0.01,0.02 --seed 1..3 --opt sgd,adam --steps 30 --out-dir sw > cmds.txt
 check "sweep: 12 commands" [ "$(wc -l < cmds.txt)" -eq 12 ]
 check "sweep: printing creates nothing" [ ! -e sw ]
 check "sweep: extra flags passed on" sh -c \
   "'$bin' sweep --seed 1 --opt adam -- --eval-every 5 | grep -q -- '--eval-every 5 '"
-"$bin" sweep --lr 0.01,0.02 --seed 1..2 --opt adam --steps 30 --out sw --jobs 2 -- --eval-every 10 > sweep.txt
+"$bin" sweep --lr 0.01,0.02 --seed 1..2 --opt adam --steps 30 --out-dir sw --jobs 2 -- --eval-every 10 > sweep.txt
 check "sweep --jobs runs them" sh -c "[ \$(ls sw/*.jsonl | wc -l) -eq 4 ]"
 check "sweep: outputs are JSON lines" sh -c 'for f in sw/*.jsonl; do jq -e . "$f" > /dev/null || exit 1; done'
-"$bin" report sw/*.jsonl --out rep > report.txt
+"$bin" report sw/*.jsonl --out-dir rep > report.txt
 check "report exits 0" [ $? -eq 0 ]
 check "report: two configurations of two seeds" sh -c "grep -c '^| lr 0.0[12] | 2 | 30 |' rep/report.md | grep -qx 2"
 check "report: loss.svg well-formed" svg_ok rep/loss.svg
 check "report: the numbers beside each figure" sh -c "[ -s rep/loss.csv ] && head -1 rep/loss.csv | grep -q median"
 # extreme values: eval losses from 1e-300 to 1e300, steps/s 1e308
 jq -c 'if .type == "step" then .eval_loss = (if .step < 15 then 1e-300 else 1e300 end) elif .type == "summary" then .steps_per_second = 1e308 else . end' w0.jsonl > ext.jsonl
-"$bin" report ext.jsonl --out rep-ext > /dev/null
+"$bin" report ext.jsonl --out-dir rep-ext > /dev/null
 check "report of extreme values: a figure" svg_ok rep-ext/loss.svg
 check "report of extreme values: finite coordinates" sh -c "! grep -qiwE 'nan|inf' rep-ext/loss.svg"
 check "report of extreme values: steps/s as a number, not 309 digits" sh -c "grep -q '| 1e+308 |' rep-ext/report.md"
@@ -408,7 +421,7 @@ if [ -n "$npy_py" ]; then
 fi
 
 # ---------------------------------------------------------------- export
-"$bin" export run.jsonl all.jsonl noise.json curv.json --out csv > export.txt
+"$bin" export run.jsonl all.jsonl noise.json curv.json --out-dir csv > export.txt
 check "export exits 0" [ $? -eq 0 ]
 check "export: 4 runs, 2 measurements" grep -q "^4 runs, 2 measurements" export.txt
 check "export: configs.csv, a row each, run and type first" sh -c \
@@ -424,10 +437,10 @@ check "export: the eval losses of the JSON lines" sh -c \
   "[ \"\$(jq -r 'select(.type == \"step\" and .eval_loss != null) | .eval_loss' run.jsonl | tr '\n' ' ')\" = \
      \"\$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) if (\$i == \"eval_loss\") c = i; next } \$c != \"\" { print \$c }' csv/run.csv |
         while read x; do jq -n \"\$x\"; done | tr '\n' ' ')\" ]"
-"$bin" export runsdir --out csv-dir > /dev/null
+"$bin" export runsdir --out-dir csv-dir > /dev/null
 check "export: a folder's runs" sh -c "[ \$(wc -l < csv-dir/configs.csv) -eq 3 ]"
 bad_input "export without files" "export" export
-bad_input "export of a bad file" "junk.jsonl" export junk.jsonl --out csv-bad
+bad_input "export of a bad file" "junk.jsonl" export junk.jsonl --out-dir csv-bad
 check "export: nothing left under a temporary name" no_tmp .
 
 
@@ -464,7 +477,7 @@ sh -c 'ln -s victim planted.jsonl.tmp.$$; ln -s victim planted.ckpt.tmp.$$;
 check "a link at a temporary's old name: followed by no save" sh -c \
   '[ "$(cat victim)" = precious ] && [ ! -L planted.jsonl ] && jq -e -s ".[-1].type == \"summary\"" planted.jsonl'
 mkdir -p probed
-sh -c 'ln -s ../victim probed/.probe.$$; exec "$0" report c1.jsonl --out probed' "$bin" > /dev/null
+sh -c 'ln -s ../victim probed/.probe.$$; exec "$0" report c1.jsonl --out-dir probed' "$bin" > /dev/null
 check "a link at the folder probe's old name: not followed" sh -c '[ "$(cat victim)" = precious ]'
 rm -f planted.* probed/.probe.*
 
@@ -480,8 +493,8 @@ bad_input "--out a hard link of the checkpoint resumed" "would destroy it" train
 bad_input "--out a symbolic link of the checkpoint resumed" "would destroy it" train --resume c1.ckpt --steps 8 --out soft.ckpt
 bad_input "--out and --checkpoint one file by two names" "same file" train --steps 5 --out ./x/../c9 --checkpoint c9
 check "  and no folder made" [ ! -e x ]
-bad_input "noise: --out over its --checkpoint" "would destroy it" noise --checkpoint c1.ckpt --out c1.ckpt
-bad_input "curvature: --svg over its --checkpoint" "would destroy it" curvature --checkpoint c1.ckpt --svg soft.ckpt
+bad_input "noise: --out over its --at" "would destroy it" noise --at c1.ckpt --out c1.ckpt
+bad_input "curvature: --svg over its --at" "would destroy it" curvature --at c1.ckpt --svg soft.ckpt
 bad_input "noise: --out and --svg one file" "same file" noise --out n.json --svg n.json
 bad_input "noise: --out and --svg both standard output" "same file" noise --out - --svg -
 bad_input "theorem: --out and --svg one file" "same file" theorem --out t.json --svg ./t.json
@@ -490,14 +503,14 @@ bad_input "--save-theta and --out one file" "same file" train --steps 5 --out th
 bad_input "--save-theta standard output" "not standard output" train --steps 5 --save-theta -
 bad_input "noise: --samples-out and --out one file" "same file" noise --out n.json --samples-out ./n.json
 check "  nothing written by any" sh -c 'cmp c1.ckpt c1.orig && [ ! -e n.json ] && [ ! -e t.json ] && [ ! -e th.x ]'
-bad_input "report: an input among its outputs" "would destroy it" report rep1/report.md --out rep1
+bad_input "report: an input among its outputs" "would destroy it" report rep1/report.md --out-dir rep1
 "$bin" train --resume c1.ckpt --steps 8 --checkpoint c1.ckpt --out c1b.jsonl
 check "a checkpoint resumed and saved again in place" sh -c \
   "[ $? -eq 0 ] && jq -e -s '.[-1].steps == 8' c1b.jsonl && ! cmp -s c1.ckpt c1.orig"
 cp c1.orig c1.ckpt
 "$bin" train --steps 5 --out c1.ckpt.args --checkpoint cc.ckpt
 check "--out NAME.args beside --checkpoint NAME: both complete" sh -c \
-  "jq -e -s '.[-1].type == \"summary\"' c1.ckpt.args && '$bin' noise --checkpoint cc.ckpt --samples 4 --minibatch 10 --true-batch 40 --out /dev/null"
+  "jq -e -s '.[-1].type == \"summary\"' c1.ckpt.args && '$bin' noise --at cc.ckpt --samples 4 --minibatch 10 --true-batch 40 --out /dev/null"
 
 # output paths checked before anything is made
 bad_input "--out DIR/: a folder, and not made" "names a folder" train --steps 3 --out newdir/
@@ -517,18 +530,18 @@ check "--out a link: written where it points, the link kept" sh -c \
 mkfifo pipe.ckpt
 check "--resume a FIFO: refused at once" sh -c \
   "timeout 10 '$bin' train --resume pipe.ckpt --steps 3 2> e.txt; [ \$? -eq 2 ] && grep -q 'not a regular file' e.txt"
-check "noise --checkpoint a FIFO: refused at once" sh -c \
-  "timeout 10 '$bin' noise --checkpoint pipe.ckpt 2> e.txt; [ \$? -eq 2 ] && grep -q 'not a regular file' e.txt"
-check "curvature --checkpoint /dev/zero: refused at once" sh -c \
-  "timeout 10 '$bin' curvature --checkpoint /dev/zero 2> e.txt; [ \$? -eq 2 ] && grep -q 'not a regular file' e.txt"
+check "noise --at a FIFO: refused at once" sh -c \
+  "timeout 10 '$bin' noise --at pipe.ckpt 2> e.txt; [ \$? -eq 2 ] && grep -q 'not a regular file' e.txt"
+check "curvature --at /dev/zero: refused at once" sh -c \
+  "timeout 10 '$bin' curvature --at /dev/zero 2> e.txt; [ \$? -eq 2 ] && grep -q 'not a regular file' e.txt"
 bad_input "--resume a folder" "is a folder, not a checkpoint" train --resume adir --steps 3
 bad_input "--resume a missing file" "No such file" train --resume missing.ckpt --steps 3
 
 # a path is quoted in every message: no control character reaches stderr
-bad_input "a newline and an escape in a path: quoted" "\$'bad\\\\nname\\\\x1b" noise --checkpoint "$(printf 'bad\nname\033[2J')"
+bad_input "a newline and an escape in a path: quoted" "\$'bad\\\\nname\\\\x1b" noise --at "$(printf 'bad\nname\033[2J')"
 check "  not one raw control byte" sh -c "! tr -d '\n' < err.txt | grep -q \"\$(printf '[\001-\037]')\""
-check "sweep --out with a newline: one command a line" sh -c \
-  "'$bin' sweep --seed 1,2 --opt adam --out \"\$(printf 'a\nb')\" | wc -l | grep -qx 2"
+check "sweep --out-dir with a newline: one command a line" sh -c \
+  "'$bin' sweep --seed 1,2 --opt adam --out-dir \"\$(printf 'a\nb')\" | wc -l | grep -qx 2"
 
 # disk full (a file size limit, SIGXFSZ ignored: writes past it fail as on
 # a full disk), at the final save, at a periodic one, and in the output
@@ -564,11 +577,11 @@ rm -f "$live" "$other"
 
 # exit statuses of a sweep's runs: the largest
 mkdir -p swx/opt=adam,seed=2.jsonl
-"$bin" sweep --seed 1,2 --opt adam --steps 3 --out swx --jobs 2 2> swx.err
+"$bin" sweep --seed 1,2 --opt adam --steps 3 --out-dir swx --jobs 2 2> swx.err
 rc=$?
 check "sweep: a run with bad input (2) makes the sweep 2" sh -c "[ $rc -eq 2 ] && grep -q 'exit status 2' swx.err"
 mkdir -p swy/opt=sgd,lr=1e5,momentum=0,clip=0,seed=2.jsonl
-"$bin" sweep --seed 1,2 --opt sgd --lr 1e5 --steps 30 --out swy --jobs 2 -- --momentum 0 --clip 0 2> swy.err
+"$bin" sweep --seed 1,2 --opt sgd --lr 1e5 --steps 30 --out-dir swy --jobs 2 -- --momentum 0 --clip 0 2> swy.err
 rc=$?
 check "sweep: a diverged run (1) and a bad one (2): 2" sh -c "[ $rc -eq 2 ] && grep -q 'exit status 1' swy.err"
 
@@ -588,7 +601,7 @@ if (ulimit -v 400000; "$bin" --version) > /dev/null 2>&1; then
   # the limit of memory, not read into a tree
   { printf '{"type":"config","x":['; yes '0,' | head -n 20000000 | tr -d '\n'
     printf '0]}\n'; } > wide.jsonl
-  lowmem report wide.jsonl --out rep-wide > /dev/null 2> m4.err
+  lowmem report wide.jsonl --out-dir rep-wide > /dev/null 2> m4.err
   check "report of a line of 20 million members: bad input, in bounded memory" sh -c \
     "[ $? -eq 2 ] && grep -q 'more members' m4.err"
   rm -f wide.jsonl
@@ -599,14 +612,14 @@ fi
 # report: JSON numbers strictly (no hexadecimal), integers only when whole
 # and in range, and a last line cut short
 head -c $(($(wc -c < c1.jsonl) - 30)) c1.jsonl > cut.jsonl
-"$bin" report cut.jsonl --out rep-cut > /dev/null 2> cut.err
+"$bin" report cut.jsonl --out-dir rep-cut > /dev/null 2> cut.err
 rc=$?
 check "report of a file cut mid-line: bad input, line named" sh -c "[ $rc -eq 2 ] && grep -q \"cut.jsonl' line\" cut.err"
 sed 's/"steps":5/"steps":0x10/' c1.jsonl > hex.jsonl
-bad_input "report: a hexadecimal number is not JSON" "bad number" report hex.jsonl --out rep-hex
+bad_input "report: a hexadecimal number is not JSON" "bad number" report hex.jsonl --out-dir rep-hex
 for v in null 1e300 -5 2.5 '"x"' 1e400; do
   sed "s/\"steps\":5,\"diverged/\"steps\":$v,\"diverged/" c1.jsonl > v.jsonl
-  "$bin" report v.jsonl --out rep-v > /dev/null 2>&1
+  "$bin" report v.jsonl --out-dir rep-v > /dev/null 2>&1
   check "report: steps $v in a summary is no number of steps" sh -c \
     "[ $? -eq 0 ] && grep -q '^| all runs | 1 | 0 |' rep-v/report.md"
 done
@@ -628,16 +641,16 @@ awk '{ if (match($0, /"eval_loss":[^,}]*/)) { v = (n++ % 2) ? "1e300" : "1e-300"
 awk '{ if (match($0, /"eval_loss":[^,}]*/)) { v = (n++ % 2) ? "1e-300" : "1e300"
        sub(/"eval_loss":[^,}]*/, "\"eval_loss\":" v) } print }' ext0.jsonl |
   sed 's/"steps_per_second":[^,}]*/"steps_per_second":1e308/' > ext2.jsonl
-"$bin" report ext1.jsonl --out rep-ext1 > /dev/null 2>&1
+"$bin" report ext1.jsonl --out-dir rep-ext1 > /dev/null 2>&1
 check "report: eval losses 1e-300 and 1e300 drawn at numeric coordinates" svg_coords rep-ext1/loss.svg
-"$bin" report ext1.jsonl ext2.jsonl --out rep-ext > /dev/null 2>&1
+"$bin" report ext1.jsonl ext2.jsonl --out-dir rep-ext > /dev/null 2>&1
 check "report: two runs of such losses, their band drawn" svg_coords rep-ext/loss.svg
 check "report: steps/s of 1e308, no number of 309 digits" sh -c \
   "grep -q '^| all runs | 2 |' rep-ext/report.md && ! grep -qE '[0-9]{13}' rep-ext/report.md"
 # paper A's phenomena under linear and softmax attention, side by side
 "$bin" reproduce --compare-attention --steps 30 --seeds 1 --samples 20 --true-batch 500 \
   --minibatch 50 --bins 5 --diag-every 0 --smooth-every 5 --batch 100 --eval-batch 100 \
-  --out rcmp > rcmp.txt
+  --out-dir rcmp > rcmp.txt
 check "reproduce --compare-attention runs (exit 0 or 1)" [ $? -le 1 ]
 check "reproduce --compare-attention: both studies in every table" sh -c \
   "[ \$(grep -c '^| \\[Setting 1, linear attention\\]\\|^| \\[Setting 1, softmax attention\\]' rcmp/report.md) -eq 2 ] && [ \$(grep -c '^| Setting 1, softmax attention |' rcmp/report.md) -ge 2 ]"
@@ -656,7 +669,7 @@ bad_input "reproduce --compare-attention with --all" "--compare-attention" \
 # a reproduce that fails leaves no report of earlier runs beside its own
 mkdir -p rf/runs/sgd-seed1.jsonl && echo earlier > rf/report.md && echo earlier > rf/loss.svg
 "$bin" reproduce --steps 2 --seeds 1 --samples 10 --true-batch 100 --minibatch 10 --bins 3 \
-  --jobs 1 --out rf > /dev/null 2>&1
+  --jobs 1 --out-dir rf > /dev/null 2>&1
 check "reproduce with a failed run (1): its own report, none of the earlier files" sh -c \
   "[ $? -eq 1 ] && ! grep -q earlier rf/report.md rf/loss.svg && grep -q 'did not complete\\|failed' rf/report.md && [ -s rf/runs/adam-seed1.jsonl ]"
 "$bin" curvature --d 1 --n 1 --depth 1 --param pgd --diag-batch 1 --svg cdeg.svg \
@@ -667,7 +680,7 @@ cd .. || exit 1
 if [ -z "$LINATTN_E2E_QUICK" ]; then
   # ------------------------------------------------------------ reproduce
   "$bin" reproduce --steps 1250 --seeds 2 --smooth-every 25 --samples 200 \
-    --true-batch 5000 --bins 20 --out repro > repro.txt
+    --true-batch 5000 --bins 20 --out-dir repro > repro.txt
   check "reproduce exits 0" [ $? -eq 0 ]
   for f in loss noise rcond smoothness gnorm_smoothness; do
     check "reproduce: $f.svg well-formed" svg_ok repro/$f.svg
@@ -685,7 +698,7 @@ if [ -z "$LINATTN_E2E_QUICK" ]; then
   check "reproduce: nothing left under a temporary name" no_tmp repro
   # runs that diverge: counted in a report that is still written, exit 1
   "$bin" reproduce --steps 200 --seeds 2 --lr-sgd 1e5 --smooth-every 0 --diag-every 0 \
-    --samples 50 --true-batch 2000 --bins 10 --out repro-div > repro-div.txt 2> repro-div.err
+    --samples 50 --true-batch 2000 --bins 10 --out-dir repro-div > repro-div.txt 2> repro-div.err
   rc=$?
   check "reproduce with diverging runs exits 1" [ $rc -eq 1 ]
   check "reproduce with diverging runs: the report counts them" grep -q "2 of 4 diverged" repro-div/report.md
@@ -693,14 +706,14 @@ if [ -z "$LINATTN_E2E_QUICK" ]; then
   check "reproduce with diverging runs: loss.svg well-formed" svg_ok repro-div/loss.svg
   # a depth other than 3: learning rates from a grid, the tuning in the report
   "$bin" reproduce --depth 2 --steps 200 --seeds 1 --smooth-every 0 --diag-every 0 \
-    --samples 50 --true-batch 2000 --bins 10 --out repro-tune > /dev/null 2>&1
+    --samples 50 --true-batch 2000 --bins 10 --out-dir repro-tune > /dev/null 2>&1
   check "reproduce --depth 2: tuned on a grid of 10 per optimizer" sh -c \
     "[ \$(grep -c '^sgd,' repro-tune/tune.csv) -eq 10 ] && [ \$(grep -c '^adam,' repro-tune/tune.csv) -eq 10 ] && grep -q '(tuned)' repro-tune/report.md"
   bad_input "reproduce --all with a setting" "--all" reproduce --all --setting 2
   # --all in a tiny form (30 steps, small batches): every study, one report
   "$bin" reproduce --all --steps 30 --seeds 2 --batch 50 --eval-batch 100 --diag-every 0 \
     --smooth-every 10 --diag-batch 100 --samples 30 --minibatch 100 --true-batch 1000 \
-    --bins 10 --out all > all.txt 2> all.err
+    --bins 10 --out-dir all > all.txt 2> all.err
   rc=$?
   check "reproduce --all exits 0" [ $rc -eq 0 ]
   check "reproduce --all: ten studies, each with its report" sh -c \

@@ -1,8 +1,12 @@
 /* The linattn command's run fields, held to the header's table: every field
    reaches the config line and the parser; identity fields (the seed aside)
    split configurations in a report and the others do not; a resumed run
-   refuses a changed identity field by its name. Built against the
-   program's own headers (examples/), as C99 with POSIX. */
+   refuses a changed identity field by its name. And its subcommands, held
+   to the command table (CLI_COMMANDS): the top-level --help lists exactly
+   its names, each parses to its own row and has its --help, every flag
+   belongs to commands of the table, and a renamed flag's old spelling is
+   refused with the new name. Built against the program's own headers
+   (examples/), as C99 with POSIX. */
 #define _POSIX_C_SOURCE 200809L
 #define LINATTN_IMPLEMENTATION
 #include "linattn.h"
@@ -151,7 +155,96 @@ static void suite_cli_fields(la_t *t) {
   }
 }
 
+/* Parses "linattn NAME ARGS..." (at most 4 ARGS): the status, err filled. */
+static int parse_cmd(const char *name, const char *const *args, cli_config *c,
+                     char *err, size_t cap) {
+  static const char *scratch[8];
+  char *argv[8];
+  int argc = 0;
+  argv[argc++] = (char *)"linattn";
+  argv[argc++] = (char *)name;
+  while (*args && argc < 7) argv[argc++] = (char *)*args++;
+  argv[argc] = NULL;
+  return cli_parse(argc, argv, c, scratch, err, cap);
+}
+
+static void suite_cli_commands(la_t *t) {
+  int k, i;
+  cli_config c;
+  char err[600];
+
+  LA_TEST(t, "cli: the top-level --help lists the command table, in order") {
+    char *text = NULL, *line;
+    size_t len = 0;
+    FILE *m = open_memstream(&text, &len);
+    LA_CHECK(t, m != NULL, "open_memstream");
+    if (m) {
+      cli_help(m, 0, "");
+      fclose(m);
+      line = text;
+      for (k = 0; k < CLI_NCMDS && line; ++k) {
+        size_t n = strlen(cli_commands[k].name);
+        LA_CHECK(t, !strncmp(line, "  ", 2) && !strncmp(line + 2, cli_commands[k].name, n) &&
+                        line[2 + n] == ' ',
+                 "line %d is not %s", k + 1, cli_commands[k].name);
+        /* a summary may go on over lines that start with spaces only */
+        do line = strchr(line, '\n') ? strchr(line, '\n') + 1 : NULL;
+        while (line && !strncmp(line, "    ", 4));
+      }
+      LA_CHECK(t, k == CLI_NCMDS && line && !*line, "more or fewer lines than commands");
+      free(text);
+    }
+  }
+
+  LA_TEST(t, "cli: each command parses to its row and has its --help") {
+    static const char *const help[] = {"--help", NULL};
+    for (k = 0; k < CLI_NCMDS; ++k) {
+      const char *name = cli_commands[k].name;
+      int st = parse_cmd(name, help, &c, err, sizeof err);
+      LA_CHECK(t, st == CLI_HELP && c.cmd == 1 << k && cli_cmd_index(c.cmd) == k &&
+                      !strcmp(cli_cmd_name(c.cmd), name),
+               "%s: %d %s", name, st, err);
+    }
+  }
+
+  LA_TEST(t, "cli: every flag belongs to commands of the table") {
+    for (i = 0; i < CLI_NFLAGS; ++i)
+      LA_CHECK(t, cli_flags[i].cmds && !(cli_flags[i].cmds >> CLI_NCMDS), "--%s: %#x",
+               cli_flags[i].name, cli_flags[i].cmds);
+  }
+
+  LA_TEST(t, "cli: an old spelling is refused with the new name") {
+    static const struct {
+      const char *cmd, *flag, *now;
+    } old[] = {{"reproduce", "--out", "--out-dir DIR"}, {"sweep", "--out", "--out-dir DIR"},
+               {"report", "--out", "--out-dir DIR"},    {"export", "--out", "--out-dir DIR"},
+               {"noise", "--checkpoint", "--at FILE"},  {"curvature", "--checkpoint", "--at FILE"}};
+    for (i = 0; i < (int)(sizeof old / sizeof old[0]); ++i) {
+      const char *args[] = {old[i].flag, "x", NULL};
+      int st = parse_cmd(old[i].cmd, args, &c, err, sizeof err);
+      LA_CHECK(t, st == CLI_ERROR && strstr(err, old[i].now) && strstr(err, old[i].cmd),
+               "%s %s: %s", old[i].cmd, old[i].flag, st ? err : "accepted");
+    }
+  }
+
+  LA_TEST(t, "cli: a command's own options start unset") {
+    static const char *const none[] = {NULL};
+    LA_CHECK(t, parse_cmd("train", none, &c, err, sizeof err) == CLI_OK &&
+                    c.opts.train.checkpoint_every == -1 && c.opts.train.save_theta_every == -1 &&
+                    !c.opts.train.checkpoint && c.threads == -1,
+             "train: %s", err);
+    LA_CHECK(t, parse_cmd("curvature", none, &c, err, sizeof err) == CLI_OK &&
+                    c.opts.measure.top == -1 && c.opts.measure.grid == -1 && !c.opts.measure.at,
+             "curvature: %s", err);
+    LA_CHECK(t, parse_cmd("reproduce", none, &c, err, sizeof err) == CLI_OK &&
+                    isnan(c.opts.repro.lr_sgd) && isnan(c.opts.repro.lr_adam) &&
+                    c.seeds == -1 && c.jobs == -1,
+             "reproduce: %s", err);
+  }
+}
+
 int main(void) {
-  static const la_suite suites[] = {{"cli-fields", suite_cli_fields}};
-  return la_t_run(suites, 1, NULL, 0, 0);
+  static const la_suite suites[] = {{"cli-fields", suite_cli_fields},
+                                    {"cli-commands", suite_cli_commands}};
+  return la_t_run(suites, 2, NULL, 0, 0);
 }

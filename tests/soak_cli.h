@@ -367,7 +367,7 @@ static void sc_draw(rnd *r, sc_round *R) {
       for (i = 0; a[i]; ++i) sc_add(R, a[i]);
     }
     if (rnd_chance(r, 0.6)) {
-      sc_add(R, "--checkpoint");
+      sc_add(R, "--at");
       sc_add(R, R->ins[R->nins++] = sc_pick(r, sc_ckpts, SC_NCKPTS));
     }
     if (rnd_chance(r, 0.8)) {
@@ -382,7 +382,7 @@ static void sc_draw(rnd *r, sc_round *R) {
   case SC_REPORT: {
     int k = rnd_int(r, 1, 3);
     for (i = 0; i < k; ++i) sc_add(R, R->ins[R->nins++] = sc_pick(r, sc_inputs, SC_NINPUTS));
-    sc_add(R, "--out");
+    sc_add(R, "--out-dir");
     sc_add(R, R->dirs[R->ndirs++] = sc_pick(r, sc_dirs, SC_NDIRS));
     break;
   }
@@ -393,7 +393,7 @@ static void sc_draw(rnd *r, sc_round *R) {
     sc_add(R, "adam");
     sc_add(R, "--steps");
     sc_add(R, "2");
-    sc_add(R, "--out");
+    sc_add(R, "--out-dir");
     sc_add(R, R->dirs[R->ndirs++] = sc_pick(r, sc_dirs, SC_NDIRS));
     if (rnd_chance(r, 0.7)) {
       sc_add(R, "--jobs");

@@ -54,7 +54,7 @@ class Readme(TempDir):
             for seed in (1, 2):
                 cli("train", "--opt", opt, "--seed", seed, "--steps", "20", "--batch", "50",
                     "--eval-every", "10", "--out", self.path("runs/%s-%d.jsonl" % (opt, seed)))
-        cli("export", self.path("runs"), "--out", self.path("csv"))
+        cli("export", self.path("runs"), "--out-dir", self.path("csv"))
         os.rename(self.path("runs/adam-1.jsonl"), self.path("run.jsonl"))
         code = readme_block("pandas in five lines")
         cwd = os.getcwd()

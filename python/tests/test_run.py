@@ -151,10 +151,10 @@ class AgainstTheCommand(TempDir):
             *FLAGS)
         run = linattn.Run.resume(ck, precision="float")
         s_npy, s_csv = self.path("s.npy"), self.path("s.csv")
-        cli("noise", "--checkpoint", ck, "--samples", "30", "--minibatch", "50",
+        cli("noise", "--at", ck, "--samples", "30", "--minibatch", "50",
             "--true-batch", "500", "--bins", "10", "--out", self.path("n.json"),
             "--samples-out", s_npy)
-        cli("noise", "--checkpoint", ck, "--samples", "30", "--minibatch", "50",
+        cli("noise", "--at", ck, "--samples", "30", "--minibatch", "50",
             "--true-batch", "500", "--bins", "10", "--out", self.path("n2.json"),
             "--samples-out", s_csv)
         noise = run.grad_noise(minibatch=50, true_batch=500, samples=30, bins=10)
@@ -166,7 +166,7 @@ class AgainstTheCommand(TempDir):
         self.assertAlmostEqual(obj["true_grad_norm"], noise.true_grad_norm,
                                delta=1e-9 * noise.true_grad_norm)
         np.testing.assert_allclose(obj["hist"], noise.stats.hist, rtol=1e-9)
-        cli("curvature", "--checkpoint", ck, "--top", "3", "--out", self.path("c.json"))
+        cli("curvature", "--at", ck, "--top", "3", "--out", self.path("c.json"))
         obj = jsonl(self.path("c.json"))[0]
         e = run.hessian_eigs(k=3)
         np.testing.assert_allclose(obj["top"], e.values, rtol=1e-9)

@@ -1,0 +1,1673 @@
+/* linattn_reproduce.h - `linattn reproduce`: paper A's experiments end to
+   end (paper B's, `reproduce --paper b`, are in linattn_paperb.h). A form
+   (a setting, a depth, the larger model; --all: every one) is a study: SGD
+   and Adam over seeds, run in child processes, with the gradient noise at
+   initialization beside them.
+   Learning rates are paper A's code's (listed for L = 3), given, or tuned
+   on a grid (--tune; by default at every other depth). Each study gets a
+   folder with report.md, figures and the CSV behind them; --all adds a
+   report over the studies, each number beside paper A's. A report is
+   written whatever the runs did: a run that diverged is counted and drawn
+   up to its divergence, and the exit status says whether every run
+   completed (1 if not); only bad input (2) writes none. The runs are
+   train's (train_one), the noise noise's (measure_noise). */
+#ifndef LINATTN_REPRODUCE_H
+#define LINATTN_REPRODUCE_H
+
+#include "la_svg.h"
+#include "linattn_noise_curvature.h"
+#include "linattn_paperb.h"
+#include "linattn_runs.h"
+#include "linattn_train.h"
+
+/* Paper A's R_SGD / R_Adam, mean (std) over 6 seeds at iterations 750 and
+   1250 (its table of the robust condition number), by preset at L = 3. */
+typedef struct paper_r {
+  const char *preset;
+  double mean[2], sd[2];
+} paper_r;
+static const paper_r paper_a_r[] = {{"1", {1.76, 1.58}, {0.40, 0.41}},
+                                    {"2", {3.14, 5.98}, {0.97, 2.86}},
+                                    {"3", {9.57, 6.53}, {13.3, 3.55}}};
+static const double repro_at[2] = {750, 1250};
+
+/* The studies of --compare-attention, each keyed by its attention's name. */
+static const char *const repro_attentions[2] = {"linear", "softmax"};
+
+/* The studies of --all, in the order of its report. */
+typedef struct repro_form {
+  const char *key, *preset;
+  int depth; /* 0: the preset's */
+  const char *title;
+} repro_form;
+static const repro_form repro_forms[] = {
+    {"setting-1", "1", 0, "Setting 1"},
+    {"setting-2", "2", 0, "Setting 2 (n = 5)"},
+    {"setting-3", "3", 0, "Setting 3 (heavy-tailed covariates)"},
+    {"sphere", "sphere", 0, "spherical covariates"},
+    {"nonlinear", "nonlinear", 0, "nonlinear targets, front MLP"},
+    {"depth-2", "1", 2, "Setting 1, L = 2"},
+    {"depth-4", "1", 4, "Setting 1, L = 4"},
+    {"depth-6", "1", 6, "Setting 1, L = 6"},
+    {"depth-8", "1", 8, "Setting 1, L = 8"},
+    {"large", "large", 0, "the larger model (L = 8, d = 20, n = 60)"}};
+#define REPRO_NFORMS ((int)(sizeof repro_forms / sizeof repro_forms[0]))
+
+/* The lengths of a study, quick and --full, where the flags do not say.
+   The quick forms keep `reproduce --all` within minutes on two cores: the
+   nonlinear model's dense Hessian (about 550 parameters) is a few seconds
+   per measurement, so it stops at 1250 (the table's last iteration); the
+   larger model's 6,400 parameters make its robust condition number (one
+   Hessian-vector product per diagonal entry) cost minutes, so it is not
+   measured there, and its quick form is short. */
+typedef struct repro_len {
+  const char *preset;
+  long steps[2], seeds[2], diag_every, smooth_every[2], samples[2];
+} repro_len;
+static const repro_len repro_lens[] = {
+    /* preset       steps quick/full  seeds  diag  smooth   noise samples */
+    {NULL, {2000, 10000}, {4, 6}, 250, {5, 10}, {4000, 10000}},
+    {"nonlinear", {1250, 10000}, {4, 6}, 250, {5, 10}, {4000, 10000}},
+    {"large", {600, 10000}, {2, 6}, 0, {20, 50}, {1000, 10000}}};
+
+#define TUNE_GRID 10
+#define TUNE_SEED 1001 /* none of the reported seeds */
+enum { LR_PAPER, LR_GIVEN, LR_TUNED };
+enum { J_TUNE, J_RUN, J_NOISE };
+
+/* The numbers of each seed behind the tables (NaN: not measured). */
+enum {
+  SV_FIN_SGD, SV_FIN_ADAM, SV_LOSS_RATIO,   /* final eval loss, SGD / Adam */
+  SV_R_SGD, SV_R_ADAM = SV_R_SGD + 2, SV_R_RATIO = SV_R_ADAM + 2, /* [750, 1250] */
+  SV_L_SGD = SV_R_RATIO + 2, SV_L_ADAM = SV_L_SGD + 2, /* lambda_max/median */
+  SV_L_RATIO = SV_L_ADAM + 2, SV_CORR = SV_L_RATIO + 2,
+  SV_N
+};
+
+typedef struct study {
+  char key[32], title[160], dir[4096];
+  cli_config base;     /* the flags of its runs (optimizer, seed, lr added) */
+  la_run_config rc[2]; /* seed 1's SGD and Adam runs, resolved */
+  int seeds, tune[2], lr_from[2], depth_default;
+  double lr[2], grid[2][TUNE_GRID], score[2][TUNE_GRID];
+  long tune_steps;
+  int tune_job, run_job; /* its first job of each phase */
+  const paper_r *paper;
+  /* what came back */
+  runlog *logs; /* 2 seeds: SGD and Adam of seed s at 2(s-1), 2(s-1)+1 */
+  int *ok;      /* per run: 1 completed, 0 diverged, -1 missing or failed */
+  int diverged, failed;
+  jv noise;
+  int has_noise;
+  double *v[SV_N]; /* per seed */
+  verdict loss, r[2], corr;
+  int heavy;            /* noise kurtosis above the Gaussian band */
+  double kurt_limit;
+  la_lsmooth_fit fit;   /* Adam's pooled pairs */
+} study;
+
+typedef struct rjob {
+  int study, kind, opt, seed, grid, index;
+  char path[4200];
+  cli_config cfg;
+  long steps;
+  double cost;
+} rjob;
+
+typedef struct repro {
+  const cli_config *c;
+  const char *dir;
+  study *s;
+  int ns;
+  rjob *jobs;
+  int nj;
+  double t0;
+} repro;
+
+static const char *const opt_names[2] = {"sgd", "adam"};
+static const char *const opt_titles[2] = {"SGD, momentum 0.9",
+                                          "Adam, betas 0.9, 0.9"};
+
+/* The lengths row of a preset. */
+static const repro_len *len_of(const char *preset) {
+  int i;
+  for (i = 1; i < (int)(sizeof repro_lens / sizeof repro_lens[0]); ++i)
+    if (preset && !strcmp(repro_lens[i].preset, preset)) return &repro_lens[i];
+  return &repro_lens[0];
+}
+
+/* A job's relative cost, for the order of the pool (longest first): the
+   forward pass of a prompt is about L (d+1)^2 (n+1), a step three of them
+   per prompt, a dense robust condition number n_params products of six
+   and an eigensolve. */
+static double job_cost(const la_run_config *r, long nparams, int kind) {
+  double unit = (double)r->model.layers * (r->data.d + 1) * (r->data.d + 1) *
+                (r->data.n + 1) + (double)r->model.front_hidden * r->data.d * (r->data.n + 1);
+  double steps = (double)r->steps, cost = 3 * steps * r->batch * unit;
+  if (kind == J_RUN && r->measure.diag_every > 0)
+    cost += (steps / r->measure.diag_every + 1) *
+            ((double)nparams * r->measure.diag_batch * unit * 6 +
+             10.0 * nparams * nparams * nparams);
+  if (kind == J_RUN && r->measure.smooth_every > 0)
+    cost += steps / r->measure.smooth_every * 6 * r->measure.diag_batch * unit;
+  return cost;
+}
+
+/* The study's folder and its runs' flags; its learning rates (given,
+   paper A's, or a grid to tune). EXIT_BAD_INPUT when a run cannot be
+   built. */
+static int study_init(repro *R, study *S, const char *key, const char *title,
+                      const char *preset, int depth, const char *attention) {
+  const cli_config *c = R->c;
+  const repro_len *len;
+  char err[600];
+  int o, full = c->full != 0;
+  memset(S, 0, sizeof *S);
+  snprintf(S->key, sizeof S->key, "%s", key);
+  S->base = *c; /* the run fields, the preset, the noise's sizes */
+  S->base.cmd = CLI_TRAIN;
+  cli_opts_defaults(&S->base); /* no checkpoint, no resume */
+  if (c->threads < 0) S->base.threads = 1; /* the processes share the CPUs */
+  if (preset) S->base.preset = preset;
+  if (depth > 0) cli_give(&S->base, "depth", depth);
+  if (attention) cli_give_name(&S->base, "attention", attention);
+  if (!S->base.preset) /* the setting's, as train starts */
+    S->base.preset = cli_given(c, "setting")
+                         ? la_run_field_name(la_run_field_find("setting"), c->run.setting)
+                         : "1";
+  cli_give_name(&S->base, "preset", S->base.preset);
+  len = len_of(S->base.preset);
+  if (!cli_given(c, "steps")) cli_give(&S->base, "steps", (double)len->steps[full]);
+  if (!cli_given(c, "diag_every")) cli_give(&S->base, "diag_every", (double)len->diag_every);
+  if (!cli_given(c, "smooth_every"))
+    cli_give(&S->base, "smooth_every", (double)len->smooth_every[full]);
+  cli_give(&S->base, "log_every", 50);
+  if (c->minibatch < 0) S->base.minibatch = 1000;
+  if (c->true_batch < 0) S->base.true_batch = full ? 100000 : 50000;
+  if (c->samples < 0) S->base.samples = len->samples[full];
+  if (c->bins < 0) S->base.bins = full ? 100 : 50;
+  S->seeds = (int)(c->seeds > 0 ? c->seeds : len->seeds[full]);
+  if (R->ns > 1) /* each study in a folder of its own */
+    snprintf(S->dir, sizeof S->dir, "%.3000s/%s", R->dir, key);
+  else
+    snprintf(S->dir, sizeof S->dir, "%.4000s", R->dir);
+  for (o = 0; o < 2; ++o) {
+    cli_config j = S->base;
+    double given = o ? c->opts.repro.lr_adam : c->opts.repro.lr_sgd;
+    cli_give_name(&j, "opt", opt_names[o]);
+    cli_give(&j, "seed", 1);
+    if (cli_run_of(&j, &S->rc[o], err, sizeof err) != CLI_OK)
+      return u_fail(EXIT_BAD_INPUT, "%s", err);
+    /* paper A's code lists its learning rates for L = 3, linear attention */
+    S->depth_default = S->rc[o].model.layers == 3 &&
+                       S->rc[o].model.activation == LA_ACT_LINEAR;
+    S->lr[o] = S->rc[o].opt.lr;
+    S->lr_from[o] = LR_PAPER;
+    if (given == given) {
+      S->lr[o] = given;
+      S->lr_from[o] = LR_GIVEN;
+    } else if (c->opts.repro.tune || !S->depth_default) {
+      int g;
+      S->tune[o] = 1;
+      S->lr_from[o] = LR_TUNED;
+      for (g = 0; g < TUNE_GRID; ++g) /* lr0 / 64 .. 8 lr0, factors of 2 */
+        S->grid[o][g] = S->rc[o].opt.lr * ldexp(1, g - 6);
+    }
+  }
+  /* a quarter of the run, at least 200 steps (the run's, if shorter) */
+  S->tune_steps = S->rc[0].steps / 4 > 200 ? S->rc[0].steps / 4 : 200;
+  if (S->tune_steps > S->rc[0].steps) S->tune_steps = S->rc[0].steps;
+  if (title) {
+    snprintf(S->title, sizeof S->title, "%s", title);
+  } else { /* the preset's study, and its depth if another */
+    la_run_config own;
+    const char *t = S->base.preset;
+    for (o = 0; o < REPRO_NFORMS; ++o)
+      if (!strcmp(repro_forms[o].preset, t) && !repro_forms[o].depth) {
+        t = repro_forms[o].title;
+        break;
+      }
+    if (la_run_preset(&own, S->base.preset, NULL) == 0 &&
+        la_run_resolve(&own, &own) == 0 &&
+        own.model.layers != S->rc[0].model.layers)
+      snprintf(S->title, sizeof S->title, "%s, L = %d", t, S->rc[0].model.layers);
+    else
+      snprintf(S->title, sizeof S->title, "%s", t);
+  }
+  if (attention) {
+    size_t tl = strlen(S->title);
+    snprintf(S->title + tl, sizeof S->title - tl, ", %s attention", attention);
+  }
+  for (o = 0; o < (int)(sizeof paper_a_r / sizeof paper_a_r[0]); ++o)
+    if (!strcmp(paper_a_r[o].preset, S->base.preset) &&
+        S->rc[0].model.layers == 3 && !cli_given(c, "n") && !cli_given(c, "d") &&
+        S->rc[0].model.activation == LA_ACT_LINEAR)
+      S->paper = &paper_a_r[o];
+  return 0;
+}
+
+/* The flags of one run of study S: optimizer o, seed, learning rate. */
+static int job_config(const study *S, int o, long seed, double lr,
+                      cli_config *j, la_run_config *rc) {
+  char err[600];
+  *j = S->base;
+  cli_give_name(j, "opt", opt_names[o]);
+  cli_give(j, "seed", (double)seed);
+  cli_give(j, "lr", lr);
+  if (cli_run_of(j, rc, err, sizeof err) != CLI_OK)
+    return u_fail(EXIT_BAD_INPUT, "%s", err);
+  return 0;
+}
+
+/* ------------------------------------------------------------ jobs */
+static int repro_noise(const study *S, u_progress *p) {
+  cli_config c = S->base;
+  la_run r;
+  la_pool *pool = NULL;
+  long step;
+  u_out out;
+  char path[4200];
+  int st;
+  cli_give(&c, "seed", 1);
+  snprintf(path, sizeof path, "%.4000s/noise.json", S->dir);
+  if ((st = load_theta(&c, NULL, &r, &pool, &step)) != 0) return st;
+  if ((st = u_open(&out, path)) == 0) {
+    st = measure_noise(&c, NULL, &r, r.trainer.theta, 0, out.f, NULL, p);
+    if (st) u_abort(&out);
+    else st = u_commit(&out);
+  }
+  run_free(&r, pool);
+  return st;
+}
+
+static int repro_job(void *ctx, int i, u_progress *p) {
+  repro *R = (repro *)ctx;
+  const rjob *j = &R->jobs[i];
+  if (j->kind == J_NOISE) return repro_noise(&R->s[j->study], p);
+  /* a grid point that diverges is expected at the grid's top: quiet */
+  if (j->kind == J_TUNE && !freopen("/dev/null", "w", stderr)) return 1;
+  return train_one(&j->cfg, p);
+}
+
+/* Costliest first; equal costs in their first order (qsort is not
+   stable). */
+static int job_cmp_cost(const void *a, const void *b) {
+  const rjob *x = (const rjob *)a, *y = (const rjob *)b;
+  if (x->cost != y->cost) return x->cost > y->cost ? -1 : 1;
+  return (x->index > y->index) - (x->index < y->index);
+}
+
+/* Runs the jobs in the pool, the costliest first; the status of each
+   (by its place before the sort) in status. */
+static int repro_pool(repro *R, rjob *jobs, int n, const char *what,
+                      int *status) {
+  long *totals = (long *)calloc((size_t)n + 1, sizeof(long));
+  int *order = (int *)calloc((size_t)n + 1, sizeof(int));
+  int *st2 = (int *)calloc((size_t)n + 1, sizeof(int));
+  rjob *sorted = (rjob *)calloc((size_t)n + 1, sizeof(rjob));
+  int i, procs = (int)(R->c->jobs > 0 ? R->c->jobs : u_online_cpus());
+  if (!totals || !order || !st2 || !sorted) {
+    free(totals);
+    free(order);
+    free(st2);
+    free(sorted);
+    return u_oom();
+  }
+  memcpy(sorted, jobs, sizeof(rjob) * (size_t)n);
+  for (i = 0; i < n; ++i) sorted[i].index = i;
+  qsort(sorted, (size_t)n, sizeof(rjob), job_cmp_cost);
+  for (i = 0; i < n; ++i) {
+    order[i] = sorted[i].index;
+    sorted[i].cfg.out = sorted[i].path;
+    totals[i] = sorted[i].steps;
+  }
+  R->jobs = sorted;
+  R->nj = n;
+  (void)u_pool(repro_job, R, n, procs, totals, what, st2);
+  for (i = 0; i < n; ++i) status[order[i]] = st2[i];
+  R->jobs = NULL;
+  free(totals);
+  free(order);
+  free(st2);
+  free(sorted);
+  return 0;
+}
+
+/* ------------------------------------------------------------ tuning */
+/* A tuning run's score: the median of its last five evaluation losses
+   (Adam's loss has spikes: one evaluation would choose by chance); NaN
+   when the run diverged or did not finish. */
+static double tune_score(const char *path) {
+  runlog r;
+  char err[600];
+  double v[5], score = NAN;
+  int i, n;
+  if (runlog_load(path, &r, err, sizeof err)) return NAN;
+  if (!strcmp(r.status, "ok")) {
+    const series *e = &r.f[F_EVAL];
+    stats s;
+    n = e->n < 5 ? e->n : 5;
+    for (i = 0; i < n; ++i) v[i] = e->y[e->n - n + i];
+    stats_of(v, n, &s);
+    score = s.med;
+  }
+  runlog_free(&r);
+  return score;
+}
+
+static void tune_path(const study *S, int o, int g, char *buf, size_t cap) {
+  snprintf(buf, cap, "%.4000s/tune/%s-lr%d.jsonl", S->dir, opt_names[o], g);
+}
+
+/* Phase 1: a short run (a quarter of the steps, at least 200, no
+   diagnostics, seed TUNE_SEED) per grid value and tuned optimizer; each
+   study takes the value with the lowest score. */
+static int repro_tune(repro *R) {
+  rjob *jobs;
+  int *status, n = 0, i, o, g, st = 0;
+  for (i = 0; i < R->ns; ++i)
+    for (o = 0; o < 2; ++o) n += R->s[i].tune[o] ? TUNE_GRID : 0;
+  if (!n) return 0;
+  jobs = (rjob *)calloc((size_t)n, sizeof(rjob));
+  status = (int *)calloc((size_t)n, sizeof(int));
+  if (!jobs || !status) {
+    free(jobs);
+    free(status);
+    return u_oom();
+  }
+  n = 0;
+  for (i = 0; i < R->ns && !st; ++i) {
+    study *S = &R->s[i];
+    char dir[4200];
+    cli_config base = S->base;
+    snprintf(dir, sizeof dir, "%.4000s/tune", S->dir);
+    if (!S->tune[0] && !S->tune[1]) continue;
+    if ((st = u_mkdirs(dir)) != 0) break;
+    cli_give(&base, "steps", (double)S->tune_steps);
+    cli_give(&base, "diag_every", 0);
+    cli_give(&base, "smooth_every", 0);
+    S->tune_job = n;
+    for (o = 0; o < 2 && !st; ++o)
+      for (g = 0; g < TUNE_GRID && S->tune[o] && !st; ++g) {
+        rjob *j = &jobs[n++];
+        la_run_config rc;
+        cli_config keep = S->base;
+        S->base = base;
+        st = job_config(S, o, TUNE_SEED, S->grid[o][g], &j->cfg, &rc);
+        S->base = keep;
+        j->study = i;
+        j->kind = J_TUNE;
+        j->opt = o;
+        j->grid = g;
+        j->steps = rc.steps;
+        j->cost = job_cost(&rc, 0, J_TUNE);
+        tune_path(S, o, g, j->path, sizeof j->path);
+      }
+  }
+  if (!st) st = repro_pool(R, jobs, n, "tuning", status);
+  for (i = 0; i < R->ns && !st; ++i) {
+    study *S = &R->s[i];
+    for (o = 0; o < 2; ++o) {
+      int best = -1;
+      if (!S->tune[o]) continue;
+      for (g = 0; g < TUNE_GRID; ++g) {
+        char path[4200];
+        tune_path(S, o, g, path, sizeof path);
+        S->score[o][g] = tune_score(path);
+        if (S->score[o][g] == S->score[o][g] &&
+            (best < 0 || S->score[o][g] < S->score[o][best]))
+          best = g;
+      }
+      /* every grid value diverged: the paper's rate, said in the report */
+      if (best >= 0) S->lr[o] = S->grid[o][best];
+      else S->lr_from[o] = LR_PAPER;
+    }
+  }
+  free(jobs);
+  free(status);
+  return st;
+}
+
+/* ------------------------------------------------------------ runs */
+/* The parameters of a run's model. */
+static long run_nparams(const la_run_config *rc) {
+  la_model m;
+  la_model_config mc = rc->model;
+  mc.d = rc->data.d;
+  mc.n = rc->data.n;
+  return la_model_init(&m, &mc) == 0 ? m.nparams : 0;
+}
+
+static void run_path(const study *S, int o, int seed, char *buf, size_t cap) {
+  snprintf(buf, cap, "%.4000s/runs/%s-seed%d.jsonl", S->dir, opt_names[o], seed);
+}
+
+/* Phase 2: SGD and Adam over the seeds, and the noise, of every study. */
+static int repro_runs(repro *R) {
+  rjob *jobs;
+  int *status, n = 0, i, o, s, st = 0;
+  for (i = 0; i < R->ns; ++i) n += 2 * R->s[i].seeds + 1;
+  jobs = (rjob *)calloc((size_t)n, sizeof(rjob));
+  status = (int *)calloc((size_t)n, sizeof(int));
+  if (!jobs || !status) {
+    free(jobs);
+    free(status);
+    return u_oom();
+  }
+  n = 0;
+  for (i = 0; i < R->ns && !st; ++i) {
+    study *S = &R->s[i];
+    char dir[4200];
+    snprintf(dir, sizeof dir, "%.4000s/runs", S->dir);
+    if ((st = u_mkdirs(dir)) != 0) break;
+    S->run_job = n;
+    for (s = 1; s <= S->seeds && !st; ++s)
+      for (o = 0; o < 2 && !st; ++o) {
+        rjob *j = &jobs[n++];
+        la_run_config rc;
+        st = job_config(S, o, s, S->lr[o], &j->cfg, &rc);
+        j->study = i;
+        j->kind = J_RUN;
+        j->opt = o;
+        j->seed = s;
+        j->steps = rc.steps;
+        j->cost = job_cost(&rc, run_nparams(&rc), J_RUN);
+        run_path(S, o, s, j->path, sizeof j->path);
+      }
+    if (!st) { /* the noise costs a gradient per sample */
+      rjob *j = &jobs[n++];
+      la_run_config rc = S->rc[0];
+      rc.steps = S->base.samples + S->base.true_batch / 1000;
+      j->study = i;
+      j->kind = J_NOISE;
+      j->steps = S->base.samples;
+      j->cost = job_cost(&rc, 0, J_NOISE);
+      snprintf(j->path, sizeof j->path, "%.4000s/noise.json", S->dir);
+    }
+  }
+  if (!st) st = repro_pool(R, jobs, n, "reproduce", status);
+  free(jobs);
+  free(status);
+  return st;
+}
+
+/* ------------------------------------------------------------ results */
+/* The (gradient norm, smoothness) pairs of Adam's runs over the first
+   2000 steps: seed, step, g, s; their count. */
+#define PAIRS_UNTIL 2000
+static long pairs_until(const study *S) {
+  return S->rc[0].steps < PAIRS_UNTIL ? S->rc[0].steps : PAIRS_UNTIL;
+}
+typedef struct pairs {
+  double *seed, *t, *g, *s;
+  int n;
+} pairs;
+
+static void pairs_free(pairs *P) {
+  free(P->seed);
+  free(P->t);
+  free(P->g);
+  free(P->s);
+  memset(P, 0, sizeof *P);
+}
+
+/* Adam's pairs of seed `only` (0: every seed). */
+static int pairs_of(const study *S, int only, pairs *P) {
+  int s, j, cap = 1;
+  memset(P, 0, sizeof *P);
+  for (s = 0; s < S->seeds; ++s) cap += S->logs[2 * s + 1].f[F_SMOOTH].n;
+  P->seed = (double *)malloc(sizeof(double) * (size_t)cap);
+  P->t = (double *)malloc(sizeof(double) * (size_t)cap);
+  P->g = (double *)malloc(sizeof(double) * (size_t)cap);
+  P->s = (double *)malloc(sizeof(double) * (size_t)cap);
+  if (!P->seed || !P->t || !P->g || !P->s) {
+    pairs_free(P);
+    return -1;
+  }
+  for (s = 0; s < S->seeds; ++s) {
+    const runlog *a = &S->logs[2 * s + 1];
+    const series *sm = &a->f[F_SMOOTH];
+    if (only && s + 1 != only) continue;
+    for (j = 0; j < sm->n && sm->x[j] <= PAIRS_UNTIL; ++j) {
+      double g = series_at(&a->f[F_SGNORM], sm->x[j]);
+      if (!(sm->y[j] > 0) || !(g > 0) || !isfinite(g)) continue;
+      P->seed[P->n] = s + 1;
+      P->t[P->n] = sm->x[j];
+      P->g[P->n] = g;
+      P->s[P->n++] = sm->y[j];
+    }
+  }
+  return 0;
+}
+
+/* A run's final evaluation loss for a comparison: +inf when it diverged
+   (it lost), NaN when it is missing. */
+static double final_of(const study *S, int run) {
+  if (S->ok[run] == 1) return S->logs[run].final_eval;
+  return S->ok[run] == 0 ? HUGE_VAL : NAN;
+}
+
+/* Reads a study's runs and noise back and computes each seed's numbers
+   and the verdicts. */
+static int study_load(study *S) {
+  int k = S->seeds, runs = 2 * k, i, t;
+  char path[4200], err[600];
+  char *text;
+  const char *why = NULL;
+  pairs P;
+  S->logs = (runlog *)calloc((size_t)runs, sizeof(runlog));
+  S->ok = (int *)calloc((size_t)runs, sizeof(int));
+  S->v[0] = (double *)malloc(sizeof(double) * (size_t)k * SV_N);
+  if (!S->logs || !S->ok || !S->v[0]) return u_oom();
+  for (i = 1; i < SV_N; ++i) S->v[i] = S->v[0] + (size_t)i * (size_t)k;
+  for (i = 0; i < runs; ++i) {
+    run_path(S, i % 2, i / 2 + 1, path, sizeof path);
+    if (runlog_load(path, &S->logs[i], err, sizeof err) != 0) {
+      memset(&S->logs[i], 0, sizeof S->logs[i]);
+      S->ok[i] = -1;
+      S->failed++;
+    } else if (!strcmp(S->logs[i].status, "ok")) {
+      S->ok[i] = 1;
+    } else if (!strcmp(S->logs[i].status, "diverged")) {
+      S->ok[i] = 0;
+      S->diverged++;
+    } else {
+      S->ok[i] = -1;
+      S->failed++;
+    }
+  }
+  snprintf(path, sizeof path, "%.4000s/noise.json", S->dir);
+  text = u_slurp(path, NULL);
+  S->has_noise = text && jv_parse(text, &S->noise, &why) == 0;
+  free(text);
+  for (i = 0; i < k; ++i) {
+    const runlog *a = &S->logs[2 * i], *b = &S->logs[2 * i + 1];
+    double fs = final_of(S, 2 * i), fa = final_of(S, 2 * i + 1);
+    S->v[SV_FIN_SGD][i] = fs;
+    S->v[SV_FIN_ADAM][i] = fa;
+    /* inf / finite: SGD diverged, Adam is lower; finite / inf: 0 */
+    S->v[SV_LOSS_RATIO][i] = fs / fa;
+    for (t = 0; t < 2; ++t) {
+      double rs = series_at(&a->f[F_RCOND], repro_at[t]);
+      double ra = series_at(&b->f[F_RCOND], repro_at[t]);
+      double ls = series_at(&a->f[F_RSPEC], repro_at[t]);
+      double la = series_at(&b->f[F_RSPEC], repro_at[t]);
+      S->v[SV_R_SGD + t][i] = rs;
+      S->v[SV_R_ADAM + t][i] = ra;
+      S->v[SV_R_RATIO + t][i] = rs / ra;
+      S->v[SV_L_SGD + t][i] = ls;
+      S->v[SV_L_ADAM + t][i] = la;
+      S->v[SV_L_RATIO + t][i] = ls / la;
+    }
+    S->v[SV_CORR][i] = NAN;
+    if (pairs_of(S, i + 1, &P) == 0) {
+      la_lsmooth_fit f;
+      if (P.n >= 3 && la_lsmooth(P.n, P.g, P.s, &f, NULL, 0) == 0 && f.used >= 3)
+        S->v[SV_CORR][i] = f.corr_log;
+      pairs_free(&P);
+    }
+  }
+  verdict_of(S->v[SV_LOSS_RATIO], k, 1, &S->loss);
+  for (t = 0; t < 2; ++t) verdict_of(S->v[SV_R_RATIO + t], k, 1, &S->r[t]);
+  verdict_of(S->v[SV_CORR], k, 0.5, &S->corr);
+  if (S->has_noise) { /* the sample kurtosis of a Gaussian: sd sqrt(24/N) */
+    double N = jv_num(&S->noise, "samples");
+    S->kurt_limit = 3 + 3 * sqrt(24 / N);
+    S->heavy = jv_num(&S->noise, "kurtosis") > S->kurt_limit;
+  }
+  memset(&S->fit, 0, sizeof S->fit);
+  if (pairs_of(S, 0, &P) == 0) {
+    if (P.n >= 3) (void)la_lsmooth(P.n, P.g, P.s, &S->fit, NULL, 0);
+    pairs_free(&P);
+  }
+  return 0;
+}
+
+static void study_free(study *S) {
+  int i;
+  for (i = 0; S->logs && i < 2 * S->seeds; ++i) runlog_free(&S->logs[i]);
+  free(S->logs);
+  free(S->ok);
+  free(S->v[0]);
+  jv_free(&S->noise);
+}
+
+/* ------------------------------------------------------------ figures */
+/* The runs of one optimizer of a study, as pointers. */
+static runlog **study_runs(const study *S, int o) {
+  runlog **r = (runlog **)malloc(sizeof(runlog *) * (size_t)S->seeds);
+  int s;
+  for (s = 0; r && s < S->seeds; ++s) r[s] = &S->logs[2 * s + o];
+  return r;
+}
+
+/* The two optimizers' curves of one field; *drawn says whether any run
+   had a value (otherwise no file is written). */
+static int study_curves(const study *S, const char *file, const char *title,
+                        const char *ylabel, int field, int *drawn) {
+  char path[4300], lab[2][160], a[32];
+  curve cs[2];
+  curves_fig cf;
+  int o, st = 0;
+  memset(cs, 0, sizeof cs);
+  *drawn = 0;
+  for (o = 0; o < 2 && !st; ++o) {
+    runlog **r = study_runs(S, o);
+    if (!r || band_make(r, S->seeds, field, &cs[o].b)) st = u_oom();
+    free(r);
+    snprintf(lab[o], sizeof lab[o], "%s, lr %s (%d seeds)", opt_titles[o],
+             fmt_num(a, sizeof a, S->lr[o], 3), S->seeds);
+    cs[o].label = lab[o];
+    if (cs[o].b.n) *drawn = 1;
+  }
+  if (!st && *drawn) {
+    cf.title = title;
+    cf.xlabel = "iteration";
+    cf.ylabel = ylabel;
+    cf.logy = 1;
+    cf.c = cs;
+    cf.n = 2;
+    snprintf(path, sizeof path, "%.4000s/%s", S->dir, file);
+    st = write_curves(path, &cf);
+  }
+  band_free(&cs[0].b);
+  band_free(&cs[1].b);
+  return st;
+}
+
+/* The gradient norm against the directional smoothness over Adam's first
+   2000 steps, coloured by iteration, with the (L0, L1) lines fitted to
+   them: s = L0 + L1 ||g|| by least squares, and the tightest such line
+   above every pair. */
+typedef struct scatter_fig {
+  const char *title;
+  const pairs *P;
+  const la_lsmooth_fit *fit;
+} scatter_fig;
+
+/* A fitted line on the scatter's grid of gradient norms. */
+static void scatter_line(double lo, double hi, double l0, double l1,
+                         double *x, double *y, int n) {
+  int i;
+  for (i = 0; i < n; ++i) {
+    x[i] = lo * pow(hi / lo, i / (n - 1.0));
+    y[i] = l0 + l1 * x[i];
+  }
+}
+
+static void draw_scatter(FILE *f, void *ctx) {
+  scatter_fig *sf = (scatter_fig *)ctx;
+  const pairs *P = sf->P;
+  const la_lsmooth_fit *fit = sf->fit;
+  svg_axis ax = {0, 1, 1, "\xe2\x80\x96\xe2\x88\x87" "f\xe2\x80\x96 gradient norm (log scale)"};
+  svg_axis ay = {0, 1, 1, "directional smoothness u\xe1\xb5\x80 H u (log scale)"};
+  svg_plot p;
+  double x[100], y[100], tmax = 1;
+  char lab[200], a[32], b[32];
+  int i;
+  for (i = 0; i < P->n; ++i) tmax = fmax(tmax, P->t[i]);
+  if (!svg_range(P->g, P->n, 1, &ax.lo, &ax.hi)) ax.lo = 0.1, ax.hi = 1;
+  if (!svg_range(P->s, P->n, 1, &ay.lo, &ay.hi)) ay.lo = 0.1, ay.hi = 1;
+  svg_open(&p, f, 700, 460, sf->title, ax, ay);
+  p.mr = 110;
+  svg_axes(&p);
+  svg_points(&p, P->g, P->s, P->t, P->n, 0, tmax, NULL, 2.4);
+  svg_colorbar(&p, 0, tmax, "iteration");
+  svg_legend(&p, "one (||grad f||, u^T H u) pair of an Adam step", "#21918c", SVG_DOT);
+  if (fit->used >= 3) {
+    scatter_line(ax.lo, ax.hi, fit->l0_ls, fit->l1_ls, x, y, 100);
+    svg_line(&p, x, y, 100, "#D55E00", 2, 0);
+    snprintf(lab, sizeof lab, "least squares: s = %s + %s ||g||",
+             fmt_num(a, sizeof a, fit->l0_ls, 3), fmt_num(b, sizeof b, fit->l1_ls, 3));
+    svg_legend(&p, lab, "#D55E00", SVG_LINE);
+    scatter_line(ax.lo, ax.hi, fit->l0_env, fit->l1_env, x, y, 100);
+    svg_line(&p, x, y, 100, "#000000", 1.5, 1);
+    snprintf(lab, sizeof lab, "(L0, L1) envelope: s = %s + %s ||g|| (above every pair)",
+             fmt_num(a, sizeof a, fit->l0_env, 3), fmt_num(b, sizeof b, fit->l1_env, 3));
+    svg_legend(&p, lab, "#000000", SVG_DASHED);
+  }
+  svg_close(&p);
+}
+
+static void csv_scatter(FILE *f, void *ctx) {
+  scatter_fig *sf = (scatter_fig *)ctx;
+  const pairs *P = sf->P;
+  const la_lsmooth_fit *fit = sf->fit;
+  char a[32], b[32];
+  int i;
+  fprintf(f, "what,seed,step,grad_norm,smoothness\n");
+  for (i = 0; i < P->n; ++i)
+    fprintf(f, "pair,%.0f,%.0f,%s,%s\n", P->seed[i], P->t[i], csv_num(a, P->g[i]),
+            csv_num(b, P->s[i]));
+  if (fit->used >= 3) {
+    fprintf(f, "least squares L0 and L1,,,%s,%s\n", csv_num(a, fit->l0_ls),
+            csv_num(b, fit->l1_ls));
+    fprintf(f, "envelope L0 and L1,,,%s,%s\n", csv_num(a, fit->l0_env),
+            csv_num(b, fit->l1_env));
+  }
+}
+
+/* The tuning: each grid value's score, per optimizer; the value taken
+   crossed. */
+typedef struct tune_fig {
+  const study *S;
+} tune_fig;
+
+static void draw_tune(FILE *f, void *ctx) {
+  const study *S = ((tune_fig *)ctx)->S;
+  svg_axis ax = {0, 1, 1, "learning rate (log scale)"};
+  svg_axis ay = {0, 1, 1, "score: median of the last 5 evaluation losses (log scale)"};
+  double all[4 * TUNE_GRID];
+  char title[240], lab[160];
+  svg_plot p;
+  int o, n = 0;
+  for (o = 0; o < 2; ++o)
+    if (S->tune[o]) {
+      memcpy(all + n, S->grid[o], sizeof(double) * TUNE_GRID);
+      n += TUNE_GRID;
+    }
+  if (!svg_range(all, n, 1, &ax.lo, &ax.hi)) ax.lo = 1e-3, ax.hi = 1;
+  n = 0;
+  for (o = 0; o < 2; ++o)
+    if (S->tune[o]) {
+      memcpy(all + n, S->score[o], sizeof(double) * TUNE_GRID);
+      n += TUNE_GRID;
+    }
+  if (!svg_range(all, n, 1, &ay.lo, &ay.hi)) ay.lo = 1e-3, ay.hi = 1;
+  snprintf(title, sizeof title, "Learning rates, %s: %ld-step runs, seed %d",
+           S->title, S->tune_steps, TUNE_SEED);
+  svg_open(&p, f, 680, 420, title, ax, ay);
+  svg_axes(&p);
+  for (o = 0; o < 2; ++o) {
+    double x = S->lr[o], y = NAN;
+    int g;
+    if (!S->tune[o]) continue;
+    for (g = 0; g < TUNE_GRID; ++g)
+      if (S->grid[o][g] == x) y = S->score[o][g];
+    svg_line(&p, S->grid[o], S->score[o], TUNE_GRID, svg_palette[o], 2, 0);
+    svg_markers(&p, S->grid[o], S->score[o], TUNE_GRID, svg_palette[o], SVG_DOT, 3.2);
+    svg_markers(&p, &x, &y, 1, svg_palette[o], SVG_CROSS, 7);
+    snprintf(lab, sizeof lab, "%s (a missing point diverged)", opt_titles[o]);
+    svg_legend(&p, lab, svg_palette[o], SVG_LINEDOT);
+  }
+  svg_legend(&p, "cross: the rate taken", "#666666", SVG_CROSS);
+  svg_close(&p);
+}
+
+static void csv_tune(FILE *f, void *ctx) {
+  const study *S = ((tune_fig *)ctx)->S;
+  char a[32];
+  int o, g;
+  fprintf(f, "optimizer,lr,score,taken\n");
+  for (o = 0; o < 2; ++o)
+    for (g = 0; g < TUNE_GRID && S->tune[o]; ++g)
+      fprintf(f, "%s,%.10g,%s,%d\n", opt_names[o], S->grid[o][g],
+              S->score[o][g] == S->score[o][g] ? csv_num(a, S->score[o][g]) : "diverged",
+              S->grid[o][g] == S->lr[o]);
+}
+
+/* Every figure of a study; which were drawn in *has (loss, rcond,
+   smoothness, noise, scatter, tune). */
+enum { FIG_LOSS, FIG_RCOND, FIG_SMOOTH, FIG_NOISE, FIG_SCATTER, FIG_TUNE, FIG_N };
+static int study_figures(study *S, int *has) {
+  char title[300], path[4300];
+  int st;
+  memset(has, 0, sizeof(int) * FIG_N);
+  snprintf(title, sizeof title, "Evaluation loss, %s", S->title);
+  if ((st = study_curves(S, "loss.svg", title, "evaluation loss (log scale)",
+                         F_EVAL, &has[FIG_LOSS])))
+    return st;
+  snprintf(title, sizeof title, "Robust condition number max|H_ii| / median|H_ii|, %s", S->title);
+  if ((st = study_curves(S, "rcond.svg", title, "R (log scale)", F_RCOND,
+                         &has[FIG_RCOND])))
+    return st;
+  snprintf(title, sizeof title, "Directional smoothness along the step taken, %s", S->title);
+  if ((st = study_curves(S, "smoothness.svg", title,
+                         "u\xe1\xb5\x80 H u (log scale)", F_SMOOTH, &has[FIG_SMOOTH])))
+    return st;
+  if (S->has_noise) {
+    fig_ctx fc;
+    snprintf(title, sizeof title, "Gradient noise at initialization, %s", S->title);
+    fc.obj = &S->noise;
+    fc.title = title;
+    snprintf(path, sizeof path, "%.4000s/noise.svg", S->dir);
+    if ((st = write_figure(path, draw_noise, csv_noise, &fc))) return st;
+    has[FIG_NOISE] = 1;
+  }
+  {
+    pairs P;
+    scatter_fig sf;
+    if (pairs_of(S, 0, &P)) return u_oom();
+    snprintf(title, sizeof title, "Adam, first %ld steps: smoothness against gradient norm, %s",
+             pairs_until(S), S->title);
+    sf.title = title;
+    sf.P = &P;
+    sf.fit = &S->fit;
+    snprintf(path, sizeof path, "%.4000s/gnorm_smoothness.svg", S->dir);
+    if (P.n > 0) {
+      st = write_figure(path, draw_scatter, csv_scatter, &sf);
+      has[FIG_SCATTER] = !st;
+    }
+    pairs_free(&P);
+    if (st) return st;
+  }
+  if (S->tune[0] || S->tune[1]) {
+    tune_fig tf;
+    tf.S = S;
+    snprintf(path, sizeof path, "%.4000s/tune.svg", S->dir);
+    if ((st = write_figure(path, draw_tune, csv_tune, &tf))) return st;
+    has[FIG_TUNE] = 1;
+  }
+  return 0;
+}
+
+/* ------------------------------------------------------------ reports */
+static const char *const rule_text =
+    "**How a claim is judged.** Each claim is checked seed by seed (SGD and "
+    "Adam of one seed start from the same initialization and see the same "
+    "data). It *holds* when it holds in more than half of the seeds and the "
+    "median over the seeds agrees; it *does not hold* when it fails in more "
+    "than half and the median agrees with that; otherwise it is *mixed*. A "
+    "seed without the number (*undecided*: a run that failed, both runs "
+    "diverged, a diagnostic not measured there) counts for neither side. A "
+    "run that diverged counts as the higher loss (its final loss is written "
+    "inf; a median or quartile of inf says that at least that share of the "
+    "runs diverged). Medians and quartiles "
+    "interpolate between the seeds' values geometrically when both are "
+    "positive (the figures' axes are logarithmic). The noise's tail is one measurement (seed 1's "
+    "initialization): heavy when its kurtosis exceeds a Gaussian's 3 by "
+    "more than three standard errors of a Gaussian sample's kurtosis, "
+    "3 sqrt(24/N). lambda_max / lambda_median is given only where the "
+    "median eigenvalue stands above the Hessian's rounding (|lambda_median| "
+    "> n_params u max|lambda|, u the unit roundoff of the build's reals); "
+    "elsewhere it is *not resolved*.\n\n";
+
+/* "5 of 6 seeds" (and how many were undecided: not measured, or both
+   runs diverged). */
+static const char *fmt_seeds(char *buf, size_t cap, const verdict *v) {
+  int none = v->seeds - v->yes - v->no;
+  if (none)
+    snprintf(buf, cap, "%d of %d seeds (%d undecided)", v->yes, v->seeds, none);
+  else
+    snprintf(buf, cap, "%d of %d seeds", v->yes, v->seeds);
+  return buf;
+}
+
+/* The text of a learning rate's origin. */
+static const char *lr_origin(const study *S, int o) {
+  if (S->lr_from[o] == LR_GIVEN) return "given";
+  if (S->lr_from[o] == LR_TUNED) return "tuned";
+  if (S->tune[o]) return "paper A's: every tuning run diverged";
+  return "paper A's code";
+}
+
+/* Runs that did not complete, in words ("" when all did). */
+static void fmt_incomplete(char *buf, size_t cap, const study *S) {
+  if (!S->diverged && !S->failed) {
+    snprintf(buf, cap, "all %d completed", 2 * S->seeds);
+    return;
+  }
+  snprintf(buf, cap, "%d of %d diverged, %d failed", S->diverged,
+           2 * S->seeds, S->failed);
+}
+
+/* The per-seed numbers behind the tables. */
+static void csv_seeds(FILE *f, void *ctx) {
+  const study *S = (const study *)ctx;
+  static const char *const cols[SV_N] = {
+      "final_eval_sgd", "final_eval_adam", "final_eval_sgd_over_adam",
+      "R_sgd_750", "R_sgd_1250", "R_adam_750", "R_adam_1250",
+      "R_sgd_over_adam_750", "R_sgd_over_adam_1250",
+      "lmax_over_lmed_sgd_750", "lmax_over_lmed_sgd_1250",
+      "lmax_over_lmed_adam_750", "lmax_over_lmed_adam_1250",
+      "lratio_sgd_over_adam_750", "lratio_sgd_over_adam_1250",
+      "loglog_corr_smoothness_gradnorm_adam"};
+  char a[32];
+  int s, k;
+  fprintf(f, "seed,status_sgd,status_adam");
+  for (k = 0; k < SV_N; ++k) fprintf(f, ",%s", cols[k]);
+  fputc('\n', f);
+  for (s = 0; s < S->seeds; ++s) {
+    fprintf(f, "%d,%s,%s", s + 1,
+            S->logs[2 * s].status[0] ? S->logs[2 * s].status : "missing",
+            S->logs[2 * s + 1].status[0] ? S->logs[2 * s + 1].status : "missing");
+    for (k = 0; k < SV_N; ++k) fprintf(f, ",%s", csv_num(a, S->v[k][s]));
+    fputc('\n', f);
+  }
+}
+
+/* The table of the robust condition numbers, beside paper A's. */
+static void report_rcond(FILE *f, const study *S) {
+  char a[80], b[80], c[80], d[80], e[80], p[80];
+  stats s;
+  int t, any = 0;
+  fprintf(f,
+          "| iteration | R_SGD | R_Adam | R_SGD / R_Adam, mean \xc2\xb1 sd "
+          "| median [IQR] | R_SGD > R_Adam | verdict | paper A, mean (std) |\n"
+          "|---|---|---|---|---|---|---|---|\n");
+  for (t = 0; t < 2; ++t) {
+    stats_of(S->v[SV_R_SGD + t], S->seeds, &s);
+    fmt_miqr(a, sizeof a, &s);
+    stats_of(S->v[SV_R_ADAM + t], S->seeds, &s);
+    fmt_miqr(b, sizeof b, &s);
+    fmt_msd(c, sizeof c, S->v[SV_R_RATIO + t], S->seeds);
+    stats_of(S->v[SV_R_RATIO + t], S->seeds, &s);
+    fmt_miqr(d, sizeof d, &s);
+    if (S->paper)
+      snprintf(p, sizeof p, "%.3g (%.3g)", S->paper->mean[t], S->paper->sd[t]);
+    else
+      snprintf(p, sizeof p, "not given");
+    fprintf(f, "| %.0f | %s | %s | %s | **%s** | %s | %s | %s |\n", repro_at[t],
+            a, b, c, d, fmt_seeds(e, sizeof e, &S->r[t]),
+            verdict_word(S->r[t].v), p);
+  }
+  fprintf(f,
+          "\nR = max|diag H| / median|diag H| (paper A's code), medians and "
+          "interquartile ranges over the seeds; the ratio is taken seed by "
+          "seed. lambda_max / lambda_median (paper A's text), SGD's over "
+          "Adam's:\n\n| iteration | median [IQR] | seeds where both medians "
+          "are resolved |\n|---|---|---|\n");
+  for (t = 0; t < 2; ++t) {
+    int m = 0, i;
+    for (i = 0; i < S->seeds; ++i) m += S->v[SV_L_RATIO + t][i] == S->v[SV_L_RATIO + t][i];
+    stats_of(S->v[SV_L_RATIO + t], S->seeds, &s);
+    if (m) fmt_miqr(a, sizeof a, &s);
+    else snprintf(a, sizeof a, "not resolved");
+    fprintf(f, "| %.0f | %s | %d of %d |\n", repro_at[t], a, m, S->seeds);
+    any += m;
+  }
+  (void)any;
+}
+
+/* The study's report.md (and summary.md: its tables alone, for other
+   documents to include). */
+static int study_report(const study *S, const int *has, double wall) {
+  const la_run_config *r = &S->rc[0];
+  char path[4300], a[80], b[80], c[80], d[80], e[32], g[32], h[32], pname[32];
+  stats s;
+  u_out md;
+  int o, st, pass;
+  snprintf(path, sizeof path, "%.4000s/seeds.csv", S->dir);
+  if ((st = write_svg(path, csv_seeds, (void *)S)) != 0) return st;
+  cli_field_text(r, la_run_field_find("param"), pname, sizeof pname);
+  for (pass = 0; pass < 2; ++pass) { /* report.md, then summary.md */
+    FILE *f;
+    snprintf(path, sizeof path, "%.4000s/%s", S->dir, pass ? "summary.md" : "report.md");
+    if ((st = u_open(&md, path)) != 0) return st;
+    f = md.f;
+    if (!pass) {
+      fprintf(f, "# Paper A, %s: SGD against Adam%s\n\n", S->title,
+              S->base.full ? "" : " (quick form)");
+      fprintf(f,
+              "Linear transformer, L = %d, d = %d, n = %d, %s parametrization%s "
+              "(%ld parameters), %d fresh prompts per step, %ld steps, %d seed%s "
+              "per optimizer, global gradient clipping at %g. SGD with momentum "
+              "0.9 at learning rate %s (%s); Adam with beta1 = beta2 = 0.9 at %s "
+              "(%s). Evaluation loss on a fixed batch of %d prompts every %d "
+              "steps; robust condition numbers on a fixed batch of %d every %d "
+              "steps%s; directional smoothness every %d steps. Runs: %s. "
+              "Backend %s, %s; wall time %.1f s.\n\n",
+              r->model.layers, r->data.d, r->data.n, pname,
+              r->model.front_hidden > 0 ? " behind a trainable ReLU front MLP" : "",
+              run_nparams(r), r->batch, r->steps, S->seeds, S->seeds == 1 ? "" : "s",
+              r->clip_norm, fmt_num(a, sizeof a, S->lr[0], 3), lr_origin(S, 0),
+              fmt_num(b, sizeof b, S->lr[1], 3), lr_origin(S, 1), r->eval_batch,
+              r->eval_every, r->measure.diag_batch, r->measure.diag_every,
+              r->measure.diag_every > 0 ? "" : " (not measured: 0)",
+              r->measure.smooth_every, (fmt_incomplete(c, sizeof c, S), c),
+              la_backend_name(), precision_name, wall);
+      if (has[FIG_TUNE])
+        fprintf(f,
+                "Learning rates: paper A's code lists them for L = 3; here each "
+                "tuned one is the best of a grid of %d (the code's rate times "
+                "2^-6 .. 2^3) by the median of the last five evaluation losses "
+                "of a %ld-step run on seed %d, none of the seeds reported "
+                "(`tune.csv`).\n\n![learning-rate tuning](tune.svg)\n\n",
+                TUNE_GRID, S->tune_steps, TUNE_SEED);
+      fputs(rule_text, f);
+      fprintf(f, "## Loss\n\n");
+      if (has[FIG_LOSS]) fprintf(f, "![evaluation loss](loss.svg)\n\n");
+      fprintf(f,
+              "| final evaluation loss | mean \xc2\xb1 sd | median [IQR] | "
+              "runs that diverged |\n|---|---|---|---|\n");
+      for (o = 0; o < 2; ++o) {
+        int dv = 0, i;
+        double *fin = S->v[o ? SV_FIN_ADAM : SV_FIN_SGD];
+        for (i = 0; i < S->seeds; ++i) dv += S->ok[2 * i + o] == 0;
+        fmt_msd(a, sizeof a, fin, S->seeds);
+        stats_of(fin, S->seeds, &s);
+        fmt_miqr(b, sizeof b, &s);
+        fprintf(f, "| %s | %s | %s | %d |\n", o ? "Adam" : "SGD", a, b, dv);
+      }
+      stats_of(S->v[SV_LOSS_RATIO], S->seeds, &s);
+      fmt_miqr(a, sizeof a, &s);
+      fprintf(f,
+              "\nAdam ends lower in %s; SGD's final loss over Adam's, seed by "
+              "seed: %s (median [IQR]). Per seed: `seeds.csv`.\n\n",
+              fmt_seeds(b, sizeof b, &S->loss), a);
+      fprintf(f, "## Gradient noise at initialization\n\n");
+      if (S->has_noise) {
+        const jv *n = &S->noise;
+        fprintf(f,
+                "![noise](noise.svg)\n\n%d minibatches of %d prompts against "
+                "the gradient of %d prompts (seed 1's initial theta). "
+                "||g_B - g||: mean %s, sd %s, kurtosis %s (a Gaussian has 3; "
+                "heavy above %s), Hill tail index %s \xc2\xb1 %s, largest "
+                "sample %s standard deviations above the mean.\n\n",
+                (int)jv_num(n, "samples"), (int)jv_num(n, "minibatch"),
+                (int)jv_num(n, "true_batch"), fmt_num(a, sizeof a, jv_num(n, "mean"), 4),
+                fmt_num(b, sizeof b, sqrt(jv_num(n, "var")), 4),
+                fmt_num(c, sizeof c, jv_num(n, "kurtosis"), 3),
+                fmt_num(d, sizeof d, S->kurt_limit, 3),
+                fmt_num(e, sizeof e, jv_num(n, "hill_alpha"), 3),
+                fmt_num(g, sizeof g, jv_num(n, "hill_stderr"), 2),
+                fmt_num(h, sizeof h,
+                        (jv_num(n, "max") - jv_num(n, "mean")) / sqrt(jv_num(n, "var")), 3));
+      } else {
+        fprintf(f, "Not measured: the measurement failed (`noise.json` is missing).\n\n");
+      }
+      fprintf(f, "## Robust condition number\n\n");
+      if (has[FIG_RCOND]) fprintf(f, "![robust condition number](rcond.svg)\n\n");
+    } else {
+      fprintf(f, "Robust condition number, %s:\n\n", S->title);
+    }
+    if (r->measure.diag_every > 0) report_rcond(f, S);
+    else fprintf(f, "Not measured in this form (--diag-every 0).\n");
+    if (!pass) {
+      fprintf(f, "\n## Directional smoothness\n\n");
+      if (has[FIG_SMOOTH]) fprintf(f, "![directional smoothness](smoothness.svg)\n\n");
+      else fprintf(f, "Not measured.\n\n");
+      fprintf(f, "## Gradient norm and smoothness\n\n");
+      if (has[FIG_SCATTER]) {
+        stats_of(S->v[SV_CORR], S->seeds, &s);
+        fmt_miqr(a, sizeof a, &s);
+        fprintf(f,
+                "![gradient norm against smoothness](gnorm_smoothness.svg)\n\n"
+                "Adam, first %ld steps, %d pairs (||grad f||, u^T H u) on the "
+                "fixed batch. Correlation of their logarithms, seed by seed: "
+                "%s (median [IQR]); above 0.5 in %s. (L0, L1) over all the "
+                "pairs: least squares %s, %s; the tightest line above every "
+                "pair %s, %s.\n\n",
+                pairs_until(S), S->fit.used, a, fmt_seeds(b, sizeof b, &S->corr),
+                fmt_num(c, sizeof c, S->fit.l0_ls, 3),
+                fmt_num(d, sizeof d, S->fit.l1_ls, 3),
+                fmt_num(e, sizeof e, S->fit.l0_env, 3),
+                fmt_num(g, sizeof g, S->fit.l1_env, 3));
+      } else {
+        fprintf(f, "No pairs: the smoothness was not measured.\n\n");
+      }
+    }
+    fprintf(f, "\n%s| paper A's claim | seeds where it holds | median | verdict |\n"
+               "|---|---|---|---|\n",
+            pass ? "" : "## Against paper A\n\n");
+    stats_of(S->v[SV_LOSS_RATIO], S->seeds, &s);
+    fprintf(f, "| Adam's final loss below SGD's | %s | SGD / Adam %s | %s |\n",
+            fmt_seeds(a, sizeof a, &S->loss), fmt_num(b, sizeof b, s.med, 3),
+            verdict_word(S->loss.v));
+    for (o = 0; o < 2 && r->measure.diag_every > 0; ++o)
+      fprintf(f, "| R_SGD > R_Adam at %.0f | %s | %s | %s |\n", repro_at[o],
+              fmt_seeds(a, sizeof a, &S->r[o]),
+              fmt_num(b, sizeof b, S->r[o].median, 3), verdict_word(S->r[o].v));
+    if (S->has_noise)
+      fprintf(f, "| heavy right tail of the noise | one measurement | kurtosis "
+                 "%s (limit %s) | %s |\n",
+              fmt_num(a, sizeof a, jv_num(&S->noise, "kurtosis"), 3),
+              fmt_num(b, sizeof b, S->kurt_limit, 3),
+              S->heavy ? "holds" : "does not hold");
+    fprintf(f, "| smoothness and gradient norm move together (log-log correlation > 0.5) "
+               "| %s | %s | %s |\n",
+            fmt_seeds(a, sizeof a, &S->corr), fmt_num(b, sizeof b, S->corr.median, 2),
+            verdict_word(S->corr.v));
+    if (!pass)
+      fprintf(f,
+              "\nRuns: `runs/*.jsonl` (one JSON object per line)%s; noise: "
+              "`noise.json`. Beside each figure its numbers as CSV "
+              "(`loss.csv`, ...); `seeds.csv` holds each seed's numbers "
+              "behind the tables.\n",
+              has[FIG_TUNE] ? ", tuning runs `tune/*.jsonl`" : "");
+    if ((st = u_commit(&md)) != 0) return st;
+  }
+  return 0;
+}
+
+/* ------------------------------------------------------------ --all */
+/* Paper A's depth study: the phenomena against L (it finds them stronger
+   with depth), one panel each: the final losses, R_SGD / R_Adam, the
+   noise's kurtosis, and how closely smoothness follows the gradient norm.
+   Points: the median over the seeds, bars: the interquartile range. */
+typedef struct depth_fig {
+  const study *const *s; /* the depth studies, by L */
+  int n;
+} depth_fig;
+
+/* The median and quartiles of per-seed value k of each study, at x = L. */
+static void depth_series(const depth_fig *D, int k, double *x, double *m,
+                         double *q1, double *q3) {
+  int i;
+  for (i = 0; i < D->n; ++i) {
+    stats s;
+    stats_of(D->s[i]->v[k], D->s[i]->seeds, &s);
+    x[i] = D->s[i]->rc[0].model.layers;
+    m[i] = s.med;
+    q1[i] = s.q1;
+    q3[i] = s.q3;
+  }
+}
+
+static void depth_panel(svg_fig *g, double px, double py, const char *title,
+                        const char *ylabel, int logy, const depth_fig *D,
+                        const int *keys, const char *const *labels, int nkeys,
+                        int color0, double ref, const char *ref_label) {
+  double x[REPRO_NFORMS], m[4][REPRO_NFORMS], q1[4][REPRO_NFORMS],
+      q3[4][REPRO_NFORMS], all[12 * REPRO_NFORMS + 1], rx[2], ry[2];
+  svg_axis ax = {1, 9, 0, "attention layers L"}, ay = {0, 1, 0, NULL};
+  svg_plot p;
+  int i, j, n = 0, drawn = 0;
+  for (j = 0; j < nkeys; ++j) {
+    depth_series(D, keys[j], x, m[j], q1[j], q3[j]);
+    for (i = 0; i < D->n; ++i) {
+      all[n++] = m[j][i];
+      all[n++] = q1[j][i];
+      all[n++] = q3[j][i];
+    }
+  }
+  if (ref == ref) all[n++] = ref;
+  ay.log = logy;
+  ay.label = ylabel;
+  if (!svg_range(all, n, logy, &ay.lo, &ay.hi)) ay.lo = logy ? 0.1 : 0, ay.hi = 1;
+  svg_panel(&p, g, px, py, 500, 350, title, ax, ay);
+  svg_axes(&p);
+  if (ref == ref) { /* the claim's threshold */
+    rx[0] = ax.lo;
+    rx[1] = ax.hi;
+    ry[0] = ry[1] = ref;
+    svg_line(&p, rx, ry, 2, "#888888", 1.2, 1);
+    svg_legend(&p, ref_label, "#888888", SVG_DASHED);
+  }
+  for (j = 0; j < nkeys; ++j) {
+    const char *col = svg_palette[(color0 + j) % SVG_NPALETTE];
+    double xs[REPRO_NFORMS];
+    int any = 0;
+    for (i = 0; i < D->n; ++i) any |= svg_ok(&ay, m[j][i]);
+    if (!any) continue; /* not measured: no legend entry for it either */
+    drawn++;
+    /* side by side: the series of one L a little apart */
+    for (i = 0; i < D->n; ++i) xs[i] = x[i] + (nkeys > 1 ? 0.12 * (2 * j - (nkeys - 1)) : 0);
+    svg_errbar(&p, xs, q1[j], q3[j], D->n, col);
+    svg_line(&p, xs, m[j], D->n, col, 2, 0);
+    svg_markers(&p, xs, m[j], D->n, col, SVG_DOT, 3.5);
+    svg_legend(&p, labels[j], col, SVG_LINEDOT);
+  }
+  if (!drawn) /* an empty frame would read as a failed drawing */
+    svg_note(&p, 5, logy ? pow(ay.lo, 0.2) * pow(ay.hi, 0.8) : 0.2 * ay.lo + 0.8 * ay.hi, 0, 0,
+             "middle", "#555555", "not measured in this form");
+  svg_close(&p);
+}
+
+/* Under panel (a)'s points: how many runs of each optimizer diverged at
+   each depth (their loss is no point on a log axis). */
+static void depth_diverged(svg_fig *g, const depth_fig *D) {
+  svg_plot p;
+  svg_axis ax = {1, 9, 0, NULL}, ay = {0, 1, 0, NULL};
+  int i, o;
+  /* an invisible panel over panel (a)'s plotting area: its coordinates */
+  memset(&p, 0, sizeof p);
+  svg_panel(&p, g, 0, 30, 500, 350, NULL, ax, ay);
+  p.mt = 26; /* panel (a) has a title */
+  g->panels--;
+  for (i = 0; i < D->n; ++i)
+    for (o = 0; o < 2; ++o) {
+      const study *S = D->s[i];
+      char txt[64];
+      int s, dv = 0;
+      for (s = 0; s < S->seeds; ++s) dv += S->ok[2 * s + o] == 0;
+      if (!dv) continue;
+      /* short enough that the labels of neighbouring depths stay apart */
+      snprintf(txt, sizeof txt, "%s %d/%d diverged", o ? "Adam" : "SGD", dv, S->seeds);
+      svg_note(&p, S->rc[0].model.layers, 0, 0, -8 - 13 * (1 - o), "middle",
+               svg_palette[o], txt);
+    }
+}
+
+static void draw_depth(FILE *f, void *ctx) {
+  const depth_fig *D = (const depth_fig *)ctx;
+  static const int loss_keys[2] = {SV_FIN_SGD, SV_FIN_ADAM};
+  static const char *const loss_labels[2] = {"SGD: final evaluation loss",
+                                             "Adam: final evaluation loss"};
+  static const int r_keys[2] = {SV_R_RATIO, SV_R_RATIO + 1};
+  static const char *const r_labels[2] = {"R_SGD / R_Adam at iteration 750",
+                                          "R_SGD / R_Adam at iteration 1250"};
+  static const int c_keys[1] = {SV_CORR};
+  static const char *const c_labels[1] = {
+      "Adam: log-log correlation of smoothness and gradient norm"};
+  double x[REPRO_NFORMS], k[REPRO_NFORMS], lim = 3, rx[2], ry[2], all[REPRO_NFORMS + 2];
+  svg_axis ax = {1, 9, 0, "attention layers L"}, ay = {0, 1, 0, "kurtosis of ||g_B - g||"};
+  svg_fig g;
+  svg_plot p;
+  int i;
+  svg_fig_open(&g, f, 1000, 740, "Paper A's phenomena against depth (Setting 1; median over the seeds, bars: interquartile range)");
+  depth_panel(&g, 0, 30, "(a) final evaluation loss", "final evaluation loss (log scale)", 1, D,
+              loss_keys, loss_labels, 2, 0, NAN, "");
+  depth_diverged(&g, D);
+  depth_panel(&g, 500, 30, "(b) robust condition number, SGD over Adam", "R_SGD / R_Adam (log scale)", 1,
+              D, r_keys, r_labels, 2, 2, 1, "dashed grey: the claim's threshold");
+  for (i = 0; i < D->n; ++i) {
+    x[i] = D->s[i]->rc[0].model.layers;
+    k[i] = D->s[i]->has_noise ? jv_num(&D->s[i]->noise, "kurtosis") : NAN;
+    all[i] = k[i];
+    if (D->s[i]->has_noise) lim = fmax(lim, D->s[i]->kurt_limit);
+  }
+  all[D->n] = lim;
+  all[D->n + 1] = 3;
+  if (!svg_range(all, D->n + 2, 0, &ay.lo, &ay.hi)) ay.lo = 2, ay.hi = 4;
+  svg_panel(&p, &g, 0, 390, 500, 350, "(c) gradient noise at initialization", ax, ay);
+  svg_axes(&p);
+  rx[0] = ax.lo;
+  rx[1] = ax.hi;
+  ry[0] = ry[1] = lim;
+  svg_line(&p, rx, ry, 2, "#888888", 1.2, 1);
+  svg_line(&p, x, k, D->n, svg_palette[4], 2, 0);
+  svg_markers(&p, x, k, D->n, svg_palette[4], SVG_DOT, 3.5);
+  svg_legend(&p, "kurtosis of the noise (seed 1)", svg_palette[4], SVG_LINEDOT);
+  svg_close(&p);
+  depth_panel(&g, 500, 390, "(d) smoothness against gradient norm", "correlation of the logarithms", 0, D,
+              c_keys, c_labels, 1, 1, 0.5, "dashed grey: the claim's threshold");
+  svg_fig_close(&g);
+}
+
+static void csv_depth(FILE *f, void *ctx) {
+  const depth_fig *D = (const depth_fig *)ctx;
+  static const int keys[5] = {SV_FIN_SGD, SV_FIN_ADAM, SV_R_RATIO, SV_R_RATIO + 1, SV_CORR};
+  static const char *const names[5] = {
+      "final_eval_sgd", "final_eval_adam", "R_sgd_over_adam_750",
+      "R_sgd_over_adam_1250", "loglog_corr_smoothness_gradnorm_adam"};
+  char a[32], b[32], c[32];
+  int i, j;
+  fprintf(f, "quantity,L,median,q1,q3,seeds_with_value,seeds\n");
+  for (j = 0; j < 5; ++j)
+    for (i = 0; i < D->n; ++i) {
+      stats s;
+      stats_of(D->s[i]->v[keys[j]], D->s[i]->seeds, &s);
+      fprintf(f, "%s,%d,%s,%s,%s,%d,%d\n", names[j], D->s[i]->rc[0].model.layers,
+              csv_num(a, s.med), csv_num(b, s.q1), csv_num(c, s.q3), s.n,
+              D->s[i]->seeds);
+    }
+  for (i = 0; i < D->n; ++i)
+    fprintf(f, "noise_kurtosis,%d,%s,,,1,1\n", D->s[i]->rc[0].model.layers,
+            csv_num(a, D->s[i]->has_noise ? jv_num(&D->s[i]->noise, "kurtosis") : NAN));
+}
+
+/* Heavy-tailed against spherical covariates side by side: the noise (log
+   density) and the losses of Setting 3 and of the spherical setting. */
+/* Two studies side by side: the noise at initialization above, the
+   evaluation loss below (Setting 3 against spherical covariates; linear
+   against softmax attention). */
+typedef struct tails_fig {
+  const study *s[2];
+  curve c[2][2];
+  const char *title;
+} tails_fig;
+
+static void draw_tails(FILE *f, void *ctx) {
+  tails_fig *T = (tails_fig *)ctx;
+  svg_fig g;
+  int i;
+  svg_fig_open(&g, f, 1040, 800, T->title);
+  for (i = 0; i < 2; ++i) {
+    const study *S = T->s[i];
+    char title[200];
+    double *hist = NULL, *edges = NULL;
+    noise_hist nh;
+    curves_fig cf;
+    snprintf(title, sizeof title, "gradient noise at initialization, %s", S->title);
+    if (S->has_noise && noise_of(&S->noise, &nh, &hist, &edges))
+      noise_panel(&g, 520.0 * i, 30, 520, 390, title, &nh, 1);
+    free(hist);
+    free(edges);
+    snprintf(title, sizeof title, "evaluation loss, %s", S->title);
+    cf.title = title;
+    cf.xlabel = "iteration";
+    cf.ylabel = "evaluation loss (log scale)";
+    cf.logy = 1;
+    cf.c = T->c[i];
+    cf.n = 2;
+    curves_panel(&g, 520.0 * i, 420, 520, 380, title, &cf);
+  }
+  svg_fig_close(&g);
+}
+
+static void csv_tails(FILE *f, void *ctx) {
+  tails_fig *T = (tails_fig *)ctx;
+  int i, o, j;
+  char a[32], b[32], c[32];
+  fprintf(f, "panel,series,x,y,y_low,y_high\n");
+  for (i = 0; i < 2; ++i) {
+    const study *S = T->s[i];
+    double *hist = NULL, *edges = NULL;
+    noise_hist nh;
+    if (S->has_noise && noise_of(&S->noise, &nh, &hist, &edges))
+      for (j = 0; j < nh.bins; ++j)
+        fprintf(f, "noise %s,density of the bin (x: its centre),%.10g,%s,,\n", S->key,
+                0.5 * (edges[j] + edges[j + 1]), csv_num(a, hist[j]));
+    free(hist);
+    free(edges);
+    for (o = 0; o < 2; ++o) {
+      const band *bd = &T->c[i][o].b;
+      for (j = 0; j < bd->n; ++j)
+        fprintf(f, "loss %s,%s median (min to max),%.10g,%s,%s,%s\n", S->key,
+                opt_names[o], bd->x[j], csv_num(a, bd->med[j]), csv_num(b, bd->lo[j]),
+                csv_num(c, bd->hi[j]));
+    }
+  }
+}
+
+/* One row per study of the table over every study. */
+static void csv_summary(FILE *f, void *ctx) {
+  const repro *R = (const repro *)ctx;
+  char a[32], b[32], c[32], d[32], e[32], g[32], h[32];
+  int i, t;
+  fprintf(f, "study,L,d,n,lr_sgd,lr_adam,seeds,diverged,failed,"
+             "final_sgd_median,final_adam_median,adam_lower_seeds,loss_verdict,"
+             "ratio750_mean,ratio750_sd,ratio750_median,sgd_higher750_seeds,"
+             "ratio1250_mean,ratio1250_sd,ratio1250_median,sgd_higher1250_seeds,"
+             "paperA_ratio750_mean,paperA_ratio750_sd,paperA_ratio1250_mean,"
+             "paperA_ratio1250_sd,kurtosis,kurtosis_limit,corr_median,corr_seeds\n");
+  for (i = 0; i < R->ns; ++i) {
+    const study *S = &R->s[i];
+    stats s0, s1;
+    stats_of(S->v[SV_FIN_SGD], S->seeds, &s0);
+    stats_of(S->v[SV_FIN_ADAM], S->seeds, &s1);
+    fprintf(f, "%s,%d,%d,%d,%.6g,%.6g,%d,%d,%d,%s,%s,%d,%s", S->key,
+            S->rc[0].model.layers, S->rc[0].data.d, S->rc[0].data.n, S->lr[0],
+            S->lr[1], S->seeds, S->diverged, S->failed, csv_num(a, s0.med),
+            csv_num(b, s1.med), S->loss.yes, verdict_word(S->loss.v));
+    for (t = 0; t < 2; ++t) {
+      stats s;
+      stats_of(S->v[SV_R_RATIO + t], S->seeds, &s);
+      fprintf(f, ",%s,%s,%s,%d", csv_num(c, s.mean), csv_num(d, s.sd),
+              csv_num(e, s.med), S->r[t].yes);
+    }
+    for (t = 0; t < 2; ++t)
+      fprintf(f, ",%s,%s", csv_num(g, S->paper ? S->paper->mean[t] : NAN),
+              csv_num(h, S->paper ? S->paper->sd[t] : NAN));
+    fprintf(f, ",%s,%s,%s,%d\n",
+            csv_num(a, S->has_noise ? jv_num(&S->noise, "kurtosis") : NAN),
+            csv_num(b, S->has_noise ? S->kurt_limit : NAN),
+            csv_num(c, S->corr.median), S->corr.yes);
+  }
+}
+
+/* The report over every study, each number beside paper A's. */
+static int repro_summary(repro *R, double wall) {
+  char path[4300], a[80], b[80], c[80], d[80], e[80];
+  const study *depth[REPRO_NFORMS];
+  depth_fig D;
+  tails_fig T;
+  u_out md;
+  int i, t, nd = 0, st, has_depth = 0, has_tails = 0;
+  const int attn = R->c->opts.repro.compare_attention != 0;
+  FILE *f;
+  memset(&T, 0, sizeof T);
+  for (i = 0; i < R->ns; ++i) {
+    if (!strncmp(R->s[i].key, "depth-", 6)) depth[nd++] = &R->s[i];
+    if (!strcmp(R->s[i].key, attn ? repro_attentions[0] : "setting-3")) T.s[0] = &R->s[i];
+    if (!strcmp(R->s[i].key, attn ? repro_attentions[1] : "sphere")) T.s[1] = &R->s[i];
+  }
+  T.title = attn ? "Linear against softmax attention"
+                 : "Heavy-tailed (Setting 3) against spherical covariates";
+  D.s = depth;
+  D.n = nd;
+  if (nd > 0) {
+    snprintf(path, sizeof path, "%.4000s/depth.svg", R->dir);
+    if ((st = write_figure(path, draw_depth, csv_depth, &D)) != 0) return st;
+    has_depth = 1;
+  }
+  if (T.s[0] && T.s[1]) {
+    int o, bad = 0;
+    for (i = 0; i < 2; ++i)
+      for (o = 0; o < 2; ++o) {
+        runlog **r = study_runs(T.s[i], o);
+        if (!r || band_make(r, T.s[i]->seeds, F_EVAL, &T.c[i][o].b)) bad = 1;
+        T.c[i][o].label = opt_titles[o];
+        free(r);
+      }
+    snprintf(path, sizeof path, "%.4000s/%s.svg", R->dir, attn ? "attention" : "tails");
+    st = bad ? u_oom() : write_figure(path, draw_tails, csv_tails, &T);
+    for (i = 0; i < 2; ++i)
+      for (o = 0; o < 2; ++o) band_free(&T.c[i][o].b);
+    if (st) return st;
+    has_tails = 1;
+  }
+  snprintf(path, sizeof path, "%.4000s/summary.csv", R->dir);
+  if ((st = write_svg(path, csv_summary, R)) != 0) return st;
+  snprintf(path, sizeof path, "%.4000s/report.md", R->dir);
+  if ((st = u_open(&md, path)) != 0) return st;
+  f = md.f;
+  if (attn)
+    fprintf(f, "# Paper A's comparison under linear and softmax attention%s\n\n"
+               "The same study twice, the attention the only difference "
+               "(softmax: each token's scores over the n keys normalized, "
+               "docs/library.md; its learning rates tuned); paper A's numbers are for linear attention.\n\n",
+            R->c->full ? "" : " (quick form)");
+  else
+    fprintf(f, "# Paper A, every experiment%s\n\n",
+            R->c->full ? "" : " (quick forms)");
+  fprintf(f,
+          "%d studies of momentum SGD (0.9) against Adam (betas 0.9, 0.9), "
+          "each in its folder with its own report, figures and runs. Backend "
+          "%s, %s; wall time %.1f s. The numbers of every table: "
+          "`summary.csv`; each study's seeds: `STUDY/seeds.csv`.\n\n",
+          R->ns, la_backend_name(), precision_name, wall);
+  fputs(rule_text, f);
+  fprintf(f, "## Loss: Adam ends below SGD (paper A: in every setting)\n\n"
+             "| study | L, d, n | lr SGD / Adam | runs | final loss SGD, median [IQR] "
+             "| Adam | Adam lower in | verdict |\n|---|---|---|---|---|---|---|---|\n");
+  for (i = 0; i < R->ns; ++i) {
+    const study *S = &R->s[i];
+    stats s0, s1;
+    char lr[80], runs[80];
+    stats_of(S->v[SV_FIN_SGD], S->seeds, &s0);
+    stats_of(S->v[SV_FIN_ADAM], S->seeds, &s1);
+    fmt_miqr(a, sizeof a, &s0);
+    fmt_miqr(b, sizeof b, &s1);
+    snprintf(lr, sizeof lr, "%s / %s%s", fmt_num(c, 32, S->lr[0], 3),
+             fmt_num(d, 32, S->lr[1], 3),
+             S->lr_from[0] == LR_TUNED || S->lr_from[1] == LR_TUNED ? " (tuned)" : "");
+    fmt_incomplete(runs, sizeof runs, S);
+    fprintf(f, "| [%s](%s/report.md) | %d, %d, %d | %s | %s | %s | %s | %s | %s |\n",
+            S->title, S->key, S->rc[0].model.layers, S->rc[0].data.d,
+            S->rc[0].data.n, lr, runs, a, b, fmt_seeds(e, sizeof e, &S->loss),
+            verdict_word(S->loss.v));
+  }
+  fprintf(f, "\n## R_SGD / R_Adam (paper A: above 1)\n\n"
+             "Robust condition number max|diag H| / median|diag H|, the ratio "
+             "seed by seed.\n\n"
+             "| study | iteration | mean \xc2\xb1 sd | median [IQR] | R_SGD > R_Adam | "
+             "verdict | paper A, mean (std) over 6 seeds |\n|---|---|---|---|---|---|---|\n");
+  for (i = 0; i < R->ns; ++i) {
+    const study *S = &R->s[i];
+    for (t = 0; t < 2; ++t) {
+      stats s;
+      if (S->paper) snprintf(c, sizeof c, "%.3g (%.3g)", S->paper->mean[t], S->paper->sd[t]);
+      else snprintf(c, sizeof c, "not given");
+      if (S->rc[0].measure.diag_every <= 0) { /* paper A's number still shown */
+        if (!t || S->paper)
+          fprintf(f, "| %s | %s | not measured in this form | | | | %s |\n",
+                  t ? "" : S->title, S->paper ? (t ? "1250" : "750") : "",
+                  S->paper ? c : "");
+        continue;
+      }
+      fmt_msd(a, sizeof a, S->v[SV_R_RATIO + t], S->seeds);
+      stats_of(S->v[SV_R_RATIO + t], S->seeds, &s);
+      fmt_miqr(b, sizeof b, &s);
+      fprintf(f, "| %s | %.0f | %s | %s | %s | %s | %s |\n", t ? "" : S->title,
+              repro_at[t], a, b, fmt_seeds(d, sizeof d, &S->r[t]),
+              verdict_word(S->r[t].v), c);
+    }
+  }
+  fprintf(f, "\n## Gradient noise (paper A: heavy-tailed, except with spherical covariates)\n\n"
+             "| study | kurtosis | heavy above | Hill tail index | heavy tail |\n"
+             "|---|---|---|---|---|\n");
+  for (i = 0; i < R->ns; ++i) {
+    const study *S = &R->s[i];
+    if (!S->has_noise) {
+      fprintf(f, "| %s | not measured | | | |\n", S->title);
+      continue;
+    }
+    fprintf(f, "| %s | %s | %s | %s | %s |\n", S->title,
+            fmt_num(a, sizeof a, jv_num(&S->noise, "kurtosis"), 3),
+            fmt_num(b, sizeof b, S->kurt_limit, 3),
+            fmt_num(c, sizeof c, jv_num(&S->noise, "hill_alpha"), 3),
+            S->heavy ? "holds" : "does not hold");
+  }
+  fprintf(f, "\n## Smoothness follows the gradient norm (paper A: (L0, L1)-smooth)\n\n"
+             "| study | log-log correlation, median [IQR] | above 0.5 in | verdict |\n"
+             "|---|---|---|---|\n");
+  for (i = 0; i < R->ns; ++i) {
+    const study *S = &R->s[i];
+    stats s;
+    stats_of(S->v[SV_CORR], S->seeds, &s);
+    fmt_miqr(a, sizeof a, &s);
+    fprintf(f, "| %s | %s | %s | %s |\n", S->title, a, fmt_seeds(b, sizeof b, &S->corr),
+            verdict_word(S->corr.v));
+  }
+  if (has_depth)
+    fprintf(f, "\n## Depth (paper A: the phenomena grow stronger with depth)\n\n"
+               "![the phenomena against depth](depth.svg)\n\nEach depth's "
+               "learning rates are tuned (paper A's code lists them for "
+               "L = 3 only); see each study's `tune.svg`.\n");
+  if (has_tails && attn)
+    fprintf(f, "\n## Linear against softmax attention\n\n"
+               "![linear against softmax attention](attention.svg)\n\n"
+               "The gradient noise at initialization and the evaluation loss "
+               "of SGD and Adam under each attention; the tables above give "
+               "each phenomenon's verdict under both.\n");
+  else if (has_tails)
+    fprintf(f, "\n## Heavy-tailed against spherical covariates\n\n"
+               "![Setting 3 against spherical covariates](tails.svg)\n\n"
+               "Paper A: with spherical covariates the noise is light-tailed "
+               "and the gap between Adam and SGD shrinks.\n");
+  return u_commit(&md);
+}
+
+/* Prints a study's verdicts: one line each. */
+static void print_study(const study *S) {
+  char a[80], b[80], c[80];
+  fmt_msd(a, sizeof a, S->v[SV_R_RATIO], S->seeds);
+  fmt_msd(b, sizeof b, S->v[SV_R_RATIO + 1], S->seeds);
+  printf("%s: Adam lower in %s (%s)", S->title, fmt_seeds(c, sizeof c, &S->loss),
+         verdict_word(S->loss.v));
+  if (S->rc[0].measure.diag_every > 0)
+    printf("; R_SGD / R_Adam (mean \xc2\xb1 sd over %d seeds): iteration 750: %s "
+           "(%s), iteration 1250: %s (%s)",
+           S->seeds, a, verdict_word(S->r[0].v), b, verdict_word(S->r[1].v));
+  printf("\n");
+}
+
+/* What repro_report writes into the folder from the runs: removed before
+   new runs start, so that a reproduce that fails or is killed leaves no
+   report of other runs beside its own. */
+static const char *const repro_products[] = {
+    "report.md", "loss.svg", "rcond.svg", "smoothness.svg", "noise.svg",
+    "gnorm_smoothness.svg", "depth.svg", "tails.svg", "attention.svg"};
+
+static int repro_clear(const char *dir) {
+  size_t i;
+  char path[4200];
+  for (i = 0; i < sizeof repro_products / sizeof repro_products[0]; ++i) {
+    snprintf(path, sizeof path, "%.4000s/%s", dir, repro_products[i]);
+    if (unlink(path) != 0 && errno != ENOENT) {
+      int e = errno;
+      return u_fail(u_exit_of_errno(e, EXIT_IO), "cannot remove the previous %s: %s",
+                    U_Q(path), strerror(e));
+    }
+  }
+  return 0;
+}
+
+/* Paper A's studies: the form the flags say, --all or --compare-attention. */
+static int repro_paper_a(const cli_config *c) {
+  const cli_repro_opts *o = &c->opts.repro;
+  repro R;
+  int i, st = 0, incomplete = 0;
+  memset(&R, 0, sizeof R);
+  R.c = c;
+  R.dir = c->out_dir ? c->out_dir : "linattn-reproduce";
+  R.t0 = u_now();
+  if (o->all && (cli_given(c, "setting") || cli_given(c, "depth") || c->preset))
+    return u_fail(EXIT_BAD_INPUT, "--all runs every setting and depth: give "
+                                  "no --setting, --depth or --preset with it");
+  if (o->all && (o->lr_sgd == o->lr_sgd || o->lr_adam == o->lr_adam))
+    return u_fail(EXIT_BAD_INPUT, "--all takes each study's learning rates "
+                                  "(paper A's or tuned): give no --lr-sgd or "
+                                  "--lr-adam with it");
+  if (c->seeds > 512) return u_fail(EXIT_BAD_INPUT, "--seeds: at most 512");
+  if (o->compare_attention && (o->all || cli_given(c, "attention")))
+    return u_fail(EXIT_BAD_INPUT, "--compare-attention runs one study under "
+                                  "linear and under softmax attention: give "
+                                  "no --all or --attention with it");
+  R.ns = o->all ? REPRO_NFORMS : o->compare_attention ? 2 : 1;
+  if (!(R.s = (study *)calloc((size_t)R.ns, sizeof(study))))
+    return u_oom();
+  /* a report and figures from before are removed: a failing run leaves none */
+  if ((st = u_mkdirs(R.dir)) != 0 || (st = repro_clear(R.dir)) != 0) goto out;
+  for (i = 0; i < R.ns && !st; ++i) {
+    if (o->all)
+      st = study_init(&R, &R.s[i], repro_forms[i].key, repro_forms[i].title,
+                      repro_forms[i].preset, repro_forms[i].depth, NULL);
+    else if (o->compare_attention)
+      st = study_init(&R, &R.s[i], repro_attentions[i], NULL, c->preset, 0,
+                      repro_attentions[i]);
+    else
+      st = study_init(&R, &R.s[i], "", NULL, c->preset, 0, NULL);
+    if (!st) st = u_mkdirs(R.s[i].dir);
+    if (!st) st = repro_clear(R.s[i].dir);
+  }
+  if (!st) st = repro_tune(&R);
+  if (!st) st = repro_runs(&R);
+  for (i = 0; i < R.ns && !st; ++i) {
+    int has[FIG_N];
+    study *S = &R.s[i];
+    if ((st = study_load(S)) != 0 || (st = study_figures(S, has)) != 0 ||
+        (st = study_report(S, has, u_now() - R.t0)) != 0)
+      break;
+    incomplete += S->diverged + S->failed + !S->has_noise;
+    print_study(S);
+  }
+  if (!st && R.ns > 1) st = repro_summary(&R, u_now() - R.t0);
+  if (!st) {
+    printf("report: %s/report.md\n", R.dir);
+    if (incomplete)
+      st = u_fail(1, "%d of the runs and measurements did not complete "
+                     "(diverged or failed); the report counts them",
+                  incomplete);
+  }
+out:
+  for (i = 0; i < R.ns; ++i) study_free(&R.s[i]);
+  free(R.s);
+  return st;
+}
+
+static const char reproduce_help[] =
+    "usage: linattn reproduce [FLAGS]\n\n"
+    "Paper A's comparison of momentum SGD and Adam (betas 0.9, 0.9), global\n"
+    "clipping, several seeds, run in parallel processes, into a folder with\n"
+    "report.md, the runs' JSON lines, the figures (loss, noise, rcond,\n"
+    "smoothness, gnorm_smoothness; tune when tuned) and the CSV behind each\n"
+    "(a report and figures already there are removed first).\n"
+    "One study: --setting S or --preset NAME (large: L = 8, d = 20, n = 60),\n"
+    "--depth L (other than 3: learning rates tuned). --all: every study in\n"
+    "one report, beside paper A's numbers, with the depth figure.\n"
+    "--compare-attention: the study under linear and under softmax attention\n"
+    "(its learning rates tuned), side by side in one report. Default:\n"
+    "the quick form of Setting 1 (2000 steps, 4 seeds); --full is paper A's\n"
+    "length. The report is written whatever the runs do; exit status 1 when\n"
+    "a run diverged or failed.\n";
+
+/* `linattn reproduce`: paper A's studies, or with --paper b paper B's
+   checks (linattn_paperb.h). */
+static int cmd_reproduce(const cli_config *c) {
+  return c->opts.repro.paper ? pb_reproduce(c) : repro_paper_a(c);
+}
+
+#endif /* LINATTN_REPRODUCE_H */
