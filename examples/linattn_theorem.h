@@ -20,73 +20,47 @@
 #include "linattn_paperb.h"
 
 /* ------------------------------------------------------------ training */
+/* A check's training run: its preset (b-theorem1, b-three-layer,
+   b-theorem5: paper B's Adam, betas 0.9 and 0.999, the rate halved over
+   the run) with the check's depth, length, halving period and seed. */
 typedef struct th_run {
-  la_data_config dc;
-  la_data data;
-  la_model model;
-  la_adam_config adam;
-  la_trainer tr;
+  la_run run;
   int ok;
 } th_run;
 
-typedef struct th_opts {
-  int layers, param, activation, batch, data_mode, resample_every;
-  double init_std, lr, clip_block;
-  long steps, halve_every;
-  uint64_t seed;
-  la_train_callback cb;
-  void *user;
-} th_opts;
-
 static void th_run_free(th_run *t) {
-  if (t->ok & 2) la_trainer_destroy(&t->tr);
-  if (t->ok & 1) la_data_destroy(&t->data);
+  if (t->ok) la_run_destroy(&t->run);
   t->ok = 0;
 }
 
-/* Adam (betas 0.9, 0.999) with the learning rate halved every
-   halve_every steps, as paper B's code. */
-static int th_train(th_run *t, int setting, int wstar, const th_opts *o,
-                    u_progress *p) {
-  la_model_config mc;
-  la_train_config tc;
+/* The run made (not trained): its data, model and initial theta. */
+static int th_make(th_run *t, const char *preset, int layers, long steps,
+                   long halve_every, uint64_t seed, la_train_callback cb,
+                   void *user) {
+  la_run_config rc;
+  la_run_env env;
   int st;
-  long done = 0;
   memset(t, 0, sizeof *t);
-  la_data_preset(&t->dc, setting);
-  if (wstar >= 0) t->dc.wstar = wstar;
-  if ((st = la_data_create(&t->data, &t->dc, o->seed)) != 0) return st;
+  if ((st = la_run_preset(&rc, preset, NULL)) != 0) return st;
+  (void)la_run_field_set(&rc, la_run_field_find("depth"), layers);
+  (void)la_run_field_set(&rc, la_run_field_find("steps"), (double)steps);
+  (void)la_run_field_set(&rc, la_run_field_find("period"), (double)halve_every);
+  (void)la_run_field_set(&rc, la_run_field_find("seed"), (double)seed);
+  memset(&env, 0, sizeof env);
+  env.callback = cb;
+  env.user = user;
+  if ((st = la_run_create(&t->run, &rc, &env)) != 0) return st;
   t->ok = 1;
-  memset(&mc, 0, sizeof mc);
-  mc.d = t->dc.d;
-  mc.n = t->dc.n;
-  mc.layers = o->layers;
-  mc.param = o->param;
-  mc.activation = o->activation;
-  mc.init_std = o->init_std;
-  if ((st = la_model_init(&t->model, &mc)) != 0) return st;
-  t->adam.lr = o->lr;
-  t->adam.beta2 = 0.999;
-  memset(&tc, 0, sizeof tc);
-  tc.model = &t->model;
-  tc.data = &t->data;
-  tc.optimizer = la_optimizer_adam();
-  tc.optimizer_config = &t->adam;
-  tc.schedule.kind = LA_SCHED_HALVING;
-  tc.schedule.period = o->halve_every;
-  tc.clip_block = o->clip_block;
-  tc.batch = o->batch;
-  tc.data_mode = o->data_mode;
-  tc.resample_every = o->resample_every;
-  tc.eval_every = -1;
-  tc.seed = o->seed;
-  tc.callback = o->cb;
-  tc.user = o->user;
-  if ((st = la_trainer_create(&t->tr, &tc)) != 0) return st;
-  t->ok |= 2;
-  while (done < o->steps) {
-    long chunk = o->steps - done < 100 ? o->steps - done : 100;
-    if ((st = la_trainer_run(&t->tr, chunk)) != 0) return st;
+  return 0;
+}
+
+/* Its steps, with progress every 100. */
+static int th_train(th_run *t, u_progress *p) {
+  long done = 0, steps = t->run.cfg.steps;
+  int st;
+  while (done < steps) {
+    long chunk = steps - done < 100 ? steps - done : 100;
+    if ((st = la_trainer_run(&t->run.trainer, chunk)) != 0) return st;
     done += chunk;
     if (p) u_progress_step(p, p->base + done);
   }
@@ -128,57 +102,55 @@ typedef struct th_ctx {
 static long th_steps(const th_ctx *x, long dflt) {
   return cli_given(x->c, "steps") ? x->c->run.steps : dflt;
 }
+static uint64_t th_seed(const th_ctx *x) {
+  return cli_given(x->c, "seed") ? x->c->run.seed : 1;
+}
 
 static int th_theorem1(th_ctx *x) {
   th_run t;
-  th_opts o;
   la_batch b;
   la_rng rng;
   double sig[64], m[64], inv[64], a[64], diff[64], tr = 0, ls, lst;
   la_real *th_star;
+  long steps = th_steps(x, 6000);
+  uint64_t seed = th_seed(x);
   int d, n, i, st, ok;
-  memset(&o, 0, sizeof o);
-  o.layers = 1;
-  o.param = LA_PARAM_SPARSE;
-  o.batch = 2000;
-  o.init_std = 0.05;
-  o.lr = 0.1; /* Sigma's 1/16 direction is slow: start high, halve often */
-  o.steps = th_steps(x, 6000);
-  o.halve_every = o.steps / 6 > 0 ? o.steps / 6 : 1;
-  o.seed = cli_given(x->c, "seed") ? x->c->run.seed : 1;
-  if ((st = th_train(&t, LA_SETTING_PAPER_B, LA_WSTAR_IDENTITY, &o, &x->prog))) {
+  /* Sigma's 1/16 direction is slow: Adam at 0.1, halved six times */
+  if ((st = th_make(&t, "b-theorem1", 1, steps, steps / 6 > 0 ? steps / 6 : 1, seed,
+                    NULL, NULL)) != 0 ||
+      (st = th_train(&t, &x->prog)) != 0) {
     th_run_free(&t);
     return u_fail(1, "theorem 1: %s", la_status_str(st));
   }
-  x->prog.base += o.steps;
-  d = t.dc.d;
-  n = t.dc.n;
-  th_sigma(&t.data, d, sig);
+  x->prog.base += steps;
+  d = t.run.data.cfg.d;
+  n = t.run.data.cfg.n;
+  th_sigma(&t.run.data, d, sig);
   for (i = 0; i < d; ++i) tr += sig[i * d + i];
   for (i = 0; i < d * d; ++i) m[i] = sig[i] * (n + 1.0) / n + (i % (d + 1) == 0 ? tr / n : 0);
   th_inverse(d, m, inv);
   for (i = 0; i < d * d; ++i) inv[i] = -inv[i];
-  th_block(&t.model, t.tr.theta, 0, a);
+  th_block(&t.run.model, t.run.trainer.theta, 0, a);
   for (i = 0; i < d * d; ++i) diff[i] = a[i] - inv[i];
   /* both losses on one fixed batch of 50,000 prompts */
-  th_star = (la_real *)malloc(sizeof(la_real) * (size_t)t.model.nparams);
+  th_star = (la_real *)malloc(sizeof(la_real) * (size_t)t.run.model.nparams);
   if (!th_star || la_batch_create(&b, d, n, 50000)) {
     free(th_star);
     th_run_free(&t);
     return u_oom();
   }
-  memcpy(th_star, t.tr.theta, sizeof(la_real) * (size_t)t.model.nparams);
+  memcpy(th_star, t.run.trainer.theta, sizeof(la_real) * (size_t)t.run.model.nparams);
   for (i = 0; i < d * d; ++i) th_star[d * d + i] = (la_real)inv[i];
-  la_rng_seed(&rng, o.seed, LA_STREAM_EVAL);
-  la_data_sample(&t.data, &rng, &b);
-  th_loss(&t.model, t.tr.theta, &b, &ls);
-  th_loss(&t.model, th_star, &b, &lst);
+  la_rng_seed(&rng, seed, LA_STREAM_EVAL);
+  la_data_sample(&t.run.data, &rng, &b);
+  th_loss(&t.run.model, t.run.trainer.theta, &b, &ls);
+  th_loss(&t.run.model, th_star, &b, &lst);
   {
     double rel = th_frob(d, diff) / th_frob(d, inv), gap = (ls - lst) / lst;
     ok = rel < 0.05 && fabs(gap) < 0.01;
     printf("Theorem 1: one layer, x ~ N(0, Sigma), Sigma = U diag(1,1,1/2,1/4,1)^2 U^T, "
            "w* ~ N(0, I), n = %d, d = %d\n  Adam, %ld steps of %d fresh prompts\n",
-           n, d, o.steps, o.batch);
+           n, d, steps, t.run.cfg.batch);
     th_print_pair(d, a, inv, "learned A",
                   "closed form -(((n+1)/n) Sigma + (tr Sigma / n) I)^-1");
     printf("  ||A - A*||_F / ||A*||_F = %.4f   (theory: 0; agreement within 0.05)\n", rel);
@@ -355,51 +327,33 @@ static void th_draw_three(FILE *f, void *ctx) {
 static int th_depth_run(th_ctx *x, int L, long steps, double *scal,
                         double *fro, double *dist, double *loss) {
   th_run t;
-  th_opts o;
   la_batch b;
   la_rng rng;
   double sig[64];
+  uint64_t seed = th_seed(x);
   int l, st, d;
-  memset(&o, 0, sizeof o);
-  o.layers = L;
-  o.param = LA_PARAM_PGD;
-  o.batch = 5000;
-  o.data_mode = LA_DATA_RESAMPLE;
-  o.resample_every = 100;
-  o.init_std = 1e-4;
-  o.lr = 0.03;
-  o.clip_block = 0.01;
-  o.steps = steps;
-  o.halve_every = steps / 10 > 0 ? steps / 10 : 1;
-  o.seed = cli_given(x->c, "seed") ? x->c->run.seed : 1;
-  if (L == x->layers) {
-    la_data_config dc;
-    la_data g;
-    la_data_preset(&dc, LA_SETTING_PAPER_B);
-    if (la_data_create(&g, &dc, o.seed) == 0) {
-      th_sigma(&g, dc.d, sig);
-      th_sqrtm(dc.d, sig, x->sig_half);
-      la_data_destroy(&g);
-    }
-    o.cb = th_three_cb;
-    o.user = x;
+  /* the callback (the curves of the depth asked for) reads the model and
+     Sigma^1/2 through x, for this run only */
+  if ((st = th_make(&t, "b-three-layer", L, steps, steps / 10 > 0 ? steps / 10 : 1, seed,
+                    L == x->layers ? th_three_cb : NULL, x)) != 0) {
+    th_run_free(&t);
+    return st;
   }
-  /* the callback reads the model through x, for this run only */
-  x->model = &t.model;
-  st = th_train(&t, LA_SETTING_PAPER_B, -1, &o, &x->prog);
+  d = t.run.data.cfg.d;
+  th_sigma(&t.run.data, d, sig);
+  th_sqrtm(d, sig, x->sig_half);
+  x->model = &t.run.model;
+  st = th_train(&t, &x->prog);
   x->model = NULL;
   if (st) {
     th_run_free(&t);
     return st;
   }
   x->prog.base += steps;
-  d = t.dc.d;
-  th_sigma(&t.data, d, sig);
-  th_sqrtm(d, sig, x->sig_half);
   for (l = 0; l < L; ++l) {
     double a[64], u[64], s[64], tr = 0;
     int i;
-    th_block(&t.model, t.tr.theta, l, a);
+    th_block(&t.run.model, t.run.trainer.theta, l, a);
     th_mul(d, x->sig_half, a, u);
     th_mul(d, u, x->sig_half, s);
     for (i = 0; i < d; ++i) tr += s[i * d + i];
@@ -407,10 +361,10 @@ static int th_depth_run(th_ctx *x, int L, long steps, double *scal,
     fro[l] = th_frob(d, a);
     dist[l] = th_dist(d, s);
   }
-  if (la_batch_create(&b, d, t.dc.n, 20000) == 0) {
-    la_rng_seed(&rng, o.seed, LA_STREAM_EVAL);
-    la_data_sample(&t.data, &rng, &b);
-    th_loss(&t.model, t.tr.theta, &b, loss);
+  if (la_batch_create(&b, d, t.run.data.cfg.n, 20000) == 0) {
+    la_rng_seed(&rng, seed, LA_STREAM_EVAL);
+    la_data_sample(&t.run.data, &rng, &b);
+    th_loss(&t.run.model, t.run.trainer.theta, &b, loss);
     la_batch_destroy(&b);
   }
   th_run_free(&t);
@@ -498,51 +452,27 @@ static int th_three(th_ctx *x) {
 
 static int th_theorem5(th_ctx *x) {
   th_run t;
-  th_opts o;
   double a[64], a0[64], dist, dist0;
+  long steps = th_steps(x, 3000);
   int st, ok, d, i;
-  la_real *theta0;
-  memset(&o, 0, sizeof o);
-  o.layers = 1;
-  o.param = LA_PARAM_SPARSE;
-  o.activation = LA_ACT_RELU;
-  o.batch = 2000;
-  o.init_std = 0.05;
-  o.lr = 0.01;
-  o.steps = th_steps(x, 3000);
-  o.halve_every = o.steps / 6 > 0 ? o.steps / 6 : 1;
-  o.seed = cli_given(x->c, "seed") ? x->c->run.seed : 1;
-  {
-    /* the initial A, for comparison: the trainer's stream */
-    la_model_config mc;
-    la_model m;
-    la_rng rng;
-    memset(&mc, 0, sizeof mc);
-    mc.d = 5;
-    mc.n = 20;
-    mc.layers = 1;
-    mc.activation = LA_ACT_RELU;
-    if (la_model_init(&m, &mc) != LA_OK) return u_fail(EXIT_FAILED, "theorem 5: the model");
-    theta0 = (la_real *)calloc((size_t)m.nparams, sizeof(la_real));
-    if (!theta0) return u_oom();
-    la_rng_seed(&rng, o.seed, 0xfffffffffffffffeull);
-    la_model_init_params(&m, &rng, theta0);
-    th_block(&m, theta0, 0, a0);
-    free(theta0);
+  if ((st = th_make(&t, "b-theorem5", 1, steps, steps / 6 > 0 ? steps / 6 : 1,
+                    th_seed(x), NULL, NULL)) == 0) {
+    th_block(&t.run.model, t.run.trainer.theta, 0, a0); /* the initial A */
+    st = th_train(&t, &x->prog);
   }
-  if ((st = th_train(&t, LA_SETTING_1, -1, &o, &x->prog))) {
+  if (st) {
     th_run_free(&t);
     return u_fail(1, "theorem 5: %s", la_status_str(st));
   }
-  x->prog.base += o.steps;
-  d = t.dc.d;
-  th_block(&t.model, t.tr.theta, 0, a);
+  x->prog.base += steps;
+  d = t.run.data.cfg.d;
+  th_block(&t.run.model, t.run.trainer.theta, 0, a);
   dist = th_dist(d, a);
   dist0 = th_dist(d, a0);
   ok = dist < 0.1 && dist < 0.5 * dist0;
   printf("Theorem 5: one ReLU-attention layer P Z M relu(Z^T Q Z), x ~ N(0, I), "
          "w* ~ N(0, I), n = %d, d = %d (sparse form: P's last row is e_{d+1})\n"
-         "  learned A:\n", t.dc.n, d);
+         "  learned A:\n", t.run.data.cfg.n, d);
   for (i = 0; i < d; ++i) {
     int j;
     printf("    ");
@@ -551,7 +481,7 @@ static int th_theorem5(th_ctx *x) {
   }
   {
     /* paper B's closed form for the multiple, beside the learned one */
-    double tr = 0, cf = -2.0 * t.dc.n / (t.dc.n - 1 + 2.0 * (d + 2));
+    double tr = 0, cf = -2.0 * t.run.data.cfg.n / (t.run.data.cfg.n - 1 + 2.0 * (d + 2));
     for (i = 0; i < d; ++i) tr += a[i * (d + 1)];
     printf("  Dist(A, I) = %.4f (at initialization %.4f); theory: A = c I, Dist 0 "
            "(agreement: below 0.1); learned c = tr(A)/d = %.4f, closed form "
