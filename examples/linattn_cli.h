@@ -307,8 +307,8 @@ static const cli_flag cli_flags[] = {
      "prompts per minibatch (default 1000)"},
     {"true-batch", CLI_K_INT, CLI_NOISE | CLI_REPRO,
      CLI_C(true_batch), 1, 1e9, NULL, "B",
-     "prompts of the 'true' gradient (default 100000; reproduce 50000, "
-     "100000 with --full)"},
+     "prompts of the 'true' gradient (default 100 times the minibatch; "
+     "reproduce 50000, 100000 with --full)"},
     {"samples", CLI_K_INT, CLI_NOISE | CLI_REPRO,
      CLI_C(samples), 2, 1e8, NULL, "K",
      "minibatch gradients drawn (default 10000; reproduce 4000, 10000 with "

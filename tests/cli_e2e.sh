@@ -264,6 +264,10 @@ bad_input "sweep: a grid point that cannot be built" "beta1" sweep --opt sgd,ada
 # ---------------------------------------------------------------- noise
 "$bin" noise --samples 60 --minibatch 200 --true-batch 4000 --bins 12 --out noise.json --svg noise.svg
 check "noise exits 0" [ $? -eq 0 ]
+# a default the help states is the one the command uses
+check "noise: --true-batch's default is what its help says" sh -c \
+  "\"$bin\" noise --help | grep -q 'true-batch B.*default 100 times the minibatch' &&
+   \"$bin\" noise --minibatch 10 --samples 4 | jq -e '.true_batch == 1000' > /dev/null"
 check "noise: JSON with 12 bins" sh -c "jq -e '(.hist | length) == 12 and (.edges | length) == 13 and .mean > 0' noise.json"
 check "noise: histogram integrates to 1" sh -c \
   "jq -e '[range(0; 12) as \$i | .hist[\$i] * (.edges[\$i+1] - .edges[\$i])] | add | . > 0.999 and . < 1.001' noise.json"
