@@ -14,6 +14,7 @@
 #pragma GCC diagnostic ignored "-Wunused-function"
 #endif
 #include "la_test.h"
+#include "test_util.h"
 
 static int sh(const char *fmt, const char *a, const char *b) {
   char cmd[1200];
@@ -24,18 +25,9 @@ static int sh(const char *fmt, const char *a, const char *b) {
 static void suite_files(la_t *t) {
   char dir[256], path[400], fifo[400], victim[400];
   la_data g;
-  la_data_config dc;
   la_model m;
-  la_model_config mc;
   la_train_config tc;
   la_trainer tr;
-  memset(&dc, 0, sizeof dc);
-  dc.d = 2;
-  dc.n = 3;
-  memset(&mc, 0, sizeof mc);
-  mc.d = 2;
-  mc.n = 3;
-  mc.layers = 1;
   memset(&tc, 0, sizeof tc);
   tc.model = &m;
   tc.data = &g;
@@ -46,8 +38,8 @@ static void suite_files(la_t *t) {
   (void)snprintf(fifo, sizeof fifo, "%s/fifo", dir);
   (void)snprintf(victim, sizeof victim, "%s/victim", dir);
   if (sh("mkdir -p %s && mkfifo %s", dir, fifo) != 0 ||
-      sh("echo precious > %s%s", victim, "") != 0 || la_data_create(&g, &dc, 1) ||
-      la_model_init(&m, &mc) || la_trainer_create(&tr, &tc) || la_trainer_run(&tr, 2)) {
+      sh("echo precious > %s%s", victim, "") != 0 || la_t_small(&g, &m, 1) ||
+      la_trainer_create(&tr, &tc) || la_trainer_run(&tr, 2)) {
     printf("FAIL files: setting up\n");
     t->failed++;
     return;

@@ -228,20 +228,9 @@ static void test_sel_defaults(la_t *t) {
   LA_TEST(t, "selectors: a zero trainer configuration takes the table's defaults") {
     la_data g;
     la_model m;
-    la_model_config mc;
     la_train_config tc;
     la_trainer tr;
-    memset(&mc, 0, sizeof mc);
-    mc.d = 2;
-    mc.n = 3;
-    LA_CHECK(t, la_data_create(&g, NULL, 1) == LA_ENULL, "null data");
-    {
-      la_data_config dc;
-      memset(&dc, 0, sizeof dc);
-      dc.d = 2;
-      dc.n = 3;
-      LA_CHECK(t, la_data_create(&g, &dc, 1) == 0 && la_model_init(&m, &mc) == 0, "make");
-    }
+    LA_CHECK(t, la_t_small(&g, &m, 1) == 0, "make");
     memset(&tc, 0, sizeof tc);
     tc.model = &m;
     tc.data = &g;
@@ -352,19 +341,10 @@ static void test_sel_checkpoints(la_t *t) {
     /* trainers built by hand, saved, and rebuilt from the description
        read back: the inverse of the run's trainer configuration */
     la_data g;
-    la_data_config dc;
     la_model m;
-    la_model_config mc;
     la_optim_config sgd;
     int k;
-    memset(&dc, 0, sizeof dc);
-    dc.d = 2;
-    dc.n = 3;
-    memset(&mc, 0, sizeof mc);
-    mc.d = 2;
-    mc.n = 3;
-    mc.layers = 1;
-    LA_CHECK(t, la_data_create(&g, &dc, 3) == 0 && la_model_init(&m, &mc) == 0, "make");
+    LA_CHECK(t, la_t_small(&g, &m, 3) == 0, "make");
     for (k = 0; k < 4; ++k) {
       la_train_config tc;
       la_trainer a;

@@ -881,16 +881,7 @@ static void ck_put_double(unsigned char *p, double x) {
    few steps; the data mode given. */
 static int forge_trainer(la_trainer *tr, la_data *g, la_model *m,
                          la_optim_config *oc, const char *opt, int mode) {
-  la_data_config dc;
-  la_model_config mc;
   la_train_config tc;
-  memset(&dc, 0, sizeof dc);
-  dc.d = 2;
-  dc.n = 3;
-  memset(&mc, 0, sizeof mc);
-  mc.d = 2;
-  mc.n = 3;
-  mc.layers = 1;
   memset(oc, 0, sizeof *oc);
   if (!strcmp(opt, "lbfgs")) oc->history = 3;
   memset(&tc, 0, sizeof tc);
@@ -902,8 +893,7 @@ static int forge_trainer(la_trainer *tr, la_data *g, la_model *m,
   tc.optimizer_config = oc;
   tc.data_mode = mode;
   tc.resample_every = 4;
-  if (la_data_create(g, &dc, 5) || la_model_init(m, &mc) ||
-      la_trainer_create(tr, &tc))
+  if (la_t_small(g, m, 5) || la_trainer_create(tr, &tc))
     return -1;
   return la_trainer_run(tr, 6);
 }
