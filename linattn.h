@@ -2048,12 +2048,23 @@ static int la__arena_align(la__arena *a) {
    FMA intrinsics, fmaf and fma). gcc ignores the STDC pragma and contracts
    by default in GNU C and in every C++ mode; its optimize pragma is what
    it and g++ obey. Restored after the implementation, so a user's code
-   keeps the user's setting. */
+   keeps the user's setting.
+   Float is evaluated in float: gcc in ISO C mode on s390x
+   (__FLT_EVAL_METHOD__ 1, to match glibc's float_t there, which is double)
+   would compute float expressions in double and round to float only at
+   assignments, casts, calls and returns, so that a * b + c rounds like a
+   fused multiply-add and one sum written as one expression or as two
+   statements differ; excess-precision=fast gives float operations, as on
+   every other host. (Not x87, whose method 2 this does not change.) */
 #if defined(__clang__)
 #pragma STDC FP_CONTRACT OFF
 #elif defined(__GNUC__)
 #pragma GCC push_options
+#if defined(__FLT_EVAL_METHOD__) && __FLT_EVAL_METHOD__ == 1
+#pragma GCC optimize("fp-contract=off", "excess-precision=fast")
+#else
 #pragma GCC optimize("fp-contract=off")
+#endif
 #endif
 
 /* ----------------------------------------------------- version, status */
