@@ -27,16 +27,16 @@ static double tm_normal(la_t_rng *r) {
 
 /* Interleave the plain data of td into its batch (after edits). */
 static void tm_pack(tm_data *td) {
-  int D = td->d + 1, T = td->n + 1, e;
-  size_t nz = (size_t)td->count * D * T;
+  int D = td->d + 1, T = td->n + 1;
+  size_t nz = (size_t)td->count * D * T, e;
   la_real *tmp = (la_real *)malloc(sizeof(la_real) * (nz + td->count));
-  for (e = 0; e < (int)nz; ++e) tmp[e] = (la_real)td->z[e];
-  for (e = 0; e < td->count; ++e) tmp[nz + e] = (la_real)td->y[e];
+  for (e = 0; e < nz; ++e) tmp[e] = (la_real)td->z[e];
+  for (e = 0; e < (size_t)td->count; ++e) tmp[nz + e] = (la_real)td->y[e];
   la_pack(td->count, D, T, tmp, td->b.z);
   la_pack(td->count, 1, 1, tmp + nz, td->b.y);
   /* round the plain copy to what the library sees */
-  for (e = 0; e < (int)nz; ++e) td->z[e] = tmp[e];
-  for (e = 0; e < td->count; ++e) td->y[e] = tmp[nz + e];
+  for (e = 0; e < nz; ++e) td->z[e] = tmp[e];
+  for (e = 0; e < (size_t)td->count; ++e) td->y[e] = tmp[nz + e];
   free(tmp);
 }
 
