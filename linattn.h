@@ -736,6 +736,10 @@ LINATTN_DEF int la_data_sample(const la_data *g, la_rng *rng, la_batch *b);
    results are written as computed. */
 
 enum { LA_PARAM_SPARSE = 0, LA_PARAM_DENSE = 1, LA_PARAM_PGD = 2 };
+/* The front MLP's initial weights and biases: U(-1/sqrt(fan_in),
+   1/sqrt(fan_in)) each, as PyTorch's nn.Linear (paper A's code), or
+   N(0, init_std^2) as the attention's. */
+enum { LA_FRONT_UNIFORM = 0, LA_FRONT_NORMAL = 1 };
 enum { LA_ACT_LINEAR = 0, LA_ACT_RELU = 1, LA_ACT_SOFTMAX = 2 };
 
 /* Zero means the documented default. */
@@ -750,8 +754,10 @@ typedef struct la_model_config {
                                 Q trained as one matrix; else 1..d+1
                                 (dense) or 1..d (sparse, pgd) */
   int front_hidden;          /* width h of the front MLP; 0 -> none */
-  double init_std;           /* 0 -> 0.05 (front layer included); at most
-                                la_real's largest value / 8 */
+  double init_std;           /* 0 -> 0.05; at most la_real's largest value
+                                / 8 */
+  int front_init;            /* LA_FRONT_*: the front MLP's initialization;
+                                0 -> uniform */
   const la_kernels *kernels; /* NULL -> la_kernels_best() */
   const la_parallel *parallel; /* threads for a batch; NULL -> one */
 } la_model_config;
@@ -770,8 +776,11 @@ typedef struct la_model {
    for d or n, LA_EOVERFLOW when the workspace would not
    fit size_t (32-bit hosts); m is written only on success. */
 LINATTN_DEF int la_model_init(la_model *m, const la_model_config *cfg);
-/* theta ~ N(0, init_std^2) entrywise from the stream of rng:
-   theta[i] = init_std * la_rng_normal(rng), i = 0, 1, .. in order. */
+/* The attention's parameters ~ N(0, init_std^2) entrywise from the stream
+   of rng: theta[i] = init_std * la_rng_normal(rng), i = 0, 1, .. in order;
+   then the front MLP's W1, b1 (fan-in d) and W2, b2 (fan-in h) as
+   front_init says: (2 la_rng_uniform(rng) - 1) / sqrt(fan_in) each, or
+   normals as the attention's. */
 LINATTN_DEF int la_model_init_params(const la_model *m, la_rng *rng,
                                      la_real *theta);
 /* The parameter matrices in theta: up to max (offset, size) pairs; returns
@@ -1692,6 +1701,8 @@ struct la_run_config {
                               la_run_preset_name + 1; 0 none */
   int setting;             /* LA_SETTING_*; 0 none: the data fields alone */
   la_data_config data;     /* sigma_matrix must be NULL (not a value) */
+  uint64_t data_seed;      /* what the data setting fixes (Sigma's rotation,
+                              the target network); follows seed */
   la_model_config model;   /* d and n are the data's; `kernels` and
                               `parallel` are ignored (la_run_env says) */
   uint64_t init_hash;      /* a given theta0's fingerprint; 0 none */
@@ -6942,6 +6953,7 @@ static int la__m_cfg_ok(const la_model_config *c) {
          c->activation <= LA_ACT_SOFTMAX && c->heads > 0 &&
          c->heads <= LA_MAX_HEADS && c->qk_rank >= 0 && c->qk_rank <= q &&
          c->front_hidden >= 0 && c->front_hidden <= LA_MAX_HIDDEN &&
+         c->front_init >= LA_FRONT_UNIFORM && c->front_init <= LA_FRONT_NORMAL &&
          c->kernels && c->kernels->pgemm &&
          (c->activation != LA_ACT_SOFTMAX || c->kernels->vexp);
 }
@@ -6991,10 +7003,18 @@ static int la__m_valid(const la_model *m) {
 LINATTN_DEF int la_model_init_params(const la_model *m, la_rng *rng,
                                      la_real *theta) {
   int i;
+  int d = m ? m->cfg.d : 0, h = m ? m->cfg.front_hidden : 0, front;
   if (!m || !rng || !theta) return LA_ENULL;
   if (!la__m_valid(m)) return LA_ERANGE;
-  for (i = 0; i < m->nparams; ++i)
+  front = m->cfg.front_init == LA_FRONT_UNIFORM && h > 0
+              ? m->nparams - (2 * h * d + h + d)
+              : m->nparams;
+  for (i = 0; i < front; ++i)
     theta[i] = (la_real)(m->cfg.init_std * la_rng_normal(rng));
+  for (; i < m->nparams; ++i) { /* W1 and b1, then W2 and b2 */
+    double fan = i < front + h * d + h ? (double)d : (double)h;
+    theta[i] = (la_real)((2 * la_rng_uniform(rng) - 1) / sqrt(fan));
+  }
   return LA_OK;
 }
 
@@ -11765,6 +11785,7 @@ static const char *const la__target_names[] = {"linear", "relu-net", NULL};
 static const char *const la__param_names[] = {"sparse", "dense", "pgd", NULL};
 static const char *const la__act_names[] = {"linear", "relu", "softmax",
                                             NULL};
+static const char *const la__front_init_names[] = {"uniform", "normal", NULL};
 static const char *const la__sched_names[] = {"constant", "halving", "cosine",
                                               NULL};
 static const char *const la__mode_names[] = {"fresh", "resample", "fixed",
@@ -11824,6 +11845,11 @@ static const la_run_field la__run_fields[] = {
            0, NULL, "relu-net targets: hidden width", 10, NULL),
     LA__RF("noise_std", LA_FIELD_REAL, data.noise_std, 0, 1e30, LA__ID, 0,
            NULL, "label noise standard deviation", 0, NULL),
+    LA__RF("data_seed", LA_FIELD_U64, data_seed, 0, LA__BIG,
+           LA__ID | LA_FIELD_SEED, 0, NULL,
+           "seed of what the setting fixes: Sigma's rotation, the target "
+           "network (one for every seed of a study: give it)",
+           LA__NODEF, "seed"),
     /* the model */
     LA__RF("depth", LA_FIELD_INT, model.layers, 1, LA_MAX_LAYERS, LA__SH, 0,
            NULL, "attention layers L", 3, NULL),
@@ -11842,6 +11868,11 @@ static const la_run_field la__run_fields[] = {
            LA__SH, 0, NULL, "hidden width of the front MLP, 0 none", 0, NULL),
     LA__RF("init_std", LA_FIELD_REAL, model.init_std, 1e-300, 1e3, LA__ID, 0,
            NULL, "std of the initial parameters", 0.05, NULL),
+    LA__RF("front_init", LA_FIELD_ENUM, model.front_init, 0, 1, LA__ID, 0,
+           la__front_init_names,
+           "the front MLP's initialization: uniform (nn.Linear's, paper A's "
+           "code) or normal (init_std)",
+           LA_FRONT_UNIFORM, NULL),
     LA__RF("init_hash", LA_FIELD_U64, init_hash, 0, LA__BIG, LA__ID, 0, NULL,
            "a fingerprint of a given initial theta; 0: drawn from the seed",
            0, NULL),
@@ -12923,7 +12954,7 @@ LINATTN_DEF int la_run_init(la_run *r, const la_run_config *cfg,
   if (!la__arena_align(&a)) return LA_EWORKSPACE;
   if ((st = la__run_layout(r, env, &a, &dm, &db, &tm, &tb)) != 0) return st;
   LINATTN_ASSERT(a.used <= a.cap);
-  if ((st = la_data_init(&r->data, &r->cfg.data, r->cfg.seed, dm, db)) != 0)
+  if ((st = la_data_init(&r->data, &r->cfg.data, r->cfg.data_seed, dm, db)) != 0)
     return st;
   if ((st = la__run_env_marks(r, env)) != 0) return st;
   t = la__run_train_config(r, env);

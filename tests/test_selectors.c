@@ -115,6 +115,37 @@ static void test_sel_choices(la_t *t) {
              "beta1 0: Adam without first-moment averaging (LA_ZERO)");
   }
 
+  LA_TEST(t, "selectors: data_seed fixes the setting's network and Sigma for every seed") {
+    static const char *const s1[] = {"seed", "1", "data_seed", "9", "d", "3", NULL};
+    static const char *const s2[] = {"seed", "2", "data_seed", "9", "d", "3", NULL};
+    static const char *const s3[] = {"seed", "2", "d", "3", NULL};
+    static const char *const *kv[3] = {s1, s2, s3};
+    static const char *const exps[2] = {"nonlinear", "paper-b"};
+    int e, k;
+    for (e = 0; e < 2; ++e) {
+      la_run r[3];
+      size_t bytes[3];
+      for (k = 0; k < 3; ++k) {
+        la_run_config c;
+        LA_CHECK(t, sel_resolve(exps[e], kv[k], &c) == 0 && la_run_create(&r[k], &c, NULL) == 0,
+                 "%s %d", exps[e], k);
+        bytes[k] = la_data_bytes(&r[k].cfg.data);
+      }
+      {
+        const la_real *f0 = e ? r[0].data.chol : r[0].data.net,
+                      *f1 = e ? r[1].data.chol : r[1].data.net,
+                      *f2 = e ? r[2].data.chol : r[2].data.net;
+        size_t nbyte = sizeof(la_real) * (e ? 9 : (size_t)(2 * 10 * 3 + 10 + 3));
+        LA_CHECK(t, f0 && f1 && f2 && memcmp(f0, f1, nbyte) == 0 && memcmp(f1, f2, nbyte) != 0,
+                 "%s: the same for seeds 1 and 2 with data_seed 9, another without",
+                 exps[e]);
+        LA_CHECK(t, r[2].cfg.data_seed == 2 && r[0].cfg.data_seed == 9 && bytes[0] == bytes[1],
+                 "%s: data_seed follows the seed", exps[e]);
+      }
+      for (k = 0; k < 3; ++k) la_run_destroy(&r[k]);
+    }
+  }
+
   LA_TEST(t, "selectors: a data field the setting fixes is refused, naming both") {
     static const char *const s3g[] = {"setting", "3", "covariates", "gaussian", NULL};
     static const char *const none[] = {"setting", "none", "covariates", "sphere", NULL};
