@@ -753,6 +753,16 @@ LINATTN_DEF int la_model_init_params(const la_model *m, la_rng *rng,
    their number (per-matrix clipping uses it), or a negative status. */
 LINATTN_DEF int la_model_blocks(const la_model *m, int *offsets, int *sizes,
                                 int max);
+/* Block i of la_model_blocks by name and shape: *name the matrix's name in
+   the packing above ("P", "Q", "B", "A", "W_K", "W_Q", "W1", "b1", "W2",
+   "b2"), *layer and *head where it stands (-1 and -1 for the front layer),
+   *rows x *cols its shape, row-major (a vector b1, b2: cols 1). Every
+   output may be NULL. Returns the block's offset in theta, LA_ERANGE for i
+   outside 0 .. la_model_blocks' count - 1 or a model la_model_init did not
+   make, LA_ENULL for no model. */
+LINATTN_DEF int la_model_block_info(const la_model *m, int i, const char **name,
+                                    int *layer, int *head, int *rows,
+                                    int *cols);
 /* Workspace for one call of loss, grad or hvp with cfg.parallel's workers;
    independent of batch size. Any byte alignment will do. 0 for an invalid
    model, or one whose workspace does not fit size_t. */
@@ -6912,6 +6922,60 @@ LINATTN_DEF int la_model_blocks(const la_model *m, int *offsets, int *sizes,
     offsets[k] = at; sizes[k] = sz[i]; at += sz[i]; ++k;
   }
   return k;
+}
+
+/* The shape of block j (0 .. la__m_head_blocks - 1) of a head: P (or B)
+   unless pgd, then Q (or A), or W_K and W_Q. */
+static const char *la__m_head_block(const la_model *m, int j, int *rows,
+                                    int *cols) {
+  la__mpack pk = la__m_pack(m);
+  int sparse = m->cfg.param != LA_PARAM_DENSE;
+  if (m->cfg.param == LA_PARAM_PGD) ++j; /* no P */
+  *rows = pk.q;
+  *cols = pk.q;
+  if (j == 0) return sparse ? "B" : "P";
+  if (!pk.r) return sparse ? "A" : "Q";
+  *rows = pk.r;
+  return j == 1 ? "W_K" : "W_Q";
+}
+
+LINATTN_DEF int la_model_block_info(const la_model *m, int i, const char **name,
+                                    int *layer, int *head, int *rows,
+                                    int *cols) {
+  static const char *const front[] = {"W1", "b1", "W2", "b2"};
+  int hb, nb, j, k, r = 0, c = 0, l = -1, h = -1, at, fh;
+  const char *nm;
+  if (!m) return LA_ENULL;
+  if (!la__m_valid(m) || i < 0 || i >= (nb = la__m_nblocks(m))) return LA_ERANGE;
+  hb = la__m_head_blocks(m);
+  fh = m->cfg.front_hidden;
+  if (i < m->cfg.layers * m->cfg.heads * hb) {
+    l = i / hb / m->cfg.heads;
+    h = i / hb % m->cfg.heads;
+    at = i / hb * (la__m_layer_params(m) / m->cfg.heads);
+    for (k = 0; k < i % hb; ++k) { /* the head's blocks before it */
+      (void)la__m_head_block(m, k, &r, &c);
+      at += r * c;
+    }
+    nm = la__m_head_block(m, i % hb, &r, &c);
+  } else {
+    int fr[4], fc[4];
+    fr[0] = fr[1] = fc[2] = fh;
+    fr[2] = fr[3] = fc[0] = m->cfg.d;
+    fc[1] = fc[3] = 1;
+    j = i - (nb - 4);
+    at = m->cfg.layers * la__m_layer_params(m);
+    for (k = 0; k < j; ++k) at += fr[k] * fc[k];
+    nm = front[j];
+    r = fr[j];
+    c = fc[j];
+  }
+  if (name) *name = nm;
+  if (layer) *layer = l;
+  if (head) *head = h;
+  if (rows) *rows = r;
+  if (cols) *cols = c;
+  return at;
 }
 
 /* The workspace of one call with `par`'s workers (0: not valid). */
