@@ -7,7 +7,7 @@ import subprocess
 import sys
 import unittest
 
-from helpers import HERE, TempDir, cli, linattn, need_cli
+from helpers import HERE, OUT_DIR, TempDir, cli, linattn, need_cli
 
 REPO = os.path.dirname(os.path.dirname(HERE))
 
@@ -54,7 +54,7 @@ class Readme(TempDir):
             for seed in (1, 2):
                 cli("train", "--opt", opt, "--seed", seed, "--steps", "20", "--batch", "50",
                     "--eval-every", "10", "--out", self.path("runs/%s-%d.jsonl" % (opt, seed)))
-        cli("export", self.path("runs"), "--out", self.path("csv"))
+        cli("export", self.path("runs"), OUT_DIR, self.path("csv"))
         os.rename(self.path("runs/adam-1.jsonl"), self.path("run.jsonl"))
         code = readme_block("pandas in five lines")
         cwd = os.getcwd()
