@@ -424,7 +424,19 @@ typedef struct la_parallel {
    with gcc or clang unless LINATTN_NO_THREADS is defined; elsewhere
    threads > 1 is LA_EUNSUPPORTED. LA_ERANGE for threads < 0 or beyond
    LA_MAX_WORKERS, LA_ENOMEM when memory or a thread could not be had.
-   la_cpu_count is the number of online processors (1 where unknown). */
+
+   la_cpu_count is the number of CPUs this process may use, the default of
+   every thread count (the `linattn` command's, Python's): the processors
+   of its affinity mask (Linux: sched_getaffinity where the including
+   file's dialect declares it, else the mask /proc/self/status lists; other
+   hosts: the online processors), bounded by its cgroup's CPU quota
+   (cgroup v2: cpu.max of its cgroup and of each one above it; v1:
+   cpu.cfs_quota_us / cpu.cfs_period_us; rounded up), and by
+   SLURM_CPUS_PER_TASK and OMP_NUM_THREADS (its first number) where they
+   hold a positive number: a Slurm task given 1 CPU on a 64-core node, or
+   a job started with OMP_NUM_THREADS=1 beside others, does not
+   oversubscribe. At least 1 (1 where threads are not built), at most
+   LA_MAX_WORKERS. */
 #ifndef LINATTN_NO_STDLIB
 typedef struct la_pool la_pool;
 LINATTN_DEF int la_pool_create(la_pool **pool, int threads);
@@ -2144,6 +2156,9 @@ static int la__arena_align(la__arena *a) {
 #define LA__THREADS 1
 #include <pthread.h>
 #include <unistd.h>
+#ifdef __linux__
+#include <sched.h> /* sched_getaffinity where the dialect declares it */
+#endif
 #else
 #define LA__THREADS 0
 #endif
@@ -3238,9 +3253,112 @@ LINATTN_DEF void la_free(void *p) {
    the scheduler on the core its partner needs, holds that partner up for
    whole time slices. */
 
+#if LA__THREADS
+/* A limit on the CPUs in the environment variable `name`: its first whole
+   number (OMP_NUM_THREADS may list one per nesting level), 0 where it is
+   unset, not a number or not positive. Capped above LA_MAX_WORKERS. */
+static long la__cpu_env(const char *name) {
+  const char *s = getenv(name);
+  long v = 0;
+  if (!s) return 0;
+  while (*s == ' ' || *s == '\t') ++s;
+  for (; *s >= '0' && *s <= '9'; ++s)
+    if ((v = v * 10 + (*s - '0')) > LA_MAX_WORKERS) v = LA_MAX_WORKERS + 1;
+  return v;
+}
+
+/* The CPUs a cgroup's quota allows, rounded up: cgroup v2's "QUOTA PERIOD"
+   (or "max PERIOD") in v2_max, else v1's quota (-1: none) and period; 0
+   where there is no quota or no file. */
+static long la__cpu_quota(const char *v2_max, const char *v1_quota,
+                          const char *v1_period) {
+  double q = -1, p = 0;
+  char word[32];
+  FILE *f;
+  if ((f = fopen(v2_max, "r")) != NULL) {
+    if (fscanf(f, "%31s %lf", word, &p) == 2 && strcmp(word, "max") != 0)
+      q = strtod(word, NULL);
+    (void)fclose(f);
+  } else if (v1_quota && (f = fopen(v1_quota, "r")) != NULL) {
+    if (fscanf(f, "%lf", &q) != 1) q = -1;
+    (void)fclose(f);
+    if ((f = fopen(v1_period, "r")) != NULL) {
+      if (fscanf(f, "%lf", &p) != 1) p = 0;
+      (void)fclose(f);
+    }
+  }
+  if (!(q > 0 && p > 0)) return 0;
+  q = ceil(q / p);
+  return q > LA_MAX_WORKERS ? LA_MAX_WORKERS : (long)q;
+}
+
+/* The smallest quota of this process's cgroup and those above it (v2:
+   the line "0::PATH" of /proc/self/cgroup), or of v1's cpu controller;
+   0 where none is set. */
+static long la__cpu_cgroup(void) {
+  char line[512], path[600];
+  long best = la__cpu_quota("/sys/fs/cgroup/cpu.max",
+                            "/sys/fs/cgroup/cpu/cpu.cfs_quota_us",
+                            "/sys/fs/cgroup/cpu/cpu.cfs_period_us");
+  FILE *f = fopen("/proc/self/cgroup", "r");
+  if (!f) return best;
+  while (fgets(line, sizeof line, f))
+    if (!strncmp(line, "0::/", 4)) {
+      char *end = line + strcspn(line, "\n"), *cut;
+      *end = 0;
+      while ((cut = strrchr(line + 3, '/')) != NULL && cut[1]) {
+        long q;
+        (void)snprintf(path, sizeof path, "/sys/fs/cgroup%s/cpu.max", line + 3);
+        q = la__cpu_quota(path, NULL, NULL);
+        if (q > 0 && (best == 0 || q < best)) best = q;
+        *cut = 0; /* its parent */
+      }
+    }
+  (void)fclose(f);
+  return best;
+}
+
+/* The processors of the affinity mask, 0 where it cannot be read. */
+static long la__cpu_affinity(void) {
+#if defined(__linux__) && defined(CPU_COUNT)
+  cpu_set_t set;
+  if (sched_getaffinity(0, sizeof set, &set) == 0) return CPU_COUNT(&set);
+  return 0;
+#elif defined(__linux__)
+  /* the dialect hides sched_getaffinity: the same mask, as a list */
+  char line[4096];
+  long n = 0;
+  FILE *f = fopen("/proc/self/status", "r");
+  if (!f) return 0;
+  while (fgets(line, sizeof line, f))
+    if (!strncmp(line, "Cpus_allowed_list:", 18)) {
+      char *s = line + 18;
+      while (*s) {
+        long a = strtol(s, &s, 10), b = a;
+        if (*s == '-') b = strtol(s + 1, &s, 10);
+        n += b >= a ? b - a + 1 : 0;
+        s += strspn(s, ", \t\n");
+        if (*s && (*s < '0' || *s > '9')) break;
+      }
+    }
+  (void)fclose(f);
+  return n;
+#else
+  return 0;
+#endif
+}
+#endif
+
 LINATTN_DEF int la_cpu_count(void) {
 #if LA__THREADS && defined(_SC_NPROCESSORS_ONLN)
-  long n = sysconf(_SC_NPROCESSORS_ONLN);
+  long n = sysconf(_SC_NPROCESSORS_ONLN), a = la__cpu_affinity();
+  long limits[3], i;
+  limits[0] = la__cpu_cgroup();
+  limits[1] = la__cpu_env("SLURM_CPUS_PER_TASK");
+  limits[2] = la__cpu_env("OMP_NUM_THREADS");
+  if (a > 0) n = a;
+  for (i = 0; i < 3; ++i)
+    if (limits[i] > 0 && limits[i] < n) n = limits[i];
   return n < 1 ? 1 : n > LA_MAX_WORKERS ? LA_MAX_WORKERS : (int)n;
 #else
   return 1;

@@ -484,7 +484,80 @@ static void th_test_fresh(la_t *t) {
   }
 }
 
+#if LA__THREADS
+/* A file of `text` at path (the test's cgroup files). */
+static void th_write(const char *path, const char *text) {
+  FILE *f = fopen(path, "w");
+  if (f) {
+    fputs(text, f);
+    fclose(f);
+  }
+}
+
+/* la_cpu_count with the environment variable `name` set to `value`. */
+static int th_cpus_with(const char *name, const char *value) {
+  int n;
+  char *old = getenv(name), keep[64] = "";
+  if (old) snprintf(keep, sizeof keep, "%s", old);
+  setenv(name, value, 1);
+  n = la_cpu_count();
+  if (old) setenv(name, keep, 1);
+  else unsetenv(name);
+  return n;
+}
+#endif
+
+static void th_test_cpu_count(la_t *t) {
+  LA_TEST(t, "threads/la_cpu_count: the affinity mask, cgroup quota, Slurm and OpenMP") {
+#if LA__THREADS
+    char dir[] = "/tmp/la-cpus-XXXXXX", a[300], b[300], c[300];
+    int all = la_cpu_count();
+    long online = sysconf(_SC_NPROCESSORS_ONLN);
+    LA_CHECK(t, all >= 1 && all <= online, "cpus %d of %ld online", all, online);
+    /* the variables bound it (never raise it), their first number */
+    LA_CHECK(t, th_cpus_with("OMP_NUM_THREADS", "1") == 1, "OMP_NUM_THREADS=1");
+    LA_CHECK(t, th_cpus_with("OMP_NUM_THREADS", "1,4") == 1, "a list: its first");
+    LA_CHECK(t, th_cpus_with("SLURM_CPUS_PER_TASK", "1") == 1, "SLURM_CPUS_PER_TASK=1");
+    LA_CHECK(t, th_cpus_with("OMP_NUM_THREADS", "100000") == all, "above: unchanged");
+    LA_CHECK(t, th_cpus_with("OMP_NUM_THREADS", "0") == all &&
+                    th_cpus_with("OMP_NUM_THREADS", "many") == all &&
+                    th_cpus_with("SLURM_CPUS_PER_TASK", "") == all,
+             "zero, words, empty: no limit");
+    LA_CHECK(t, la__cpu_env("LA_NO_SUCH_VARIABLE_IN_TESTS") == 0, "unset");
+    /* the cgroup quota files, v2 then v1, rounded up */
+    if (!mkdtemp(dir)) {
+      LA_CHECK(t, 0, "mkdtemp");
+    } else {
+      snprintf(a, sizeof a, "%s/cpu.max", dir);
+      snprintf(b, sizeof b, "%s/quota", dir);
+      snprintf(c, sizeof c, "%s/period", dir);
+      LA_CHECK(t, la__cpu_quota(a, b, c) == 0, "no files: no quota");
+      th_write(b, "250000\n");
+      th_write(c, "100000\n");
+      LA_CHECK(t, la__cpu_quota(a, b, c) == 3, "v1: 2.5 CPUs -> 3");
+      th_write(b, "-1\n");
+      LA_CHECK(t, la__cpu_quota(a, b, c) == 0, "v1: -1 is none");
+      th_write(a, "max 100000\n");
+      LA_CHECK(t, la__cpu_quota(a, b, c) == 0, "v2: max is none");
+      th_write(a, "100000 100000\n");
+      LA_CHECK(t, la__cpu_quota(a, b, c) == 1, "v2: one CPU");
+      th_write(a, "50000 100000\n");
+      LA_CHECK(t, la__cpu_quota(a, NULL, NULL) == 1, "v2: half a CPU is one");
+      th_write(a, "garbage\n");
+      LA_CHECK(t, la__cpu_quota(a, NULL, NULL) == 0, "v2: unreadable is none");
+      remove(a);
+      remove(b);
+      remove(c);
+      rmdir(dir);
+    }
+#else
+    LA_CHECK(t, la_cpu_count() == 1, "no threads: one CPU");
+#endif
+  }
+}
+
 static void suite_threads(la_t *t) {
+  th_test_cpu_count(t);
   th_test_pool(t);
   th_test_model(t);
   th_test_train(t);
