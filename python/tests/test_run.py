@@ -150,6 +150,20 @@ class Parallel(TempDir):
         np.testing.assert_array_equal(one.theta, two.theta)
         self.assertRaises(ValueError, tiny_run, threads=0)
 
+    def test_cpu_count_follows_the_affinity_and_the_variables(self):
+        import shutil
+        import subprocess
+        import sys
+        code = "import linattn; print(linattn.cpu_count(), linattn.Run('1', steps=0).threads)"
+        cases = [({"OMP_NUM_THREADS": "1"}, []), ({"SLURM_CPUS_PER_TASK": "1"}, [])]
+        if shutil.which("taskset"):
+            cases.append(({}, ["taskset", "-c", "0"]))
+        for env, pre in cases:
+            done = subprocess.run(pre + [sys.executable, "-c", code], capture_output=True,
+                                  text=True, env=dict(os.environ, **env),
+                                  cwd=os.path.dirname(linattn.__path__[0]))
+            self.assertEqual(done.stdout.split(), ["1", "1"], (env, pre, done.stderr))
+
     def test_a_run_pickles_and_goes_on_bit_for_bit(self):
         import pickle
         a = tiny_run(data="resample", resample_every=3, diag_every=3)
