@@ -38,19 +38,9 @@ import linattn  # noqa: E402
 
 
 def best(fn, reps, min_seconds=0.3):
-    """Seconds per call of fn: the best of reps groups of enough calls to
-    last min_seconds."""
-    fn()
-    t0 = time.perf_counter()
-    fn()
-    calls = max(1, int(min_seconds / max(time.perf_counter() - t0, 1e-7)))
-    out = float("inf")
-    for _ in range(reps):
-        t0 = time.perf_counter()
-        for _ in range(calls):
-            fn()
-        out = min(out, (time.perf_counter() - t0) / calls)
-    return out
+    """Seconds per call of fn: torch_ref's clock, the best of reps groups."""
+    from torch_ref import best_time_sync
+    return best_time_sync(fn, min_seconds, reps)
 
 
 def c_call(run, batch):

@@ -531,20 +531,30 @@ static void th_test_cpu_count(la_t *t) {
       snprintf(a, sizeof a, "%s/cpu.max", dir);
       snprintf(b, sizeof b, "%s/quota", dir);
       snprintf(c, sizeof c, "%s/period", dir);
-      LA_CHECK(t, la__cpu_quota(a, b, c) == 0, "no files: no quota");
-      th_write(b, "250000\n");
-      th_write(c, "100000\n");
-      LA_CHECK(t, la__cpu_quota(a, b, c) == 3, "v1: 2.5 CPUs -> 3");
-      th_write(b, "-1\n");
-      LA_CHECK(t, la__cpu_quota(a, b, c) == 0, "v1: -1 is none");
-      th_write(a, "max 100000\n");
-      LA_CHECK(t, la__cpu_quota(a, b, c) == 0, "v2: max is none");
-      th_write(a, "100000 100000\n");
-      LA_CHECK(t, la__cpu_quota(a, b, c) == 1, "v2: one CPU");
-      th_write(a, "50000 100000\n");
-      LA_CHECK(t, la__cpu_quota(a, NULL, NULL) == 1, "v2: half a CPU is one");
-      th_write(a, "garbage\n");
-      LA_CHECK(t, la__cpu_quota(a, NULL, NULL) == 0, "v2: unreadable is none");
+      /* each case writes one file (0: cpu.max, 1: quota, 2: period; -1
+         none), then reads v2 and v1 (v1 off: v2 alone) */
+      static const struct {
+        int file, v1;
+        const char *text;
+        long want;
+      } cases[] = {{-1, 1, "", 0},            /* no files: no quota */
+                   {1, 1, "250000\n", 0},     /* a quota, no period yet */
+                   {2, 1, "100000\n", 3},     /* v1: 2.5 CPUs -> 3 */
+                   {1, 1, "-1\n", 0},         /* v1: -1 is none */
+                   {0, 1, "max 100000\n", 0}, /* v2: max is none */
+                   {0, 1, "100000 100000\n", 1},
+                   {0, 0, "50000 100000\n", 1}, /* half a CPU is one */
+                   {0, 0, "garbage\n", 0}};
+      const char *files[3];
+      size_t k;
+      files[0] = a;
+      files[1] = b;
+      files[2] = c;
+      for (k = 0; k < sizeof cases / sizeof cases[0]; ++k) {
+        if (cases[k].file >= 0) th_write(files[cases[k].file], cases[k].text);
+        LA_CHECK(t, la__cpu_quota(a, cases[k].v1 ? b : NULL, c) == cases[k].want,
+                 "case %d: %s", (int)k, cases[k].text);
+      }
       remove(a);
       remove(b);
       remove(c);
