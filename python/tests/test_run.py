@@ -197,26 +197,31 @@ class Parallel(TempDir):
 
 class Progress(unittest.TestCase):
     def run_with(self, progress, tqdm=None):
+        """stderr as the last step's callback sees it (the progress shown
+        as the run goes), and at the end."""
         import contextlib
         import io
         import sys
         saved = sys.modules.get("tqdm.auto", 0)
         sys.modules["tqdm.auto"] = tqdm  # None: as if tqdm were not installed
-        err = io.StringIO()
+        err, during = io.StringIO(), []
         try:
             with contextlib.redirect_stderr(err):
-                tiny_run().train(20, progress=progress)
+                tiny_run().train(20, progress=progress, every=20,
+                                 callback=lambda r: during.append(err.getvalue()))
         finally:
             if saved == 0:
                 del sys.modules["tqdm.auto"]
             else:
                 sys.modules["tqdm.auto"] = saved
-        return err.getvalue()
+        return during[0] + "|" + err.getvalue()[len(during[0]):]
 
     def test_a_bar_or_a_line_where_asked(self):
-        self.assertIn("step 20/20 (100%)", self.run_with(True))
-        self.assertEqual(self.run_with(None), "")  # stderr is no terminal here
-        self.assertEqual(self.run_with(False), "")
+        during, end = self.run_with(True).split("|")
+        self.assertIn("step 20/20 (100%)", during)  # drawn as the run goes
+        self.assertTrue(end.endswith("\n"))
+        self.assertEqual(self.run_with(None), "|")  # stderr is no terminal here
+        self.assertEqual(self.run_with(False), "|")
         import types
         bars = []
 
@@ -231,7 +236,7 @@ class Progress(unittest.TestCase):
                 bars[-1].append("closed")
         fake = types.ModuleType("tqdm.auto")
         fake.tqdm = Bar
-        self.assertEqual(self.run_with(True, fake), "")
+        self.assertEqual(self.run_with(True, fake), "|")
         self.assertEqual(bars[0][:2], [20, 0])
         self.assertEqual(sum(bars[0][2:-1]), 20)
         self.assertEqual(bars[0][-1], "closed")
