@@ -381,11 +381,12 @@ class Run:
         theta, batch = self._at(theta, batch)
         return self.model.hessian(theta, batch)
 
-    def grad_noise(self, minibatch=1000, true_batch=0, samples=10000, bins=100,
+    def grad_noise(self, minibatch=0, true_batch=0, samples=10000, bins=100,
                    theta=None, rng=None):
         """Paper A's gradient noise at the run's theta (la_grad_noise): the
-        'true' gradient on true_batch fresh prompts (default 100 minibatches),
-        then `samples` minibatch gradients. The default rng is the one
+        'true' gradient on true_batch fresh prompts, then `samples`
+        minibatch gradients; minibatch and true_batch 0 are the header's
+        defaults (1000, 100 minibatches). The default rng is the one
         `linattn noise` draws from, so the samples are its samples."""
         lib = self._lib
         th = lib.reals(self.theta if theta is None else theta, self.nparams, "theta")
