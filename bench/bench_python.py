@@ -48,9 +48,7 @@ def c_call(run, batch):
     C library's own call, as close as Python gets to it."""
     lib = run._lib
     m = lib.la_run_model(run._r)
-    work_bytes = lib.dll.la_model_work_bytes
-    work_bytes.restype, work_bytes.argtypes = ctypes.c_size_t, [ctypes.c_void_p]
-    nbytes = work_bytes(m)
+    nbytes = lib.la_model_work_bytes(m)
     work = ctypes.create_string_buffer(nbytes)
     theta = np.array(run.theta)
     grad = np.empty_like(theta)
@@ -94,6 +92,14 @@ def _blas(torch):
     return m.group(1) if m else "unknown"
 
 
+def spin(n):
+    """A control: work that shares nothing, in pure Python."""
+    s = 0
+    for i in range(n):
+        s += i
+    return s
+
+
 def train_seed(seed, steps):
     run = linattn.Run("1", seed=seed, steps=steps, threads=1)
     run.train()
@@ -110,12 +116,15 @@ def seeds_rows(steps, reps):
         for s in seeds:
             train_seed(s, steps)
 
-    times = {"serial": [], "threads": [], "processes": []}
+    times = {"serial": [], "threads": [], "processes": [], "spin1": [], "spin2": []}
+    n = 10 ** 7
     with cf.ThreadPoolExecutor(2) as tpool, cf.ProcessPoolExecutor(2) as ppool:
         for pool in (tpool, ppool):
             list(pool.map(train_seed, seeds, [1, 1]))
         for _ in range(reps):
-            for name, fn in (("serial", serial),
+            for name, fn in (("spin1", lambda: [spin(n), spin(n)]),
+                             ("spin2", lambda: list(ppool.map(spin, [n, n]))),
+                             ("serial", serial),
                              ("threads", lambda: list(tpool.map(train_seed, seeds,
                                                                 [steps] * 2))),
                              ("processes", lambda: list(ppool.map(train_seed, seeds,
@@ -126,6 +135,9 @@ def seeds_rows(steps, reps):
     t1, tt, tp = (min(times[k]) for k in ("serial", "threads", "processes"))
     print("seeds=2 steps=%d serial_s=%.3f threads_s=%.3f processes_s=%.3f cpus=%d"
           % (steps, t1, tt, tp, linattn.cpu_count()))
+    control = min(times["spin1"]) / min(times["spin2"])
+    print("control: two pure-Python loops in two processes %.2fx one after the other "
+          "(what the machine gives two processes now)" % control)
     return t1 / tt, t1 / tp
 
 

@@ -201,6 +201,7 @@ class Library:
             # the model
             "la_model_init_params": (c_int, [P, POINTER(Rng), R]),
             "la_model_blocks": (c_int, [P, I, I, c_int]),
+            "la_model_work_bytes": (c_size_t, [P]),
             "la_model_block_info": (c_int, [P, c_int, POINTER(c_char_p), I, I, I, I]),
             "la_model_loss": (c_int, [P, R, B, D, R, P, c_size_t]),
             "la_model_grad": (c_int, [P, R, B, D, R, P, c_size_t]),

@@ -1,6 +1,7 @@
 """Prompts and the model: batches from numpy arrays, loss, gradient,
 Hessian-vector products and the Hessian's measurements at any theta."""
 import collections
+import ctypes
 import weakref
 from ctypes import byref, c_char_p, c_double, c_int
 
@@ -148,6 +149,14 @@ class Model:
         z, y = batch
         return Batch(z, y, self._lib)
 
+    def _work(self):
+        """(work, bytes) of the model's calls, allocated once (a call would
+        allocate its own): a model is used by one thread at a time."""
+        if getattr(self, "_ws", None) is None:
+            n = self._lib.la_model_work_bytes(self._m)
+            self._ws = (ctypes.create_string_buffer(max(n, 1)), n)
+        return self._ws
+
     def _call(self, name, *args):
         self._lib.check(getattr(self._lib, name)(*args), name)
 
@@ -159,7 +168,7 @@ class Model:
         loss = c_double()
         pred = np.empty(b.count, dtype=self._lib.dtype) if predictions else None
         self._call("la_model_loss", self._m, self._lib.ptr(th), byref(b._b), byref(loss),
-                   self._lib.ptr(pred) if predictions else None, None, 0)
+                   self._lib.ptr(pred) if predictions else None, *self._work())
         return (loss.value, pred) if predictions else loss.value
 
     def grad(self, theta, batch):
@@ -168,7 +177,7 @@ class Model:
         loss = c_double()
         g = np.empty(self.nparams, dtype=self._lib.dtype)
         self._call("la_model_grad", self._m, self._lib.ptr(th), byref(b._b), byref(loss),
-                   self._lib.ptr(g), None, 0)
+                   self._lib.ptr(g), *self._work())
         return loss.value, g
 
     def hvp(self, theta, batch, v):
@@ -176,7 +185,7 @@ class Model:
         th, b, vv = self._theta(theta), self._batch(batch), self._theta(v, "v")
         hv = np.empty(self.nparams, dtype=self._lib.dtype)
         self._call("la_model_hvp", self._m, self._lib.ptr(th), byref(b._b),
-                   self._lib.ptr(vv), None, None, self._lib.ptr(hv), None, 0)
+                   self._lib.ptr(vv), None, None, self._lib.ptr(hv), *self._work())
         return hv
 
     def hessian(self, theta, batch):
