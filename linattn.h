@@ -3267,25 +3267,33 @@ static long la__cpu_env(const char *name) {
   return v;
 }
 
+/* The first line of the file at path into buf ("" when there is none). */
+static void la__cpu_line(const char *path, char *buf, int cap) {
+  FILE *f = path ? fopen(path, "r") : NULL;
+  buf[0] = 0;
+  if (!f) return;
+  if (!fgets(buf, cap, f)) buf[0] = 0;
+  (void)fclose(f);
+}
+
 /* The CPUs a cgroup's quota allows, rounded up: cgroup v2's "QUOTA PERIOD"
    (or "max PERIOD") in v2_max, else v1's quota (-1: none) and period; 0
    where there is no quota or no file. */
 static long la__cpu_quota(const char *v2_max, const char *v1_quota,
                           const char *v1_period) {
+  char line[64], *end;
   double q = -1, p = 0;
-  char word[32];
-  FILE *f;
-  if ((f = fopen(v2_max, "r")) != NULL) {
-    if (fscanf(f, "%31s %lf", word, &p) == 2 && strcmp(word, "max") != 0)
-      q = strtod(word, NULL);
-    (void)fclose(f);
-  } else if (v1_quota && (f = fopen(v1_quota, "r")) != NULL) {
-    if (fscanf(f, "%lf", &q) != 1) q = -1;
-    (void)fclose(f);
-    if ((f = fopen(v1_period, "r")) != NULL) {
-      if (fscanf(f, "%lf", &p) != 1) p = 0;
-      (void)fclose(f);
+  la__cpu_line(v2_max, line, sizeof line);
+  if (line[0]) {
+    if (strncmp(line, "max", 3) != 0) {
+      q = strtod(line, &end);
+      p = strtod(end, NULL);
     }
+  } else if (v1_quota) {
+    la__cpu_line(v1_quota, line, sizeof line);
+    if (line[0]) q = strtod(line, NULL);
+    la__cpu_line(v1_period, line, sizeof line);
+    if (line[0]) p = strtod(line, NULL);
   }
   if (!(q > 0 && p > 0)) return 0;
   q = ceil(q / p);

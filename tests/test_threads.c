@@ -489,8 +489,8 @@ static void th_test_fresh(la_t *t) {
 static void th_write(const char *path, const char *text) {
   FILE *f = fopen(path, "w");
   if (f) {
-    fputs(text, f);
-    fclose(f);
+    (void)fputs(text, f);
+    (void)fclose(f);
   }
 }
 
@@ -498,11 +498,10 @@ static void th_write(const char *path, const char *text) {
 static int th_cpus_with(const char *name, const char *value) {
   int n;
   char *old = getenv(name), keep[64] = "";
-  if (old) snprintf(keep, sizeof keep, "%s", old);
-  setenv(name, value, 1);
+  if (old) (void)snprintf(keep, sizeof keep, "%s", old);
+  if (setenv(name, value, 1) != 0) return -1;
   n = la_cpu_count();
-  if (old) setenv(name, keep, 1);
-  else unsetenv(name);
+  if (old ? setenv(name, keep, 1) : unsetenv(name)) return -1;
   return n;
 }
 #endif
@@ -528,9 +527,9 @@ static void th_test_cpu_count(la_t *t) {
     if (!mkdtemp(dir)) {
       LA_CHECK(t, 0, "mkdtemp");
     } else {
-      snprintf(a, sizeof a, "%s/cpu.max", dir);
-      snprintf(b, sizeof b, "%s/quota", dir);
-      snprintf(c, sizeof c, "%s/period", dir);
+      (void)snprintf(a, sizeof a, "%s/cpu.max", dir);
+      (void)snprintf(b, sizeof b, "%s/quota", dir);
+      (void)snprintf(c, sizeof c, "%s/period", dir);
       /* each case writes one file (0: cpu.max, 1: quota, 2: period; -1
          none), then reads v2 and v1 (v1 off: v2 alone) */
       static const struct {
@@ -555,10 +554,10 @@ static void th_test_cpu_count(la_t *t) {
         LA_CHECK(t, la__cpu_quota(a, cases[k].v1 ? b : NULL, c) == cases[k].want,
                  "case %d: %s", (int)k, cases[k].text);
       }
-      remove(a);
-      remove(b);
-      remove(c);
-      rmdir(dir);
+      (void)remove(a);
+      (void)remove(b);
+      (void)remove(c);
+      (void)rmdir(dir);
     }
 #else
     LA_CHECK(t, la_cpu_count() == 1, "no threads: one CPU");

@@ -1,8 +1,8 @@
 """Arguments checked as C will take them: whole numbers that are whole
 numbers (not bool, float, str or complex) and fit the C type they go to,
-reals that are real numbers. A refusal is a LinattnError (also a ValueError
-or a TypeError's words in it) with the header's LA_ERANGE, never a wrapped
-or truncated value."""
+reals that are real numbers. A refusal is a LinattnError with the header's
+LA_ERANGE (also a ValueError) that names the argument's type or range,
+never a wrapped or truncated value."""
 import numbers
 import operator
 

@@ -1,8 +1,9 @@
 """The shared library through ctypes: its functions' signatures, the small
 structs passed by value or filled by the library (each mirrored here and
-held to la_sizeof, so a layout change is an error at load time, not a wrong
-number), and the structs that grow (la_run_config, la_run, ...) as opaque
-blocks of la_sizeof bytes."""
+held member by member to la_member_at's names and offsets and to
+la_sizeof, so a layout change is an error at load time, not a wrong
+number), the structs that grow (la_run_config, la_run, ...) as opaque
+blocks of la_sizeof bytes, and the status table (la_status_name)."""
 import ctypes
 import os
 import threading
@@ -31,8 +32,8 @@ class RunField(Structure):
 
 
 class RecordField(Structure):
-    """la_record_field: not a type of la_sizeof; its offsets are held to
-    la_train_record's members instead (Library._check_record)."""
+    """la_record_field: not a type of la_sizeof; each row's offset is held to
+    la_train_record's member of its name instead (Library._record_fields)."""
     _fields_ = [("key", c_char_p), ("kind", c_int), ("offset", c_size_t),
                 ("help", c_char_p)]
 
