@@ -297,6 +297,9 @@ class RunConfig:
     def __contains__(self, key):
         return self._find(key) is not None
 
+    def __dir__(self):  # a notebook completes the fields as attributes
+        return sorted(set(object.__dir__(self)) | set(self.keys()))
+
     def __iter__(self):
         return iter(self.keys())
 

@@ -92,6 +92,7 @@ class Table(unittest.TestCase):
         cfg.update({"eval-every": 7}, schedule="cosine")
         self.assertEqual((cfg["depth"], cfg.eval_every, cfg.schedule), (4, 7, "cosine"))
         self.assertEqual(cfg.field("clip-block").key, "clip_block")
+        self.assertIn("beta1", dir(cfg))  # completed as attributes
         self.assertTrue(cfg.field("depth").shape and cfg.field("seed").seed)
         self.assertFalse(cfg.field("steps").identity)
         self.assertEqual(cfg.to_dict(given_only=True),
