@@ -265,8 +265,10 @@ typedef struct cli_flag {
 static const cli_flag cli_flags[] = {
     {"threads", CLI_K_INT, CLI_TRAINISH | CLI_NOISE | CLI_CURV | CLI_REPRO,
      CLI_C(threads), 1, LA_MAX_WORKERS, NULL, "K",
-     "threads of one run, the same bits for any count (default: every "
-     "online CPU; reproduce and sweep --jobs: 1 per process)"},
+     "threads of one run, the same bits for any count (default: the CPUs "
+     "this job may use: its affinity, a cgroup quota, SLURM_CPUS_PER_TASK, "
+     "OMP_NUM_THREADS; reproduce: 1 per process; sweep --jobs K: a K-th "
+     "each)"},
     /* outputs */
     {"out", CLI_K_STR, CLI_MODEL | CLI_THEOREM,
      CLI_C(out), 0, 0, NULL, "FILE",

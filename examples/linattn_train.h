@@ -369,6 +369,10 @@ static void train_summary(FILE *f, la_run *r, int st, long start, long target,
     jw_num(&w, "final_eval_loss", ev);
   jw_num(&w, "seconds", u_now() - t0);
   jw_num(&w, "steps_per_second", (double)(tr->step - start) / (u_now() - t0));
+  /* the threads it ran on (its bits are the same for any count) */
+  jw_int(&w, "threads", r->model.cfg.parallel && r->model.cfg.parallel->workers > 1
+                            ? r->model.cfg.parallel->workers
+                            : 1);
   if (ckpt >= 0) jw_str(&w, "checkpoint", ckpt ? "not saved" : "saved");
   jw_end(&w);
 }
