@@ -375,7 +375,7 @@ static const cli_flag cli_flags[] = {
      "paper B's depth and context: seeds averaged (default 1; 5 with --full)"},
     {"jobs", CLI_K_INT, CLI_REPRO | CLI_SWEEP,
      CLI_C(jobs), 1, 1024, NULL, "K",
-     "parallel processes (reproduce: default the online CPUs; sweep: run "
+     "parallel processes (reproduce: default the CPUs this job may use; sweep: run "
      "the commands)"},
     {"lr-sgd", CLI_K_REAL, CLI_REPRO,
      CLI_O(repro.lr_sgd), 1e-12, 1e6, NULL, "X",

@@ -305,7 +305,9 @@ static int repro_pool(repro *R, rjob *jobs, int n, const char *what,
   int *order = (int *)calloc((size_t)n + 1, sizeof(int));
   int *st2 = (int *)calloc((size_t)n + 1, sizeof(int));
   rjob *sorted = (rjob *)calloc((size_t)n + 1, sizeof(rjob));
-  int i, procs = (int)(R->c->jobs > 0 ? R->c->jobs : u_online_cpus());
+  /* one process per CPU this job may use (la_cpu_count), each run one
+     thread */
+  int i, procs = (int)(R->c->jobs > 0 ? R->c->jobs : la_cpu_count());
   if (!totals || !order || !st2 || !sorted) {
     free(totals);
     free(order);
