@@ -1231,6 +1231,12 @@ LINATTN_DEF int la_trace(int n, la_matvec_fn f, void *ctx,
                          double *stderr_, void *work, size_t bytes);
 
 /* ---------------------------------------------- the papers' numbers */
+/* The median of the robust condition number R = max |H_ii| / median
+   |H_ii|: paper A's code takes torch.median, the lower of the two middle
+   values of an even count (its 150 |H_ii| split into two groups, the P
+   blocks' and the Q blocks', so the two conventions differ by up to two
+   orders of magnitude at initialization); MID is their midpoint. */
+enum { LA_MEDIAN_LOWER = 0, LA_MEDIAN_MID = 1 };
 /* max |d_i| / median |d_i| (paper A's code, Jiang et al. 2022); work holds
    3n doubles (NULL, 0: allocated); LA_ERANGE if the median is 0 or the
    ratio passes the largest double (r is then not written). */
@@ -1747,7 +1753,10 @@ struct la_run_config {
     int log_every;         /* a record every k steps */
     int diag_every;        /* robust condition numbers; 0 never */
     int smooth_every;      /* directional smoothness; 0 never */
-    int diag_batch;        /* their fixed batch */
+    int diag_batch;        /* their fixed batch's prompts */
+    uint64_t diag_seed;    /* its seed; follows eval_seed */
+    int diag_batches;      /* R on this many such batches (their median) */
+    int rcond_median;      /* LA_MEDIAN_*: R's median convention */
   } measure;
   /* bit i of the table's row i: given (la_run_field_given reads it) */
   unsigned char given[LA_RUN_MAX_FIELDS / 8];
@@ -2009,6 +2018,12 @@ LINATTN_DEF const la_data *la_run_data(const la_run *r);
 LINATTN_DEF la_real *la_run_theta(la_run *r, int *n);
 LINATTN_DEF long la_run_step(const la_run *r);
 LINATTN_DEF const la_batch *la_run_eval_batch(const la_run *r);
+/* The k-th batch (k >= 0) of the measurements along a run (the robust
+   condition number, directional smoothness): its prompts drawn into b (the
+   caller's, of the run's d and n, measure.diag_batch prompts as a rule)
+   from measure.diag_seed's stream LA_STREAM_DIAG - k. */
+#define LA_STREAM_DIAG (LA_STREAM_EVAL - 2)
+LINATTN_DEF int la_run_diag_batch(const la_run *r, int k, la_batch *b);
 
 
 #ifdef __cplusplus
@@ -11981,6 +11996,7 @@ static const char *const la__sched_names[] = {"constant", "halving", "cosine",
 static const char *const la__mode_names[] = {"fresh", "resample", "fixed",
                                              "given", NULL};
 static const char *const la__ls_names[] = {"none", "strong-wolfe", NULL};
+static const char *const la__median_names[] = {"lower", "mid", NULL};
 
 /* The fields of a run, in the order records list them. Ranges are the
    header's limits; whole numbers beyond 2^53 would not survive a double.
@@ -12169,7 +12185,22 @@ static const la_run_field la__run_fields[] = {
            0, 0, NULL, "directional smoothness every k steps, 0 never", 0,
            NULL),
     LA__RF("diag_batch", LA_FIELD_INT, measure.diag_batch, 1, 1e6, 0, 0, NULL,
-           "prompts of the fixed batch of those measurements", 1000, NULL)};
+           "prompts of the fixed batch of those measurements", 1000, NULL),
+    LA__RF("diag_seed", LA_FIELD_U64, measure.diag_seed, 0, LA__BIG, 0, 0, NULL,
+           "seed of that batch (a study gives every run one: paper A's "
+           "code measures every seed on one batch)",
+           LA__NODEF, "eval_seed"),
+    LA__RF("diag_batches", LA_FIELD_INT, measure.diag_batches, 1, 1000, 0, 0,
+           NULL,
+           "robust condition numbers on this many such batches: their "
+           "median, and their range",
+           1, NULL),
+    LA__RF("rcond_median", LA_FIELD_ENUM, measure.rcond_median, 0, 1, 0, 0,
+           la__median_names,
+           "R = max|H_ii| / median|H_ii|: lower, the lower middle value as "
+           "torch.median (paper A's code), or mid, the two middle values' "
+           "midpoint",
+           LA_MEDIAN_LOWER, NULL)};
 #undef LA__RF
 #undef LA__ID
 #undef LA__SH
@@ -14102,6 +14133,14 @@ LINATTN_DEF la_real *la_run_theta(la_run *r, int *n) {
   return r ? r->trainer.theta : NULL;
 }
 LINATTN_DEF long la_run_step(const la_run *r) { return r ? r->trainer.step : 0; }
+LINATTN_DEF int la_run_diag_batch(const la_run *r, int k, la_batch *b) {
+  la_rng rng;
+  if (!r || !b) return LA_ENULL;
+  if (k < 0) return LA_ERANGE;
+  la_rng_seed(&rng, r->cfg.measure.diag_seed, LA_STREAM_DIAG - (uint64_t)k);
+  return la_data_sample(&r->data, &rng, b);
+}
+
 LINATTN_DEF const la_batch *la_run_eval_batch(const la_run *r) {
   return r && r->trainer.has_eval ? &r->trainer.eval : NULL;
 }

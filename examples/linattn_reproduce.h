@@ -867,11 +867,14 @@ static int study_figures(study *S, int *has) {
 static const char *const rule_text =
     "**How a claim is judged.** Each claim is checked seed by seed (SGD and "
     "Adam of one seed start from the same initialization and see the same "
-    "data). It *holds* when it holds in more than half of the seeds and the "
-    "median over the seeds agrees; it *does not hold* when it fails in more "
-    "than half and the median agrees with that; otherwise it is *mixed*. A "
-    "seed without the number (*undecided*: a run that failed, both runs "
-    "diverged, a diagnostic not measured there) counts for neither side. A "
+    "data), and the seeds decide it by a one-sided sign test at 5%: it "
+    "*holds* when so many seeds agree with it that a fair coin per seed "
+    "would agree that often with a chance of 5% or less (5 of 5, 6 of 6 or "
+    "7, 7 of 8, 9 of 10 or 11, 10 of 12), *does not hold* when as many "
+    "disagree, and is *undecided* otherwise: four seeds never decide (a "
+    "chance of 1/16), which is why the full form runs 12. A seed without the "
+    "number (a run that failed, both runs diverged, a diagnostic not "
+    "measured there) counts for neither side. A "
     "run that diverged counts as the higher loss (its final loss is written "
     "inf; a median or quartile of inf says that at least that share of the "
     "runs diverged). Medians and quartiles "
@@ -884,12 +887,12 @@ static const char *const rule_text =
     "> n_params u max|lambda|, u the unit roundoff of the build's reals); "
     "elsewhere it is *not resolved*.\n\n";
 
-/* "5 of 6 seeds" (and how many were undecided: not measured, or both
-   runs diverged). */
+/* "5 of 6 seeds" (and how many had no number: not measured, or both runs
+   diverged). */
 static const char *fmt_seeds(char *buf, size_t cap, const verdict *v) {
   int none = v->seeds - v->yes - v->no;
   if (none)
-    snprintf(buf, cap, "%d of %d seeds (%d undecided)", v->yes, v->seeds, none);
+    snprintf(buf, cap, "%d of %d seeds (%d without it)", v->yes, v->seeds, none);
   else
     snprintf(buf, cap, "%d of %d seeds", v->yes, v->seeds);
   return buf;
