@@ -92,6 +92,8 @@ typedef struct cli_repro_opts {
   long paper; /* 0 paper A, 1 paper B */
   long all, compare_attention, tune;
   double lr_sgd, lr_adam;
+  const char *plan; /* the study written as commands into this folder */
+  const char *from; /* the study's report from a plan folder's outputs */
 } cli_repro_opts;
 
 typedef struct cli_theorem_opts {
@@ -115,6 +117,7 @@ typedef struct cli_config {
   long minibatch, true_batch, samples, bins; /* the noise: noise, reproduce */
   long full, seeds;    /* reproduce, theorem */
   long jobs;           /* reproduce, sweep: processes at once */
+  long slurm;          /* reproduce --plan, sweep: Slurm's job arrays too */
   /* report's and export's inputs, in the caller's scratch array of argc
      pointers */
   int npos;
@@ -365,6 +368,20 @@ static const cli_flag cli_flags[] = {
      CLI_O(repro.compare_attention), 0, 0, NULL, NULL,
      "the study twice, linear and softmax attention, side by side in one "
      "report (loss, R_SGD / R_Adam, noise tail, smoothness)"},
+    {"plan", CLI_K_STR, CLI_REPRO,
+     CLI_O(repro.plan), 0, 0, NULL, "DIR",
+     "write the study as commands into DIR (DIR/plan/stage-1.txt, one run "
+     "a line, every flag explicit; run them with xargs, GNU parallel or a "
+     "Slurm array), then: reproduce --from DIR"},
+    {"from", CLI_K_STR, CLI_REPRO,
+     CLI_O(repro.from), 0, 0, NULL, "DIR",
+     "the report of the plan in DIR from its runs' outputs, the same bytes "
+     "as the study run here (or its next stage's commands, or the commands "
+     "of the runs missing)"},
+    {"slurm", CLI_K_BOOL, CLI_REPRO | CLI_SWEEP,
+     CLI_C(slurm), 0, 0, NULL, NULL,
+     "also a Slurm job array a stage (--cpus-per-task: --threads; at most "
+     "--jobs at once) and the merge as a job that depends on it"},
     {"tune", CLI_K_BOOL, CLI_REPRO,
      CLI_O(repro.tune), 0, 0, NULL, NULL,
      "pick each optimizer's learning rate from a grid of 10 by short runs "
@@ -433,6 +450,31 @@ static void cli_opts_defaults(cli_config *c) {
   for (i = 0; i < CLI_NFLAGS; ++i)
     if (cli_in_opts(&cli_flags[i]) && (cli_flags[i].cmds & (unsigned)c->cmd))
       cli_unset_flag(c, &cli_flags[i]);
+}
+
+/* Whether program flag f holds a value in c (the unset value: -1, NaN,
+   NULL or 0, cli_unset_flag). */
+static int cli_flag_set(const cli_config *c, const cli_flag *f) {
+  const char *slot = (const char *)c + f->off;
+  switch (f->kind) {
+  case CLI_K_INT: return *(const long *)(const void *)slot >= 0;
+  case CLI_K_REAL: return *(const double *)(const void *)slot == *(const double *)(const void *)slot;
+  case CLI_K_STR: return *(const char *const *)(const void *)slot != NULL;
+  default: return *(const long *)(const void *)slot != 0; /* ENUM, BOOL */
+  }
+}
+
+/* The value of program flag f in c as a flag takes it back ("" for a
+   bool). */
+static void cli_flag_text(const cli_config *c, const cli_flag *f, char *buf, size_t cap) {
+  const char *slot = (const char *)c + f->off;
+  switch (f->kind) {
+  case CLI_K_INT: snprintf(buf, cap, "%ld", *(const long *)(const void *)slot); break;
+  case CLI_K_REAL: snprintf(buf, cap, "%.17g", *(const double *)(const void *)slot); break;
+  case CLI_K_STR: snprintf(buf, cap, "%s", *(const char *const *)(const void *)slot); break;
+  case CLI_K_ENUM: snprintf(buf, cap, "%s", f->names[*(const long *)(const void *)slot]); break;
+  default: buf[0] = 0; break;
+  }
 }
 
 /* ------------------------------------------------------------ values */

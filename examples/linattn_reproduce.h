@@ -18,7 +18,10 @@
 #include "linattn_noise_curvature.h"
 #include "linattn_paperb.h"
 #include "linattn_runs.h"
+#include "linattn_plan.h"
 #include "linattn_train.h"
+
+#include <sys/stat.h>
 
 /* Paper A's R_SGD / R_Adam, mean (std) over 6 seeds at iterations 750 and
    1250 (its table of the robust condition number), by preset at L = 3. */
@@ -116,6 +119,10 @@ typedef struct rjob {
   double cost;
 } rjob;
 
+/* Where the runs run: here (in child processes), or written as commands
+   into a plan folder, or read back from one (reproduce --plan, --from). */
+enum { REPRO_HERE, REPRO_PLAN, REPRO_FROM };
+
 typedef struct repro {
   const cli_config *c;
   const char *dir;
@@ -124,6 +131,8 @@ typedef struct repro {
   rjob *jobs;
   int nj;
   double t0;
+  int mode;            /* REPRO_* */
+  char program[4200];  /* the program the commands start */
 } repro;
 
 static const char *const opt_names[2] = {"sgd", "adam"};
@@ -262,33 +271,64 @@ static int job_config(const study *S, int o, long seed, double lr,
 }
 
 /* ------------------------------------------------------------ jobs */
-static int repro_noise(const study *S, u_progress *p) {
-  cli_config c = S->base;
-  la_run r;
-  la_pool *pool = NULL;
-  long step;
-  u_out out;
-  char path[4200];
-  int st;
-  cli_give(&c, "seed", 1);
-  snprintf(path, sizeof path, "%.4000s/noise.json", S->dir);
-  if ((st = load_theta(&c, NULL, &r, &pool, &step)) != 0) return st;
-  if ((st = u_open(&out, path)) == 0) {
-    st = measure_noise(&c, NULL, &r, r.trainer.theta, 0, out.f, NULL, p);
-    if (st) u_abort(&out);
-    else st = u_commit(&out);
+/* A job is one command line: `linattn train` of a run, or `linattn noise`
+   of a study's gradient noise, every flag explicit and its output its
+   own. Run here, it is that command line parsed and run in this process;
+   in a plan, it is that line. */
+static const char *const job_skip[] = {"out-dir", "plan", "from", "slurm",
+                                       "jobs", NULL};
+static int job_words(const repro *R, const rjob *j, words *w) {
+  const study *S = &R->s[j->study];
+  int noise = j->kind == J_NOISE;
+  cli_config c = noise ? S->base : j->cfg;
+  if (noise) {
+    c.cmd = CLI_NOISE; /* noise's own options, none given */
+    cli_opts_defaults(&c);
+    cli_give(&c, "seed", 1); /* seed 1's initialization */
   }
-  run_free(&r, pool);
-  return st;
+  c.out = j->path;
+  return words_add(w, R->program) || words_add(w, noise ? "noise" : "train") ||
+                 words_command(w, &c, noise ? CLI_NOISE : CLI_TRAIN, job_skip)
+             ? -1
+             : 0;
 }
 
 static int repro_job(void *ctx, int i, u_progress *p) {
   repro *R = (repro *)ctx;
   const rjob *j = &R->jobs[i];
-  if (j->kind == J_NOISE) return repro_noise(&R->s[j->study], p);
+  words w;
+  cli_config c;
+  const char **scratch;
+  char err[600];
+  int st;
+  memset(&w, 0, sizeof w);
+  if (job_words(R, j, &w) || !(scratch = (const char **)calloc((size_t)w.n + 1, sizeof(char *)))) {
+    words_free(&w);
+    return u_oom();
+  }
   /* a grid point that diverges is expected at the grid's top: quiet */
-  if (j->kind == J_TUNE && !freopen("/dev/null", "w", stderr)) return 1;
-  return train_one(&j->cfg, p);
+  if (j->kind == J_TUNE && !freopen("/dev/null", "w", stderr)) st = EXIT_IO;
+  else if (cli_parse(w.n, w.v, &c, scratch, err, sizeof err) != CLI_OK)
+    st = u_fail(EXIT_BAD_INPUT, "a job's command: %s", err);
+  else if (j->kind != J_NOISE)
+    st = train_one(&c, p);
+  else {
+    la_run r;
+    la_pool *pool = NULL;
+    long step;
+    u_out out;
+    if ((st = load_theta(&c, NULL, &r, &pool, &step)) != 0) goto done;
+    if ((st = u_open(&out, c.out)) == 0) {
+      st = measure_noise(&c, NULL, &r, r.trainer.theta, 0, out.f, NULL, p);
+      if (st) u_abort(&out);
+      else st = u_commit(&out);
+    }
+    run_free(&r, pool);
+  }
+done:
+  free(scratch);
+  words_free(&w);
+  return st;
 }
 
 /* Costliest first; equal costs in their first order (qsort is not
@@ -322,7 +362,6 @@ static int repro_pool(repro *R, rjob *jobs, int n, const char *what,
   qsort(sorted, (size_t)n, sizeof(rjob), job_cmp_cost);
   for (i = 0; i < n; ++i) {
     order[i] = sorted[i].index;
-    sorted[i].cfg.out = sorted[i].path;
     totals[i] = sorted[i].steps;
   }
   R->jobs = sorted;
@@ -335,6 +374,60 @@ static int repro_pool(repro *R, rjob *jobs, int n, const char *what,
   free(st2);
   free(sorted);
   return 0;
+}
+
+/* Whether job j's output is there: a plan's run that has not run (or ran
+   somewhere its output never came back from). */
+static int job_done(const rjob *j) {
+  struct stat sb;
+  return stat(j->path, &sb) == 0 && S_ISREG(sb.st_mode) && sb.st_size > 0;
+}
+
+/* A stage of the study: run here; or its commands written into the plan;
+   or (from a plan) its outputs found, the commands of those missing named
+   (EXIT_FAILED). */
+static int repro_stage(repro *R, int stage, rjob *jobs, int n, const char *what) {
+  int i, missing = 0, st = 0;
+  words *cmds;
+  if (!n) return 0;
+  if (R->mode == REPRO_HERE) {
+    int *status = (int *)calloc((size_t)n, sizeof(int));
+    if (!status) return u_oom();
+    st = repro_pool(R, jobs, n, what, status);
+    free(status);
+    return st;
+  }
+  if (!(cmds = (words *)calloc((size_t)n, sizeof(words)))) return u_oom();
+  R->jobs = jobs;
+  for (i = 0; i < n && !st; ++i) {
+    if (job_words(R, &jobs[i], &cmds[i])) st = u_oom();
+    else if (R->mode == REPRO_FROM && !job_done(&jobs[i])) {
+      if (!missing++)
+        fprintf(stderr, "linattn reproduce: the runs of stage %d whose output is "
+                        "missing; each line redoes one:\n", stage);
+      (void)words_line(stderr, &cmds[i]);
+    }
+  }
+  if (!st && R->mode == REPRO_PLAN) {
+    plan_stage p;
+    memset(&p, 0, sizeof p);
+    p.dir = R->dir;
+    p.program = R->program;
+    p.stage = stage;
+    p.n = n;
+    p.cmds = cmds;
+    p.threads = 1;
+    p.jobs = R->c->jobs;
+    p.merge = "reproduce --from";
+    st = plan_write(&p, R->c->slurm != 0);
+  }
+  if (!st && missing)
+    st = u_fail(EXIT_FAILED, "%d of stage %d's %d runs have no output yet", missing,
+                stage, n);
+  for (i = 0; i < n; ++i) words_free(&cmds[i]);
+  free(cmds);
+  R->jobs = NULL;
+  return st;
 }
 
 /* ------------------------------------------------------------ tuning */
@@ -380,25 +473,18 @@ static double tune_grid_score(const study *S, int o, int g) {
   return sum / TUNE_SEEDS;
 }
 
-/* Phase 1: short runs (a quarter of the steps, at least 200, no
-   diagnostics) per grid value and tuned optimizer, on each of TUNE_SEEDS
-   seeds; a value any of whose runs diverged or did not train is rejected,
-   and each study takes one grid step (a factor of 2) below the accepted
-   value with the lowest mean score: the best rate of a short run sits at
-   the edge of stability, and a long run near the edge diverges. */
-static int repro_tune(repro *R) {
+/* Stage 1 of a tuned study: short runs (a quarter of the steps, at least
+   200, no diagnostics) per grid value and tuned optimizer, on each of
+   TUNE_SEEDS seeds. Their count (0: nothing is tuned), jobs in *out. */
+static int tune_jobs(repro *R, rjob **out, int *count) {
   rjob *jobs;
-  int *status, n = 0, i, o, g, k, st = 0;
+  int n = 0, i, o, g, k, st = 0;
+  *out = NULL;
+  *count = 0;
   for (i = 0; i < R->ns; ++i)
     for (o = 0; o < 2; ++o) n += R->s[i].tune[o] ? TUNE_GRID * TUNE_SEEDS : 0;
   if (!n) return 0;
-  jobs = (rjob *)calloc((size_t)n, sizeof(rjob));
-  status = (int *)calloc((size_t)n, sizeof(int));
-  if (!jobs || !status) {
-    free(jobs);
-    free(status);
-    return u_oom();
-  }
+  if (!(jobs = (rjob *)calloc((size_t)n, sizeof(rjob)))) return u_oom();
   n = 0;
   for (i = 0; i < R->ns && !st; ++i) {
     study *S = &R->s[i];
@@ -406,7 +492,7 @@ static int repro_tune(repro *R) {
     cli_config base = S->base;
     snprintf(dir, sizeof dir, "%.4000s/tune", S->dir);
     if (!S->tune[0] && !S->tune[1]) continue;
-    if ((st = u_mkdirs(dir)) != 0) break;
+    if (R->mode != REPRO_FROM && (st = u_mkdirs(dir)) != 0) break;
     cli_give(&base, "steps", (double)S->tune_steps);
     cli_give(&base, "diag_every", 0);
     cli_give(&base, "smooth_every", 0);
@@ -430,8 +516,23 @@ static int repro_tune(repro *R) {
           tune_path(S, o, g, TUNE_SEED + k, j->path, sizeof j->path);
         }
   }
-  if (!st) st = repro_pool(R, jobs, n, "tuning", status);
-  for (i = 0; i < R->ns && !st; ++i) {
+  if (st) {
+    free(jobs);
+    return st;
+  }
+  *out = jobs;
+  *count = n;
+  return 0;
+}
+
+/* The rates the grid chose: a value any of whose runs diverged or did not
+   train is rejected, and each study takes one grid step (a factor of 2)
+   below the accepted value with the lowest mean score: the best rate of a
+   short run sits at the edge of stability, and a long run near the edge
+   diverges. */
+static void tune_decide(repro *R) {
+  int i, o, g;
+  for (i = 0; i < R->ns; ++i) {
     study *S = &R->s[i];
     for (o = 0; o < 2; ++o) {
       int best = -1;
@@ -448,9 +549,6 @@ static int repro_tune(repro *R) {
       else S->lr_from[o] = LR_PAPER;
     }
   }
-  free(jobs);
-  free(status);
-  return st;
 }
 
 /* ------------------------------------------------------------ runs */
@@ -467,24 +565,20 @@ static void run_path(const study *S, int o, int seed, char *buf, size_t cap) {
   snprintf(buf, cap, "%.4000s/runs/%s-seed%d.jsonl", S->dir, opt_names[o], seed);
 }
 
-/* Phase 2: SGD and Adam over the seeds, and the noise, of every study. */
-static int repro_runs(repro *R) {
+/* The runs: SGD and Adam over the seeds, and the noise, of every study. */
+static int run_jobs(repro *R, rjob **out, int *count) {
   rjob *jobs;
-  int *status, n = 0, i, o, s, st = 0;
+  int n = 0, i, o, s, st = 0;
+  *out = NULL;
+  *count = 0;
   for (i = 0; i < R->ns; ++i) n += 2 * R->s[i].seeds + 1;
-  jobs = (rjob *)calloc((size_t)n, sizeof(rjob));
-  status = (int *)calloc((size_t)n, sizeof(int));
-  if (!jobs || !status) {
-    free(jobs);
-    free(status);
-    return u_oom();
-  }
+  if (!(jobs = (rjob *)calloc((size_t)n, sizeof(rjob)))) return u_oom();
   n = 0;
   for (i = 0; i < R->ns && !st; ++i) {
     study *S = &R->s[i];
     char dir[4200];
     snprintf(dir, sizeof dir, "%.4000s/runs", S->dir);
-    if ((st = u_mkdirs(dir)) != 0) break;
+    if (R->mode != REPRO_FROM && (st = u_mkdirs(dir)) != 0) break;
     S->run_job = n;
     for (s = 1; s <= S->seeds && !st; ++s)
       for (o = 0; o < 2 && !st; ++o) {
@@ -510,9 +604,43 @@ static int repro_runs(repro *R) {
       snprintf(j->path, sizeof j->path, "%.4000s/noise.json", S->dir);
     }
   }
-  if (!st) st = repro_pool(R, jobs, n, "reproduce", status);
-  free(jobs);
-  free(status);
+  if (st) {
+    free(jobs);
+    return st;
+  }
+  *out = jobs;
+  *count = n;
+  return 0;
+}
+
+/* The study's runs, in their stages (REPRO_HERE: run; REPRO_PLAN: the
+   first stage written; REPRO_FROM: each stage's outputs found, the next
+   stage written when it is not yet). *later is set when a stage remains
+   for another time (a plan's: nothing more to do now). */
+static int repro_stages(repro *R, int *later) {
+  rjob *tj = NULL, *rj = NULL;
+  int nt = 0, nr = 0, st, stage = 1;
+  char path[4400];
+  struct stat sb;
+  *later = 0;
+  if ((st = tune_jobs(R, &tj, &nt)) != 0) return st;
+  if (nt) {
+    st = repro_stage(R, stage++, tj, nt, "tuning");
+    if (R->mode == REPRO_PLAN) *later = 1;
+    if (st || *later) goto out;
+    tune_decide(R);
+  }
+  if ((st = run_jobs(R, &rj, &nr)) != 0) goto out;
+  snprintf(path, sizeof path, "%.4000s/plan/stage-%d.txt", R->dir, stage);
+  if (R->mode == REPRO_FROM && stat(path, &sb) != 0) { /* its turn: written */
+    R->mode = REPRO_PLAN;
+    *later = 1;
+  }
+  st = repro_stage(R, stage, rj, nr, "reproduce");
+  if (R->mode == REPRO_PLAN) *later = 1;
+out:
+  free(tj);
+  free(rj);
   return st;
 }
 
@@ -1009,7 +1137,7 @@ static void report_rcond(FILE *f, const study *S) {
 
 /* The study's report.md (and summary.md: its tables alone, for other
    documents to include). */
-static int study_report(const study *S, const int *has, double wall) {
+static int study_report(const study *S, const int *has) {
   const la_run_config *r = &S->rc[0];
   char path[4300], a[80], b[80], c[80], d[80], e[32], g[32], h[32], pname[32];
   stats s;
@@ -1034,7 +1162,7 @@ static int study_report(const study *S, const int *has, double wall) {
               "(%s). Evaluation loss on a fixed batch of %d prompts every %d "
               "steps; robust condition numbers on a fixed batch of %d every %d "
               "steps%s; directional smoothness every %d steps. Runs: %s. "
-              "Backend %s, %s; wall time %.1f s.\n\n",
+              "Backend %s, %s.\n\n",
               r->model.layers, r->data.d, r->data.n, pname,
               r->model.front_hidden > 0 ? " behind a trainable ReLU front MLP" : "",
               run_nparams(r), r->batch, r->steps, S->seeds, S->seeds == 1 ? "" : "s",
@@ -1043,7 +1171,7 @@ static int study_report(const study *S, const int *has, double wall) {
               r->eval_every, r->measure.diag_batch, r->measure.diag_every,
               r->measure.diag_every > 0 ? "" : " (not measured: 0)",
               r->measure.smooth_every, (fmt_incomplete(c, sizeof c, S), c),
-              la_backend_name(), precision_name, wall);
+              la_backend_name(), precision_name);
       if (has[FIG_TUNE])
         fprintf(f,
                 "Learning rates: paper A's code gives them for L = 3 and linear "
@@ -1431,7 +1559,7 @@ static void csv_summary(FILE *f, void *ctx) {
 }
 
 /* The report over every study, each number beside paper A's. */
-static int repro_summary(repro *R, double wall) {
+static int repro_summary(repro *R) {
   char path[4300], a[80], b[80], c[80], d[80], e[80];
   const study *depth[REPRO_NFORMS];
   depth_fig D;
@@ -1488,9 +1616,9 @@ static int repro_summary(repro *R, double wall) {
   fprintf(f,
           "%d studies of momentum SGD (0.9) against Adam (betas 0.9, 0.9), "
           "each in its folder with its own report, figures and runs. Backend "
-          "%s, %s; wall time %.1f s. The numbers of every table: "
+          "%s, %s. The numbers of every table: "
           "`summary.csv`; each study's seeds: `STUDY/seeds.csv`.\n\n",
-          R->ns, la_backend_name(), precision_name, wall);
+          R->ns, la_backend_name(), precision_name);
   fputs(rule_text, f);
   fprintf(f, "## Loss: Adam ends below SGD (paper A: in every setting)\n\n"
              "| study | L, d, n | lr SGD / Adam | runs | final loss SGD, median [IQR] "
@@ -1618,15 +1746,28 @@ static int repro_clear(const char *dir) {
   return 0;
 }
 
-/* Paper A's studies: the form the flags say, --all or --compare-attention. */
-static int repro_paper_a(const cli_config *c) {
+/* The flags of a plan's study, written one a line into DIR/plan/flags
+   (its run fields and its own flags: what decides the study and its
+   report; not where it runs, nor how many at once). */
+static const char *const plan_skip[] = {"out-dir", "plan", "from", "slurm", "jobs", NULL};
+static void plan_fill_flags(FILE *f, void *ctx) {
+  const words *w = (const words *)ctx;
+  int i;
+  for (i = 0; i < w->n; ++i) fprintf(f, "%s\n", w->v[i]);
+}
+
+/* Paper A's studies: the form the flags say, --all or --compare-attention;
+   run here, written as a plan, or merged from one (mode). */
+static int repro_paper_a(const cli_config *c, int mode, const char *dir) {
   const cli_repro_opts *o = &c->opts.repro;
   repro R;
-  int i, st = 0, incomplete = 0;
+  int i, st = 0, incomplete = 0, later = 0;
   memset(&R, 0, sizeof R);
   R.c = c;
-  R.dir = c->out_dir ? c->out_dir : "linattn-reproduce";
+  R.mode = mode;
+  R.dir = dir;
   R.t0 = u_now();
+  plan_program(c->argv0, R.program, sizeof R.program);
   if (o->all && (cli_given(c, "setting") || cli_given(c, "depth") || c->preset))
     return u_fail(EXIT_BAD_INPUT, "--all runs every setting and depth: give "
                                   "no --setting, --depth or --preset with it");
@@ -1642,7 +1783,8 @@ static int repro_paper_a(const cli_config *c) {
   R.ns = o->all ? REPRO_NFORMS : o->compare_attention ? 2 : 1;
   if (!(R.s = (study *)calloc((size_t)R.ns, sizeof(study))))
     return u_oom();
-  /* a report and figures from before are removed: a failing run leaves none */
+  /* a report and figures from before are removed: a failing run leaves none
+     (a plan's merge keeps its runs' outputs) */
   if ((st = u_mkdirs(R.dir)) != 0 || (st = repro_clear(R.dir)) != 0) goto out;
   for (i = 0; i < R.ns && !st; ++i) {
     if (o->all)
@@ -1656,20 +1798,30 @@ static int repro_paper_a(const cli_config *c) {
     if (!st) st = u_mkdirs(R.s[i].dir);
     if (!st) st = repro_clear(R.s[i].dir);
   }
-  if (!st) st = repro_tune(&R);
-  if (!st) st = repro_runs(&R);
+  if (!st && mode == REPRO_PLAN) {
+    words w;
+    char plan[4400];
+    memset(&w, 0, sizeof w);
+    snprintf(plan, sizeof plan, "%.4000s/plan", R.dir);
+    if (words_command(&w, c, CLI_REPRO, plan_skip)) st = u_oom();
+    else if ((st = u_mkdirs(plan)) == 0)
+      st = plan_file(R.dir, "flags", plan_fill_flags, &w);
+    words_free(&w);
+  }
+  if (!st) st = repro_stages(&R, &later);
+  if (st || later) goto out;
   for (i = 0; i < R.ns && !st; ++i) {
     int has[FIG_N];
     study *S = &R.s[i];
     if ((st = study_load(S)) != 0 || (st = study_figures(S, has)) != 0 ||
-        (st = study_report(S, has, u_now() - R.t0)) != 0)
+        (st = study_report(S, has)) != 0)
       break;
     incomplete += S->diverged + S->failed + !S->has_noise;
     print_study(S);
   }
-  if (!st && R.ns > 1) st = repro_summary(&R, u_now() - R.t0);
+  if (!st && R.ns > 1) st = repro_summary(&R);
   if (!st) {
-    printf("report: %s/report.md\n", R.dir);
+    printf("report: %s/report.md (%.1f s)\n", R.dir, u_now() - R.t0);
     if (incomplete)
       st = u_fail(1, "%d of the runs and measurements did not complete "
                      "(diverged or failed); the report counts them",
@@ -1679,6 +1831,40 @@ out:
   for (i = 0; i < R.ns; ++i) study_free(&R.s[i]);
   free(R.s);
   return st;
+}
+
+/* reproduce --from DIR: the flags the plan was written with, read back
+   into c (its words are kept in *text, which the caller frees). */
+static int plan_flags(const char *dir, const char *argv0, cli_config *c, char **text,
+                      const char ***scratch) {
+  char path[4400], err[600], **argv;
+  size_t len, i;
+  int argc = 2, st;
+  *scratch = NULL;
+  snprintf(path, sizeof path, "%.4000s/plan/flags", dir);
+  if ((st = u_read_file(path, "a plan's flags", text, &len)) != 0) return st;
+  for (i = 0; i < len; ++i) argc += (*text)[i] == '\n';
+  argv = (char **)calloc((size_t)argc + 1, sizeof(char *));
+  *scratch = (const char **)calloc((size_t)argc + 1, sizeof(char *));
+  if (!argv || !*scratch) {
+    free(argv);
+    return u_oom();
+  }
+  argv[0] = (char *)argv0;
+  argv[1] = (char *)"reproduce";
+  argc = 2;
+  for (i = 0; i < len;) {
+    char *nl = strchr(*text + i, '\n');
+    if (!nl) break;
+    *nl = 0;
+    argv[argc++] = *text + i;
+    i = (size_t)(nl - *text) + 1;
+  }
+  st = cli_parse(argc, argv, c, *scratch, err, sizeof err);
+  free(argv);
+  if (st != CLI_OK)
+    return u_fail(EXIT_BAD_INPUT, "%s is not a plan's flags: %s", U_Q(path), err);
+  return 0;
 }
 
 static const char reproduce_help[] =
@@ -1698,9 +1884,40 @@ static const char reproduce_help[] =
     "a run diverged or failed.\n";
 
 /* `linattn reproduce`: paper A's studies, or with --paper b paper B's
-   checks (linattn_paperb.h). */
+   checks (linattn_paperb.h); here, as a plan (--plan DIR), or merged from
+   a plan's outputs (--from DIR). */
 static int cmd_reproduce(const cli_config *c) {
-  return c->opts.repro.paper ? pb_reproduce(c) : repro_paper_a(c);
+  const cli_repro_opts *o = &c->opts.repro;
+  char dir[4200];
+  int st;
+  if ((o->plan || o->from) && c->out_dir)
+    return u_fail(EXIT_BAD_INPUT, "--%s DIR is the study's folder: give no --out-dir "
+                  "with it", o->plan ? "plan" : "from");
+  if (o->plan && o->from)
+    return u_fail(EXIT_BAD_INPUT, "--plan writes a plan, --from merges one: give one");
+  if (c->slurm && !o->plan && !o->from)
+    return u_fail(EXIT_BAD_INPUT, "--slurm writes a plan's job arrays: give it with --plan");
+  if (c->opts.repro.paper) return pb_reproduce(c);
+  if (o->plan) {
+    if ((st = u_mkdirs(o->plan)) != 0 || (st = plan_abs_dir(o->plan, dir, sizeof dir)) != 0)
+      return st;
+    return repro_paper_a(c, REPRO_PLAN, dir);
+  }
+  if (o->from) {
+    cli_config fc;
+    char *text = NULL;
+    const char **scratch = NULL;
+    if ((st = plan_abs_dir(o->from, dir, sizeof dir)) == 0 &&
+        (st = plan_flags(dir, c->argv0, &fc, &text, &scratch)) == 0) {
+      fc.slurm = c->slurm || plan_is_slurm(dir); /* the next stage's arrays */
+      fc.jobs = c->jobs;
+      st = repro_paper_a(&fc, REPRO_FROM, dir);
+    }
+    free(text);
+    free(scratch);
+    return st;
+  }
+  return repro_paper_a(c, REPRO_HERE, c->out_dir ? c->out_dir : "linattn-reproduce");
 }
 
 #endif /* LINATTN_REPRODUCE_H */

@@ -40,28 +40,6 @@
 /*                                sweep                               */
 /* ================================================================== */
 
-/* A word as the shell reads it back, on one line: bare when it needs no
-   quoting, else as u_quote writes it ('...', or $'...' with escapes for a
-   control character such as a newline), never cut. 0, or -1 out of memory. */
-static int print_quoted(FILE *f, const char *s) {
-  const char *p;
-  char *q;
-  size_t cap = 4 * strlen(s) + 8;
-  int plain = *s != 0;
-  for (p = s; *p; ++p)
-    if (!strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
-                "0123456789_./=:,+-@%", *p))
-      plain = 0;
-  if (plain) {
-    fputs(s, f);
-    return 0;
-  }
-  if (!(q = (char *)malloc(cap))) return -1;
-  fputs(u_quote(s, q, cap), f);
-  free(q);
-  return 0;
-}
-
 /* One axis of the grid: a run field and its values, as text. */
 typedef struct axis {
   const la_run_field *f;
@@ -175,10 +153,10 @@ static char **sweep_command(const sweep *S, long i) {
   long at[CLI_MAX_FIELDS];
   char name[256], out[4400], **v;
   int k, w = 0;
-  size_t words = 8 + 2 * (size_t)S->nax;
+  size_t nwords = 8 + 2 * (size_t)S->nax;
   sweep_point(S, i, at);
   sweep_name(S, i, name, sizeof name);
-  if (!(v = (char **)calloc(words, sizeof(char *)))) return NULL;
+  if (!(v = (char **)calloc(nwords, sizeof(char *)))) return NULL;
   v[w++] = (char *)c->argv0;
   v[w++] = (char *)"train"; /* --preset, as every run field, is an axis */
   if (c->threads > 0 || c->jobs >= 1) { /* with --jobs: its share, by default */
@@ -284,7 +262,7 @@ static int cmd_sweep(const cli_config *c) {
       int j;
       for (j = 0; v && v[j]; ++j) {
         if (j) fputc(' ', stdout);
-        if (print_quoted(stdout, v[j])) break;
+        if (u_print_word(stdout, v[j])) break;
       }
       if (!v || v[j]) {
         sweep_command_free(&S, v);

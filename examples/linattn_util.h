@@ -878,4 +878,26 @@ static int write_svg(const char *path, draw_fn draw, void *ctx) {
   return u_commit(&o);
 }
 
+/* A word as the shell reads it back, on one line: bare when it needs no
+   quoting, else as u_quote writes it ('...', or $'...' with escapes for a
+   control character such as a newline), never cut. 0, or -1 out of memory. */
+static int u_print_word(FILE *f, const char *s) {
+  const char *p;
+  char *q;
+  size_t cap = 4 * strlen(s) + 8;
+  int plain = *s != 0;
+  for (p = s; *p; ++p)
+    if (!strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+                "0123456789_./=:,+-@%", *p))
+      plain = 0;
+  if (plain) {
+    fputs(s, f);
+    return 0;
+  }
+  if (!(q = (char *)malloc(cap))) return -1;
+  fputs(u_quote(s, q, cap), f);
+  free(q);
+  return 0;
+}
+
 #endif /* LINATTN_UTIL_H */

@@ -1,0 +1,269 @@
+/* linattn_plan.h - a study as runs that any scheduler starts: each run one
+   self-contained command line (every flag explicit, one output of its
+   own), written one a line into the stage files of a plan folder, beside
+   the lines that start them under xargs, GNU parallel or a Slurm job
+   array; the study's merge (`reproduce --from DIR`) then builds its report
+   from their outputs. A plan folder DIR holds:
+     DIR/plan/flags           the study's own flags, one a line (the merge
+                              reads them back: the same study, the same
+                              report)
+     DIR/plan/stage-K.txt     the commands of stage K (a tuned study has two:
+                              the learning-rate grid, then the seeds at the
+                              rates chosen; the merge writes stage 2 when
+                              stage 1 is done)
+     DIR/plan/stage-K.sbatch  with --slurm: a job array over stage K, one
+                              task a command, a log a task in DIR/plan/logs
+     DIR/plan/merge.sbatch    the merge, a job that runs when the array has
+                              ended (afterany: a run that diverged exits 1
+                              with its output complete, and the merge names
+                              the runs whose output is missing, with the
+                              commands that redo them)
+     DIR/plan/submit.sh       submits the next stage and its merge; the
+                              merge writes the stage after it and submits
+                              it in turn (DIR/plan/slurm marks the plan) */
+#ifndef LINATTN_PLAN_H
+#define LINATTN_PLAN_H
+
+#include "linattn_cli.h"
+#include "linattn_util.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <unistd.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ------------------------------------------------------------ words */
+/* The words of one command, each its own copy. */
+typedef struct words {
+  char **v;
+  int n, cap;
+} words;
+
+static void words_free(words *w) {
+  int i;
+  for (i = 0; i < w->n; ++i) free(w->v[i]);
+  free(w->v);
+  memset(w, 0, sizeof *w);
+}
+
+/* A word added: 0, or -1 out of memory. */
+static int words_add(words *w, const char *s) {
+  size_t len = strlen(s) + 1;
+  if (w->n + 1 >= w->cap) {
+    int cap = w->cap ? 2 * w->cap : 32;
+    char **nv = (char **)realloc(w->v, sizeof(char *) * (size_t)cap);
+    if (!nv) return -1;
+    w->v = nv;
+    w->cap = cap;
+  }
+  if (!(w->v[w->n] = (char *)malloc(len))) return -1;
+  memcpy(w->v[w->n++], s, len);
+  w->v[w->n] = NULL;
+  return 0;
+}
+
+/* The run fields c gives that command `cmd` takes, as flags, then its
+   program flags that hold a value (those named in skip, a NULL-terminated
+   list, left out). */
+static int words_command(words *w, const cli_config *c, int cmd,
+                         const char *const *skip) {
+  int i, n = la_run_field_count();
+  for (i = 0; i < n; ++i) {
+    const la_run_field *f = la_run_field_at(i);
+    char flag[96], val[80];
+    size_t k;
+    if (!c->given[i] || !cli_field_applies(cmd, f)) continue;
+    flag[0] = flag[1] = '-';
+    for (k = 0; f->key[k] && k + 3 < sizeof flag; ++k)
+      flag[k + 2] = f->key[k] == '_' ? '-' : f->key[k];
+    flag[k + 2] = 0;
+    cli_field_text(&c->run, f, val, sizeof val);
+    if (f->kind == LA_FIELD_BOOL) {
+      size_t used = strlen(flag);
+      snprintf(flag + used, sizeof flag - used, "=%s", val);
+      if (words_add(w, flag)) return -1;
+    } else if (words_add(w, flag) || words_add(w, val)) {
+      return -1;
+    }
+  }
+  for (i = 0; i < CLI_NFLAGS; ++i) {
+    const cli_flag *f = &cli_flags[i];
+    char flag[64], val[4200];
+    int k, skipped = 0;
+    /* an option of another command shares its memory with c's own */
+    if (cli_in_opts(f) && !(f->cmds & (unsigned)c->cmd)) continue;
+    if (!(f->cmds & (unsigned)cmd) || !cli_flag_set(c, f)) continue;
+    for (k = 0; skip && skip[k]; ++k) skipped |= !strcmp(skip[k], f->name);
+    if (skipped) continue;
+    snprintf(flag, sizeof flag, "--%s", f->name);
+    cli_flag_text(c, f, val, sizeof val);
+    if (words_add(w, flag) || (f->kind != CLI_K_BOOL && words_add(w, val))) return -1;
+  }
+  return 0;
+}
+
+/* The words as one line a shell reads back. 0, or -1 out of memory. */
+static int words_line(FILE *f, const words *w) {
+  int i;
+  for (i = 0; i < w->n; ++i) {
+    if (i) fputc(' ', f);
+    if (u_print_word(f, w->v[i])) return -1;
+  }
+  fputc('\n', f);
+  return 0;
+}
+
+/* ------------------------------------------------------------ the plan */
+/* A path as another folder reads it: path itself when absolute, else
+   below the working folder. 0, or -1 (too long, or no working folder). */
+static int plan_absolute(const char *path, char *buf, size_t cap) {
+  char cwd[4096];
+  int k;
+  if (path[0] == '/') k = snprintf(buf, cap, "%s", path);
+  else if (!getcwd(cwd, sizeof cwd)) return -1;
+  else k = snprintf(buf, cap, "%s/%s", cwd, path);
+  return k < 0 || (size_t)k >= cap ? -1 : 0;
+}
+
+/* The program's path as another process starts it: absolute where argv0
+   names a file (a job array runs in another folder), else argv0 (found on
+   PATH). */
+static void plan_program(const char *argv0, char *buf, size_t cap) {
+  if (!strchr(argv0, '/') || plan_absolute(argv0, buf, cap) != 0)
+    snprintf(buf, cap, "%s", argv0);
+}
+
+/* DIR as an absolute path (the commands' outputs are found from any
+   folder), into buf. */
+static int plan_abs_dir(const char *dir, char *buf, size_t cap) {
+  return plan_absolute(dir, buf, cap) == 0
+             ? 0
+             : u_fail(EXIT_BAD_INPUT, "%s: the path is too long, or the working "
+                      "folder cannot be read", U_Q(dir));
+}
+
+/* A file of the plan, written through a temporary (complete or absent). */
+typedef void (*plan_write_fn)(FILE *f, void *ctx);
+static int plan_file(const char *dir, const char *name, plan_write_fn fill, void *ctx) {
+  char path[4400];
+  u_out o;
+  int st;
+  snprintf(path, sizeof path, "%.4000s/plan/%s", dir, name);
+  if ((st = u_open(&o, path)) != 0) return st;
+  fill(o.f, ctx);
+  return u_commit(&o);
+}
+
+typedef struct plan_stage {
+  const char *dir;      /* the plan folder, absolute */
+  const char *program;  /* the program, as the jobs start it */
+  int stage, n;         /* its number, its commands */
+  const words *cmds;
+  long threads, jobs;   /* CPUs a command, commands at once */
+  const char *merge;    /* the merge's subcommand line, after the program */
+} plan_stage;
+
+static void plan_fill_stage(FILE *f, void *ctx) {
+  const plan_stage *p = (const plan_stage *)ctx;
+  int i;
+  for (i = 0; i < p->n; ++i) (void)words_line(f, &p->cmds[i]);
+}
+
+/* The job array over stage K: task i runs line i, on the CPUs Slurm gives
+   it (la_cpu_count reads SLURM_CPUS_PER_TASK), its log a file of its own. */
+static void plan_fill_sbatch(FILE *f, void *ctx) {
+  const plan_stage *p = (const plan_stage *)ctx;
+  fprintf(f, "#!/bin/sh\n#SBATCH --job-name=linattn-stage-%d\n", p->stage);
+  fprintf(f, "#SBATCH --array=1-%d", p->n);
+  if (p->jobs > 0) fprintf(f, "%%%ld", p->jobs);
+  fprintf(f, "\n#SBATCH --cpus-per-task=%ld\n", p->threads > 0 ? p->threads : 1);
+  fprintf(f, "#SBATCH --output=");
+  (void)u_print_word(f, p->dir);
+  fprintf(f, "/plan/logs/stage-%d-%%a.log\n", p->stage);
+  fprintf(f, "# one command of ");
+  (void)u_print_word(f, p->dir);
+  fprintf(f, "/plan/stage-%d.txt a task\n", p->stage);
+  fprintf(f, "cmd=$(sed -n \"${SLURM_ARRAY_TASK_ID}p\" ");
+  (void)u_print_word(f, p->dir);
+  fprintf(f, "/plan/stage-%d.txt)\nexec sh -c \"$cmd\"\n", p->stage);
+}
+
+/* The merge: the study's report from the outputs, or the next stage's
+   commands, submitted in their turn. */
+static void plan_fill_merge(FILE *f, void *ctx) {
+  const plan_stage *p = (const plan_stage *)ctx;
+  fprintf(f, "#!/bin/sh\n#SBATCH --job-name=linattn-merge\n#SBATCH --output=");
+  (void)u_print_word(f, p->dir);
+  fprintf(f, "/plan/logs/merge-%%j.log\n");
+  (void)u_print_word(f, p->program);
+  fprintf(f, " %s ", p->merge);
+  (void)u_print_word(f, p->dir);
+  fprintf(f, " || exit $?\n# a stage written since: submitted with its own merge\n"
+             "exec sh ");
+  (void)u_print_word(f, p->dir);
+  fprintf(f, "/plan/submit.sh\n");
+}
+
+/* Submits the newest stage not yet submitted, and the merge after it. */
+static void plan_fill_submit(FILE *f, void *ctx) {
+  const plan_stage *p = (const plan_stage *)ctx;
+  fprintf(f, "#!/bin/sh\n# submits the plan's next stage and its merge (afterany)\n"
+             "set -e\nplan=");
+  (void)u_print_word(f, p->dir);
+  fprintf(f, "/plan\nk=1\nwhile [ -f \"$plan/stage-$k.sbatch\" ]; do\n"
+             "  [ -f \"$plan/stage-$k.submitted\" ] || break\n  k=$((k + 1))\ndone\n"
+             "[ -f \"$plan/stage-$k.sbatch\" ] || exit 0\n"
+             "mkdir -p \"$plan/logs\"\n"
+             "jid=$(sbatch --parsable \"$plan/stage-$k.sbatch\")\n"
+             "echo \"$jid\" > \"$plan/stage-$k.submitted\"\n"
+             "sbatch --parsable --dependency=afterany:\"${jid%%%%;*}\" \"$plan/merge.sbatch\"\n");
+}
+
+static void plan_fill_mark(FILE *f, void *ctx) {
+  (void)ctx;
+  fprintf(f, "this plan's stages run as Slurm job arrays (submit.sh)\n");
+}
+
+/* Whether the plan in dir runs under Slurm (plan_write marked it). */
+static int plan_is_slurm(const char *dir) {
+  char path[4400];
+  FILE *f;
+  snprintf(path, sizeof path, "%.4000s/plan/slurm", dir);
+  if (!(f = fopen(path, "r"))) return 0;
+  (void)fclose(f); /* read only */
+  return 1;
+}
+
+/* Stage K of a plan: its commands, and with slurm its job array, the merge
+   and the script that submits them; then how to run it, on stdout. */
+static int plan_write(const plan_stage *p, int slurm) {
+  char name[64], logs[4400];
+  int st;
+  snprintf(name, sizeof name, "stage-%d.txt", p->stage);
+  if ((st = plan_file(p->dir, name, plan_fill_stage, (void *)p)) != 0) return st;
+  if (slurm) {
+    snprintf(logs, sizeof logs, "%.4000s/plan/logs", p->dir);
+    snprintf(name, sizeof name, "stage-%d.sbatch", p->stage);
+    if ((st = u_mkdirs(logs)) != 0 ||
+        (st = plan_file(p->dir, name, plan_fill_sbatch, (void *)p)) != 0 ||
+        (st = plan_file(p->dir, "merge.sbatch", plan_fill_merge, (void *)p)) != 0 ||
+        (st = plan_file(p->dir, "submit.sh", plan_fill_submit, (void *)p)) != 0 ||
+        (st = plan_file(p->dir, "slurm", plan_fill_mark, NULL)) != 0)
+      return st;
+  }
+  snprintf(logs, sizeof logs, "%.4000s/plan/stage-%d.txt", p->dir, p->stage);
+  printf("stage %d: %d commands in %s; run them with one of\n", p->stage, p->n,
+         U_Q(logs));
+  printf("  xargs -d '\\n' -P %ld -n 1 sh -c < %s\n",
+         p->jobs > 0 ? p->jobs : (long)la_cpu_count(), U_Q(logs));
+  printf("  parallel -j %ld < %s\n", p->jobs > 0 ? p->jobs : (long)la_cpu_count(),
+         U_Q(logs));
+  snprintf(logs, sizeof logs, "%.4000s/plan/submit.sh", p->dir);
+  if (slurm) printf("  sh %s   (a Slurm job array, then the merge)\n", U_Q(logs));
+  printf("then: %s %s %s\n", U_Q(p->program), p->merge, U_Q(p->dir));
+  return fflush(stdout) ? u_fail(EXIT_IO, "writing to standard output failed") : 0;
+}
+
+#endif /* LINATTN_PLAN_H */
