@@ -987,9 +987,9 @@ static void test_train_forged(la_t *t) {
     tr.theta[1] = (la_real)NAN;
     LA_CHECK(t, la_checkpoint_save_mem(&tr, good, sizeof good, &len) == LA_ENONFINITE,
              "theta NaN");
-    tr.theta[1] = (la_real)(sizeof(la_real) == 4 ? INFINITY : INFINITY);
+    tr.theta[1] = (la_real)INFINITY;
     LA_CHECK(t, la_checkpoint_save_mem(&tr, good, sizeof good, &len) == LA_ENONFINITE,
-             "theta infinite (a float's 1e39)");
+             "theta infinite");
     tr.theta[1] = keep;
     s0 = tr.state[3];
     tr.state[3] = INFINITY;
