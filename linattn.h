@@ -5483,36 +5483,43 @@ LINATTN_DEF int la_data_sample(const la_data *g, la_rng *rng, la_batch *b) {
 
 typedef struct la__mdim {
   int d, n, D, T, L, h, H, act, hvp; /* h: front width, H: heads */
+  int k;          /* directions of the Hessian product */
   size_t D2, TD;  /* elements of a D x D and a T x D panel */
   size_t nex;     /* expanded parameters */
   size_t lay;     /* elements per layer of stored forward values */
+  size_t bl;      /* elements per layer of stored backward values */
 } la__mdim;
 
-/* Offsets (in reals) of the workspace regions; each a multiple of LA_W. */
 /* Offsets (in reals) of the workspace regions; each a multiple of LA_W.
    The parameters are shared; every worker has a block of its own (offsets
    within it), and with several workers each chunk a partial sum. */
 typedef struct la__mlay {
-  size_t ex, exv, plain, fold;                       /* shared */
-  size_t g, gv, zt, zdt, st, sdt, gt, tmp, front, y; /* a worker's */
+  size_t ex, exv, plain, fold;                            /* shared */
+  size_t g, gv, zt, zdt, st, sdt, gt, bst, tmp, front, y; /* a worker's */
   size_t pz, py, part; /* a drawn panel; the partial sum of one worker */
   size_t wk, wsize;    /* worker 0's block, reals per block */
   size_t parts;        /* the chunks' partial sums (doubles) */
-  size_t pstride;      /* doubles per partial sum: loss, status, 2 nex */
+  size_t pstride;      /* doubles per partial sum: loss, status, (1+k) nex */
   int workers, slots;
   size_t total;
 } la__mlay;
 
+/* One worker's view of a call. With directions (hvp), exv and gv hold k
+   of them, nex LA_W reals apart, and a tangent pass works on one of them
+   (la__m_tangent points exv and gv at it). */
 typedef struct la__mctx {
   const la_kernels *k;
   la__mdim m;
   la_real *ex, *exv, *g, *gv; /* broadcast parameters, lane-wise gradients */
   la_real *zt, *zdt;          /* (L+1) panels Zt_l and their tangents */
   la_real *st, *sdt;          /* per layer stored forward values, tangents */
-  la_real *gt;                /* 4 backward panels: G, G', Gdot, Gdot' */
+  la_real *gt;                /* the backward panels G_l, then 2 tangents */
+  la_real *bst;               /* stored backward values (la__m_bst) */
   la_real *tmp, *tmp_end;     /* backward temporaries, and their end */
   la_real *fr;                /* front layer buffers */
   la_real *y;                 /* targets of the panel */
+  const signed char *stage;   /* per direction its first stage, or NULL */
+  int tri;                    /* stop each tangent's backward at its stage */
 } la__mctx;
 
 static size_t la__m_front_params(int d, int h) {
@@ -5532,6 +5539,18 @@ static void la__m_dims(const la_model *m, int hvp, la__mdim *o) {
   o->lay = LA__LIN(m) ? (2 + (size_t)o->H) * o->D2
                       : (size_t)o->H * (o->TD + 2 * (size_t)o->n * o->T +
                                         (size_t)o->n * o->D);
+  /* what a layer's backward step keeps for the tangents (la__m_bst): the
+     larger of a hidden and the last layer's. Linear: dC, E and T1 per
+     head; last: g/n, then per head u, S u, K p, K u. Otherwise per head
+     dU, dA, dV and the softmax's centred product; last: g/n, then per
+     head ds, dw, the centred product and dv. */
+  {
+    size_t n = (size_t)o->n, D = (size_t)o->D, H = (size_t)o->H, hid, last;
+    hid = LA__LIN(m) ? (2 + H) * o->D2 : H * (n * D + 2 * n * o->T + o->TD);
+    last = 1 + H * (LA__LIN(m) ? 2 * D + 2 * n : 3 * n + D);
+    o->bl = hid > last ? hid : last;
+  }
+  o->k = 1;
 }
 
 /* Sizes arrive as doubles so that none wraps before it is checked: on a
@@ -5582,29 +5601,31 @@ static size_t la__m_layout(const la_model *m, const la__mdim *d, int workers,
   double fr = h > 0 ? 4 * T * d->d + 6 * T * h : 0;
   double per_double = sizeof(double) > sizeof(la_real) ? 2 : 1;
   size_t at = 0, w = 0;
+  double k = d->k, sums = 2 + (1 + k) * nex; /* doubles of a partial sum */
   o->workers = workers;
   o->slots = workers > 1 ? la__m_chunk_cap(d) : 0;
-  o->pstride = 2 + 2 * d->nex;
+  o->pstride = 2 + (1 + (size_t)d->k) * d->nex;
   o->g = la__m_take(&w, nex * W);
-  o->gv = la__m_take(&w, nex * W);
+  o->gv = la__m_take(&w, k * nex * W);
   o->zt = la__m_take(&w, (L + 1) * TD * W);
   o->zdt = la__m_take(&w, (L + 1) * TD * W);
   o->st = la__m_take(&w, L * lay * W);
   o->sdt = la__m_take(&w, L * lay * W);
-  o->gt = la__m_take(&w, 4 * TD * W);
+  o->gt = la__m_take(&w, (L + 3) * TD * W);
+  o->bst = la__m_take(&w, L * (double)d->bl * W);
   o->tmp = la__m_take(&w, (double)la__m_tmp_elems(m, d) * W);
   o->front = la__m_take(&w, fr * W);
   o->y = la__m_take(&w, W);
   o->pz = la__m_take(&w, TD * W);
   o->py = la__m_take(&w, W);
-  o->part = la__m_take(&w, (2 + 2 * nex) * per_double);
+  o->part = la__m_take(&w, sums * per_double);
   o->wsize = w;
   o->ex = la__m_take(&at, nex * W);
-  o->exv = la__m_take(&at, nex * W);
-  o->plain = la__m_take(&at, 2 * nex);
-  o->fold = la__m_take(&at, 2 * nex * per_double); /* la_reals per double */
+  o->exv = la__m_take(&at, k * nex * W);
+  o->plain = la__m_take(&at, (1 + k) * nex);
+  o->fold = la__m_take(&at, (1 + k) * nex * per_double); /* la_reals per double */
   o->wk = la__m_take(&at, (double)w * workers);
-  o->parts = la__m_take(&at, (double)o->slots * (2 + 2 * nex) * per_double);
+  o->parts = la__m_take(&at, (double)o->slots * sums * per_double);
   o->total = at;
   if (w > ((size_t)-1 / 4) / sizeof(la_real) ||
       at > ((size_t)-1 / 4) / sizeof(la_real))
@@ -5967,6 +5988,20 @@ static void la__mm_gram(const la__mctx *c, int D, int n, const la_real *Z,
 static la_real *la__m_P(const la__mctx *c, la_real *base, int l, int h) {
   return base + 2 * c->m.D2 * LA_W * ((size_t)l * c->m.H + h);
 }
+/* What layer l's backward step keeps for the tangents that follow it: a
+   region per layer when there are tangents (hvp), else one that every
+   layer reuses in turn. */
+static la_real *la__m_bst(const la__mctx *c, int l) {
+  return c->bst + (c->m.hvp ? (size_t)l * c->m.bl * LA_W : 0);
+}
+/* G_l = dloss / dZt_l, l = 0 .. L: kept for the tangents (hvp), else two
+   panels in turn; the tangents' two panels follow. */
+static la_real *la__m_G(const la__mctx *c, int l) {
+  return c->gt + (size_t)(c->m.hvp ? l : l & 1) * c->m.TD * LA_W;
+}
+static la_real *la__m_Gd(const la__mctx *c) {
+  return c->gt + (size_t)(c->m.L + 1) * c->m.TD * LA_W;
+}
 
 /* ------------------------------------------------------ linear layer */
 /* Stored per layer: S = K K^T, C' = I + sum_h P_h S Q_h / n, and P_h S per
@@ -5981,7 +6016,7 @@ static void la__e_adddiag(int D, la_real *X) {
     for (w = 0; w < LA_W; ++w) X[(size_t)(i * D + i) * LA_W + w] += 1;
 }
 
-static void la__lin_fwd(const la__mctx *c, int l, int zd0) {
+static void la__lin_fwd(const la__mctx *c, int l) {
   const la__mdim *m = &c->m;
   size_t D2 = m->D2 * LA_W, TD = m->TD * LA_W;
   int D = m->D, n = m->n, T = m->T, h;
@@ -5997,90 +6032,112 @@ static void la__lin_fwd(const la__mctx *c, int l, int zd0) {
   }
   la__e_adddiag(D, C);
   LA__MM(c, LA__TB, T, D, D, 1, Z, C, Zn);
-  if (m->hvp) {
-    la_real *Zd = c->zdt + TD * l, *Zdn = Zd + TD;
-    la_real *Sd = c->sdt + m->lay * LA_W * l, *Cd = Sd + D2;
-    la_real *E1 = c->tmp;
-    if (zd0) {
-      la__e_zero(m->D2, Sd);
-    } else {
-      LA__MM(c, LA__TA, D, D, n, 1, Zd, Z, E1);
-      la__e_sym(D, E1, Sd);
-    }
-    for (h = 0; h < m->H; ++h) {
-      const la_real *P = la__m_P(c, c->ex, l, h), *Q = P + D2;
-      const la_real *Pd = la__m_P(c, c->exv, l, h), *Qd = Pd + D2;
-      const la_real *PS = C + D2 * (1 + h);
-      la_real *PSd = Cd + D2 * (1 + h);
-      LA__MM(c, 0, D, D, D, 1, Pd, S, PSd);
-      if (!zd0) LA__MM(c, LA__AC, D, D, D, 1, P, Sd, PSd);
-      LA__MM(c, h ? LA__AC : 0, D, D, D, in, PSd, Q, Cd);
-      LA__MM(c, LA__AC, D, D, D, in, PS, Qd, Cd);
-    }
-    if (zd0) {
-      LA__MM(c, LA__TB, T, D, D, 1, Z, Cd, Zdn);
-    } else {
-      LA__MM(c, LA__TB, T, D, D, 1, Zd, C, Zdn);
-      LA__MM(c, LA__TB | LA__AC, T, D, D, 1, Z, Cd, Zdn);
-    }
+}
+
+/* The tangent of la__lin_fwd along c's direction; zd0: Zd_l = 0. */
+static void la__lin_fwd_t(const la__mctx *c, int l, int zd0) {
+  const la__mdim *m = &c->m;
+  size_t D2 = m->D2 * LA_W, TD = m->TD * LA_W;
+  int D = m->D, n = m->n, T = m->T, h;
+  const la_real *Z = c->zt + TD * l;
+  const la_real *S = c->st + m->lay * LA_W * l, *C = S + D2;
+  la_real *Zd = c->zdt + TD * l, *Zdn = Zd + TD;
+  la_real *Sd = c->sdt + m->lay * LA_W * l, *Cd = Sd + D2;
+  la_real *E1 = c->tmp;
+  double in = 1.0 / n;
+  if (zd0) {
+    la__e_zero(m->D2, Sd);
+  } else {
+    LA__MM(c, LA__TA, D, D, n, 1, Zd, Z, E1);
+    la__e_sym(D, E1, Sd);
+  }
+  for (h = 0; h < m->H; ++h) {
+    const la_real *P = la__m_P(c, c->ex, l, h), *Q = P + D2;
+    const la_real *Pd = la__m_P(c, c->exv, l, h), *Qd = Pd + D2;
+    const la_real *PS = C + D2 * (1 + h);
+    la_real *PSd = Cd + D2 * (1 + h);
+    LA__MM(c, 0, D, D, D, 1, Pd, S, PSd);
+    if (!zd0) LA__MM(c, LA__AC, D, D, D, 1, P, Sd, PSd);
+    LA__MM(c, h ? LA__AC : 0, D, D, D, in, PSd, Q, Cd);
+    LA__MM(c, LA__AC, D, D, D, in, PS, Qd, Cd);
+  }
+  if (zd0) {
+    LA__MM(c, LA__TB, T, D, D, 1, Z, Cd, Zdn);
+  } else {
+    LA__MM(c, LA__TB, T, D, D, 1, Zd, C, Zdn);
+    LA__MM(c, LA__TB | LA__AC, T, D, D, 1, Z, Cd, Zdn);
   }
 }
 
 /* G = dloss/dZt_{l+1} -> G2 = dloss/dZt_l (if dz), gradients of P_h, Q_h
-   accumulated; with hvp, the same for the tangents Gd -> Gd2. dC is
-   shared by the heads, dS sums theirs. dQ_h = (P_h S)^T dC reads the
-   forward's P_h S transposed rather than forming S P_h^T: S is symmetric
-   bit for bit (S_ij and S_ji are the same products added in the same
-   order), so the two are the same numbers, one D^3 product sooner (and the
-   tangent's (P_h S)dot likewise: Sdot = E + E^T is symmetric too). */
-static void la__lin_bwd(const la__mctx *c, int l, int zd0, int dz,
-                        const la_real *G, la_real *G2, const la_real *Gd,
-                        la_real *Gd2) {
+   accumulated; dC, E and each head's T1 kept (la__m_bst) for
+   la__lin_bwd_t. dC is shared by the heads, dS sums theirs. dQ_h = (P_h
+   S)^T dC reads the forward's P_h S transposed rather than forming S
+   P_h^T: S is symmetric bit for bit (S_ij and S_ji are the same products
+   added in the same order), so the two are the same numbers, one D^3
+   product sooner (and the tangent's (P_h S)dot likewise: Sdot = E + E^T
+   is symmetric too). */
+static void la__lin_bwd(const la__mctx *c, int l, int dz, const la_real *G,
+                        la_real *G2) {
   const la__mdim *m = &c->m;
   size_t D2 = m->D2 * LA_W, TD = m->TD * LA_W;
   int D = m->D, n = m->n, T = m->T, h;
-  const la_real *Z = c->zt + TD * l, *Zd = c->zdt + TD * l;
+  const la_real *Z = c->zt + TD * l;
   const la_real *S = c->st + m->lay * LA_W * l, *C = S + D2;
-  const la_real *Sd = c->sdt + m->lay * LA_W * l, *Cd = Sd + D2;
-  la_real *dC = c->tmp, *T1 = dC + D2, *dS = T1 + D2, *E = dS + D2;
-  la_real *dCd = E + D2, *T1d = dCd + D2, *dSd = T1d + D2, *Ed = dSd + D2;
+  la_real *dC = la__m_bst(c, l), *E = dC + D2, *T1 = E + D2, *dS = c->tmp;
   double in = 1.0 / n;
-  LINATTN_ASSERT(Ed + D2 <= c->tmp_end); /* what la__m_tmp_elems reserved */
+  LINATTN_ASSERT(dS + D2 <= c->tmp_end);
   LA__MM(c, LA__TA, D, D, T, in, G, Z, dC);
-  if (m->hvp) {
-    LA__MM(c, LA__TA, D, D, T, in, Gd, Z, dCd);
-    if (!zd0) LA__MM(c, LA__TA | LA__AC, D, D, T, in, G, Zd, dCd);
-  }
   for (h = 0; h < m->H; ++h) {
     const la_real *P = la__m_P(c, c->ex, l, h), *Q = P + D2;
-    const la_real *PS = C + D2 * (1 + h), *PSd = Cd + D2 * (1 + h);
-    la_real *gP = la__m_P(c, c->g, l, h), *gQ = gP + D2;
-    unsigned acc = h ? LA__AC : 0;
-    LA__MM(c, LA__TB, D, D, D, 1, dC, Q, T1);
-    LA__MM(c, LA__AC, D, D, D, 1, T1, S, gP);
+    const la_real *PS = C + D2 * (1 + h);
+    la_real *gP = la__m_P(c, c->g, l, h), *gQ = gP + D2, *T1h = T1 + D2 * h;
+    LA__MM(c, LA__TB, D, D, D, 1, dC, Q, T1h);
+    LA__MM(c, LA__AC, D, D, D, 1, T1h, S, gP);
     LA__MM(c, LA__TA | LA__AC, D, D, D, 1, PS, dC, gQ);
-    if (dz) LA__MM(c, LA__TA | acc, D, D, D, 1, P, T1, dS);
-    if (m->hvp) {
-      const la_real *Pd = la__m_P(c, c->exv, l, h), *Qd = Pd + D2;
-      la_real *gvP = la__m_P(c, c->gv, l, h), *gvQ = gvP + D2;
-      LA__MM(c, LA__TB, D, D, D, 1, dCd, Q, T1d);
-      LA__MM(c, LA__TB | LA__AC, D, D, D, 1, dC, Qd, T1d);
-      LA__MM(c, LA__AC, D, D, D, 1, T1d, S, gvP);
-      if (!zd0) LA__MM(c, LA__AC, D, D, D, 1, T1, Sd, gvP);
-      LA__MM(c, LA__TA | LA__AC, D, D, D, 1, PSd, dC, gvQ);
-      LA__MM(c, LA__TA | LA__AC, D, D, D, 1, PS, dCd, gvQ);
-      if (dz) {
-        LA__MM(c, LA__TA | acc, D, D, D, 1, Pd, T1, dSd);
-        LA__MM(c, LA__TA | LA__AC, D, D, D, 1, P, T1d, dSd);
-      }
-    }
+    if (dz) LA__MM(c, LA__TA | (h ? LA__AC : 0), D, D, D, 1, P, T1h, dS);
   }
   if (dz) {
     la__e_sym(D, dS, E);
     LA__MM(c, 0, T, D, D, 1, G, C, G2);
     LA__MM(c, LA__AC, n, D, D, 1, Z, E, G2);
   }
-  if (m->hvp && dz) {
+}
+
+/* The tangent of la__lin_bwd: Gd (the tangent of G) -> Gd2 (if dz), the
+   tangents of the gradients of P_h, Q_h accumulated into gv. */
+static void la__lin_bwd_t(const la__mctx *c, int l, int zd0, int dz,
+                          const la_real *G, const la_real *Gd, la_real *Gd2) {
+  const la__mdim *m = &c->m;
+  size_t D2 = m->D2 * LA_W, TD = m->TD * LA_W;
+  int D = m->D, n = m->n, T = m->T, h;
+  const la_real *Z = c->zt + TD * l, *Zd = c->zdt + TD * l;
+  const la_real *S = c->st + m->lay * LA_W * l, *C = S + D2;
+  const la_real *Sd = c->sdt + m->lay * LA_W * l, *Cd = Sd + D2;
+  const la_real *dC = la__m_bst(c, l), *E = dC + D2, *T1 = E + D2;
+  la_real *dCd = c->tmp, *T1d = dCd + D2, *dSd = T1d + D2, *Ed = dSd + D2;
+  double in = 1.0 / n;
+  LINATTN_ASSERT(Ed + D2 <= c->tmp_end); /* what la__m_tmp_elems reserved */
+  LA__MM(c, LA__TA, D, D, T, in, Gd, Z, dCd);
+  if (!zd0) LA__MM(c, LA__TA | LA__AC, D, D, T, in, G, Zd, dCd);
+  for (h = 0; h < m->H; ++h) {
+    const la_real *P = la__m_P(c, c->ex, l, h), *Q = P + D2;
+    const la_real *PS = C + D2 * (1 + h), *PSd = Cd + D2 * (1 + h);
+    const la_real *Pd = la__m_P(c, c->exv, l, h), *Qd = Pd + D2;
+    const la_real *T1h = T1 + D2 * h;
+    la_real *gvP = la__m_P(c, c->gv, l, h), *gvQ = gvP + D2;
+    LA__MM(c, LA__TB, D, D, D, 1, dCd, Q, T1d);
+    LA__MM(c, LA__TB | LA__AC, D, D, D, 1, dC, Qd, T1d);
+    LA__MM(c, LA__AC, D, D, D, 1, T1d, S, gvP);
+    if (!zd0) LA__MM(c, LA__AC, D, D, D, 1, T1h, Sd, gvP);
+    LA__MM(c, LA__TA | LA__AC, D, D, D, 1, PSd, dC, gvQ);
+    LA__MM(c, LA__TA | LA__AC, D, D, D, 1, PS, dCd, gvQ);
+    if (dz) {
+      LA__MM(c, LA__TA | (h ? LA__AC : 0), D, D, D, 1, Pd, T1h, dSd);
+      LA__MM(c, LA__TA | LA__AC, D, D, D, 1, P, T1d, dSd);
+    }
+  }
+  if (dz) {
     la__e_sym(D, dSd, Ed);
     LA__MM(c, 0, T, D, D, 1, Gd, C, Gd2);
     LA__MM(c, LA__AC, T, D, D, 1, G, Cd, Gd2);
@@ -6132,7 +6189,7 @@ static void la__e_grank2(int m, int n, const la_real *LA__RESTRICT g,
     }
 }
 
-static void la__last_fwd(const la__mctx *c, int l, int zd0) {
+static void la__last_fwd(const la__mctx *c, int l) {
   const la__mdim *m = &c->m;
   size_t W = LA_W, D2 = m->D2 * W, TD = m->TD * W;
   int D = m->D, n = m->n, h;
@@ -6150,36 +6207,80 @@ static void la__last_fwd(const la__mctx *c, int l, int zd0) {
   }
   la__e_copy(1, q + (D - 1) * W, out);
   LA__MM(c, LA__TB | LA__AC, 1, 1, D, in, cr, q, out);
-  if (m->hvp) {
-    const la_real *Zd = c->zdt + TD * l, *qd = Zd + (size_t)n * DW;
-    la_real *Sd = c->sdt + m->lay * W * l, *r1d = Sd + D2,
-            *cd = r1d + m->H * DW;
-    la_real *outd = c->zdt + TD * (l + 1) + at;
-    if (zd0) {
-      la__e_zero(m->D2, Sd);
-      la__e_zero(1, outd);
-    } else {
-      LA__MM(c, LA__TA, D, D, n, 1, Zd, Z, c->tmp);
-      la__e_sym(D, c->tmp, Sd);
-      la__e_copy(1, qd + (D - 1) * W, outd);
-      LA__MM(c, LA__TB | LA__AC, 1, 1, D, in, cr, qd, outd);
+}
+
+static void la__last_fwd_t(const la__mctx *c, int l, int zd0) {
+  const la__mdim *m = &c->m;
+  size_t W = LA_W, D2 = m->D2 * W, TD = m->TD * W;
+  int D = m->D, n = m->n, h;
+  size_t at = ((size_t)n * D + D - 1) * W, DW = (size_t)D * W;
+  const la_real *Z = c->zt + TD * l, *q = Z + (size_t)n * DW;
+  const la_real *S = c->st + m->lay * W * l, *r1 = S + D2,
+                *cr = r1 + m->H * DW;
+  const la_real *Zd = c->zdt + TD * l, *qd = Zd + (size_t)n * DW;
+  la_real *Sd = c->sdt + m->lay * W * l, *r1d = Sd + D2, *cd = r1d + m->H * DW;
+  la_real *outd = c->zdt + TD * (l + 1) + at;
+  double in = 1.0 / n;
+  if (zd0) {
+    la__e_zero(m->D2, Sd);
+    la__e_zero(1, outd);
+  } else {
+    LA__MM(c, LA__TA, D, D, n, 1, Zd, Z, c->tmp);
+    la__e_sym(D, c->tmp, Sd);
+    la__e_copy(1, qd + (D - 1) * W, outd);
+    LA__MM(c, LA__TB | LA__AC, 1, 1, D, in, cr, qd, outd);
+  }
+  for (h = 0; h < m->H; ++h) {
+    const la_real *P = la__m_P(c, c->ex, l, h), *p = P + (D - 1) * DW;
+    const la_real *Pd = la__m_P(c, c->exv, l, h), *Qd = Pd + D2,
+                  *pd = Pd + (D - 1) * DW, *Q = P + D2;
+    LA__MM(c, 0, 1, D, D, 1, pd, S, r1d + h * DW);
+    if (!zd0) LA__MM(c, LA__AC, 1, D, D, 1, p, Sd, r1d + h * DW);
+    LA__MM(c, h ? LA__AC : 0, 1, D, D, 1, r1d + h * DW, Q, cd);
+    LA__MM(c, LA__AC, 1, D, D, 1, r1 + h * DW, Qd, cd);
+  }
+  LA__MM(c, LA__TB | LA__AC, 1, 1, D, in, cd, q, outd);
+}
+
+/* Kept for the tangents (la__m_bst): g/n, then per head u, S u, K p, K u
+   (the last two only when dz). */
+static void la__last_bwd(const la__mctx *c, int l, int dz, const la_real *G,
+                         la_real *G2) {
+  const la__mdim *m = &c->m;
+  size_t W = LA_W, D2 = m->D2 * W, TD = m->TD * W;
+  int D = m->D, n = m->n, w, h;
+  size_t at = ((size_t)n * D + D - 1) * W, DW = (size_t)D * W, nW = n * W;
+  const la_real *Z = c->zt + TD * l, *q = Z + (size_t)n * DW;
+  const la_real *S = c->st + m->lay * W * l, *r1 = S + D2,
+                *cr = r1 + m->H * DW;
+  la_real *gs = la__m_bst(c, l);
+  const la_real *g = G + at;
+  for (w = 0; w < LA_W; ++w) gs[w] = g[w] / (la_real)n;
+  if (dz) {
+    la__e_zero(D, G2 + (size_t)n * DW);
+    la__e_gaxpy(D, gs, cr, G2 + (size_t)n * DW);
+    for (w = 0; w < LA_W; ++w) G2[at + w] += g[w];
+  }
+  for (h = 0; h < m->H; ++h) {
+    const la_real *P = la__m_P(c, c->ex, l, h), *Q = P + D2,
+                  *p = P + (D - 1) * DW, *r1h = r1 + h * DW;
+    la_real *gP = la__m_P(c, c->g, l, h), *gQ = gP + D2;
+    la_real *u = gs + W + h * (2 * DW + 2 * nW), *su = u + DW, *a = su + DW,
+            *b = a + nW;
+    LA__MM(c, 0, D, 1, D, 1, Q, q, u);
+    LA__MM(c, 0, D, 1, D, 1, S, u, su);
+    la__e_gaxpy(D, gs, su, gP + (D - 1) * DW);
+    la__e_gouter(D, D, gs, r1h, q, gQ);
+    if (dz) {
+      LA__MM(c, 0, n, 1, D, 1, Z, p, a);
+      LA__MM(c, 0, n, 1, D, 1, Z, u, b);
+      la__e_grank2(n, D, gs, a, u, b, p, G2, h != 0);
     }
-    for (h = 0; h < m->H; ++h) {
-      const la_real *P = la__m_P(c, c->ex, l, h), *p = P + (D - 1) * DW;
-      const la_real *Pd = la__m_P(c, c->exv, l, h), *Qd = Pd + D2,
-                    *pd = Pd + (D - 1) * DW, *Q = P + D2;
-      LA__MM(c, 0, 1, D, D, 1, pd, S, r1d + h * DW);
-      if (!zd0) LA__MM(c, LA__AC, 1, D, D, 1, p, Sd, r1d + h * DW);
-      LA__MM(c, h ? LA__AC : 0, 1, D, D, 1, r1d + h * DW, Q, cd);
-      LA__MM(c, LA__AC, 1, D, D, 1, r1 + h * DW, Qd, cd);
-    }
-    LA__MM(c, LA__TB | LA__AC, 1, 1, D, in, cd, q, outd);
   }
 }
 
-static void la__last_bwd(const la__mctx *c, int l, int zd0, int dz,
-                         const la_real *G, la_real *G2, const la_real *Gd,
-                         la_real *Gd2) {
+static void la__last_bwd_t(const la__mctx *c, int l, int zd0, int dz,
+                           const la_real *Gd, la_real *Gd2) {
   const la__mdim *m = &c->m;
   size_t W = LA_W, D2 = m->D2 * W, TD = m->TD * W;
   int D = m->D, n = m->n, w, h;
@@ -6190,61 +6291,43 @@ static void la__last_bwd(const la__mctx *c, int l, int zd0, int dz,
                 *cr = r1 + m->H * DW;
   const la_real *Sd = c->sdt + m->lay * W * l, *r1d = Sd + D2,
                 *cd = r1d + m->H * DW;
-  la_real *gs = c->tmp, *gds = gs + W, *u = gds + W, *su = u + DW,
-          *ud = su + DW, *sud = ud + DW, *a = sud + DW, *b = a + nW,
-          *ad = b + nW, *bd = ad + nW;
-  const la_real *g = G + at, *gd = Gd + at;
+  const la_real *gs = la__m_bst(c, l);
+  la_real *gds = c->tmp, *ud = gds + W, *sud = ud + DW, *ad = sud + DW,
+          *bd = ad + nW;
+  const la_real *gd = Gd + at;
   LINATTN_ASSERT(bd + nW <= c->tmp_end);
-  for (w = 0; w < LA_W; ++w) gs[w] = g[w] / (la_real)n;
+  for (w = 0; w < LA_W; ++w) gds[w] = gd[w] / (la_real)n;
   if (dz) {
-    la__e_zero(D, G2 + (size_t)n * DW);
-    la__e_gaxpy(D, gs, cr, G2 + (size_t)n * DW);
-    for (w = 0; w < LA_W; ++w) G2[at + w] += g[w];
-  }
-  if (m->hvp) {
-    for (w = 0; w < LA_W; ++w) gds[w] = gd[w] / (la_real)n;
-    if (dz) {
-      la__e_zero(D, Gd2 + (size_t)n * DW);
-      la__e_gaxpy(D, gds, cr, Gd2 + (size_t)n * DW);
-      la__e_gaxpy(D, gs, cd, Gd2 + (size_t)n * DW);
-      for (w = 0; w < LA_W; ++w) Gd2[at + w] += gd[w];
-    }
+    la__e_zero(D, Gd2 + (size_t)n * DW);
+    la__e_gaxpy(D, gds, cr, Gd2 + (size_t)n * DW);
+    la__e_gaxpy(D, gs, cd, Gd2 + (size_t)n * DW);
+    for (w = 0; w < LA_W; ++w) Gd2[at + w] += gd[w];
   }
   for (h = 0; h < m->H; ++h) {
     const la_real *P = la__m_P(c, c->ex, l, h), *Q = P + D2,
                   *p = P + (D - 1) * DW, *r1h = r1 + h * DW;
-    la_real *gP = la__m_P(c, c->g, l, h), *gQ = gP + D2;
-    LA__MM(c, 0, D, 1, D, 1, Q, q, u);
-    LA__MM(c, 0, D, 1, D, 1, S, u, su);
-    la__e_gaxpy(D, gs, su, gP + (D - 1) * DW);
-    la__e_gouter(D, D, gs, r1h, q, gQ);
+    const la_real *Pd = la__m_P(c, c->exv, l, h), *Qd = Pd + D2,
+                  *pd = Pd + (D - 1) * DW, *r1dh = r1d + h * DW;
+    const la_real *u = gs + W + h * (2 * DW + 2 * nW), *su = u + DW,
+                  *a = su + DW, *b = a + nW;
+    la_real *gvP = la__m_P(c, c->gv, l, h), *gvQ = gvP + D2;
+    LA__MM(c, 0, D, 1, D, 1, Qd, q, ud);
+    if (!zd0) LA__MM(c, LA__AC, D, 1, D, 1, Q, qd, ud);
+    LA__MM(c, 0, D, 1, D, 1, S, ud, sud);
+    if (!zd0) LA__MM(c, LA__AC, D, 1, D, 1, Sd, u, sud);
+    la__e_gaxpy(D, gds, su, gvP + (D - 1) * DW);
+    la__e_gaxpy(D, gs, sud, gvP + (D - 1) * DW);
+    la__e_gouter(D, D, gds, r1h, q, gvQ);
+    la__e_gouter(D, D, gs, r1dh, q, gvQ);
+    if (!zd0) la__e_gouter(D, D, gs, r1h, qd, gvQ);
     if (dz) {
-      LA__MM(c, 0, n, 1, D, 1, Z, p, a);
-      LA__MM(c, 0, n, 1, D, 1, Z, u, b);
-      la__e_grank2(n, D, gs, a, u, b, p, G2, h != 0);
-    }
-    if (m->hvp) {
-      const la_real *Pd = la__m_P(c, c->exv, l, h), *Qd = Pd + D2,
-                    *pd = Pd + (D - 1) * DW, *r1dh = r1d + h * DW;
-      la_real *gvP = la__m_P(c, c->gv, l, h), *gvQ = gvP + D2;
-      LA__MM(c, 0, D, 1, D, 1, Qd, q, ud);
-      if (!zd0) LA__MM(c, LA__AC, D, 1, D, 1, Q, qd, ud);
-      LA__MM(c, 0, D, 1, D, 1, S, ud, sud);
-      if (!zd0) LA__MM(c, LA__AC, D, 1, D, 1, Sd, u, sud);
-      la__e_gaxpy(D, gds, su, gvP + (D - 1) * DW);
-      la__e_gaxpy(D, gs, sud, gvP + (D - 1) * DW);
-      la__e_gouter(D, D, gds, r1h, q, gvQ);
-      la__e_gouter(D, D, gs, r1dh, q, gvQ);
-      if (!zd0) la__e_gouter(D, D, gs, r1h, qd, gvQ);
-      if (dz) {
-        LA__MM(c, 0, n, 1, D, 1, Z, pd, ad);
-        if (!zd0) LA__MM(c, LA__AC, n, 1, D, 1, Zd, p, ad);
-        LA__MM(c, 0, n, 1, D, 1, Z, ud, bd);
-        if (!zd0) LA__MM(c, LA__AC, n, 1, D, 1, Zd, u, bd);
-        la__e_grank2(n, D, gds, a, u, b, p, Gd2, h != 0);
-        la__e_grank2(n, D, gs, ad, u, bd, p, Gd2, 1);
-        la__e_grank2(n, D, gs, a, ud, b, pd, Gd2, 1);
-      }
+      LA__MM(c, 0, n, 1, D, 1, Z, pd, ad);
+      if (!zd0) LA__MM(c, LA__AC, n, 1, D, 1, Zd, p, ad);
+      LA__MM(c, 0, n, 1, D, 1, Z, ud, bd);
+      if (!zd0) LA__MM(c, LA__AC, n, 1, D, 1, Zd, u, bd);
+      la__e_grank2(n, D, gds, a, u, b, p, Gd2, h != 0);
+      la__e_grank2(n, D, gs, ad, u, bd, p, Gd2, 1);
+      la__e_grank2(n, D, gs, a, ud, b, pd, Gd2, 1);
     }
   }
 }
@@ -6284,12 +6367,11 @@ static void la__act_jac2(const la__mctx *c, int n, int T, const la_real *R,
   else la__e_mask((size_t)n * T, R, Xd);
 }
 
-static void la__nl_fwd(const la__mctx *c, int l, int zd0) {
+static void la__nl_fwd(const la__mctx *c, int l) {
   const la__mdim *m = &c->m;
   size_t D2 = m->D2 * LA_W, TD = m->TD * LA_W, nT = (size_t)m->n * m->T;
   int D = m->D, n = m->n, T = m->T, h;
   la_real *Z = c->zt + TD * l, *Zn = Z + TD;
-  la_real *Zd = c->zdt + TD * l, *Zdn = Zd + TD;
   double in = 1.0 / n;
   for (h = 0; h < m->H; ++h) {
     const la_real *P = la__m_P(c, c->ex, l, h), *Q = P + D2;
@@ -6301,35 +6383,46 @@ static void la__nl_fwd(const la__mctx *c, int l, int zd0) {
     LA__MM(c, LA__TB, n, D, D, 1, Z, P, Ut);
     if (h) LA__MM(c, LA__TA | LA__AC, T, D, n, in, R, Ut, Zn);
     else LA__MMY(c, LA__TA, T, D, n, in, R, Ut, Z, Zn);
-    if (m->hvp) {
-      const la_real *Pd = la__m_P(c, c->exv, l, h), *Qd = Pd + D2;
-      la_real *Vdt = c->sdt + m->lay * LA_W * l + la__nl_head(m) * h,
-              *Rd = Vdt + TD, *Udt = Rd + nT * LA_W;
-      LA__MM(c, LA__TB, T, D, D, 1, Z, Qd, Vdt);
-      if (!zd0) LA__MM(c, LA__TB | LA__AC, T, D, D, 1, Zd, Q, Vdt);
-      LA__MM(c, LA__TB, n, T, D, 1, Z, Vdt, Rd);
-      if (!zd0) LA__MM(c, LA__TB | LA__AC, n, T, D, 1, Zd, Vt, Rd);
-      la__act_jac(c, n, T, R, Rd, NULL, c->tmp);
-      LA__MM(c, LA__TB, n, D, D, 1, Z, Pd, Udt);
-      if (!zd0) LA__MM(c, LA__TB | LA__AC, n, D, D, 1, Zd, P, Udt);
-      if (h) LA__MM(c, LA__TA | LA__AC, T, D, n, in, Rd, Ut, Zdn);
-      else LA__MMY(c, LA__TA, T, D, n, in, Rd, Ut, zd0 ? NULL : Zd, Zdn);
-      LA__MM(c, LA__TA | LA__AC, T, D, n, in, R, Udt, Zdn);
-    }
   }
 }
 
-static void la__nl_bwd(const la__mctx *c, int l, int zd0, int dz,
-                       const la_real *G, la_real *G2, const la_real *Gd,
-                       la_real *Gd2) {
+static void la__nl_fwd_t(const la__mctx *c, int l, int zd0) {
+  const la__mdim *m = &c->m;
+  size_t D2 = m->D2 * LA_W, TD = m->TD * LA_W, nT = (size_t)m->n * m->T;
+  int D = m->D, n = m->n, T = m->T, h;
+  const la_real *Z = c->zt + TD * l;
+  la_real *Zd = c->zdt + TD * l, *Zdn = Zd + TD;
+  double in = 1.0 / n;
+  for (h = 0; h < m->H; ++h) {
+    const la_real *P = la__m_P(c, c->ex, l, h), *Q = P + D2;
+    const la_real *Vt = c->st + m->lay * LA_W * l + la__nl_head(m) * h,
+                  *R = Vt + TD, *Ut = R + nT * LA_W;
+    const la_real *Pd = la__m_P(c, c->exv, l, h), *Qd = Pd + D2;
+    la_real *Vdt = c->sdt + m->lay * LA_W * l + la__nl_head(m) * h,
+            *Rd = Vdt + TD, *Udt = Rd + nT * LA_W;
+    LA__MM(c, LA__TB, T, D, D, 1, Z, Qd, Vdt);
+    if (!zd0) LA__MM(c, LA__TB | LA__AC, T, D, D, 1, Zd, Q, Vdt);
+    LA__MM(c, LA__TB, n, T, D, 1, Z, Vdt, Rd);
+    if (!zd0) LA__MM(c, LA__TB | LA__AC, n, T, D, 1, Zd, Vt, Rd);
+    la__act_jac(c, n, T, R, Rd, NULL, c->tmp);
+    LA__MM(c, LA__TB, n, D, D, 1, Z, Pd, Udt);
+    if (!zd0) LA__MM(c, LA__TB | LA__AC, n, D, D, 1, Zd, P, Udt);
+    if (h) LA__MM(c, LA__TA | LA__AC, T, D, n, in, Rd, Ut, Zdn);
+    else LA__MMY(c, LA__TA, T, D, n, in, Rd, Ut, zd0 ? NULL : Zd, Zdn);
+    LA__MM(c, LA__TA | LA__AC, T, D, n, in, R, Udt, Zdn);
+  }
+}
+
+/* Kept per head for the tangents (la__m_bst): dU, dA, dV, and the
+   softmax's centred product Dc. */
+static void la__nl_bwd(const la__mctx *c, int l, int dz, const la_real *G,
+                       la_real *G2) {
   const la__mdim *m = &c->m;
   size_t D2 = m->D2 * LA_W, TD = m->TD * LA_W, nT = (size_t)m->n * m->T,
          nD = (size_t)m->n * m->D;
   int D = m->D, n = m->n, T = m->T, h;
-  const la_real *Z = c->zt + TD * l, *Zd = c->zdt + TD * l;
-  la_real *dUt = c->tmp, *dA = dUt + nD * LA_W, *dVt = dA + nT * LA_W;
-  la_real *dUdt = dVt + TD, *dAd = dUdt + nD * LA_W, *dVdt = dAd + nT * LA_W;
-  la_real *Dc = dVdt + TD, *w = Dc + nT * LA_W;
+  const la_real *Z = c->zt + TD * l;
+  la_real *w = c->tmp;
   double in = 1.0 / n;
   LINATTN_ASSERT(w + (size_t)T * LA_W <= c->tmp_end);
   for (h = 0; h < m->H; ++h) {
@@ -6337,6 +6430,8 @@ static void la__nl_bwd(const la__mctx *c, int l, int zd0, int dz,
     la_real *gP = la__m_P(c, c->g, l, h), *gQ = gP + D2;
     const la_real *Vt = c->st + m->lay * LA_W * l + la__nl_head(m) * h,
                   *R = Vt + TD, *Ut = R + nT * LA_W;
+    la_real *dUt = la__m_bst(c, l) + (nD + 2 * nT + m->TD) * LA_W * h,
+            *dA = dUt + nD * LA_W, *dVt = dA + nT * LA_W, *Dc = dVt + TD;
     LA__MM(c, 0, n, D, T, in, R, G, dUt);
     LA__MM(c, LA__TB, n, T, D, in, Ut, G, dA);
     la__act_jac(c, n, T, R, dA, m->hvp ? Dc : NULL, w);
@@ -6349,31 +6444,49 @@ static void la__nl_bwd(const la__mctx *c, int l, int zd0, int dz,
       LA__MM(c, LA__AC, n, D, T, 1, dA, Vt, G2);
       LA__MM(c, LA__AC, T, D, D, 1, dVt, Q, G2);
     }
-    if (m->hvp) {
-      const la_real *Pd = la__m_P(c, c->exv, l, h), *Qd = Pd + D2;
-      la_real *gvP = la__m_P(c, c->gv, l, h), *gvQ = gvP + D2;
-      const la_real *Vdt = c->sdt + m->lay * LA_W * l + la__nl_head(m) * h,
-                    *Rd = Vdt + TD, *Udt = Rd + nT * LA_W;
-      LA__MM(c, 0, n, D, T, in, Rd, G, dUdt);
-      LA__MM(c, LA__AC, n, D, T, in, R, Gd, dUdt);
-      LA__MM(c, LA__TB, n, T, D, in, Udt, G, dAd);
-      LA__MM(c, LA__TB | LA__AC, n, T, D, in, Ut, Gd, dAd);
-      la__act_jac2(c, n, T, R, Rd, Dc, dAd, w);
-      LA__MM(c, LA__TA | LA__AC, D, D, n, 1, dUdt, Z, gvP);
-      if (!zd0) LA__MM(c, LA__TA | LA__AC, D, D, n, 1, dUt, Zd, gvP);
-      LA__MM(c, LA__TA, T, D, n, 1, dAd, Z, dVdt);
-      if (!zd0) LA__MM(c, LA__TA | LA__AC, T, D, n, 1, dA, Zd, dVdt);
-      LA__MM(c, LA__TA | LA__AC, D, D, T, 1, dVdt, Z, gvQ);
-      if (!zd0) LA__MM(c, LA__TA | LA__AC, D, D, T, 1, dVt, Zd, gvQ);
-      if (dz) {
-        if (!h) la__e_copy(m->TD, Gd, Gd2);
-        LA__MM(c, LA__AC, n, D, D, 1, dUdt, P, Gd2);
-        LA__MM(c, LA__AC, n, D, D, 1, dUt, Pd, Gd2);
-        LA__MM(c, LA__AC, n, D, T, 1, dAd, Vt, Gd2);
-        LA__MM(c, LA__AC, n, D, T, 1, dA, Vdt, Gd2);
-        LA__MM(c, LA__AC, T, D, D, 1, dVdt, Q, Gd2);
-        LA__MM(c, LA__AC, T, D, D, 1, dVt, Qd, Gd2);
-      }
+  }
+}
+
+static void la__nl_bwd_t(const la__mctx *c, int l, int zd0, int dz,
+                         const la_real *G, const la_real *Gd, la_real *Gd2) {
+  const la__mdim *m = &c->m;
+  size_t D2 = m->D2 * LA_W, TD = m->TD * LA_W, nT = (size_t)m->n * m->T,
+         nD = (size_t)m->n * m->D;
+  int D = m->D, n = m->n, T = m->T, h;
+  const la_real *Z = c->zt + TD * l, *Zd = c->zdt + TD * l;
+  la_real *dUdt = c->tmp, *dAd = dUdt + nD * LA_W, *dVdt = dAd + nT * LA_W;
+  la_real *w = dVdt + TD;
+  double in = 1.0 / n;
+  LINATTN_ASSERT(w + (size_t)T * LA_W <= c->tmp_end);
+  for (h = 0; h < m->H; ++h) {
+    const la_real *P = la__m_P(c, c->ex, l, h), *Q = P + D2;
+    const la_real *Vt = c->st + m->lay * LA_W * l + la__nl_head(m) * h,
+                  *R = Vt + TD, *Ut = R + nT * LA_W;
+    const la_real *dUt = la__m_bst(c, l) + (nD + 2 * nT + m->TD) * LA_W * h,
+                  *dA = dUt + nD * LA_W, *dVt = dA + nT * LA_W, *Dc = dVt + TD;
+    const la_real *Pd = la__m_P(c, c->exv, l, h), *Qd = Pd + D2;
+    la_real *gvP = la__m_P(c, c->gv, l, h), *gvQ = gvP + D2;
+    const la_real *Vdt = c->sdt + m->lay * LA_W * l + la__nl_head(m) * h,
+                  *Rd = Vdt + TD, *Udt = Rd + nT * LA_W;
+    LA__MM(c, 0, n, D, T, in, Rd, G, dUdt);
+    LA__MM(c, LA__AC, n, D, T, in, R, Gd, dUdt);
+    LA__MM(c, LA__TB, n, T, D, in, Udt, G, dAd);
+    LA__MM(c, LA__TB | LA__AC, n, T, D, in, Ut, Gd, dAd);
+    la__act_jac2(c, n, T, R, Rd, Dc, dAd, w);
+    LA__MM(c, LA__TA | LA__AC, D, D, n, 1, dUdt, Z, gvP);
+    if (!zd0) LA__MM(c, LA__TA | LA__AC, D, D, n, 1, dUt, Zd, gvP);
+    LA__MM(c, LA__TA, T, D, n, 1, dAd, Z, dVdt);
+    if (!zd0) LA__MM(c, LA__TA | LA__AC, T, D, n, 1, dA, Zd, dVdt);
+    LA__MM(c, LA__TA | LA__AC, D, D, T, 1, dVdt, Z, gvQ);
+    if (!zd0) LA__MM(c, LA__TA | LA__AC, D, D, T, 1, dVt, Zd, gvQ);
+    if (dz) {
+      if (!h) la__e_copy(m->TD, Gd, Gd2);
+      LA__MM(c, LA__AC, n, D, D, 1, dUdt, P, Gd2);
+      LA__MM(c, LA__AC, n, D, D, 1, dUt, Pd, Gd2);
+      LA__MM(c, LA__AC, n, D, T, 1, dAd, Vt, Gd2);
+      LA__MM(c, LA__AC, n, D, T, 1, dA, Vdt, Gd2);
+      LA__MM(c, LA__AC, T, D, D, 1, dVdt, Q, Gd2);
+      LA__MM(c, LA__AC, T, D, D, 1, dVt, Qd, Gd2);
     }
   }
 }
@@ -6397,21 +6510,15 @@ static void la__e_gscale(size_t n, const la_real *LA__RESTRICT g,
     for (w = 0; w < LA_W; ++w) y[e * LA_W + w] = g[w] * x[e * LA_W + w];
 }
 
-static void la__nlast_fwd(const la__mctx *c, int l, int zd0) {
+static void la__nlast_fwd(const la__mctx *c, int l) {
   const la__mdim *m = &c->m;
   size_t W = LA_W, D2 = m->D2 * W, TD = m->TD * W, DW = (size_t)m->D * W;
   int D = m->D, n = m->n, h;
   size_t at = ((size_t)n * D + D - 1) * W, nW = (size_t)n * W;
   const la_real *Z = c->zt + TD * l, *q = Z + (size_t)n * DW;
-  const la_real *Zd = c->zdt + TD * l, *qd = Zd + (size_t)n * DW;
   la_real *out = c->zt + TD * (l + 1) + at;
-  la_real *outd = c->zdt + TD * (l + 1) + at;
   double in = 1.0 / n;
   la__e_copy(1, q + (D - 1) * W, out);
-  if (m->hvp) {
-    if (zd0) la__e_zero(1, outd);
-    else la__e_copy(1, qd + (D - 1) * W, outd);
-  }
   for (h = 0; h < m->H; ++h) {
     const la_real *P = la__m_P(c, c->ex, l, h), *Q = P + D2,
                   *p = P + (D - 1) * DW;
@@ -6422,47 +6529,62 @@ static void la__nlast_fwd(const la__mctx *c, int l, int zd0) {
     la__act(c, n, 1, s);
     LA__MM(c, 0, n, 1, D, 1, Z, p, wk);
     LA__MM(c, LA__TA | LA__AC, 1, 1, n, in, wk, s, out);
-    if (m->hvp) {
-      const la_real *Pd = la__m_P(c, c->exv, l, h), *Qd = Pd + D2,
-                    *pd = Pd + (D - 1) * DW;
-      la_real *vd = c->sdt + m->lay * W * l + la__nl_head(m) * h,
-              *sd = vd + DW, *wd = sd + nW;
-      LA__MM(c, 0, D, 1, D, 1, Qd, q, vd);
-      if (!zd0) LA__MM(c, LA__AC, D, 1, D, 1, Q, qd, vd);
-      LA__MM(c, 0, n, 1, D, 1, Z, vd, sd);
-      if (!zd0) LA__MM(c, LA__AC, n, 1, D, 1, Zd, v, sd);
-      la__act_jac(c, n, 1, s, sd, NULL, c->tmp);
-      LA__MM(c, 0, n, 1, D, 1, Z, pd, wd);
-      if (!zd0) LA__MM(c, LA__AC, n, 1, D, 1, Zd, p, wd);
-      LA__MM(c, LA__TA | LA__AC, 1, 1, n, in, wd, s, outd);
-      LA__MM(c, LA__TA | LA__AC, 1, 1, n, in, wk, sd, outd);
-    }
   }
 }
 
-static void la__nlast_bwd(const la__mctx *c, int l, int zd0, int dz,
-                          const la_real *G, la_real *G2, const la_real *Gd,
-                          la_real *Gd2) {
+static void la__nlast_fwd_t(const la__mctx *c, int l, int zd0) {
+  const la__mdim *m = &c->m;
+  size_t W = LA_W, D2 = m->D2 * W, TD = m->TD * W, DW = (size_t)m->D * W;
+  int D = m->D, n = m->n, h;
+  size_t at = ((size_t)n * D + D - 1) * W, nW = (size_t)n * W;
+  const la_real *Z = c->zt + TD * l, *q = Z + (size_t)n * DW;
+  const la_real *Zd = c->zdt + TD * l, *qd = Zd + (size_t)n * DW;
+  la_real *outd = c->zdt + TD * (l + 1) + at;
+  double in = 1.0 / n;
+  if (zd0) la__e_zero(1, outd);
+  else la__e_copy(1, qd + (D - 1) * W, outd);
+  for (h = 0; h < m->H; ++h) {
+    const la_real *P = la__m_P(c, c->ex, l, h), *Q = P + D2,
+                  *p = P + (D - 1) * DW;
+    const la_real *v = c->st + m->lay * W * l + la__nl_head(m) * h,
+                  *s = v + DW, *wk = s + nW;
+    const la_real *Pd = la__m_P(c, c->exv, l, h), *Qd = Pd + D2,
+                  *pd = Pd + (D - 1) * DW;
+    la_real *vd = c->sdt + m->lay * W * l + la__nl_head(m) * h,
+            *sd = vd + DW, *wd = sd + nW;
+    LA__MM(c, 0, D, 1, D, 1, Qd, q, vd);
+    if (!zd0) LA__MM(c, LA__AC, D, 1, D, 1, Q, qd, vd);
+    LA__MM(c, 0, n, 1, D, 1, Z, vd, sd);
+    if (!zd0) LA__MM(c, LA__AC, n, 1, D, 1, Zd, v, sd);
+    la__act_jac(c, n, 1, s, sd, NULL, c->tmp);
+    LA__MM(c, 0, n, 1, D, 1, Z, pd, wd);
+    if (!zd0) LA__MM(c, LA__AC, n, 1, D, 1, Zd, p, wd);
+    LA__MM(c, LA__TA | LA__AC, 1, 1, n, in, wd, s, outd);
+    LA__MM(c, LA__TA | LA__AC, 1, 1, n, in, wk, sd, outd);
+  }
+}
+
+/* Kept for the tangents (la__m_bst): g/n, then per head ds (da once the
+   Jacobian is applied), dw, the softmax's centred product Dc and dv. */
+static void la__nlast_bwd(const la__mctx *c, int l, int dz, const la_real *G,
+                          la_real *G2) {
   const la__mdim *m = &c->m;
   size_t W = LA_W, D2 = m->D2 * W, TD = m->TD * W, DW = (size_t)m->D * W;
   int D = m->D, n = m->n, h, i;
   size_t at = ((size_t)n * D + D - 1) * W, nW = (size_t)n * W;
   const la_real *Z = c->zt + TD * l, *q = Z + (size_t)n * DW;
-  const la_real *Zd = c->zdt + TD * l, *qd = Zd + (size_t)n * DW;
-  la_real *gs = c->tmp, *gds = gs + W, *ds = gds + W, *dw = ds + nW,
-          *Dc = dw + nW, *dsd = Dc + nW, *dwd = dsd + nW, *dv = dwd + nW,
-          *dvd = dv + DW, *w = dvd + DW;
-  const la_real *g = G + at, *gd = Gd + at;
+  la_real *gs = la__m_bst(c, l), *w = c->tmp;
+  const la_real *g = G + at;
   LINATTN_ASSERT(w + LA_W <= c->tmp_end);
   for (i = 0; i < LA_W; ++i) gs[i] = g[i] / (la_real)n;
-  if (m->hvp)
-    for (i = 0; i < LA_W; ++i) gds[i] = gd[i] / (la_real)n;
   for (h = 0; h < m->H; ++h) {
     const la_real *P = la__m_P(c, c->ex, l, h), *Q = P + D2,
                   *p = P + (D - 1) * DW;
     la_real *gP = la__m_P(c, c->g, l, h), *gQ = gP + D2;
     const la_real *v = c->st + m->lay * W * l + la__nl_head(m) * h,
                   *s = v + DW, *wk = s + nW;
+    la_real *ds = gs + W + h * (3 * nW + DW), *dw = ds + nW, *Dc = dw + nW,
+            *dv = Dc + nW;
     unsigned acc = h ? LA__AC : 0;
     la__e_gscale((size_t)n, gs, wk, ds);
     la__e_gscale((size_t)n, gs, s, dw);
@@ -6475,36 +6597,59 @@ static void la__nlast_bwd(const la__mctx *c, int l, int zd0, int dz,
       LA__MM(c, acc, n, D, 1, 1, dw, p, G2);
       LA__MM(c, LA__AC, n, D, 1, 1, ds, v, G2);
     }
-    if (m->hvp) {
-      const la_real *Pd = la__m_P(c, c->exv, l, h), *Qd = Pd + D2,
-                    *pd = Pd + (D - 1) * DW;
-      la_real *gvP = la__m_P(c, c->gv, l, h), *gvQ = gvP + D2;
-      const la_real *vd = c->sdt + m->lay * W * l + la__nl_head(m) * h,
-                    *sd = vd + DW, *wd = sd + nW;
-      la__e_gscale((size_t)n, gds, wk, dsd);
-      la__e_gaxpy((size_t)n, gs, wd, dsd);
-      la__e_gscale((size_t)n, gds, s, dwd);
-      la__e_gaxpy((size_t)n, gs, sd, dwd);
-      la__act_jac2(c, n, 1, s, sd, Dc, dsd, w); /* dsd -> dad */
-      LA__MM(c, LA__TA | LA__AC, D, 1, n, 1, Z, dwd, gvP + (D - 1) * DW);
-      if (!zd0) LA__MM(c, LA__TA | LA__AC, D, 1, n, 1, Zd, dw, gvP + (D - 1) * DW);
-      LA__MM(c, LA__TA, D, 1, n, 1, Z, dsd, dvd);
-      if (!zd0) LA__MM(c, LA__TA | LA__AC, D, 1, n, 1, Zd, ds, dvd);
-      LA__MM(c, LA__AC, D, D, 1, 1, dvd, q, gvQ);
-      if (!zd0) LA__MM(c, LA__AC, D, D, 1, 1, dv, qd, gvQ);
-      if (dz) {
-        LA__MM(c, LA__TA | acc, D, 1, D, 1, Q, dvd, Gd2 + (size_t)n * DW);
-        LA__MM(c, LA__TA | LA__AC, D, 1, D, 1, Qd, dv, Gd2 + (size_t)n * DW);
-        LA__MM(c, acc, n, D, 1, 1, dwd, p, Gd2);
-        LA__MM(c, LA__AC, n, D, 1, 1, dw, pd, Gd2);
-        LA__MM(c, LA__AC, n, D, 1, 1, dsd, v, Gd2);
-        LA__MM(c, LA__AC, n, D, 1, 1, ds, vd, Gd2);
-      }
-    }
   }
   if (dz)
     for (i = 0; i < LA_W; ++i) G2[at + i] += g[i];
-  if (dz && m->hvp)
+}
+
+static void la__nlast_bwd_t(const la__mctx *c, int l, int zd0, int dz,
+                            const la_real *Gd, la_real *Gd2) {
+  const la__mdim *m = &c->m;
+  size_t W = LA_W, D2 = m->D2 * W, TD = m->TD * W, DW = (size_t)m->D * W;
+  int D = m->D, n = m->n, h, i;
+  size_t at = ((size_t)n * D + D - 1) * W, nW = (size_t)n * W;
+  const la_real *Z = c->zt + TD * l, *q = Z + (size_t)n * DW;
+  const la_real *Zd = c->zdt + TD * l, *qd = Zd + (size_t)n * DW;
+  const la_real *gs = la__m_bst(c, l);
+  la_real *gds = c->tmp, *dsd = gds + W, *dwd = dsd + nW, *dvd = dwd + nW,
+          *w = dvd + DW;
+  const la_real *gd = Gd + at;
+  LINATTN_ASSERT(w + LA_W <= c->tmp_end);
+  for (i = 0; i < LA_W; ++i) gds[i] = gd[i] / (la_real)n;
+  for (h = 0; h < m->H; ++h) {
+    const la_real *P = la__m_P(c, c->ex, l, h), *Q = P + D2,
+                  *p = P + (D - 1) * DW;
+    const la_real *v = c->st + m->lay * W * l + la__nl_head(m) * h,
+                  *s = v + DW, *wk = s + nW;
+    const la_real *ds = gs + W + h * (3 * nW + DW), *dw = ds + nW,
+                  *Dc = dw + nW, *dv = Dc + nW;
+    unsigned acc = h ? LA__AC : 0;
+    const la_real *Pd = la__m_P(c, c->exv, l, h), *Qd = Pd + D2,
+                  *pd = Pd + (D - 1) * DW;
+    la_real *gvP = la__m_P(c, c->gv, l, h), *gvQ = gvP + D2;
+    const la_real *vd = c->sdt + m->lay * W * l + la__nl_head(m) * h,
+                  *sd = vd + DW, *wd = sd + nW;
+    la__e_gscale((size_t)n, gds, wk, dsd);
+    la__e_gaxpy((size_t)n, gs, wd, dsd);
+    la__e_gscale((size_t)n, gds, s, dwd);
+    la__e_gaxpy((size_t)n, gs, sd, dwd);
+    la__act_jac2(c, n, 1, s, sd, Dc, dsd, w); /* dsd -> dad */
+    LA__MM(c, LA__TA | LA__AC, D, 1, n, 1, Z, dwd, gvP + (D - 1) * DW);
+    if (!zd0) LA__MM(c, LA__TA | LA__AC, D, 1, n, 1, Zd, dw, gvP + (D - 1) * DW);
+    LA__MM(c, LA__TA, D, 1, n, 1, Z, dsd, dvd);
+    if (!zd0) LA__MM(c, LA__TA | LA__AC, D, 1, n, 1, Zd, ds, dvd);
+    LA__MM(c, LA__AC, D, D, 1, 1, dvd, q, gvQ);
+    if (!zd0) LA__MM(c, LA__AC, D, D, 1, 1, dv, qd, gvQ);
+    if (dz) {
+      LA__MM(c, LA__TA | acc, D, 1, D, 1, Q, dvd, Gd2 + (size_t)n * DW);
+      LA__MM(c, LA__TA | LA__AC, D, 1, D, 1, Qd, dv, Gd2 + (size_t)n * DW);
+      LA__MM(c, acc, n, D, 1, 1, dwd, p, Gd2);
+      LA__MM(c, LA__AC, n, D, 1, 1, dw, pd, Gd2);
+      LA__MM(c, LA__AC, n, D, 1, 1, dsd, v, Gd2);
+      LA__MM(c, LA__AC, n, D, 1, 1, ds, vd, Gd2);
+    }
+  }
+  if (dz)
     for (i = 0; i < LA_W; ++i) Gd2[at + i] += gd[i];
 }
 
@@ -6547,20 +6692,24 @@ static void la__front_fwd(const la__mctx *c) {
   LA__MM(c, LA__TB, T, d, h, 1, f.r, f.W2, f.xo);
   la__e_addrow(T, d, f.b2, f.xo);
   la__e_setcols(T, d, D, f.xo, c->zt);
-  if (m->hvp) {
-    LA__MM(c, LA__TB, T, h, d, 1, f.x, f.W1d, f.rd);
-    la__e_addrow(T, h, f.b1d, f.rd);
-    la__e_mask(Th, f.r, f.rd);
-    LA__MM(c, LA__TB, T, d, h, 1, f.rd, f.W2, f.xo);
-    LA__MM(c, LA__TB | LA__AC, T, d, h, 1, f.r, f.W2d, f.xo);
-    la__e_addrow(T, d, f.b2d, f.xo);
-    la__e_zero(m->TD, c->zdt);
-    la__e_setcols(T, d, D, f.xo, c->zdt);
-  }
 }
 
-static void la__front_bwd(const la__mctx *c, const la_real *G,
-                          const la_real *Gd) {
+static void la__front_fwd_t(const la__mctx *c) {
+  const la__mdim *m = &c->m;
+  la__fbuf f = la__front_bufs(c);
+  int T = m->T, d = m->d, h = m->h, D = m->D;
+  size_t Th = (size_t)T * h;
+  LA__MM(c, LA__TB, T, h, d, 1, f.x, f.W1d, f.rd);
+  la__e_addrow(T, h, f.b1d, f.rd);
+  la__e_mask(Th, f.r, f.rd);
+  LA__MM(c, LA__TB, T, d, h, 1, f.rd, f.W2, f.xo);
+  LA__MM(c, LA__TB | LA__AC, T, d, h, 1, f.r, f.W2d, f.xo);
+  la__e_addrow(T, d, f.b2d, f.xo);
+  la__e_zero(m->TD, c->zdt);
+  la__e_setcols(T, d, D, f.xo, c->zdt);
+}
+
+static void la__front_bwd(const la__mctx *c, const la_real *G) {
   const la__mdim *m = &c->m;
   la__fbuf f = la__front_bufs(c);
   int T = m->T, d = m->d, h = m->h, D = m->D;
@@ -6572,20 +6721,24 @@ static void la__front_bwd(const la__mctx *c, const la_real *G,
   la__e_mask(Th, f.r, f.da);
   la__e_colsum(T, h, f.da, f.gb1);
   LA__MM(c, LA__TA | LA__AC, h, d, T, 1, f.da, f.x, f.gW1);
-  if (m->hvp) {
-    la__e_getcols(T, d, D, Gd, f.dxd);
-    la__e_colsum(T, d, f.dxd, f.vb2);
-    LA__MM(c, LA__TA | LA__AC, d, h, T, 1, f.dxd, f.r, f.vW2);
-    LA__MM(c, LA__TA | LA__AC, d, h, T, 1, f.dx, f.rd, f.vW2);
-    LA__MM(c, 0, T, h, d, 1, f.dxd, f.W2, f.dad);
-    LA__MM(c, LA__AC, T, h, d, 1, f.dx, f.W2d, f.dad);
-    la__e_mask(Th, f.r, f.dad);
-    la__e_colsum(T, h, f.dad, f.vb1);
-    LA__MM(c, LA__TA | LA__AC, h, d, T, 1, f.dad, f.x, f.vW1);
-  }
 }
 
-/* ------------------------------------------------------- one panel */
+static void la__front_bwd_t(const la__mctx *c, const la_real *Gd) {
+  const la__mdim *m = &c->m;
+  la__fbuf f = la__front_bufs(c);
+  int T = m->T, d = m->d, h = m->h, D = m->D;
+  size_t Th = (size_t)T * h;
+  la__e_getcols(T, d, D, Gd, f.dxd);
+  la__e_colsum(T, d, f.dxd, f.vb2);
+  LA__MM(c, LA__TA | LA__AC, d, h, T, 1, f.dxd, f.r, f.vW2);
+  LA__MM(c, LA__TA | LA__AC, d, h, T, 1, f.dx, f.rd, f.vW2);
+  LA__MM(c, 0, T, h, d, 1, f.dxd, f.W2, f.dad);
+  LA__MM(c, LA__AC, T, h, d, 1, f.dx, f.W2d, f.dad);
+  la__e_mask(Th, f.r, f.dad);
+  la__e_colsum(T, h, f.dad, f.vb1);
+  LA__MM(c, LA__TA | LA__AC, h, d, T, 1, f.dad, f.x, f.vW1);
+}
+
 /* ------------------------------------------------------- one panel */
 
 /* Zt_0 <- transposed panel p of b, lanes >= valid zeroed (a view's padding
@@ -6681,7 +6834,51 @@ static int la__m_load(const la__mctx *c, const la_batch *b, int p,
   return LA_OK;
 }
 
-/* mode 0: loss, 1: gradient, 2: and Hessian-vector product. */
+/* One direction's tangent pass over a panel whose forward and backward
+   steps are done: the tangent forward from the direction's first stage
+   (the layer its entries are in; -1, the front layer, for every entry
+   without c->stage), then the tangent backward down to layer 0 and the
+   front layer, or with c->tri only down to that stage: the Hessian's rows
+   of earlier stages are then not formed. A stage whose tangent is zero
+   costs nothing: the forward skips it, as it skips layer 0's data. */
+static void la__m_tangent(const la__mctx *c0, int dir, int valid) {
+  const la__mdim *m = &c0->m;
+  size_t TD = m->TD * LA_W, at = ((size_t)m->n * m->D + m->D - 1) * LA_W;
+  int front = m->h > 0, lin = m->act == LA_ACT_LINEAR, s, l, w, lo;
+  la__mctx cv = *c0;
+  const la__mctx *c = &cv;
+  const la_real *zdL = c0->zdt + TD * m->L + at;
+  la_real *Gd = la__m_Gd(c0), *Gd2 = Gd + TD, *t;
+  cv.exv += (size_t)dir * m->nex * LA_W;
+  cv.gv += (size_t)dir * m->nex * LA_W;
+  s = c0->stage ? c0->stage[dir] : front ? -1 : 0;
+  if (s < 0) la__front_fwd_t(c);
+  for (l = s < 0 ? 0 : s; l < m->L; ++l) {
+    int zd0 = l == s || (l == 0 && !front), last = l == m->L - 1;
+    if (lin && last) la__last_fwd_t(c, l, zd0);
+    else if (lin) la__lin_fwd_t(c, l, zd0);
+    else if (last) la__nlast_fwd_t(c, l, zd0);
+    else la__nl_fwd_t(c, l, zd0);
+  }
+  for (w = 0; w < LA_W; ++w)
+    Gd[at + w] = w < valid ? (la_real)(2 * zdL[w]) : 0;
+  lo = c0->tri && s > 0 ? s : 0;
+  for (l = m->L - 1; l >= lo; --l) {
+    int zd0 = l == s || (l == 0 && !front), last = l == m->L - 1;
+    int dz = c0->tri ? l > s : l > 0 || front;
+    const la_real *G = la__m_G(c, l + 1);
+    if (lin && last) la__last_bwd_t(c, l, zd0, dz, Gd, Gd2);
+    else if (lin) la__lin_bwd_t(c, l, zd0, dz, G, Gd, Gd2);
+    else if (last) la__nlast_bwd_t(c, l, zd0, dz, Gd, Gd2);
+    else la__nl_bwd_t(c, l, zd0, dz, G, Gd, Gd2);
+    t = Gd; Gd = Gd2; Gd2 = t;
+  }
+  if (front && s < 0) la__front_bwd_t(c, Gd);
+}
+
+/* mode 0: loss, 1: gradient, 2: and the Hessian times each of the k
+   directions: the forward and backward steps once, then each direction's
+   tangents on what they kept. */
 static int la__m_panel(const la__mctx *c, const la_model *mod,
                        const la_batch *b, int p, int mode, double *lsum,
                        la_real *pred) {
@@ -6690,46 +6887,44 @@ static int la__m_panel(const la__mctx *c, const la_model *mod,
   int valid = b->count - p * LA_W, l, w, st, lin = LA__LIN(mod);
   int front = m->h > 0;
   double sum = *lsum;
-  la_real *G = c->gt, *G2 = G + TD, *Gd = G2 + TD, *Gd2 = Gd + TD;
-  const la_real *zL = c->zt + TD * m->L + at, *zdL = c->zdt + TD * m->L + at;
+  la_real *G = la__m_G(c, m->L);
+  const la_real *zL = c->zt + TD * m->L + at;
   if (valid > LA_W) valid = LA_W;
   st = la__m_load(c, b, p, valid);
   if (st) return st;
   if (front) la__front_fwd(c);
   for (l = 0; l < m->L; ++l) {
-    int zd0 = l == 0 && !front;
     int last = l == m->L - 1;
-    if (lin && last) la__last_fwd(c, l, zd0);
-    else if (lin) la__lin_fwd(c, l, zd0);
-    else if (last) la__nlast_fwd(c, l, zd0);
-    else la__nl_fwd(c, l, zd0);
+    if (lin && last) la__last_fwd(c, l);
+    else if (lin) la__lin_fwd(c, l);
+    else if (last) la__nlast_fwd(c, l);
+    else la__nl_fwd(c, l);
   }
   /* the last layer reads only entry `at` of its incoming gradient; the
      sum in a local, not through lsum (whose store and reload would chain
      the lanes), added in the same order */
   for (w = 0; w < LA_W; ++w) {
     double r = (double)zL[w] + c->y[w];
-    G[at + w] = Gd[at + w] = 0;
+    G[at + w] = 0;
     if (w >= valid) continue;
     sum += r * r;
     if (pred) pred[(size_t)p * LA_W + w] = -zL[w];
     G[at + w] = (la_real)(2 * r);
-    if (m->hvp) Gd[at + w] = (la_real)(2 * zdL[w]);
   }
   *lsum = sum;
   if (mode == 0) return LA_OK;
   for (l = m->L - 1; l >= 0; --l) {
-    int zd0 = l == 0 && !front, dz = l > 0 || front;
-    la_real *t;
-    int last = l == m->L - 1;
-    if (lin && last) la__last_bwd(c, l, zd0, dz, G, G2, Gd, Gd2);
-    else if (lin) la__lin_bwd(c, l, zd0, dz, G, G2, Gd, Gd2);
-    else if (last) la__nlast_bwd(c, l, zd0, dz, G, G2, Gd, Gd2);
-    else la__nl_bwd(c, l, zd0, dz, G, G2, Gd, Gd2);
-    t = G; G = G2; G2 = t;
-    t = Gd; Gd = Gd2; Gd2 = t;
+    int dz = l > 0 || front, last = l == m->L - 1;
+    const la_real *Gi = la__m_G(c, l + 1);
+    la_real *Go = la__m_G(c, l);
+    if (lin && last) la__last_bwd(c, l, dz, Gi, Go);
+    else if (lin) la__lin_bwd(c, l, dz, Gi, Go);
+    else if (last) la__nlast_bwd(c, l, dz, Gi, Go);
+    else la__nl_bwd(c, l, dz, Gi, Go);
   }
-  if (front) la__front_bwd(c, G, Gd);
+  if (front) la__front_bwd(c, la__m_G(c, 0));
+  if (mode == 2)
+    for (l = 0; l < m->k; ++l) la__m_tangent(c, l, valid);
   return LA_OK;
 }
 
@@ -6832,13 +7027,19 @@ LINATTN_DEF int la_model_blocks(const la_model *m, int *offsets, int *sizes,
   return k;
 }
 
-/* The workspace of one call with `par`'s workers (0: not valid). */
-static size_t la__m_work_bytes(const la_model *m, const la_parallel *par) {
+/* The workspace of one call with `par`'s workers and k directions (0:
+   not valid, or beyond size_t). */
+static size_t la__m_work_bytes_k(const la_model *m, const la_parallel *par,
+                                 int k) {
   la__mdim d;
   la__mlay o;
-  if (!m || !la__m_valid(m) || !la__par_valid(par)) return 0;
+  if (!m || !la__m_valid(m) || !la__par_valid(par) || k < 1) return 0;
   la__m_dims(m, 1, &d);
+  d.k = k;
   return la__m_layout(m, &d, la__m_workers(par), &o);
+}
+static size_t la__m_work_bytes(const la_model *m, const la_parallel *par) {
+  return la__m_work_bytes_k(m, par, 1);
 }
 
 LINATTN_DEF size_t la_model_work_bytes(const la_model *m) {
@@ -6880,11 +7081,22 @@ static const la__msrc *la__msrc_batch(la__msrc *s, const la_batch *b) {
   return s;
 }
 
+/* The directions of a Hessian product: k rows of v (k x nparams), their
+   products into the rows of hv; stage and tri as in la__mctx. */
+typedef struct la__mdirs {
+  int k;
+  const la_real *v;
+  la_real *hv;
+  const signed char *stage;
+  int tri;
+} la__mdirs;
+
 /* One call's shared state; each task (a chunk) builds its worker's
    context from it. */
 typedef struct la__mjob {
   const la_model *mod;
   const la__msrc *src;
+  const la__mdirs *dirs;
   la__mdim dm;
   la__mlay o;
   la_real *base;
@@ -6900,9 +7112,12 @@ static la__mctx la__m_ctx(const la__mjob *j, int worker) {
   c.ex = j->base + j->o.ex; c.exv = j->base + j->o.exv;
   c.g = w + j->o.g; c.gv = w + j->o.gv; c.zt = w + j->o.zt;
   c.zdt = w + j->o.zdt; c.st = w + j->o.st; c.sdt = w + j->o.sdt;
-  c.gt = w + j->o.gt; c.tmp = w + j->o.tmp; c.fr = w + j->o.front;
+  c.gt = w + j->o.gt; c.bst = w + j->o.bst; c.tmp = w + j->o.tmp;
+  c.fr = w + j->o.front;
   c.tmp_end = c.fr; /* the layout's next part follows the temporaries */
   c.y = w + j->o.y;
+  c.stage = j->dirs ? j->dirs->stage : NULL;
+  c.tri = j->dirs ? j->dirs->tri : 0;
   return c;
 }
 
@@ -6933,7 +7148,7 @@ static void la__m_fold(size_t n, const la_real *x, double *part) {
 }
 
 /* Chunk `chunk` on `worker`'s block into part: loss sum, status, the
-   folded gradient and HVP sums. */
+   folded gradient sums, then each direction's. */
 static void la__m_chunk(const la__mjob *j, int chunk, int worker,
                         double *part) {
   la__mctx c = la__m_ctx(j, worker);
@@ -6941,9 +7156,9 @@ static void la__m_chunk(const la__mjob *j, int chunk, int worker,
   int p = la__m_chunk_start(j->np, j->nch, chunk);
   int p1 = la__m_chunk_start(j->np, j->nch, chunk + 1), st = LA_OK;
   double lsum = 0;
-  size_t nex = j->dm.nex;
+  size_t nex = j->dm.nex, kn = (size_t)j->dm.k * nex;
   if (j->mode >= 1) la__e_zero(nex, c.g);
-  if (j->mode == 2) la__e_zero(nex, c.gv);
+  if (j->mode == 2) la__e_zero(kn, c.gv);
   if (src->b) {
     for (; p < p1 && st == LA_OK; ++p)
       st = la__m_panel(&c, j->mod, src->b, p, j->mode, &lsum, j->pred);
@@ -6966,7 +7181,7 @@ static void la__m_chunk(const la__mjob *j, int chunk, int worker,
   part[1] = st;
   if (st) return;
   if (j->mode >= 1) la__m_fold(nex, c.g, part + 2);
-  if (j->mode == 2) la__m_fold(nex, c.gv, part + 2 + nex);
+  if (j->mode == 2) la__m_fold(kn, c.gv, part + 2 + nex);
 }
 
 static void la__m_task(void *arg, int chunk, int worker) {
@@ -6982,26 +7197,26 @@ static void la__m_task(void *arg, int chunk, int worker) {
    status. */
 static int la__m_add_part(const la__mjob *j, const double *part, double *lsum,
                           double *fold) {
-  size_t e, nex = j->dm.nex;
+  size_t e, n = j->mode == 2 ? (1 + (size_t)j->dm.k) * j->dm.nex
+                : j->mode == 1 ? j->dm.nex : 0;
   if (part[1] != 0) return (int)part[1];
   *lsum += part[0];
-  if (j->mode >= 1)
-    for (e = 0; e < nex; ++e) fold[e] += part[2 + e];
-  if (j->mode == 2)
-    for (e = 0; e < nex; ++e) fold[nex + e] += part[2 + nex + e];
+  for (e = 0; e < n; ++e) fold[e] += part[2 + e];
   return LA_OK;
 }
 
-/* The common path of loss, grad and hvp, over `par`'s workers. */
-static int la__m_run(const la_model *mod, const la_parallel *par,
-                     const la_real *theta, const la__msrc *src,
-                     const la_real *v, int mode, double *loss, la_real *pred,
-                     la_real *grad, la_real *hv, void *work, size_t bytes) {
+/* The common path of loss, grad and the Hessian products, over `par`'s
+   workers; dirs (mode 2) the directions. */
+static int la__m_run_k(const la_model *mod, const la_parallel *par,
+                       const la_real *theta, const la__msrc *src,
+                       const la__mdirs *dirs, int mode, double *loss,
+                       la_real *pred, la_real *grad, void *work,
+                       size_t bytes) {
   la__mjob j;
-  size_t need, e, nex;
+  size_t need, e, nex, np;
   la_real *ex, *exv;
   double *fold, lsum = 0;
-  int c, st = LA_OK;
+  int c, st = LA_OK, k = mode == 2 ? dirs->k : 1;
   void *own = NULL;
   if (!mod || !theta || !src) return LA_ENULL;
   if (src->b && (!src->b->z || !src->b->y)) return LA_ENULL;
@@ -7013,10 +7228,13 @@ static int la__m_run(const la_model *mod, const la_parallel *par,
     return LA_ERANGE;
   if (src->d != mod->cfg.d || src->n != mod->cfg.n) return LA_ESHAPE;
   if (src->count <= 0) return LA_EDIM;
+  np = (size_t)mod->nparams;
   if (!la__all_finite(mod->nparams, theta)) return LA_ENONFINITE;
-  if (v && !la__all_finite(mod->nparams, v)) return LA_ENONFINITE;
+  for (c = 0; mode == 2 && c < k; ++c)
+    if (!la__all_finite(mod->nparams, dirs->v + np * c)) return LA_ENONFINITE;
   memset(&j, 0, sizeof j);
   la__m_dims(mod, mode == 2, &j.dm);
+  j.dm.k = k;
   need = la__m_layout(mod, &j.dm, la__m_workers(par), &j.o);
   if (!need) return LA_EOVERFLOW;
   if (!work) {
@@ -7033,6 +7251,7 @@ static int la__m_run(const la_model *mod, const la_parallel *par,
   j.base = (la_real *)(void *)((char *)work + la__align_gap(work));
   j.mod = mod;
   j.src = src;
+  j.dirs = mode == 2 ? dirs : NULL;
   j.pred = pred;
   j.mode = mode;
   j.np = la_panels(src->count);
@@ -7043,11 +7262,11 @@ static int la__m_run(const la_model *mod, const la_parallel *par,
   fold = (double *)(void *)(j.base + j.o.fold);
   la__m_expand(mod, theta, NULL, ex);
   la_broadcast(1, (int)nex, ex, j.base + j.o.ex);
-  if (mode == 2) {
-    la__m_expand(mod, theta, v, exv);
-    la_broadcast(1, (int)nex, exv, j.base + j.o.exv);
+  for (c = 0; mode == 2 && c < k; ++c) {
+    la__m_expand(mod, theta, dirs->v + np * c, exv + nex * c);
+    la_broadcast(1, (int)nex, exv + nex * c, j.base + j.o.exv + nex * LA_W * c);
   }
-  for (e = 0; e < 2 * nex; ++e) fold[e] = 0;
+  for (e = 0; e < (1 + (size_t)k) * nex; ++e) fold[e] = 0;
   if (j.o.workers == 1) { /* chunk after chunk through worker 0's part */
     double *part = (double *)(void *)(j.base + j.o.wk + j.o.part);
     for (c = 0; c < j.nch && st == LA_OK; ++c) {
@@ -7069,8 +7288,10 @@ static int la__m_run(const la_model *mod, const la_parallel *par,
       la__m_contract(mod, theta, NULL, fold, NULL, sc, grad);
       if (!la__all_finite(mod->nparams, grad)) st = LA_EDIVERGED;
     }
-    if (mode == 2) {
-      la__m_contract(mod, theta, v, fold, fold + nex, sc, hv);
+    for (c = 0; mode == 2 && c < k; ++c) {
+      la_real *hv = dirs->hv + np * c;
+      la__m_contract(mod, theta, dirs->v + np * c, fold, fold + nex * (1 + c),
+                     sc, hv);
       if (!la__all_finite(mod->nparams, hv)) st = LA_EDIVERGED;
     }
   }
@@ -7080,6 +7301,20 @@ static int la__m_run(const la_model *mod, const la_parallel *par,
   (void)own;
 #endif
   return st;
+}
+
+/* One direction v (or none), its product into hv. */
+static int la__m_run(const la_model *mod, const la_parallel *par,
+                     const la_real *theta, const la__msrc *src,
+                     const la_real *v, int mode, double *loss, la_real *pred,
+                     la_real *grad, la_real *hv, void *work, size_t bytes) {
+  la__mdirs d;
+  memset(&d, 0, sizeof d);
+  d.k = 1;
+  d.v = v;
+  d.hv = hv;
+  return la__m_run_k(mod, par, theta, src, &d, mode, loss, pred, grad, work,
+                     bytes);
 }
 
 LINATTN_DEF int la_model_loss(const la_model *m, const la_real *theta,
