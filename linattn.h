@@ -779,6 +779,21 @@ LINATTN_DEF int la_model_hvp(const la_model *m, const la_real *theta,
                              const la_batch *b, const la_real *v, double *loss,
                              la_real *grad, la_real *hv, void *work,
                              size_t bytes);
+/* H(theta) V for k directions in one pass over the batch: the rows of v
+   (k x nparams, row-major) are the directions, the rows of hv their
+   products. Each panel is loaded once and its forward and backward steps
+   run once; only the tangents are per direction. Row i of hv is bit for
+   bit la_model_hvp's of row i of v (the same chunks, the same sums, in
+   the same order). loss and grad may be NULL. k < 1 is LA_EDIM; a NaN or
+   Inf in any row of v LA_ENONFINITE; otherwise as la_model_hvp. The
+   workspace, la_model_hmp_work_bytes(m, k), grows with k by about two
+   expanded parameter vectors of LA_W lanes per direction (per worker for
+   the lane-wise sums); k = 1 is la_model_work_bytes. */
+LINATTN_DEF size_t la_model_hmp_work_bytes(const la_model *m, int k);
+LINATTN_DEF int la_model_hmp(const la_model *m, const la_real *theta,
+                             const la_batch *b, int k, const la_real *v,
+                             double *loss, la_real *grad, la_real *hv,
+                             void *work, size_t bytes);
 
 
 /* ================================================================== */
@@ -5663,6 +5678,13 @@ static int la__m_head_blocks(const la_model *m) {
   return (m->cfg.param != LA_PARAM_PGD) + (m->cfg.qk_rank ? 2 : 1);
 }
 
+/* The stage of theta's entry i: the layer it belongs to, or -1 for the
+   front layer's (first in the forward pass, last in theta). */
+static int la__m_stage(const la_model *m, int i) {
+  int lp = la__m_layer_params(m);
+  return i < m->cfg.layers * lp ? i / lp : -1;
+}
+
 static int la__m_nblocks(const la_model *m) {
   return m->cfg.layers * m->cfg.heads * la__m_head_blocks(m) +
          (m->cfg.front_hidden > 0 ? 4 : 0);
@@ -7344,6 +7366,27 @@ LINATTN_DEF int la_model_hvp(const la_model *m, const la_real *theta,
                    v, 2, loss, NULL, grad, hv, work, bytes);
 }
 
+LINATTN_DEF size_t la_model_hmp_work_bytes(const la_model *m, int k) {
+  return m ? la__m_work_bytes_k(m, m->cfg.parallel, k) : 0;
+}
+
+LINATTN_DEF int la_model_hmp(const la_model *m, const la_real *theta,
+                             const la_batch *b, int k, const la_real *v,
+                             double *loss, la_real *grad, la_real *hv,
+                             void *work, size_t bytes) {
+  la__msrc src;
+  la__mdirs d;
+  if (!v || !hv) return LA_ENULL;
+  if (k < 1) return LA_EDIM;
+  memset(&d, 0, sizeof d);
+  d.k = k;
+  d.v = v;
+  d.hv = hv;
+  return la__m_run_k(m, m ? m->cfg.parallel : NULL, theta,
+                     la__msrc_batch(&src, b), &d, 2, loss, NULL, grad, work,
+                     bytes);
+}
+
 LINATTN_DEF int la_model_grad_fresh(const la_model *m, const la_real *theta,
                                     const la_data *g, la_rng *rng, int count,
                                     double *loss, la_real *grad, void *work,
@@ -8673,32 +8716,40 @@ LINATTN_DEF size_t la_dense_from_matvec_work_bytes(int n) {
 
 /* ||H - H^T||_F of the products as they came: the operator is symmetric,
    so this is rounding alone (la_robust_cond's measure of it). Scaled as
-   la__dnrm2, in two passes over the upper triangle. */
-static double la__asymmetry(int n, const double *h) {
+   la__dnrm2, in two passes over the upper triangle. Only the pairs
+   within one stage of the model count (la__hcols: the pairs across
+   stages are formed once), and *pairs says how many. */
+static int la__asym_pair(const la_model *m, int i, int j) {
+  return la__m_stage(m, i) == la__m_stage(m, j);
+}
+static double la__asymmetry(int n, const double *h, const la_model *m,
+                            double *pairs) {
   double mx = 0, s = 0, m1[1]; /* m1: an array, as la__max_exponent reads */
   int i, j, ex;
   la__pow2 p;
+  *pairs = 0;
   for (i = 0; i < n; ++i)
-    for (j = i + 1; j < n; ++j) {
-      double d = fabs(h[(size_t)i * n + j] - h[(size_t)j * n + i]);
-      if (d > mx) mx = d;
-    }
+    for (j = i + 1; j < n; ++j)
+      if (la__asym_pair(m, i, j)) {
+        double d = fabs(h[(size_t)i * n + j] - h[(size_t)j * n + i]);
+        *pairs += 1;
+        if (d > mx) mx = d;
+      }
   m1[0] = mx;
   ex = la__max_exponent(1, m1);
   if (ex == INT_MIN) return 0;
   p = la__pow2_of(-ex);
   for (i = 0; i < n; ++i)
-    for (j = i + 1; j < n; ++j) {
-      double d = la__pow2_mul(p, h[(size_t)i * n + j] - h[(size_t)j * n + i]);
-      s += d * d;
-    }
+    for (j = i + 1; j < n; ++j)
+      if (la__asym_pair(m, i, j)) {
+        double d = la__pow2_mul(p, h[(size_t)i * n + j] - h[(size_t)j * n + i]);
+        s += d * d;
+      }
   return ldexp(sqrt(2 * s), ex);
 }
 
-/* la_dense_from_matvec, and the asymmetry before the halves are averaged
-   into *asym when asym is not NULL. */
-static int la__dense_from_matvec(int n, la_matvec_fn f, void *ctx, double *h,
-                                 void *work, size_t bytes, double *asym) {
+LINATTN_DEF int la_dense_from_matvec(int n, la_matvec_fn f, void *ctx,
+                                     double *h, void *work, size_t bytes) {
   size_t need = la_dense_from_matvec_work_bytes(n);
   void *owned;
   la__arena ar;
@@ -8720,7 +8771,6 @@ static int la__dense_from_matvec(int n, la_matvec_fn f, void *ctx, double *h,
     for (i = 0; i < n && st == LA_OK; ++i) h[(size_t)i * n + j] = y[i];
     x[j] = 0;
   }
-  if (st == LA_OK && asym) *asym = la__asymmetry(n, h);
   /* the product is symmetric only up to rounding: average the halves */
   for (i = 0; i < n && st == LA_OK; ++i)
     for (j = i + 1; j < n; ++j) {
@@ -8729,11 +8779,6 @@ static int la__dense_from_matvec(int n, la_matvec_fn f, void *ctx, double *h,
     }
   la__work_end(owned);
   return st;
-}
-
-LINATTN_DEF int la_dense_from_matvec(int n, la_matvec_fn f, void *ctx,
-                                     double *h, void *work, size_t bytes) {
-  return la__dense_from_matvec(n, f, ctx, h, work, bytes, NULL);
 }
 
 /* ---------------------------------------------------- Lanczos core */
@@ -9749,15 +9794,6 @@ static int la__check_model(const la_model *m, const la_real *theta,
   return LA_OK;
 }
 
-LINATTN_DEF size_t la_hessian_work_bytes(const la_model *m) {
-  la__arena a = la__arena_count();
-  size_t mb;
-  if (!m || m->nparams <= 0) return 0;
-  la__model_take(&a, m, &mb);
-  la__take(&a, la_dense_from_matvec_work_bytes(m->nparams));
-  return la__arena_size(&a);
-}
-
 /* Sets up op on the caller's (or an owned) block: the model workspace and
    `extra`, the rest for the operation. */
 static int la__hess_begin(const la_model *m, const la_real *theta,
@@ -9776,20 +9812,145 @@ static int la__hess_begin(const la_model *m, const la_real *theta,
   return LA_OK;
 }
 
+/* ---- the Hessian's columns, a block of unit directions per pass */
+/* The dense Hessian and its diagonal run the model with unit directions,
+   kb of them per pass over the batch (la_model_hmp's sharing), each
+   starting its tangent at its own stage (the layer the entry belongs to)
+   and ending its backward tangent there (la__m_tangent's triangle):
+   column j is formed in the rows of its stage and the later ones, the
+   rest is the transpose of what the earlier stages' columns formed. kb
+   keeps a pass's tangent parameters and lane-wise sums near 256 KiB. */
+typedef struct la__hcols {
+  la_real *v, *hv;     /* kb unit directions and their columns, as rows */
+  signed char *stage;  /* their stages */
+  void *mw;            /* the model's workspace for kb directions */
+  size_t mb;
+  int kb;
+} la__hcols;
+
+static void la__hcols_walk(la__arena *a, const la_model *m, la__hcols *h) {
+  size_t n = (size_t)m->nparams;
+  la__mdim d;
+  la__m_dims(m, 1, &d);
+  h->kb = (int)(131072.0 / ((double)d.nex * LA_W * sizeof(la_real)));
+  if (h->kb < 1) h->kb = 1;
+  if (h->kb > m->nparams) h->kb = m->nparams;
+  h->mb = la__m_work_bytes_k(m, m->cfg.parallel, h->kb);
+  if (!h->mb) a->over = 1; /* beyond size_t: the walk says so */
+  h->mw = la__take(a, h->mb);
+  h->v = (la_real *)la__take(a, sizeof(la_real) * (size_t)h->kb * n);
+  h->hv = (la_real *)la__take(a, sizeof(la_real) * (size_t)h->kb * n);
+  h->stage = (signed char *)la__take(a, (size_t)h->kb);
+}
+
+static size_t la__hcols_bytes(const la_model *m) {
+  la__arena a = la__arena_count();
+  la__hcols h;
+  la__hcols_walk(&a, m, &h);
+  return la__arena_size(&a);
+}
+
+/* Columns j0 .. j0+k-1 (k <= kb) into the rows of h->hv. */
+static int la__hess_cols(const la_model *m, const la_real *theta,
+                         const la_batch *b, la__hcols *h, int j0, int k) {
+  size_t n = (size_t)m->nparams;
+  la__msrc src;
+  la__mdirs d;
+  int j;
+  memset(h->v, 0, sizeof(la_real) * (size_t)k * n);
+  for (j = 0; j < k; ++j) {
+    h->v[n * j + (size_t)(j0 + j)] = 1;
+    h->stage[j] = (signed char)la__m_stage(m, j0 + j);
+  }
+  d.k = k;
+  d.v = h->v;
+  d.hv = h->hv;
+  d.stage = h->stage;
+  d.tri = 1;
+  return la__m_run_k(m, m->cfg.parallel, theta, la__msrc_batch(&src, b), &d,
+                     2, NULL, NULL, NULL, h->mw, h->mb);
+}
+
+/* Whether column j forms row i (see la__hcols). */
+static int la__hess_formed(const la_model *m, int i, int j) {
+  int sj = la__m_stage(m, j);
+  return sj < 0 || la__m_stage(m, i) >= sj;
+}
+
+/* The dense Hessian into h (row-major n x n): the formed entries, each
+   pair formed both ways (within a stage) averaged, the others mirrored;
+   asym (when not NULL) the asymmetry of the pairs formed both ways,
+   scaled to all n (n - 1) / 2 pairs (the rounding of a pair formed once
+   is taken to be of their size). */
+static int la__hess_dense(const la_model *m, const la_real *theta,
+                          const la_batch *b, la__hcols *hc, double *h,
+                          double *asym) {
+  int n = m->nparams, i, j, j0, k, st = LA_OK;
+  for (j0 = 0; j0 < n && st == LA_OK; j0 += hc->kb) {
+    k = n - j0 < hc->kb ? n - j0 : hc->kb;
+    st = la__hess_cols(m, theta, b, hc, j0, k);
+    for (j = 0; j < k && st == LA_OK; ++j) {
+      const la_real *col = hc->hv + (size_t)n * j;
+      if (!la__all_finite(n, col)) st = LA_ENONFINITE;
+      for (i = 0; i < n; ++i)
+        if (la__hess_formed(m, i, j0 + j)) h[(size_t)i * n + j0 + j] = col[i];
+    }
+  }
+  if (st) return st;
+  if (asym) {
+    double pairs, a = la__asymmetry(n, h, m, &pairs);
+    *asym = pairs > 0 ? a * sqrt(0.5 * n * (n - 1.0) / pairs) : 0;
+  }
+  for (i = 0; i < n; ++i)
+    for (j = i + 1; j < n; ++j) {
+      double *a = h + (size_t)i * n + j, *t = h + (size_t)j * n + i;
+      int fa = la__hess_formed(m, i, j), ft = la__hess_formed(m, j, i);
+      if (fa && ft) *a = *t = la__midpoint(*a, *t);
+      else if (fa) *t = *a;
+      else *a = *t;
+    }
+  return LA_OK;
+}
+
+/* The diagonal alone into diag. */
+static int la__hess_diag(const la_model *m, const la_real *theta,
+                         const la_batch *b, la__hcols *hc, double *diag) {
+  int n = m->nparams, j, j0, k, st = LA_OK;
+  for (j0 = 0; j0 < n && st == LA_OK; j0 += hc->kb) {
+    k = n - j0 < hc->kb ? n - j0 : hc->kb;
+    st = la__hess_cols(m, theta, b, hc, j0, k);
+    for (j = 0; j < k && st == LA_OK; ++j) {
+      double x = hc->hv[(size_t)n * j + (size_t)(j0 + j)];
+      if (!la__finite(x)) st = LA_ENONFINITE;
+      else diag[j0 + j] = x;
+    }
+  }
+  return st;
+}
+
+LINATTN_DEF size_t la_hessian_work_bytes(const la_model *m) {
+  la__arena a = la__arena_count();
+  size_t mb;
+  if (!m || m->nparams <= 0 || !la__m_valid(m)) return 0;
+  la__model_take(&a, m, &mb);
+  la__take(&a, la__hcols_bytes(m));
+  return la__arena_size(&a);
+}
+
 LINATTN_DEF int la_hessian_dense(const la_model *m, const la_real *theta,
                                  const la_batch *b, double *h, void *work,
                                  size_t bytes) {
   void *owned;
   la__arena ar;
   la_hvp_op op;
-  size_t need = la_hessian_work_bytes(m), rest;
+  la__hcols hc;
   int st;
   if (!h) return LA_ENULL;
-  st = la__hess_begin(m, theta, b, need, &work, &bytes, &owned, &ar, &op);
+  st = la__hess_begin(m, theta, b, la_hessian_work_bytes(m), &work, &bytes,
+                      &owned, &ar, &op);
   if (st) return st;
-  rest = la_dense_from_matvec_work_bytes(m->nparams);
-  st = la_dense_from_matvec(m->nparams, la_hvp_matvec, &op, h,
-                            la__take(&ar, rest), rest);
+  la__hcols_walk(&ar, m, &hc);
+  st = la__hess_dense(m, theta, b, &hc, h, NULL);
   la__work_end(owned);
   return st;
 }
@@ -9800,23 +9961,14 @@ LINATTN_DEF int la_hessian_diag(const la_model *m, const la_real *theta,
   void *owned;
   la__arena ar;
   la_hvp_op op;
-  la_real *x, *y;
-  int i, n, st;
+  la__hcols hc;
+  int st;
   if (!diag) return LA_ENULL;
   st = la__hess_begin(m, theta, b, la_hessian_work_bytes(m), &work, &bytes,
                       &owned, &ar, &op);
   if (st) return st;
-  n = m->nparams;
-  x = (la_real *)la__take(&ar, sizeof(la_real) * (size_t)n);
-  y = (la_real *)la__take(&ar, sizeof(la_real) * (size_t)n);
-  for (i = 0; i < n; ++i) x[i] = 0;
-  for (i = 0; i < n && st == LA_OK; ++i) {
-    x[i] = 1;
-    st = la_hvp_matvec(&op, n, x, y);
-    if (st == LA_OK && !la__finite((double)y[i])) st = LA_ENONFINITE;
-    if (st == LA_OK) diag[i] = y[i];
-    x[i] = 0;
-  }
+  la__hcols_walk(&ar, m, &hc);
+  st = la__hess_diag(m, theta, b, &hc, diag);
   la__work_end(owned);
   return st;
 }
@@ -9866,20 +10018,22 @@ static int la__rcond_dense(const la_rcond_config *cfg, int n) {
 }
 
 /* Layout after the model's workspace: diag (n), then either the dense path
-   (H, spectrum, room for the eigensolver or the dense_from_matvec buffers)
-   or the iterative one (SLQ nodes and weights, room for the largest of the
-   SLQ, Lanczos and median workspaces). */
-static void la__rcond_walk(la__arena *a, int n, const la_rcond_config *cfg,
-                           double **diag, double **h, double **w,
-                           double **nodes, double **weights, void **sub,
-                           size_t *subb) {
+   (H, spectrum) or the iterative one (SLQ nodes and weights), then room
+   for the largest of what comes in turn: the Hessian's columns
+   (la__hcols), the eigensolver, or the SLQ, Lanczos and median
+   workspaces. */
+static void la__rcond_walk(la__arena *a, const la_model *m,
+                           const la_rcond_config *cfg, double **diag,
+                           double **h, double **w, double **nodes,
+                           double **weights, void **sub, size_t *subb) {
+  int n = m->nparams;
+  size_t hc = la__hcols_bytes(m);
   *diag = (double *)la__take(a, sizeof(double) * (size_t)n);
   *h = *w = *nodes = *weights = NULL;
   if (la__rcond_dense(cfg, n)) {
-    size_t e1 = la_sym_eig_work_bytes(n), e2 = la_dense_from_matvec_work_bytes(n);
     *h = (double *)la__take(a, sizeof(double) * (size_t)n * n);
     *w = (double *)la__take(a, sizeof(double) * (size_t)n);
-    *subb = e1 > e2 ? e1 : e2;
+    *subb = la_sym_eig_work_bytes(n);
   } else {
     int probes, steps;
     size_t e1, e2;
@@ -9892,6 +10046,8 @@ static void la__rcond_walk(la__arena *a, int n, const la_rcond_config *cfg,
     e1 = sizeof(double) * 2 * (size_t)(probes * steps > n ? probes * steps : n);
     if (e1 > *subb) *subb = e1;
   }
+  if (!hc) a->over = 1;
+  if (hc > *subb) *subb = hc;
   if (sizeof(double) * 3 * (size_t)n > *subb) *subb = sizeof(double) * 3 * (size_t)n;
   *sub = la__take(a, *subb);
 }
@@ -9902,7 +10058,7 @@ LINATTN_DEF size_t la_rcond_work_bytes(const la_model *m,
   double *d, *h, *w, *nd, *wt;
   void *sub;
   size_t subb, mb;
-  if (!m || m->nparams <= 0) return 0;
+  if (!m || m->nparams <= 0 || !la__m_valid(m)) return 0;
   if (cfg && (cfg->dense_max < 0 || cfg->slq.probes < 0 || cfg->slq.steps < 0))
     return 0;
   if (la__rcond_dense(cfg, m->nparams)
@@ -9910,23 +10066,16 @@ LINATTN_DEF size_t la_rcond_work_bytes(const la_model *m,
           : !la_slq_work_bytes(m->nparams, cfg ? &cfg->slq : NULL))
     return 0; /* the n x n matrix or the probes * steps nodes do not fit */
   la__model_take(&a, m, &mb);
-  la__rcond_walk(&a, m->nparams, cfg, &d, &h, &w, &nd, &wt, &sub, &subb);
+  la__rcond_walk(&a, m, cfg, &d, &h, &w, &nd, &wt, &sub, &subb);
   return la__arena_size(&a);
 }
 
-/* The exact diagonal by unit-vector products; x, y in sub. */
-static int la__hvp_diag(la_hvp_op *op, int n, double *diag, void *sub) {
-  la_real *x = (la_real *)sub, *y = x + n;
-  int i, st = LA_OK;
-  for (i = 0; i < n; ++i) x[i] = 0;
-  for (i = 0; i < n && st == LA_OK; ++i) {
-    x[i] = 1;
-    st = la_hvp_matvec(op, n, x, y);
-    if (st == LA_OK && !la__finite((double)y[i])) st = LA_ENONFINITE;
-    diag[i] = y[i];
-    x[i] = 0;
-  }
-  return st;
+/* The Hessian's columns carved from sub (la__rcond_walk made room). */
+static la__hcols la__rcond_cols(const la_model *m, void *sub, size_t subb) {
+  la__arena a = la__arena_on(sub, subb);
+  la__hcols hc;
+  la__hcols_walk(&a, m, &hc); /* sub is aligned, as every region of a walk */
+  return hc;
 }
 
 /* lambda_max by Lanczos, the median from the SLQ density. */
@@ -9962,11 +10111,14 @@ static int la__rcond_iterative(la_hvp_op *op, int n,
                             &out->lambda_median, sub, subb);
 }
 
-static int la__rcond_exact(la_hvp_op *op, int n, double *h, double *w,
+static int la__rcond_exact(const la_hvp_op *op, double *h, double *w,
                            double *diag, void *sub, size_t subb,
                            la_rcond *out) {
+  const la_model *m = op->model;
+  la__hcols hc = la__rcond_cols(m, sub, subb);
   double asym = 0, big;
-  int i, st = la__dense_from_matvec(n, la_hvp_matvec, op, h, sub, subb, &asym);
+  int i, n = m->nparams;
+  int st = la__hess_dense(m, op->theta, op->batch, &hc, h, &asym);
   for (i = 0; i < n && st == LA_OK; ++i) diag[i] = h[(size_t)i * n + i];
   if (st == LA_OK) st = la_sym_eig(n, h, w, NULL, sub, subb);
   if (st) return st;
@@ -9995,13 +10147,14 @@ LINATTN_DEF int la_robust_cond(const la_model *m, const la_real *theta,
                       &owned, &ar, &op);
   if (st) return st;
   n = m->nparams;
-  la__rcond_walk(&ar, n, cfg, &diag, &h, &w, &nodes, &weights, &sub, &subb);
+  la__rcond_walk(&ar, m, cfg, &diag, &h, &w, &nodes, &weights, &sub, &subb);
   memset(out, 0, sizeof *out);
   out->exact = h != NULL;
   if (h) {
-    st = la__rcond_exact(&op, n, h, w, diag, sub, subb, out);
+    st = la__rcond_exact(&op, h, w, diag, sub, subb, out);
   } else {
-    st = la__hvp_diag(&op, n, diag, sub);
+    la__hcols hc = la__rcond_cols(m, sub, subb);
+    st = la__hess_diag(m, theta, b, &hc, diag);
     if (st == LA_OK)
       st = la__rcond_iterative(&op, n, cfg, nodes, weights, sub, subb, out);
   }

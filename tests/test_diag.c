@@ -1508,7 +1508,11 @@ static void diag_model_tests(la_t *t) {
       ad = (double *)malloc(sizeof(double) * n);
       x = (la_real *)calloc((size_t)n, sizeof(la_real));
       y = (la_real *)malloc(sizeof(la_real) * n);
-      /* the Hessian column by column, its asymmetry, then symmetrized */
+      /* the Hessian column by column; a pair within a layer (stage)
+         averaged, its asymmetry summed; a pair across layers taken from
+         the column of the earlier layer (the dense Hessian forms only
+         those, la__hcols); the asymmetry scaled from the pairs within
+         layers to all pairs */
       memset(&op, 0, sizeof op);
       op.model = &tm.m; op.theta = tm.theta; op.batch = &tm.b;
       for (j = 0; j < n; ++j) {
@@ -1517,15 +1521,22 @@ static void diag_model_tests(la_t *t) {
         for (i = 0; i < n; ++i) h[i * n + j] = y[i];
         x[j] = 0;
       }
-      for (i = 0; i < n; ++i)
-        for (j = 0; j < n; ++j) {
-          double d = h[i * n + j] - h[j * n + i];
-          asym += d * d;
-        }
-      asym = sqrt(asym);
-      for (i = 0; i < n; ++i)
-        for (j = 0; j < i; ++j)
-          h[i * n + j] = h[j * n + i] = 0.5 * (h[i * n + j] + h[j * n + i]);
+      {
+        int lp = n / 2; /* two layers, no front layer */
+        double within = 0;
+        for (i = 0; i < n; ++i)
+          for (j = 0; j < i; ++j) {
+            if (i / lp == j / lp) {
+              double d = h[i * n + j] - h[j * n + i];
+              asym += 2 * d * d;
+              within += 1;
+              h[i * n + j] = h[j * n + i] = 0.5 * (h[i * n + j] + h[j * n + i]);
+            } else { /* j's layer is the earlier: its column, row i */
+              h[j * n + i] = h[i * n + j];
+            }
+          }
+        asym = sqrt(asym) * sqrt(0.5 * n * (n - 1) / within);
+      }
       for (i = 0; i < n; ++i) { ad[i] = fabs(h[i * n + i]); mx = fmax(mx, ad[i]); }
       qsort(ad, n, sizeof(double), t_cmp_desc);
       la_sym_eig(n, h, ev, NULL, NULL, 0);
