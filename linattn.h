@@ -5499,6 +5499,7 @@ LINATTN_DEF int la_data_sample(const la_data *g, la_rng *rng, la_batch *b) {
 typedef struct la__mdim {
   int d, n, D, T, L, h, H, act, hvp; /* h: front width, H: heads */
   int k;          /* directions of the Hessian product */
+  int pfix;       /* P's last row fixed at e_{d+1} (sparse, pgd) */
   size_t D2, TD;  /* elements of a D x D and a T x D panel */
   size_t nex;     /* expanded parameters */
   size_t lay;     /* elements per layer of stored forward values */
@@ -5546,6 +5547,7 @@ static void la__m_dims(const la_model *m, int hvp, la__mdim *o) {
   o->d = c->d; o->n = c->n; o->D = c->d + 1; o->T = c->n + 1;
   o->L = c->layers; o->h = c->front_hidden; o->hvp = hvp;
   o->H = c->heads; o->act = c->activation;
+  o->pfix = c->param != LA_PARAM_DENSE;
   o->D2 = (size_t)o->D * o->D;
   o->TD = (size_t)o->T * o->D;
   o->nex = 2 * o->D2 * o->L * o->H + la__m_front_params(o->d, o->h);
@@ -6056,8 +6058,9 @@ static void la__lin_fwd(const la__mctx *c, int l) {
   LA__MM(c, LA__TB, T, D, D, 1, Z, C, Zn);
 }
 
-/* The tangent of la__lin_fwd along c's direction; zd0: Zd_l = 0. */
-static void la__lin_fwd_t(const la__mctx *c, int l, int zd0) {
+/* The tangent of la__lin_fwd along c's direction; zd0: Zd_l = 0, pd0:
+   this layer's parameters do not move (never both). */
+static void la__lin_fwd_t(const la__mctx *c, int l, int zd0, int pd0) {
   const la__mdim *m = &c->m;
   size_t D2 = m->D2 * LA_W, TD = m->TD * LA_W;
   int D = m->D, n = m->n, T = m->T, h;
@@ -6078,10 +6081,10 @@ static void la__lin_fwd_t(const la__mctx *c, int l, int zd0) {
     const la_real *Pd = la__m_P(c, c->exv, l, h), *Qd = Pd + D2;
     const la_real *PS = C + D2 * (1 + h);
     la_real *PSd = Cd + D2 * (1 + h);
-    LA__MM(c, 0, D, D, D, 1, Pd, S, PSd);
-    if (!zd0) LA__MM(c, LA__AC, D, D, D, 1, P, Sd, PSd);
+    if (!pd0) LA__MM(c, 0, D, D, D, 1, Pd, S, PSd);
+    if (!zd0) LA__MM(c, pd0 ? 0 : LA__AC, D, D, D, 1, P, Sd, PSd);
     LA__MM(c, h ? LA__AC : 0, D, D, D, in, PSd, Q, Cd);
-    LA__MM(c, LA__AC, D, D, D, in, PS, Qd, Cd);
+    if (!pd0) LA__MM(c, LA__AC, D, D, D, in, PS, Qd, Cd);
   }
   if (zd0) {
     LA__MM(c, LA__TB, T, D, D, 1, Z, Cd, Zdn);
@@ -6128,8 +6131,9 @@ static void la__lin_bwd(const la__mctx *c, int l, int dz, const la_real *G,
 
 /* The tangent of la__lin_bwd: Gd (the tangent of G) -> Gd2 (if dz), the
    tangents of the gradients of P_h, Q_h accumulated into gv. */
-static void la__lin_bwd_t(const la__mctx *c, int l, int zd0, int dz,
-                          const la_real *G, const la_real *Gd, la_real *Gd2) {
+static void la__lin_bwd_t(const la__mctx *c, int l, int zd0, int pd0,
+                          int dz, const la_real *G, const la_real *Gd,
+                          la_real *Gd2) {
   const la__mdim *m = &c->m;
   size_t D2 = m->D2 * LA_W, TD = m->TD * LA_W;
   int D = m->D, n = m->n, T = m->T, h;
@@ -6149,14 +6153,14 @@ static void la__lin_bwd_t(const la__mctx *c, int l, int zd0, int dz,
     const la_real *T1h = T1 + D2 * h;
     la_real *gvP = la__m_P(c, c->gv, l, h), *gvQ = gvP + D2;
     LA__MM(c, LA__TB, D, D, D, 1, dCd, Q, T1d);
-    LA__MM(c, LA__TB | LA__AC, D, D, D, 1, dC, Qd, T1d);
+    if (!pd0) LA__MM(c, LA__TB | LA__AC, D, D, D, 1, dC, Qd, T1d);
     LA__MM(c, LA__AC, D, D, D, 1, T1d, S, gvP);
     if (!zd0) LA__MM(c, LA__AC, D, D, D, 1, T1h, Sd, gvP);
     LA__MM(c, LA__TA | LA__AC, D, D, D, 1, PSd, dC, gvQ);
     LA__MM(c, LA__TA | LA__AC, D, D, D, 1, PS, dCd, gvQ);
     if (dz) {
-      LA__MM(c, LA__TA | (h ? LA__AC : 0), D, D, D, 1, Pd, T1h, dSd);
-      LA__MM(c, LA__TA | LA__AC, D, D, D, 1, P, T1d, dSd);
+      if (!pd0) LA__MM(c, LA__TA | (h ? LA__AC : 0), D, D, D, 1, Pd, T1h, dSd);
+      LA__MM(c, LA__TA | (h || !pd0 ? LA__AC : 0), D, D, D, 1, P, T1d, dSd);
     }
   }
   if (dz) {
@@ -6197,11 +6201,21 @@ static void la__e_gouter(int m, int n, const la_real *LA__RESTRICT g,
             g[w] * a[i * LA_W + w] * b[j * LA_W + w];
 }
 
-/* C (m x n) = g (a u^T + b p^T), or += with acc. */
+/* C (m x n) = g (a u^T + b p^T), or += with acc; p NULL: p = 0 (the
+   same numbers: b p^T adds exact zeros). */
 static void la__e_grank2(int m, int n, const la_real *LA__RESTRICT g,
                          const la_real *a, const la_real *u, const la_real *b,
                          const la_real *p, la_real *LA__RESTRICT C, int acc) {
   int i, j, w;
+  if (!p) {
+    for (i = 0; i < m; ++i)
+      for (j = 0; j < n; ++j) {
+        la_real *o = C + ((size_t)i * n + j) * LA_W;
+        for (w = 0; w < LA_W; ++w)
+          o[w] = (acc ? o[w] : 0) + g[w] * (a[i * LA_W + w] * u[j * LA_W + w]);
+      }
+    return;
+  }
   for (i = 0; i < m; ++i)
     for (j = 0; j < n; ++j) {
       la_real *o = C + ((size_t)i * n + j) * LA_W;
@@ -6231,7 +6245,9 @@ static void la__last_fwd(const la__mctx *c, int l) {
   LA__MM(c, LA__TB | LA__AC, 1, 1, D, in, cr, q, out);
 }
 
-static void la__last_fwd_t(const la__mctx *c, int l, int zd0) {
+/* pfix (sparse, pgd): P's last row p is e_{d+1}, fixed, so p Sd is Sd's
+   last row and pd = 0. */
+static void la__last_fwd_t(const la__mctx *c, int l, int zd0, int pd0) {
   const la__mdim *m = &c->m;
   size_t W = LA_W, D2 = m->D2 * W, TD = m->TD * W;
   int D = m->D, n = m->n, h;
@@ -6256,10 +6272,13 @@ static void la__last_fwd_t(const la__mctx *c, int l, int zd0) {
     const la_real *P = la__m_P(c, c->ex, l, h), *p = P + (D - 1) * DW;
     const la_real *Pd = la__m_P(c, c->exv, l, h), *Qd = Pd + D2,
                   *pd = Pd + (D - 1) * DW, *Q = P + D2;
-    LA__MM(c, 0, 1, D, D, 1, pd, S, r1d + h * DW);
-    if (!zd0) LA__MM(c, LA__AC, 1, D, D, 1, p, Sd, r1d + h * DW);
+    if (m->pfix && zd0) la__e_zero(D, r1d + h * DW);
+    else if (m->pfix) la__e_copy(D, Sd + (D - 1) * DW, r1d + h * DW);
+    if (!m->pfix && !pd0) LA__MM(c, 0, 1, D, D, 1, pd, S, r1d + h * DW);
+    if (!m->pfix && !zd0)
+      LA__MM(c, pd0 ? 0 : LA__AC, 1, D, D, 1, p, Sd, r1d + h * DW);
     LA__MM(c, h ? LA__AC : 0, 1, D, D, 1, r1d + h * DW, Q, cd);
-    LA__MM(c, LA__AC, 1, D, D, 1, r1 + h * DW, Qd, cd);
+    if (!pd0) LA__MM(c, LA__AC, 1, D, D, 1, r1 + h * DW, Qd, cd);
   }
   LA__MM(c, LA__TB | LA__AC, 1, 1, D, in, cd, q, outd);
 }
@@ -6301,8 +6320,8 @@ static void la__last_bwd(const la__mctx *c, int l, int dz, const la_real *G,
   }
 }
 
-static void la__last_bwd_t(const la__mctx *c, int l, int zd0, int dz,
-                           const la_real *Gd, la_real *Gd2) {
+static void la__last_bwd_t(const la__mctx *c, int l, int zd0, int pd0,
+                           int dz, const la_real *Gd, la_real *Gd2) {
   const la__mdim *m = &c->m;
   size_t W = LA_W, D2 = m->D2 * W, TD = m->TD * W;
   int D = m->D, n = m->n, w, h;
@@ -6333,8 +6352,8 @@ static void la__last_bwd_t(const la__mctx *c, int l, int zd0, int dz,
     const la_real *u = gs + W + h * (2 * DW + 2 * nW), *su = u + DW,
                   *a = su + DW, *b = a + nW;
     la_real *gvP = la__m_P(c, c->gv, l, h), *gvQ = gvP + D2;
-    LA__MM(c, 0, D, 1, D, 1, Qd, q, ud);
-    if (!zd0) LA__MM(c, LA__AC, D, 1, D, 1, Q, qd, ud);
+    if (!pd0) LA__MM(c, 0, D, 1, D, 1, Qd, q, ud);
+    if (!zd0) LA__MM(c, pd0 ? 0 : LA__AC, D, 1, D, 1, Q, qd, ud);
     LA__MM(c, 0, D, 1, D, 1, S, ud, sud);
     if (!zd0) LA__MM(c, LA__AC, D, 1, D, 1, Sd, u, sud);
     la__e_gaxpy(D, gds, su, gvP + (D - 1) * DW);
@@ -6343,13 +6362,19 @@ static void la__last_bwd_t(const la__mctx *c, int l, int zd0, int dz,
     la__e_gouter(D, D, gs, r1dh, q, gvQ);
     if (!zd0) la__e_gouter(D, D, gs, r1h, qd, gvQ);
     if (dz) {
-      LA__MM(c, 0, n, 1, D, 1, Z, pd, ad);
-      if (!zd0) LA__MM(c, LA__AC, n, 1, D, 1, Zd, p, ad);
+      int p0 = m->pfix || pd0; /* pd = 0 */
+      if (m->pfix) { /* ad = Zd's last column */
+        if (zd0) la__e_zero(n, ad);
+        else la__e_getcols(n, 1, D, Zd + (D - 1) * W, ad);
+      } else {
+        if (!pd0) LA__MM(c, 0, n, 1, D, 1, Z, pd, ad);
+        if (!zd0) LA__MM(c, pd0 ? 0 : LA__AC, n, 1, D, 1, Zd, p, ad);
+      }
       LA__MM(c, 0, n, 1, D, 1, Z, ud, bd);
       if (!zd0) LA__MM(c, LA__AC, n, 1, D, 1, Zd, u, bd);
       la__e_grank2(n, D, gds, a, u, b, p, Gd2, h != 0);
       la__e_grank2(n, D, gs, ad, u, bd, p, Gd2, 1);
-      la__e_grank2(n, D, gs, a, ud, b, pd, Gd2, 1);
+      la__e_grank2(n, D, gs, a, ud, b, p0 ? NULL : pd, Gd2, 1);
     }
   }
 }
@@ -6408,7 +6433,7 @@ static void la__nl_fwd(const la__mctx *c, int l) {
   }
 }
 
-static void la__nl_fwd_t(const la__mctx *c, int l, int zd0) {
+static void la__nl_fwd_t(const la__mctx *c, int l, int zd0, int pd0) {
   const la__mdim *m = &c->m;
   size_t D2 = m->D2 * LA_W, TD = m->TD * LA_W, nT = (size_t)m->n * m->T;
   int D = m->D, n = m->n, T = m->T, h;
@@ -6422,13 +6447,13 @@ static void la__nl_fwd_t(const la__mctx *c, int l, int zd0) {
     const la_real *Pd = la__m_P(c, c->exv, l, h), *Qd = Pd + D2;
     la_real *Vdt = c->sdt + m->lay * LA_W * l + la__nl_head(m) * h,
             *Rd = Vdt + TD, *Udt = Rd + nT * LA_W;
-    LA__MM(c, LA__TB, T, D, D, 1, Z, Qd, Vdt);
-    if (!zd0) LA__MM(c, LA__TB | LA__AC, T, D, D, 1, Zd, Q, Vdt);
+    if (!pd0) LA__MM(c, LA__TB, T, D, D, 1, Z, Qd, Vdt);
+    if (!zd0) LA__MM(c, LA__TB | (pd0 ? 0 : LA__AC), T, D, D, 1, Zd, Q, Vdt);
     LA__MM(c, LA__TB, n, T, D, 1, Z, Vdt, Rd);
     if (!zd0) LA__MM(c, LA__TB | LA__AC, n, T, D, 1, Zd, Vt, Rd);
     la__act_jac(c, n, T, R, Rd, NULL, c->tmp);
-    LA__MM(c, LA__TB, n, D, D, 1, Z, Pd, Udt);
-    if (!zd0) LA__MM(c, LA__TB | LA__AC, n, D, D, 1, Zd, P, Udt);
+    if (!pd0) LA__MM(c, LA__TB, n, D, D, 1, Z, Pd, Udt);
+    if (!zd0) LA__MM(c, LA__TB | (pd0 ? 0 : LA__AC), n, D, D, 1, Zd, P, Udt);
     if (h) LA__MM(c, LA__TA | LA__AC, T, D, n, in, Rd, Ut, Zdn);
     else LA__MMY(c, LA__TA, T, D, n, in, Rd, Ut, zd0 ? NULL : Zd, Zdn);
     LA__MM(c, LA__TA | LA__AC, T, D, n, in, R, Udt, Zdn);
@@ -6469,7 +6494,7 @@ static void la__nl_bwd(const la__mctx *c, int l, int dz, const la_real *G,
   }
 }
 
-static void la__nl_bwd_t(const la__mctx *c, int l, int zd0, int dz,
+static void la__nl_bwd_t(const la__mctx *c, int l, int zd0, int pd0, int dz,
                          const la_real *G, const la_real *Gd, la_real *Gd2) {
   const la__mdim *m = &c->m;
   size_t D2 = m->D2 * LA_W, TD = m->TD * LA_W, nT = (size_t)m->n * m->T,
@@ -6504,11 +6529,11 @@ static void la__nl_bwd_t(const la__mctx *c, int l, int zd0, int dz,
     if (dz) {
       if (!h) la__e_copy(m->TD, Gd, Gd2);
       LA__MM(c, LA__AC, n, D, D, 1, dUdt, P, Gd2);
-      LA__MM(c, LA__AC, n, D, D, 1, dUt, Pd, Gd2);
+      if (!pd0) LA__MM(c, LA__AC, n, D, D, 1, dUt, Pd, Gd2);
       LA__MM(c, LA__AC, n, D, T, 1, dAd, Vt, Gd2);
       LA__MM(c, LA__AC, n, D, T, 1, dA, Vdt, Gd2);
       LA__MM(c, LA__AC, T, D, D, 1, dVdt, Q, Gd2);
-      LA__MM(c, LA__AC, T, D, D, 1, dVt, Qd, Gd2);
+      if (!pd0) LA__MM(c, LA__AC, T, D, D, 1, dVt, Qd, Gd2);
     }
   }
 }
@@ -6554,7 +6579,7 @@ static void la__nlast_fwd(const la__mctx *c, int l) {
   }
 }
 
-static void la__nlast_fwd_t(const la__mctx *c, int l, int zd0) {
+static void la__nlast_fwd_t(const la__mctx *c, int l, int zd0, int pd0) {
   const la__mdim *m = &c->m;
   size_t W = LA_W, D2 = m->D2 * W, TD = m->TD * W, DW = (size_t)m->D * W;
   int D = m->D, n = m->n, h;
@@ -6574,13 +6599,13 @@ static void la__nlast_fwd_t(const la__mctx *c, int l, int zd0) {
                   *pd = Pd + (D - 1) * DW;
     la_real *vd = c->sdt + m->lay * W * l + la__nl_head(m) * h,
             *sd = vd + DW, *wd = sd + nW;
-    LA__MM(c, 0, D, 1, D, 1, Qd, q, vd);
-    if (!zd0) LA__MM(c, LA__AC, D, 1, D, 1, Q, qd, vd);
+    if (!pd0) LA__MM(c, 0, D, 1, D, 1, Qd, q, vd);
+    if (!zd0) LA__MM(c, pd0 ? 0 : LA__AC, D, 1, D, 1, Q, qd, vd);
     LA__MM(c, 0, n, 1, D, 1, Z, vd, sd);
     if (!zd0) LA__MM(c, LA__AC, n, 1, D, 1, Zd, v, sd);
     la__act_jac(c, n, 1, s, sd, NULL, c->tmp);
-    LA__MM(c, 0, n, 1, D, 1, Z, pd, wd);
-    if (!zd0) LA__MM(c, LA__AC, n, 1, D, 1, Zd, p, wd);
+    if (!pd0) LA__MM(c, 0, n, 1, D, 1, Z, pd, wd);
+    if (!zd0) LA__MM(c, pd0 ? 0 : LA__AC, n, 1, D, 1, Zd, p, wd);
     LA__MM(c, LA__TA | LA__AC, 1, 1, n, in, wd, s, outd);
     LA__MM(c, LA__TA | LA__AC, 1, 1, n, in, wk, sd, outd);
   }
@@ -6624,8 +6649,8 @@ static void la__nlast_bwd(const la__mctx *c, int l, int dz, const la_real *G,
     for (i = 0; i < LA_W; ++i) G2[at + i] += g[i];
 }
 
-static void la__nlast_bwd_t(const la__mctx *c, int l, int zd0, int dz,
-                            const la_real *Gd, la_real *Gd2) {
+static void la__nlast_bwd_t(const la__mctx *c, int l, int zd0, int pd0,
+                            int dz, const la_real *Gd, la_real *Gd2) {
   const la__mdim *m = &c->m;
   size_t W = LA_W, D2 = m->D2 * W, TD = m->TD * W, DW = (size_t)m->D * W;
   int D = m->D, n = m->n, h, i;
@@ -6664,9 +6689,10 @@ static void la__nlast_bwd_t(const la__mctx *c, int l, int zd0, int dz,
     if (!zd0) LA__MM(c, LA__AC, D, D, 1, 1, dv, qd, gvQ);
     if (dz) {
       LA__MM(c, LA__TA | acc, D, 1, D, 1, Q, dvd, Gd2 + (size_t)n * DW);
-      LA__MM(c, LA__TA | LA__AC, D, 1, D, 1, Qd, dv, Gd2 + (size_t)n * DW);
+      if (!pd0)
+        LA__MM(c, LA__TA | LA__AC, D, 1, D, 1, Qd, dv, Gd2 + (size_t)n * DW);
       LA__MM(c, acc, n, D, 1, 1, dwd, p, Gd2);
-      LA__MM(c, LA__AC, n, D, 1, 1, dw, pd, Gd2);
+      if (!pd0) LA__MM(c, LA__AC, n, D, 1, 1, dw, pd, Gd2);
       LA__MM(c, LA__AC, n, D, 1, 1, dsd, v, Gd2);
       LA__MM(c, LA__AC, n, D, 1, 1, ds, vd, Gd2);
     }
@@ -6877,22 +6903,24 @@ static void la__m_tangent(const la__mctx *c0, int dir, int valid) {
   if (s < 0) la__front_fwd_t(c);
   for (l = s < 0 ? 0 : s; l < m->L; ++l) {
     int zd0 = l == s || (l == 0 && !front), last = l == m->L - 1;
-    if (lin && last) la__last_fwd_t(c, l, zd0);
-    else if (lin) la__lin_fwd_t(c, l, zd0);
-    else if (last) la__nlast_fwd_t(c, l, zd0);
-    else la__nl_fwd_t(c, l, zd0);
+    int pd0 = c0->stage && l != s;
+    if (lin && last) la__last_fwd_t(c, l, zd0, pd0);
+    else if (lin) la__lin_fwd_t(c, l, zd0, pd0);
+    else if (last) la__nlast_fwd_t(c, l, zd0, pd0);
+    else la__nl_fwd_t(c, l, zd0, pd0);
   }
   for (w = 0; w < LA_W; ++w)
     Gd[at + w] = w < valid ? (la_real)(2 * zdL[w]) : 0;
   lo = c0->tri && s > 0 ? s : 0;
   for (l = m->L - 1; l >= lo; --l) {
     int zd0 = l == s || (l == 0 && !front), last = l == m->L - 1;
+    int pd0 = c0->stage && l != s;
     int dz = c0->tri ? l > s : l > 0 || front;
     const la_real *G = la__m_G(c, l + 1);
-    if (lin && last) la__last_bwd_t(c, l, zd0, dz, Gd, Gd2);
-    else if (lin) la__lin_bwd_t(c, l, zd0, dz, G, Gd, Gd2);
-    else if (last) la__nlast_bwd_t(c, l, zd0, dz, Gd, Gd2);
-    else la__nl_bwd_t(c, l, zd0, dz, G, Gd, Gd2);
+    if (lin && last) la__last_bwd_t(c, l, zd0, pd0, dz, Gd, Gd2);
+    else if (lin) la__lin_bwd_t(c, l, zd0, pd0, dz, G, Gd, Gd2);
+    else if (last) la__nlast_bwd_t(c, l, zd0, pd0, dz, Gd, Gd2);
+    else la__nl_bwd_t(c, l, zd0, pd0, dz, G, Gd, Gd2);
     t = Gd; Gd = Gd2; Gd2 = t;
   }
   if (front && s < 0) la__front_bwd_t(c, Gd);
