@@ -6379,6 +6379,80 @@ static void la__last_bwd_t(const la__mctx *c, int l, int zd0, int pd0,
   }
 }
 
+/* ------------------------------------------ second-order tangents */
+/* Along a unit direction (one entry of theta) the model is affine in the
+   entry within its own layer: Z_{l+1} = Z_l C_l^T with C_l linear in each
+   entry of P_l, Q_l (and of W_K, W_Q: Q is linear in each), and the front
+   layer's ReLU network piecewise linear. Its second derivative z'' thus
+   starts at the next layer, where the parameters do not move (pd0), and
+   the diagonal of the Hessian is, with r the residual,
+       H_jj = (2 / B) sum_b (z'_b^2 + r_b z''_b),
+   forward tangents alone, no backward step (la__m_diag2). With S'' =
+   E + E^T, E = Kdd^T K + Kd^T Kd (keys: the first n rows):
+       Zdd_{l+1} = Zdd C^T + 2 Zd Cd^T + Z Cdd^T,  Cdd = sum_h P_h S'' Q_h / n
+   and in the last layer, c = sum_h p_h^T S Q_h (stored, cd its tangent),
+       z'' = qdd_{d+1} + (cdd . q + 2 cd . qd + c . qdd) / n.
+   zdd0: Zdd_l = 0 (the layer after the direction's own). */
+static void la__sdd(const la__mctx *c, int l, int zdd0, const la_real *Zdd,
+                    la_real *E, la_real *Sdd) {
+  const la__mdim *m = &c->m;
+  size_t TD = m->TD * LA_W;
+  const la_real *Z = c->zt + TD * l, *Zd = c->zdt + TD * l;
+  la__mm_gram(c, m->D, m->n, Zd, E);
+  if (!zdd0) LA__MM(c, LA__TA | LA__AC, m->D, m->D, m->n, 1, Zdd, Z, E);
+  la__e_sym(m->D, E, Sdd);
+}
+
+static void la__lin_fwd_tt(const la__mctx *c, int l, int zdd0,
+                           const la_real *Zdd, la_real *Zddn) {
+  const la__mdim *m = &c->m;
+  size_t D2 = m->D2 * LA_W, TD = m->TD * LA_W;
+  int D = m->D, n = m->n, T = m->T, h;
+  const la_real *Z = c->zt + TD * l, *Zd = c->zdt + TD * l;
+  const la_real *S = c->st + m->lay * LA_W * l, *C = S + D2;
+  const la_real *Cd = c->sdt + m->lay * LA_W * l + D2;
+  la_real *E = c->tmp, *Sdd = E + D2, *PSdd = Sdd + D2, *Cdd = PSdd + D2;
+  double in = 1.0 / n;
+  LINATTN_ASSERT(Cdd + D2 <= c->tmp_end);
+  la__sdd(c, l, zdd0, Zdd, E, Sdd);
+  for (h = 0; h < m->H; ++h) {
+    const la_real *P = la__m_P(c, c->ex, l, h), *Q = P + D2;
+    LA__MM(c, 0, D, D, D, 1, P, Sdd, PSdd);
+    LA__MM(c, h ? LA__AC : 0, D, D, D, in, PSdd, Q, Cdd);
+  }
+  LA__MM(c, LA__TB, T, D, D, 2, Zd, Cd, Zddn);
+  if (!zdd0) LA__MM(c, LA__TB | LA__AC, T, D, D, 1, Zdd, C, Zddn);
+  LA__MM(c, LA__TB | LA__AC, T, D, D, 1, Z, Cdd, Zddn);
+}
+
+/* z'' of the last layer into out (one panel element). */
+static void la__last_fwd_tt(const la__mctx *c, int l, int zdd0,
+                            const la_real *Zdd, la_real *out) {
+  const la__mdim *m = &c->m;
+  size_t W = LA_W, D2 = m->D2 * W, TD = m->TD * W, DW = (size_t)m->D * W;
+  int D = m->D, n = m->n, h;
+  const la_real *Z = c->zt + TD * l, *q = Z + (size_t)n * DW;
+  const la_real *Zd = c->zdt + TD * l, *qd = Zd + (size_t)n * DW;
+  const la_real *S = c->st + m->lay * W * l, *cr = S + D2 + m->H * DW;
+  const la_real *cd = c->sdt + m->lay * W * l + D2 + m->H * DW;
+  la_real *E = c->tmp, *Sdd = E + D2, *r1dd = Sdd + D2, *cdd = r1dd + DW;
+  double in = 1.0 / n;
+  LINATTN_ASSERT(cdd + DW <= c->tmp_end);
+  la__sdd(c, l, zdd0, Zdd, E, Sdd);
+  for (h = 0; h < m->H; ++h) {
+    const la_real *P = la__m_P(c, c->ex, l, h), *Q = P + D2,
+                  *p = P + (D - 1) * DW;
+    if (m->pfix) la__e_copy(D, Sdd + (D - 1) * DW, r1dd);
+    else LA__MM(c, 0, 1, D, D, 1, p, Sdd, r1dd);
+    LA__MM(c, h ? LA__AC : 0, 1, D, D, 1, r1dd, Q, cdd);
+  }
+  if (zdd0) la__e_zero(1, out);
+  else la__e_copy(1, Zdd + ((size_t)n * D + D - 1) * W, out);
+  LA__MM(c, LA__TB | LA__AC, 1, 1, D, in, cdd, q, out);
+  LA__MM(c, LA__TB | LA__AC, 1, 1, D, 2 * in, cd, qd, out);
+  if (!zdd0) LA__MM(c, LA__TB | LA__AC, 1, 1, D, in, cr, Zdd + (size_t)n * DW, out);
+}
+
 /* --------------------------------------------------- nonlinear layers */
 /* ReLU and softmax attention: Z_{l+1} = Z + (1/n) sum_h U_h act(K^T V_h),
    U_h = P_h K, V_h = Q_h Z. Stored per layer and head: Vt = Zt Q^T
@@ -6926,9 +7000,47 @@ static void la__m_tangent(const la__mctx *c0, int dir, int valid) {
   if (front && s < 0) la__front_bwd_t(c, Gd);
 }
 
+/* One unit direction's term of the Hessian's diagonal (linear attention,
+   see la__sdd): its first- and second-order tangents forward from its
+   stage, then acc (LA_W doubles) += 2 (z'^2 + r z''), lane by lane, r the
+   residuals (0 in padding lanes). The second-order tangents take turns in
+   the tangent backward's two panels, which this pass does not use. */
+static void la__m_diag2(const la__mctx *c0, int dir, const double *r,
+                        double *acc) {
+  const la__mdim *m = &c0->m;
+  size_t TD = m->TD * LA_W, at = ((size_t)m->n * m->D + m->D - 1) * LA_W;
+  int front = m->h > 0, s, l, w, zdd0 = 1;
+  la__mctx cv = *c0;
+  const la__mctx *c = &cv;
+  la_real *A = la__m_Gd(c0), *B = A + TD, *t, zdd[LA_W];
+  const la_real *zdL = c0->zdt + TD * m->L + at;
+  cv.exv += (size_t)dir * m->nex * LA_W;
+  s = c0->stage[dir];
+  for (w = 0; w < LA_W; ++w) zdd[w] = 0;
+  if (s < 0) la__front_fwd_t(c);
+  for (l = s < 0 ? 0 : s; l < m->L; ++l) {
+    int zd0 = l == s || (l == 0 && !front), pd0 = l != s;
+    if (l == m->L - 1) {
+      la__last_fwd_t(c, l, zd0, pd0);
+      if (l > s) la__last_fwd_tt(c, l, zdd0, A, zdd);
+    } else {
+      la__lin_fwd_t(c, l, zd0, pd0);
+      if (l > s) {
+        la__lin_fwd_tt(c, l, zdd0, A, B);
+        t = A; A = B; B = t;
+        zdd0 = 0;
+      }
+    }
+  }
+  for (w = 0; w < LA_W; ++w)
+    acc[w] += 2 * ((double)zdL[w] * zdL[w] + r[w] * zdd[w]);
+}
+
 /* mode 0: loss, 1: gradient, 2: and the Hessian times each of the k
    directions: the forward and backward steps once, then each direction's
-   tangents on what they kept. */
+   tangents on what they kept; 3: the Hessian's diagonal entries of k unit
+   directions (linear attention), the forward step once, then each
+   direction's forward tangents (la__m_diag2). */
 static int la__m_panel(const la__mctx *c, const la_model *mod,
                        const la_batch *b, int p, int mode, double *lsum,
                        la_real *pred) {
@@ -6963,6 +7075,14 @@ static int la__m_panel(const la__mctx *c, const la_model *mod,
   }
   *lsum = sum;
   if (mode == 0) return LA_OK;
+  if (mode == 3) {
+    double r[LA_W];
+    for (w = 0; w < LA_W; ++w)
+      r[w] = w < valid ? (double)zL[w] + c->y[w] : 0;
+    for (l = 0; l < m->k; ++l)
+      la__m_diag2(c, l, r, (double *)(void *)(c->gv + (size_t)l * m->nex * LA_W));
+    return LA_OK;
+  }
   for (l = m->L - 1; l >= 0; --l) {
     int dz = l > 0 || front, last = l == m->L - 1;
     const la_real *Gi = la__m_G(c, l + 1);
@@ -7137,6 +7257,7 @@ typedef struct la__mdirs {
   int k;
   const la_real *v;
   la_real *hv;
+  double *diag; /* mode 3: the k diagonal entries */
   const signed char *stage;
   int tri;
 } la__mdirs;
@@ -7207,8 +7328,8 @@ static void la__m_chunk(const la__mjob *j, int chunk, int worker,
   int p1 = la__m_chunk_start(j->np, j->nch, chunk + 1), st = LA_OK;
   double lsum = 0;
   size_t nex = j->dm.nex, kn = (size_t)j->dm.k * nex;
-  if (j->mode >= 1) la__e_zero(nex, c.g);
-  if (j->mode == 2) la__e_zero(kn, c.gv);
+  if (j->mode == 1 || j->mode == 2) la__e_zero(nex, c.g);
+  if (j->mode >= 2) la__e_zero(kn, c.gv);
   if (src->b) {
     for (; p < p1 && st == LA_OK; ++p)
       st = la__m_panel(&c, j->mod, src->b, p, j->mode, &lsum, j->pred);
@@ -7230,8 +7351,17 @@ static void la__m_chunk(const la__mjob *j, int chunk, int worker,
   part[0] = lsum;
   part[1] = st;
   if (st) return;
-  if (j->mode >= 1) la__m_fold(nex, c.g, part + 2);
+  if (j->mode == 1 || j->mode == 2) la__m_fold(nex, c.g, part + 2);
   if (j->mode == 2) la__m_fold(kn, c.gv, part + 2 + nex);
+  if (j->mode == 3) { /* each direction's lanes, in lane order */
+    int d, w;
+    for (d = 0; d < j->dm.k; ++d) {
+      const double *a = (const double *)(void *)(c.gv + (size_t)d * nex * LA_W);
+      double s = 0;
+      for (w = 0; w < LA_W; ++w) s += a[w];
+      part[2 + d] = s;
+    }
+  }
 }
 
 static void la__m_task(void *arg, int chunk, int worker) {
@@ -7247,8 +7377,10 @@ static void la__m_task(void *arg, int chunk, int worker) {
    status. */
 static int la__m_add_part(const la__mjob *j, const double *part, double *lsum,
                           double *fold) {
-  size_t e, n = j->mode == 2 ? (1 + (size_t)j->dm.k) * j->dm.nex
-                : j->mode == 1 ? j->dm.nex : 0;
+  size_t e, n = j->mode == 2   ? (1 + (size_t)j->dm.k) * j->dm.nex
+                : j->mode == 1 ? j->dm.nex
+                : j->mode == 3 ? (size_t)j->dm.k
+                               : 0;
   if (part[1] != 0) return (int)part[1];
   *lsum += part[0];
   for (e = 0; e < n; ++e) fold[e] += part[2 + e];
@@ -7266,7 +7398,7 @@ static int la__m_run_k(const la_model *mod, const la_parallel *par,
   size_t need, e, nex, np;
   la_real *ex, *exv;
   double *fold, lsum = 0;
-  int c, st = LA_OK, k = mode == 2 ? dirs->k : 1;
+  int c, st = LA_OK, k = mode >= 2 ? dirs->k : 1;
   void *own = NULL;
   if (!mod || !theta || !src) return LA_ENULL;
   if (src->b && (!src->b->z || !src->b->y)) return LA_ENULL;
@@ -7280,10 +7412,10 @@ static int la__m_run_k(const la_model *mod, const la_parallel *par,
   if (src->count <= 0) return LA_EDIM;
   np = (size_t)mod->nparams;
   if (!la__all_finite(mod->nparams, theta)) return LA_ENONFINITE;
-  for (c = 0; mode == 2 && c < k; ++c)
+  for (c = 0; mode >= 2 && c < k; ++c)
     if (!la__all_finite(mod->nparams, dirs->v + np * c)) return LA_ENONFINITE;
   memset(&j, 0, sizeof j);
-  la__m_dims(mod, mode == 2, &j.dm);
+  la__m_dims(mod, mode >= 2, &j.dm);
   j.dm.k = k;
   need = la__m_layout(mod, &j.dm, la__m_workers(par), &j.o);
   if (!need) return LA_EOVERFLOW;
@@ -7301,7 +7433,7 @@ static int la__m_run_k(const la_model *mod, const la_parallel *par,
   j.base = (la_real *)(void *)((char *)work + la__align_gap(work));
   j.mod = mod;
   j.src = src;
-  j.dirs = mode == 2 ? dirs : NULL;
+  j.dirs = mode >= 2 ? dirs : NULL;
   j.pred = pred;
   j.mode = mode;
   j.np = la_panels(src->count);
@@ -7312,7 +7444,7 @@ static int la__m_run_k(const la_model *mod, const la_parallel *par,
   fold = (double *)(void *)(j.base + j.o.fold);
   la__m_expand(mod, theta, NULL, ex);
   la_broadcast(1, (int)nex, ex, j.base + j.o.ex);
-  for (c = 0; mode == 2 && c < k; ++c) {
+  for (c = 0; mode >= 2 && c < k; ++c) {
     la__m_expand(mod, theta, dirs->v + np * c, exv + nex * c);
     la_broadcast(1, (int)nex, exv + nex * c, j.base + j.o.exv + nex * LA_W * c);
   }
@@ -7337,6 +7469,10 @@ static int la__m_run_k(const la_model *mod, const la_parallel *par,
     if (mode >= 1 && grad) {
       la__m_contract(mod, theta, NULL, fold, NULL, sc, grad);
       if (!la__all_finite(mod->nparams, grad)) st = LA_EDIVERGED;
+    }
+    for (c = 0; mode == 3 && c < k; ++c) {
+      dirs->diag[c] = fold[c] * sc;
+      if (!la__finite(dirs->diag[c])) st = LA_EDIVERGED;
     }
     for (c = 0; mode == 2 && c < k; ++c) {
       la_real *hv = dirs->hv + np * c;
@@ -9878,9 +10014,12 @@ static size_t la__hcols_bytes(const la_model *m) {
   return la__arena_size(&a);
 }
 
-/* Columns j0 .. j0+k-1 (k <= kb) into the rows of h->hv. */
+/* Columns j0 .. j0+k-1 (k <= kb) into the rows of h->hv, or with diag
+   (linear attention) their diagonal entries alone into diag[0 .. k-1],
+   by forward tangents (la__m_diag2). */
 static int la__hess_cols(const la_model *m, const la_real *theta,
-                         const la_batch *b, la__hcols *h, int j0, int k) {
+                         const la_batch *b, la__hcols *h, int j0, int k,
+                         double *diag) {
   size_t n = (size_t)m->nparams;
   la__msrc src;
   la__mdirs d;
@@ -9890,13 +10029,15 @@ static int la__hess_cols(const la_model *m, const la_real *theta,
     h->v[n * j + (size_t)(j0 + j)] = 1;
     h->stage[j] = (signed char)la__m_stage(m, j0 + j);
   }
+  memset(&d, 0, sizeof d);
   d.k = k;
   d.v = h->v;
   d.hv = h->hv;
+  d.diag = diag;
   d.stage = h->stage;
   d.tri = 1;
   return la__m_run_k(m, m->cfg.parallel, theta, la__msrc_batch(&src, b), &d,
-                     2, NULL, NULL, NULL, h->mw, h->mb);
+                     diag ? 3 : 2, NULL, NULL, NULL, h->mw, h->mb);
 }
 
 /* Whether column j forms row i (see la__hcols). */
@@ -9916,7 +10057,7 @@ static int la__hess_dense(const la_model *m, const la_real *theta,
   int n = m->nparams, i, j, j0, k, st = LA_OK;
   for (j0 = 0; j0 < n && st == LA_OK; j0 += hc->kb) {
     k = n - j0 < hc->kb ? n - j0 : hc->kb;
-    st = la__hess_cols(m, theta, b, hc, j0, k);
+    st = la__hess_cols(m, theta, b, hc, j0, k, NULL);
     for (j = 0; j < k && st == LA_OK; ++j) {
       const la_real *col = hc->hv + (size_t)n * j;
       if (!la__all_finite(n, col)) st = LA_ENONFINITE;
@@ -9940,14 +10081,17 @@ static int la__hess_dense(const la_model *m, const la_real *theta,
   return LA_OK;
 }
 
-/* The diagonal alone into diag. */
+/* The diagonal alone into diag: by forward tangents with linear
+   attention, else from the columns' own stage. */
 static int la__hess_diag(const la_model *m, const la_real *theta,
                          const la_batch *b, la__hcols *hc, double *diag) {
   int n = m->nparams, j, j0, k, st = LA_OK;
+  int fwd = m->cfg.activation == LA_ACT_LINEAR;
   for (j0 = 0; j0 < n && st == LA_OK; j0 += hc->kb) {
     k = n - j0 < hc->kb ? n - j0 : hc->kb;
-    st = la__hess_cols(m, theta, b, hc, j0, k);
-    for (j = 0; j < k && st == LA_OK; ++j) {
+    st = la__hess_cols(m, theta, b, hc, j0, k, fwd ? diag + j0 : NULL);
+    if (st == LA_EDIVERGED) st = LA_ENONFINITE;
+    for (j = 0; j < k && st == LA_OK && !fwd; ++j) {
       double x = hc->hv[(size_t)n * j + (size_t)(j0 + j)];
       if (!la__finite(x)) st = LA_ENONFINITE;
       else diag[j0 + j] = x;
