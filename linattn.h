@@ -7113,10 +7113,12 @@ static void la__m_tangent(const la__mctx *c0, int dir, int valid) {
 /* One unit direction's term of the Hessian's diagonal (linear attention,
    see la__sdd): its first- and second-order tangents forward from its
    stage, then acc (LA_W doubles) += 2 (z'^2 + r z''), lane by lane, r the
-   residuals (0 in padding lanes). The second-order tangents take turns in
-   the tangent backward's two panels, which this pass does not use. */
-static void la__m_diag2(const la__mctx *c0, int dir, const double *r,
-                        double *acc) {
+   residuals, in the valid lanes (a padding lane's zero prompt has
+   tangents too, through the front layer's biases). The second-order
+   tangents take turns in the tangent backward's two panels, which this
+   pass does not use. */
+static void la__m_diag2(const la__mctx *c0, int dir, int valid,
+                        const double *r, double *acc) {
   const la__mdim *m = &c0->m;
   size_t TD = m->TD * LA_W, at = ((size_t)m->n * m->D + m->D - 1) * LA_W;
   int front = m->h > 0, s, l, w, zdd0 = 1;
@@ -7142,7 +7144,7 @@ static void la__m_diag2(const la__mctx *c0, int dir, const double *r,
       }
     }
   }
-  for (w = 0; w < LA_W; ++w)
+  for (w = 0; w < valid; ++w)
     acc[w] += 2 * ((double)zdL[w] * zdL[w] + r[w] * zdd[w]);
 }
 
@@ -7187,10 +7189,10 @@ static int la__m_panel(const la__mctx *c, const la_model *mod,
   if (mode == 0) return LA_OK;
   if (mode == 3) {
     double r[LA_W];
-    for (w = 0; w < LA_W; ++w)
-      r[w] = w < valid ? (double)zL[w] + c->y[w] : 0;
+    for (w = 0; w < valid; ++w) r[w] = (double)zL[w] + c->y[w];
     for (l = 0; l < m->k; ++l)
-      la__m_diag2(c, l, r, (double *)(void *)(c->gv + (size_t)l * m->nex * LA_W));
+      la__m_diag2(c, l, valid, r,
+                  (double *)(void *)(c->gv + (size_t)l * m->nex * LA_W));
     return LA_OK;
   }
   for (l = m->L - 1; l >= 0; --l) {

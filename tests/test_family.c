@@ -813,6 +813,153 @@ static void tf_test_hvp(la_t *t) {
   }
 }
 
+/* ---------------------------------------------- several directions */
+
+/* The stage of theta's entry i (its layer; -1 for the front layer's,
+   which come last in theta and first in the forward pass). */
+static int tf_stage(const tf_cfg *c, int i) {
+  int lp = c->H * tf_head_params(c);
+  return i < c->L * lp ? i / lp : -1;
+}
+
+static void tf_hmp_case(la_t *t, const tf_cfg *c, int count, la_t_rng *r) {
+  enum { K = 4 };
+  la_model m, ms;
+  tm_data td;
+  int np, i, k, st, same = 1, smooth = c->act != LA_ACT_RELU && !c->h;
+  double *thd, loss = -1, l1 = -2, nse, worst = 0;
+  la_real *th, *V, *HV, *HS, *g, *g1, *hv, *fd, *tp;
+  size_t wb;
+  void *w;
+  tf_model(&m, c, NULL);
+  tf_model(&ms, c, la_kernels_scalar());
+  np = m.nparams;
+  tm_make(&td, c->d, c->n, count, r);
+  thd = (double *)malloc(sizeof(double) * np);
+  th = (la_real *)malloc(sizeof(la_real) * np * (3 * K + 6));
+  V = th + np; HV = V + K * np; HS = HV + K * np; g = HS + K * np;
+  g1 = g + np; hv = g1 + np; fd = hv + np; tp = fd + np;
+  tm_theta(r, np, tf_scale(c, 0.35), thd, th);
+  for (k = 0; k < K - 1; ++k) tm_theta(r, np, 1.0, thd, V + k * np);
+  memset(V + (K - 1) * np, 0, sizeof(la_real) * np); /* a unit direction */
+  V[(K - 1) * np + (count * 7) % np] = 1;
+  /* its own workspace size, exactly: one byte less is refused */
+  wb = la_model_hmp_work_bytes(&m, K);
+  w = malloc(wb);
+  LA_CHECK(t, wb >= la_model_work_bytes(&m) &&
+                  la_model_hmp_work_bytes(&m, 1) == la_model_work_bytes(&m),
+           "%s: workspace %zu", tf_desc(c), wb);
+  LA_CHECK(t, la_model_hmp(&m, th, &td.b, K, V, NULL, NULL, HV, w, wb - 1) ==
+                  LA_EWORKSPACE,
+           "%s: a short workspace", tf_desc(c));
+  st = la_model_hmp(&m, th, &td.b, K, V, &loss, g, HV, w, wb);
+  LA_CHECK(t, st == LA_OK, "%s: status %d", tf_desc(c), st);
+  /* each row is la_model_hvp's of its direction, bit for bit */
+  for (k = 0; k < K; ++k) {
+    st |= la_model_hvp(&m, th, &td.b, V + k * np, &l1, g1, hv, NULL, 0);
+    same &= !memcmp(hv, HV + k * np, sizeof(la_real) * np) && l1 == loss &&
+            !memcmp(g, g1, sizeof(la_real) * np);
+  }
+  LA_CHECK(t, st == LA_OK && same, "%s: a row differs from la_model_hvp's",
+           tf_desc(c));
+  /* the scalar kernels' product, to rounding */
+  st = la_model_hmp(&ms, th, &td.b, K, V, NULL, NULL, HS, NULL, 0);
+  for (k = 0; k < K; ++k)
+    worst = fmax(worst, LA_NSE(np, HV + k * np, HS + k * np));
+  LA_CHECK(t, st == LA_OK && worst <= 100 * LA_T_NSE_TOL,
+           "%s: against the scalar kernels nse %g", tf_desc(c), worst);
+  /* each row against 4-point differences of the gradient along its
+     direction (where the model is smooth) */
+  for (k = 0; smooth && k < K; ++k) {
+    double h = TM_DBL ? 1e-4 : 1e-2;
+    int s;
+    memset(fd, 0, sizeof(la_real) * np);
+    for (s = 0; s < 4; ++s) {
+      static const double off[4] = {2, 1, -1, -2}, wt[4] = {-1, 8, -8, 1};
+      for (i = 0; i < np; ++i)
+        tp[i] = (la_real)(th[i] + off[s] * h * V[k * np + i]);
+      st |= la_model_grad(&m, tp, &td.b, NULL, g1, NULL, 0);
+      for (i = 0; i < np; ++i) fd[i] += (la_real)(wt[s] * g1[i] / (12 * h));
+    }
+    nse = tf_err(np, HV + k * np, fd, TM_DBL ? 2.2e-16 : 1.2e-7, loss, h,
+                 TM_DBL ? 1e-14 : 1e-4);
+    LA_CHECK(t, st == LA_OK && nse <= (TM_DBL ? 1e-14 : 1e-4),
+             "%s: row %d vs differences of the gradient nse %g", tf_desc(c),
+             k, nse);
+  }
+  free(w); free(thd); free(th);
+  tm_free(&td);
+}
+
+static void tf_test_hmp(la_t *t) {
+  LA_TEST(t, "family: Hessian-matrix product: la_model_hvp's rows, bit for bit") {
+    la_t_rng r = {109};
+    int ci, count;
+    for (ci = 0; ci < TF_NCOMB; ci += t->light ? 7 : 1) {
+      tf_cfg c = tf_comb(ci, &count);
+      tf_hmp_case(t, &c, count, &r);
+    }
+  }
+}
+
+/* The dense Hessian is the Hessian's columns with each pair across layers
+   formed once (in the column of the earlier layer) and each pair within
+   a layer averaged; its diagonal by forward tangents (linear attention)
+   is the columns' to rounding, else their own entries. */
+static void tf_test_hess_cols(la_t *t) {
+  LA_TEST(t, "family: dense Hessian and its diagonal from the columns") {
+    la_t_rng r = {113};
+    int ci, count;
+    for (ci = 0; ci < TF_NCOMB; ci += t->light ? 7 : 1) {
+      tf_cfg c = tf_comb(ci, &count);
+      la_model m;
+      tm_data td;
+      int np, i, j, exact = 1;
+      double *thd, *h, *ref, *dg, derr = 0, dmax = 0;
+      la_real *th, *I, *HI;
+      if (c.d == 7 || c.n == 61) continue; /* keep the n x n products quick */
+      tf_model(&m, &c, NULL);
+      np = m.nparams;
+      tm_make(&td, c.d, c.n, count, &r);
+      thd = (double *)malloc(sizeof(double) * np);
+      th = (la_real *)malloc(sizeof(la_real) * np);
+      I = (la_real *)calloc((size_t)np * np, sizeof(la_real));
+      HI = (la_real *)malloc(sizeof(la_real) * np * np);
+      h = (double *)malloc(sizeof(double) * np * np);
+      ref = (double *)malloc(sizeof(double) * np * np);
+      dg = (double *)malloc(sizeof(double) * np);
+      tm_theta(&r, np, tf_scale(&c, 0.35), thd, th);
+      for (i = 0; i < np; ++i) I[i * np + i] = 1;
+      LA_CHECK(t, la_model_hmp(&m, th, &td.b, np, I, NULL, NULL, HI, NULL, 0) ==
+                          LA_OK &&
+                      la_hessian_dense(&m, th, &td.b, h, NULL, 0) == LA_OK &&
+                      la_hessian_diag(&m, th, &td.b, dg, NULL, 0) == LA_OK,
+               "%s: status", tf_desc(&c));
+      /* row j of HI is column j of H */
+      for (i = 0; i < np; ++i)
+        for (j = 0; j < np; ++j) {
+          int si = tf_stage(&c, i), sj = tf_stage(&c, j);
+          double a = HI[j * np + i], b = HI[i * np + j]; /* H_ij, H_ji */
+          ref[i * np + j] = si == sj ? 0.5 * (a + b)
+                            : sj < 0 || (si >= 0 && si > sj) ? a : b;
+        }
+      for (i = 0; i < np * np; ++i) exact &= h[i] == ref[i];
+      LA_CHECK(t, exact, "%s: dense differs from the columns", tf_desc(&c));
+      for (i = 0; i < np; ++i) {
+        dmax = fmax(dmax, fabs(ref[i * np + i]));
+        derr = fmax(derr, fabs(dg[i] - ref[i * np + i]));
+      }
+      if (c.act == LA_ACT_LINEAR)
+        LA_CHECK(t, derr <= 32 * (TM_DBL ? 2.2e-16 : 1.2e-7) * dmax,
+                 "%s: diagonal off by %g of %g", tf_desc(&c), derr, dmax);
+      else
+        LA_CHECK(t, derr == 0, "%s: diagonal off by %g", tf_desc(&c), derr);
+      free(thd); free(th); free(I); free(HI); free(h); free(ref); free(dg);
+      tm_free(&td);
+    }
+  }
+}
+
 /* ------------------------------------------------------------ backends */
 
 static void tf_test_simd(la_t *t) {
@@ -1127,6 +1274,8 @@ static void suite_family(la_t *t) {
   tf_test_naive(t);
   tf_test_grad(t);
   tf_test_hvp(t);
+  tf_test_hmp(t);
+  tf_test_hess_cols(t);
   tf_test_simd(t);
   tf_test_identities(t);
   tf_test_tools(t);
