@@ -674,7 +674,10 @@ LINATTN_DEF int la_data_sample(const la_data *g, la_rng *rng, la_batch *b);
    base setting (L = 3, d = 5, n = 20) a gradient costs about 2-2.5 forward
    passes (la_model_loss), a Hessian-vector product about 5-6: its tangent
    doubles every product of the gradient except where the data enter (layer
-   0, without a front layer). S is shared by the heads: each further head
+   0, without a front layer). la_model_hmp runs the forward and backward
+   steps once for its k directions: each further direction costs the
+   tangents alone, about 1.6 gradients at the base setting against the
+   HVP's 2.6. S is shared by the heads: each further head
    adds only its D x D products (about 2 D^3 forward and 5 D^3 backward per
    hidden layer, 3 D^2 in the last), no pass over the keys.
    ReLU and softmax attention cannot be associated this way: a hidden
@@ -689,13 +692,14 @@ LINATTN_DEF int la_data_sample(const la_data *g, la_rng *rng, la_batch *b);
    setting (sparse, bench/bench_model.c) four heads cost about 2.2 times
    one head's gradient (2.3 times its HVP), rank-2 keys and queries the
    same as a merged Q, ReLU attention about 3.5 times the linear model's
-   gradient and softmax about 6 times (5 times its HVP): 3.6 times the
-   linear model's multiply-adds, and the exponentials and the softmax's
-   passes over the weights take about 40% of its forward pass. The
-   workspace
-   holds every layer's values of one panel: about (L+1) (n+1)(d+1) LA_W
-   reals twice, plus per layer (2 + H) D^2 LA_W (linear) or
-   H ((n+1)(2n + D) + n D) LA_W (ReLU, softmax), twice.
+   gradient and softmax about 5.4 times (about 5 times its HVP): 4.2 times
+   the linear model's multiply-adds; its exponential (vexpn) and its
+   passes over the weights take about a third of its gradient. The
+   workspace holds every layer's values of one panel: about
+   (L+1) (n+1)(d+1) LA_W reals twice, plus per layer (2 + H) D^2 LA_W
+   (linear) or H ((n+1)(2n + D) + n D) LA_W (ReLU, softmax), twice, what
+   the backward step keeps for the tangents, and per direction of
+   la_model_hmp two expanded parameter vectors of LA_W lanes.
 
    FAILURES. LA_ENULL (null pointer), LA_ESHAPE (batch d or n differ from
    the model's), LA_EDIM (empty batch), LA_EWORKSPACE (work too small),
@@ -1272,10 +1276,23 @@ typedef struct la_hvp_op {
 } la_hvp_op;
 LINATTN_DEF int la_hvp_matvec(void *op, int n, const la_real *x, la_real *y);
 
-/* The exact Hessian (n HVPs, symmetrized, row-major n x n doubles) and its
-   exact diagonal (n HVPs, no n x n storage); n = m->nparams. These and the
-   functions below refuse a non-finite theta (LA_ENONFINITE) before the
-   first product, so that nothing is written. */
+/* The exact Hessian (row-major n x n doubles) and its exact diagonal (no
+   n x n storage); n = m->nparams. The dense Hessian is the model's Hessian
+   times the n unit vectors, a block of them per pass over the batch
+   (la_model_hmp's sharing), each product formed only in the rows of the
+   entry's own layer and the later ones (its tangent starts at its layer
+   and its backward tangent ends there): a pair of entries in two layers is
+   formed once, in the column of the earlier layer, and mirrored; a pair
+   within one layer is formed both ways and averaged. The front layer's
+   entries come first in the forward pass: their columns are whole. Every
+   entry formed is la_model_hvp's own, bit for bit. The diagonal, with
+   linear attention, comes from forward tangents alone: along one entry the
+   model is affine within the entry's layer, so H_jj = (2/B) sum_b (z'_b^2 +
+   r_b z''_b), the first and second derivatives of the prediction carried
+   forward from that layer (r_b the residual); the same numbers to
+   rounding. With ReLU or softmax attention it is the columns' own entries.
+   These and the functions below refuse a non-finite theta (LA_ENONFINITE)
+   before the first product, so that nothing is written. */
 LINATTN_DEF size_t la_hessian_work_bytes(const la_model *m);
 LINATTN_DEF int la_hessian_dense(const la_model *m, const la_real *theta,
                                  const la_batch *b, double *h, void *work,
@@ -1298,10 +1315,12 @@ LINATTN_DEF int la_hessian_eigs(const la_model *m, const la_real *theta,
    |lambda_median| > resolution, and is 0 otherwise (resolved = 0): a median
    at rounding level would make the ratio a quotient of noise (a singular
    Hessian, as with dead ReLU units or more parameters than directions the
-   data move). resolution is, on the dense path, the larger of
-   ||H - H^T||_F of the n Hessian-vector products as computed (H is
-   symmetric: this is their rounding) and n 2^-52 max|lambda| (the
-   eigensolver's); on the iterative path, the larger of 1e-6 lambda_max
+   data move). resolution is, on the dense path, the larger of the
+   products' asymmetry (H is symmetric: it is their rounding) and
+   n 2^-52 max|lambda| (the eigensolver's), the asymmetry being ||H - H^T||_F
+   over the pairs formed both ways (within a layer, see la_hessian_dense),
+   scaled to all n (n - 1) / 2 pairs (those formed once are taken to round
+   alike); on the iterative path, the larger of 1e-6 lambda_max
    (Lanczos's tolerance) and the spacing of the quadrature nodes,
    (max node - min node) / steps. by_diag is 0 when its median is 0 or the
    ratio passes the largest double.
@@ -10095,7 +10114,8 @@ static int la__hess_begin(const la_model *m, const la_real *theta,
    and ending its backward tangent there (la__m_tangent's triangle):
    column j is formed in the rows of its stage and the later ones, the
    rest is the transpose of what the earlier stages' columns formed. kb
-   keeps a pass's tangent parameters and lane-wise sums near 256 KiB. */
+   keeps a pass's tangent parameters and its worker's lane-wise sums
+   near 512 KiB. */
 typedef struct la__hcols {
   la_real *v, *hv;     /* kb unit directions and their columns, as rows */
   signed char *stage;  /* their stages */
@@ -10108,7 +10128,7 @@ static void la__hcols_walk(la__arena *a, const la_model *m, la__hcols *h) {
   size_t n = (size_t)m->nparams;
   la__mdim d;
   la__m_dims(m, 1, &d);
-  h->kb = (int)(131072.0 / ((double)d.nex * LA_W * sizeof(la_real)));
+  h->kb = (int)(262144.0 / ((double)d.nex * LA_W * sizeof(la_real)));
   if (h->kb < 1) h->kb = 1;
   if (h->kb > m->nparams) h->kb = m->nparams;
   h->mb = la__m_work_bytes_k(m, m->cfg.parallel, h->kb);
