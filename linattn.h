@@ -1078,6 +1078,11 @@ LINATTN_DEF int la_schedule_scale(const la_schedule *s, long t, double *scale);
 /* y = A x for a symmetric A of order n. A non-zero return is passed on as
    the caller's status. */
 typedef int (*la_matvec_fn)(void *ctx, int n, const la_real *x, la_real *y);
+/* The same for k vectors at once: the rows of x (k x n, row-major) into the
+   rows of y. An operator that shares work among the k (la_hmp_matmat: one
+   pass over the batch) is what the _block functions below are for. */
+typedef int (*la_matmat_fn)(void *ctx, int n, int k, const la_real *x,
+                            la_real *y);
 
 /* ------------------------------------------ dense symmetric solver */
 /* Eigenvalues of the symmetric n x n row-major matrix a (overwritten) in
@@ -1159,6 +1164,15 @@ LINATTN_DEF size_t la_slq_work_bytes(int n, const la_slq_config *cfg);
 LINATTN_DEF int la_slq(int n, la_matvec_fn f, void *ctx,
                        const la_slq_config *cfg, double *nodes,
                        double *weights, void *work, size_t bytes);
+/* la_slq with a block operator: the probes' Lanczos steps in lockstep, one
+   product of all the probes still running per step. The same nodes and
+   weights as la_slq with an operator whose block rows are its single
+   products (la_hmp_matmat's are la_hvp_matvec's, bit for bit); the
+   workspace holds every probe's basis at once (probes times la_slq's). */
+LINATTN_DEF size_t la_slq_block_work_bytes(int n, const la_slq_config *cfg);
+LINATTN_DEF int la_slq_block(int n, la_matmat_fn f, void *ctx,
+                             const la_slq_config *cfg, double *nodes,
+                             double *weights, void *work, size_t bytes);
 /* The density smoothed by a Gaussian of width sigma, on ngrid points
    (sigma <= 0 or non-finite: LA_ERANGE; a NaN or Inf among nodes, weights
    or grid: LA_ENONFINITE). Any positive sigma, subnormal included; a value
@@ -1189,6 +1203,15 @@ LINATTN_DEF size_t la_trace_work_bytes(int n, const la_trace_config *cfg);
 LINATTN_DEF int la_trace(int n, la_matvec_fn f, void *ctx,
                          const la_trace_config *cfg, double *trace,
                          double *stderr_, void *work, size_t bytes);
+/* la_trace with a block operator: Hutchinson's probes in one product,
+   Hutch++'s sketch, its basis and its probes in one product each; the same
+   results as la_trace with an operator whose block rows are its single
+   products. */
+LINATTN_DEF size_t la_trace_block_work_bytes(int n,
+                                             const la_trace_config *cfg);
+LINATTN_DEF int la_trace_block(int n, la_matmat_fn f, void *ctx,
+                               const la_trace_config *cfg, double *trace,
+                               double *stderr_, void *work, size_t bytes);
 
 /* ---------------------------------------------- the papers' numbers */
 /* max |d_i| / median |d_i| (paper A's code, Jiang et al. 2022); work holds
@@ -1275,6 +1298,11 @@ typedef struct la_hvp_op {
   size_t bytes;
 } la_hvp_op;
 LINATTN_DEF int la_hvp_matvec(void *op, int n, const la_real *x, la_real *y);
+/* The same operator on k directions at once (la_model_hmp), for the _block
+   functions; op->work then holds la_model_hmp_work_bytes(model, k) bytes
+   for the largest k it is called with (or NULL, 0: each call allocates). */
+LINATTN_DEF int la_hmp_matmat(void *op, int n, int k, const la_real *x,
+                              la_real *y);
 
 /* The exact Hessian (row-major n x n doubles) and its exact diagonal (no
    n x n storage); n = m->nparams. The dense Hessian is the model's Hessian
@@ -5663,7 +5691,7 @@ typedef struct la__mctx {
   la_real *tmp, *tmp_end;     /* backward temporaries, and their end */
   la_real *fr;                /* front layer buffers */
   la_real *y;                 /* targets of the panel */
-  const signed char *stage;   /* per direction its first stage, or NULL */
+  const int *stage;           /* per direction its first stage, or NULL */
   int tri;                    /* stop each tangent's backward at its stage */
 } la__mctx;
 
@@ -7389,7 +7417,7 @@ typedef struct la__mdirs {
   const la_real *v;
   la_real *hv;
   double *diag; /* mode 3: the k diagonal entries */
-  const signed char *stage;
+  const int *stage;
   int tri;
 } la__mdirs;
 
@@ -9080,16 +9108,32 @@ LINATTN_DEF int la_dense_from_matvec(int n, la_matvec_fn f, void *ctx,
 /* The basis V (rows q_0..q_m), alpha, beta and the conversion buffers all
    live in one workspace. The recurrence is in double; only the operator
    sees la_real. */
+/* An operator of either kind: a block one (fm) or k single products (f). */
+typedef struct la__op {
+  la_matvec_fn f;
+  la_matmat_fn fm;
+  void *ctx;
+} la__op;
+
+static int la__op_apply(const la__op *o, int n, int k, const la_real *x,
+                        la_real *y) {
+  int i, st = LA_OK;
+  if (o->fm) return o->fm(o->ctx, n, k, x, y);
+  for (i = 0; i < k && st == LA_OK; ++i)
+    st = o->f(o->ctx, n, x + (size_t)i * n, y + (size_t)i * n);
+  return st;
+}
+
 typedef struct la__lz {
   int n, m;
-  la_matvec_fn f;
-  void *ctx;
+  la__op op;
   double *V;           /* (m+1) x n */
   double *alpha, *beta; /* m each */
   double *h;           /* m+1: Gram-Schmidt coefficients */
   la_real *x, *y;      /* n each */
   int j;               /* steps done: T is j x j */
   int matvecs, restarts;
+  int done;            /* a probe run in lockstep: no more steps */
   double anorm;        /* running estimate of ||A|| */
   la_rng rng;
 } la__lz;
@@ -9159,29 +9203,41 @@ static int la__lz_fresh(la__lz *s, int rows) {
   return 0;
 }
 
-static int la__lz_apply(la__lz *s, const double *q, double *out) {
-  int k, st;
-  for (k = 0; k < s->n; ++k) s->x[k] = (la_real)q[k];
-  st = s->f(s->ctx, s->n, s->x, s->y);
-  s->matvecs++;
+/* The operator on k double vectors (rows of q, n apart) into out: each
+   rounded to la_real into x, the products into y (k x n each), then back,
+   checked finite. */
+static int la__op_rows(const la__op *o, int n, int k, const double *q,
+                       la_real *x, la_real *y, double *out, size_t ostride) {
+  size_t e, kn = (size_t)k * n;
+  int i, st;
+  for (e = 0; e < kn; ++e) x[e] = (la_real)q[e];
+  st = la__op_apply(o, n, k, x, y);
   if (st) return st;
-  if (!la__all_finite(s->n, s->y)) return LA_ENONFINITE;
-  for (k = 0; k < s->n; ++k) out[k] = s->y[k];
+  for (i = 0; i < k; ++i) {
+    const la_real *yi = y + (size_t)i * n;
+    int j;
+    if (!la__all_finite(n, yi)) return LA_ENONFINITE;
+    for (j = 0; j < n; ++j) out[(size_t)i * ostride + j] = yi[j];
+  }
   return LA_OK;
 }
 
-/* One step: from q_j (row j of V) to alpha_j, beta_j and q_{j+1}. With
-   `restart`, a breakdown continues from a fresh orthogonal vector and
-   beta_j = 0 cuts T into blocks; without, *closed says the space is
-   invariant (the quadrature is then exact). */
-static int la__lz_step(la__lz *s, int restart, int *closed) {
-  int n = s->n, j = s->j, k, st;
+static int la__lz_apply(la__lz *s, const double *q, double *out) {
+  s->matvecs++;
+  return la__op_rows(&s->op, s->n, 1, q, s->x, s->y, out, 0);
+}
+
+/* The step after its product: from q_j (row j of V) and w = A q_j (row
+   j + 1) to alpha_j, beta_j and q_{j+1}. With `restart`, a breakdown
+   continues from a fresh orthogonal vector and beta_j = 0 cuts T into
+   blocks; without, *closed says the space is invariant (the quadrature is
+   then exact). */
+static void la__lz_finish(la__lz *s, int restart, int *closed) {
+  int n = s->n, j = s->j, k;
   double *q = s->V + (size_t)j * n, *w = q + n, a, b;
   /* below this, beta is the operator's own rounding, not a direction */
   double tiny = (sizeof(la_real) == 4 ? 1.2e-7 : 2.3e-16) * 16.0;
   *closed = 0;
-  st = la__lz_apply(s, q, w);
-  if (st) return st;
   a = la__ddot(n, q, w);
   for (k = 0; k < n; ++k) w[k] -= a * q[k];
   if (j > 0) {
@@ -9198,7 +9254,7 @@ static int la__lz_step(la__lz *s, int restart, int *closed) {
   if (b > tiny * s->anorm && j + 1 < n) {
     for (k = 0; k < n; ++k) w[k] /= b;
     s->beta[j] = b;
-    return LA_OK;
+    return;
   }
   s->beta[j] = 0;
   *closed = 2; /* 2: nothing left to continue with */
@@ -9206,6 +9262,14 @@ static int la__lz_step(la__lz *s, int restart, int *closed) {
     s->restarts++;
     *closed = 1;
   }
+}
+
+/* One step: the product of q_j, then la__lz_finish. */
+static int la__lz_step(la__lz *s, int restart, int *closed) {
+  double *q = s->V + (size_t)s->j * s->n;
+  int st = la__lz_apply(s, q, q + s->n);
+  if (st) return st;
+  la__lz_finish(s, restart, closed);
   return LA_OK;
 }
 
@@ -9364,7 +9428,7 @@ LINATTN_DEF int la_lanczos(int n, la_matvec_fn f, void *ctx, int k, double tol,
   out->matvecs = out->converged = out->restarts = 0;
   for (i = 0; i < k; ++i) out->values[i] = 0;
   la__lanczos_walk(&ar, n, la__lz_cap(n, k, cfg), k, &s, &d, &e, &zt, &idx);
-  s.f = f; s.ctx = ctx;
+  s.op.f = f; s.op.fm = NULL; s.op.ctx = ctx;
   la_rng_seed(&s.rng, cfg ? cfg->seed : 0, 0x1a2c);
   st = la__lanczos_run(&s, k, tol, which, d, e, zt, idx, out);
   la__work_end(owned);
@@ -9380,37 +9444,56 @@ static void la__slq_defaults(int n, const la_slq_config *cfg, int *probes,
   if (*steps > n) *steps = n;
 }
 
-static size_t la__slq_walk(la__arena *a, int n, int m, la__lz *s, double **d,
-                           double **e, double **zt, double **q0) {
-  la__lz_walk(a, s, n, m);
-  *d = (double *)la__take(a, sizeof(double) * (size_t)m);
-  *e = (double *)la__take(a, sizeof(double) * (size_t)m);
-  *zt = (double *)la__take(a, sizeof(double) * (size_t)m * m);
-  *q0 = (double *)la__take(a, sizeof(double) * (size_t)n);
+/* group probes' Lanczos states (one each), the Ritz buffers, a probe
+   vector, and the block of rounded vectors and products (group x n). */
+typedef struct la__slqw {
+  la__lz *s;
+  double *d, *e, *zt, *q0;
+  la_real *x, *y;
+} la__slqw;
+
+static size_t la__slq_walk(la__arena *a, int n, int m, int group,
+                           la__slqw *w) {
+  la__lz count;
+  int p;
+  w->s = (la__lz *)la__take(a, sizeof(la__lz) * (size_t)group);
+  for (p = 0; p < group; ++p) la__lz_walk(a, w->s ? w->s + p : &count, n, m);
+  w->d = (double *)la__take(a, sizeof(double) * (size_t)m);
+  w->e = (double *)la__take(a, sizeof(double) * (size_t)m);
+  w->zt = (double *)la__take(a, sizeof(double) * (size_t)m * m);
+  w->q0 = (double *)la__take(a, sizeof(double) * (size_t)n);
+  w->x = (la_real *)la__take(a, sizeof(la_real) * (size_t)group * n);
+  w->y = (la_real *)la__take(a, sizeof(la_real) * (size_t)group * n);
   return la__arena_size(a);
 }
 
 /* The status of an SLQ request before any work: probes * steps nodes must
    be countable in an int (la_weighted_median takes them). */
-static int la__slq_check(int n, const la_slq_config *cfg) {
+static int la__slq_check(int n, const la_slq_config *cfg, int block) {
   int probes, m;
   if (n <= 0) return LA_EDIM;
   if (cfg && (cfg->probes < 0 || cfg->steps < 0)) return LA_ERANGE;
   la__slq_defaults(n, cfg, &probes, &m);
-  if (((double)m + 1) * n * 8.0 > LA__WORK_MAX ||
+  if (((double)m + 1) * n * 8.0 * (block ? probes : 1) > LA__WORK_MAX ||
       (double)probes * m > 2147483647.0)
     return LA_EOVERFLOW;
   return LA_OK;
 }
 
-LINATTN_DEF size_t la_slq_work_bytes(int n, const la_slq_config *cfg) {
+static size_t la__slq_bytes(int n, const la_slq_config *cfg, int block) {
   la__arena a = la__arena_count();
-  la__lz s;
-  double *d, *e, *zt, *q0;
+  la__slqw w;
   int probes, m;
-  if (la__slq_check(n, cfg)) return 0;
+  if (la__slq_check(n, cfg, block)) return 0;
   la__slq_defaults(n, cfg, &probes, &m);
-  return la__slq_walk(&a, n, m, &s, &d, &e, &zt, &q0);
+  return la__slq_walk(&a, n, m, block ? probes : 1, &w);
+}
+
+LINATTN_DEF size_t la_slq_work_bytes(int n, const la_slq_config *cfg) {
+  return la__slq_bytes(n, cfg, 0);
+}
+LINATTN_DEF size_t la_slq_block_work_bytes(int n, const la_slq_config *cfg) {
+  return la__slq_bytes(n, cfg, 1);
 }
 
 static void la__rademacher(la_rng *r, int n, double *v) {
@@ -9422,55 +9505,111 @@ static void la__rademacher(la_rng *r, int n, double *v) {
   }
 }
 
-/* One probe: nodes are the Ritz values of T, weights the squared first
-   components of its eigenvectors (Gauss quadrature for v^T g(A) v). */
-static int la__slq_probe(la__lz *s, const double *q0, double *d, double *e,
-                         double *zt, double *nodes, double *weights,
-                         double scale) {
-  int i, st, closed = 0;
-  if (!la__lz_start(s, q0)) return LA_EDIM;
-  while (s->j < s->m && !closed) {
-    st = la__lz_step(s, 0, &closed);
-    if (st) return st;
-  }
-  st = la__lz_ritz(s, d, e, zt);
+/* A probe's nodes and weights once its steps are done: the Ritz values of
+   T, the squared first components of its eigenvectors (Gauss quadrature
+   for v^T g(A) v); zeros past a Krylov space that closed early. */
+static int la__slq_quad(const la__lz *s, la__slqw *w, double *nodes,
+                        double *weights, double scale) {
+  int i, st = la__lz_ritz(s, w->d, w->e, w->zt);
   if (st) return st;
   for (i = 0; i < s->m; ++i) {
-    nodes[i] = i < s->j ? d[i] : 0;
-    weights[i] = i < s->j ? scale * zt[(size_t)i * s->j] * zt[(size_t)i * s->j]
-                          : 0;
+    nodes[i] = i < s->j ? w->d[i] : 0;
+    weights[i] = i < s->j
+                     ? scale * w->zt[(size_t)i * s->j] * w->zt[(size_t)i * s->j]
+                     : 0;
   }
   return LA_OK;
+}
+
+/* Probes p0 .. p0+g-1, their Lanczos steps in lockstep: each step one
+   product of the probes still running, in probe order (with g = 1, one
+   probe after another: la_slq's order of products). */
+static int la__slq_group(la__slqw *w, int g, int m, int p0, int probes,
+                         la_rng *rng, double *nodes, double *weights) {
+  int p, r, st = LA_OK, closed, n = w->s[0].n;
+  size_t e;
+  for (p = 0; p < g && st == LA_OK; ++p) {
+    la__rademacher(rng, n, w->q0);
+    if (!la__lz_start(&w->s[p], w->q0)) st = LA_EDIM;
+    w->s[p].done = 0;
+  }
+  while (st == LA_OK) { /* the running probes' q_j, then their products */
+    for (p = r = 0; p < g; ++p) {
+      la__lz *s = &w->s[p];
+      const double *q = s->V + (size_t)s->j * n;
+      if (s->done || s->j >= m) continue;
+      for (e = 0; e < (size_t)n; ++e) w->x[(size_t)r * n + e] = (la_real)q[e];
+      ++r;
+    }
+    if (!r) break;
+    st = la__op_apply(&w->s[0].op, n, r, w->x, w->y);
+    for (p = r = 0; p < g && st == LA_OK; ++p) {
+      la__lz *s = &w->s[p];
+      const la_real *y = w->y + (size_t)r * n;
+      double *out = s->V + (size_t)(s->j + 1) * n;
+      if (s->done || s->j >= m) continue;
+      ++r;
+      s->matvecs++;
+      if (!la__all_finite(n, y)) {
+        st = LA_ENONFINITE;
+        break;
+      }
+      for (e = 0; e < (size_t)n; ++e) out[e] = y[e];
+      la__lz_finish(s, 0, &closed);
+      s->done = closed != 0;
+    }
+  }
+  for (p = 0; p < g && st == LA_OK; ++p)
+    st = la__slq_quad(&w->s[p], w, nodes + (size_t)(p0 + p) * m,
+                      weights + (size_t)(p0 + p) * m, 1.0 / probes);
+  return st;
+}
+
+static int la__slq_run(int n, const la__op *op, const la_slq_config *cfg,
+                       int block, double *nodes, double *weights, void *work,
+                       size_t bytes) {
+  size_t need;
+  void *owned;
+  la__arena ar;
+  la__slqw w;
+  la_rng rng;
+  int probes, m, p, g, group, st;
+  if (!nodes || !weights) return LA_ENULL;
+  if ((st = la__slq_check(n, cfg, block)) != 0) return st;
+  need = la__slq_bytes(n, cfg, block);
+  la__slq_defaults(n, cfg, &probes, &m);
+  group = block ? probes : 1;
+  st = la__work_begin(need, &work, &bytes, &owned);
+  if (st) return st;
+  ar = la__arena_on(work, bytes);
+  if (!la__arena_align(&ar)) { la__work_end(owned); return LA_EWORKSPACE; }
+  la__slq_walk(&ar, n, m, group, &w);
+  for (p = 0; p < group; ++p) w.s[p].op = *op;
+  la_rng_seed(&rng, cfg ? cfg->seed : 0, 0x51c0);
+  for (p = 0; p < probes && st == LA_OK; p += g) {
+    g = probes - p < group ? probes - p : group;
+    st = la__slq_group(&w, g, m, p, probes, &rng, nodes, weights);
+  }
+  la__work_end(owned);
+  return st;
 }
 
 LINATTN_DEF int la_slq(int n, la_matvec_fn f, void *ctx,
                        const la_slq_config *cfg, double *nodes,
                        double *weights, void *work, size_t bytes) {
-  size_t need;
-  void *owned;
-  la__arena ar;
-  la__lz s;
-  la_rng rng;
-  double *d, *e, *zt, *q0;
-  int probes, m, p, st;
-  if (!f || !nodes || !weights) return LA_ENULL;
-  if ((st = la__slq_check(n, cfg)) != 0) return st;
-  need = la_slq_work_bytes(n, cfg);
-  la__slq_defaults(n, cfg, &probes, &m);
-  st = la__work_begin(need, &work, &bytes, &owned);
-  if (st) return st;
-  ar = la__arena_on(work, bytes);
-  if (!la__arena_align(&ar)) { la__work_end(owned); return LA_EWORKSPACE; }
-  la__slq_walk(&ar, n, m, &s, &d, &e, &zt, &q0);
-  s.f = f; s.ctx = ctx;
-  la_rng_seed(&rng, cfg ? cfg->seed : 0, 0x51c0);
-  for (p = 0; p < probes && st == LA_OK; ++p) {
-    la__rademacher(&rng, n, q0);
-    st = la__slq_probe(&s, q0, d, e, zt, nodes + (size_t)p * m,
-                       weights + (size_t)p * m, 1.0 / probes);
-  }
-  la__work_end(owned);
-  return st;
+  la__op op;
+  if (!f) return LA_ENULL;
+  op.f = f; op.fm = NULL; op.ctx = ctx;
+  return la__slq_run(n, &op, cfg, 0, nodes, weights, work, bytes);
+}
+
+LINATTN_DEF int la_slq_block(int n, la_matmat_fn f, void *ctx,
+                             const la_slq_config *cfg, double *nodes,
+                             double *weights, void *work, size_t bytes) {
+  la__op op;
+  if (!f) return LA_ENULL;
+  op.f = NULL; op.fm = f; op.ctx = ctx;
+  return la__slq_run(n, &op, cfg, 1, nodes, weights, work, bytes);
 }
 
 /* The smoothed density at x: the weighted kernels' sum divided by sigma
@@ -9576,18 +9715,38 @@ static int la__hpp_rank(int n, int mv) {
   return s < n ? s : n;
 }
 
-static size_t la__trace_walk(la__arena *a, int n, int mv, int method,
-                             la__lz *s, double **g, double **ag) {
+/* The sketch basis (Hutch++), and group probes at a time: drawn (g),
+   their products (ag), and both rounded for the operator (x, y). */
+typedef struct la__trw {
+  la__lz s;
+  double *g, *ag;
+  la_real *x, *y;
+  int group;
+} la__trw;
+
+static int la__trace_group(int n, int mv, int method, int block) {
   int rank = method == LA_TRACE_HUTCHPP ? la__hpp_rank(n, mv) : 0;
+  int probes = mv - 2 * rank;
+  return !block ? 1 : rank > probes ? rank : probes;
+}
+
+static size_t la__trace_walk(la__arena *a, int n, int mv, int method,
+                             int block, la__trw *w) {
+  int rank = method == LA_TRACE_HUTCHPP ? la__hpp_rank(n, mv) : 0;
+  size_t gn;
+  w->group = la__trace_group(n, mv, method, block);
+  gn = (size_t)w->group * n;
   /* V holds the orthonormal sketch basis Q (rank rows) */
-  la__lz_walk(a, s, n, rank);
-  *g = (double *)la__take(a, sizeof(double) * (size_t)n);
-  *ag = (double *)la__take(a, sizeof(double) * (size_t)n);
+  la__lz_walk(a, &w->s, n, rank);
+  w->g = (double *)la__take(a, sizeof(double) * gn);
+  w->ag = (double *)la__take(a, sizeof(double) * gn);
+  w->x = (la_real *)la__take(a, sizeof(la_real) * gn);
+  w->y = (la_real *)la__take(a, sizeof(la_real) * gn);
   return la__arena_size(a);
 }
 
 /* The status of a trace request before any work. */
-static int la__trace_check(int n, const la_trace_config *cfg) {
+static int la__trace_check(int n, const la_trace_config *cfg, int block) {
   int mv, method, rank;
   if (n <= 0) return LA_EDIM;
   la__trace_defaults(cfg, &mv, &method);
@@ -9595,47 +9754,63 @@ static int la__trace_check(int n, const la_trace_config *cfg) {
   if (method == LA_TRACE_HUTCHPP && mv < 3) return LA_ERANGE;
   if (mv < 2) return LA_ERANGE; /* no standard error from one probe */
   rank = method == LA_TRACE_HUTCHPP ? la__hpp_rank(n, mv) : 0;
-  if (((double)rank + 3) * n * 8.0 > LA__WORK_MAX)
+  if (((double)rank + 3 + 3.0 * la__trace_group(n, mv, method, block)) * n *
+          8.0 > LA__WORK_MAX)
     return LA_EOVERFLOW;
   return LA_OK;
 }
 
-LINATTN_DEF size_t la_trace_work_bytes(int n, const la_trace_config *cfg) {
+static size_t la__trace_bytes(int n, const la_trace_config *cfg, int block) {
   la__arena a = la__arena_count();
-  la__lz s;
-  double *g, *ag;
+  la__trw w;
   int mv, method;
-  if (la__trace_check(n, cfg)) return 0;
+  if (la__trace_check(n, cfg, block)) return 0;
   la__trace_defaults(cfg, &mv, &method);
-  return la__trace_walk(&a, n, mv, method, &s, &g, &ag);
+  return la__trace_walk(&a, n, mv, method, block, &w);
+}
+
+LINATTN_DEF size_t la_trace_work_bytes(int n, const la_trace_config *cfg) {
+  return la__trace_bytes(n, cfg, 0);
+}
+LINATTN_DEF size_t la_trace_block_work_bytes(int n,
+                                             const la_trace_config *cfg) {
+  return la__trace_bytes(n, cfg, 1);
 }
 
 /* Mean and standard error of z^T B z over `probes` Rademacher z, where B
    is A deflated by the rows of V (none when rank == 0):
-   B = (I - Q Q^T) A (I - Q Q^T). */
-static int la__hutch(la__lz *s, int rank, int probes, la_rng *rng, double *g,
-                     double *ag, double *mean, double *se) {
+   B = (I - Q Q^T) A (I - Q Q^T). The probes are drawn and applied group
+   at a time, in order. */
+static int la__hutch(la__trw *w, int rank, int probes, la_rng *rng,
+                     double *mean, double *se) {
   /* the sums are of t 2^-ex, ex raised (and the sums rescaled, exactly)
      whenever a t would square past 1e240: no overflow before the results. */
+  la__lz *s = &w->s;
   double sum = 0, sum2 = 0;
-  int p, st, k, ex = 0;
-  for (p = 0; p < probes; ++p) {
-    double t;
-    la__rademacher(rng, s->n, g);
-    if (rank) la__orth2(s, rank, g);
-    st = la__lz_apply(s, g, ag);
-    if (st) return st;
-    if (rank) la__orth2(s, rank, ag);
-    t = la__ddot(s->n, g, ag);
-    if (fabs(ldexp(t, -ex)) > 1e120) {
-      int nx = la__max_exponent(1, &t);
-      sum = ldexp(sum, ex - nx);
-      sum2 = ldexp(sum2, 2 * (ex - nx));
-      ex = nx;
+  int p, p0, i, gk, st, k, ex = 0, n = s->n;
+  for (p0 = 0; p0 < probes; p0 += gk) {
+    gk = probes - p0 < w->group ? probes - p0 : w->group;
+    for (i = 0; i < gk; ++i) {
+      la__rademacher(rng, n, w->g + (size_t)i * n);
+      if (rank) la__orth2(s, rank, w->g + (size_t)i * n);
     }
-    t = ldexp(t, -ex);
-    sum += t;
-    sum2 += t * t;
+    s->matvecs += gk;
+    st = la__op_rows(&s->op, n, gk, w->g, w->x, w->y, w->ag, (size_t)n);
+    if (st) return st;
+    for (p = 0; p < gk; ++p) {
+      double t, *ag = w->ag + (size_t)p * n;
+      if (rank) la__orth2(s, rank, ag);
+      t = la__ddot(n, w->g + (size_t)p * n, ag);
+      if (fabs(ldexp(t, -ex)) > 1e120) {
+        int nx = la__max_exponent(1, &t);
+        sum = ldexp(sum, ex - nx);
+        sum2 = ldexp(sum2, 2 * (ex - nx));
+        ex = nx;
+      }
+      t = ldexp(t, -ex);
+      sum += t;
+      sum2 += t * t;
+    }
   }
   k = probes;
   *mean = ldexp(sum / probes, ex);
@@ -9646,56 +9821,65 @@ static int la__hutch(la__lz *s, int rank, int probes, la_rng *rng, double *g,
 
 /* tr(Q^T A Q) + Hutchinson on the deflated remainder (Meyer, Musco, Musco,
    Woodruff 2021). Q spans A S for a Rademacher sketch S. */
-static int la__hutchpp(la__lz *s, int rank, int probes, la_rng *rng,
-                       double *g, double *ag, double *tr, double *se) {
-  int i, st, kept = 0;
+static int la__hutchpp(la__trw *w, int rank, int probes, la_rng *rng,
+                       double *tr, double *se) {
+  la__lz *s = &w->s;
+  int i, i0, gk, st, kept = 0, n = s->n;
   double exact = 0, rest = 0; /* rest: not set when la__hutch fails */
-  for (i = 0; i < rank; ++i) {
-    double *row = s->V + (size_t)kept * s->n;
-    la__rademacher(rng, s->n, g);
-    st = la__lz_apply(s, g, row);
+  for (i0 = 0; i0 < rank; i0 += gk) {
+    gk = rank - i0 < w->group ? rank - i0 : w->group;
+    for (i = 0; i < gk; ++i) la__rademacher(rng, n, w->g + (size_t)i * n);
+    s->matvecs += gk;
+    st = la__op_rows(&s->op, n, gk, w->g, w->x, w->y, w->ag, (size_t)n);
     if (st) return st;
-    la__normalize(s->n, row);
-    la__orth2(s, kept, row);
-    if (la__normalize(s->n, row) > 1e-8) kept++;
+    for (i = 0; i < gk; ++i) {
+      double *row = s->V + (size_t)kept * n;
+      memcpy(row, w->ag + (size_t)i * n, sizeof(double) * (size_t)n);
+      la__normalize(n, row);
+      la__orth2(s, kept, row);
+      if (la__normalize(n, row) > 1e-8) kept++;
+    }
   }
-  for (i = 0; i < kept; ++i) {
-    const double *q = s->V + (size_t)i * s->n;
-    st = la__lz_apply(s, q, ag);
+  for (i0 = 0; i0 < kept; i0 += gk) {
+    gk = kept - i0 < w->group ? kept - i0 : w->group;
+    s->matvecs += gk;
+    st = la__op_rows(&s->op, n, gk, s->V + (size_t)i0 * n, w->x, w->y, w->ag,
+                     (size_t)n);
     if (st) return st;
-    exact += la__ddot(s->n, q, ag);
+    for (i = 0; i < gk; ++i)
+      exact += la__ddot(n, s->V + (size_t)(i0 + i) * n, w->ag + (size_t)i * n);
   }
-  st = la__hutch(s, kept, probes, rng, g, ag, &rest, se);
+  st = la__hutch(w, kept, probes, rng, &rest, se);
   *tr = exact + rest;
   return st;
 }
 
-LINATTN_DEF int la_trace(int n, la_matvec_fn f, void *ctx,
-                         const la_trace_config *cfg, double *trace,
-                         double *stderr_, void *work, size_t bytes) {
+static int la__trace_run(int n, const la__op *op, const la_trace_config *cfg,
+                         int block, double *trace, double *stderr_,
+                         void *work, size_t bytes) {
   size_t need;
   void *owned;
   la__arena ar;
-  la__lz s;
+  la__trw w;
   la_rng rng;
-  double *g, *ag, se = 0, tr = 0;
+  double se = 0, tr = 0;
   int mv, method, st;
-  if (!f || !trace) return LA_ENULL;
-  if ((st = la__trace_check(n, cfg)) != 0) return st;
-  need = la_trace_work_bytes(n, cfg);
+  if (!trace) return LA_ENULL;
+  if ((st = la__trace_check(n, cfg, block)) != 0) return st;
+  need = la__trace_bytes(n, cfg, block);
   la__trace_defaults(cfg, &mv, &method);
   st = la__work_begin(need, &work, &bytes, &owned);
   if (st) return st;
   ar = la__arena_on(work, bytes);
   if (!la__arena_align(&ar)) { la__work_end(owned); return LA_EWORKSPACE; }
-  la__trace_walk(&ar, n, mv, method, &s, &g, &ag);
-  s.f = f; s.ctx = ctx; s.matvecs = 0;
+  la__trace_walk(&ar, n, mv, method, block, &w);
+  w.s.op = *op; w.s.matvecs = 0;
   la_rng_seed(&rng, cfg ? cfg->seed : 0, 0x7ace);
   if (method == LA_TRACE_HUTCHPP) {
     int rank = la__hpp_rank(n, mv);
-    st = la__hutchpp(&s, rank, mv - 2 * rank, &rng, g, ag, &tr, &se);
+    st = la__hutchpp(&w, rank, mv - 2 * rank, &rng, &tr, &se);
   } else {
-    st = la__hutch(&s, 0, mv, &rng, g, ag, &tr, &se);
+    st = la__hutch(&w, 0, mv, &rng, &tr, &se);
   }
   /* a trace or error beyond the largest double is LA_ERANGE */
   if (st == LA_OK && (!la__finite(tr) || !la__finite(se))) st = LA_ERANGE;
@@ -9705,6 +9889,24 @@ LINATTN_DEF int la_trace(int n, la_matvec_fn f, void *ctx,
   }
   la__work_end(owned);
   return st;
+}
+
+LINATTN_DEF int la_trace(int n, la_matvec_fn f, void *ctx,
+                         const la_trace_config *cfg, double *trace,
+                         double *stderr_, void *work, size_t bytes) {
+  la__op op;
+  if (!f) return LA_ENULL;
+  op.f = f; op.fm = NULL; op.ctx = ctx;
+  return la__trace_run(n, &op, cfg, 0, trace, stderr_, work, bytes);
+}
+
+LINATTN_DEF int la_trace_block(int n, la_matmat_fn f, void *ctx,
+                               const la_trace_config *cfg, double *trace,
+                               double *stderr_, void *work, size_t bytes) {
+  la__op op;
+  if (!f) return LA_ENULL;
+  op.f = NULL; op.fm = f; op.ctx = ctx;
+  return la__trace_run(n, &op, cfg, 1, trace, stderr_, work, bytes);
 }
 
 /* ------------------------------------------- robust condition numbers */
@@ -10073,6 +10275,15 @@ LINATTN_DEF int la_hvp_matvec(void *op_, int n, const la_real *x, la_real *y) {
                       op->work, op->bytes);
 }
 
+LINATTN_DEF int la_hmp_matmat(void *op_, int n, int k, const la_real *x,
+                              la_real *y) {
+  la_hvp_op *op = (la_hvp_op *)op_;
+  if (!op || !op->model || !x || !y) return LA_ENULL;
+  if (n != op->model->nparams) return LA_EDIM;
+  return la_model_hmp(op->model, op->theta, op->batch, k, x, NULL, NULL, y,
+                      op->work, op->bytes);
+}
+
 /* The model's workspace first, then what the caller of the walk adds. */
 static void *la__model_take(la__arena *a, const la_model *m, size_t *mb) {
   *mb = la_model_work_bytes(m);
@@ -10118,7 +10329,7 @@ static int la__hess_begin(const la_model *m, const la_real *theta,
    near 512 KiB. */
 typedef struct la__hcols {
   la_real *v, *hv;     /* kb unit directions and their columns, as rows */
-  signed char *stage;  /* their stages */
+  int *stage;          /* their stages */
   void *mw;            /* the model's workspace for kb directions */
   size_t mb;
   int kb;
@@ -10136,7 +10347,7 @@ static void la__hcols_walk(la__arena *a, const la_model *m, la__hcols *h) {
   h->mw = la__take(a, h->mb);
   h->v = (la_real *)la__take(a, sizeof(la_real) * (size_t)h->kb * n);
   h->hv = (la_real *)la__take(a, sizeof(la_real) * (size_t)h->kb * n);
-  h->stage = (signed char *)la__take(a, (size_t)h->kb);
+  h->stage = (int *)la__take(a, sizeof(int) * (size_t)h->kb);
 }
 
 static size_t la__hcols_bytes(const la_model *m) {
@@ -10159,7 +10370,7 @@ static int la__hess_cols(const la_model *m, const la_real *theta,
   memset(h->v, 0, sizeof(la_real) * (size_t)k * n);
   for (j = 0; j < k; ++j) {
     h->v[n * j + (size_t)(j0 + j)] = 1;
-    h->stage[j] = (signed char)la__m_stage(m, j0 + j);
+    h->stage[j] = la__m_stage(m, j0 + j);
   }
   memset(&d, 0, sizeof d);
   d.k = k;
@@ -10329,11 +10540,14 @@ static int la__rcond_dense(const la_rcond_config *cfg, int n) {
 static void la__rcond_walk(la__arena *a, const la_model *m,
                            const la_rcond_config *cfg, double **diag,
                            double **h, double **w, double **nodes,
-                           double **weights, void **sub, size_t *subb) {
+                           double **weights, void **hmp, size_t *hmpb,
+                           void **sub, size_t *subb) {
   int n = m->nparams;
   size_t hc = la__hcols_bytes(m);
   *diag = (double *)la__take(a, sizeof(double) * (size_t)n);
   *h = *w = *nodes = *weights = NULL;
+  *hmp = NULL;
+  *hmpb = 0;
   if (la__rcond_dense(cfg, n)) {
     *h = (double *)la__take(a, sizeof(double) * (size_t)n * n);
     *w = (double *)la__take(a, sizeof(double) * (size_t)n);
@@ -10344,7 +10558,12 @@ static void la__rcond_walk(la__arena *a, const la_model *m,
     la__slq_defaults(n, cfg ? &cfg->slq : NULL, &probes, &steps);
     *nodes = (double *)la__take(a, sizeof(double) * (size_t)probes * steps);
     *weights = (double *)la__take(a, sizeof(double) * (size_t)probes * steps);
-    e1 = la_slq_work_bytes(n, cfg ? &cfg->slq : NULL);
+    /* the SLQ's probes in lockstep: the model's workspace for all of them */
+    e1 = la__m_work_bytes_k(m, m->cfg.parallel, probes);
+    if (!e1) a->over = 1;
+    *hmp = la__take(a, e1);
+    *hmpb = e1;
+    e1 = la_slq_block_work_bytes(n, cfg ? &cfg->slq : NULL);
     e2 = la_lanczos_work_bytes(n, 1, NULL);
     *subb = e1 > e2 ? e1 : e2;
     e1 = sizeof(double) * 2 * (size_t)(probes * steps > n ? probes * steps : n);
@@ -10360,17 +10579,17 @@ LINATTN_DEF size_t la_rcond_work_bytes(const la_model *m,
                                        const la_rcond_config *cfg) {
   la__arena a = la__arena_count();
   double *d, *h, *w, *nd, *wt;
-  void *sub;
-  size_t subb, mb;
+  void *sub, *hmp;
+  size_t subb, mb, hmpb;
   if (!m || m->nparams <= 0 || !la__m_valid(m)) return 0;
   if (cfg && (cfg->dense_max < 0 || cfg->slq.probes < 0 || cfg->slq.steps < 0))
     return 0;
   if (la__rcond_dense(cfg, m->nparams)
           ? !la_sym_eig_work_bytes(m->nparams)
-          : !la_slq_work_bytes(m->nparams, cfg ? &cfg->slq : NULL))
+          : !la_slq_block_work_bytes(m->nparams, cfg ? &cfg->slq : NULL))
     return 0; /* the n x n matrix or the probes * steps nodes do not fit */
   la__model_take(&a, m, &mb);
-  la__rcond_walk(&a, m, cfg, &d, &h, &w, &nd, &wt, &sub, &subb);
+  la__rcond_walk(&a, m, cfg, &d, &h, &w, &nd, &wt, &hmp, &hmpb, &sub, &subb);
   return la__arena_size(&a);
 }
 
@@ -10382,8 +10601,9 @@ static la__hcols la__rcond_cols(const la_model *m, void *sub, size_t subb) {
   return hc;
 }
 
-/* lambda_max by Lanczos, the median from the SLQ density. */
-static int la__rcond_iterative(la_hvp_op *op, int n,
+/* lambda_max by Lanczos, the median from the SLQ density (its probes in
+   lockstep through opk, the model's workspace for all of them). */
+static int la__rcond_iterative(la_hvp_op *op, la_hvp_op *opk, int n,
                                const la_rcond_config *cfg, double *nodes,
                                double *weights, void *sub, size_t subb,
                                la_rcond *out) {
@@ -10395,8 +10615,8 @@ static int la__rcond_iterative(la_hvp_op *op, int n,
   st = la_lanczos(n, la_hvp_matvec, op, 1, 1e-6, NULL, &eo, sub, subb);
   if (st && st != LA_ENOCONVERGE) return st;
   out->lambda_max = lmax;
-  st = la_slq(n, la_hvp_matvec, op, cfg ? &cfg->slq : NULL, nodes, weights,
-              sub, subb);
+  st = la_slq_block(n, la_hmp_matmat, opk, cfg ? &cfg->slq : NULL, nodes,
+                    weights, sub, subb);
   if (st) return st;
   la__slq_defaults(n, cfg ? &cfg->slq : NULL, &probes, &steps);
   { /* the spacing of the quadrature nodes, or Lanczos's tolerance */
@@ -10440,7 +10660,7 @@ LINATTN_DEF int la_robust_cond(const la_model *m, const la_real *theta,
                                la_rcond *out, void *work, size_t bytes) {
   void *owned, *sub;
   la__arena ar;
-  la_hvp_op op;
+  la_hvp_op op, opk;
   double *diag, *h, *w, *nodes, *weights, r;
   size_t subb;
   int n, st;
@@ -10451,7 +10671,9 @@ LINATTN_DEF int la_robust_cond(const la_model *m, const la_real *theta,
                       &owned, &ar, &op);
   if (st) return st;
   n = m->nparams;
-  la__rcond_walk(&ar, m, cfg, &diag, &h, &w, &nodes, &weights, &sub, &subb);
+  opk = op;
+  la__rcond_walk(&ar, m, cfg, &diag, &h, &w, &nodes, &weights, &opk.work,
+                 &opk.bytes, &sub, &subb);
   memset(out, 0, sizeof *out);
   out->exact = h != NULL;
   if (h) {
@@ -10460,7 +10682,8 @@ LINATTN_DEF int la_robust_cond(const la_model *m, const la_real *theta,
     la__hcols hc = la__rcond_cols(m, sub, subb);
     st = la__hess_diag(m, theta, b, &hc, diag);
     if (st == LA_OK)
-      st = la__rcond_iterative(&op, n, cfg, nodes, weights, sub, subb, out);
+      st = la__rcond_iterative(&op, &opk, n, cfg, nodes, weights, sub, subb,
+                               out);
   }
   out->resolved = st == LA_OK &&
                   fabs(out->lambda_median) > out->resolution &&
