@@ -10367,6 +10367,8 @@ static int la__hess_cols(const la_model *m, const la_real *theta,
   la__msrc src;
   la__mdirs d;
   int j;
+  /* never: a walk that did not fit was refused by the size query */
+  if (!h->v || !h->stage) return LA_EOVERFLOW;
   memset(h->v, 0, sizeof(la_real) * (size_t)k * n);
   for (j = 0; j < k; ++j) {
     h->v[n * j + (size_t)(j0 + j)] = 1;
