@@ -5779,14 +5779,17 @@ static size_t la__m_layout(const la_model *m, const la__mdim *d, int workers,
   o->workers = workers;
   o->slots = workers > 1 ? la__m_chunk_cap(d) : 0;
   o->pstride = 2 + (1 + (size_t)d->k) * d->nex;
+  /* without tangents (hvp 0: loss, gradient) no tangent regions, two
+     backward panels in turn and one backward store (la__m_G, la__m_bst) */
+  double hv = d->hvp ? 1 : 0;
   o->g = la__m_take(&w, nex * W);
-  o->gv = la__m_take(&w, k * nex * W);
+  o->gv = la__m_take(&w, hv * k * nex * W);
   o->zt = la__m_take(&w, (L + 1) * TD * W);
-  o->zdt = la__m_take(&w, (L + 1) * TD * W);
+  o->zdt = la__m_take(&w, hv * (L + 1) * TD * W);
   o->st = la__m_take(&w, L * lay * W);
-  o->sdt = la__m_take(&w, L * lay * W);
-  o->gt = la__m_take(&w, (L + 3) * TD * W);
-  o->bst = la__m_take(&w, L * (double)d->bl * W);
+  o->sdt = la__m_take(&w, hv * L * lay * W);
+  o->gt = la__m_take(&w, (hv ? L + 3 : 2) * TD * W);
+  o->bst = la__m_take(&w, (hv ? L : 1) * (double)d->bl * W);
   o->tmp = la__m_take(&w, (double)la__m_tmp_elems(m, d) * W);
   o->front = la__m_take(&w, fr * W);
   o->y = la__m_take(&w, W);
@@ -7171,17 +7174,17 @@ static void la__m_diag2(const la__mctx *c0, int dir, int valid,
   int front = m->h > 0, s, l, w, zdd0 = 1;
   la__mctx cv = *c0;
   const la__mctx *c = &cv;
-  la_real *A = la__m_Gd(c0), *B = A + TD, *t, zdd[LA_W];
+  la_real *A = la__m_Gd(c0), *B = A + TD, *t, *zdd;
   const la_real *zdL = c0->zdt + TD * m->L + at;
   cv.exv += (size_t)dir * m->nex * LA_W;
   s = c0->stage[dir];
-  for (w = 0; w < LA_W; ++w) zdd[w] = 0;
   if (s < 0) la__front_fwd_t(c);
   for (l = s < 0 ? 0 : s; l < m->L; ++l) {
     int zd0 = l == s || (l == 0 && !front), pd0 = l != s;
     if (l == m->L - 1) {
       la__last_fwd_t(c, l, zd0, pd0);
-      if (l > s) la__last_fwd_tt(c, l, zdd0, A, zdd);
+      if (l > s) la__last_fwd_tt(c, l, zdd0, A, B); /* z'' into B's first */
+      else la__e_zero(1, B); /* the direction's own layer: z'' = 0 */
     } else {
       la__lin_fwd_t(c, l, zd0, pd0);
       if (l > s) {
@@ -7191,6 +7194,7 @@ static void la__m_diag2(const la__mctx *c0, int dir, int valid,
       }
     }
   }
+  zdd = B;
   for (w = 0; w < valid; ++w)
     acc[w] += 2 * ((double)zdL[w] * zdL[w] + r[w] * zdd[w]);
 }
@@ -7356,23 +7360,24 @@ LINATTN_DEF int la_model_blocks(const la_model *m, int *offsets, int *sizes,
   return k;
 }
 
-/* The workspace of one call with `par`'s workers and k directions (0:
-   not valid, or beyond size_t). */
+/* The workspace of one call with `par`'s workers and k directions, or
+   (k = 0) of a loss or gradient alone (0: not valid, or beyond size_t). */
 static size_t la__m_work_bytes_k(const la_model *m, const la_parallel *par,
                                  int k) {
   la__mdim d;
   la__mlay o;
-  if (!m || !la__m_valid(m) || !la__par_valid(par) || k < 1) return 0;
-  la__m_dims(m, 1, &d);
-  d.k = k;
+  if (!m || !la__m_valid(m) || !la__par_valid(par) || k < 0) return 0;
+  la__m_dims(m, k > 0, &d);
+  d.k = k > 0 ? k : 1;
   return la__m_layout(m, &d, la__m_workers(par), &o);
 }
+/* A loss or a gradient's (the trainer, the gradient noise). */
 static size_t la__m_work_bytes(const la_model *m, const la_parallel *par) {
-  return la__m_work_bytes_k(m, par, 1);
+  return la__m_work_bytes_k(m, par, 0);
 }
 
 LINATTN_DEF size_t la_model_work_bytes(const la_model *m) {
-  return m ? la__m_work_bytes(m, m->cfg.parallel) : 0;
+  return m ? la__m_work_bytes_k(m, m->cfg.parallel, 1) : 0;
 }
 
 /* Where the prompts of a call come from: a stored batch, or (b NULL) drawn
@@ -7419,6 +7424,7 @@ typedef struct la__mdirs {
   double *diag; /* mode 3: the k diagonal entries */
   const int *stage;
   int tri;
+  int lean; /* a loss or gradient in la__m_work_bytes's workspace */
 } la__mdirs;
 
 /* One call's shared state; each task (a chunk) builds its worker's
@@ -7574,7 +7580,8 @@ static int la__m_run_k(const la_model *mod, const la_parallel *par,
   for (c = 0; mode >= 2 && c < k; ++c)
     if (!la__all_finite(mod->nparams, dirs->v + np * c)) return LA_ENONFINITE;
   memset(&j, 0, sizeof j);
-  la__m_dims(mod, mode >= 2, &j.dm);
+  /* the public calls share one size (la_model_work_bytes, the HVP's) */
+  la__m_dims(mod, mode >= 2 || !dirs->lean, &j.dm);
   j.dm.k = k;
   need = la__m_layout(mod, &j.dm, la__m_workers(par), &j.o);
   if (!need) return LA_EOVERFLOW;
@@ -7648,26 +7655,38 @@ static int la__m_run_k(const la_model *mod, const la_parallel *par,
   return st;
 }
 
-/* One direction v (or none), its product into hv. */
-static int la__m_run(const la_model *mod, const la_parallel *par,
-                     const la_real *theta, const la__msrc *src,
-                     const la_real *v, int mode, double *loss, la_real *pred,
-                     la_real *grad, la_real *hv, void *work, size_t bytes) {
+/* One direction v (or none), its product into hv; lean: a loss or a
+   gradient in the workspace of one alone (la__m_work_bytes: the
+   trainer's, the gradient noise's), else in the public calls' one size. */
+static int la__m_run1(const la_model *mod, const la_parallel *par,
+                      const la_real *theta, const la__msrc *src,
+                      const la_real *v, int mode, double *loss, la_real *pred,
+                      la_real *grad, la_real *hv, void *work, size_t bytes,
+                      int lean) {
   la__mdirs d;
   memset(&d, 0, sizeof d);
   d.k = 1;
   d.v = v;
   d.hv = hv;
+  d.lean = lean;
   return la__m_run_k(mod, par, theta, src, &d, mode, loss, pred, grad, work,
                      bytes);
+}
+static int la__m_run(const la_model *mod, const la_parallel *par,
+                     const la_real *theta, const la__msrc *src,
+                     const la_real *v, int mode, double *loss, la_real *pred,
+                     la_real *grad, la_real *hv, void *work, size_t bytes) {
+  return la__m_run1(mod, par, theta, src, v, mode, loss, pred, grad, hv, work,
+                    bytes, 1);
 }
 
 LINATTN_DEF int la_model_loss(const la_model *m, const la_real *theta,
                               const la_batch *b, double *loss, la_real *pred,
                               void *work, size_t bytes) {
   la__msrc src;
-  return la__m_run(m, m ? m->cfg.parallel : NULL, theta, la__msrc_batch(&src, b),
-                   NULL, 0, loss, pred, NULL, NULL, work, bytes);
+  return la__m_run1(m, m ? m->cfg.parallel : NULL, theta,
+                    la__msrc_batch(&src, b), NULL, 0, loss, pred, NULL, NULL,
+                    work, bytes, 0);
 }
 
 LINATTN_DEF int la_model_grad(const la_model *m, const la_real *theta,
@@ -7675,8 +7694,9 @@ LINATTN_DEF int la_model_grad(const la_model *m, const la_real *theta,
                               void *work, size_t bytes) {
   la__msrc src;
   if (!grad) return LA_ENULL;
-  return la__m_run(m, m ? m->cfg.parallel : NULL, theta, la__msrc_batch(&src, b),
-                   NULL, 1, loss, NULL, grad, NULL, work, bytes);
+  return la__m_run1(m, m ? m->cfg.parallel : NULL, theta,
+                    la__msrc_batch(&src, b), NULL, 1, loss, NULL, grad, NULL,
+                    work, bytes, 0);
 }
 
 LINATTN_DEF int la_model_hvp(const la_model *m, const la_real *theta,
@@ -7685,12 +7705,13 @@ LINATTN_DEF int la_model_hvp(const la_model *m, const la_real *theta,
                              size_t bytes) {
   la__msrc src;
   if (!v || !hv) return LA_ENULL;
-  return la__m_run(m, m ? m->cfg.parallel : NULL, theta, la__msrc_batch(&src, b),
-                   v, 2, loss, NULL, grad, hv, work, bytes);
+  return la__m_run1(m, m ? m->cfg.parallel : NULL, theta,
+                    la__msrc_batch(&src, b), v, 2, loss, NULL, grad, hv, work,
+                    bytes, 0);
 }
 
 LINATTN_DEF size_t la_model_hmp_work_bytes(const la_model *m, int k) {
-  return m ? la__m_work_bytes_k(m, m->cfg.parallel, k) : 0;
+  return m && k > 0 ? la__m_work_bytes_k(m, m->cfg.parallel, k) : 0;
 }
 
 LINATTN_DEF int la_model_hmp(const la_model *m, const la_real *theta,
@@ -7718,8 +7739,8 @@ LINATTN_DEF int la_model_grad_fresh(const la_model *m, const la_real *theta,
   int st;
   if (!m || !g || !rng) return LA_ENULL;
   if ((st = la__msrc_drawn(&src, g, rng, count)) != 0) return st;
-  st = la__m_run(m, m->cfg.parallel, theta, &src, NULL, grad ? 1 : 0, loss,
-                 NULL, grad, NULL, work, bytes);
+  st = la__m_run1(m, m->cfg.parallel, theta, &src, NULL, grad ? 1 : 0, loss,
+                  NULL, grad, NULL, work, bytes, 0);
   if (st == LA_OK || st == LA_EDIVERGED)
     rng->counter = (src.p0 + (uint64_t)la_panels(count))
                    << LA__PANEL_WORDS_LOG2;
