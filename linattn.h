@@ -9136,6 +9136,12 @@ typedef struct la__op {
   void *ctx;
 } la__op;
 
+static la__op la__op_of(la_matvec_fn f, la_matmat_fn fm, void *ctx) {
+  la__op o;
+  o.f = f; o.fm = fm; o.ctx = ctx;
+  return o;
+}
+
 static int la__op_apply(const la__op *o, int n, int k, const la_real *x,
                         la_real *y) {
   int i, st = LA_OK;
@@ -9449,7 +9455,7 @@ LINATTN_DEF int la_lanczos(int n, la_matvec_fn f, void *ctx, int k, double tol,
   out->matvecs = out->converged = out->restarts = 0;
   for (i = 0; i < k; ++i) out->values[i] = 0;
   la__lanczos_walk(&ar, n, la__lz_cap(n, k, cfg), k, &s, &d, &e, &zt, &idx);
-  s.op.f = f; s.op.fm = NULL; s.op.ctx = ctx;
+  s.op = la__op_of(f, NULL, ctx);
   la_rng_seed(&s.rng, cfg ? cfg->seed : 0, 0x1a2c);
   st = la__lanczos_run(&s, k, tol, which, d, e, zt, idx, out);
   la__work_end(owned);
@@ -9618,19 +9624,14 @@ static int la__slq_run(int n, const la__op *op, const la_slq_config *cfg,
 LINATTN_DEF int la_slq(int n, la_matvec_fn f, void *ctx,
                        const la_slq_config *cfg, double *nodes,
                        double *weights, void *work, size_t bytes) {
-  la__op op;
-  if (!f) return LA_ENULL;
-  op.f = f; op.fm = NULL; op.ctx = ctx;
-  return la__slq_run(n, &op, cfg, 0, nodes, weights, work, bytes);
+  la__op op = la__op_of(f, NULL, ctx);
+  return f ? la__slq_run(n, &op, cfg, 0, nodes, weights, work, bytes) : LA_ENULL;
 }
-
 LINATTN_DEF int la_slq_block(int n, la_matmat_fn f, void *ctx,
                              const la_slq_config *cfg, double *nodes,
                              double *weights, void *work, size_t bytes) {
-  la__op op;
-  if (!f) return LA_ENULL;
-  op.f = NULL; op.fm = f; op.ctx = ctx;
-  return la__slq_run(n, &op, cfg, 1, nodes, weights, work, bytes);
+  la__op op = la__op_of(NULL, f, ctx);
+  return f ? la__slq_run(n, &op, cfg, 1, nodes, weights, work, bytes) : LA_ENULL;
 }
 
 /* The smoothed density at x: the weighted kernels' sum divided by sigma
@@ -9915,19 +9916,16 @@ static int la__trace_run(int n, const la__op *op, const la_trace_config *cfg,
 LINATTN_DEF int la_trace(int n, la_matvec_fn f, void *ctx,
                          const la_trace_config *cfg, double *trace,
                          double *stderr_, void *work, size_t bytes) {
-  la__op op;
-  if (!f) return LA_ENULL;
-  op.f = f; op.fm = NULL; op.ctx = ctx;
-  return la__trace_run(n, &op, cfg, 0, trace, stderr_, work, bytes);
+  la__op op = la__op_of(f, NULL, ctx);
+  return f ? la__trace_run(n, &op, cfg, 0, trace, stderr_, work, bytes)
+           : LA_ENULL;
 }
-
 LINATTN_DEF int la_trace_block(int n, la_matmat_fn f, void *ctx,
                                const la_trace_config *cfg, double *trace,
                                double *stderr_, void *work, size_t bytes) {
-  la__op op;
-  if (!f) return LA_ENULL;
-  op.f = NULL; op.fm = f; op.ctx = ctx;
-  return la__trace_run(n, &op, cfg, 1, trace, stderr_, work, bytes);
+  la__op op = la__op_of(NULL, f, ctx);
+  return f ? la__trace_run(n, &op, cfg, 1, trace, stderr_, work, bytes)
+           : LA_ENULL;
 }
 
 /* ------------------------------------------- robust condition numbers */

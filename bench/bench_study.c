@@ -46,12 +46,6 @@
 #define STEPS 2000
 #define TOPK 10
 
-static double cpu_now(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
 typedef struct ctx {
   la_model m;
   la_data g;
@@ -156,9 +150,9 @@ typedef struct row {
 } row;
 
 static double timed(fn f, ctx *c, const char *name) {
-  double t0 = cpu_now();
+  double t0 = bench_thread_cpu();
   int st = f(c);
-  double dt = cpu_now() - t0;
+  double dt = bench_thread_cpu() - t0;
   if (st) fail(name, st);
   return dt;
 }

@@ -226,52 +226,65 @@ static double tf_ulps(double y, double ref) {
   return fabs(y - ref) / u;
 }
 
+/* A backend's exp (fb) and its scalar twin (fs) on the n points x against
+   libm's: every result in its range class (0 where e^x is below the
+   smallest normal, within rounding of it either; +inf past the largest),
+   the flushed range reached, within tol ulps elsewhere (one more where
+   long double is double: libm's own error), and the backend equal to its
+   twin where it fuses its multiply-adds (the twin's fma always does). */
+typedef void (*tf_exp_fn)(int n, const la_real *x, la_real *y);
+static void tf_exp_check(la_t *t, const char *what, tf_exp_fn fb, tf_exp_fn fs,
+                         int n, const la_real *x, double tol) {
+  la_real *yb = (la_real *)malloc(sizeof(la_real) * n);
+  la_real *ys = (la_real *)malloc(sizeof(la_real) * n);
+  double tiny = sizeof(la_real) == 4 ? FLT_MIN : DBL_MIN;
+  double big = sizeof(la_real) == 4 ? FLT_MAX : DBL_MAX, worst = 0, wx = 0;
+  double twin = 0; /* largest SIMD-scalar difference, ulps */
+  int i, bad = 0, nflush = 0;
+  fb(n, x, yb); /* n is odd: the vector loop and its scalar tail */
+  fs(n, x, ys);
+  for (i = 0; i < n; ++i) {
+    long double refl = expl((long double)x[i]);
+    double ref = (double)refl, u;
+    if (!(ref >= tiny * 1.0000005)) { /* subnormal or below: flushed */
+      bad += yb[i] != 0 && !(ref >= tiny * 0.9999995);
+      nflush += yb[i] == 0;
+      continue;
+    }
+    if (ref > big) { bad += !(isinf(yb[i]) && yb[i] > 0); continue; }
+    u = tf_ulps((double)yb[i], ref);
+    if (!(u <= worst)) { worst = u; wx = (double)x[i]; }
+    if (yb[i] != ys[i]) twin = fmax(twin, tf_ulps((double)yb[i], (double)ys[i]));
+  }
+  LA_CHECK(t, bad == 0, "%s: %d results out of their range class", what, bad);
+  LA_CHECK(t, nflush > 100, "%s: the flushed range was reached (%d)", what,
+           nflush);
+  LA_CHECK(t, worst <= (sizeof(long double) > sizeof(double) ? tol : tol + 1),
+           "%s: worst %.3f ulps at x = %.9g", what, worst, wx);
+#if defined(__AVX2__) || defined(__aarch64__) || defined(__ARM_FEATURE_FMA)
+  LA_CHECK(t, twin == 0, "%s: fused backend equals its twin: %.3g ulps", what,
+           twin);
+#else
+  LA_CHECK(t, twin <= (la_backend() == LINATTN_SCALAR ? 0 : 2),
+           "%s: backend within 2 ulps of its twin: %.3g", what, twin);
+#endif
+  free(yb); free(ys);
+}
+
 static void tf_test_exp(la_t *t) {
   LA_TEST(t, "kernels: exp against libm, its range, and its scalar twin") {
     const la_kernels *kb = la_kernels_best(), *ks = la_kernels_scalar();
     const int N = 200003;
     la_real *x = (la_real *)malloc(sizeof(la_real) * (N + 1));
-    la_real *yb = (la_real *)malloc(sizeof(la_real) * (N + 1));
-    la_real *ys = (la_real *)malloc(sizeof(la_real) * (N + 1));
     double lo = sizeof(la_real) == 4 ? -104 : -746, hi = sizeof(la_real) == 4 ? 90 : 711;
-    double tiny = sizeof(la_real) == 4 ? FLT_MIN : DBL_MIN;
-    double big = sizeof(la_real) == 4 ? FLT_MAX : DBL_MAX, worst = 0, wx = 0;
-    double twin = 0; /* largest SIMD-scalar difference, ulps */
-    int i, bad = 0, nflush = 0;
+    int i;
     la_t_rng r = {71};
     /* a sweep of the whole range, then random points in [-1, 1] */
     for (i = 0; i < N; ++i)
       x[i] = (la_real)(i < N / 2 ? lo + (hi - lo) * i / (0.5 * N)
                                  : la_t_uniform(&r) * (i % 3 ? 1 : 20));
-    kb->vexp(N, x, yb); /* N is odd: the vector loop and its scalar tail */
-    ks->vexp(N, x, ys);
-    for (i = 0; i < N; ++i) {
-      long double refl = expl((long double)x[i]);
-      double ref = (double)refl, u;
-      if (!(ref >= tiny * 1.0000005)) { /* subnormal or below: flushed */
-        /* 0 below the smallest normal; within rounding of it, either */
-        bad += yb[i] != 0 && !(ref >= tiny * 0.9999995);
-        nflush += yb[i] == 0;
-        continue;
-      }
-      if (ref > big) { bad += !(isinf(yb[i]) && yb[i] > 0); continue; }
-      u = tf_ulps((double)yb[i], ref);
-      if (!(u <= worst)) { worst = u; wx = (double)x[i]; }
-      if (yb[i] != ys[i]) twin = fmax(twin, tf_ulps((double)yb[i], (double)ys[i]));
-    }
-    LA_CHECK(t, bad == 0, "%d results out of their range class", bad);
-    LA_CHECK(t, nflush > 100, "the flushed range was reached (%d)", nflush);
-    /* 1 ulp, and libm's own (within 1 where long double is double) */
-    LA_CHECK(t, worst <= (sizeof(long double) > sizeof(double) ? 1.0 : 2.0),
-             "worst %.3f ulps at x = %.9g", worst, wx);
-    /* where the backend fuses its multiply-adds (the twin's fma always
-       does), the two are the same operations */
-#if defined(__AVX2__) || defined(__aarch64__) || defined(__ARM_FEATURE_FMA)
-    LA_CHECK(t, twin == 0, "fused backend equals its twin: %.3g ulps", twin);
-#else
-    LA_CHECK(t, twin <= (la_backend() == LINATTN_SCALAR ? 0 : 2),
-             "backend within 2 ulps of its twin: %.3g", twin);
-#endif
+    /* 1 ulp */
+    tf_exp_check(t, "vexp", kb->vexp, ks->vexp, N, x, 1.0);
     /* the range edges, on both tables, at any address and in place */
     {
       static const double xs[] = {0, 1, -1, 1e-30, -1e-30, 1e30, -1e30,
@@ -301,7 +314,7 @@ static void tf_test_exp(la_t *t) {
                  "%s: in place", kt->name);
       }
     }
-    free(x); free(yb); free(ys);
+    free(x);
   }
 }
 
@@ -312,40 +325,15 @@ static void tf_test_expn(la_t *t) {
     const la_kernels *kb = la_kernels_best(), *ks = la_kernels_scalar();
     const int N = 200003;
     la_real *x = (la_real *)malloc(sizeof(la_real) * N);
-    la_real *yb = (la_real *)malloc(sizeof(la_real) * N);
-    la_real *ys = (la_real *)malloc(sizeof(la_real) * N);
     double lo = sizeof(la_real) == 4 ? -104 : -746;
-    double tiny = sizeof(la_real) == 4 ? FLT_MIN : DBL_MIN, worst = 0, wx = 0;
-    double tol = sizeof(la_real) == 4 ? 2.2 : 1.0, twin = 0;
-    int i, bad = 0, nflush = 0;
+    int i;
     la_t_rng r = {73};
     LA_CHECK(t, kb->vexpn && ks->vexpn, "both tables have vexpn");
     for (i = 0; i < N; ++i) /* a sweep of the range, then [-1, 0] and [-20, 0] */
       x[i] = (la_real)(i < N / 2 ? lo * i / (0.5 * N)
                                  : -fabs(la_t_uniform(&r)) * (i % 3 ? 1 : 20));
-    kb->vexpn(N, x, yb); /* N is odd: the vector loop and its scalar tail */
-    ks->vexpn(N, x, ys);
-    for (i = 0; i < N; ++i) {
-      double ref = (double)expl((long double)x[i]), u;
-      if (!(ref >= tiny * 1.0000005)) {
-        bad += yb[i] != 0 && !(ref >= tiny * 0.9999995);
-        nflush += yb[i] == 0;
-        continue;
-      }
-      u = tf_ulps((double)yb[i], ref);
-      if (!(u <= worst)) { worst = u; wx = (double)x[i]; }
-      if (yb[i] != ys[i]) twin = fmax(twin, tf_ulps((double)yb[i], (double)ys[i]));
-    }
-    LA_CHECK(t, bad == 0 && nflush > 100, "%d out of class, %d flushed", bad,
-             nflush);
-    LA_CHECK(t, worst <= (sizeof(long double) > sizeof(double) ? tol : tol + 1),
-             "worst %.3f ulps at x = %.9g", worst, wx);
-#if defined(__AVX2__) || defined(__aarch64__) || defined(__ARM_FEATURE_FMA)
-    LA_CHECK(t, twin == 0, "fused backend equals its twin: %.3g ulps", twin);
-#else
-    LA_CHECK(t, twin <= (la_backend() == LINATTN_SCALAR ? 0 : 2),
-             "backend within 2 ulps of its twin: %.3g", twin);
-#endif
+    tf_exp_check(t, "vexpn", kb->vexpn, ks->vexpn, N, x,
+                 sizeof(la_real) == 4 ? 2.2 : 1.0);
     { /* 0 gives 1 exactly (the softmax's largest weight); -inf, -800 and
          the smallest normal's edge 0; NaN stays; any address, in place */
       la_real e[8], o[8];
@@ -366,7 +354,7 @@ static void tf_test_expn(la_t *t) {
                  "%s: in place", kt->name);
       }
     }
-    free(x); free(yb); free(ys);
+    free(x);
   }
 }
 
@@ -726,10 +714,26 @@ static double tf_uhv_naive(const tf_cfg *c, const double *th, const double *u,
   return est;
 }
 
+/* fd = 4-point differences of the library's gradient along v, step h
+   (g, tp: np each of work); the first failing status. */
+static int tf_fd_hv(const la_model *m, const la_real *th, const la_real *v,
+                    const la_batch *b, double h, la_real *g, la_real *tp,
+                    la_real *fd) {
+  static const double off[4] = {2, 1, -1, -2}, w[4] = {-1, 8, -8, 1};
+  int np = m->nparams, i, s, st = LA_OK;
+  memset(fd, 0, sizeof(la_real) * np);
+  for (s = 0; s < 4; ++s) {
+    for (i = 0; i < np; ++i) tp[i] = (la_real)(th[i] + off[s] * h * v[i]);
+    st |= la_model_grad(m, tp, b, NULL, g, NULL, 0);
+    for (i = 0; i < np; ++i) fd[i] += (la_real)(w[s] * g[i] / (12 * h));
+  }
+  return st;
+}
+
 static void tf_hvp_case(la_t *t, const tf_cfg *c, int count, la_t_rng *r) {
   la_model m;
   tm_data td;
-  int np, i, s, st, conv, smooth = c->act != LA_ACT_RELU && !c->h;
+  int np, st, conv, smooth = c->act != LA_ACT_RELU && !c->h;
   int by_grad = smooth; /* H v against differences of the gradient */
 #ifdef LINATTN_DOUBLE
   /* in double also with kinks, when few ReLU pre-activations could cross
@@ -775,13 +779,7 @@ static void tf_hvp_case(la_t *t, const tf_cfg *c, int count, la_t_rng *r) {
   /* H v against 4-point differences of the library's gradient along v */
   h = TM_DBL ? (smooth ? 1e-4 : 1e-6) : 1e-2;
   if (by_grad) {
-    memset(fd, 0, sizeof(la_real) * np);
-    for (s = 0; s < 4; ++s) {
-      static const double off[4] = {2, 1, -1, -2}, w[4] = {-1, 8, -8, 1};
-      for (i = 0; i < np; ++i) tp[i] = (la_real)(th[i] + off[s] * h * v[i]);
-      st |= la_model_grad(&m, tp, &td.b, NULL, g, NULL, 0);
-      for (i = 0; i < np; ++i) fd[i] += (la_real)(w[s] * g[i] / (12 * h));
-    }
+    st |= tf_fd_hv(&m, th, v, &td.b, h, g, tp, fd);
     nse = tf_err(np, hv, fd, TM_DBL ? 2.2e-16 : 1.2e-7, loss, h,
                  TM_DBL ? 1e-14 : 1e-4);
     LA_CHECK(t, st == LA_OK && nse <= (TM_DBL ? 1e-14 : 1e-4),
@@ -801,15 +799,22 @@ static void tf_hvp_case(la_t *t, const tf_cfg *c, int count, la_t_rng *r) {
   tm_free(&td);
 }
 
+/* A case over every combination (light: every seventh, as in the
+   gradient test), from one generator seeded with seed. */
+static void tf_each(la_t *t, unsigned seed,
+                    void (*one)(la_t *, const tf_cfg *, int, la_t_rng *)) {
+  la_t_rng r;
+  int ci, count;
+  r.s = seed;
+  for (ci = 0; ci < TF_NCOMB; ci += t->light ? 7 : 1) {
+    tf_cfg c = tf_comb(ci, &count);
+    one(t, &c, count, &r);
+  }
+}
+
 static void tf_test_hvp(la_t *t) {
   LA_TEST(t, "family: Hessian-vector product equals differences, symmetric") {
-    la_t_rng r = {97};
-    int ci, count;
-    /* light: every seventh combination (as in the gradient test) */
-    for (ci = 0; ci < TF_NCOMB; ci += t->light ? 7 : 1) {
-      tf_cfg c = tf_comb(ci, &count);
-      tf_hvp_case(t, &c, count, &r);
-    }
+    tf_each(t, 97, tf_hvp_case);
   }
 }
 
@@ -826,7 +831,7 @@ static void tf_hmp_case(la_t *t, const tf_cfg *c, int count, la_t_rng *r) {
   enum { K = 4 };
   la_model m, ms;
   tm_data td;
-  int np, i, k, st, same = 1, smooth = c->act != LA_ACT_RELU && !c->h;
+  int np, k, st, same = 1, smooth = c->act != LA_ACT_RELU && !c->h;
   double *thd, loss = -1, l1 = -2, nse, worst = 0;
   la_real *th, *V, *HV, *HS, *g, *g1, *hv, *fd, *tp;
   size_t wb;
@@ -872,15 +877,7 @@ static void tf_hmp_case(la_t *t, const tf_cfg *c, int count, la_t_rng *r) {
      direction (where the model is smooth) */
   for (k = 0; smooth && k < K; ++k) {
     double h = TM_DBL ? 1e-4 : 1e-2;
-    int s;
-    memset(fd, 0, sizeof(la_real) * np);
-    for (s = 0; s < 4; ++s) {
-      static const double off[4] = {2, 1, -1, -2}, wt[4] = {-1, 8, -8, 1};
-      for (i = 0; i < np; ++i)
-        tp[i] = (la_real)(th[i] + off[s] * h * V[k * np + i]);
-      st |= la_model_grad(&m, tp, &td.b, NULL, g1, NULL, 0);
-      for (i = 0; i < np; ++i) fd[i] += (la_real)(wt[s] * g1[i] / (12 * h));
-    }
+    st |= tf_fd_hv(&m, th, V + k * np, &td.b, h, g1, tp, fd);
     nse = tf_err(np, HV + k * np, fd, TM_DBL ? 2.2e-16 : 1.2e-7, loss, h,
                  TM_DBL ? 1e-14 : 1e-4);
     LA_CHECK(t, st == LA_OK && nse <= (TM_DBL ? 1e-14 : 1e-4),
@@ -893,12 +890,7 @@ static void tf_hmp_case(la_t *t, const tf_cfg *c, int count, la_t_rng *r) {
 
 static void tf_test_hmp(la_t *t) {
   LA_TEST(t, "family: Hessian-matrix product: la_model_hvp's rows, bit for bit") {
-    la_t_rng r = {109};
-    int ci, count;
-    for (ci = 0; ci < TF_NCOMB; ci += t->light ? 7 : 1) {
-      tf_cfg c = tf_comb(ci, &count);
-      tf_hmp_case(t, &c, count, &r);
-    }
+    tf_each(t, 109, tf_hmp_case);
   }
 }
 
