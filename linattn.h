@@ -692,9 +692,9 @@ LINATTN_DEF int la_data_sample(const la_data *g, la_rng *rng, la_batch *b);
    setting (sparse, bench/bench_model.c) four heads cost about 2.2 times
    one head's gradient (2.3 times its HVP), rank-2 keys and queries the
    same as a merged Q, ReLU attention about 3.5 times the linear model's
-   gradient and softmax about 5.4 times (about 5 times its HVP): 4.2 times
+   gradient and softmax about 5.8 times (about 5 times its HVP): 4.2 times
    the linear model's multiply-adds; its exponential (vexpn) and its
-   passes over the weights take about a third of its gradient. The
+   passes over the weights take about 40% of its gradient. The
    workspace holds every layer's values of one panel: about
    (L+1) (n+1)(d+1) LA_W reals twice, plus per layer (2 + H) D^2 LA_W
    (linear) or H ((n+1)(2n + D) + n D) LA_W (ReLU, softmax), twice, what
@@ -5788,8 +5788,8 @@ static size_t la__m_layout(const la_model *m, const la__mdim *d, int workers,
   o->zdt = la__m_take(&w, hv * (L + 1) * TD * W);
   o->st = la__m_take(&w, L * lay * W);
   o->sdt = la__m_take(&w, hv * L * lay * W);
-  o->gt = la__m_take(&w, (hv ? L + 3 : 2) * TD * W);
-  o->bst = la__m_take(&w, (hv ? L : 1) * (double)d->bl * W);
+  o->gt = la__m_take(&w, (d->hvp ? L + 3 : 2) * TD * W);
+  o->bst = la__m_take(&w, (d->hvp ? L : 1) * (double)d->bl * W);
   o->tmp = la__m_take(&w, (double)la__m_tmp_elems(m, d) * W);
   o->front = la__m_take(&w, fr * W);
   o->y = la__m_take(&w, W);

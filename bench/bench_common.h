@@ -13,7 +13,7 @@ static double bench_now(void) {
 }
 /* This thread's CPU time: on a shared machine the time it waits for a
    core does not count. */
-static double bench_thread_cpu(void) {
+static inline double bench_thread_cpu(void) {
   struct timespec ts;
   clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
   return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
