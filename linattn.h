@@ -384,7 +384,11 @@ LINATTN_DEF void la_scale(int n, la_real a, la_real *x);
    within 1 ulp of e^x where that is a normal number (2 ulps on ARMv7
    without VFPv4), 0 where it would be subnormal or below (every backend
    flushes, as ARMv7 NEON does), +inf above the largest la_real, NaN for
-   NaN; the softmax attention of the model calls it. */
+   NaN. vexpn is e^x for x <= 0 alone, the softmax's arguments (each score
+   less its column's largest; the model calls vexpn, or vexp in a table
+   without it): the same flushing in fewer operations (15 vector
+   operations in float against vexp's 26), within 2.2 ulps in float (0.91
+   in double; see the exp section), undefined for x > 0. */
 typedef struct la_kernels {
   const char *name; /* "scalar", "avx2", "neon64" or "neon32" */
   void (*pgemm)(unsigned flags, int m, int n, int k, la_real alpha,
@@ -397,6 +401,7 @@ typedef struct la_kernels {
   void (*scale)(int n, la_real a, la_real *x);
   double (*nrm2)(int n, const la_real *x);
   void (*vexp)(int n, const la_real *x, la_real *y);
+  void (*vexpn)(int n, const la_real *x, la_real *y);
 } la_kernels;
 LINATTN_DEF const la_kernels *la_kernels_best(void);
 LINATTN_DEF const la_kernels *la_kernels_scalar(void);
@@ -711,7 +716,10 @@ LINATTN_DEF int la_data_sample(const la_data *g, la_rng *rng, la_batch *b);
    base setting (L = 3, d = 5, n = 20) a gradient costs about 2-2.5 forward
    passes (la_model_loss), a Hessian-vector product about 5-6: its tangent
    doubles every product of the gradient except where the data enter (layer
-   0, without a front layer). S is shared by the heads: each further head
+   0, without a front layer). la_model_hmp runs the forward and backward
+   steps once for its k directions: each further direction costs the
+   tangents alone, about 1.6 gradients at the base setting against the
+   HVP's 2.6. S is shared by the heads: each further head
    adds only its D x D products (about 2 D^3 forward and 5 D^3 backward per
    hidden layer, 3 D^2 in the last), no pass over the keys.
    ReLU and softmax attention cannot be associated this way: a hidden
@@ -726,13 +734,14 @@ LINATTN_DEF int la_data_sample(const la_data *g, la_rng *rng, la_batch *b);
    setting (sparse, bench/bench_model.c) four heads cost about 2.2 times
    one head's gradient (2.3 times its HVP), rank-2 keys and queries the
    same as a merged Q, ReLU attention about 3.5 times the linear model's
-   gradient and softmax about 6 times (5 times its HVP): 3.6 times the
-   linear model's multiply-adds, and the exponentials and the softmax's
-   passes over the weights take about 40% of its forward pass. The
-   workspace
-   holds every layer's values of one panel: about (L+1) (n+1)(d+1) LA_W
-   reals twice, plus per layer (2 + H) D^2 LA_W (linear) or
-   H ((n+1)(2n + D) + n D) LA_W (ReLU, softmax), twice.
+   gradient and softmax about 5.8 times (about 5 times its HVP): 4.2 times
+   the linear model's multiply-adds; its exponential (vexpn) and its
+   passes over the weights take about 40% of its gradient. The
+   workspace holds every layer's values of one panel: about
+   (L+1) (n+1)(d+1) LA_W reals twice, plus per layer (2 + H) D^2 LA_W
+   (linear) or H ((n+1)(2n + D) + n D) LA_W (ReLU, softmax), twice, what
+   the backward step keeps for the tangents, and per direction of
+   la_model_hmp two expanded parameter vectors of LA_W lanes.
 
    FAILURES. LA_ENULL (null pointer), LA_ESHAPE (batch d or n differ from
    the model's), LA_EDIM (empty batch), LA_EWORKSPACE (work too small),
@@ -840,6 +849,21 @@ LINATTN_DEF int la_model_hvp(const la_model *m, const la_real *theta,
                              const la_batch *b, const la_real *v, double *loss,
                              la_real *grad, la_real *hv, void *work,
                              size_t bytes);
+/* H(theta) V for k directions in one pass over the batch: the rows of v
+   (k x nparams, row-major) are the directions, the rows of hv their
+   products. Each panel is loaded once and its forward and backward steps
+   run once; only the tangents are per direction. Row i of hv is bit for
+   bit la_model_hvp's of row i of v (the same chunks, the same sums, in
+   the same order). loss and grad may be NULL. k < 1 is LA_EDIM; a NaN or
+   Inf in any row of v LA_ENONFINITE; otherwise as la_model_hvp. The
+   workspace, la_model_hmp_work_bytes(m, k), grows with k by about two
+   expanded parameter vectors of LA_W lanes per direction (per worker for
+   the lane-wise sums); k = 1 is la_model_work_bytes. */
+LINATTN_DEF size_t la_model_hmp_work_bytes(const la_model *m, int k);
+LINATTN_DEF int la_model_hmp(const la_model *m, const la_real *theta,
+                             const la_batch *b, int k, const la_real *v,
+                             double *loss, la_real *grad, la_real *hv,
+                             void *work, size_t bytes);
 
 
 /* ================================================================== */
@@ -1118,6 +1142,11 @@ LINATTN_DEF int la_schedule_scale(const la_schedule *s, long t, double *scale);
 /* y = A x for a symmetric A of order n. A non-zero return is passed on as
    the caller's status. */
 typedef int (*la_matvec_fn)(void *ctx, int n, const la_real *x, la_real *y);
+/* The same for k vectors at once: the rows of x (k x n, row-major) into the
+   rows of y. An operator that shares work among the k (la_hmp_matmat: one
+   pass over the batch) is what the _block functions below are for. */
+typedef int (*la_matmat_fn)(void *ctx, int n, int k, const la_real *x,
+                            la_real *y);
 
 /* ------------------------------------------ dense symmetric solver */
 /* Eigenvalues of the symmetric n x n row-major matrix a (overwritten) in
@@ -1199,6 +1228,15 @@ LINATTN_DEF size_t la_slq_work_bytes(int n, const la_slq_config *cfg);
 LINATTN_DEF int la_slq(int n, la_matvec_fn f, void *ctx,
                        const la_slq_config *cfg, double *nodes,
                        double *weights, void *work, size_t bytes);
+/* la_slq with a block operator: the probes' Lanczos steps in lockstep, one
+   product of all the probes still running per step. The same nodes and
+   weights as la_slq with an operator whose block rows are its single
+   products (la_hmp_matmat's are la_hvp_matvec's, bit for bit); the
+   workspace holds every probe's basis at once (probes times la_slq's). */
+LINATTN_DEF size_t la_slq_block_work_bytes(int n, const la_slq_config *cfg);
+LINATTN_DEF int la_slq_block(int n, la_matmat_fn f, void *ctx,
+                             const la_slq_config *cfg, double *nodes,
+                             double *weights, void *work, size_t bytes);
 /* The density smoothed by a Gaussian of width sigma, on ngrid points
    (sigma <= 0 or non-finite: LA_ERANGE; a NaN or Inf among nodes, weights
    or grid: LA_ENONFINITE). Any positive sigma, subnormal included; a value
@@ -1229,6 +1267,15 @@ LINATTN_DEF size_t la_trace_work_bytes(int n, const la_trace_config *cfg);
 LINATTN_DEF int la_trace(int n, la_matvec_fn f, void *ctx,
                          const la_trace_config *cfg, double *trace,
                          double *stderr_, void *work, size_t bytes);
+/* la_trace with a block operator: Hutchinson's probes in one product,
+   Hutch++'s sketch, its basis and its probes in one product each; the same
+   results as la_trace with an operator whose block rows are its single
+   products. */
+LINATTN_DEF size_t la_trace_block_work_bytes(int n,
+                                             const la_trace_config *cfg);
+LINATTN_DEF int la_trace_block(int n, la_matmat_fn f, void *ctx,
+                               const la_trace_config *cfg, double *trace,
+                               double *stderr_, void *work, size_t bytes);
 
 /* ---------------------------------------------- the papers' numbers */
 /* The median of the robust condition number R = max |H_ii| / median
@@ -1321,11 +1368,29 @@ typedef struct la_hvp_op {
   size_t bytes;
 } la_hvp_op;
 LINATTN_DEF int la_hvp_matvec(void *op, int n, const la_real *x, la_real *y);
+/* The same operator on k directions at once (la_model_hmp), for the _block
+   functions; op->work then holds la_model_hmp_work_bytes(model, k) bytes
+   for the largest k it is called with (or NULL, 0: each call allocates). */
+LINATTN_DEF int la_hmp_matmat(void *op, int n, int k, const la_real *x,
+                              la_real *y);
 
-/* The exact Hessian (n HVPs, symmetrized, row-major n x n doubles) and its
-   exact diagonal (n HVPs, no n x n storage); n = m->nparams. These and the
-   functions below refuse a non-finite theta (LA_ENONFINITE) before the
-   first product, so that nothing is written. */
+/* The exact Hessian (row-major n x n doubles) and its exact diagonal (no
+   n x n storage); n = m->nparams. The dense Hessian is the model's Hessian
+   times the n unit vectors, a block of them per pass over the batch
+   (la_model_hmp's sharing), each product formed only in the rows of the
+   entry's own layer and the later ones (its tangent starts at its layer
+   and its backward tangent ends there): a pair of entries in two layers is
+   formed once, in the column of the earlier layer, and mirrored; a pair
+   within one layer is formed both ways and averaged. The front layer's
+   entries come first in the forward pass: their columns are whole. Every
+   entry formed is la_model_hvp's own, bit for bit. The diagonal, with
+   linear attention, comes from forward tangents alone: along one entry the
+   model is affine within the entry's layer, so H_jj = (2/B) sum_b (z'_b^2 +
+   r_b z''_b), the first and second derivatives of the prediction carried
+   forward from that layer (r_b the residual); the same numbers to
+   rounding. With ReLU or softmax attention it is the columns' own entries.
+   These and the functions below refuse a non-finite theta (LA_ENONFINITE)
+   before the first product, so that nothing is written. */
 LINATTN_DEF size_t la_hessian_work_bytes(const la_model *m);
 LINATTN_DEF int la_hessian_dense(const la_model *m, const la_real *theta,
                                  const la_batch *b, double *h, void *work,
@@ -1348,10 +1413,12 @@ LINATTN_DEF int la_hessian_eigs(const la_model *m, const la_real *theta,
    |lambda_median| > resolution, and is 0 otherwise (resolved = 0): a median
    at rounding level would make the ratio a quotient of noise (a singular
    Hessian, as with dead ReLU units or more parameters than directions the
-   data move). resolution is, on the dense path, the larger of
-   ||H - H^T||_F of the n Hessian-vector products as computed (H is
-   symmetric: this is their rounding) and n 2^-52 max|lambda| (the
-   eigensolver's); on the iterative path, the larger of 1e-6 lambda_max
+   data move). resolution is, on the dense path, the larger of the
+   products' asymmetry (H is symmetric: it is their rounding) and
+   n 2^-52 max|lambda| (the eigensolver's), the asymmetry being ||H - H^T||_F
+   over the pairs formed both ways (within a layer, see la_hessian_dense),
+   scaled to all n (n - 1) / 2 pairs (those formed once are taken to round
+   alike); on the iterative path, the larger of 1e-6 lambda_max
    (Lanczos's tolerance) and the spacing of the quadrature nodes,
    (max node - min node) / steps. by_diag is 0 when its median is 0 or the
    ratio passes the largest double.
@@ -2349,6 +2416,10 @@ LA__INLINE la__vec la__vexp_edges(la__vec x, la__vec y, la__vec lo) {
   y = _mm256_and_ps(y, _mm256_cmp_ps(y, lo, _CMP_GE_OQ));
   return _mm256_blendv_ps(y, x, _mm256_cmp_ps(x, x, _CMP_UNORD_Q));
 }
+/* 0 where y < lo, else y (a NaN y stays). */
+LA__INLINE la__vec la__vflush(la__vec y, la__vec lo) {
+  return _mm256_andnot_ps(_mm256_cmp_ps(y, lo, _CMP_LT_OQ), y);
+}
 #elif LA__X86
 typedef __m256d la__vec;
 LA__INLINE la__vec la__vload(const la_real *p) { return _mm256_load_pd(p); }
@@ -2371,6 +2442,9 @@ LA__INLINE la__vec la__vshl_exp(la__vec x) {
 LA__INLINE la__vec la__vexp_edges(la__vec x, la__vec y, la__vec lo) {
   y = _mm256_and_pd(y, _mm256_cmp_pd(y, lo, _CMP_GE_OQ));
   return _mm256_blendv_pd(y, x, _mm256_cmp_pd(x, x, _CMP_UNORD_Q));
+}
+LA__INLINE la__vec la__vflush(la__vec y, la__vec lo) {
+  return _mm256_andnot_pd(_mm256_cmp_pd(y, lo, _CMP_LT_OQ), y);
 }
 #elif LA__SIMD == LINATTN_NEON && !defined(LINATTN_DOUBLE)
 /* vld1q/vst1q accept any address, so the aligned and plain forms agree. */
@@ -2426,6 +2500,16 @@ LA__INLINE la__vec la__vexp_edges(la__vec x, la__vec y, la__vec lo) {
   v.hi = la__vexp_edges4(x.hi, y.hi, lo.hi);
   return v;
 }
+LA__INLINE float32x4_t la__vflush4(float32x4_t y, float32x4_t lo) {
+  return vreinterpretq_f32_u32(
+      vbicq_u32(vreinterpretq_u32_f32(y), vcltq_f32(y, lo)));
+}
+LA__INLINE la__vec la__vflush(la__vec y, la__vec lo) {
+  la__vec v;
+  v.lo = la__vflush4(y.lo, lo.lo);
+  v.hi = la__vflush4(y.hi, lo.hi);
+  return v;
+}
 #elif LA__SIMD == LINATTN_NEON
 typedef struct { float64x2_t a, b; } la__vec;
 LA__INLINE la__vec la__vload(const la_real *p) {
@@ -2472,6 +2556,16 @@ LA__INLINE la__vec la__vexp_edges(la__vec x, la__vec y, la__vec lo) {
   la__vec v;
   v.a = la__vexp_edges2(x.a, y.a, lo.a);
   v.b = la__vexp_edges2(x.b, y.b, lo.b);
+  return v;
+}
+LA__INLINE float64x2_t la__vflush2(float64x2_t y, float64x2_t lo) {
+  return vreinterpretq_f64_u64(
+      vbicq_u64(vreinterpretq_u64_f64(y), vcltq_f64(y, lo)));
+}
+LA__INLINE la__vec la__vflush(la__vec y, la__vec lo) {
+  la__vec v;
+  v.a = la__vflush2(y.a, lo.a);
+  v.b = la__vflush2(y.b, lo.b);
   return v;
 }
 #endif
@@ -2595,6 +2689,72 @@ LA__INLINE la__vec la__vexp(la__vec x) {
   p = la__vmul(la__vmul(p, la__vshl_exp(la__vadd(k1, B))),
                la__vshl_exp(la__vadd(k2, B)));
   return la__vexp_edges(x, p, la__vset1(LA__EXP_TINY));
+}
+#endif
+
+/* e^x for x <= 0 (vexpn: the softmax's arguments), the same reduction
+   with what x <= 0 lets go: no upper clamp, 2^n from one exponent field
+   (x is clamped below at LA__EXPN_LO, so n >= -126 (-1022): the field
+   holds it; results below the smallest normal are flushed as before),
+   and a minimax polynomial for e^r on |r| <= ln2/2, its first two
+   coefficients held at 1 (so e^0 = 1 exactly, the softmax's largest
+   weight), in place of the Taylor one, from Lawson's iteration on 800
+   Chebyshev nodes in 50 digits. Float: degree 5 (relative error 1.05e-7
+   before rounding, against Taylor's 7), within 2.2 ulps of e^x wherever
+   that is a normal number (every float of [-88, 0] against double exp,
+   AVX2): the accuracy the softmax needs, whose sum of n weights rounds
+   by up to n/2 ulps (degree 6 is within 0.89 ulp and costs the softmax
+   step 5% more). Double: degree 11 (3.6e-18, Taylor's 13), within 0.91
+   ulp (2e7 points against long double). The result is NaN exactly where
+   x is (a finite x gives a finite p and 2^n), so the flush of results
+   below the smallest normal needs no second test (la__vflush). Per
+   vector: 15 operations in float against la__vexp's 26. */
+#ifdef LINATTN_DOUBLE
+#define LA__EXPN_DEG 11
+#define LA__EXPN_LO (-708.5)
+static const la_real la__expn_c[LA__EXPN_DEG + 1] = {
+    1, 1, 0.5000000000000010617235265, 0.1666666666666641276679932,
+    0.0416666666665302620182022, 0.0083333333334943363510365,
+    0.001388888894359868280184342, 0.0001984126950677566257234202,
+    0.00002480149313522495628094962, 0.000002755758626805987361664586,
+    0.0000002763023424277858655793916, 2.500007219379859236034094e-8};
+#else
+#define LA__EXPN_DEG 5
+#define LA__EXPN_LO (-87.5f)
+static const la_real la__expn_c[LA__EXPN_DEG + 1] = {
+    1, 1, 0.4999923177493952147822297f, 0.1666711445797785037001344f,
+    0.04189011489980676616169112f, 0.008312526040748746299293133f};
+#endif
+
+static la_real la__expn_real(la_real x) {
+  const la_real M = (la_real)LA__EXP_MAGIC;
+  la_real xc, nf, r, p, y;
+  int j;
+  if (x != x) return x;
+  xc = x < LA__EXPN_LO ? LA__EXPN_LO : x;
+  nf = la__rfma(xc, LA__LOG2E, M) - M;
+  r = la__rfma(nf, -(la_real)LA__EXP_L2HI, xc);
+  r = la__rfma(nf, -(la_real)LA__EXP_L2LO, r);
+  p = la__expn_c[LA__EXPN_DEG];
+  for (j = LA__EXPN_DEG - 1; j >= 0; --j) p = la__rfma(p, r, la__expn_c[j]);
+  y = p * la__pow2i(nf);
+  return y >= LA__EXP_TINY ? y : 0;
+}
+
+#if LA__SIMD != LINATTN_SCALAR
+LA__INLINE la__vec la__vexpn(la__vec x) {
+  const la__vec M = la__vset1((la_real)LA__EXP_MAGIC);
+  la__vec xc, nf, r, p;
+  int j;
+  xc = la__vmax(la__vset1(LA__EXPN_LO), x); /* a NaN x stays NaN */
+  nf = la__vsub(la__vfma(M, xc, la__vset1(LA__LOG2E)), M);
+  r = la__vfma(xc, nf, la__vset1(-(la_real)LA__EXP_L2HI));
+  r = la__vfma(r, nf, la__vset1(-(la_real)LA__EXP_L2LO));
+  p = la__vset1(la__expn_c[LA__EXPN_DEG]);
+  for (j = LA__EXPN_DEG - 1; j >= 0; --j)
+    p = la__vfma(la__vset1(la__expn_c[j]), p, r);
+  p = la__vmul(p, la__vshl_exp(la__vadd(nf, la__vset1((la_real)LA__EXP_BIAS))));
+  return la__vflush(p, la__vset1(LA__EXP_TINY));
 }
 #endif
 
@@ -3228,6 +3388,10 @@ static void la__vexp_scalar(int n, const la_real *x, la_real *y) {
   int i;
   for (i = 0; i < n; ++i) y[i] = la__exp_real(x[i]);
 }
+static void la__vexpn_scalar(int n, const la_real *x, la_real *y) {
+  int i;
+  for (i = 0; i < n; ++i) y[i] = la__expn_real(x[i]);
+}
 #if LA__SIMD != LINATTN_SCALAR
 static void la__vexp_simd(int n, const la_real *x, la_real *y) {
   int i = 0;
@@ -3235,11 +3399,18 @@ static void la__vexp_simd(int n, const la_real *x, la_real *y) {
     la__vstoreu(y + i, la__vexp(la__vloadu(x + i)));
   for (; i < n; ++i) y[i] = la__exp_real(x[i]);
 }
+static void la__vexpn_simd(int n, const la_real *x, la_real *y) {
+  int i = 0;
+  for (; i + LA_W <= n; i += LA_W)
+    la__vstoreu(y + i, la__vexpn(la__vloadu(x + i)));
+  for (; i < n; ++i) y[i] = la__expn_real(x[i]);
+}
 #endif
 
 static const la_kernels la__kernels_scalar = {
     "scalar",         la__pgemm_scalar, la__dot_scalar,  la__axpy_scalar,
-    la__bgemm_scalar, la__scale_scalar, la__nrm2_scalar, la__vexp_scalar};
+    la__bgemm_scalar, la__scale_scalar, la__nrm2_scalar, la__vexp_scalar,
+    la__vexpn_scalar};
 #if LA__SIMD != LINATTN_SCALAR
 static const la_kernels la__kernels_simd = {
 #if LA__SIMD == LINATTN_AVX2
@@ -3252,7 +3423,8 @@ static const la_kernels la__kernels_simd = {
     "neon32",
 #endif
     la__pgemm_simd, la__dot_simd,   la__axpy_simd,
-    la__bgemm_simd, la__scale_simd, la__nrm2_simd, la__vexp_simd};
+    la__bgemm_simd, la__scale_simd, la__nrm2_simd, la__vexp_simd,
+    la__vexpn_simd};
 #endif
 
 LINATTN_DEF const la_kernels *la_kernels_scalar(void) {
@@ -5836,36 +6008,44 @@ LINATTN_DEF int la_data_sample(const la_data *g, la_rng *rng, la_batch *b) {
 
 typedef struct la__mdim {
   int d, n, D, T, L, h, H, act, hvp; /* h: front width, H: heads */
+  int k;          /* directions of the Hessian product */
+  int pfix;       /* P's last row fixed at e_{d+1} (sparse, pgd) */
   size_t D2, TD;  /* elements of a D x D and a T x D panel */
   size_t nex;     /* expanded parameters */
   size_t lay;     /* elements per layer of stored forward values */
+  size_t bl;      /* elements per layer of stored backward values */
 } la__mdim;
 
-/* Offsets (in reals) of the workspace regions; each a multiple of LA_W. */
 /* Offsets (in reals) of the workspace regions; each a multiple of LA_W.
    The parameters are shared; every worker has a block of its own (offsets
    within it), and with several workers each chunk a partial sum. */
 typedef struct la__mlay {
-  size_t ex, exv, plain, fold;                       /* shared */
-  size_t g, gv, zt, zdt, st, sdt, gt, tmp, front, y; /* a worker's */
+  size_t ex, exv, plain, fold;                            /* shared */
+  size_t g, gv, zt, zdt, st, sdt, gt, bst, tmp, front, y; /* a worker's */
   size_t pz, py, part; /* a drawn panel; the partial sum of one worker */
   size_t wk, wsize;    /* worker 0's block, reals per block */
   size_t parts;        /* the chunks' partial sums (doubles) */
-  size_t pstride;      /* doubles per partial sum: loss, status, 2 nex */
+  size_t pstride;      /* doubles per partial sum: loss, status, (1+k) nex */
   int workers, slots;
   size_t total;
 } la__mlay;
 
+/* One worker's view of a call. With directions (hvp), exv and gv hold k
+   of them, nex LA_W reals apart, and a tangent pass works on one of them
+   (la__m_tangent points exv and gv at it). */
 typedef struct la__mctx {
   const la_kernels *k;
   la__mdim m;
   la_real *ex, *exv, *g, *gv; /* broadcast parameters, lane-wise gradients */
   la_real *zt, *zdt;          /* (L+1) panels Zt_l and their tangents */
   la_real *st, *sdt;          /* per layer stored forward values, tangents */
-  la_real *gt;                /* 4 backward panels: G, G', Gdot, Gdot' */
+  la_real *gt;                /* the backward panels G_l, then 2 tangents */
+  la_real *bst;               /* stored backward values (la__m_bst) */
   la_real *tmp, *tmp_end;     /* backward temporaries, and their end */
   la_real *fr;                /* front layer buffers */
   la_real *y;                 /* targets of the panel */
+  const int *stage;           /* per direction its first stage, or NULL */
+  int tri;                    /* stop each tangent's backward at its stage */
 } la__mctx;
 
 static size_t la__m_front_params(int d, int h) {
@@ -5877,6 +6057,7 @@ static void la__m_dims(const la_model *m, int hvp, la__mdim *o) {
   o->d = c->d; o->n = c->n; o->D = c->d + 1; o->T = c->n + 1;
   o->L = c->layers; o->h = c->front_hidden; o->hvp = hvp;
   o->H = c->heads; o->act = c->activation;
+  o->pfix = c->param != LA_PARAM_DENSE;
   o->D2 = (size_t)o->D * o->D;
   o->TD = (size_t)o->T * o->D;
   o->nex = 2 * o->D2 * o->L * o->H + la__m_front_params(o->d, o->h);
@@ -5885,6 +6066,18 @@ static void la__m_dims(const la_model *m, int hvp, la__mdim *o) {
   o->lay = LA__LIN(m) ? (2 + (size_t)o->H) * o->D2
                       : (size_t)o->H * (o->TD + 2 * (size_t)o->n * o->T +
                                         (size_t)o->n * o->D);
+  /* what a layer's backward step keeps for the tangents (la__m_bst): the
+     larger of a hidden and the last layer's. Linear: dC, E and T1 per
+     head; last: g/n, then per head u, S u, K p, K u. Otherwise per head
+     dU, dA, dV and the softmax's centred product; last: g/n, then per
+     head ds, dw, the centred product and dv. */
+  {
+    size_t n = (size_t)o->n, D = (size_t)o->D, H = (size_t)o->H, hid, last;
+    hid = LA__LIN(m) ? (2 + H) * o->D2 : H * (n * D + 2 * n * o->T + o->TD);
+    last = 1 + H * (LA__LIN(m) ? 2 * D + 2 * n : 3 * n + D);
+    o->bl = hid > last ? hid : last;
+  }
+  o->k = 1;
 }
 
 /* Sizes arrive as doubles so that none wraps before it is checked: on a
@@ -5935,29 +6128,34 @@ static size_t la__m_layout(const la_model *m, const la__mdim *d, int workers,
   double fr = h > 0 ? 4 * T * d->d + 6 * T * h : 0;
   double per_double = sizeof(double) > sizeof(la_real) ? 2 : 1;
   size_t at = 0, w = 0;
+  double k = d->k, sums = 2 + (1 + k) * nex; /* doubles of a partial sum */
   o->workers = workers;
   o->slots = workers > 1 ? la__m_chunk_cap(d) : 0;
-  o->pstride = 2 + 2 * d->nex;
+  o->pstride = 2 + (1 + (size_t)d->k) * d->nex;
+  /* without tangents (hvp 0: loss, gradient) no tangent regions, two
+     backward panels in turn and one backward store (la__m_G, la__m_bst) */
+  double hv = d->hvp ? 1 : 0;
   o->g = la__m_take(&w, nex * W);
-  o->gv = la__m_take(&w, nex * W);
+  o->gv = la__m_take(&w, hv * k * nex * W);
   o->zt = la__m_take(&w, (L + 1) * TD * W);
-  o->zdt = la__m_take(&w, (L + 1) * TD * W);
+  o->zdt = la__m_take(&w, hv * (L + 1) * TD * W);
   o->st = la__m_take(&w, L * lay * W);
-  o->sdt = la__m_take(&w, L * lay * W);
-  o->gt = la__m_take(&w, 4 * TD * W);
+  o->sdt = la__m_take(&w, hv * L * lay * W);
+  o->gt = la__m_take(&w, (d->hvp ? L + 3 : 2) * TD * W);
+  o->bst = la__m_take(&w, (d->hvp ? L : 1) * (double)d->bl * W);
   o->tmp = la__m_take(&w, (double)la__m_tmp_elems(m, d) * W);
   o->front = la__m_take(&w, fr * W);
   o->y = la__m_take(&w, W);
   o->pz = la__m_take(&w, TD * W);
   o->py = la__m_take(&w, W);
-  o->part = la__m_take(&w, (2 + 2 * nex) * per_double);
+  o->part = la__m_take(&w, sums * per_double);
   o->wsize = w;
   o->ex = la__m_take(&at, nex * W);
-  o->exv = la__m_take(&at, nex * W);
-  o->plain = la__m_take(&at, 2 * nex);
-  o->fold = la__m_take(&at, 2 * nex * per_double); /* la_reals per double */
+  o->exv = la__m_take(&at, k * nex * W);
+  o->plain = la__m_take(&at, (1 + k) * nex);
+  o->fold = la__m_take(&at, (1 + k) * nex * per_double); /* la_reals per double */
   o->wk = la__m_take(&at, (double)w * workers);
-  o->parts = la__m_take(&at, (double)o->slots * (2 + 2 * nex) * per_double);
+  o->parts = la__m_take(&at, (double)o->slots * sums * per_double);
   o->total = at;
   if (w > ((size_t)-1 / 4) / sizeof(la_real) ||
       at > ((size_t)-1 / 4) / sizeof(la_real))
@@ -5993,6 +6191,13 @@ static int la__m_layer_params(const la_model *m) {
 /* Parameter matrices of one head: P (unless pgd), then Q or W_K, W_Q. */
 static int la__m_head_blocks(const la_model *m) {
   return (m->cfg.param != LA_PARAM_PGD) + (m->cfg.qk_rank ? 2 : 1);
+}
+
+/* The stage of theta's entry i: the layer it belongs to, or -1 for the
+   front layer's (first in the forward pass, last in theta). */
+static int la__m_stage(const la_model *m, int i) {
+  int lp = la__m_layer_params(m);
+  return i < m->cfg.layers * lp ? i / lp : -1;
 }
 
 static int la__m_nblocks(const la_model *m) {
@@ -6236,7 +6441,7 @@ static void la__e_softmax(const la_kernels *k, int n, int T, la_real *R,
     la_real *LA__RESTRICT r = R + i * TW;
     LA__ROWS((size_t)T, r[w] -= cm[w]);
   }
-  k->vexp((int)((size_t)n * TW), R, R);
+  (k->vexpn ? k->vexpn : k->vexp)((int)((size_t)n * TW), R, R);
   la__e_copy((size_t)T, R, cm);
   for (i = 1; i < n; ++i) {
     const la_real *LA__RESTRICT r = R + i * TW;
@@ -6320,6 +6525,20 @@ static void la__mm_gram(const la__mctx *c, int D, int n, const la_real *Z,
 static la_real *la__m_P(const la__mctx *c, la_real *base, int l, int h) {
   return base + 2 * c->m.D2 * LA_W * ((size_t)l * c->m.H + h);
 }
+/* What layer l's backward step keeps for the tangents that follow it: a
+   region per layer when there are tangents (hvp), else one that every
+   layer reuses in turn. */
+static la_real *la__m_bst(const la__mctx *c, int l) {
+  return c->bst + (c->m.hvp ? (size_t)l * c->m.bl * LA_W : 0);
+}
+/* G_l = dloss / dZt_l, l = 0 .. L: kept for the tangents (hvp), else two
+   panels in turn; the tangents' two panels follow. */
+static la_real *la__m_G(const la__mctx *c, int l) {
+  return c->gt + (size_t)(c->m.hvp ? l : l & 1) * c->m.TD * LA_W;
+}
+static la_real *la__m_Gd(const la__mctx *c) {
+  return c->gt + (size_t)(c->m.L + 1) * c->m.TD * LA_W;
+}
 
 /* ------------------------------------------------------ linear layer */
 /* Stored per layer: S = K K^T, C' = I + sum_h P_h S Q_h / n, and P_h S per
@@ -6334,7 +6553,7 @@ static void la__e_adddiag(int D, la_real *X) {
     for (w = 0; w < LA_W; ++w) X[(size_t)(i * D + i) * LA_W + w] += 1;
 }
 
-static void la__lin_fwd(const la__mctx *c, int l, int zd0) {
+static void la__lin_fwd(const la__mctx *c, int l) {
   const la__mdim *m = &c->m;
   size_t D2 = m->D2 * LA_W, TD = m->TD * LA_W;
   int D = m->D, n = m->n, T = m->T, h;
@@ -6350,90 +6569,114 @@ static void la__lin_fwd(const la__mctx *c, int l, int zd0) {
   }
   la__e_adddiag(D, C);
   LA__MM(c, LA__TB, T, D, D, 1, Z, C, Zn);
-  if (m->hvp) {
-    la_real *Zd = c->zdt + TD * l, *Zdn = Zd + TD;
-    la_real *Sd = c->sdt + m->lay * LA_W * l, *Cd = Sd + D2;
-    la_real *E1 = c->tmp;
-    if (zd0) {
-      la__e_zero(m->D2, Sd);
-    } else {
-      LA__MM(c, LA__TA, D, D, n, 1, Zd, Z, E1);
-      la__e_sym(D, E1, Sd);
-    }
-    for (h = 0; h < m->H; ++h) {
-      const la_real *P = la__m_P(c, c->ex, l, h), *Q = P + D2;
-      const la_real *Pd = la__m_P(c, c->exv, l, h), *Qd = Pd + D2;
-      const la_real *PS = C + D2 * (1 + h);
-      la_real *PSd = Cd + D2 * (1 + h);
-      LA__MM(c, 0, D, D, D, 1, Pd, S, PSd);
-      if (!zd0) LA__MM(c, LA__AC, D, D, D, 1, P, Sd, PSd);
-      LA__MM(c, h ? LA__AC : 0, D, D, D, in, PSd, Q, Cd);
-      LA__MM(c, LA__AC, D, D, D, in, PS, Qd, Cd);
-    }
-    if (zd0) {
-      LA__MM(c, LA__TB, T, D, D, 1, Z, Cd, Zdn);
-    } else {
-      LA__MM(c, LA__TB, T, D, D, 1, Zd, C, Zdn);
-      LA__MM(c, LA__TB | LA__AC, T, D, D, 1, Z, Cd, Zdn);
-    }
+}
+
+/* The tangent of la__lin_fwd along c's direction; zd0: Zd_l = 0, pd0:
+   this layer's parameters do not move (never both). */
+static void la__lin_fwd_t(const la__mctx *c, int l, int zd0, int pd0) {
+  const la__mdim *m = &c->m;
+  size_t D2 = m->D2 * LA_W, TD = m->TD * LA_W;
+  int D = m->D, n = m->n, T = m->T, h;
+  const la_real *Z = c->zt + TD * l;
+  const la_real *S = c->st + m->lay * LA_W * l, *C = S + D2;
+  la_real *Zd = c->zdt + TD * l, *Zdn = Zd + TD;
+  la_real *Sd = c->sdt + m->lay * LA_W * l, *Cd = Sd + D2;
+  la_real *E1 = c->tmp;
+  double in = 1.0 / n;
+  if (zd0) {
+    la__e_zero(m->D2, Sd);
+  } else {
+    LA__MM(c, LA__TA, D, D, n, 1, Zd, Z, E1);
+    la__e_sym(D, E1, Sd);
+  }
+  for (h = 0; h < m->H; ++h) {
+    const la_real *P = la__m_P(c, c->ex, l, h), *Q = P + D2;
+    const la_real *Pd = la__m_P(c, c->exv, l, h), *Qd = Pd + D2;
+    const la_real *PS = C + D2 * (1 + h);
+    la_real *PSd = Cd + D2 * (1 + h);
+    if (!pd0) LA__MM(c, 0, D, D, D, 1, Pd, S, PSd);
+    if (!zd0) LA__MM(c, pd0 ? 0 : LA__AC, D, D, D, 1, P, Sd, PSd);
+    LA__MM(c, h ? LA__AC : 0, D, D, D, in, PSd, Q, Cd);
+    if (!pd0) LA__MM(c, LA__AC, D, D, D, in, PS, Qd, Cd);
+  }
+  if (zd0) {
+    LA__MM(c, LA__TB, T, D, D, 1, Z, Cd, Zdn);
+  } else {
+    LA__MM(c, LA__TB, T, D, D, 1, Zd, C, Zdn);
+    LA__MM(c, LA__TB | LA__AC, T, D, D, 1, Z, Cd, Zdn);
   }
 }
 
 /* G = dloss/dZt_{l+1} -> G2 = dloss/dZt_l (if dz), gradients of P_h, Q_h
-   accumulated; with hvp, the same for the tangents Gd -> Gd2. dC is
-   shared by the heads, dS sums theirs. dQ_h = (P_h S)^T dC reads the
-   forward's P_h S transposed rather than forming S P_h^T: S is symmetric
-   bit for bit (S_ij and S_ji are the same products added in the same
-   order), so the two are the same numbers, one D^3 product sooner (and the
-   tangent's (P_h S)dot likewise: Sdot = E + E^T is symmetric too). */
-static void la__lin_bwd(const la__mctx *c, int l, int zd0, int dz,
-                        const la_real *G, la_real *G2, const la_real *Gd,
-                        la_real *Gd2) {
+   accumulated; dC, E and each head's T1 kept (la__m_bst) for
+   la__lin_bwd_t. dC is shared by the heads, dS sums theirs. dQ_h = (P_h
+   S)^T dC reads the forward's P_h S transposed rather than forming S
+   P_h^T: S is symmetric bit for bit (S_ij and S_ji are the same products
+   added in the same order), so the two are the same numbers, one D^3
+   product sooner (and the tangent's (P_h S)dot likewise: Sdot = E + E^T
+   is symmetric too). */
+static void la__lin_bwd(const la__mctx *c, int l, int dz, const la_real *G,
+                        la_real *G2) {
   const la__mdim *m = &c->m;
   size_t D2 = m->D2 * LA_W, TD = m->TD * LA_W;
   int D = m->D, n = m->n, T = m->T, h;
-  const la_real *Z = c->zt + TD * l, *Zd = c->zdt + TD * l;
+  const la_real *Z = c->zt + TD * l;
   const la_real *S = c->st + m->lay * LA_W * l, *C = S + D2;
-  const la_real *Sd = c->sdt + m->lay * LA_W * l, *Cd = Sd + D2;
-  la_real *dC = c->tmp, *T1 = dC + D2, *dS = T1 + D2, *E = dS + D2;
-  la_real *dCd = E + D2, *T1d = dCd + D2, *dSd = T1d + D2, *Ed = dSd + D2;
+  la_real *dC = la__m_bst(c, l), *E = dC + D2, *T1 = E + D2, *dS = c->tmp;
   double in = 1.0 / n;
-  LINATTN_ASSERT(Ed + D2 <= c->tmp_end); /* what la__m_tmp_elems reserved */
+  LINATTN_ASSERT(dS + D2 <= c->tmp_end);
   LA__MM(c, LA__TA, D, D, T, in, G, Z, dC);
-  if (m->hvp) {
-    LA__MM(c, LA__TA, D, D, T, in, Gd, Z, dCd);
-    if (!zd0) LA__MM(c, LA__TA | LA__AC, D, D, T, in, G, Zd, dCd);
-  }
   for (h = 0; h < m->H; ++h) {
     const la_real *P = la__m_P(c, c->ex, l, h), *Q = P + D2;
-    const la_real *PS = C + D2 * (1 + h), *PSd = Cd + D2 * (1 + h);
-    la_real *gP = la__m_P(c, c->g, l, h), *gQ = gP + D2;
-    unsigned acc = h ? LA__AC : 0;
-    LA__MM(c, LA__TB, D, D, D, 1, dC, Q, T1);
-    LA__MM(c, LA__AC, D, D, D, 1, T1, S, gP);
+    const la_real *PS = C + D2 * (1 + h);
+    la_real *gP = la__m_P(c, c->g, l, h), *gQ = gP + D2, *T1h = T1 + D2 * h;
+    LA__MM(c, LA__TB, D, D, D, 1, dC, Q, T1h);
+    LA__MM(c, LA__AC, D, D, D, 1, T1h, S, gP);
     LA__MM(c, LA__TA | LA__AC, D, D, D, 1, PS, dC, gQ);
-    if (dz) LA__MM(c, LA__TA | acc, D, D, D, 1, P, T1, dS);
-    if (m->hvp) {
-      const la_real *Pd = la__m_P(c, c->exv, l, h), *Qd = Pd + D2;
-      la_real *gvP = la__m_P(c, c->gv, l, h), *gvQ = gvP + D2;
-      LA__MM(c, LA__TB, D, D, D, 1, dCd, Q, T1d);
-      LA__MM(c, LA__TB | LA__AC, D, D, D, 1, dC, Qd, T1d);
-      LA__MM(c, LA__AC, D, D, D, 1, T1d, S, gvP);
-      if (!zd0) LA__MM(c, LA__AC, D, D, D, 1, T1, Sd, gvP);
-      LA__MM(c, LA__TA | LA__AC, D, D, D, 1, PSd, dC, gvQ);
-      LA__MM(c, LA__TA | LA__AC, D, D, D, 1, PS, dCd, gvQ);
-      if (dz) {
-        LA__MM(c, LA__TA | acc, D, D, D, 1, Pd, T1, dSd);
-        LA__MM(c, LA__TA | LA__AC, D, D, D, 1, P, T1d, dSd);
-      }
-    }
+    if (dz) LA__MM(c, LA__TA | (h ? LA__AC : 0), D, D, D, 1, P, T1h, dS);
   }
   if (dz) {
     la__e_sym(D, dS, E);
     LA__MM(c, 0, T, D, D, 1, G, C, G2);
     LA__MM(c, LA__AC, n, D, D, 1, Z, E, G2);
   }
-  if (m->hvp && dz) {
+}
+
+/* The tangent of la__lin_bwd: Gd (the tangent of G) -> Gd2 (if dz), the
+   tangents of the gradients of P_h, Q_h accumulated into gv. */
+static void la__lin_bwd_t(const la__mctx *c, int l, int zd0, int pd0,
+                          int dz, const la_real *G, const la_real *Gd,
+                          la_real *Gd2) {
+  const la__mdim *m = &c->m;
+  size_t D2 = m->D2 * LA_W, TD = m->TD * LA_W;
+  int D = m->D, n = m->n, T = m->T, h;
+  const la_real *Z = c->zt + TD * l, *Zd = c->zdt + TD * l;
+  const la_real *S = c->st + m->lay * LA_W * l, *C = S + D2;
+  const la_real *Sd = c->sdt + m->lay * LA_W * l, *Cd = Sd + D2;
+  const la_real *dC = la__m_bst(c, l), *E = dC + D2, *T1 = E + D2;
+  la_real *dCd = c->tmp, *T1d = dCd + D2, *dSd = T1d + D2, *Ed = dSd + D2;
+  double in = 1.0 / n;
+  LINATTN_ASSERT(Ed + D2 <= c->tmp_end); /* what la__m_tmp_elems reserved */
+  LA__MM(c, LA__TA, D, D, T, in, Gd, Z, dCd);
+  if (!zd0) LA__MM(c, LA__TA | LA__AC, D, D, T, in, G, Zd, dCd);
+  for (h = 0; h < m->H; ++h) {
+    const la_real *P = la__m_P(c, c->ex, l, h), *Q = P + D2;
+    const la_real *PS = C + D2 * (1 + h), *PSd = Cd + D2 * (1 + h);
+    const la_real *Pd = la__m_P(c, c->exv, l, h), *Qd = Pd + D2;
+    const la_real *T1h = T1 + D2 * h;
+    la_real *gvP = la__m_P(c, c->gv, l, h), *gvQ = gvP + D2;
+    LA__MM(c, LA__TB, D, D, D, 1, dCd, Q, T1d);
+    if (!pd0) LA__MM(c, LA__TB | LA__AC, D, D, D, 1, dC, Qd, T1d);
+    LA__MM(c, LA__AC, D, D, D, 1, T1d, S, gvP);
+    if (!zd0) LA__MM(c, LA__AC, D, D, D, 1, T1h, Sd, gvP);
+    LA__MM(c, LA__TA | LA__AC, D, D, D, 1, PSd, dC, gvQ);
+    LA__MM(c, LA__TA | LA__AC, D, D, D, 1, PS, dCd, gvQ);
+    if (dz) {
+      if (!pd0) LA__MM(c, LA__TA | (h ? LA__AC : 0), D, D, D, 1, Pd, T1h, dSd);
+      LA__MM(c, LA__TA | (h || !pd0 ? LA__AC : 0), D, D, D, 1, P, T1d, dSd);
+    }
+  }
+  if (dz) {
     la__e_sym(D, dSd, Ed);
     LA__MM(c, 0, T, D, D, 1, Gd, C, Gd2);
     LA__MM(c, LA__AC, T, D, D, 1, G, Cd, Gd2);
@@ -6471,11 +6714,21 @@ static void la__e_gouter(int m, int n, const la_real *LA__RESTRICT g,
             g[w] * a[i * LA_W + w] * b[j * LA_W + w];
 }
 
-/* C (m x n) = g (a u^T + b p^T), or += with acc. */
+/* C (m x n) = g (a u^T + b p^T), or += with acc; p NULL: p = 0 (the
+   same numbers: b p^T adds exact zeros). */
 static void la__e_grank2(int m, int n, const la_real *LA__RESTRICT g,
                          const la_real *a, const la_real *u, const la_real *b,
                          const la_real *p, la_real *LA__RESTRICT C, int acc) {
   int i, j, w;
+  if (!p) {
+    for (i = 0; i < m; ++i)
+      for (j = 0; j < n; ++j) {
+        la_real *o = C + ((size_t)i * n + j) * LA_W;
+        for (w = 0; w < LA_W; ++w)
+          o[w] = (acc ? o[w] : 0) + g[w] * (a[i * LA_W + w] * u[j * LA_W + w]);
+      }
+    return;
+  }
   for (i = 0; i < m; ++i)
     for (j = 0; j < n; ++j) {
       la_real *o = C + ((size_t)i * n + j) * LA_W;
@@ -6485,7 +6738,7 @@ static void la__e_grank2(int m, int n, const la_real *LA__RESTRICT g,
     }
 }
 
-static void la__last_fwd(const la__mctx *c, int l, int zd0) {
+static void la__last_fwd(const la__mctx *c, int l) {
   const la__mdim *m = &c->m;
   size_t W = LA_W, D2 = m->D2 * W, TD = m->TD * W;
   int D = m->D, n = m->n, h;
@@ -6503,36 +6756,85 @@ static void la__last_fwd(const la__mctx *c, int l, int zd0) {
   }
   la__e_copy(1, q + (D - 1) * W, out);
   LA__MM(c, LA__TB | LA__AC, 1, 1, D, in, cr, q, out);
-  if (m->hvp) {
-    const la_real *Zd = c->zdt + TD * l, *qd = Zd + (size_t)n * DW;
-    la_real *Sd = c->sdt + m->lay * W * l, *r1d = Sd + D2,
-            *cd = r1d + m->H * DW;
-    la_real *outd = c->zdt + TD * (l + 1) + at;
-    if (zd0) {
-      la__e_zero(m->D2, Sd);
-      la__e_zero(1, outd);
-    } else {
-      LA__MM(c, LA__TA, D, D, n, 1, Zd, Z, c->tmp);
-      la__e_sym(D, c->tmp, Sd);
-      la__e_copy(1, qd + (D - 1) * W, outd);
-      LA__MM(c, LA__TB | LA__AC, 1, 1, D, in, cr, qd, outd);
+}
+
+/* pfix (sparse, pgd): P's last row p is e_{d+1}, fixed, so p Sd is Sd's
+   last row and pd = 0. */
+static void la__last_fwd_t(const la__mctx *c, int l, int zd0, int pd0) {
+  const la__mdim *m = &c->m;
+  size_t W = LA_W, D2 = m->D2 * W, TD = m->TD * W;
+  int D = m->D, n = m->n, h;
+  size_t at = ((size_t)n * D + D - 1) * W, DW = (size_t)D * W;
+  const la_real *Z = c->zt + TD * l, *q = Z + (size_t)n * DW;
+  const la_real *S = c->st + m->lay * W * l, *r1 = S + D2,
+                *cr = r1 + m->H * DW;
+  const la_real *Zd = c->zdt + TD * l, *qd = Zd + (size_t)n * DW;
+  la_real *Sd = c->sdt + m->lay * W * l, *r1d = Sd + D2, *cd = r1d + m->H * DW;
+  la_real *outd = c->zdt + TD * (l + 1) + at;
+  double in = 1.0 / n;
+  if (zd0) {
+    la__e_zero(m->D2, Sd);
+    la__e_zero(1, outd);
+  } else {
+    LA__MM(c, LA__TA, D, D, n, 1, Zd, Z, c->tmp);
+    la__e_sym(D, c->tmp, Sd);
+    la__e_copy(1, qd + (D - 1) * W, outd);
+    LA__MM(c, LA__TB | LA__AC, 1, 1, D, in, cr, qd, outd);
+  }
+  for (h = 0; h < m->H; ++h) {
+    const la_real *P = la__m_P(c, c->ex, l, h), *p = P + (D - 1) * DW;
+    const la_real *Pd = la__m_P(c, c->exv, l, h), *Qd = Pd + D2,
+                  *pd = Pd + (D - 1) * DW, *Q = P + D2;
+    if (m->pfix && zd0) la__e_zero(D, r1d + h * DW);
+    else if (m->pfix) la__e_copy(D, Sd + (D - 1) * DW, r1d + h * DW);
+    if (!m->pfix && !pd0) LA__MM(c, 0, 1, D, D, 1, pd, S, r1d + h * DW);
+    if (!m->pfix && !zd0)
+      LA__MM(c, pd0 ? 0 : LA__AC, 1, D, D, 1, p, Sd, r1d + h * DW);
+    LA__MM(c, h ? LA__AC : 0, 1, D, D, 1, r1d + h * DW, Q, cd);
+    if (!pd0) LA__MM(c, LA__AC, 1, D, D, 1, r1 + h * DW, Qd, cd);
+  }
+  LA__MM(c, LA__TB | LA__AC, 1, 1, D, in, cd, q, outd);
+}
+
+/* Kept for the tangents (la__m_bst): g/n, then per head u, S u, K p, K u
+   (the last two only when dz). */
+static void la__last_bwd(const la__mctx *c, int l, int dz, const la_real *G,
+                         la_real *G2) {
+  const la__mdim *m = &c->m;
+  size_t W = LA_W, D2 = m->D2 * W, TD = m->TD * W;
+  int D = m->D, n = m->n, w, h;
+  size_t at = ((size_t)n * D + D - 1) * W, DW = (size_t)D * W, nW = n * W;
+  const la_real *Z = c->zt + TD * l, *q = Z + (size_t)n * DW;
+  const la_real *S = c->st + m->lay * W * l, *r1 = S + D2,
+                *cr = r1 + m->H * DW;
+  la_real *gs = la__m_bst(c, l);
+  const la_real *g = G + at;
+  for (w = 0; w < LA_W; ++w) gs[w] = g[w] / (la_real)n;
+  if (dz) {
+    la__e_zero(D, G2 + (size_t)n * DW);
+    la__e_gaxpy(D, gs, cr, G2 + (size_t)n * DW);
+    for (w = 0; w < LA_W; ++w) G2[at + w] += g[w];
+  }
+  for (h = 0; h < m->H; ++h) {
+    const la_real *P = la__m_P(c, c->ex, l, h), *Q = P + D2,
+                  *p = P + (D - 1) * DW, *r1h = r1 + h * DW;
+    la_real *gP = la__m_P(c, c->g, l, h), *gQ = gP + D2;
+    la_real *u = gs + W + h * (2 * DW + 2 * nW), *su = u + DW, *a = su + DW,
+            *b = a + nW;
+    LA__MM(c, 0, D, 1, D, 1, Q, q, u);
+    LA__MM(c, 0, D, 1, D, 1, S, u, su);
+    la__e_gaxpy(D, gs, su, gP + (D - 1) * DW);
+    la__e_gouter(D, D, gs, r1h, q, gQ);
+    if (dz) {
+      LA__MM(c, 0, n, 1, D, 1, Z, p, a);
+      LA__MM(c, 0, n, 1, D, 1, Z, u, b);
+      la__e_grank2(n, D, gs, a, u, b, p, G2, h != 0);
     }
-    for (h = 0; h < m->H; ++h) {
-      const la_real *P = la__m_P(c, c->ex, l, h), *p = P + (D - 1) * DW;
-      const la_real *Pd = la__m_P(c, c->exv, l, h), *Qd = Pd + D2,
-                    *pd = Pd + (D - 1) * DW, *Q = P + D2;
-      LA__MM(c, 0, 1, D, D, 1, pd, S, r1d + h * DW);
-      if (!zd0) LA__MM(c, LA__AC, 1, D, D, 1, p, Sd, r1d + h * DW);
-      LA__MM(c, h ? LA__AC : 0, 1, D, D, 1, r1d + h * DW, Q, cd);
-      LA__MM(c, LA__AC, 1, D, D, 1, r1 + h * DW, Qd, cd);
-    }
-    LA__MM(c, LA__TB | LA__AC, 1, 1, D, in, cd, q, outd);
   }
 }
 
-static void la__last_bwd(const la__mctx *c, int l, int zd0, int dz,
-                         const la_real *G, la_real *G2, const la_real *Gd,
-                         la_real *Gd2) {
+static void la__last_bwd_t(const la__mctx *c, int l, int zd0, int pd0,
+                           int dz, const la_real *Gd, la_real *Gd2) {
   const la__mdim *m = &c->m;
   size_t W = LA_W, D2 = m->D2 * W, TD = m->TD * W;
   int D = m->D, n = m->n, w, h;
@@ -6543,63 +6845,125 @@ static void la__last_bwd(const la__mctx *c, int l, int zd0, int dz,
                 *cr = r1 + m->H * DW;
   const la_real *Sd = c->sdt + m->lay * W * l, *r1d = Sd + D2,
                 *cd = r1d + m->H * DW;
-  la_real *gs = c->tmp, *gds = gs + W, *u = gds + W, *su = u + DW,
-          *ud = su + DW, *sud = ud + DW, *a = sud + DW, *b = a + nW,
-          *ad = b + nW, *bd = ad + nW;
-  const la_real *g = G + at, *gd = Gd + at;
+  const la_real *gs = la__m_bst(c, l);
+  la_real *gds = c->tmp, *ud = gds + W, *sud = ud + DW, *ad = sud + DW,
+          *bd = ad + nW;
+  const la_real *gd = Gd + at;
   LINATTN_ASSERT(bd + nW <= c->tmp_end);
-  for (w = 0; w < LA_W; ++w) gs[w] = g[w] / (la_real)n;
+  for (w = 0; w < LA_W; ++w) gds[w] = gd[w] / (la_real)n;
   if (dz) {
-    la__e_zero(D, G2 + (size_t)n * DW);
-    la__e_gaxpy(D, gs, cr, G2 + (size_t)n * DW);
-    for (w = 0; w < LA_W; ++w) G2[at + w] += g[w];
-  }
-  if (m->hvp) {
-    for (w = 0; w < LA_W; ++w) gds[w] = gd[w] / (la_real)n;
-    if (dz) {
-      la__e_zero(D, Gd2 + (size_t)n * DW);
-      la__e_gaxpy(D, gds, cr, Gd2 + (size_t)n * DW);
-      la__e_gaxpy(D, gs, cd, Gd2 + (size_t)n * DW);
-      for (w = 0; w < LA_W; ++w) Gd2[at + w] += gd[w];
-    }
+    la__e_zero(D, Gd2 + (size_t)n * DW);
+    la__e_gaxpy(D, gds, cr, Gd2 + (size_t)n * DW);
+    la__e_gaxpy(D, gs, cd, Gd2 + (size_t)n * DW);
+    for (w = 0; w < LA_W; ++w) Gd2[at + w] += gd[w];
   }
   for (h = 0; h < m->H; ++h) {
     const la_real *P = la__m_P(c, c->ex, l, h), *Q = P + D2,
                   *p = P + (D - 1) * DW, *r1h = r1 + h * DW;
-    la_real *gP = la__m_P(c, c->g, l, h), *gQ = gP + D2;
-    LA__MM(c, 0, D, 1, D, 1, Q, q, u);
-    LA__MM(c, 0, D, 1, D, 1, S, u, su);
-    la__e_gaxpy(D, gs, su, gP + (D - 1) * DW);
-    la__e_gouter(D, D, gs, r1h, q, gQ);
+    const la_real *Pd = la__m_P(c, c->exv, l, h), *Qd = Pd + D2,
+                  *pd = Pd + (D - 1) * DW, *r1dh = r1d + h * DW;
+    const la_real *u = gs + W + h * (2 * DW + 2 * nW), *su = u + DW,
+                  *a = su + DW, *b = a + nW;
+    la_real *gvP = la__m_P(c, c->gv, l, h), *gvQ = gvP + D2;
+    if (!pd0) LA__MM(c, 0, D, 1, D, 1, Qd, q, ud);
+    if (!zd0) LA__MM(c, pd0 ? 0 : LA__AC, D, 1, D, 1, Q, qd, ud);
+    LA__MM(c, 0, D, 1, D, 1, S, ud, sud);
+    if (!zd0) LA__MM(c, LA__AC, D, 1, D, 1, Sd, u, sud);
+    la__e_gaxpy(D, gds, su, gvP + (D - 1) * DW);
+    la__e_gaxpy(D, gs, sud, gvP + (D - 1) * DW);
+    la__e_gouter(D, D, gds, r1h, q, gvQ);
+    la__e_gouter(D, D, gs, r1dh, q, gvQ);
+    if (!zd0) la__e_gouter(D, D, gs, r1h, qd, gvQ);
     if (dz) {
-      LA__MM(c, 0, n, 1, D, 1, Z, p, a);
-      LA__MM(c, 0, n, 1, D, 1, Z, u, b);
-      la__e_grank2(n, D, gs, a, u, b, p, G2, h != 0);
-    }
-    if (m->hvp) {
-      const la_real *Pd = la__m_P(c, c->exv, l, h), *Qd = Pd + D2,
-                    *pd = Pd + (D - 1) * DW, *r1dh = r1d + h * DW;
-      la_real *gvP = la__m_P(c, c->gv, l, h), *gvQ = gvP + D2;
-      LA__MM(c, 0, D, 1, D, 1, Qd, q, ud);
-      if (!zd0) LA__MM(c, LA__AC, D, 1, D, 1, Q, qd, ud);
-      LA__MM(c, 0, D, 1, D, 1, S, ud, sud);
-      if (!zd0) LA__MM(c, LA__AC, D, 1, D, 1, Sd, u, sud);
-      la__e_gaxpy(D, gds, su, gvP + (D - 1) * DW);
-      la__e_gaxpy(D, gs, sud, gvP + (D - 1) * DW);
-      la__e_gouter(D, D, gds, r1h, q, gvQ);
-      la__e_gouter(D, D, gs, r1dh, q, gvQ);
-      if (!zd0) la__e_gouter(D, D, gs, r1h, qd, gvQ);
-      if (dz) {
-        LA__MM(c, 0, n, 1, D, 1, Z, pd, ad);
-        if (!zd0) LA__MM(c, LA__AC, n, 1, D, 1, Zd, p, ad);
-        LA__MM(c, 0, n, 1, D, 1, Z, ud, bd);
-        if (!zd0) LA__MM(c, LA__AC, n, 1, D, 1, Zd, u, bd);
-        la__e_grank2(n, D, gds, a, u, b, p, Gd2, h != 0);
-        la__e_grank2(n, D, gs, ad, u, bd, p, Gd2, 1);
-        la__e_grank2(n, D, gs, a, ud, b, pd, Gd2, 1);
+      int p0 = m->pfix || pd0; /* pd = 0 */
+      if (m->pfix) { /* ad = Zd's last column */
+        if (zd0) la__e_zero(n, ad);
+        else la__e_getcols(n, 1, D, Zd + (D - 1) * W, ad);
+      } else {
+        if (!pd0) LA__MM(c, 0, n, 1, D, 1, Z, pd, ad);
+        if (!zd0) LA__MM(c, pd0 ? 0 : LA__AC, n, 1, D, 1, Zd, p, ad);
       }
+      LA__MM(c, 0, n, 1, D, 1, Z, ud, bd);
+      if (!zd0) LA__MM(c, LA__AC, n, 1, D, 1, Zd, u, bd);
+      la__e_grank2(n, D, gds, a, u, b, p, Gd2, h != 0);
+      la__e_grank2(n, D, gs, ad, u, bd, p, Gd2, 1);
+      la__e_grank2(n, D, gs, a, ud, b, p0 ? NULL : pd, Gd2, 1);
     }
   }
+}
+
+/* ------------------------------------------ second-order tangents */
+/* Along a unit direction (one entry of theta) the model is affine in the
+   entry within its own layer: Z_{l+1} = Z_l C_l^T with C_l linear in each
+   entry of P_l, Q_l (and of W_K, W_Q: Q is linear in each), and the front
+   layer's ReLU network piecewise linear. Its second derivative z'' thus
+   starts at the next layer, where the parameters do not move (pd0), and
+   the diagonal of the Hessian is, with r the residual,
+       H_jj = (2 / B) sum_b (z'_b^2 + r_b z''_b),
+   forward tangents alone, no backward step (la__m_diag2). With S'' =
+   E + E^T, E = Kdd^T K + Kd^T Kd (keys: the first n rows):
+       Zdd_{l+1} = Zdd C^T + 2 Zd Cd^T + Z Cdd^T,  Cdd = sum_h P_h S'' Q_h / n
+   and in the last layer, c = sum_h p_h^T S Q_h (stored, cd its tangent),
+       z'' = qdd_{d+1} + (cdd . q + 2 cd . qd + c . qdd) / n.
+   zdd0: Zdd_l = 0 (the layer after the direction's own). */
+static void la__sdd(const la__mctx *c, int l, int zdd0, const la_real *Zdd,
+                    la_real *E, la_real *Sdd) {
+  const la__mdim *m = &c->m;
+  size_t TD = m->TD * LA_W;
+  const la_real *Z = c->zt + TD * l, *Zd = c->zdt + TD * l;
+  la__mm_gram(c, m->D, m->n, Zd, E);
+  if (!zdd0) LA__MM(c, LA__TA | LA__AC, m->D, m->D, m->n, 1, Zdd, Z, E);
+  la__e_sym(m->D, E, Sdd);
+}
+
+static void la__lin_fwd_tt(const la__mctx *c, int l, int zdd0,
+                           const la_real *Zdd, la_real *Zddn) {
+  const la__mdim *m = &c->m;
+  size_t D2 = m->D2 * LA_W, TD = m->TD * LA_W;
+  int D = m->D, n = m->n, T = m->T, h;
+  const la_real *Z = c->zt + TD * l, *Zd = c->zdt + TD * l;
+  const la_real *S = c->st + m->lay * LA_W * l, *C = S + D2;
+  const la_real *Cd = c->sdt + m->lay * LA_W * l + D2;
+  la_real *E = c->tmp, *Sdd = E + D2, *PSdd = Sdd + D2, *Cdd = PSdd + D2;
+  double in = 1.0 / n;
+  LINATTN_ASSERT(Cdd + D2 <= c->tmp_end);
+  la__sdd(c, l, zdd0, Zdd, E, Sdd);
+  for (h = 0; h < m->H; ++h) {
+    const la_real *P = la__m_P(c, c->ex, l, h), *Q = P + D2;
+    LA__MM(c, 0, D, D, D, 1, P, Sdd, PSdd);
+    LA__MM(c, h ? LA__AC : 0, D, D, D, in, PSdd, Q, Cdd);
+  }
+  LA__MM(c, LA__TB, T, D, D, 2, Zd, Cd, Zddn);
+  if (!zdd0) LA__MM(c, LA__TB | LA__AC, T, D, D, 1, Zdd, C, Zddn);
+  LA__MM(c, LA__TB | LA__AC, T, D, D, 1, Z, Cdd, Zddn);
+}
+
+/* z'' of the last layer into out (one panel element). */
+static void la__last_fwd_tt(const la__mctx *c, int l, int zdd0,
+                            const la_real *Zdd, la_real *out) {
+  const la__mdim *m = &c->m;
+  size_t W = LA_W, D2 = m->D2 * W, TD = m->TD * W, DW = (size_t)m->D * W;
+  int D = m->D, n = m->n, h;
+  const la_real *Z = c->zt + TD * l, *q = Z + (size_t)n * DW;
+  const la_real *Zd = c->zdt + TD * l, *qd = Zd + (size_t)n * DW;
+  const la_real *S = c->st + m->lay * W * l, *cr = S + D2 + m->H * DW;
+  const la_real *cd = c->sdt + m->lay * W * l + D2 + m->H * DW;
+  la_real *E = c->tmp, *Sdd = E + D2, *r1dd = Sdd + D2, *cdd = r1dd + DW;
+  double in = 1.0 / n;
+  LINATTN_ASSERT(cdd + DW <= c->tmp_end);
+  la__sdd(c, l, zdd0, Zdd, E, Sdd);
+  for (h = 0; h < m->H; ++h) {
+    const la_real *P = la__m_P(c, c->ex, l, h), *Q = P + D2,
+                  *p = P + (D - 1) * DW;
+    if (m->pfix) la__e_copy(D, Sdd + (D - 1) * DW, r1dd);
+    else LA__MM(c, 0, 1, D, D, 1, p, Sdd, r1dd);
+    LA__MM(c, h ? LA__AC : 0, 1, D, D, 1, r1dd, Q, cdd);
+  }
+  if (zdd0) la__e_zero(1, out);
+  else la__e_copy(1, Zdd + ((size_t)n * D + D - 1) * W, out);
+  LA__MM(c, LA__TB | LA__AC, 1, 1, D, in, cdd, q, out);
+  LA__MM(c, LA__TB | LA__AC, 1, 1, D, 2 * in, cd, qd, out);
+  if (!zdd0) LA__MM(c, LA__TB | LA__AC, 1, 1, D, in, cr, Zdd + (size_t)n * DW, out);
 }
 
 /* --------------------------------------------------- nonlinear layers */
@@ -6637,12 +7001,11 @@ static void la__act_jac2(const la__mctx *c, int n, int T, const la_real *R,
   else la__e_mask((size_t)n * T, R, Xd);
 }
 
-static void la__nl_fwd(const la__mctx *c, int l, int zd0) {
+static void la__nl_fwd(const la__mctx *c, int l) {
   const la__mdim *m = &c->m;
   size_t D2 = m->D2 * LA_W, TD = m->TD * LA_W, nT = (size_t)m->n * m->T;
   int D = m->D, n = m->n, T = m->T, h;
   la_real *Z = c->zt + TD * l, *Zn = Z + TD;
-  la_real *Zd = c->zdt + TD * l, *Zdn = Zd + TD;
   double in = 1.0 / n;
   for (h = 0; h < m->H; ++h) {
     const la_real *P = la__m_P(c, c->ex, l, h), *Q = P + D2;
@@ -6654,35 +7017,46 @@ static void la__nl_fwd(const la__mctx *c, int l, int zd0) {
     LA__MM(c, LA__TB, n, D, D, 1, Z, P, Ut);
     if (h) LA__MM(c, LA__TA | LA__AC, T, D, n, in, R, Ut, Zn);
     else LA__MMY(c, LA__TA, T, D, n, in, R, Ut, Z, Zn);
-    if (m->hvp) {
-      const la_real *Pd = la__m_P(c, c->exv, l, h), *Qd = Pd + D2;
-      la_real *Vdt = c->sdt + m->lay * LA_W * l + la__nl_head(m) * h,
-              *Rd = Vdt + TD, *Udt = Rd + nT * LA_W;
-      LA__MM(c, LA__TB, T, D, D, 1, Z, Qd, Vdt);
-      if (!zd0) LA__MM(c, LA__TB | LA__AC, T, D, D, 1, Zd, Q, Vdt);
-      LA__MM(c, LA__TB, n, T, D, 1, Z, Vdt, Rd);
-      if (!zd0) LA__MM(c, LA__TB | LA__AC, n, T, D, 1, Zd, Vt, Rd);
-      la__act_jac(c, n, T, R, Rd, NULL, c->tmp);
-      LA__MM(c, LA__TB, n, D, D, 1, Z, Pd, Udt);
-      if (!zd0) LA__MM(c, LA__TB | LA__AC, n, D, D, 1, Zd, P, Udt);
-      if (h) LA__MM(c, LA__TA | LA__AC, T, D, n, in, Rd, Ut, Zdn);
-      else LA__MMY(c, LA__TA, T, D, n, in, Rd, Ut, zd0 ? NULL : Zd, Zdn);
-      LA__MM(c, LA__TA | LA__AC, T, D, n, in, R, Udt, Zdn);
-    }
   }
 }
 
-static void la__nl_bwd(const la__mctx *c, int l, int zd0, int dz,
-                       const la_real *G, la_real *G2, const la_real *Gd,
-                       la_real *Gd2) {
+static void la__nl_fwd_t(const la__mctx *c, int l, int zd0, int pd0) {
+  const la__mdim *m = &c->m;
+  size_t D2 = m->D2 * LA_W, TD = m->TD * LA_W, nT = (size_t)m->n * m->T;
+  int D = m->D, n = m->n, T = m->T, h;
+  const la_real *Z = c->zt + TD * l;
+  la_real *Zd = c->zdt + TD * l, *Zdn = Zd + TD;
+  double in = 1.0 / n;
+  for (h = 0; h < m->H; ++h) {
+    const la_real *P = la__m_P(c, c->ex, l, h), *Q = P + D2;
+    const la_real *Vt = c->st + m->lay * LA_W * l + la__nl_head(m) * h,
+                  *R = Vt + TD, *Ut = R + nT * LA_W;
+    const la_real *Pd = la__m_P(c, c->exv, l, h), *Qd = Pd + D2;
+    la_real *Vdt = c->sdt + m->lay * LA_W * l + la__nl_head(m) * h,
+            *Rd = Vdt + TD, *Udt = Rd + nT * LA_W;
+    if (!pd0) LA__MM(c, LA__TB, T, D, D, 1, Z, Qd, Vdt);
+    if (!zd0) LA__MM(c, LA__TB | (pd0 ? 0 : LA__AC), T, D, D, 1, Zd, Q, Vdt);
+    LA__MM(c, LA__TB, n, T, D, 1, Z, Vdt, Rd);
+    if (!zd0) LA__MM(c, LA__TB | LA__AC, n, T, D, 1, Zd, Vt, Rd);
+    la__act_jac(c, n, T, R, Rd, NULL, c->tmp);
+    if (!pd0) LA__MM(c, LA__TB, n, D, D, 1, Z, Pd, Udt);
+    if (!zd0) LA__MM(c, LA__TB | (pd0 ? 0 : LA__AC), n, D, D, 1, Zd, P, Udt);
+    if (h) LA__MM(c, LA__TA | LA__AC, T, D, n, in, Rd, Ut, Zdn);
+    else LA__MMY(c, LA__TA, T, D, n, in, Rd, Ut, zd0 ? NULL : Zd, Zdn);
+    LA__MM(c, LA__TA | LA__AC, T, D, n, in, R, Udt, Zdn);
+  }
+}
+
+/* Kept per head for the tangents (la__m_bst): dU, dA, dV, and the
+   softmax's centred product Dc. */
+static void la__nl_bwd(const la__mctx *c, int l, int dz, const la_real *G,
+                       la_real *G2) {
   const la__mdim *m = &c->m;
   size_t D2 = m->D2 * LA_W, TD = m->TD * LA_W, nT = (size_t)m->n * m->T,
          nD = (size_t)m->n * m->D;
   int D = m->D, n = m->n, T = m->T, h;
-  const la_real *Z = c->zt + TD * l, *Zd = c->zdt + TD * l;
-  la_real *dUt = c->tmp, *dA = dUt + nD * LA_W, *dVt = dA + nT * LA_W;
-  la_real *dUdt = dVt + TD, *dAd = dUdt + nD * LA_W, *dVdt = dAd + nT * LA_W;
-  la_real *Dc = dVdt + TD, *w = Dc + nT * LA_W;
+  const la_real *Z = c->zt + TD * l;
+  la_real *w = c->tmp;
   double in = 1.0 / n;
   LINATTN_ASSERT(w + (size_t)T * LA_W <= c->tmp_end);
   for (h = 0; h < m->H; ++h) {
@@ -6690,6 +7064,8 @@ static void la__nl_bwd(const la__mctx *c, int l, int zd0, int dz,
     la_real *gP = la__m_P(c, c->g, l, h), *gQ = gP + D2;
     const la_real *Vt = c->st + m->lay * LA_W * l + la__nl_head(m) * h,
                   *R = Vt + TD, *Ut = R + nT * LA_W;
+    la_real *dUt = la__m_bst(c, l) + (nD + 2 * nT + m->TD) * LA_W * h,
+            *dA = dUt + nD * LA_W, *dVt = dA + nT * LA_W, *Dc = dVt + TD;
     LA__MM(c, 0, n, D, T, in, R, G, dUt);
     LA__MM(c, LA__TB, n, T, D, in, Ut, G, dA);
     la__act_jac(c, n, T, R, dA, m->hvp ? Dc : NULL, w);
@@ -6702,31 +7078,49 @@ static void la__nl_bwd(const la__mctx *c, int l, int zd0, int dz,
       LA__MM(c, LA__AC, n, D, T, 1, dA, Vt, G2);
       LA__MM(c, LA__AC, T, D, D, 1, dVt, Q, G2);
     }
-    if (m->hvp) {
-      const la_real *Pd = la__m_P(c, c->exv, l, h), *Qd = Pd + D2;
-      la_real *gvP = la__m_P(c, c->gv, l, h), *gvQ = gvP + D2;
-      const la_real *Vdt = c->sdt + m->lay * LA_W * l + la__nl_head(m) * h,
-                    *Rd = Vdt + TD, *Udt = Rd + nT * LA_W;
-      LA__MM(c, 0, n, D, T, in, Rd, G, dUdt);
-      LA__MM(c, LA__AC, n, D, T, in, R, Gd, dUdt);
-      LA__MM(c, LA__TB, n, T, D, in, Udt, G, dAd);
-      LA__MM(c, LA__TB | LA__AC, n, T, D, in, Ut, Gd, dAd);
-      la__act_jac2(c, n, T, R, Rd, Dc, dAd, w);
-      LA__MM(c, LA__TA | LA__AC, D, D, n, 1, dUdt, Z, gvP);
-      if (!zd0) LA__MM(c, LA__TA | LA__AC, D, D, n, 1, dUt, Zd, gvP);
-      LA__MM(c, LA__TA, T, D, n, 1, dAd, Z, dVdt);
-      if (!zd0) LA__MM(c, LA__TA | LA__AC, T, D, n, 1, dA, Zd, dVdt);
-      LA__MM(c, LA__TA | LA__AC, D, D, T, 1, dVdt, Z, gvQ);
-      if (!zd0) LA__MM(c, LA__TA | LA__AC, D, D, T, 1, dVt, Zd, gvQ);
-      if (dz) {
-        if (!h) la__e_copy(m->TD, Gd, Gd2);
-        LA__MM(c, LA__AC, n, D, D, 1, dUdt, P, Gd2);
-        LA__MM(c, LA__AC, n, D, D, 1, dUt, Pd, Gd2);
-        LA__MM(c, LA__AC, n, D, T, 1, dAd, Vt, Gd2);
-        LA__MM(c, LA__AC, n, D, T, 1, dA, Vdt, Gd2);
-        LA__MM(c, LA__AC, T, D, D, 1, dVdt, Q, Gd2);
-        LA__MM(c, LA__AC, T, D, D, 1, dVt, Qd, Gd2);
-      }
+  }
+}
+
+static void la__nl_bwd_t(const la__mctx *c, int l, int zd0, int pd0, int dz,
+                         const la_real *G, const la_real *Gd, la_real *Gd2) {
+  const la__mdim *m = &c->m;
+  size_t D2 = m->D2 * LA_W, TD = m->TD * LA_W, nT = (size_t)m->n * m->T,
+         nD = (size_t)m->n * m->D;
+  int D = m->D, n = m->n, T = m->T, h;
+  const la_real *Z = c->zt + TD * l, *Zd = c->zdt + TD * l;
+  la_real *dUdt = c->tmp, *dAd = dUdt + nD * LA_W, *dVdt = dAd + nT * LA_W;
+  la_real *w = dVdt + TD;
+  double in = 1.0 / n;
+  LINATTN_ASSERT(w + (size_t)T * LA_W <= c->tmp_end);
+  for (h = 0; h < m->H; ++h) {
+    const la_real *P = la__m_P(c, c->ex, l, h), *Q = P + D2;
+    const la_real *Vt = c->st + m->lay * LA_W * l + la__nl_head(m) * h,
+                  *R = Vt + TD, *Ut = R + nT * LA_W;
+    const la_real *dUt = la__m_bst(c, l) + (nD + 2 * nT + m->TD) * LA_W * h,
+                  *dA = dUt + nD * LA_W, *dVt = dA + nT * LA_W, *Dc = dVt + TD;
+    const la_real *Pd = la__m_P(c, c->exv, l, h), *Qd = Pd + D2;
+    la_real *gvP = la__m_P(c, c->gv, l, h), *gvQ = gvP + D2;
+    const la_real *Vdt = c->sdt + m->lay * LA_W * l + la__nl_head(m) * h,
+                  *Rd = Vdt + TD, *Udt = Rd + nT * LA_W;
+    LA__MM(c, 0, n, D, T, in, Rd, G, dUdt);
+    LA__MM(c, LA__AC, n, D, T, in, R, Gd, dUdt);
+    LA__MM(c, LA__TB, n, T, D, in, Udt, G, dAd);
+    LA__MM(c, LA__TB | LA__AC, n, T, D, in, Ut, Gd, dAd);
+    la__act_jac2(c, n, T, R, Rd, Dc, dAd, w);
+    LA__MM(c, LA__TA | LA__AC, D, D, n, 1, dUdt, Z, gvP);
+    if (!zd0) LA__MM(c, LA__TA | LA__AC, D, D, n, 1, dUt, Zd, gvP);
+    LA__MM(c, LA__TA, T, D, n, 1, dAd, Z, dVdt);
+    if (!zd0) LA__MM(c, LA__TA | LA__AC, T, D, n, 1, dA, Zd, dVdt);
+    LA__MM(c, LA__TA | LA__AC, D, D, T, 1, dVdt, Z, gvQ);
+    if (!zd0) LA__MM(c, LA__TA | LA__AC, D, D, T, 1, dVt, Zd, gvQ);
+    if (dz) {
+      if (!h) la__e_copy(m->TD, Gd, Gd2);
+      LA__MM(c, LA__AC, n, D, D, 1, dUdt, P, Gd2);
+      if (!pd0) LA__MM(c, LA__AC, n, D, D, 1, dUt, Pd, Gd2);
+      LA__MM(c, LA__AC, n, D, T, 1, dAd, Vt, Gd2);
+      LA__MM(c, LA__AC, n, D, T, 1, dA, Vdt, Gd2);
+      LA__MM(c, LA__AC, T, D, D, 1, dVdt, Q, Gd2);
+      if (!pd0) LA__MM(c, LA__AC, T, D, D, 1, dVt, Qd, Gd2);
     }
   }
 }
@@ -6750,21 +7144,15 @@ static void la__e_gscale(size_t n, const la_real *LA__RESTRICT g,
     for (w = 0; w < LA_W; ++w) y[e * LA_W + w] = g[w] * x[e * LA_W + w];
 }
 
-static void la__nlast_fwd(const la__mctx *c, int l, int zd0) {
+static void la__nlast_fwd(const la__mctx *c, int l) {
   const la__mdim *m = &c->m;
   size_t W = LA_W, D2 = m->D2 * W, TD = m->TD * W, DW = (size_t)m->D * W;
   int D = m->D, n = m->n, h;
   size_t at = ((size_t)n * D + D - 1) * W, nW = (size_t)n * W;
   const la_real *Z = c->zt + TD * l, *q = Z + (size_t)n * DW;
-  const la_real *Zd = c->zdt + TD * l, *qd = Zd + (size_t)n * DW;
   la_real *out = c->zt + TD * (l + 1) + at;
-  la_real *outd = c->zdt + TD * (l + 1) + at;
   double in = 1.0 / n;
   la__e_copy(1, q + (D - 1) * W, out);
-  if (m->hvp) {
-    if (zd0) la__e_zero(1, outd);
-    else la__e_copy(1, qd + (D - 1) * W, outd);
-  }
   for (h = 0; h < m->H; ++h) {
     const la_real *P = la__m_P(c, c->ex, l, h), *Q = P + D2,
                   *p = P + (D - 1) * DW;
@@ -6775,47 +7163,62 @@ static void la__nlast_fwd(const la__mctx *c, int l, int zd0) {
     la__act(c, n, 1, s);
     LA__MM(c, 0, n, 1, D, 1, Z, p, wk);
     LA__MM(c, LA__TA | LA__AC, 1, 1, n, in, wk, s, out);
-    if (m->hvp) {
-      const la_real *Pd = la__m_P(c, c->exv, l, h), *Qd = Pd + D2,
-                    *pd = Pd + (D - 1) * DW;
-      la_real *vd = c->sdt + m->lay * W * l + la__nl_head(m) * h,
-              *sd = vd + DW, *wd = sd + nW;
-      LA__MM(c, 0, D, 1, D, 1, Qd, q, vd);
-      if (!zd0) LA__MM(c, LA__AC, D, 1, D, 1, Q, qd, vd);
-      LA__MM(c, 0, n, 1, D, 1, Z, vd, sd);
-      if (!zd0) LA__MM(c, LA__AC, n, 1, D, 1, Zd, v, sd);
-      la__act_jac(c, n, 1, s, sd, NULL, c->tmp);
-      LA__MM(c, 0, n, 1, D, 1, Z, pd, wd);
-      if (!zd0) LA__MM(c, LA__AC, n, 1, D, 1, Zd, p, wd);
-      LA__MM(c, LA__TA | LA__AC, 1, 1, n, in, wd, s, outd);
-      LA__MM(c, LA__TA | LA__AC, 1, 1, n, in, wk, sd, outd);
-    }
   }
 }
 
-static void la__nlast_bwd(const la__mctx *c, int l, int zd0, int dz,
-                          const la_real *G, la_real *G2, const la_real *Gd,
-                          la_real *Gd2) {
+static void la__nlast_fwd_t(const la__mctx *c, int l, int zd0, int pd0) {
+  const la__mdim *m = &c->m;
+  size_t W = LA_W, D2 = m->D2 * W, TD = m->TD * W, DW = (size_t)m->D * W;
+  int D = m->D, n = m->n, h;
+  size_t at = ((size_t)n * D + D - 1) * W, nW = (size_t)n * W;
+  const la_real *Z = c->zt + TD * l, *q = Z + (size_t)n * DW;
+  const la_real *Zd = c->zdt + TD * l, *qd = Zd + (size_t)n * DW;
+  la_real *outd = c->zdt + TD * (l + 1) + at;
+  double in = 1.0 / n;
+  if (zd0) la__e_zero(1, outd);
+  else la__e_copy(1, qd + (D - 1) * W, outd);
+  for (h = 0; h < m->H; ++h) {
+    const la_real *P = la__m_P(c, c->ex, l, h), *Q = P + D2,
+                  *p = P + (D - 1) * DW;
+    const la_real *v = c->st + m->lay * W * l + la__nl_head(m) * h,
+                  *s = v + DW, *wk = s + nW;
+    const la_real *Pd = la__m_P(c, c->exv, l, h), *Qd = Pd + D2,
+                  *pd = Pd + (D - 1) * DW;
+    la_real *vd = c->sdt + m->lay * W * l + la__nl_head(m) * h,
+            *sd = vd + DW, *wd = sd + nW;
+    if (!pd0) LA__MM(c, 0, D, 1, D, 1, Qd, q, vd);
+    if (!zd0) LA__MM(c, pd0 ? 0 : LA__AC, D, 1, D, 1, Q, qd, vd);
+    LA__MM(c, 0, n, 1, D, 1, Z, vd, sd);
+    if (!zd0) LA__MM(c, LA__AC, n, 1, D, 1, Zd, v, sd);
+    la__act_jac(c, n, 1, s, sd, NULL, c->tmp);
+    if (!pd0) LA__MM(c, 0, n, 1, D, 1, Z, pd, wd);
+    if (!zd0) LA__MM(c, pd0 ? 0 : LA__AC, n, 1, D, 1, Zd, p, wd);
+    LA__MM(c, LA__TA | LA__AC, 1, 1, n, in, wd, s, outd);
+    LA__MM(c, LA__TA | LA__AC, 1, 1, n, in, wk, sd, outd);
+  }
+}
+
+/* Kept for the tangents (la__m_bst): g/n, then per head ds (da once the
+   Jacobian is applied), dw, the softmax's centred product Dc and dv. */
+static void la__nlast_bwd(const la__mctx *c, int l, int dz, const la_real *G,
+                          la_real *G2) {
   const la__mdim *m = &c->m;
   size_t W = LA_W, D2 = m->D2 * W, TD = m->TD * W, DW = (size_t)m->D * W;
   int D = m->D, n = m->n, h, i;
   size_t at = ((size_t)n * D + D - 1) * W, nW = (size_t)n * W;
   const la_real *Z = c->zt + TD * l, *q = Z + (size_t)n * DW;
-  const la_real *Zd = c->zdt + TD * l, *qd = Zd + (size_t)n * DW;
-  la_real *gs = c->tmp, *gds = gs + W, *ds = gds + W, *dw = ds + nW,
-          *Dc = dw + nW, *dsd = Dc + nW, *dwd = dsd + nW, *dv = dwd + nW,
-          *dvd = dv + DW, *w = dvd + DW;
-  const la_real *g = G + at, *gd = Gd + at;
+  la_real *gs = la__m_bst(c, l), *w = c->tmp;
+  const la_real *g = G + at;
   LINATTN_ASSERT(w + LA_W <= c->tmp_end);
   for (i = 0; i < LA_W; ++i) gs[i] = g[i] / (la_real)n;
-  if (m->hvp)
-    for (i = 0; i < LA_W; ++i) gds[i] = gd[i] / (la_real)n;
   for (h = 0; h < m->H; ++h) {
     const la_real *P = la__m_P(c, c->ex, l, h), *Q = P + D2,
                   *p = P + (D - 1) * DW;
     la_real *gP = la__m_P(c, c->g, l, h), *gQ = gP + D2;
     const la_real *v = c->st + m->lay * W * l + la__nl_head(m) * h,
                   *s = v + DW, *wk = s + nW;
+    la_real *ds = gs + W + h * (3 * nW + DW), *dw = ds + nW, *Dc = dw + nW,
+            *dv = Dc + nW;
     unsigned acc = h ? LA__AC : 0;
     la__e_gscale((size_t)n, gs, wk, ds);
     la__e_gscale((size_t)n, gs, s, dw);
@@ -6828,36 +7231,60 @@ static void la__nlast_bwd(const la__mctx *c, int l, int zd0, int dz,
       LA__MM(c, acc, n, D, 1, 1, dw, p, G2);
       LA__MM(c, LA__AC, n, D, 1, 1, ds, v, G2);
     }
-    if (m->hvp) {
-      const la_real *Pd = la__m_P(c, c->exv, l, h), *Qd = Pd + D2,
-                    *pd = Pd + (D - 1) * DW;
-      la_real *gvP = la__m_P(c, c->gv, l, h), *gvQ = gvP + D2;
-      const la_real *vd = c->sdt + m->lay * W * l + la__nl_head(m) * h,
-                    *sd = vd + DW, *wd = sd + nW;
-      la__e_gscale((size_t)n, gds, wk, dsd);
-      la__e_gaxpy((size_t)n, gs, wd, dsd);
-      la__e_gscale((size_t)n, gds, s, dwd);
-      la__e_gaxpy((size_t)n, gs, sd, dwd);
-      la__act_jac2(c, n, 1, s, sd, Dc, dsd, w); /* dsd -> dad */
-      LA__MM(c, LA__TA | LA__AC, D, 1, n, 1, Z, dwd, gvP + (D - 1) * DW);
-      if (!zd0) LA__MM(c, LA__TA | LA__AC, D, 1, n, 1, Zd, dw, gvP + (D - 1) * DW);
-      LA__MM(c, LA__TA, D, 1, n, 1, Z, dsd, dvd);
-      if (!zd0) LA__MM(c, LA__TA | LA__AC, D, 1, n, 1, Zd, ds, dvd);
-      LA__MM(c, LA__AC, D, D, 1, 1, dvd, q, gvQ);
-      if (!zd0) LA__MM(c, LA__AC, D, D, 1, 1, dv, qd, gvQ);
-      if (dz) {
-        LA__MM(c, LA__TA | acc, D, 1, D, 1, Q, dvd, Gd2 + (size_t)n * DW);
-        LA__MM(c, LA__TA | LA__AC, D, 1, D, 1, Qd, dv, Gd2 + (size_t)n * DW);
-        LA__MM(c, acc, n, D, 1, 1, dwd, p, Gd2);
-        LA__MM(c, LA__AC, n, D, 1, 1, dw, pd, Gd2);
-        LA__MM(c, LA__AC, n, D, 1, 1, dsd, v, Gd2);
-        LA__MM(c, LA__AC, n, D, 1, 1, ds, vd, Gd2);
-      }
-    }
   }
   if (dz)
     for (i = 0; i < LA_W; ++i) G2[at + i] += g[i];
-  if (dz && m->hvp)
+}
+
+static void la__nlast_bwd_t(const la__mctx *c, int l, int zd0, int pd0,
+                            int dz, const la_real *Gd, la_real *Gd2) {
+  const la__mdim *m = &c->m;
+  size_t W = LA_W, D2 = m->D2 * W, TD = m->TD * W, DW = (size_t)m->D * W;
+  int D = m->D, n = m->n, h, i;
+  size_t at = ((size_t)n * D + D - 1) * W, nW = (size_t)n * W;
+  const la_real *Z = c->zt + TD * l, *q = Z + (size_t)n * DW;
+  const la_real *Zd = c->zdt + TD * l, *qd = Zd + (size_t)n * DW;
+  const la_real *gs = la__m_bst(c, l);
+  la_real *gds = c->tmp, *dsd = gds + W, *dwd = dsd + nW, *dvd = dwd + nW,
+          *w = dvd + DW;
+  const la_real *gd = Gd + at;
+  LINATTN_ASSERT(w + LA_W <= c->tmp_end);
+  for (i = 0; i < LA_W; ++i) gds[i] = gd[i] / (la_real)n;
+  for (h = 0; h < m->H; ++h) {
+    const la_real *P = la__m_P(c, c->ex, l, h), *Q = P + D2,
+                  *p = P + (D - 1) * DW;
+    const la_real *v = c->st + m->lay * W * l + la__nl_head(m) * h,
+                  *s = v + DW, *wk = s + nW;
+    const la_real *ds = gs + W + h * (3 * nW + DW), *dw = ds + nW,
+                  *Dc = dw + nW, *dv = Dc + nW;
+    unsigned acc = h ? LA__AC : 0;
+    const la_real *Pd = la__m_P(c, c->exv, l, h), *Qd = Pd + D2,
+                  *pd = Pd + (D - 1) * DW;
+    la_real *gvP = la__m_P(c, c->gv, l, h), *gvQ = gvP + D2;
+    const la_real *vd = c->sdt + m->lay * W * l + la__nl_head(m) * h,
+                  *sd = vd + DW, *wd = sd + nW;
+    la__e_gscale((size_t)n, gds, wk, dsd);
+    la__e_gaxpy((size_t)n, gs, wd, dsd);
+    la__e_gscale((size_t)n, gds, s, dwd);
+    la__e_gaxpy((size_t)n, gs, sd, dwd);
+    la__act_jac2(c, n, 1, s, sd, Dc, dsd, w); /* dsd -> dad */
+    LA__MM(c, LA__TA | LA__AC, D, 1, n, 1, Z, dwd, gvP + (D - 1) * DW);
+    if (!zd0) LA__MM(c, LA__TA | LA__AC, D, 1, n, 1, Zd, dw, gvP + (D - 1) * DW);
+    LA__MM(c, LA__TA, D, 1, n, 1, Z, dsd, dvd);
+    if (!zd0) LA__MM(c, LA__TA | LA__AC, D, 1, n, 1, Zd, ds, dvd);
+    LA__MM(c, LA__AC, D, D, 1, 1, dvd, q, gvQ);
+    if (!zd0) LA__MM(c, LA__AC, D, D, 1, 1, dv, qd, gvQ);
+    if (dz) {
+      LA__MM(c, LA__TA | acc, D, 1, D, 1, Q, dvd, Gd2 + (size_t)n * DW);
+      if (!pd0)
+        LA__MM(c, LA__TA | LA__AC, D, 1, D, 1, Qd, dv, Gd2 + (size_t)n * DW);
+      LA__MM(c, acc, n, D, 1, 1, dwd, p, Gd2);
+      if (!pd0) LA__MM(c, LA__AC, n, D, 1, 1, dw, pd, Gd2);
+      LA__MM(c, LA__AC, n, D, 1, 1, dsd, v, Gd2);
+      LA__MM(c, LA__AC, n, D, 1, 1, ds, vd, Gd2);
+    }
+  }
+  if (dz)
     for (i = 0; i < LA_W; ++i) Gd2[at + i] += gd[i];
 }
 
@@ -6900,20 +7327,24 @@ static void la__front_fwd(const la__mctx *c) {
   LA__MM(c, LA__TB, T, d, h, 1, f.r, f.W2, f.xo);
   la__e_addrow(T, d, f.b2, f.xo);
   la__e_setcols(T, d, D, f.xo, c->zt);
-  if (m->hvp) {
-    LA__MM(c, LA__TB, T, h, d, 1, f.x, f.W1d, f.rd);
-    la__e_addrow(T, h, f.b1d, f.rd);
-    la__e_mask(Th, f.r, f.rd);
-    LA__MM(c, LA__TB, T, d, h, 1, f.rd, f.W2, f.xo);
-    LA__MM(c, LA__TB | LA__AC, T, d, h, 1, f.r, f.W2d, f.xo);
-    la__e_addrow(T, d, f.b2d, f.xo);
-    la__e_zero(m->TD, c->zdt);
-    la__e_setcols(T, d, D, f.xo, c->zdt);
-  }
 }
 
-static void la__front_bwd(const la__mctx *c, const la_real *G,
-                          const la_real *Gd) {
+static void la__front_fwd_t(const la__mctx *c) {
+  const la__mdim *m = &c->m;
+  la__fbuf f = la__front_bufs(c);
+  int T = m->T, d = m->d, h = m->h, D = m->D;
+  size_t Th = (size_t)T * h;
+  LA__MM(c, LA__TB, T, h, d, 1, f.x, f.W1d, f.rd);
+  la__e_addrow(T, h, f.b1d, f.rd);
+  la__e_mask(Th, f.r, f.rd);
+  LA__MM(c, LA__TB, T, d, h, 1, f.rd, f.W2, f.xo);
+  LA__MM(c, LA__TB | LA__AC, T, d, h, 1, f.r, f.W2d, f.xo);
+  la__e_addrow(T, d, f.b2d, f.xo);
+  la__e_zero(m->TD, c->zdt);
+  la__e_setcols(T, d, D, f.xo, c->zdt);
+}
+
+static void la__front_bwd(const la__mctx *c, const la_real *G) {
   const la__mdim *m = &c->m;
   la__fbuf f = la__front_bufs(c);
   int T = m->T, d = m->d, h = m->h, D = m->D;
@@ -6925,20 +7356,24 @@ static void la__front_bwd(const la__mctx *c, const la_real *G,
   la__e_mask(Th, f.r, f.da);
   la__e_colsum(T, h, f.da, f.gb1);
   LA__MM(c, LA__TA | LA__AC, h, d, T, 1, f.da, f.x, f.gW1);
-  if (m->hvp) {
-    la__e_getcols(T, d, D, Gd, f.dxd);
-    la__e_colsum(T, d, f.dxd, f.vb2);
-    LA__MM(c, LA__TA | LA__AC, d, h, T, 1, f.dxd, f.r, f.vW2);
-    LA__MM(c, LA__TA | LA__AC, d, h, T, 1, f.dx, f.rd, f.vW2);
-    LA__MM(c, 0, T, h, d, 1, f.dxd, f.W2, f.dad);
-    LA__MM(c, LA__AC, T, h, d, 1, f.dx, f.W2d, f.dad);
-    la__e_mask(Th, f.r, f.dad);
-    la__e_colsum(T, h, f.dad, f.vb1);
-    LA__MM(c, LA__TA | LA__AC, h, d, T, 1, f.dad, f.x, f.vW1);
-  }
 }
 
-/* ------------------------------------------------------- one panel */
+static void la__front_bwd_t(const la__mctx *c, const la_real *Gd) {
+  const la__mdim *m = &c->m;
+  la__fbuf f = la__front_bufs(c);
+  int T = m->T, d = m->d, h = m->h, D = m->D;
+  size_t Th = (size_t)T * h;
+  la__e_getcols(T, d, D, Gd, f.dxd);
+  la__e_colsum(T, d, f.dxd, f.vb2);
+  LA__MM(c, LA__TA | LA__AC, d, h, T, 1, f.dxd, f.r, f.vW2);
+  LA__MM(c, LA__TA | LA__AC, d, h, T, 1, f.dx, f.rd, f.vW2);
+  LA__MM(c, 0, T, h, d, 1, f.dxd, f.W2, f.dad);
+  LA__MM(c, LA__AC, T, h, d, 1, f.dx, f.W2d, f.dad);
+  la__e_mask(Th, f.r, f.dad);
+  la__e_colsum(T, h, f.dad, f.vb1);
+  LA__MM(c, LA__TA | LA__AC, h, d, T, 1, f.dad, f.x, f.vW1);
+}
+
 /* ------------------------------------------------------- one panel */
 
 /* Zt_0 <- transposed panel p of b, lanes >= valid zeroed (a view's padding
@@ -7034,7 +7469,94 @@ static int la__m_load(const la__mctx *c, const la_batch *b, int p,
   return LA_OK;
 }
 
-/* mode 0: loss, 1: gradient, 2: and Hessian-vector product. */
+/* One direction's tangent pass over a panel whose forward and backward
+   steps are done: the tangent forward from the direction's first stage
+   (the layer its entries are in; -1, the front layer, for every entry
+   without c->stage), then the tangent backward down to layer 0 and the
+   front layer, or with c->tri only down to that stage: the Hessian's rows
+   of earlier stages are then not formed. A stage whose tangent is zero
+   costs nothing: the forward skips it, as it skips layer 0's data. */
+static void la__m_tangent(const la__mctx *c0, int dir, int valid) {
+  const la__mdim *m = &c0->m;
+  size_t TD = m->TD * LA_W, at = ((size_t)m->n * m->D + m->D - 1) * LA_W;
+  int front = m->h > 0, lin = m->act == LA_ACT_LINEAR, s, l, w, lo;
+  la__mctx cv = *c0;
+  const la__mctx *c = &cv;
+  const la_real *zdL = c0->zdt + TD * m->L + at;
+  la_real *Gd = la__m_Gd(c0), *Gd2 = Gd + TD, *t;
+  cv.exv += (size_t)dir * m->nex * LA_W;
+  cv.gv += (size_t)dir * m->nex * LA_W;
+  s = c0->stage ? c0->stage[dir] : front ? -1 : 0;
+  if (s < 0) la__front_fwd_t(c);
+  for (l = s < 0 ? 0 : s; l < m->L; ++l) {
+    int zd0 = l == s || (l == 0 && !front), last = l == m->L - 1;
+    int pd0 = c0->stage && l != s;
+    if (lin && last) la__last_fwd_t(c, l, zd0, pd0);
+    else if (lin) la__lin_fwd_t(c, l, zd0, pd0);
+    else if (last) la__nlast_fwd_t(c, l, zd0, pd0);
+    else la__nl_fwd_t(c, l, zd0, pd0);
+  }
+  for (w = 0; w < LA_W; ++w)
+    Gd[at + w] = w < valid ? (la_real)(2 * zdL[w]) : 0;
+  lo = c0->tri && s > 0 ? s : 0;
+  for (l = m->L - 1; l >= lo; --l) {
+    int zd0 = l == s || (l == 0 && !front), last = l == m->L - 1;
+    int pd0 = c0->stage && l != s;
+    int dz = c0->tri ? l > s : l > 0 || front;
+    const la_real *G = la__m_G(c, l + 1);
+    if (lin && last) la__last_bwd_t(c, l, zd0, pd0, dz, Gd, Gd2);
+    else if (lin) la__lin_bwd_t(c, l, zd0, pd0, dz, G, Gd, Gd2);
+    else if (last) la__nlast_bwd_t(c, l, zd0, pd0, dz, Gd, Gd2);
+    else la__nl_bwd_t(c, l, zd0, pd0, dz, G, Gd, Gd2);
+    t = Gd; Gd = Gd2; Gd2 = t;
+  }
+  if (front && s < 0) la__front_bwd_t(c, Gd);
+}
+
+/* One unit direction's term of the Hessian's diagonal (linear attention,
+   see la__sdd): its first- and second-order tangents forward from its
+   stage, then acc (LA_W doubles) += 2 (z'^2 + r z''), lane by lane, r the
+   residuals, in the valid lanes (a padding lane's zero prompt has
+   tangents too, through the front layer's biases). The second-order
+   tangents take turns in the tangent backward's two panels, which this
+   pass does not use. */
+static void la__m_diag2(const la__mctx *c0, int dir, int valid,
+                        const double *r, double *acc) {
+  const la__mdim *m = &c0->m;
+  size_t TD = m->TD * LA_W, at = ((size_t)m->n * m->D + m->D - 1) * LA_W;
+  int front = m->h > 0, s, l, w, zdd0 = 1;
+  la__mctx cv = *c0;
+  const la__mctx *c = &cv;
+  la_real *A = la__m_Gd(c0), *B = A + TD, *t, *zdd;
+  const la_real *zdL = c0->zdt + TD * m->L + at;
+  cv.exv += (size_t)dir * m->nex * LA_W;
+  s = c0->stage[dir];
+  if (s < 0) la__front_fwd_t(c);
+  for (l = s < 0 ? 0 : s; l < m->L; ++l) {
+    int zd0 = l == s || (l == 0 && !front), pd0 = l != s;
+    if (l == m->L - 1) {
+      la__last_fwd_t(c, l, zd0, pd0);
+      if (l > s) la__last_fwd_tt(c, l, zdd0, A, B); /* z'' into B's first */
+      else la__e_zero(1, B); /* the direction's own layer: z'' = 0 */
+    } else {
+      la__lin_fwd_t(c, l, zd0, pd0);
+      if (l > s) {
+        la__lin_fwd_tt(c, l, zdd0, A, B);
+        t = A; A = B; B = t;
+        zdd0 = 0;
+      }
+    }
+  }
+  zdd = B;
+  for (w = 0; w < valid; ++w)
+    acc[w] += 2 * ((double)zdL[w] * zdL[w] + r[w] * zdd[w]);
+}
+
+/* mode 0: loss, 1: gradient, 2: and the Hessian times each of the k
+   directions: the forward and backward steps once, then each direction's
+   tangents on what they kept; 3: the Hessian's diagonal entries of k unit
+   directions (linear attention), the forward step once, then each
+   direction's forward tangents (la__m_diag2). */
 static int la__m_panel(const la__mctx *c, const la_model *mod,
                        const la_batch *b, int p, int mode, double *lsum,
                        la_real *pred) {
@@ -7043,46 +7565,52 @@ static int la__m_panel(const la__mctx *c, const la_model *mod,
   int valid = b->count - p * LA_W, l, w, st, lin = LA__LIN(mod);
   int front = m->h > 0;
   double sum = *lsum;
-  la_real *G = c->gt, *G2 = G + TD, *Gd = G2 + TD, *Gd2 = Gd + TD;
-  const la_real *zL = c->zt + TD * m->L + at, *zdL = c->zdt + TD * m->L + at;
+  la_real *G = la__m_G(c, m->L);
+  const la_real *zL = c->zt + TD * m->L + at;
   if (valid > LA_W) valid = LA_W;
   st = la__m_load(c, b, p, valid);
   if (st) return st;
   if (front) la__front_fwd(c);
   for (l = 0; l < m->L; ++l) {
-    int zd0 = l == 0 && !front;
     int last = l == m->L - 1;
-    if (lin && last) la__last_fwd(c, l, zd0);
-    else if (lin) la__lin_fwd(c, l, zd0);
-    else if (last) la__nlast_fwd(c, l, zd0);
-    else la__nl_fwd(c, l, zd0);
+    if (lin && last) la__last_fwd(c, l);
+    else if (lin) la__lin_fwd(c, l);
+    else if (last) la__nlast_fwd(c, l);
+    else la__nl_fwd(c, l);
   }
   /* the last layer reads only entry `at` of its incoming gradient; the
      sum in a local, not through lsum (whose store and reload would chain
      the lanes), added in the same order */
   for (w = 0; w < LA_W; ++w) {
     double r = (double)zL[w] + c->y[w];
-    G[at + w] = Gd[at + w] = 0;
+    G[at + w] = 0;
     if (w >= valid) continue;
     sum += r * r;
     if (pred) pred[(size_t)p * LA_W + w] = -zL[w];
     G[at + w] = (la_real)(2 * r);
-    if (m->hvp) Gd[at + w] = (la_real)(2 * zdL[w]);
   }
   *lsum = sum;
   if (mode == 0) return LA_OK;
-  for (l = m->L - 1; l >= 0; --l) {
-    int zd0 = l == 0 && !front, dz = l > 0 || front;
-    la_real *t;
-    int last = l == m->L - 1;
-    if (lin && last) la__last_bwd(c, l, zd0, dz, G, G2, Gd, Gd2);
-    else if (lin) la__lin_bwd(c, l, zd0, dz, G, G2, Gd, Gd2);
-    else if (last) la__nlast_bwd(c, l, zd0, dz, G, G2, Gd, Gd2);
-    else la__nl_bwd(c, l, zd0, dz, G, G2, Gd, Gd2);
-    t = G; G = G2; G2 = t;
-    t = Gd; Gd = Gd2; Gd2 = t;
+  if (mode == 3) {
+    double r[LA_W];
+    for (w = 0; w < valid; ++w) r[w] = (double)zL[w] + c->y[w];
+    for (l = 0; l < m->k; ++l)
+      la__m_diag2(c, l, valid, r,
+                  (double *)(void *)(c->gv + (size_t)l * m->nex * LA_W));
+    return LA_OK;
   }
-  if (front) la__front_bwd(c, G, Gd);
+  for (l = m->L - 1; l >= 0; --l) {
+    int dz = l > 0 || front, last = l == m->L - 1;
+    const la_real *Gi = la__m_G(c, l + 1);
+    la_real *Go = la__m_G(c, l);
+    if (lin && last) la__last_bwd(c, l, dz, Gi, Go);
+    else if (lin) la__lin_bwd(c, l, dz, Gi, Go);
+    else if (last) la__nlast_bwd(c, l, dz, Gi, Go);
+    else la__nl_bwd(c, l, dz, Gi, Go);
+  }
+  if (front) la__front_bwd(c, la__m_G(c, 0));
+  if (mode == 2)
+    for (l = 0; l < m->k; ++l) la__m_tangent(c, l, valid);
   return LA_OK;
 }
 
@@ -7248,17 +7776,24 @@ LINATTN_DEF int la_model_block_info(const la_model *m, int i, const char **name,
   return at;
 }
 
-/* The workspace of one call with `par`'s workers (0: not valid). */
-static size_t la__m_work_bytes(const la_model *m, const la_parallel *par) {
+/* The workspace of one call with `par`'s workers and k directions, or
+   (k = 0) of a loss or gradient alone (0: not valid, or beyond size_t). */
+static size_t la__m_work_bytes_k(const la_model *m, const la_parallel *par,
+                                 int k) {
   la__mdim d;
   la__mlay o;
-  if (!m || !la__m_valid(m) || !la__par_valid(par)) return 0;
-  la__m_dims(m, 1, &d);
+  if (!m || !la__m_valid(m) || !la__par_valid(par) || k < 0) return 0;
+  la__m_dims(m, k > 0, &d);
+  d.k = k > 0 ? k : 1;
   return la__m_layout(m, &d, la__m_workers(par), &o);
+}
+/* A loss or a gradient's (the trainer, the gradient noise). */
+static size_t la__m_work_bytes(const la_model *m, const la_parallel *par) {
+  return la__m_work_bytes_k(m, par, 0);
 }
 
 LINATTN_DEF size_t la_model_work_bytes(const la_model *m) {
-  return m ? la__m_work_bytes(m, m->cfg.parallel) : 0;
+  return m ? la__m_work_bytes_k(m, m->cfg.parallel, 1) : 0;
 }
 
 /* Where the prompts of a call come from: a stored batch, or (b NULL) drawn
@@ -7296,11 +7831,24 @@ static const la__msrc *la__msrc_batch(la__msrc *s, const la_batch *b) {
   return s;
 }
 
+/* The directions of a Hessian product: k rows of v (k x nparams), their
+   products into the rows of hv; stage and tri as in la__mctx. */
+typedef struct la__mdirs {
+  int k;
+  const la_real *v;
+  la_real *hv;
+  double *diag; /* mode 3: the k diagonal entries */
+  const int *stage;
+  int tri;
+  int lean; /* a loss or gradient in la__m_work_bytes's workspace */
+} la__mdirs;
+
 /* One call's shared state; each task (a chunk) builds its worker's
    context from it. */
 typedef struct la__mjob {
   const la_model *mod;
   const la__msrc *src;
+  const la__mdirs *dirs;
   la__mdim dm;
   la__mlay o;
   la_real *base;
@@ -7316,9 +7864,12 @@ static la__mctx la__m_ctx(const la__mjob *j, int worker) {
   c.ex = j->base + j->o.ex; c.exv = j->base + j->o.exv;
   c.g = w + j->o.g; c.gv = w + j->o.gv; c.zt = w + j->o.zt;
   c.zdt = w + j->o.zdt; c.st = w + j->o.st; c.sdt = w + j->o.sdt;
-  c.gt = w + j->o.gt; c.tmp = w + j->o.tmp; c.fr = w + j->o.front;
+  c.gt = w + j->o.gt; c.bst = w + j->o.bst; c.tmp = w + j->o.tmp;
+  c.fr = w + j->o.front;
   c.tmp_end = c.fr; /* the layout's next part follows the temporaries */
   c.y = w + j->o.y;
+  c.stage = j->dirs ? j->dirs->stage : NULL;
+  c.tri = j->dirs ? j->dirs->tri : 0;
   return c;
 }
 
@@ -7349,7 +7900,7 @@ static void la__m_fold(size_t n, const la_real *x, double *part) {
 }
 
 /* Chunk `chunk` on `worker`'s block into part: loss sum, status, the
-   folded gradient and HVP sums. */
+   folded gradient sums, then each direction's. */
 static void la__m_chunk(const la__mjob *j, int chunk, int worker,
                         double *part) {
   la__mctx c = la__m_ctx(j, worker);
@@ -7357,9 +7908,9 @@ static void la__m_chunk(const la__mjob *j, int chunk, int worker,
   int p = la__m_chunk_start(j->np, j->nch, chunk);
   int p1 = la__m_chunk_start(j->np, j->nch, chunk + 1), st = LA_OK;
   double lsum = 0;
-  size_t nex = j->dm.nex;
-  if (j->mode >= 1) la__e_zero(nex, c.g);
-  if (j->mode == 2) la__e_zero(nex, c.gv);
+  size_t nex = j->dm.nex, kn = (size_t)j->dm.k * nex;
+  if (j->mode == 1 || j->mode == 2) la__e_zero(nex, c.g);
+  if (j->mode >= 2) la__e_zero(kn, c.gv);
   if (src->b) {
     for (; p < p1 && st == LA_OK; ++p)
       st = la__m_panel(&c, j->mod, src->b, p, j->mode, &lsum, j->pred);
@@ -7381,8 +7932,17 @@ static void la__m_chunk(const la__mjob *j, int chunk, int worker,
   part[0] = lsum;
   part[1] = st;
   if (st) return;
-  if (j->mode >= 1) la__m_fold(nex, c.g, part + 2);
-  if (j->mode == 2) la__m_fold(nex, c.gv, part + 2 + nex);
+  if (j->mode == 1 || j->mode == 2) la__m_fold(nex, c.g, part + 2);
+  if (j->mode == 2) la__m_fold(kn, c.gv, part + 2 + nex);
+  if (j->mode == 3) { /* each direction's lanes, in lane order */
+    int d, w;
+    for (d = 0; d < j->dm.k; ++d) {
+      const double *a = (const double *)(void *)(c.gv + (size_t)d * nex * LA_W);
+      double s = 0;
+      for (w = 0; w < LA_W; ++w) s += a[w];
+      part[2 + d] = s;
+    }
+  }
 }
 
 static void la__m_task(void *arg, int chunk, int worker) {
@@ -7398,26 +7958,28 @@ static void la__m_task(void *arg, int chunk, int worker) {
    status. */
 static int la__m_add_part(const la__mjob *j, const double *part, double *lsum,
                           double *fold) {
-  size_t e, nex = j->dm.nex;
+  size_t e, n = j->mode == 2   ? (1 + (size_t)j->dm.k) * j->dm.nex
+                : j->mode == 1 ? j->dm.nex
+                : j->mode == 3 ? (size_t)j->dm.k
+                               : 0;
   if (part[1] != 0) return (int)part[1];
   *lsum += part[0];
-  if (j->mode >= 1)
-    for (e = 0; e < nex; ++e) fold[e] += part[2 + e];
-  if (j->mode == 2)
-    for (e = 0; e < nex; ++e) fold[nex + e] += part[2 + nex + e];
+  for (e = 0; e < n; ++e) fold[e] += part[2 + e];
   return LA_OK;
 }
 
-/* The common path of loss, grad and hvp, over `par`'s workers. */
-static int la__m_run(const la_model *mod, const la_parallel *par,
-                     const la_real *theta, const la__msrc *src,
-                     const la_real *v, int mode, double *loss, la_real *pred,
-                     la_real *grad, la_real *hv, void *work, size_t bytes) {
+/* The common path of loss, grad and the Hessian products, over `par`'s
+   workers; dirs (mode 2) the directions. */
+static int la__m_run_k(const la_model *mod, const la_parallel *par,
+                       const la_real *theta, const la__msrc *src,
+                       const la__mdirs *dirs, int mode, double *loss,
+                       la_real *pred, la_real *grad, void *work,
+                       size_t bytes) {
   la__mjob j;
-  size_t need, e, nex;
+  size_t need, e, nex, np;
   la_real *ex, *exv;
   double *fold, lsum = 0;
-  int c, st = LA_OK;
+  int c, st = LA_OK, k = mode >= 2 ? dirs->k : 1;
   void *own = NULL;
   if (!mod || !theta || !src) return LA_ENULL;
   if (src->b && (!src->b->z || !src->b->y)) return LA_ENULL;
@@ -7429,10 +7991,14 @@ static int la__m_run(const la_model *mod, const la_parallel *par,
     return LA_ERANGE;
   if (src->d != mod->cfg.d || src->n != mod->cfg.n) return LA_ESHAPE;
   if (src->count <= 0) return LA_EDIM;
+  np = (size_t)mod->nparams;
   if (!la__all_finite(mod->nparams, theta)) return LA_ENONFINITE;
-  if (v && !la__all_finite(mod->nparams, v)) return LA_ENONFINITE;
+  for (c = 0; mode >= 2 && c < k; ++c)
+    if (!la__all_finite(mod->nparams, dirs->v + np * c)) return LA_ENONFINITE;
   memset(&j, 0, sizeof j);
-  la__m_dims(mod, mode == 2, &j.dm);
+  /* the public calls share one size (la_model_work_bytes, the HVP's) */
+  la__m_dims(mod, mode >= 2 || !dirs->lean, &j.dm);
+  j.dm.k = k;
   need = la__m_layout(mod, &j.dm, la__m_workers(par), &j.o);
   if (!need) return LA_EOVERFLOW;
   if (!work) {
@@ -7449,6 +8015,7 @@ static int la__m_run(const la_model *mod, const la_parallel *par,
   j.base = (la_real *)(void *)((char *)work + la__align_gap(work));
   j.mod = mod;
   j.src = src;
+  j.dirs = mode >= 2 ? dirs : NULL;
   j.pred = pred;
   j.mode = mode;
   j.np = la_panels(src->count);
@@ -7459,11 +8026,11 @@ static int la__m_run(const la_model *mod, const la_parallel *par,
   fold = (double *)(void *)(j.base + j.o.fold);
   la__m_expand(mod, theta, NULL, ex);
   la_broadcast(1, (int)nex, ex, j.base + j.o.ex);
-  if (mode == 2) {
-    la__m_expand(mod, theta, v, exv);
-    la_broadcast(1, (int)nex, exv, j.base + j.o.exv);
+  for (c = 0; mode >= 2 && c < k; ++c) {
+    la__m_expand(mod, theta, dirs->v + np * c, exv + nex * c);
+    la_broadcast(1, (int)nex, exv + nex * c, j.base + j.o.exv + nex * LA_W * c);
   }
-  for (e = 0; e < 2 * nex; ++e) fold[e] = 0;
+  for (e = 0; e < (1 + (size_t)k) * nex; ++e) fold[e] = 0;
   if (j.o.workers == 1) { /* chunk after chunk through worker 0's part */
     double *part = (double *)(void *)(j.base + j.o.wk + j.o.part);
     for (c = 0; c < j.nch && st == LA_OK; ++c) {
@@ -7485,8 +8052,14 @@ static int la__m_run(const la_model *mod, const la_parallel *par,
       la__m_contract(mod, theta, NULL, fold, NULL, sc, grad);
       if (!la__all_finite(mod->nparams, grad)) st = LA_EDIVERGED;
     }
-    if (mode == 2) {
-      la__m_contract(mod, theta, v, fold, fold + nex, sc, hv);
+    for (c = 0; mode == 3 && c < k; ++c) {
+      dirs->diag[c] = fold[c] * sc;
+      if (!la__finite(dirs->diag[c])) st = LA_EDIVERGED;
+    }
+    for (c = 0; mode == 2 && c < k; ++c) {
+      la_real *hv = dirs->hv + np * c;
+      la__m_contract(mod, theta, dirs->v + np * c, fold, fold + nex * (1 + c),
+                     sc, hv);
       if (!la__all_finite(mod->nparams, hv)) st = LA_EDIVERGED;
     }
   }
@@ -7498,12 +8071,38 @@ static int la__m_run(const la_model *mod, const la_parallel *par,
   return st;
 }
 
+/* One direction v (or none), its product into hv; lean: a loss or a
+   gradient in the workspace of one alone (la__m_work_bytes: the
+   trainer's, the gradient noise's), else in the public calls' one size. */
+static int la__m_run1(const la_model *mod, const la_parallel *par,
+                      const la_real *theta, const la__msrc *src,
+                      const la_real *v, int mode, double *loss, la_real *pred,
+                      la_real *grad, la_real *hv, void *work, size_t bytes,
+                      int lean) {
+  la__mdirs d;
+  memset(&d, 0, sizeof d);
+  d.k = 1;
+  d.v = v;
+  d.hv = hv;
+  d.lean = lean;
+  return la__m_run_k(mod, par, theta, src, &d, mode, loss, pred, grad, work,
+                     bytes);
+}
+static int la__m_run(const la_model *mod, const la_parallel *par,
+                     const la_real *theta, const la__msrc *src,
+                     const la_real *v, int mode, double *loss, la_real *pred,
+                     la_real *grad, la_real *hv, void *work, size_t bytes) {
+  return la__m_run1(mod, par, theta, src, v, mode, loss, pred, grad, hv, work,
+                    bytes, 1);
+}
+
 LINATTN_DEF int la_model_loss(const la_model *m, const la_real *theta,
                               const la_batch *b, double *loss, la_real *pred,
                               void *work, size_t bytes) {
   la__msrc src;
-  return la__m_run(m, m ? m->cfg.parallel : NULL, theta, la__msrc_batch(&src, b),
-                   NULL, 0, loss, pred, NULL, NULL, work, bytes);
+  return la__m_run1(m, m ? m->cfg.parallel : NULL, theta,
+                    la__msrc_batch(&src, b), NULL, 0, loss, pred, NULL, NULL,
+                    work, bytes, 0);
 }
 
 LINATTN_DEF int la_model_grad(const la_model *m, const la_real *theta,
@@ -7511,8 +8110,9 @@ LINATTN_DEF int la_model_grad(const la_model *m, const la_real *theta,
                               void *work, size_t bytes) {
   la__msrc src;
   if (!grad) return LA_ENULL;
-  return la__m_run(m, m ? m->cfg.parallel : NULL, theta, la__msrc_batch(&src, b),
-                   NULL, 1, loss, NULL, grad, NULL, work, bytes);
+  return la__m_run1(m, m ? m->cfg.parallel : NULL, theta,
+                    la__msrc_batch(&src, b), NULL, 1, loss, NULL, grad, NULL,
+                    work, bytes, 0);
 }
 
 LINATTN_DEF int la_model_hvp(const la_model *m, const la_real *theta,
@@ -7521,8 +8121,30 @@ LINATTN_DEF int la_model_hvp(const la_model *m, const la_real *theta,
                              size_t bytes) {
   la__msrc src;
   if (!v || !hv) return LA_ENULL;
-  return la__m_run(m, m ? m->cfg.parallel : NULL, theta, la__msrc_batch(&src, b),
-                   v, 2, loss, NULL, grad, hv, work, bytes);
+  return la__m_run1(m, m ? m->cfg.parallel : NULL, theta,
+                    la__msrc_batch(&src, b), v, 2, loss, NULL, grad, hv, work,
+                    bytes, 0);
+}
+
+LINATTN_DEF size_t la_model_hmp_work_bytes(const la_model *m, int k) {
+  return m && k > 0 ? la__m_work_bytes_k(m, m->cfg.parallel, k) : 0;
+}
+
+LINATTN_DEF int la_model_hmp(const la_model *m, const la_real *theta,
+                             const la_batch *b, int k, const la_real *v,
+                             double *loss, la_real *grad, la_real *hv,
+                             void *work, size_t bytes) {
+  la__msrc src;
+  la__mdirs d;
+  if (!v || !hv) return LA_ENULL;
+  if (k < 1) return LA_EDIM;
+  memset(&d, 0, sizeof d);
+  d.k = k;
+  d.v = v;
+  d.hv = hv;
+  return la__m_run_k(m, m ? m->cfg.parallel : NULL, theta,
+                     la__msrc_batch(&src, b), &d, 2, loss, NULL, grad, work,
+                     bytes);
 }
 
 LINATTN_DEF int la_model_grad_fresh(const la_model *m, const la_real *theta,
@@ -7533,8 +8155,8 @@ LINATTN_DEF int la_model_grad_fresh(const la_model *m, const la_real *theta,
   int st;
   if (!m || !g || !rng) return LA_ENULL;
   if ((st = la__msrc_drawn(&src, g, rng, count)) != 0) return st;
-  st = la__m_run(m, m->cfg.parallel, theta, &src, NULL, grad ? 1 : 0, loss,
-                 NULL, grad, NULL, work, bytes);
+  st = la__m_run1(m, m->cfg.parallel, theta, &src, NULL, grad ? 1 : 0, loss,
+                  NULL, grad, NULL, work, bytes, 0);
   if (st == LA_OK || st == LA_EDIVERGED)
     rng->counter = (src.p0 + (uint64_t)la_panels(count))
                    << LA__PANEL_WORDS_LOG2;
@@ -8920,32 +9542,40 @@ LINATTN_DEF size_t la_dense_from_matvec_work_bytes(int n) {
 
 /* ||H - H^T||_F of the products as they came: the operator is symmetric,
    so this is rounding alone (la_robust_cond's measure of it). Scaled as
-   la__dnrm2, in two passes over the upper triangle. */
-static double la__asymmetry(int n, const double *h) {
+   la__dnrm2, in two passes over the upper triangle. Only the pairs
+   within one stage of the model count (la__hcols: the pairs across
+   stages are formed once), and *pairs says how many. */
+static int la__asym_pair(const la_model *m, int i, int j) {
+  return la__m_stage(m, i) == la__m_stage(m, j);
+}
+static double la__asymmetry(int n, const double *h, const la_model *m,
+                            double *pairs) {
   double mx = 0, s = 0, m1[1]; /* m1: an array, as la__max_exponent reads */
   int i, j, ex;
   la__pow2 p;
+  *pairs = 0;
   for (i = 0; i < n; ++i)
-    for (j = i + 1; j < n; ++j) {
-      double d = fabs(h[(size_t)i * n + j] - h[(size_t)j * n + i]);
-      if (d > mx) mx = d;
-    }
+    for (j = i + 1; j < n; ++j)
+      if (la__asym_pair(m, i, j)) {
+        double d = fabs(h[(size_t)i * n + j] - h[(size_t)j * n + i]);
+        *pairs += 1;
+        if (d > mx) mx = d;
+      }
   m1[0] = mx;
   ex = la__max_exponent(1, m1);
   if (ex == INT_MIN) return 0;
   p = la__pow2_of(-ex);
   for (i = 0; i < n; ++i)
-    for (j = i + 1; j < n; ++j) {
-      double d = la__pow2_mul(p, h[(size_t)i * n + j] - h[(size_t)j * n + i]);
-      s += d * d;
-    }
+    for (j = i + 1; j < n; ++j)
+      if (la__asym_pair(m, i, j)) {
+        double d = la__pow2_mul(p, h[(size_t)i * n + j] - h[(size_t)j * n + i]);
+        s += d * d;
+      }
   return ldexp(sqrt(2 * s), ex);
 }
 
-/* la_dense_from_matvec, and the asymmetry before the halves are averaged
-   into *asym when asym is not NULL. */
-static int la__dense_from_matvec(int n, la_matvec_fn f, void *ctx, double *h,
-                                 void *work, size_t bytes, double *asym) {
+LINATTN_DEF int la_dense_from_matvec(int n, la_matvec_fn f, void *ctx,
+                                     double *h, void *work, size_t bytes) {
   size_t need = la_dense_from_matvec_work_bytes(n);
   void *owned;
   la__arena ar;
@@ -8967,7 +9597,6 @@ static int la__dense_from_matvec(int n, la_matvec_fn f, void *ctx, double *h,
     for (i = 0; i < n && st == LA_OK; ++i) h[(size_t)i * n + j] = y[i];
     x[j] = 0;
   }
-  if (st == LA_OK && asym) *asym = la__asymmetry(n, h);
   /* the product is symmetric only up to rounding: average the halves */
   for (i = 0; i < n && st == LA_OK; ++i)
     for (j = i + 1; j < n; ++j) {
@@ -8978,25 +9607,42 @@ static int la__dense_from_matvec(int n, la_matvec_fn f, void *ctx, double *h,
   return st;
 }
 
-LINATTN_DEF int la_dense_from_matvec(int n, la_matvec_fn f, void *ctx,
-                                     double *h, void *work, size_t bytes) {
-  return la__dense_from_matvec(n, f, ctx, h, work, bytes, NULL);
-}
-
 /* ---------------------------------------------------- Lanczos core */
 /* The basis V (rows q_0..q_m), alpha, beta and the conversion buffers all
    live in one workspace. The recurrence is in double; only the operator
    sees la_real. */
+/* An operator of either kind: a block one (fm) or k single products (f). */
+typedef struct la__op {
+  la_matvec_fn f;
+  la_matmat_fn fm;
+  void *ctx;
+} la__op;
+
+static la__op la__op_of(la_matvec_fn f, la_matmat_fn fm, void *ctx) {
+  la__op o;
+  o.f = f; o.fm = fm; o.ctx = ctx;
+  return o;
+}
+
+static int la__op_apply(const la__op *o, int n, int k, const la_real *x,
+                        la_real *y) {
+  int i, st = LA_OK;
+  if (o->fm) return o->fm(o->ctx, n, k, x, y);
+  for (i = 0; i < k && st == LA_OK; ++i)
+    st = o->f(o->ctx, n, x + (size_t)i * n, y + (size_t)i * n);
+  return st;
+}
+
 typedef struct la__lz {
   int n, m;
-  la_matvec_fn f;
-  void *ctx;
+  la__op op;
   double *V;           /* (m+1) x n */
   double *alpha, *beta; /* m each */
   double *h;           /* m+1: Gram-Schmidt coefficients */
   la_real *x, *y;      /* n each */
   int j;               /* steps done: T is j x j */
   int matvecs, restarts;
+  int done;            /* a probe run in lockstep: no more steps */
   double anorm;        /* running estimate of ||A|| */
   la_rng rng;
 } la__lz;
@@ -9066,29 +9712,41 @@ static int la__lz_fresh(la__lz *s, int rows) {
   return 0;
 }
 
-static int la__lz_apply(la__lz *s, const double *q, double *out) {
-  int k, st;
-  for (k = 0; k < s->n; ++k) s->x[k] = (la_real)q[k];
-  st = s->f(s->ctx, s->n, s->x, s->y);
-  s->matvecs++;
+/* The operator on k double vectors (rows of q, n apart) into out: each
+   rounded to la_real into x, the products into y (k x n each), then back,
+   checked finite. */
+static int la__op_rows(const la__op *o, int n, int k, const double *q,
+                       la_real *x, la_real *y, double *out, size_t ostride) {
+  size_t e, kn = (size_t)k * n;
+  int i, st;
+  for (e = 0; e < kn; ++e) x[e] = (la_real)q[e];
+  st = la__op_apply(o, n, k, x, y);
   if (st) return st;
-  if (!la__all_finite(s->n, s->y)) return LA_ENONFINITE;
-  for (k = 0; k < s->n; ++k) out[k] = s->y[k];
+  for (i = 0; i < k; ++i) {
+    const la_real *yi = y + (size_t)i * n;
+    int j;
+    if (!la__all_finite(n, yi)) return LA_ENONFINITE;
+    for (j = 0; j < n; ++j) out[(size_t)i * ostride + j] = yi[j];
+  }
   return LA_OK;
 }
 
-/* One step: from q_j (row j of V) to alpha_j, beta_j and q_{j+1}. With
-   `restart`, a breakdown continues from a fresh orthogonal vector and
-   beta_j = 0 cuts T into blocks; without, *closed says the space is
-   invariant (the quadrature is then exact). */
-static int la__lz_step(la__lz *s, int restart, int *closed) {
-  int n = s->n, j = s->j, k, st;
+static int la__lz_apply(la__lz *s, const double *q, double *out) {
+  s->matvecs++;
+  return la__op_rows(&s->op, s->n, 1, q, s->x, s->y, out, 0);
+}
+
+/* The step after its product: from q_j (row j of V) and w = A q_j (row
+   j + 1) to alpha_j, beta_j and q_{j+1}. With `restart`, a breakdown
+   continues from a fresh orthogonal vector and beta_j = 0 cuts T into
+   blocks; without, *closed says the space is invariant (the quadrature is
+   then exact). */
+static void la__lz_finish(la__lz *s, int restart, int *closed) {
+  int n = s->n, j = s->j, k;
   double *q = s->V + (size_t)j * n, *w = q + n, a, b;
   /* below this, beta is the operator's own rounding, not a direction */
   double tiny = (sizeof(la_real) == 4 ? 1.2e-7 : 2.3e-16) * 16.0;
   *closed = 0;
-  st = la__lz_apply(s, q, w);
-  if (st) return st;
   a = la__ddot(n, q, w);
   for (k = 0; k < n; ++k) w[k] -= a * q[k];
   if (j > 0) {
@@ -9105,7 +9763,7 @@ static int la__lz_step(la__lz *s, int restart, int *closed) {
   if (b > tiny * s->anorm && j + 1 < n) {
     for (k = 0; k < n; ++k) w[k] /= b;
     s->beta[j] = b;
-    return LA_OK;
+    return;
   }
   s->beta[j] = 0;
   *closed = 2; /* 2: nothing left to continue with */
@@ -9113,6 +9771,14 @@ static int la__lz_step(la__lz *s, int restart, int *closed) {
     s->restarts++;
     *closed = 1;
   }
+}
+
+/* One step: the product of q_j, then la__lz_finish. */
+static int la__lz_step(la__lz *s, int restart, int *closed) {
+  double *q = s->V + (size_t)s->j * s->n;
+  int st = la__lz_apply(s, q, q + s->n);
+  if (st) return st;
+  la__lz_finish(s, restart, closed);
   return LA_OK;
 }
 
@@ -9271,7 +9937,7 @@ LINATTN_DEF int la_lanczos(int n, la_matvec_fn f, void *ctx, int k, double tol,
   out->matvecs = out->converged = out->restarts = 0;
   for (i = 0; i < k; ++i) out->values[i] = 0;
   la__lanczos_walk(&ar, n, la__lz_cap(n, k, cfg), k, &s, &d, &e, &zt, &idx);
-  s.f = f; s.ctx = ctx;
+  s.op = la__op_of(f, NULL, ctx);
   la_rng_seed(&s.rng, cfg ? cfg->seed : 0, 0x1a2c);
   st = la__lanczos_run(&s, k, tol, which, d, e, zt, idx, out);
   la__work_end(owned);
@@ -9287,37 +9953,56 @@ static void la__slq_defaults(int n, const la_slq_config *cfg, int *probes,
   if (*steps > n) *steps = n;
 }
 
-static size_t la__slq_walk(la__arena *a, int n, int m, la__lz *s, double **d,
-                           double **e, double **zt, double **q0) {
-  la__lz_walk(a, s, n, m);
-  *d = (double *)la__take(a, sizeof(double) * (size_t)m);
-  *e = (double *)la__take(a, sizeof(double) * (size_t)m);
-  *zt = (double *)la__take(a, sizeof(double) * (size_t)m * m);
-  *q0 = (double *)la__take(a, sizeof(double) * (size_t)n);
+/* group probes' Lanczos states (one each), the Ritz buffers, a probe
+   vector, and the block of rounded vectors and products (group x n). */
+typedef struct la__slqw {
+  la__lz *s;
+  double *d, *e, *zt, *q0;
+  la_real *x, *y;
+} la__slqw;
+
+static size_t la__slq_walk(la__arena *a, int n, int m, int group,
+                           la__slqw *w) {
+  la__lz count;
+  int p;
+  w->s = (la__lz *)la__take(a, sizeof(la__lz) * (size_t)group);
+  for (p = 0; p < group; ++p) la__lz_walk(a, w->s ? w->s + p : &count, n, m);
+  w->d = (double *)la__take(a, sizeof(double) * (size_t)m);
+  w->e = (double *)la__take(a, sizeof(double) * (size_t)m);
+  w->zt = (double *)la__take(a, sizeof(double) * (size_t)m * m);
+  w->q0 = (double *)la__take(a, sizeof(double) * (size_t)n);
+  w->x = (la_real *)la__take(a, sizeof(la_real) * (size_t)group * n);
+  w->y = (la_real *)la__take(a, sizeof(la_real) * (size_t)group * n);
   return la__arena_size(a);
 }
 
 /* The status of an SLQ request before any work: probes * steps nodes must
    be countable in an int (la_weighted_median takes them). */
-static int la__slq_check(int n, const la_slq_config *cfg) {
+static int la__slq_check(int n, const la_slq_config *cfg, int block) {
   int probes, m;
   if (n <= 0) return LA_EDIM;
   if (cfg && (cfg->probes < 0 || cfg->steps < 0)) return LA_ERANGE;
   la__slq_defaults(n, cfg, &probes, &m);
-  if (((double)m + 1) * n * 8.0 > LA__WORK_MAX ||
+  if (((double)m + 1) * n * 8.0 * (block ? probes : 1) > LA__WORK_MAX ||
       (double)probes * m > 2147483647.0)
     return LA_EOVERFLOW;
   return LA_OK;
 }
 
-LINATTN_DEF size_t la_slq_work_bytes(int n, const la_slq_config *cfg) {
+static size_t la__slq_bytes(int n, const la_slq_config *cfg, int block) {
   la__arena a = la__arena_count();
-  la__lz s;
-  double *d, *e, *zt, *q0;
+  la__slqw w;
   int probes, m;
-  if (la__slq_check(n, cfg)) return 0;
+  if (la__slq_check(n, cfg, block)) return 0;
   la__slq_defaults(n, cfg, &probes, &m);
-  return la__slq_walk(&a, n, m, &s, &d, &e, &zt, &q0);
+  return la__slq_walk(&a, n, m, block ? probes : 1, &w);
+}
+
+LINATTN_DEF size_t la_slq_work_bytes(int n, const la_slq_config *cfg) {
+  return la__slq_bytes(n, cfg, 0);
+}
+LINATTN_DEF size_t la_slq_block_work_bytes(int n, const la_slq_config *cfg) {
+  return la__slq_bytes(n, cfg, 1);
 }
 
 static void la__rademacher(la_rng *r, int n, double *v) {
@@ -9329,55 +10014,106 @@ static void la__rademacher(la_rng *r, int n, double *v) {
   }
 }
 
-/* One probe: nodes are the Ritz values of T, weights the squared first
-   components of its eigenvectors (Gauss quadrature for v^T g(A) v). */
-static int la__slq_probe(la__lz *s, const double *q0, double *d, double *e,
-                         double *zt, double *nodes, double *weights,
-                         double scale) {
-  int i, st, closed = 0;
-  if (!la__lz_start(s, q0)) return LA_EDIM;
-  while (s->j < s->m && !closed) {
-    st = la__lz_step(s, 0, &closed);
-    if (st) return st;
-  }
-  st = la__lz_ritz(s, d, e, zt);
+/* A probe's nodes and weights once its steps are done: the Ritz values of
+   T, the squared first components of its eigenvectors (Gauss quadrature
+   for v^T g(A) v); zeros past a Krylov space that closed early. */
+static int la__slq_quad(const la__lz *s, la__slqw *w, double *nodes,
+                        double *weights, double scale) {
+  int i, st = la__lz_ritz(s, w->d, w->e, w->zt);
   if (st) return st;
   for (i = 0; i < s->m; ++i) {
-    nodes[i] = i < s->j ? d[i] : 0;
-    weights[i] = i < s->j ? scale * zt[(size_t)i * s->j] * zt[(size_t)i * s->j]
-                          : 0;
+    nodes[i] = i < s->j ? w->d[i] : 0;
+    weights[i] = i < s->j
+                     ? scale * w->zt[(size_t)i * s->j] * w->zt[(size_t)i * s->j]
+                     : 0;
   }
   return LA_OK;
+}
+
+/* Probes p0 .. p0+g-1, their Lanczos steps in lockstep: each step one
+   product of the probes still running, in probe order (with g = 1, one
+   probe after another: la_slq's order of products). */
+static int la__slq_group(la__slqw *w, int g, int m, int p0, int probes,
+                         la_rng *rng, double *nodes, double *weights) {
+  int p, r, st = LA_OK, closed, n = w->s[0].n;
+  size_t e;
+  for (p = 0; p < g && st == LA_OK; ++p) {
+    la__rademacher(rng, n, w->q0);
+    if (!la__lz_start(&w->s[p], w->q0)) st = LA_EDIM;
+    w->s[p].done = 0;
+  }
+  while (st == LA_OK) { /* the running probes' q_j, then their products */
+    for (p = r = 0; p < g; ++p) {
+      la__lz *s = &w->s[p];
+      const double *q = s->V + (size_t)s->j * n;
+      if (s->done || s->j >= m) continue;
+      for (e = 0; e < (size_t)n; ++e) w->x[(size_t)r * n + e] = (la_real)q[e];
+      ++r;
+    }
+    if (!r) break;
+    st = la__op_apply(&w->s[0].op, n, r, w->x, w->y);
+    for (p = r = 0; p < g && st == LA_OK; ++p) {
+      la__lz *s = &w->s[p];
+      const la_real *y = w->y + (size_t)r * n;
+      double *out = s->V + (size_t)(s->j + 1) * n;
+      if (s->done || s->j >= m) continue;
+      ++r;
+      s->matvecs++;
+      if (!la__all_finite(n, y)) {
+        st = LA_ENONFINITE;
+        break;
+      }
+      for (e = 0; e < (size_t)n; ++e) out[e] = y[e];
+      la__lz_finish(s, 0, &closed);
+      s->done = closed != 0;
+    }
+  }
+  for (p = 0; p < g && st == LA_OK; ++p)
+    st = la__slq_quad(&w->s[p], w, nodes + (size_t)(p0 + p) * m,
+                      weights + (size_t)(p0 + p) * m, 1.0 / probes);
+  return st;
+}
+
+static int la__slq_run(int n, const la__op *op, const la_slq_config *cfg,
+                       int block, double *nodes, double *weights, void *work,
+                       size_t bytes) {
+  size_t need;
+  void *owned;
+  la__arena ar;
+  la__slqw w;
+  la_rng rng;
+  int probes, m, p, g, group, st;
+  if (!nodes || !weights) return LA_ENULL;
+  if ((st = la__slq_check(n, cfg, block)) != 0) return st;
+  need = la__slq_bytes(n, cfg, block);
+  la__slq_defaults(n, cfg, &probes, &m);
+  group = block ? probes : 1;
+  st = la__work_begin(need, &work, &bytes, &owned);
+  if (st) return st;
+  ar = la__arena_on(work, bytes);
+  if (!la__arena_align(&ar)) { la__work_end(owned); return LA_EWORKSPACE; }
+  la__slq_walk(&ar, n, m, group, &w);
+  for (p = 0; p < group; ++p) w.s[p].op = *op;
+  la_rng_seed(&rng, cfg ? cfg->seed : 0, 0x51c0);
+  for (p = 0; p < probes && st == LA_OK; p += g) {
+    g = probes - p < group ? probes - p : group;
+    st = la__slq_group(&w, g, m, p, probes, &rng, nodes, weights);
+  }
+  la__work_end(owned);
+  return st;
 }
 
 LINATTN_DEF int la_slq(int n, la_matvec_fn f, void *ctx,
                        const la_slq_config *cfg, double *nodes,
                        double *weights, void *work, size_t bytes) {
-  size_t need;
-  void *owned;
-  la__arena ar;
-  la__lz s;
-  la_rng rng;
-  double *d, *e, *zt, *q0;
-  int probes, m, p, st;
-  if (!f || !nodes || !weights) return LA_ENULL;
-  if ((st = la__slq_check(n, cfg)) != 0) return st;
-  need = la_slq_work_bytes(n, cfg);
-  la__slq_defaults(n, cfg, &probes, &m);
-  st = la__work_begin(need, &work, &bytes, &owned);
-  if (st) return st;
-  ar = la__arena_on(work, bytes);
-  if (!la__arena_align(&ar)) { la__work_end(owned); return LA_EWORKSPACE; }
-  la__slq_walk(&ar, n, m, &s, &d, &e, &zt, &q0);
-  s.f = f; s.ctx = ctx;
-  la_rng_seed(&rng, cfg ? cfg->seed : 0, 0x51c0);
-  for (p = 0; p < probes && st == LA_OK; ++p) {
-    la__rademacher(&rng, n, q0);
-    st = la__slq_probe(&s, q0, d, e, zt, nodes + (size_t)p * m,
-                       weights + (size_t)p * m, 1.0 / probes);
-  }
-  la__work_end(owned);
-  return st;
+  la__op op = la__op_of(f, NULL, ctx);
+  return f ? la__slq_run(n, &op, cfg, 0, nodes, weights, work, bytes) : LA_ENULL;
+}
+LINATTN_DEF int la_slq_block(int n, la_matmat_fn f, void *ctx,
+                             const la_slq_config *cfg, double *nodes,
+                             double *weights, void *work, size_t bytes) {
+  la__op op = la__op_of(NULL, f, ctx);
+  return f ? la__slq_run(n, &op, cfg, 1, nodes, weights, work, bytes) : LA_ENULL;
 }
 
 /* The smoothed density at x: the weighted kernels' sum divided by sigma
@@ -9483,18 +10219,38 @@ static int la__hpp_rank(int n, int mv) {
   return s < n ? s : n;
 }
 
-static size_t la__trace_walk(la__arena *a, int n, int mv, int method,
-                             la__lz *s, double **g, double **ag) {
+/* The sketch basis (Hutch++), and group probes at a time: drawn (g),
+   their products (ag), and both rounded for the operator (x, y). */
+typedef struct la__trw {
+  la__lz s;
+  double *g, *ag;
+  la_real *x, *y;
+  int group;
+} la__trw;
+
+static int la__trace_group(int n, int mv, int method, int block) {
   int rank = method == LA_TRACE_HUTCHPP ? la__hpp_rank(n, mv) : 0;
+  int probes = mv - 2 * rank;
+  return !block ? 1 : rank > probes ? rank : probes;
+}
+
+static size_t la__trace_walk(la__arena *a, int n, int mv, int method,
+                             int block, la__trw *w) {
+  int rank = method == LA_TRACE_HUTCHPP ? la__hpp_rank(n, mv) : 0;
+  size_t gn;
+  w->group = la__trace_group(n, mv, method, block);
+  gn = (size_t)w->group * n;
   /* V holds the orthonormal sketch basis Q (rank rows) */
-  la__lz_walk(a, s, n, rank);
-  *g = (double *)la__take(a, sizeof(double) * (size_t)n);
-  *ag = (double *)la__take(a, sizeof(double) * (size_t)n);
+  la__lz_walk(a, &w->s, n, rank);
+  w->g = (double *)la__take(a, sizeof(double) * gn);
+  w->ag = (double *)la__take(a, sizeof(double) * gn);
+  w->x = (la_real *)la__take(a, sizeof(la_real) * gn);
+  w->y = (la_real *)la__take(a, sizeof(la_real) * gn);
   return la__arena_size(a);
 }
 
 /* The status of a trace request before any work. */
-static int la__trace_check(int n, const la_trace_config *cfg) {
+static int la__trace_check(int n, const la_trace_config *cfg, int block) {
   int mv, method, rank;
   if (n <= 0) return LA_EDIM;
   la__trace_defaults(cfg, &mv, &method);
@@ -9502,47 +10258,63 @@ static int la__trace_check(int n, const la_trace_config *cfg) {
   if (method == LA_TRACE_HUTCHPP && mv < 3) return LA_ERANGE;
   if (mv < 2) return LA_ERANGE; /* no standard error from one probe */
   rank = method == LA_TRACE_HUTCHPP ? la__hpp_rank(n, mv) : 0;
-  if (((double)rank + 3) * n * 8.0 > LA__WORK_MAX)
+  if (((double)rank + 3 + 3.0 * la__trace_group(n, mv, method, block)) * n *
+          8.0 > LA__WORK_MAX)
     return LA_EOVERFLOW;
   return LA_OK;
 }
 
-LINATTN_DEF size_t la_trace_work_bytes(int n, const la_trace_config *cfg) {
+static size_t la__trace_bytes(int n, const la_trace_config *cfg, int block) {
   la__arena a = la__arena_count();
-  la__lz s;
-  double *g, *ag;
+  la__trw w;
   int mv, method;
-  if (la__trace_check(n, cfg)) return 0;
+  if (la__trace_check(n, cfg, block)) return 0;
   la__trace_defaults(cfg, &mv, &method);
-  return la__trace_walk(&a, n, mv, method, &s, &g, &ag);
+  return la__trace_walk(&a, n, mv, method, block, &w);
+}
+
+LINATTN_DEF size_t la_trace_work_bytes(int n, const la_trace_config *cfg) {
+  return la__trace_bytes(n, cfg, 0);
+}
+LINATTN_DEF size_t la_trace_block_work_bytes(int n,
+                                             const la_trace_config *cfg) {
+  return la__trace_bytes(n, cfg, 1);
 }
 
 /* Mean and standard error of z^T B z over `probes` Rademacher z, where B
    is A deflated by the rows of V (none when rank == 0):
-   B = (I - Q Q^T) A (I - Q Q^T). */
-static int la__hutch(la__lz *s, int rank, int probes, la_rng *rng, double *g,
-                     double *ag, double *mean, double *se) {
+   B = (I - Q Q^T) A (I - Q Q^T). The probes are drawn and applied group
+   at a time, in order. */
+static int la__hutch(la__trw *w, int rank, int probes, la_rng *rng,
+                     double *mean, double *se) {
   /* the sums are of t 2^-ex, ex raised (and the sums rescaled, exactly)
      whenever a t would square past 1e240: no overflow before the results. */
+  la__lz *s = &w->s;
   double sum = 0, sum2 = 0;
-  int p, st, k, ex = 0;
-  for (p = 0; p < probes; ++p) {
-    double t;
-    la__rademacher(rng, s->n, g);
-    if (rank) la__orth2(s, rank, g);
-    st = la__lz_apply(s, g, ag);
-    if (st) return st;
-    if (rank) la__orth2(s, rank, ag);
-    t = la__ddot(s->n, g, ag);
-    if (fabs(ldexp(t, -ex)) > 1e120) {
-      int nx = la__max_exponent(1, &t);
-      sum = ldexp(sum, ex - nx);
-      sum2 = ldexp(sum2, 2 * (ex - nx));
-      ex = nx;
+  int p, p0, i, gk, st, k, ex = 0, n = s->n;
+  for (p0 = 0; p0 < probes; p0 += gk) {
+    gk = probes - p0 < w->group ? probes - p0 : w->group;
+    for (i = 0; i < gk; ++i) {
+      la__rademacher(rng, n, w->g + (size_t)i * n);
+      if (rank) la__orth2(s, rank, w->g + (size_t)i * n);
     }
-    t = ldexp(t, -ex);
-    sum += t;
-    sum2 += t * t;
+    s->matvecs += gk;
+    st = la__op_rows(&s->op, n, gk, w->g, w->x, w->y, w->ag, (size_t)n);
+    if (st) return st;
+    for (p = 0; p < gk; ++p) {
+      double t, *ag = w->ag + (size_t)p * n;
+      if (rank) la__orth2(s, rank, ag);
+      t = la__ddot(n, w->g + (size_t)p * n, ag);
+      if (fabs(ldexp(t, -ex)) > 1e120) {
+        int nx = la__max_exponent(1, &t);
+        sum = ldexp(sum, ex - nx);
+        sum2 = ldexp(sum2, 2 * (ex - nx));
+        ex = nx;
+      }
+      t = ldexp(t, -ex);
+      sum += t;
+      sum2 += t * t;
+    }
   }
   k = probes;
   *mean = ldexp(sum / probes, ex);
@@ -9553,56 +10325,65 @@ static int la__hutch(la__lz *s, int rank, int probes, la_rng *rng, double *g,
 
 /* tr(Q^T A Q) + Hutchinson on the deflated remainder (Meyer, Musco, Musco,
    Woodruff 2021). Q spans A S for a Rademacher sketch S. */
-static int la__hutchpp(la__lz *s, int rank, int probes, la_rng *rng,
-                       double *g, double *ag, double *tr, double *se) {
-  int i, st, kept = 0;
+static int la__hutchpp(la__trw *w, int rank, int probes, la_rng *rng,
+                       double *tr, double *se) {
+  la__lz *s = &w->s;
+  int i, i0, gk, st, kept = 0, n = s->n;
   double exact = 0, rest = 0; /* rest: not set when la__hutch fails */
-  for (i = 0; i < rank; ++i) {
-    double *row = s->V + (size_t)kept * s->n;
-    la__rademacher(rng, s->n, g);
-    st = la__lz_apply(s, g, row);
+  for (i0 = 0; i0 < rank; i0 += gk) {
+    gk = rank - i0 < w->group ? rank - i0 : w->group;
+    for (i = 0; i < gk; ++i) la__rademacher(rng, n, w->g + (size_t)i * n);
+    s->matvecs += gk;
+    st = la__op_rows(&s->op, n, gk, w->g, w->x, w->y, w->ag, (size_t)n);
     if (st) return st;
-    la__normalize(s->n, row);
-    la__orth2(s, kept, row);
-    if (la__normalize(s->n, row) > 1e-8) kept++;
+    for (i = 0; i < gk; ++i) {
+      double *row = s->V + (size_t)kept * n;
+      memcpy(row, w->ag + (size_t)i * n, sizeof(double) * (size_t)n);
+      la__normalize(n, row);
+      la__orth2(s, kept, row);
+      if (la__normalize(n, row) > 1e-8) kept++;
+    }
   }
-  for (i = 0; i < kept; ++i) {
-    const double *q = s->V + (size_t)i * s->n;
-    st = la__lz_apply(s, q, ag);
+  for (i0 = 0; i0 < kept; i0 += gk) {
+    gk = kept - i0 < w->group ? kept - i0 : w->group;
+    s->matvecs += gk;
+    st = la__op_rows(&s->op, n, gk, s->V + (size_t)i0 * n, w->x, w->y, w->ag,
+                     (size_t)n);
     if (st) return st;
-    exact += la__ddot(s->n, q, ag);
+    for (i = 0; i < gk; ++i)
+      exact += la__ddot(n, s->V + (size_t)(i0 + i) * n, w->ag + (size_t)i * n);
   }
-  st = la__hutch(s, kept, probes, rng, g, ag, &rest, se);
+  st = la__hutch(w, kept, probes, rng, &rest, se);
   *tr = exact + rest;
   return st;
 }
 
-LINATTN_DEF int la_trace(int n, la_matvec_fn f, void *ctx,
-                         const la_trace_config *cfg, double *trace,
-                         double *stderr_, void *work, size_t bytes) {
+static int la__trace_run(int n, const la__op *op, const la_trace_config *cfg,
+                         int block, double *trace, double *stderr_,
+                         void *work, size_t bytes) {
   size_t need;
   void *owned;
   la__arena ar;
-  la__lz s;
+  la__trw w;
   la_rng rng;
-  double *g, *ag, se = 0, tr = 0;
+  double se = 0, tr = 0;
   int mv, method, st;
-  if (!f || !trace) return LA_ENULL;
-  if ((st = la__trace_check(n, cfg)) != 0) return st;
-  need = la_trace_work_bytes(n, cfg);
+  if (!trace) return LA_ENULL;
+  if ((st = la__trace_check(n, cfg, block)) != 0) return st;
+  need = la__trace_bytes(n, cfg, block);
   la__trace_defaults(cfg, &mv, &method);
   st = la__work_begin(need, &work, &bytes, &owned);
   if (st) return st;
   ar = la__arena_on(work, bytes);
   if (!la__arena_align(&ar)) { la__work_end(owned); return LA_EWORKSPACE; }
-  la__trace_walk(&ar, n, mv, method, &s, &g, &ag);
-  s.f = f; s.ctx = ctx; s.matvecs = 0;
+  la__trace_walk(&ar, n, mv, method, block, &w);
+  w.s.op = *op; w.s.matvecs = 0;
   la_rng_seed(&rng, cfg ? cfg->seed : 0, 0x7ace);
   if (method == LA_TRACE_HUTCHPP) {
     int rank = la__hpp_rank(n, mv);
-    st = la__hutchpp(&s, rank, mv - 2 * rank, &rng, g, ag, &tr, &se);
+    st = la__hutchpp(&w, rank, mv - 2 * rank, &rng, &tr, &se);
   } else {
-    st = la__hutch(&s, 0, mv, &rng, g, ag, &tr, &se);
+    st = la__hutch(&w, 0, mv, &rng, &tr, &se);
   }
   /* a trace or error beyond the largest double is LA_ERANGE */
   if (st == LA_OK && (!la__finite(tr) || !la__finite(se))) st = LA_ERANGE;
@@ -9612,6 +10393,21 @@ LINATTN_DEF int la_trace(int n, la_matvec_fn f, void *ctx,
   }
   la__work_end(owned);
   return st;
+}
+
+LINATTN_DEF int la_trace(int n, la_matvec_fn f, void *ctx,
+                         const la_trace_config *cfg, double *trace,
+                         double *stderr_, void *work, size_t bytes) {
+  la__op op = la__op_of(f, NULL, ctx);
+  return f ? la__trace_run(n, &op, cfg, 0, trace, stderr_, work, bytes)
+           : LA_ENULL;
+}
+LINATTN_DEF int la_trace_block(int n, la_matmat_fn f, void *ctx,
+                               const la_trace_config *cfg, double *trace,
+                               double *stderr_, void *work, size_t bytes) {
+  la__op op = la__op_of(NULL, f, ctx);
+  return f ? la__trace_run(n, &op, cfg, 1, trace, stderr_, work, bytes)
+           : LA_ENULL;
 }
 
 /* ------------------------------------------- robust condition numbers */
@@ -9980,6 +10776,15 @@ LINATTN_DEF int la_hvp_matvec(void *op_, int n, const la_real *x, la_real *y) {
                       op->work, op->bytes);
 }
 
+LINATTN_DEF int la_hmp_matmat(void *op_, int n, int k, const la_real *x,
+                              la_real *y) {
+  la_hvp_op *op = (la_hvp_op *)op_;
+  if (!op || !op->model || !x || !y) return LA_ENULL;
+  if (n != op->model->nparams) return LA_EDIM;
+  return la_model_hmp(op->model, op->theta, op->batch, k, x, NULL, NULL, y,
+                      op->work, op->bytes);
+}
+
 /* The model's workspace first, then what the caller of the walk adds. */
 static void *la__model_take(la__arena *a, const la_model *m, size_t *mb) {
   *mb = la_model_work_bytes(m);
@@ -9994,15 +10799,6 @@ static int la__check_model(const la_model *m, const la_real *theta,
   /* here, before any output: the first product would find it too late */
   if (!la__all_finite(m->nparams, theta)) return LA_ENONFINITE;
   return LA_OK;
-}
-
-LINATTN_DEF size_t la_hessian_work_bytes(const la_model *m) {
-  la__arena a = la__arena_count();
-  size_t mb;
-  if (!m || m->nparams <= 0) return 0;
-  la__model_take(&a, m, &mb);
-  la__take(&a, la_dense_from_matvec_work_bytes(m->nparams));
-  return la__arena_size(&a);
 }
 
 /* Sets up op on the caller's (or an owned) block: the model workspace and
@@ -10023,20 +10819,156 @@ static int la__hess_begin(const la_model *m, const la_real *theta,
   return LA_OK;
 }
 
+/* ---- the Hessian's columns, a block of unit directions per pass */
+/* The dense Hessian and its diagonal run the model with unit directions,
+   kb of them per pass over the batch (la_model_hmp's sharing), each
+   starting its tangent at its own stage (the layer the entry belongs to)
+   and ending its backward tangent there (la__m_tangent's triangle):
+   column j is formed in the rows of its stage and the later ones, the
+   rest is the transpose of what the earlier stages' columns formed. kb
+   keeps a pass's tangent parameters and its worker's lane-wise sums
+   near 512 KiB. */
+typedef struct la__hcols {
+  la_real *v, *hv;     /* kb unit directions and their columns, as rows */
+  int *stage;          /* their stages */
+  void *mw;            /* the model's workspace for kb directions */
+  size_t mb;
+  int kb;
+} la__hcols;
+
+static void la__hcols_walk(la__arena *a, const la_model *m, la__hcols *h) {
+  size_t n = (size_t)m->nparams;
+  la__mdim d;
+  la__m_dims(m, 1, &d);
+  h->kb = (int)(262144.0 / ((double)d.nex * LA_W * sizeof(la_real)));
+  if (h->kb < 1) h->kb = 1;
+  if (h->kb > m->nparams) h->kb = m->nparams;
+  h->mb = la__m_work_bytes_k(m, m->cfg.parallel, h->kb);
+  if (!h->mb) a->over = 1; /* beyond size_t: the walk says so */
+  h->mw = la__take(a, h->mb);
+  h->v = (la_real *)la__take(a, sizeof(la_real) * (size_t)h->kb * n);
+  h->hv = (la_real *)la__take(a, sizeof(la_real) * (size_t)h->kb * n);
+  h->stage = (int *)la__take(a, sizeof(int) * (size_t)h->kb);
+}
+
+static size_t la__hcols_bytes(const la_model *m) {
+  la__arena a = la__arena_count();
+  la__hcols h;
+  la__hcols_walk(&a, m, &h);
+  return la__arena_size(&a);
+}
+
+/* Columns j0 .. j0+k-1 (k <= kb) into the rows of h->hv, or with diag
+   (linear attention) their diagonal entries alone into diag[0 .. k-1],
+   by forward tangents (la__m_diag2). */
+static int la__hess_cols(const la_model *m, const la_real *theta,
+                         const la_batch *b, la__hcols *h, int j0, int k,
+                         double *diag) {
+  size_t n = (size_t)m->nparams;
+  la__msrc src;
+  la__mdirs d;
+  int j;
+  /* never: a walk that did not fit was refused by the size query */
+  if (!h->v || !h->stage) return LA_EOVERFLOW;
+  memset(h->v, 0, sizeof(la_real) * (size_t)k * n);
+  for (j = 0; j < k; ++j) {
+    h->v[n * j + (size_t)(j0 + j)] = 1;
+    h->stage[j] = la__m_stage(m, j0 + j);
+  }
+  memset(&d, 0, sizeof d);
+  d.k = k;
+  d.v = h->v;
+  d.hv = h->hv;
+  d.diag = diag;
+  d.stage = h->stage;
+  d.tri = 1;
+  return la__m_run_k(m, m->cfg.parallel, theta, la__msrc_batch(&src, b), &d,
+                     diag ? 3 : 2, NULL, NULL, NULL, h->mw, h->mb);
+}
+
+/* Whether column j forms row i (see la__hcols). */
+static int la__hess_formed(const la_model *m, int i, int j) {
+  int sj = la__m_stage(m, j);
+  return sj < 0 || la__m_stage(m, i) >= sj;
+}
+
+/* The dense Hessian into h (row-major n x n): the formed entries, each
+   pair formed both ways (within a stage) averaged, the others mirrored;
+   asym (when not NULL) the asymmetry of the pairs formed both ways,
+   scaled to all n (n - 1) / 2 pairs (the rounding of a pair formed once
+   is taken to be of their size). */
+static int la__hess_dense(const la_model *m, const la_real *theta,
+                          const la_batch *b, la__hcols *hc, double *h,
+                          double *asym) {
+  int n = m->nparams, i, j, j0, k, st = LA_OK;
+  for (j0 = 0; j0 < n && st == LA_OK; j0 += hc->kb) {
+    k = n - j0 < hc->kb ? n - j0 : hc->kb;
+    st = la__hess_cols(m, theta, b, hc, j0, k, NULL);
+    for (j = 0; j < k && st == LA_OK; ++j) {
+      const la_real *col = hc->hv + (size_t)n * j;
+      if (!la__all_finite(n, col)) st = LA_ENONFINITE;
+      for (i = 0; i < n; ++i)
+        if (la__hess_formed(m, i, j0 + j)) h[(size_t)i * n + j0 + j] = col[i];
+    }
+  }
+  if (st) return st;
+  if (asym) {
+    double pairs, a = la__asymmetry(n, h, m, &pairs);
+    *asym = pairs > 0 ? a * sqrt(0.5 * n * (n - 1.0) / pairs) : 0;
+  }
+  for (i = 0; i < n; ++i)
+    for (j = i + 1; j < n; ++j) {
+      double *a = h + (size_t)i * n + j, *t = h + (size_t)j * n + i;
+      int fa = la__hess_formed(m, i, j), ft = la__hess_formed(m, j, i);
+      if (fa && ft) *a = *t = la__midpoint(*a, *t);
+      else if (fa) *t = *a;
+      else *a = *t;
+    }
+  return LA_OK;
+}
+
+/* The diagonal alone into diag: by forward tangents with linear
+   attention, else from the columns' own stage. */
+static int la__hess_diag(const la_model *m, const la_real *theta,
+                         const la_batch *b, la__hcols *hc, double *diag) {
+  int n = m->nparams, j, j0, k, st = LA_OK;
+  int fwd = m->cfg.activation == LA_ACT_LINEAR;
+  for (j0 = 0; j0 < n && st == LA_OK; j0 += hc->kb) {
+    k = n - j0 < hc->kb ? n - j0 : hc->kb;
+    st = la__hess_cols(m, theta, b, hc, j0, k, fwd ? diag + j0 : NULL);
+    if (st == LA_EDIVERGED) st = LA_ENONFINITE;
+    for (j = 0; j < k && st == LA_OK && !fwd; ++j) {
+      double x = hc->hv[(size_t)n * j + (size_t)(j0 + j)];
+      if (!la__finite(x)) st = LA_ENONFINITE;
+      else diag[j0 + j] = x;
+    }
+  }
+  return st;
+}
+
+LINATTN_DEF size_t la_hessian_work_bytes(const la_model *m) {
+  la__arena a = la__arena_count();
+  size_t mb;
+  if (!m || m->nparams <= 0 || !la__m_valid(m)) return 0;
+  la__model_take(&a, m, &mb);
+  la__take(&a, la__hcols_bytes(m));
+  return la__arena_size(&a);
+}
+
 LINATTN_DEF int la_hessian_dense(const la_model *m, const la_real *theta,
                                  const la_batch *b, double *h, void *work,
                                  size_t bytes) {
   void *owned;
   la__arena ar;
   la_hvp_op op;
-  size_t need = la_hessian_work_bytes(m), rest;
+  la__hcols hc;
   int st;
   if (!h) return LA_ENULL;
-  st = la__hess_begin(m, theta, b, need, &work, &bytes, &owned, &ar, &op);
+  st = la__hess_begin(m, theta, b, la_hessian_work_bytes(m), &work, &bytes,
+                      &owned, &ar, &op);
   if (st) return st;
-  rest = la_dense_from_matvec_work_bytes(m->nparams);
-  st = la_dense_from_matvec(m->nparams, la_hvp_matvec, &op, h,
-                            la__take(&ar, rest), rest);
+  la__hcols_walk(&ar, m, &hc);
+  st = la__hess_dense(m, theta, b, &hc, h, NULL);
   la__work_end(owned);
   return st;
 }
@@ -10047,23 +10979,14 @@ LINATTN_DEF int la_hessian_diag(const la_model *m, const la_real *theta,
   void *owned;
   la__arena ar;
   la_hvp_op op;
-  la_real *x, *y;
-  int i, n, st;
+  la__hcols hc;
+  int st;
   if (!diag) return LA_ENULL;
   st = la__hess_begin(m, theta, b, la_hessian_work_bytes(m), &work, &bytes,
                       &owned, &ar, &op);
   if (st) return st;
-  n = m->nparams;
-  x = (la_real *)la__take(&ar, sizeof(la_real) * (size_t)n);
-  y = (la_real *)la__take(&ar, sizeof(la_real) * (size_t)n);
-  for (i = 0; i < n; ++i) x[i] = 0;
-  for (i = 0; i < n && st == LA_OK; ++i) {
-    x[i] = 1;
-    st = la_hvp_matvec(&op, n, x, y);
-    if (st == LA_OK && !la__finite((double)y[i])) st = LA_ENONFINITE;
-    if (st == LA_OK) diag[i] = y[i];
-    x[i] = 0;
-  }
+  la__hcols_walk(&ar, m, &hc);
+  st = la__hess_diag(m, theta, b, &hc, diag);
   la__work_end(owned);
   return st;
 }
@@ -10113,32 +11036,44 @@ static int la__rcond_dense(const la_rcond_config *cfg, int n) {
 }
 
 /* Layout after the model's workspace: diag (n), then either the dense path
-   (H, spectrum, room for the eigensolver or the dense_from_matvec buffers)
-   or the iterative one (SLQ nodes and weights, room for the largest of the
-   SLQ, Lanczos and median workspaces). */
-static void la__rcond_walk(la__arena *a, int n, const la_rcond_config *cfg,
-                           double **diag, double **h, double **w,
-                           double **nodes, double **weights, void **sub,
-                           size_t *subb) {
+   (H, spectrum) or the iterative one (SLQ nodes and weights), then room
+   for the largest of what comes in turn: the Hessian's columns
+   (la__hcols), the eigensolver, or the SLQ, Lanczos and median
+   workspaces. */
+static void la__rcond_walk(la__arena *a, const la_model *m,
+                           const la_rcond_config *cfg, double **diag,
+                           double **h, double **w, double **nodes,
+                           double **weights, void **hmp, size_t *hmpb,
+                           void **sub, size_t *subb) {
+  int n = m->nparams;
+  size_t hc = la__hcols_bytes(m);
   *diag = (double *)la__take(a, sizeof(double) * (size_t)n);
   *h = *w = *nodes = *weights = NULL;
+  *hmp = NULL;
+  *hmpb = 0;
   if (la__rcond_dense(cfg, n)) {
-    size_t e1 = la_sym_eig_work_bytes(n), e2 = la_dense_from_matvec_work_bytes(n);
     *h = (double *)la__take(a, sizeof(double) * (size_t)n * n);
     *w = (double *)la__take(a, sizeof(double) * (size_t)n);
-    *subb = e1 > e2 ? e1 : e2;
+    *subb = la_sym_eig_work_bytes(n);
   } else {
     int probes, steps;
     size_t e1, e2;
     la__slq_defaults(n, cfg ? &cfg->slq : NULL, &probes, &steps);
     *nodes = (double *)la__take(a, sizeof(double) * (size_t)probes * steps);
     *weights = (double *)la__take(a, sizeof(double) * (size_t)probes * steps);
-    e1 = la_slq_work_bytes(n, cfg ? &cfg->slq : NULL);
+    /* the SLQ's probes in lockstep: the model's workspace for all of them */
+    e1 = la__m_work_bytes_k(m, m->cfg.parallel, probes);
+    if (!e1) a->over = 1;
+    *hmp = la__take(a, e1);
+    *hmpb = e1;
+    e1 = la_slq_block_work_bytes(n, cfg ? &cfg->slq : NULL);
     e2 = la_lanczos_work_bytes(n, 1, NULL);
     *subb = e1 > e2 ? e1 : e2;
     e1 = sizeof(double) * 2 * (size_t)(probes * steps > n ? probes * steps : n);
     if (e1 > *subb) *subb = e1;
   }
+  if (!hc) a->over = 1;
+  if (hc > *subb) *subb = hc;
   if (sizeof(double) * 3 * (size_t)n > *subb) *subb = sizeof(double) * 3 * (size_t)n;
   *sub = la__take(a, *subb);
 }
@@ -10147,37 +11082,31 @@ LINATTN_DEF size_t la_rcond_work_bytes(const la_model *m,
                                        const la_rcond_config *cfg) {
   la__arena a = la__arena_count();
   double *d, *h, *w, *nd, *wt;
-  void *sub;
-  size_t subb, mb;
-  if (!m || m->nparams <= 0) return 0;
+  void *sub, *hmp;
+  size_t subb, mb, hmpb;
+  if (!m || m->nparams <= 0 || !la__m_valid(m)) return 0;
   if (cfg && (cfg->dense_max < 0 || cfg->slq.probes < 0 || cfg->slq.steps < 0))
     return 0;
   if (la__rcond_dense(cfg, m->nparams)
           ? !la_sym_eig_work_bytes(m->nparams)
-          : !la_slq_work_bytes(m->nparams, cfg ? &cfg->slq : NULL))
+          : !la_slq_block_work_bytes(m->nparams, cfg ? &cfg->slq : NULL))
     return 0; /* the n x n matrix or the probes * steps nodes do not fit */
   la__model_take(&a, m, &mb);
-  la__rcond_walk(&a, m->nparams, cfg, &d, &h, &w, &nd, &wt, &sub, &subb);
+  la__rcond_walk(&a, m, cfg, &d, &h, &w, &nd, &wt, &hmp, &hmpb, &sub, &subb);
   return la__arena_size(&a);
 }
 
-/* The exact diagonal by unit-vector products; x, y in sub. */
-static int la__hvp_diag(la_hvp_op *op, int n, double *diag, void *sub) {
-  la_real *x = (la_real *)sub, *y = x + n;
-  int i, st = LA_OK;
-  for (i = 0; i < n; ++i) x[i] = 0;
-  for (i = 0; i < n && st == LA_OK; ++i) {
-    x[i] = 1;
-    st = la_hvp_matvec(op, n, x, y);
-    if (st == LA_OK && !la__finite((double)y[i])) st = LA_ENONFINITE;
-    diag[i] = y[i];
-    x[i] = 0;
-  }
-  return st;
+/* The Hessian's columns carved from sub (la__rcond_walk made room). */
+static la__hcols la__rcond_cols(const la_model *m, void *sub, size_t subb) {
+  la__arena a = la__arena_on(sub, subb);
+  la__hcols hc;
+  la__hcols_walk(&a, m, &hc); /* sub is aligned, as every region of a walk */
+  return hc;
 }
 
-/* lambda_max by Lanczos, the median from the SLQ density. */
-static int la__rcond_iterative(la_hvp_op *op, int n,
+/* lambda_max by Lanczos, the median from the SLQ density (its probes in
+   lockstep through opk, the model's workspace for all of them). */
+static int la__rcond_iterative(la_hvp_op *op, la_hvp_op *opk, int n,
                                const la_rcond_config *cfg, double *nodes,
                                double *weights, void *sub, size_t subb,
                                la_rcond *out) {
@@ -10189,8 +11118,8 @@ static int la__rcond_iterative(la_hvp_op *op, int n,
   st = la_lanczos(n, la_hvp_matvec, op, 1, 1e-6, NULL, &eo, sub, subb);
   if (st && st != LA_ENOCONVERGE) return st;
   out->lambda_max = lmax;
-  st = la_slq(n, la_hvp_matvec, op, cfg ? &cfg->slq : NULL, nodes, weights,
-              sub, subb);
+  st = la_slq_block(n, la_hmp_matmat, opk, cfg ? &cfg->slq : NULL, nodes,
+                    weights, sub, subb);
   if (st) return st;
   la__slq_defaults(n, cfg ? &cfg->slq : NULL, &probes, &steps);
   { /* the spacing of the quadrature nodes, or Lanczos's tolerance */
@@ -10209,11 +11138,14 @@ static int la__rcond_iterative(la_hvp_op *op, int n,
                             &out->lambda_median, sub, subb);
 }
 
-static int la__rcond_exact(la_hvp_op *op, int n, double *h, double *w,
+static int la__rcond_exact(const la_hvp_op *op, double *h, double *w,
                            double *diag, void *sub, size_t subb,
                            la_rcond *out) {
+  const la_model *m = op->model;
+  la__hcols hc = la__rcond_cols(m, sub, subb);
   double asym = 0, big;
-  int i, st = la__dense_from_matvec(n, la_hvp_matvec, op, h, sub, subb, &asym);
+  int i, n = m->nparams;
+  int st = la__hess_dense(m, op->theta, op->batch, &hc, h, &asym);
   for (i = 0; i < n && st == LA_OK; ++i) diag[i] = h[(size_t)i * n + i];
   if (st == LA_OK) st = la_sym_eig(n, h, w, NULL, sub, subb);
   if (st) return st;
@@ -10231,7 +11163,7 @@ LINATTN_DEF int la_robust_cond(const la_model *m, const la_real *theta,
                                la_rcond *out, void *work, size_t bytes) {
   void *owned, *sub;
   la__arena ar;
-  la_hvp_op op;
+  la_hvp_op op, opk;
   double *diag, *h, *w, *nodes, *weights, r;
   size_t subb;
   int n, st;
@@ -10242,15 +11174,19 @@ LINATTN_DEF int la_robust_cond(const la_model *m, const la_real *theta,
                       &owned, &ar, &op);
   if (st) return st;
   n = m->nparams;
-  la__rcond_walk(&ar, n, cfg, &diag, &h, &w, &nodes, &weights, &sub, &subb);
+  opk = op;
+  la__rcond_walk(&ar, m, cfg, &diag, &h, &w, &nodes, &weights, &opk.work,
+                 &opk.bytes, &sub, &subb);
   memset(out, 0, sizeof *out);
   out->exact = h != NULL;
   if (h) {
-    st = la__rcond_exact(&op, n, h, w, diag, sub, subb, out);
+    st = la__rcond_exact(&op, h, w, diag, sub, subb, out);
   } else {
-    st = la__hvp_diag(&op, n, diag, sub);
+    la__hcols hc = la__rcond_cols(m, sub, subb);
+    st = la__hess_diag(m, theta, b, &hc, diag);
     if (st == LA_OK)
-      st = la__rcond_iterative(&op, n, cfg, nodes, weights, sub, subb, out);
+      st = la__rcond_iterative(&op, &opk, n, cfg, nodes, weights, sub, subb,
+                               out);
   }
   out->resolved = st == LA_OK &&
                   fabs(out->lambda_median) > out->resolution &&

@@ -11,6 +11,13 @@ static double bench_now(void) {
   clock_gettime(CLOCK_MONOTONIC, &ts);
   return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
+/* This thread's CPU time: on a shared machine the time it waits for a
+   core does not count. */
+static inline double bench_thread_cpu(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
 
 /* Peak la_real FMA throughput of one core in GFLOP/s (2 flops per lane per
    FMA), from independent chains of vector FMAs: enough chains to cover the

@@ -1498,7 +1498,7 @@ static void diag_model_tests(la_t *t) {
       la_rcond ex, it;
       la_rcond_config c;
       la_hvp_op op;
-      double *h, *ev, *ad, mx = 0, lo, hi, asym = 0, res, big;
+      double *h, *ev, *ad, mx = 0, lo, hi, asym = 0, res, big, hd[64];
       la_real *x, *y;
       LA_CHECK(t, st == LA_OK, "setup %d", st);
       if (st) continue;
@@ -1508,7 +1508,11 @@ static void diag_model_tests(la_t *t) {
       ad = (double *)malloc(sizeof(double) * n);
       x = (la_real *)calloc((size_t)n, sizeof(la_real));
       y = (la_real *)malloc(sizeof(la_real) * n);
-      /* the Hessian column by column, its asymmetry, then symmetrized */
+      /* the Hessian column by column; a pair within a layer (stage)
+         averaged, its asymmetry summed; a pair across layers taken from
+         the column of the earlier layer (the dense Hessian forms only
+         those, la__hcols); the asymmetry scaled from the pairs within
+         layers to all pairs */
       memset(&op, 0, sizeof op);
       op.model = &tm.m; op.theta = tm.theta; op.batch = &tm.b;
       for (j = 0; j < n; ++j) {
@@ -1517,16 +1521,24 @@ static void diag_model_tests(la_t *t) {
         for (i = 0; i < n; ++i) h[i * n + j] = y[i];
         x[j] = 0;
       }
-      for (i = 0; i < n; ++i)
-        for (j = 0; j < n; ++j) {
-          double d = h[i * n + j] - h[j * n + i];
-          asym += d * d;
-        }
-      asym = sqrt(asym);
-      for (i = 0; i < n; ++i)
-        for (j = 0; j < i; ++j)
-          h[i * n + j] = h[j * n + i] = 0.5 * (h[i * n + j] + h[j * n + i]);
+      {
+        int lp = n / 2; /* two layers, no front layer */
+        double within = 0;
+        for (i = 0; i < n; ++i)
+          for (j = 0; j < i; ++j) {
+            if (i / lp == j / lp) {
+              double d = h[i * n + j] - h[j * n + i];
+              asym += 2 * d * d;
+              within += 1;
+              h[i * n + j] = h[j * n + i] = 0.5 * (h[i * n + j] + h[j * n + i]);
+            } else { /* j's layer is the earlier: its column, row i */
+              h[j * n + i] = h[i * n + j];
+            }
+          }
+        asym = sqrt(asym) * sqrt(0.5 * n * (n - 1) / within);
+      }
       for (i = 0; i < n; ++i) { ad[i] = fabs(h[i * n + i]); mx = fmax(mx, ad[i]); }
+      for (i = 0; i < n; ++i) hd[i] = h[i * n + i];
       qsort(ad, n, sizeof(double), t_cmp_desc);
       la_sym_eig(n, h, ev, NULL, NULL, 0);
       big = fmax(fabs(ev[0]), fabs(ev[n - 1]));
@@ -1559,8 +1571,21 @@ static void diag_model_tests(la_t *t) {
       c.slq.probes = t->light ? 8 : 20;
       LA_CHECK(t, la_robust_cond(&tm.m, tm.theta, &tm.b, &c, &it, NULL, 0) ==
                       LA_OK, "iterative");
-      LA_CHECK(t, it.exact == 0 && fabs(it.by_diag - ex.by_diag) <= 1e-12 * ex.by_diag,
-               "diag path %g vs %g", it.by_diag, ex.by_diag);
+      /* the iterative path's diagonal is la_hessian_diag's (forward
+         tangents with linear attention: another computation than the
+         dense Hessian's columns, the same numbers to rounding) */
+      {
+        double dg2[64], rr = 0, derr = 0;
+        LA_CHECK(t, la_hessian_diag(&tm.m, tm.theta, &tm.b, dg2, NULL, 0) ==
+                            LA_OK &&
+                        la_rcond_diag(n, dg2, &rr, NULL, 0) == LA_OK,
+                 "diag");
+        LA_CHECK(t, it.exact == 0 && fabs(it.by_diag - rr) <= 1e-12 * rr,
+                 "diag path %g vs %g", it.by_diag, rr);
+        for (i = 0; i < n; ++i) derr = fmax(derr, fabs(dg2[i] - hd[i]));
+        LA_CHECK(t, derr <= 8 * t_eps * mx, "diagonal off by %g of %g", derr,
+                 mx);
+      }
       LA_CHECK(t, fabs(it.lambda_max - ev[n - 1]) <= 1e-4 * fabs(ev[n - 1]),
                "lambda max %g vs %g", it.lambda_max, ev[n - 1]);
       /* the SLQ median: inside the middle half of the exact spectrum; its
@@ -1640,10 +1665,146 @@ static void diag_model_tests(la_t *t) {
   }
 }
 
+/* The block operator of dmat_op: its rows one product each (and counted
+   as one call per block in blocks). */
+typedef struct {
+  dmat_op *op;
+  int blocks;
+} dblock_op;
+static int dmat_matmat(void *ctx, int n, int k, const la_real *x, la_real *y) {
+  dblock_op *b = (dblock_op *)ctx;
+  int i, st = LA_OK;
+  b->blocks++;
+  for (i = 0; i < k && st == LA_OK; ++i)
+    st = dmat_matvec(b->op, n, x + (size_t)i * n, y + (size_t)i * n);
+  return st;
+}
+
+static void diag_block_tests(la_t *t) {
+  LA_TEST(t, "diag/block operators: SLQ and traces equal the one-vector forms") {
+    int n = 60, i, m, st;
+    double lam[60], *a, *q, n1[8 * 20], w1[8 * 20], n2[8 * 20], w2[8 * 20];
+    double t1, s1, t2, s2;
+    la_t_rng r = {57};
+    dmat_op op;
+    dblock_op bo;
+    la_slq_config c;
+    la_trace_config tc;
+    a = (double *)malloc(sizeof(double) * n * n);
+    q = (double *)malloc(sizeof(double) * n * n);
+    for (i = 0; i < n; ++i) lam[i] = la_t_uniform(&r) + (i < 4 ? 9 : 0);
+    t_from_spectrum(&r, n, lam, a, q);
+    memset(&op, 0, sizeof op); op.n = n; op.a = a;
+    bo.op = &op; bo.blocks = 0;
+    memset(&c, 0, sizeof c); c.probes = 8; c.steps = 20; c.seed = 5;
+    st = la_slq(n, dmat_matvec, &op, &c, n1, w1, NULL, 0);
+    m = op.calls;
+    op.calls = 0;
+    st |= la_slq_block(n, dmat_matmat, &bo, &c, n2, w2, NULL, 0);
+    LA_CHECK(t, st == LA_OK && !memcmp(n1, n2, sizeof n1) &&
+                    !memcmp(w1, w2, sizeof w1),
+             "slq_block differs from slq (status %d)", st);
+    /* the probes in lockstep: 20 blocks for 8 x 20 products */
+    LA_CHECK(t, op.calls == m && m == 160 && bo.blocks == 20,
+             "%d products (slq: %d) in %d blocks", op.calls, m, bo.blocks);
+    for (i = 0; i < 2; ++i) {
+      memset(&tc, 0, sizeof tc);
+      tc.matvecs = 31; tc.method = i ? LA_TRACE_HUTCHPP : LA_TRACE_HUTCHINSON;
+      tc.seed = 9;
+      bo.blocks = 0;
+      st = la_trace(n, dmat_matvec, &op, &tc, &t1, &s1, NULL, 0);
+      st |= la_trace_block(n, dmat_matmat, &bo, &tc, &t2, &s2, NULL, 0);
+      LA_CHECK(t, st == LA_OK && t1 == t2 && s1 == s2,
+               "method %d: %.17g +- %g against %.17g +- %g", i, t2, s2, t1, s1);
+      /* Hutchinson: one block; Hutch++: sketch, basis, probes */
+      LA_CHECK(t, bo.blocks == (i ? 3 : 1), "method %d: %d blocks", i,
+               bo.blocks);
+    }
+    /* a failing product in a block is the call's status */
+    op.calls = 0; op.fail_at = 5;
+    LA_CHECK(t, la_slq_block(n, dmat_matmat, &bo, &c, n2, w2, NULL, 0) ==
+                    LA_EIO, "failing product");
+    op.fail_at = 0; op.calls = 0; op.poison_at = 3;
+    LA_CHECK(t, la_trace_block(n, dmat_matmat, &bo, &tc, &t2, &s2, NULL, 0) ==
+                    LA_ENONFINITE, "NaN product");
+    op.poison_at = 0;
+    /* statuses and sizes */
+    LA_CHECK(t, la_slq_block(n, NULL, &bo, &c, n2, w2, NULL, 0) == LA_ENULL &&
+                    la_slq_block(n, dmat_matmat, &bo, &c, NULL, w2, NULL, 0) ==
+                        LA_ENULL &&
+                    la_trace_block(n, NULL, &bo, &tc, &t2, &s2, NULL, 0) ==
+                        LA_ENULL &&
+                    la_trace_block(n, dmat_matmat, &bo, &tc, NULL, &s2, NULL,
+                                   0) == LA_ENULL,
+             "nulls");
+    LA_CHECK(t, la_slq_block(0, dmat_matmat, &bo, &c, n2, w2, NULL, 0) ==
+                        LA_EDIM &&
+                    la_slq_block_work_bytes(0, &c) == 0 &&
+                    la_trace_block_work_bytes(0, &tc) == 0,
+             "n = 0");
+    LA_CHECK(t, la_slq_block_work_bytes(n, &c) > la_slq_work_bytes(n, &c) &&
+                    la_trace_block_work_bytes(n, &tc) >
+                        la_trace_work_bytes(n, &tc),
+             "block workspaces hold the blocks");
+    {
+      size_t need = la_slq_block_work_bytes(n, &c);
+      void *w = malloc(need);
+      LA_CHECK(t, la_slq_block(n, dmat_matmat, &bo, &c, n2, w2, w, need) ==
+                          LA_OK &&
+                      la_slq_block(n, dmat_matmat, &bo, &c, n2, w2, w,
+                                   need - 1) == LA_EWORKSPACE,
+               "caller's workspace");
+      free(w);
+    }
+    free(a); free(q);
+  }
+
+  LA_TEST(t, "diag/block operators: the model's Hessian, la_hmp_matmat") {
+    t_model tm;
+    int st = t_model_make(&tm, LA_PARAM_SPARSE, 2, 3, 6, 29, 0.3, 61u), n;
+    double n1[6 * 12], w1[6 * 12], n2[6 * 12], w2[6 * 12], t1, s1, t2, s2;
+    la_hvp_op op, opk;
+    la_slq_config c;
+    la_trace_config tc;
+    la_real x[2 * 64], y[2 * 64];
+    LA_CHECK(t, st == LA_OK, "setup %d", st);
+    if (st == LA_OK) {
+      n = tm.m.nparams;
+      memset(&op, 0, sizeof op);
+      op.model = &tm.m; op.theta = tm.theta; op.batch = &tm.b;
+      opk = op;
+      memset(&c, 0, sizeof c); c.probes = 6; c.steps = 12; c.seed = 2;
+      st = la_slq(n, la_hvp_matvec, &op, &c, n1, w1, NULL, 0);
+      st |= la_slq_block(n, la_hmp_matmat, &opk, &c, n2, w2, NULL, 0);
+      LA_CHECK(t, st == LA_OK && !memcmp(n1, n2, sizeof n1) &&
+                      !memcmp(w1, w2, sizeof w1),
+               "slq of the Hessian: block differs (status %d)", st);
+      memset(&tc, 0, sizeof tc); tc.matvecs = 9; tc.method = LA_TRACE_HUTCHPP;
+      st = la_trace(n, la_hvp_matvec, &op, &tc, &t1, &s1, NULL, 0);
+      st |= la_trace_block(n, la_hmp_matmat, &opk, &tc, &t2, &s2, NULL, 0);
+      LA_CHECK(t, st == LA_OK && t1 == t2 && s1 == s2,
+               "trace of the Hessian: %.17g vs %.17g", t2, t1);
+      /* its own statuses: a workspace for fewer directions, n */
+      memset(x, 0, sizeof x);
+      opk.bytes = la_model_hmp_work_bytes(&tm.m, 1);
+      opk.work = malloc(opk.bytes);
+      LA_CHECK(t, la_hmp_matmat(&opk, n, 1, x, y) == LA_OK &&
+                      la_hmp_matmat(&opk, n, 2, x, y) == LA_EWORKSPACE &&
+                      la_hmp_matmat(&opk, n + 1, 1, x, y) == LA_EDIM &&
+                      la_hmp_matmat(NULL, n, 1, x, y) == LA_ENULL &&
+                      la_hmp_matmat(&opk, n, 1, NULL, y) == LA_ENULL,
+               "la_hmp_matmat statuses");
+      free(opk.work);
+      t_model_free(&tm);
+    }
+  }
+}
+
 static void suite_diag(la_t *t) {
   diag_dense_tests(t);
   diag_lanczos_tests(t);
   diag_density_tests(t);
+  diag_block_tests(t);
   diag_stats_tests(t);
   diag_workspace_tests(t);
   diag_hard_spectra_tests(t);

@@ -226,52 +226,65 @@ static double tf_ulps(double y, double ref) {
   return fabs(y - ref) / u;
 }
 
+/* A backend's exp (fb) and its scalar twin (fs) on the n points x against
+   libm's: every result in its range class (0 where e^x is below the
+   smallest normal, within rounding of it either; +inf past the largest),
+   the flushed range reached, within tol ulps elsewhere (one more where
+   long double is double: libm's own error), and the backend equal to its
+   twin where it fuses its multiply-adds (the twin's fma always does). */
+typedef void (*tf_exp_fn)(int n, const la_real *x, la_real *y);
+static void tf_exp_check(la_t *t, const char *what, tf_exp_fn fb, tf_exp_fn fs,
+                         int n, const la_real *x, double tol) {
+  la_real *yb = (la_real *)malloc(sizeof(la_real) * n);
+  la_real *ys = (la_real *)malloc(sizeof(la_real) * n);
+  double tiny = sizeof(la_real) == 4 ? FLT_MIN : DBL_MIN;
+  double big = sizeof(la_real) == 4 ? FLT_MAX : DBL_MAX, worst = 0, wx = 0;
+  double twin = 0; /* largest SIMD-scalar difference, ulps */
+  int i, bad = 0, nflush = 0;
+  fb(n, x, yb); /* n is odd: the vector loop and its scalar tail */
+  fs(n, x, ys);
+  for (i = 0; i < n; ++i) {
+    long double refl = expl((long double)x[i]);
+    double ref = (double)refl, u;
+    if (!(ref >= tiny * 1.0000005)) { /* subnormal or below: flushed */
+      bad += yb[i] != 0 && !(ref >= tiny * 0.9999995);
+      nflush += yb[i] == 0;
+      continue;
+    }
+    if (ref > big) { bad += !(isinf(yb[i]) && yb[i] > 0); continue; }
+    u = tf_ulps((double)yb[i], ref);
+    if (!(u <= worst)) { worst = u; wx = (double)x[i]; }
+    if (yb[i] != ys[i]) twin = fmax(twin, tf_ulps((double)yb[i], (double)ys[i]));
+  }
+  LA_CHECK(t, bad == 0, "%s: %d results out of their range class", what, bad);
+  LA_CHECK(t, nflush > 100, "%s: the flushed range was reached (%d)", what,
+           nflush);
+  LA_CHECK(t, worst <= (sizeof(long double) > sizeof(double) ? tol : tol + 1),
+           "%s: worst %.3f ulps at x = %.9g", what, worst, wx);
+#if defined(__AVX2__) || defined(__aarch64__) || defined(__ARM_FEATURE_FMA)
+  LA_CHECK(t, twin == 0, "%s: fused backend equals its twin: %.3g ulps", what,
+           twin);
+#else
+  LA_CHECK(t, twin <= (la_backend() == LINATTN_SCALAR ? 0 : 2),
+           "%s: backend within 2 ulps of its twin: %.3g", what, twin);
+#endif
+  free(yb); free(ys);
+}
+
 static void tf_test_exp(la_t *t) {
   LA_TEST(t, "kernels: exp against libm, its range, and its scalar twin") {
     const la_kernels *kb = la_kernels_best(), *ks = la_kernels_scalar();
     const int N = 200003;
     la_real *x = (la_real *)malloc(sizeof(la_real) * (N + 1));
-    la_real *yb = (la_real *)malloc(sizeof(la_real) * (N + 1));
-    la_real *ys = (la_real *)malloc(sizeof(la_real) * (N + 1));
     double lo = sizeof(la_real) == 4 ? -104 : -746, hi = sizeof(la_real) == 4 ? 90 : 711;
-    double tiny = sizeof(la_real) == 4 ? FLT_MIN : DBL_MIN;
-    double big = sizeof(la_real) == 4 ? FLT_MAX : DBL_MAX, worst = 0, wx = 0;
-    double twin = 0; /* largest SIMD-scalar difference, ulps */
-    int i, bad = 0, nflush = 0;
+    int i;
     la_t_rng r = {71};
     /* a sweep of the whole range, then random points in [-1, 1] */
     for (i = 0; i < N; ++i)
       x[i] = (la_real)(i < N / 2 ? lo + (hi - lo) * i / (0.5 * N)
                                  : la_t_uniform(&r) * (i % 3 ? 1 : 20));
-    kb->vexp(N, x, yb); /* N is odd: the vector loop and its scalar tail */
-    ks->vexp(N, x, ys);
-    for (i = 0; i < N; ++i) {
-      long double refl = expl((long double)x[i]);
-      double ref = (double)refl, u;
-      if (!(ref >= tiny * 1.0000005)) { /* subnormal or below: flushed */
-        /* 0 below the smallest normal; within rounding of it, either */
-        bad += yb[i] != 0 && !(ref >= tiny * 0.9999995);
-        nflush += yb[i] == 0;
-        continue;
-      }
-      if (ref > big) { bad += !(isinf(yb[i]) && yb[i] > 0); continue; }
-      u = tf_ulps((double)yb[i], ref);
-      if (!(u <= worst)) { worst = u; wx = (double)x[i]; }
-      if (yb[i] != ys[i]) twin = fmax(twin, tf_ulps((double)yb[i], (double)ys[i]));
-    }
-    LA_CHECK(t, bad == 0, "%d results out of their range class", bad);
-    LA_CHECK(t, nflush > 100, "the flushed range was reached (%d)", nflush);
-    /* 1 ulp, and libm's own (within 1 where long double is double) */
-    LA_CHECK(t, worst <= (sizeof(long double) > sizeof(double) ? 1.0 : 2.0),
-             "worst %.3f ulps at x = %.9g", worst, wx);
-    /* where the backend fuses its multiply-adds (the twin's fma always
-       does), the two are the same operations */
-#if defined(__AVX2__) || defined(__aarch64__) || defined(__ARM_FEATURE_FMA)
-    LA_CHECK(t, twin == 0, "fused backend equals its twin: %.3g ulps", twin);
-#else
-    LA_CHECK(t, twin <= (la_backend() == LINATTN_SCALAR ? 0 : 2),
-             "backend within 2 ulps of its twin: %.3g", twin);
-#endif
+    /* 1 ulp */
+    tf_exp_check(t, "vexp", kb->vexp, ks->vexp, N, x, 1.0);
     /* the range edges, on both tables, at any address and in place */
     {
       static const double xs[] = {0, 1, -1, 1e-30, -1e-30, 1e30, -1e30,
@@ -301,7 +314,47 @@ static void tf_test_exp(la_t *t) {
                  "%s: in place", kt->name);
       }
     }
-    free(x); free(yb); free(ys);
+    free(x);
+  }
+}
+
+/* e^x for x <= 0 (vexpn, the softmax's): 2.2 ulps in float, 0.91 in
+   double (the exp section), both tables, its twin, its edges. */
+static void tf_test_expn(la_t *t) {
+  LA_TEST(t, "kernels: exp of x <= 0 against libm, its edges, its twin") {
+    const la_kernels *kb = la_kernels_best(), *ks = la_kernels_scalar();
+    const int N = 200003;
+    la_real *x = (la_real *)malloc(sizeof(la_real) * N);
+    double lo = sizeof(la_real) == 4 ? -104 : -746;
+    int i;
+    la_t_rng r = {73};
+    LA_CHECK(t, kb->vexpn && ks->vexpn, "both tables have vexpn");
+    for (i = 0; i < N; ++i) /* a sweep of the range, then [-1, 0] and [-20, 0] */
+      x[i] = (la_real)(i < N / 2 ? lo * i / (0.5 * N)
+                                 : -fabs(la_t_uniform(&r)) * (i % 3 ? 1 : 20));
+    tf_exp_check(t, "vexpn", kb->vexpn, ks->vexpn, N, x,
+                 sizeof(la_real) == 4 ? 2.2 : 1.0);
+    { /* 0 gives 1 exactly (the softmax's largest weight); -inf, -800 and
+         the smallest normal's edge 0; NaN stays; any address, in place */
+      la_real e[8], o[8];
+      int k;
+      for (k = 0; k < 2; ++k) {
+        const la_kernels *kt = k ? ks : kb;
+        e[1] = 0; e[2] = (la_real)-0.0; e[3] = (la_real)-INFINITY;
+        e[4] = -800; e[5] = (la_real)NAN; e[6] = (la_real)-1e-30;
+        kt->vexpn(6, e + 1, o + 1);
+        LA_CHECK(t, o[1] == 1 && o[2] == 1 && o[3] == 0 && o[4] == 0 &&
+                        isnan(o[5]) && o[6] == 1,
+                 "%s: edges %g %g %g %g %g %g", kt->name, (double)o[1],
+                 (double)o[2], (double)o[3], (double)o[4], (double)o[5],
+                 (double)o[6]);
+        kt->vexpn(6, e + 1, e + 1);
+        LA_CHECK(t, memcmp(e + 1, o + 1, sizeof(la_real) * 4) == 0 &&
+                        isnan(e[5]) && e[6] == o[6],
+                 "%s: in place", kt->name);
+      }
+    }
+    free(x);
   }
 }
 
@@ -661,10 +714,26 @@ static double tf_uhv_naive(const tf_cfg *c, const double *th, const double *u,
   return est;
 }
 
+/* fd = 4-point differences of the library's gradient along v, step h
+   (g, tp: np each of work); the first failing status. */
+static int tf_fd_hv(const la_model *m, const la_real *th, const la_real *v,
+                    const la_batch *b, double h, la_real *g, la_real *tp,
+                    la_real *fd) {
+  static const double off[4] = {2, 1, -1, -2}, w[4] = {-1, 8, -8, 1};
+  int np = m->nparams, i, s, st = LA_OK;
+  memset(fd, 0, sizeof(la_real) * np);
+  for (s = 0; s < 4; ++s) {
+    for (i = 0; i < np; ++i) tp[i] = (la_real)(th[i] + off[s] * h * v[i]);
+    st |= la_model_grad(m, tp, b, NULL, g, NULL, 0);
+    for (i = 0; i < np; ++i) fd[i] += (la_real)(w[s] * g[i] / (12 * h));
+  }
+  return st;
+}
+
 static void tf_hvp_case(la_t *t, const tf_cfg *c, int count, la_t_rng *r) {
   la_model m;
   tm_data td;
-  int np, i, s, st, conv, smooth = c->act != LA_ACT_RELU && !c->h;
+  int np, st, conv, smooth = c->act != LA_ACT_RELU && !c->h;
   int by_grad = smooth; /* H v against differences of the gradient */
 #ifdef LINATTN_DOUBLE
   /* in double also with kinks, when few ReLU pre-activations could cross
@@ -710,13 +779,7 @@ static void tf_hvp_case(la_t *t, const tf_cfg *c, int count, la_t_rng *r) {
   /* H v against 4-point differences of the library's gradient along v */
   h = TM_DBL ? (smooth ? 1e-4 : 1e-6) : 1e-2;
   if (by_grad) {
-    memset(fd, 0, sizeof(la_real) * np);
-    for (s = 0; s < 4; ++s) {
-      static const double off[4] = {2, 1, -1, -2}, w[4] = {-1, 8, -8, 1};
-      for (i = 0; i < np; ++i) tp[i] = (la_real)(th[i] + off[s] * h * v[i]);
-      st |= la_model_grad(&m, tp, &td.b, NULL, g, NULL, 0);
-      for (i = 0; i < np; ++i) fd[i] += (la_real)(w[s] * g[i] / (12 * h));
-    }
+    st |= tf_fd_hv(&m, th, v, &td.b, h, g, tp, fd);
     nse = tf_err(np, hv, fd, TM_DBL ? 2.2e-16 : 1.2e-7, loss, h,
                  TM_DBL ? 1e-14 : 1e-4);
     LA_CHECK(t, st == LA_OK && nse <= (TM_DBL ? 1e-14 : 1e-4),
@@ -736,14 +799,155 @@ static void tf_hvp_case(la_t *t, const tf_cfg *c, int count, la_t_rng *r) {
   tm_free(&td);
 }
 
+/* A case over every combination (light: every seventh, as in the
+   gradient test), from one generator seeded with seed. */
+static void tf_each(la_t *t, unsigned seed,
+                    void (*one)(la_t *, const tf_cfg *, int, la_t_rng *)) {
+  la_t_rng r;
+  int ci, count;
+  r.s = seed;
+  for (ci = 0; ci < TF_NCOMB; ci += t->light ? 7 : 1) {
+    tf_cfg c = tf_comb(ci, &count);
+    one(t, &c, count, &r);
+  }
+}
+
 static void tf_test_hvp(la_t *t) {
   LA_TEST(t, "family: Hessian-vector product equals differences, symmetric") {
-    la_t_rng r = {97};
+    tf_each(t, 97, tf_hvp_case);
+  }
+}
+
+/* ---------------------------------------------- several directions */
+
+/* The stage of theta's entry i (its layer; -1 for the front layer's,
+   which come last in theta and first in the forward pass). */
+static int tf_stage(const tf_cfg *c, int i) {
+  int lp = c->H * tf_head_params(c);
+  return i < c->L * lp ? i / lp : -1;
+}
+
+static void tf_hmp_case(la_t *t, const tf_cfg *c, int count, la_t_rng *r) {
+  enum { K = 4 };
+  la_model m, ms;
+  tm_data td;
+  int np, k, st, same = 1, smooth = c->act != LA_ACT_RELU && !c->h;
+  double *thd, loss = -1, l1 = -2, nse, worst = 0;
+  la_real *th, *V, *HV, *HS, *g, *g1, *hv, *fd, *tp;
+  size_t wb;
+  void *w;
+  tf_model(&m, c, NULL);
+  tf_model(&ms, c, la_kernels_scalar());
+  np = m.nparams;
+  tm_make(&td, c->d, c->n, count, r);
+  thd = (double *)malloc(sizeof(double) * np);
+  th = (la_real *)malloc(sizeof(la_real) * np * (3 * K + 6));
+  V = th + np; HV = V + K * np; HS = HV + K * np; g = HS + K * np;
+  g1 = g + np; hv = g1 + np; fd = hv + np; tp = fd + np;
+  tm_theta(r, np, tf_scale(c, 0.35), thd, th);
+  for (k = 0; k < K - 1; ++k) tm_theta(r, np, 1.0, thd, V + k * np);
+  memset(V + (K - 1) * np, 0, sizeof(la_real) * np); /* a unit direction */
+  V[(K - 1) * np + (count * 7) % np] = 1;
+  /* its own workspace size, exactly: one byte less is refused */
+  wb = la_model_hmp_work_bytes(&m, K);
+  w = malloc(wb);
+  LA_CHECK(t, wb >= la_model_work_bytes(&m) &&
+                  la_model_hmp_work_bytes(&m, 1) == la_model_work_bytes(&m),
+           "%s: workspace %zu", tf_desc(c), wb);
+  LA_CHECK(t, la_model_hmp(&m, th, &td.b, K, V, NULL, NULL, HV, w, wb - 1) ==
+                  LA_EWORKSPACE,
+           "%s: a short workspace", tf_desc(c));
+  st = la_model_hmp(&m, th, &td.b, K, V, &loss, g, HV, w, wb);
+  LA_CHECK(t, st == LA_OK, "%s: status %d", tf_desc(c), st);
+  /* each row is la_model_hvp's of its direction, bit for bit */
+  for (k = 0; k < K; ++k) {
+    st |= la_model_hvp(&m, th, &td.b, V + k * np, &l1, g1, hv, NULL, 0);
+    same &= !memcmp(hv, HV + k * np, sizeof(la_real) * np) && l1 == loss &&
+            !memcmp(g, g1, sizeof(la_real) * np);
+  }
+  LA_CHECK(t, st == LA_OK && same, "%s: a row differs from la_model_hvp's",
+           tf_desc(c));
+  /* the scalar kernels' product, to rounding */
+  st = la_model_hmp(&ms, th, &td.b, K, V, NULL, NULL, HS, NULL, 0);
+  for (k = 0; k < K; ++k)
+    worst = fmax(worst, LA_NSE(np, HV + k * np, HS + k * np));
+  LA_CHECK(t, st == LA_OK && worst <= 100 * LA_T_NSE_TOL,
+           "%s: against the scalar kernels nse %g", tf_desc(c), worst);
+  /* each row against 4-point differences of the gradient along its
+     direction (where the model is smooth) */
+  for (k = 0; smooth && k < K; ++k) {
+    double h = TM_DBL ? 1e-4 : 1e-2;
+    st |= tf_fd_hv(&m, th, V + k * np, &td.b, h, g1, tp, fd);
+    nse = tf_err(np, HV + k * np, fd, TM_DBL ? 2.2e-16 : 1.2e-7, loss, h,
+                 TM_DBL ? 1e-14 : 1e-4);
+    LA_CHECK(t, st == LA_OK && nse <= (TM_DBL ? 1e-14 : 1e-4),
+             "%s: row %d vs differences of the gradient nse %g", tf_desc(c),
+             k, nse);
+  }
+  free(w); free(thd); free(th);
+  tm_free(&td);
+}
+
+static void tf_test_hmp(la_t *t) {
+  LA_TEST(t, "family: Hessian-matrix product: la_model_hvp's rows, bit for bit") {
+    tf_each(t, 109, tf_hmp_case);
+  }
+}
+
+/* The dense Hessian is the Hessian's columns with each pair across layers
+   formed once (in the column of the earlier layer) and each pair within
+   a layer averaged; its diagonal by forward tangents (linear attention)
+   is the columns' to rounding, else their own entries. */
+static void tf_test_hess_cols(la_t *t) {
+  LA_TEST(t, "family: dense Hessian and its diagonal from the columns") {
+    la_t_rng r = {113};
     int ci, count;
-    /* light: every seventh combination (as in the gradient test) */
     for (ci = 0; ci < TF_NCOMB; ci += t->light ? 7 : 1) {
       tf_cfg c = tf_comb(ci, &count);
-      tf_hvp_case(t, &c, count, &r);
+      la_model m;
+      tm_data td;
+      int np, i, j, exact = 1;
+      double *thd, *h, *ref, *dg, derr = 0, dmax = 0;
+      la_real *th, *I, *HI;
+      if (c.d == 7 || c.n == 61) continue; /* keep the n x n products quick */
+      tf_model(&m, &c, NULL);
+      np = m.nparams;
+      tm_make(&td, c.d, c.n, count, &r);
+      thd = (double *)malloc(sizeof(double) * np);
+      th = (la_real *)malloc(sizeof(la_real) * np);
+      I = (la_real *)calloc((size_t)np * np, sizeof(la_real));
+      HI = (la_real *)malloc(sizeof(la_real) * np * np);
+      h = (double *)malloc(sizeof(double) * np * np);
+      ref = (double *)malloc(sizeof(double) * np * np);
+      dg = (double *)malloc(sizeof(double) * np);
+      tm_theta(&r, np, tf_scale(&c, 0.35), thd, th);
+      for (i = 0; i < np; ++i) I[i * np + i] = 1;
+      LA_CHECK(t, la_model_hmp(&m, th, &td.b, np, I, NULL, NULL, HI, NULL, 0) ==
+                          LA_OK &&
+                      la_hessian_dense(&m, th, &td.b, h, NULL, 0) == LA_OK &&
+                      la_hessian_diag(&m, th, &td.b, dg, NULL, 0) == LA_OK,
+               "%s: status", tf_desc(&c));
+      /* row j of HI is column j of H */
+      for (i = 0; i < np; ++i)
+        for (j = 0; j < np; ++j) {
+          int si = tf_stage(&c, i), sj = tf_stage(&c, j);
+          double a = HI[j * np + i], b = HI[i * np + j]; /* H_ij, H_ji */
+          ref[i * np + j] = si == sj ? 0.5 * (a + b)
+                            : sj < 0 || (si >= 0 && si > sj) ? a : b;
+        }
+      for (i = 0; i < np * np; ++i) exact &= h[i] == ref[i];
+      LA_CHECK(t, exact, "%s: dense differs from the columns", tf_desc(&c));
+      for (i = 0; i < np; ++i) {
+        dmax = fmax(dmax, fabs(ref[i * np + i]));
+        derr = fmax(derr, fabs(dg[i] - ref[i * np + i]));
+      }
+      if (c.act == LA_ACT_LINEAR)
+        LA_CHECK(t, derr <= 32 * (TM_DBL ? 2.2e-16 : 1.2e-7) * dmax,
+                 "%s: diagonal off by %g of %g", tf_desc(&c), derr, dmax);
+      else
+        LA_CHECK(t, derr == 0, "%s: diagonal off by %g", tf_desc(&c), derr);
+      free(thd); free(th); free(I); free(HI); free(h); free(ref); free(dg);
+      tm_free(&td);
     }
   }
 }
@@ -1056,11 +1260,14 @@ static void tf_test_tools(la_t *t) {
 
 static void suite_family(la_t *t) {
   tf_test_exp(t);
+  tf_test_expn(t);
   tf_test_softmax(t);
   tf_test_config(t);
   tf_test_naive(t);
   tf_test_grad(t);
   tf_test_hvp(t);
+  tf_test_hmp(t);
+  tf_test_hess_cols(t);
   tf_test_simd(t);
   tf_test_identities(t);
   tf_test_tools(t);

@@ -954,6 +954,44 @@ static void tm_test_bad(la_t *t) {
     LA_CHECK(t, la_model_hvp(&m, th, &td.b, v, NULL, NULL, hv, NULL, 0) ==
                     LA_ENONFINITE, "NaN direction");
     v[0] = 0;
+    { /* the Hessian times k directions: the same statuses, and k */
+      la_real *V = (la_real *)calloc((size_t)np * 3, sizeof(la_real));
+      la_real *HV = (la_real *)malloc(sizeof(la_real) * (size_t)np * 3);
+      size_t b3 = la_model_hmp_work_bytes(&m, 3);
+      void *w3 = malloc(b3);
+      LA_CHECK(t, b3 > la_model_work_bytes(&m) &&
+                      la_model_hmp_work_bytes(&m, 0) == 0 &&
+                      la_model_hmp_work_bytes(NULL, 3) == 0,
+               "hmp work bytes");
+      LA_CHECK(t, la_model_hmp(&m, th, &td.b, 3, V, &loss, g, HV, w3, b3) ==
+                      LA_OK, "hmp ok");
+      LA_CHECK(t, la_model_hmp(&m, th, &td.b, 3, V, NULL, NULL, HV, w3,
+                               b3 - 1) == LA_EWORKSPACE &&
+                      la_model_hmp(&m, th, &td.b, 3, V, NULL, NULL, HV, w3,
+                                   la_model_work_bytes(&m)) == LA_EWORKSPACE,
+               "hmp small workspace");
+      LA_CHECK(t, la_model_hmp(&m, th, &td.b, 0, V, NULL, NULL, HV, NULL, 0) ==
+                          LA_EDIM &&
+                      la_model_hmp(&m, th, &td.b, -1, V, NULL, NULL, HV, NULL,
+                                   0) == LA_EDIM,
+               "hmp k < 1");
+      LA_CHECK(t, la_model_hmp(&m, th, &td.b, 3, NULL, NULL, NULL, HV, NULL,
+                               0) == LA_ENULL &&
+                      la_model_hmp(&m, th, &td.b, 3, V, NULL, NULL, NULL, NULL,
+                                   0) == LA_ENULL &&
+                      la_model_hmp(NULL, th, &td.b, 3, V, NULL, NULL, HV, NULL,
+                                   0) == LA_ENULL &&
+                      la_model_hmp(&m, NULL, &td.b, 3, V, NULL, NULL, HV, NULL,
+                                   0) == LA_ENULL,
+               "hmp nulls");
+      V[2 * np + np - 1] = (la_real)INFINITY; /* the last row's last entry */
+      LA_CHECK(t, la_model_hmp(&m, th, &td.b, 3, V, NULL, NULL, HV, NULL, 0) ==
+                      LA_ENONFINITE, "Inf in a direction");
+      LA_CHECK(t, la_model_hmp(&m, th, &other.b, 3, V, NULL, NULL, HV, NULL,
+                               0) == LA_ESHAPE,
+               "hmp shape");
+      free(V); free(HV); free(w3);
+    }
     keep = td.b.z[LA_W * 7 + 1];
     td.b.z[LA_W * 7 + 1] = (la_real)INFINITY;
     LA_CHECK(t, la_model_loss(&m, th, &td.b, &loss, NULL, NULL, 0) == LA_ENONFINITE,
