@@ -1610,6 +1610,7 @@ static int repro_paper_a(const cli_config *c) {
   if (!(R.s = (study *)calloc((size_t)R.ns, sizeof(study))))
     return u_oom();
   /* a report and figures from before are removed: a failing run leaves none */
+  u_own(R.dir);
   if ((st = u_mkdirs(R.dir)) != 0 || (st = repro_clear(R.dir)) != 0) goto out;
   for (i = 0; i < R.ns && !st; ++i) {
     if (o->all)

@@ -622,6 +622,7 @@ static int cmd_report(const cli_config *c) {
   u_out md;
   memset(&R, 0, sizeof R);
   if ((st = u_folder_ok("--out-dir", dir)) != 0) return st;
+  u_own(dir);
   nout = report_outputs(dir, paths, outs);
   for (i = 0; i < c->npos && !st; ++i) {
     in.flag = "report";
@@ -1048,6 +1049,7 @@ static int export_runs(const char *const *paths, int npaths, const char *dir) {
   memset(&E, 0, sizeof E);
   E.dir = dir;
   err[0] = 0;
+  u_own(dir);
   if ((st = u_mkdirs(dir)) != 0) return st;
   for (i = 0; i < npaths && !st; ++i) {
     st = runs_walk(paths[i], ex_file, &E, err, sizeof err, 0);

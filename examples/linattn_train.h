@@ -154,6 +154,7 @@ static int write_heatmaps(const char *dir, const la_run *r) {
     free(h);
     return u_fail(EXIT_BAD_INPUT, "%s", heatmap_fits_msg);
   }
+  u_own(dir);
   if ((st = u_mkdirs(dir)) != 0) {
     free(h);
     return st;
