@@ -288,9 +288,7 @@ static int cmd_sweep(const cli_config *c) {
       fputc('\n', stdout);
       sweep_command_free(&S, v);
     }
-    if (fflush(stdout) != 0)
-      st = u_fail(u_exit_of_errno(errno, EXIT_IO), "writing to standard output failed: %s",
-                  strerror(errno));
+    st = u_stdout_check();
     goto out;
   }
   if (S.n > INT_MAX / 2) {

@@ -591,17 +591,41 @@ static void u_abort(u_out *o) {
   o->f = NULL;
 }
 
-/* Why writes to fd failed when stdio kept no errno: a full file system,
-   a file at the size limit (RLIMIT_FSIZE), else an I/O error. */
+/* Why writes to fd failed when stdio kept no errno: what a character
+   device answers to a write of nothing (/dev/full: ENOSPC, as a flush
+   that fails there says), a full file system, a file at the size limit
+   (RLIMIT_FSIZE), else an I/O error. */
 static int u_write_errno(int fd) {
   struct statvfs vs;
   struct stat st;
   struct rlimit rl;
+  if (fstat(fd, &st) == 0 && S_ISCHR(st.st_mode) && write(fd, "", 0) < 0 && errno != EINTR)
+    return errno;
   if (fstatvfs(fd, &vs) == 0 && vs.f_bavail == 0) return ENOSPC;
   if (getrlimit(RLIMIT_FSIZE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY &&
       fstat(fd, &st) == 0 && (rlim_t)st.st_size >= rl.rlim_cur)
     return EFBIG;
   return EIO;
+}
+
+/* The status of standard output after a failure e (0: none): EXIT_IO (or
+   EXIT_NOMEM) with the message, said once: the stream's error is cleared
+   after it, so that the check at the program's end (u_stdout_check) does
+   not say it again. */
+static int u_stdout_said(int e) {
+  if (!e) return 0;
+  clearerr(stdout);
+  return u_fail(u_exit_of_errno(e, EXIT_IO), "writing to standard output failed: %s",
+                strerror(e));
+}
+
+/* Standard output flushed: 0, or its failure said (u_stdout_said). Every
+   command ends with it, so that none exits 0 with its lines lost. */
+static int u_stdout_check(void) {
+  int e = 0;
+  if (fflush(stdout) != 0) e = errno ? errno : EIO;
+  else if (ferror(stdout)) e = u_write_errno(fileno(stdout));
+  return u_stdout_said(e);
 }
 
 /* Completes an output: flushed, synced and renamed into place. A failure
@@ -615,9 +639,7 @@ static int u_commit(u_out *o) {
   else if (ferror(o->f)) e = o->err ? o->err : u_write_errno(fileno(o->f));
   if (o->is_stdout) {
     o->f = NULL;
-    return e ? u_fail(u_exit_of_errno(e, EXIT_IO), "writing to standard output failed: %s",
-                      strerror(e))
-             : 0;
+    return u_stdout_said(e);
   }
   if (!e && !o->direct && fsync(fileno(o->f)) != 0) e = errno;
   if (fclose(o->f) != 0 && !e) e = errno ? errno : EIO;
