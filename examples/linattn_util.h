@@ -25,6 +25,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "linattn_json.h" /* jv_utf8_len: one UTF-8 decoder */
+
 /* ------------------------------------------------------------ exit statuses */
 /* One table for every subcommand. When several parts of the work fail (the
    runs of a sweep, a run and then its checkpoint), the command exits with
@@ -121,22 +123,11 @@ static double u_now(void) {
 #define U_Q(s) u_quote((s), (char[U_QCAP]){0}, U_QCAP)
 
 /* The length of the valid UTF-8 sequence at s that is no control
-   character (C1: U+0080..U+009F), or 0. */
+   character (C0, DEL, C1: U+0080..U+009F), or 0. */
 static size_t u_utf8_printable(const unsigned char *s) {
-  size_t n, i;
-  unsigned cp;
-  if (s[0] < 0x80) return s[0] >= 0x20 && s[0] != 0x7f;
-  if (s[0] >= 0xc2 && s[0] <= 0xdf) n = 2, cp = s[0] & 0x1fu;
-  else if (s[0] >= 0xe0 && s[0] <= 0xef) n = 3, cp = s[0] & 0x0fu;
-  else if (s[0] >= 0xf0 && s[0] <= 0xf4) n = 4, cp = s[0] & 0x07u;
-  else return 0;
-  for (i = 1; i < n; ++i) {
-    if ((s[i] & 0xc0) != 0x80) return 0;
-    cp = (cp << 6) | (s[i] & 0x3fu);
-  }
-  if ((n == 3 && cp < 0x800) || (n == 4 && (cp < 0x10000 || cp > 0x10ffff)) ||
-      (cp >= 0xd800 && cp <= 0xdfff) || cp <= 0x9f)
-    return 0; /* overlong, out of range, a surrogate, or C1 */
+  size_t n = jv_utf8_len(s);
+  if (n == 1) return s[0] >= 0x20 && s[0] != 0x7f;
+  if (n == 2 && s[0] == 0xc2 && s[1] <= 0x9f) return 0; /* C1 */
   return n;
 }
 
