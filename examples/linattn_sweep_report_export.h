@@ -343,6 +343,7 @@ typedef struct report {
   group *g;
   int ng, cap;
   long nruns;
+  const char *path; /* the file being read, for messages */
 } report;
 
 /* Room for one more item in an array of `*cap` items of `size` bytes
@@ -367,13 +368,39 @@ static int report_find(const report *R, const char *key) {
   return -1;
 }
 
+/* A JSON value as a message shows it: a string quoted (u_quote), a
+   number, or its type. */
+static const char *report_value_text(const jv *v, char *buf, size_t cap) {
+  if (v->type == JV_STR) return u_quote(v->str, buf, cap);
+  if (v->type == JV_NUM) snprintf(buf, cap, "%.17g", v->num);
+  else snprintf(buf, cap, "%s", v->type == JV_NULL ? "null" : v->type == JV_BOOL
+                ? (v->num ? "true" : "false") : v->type == JV_ARR ? "an array" : "an object");
+  return buf;
+}
+
+/* A run whose config line holds a run field the header's table refuses
+   (cli_config_bad) is bad input: grouped by it, the run would be merged
+   with others under a value no run can have. */
+static int report_config_ok(const report *R, const jv *cfg) {
+  char allowed[400], val[U_QCAP];
+  const la_run_field *f = cli_config_bad(cfg, allowed, sizeof allowed);
+  if (!f) return 0;
+  return u_fail(EXIT_BAD_INPUT, "%s: a config line has %s %s; it takes %s",
+                U_Q(R->path ? R->path : "the input"), f->key,
+                report_value_text(jv_get(cfg, f->key), val, sizeof val), allowed);
+}
+
 /* Takes one run read from the inputs into its configuration. */
 static int report_take(void *ctx, runlog *r) {
   report *R = (report *)ctx;
   char key[4096];
   group *g;
   runlog *keep;
-  int i;
+  int i, st;
+  if ((st = report_config_ok(R, &r->config)) != 0) {
+    runlog_free(r);
+    return st;
+  }
   cli_group_key(&r->config, key, sizeof key);
   if ((i = report_find(R, key)) >= 0) {
     g = &R->g[i];
@@ -629,6 +656,7 @@ static int cmd_report(const cli_config *c) {
   }
   for (i = 0; i < c->npos && !st; ++i) {
     err[0] = 0; /* stays empty where the error was said already */
+    R.path = c->pos[i];
     if ((st = runs_read_path(c->pos[i], report_take, &R, err, sizeof err, 0)) != 0 &&
         err[0])
       u_fail(st, "%s", err);
