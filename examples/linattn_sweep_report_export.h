@@ -101,11 +101,43 @@ static void sweep_free(sweep *S) {
   }
 }
 
+static int sweep_cmp_value(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+
+/* A value twice on one axis (--seed 1,1; 1 and 1.0; 0 and -0) is two grid
+   points of one run: two processes would write one output at once, so it
+   is refused. The values were checked by the walk: each reads as a name's
+   index or a number. */
+static int sweep_axis_unique(const axis *a) {
+  double *v = (double *)malloc(sizeof(double) * (size_t)(a->n > 0 ? a->n : 1));
+  const char *why;
+  long i;
+  if (!v) return u_oom();
+  for (i = 0; i < a->n; ++i) (void)cli_field_value(a->f, a->v[i], &v[i], &why);
+  qsort(v, (size_t)a->n, sizeof(double), sweep_cmp_value);
+  for (i = 1; i < a->n && v[i] != v[i - 1]; ++i) {
+  }
+  if (i < a->n) {
+    char val[64];
+    la_run_config rc;
+    memset(&rc, 0, sizeof rc);
+    (void)la_run_field_set(&rc, a->f, v[i]); /* checked by the walk */
+    cli_field_text(&rc, a->f, val, sizeof val);
+    free(v);
+    return u_fail(EXIT_BAD_INPUT, "--%s: %s is given twice; each grid point is one "
+                  "run, written to its own file", a->flag, val);
+  }
+  free(v);
+  return 0;
+}
+
 /* The axes: every run field given (a list, or one value), in the table's
    order; the optimizers default to sgd and adam. */
 static int sweep_axes(sweep *S) {
   const cli_config *c = S->c;
-  int i, n = la_run_field_count();
+  int i, st, n = la_run_field_count();
   double total = 1;
   for (i = 0; i < n; ++i) {
     const la_run_field *f = la_run_field_at(i);
@@ -123,6 +155,7 @@ static int sweep_axes(sweep *S) {
     S->nax++;
     if (cli_list_walk(f, list, axis_add, a, &why, bad, sizeof bad) < 0)
       return u_oom();
+    if ((st = sweep_axis_unique(a)) != 0) return st;
     total *= (double)a->n;
   }
   if (total > 1e6)
