@@ -817,6 +817,9 @@ static int pb_theorem(const cli_config *c) {
   if (c->seeds > 0 && which != CLI_DEPTH && which != CLI_CONTEXT)
     return u_fail(EXIT_BAD_INPUT, "--seeds: the depth and context checks average "
                                   "seeds; this one runs one");
+  if (c->svg && which != CLI_DEPTH && which != CLI_CONTEXT)
+    return u_fail(EXIT_BAD_INPUT, "--svg: the depth and context checks draw a "
+                                  "figure; this one draws none");
   if ((st = u_open(&out, c->out ? c->out : NULL)) != 0) return st;
   sink = c->out ? out.f : fopen("/dev/null", "w");
   if (!sink) return u_fail(1, "cannot open /dev/null");
