@@ -1601,7 +1601,8 @@ static int repro_clear_runs(const char *dir, const char *sub) {
     size_t len = strlen(e->d_name);
     if (len <= 6 || strcmp(e->d_name + len - 6, ".jsonl") != 0) continue;
     snprintf(file, sizeof file, "%s/%s", path, e->d_name);
-    rc = repro_remove(file);
+    /* a folder of that name is no run: the run there fails and says so */
+    if (lstat(file, &st) == 0 && !S_ISDIR(st.st_mode)) rc = repro_remove(file);
   }
   (void)closedir(d); /* read only */
   return rc;
