@@ -376,7 +376,8 @@ typedef struct report {
   group *g;
   int ng, cap;
   long nruns;
-  const char *path; /* the file being read, for messages */
+  const char *path; /* the input being read, for messages */
+  char why[U_QCAP + 600]; /* why report_take refused a run ("" if it did not) */
 } report;
 
 /* Room for one more item in an array of `*cap` items of `size` bytes
@@ -412,15 +413,16 @@ static const char *report_value_text(const jv *v, char *buf, size_t cap) {
 }
 
 /* A run whose config line holds a run field the header's table refuses
-   (cli_config_bad) is bad input: grouped by it, the run would be merged
-   with others under a value no run can have. */
-static int report_config_ok(const report *R, const jv *cfg) {
+   (cli_config_bad) is bad input, said in R->why: grouped by it, the run
+   would be merged with others under a value no run can have. */
+static int report_config_ok(report *R, const jv *cfg) {
   char allowed[400], val[U_QCAP];
   const la_run_field *f = cli_config_bad(cfg, allowed, sizeof allowed);
   if (!f) return 0;
-  return u_fail(EXIT_BAD_INPUT, "%s: a config line has %s %s; it takes %s",
-                U_Q(R->path ? R->path : "the input"), f->key,
-                report_value_text(jv_get(cfg, f->key), val, sizeof val), allowed);
+  snprintf(R->why, sizeof R->why, "%s: a config line has %s %s; it takes %s",
+           U_Q(R->path ? R->path : "the input"), f->key,
+           report_value_text(jv_get(cfg, f->key), val, sizeof val), allowed);
+  return EXIT_BAD_INPUT;
 }
 
 /* Takes one run read from the inputs into its configuration. */
@@ -691,8 +693,8 @@ static int cmd_report(const cli_config *c) {
     err[0] = 0; /* stays empty where the error was said already */
     R.path = c->pos[i];
     if ((st = runs_read_path(c->pos[i], report_take, &R, err, sizeof err, 0)) != 0 &&
-        err[0])
-      u_fail(st, "%s", err);
+        (err[0] || R.why[0]))
+      u_fail(st, "%s", err[0] ? err : R.why);
   }
   if (!st && R.nruns == 0)
     st = u_fail(EXIT_BAD_INPUT, "no runs in the inputs (JSON lines of train)");
