@@ -3,19 +3,8 @@
 # it. JSON is checked with jq and SVG with xmllint, both independent of the
 # program's own reader. Ends with "N passed, N failed".
 # usage: cli_e2e.sh BUILD/linattn WORKDIR   (LINATTN_E2E_QUICK=1: the fast part)
-bin=$1
-dir=$2
-if [ -z "$bin" ] || [ -z "$dir" ]; then
-  echo "usage: cli_e2e.sh BUILD/linattn WORKDIR" >&2
-  exit 2
-fi
-rm -rf "$dir"
-mkdir -p "$dir"
-case $bin in /*) ;; *) bin=$(pwd)/$bin ;; esac
-src=$(pwd) # the source tree, for the example scripts
-cd "$dir" || exit 1
-
-. "$src/tests/e2e_util.sh"
+. tests/e2e_util.sh
+e2e_setup cli_e2e.sh "$@" # $src: the source tree, for the example scripts
 need jq xmllint
 
 # ---------------------------------------------------------------- help

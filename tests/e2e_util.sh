@@ -1,8 +1,23 @@
-# The helpers of the end-to-end scripts (cli_e2e.sh, harden3_e2e.sh), sourced
-# after they set $bin (the program) and cd into their scratch folder; each
-# script ends with "$passed passed, $failed failed".
+# The helpers of the end-to-end scripts (cli_e2e.sh, harden3_e2e.sh),
+# sourced from the source tree's root (as make runs them); each script
+# starts with e2e_setup and ends with "$passed passed, $failed failed".
 passed=0
 failed=0
+
+# e2e_setup SCRIPT BUILD/linattn WORKDIR: $bin the program (an absolute
+# path), $src the source tree, and the current folder WORKDIR, made empty.
+e2e_setup() {
+  if [ -z "$2" ] || [ -z "$3" ]; then
+    echo "usage: $1 BUILD/linattn WORKDIR" >&2
+    exit 2
+  fi
+  bin=$2
+  case $bin in /*) ;; *) bin=$(pwd)/$bin ;; esac
+  src=$(pwd)
+  rm -rf "$3"
+  mkdir -p "$3"
+  cd "$3" || exit 1
+}
 
 ok() { passed=$((passed + 1)); printf "ok   %s\n" "$1"; }
 bad() { failed=$((failed + 1)); printf "FAIL %s\n" "$1"; }

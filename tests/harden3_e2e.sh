@@ -6,18 +6,8 @@
 # command level: a -std=c99 build's save, a diverged run's checkpoint, a
 # forged optimizer state. Ends with "N passed, N failed".
 # usage: harden3_e2e.sh BUILD/linattn WORKDIR
-bin=$1
-dir=$2
-if [ -z "$bin" ] || [ -z "$dir" ]; then
-  echo "usage: harden3_e2e.sh BUILD/linattn WORKDIR" >&2
-  exit 2
-fi
-rm -rf "$dir"
-mkdir -p "$dir"
-case $bin in /*) ;; *) bin=$(pwd)/$bin ;; esac
-src=$(pwd)
-cd "$dir" || exit 1
-. "$src/tests/e2e_util.sh"
+. tests/e2e_util.sh
+e2e_setup harden3_e2e.sh "$@"
 need jq python3 cc
 
 "$bin" train --steps 5 --out r.jsonl 2> /dev/null || { echo "FAIL a first run"; exit 1; }
@@ -62,12 +52,9 @@ cat > c99save.c <<'EOF'
 int main(int argc, char **argv) {
   la_data g;
   la_model m;
-  la_train_config tc;
   la_trainer tr;
-  memset(&tc, 0, sizeof tc);
-  tc.model = &m;
-  tc.data = &g;
-  tc.batch = 8;
+  la_train_config tc;
+  tc = (la_train_config){.model = &m, .data = &g, .batch = 8};
   if (argc != 2 || la_t_small(&g, &m, 1) || la_trainer_create(&tr, &tc) ||
       la_trainer_run(&tr, 2))
     return 9;
