@@ -72,13 +72,28 @@ DETERMINISM
    size alone and the chunks' sums are added in a fixed order).
    The random numbers and prompts are bit-identical across backends and
    machines for a given precision: the scalar, AVX2, AVX-512, AArch64 NEON
-   and ARMv7 NEON builds draw the same words, normals, Gamma variates, rotations and
-   batches (checked against committed golden vectors on each of them). The
+   and ARMv7 NEON builds and the big-endian s390x one draw the same words,
+   normals, Gamma variates, rotations and batches (checked against committed
+   golden vectors on each of them). The
    float and double builds draw the same normals but lay out LA_W = 8 or 4
    prompts per panel, so their batches differ. This holds for IEEE-754 float
-   and double evaluated at their own precision (SSE2, AArch64, ARMv7 VFP;
-   not x87) and without value-changing options (-ffast-math, or clang's
+   and double evaluated at their own precision (SSE2, AArch64, ARMv7 VFP,
+   s390x, where gcc's ISO C mode is told so below; not x87), either byte
+   order, and without value-changing options (-ffast-math, or clang's
    -ffp-contract=fast, which overrides the pragma below).
+
+   The rest of a build's results are the same on such hosts as far as
+   they are computed from +, -, *, /, sqrt and fused multiply-adds: the
+   model's loss, gradient and HVP (its softmax through the in-house exp)
+   and its kernels are. The optimizers and schedules (Adam's and the
+   schedules' pow, the cosine schedule's cos), the eigensolver (hypot) and
+   some statistics (log, exp) call C's libm, whose last bit C99 leaves to
+   the library. Measured on x86-64 and on s390x (qemu-s390x, both glibc
+   2.36, the scalar backend, `make test`): the whole float suite passes on
+   both, the loss from la_model_grad, from the HVP and alone agreeing bit
+   for bit as it does on x86-64, and the linattn command prints the same
+   step lines (diagnostics included) for a Setting 1 run and writes the
+   same checkpoint, which resumes on the other host to the same bytes.
 
    Floating-point contraction is off for the whole implementation: clang
    obeys #pragma STDC FP_CONTRACT OFF, gcc and g++ (which contract by
@@ -495,6 +510,16 @@ LINATTN_DEF int la_batch_init(la_batch *b, int d, int n, int count, void *mem,
 LINATTN_DEF int la_batch_create(la_batch *b, int d, int n, int count);
 LINATTN_DEF void la_batch_destroy(la_batch *b);
 #endif
+/* The prompts of b in the token layout of paper A's code: tokens[i] for
+   prompt i is (n+1) x (d+1) row-major, row j the token [x_j, y_j], the
+   query's row [x_q, 0], and y[i] its target y_q (doubles, so that a file
+   of either precision reads into either build). put fills b from them
+   (the query's label slot must be 0: LA_ERANGE; a NaN or infinity:
+   LA_ENONFINITE, b untouched); get writes them (either may be NULL). */
+LINATTN_DEF int la_batch_put_tokens(la_batch *b, const double *tokens,
+                                    const double *y);
+LINATTN_DEF int la_batch_get_tokens(const la_batch *b, double *tokens,
+                                    double *y);
 
 /* ------------------------------------------------- the data settings */
 /* A data setting is a description (la_data_config, zero fields = defaults) turned
@@ -711,6 +736,10 @@ LINATTN_DEF int la_data_sample(const la_data *g, la_rng *rng, la_batch *b);
    results are written as computed. */
 
 enum { LA_PARAM_SPARSE = 0, LA_PARAM_DENSE = 1, LA_PARAM_PGD = 2 };
+/* The front MLP's initial weights and biases: U(-1/sqrt(fan_in),
+   1/sqrt(fan_in)) each, as PyTorch's nn.Linear (paper A's code), or
+   N(0, init_std^2) as the attention's. */
+enum { LA_FRONT_UNIFORM = 0, LA_FRONT_NORMAL = 1 };
 enum { LA_ACT_LINEAR = 0, LA_ACT_RELU = 1, LA_ACT_SOFTMAX = 2 };
 
 /* Zero means the documented default. */
@@ -725,8 +754,10 @@ typedef struct la_model_config {
                                 Q trained as one matrix; else 1..d+1
                                 (dense) or 1..d (sparse, pgd) */
   int front_hidden;          /* width h of the front MLP; 0 -> none */
-  double init_std;           /* 0 -> 0.05 (front layer included); at most
-                                la_real's largest value / 8 */
+  double init_std;           /* 0 -> 0.05; at most la_real's largest value
+                                / 8 */
+  int front_init;            /* LA_FRONT_*: the front MLP's initialization;
+                                0 -> uniform */
   const la_kernels *kernels; /* NULL -> la_kernels_best() */
   const la_parallel *parallel; /* threads for a batch; NULL -> one */
 } la_model_config;
@@ -745,8 +776,11 @@ typedef struct la_model {
    for d or n, LA_EOVERFLOW when the workspace would not
    fit size_t (32-bit hosts); m is written only on success. */
 LINATTN_DEF int la_model_init(la_model *m, const la_model_config *cfg);
-/* theta ~ N(0, init_std^2) entrywise from the stream of rng:
-   theta[i] = init_std * la_rng_normal(rng), i = 0, 1, .. in order. */
+/* The attention's parameters ~ N(0, init_std^2) entrywise from the stream
+   of rng: theta[i] = init_std * la_rng_normal(rng), i = 0, 1, .. in order;
+   then the front MLP's W1, b1 (fan-in d) and W2, b2 (fan-in h) as
+   front_init says: (2 la_rng_uniform(rng) - 1) / sqrt(fan_in) each, or
+   normals as the attention's. */
 LINATTN_DEF int la_model_init_params(const la_model *m, la_rng *rng,
                                      la_real *theta);
 /* The parameter matrices in theta: up to max (offset, size) pairs; returns
@@ -1487,12 +1521,15 @@ LINATTN_DEF int la_pgd_optimum(const la_model *m, const la_batch *b,
 /* The batch of 0-based step t is drawn from la_rng_seed(seed, t) (FRESH),
    from la_rng_seed(seed, t / k) at every t multiple of k (RESAMPLE), or from
    la_rng_seed(seed, 0) once (FIXED): the data of a step depends on the
-   seed and the step alone. The eval batch comes from eval_seed's stream
-   0xffffffffffffffff and theta from seed's stream 0xfffffffffffffffe. */
+   seed and the step alone; or it is the caller's batches[t] (GIVEN: the
+   prompts another program drew, step by step). The eval batch comes from
+   eval_seed's stream 0xffffffffffffffff and theta from seed's stream
+   0xfffffffffffffffe. */
 enum {
   LA_DATA_FRESH = 0,    /* a new batch every step (paper A) */
   LA_DATA_RESAMPLE = 1, /* a new batch every resample_every steps (paper B) */
-  LA_DATA_FIXED = 2     /* one dataset for the whole run */
+  LA_DATA_FIXED = 2,    /* one dataset for the whole run */
+  LA_DATA_GIVEN = 3     /* the caller's batch for each step */
 };
 
 /* What the callback sees after each step. The pointers are valid during
@@ -1541,6 +1578,10 @@ typedef struct la_train_config {
   int data_mode;                 /* LA_DATA_*; 0 -> fresh */
   int resample_every;            /* RESAMPLE: k; 0 -> 100 */
   const la_batch *dataset;       /* FIXED: this batch; NULL -> drawn once */
+  const la_batch *batches;       /* GIVEN: step t's batch is batches[t] (a
+                                    step past the last: LA_ERANGE); data,
+                                    when given, draws the eval batch */
+  long nbatches;
   int eval_every;                /* 0 -> 50; negative -> never */
   int eval_batch;                /* prompts in the eval batch; 0 -> batch */
   uint64_t seed;                 /* initial theta and the training data */
@@ -1660,8 +1701,11 @@ struct la_run_config {
                               la_run_preset_name + 1; 0 none */
   int setting;             /* LA_SETTING_*; 0 none: the data fields alone */
   la_data_config data;     /* sigma_matrix must be NULL (not a value) */
+  uint64_t data_seed;      /* what the data setting fixes (Sigma's rotation,
+                              the target network); follows seed */
   la_model_config model;   /* d and n are the data's; `kernels` and
                               `parallel` are ignored (la_run_env says) */
+  uint64_t init_hash;      /* a given theta0's fingerprint; 0 none */
   char optimizer[LA_NAME_MAX]; /* a registry name; "" -> the experiment's */
   la_optim_config opt;     /* the optimizer's configuration */
   la_schedule schedule;    /* COSINE's total follows the run's steps */
@@ -1669,6 +1713,7 @@ struct la_run_config {
   double clip_block;       /* per-matrix threshold; 0 -> none */
   int batch;               /* prompts per step */
   int data_mode;           /* LA_DATA_* */
+  uint64_t data_hash;      /* GIVEN: the batches' fingerprint (la_run_env) */
   int resample_every;      /* RESAMPLE: k */
   int eval_every;          /* an evaluation every k steps; -1 never */
   int eval_batch;          /* follows batch */
@@ -1780,12 +1825,20 @@ LINATTN_DEF const la_run_field *la_run_diff(const la_run_config *a,
                                             const la_run_config *b,
                                             unsigned flags);
 
-/* What a run needs beside its description; zero fields: none. */
+/* What a run needs beside its description; zero fields: none. A run whose
+   data mode is "given" takes each step's batch from batches (the prompts
+   another program drew; data_hash, a fingerprint of their values, is then
+   part of the run's identity), and theta0 its initial theta (init_hash
+   likewise): a resume needs the same ones again (LA_ESHAPE for others,
+   LA_ENULL for none). */
 typedef struct la_run_env {
   la_train_callback callback; /* the trainer's, with user */
   void *user;
   const la_kernels *kernels; /* NULL -> la_kernels_best() */
   const la_parallel *parallel; /* threads for every batch; NULL -> one */
+  const la_batch *batches;   /* data "given": step t's batch, t < nbatches */
+  long nbatches;
+  const la_real *theta0;     /* NULL -> drawn from the seed */
 } la_run_env;
 
 /* A run's objects in one block. Read the fields; it must stay where it was
@@ -2151,12 +2204,23 @@ static int la__arena_align(la__arena *a) {
    FMA intrinsics, fmaf and fma). gcc ignores the STDC pragma and contracts
    by default in GNU C and in every C++ mode; its optimize pragma is what
    it and g++ obey. Restored after the implementation, so a user's code
-   keeps the user's setting. */
+   keeps the user's setting.
+   Float is evaluated in float: gcc in ISO C mode on s390x
+   (__FLT_EVAL_METHOD__ 1, to match glibc's float_t there, which is double)
+   would compute float expressions in double and round to float only at
+   assignments, casts, calls and returns, so that a * b + c rounds like a
+   fused multiply-add and one sum written as one expression or as two
+   statements differ; excess-precision=fast gives float operations, as on
+   every other host. (Not x87, whose method 2 this does not change.) */
 #if defined(__clang__)
 #pragma STDC FP_CONTRACT OFF
 #elif defined(__GNUC__)
 #pragma GCC push_options
+#if defined(__FLT_EVAL_METHOD__) && __FLT_EVAL_METHOD__ == 1
+#pragma GCC optimize("fp-contract=off", "excess-precision=fast")
+#else
 #pragma GCC optimize("fp-contract=off")
+#endif
 #endif
 
 /* ----------------------------------------------------- version, status */
@@ -4783,6 +4847,56 @@ LINATTN_DEF int la_batch_init(la_batch *b, int d, int n, int count, void *mem,
   memset(mem, 0, need);
   return LA_OK;
 }
+/* Element (r, c) of prompt i's Z0 in b's interleaved z. */
+static size_t la__batch_at(const la_batch *b, int i, int r, int c) {
+  size_t rc = (size_t)(b->d + 1) * (size_t)(b->n + 1);
+  return ((size_t)(i / LA_W) * rc + (size_t)r * (size_t)(b->n + 1) + (size_t)c) *
+             LA_W + (size_t)(i % LA_W);
+}
+static size_t la__batch_y_at(int i) {
+  return (size_t)(i / LA_W) * LA_W + (size_t)(i % LA_W);
+}
+
+LINATTN_DEF int la_batch_put_tokens(la_batch *b, const double *tokens,
+                                    const double *y) {
+  size_t k, per;
+  int i, r, c;
+  if (!b || !b->z || !b->y || !tokens || !y) return LA_ENULL;
+  per = (size_t)(b->d + 1) * (size_t)(b->n + 1);
+  for (k = 0; k < per * (size_t)b->count; ++k)
+    if (!la__finite(tokens[k]) || !(fabs(tokens[k]) <= LA__REAL_MAX))
+      return LA_ENONFINITE;
+  for (i = 0; i < b->count; ++i) {
+    if (!la__finite(y[i]) || !(fabs(y[i]) <= LA__REAL_MAX)) return LA_ENONFINITE;
+    if (tokens[per * (size_t)i + per - 1] != 0) return LA_ERANGE;
+  }
+  for (i = 0; i < b->count; ++i) {
+    const double *t = tokens + per * (size_t)i;
+    for (c = 0; c <= b->n; ++c) /* token c is column c of Z0 */
+      for (r = 0; r <= b->d; ++r)
+        b->z[la__batch_at(b, i, r, c)] = (la_real)t[(size_t)c * (size_t)(b->d + 1) + (size_t)r];
+    b->y[la__batch_y_at(i)] = (la_real)y[i];
+  }
+  return LA_OK;
+}
+
+LINATTN_DEF int la_batch_get_tokens(const la_batch *b, double *tokens,
+                                    double *y) {
+  size_t per;
+  int i, r, c;
+  if (!b || !b->z || !b->y) return LA_ENULL;
+  per = (size_t)(b->d + 1) * (size_t)(b->n + 1);
+  for (i = 0; i < b->count; ++i) {
+    if (tokens)
+      for (c = 0; c <= b->n; ++c)
+        for (r = 0; r <= b->d; ++r)
+          tokens[per * (size_t)i + (size_t)c * (size_t)(b->d + 1) + (size_t)r] =
+              (double)b->z[la__batch_at(b, i, r, c)];
+    if (y) y[i] = (double)b->y[la__batch_y_at(i)];
+  }
+  return LA_OK;
+}
+
 #ifndef LINATTN_NO_STDLIB
 LINATTN_DEF int la_batch_create(la_batch *b, int d, int n, int count) {
   size_t need = la_batch_bytes(d, n, count);
@@ -6839,6 +6953,7 @@ static int la__m_cfg_ok(const la_model_config *c) {
          c->activation <= LA_ACT_SOFTMAX && c->heads > 0 &&
          c->heads <= LA_MAX_HEADS && c->qk_rank >= 0 && c->qk_rank <= q &&
          c->front_hidden >= 0 && c->front_hidden <= LA_MAX_HIDDEN &&
+         c->front_init >= LA_FRONT_UNIFORM && c->front_init <= LA_FRONT_NORMAL &&
          c->kernels && c->kernels->pgemm &&
          (c->activation != LA_ACT_SOFTMAX || c->kernels->vexp);
 }
@@ -6888,10 +7003,18 @@ static int la__m_valid(const la_model *m) {
 LINATTN_DEF int la_model_init_params(const la_model *m, la_rng *rng,
                                      la_real *theta) {
   int i;
+  int d = m ? m->cfg.d : 0, h = m ? m->cfg.front_hidden : 0, front;
   if (!m || !rng || !theta) return LA_ENULL;
   if (!la__m_valid(m)) return LA_ERANGE;
-  for (i = 0; i < m->nparams; ++i)
+  front = m->cfg.front_init == LA_FRONT_UNIFORM && h > 0
+              ? m->nparams - (2 * h * d + h + d)
+              : m->nparams;
+  for (i = 0; i < front; ++i)
     theta[i] = (la_real)(m->cfg.init_std * la_rng_normal(rng));
+  for (; i < m->nparams; ++i) { /* W1 and b1, then W2 and b2 */
+    double fan = i < front + h * d + h ? (double)d : (double)h;
+    theta[i] = (la_real)((2 * la_rng_uniform(rng) - 1) / sqrt(fan));
+  }
   return LA_OK;
 }
 
@@ -11205,11 +11328,21 @@ static int la__tr_train_check(const la_train_config *c) {
   if (!c->model && !c->objective) return LA_ENULL;
   if (!c->model && c->nparams <= 0) return LA_EDIM;
   if (c->model && !la__m_valid(c->model)) return LA_ERANGE;
-  if (c->model && !c->data && !(c->data_mode == LA_DATA_FIXED && c->dataset))
+  if (c->model && !c->data && !(c->data_mode == LA_DATA_FIXED && c->dataset) &&
+      c->data_mode != LA_DATA_GIVEN)
     return LA_ENULL;
   if (c->batch < 0 || c->eval_batch < 0 || c->resample_every < 0)
     return LA_EDIM;
-  if (c->data_mode < 0 || c->data_mode > LA_DATA_FIXED) return LA_ERANGE;
+  if (c->data_mode < 0 || c->data_mode > LA_DATA_GIVEN) return LA_ERANGE;
+  if (c->data_mode == LA_DATA_GIVEN) {
+    long t;
+    if (!c->batches) return LA_ENULL;
+    if (c->nbatches <= 0) return LA_EDIM;
+    for (t = 0; t < c->nbatches; ++t)
+      if (c->model && (c->batches[t].d != c->model->cfg.d ||
+                       c->batches[t].n != c->model->cfg.n))
+        return LA_ESHAPE;
+  }
   if (!la__par_valid(c->parallel)) return LA_ERANGE;
   if (!(c->clip_norm >= 0) || !la__finite(c->clip_norm)) return LA_ERANGE;
   if (!(c->clip_block >= 0) || !la__finite(c->clip_block)) return LA_ERANGE;
@@ -11269,7 +11402,8 @@ static int la__tr_train_layout_of(const la_train_config *c,
   if (st) return st;
   if (L->state_len > (size_t)-1 / 4 / sizeof(double)) return LA_EOVERFLOW;
   L->nblocks_max = m ? la__m_nblocks(m) : 1;
-  L->has_train = m && c->data && !(c->data_mode == LA_DATA_FIXED && c->dataset);
+  L->has_train = m && c->data && !(c->data_mode == LA_DATA_FIXED && c->dataset) &&
+                 c->data_mode != LA_DATA_GIVEN;
   /* kept even without periodic evaluation, for la_trainer_eval */
   L->has_eval = m && c->data;
   L->fused = la__tr_fused(c, L->has_train);
@@ -11444,6 +11578,11 @@ static int la__tr_step_batch(la_trainer *tr, const la_batch **b) {
   *b = NULL;
   if (c->data_mode == LA_DATA_FIXED && c->dataset) {
     *b = c->dataset;
+    return LA_OK;
+  }
+  if (c->data_mode == LA_DATA_GIVEN) {
+    if (tr->step >= c->nbatches) return LA_ERANGE;
+    *b = &c->batches[tr->step];
     return LA_OK;
   }
   if (!tr->has_train) return LA_OK;
@@ -11646,10 +11785,11 @@ static const char *const la__target_names[] = {"linear", "relu-net", NULL};
 static const char *const la__param_names[] = {"sparse", "dense", "pgd", NULL};
 static const char *const la__act_names[] = {"linear", "relu", "softmax",
                                             NULL};
+static const char *const la__front_init_names[] = {"uniform", "normal", NULL};
 static const char *const la__sched_names[] = {"constant", "halving", "cosine",
                                               NULL};
 static const char *const la__mode_names[] = {"fresh", "resample", "fixed",
-                                             NULL};
+                                             "given", NULL};
 static const char *const la__ls_names[] = {"none", "strong-wolfe", NULL};
 
 /* The fields of a run, in the order records list them. Ranges are the
@@ -11705,6 +11845,11 @@ static const la_run_field la__run_fields[] = {
            0, NULL, "relu-net targets: hidden width", 10, NULL),
     LA__RF("noise_std", LA_FIELD_REAL, data.noise_std, 0, 1e30, LA__ID, 0,
            NULL, "label noise standard deviation", 0, NULL),
+    LA__RF("data_seed", LA_FIELD_U64, data_seed, 0, LA__BIG,
+           LA__ID | LA_FIELD_SEED, 0, NULL,
+           "seed of what the setting fixes: Sigma's rotation, the target "
+           "network (one for every seed of a study: give it)",
+           LA__NODEF, "seed"),
     /* the model */
     LA__RF("depth", LA_FIELD_INT, model.layers, 1, LA_MAX_LAYERS, LA__SH, 0,
            NULL, "attention layers L", 3, NULL),
@@ -11723,6 +11868,14 @@ static const la_run_field la__run_fields[] = {
            LA__SH, 0, NULL, "hidden width of the front MLP, 0 none", 0, NULL),
     LA__RF("init_std", LA_FIELD_REAL, model.init_std, 1e-300, 1e3, LA__ID, 0,
            NULL, "std of the initial parameters", 0.05, NULL),
+    LA__RF("front_init", LA_FIELD_ENUM, model.front_init, 0, 1, LA__ID, 0,
+           la__front_init_names,
+           "the front MLP's initialization: uniform (nn.Linear's, paper A's "
+           "code) or normal (init_std)",
+           LA_FRONT_UNIFORM, NULL),
+    LA__RF("init_hash", LA_FIELD_U64, init_hash, 0, LA__BIG, LA__ID, 0, NULL,
+           "a fingerprint of a given initial theta; 0: drawn from the seed",
+           0, NULL),
     /* the optimizer */
     LA__RF("opt", LA_FIELD_OPTIMIZER, optimizer, 0, LA__OPT_COUNT - 1, LA__SEL,
            0, NULL, "optimizer, its experiment's values for its fields",
@@ -11795,9 +11948,12 @@ static const la_run_field la__run_fields[] = {
     /* the data stream and evaluation */
     LA__RF("batch", LA_FIELD_INT, batch, 1, LA_MAX_BATCH, LA__ID, 0, NULL,
            "prompts per step", 1000, NULL),
-    LA__RF("data", LA_FIELD_ENUM, data_mode, 0, 2, LA__ID, 0, la__mode_names,
-           "prompts: fresh every step, resample every k, or fixed",
+    LA__RF("data", LA_FIELD_ENUM, data_mode, 0, 3, LA__ID, 0, la__mode_names,
+           "prompts: fresh every step, resample every k, fixed, or given "
+           "(another program's, a batch a step)",
            LA_DATA_FRESH, NULL),
+    LA__RF("data_hash", LA_FIELD_U64, data_hash, 0, LA__BIG, LA__ID, 0, NULL,
+           "given data: a fingerprint of the batches' values", 0, NULL),
     LA__RF("resample_every", LA_FIELD_INT, resample_every, 1, LA__INTMAX,
            LA__ID, 0, NULL, "resample: steps between datasets", 100, NULL),
     LA__RF("eval_every", LA_FIELD_INT, eval_every, -1, LA__INTMAX, LA__ID, 0,
@@ -12287,6 +12443,8 @@ static int la__rf_applies(const la_run_config *c, const la_run_field *f) {
     return c->data.target == LA_TARGET_RELU_NET;
   if (o == offsetof(la_run_config, resample_every))
     return c->data_mode == LA_DATA_RESAMPLE;
+  if (o == offsetof(la_run_config, data_hash))
+    return c->data_mode == LA_DATA_GIVEN;
   if (o == offsetof(la_run_config, schedule.period) ||
       o == offsetof(la_run_config, schedule.decay))
     return c->schedule.kind == LA_SCHED_HALVING;
@@ -12667,8 +12825,79 @@ static la_train_config la__run_train_config(la_run *r, const la_run_env *env) {
   if (env) {
     t.callback = env->callback;
     t.user = env->user;
+    t.batches = env->batches;
+    t.nbatches = env->nbatches;
+    t.theta0 = env->theta0;
   }
   return t;
+}
+
+/* A fingerprint of values: FNV-1a 64 of their little-endian doubles, in
+   53 bits (a run field holds it exactly), never 0 (which says "none"). */
+typedef struct la__fp {
+  uint64_t h;
+} la__fp;
+static void la__fp_add(la__fp *f, double x) {
+  uint64_t u;
+  int k;
+  memcpy(&u, &x, 8);
+  for (k = 0; k < 8; ++k) f->h = (f->h ^ ((u >> (8 * k)) & 0xffu)) * 0x100000001b3ull;
+}
+static uint64_t la__fp_end(const la__fp *f) {
+  return (f->h & 0x1fffffffffffffull) | 1u;
+}
+static uint64_t la__batches_hash(const la_batch *b, long count) {
+  la__fp f;
+  long t;
+  int i, r, c;
+  f.h = 0xcbf29ce484222325ull;
+  for (t = 0; t < count; ++t) {
+    la__fp_add(&f, (double)b[t].count);
+    for (i = 0; i < b[t].count; ++i) {
+      for (c = 0; c <= b[t].n; ++c)
+        for (r = 0; r <= b[t].d; ++r)
+          la__fp_add(&f, (double)b[t].z[la__batch_at(&b[t], i, r, c)]);
+      la__fp_add(&f, (double)b[t].y[la__batch_y_at(i)]);
+    }
+  }
+  return la__fp_end(&f);
+}
+static uint64_t la__theta_hash(int n, const la_real *theta) {
+  la__fp f;
+  int i;
+  f.h = 0xcbf29ce484222325ull;
+  for (i = 0; i < n; ++i) la__fp_add(&f, (double)theta[i]);
+  return la__fp_end(&f);
+}
+
+/* What the environment gives (given batches, a given theta0) into the
+   description as fingerprints: LA_ESHAPE where the description names
+   others, LA_ENULL where it names some the environment does not give,
+   LA_ERANGE for batches given to a run that does not take them. */
+static int la__run_env_marks(la_run *r, const la_run_env *env) {
+  int id = la__rf_row("data_hash"), ii = la__rf_row("init_hash");
+  const la_batch *bs = env ? env->batches : NULL;
+  const la_real *th0 = env ? env->theta0 : NULL;
+  if (r->cfg.data_mode == LA_DATA_GIVEN) {
+    uint64_t h;
+    if (!bs) return LA_ENULL;
+    if (env->nbatches <= 0) return LA_EDIM;
+    h = la__batches_hash(bs, env->nbatches);
+    if (r->cfg.data_hash && r->cfg.data_hash != h) return LA_ESHAPE;
+    r->cfg.data_hash = h;
+    la__rf_mark(&r->cfg, id, 1);
+  } else if (bs) {
+    return LA_ERANGE;
+  }
+  if (th0) {
+    uint64_t h = la__theta_hash(r->model.nparams, th0);
+    if (r->cfg.init_hash && r->cfg.init_hash != h) return LA_ESHAPE;
+    r->cfg.init_hash = h;
+    la__rf_mark(&r->cfg, ii, 1);
+  } else if (r->cfg.init_hash) {
+    return LA_ENULL;
+  }
+  return LA_OK;
 }
 
 /* The run's block: the data's fixed parts, then the trainer's; one walk
@@ -12725,8 +12954,9 @@ LINATTN_DEF int la_run_init(la_run *r, const la_run_config *cfg,
   if (!la__arena_align(&a)) return LA_EWORKSPACE;
   if ((st = la__run_layout(r, env, &a, &dm, &db, &tm, &tb)) != 0) return st;
   LINATTN_ASSERT(a.used <= a.cap);
-  if ((st = la_data_init(&r->data, &r->cfg.data, r->cfg.seed, dm, db)) != 0)
+  if ((st = la_data_init(&r->data, &r->cfg.data, r->cfg.data_seed, dm, db)) != 0)
     return st;
+  if ((st = la__run_env_marks(r, env)) != 0) return st;
   t = la__run_train_config(r, env);
   return la_trainer_init(&r->trainer, &t, tm, tb);
 }

@@ -78,6 +78,8 @@ typedef struct cli_train_opts {
   const char *heatmap;    /* heat maps of the learned matrices there */
   const char *save_theta; /* the trajectory there, a row every k steps */
   long save_theta_every;
+  const char *data_file;  /* another program's batches, one a step */
+  const char *init_theta; /* and its initial theta */
 } cli_train_opts;
 
 typedef struct cli_measure_opts { /* noise and curvature */
@@ -293,6 +295,16 @@ static const cli_flag cli_flags[] = {
     {"resume", CLI_K_STR, CLI_TRAIN,
      CLI_O(train.resume), 0, 0, NULL, "FILE",
      "continue the run saved in FILE (only --steps and outputs may change)"},
+    {"data-file", CLI_K_STR, CLI_TRAIN,
+     CLI_O(train.data_file), 0, 0, NULL, "FILE.npy",
+     "train on another program's prompts, a batch a step: float32 or "
+     "float64, shape (T, B, n + 1, d + 1) as paper A's code lays out Z, "
+     "each prompt's query row [x_q, y_q] holding its target (the data mode "
+     "becomes given; d, n, the batch and the steps follow the file)"},
+    {"init-theta", CLI_K_STR, CLI_TRAIN,
+     CLI_O(train.init_theta), 0, 0, NULL, "FILE.npy",
+     "start from this theta: linattn's packing (one vector) or paper A's "
+     "code's allparam (L, H, 2, d, d), sparse models: B = P, A = Q^T"},
     {"save-theta", CLI_K_STR, CLI_TRAIN,
      CLI_O(train.save_theta), 0, 0, NULL, "FILE.npy",
      "theta along the run, as it goes: a float64 .npy, a row per saved step "

@@ -58,6 +58,17 @@ static int run_make(la_run *r, const la_run_config *rc, const la_run_env *env,
     *pool = NULL;
   }
   if (st == LA_ENOMEM) return u_oom();
+  /* what the environment gives: another program's batches, a theta */
+  if (st == LA_ENULL && rc->data_mode == LA_DATA_GIVEN && !e.batches)
+    return u_fail(EXIT_BAD_INPUT, "the run trains on another program's batches: give "
+                  "them again with --data-file");
+  if (st == LA_ENULL && rc->init_hash && !e.theta0)
+    return u_fail(EXIT_BAD_INPUT, "the run started from a given theta: give it again "
+                  "with --init-theta");
+  if (st == LA_ESHAPE && (e.batches || e.theta0))
+    return u_fail(EXIT_BAD_INPUT, "the %s differ from those the run was made with "
+                  "(its %s)", e.batches ? "batches of --data-file" : "--init-theta's values",
+                  e.batches ? "data_hash" : "init_hash");
   if (st) return u_fail(EXIT_BAD_INPUT, "cannot set up the run: %s", la_status_str(st));
   return 0;
 }

@@ -397,8 +397,166 @@ static int train_buffers(train_ctx *x, la_run *r, long prompts) {
    complete whatever happens to the run or its checkpoint, and the exit
    status is the worst of the three (the run's, the checkpoint's, the
    output's). */
+/* ------------------------------------------------------- given inputs */
+/* --data-file and --init-theta: another program's batches (a batch a step)
+   and its initial theta, read before the run is built. */
+typedef struct given_in {
+  la_batch *batches;
+  long nbatches;
+  la_real *theta0;
+} given_in;
+
+static void given_free(given_in *g) {
+  long t;
+  for (t = 0; t < g->nbatches; ++t) la_batch_destroy(&g->batches[t]);
+  free(g->batches);
+  free(g->theta0);
+  memset(g, 0, sizeof *g);
+}
+
+/* A .npy file read whole (regular files only, bounded), or the exit
+   status with the message said. */
+static int given_npy(const char *flag, const char *path, npy_array *a) {
+  char *buf;
+  size_t len;
+  const char *why = "";
+  int st = u_read_file(path, "a .npy file", &buf, &len);
+  if (st) return st;
+  st = npy_parse((const unsigned char *)buf, len, a, &why);
+  free(buf);
+  if (st > 0) return u_oom();
+  if (st) return u_fail(EXIT_BAD_INPUT, "%s %s: %s", flag, U_Q(path), why);
+  return 0;
+}
+
+/* Run field key takes the file's value v: given already, it must agree. */
+static int given_field(cli_config *c, const char *key, double v, const char *what) {
+  double now;
+  if (!cli_given(c, key)) {
+    cli_give(c, key, v);
+    return cli_given(c, key) ? 0 : u_fail(EXIT_BAD_INPUT, "--data-file: %s %.0f is "
+                                          "out of range for --%s", what, v, key);
+  }
+  (void)la_run_field_get(&c->run, la_run_field_find(key), &now);
+  if (now != v)
+    return u_fail(EXIT_BAD_INPUT, "--%s %g: the data file's %s is %.0f", key, now,
+                  what, v);
+  return 0;
+}
+
+/* The batches of --data-file, and the fields they decide: d, n, the batch,
+   the data mode (given), and the steps (at most the batches). */
+static int given_data(cli_config *c, const char *path, given_in *g) {
+  npy_array a;
+  long t, T, B, d, n;
+  double steps;
+  int st;
+  if ((st = given_npy("--data-file", path, &a)) != 0) return st;
+  if (a.ndim == 3) { /* one batch */
+    memmove(a.shape + 1, a.shape, 3 * sizeof a.shape[0]);
+    a.shape[0] = 1;
+    a.ndim = 4;
+  }
+  T = a.shape[0], B = a.shape[1], n = a.shape[2] - 1, d = a.shape[3] - 1;
+  if (a.ndim != 4 || T < 1 || B < 1 || n < 1 || d < 1) {
+    free(a.v);
+    return u_fail(EXIT_BAD_INPUT, "--data-file %s: not a stack of batches (T, B, "
+                  "n + 1, d + 1) with T, B, n, d at least 1", U_Q(path));
+  }
+  if ((st = given_field(c, "d", (double)d, "covariate dimension")) != 0 ||
+      (st = given_field(c, "n", (double)n, "context length")) != 0 ||
+      (st = given_field(c, "batch", (double)B, "batch")) != 0 ||
+      (st = given_field(c, "data", LA_DATA_GIVEN, "data")) != 0) {
+    free(a.v);
+    return st;
+  }
+  (void)la_run_field_get(&c->run, la_run_field_find("steps"), &steps);
+  if (!cli_given(c, "steps")) cli_give(c, "steps", (double)T);
+  else if (steps > (double)T) {
+    free(a.v);
+    return u_fail(EXIT_BAD_INPUT, "--steps %.0f: the data file holds %ld batches",
+                  steps, T);
+  }
+  g->batches = (la_batch *)calloc((size_t)T, sizeof(la_batch));
+  if (!g->batches) {
+    free(a.v);
+    return u_oom();
+  }
+  for (t = 0; t < T && !st; ++t) {
+    size_t per = (size_t)B * (size_t)(n + 1) * (size_t)(d + 1), i;
+    double *y = (double *)malloc(sizeof(double) * (size_t)B), *tok = a.v + per * (size_t)t;
+    if (!y || la_batch_create(&g->batches[t], (int)d, (int)n, (int)B) != 0) {
+      free(y);
+      st = u_oom();
+      break;
+    }
+    g->nbatches = t + 1;
+    /* the query's row holds its target: moved to y, its slot emptied */
+    for (i = 0; i < (size_t)B; ++i) {
+      double *q = tok + (size_t)(i + 1) * (size_t)(n + 1) * (size_t)(d + 1) - 1;
+      y[i] = *q;
+      *q = 0;
+    }
+    if (la_batch_put_tokens(&g->batches[t], tok, y) != 0)
+      st = u_fail(EXIT_BAD_INPUT, "--data-file %s: batch %ld holds a value beyond "
+                  "the build's reals", U_Q(path), t);
+    free(y);
+  }
+  free(a.v);
+  return st;
+}
+
+/* --init-theta for the resolved run rc: linattn's packing, or paper A's
+   code's allparam (L, H, 2, d, d) for a sparse model (P = B, Q = A^T). */
+static int given_theta(const char *path, const la_run_config *rc, given_in *g) {
+  npy_array a;
+  la_model m;
+  la_model_config mc = rc->model;
+  long L, H, d = rc->data.d;
+  size_t i;
+  int st;
+  mc.d = rc->data.d;
+  mc.n = rc->data.n;
+  if (la_model_init(&m, &mc) != 0)
+    return u_fail(EXIT_BAD_INPUT, "--init-theta: the run's model cannot be built");
+  if ((st = given_npy("--init-theta", path, &a)) != 0) return st;
+  if (!(g->theta0 = (la_real *)malloc(sizeof(la_real) * (size_t)m.nparams))) {
+    free(a.v);
+    return u_oom();
+  }
+  L = mc.layers, H = mc.heads;
+  if (a.ndim == 1 && a.shape[0] == m.nparams) {
+    for (i = 0; i < a.count; ++i) g->theta0[i] = (la_real)a.v[i];
+  } else if (a.ndim == 5 && a.shape[0] == L && a.shape[1] == H && a.shape[2] == 2 &&
+             a.shape[3] == d && a.shape[4] == d && mc.param == LA_PARAM_SPARSE &&
+             !mc.qk_rank && !mc.front_hidden) {
+    /* paper A's code scores z_tok^T Q z_key, linattn z_key^T A z_tok */
+    long l, h, r, k, at = 0;
+    for (l = 0; l < L; ++l)
+      for (h = 0; h < H; ++h) {
+        const double *P = a.v + ((l * H + h) * 2) * d * d, *Q = P + d * d;
+        for (r = 0; r < d * d; ++r) g->theta0[at + r] = (la_real)P[r];
+        for (r = 0; r < d; ++r)
+          for (k = 0; k < d; ++k) g->theta0[at + d * d + r * d + k] = (la_real)Q[k * d + r];
+        at += 2 * d * d;
+      }
+  } else {
+    free(a.v);
+    return u_fail(EXIT_BAD_INPUT, "--init-theta %s: its shape is neither the run's "
+                  "theta (%d values) nor paper A's allparam (%ld, %ld, 2, %ld, %ld) of "
+                  "a sparse model", U_Q(path), m.nparams, L, H, d, d);
+  }
+  free(a.v);
+  for (i = 0; i < (size_t)m.nparams; ++i)
+    if (!(fabs((double)g->theta0[i]) <= LA__REAL_MAX))
+      return u_fail(EXIT_BAD_INPUT, "--init-theta %s: a value beyond the build's reals",
+                    U_Q(path));
+  return 0;
+}
+
 static int train_one(const cli_config *c, u_progress *p) {
   const cli_train_opts *o = &c->opts.train;
+  cli_config fc = *c; /* with what a data file decides */
   la_run_config rc;
   la_run r;
   la_run_env env;
@@ -406,13 +564,19 @@ static int train_one(const cli_config *c, u_progress *p) {
   train_ctx x;
   u_out out;
   ckpt_in in;
+  given_in gv;
   double t0 = u_now();
   int st, code = 0, ck = o->checkpoint ? 0 : -1;
   long start, saved = -1;
   memset(&x, 0, sizeof x);
   memset(&r, 0, sizeof r);
   memset(&rc, 0, sizeof rc);
+  memset(&gv, 0, sizeof gv);
+  memset(&in, 0, sizeof in);
+  if (o->data_file && (code = given_data(&fc, o->data_file, &gv)) != 0) goto done;
+  c = &fc;
   if ((code = resolve_run(c, o->resume, &rc, &in)) != 0) goto done;
+  if (o->init_theta && (code = given_theta(o->init_theta, &rc, &gv)) != 0) goto done;
   x.c = c;
   x.run = &r;
   x.prog = p;
@@ -423,6 +587,9 @@ static int train_one(const cli_config *c, u_progress *p) {
   memset(&env, 0, sizeof env);
   env.callback = o->save_theta ? theta_cb : train_cb;
   env.user = &x;
+  env.batches = gv.batches;
+  env.nbatches = gv.nbatches;
+  env.theta0 = gv.theta0;
   if ((code = run_make(&r, &rc, &env, c->threads, &pool)) != 0) goto done;
   if (o->heatmap && !heatmap_fits(&r.model.cfg)) {
     code = u_fail(EXIT_BAD_INPUT, "%s", heatmap_fits_msg);
@@ -497,6 +664,7 @@ done:
   free(x.work);
   free(x.prev);
   run_free(&r, pool);
+  given_free(&gv);
   return code;
 }
 

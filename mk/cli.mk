@@ -23,9 +23,12 @@ LA_VERSION = $(shell sed -n 's/^\#define LINATTN_VERSION_MAJOR //p' $(HDR)).$(sh
 
 all: $(BUILD)/linattn
 
+# $(call cli_cc,COMPILER,KERNEL FLAGS,OUTPUT): how the program is built
+# (also for another host: mk/s390x.mk).
+cli_cc = $(1) $(CFLAGS_HOST) $(2) $(CLI_PREC) -I. examples/linattn.c -o $(3) -lm
 # The command that builds the program is kept beside it: another compiler
 # or other flags (CLI_REAL too) rebuild it.
-CLI_CMD = $(CC) $(CFLAGS_HOST) $(CLI_ARCH) $(CLI_PREC) -I. examples/linattn.c -o $(BUILD)/linattn -lm
+CLI_CMD = $(call cli_cc,$(CC),$(CLI_ARCH),$(BUILD)/linattn)
 $(BUILD)/linattn.cmd: FORCE | $(BUILD)
 	@echo '$(CLI_CMD)' | cmp -s - $@ || echo '$(CLI_CMD)' > $@
 $(BUILD)/linattn: $(CLI_SRC) $(HDR) $(BUILD)/linattn.cmd

@@ -11,6 +11,7 @@
 #include "linattn.h"
 #include "linattn_cli.h"
 #include "linattn_util.h"
+#include "linattn_npy.h"
 #include "la_test.h"
 
 /* What bash makes of a quoted word: its bytes, through printf %s. The
@@ -308,8 +309,63 @@ static void suite_cli_files(la_t *t) {
   }
 }
 
+static void suite_npy(la_t *t) {
+  LA_TEST(t, "files: a .npy file read as numpy wrote it, anything else refused") {
+    /* numpy's own bytes: np.save of float64 [[1, 2, 3]] and float32 [1.5, -2] */
+    static const char h8[] = "{'descr': '<f8', 'fortran_order': False, 'shape': (1, 3), }";
+    static const char h4[] = "{'descr': '<f4', 'fortran_order': False, 'shape': (2,), }";
+    unsigned char buf[256];
+    size_t len;
+    npy_array a;
+    const char *why = "";
+    double v8[3] = {1, 2, 3};
+    float v4[2] = {1.5f, -2.0f};
+    int k;
+    /* version 1.0: magic, 2 bytes of length, the dict, the values */
+    memcpy(buf, "\x93NUMPY\x01\x00", 8);
+    buf[8] = (unsigned char)sizeof h8 - 1;
+    buf[9] = 0;
+    memcpy(buf + 10, h8, sizeof h8 - 1);
+    len = 10 + sizeof h8 - 1;
+    for (k = 0; k < 3; ++k) {
+      uint64_t u;
+      int b;
+      memcpy(&u, &v8[k], 8);
+      for (b = 0; b < 8; ++b) buf[len++] = (unsigned char)(u >> (8 * b));
+    }
+    LA_CHECK(t, npy_parse(buf, len, &a, &why) == 0 && a.ndim == 2 && a.shape[0] == 1 &&
+                    a.shape[1] == 3 && a.count == 3 && a.v[2] == 3,
+             "float64 (1, 3): %s", why);
+    free(a.v);
+    LA_CHECK(t, npy_parse(buf, len - 1, &a, &why) == -1 && strstr(why, "fill"), "cut: %s", why);
+    buf[20] = 'X';
+    LA_CHECK(t, npy_parse(buf, len, &a, &why) == -1, "a damaged dict: %s", why);
+    memcpy(buf + 10, h4, sizeof h4 - 1);
+    buf[8] = (unsigned char)sizeof h4 - 1;
+    len = 10 + sizeof h4 - 1;
+    for (k = 0; k < 2; ++k) {
+      uint32_t u;
+      int b;
+      memcpy(&u, &v4[k], 4);
+      for (b = 0; b < 4; ++b) buf[len++] = (unsigned char)(u >> (8 * b));
+    }
+    LA_CHECK(t, npy_parse(buf, len, &a, &why) == 0 && a.ndim == 1 && a.count == 2 &&
+                    a.v[0] == 1.5 && a.v[1] == -2,
+             "float32 (2,): %s", why);
+    free(a.v);
+    v4[1] = (float)NAN;
+    memcpy(buf + len - 4, &v4[1], 4);
+    LA_CHECK(t, npy_parse(buf, len, &a, &why) == -1 && strstr(why, "NaN"), "a NaN: %s", why);
+    memcpy(buf + 10, "{'descr': '<i8', 'fortran_order': False, 'shape': (2,), }",
+           sizeof h4 - 1);
+    LA_CHECK(t, npy_parse(buf, len, &a, &why) == -1 && strstr(why, "float"), "ints: %s", why);
+    LA_CHECK(t, npy_parse((const unsigned char *)"PK\x03\x04 not npy", 16, &a, &why) == -1,
+             "an .npz: %s", why);
+  }
+}
+
 int main(int argc, char **argv) {
-  static const la_suite suites[] = {{"cli-files", suite_cli_files}};
+  static const la_suite suites[] = {{"cli-files", suite_cli_files}, {"npy", suite_npy}};
   const char *dir = argc > 1 ? argv[1] : "build/cli-files";
   char cmd[4200];
   snprintf(cmd, sizeof cmd, "rm -rf '%s' && mkdir -p '%s'", dir, dir);
@@ -317,5 +373,5 @@ int main(int argc, char **argv) {
     printf("cannot make the scratch folder %s\n0 passed, 1 failed\n", dir);
     return 1;
   }
-  return la_t_run(suites, 1, NULL, 0, 0);
+  return la_t_run(suites, 2, NULL, 0, 0);
 }

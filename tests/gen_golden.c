@@ -4,14 +4,8 @@
    checks on every backend. Regenerate only when a stream is meant to change. */
 #define LINATTN_IMPLEMENTATION
 #include "../linattn.h"
+#include "golden_fnv.h"
 #include <stdio.h>
-
-static uint64_t fnv(uint64_t h, const void *p, size_t n) {
-  const unsigned char *c = (const unsigned char *)p;
-  size_t i;
-  for (i = 0; i < n; ++i) h = (h ^ c[i]) * 0x100000001b3ull;
-  return h;
-}
 
 /* FNV-1a of a batch of `count` prompts of a preset, sampled from
    (seed 2024, stream 77) after la_data_init with seed 99. */
@@ -20,15 +14,15 @@ static uint64_t batch_hash(int setting, int count) {
   la_data g;
   la_batch b;
   la_rng r;
-  uint64_t h = 0xcbf29ce484222325ull;
+  uint64_t h = GOLDEN_FNV_BASIS;
   if (la_data_preset(&c, setting) || la_data_create(&g, &c, 99) ||
       la_batch_create(&b, c.d, c.n, count))
     return 0;
   la_rng_seed(&r, 2024, 77);
   if (la_data_sample(&g, &r, &b)) return 0;
-  h = fnv(h, b.z, sizeof(la_real) * (size_t)la_panels(count) * LA_W *
-                      (c.d + 1) * (c.n + 1));
-  h = fnv(h, b.y, sizeof(la_real) * (size_t)la_panels(count) * LA_W);
+  h = golden_fnv(h, b.z, (size_t)la_panels(count) * LA_W * (c.d + 1) * (c.n + 1),
+                 sizeof(la_real));
+  h = golden_fnv(h, b.y, (size_t)la_panels(count) * LA_W, sizeof(la_real));
   la_batch_destroy(&b);
   la_data_destroy(&g);
   return h;
@@ -40,7 +34,7 @@ int main(void) {
   double q[25], gam;
   float f;
   uint32_t bits;
-  uint64_t h = 0xcbf29ce484222325ull;
+  uint64_t h = GOLDEN_FNV_BASIS;
   int i, s;
 #ifdef LINATTN_DOUBLE
   printf("#ifdef LINATTN_DOUBLE\n");
@@ -80,7 +74,7 @@ int main(void) {
   printf("};\n");
   la_rng_seed(&r, 5, 5);
   la_rng_orthogonal(&r, 5, q);
-  h = fnv(h, q, sizeof q);
+  h = golden_fnv(h, q, 25, sizeof q[0]);
   printf("static const uint64_t golden_orthogonal_hash = 0x%016llxull;\n",
          (unsigned long long)h);
   printf("static const uint64_t golden_batch_hash[7] = {\n  0,\n");

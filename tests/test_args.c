@@ -1261,8 +1261,11 @@ static void ta_train(la_t *t, ta_fix *f) {
     TA_TRAIN(z, c.batch = -1, LA_EDIM);
     TA_TRAIN(z, c.eval_batch = -8, LA_EDIM);
     TA_TRAIN(z, c.resample_every = -1, LA_EDIM);
-    /* an unknown data_mode */
-    TA_TRAIN(z, c.data_mode = LA_DATA_FIXED + 1, LA_ERANGE);
+    /* an unknown data_mode; given data without batches, or none */
+    TA_TRAIN(z, c.data_mode = LA_DATA_GIVEN + 1, LA_ERANGE);
+    TA_TRAIN(z, c.data_mode = LA_DATA_GIVEN, LA_ENULL);
+    TA_TRAIN(z, (c.data_mode = LA_DATA_GIVEN, c.batches = (const la_batch *)&c,
+                 c.nbatches = 0), LA_EDIM);
     /* clip_norm or clip_block < 0 or non-finite */
     TA_TRAIN(q, c.clip_norm = -1, LA_ERANGE);
     TA_TRAIN(q, c.clip_norm = NAN, LA_ERANGE);

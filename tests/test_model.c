@@ -27,16 +27,16 @@ static double tm_normal(la_t_rng *r) {
 
 /* Interleave the plain data of td into its batch (after edits). */
 static void tm_pack(tm_data *td) {
-  int D = td->d + 1, T = td->n + 1, e;
-  size_t nz = (size_t)td->count * D * T;
+  int D = td->d + 1, T = td->n + 1;
+  size_t nz = (size_t)td->count * D * T, e;
   la_real *tmp = (la_real *)malloc(sizeof(la_real) * (nz + td->count));
-  for (e = 0; e < (int)nz; ++e) tmp[e] = (la_real)td->z[e];
-  for (e = 0; e < td->count; ++e) tmp[nz + e] = (la_real)td->y[e];
+  for (e = 0; e < nz; ++e) tmp[e] = (la_real)td->z[e];
+  for (e = 0; e < (size_t)td->count; ++e) tmp[nz + e] = (la_real)td->y[e];
   la_pack(td->count, D, T, tmp, td->b.z);
   la_pack(td->count, 1, 1, tmp + nz, td->b.y);
   /* round the plain copy to what the library sees */
-  for (e = 0; e < (int)nz; ++e) td->z[e] = tmp[e];
-  for (e = 0; e < td->count; ++e) td->y[e] = tmp[nz + e];
+  for (e = 0; e < nz; ++e) td->z[e] = tmp[e];
+  for (e = 0; e < (size_t)td->count; ++e) td->y[e] = tmp[nz + e];
   free(tmp);
 }
 
@@ -813,12 +813,34 @@ static void tm_test_params(la_t *t) {
     th = (la_real *)malloc(sizeof(la_real) * m.nparams);
     la_rng_seed(&rng, 5, 1);
     rng2 = rng;
+    /* the front MLP as nn.Linear: W1, b1 within 1/sqrt(5), W2, b2 within
+       1/sqrt(30), each (2u - 1) / sqrt(fan_in) after the attention's
+       normals */
+    LA_CHECK(t, la_model_init_params(&m, &rng, th) == LA_OK, "init params");
+    {
+      int front = 4 * 36, ok = 1;
+      for (i = 0; i < front; ++i) la_rng_normal(&rng2);
+      for (i = front; i < m.nparams; ++i) {
+        double fan = i < front + 150 + 30 ? 5 : 30;
+        double e = (2 * la_rng_uniform(&rng2) - 1) / sqrt(fan);
+        ok &= fabs(th[i] - e) <= 1e-6 * fabs(e) + 1e-12 && fabs(th[i]) <= 1 / sqrt(fan);
+      }
+      LA_CHECK(t, ok, "the front layer as nn.Linear's default");
+    }
+    mc.front_init = LA_FRONT_NORMAL; /* every entry a normal */
+    la_model_init(&m, &mc);
+    la_rng_seed(&rng, 5, 1);
+    rng2 = rng;
     LA_CHECK(t, la_model_init_params(&m, &rng, th) == LA_OK, "init params");
     for (i = 0; i < m.nparams; ++i) {
       double e = 0.05 * la_rng_normal(&rng2);
       LA_CHECK(t, fabs(th[i] - e) <= 1e-6 * fabs(e) + 1e-12, "entry %d", i);
       mean += th[i]; s2 += (double)th[i] * th[i];
     }
+    mc.front_init = 2;
+    LA_CHECK(t, la_model_init(&m, &mc) == LA_ERANGE, "front_init 2");
+    mc.front_init = LA_FRONT_NORMAL;
+    la_model_init(&m, &mc);
     mean /= m.nparams;
     s2 = sqrt(s2 / m.nparams);
     LA_CHECK(t, fabs(mean) < 4 * 0.05 / sqrt((double)m.nparams), "mean %g", mean);

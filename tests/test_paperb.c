@@ -1346,7 +1346,8 @@ static void test_pb_lbfgs_api(la_t *t) {
       memset(&sg, 0, sizeof sg);
       memcpy(t2, th, sizeof t2);
       LA_CHECK(t, la_optim_step_closure(la_optimizer_sgd(), &sg, PB_QN, NULL, 0, 1, NULL,
-                                        0, g, t2, u) == 0 && t2[0] == th[0] + u[0], "sgd");
+                                        0, g, t2, u) == 0 && t2[0] == (la_real)(th[0] + u[0]),
+             "sgd");
     }
     LA_CHECK(t, la_optim_check(la_optimizer_lbfgs(), NULL) == 0, "defaults");
     lc.c1 = 0.95; /* above c2 */

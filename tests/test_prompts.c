@@ -3,6 +3,7 @@
    their definition, bad input, and the golden vectors every backend must
    reproduce bit for bit. */
 #include "golden_prompts.h"
+#include "golden_fnv.h"
 
 /* ---------------------------------------------------- exact references */
 
@@ -1355,20 +1356,13 @@ static void tp_settings(la_t *t) {
 
 /* ------------------------------------------------------ golden vectors */
 
-static uint64_t tp_fnv(uint64_t h, const void *p, size_t n) {
-  const unsigned char *c = (const unsigned char *)p;
-  size_t i;
-  for (i = 0; i < n; ++i) h = (h ^ c[i]) * 0x100000001b3ull;
-  return h;
-}
-
 static void tp_golden(la_t *t) {
   LA_TEST(t, "prompts: golden vectors on this backend") {
     la_rng r;
     la_real x[67];
     double q[25], gam;
     int i, s, bad = 0;
-    uint64_t h = 0xcbf29ce484222325ull;
+    uint64_t h = GOLDEN_FNV_BASIS;
     la_rng_seed(&r, 12345, 6789);
     for (i = 0; i < 6; ++i) bad += la_rng_u64(&r) != golden_u64[i];
     LA_CHECK(t, bad == 0, "%d u64 differ", bad);
@@ -1397,7 +1391,7 @@ static void tp_golden(la_t *t) {
     LA_CHECK(t, bad == 0, "%d Gamma variates differ", bad);
     la_rng_seed(&r, 5, 5);
     la_rng_orthogonal(&r, 5, q);
-    LA_CHECK(t, tp_fnv(h, q, sizeof q) == golden_orthogonal_hash, "rotation");
+    LA_CHECK(t, golden_fnv(h, q, 25, sizeof q[0]) == golden_orthogonal_hash, "rotation");
     for (s = LA_SETTING_1; s <= LA_SETTING_PAPER_B; ++s) {
       la_data_config c;
       la_data g;
@@ -1407,9 +1401,9 @@ static void tp_golden(la_t *t) {
       la_batch_create(&b, c.d, c.n, 11);
       la_rng_seed(&r, 2024, 77);
       la_data_sample(&g, &r, &b);
-      h = tp_fnv(0xcbf29ce484222325ull, b.z,
-                 sizeof(la_real) * (size_t)la_panels(11) * LA_W * (c.d + 1) * (c.n + 1));
-      h = tp_fnv(h, b.y, sizeof(la_real) * (size_t)la_panels(11) * LA_W);
+      h = golden_fnv(GOLDEN_FNV_BASIS, b.z,
+                     (size_t)la_panels(11) * LA_W * (c.d + 1) * (c.n + 1), sizeof(la_real));
+      h = golden_fnv(h, b.y, (size_t)la_panels(11) * LA_W, sizeof(la_real));
       LA_CHECK(t, h == golden_batch_hash[s], "setting %d batch differs", s);
       la_batch_destroy(&b);
       la_data_destroy(&g);

@@ -115,6 +115,37 @@ static void test_sel_choices(la_t *t) {
              "beta1 0: Adam without first-moment averaging (LA_ZERO)");
   }
 
+  LA_TEST(t, "selectors: data_seed fixes the setting's network and Sigma for every seed") {
+    static const char *const s1[] = {"seed", "1", "data_seed", "9", "d", "3", NULL};
+    static const char *const s2[] = {"seed", "2", "data_seed", "9", "d", "3", NULL};
+    static const char *const s3[] = {"seed", "2", "d", "3", NULL};
+    static const char *const *kv[3] = {s1, s2, s3};
+    static const char *const exps[2] = {"nonlinear", "paper-b"};
+    int e, k;
+    for (e = 0; e < 2; ++e) {
+      la_run r[3];
+      size_t bytes[3];
+      for (k = 0; k < 3; ++k) {
+        la_run_config c;
+        LA_CHECK(t, sel_resolve(exps[e], kv[k], &c) == 0 && la_run_create(&r[k], &c, NULL) == 0,
+                 "%s %d", exps[e], k);
+        bytes[k] = la_data_bytes(&r[k].cfg.data);
+      }
+      {
+        const la_real *f0 = e ? r[0].data.chol : r[0].data.net,
+                      *f1 = e ? r[1].data.chol : r[1].data.net,
+                      *f2 = e ? r[2].data.chol : r[2].data.net;
+        size_t nbyte = sizeof(la_real) * (e ? 9 : (size_t)(2 * 10 * 3 + 10 + 3));
+        LA_CHECK(t, f0 && f1 && f2 && memcmp(f0, f1, nbyte) == 0 && memcmp(f1, f2, nbyte) != 0,
+                 "%s: the same for seeds 1 and 2 with data_seed 9, another without",
+                 exps[e]);
+        LA_CHECK(t, r[2].cfg.data_seed == 2 && r[0].cfg.data_seed == 9 && bytes[0] == bytes[1],
+                 "%s: data_seed follows the seed", exps[e]);
+      }
+      for (k = 0; k < 3; ++k) la_run_destroy(&r[k]);
+    }
+  }
+
   LA_TEST(t, "selectors: a data field the setting fixes is refused, naming both") {
     static const char *const s3g[] = {"setting", "3", "covariates", "gaussian", NULL};
     static const char *const none[] = {"setting", "none", "covariates", "sphere", NULL};
@@ -399,8 +430,127 @@ static void test_sel_checkpoints(la_t *t) {
   }
 }
 
+
+/* ------------------------------------------------ another program's data */
+
+static void test_sel_given(la_t *t) {
+  LA_TEST(t, "given data: the tokens of paper A's layout in and out of a batch") {
+    la_batch a, b;
+    la_data g;
+    la_model m;
+    la_rng rng;
+    double tok[37 * 4 * 3], y[37], tok2[37 * 4 * 3], y2[37];
+    LA_CHECK(t, la_t_small(&g, &m, 4) == 0 && la_batch_create(&a, 2, 3, 37) == 0 &&
+                    la_batch_create(&b, 2, 3, 37) == 0,
+             "make");
+    la_rng_seed(&rng, 4, 9);
+    la_data_sample(&g, &rng, &a);
+    LA_CHECK(t, la_batch_get_tokens(&a, tok, y) == 0 && la_batch_put_tokens(&b, tok, y) == 0,
+             "out and in");
+    LA_CHECK(t, memcmp(a.z, b.z, la_batch_bytes(2, 3, 37)) == 0, "the same batch, bit for bit");
+    /* prompt 5, token 2 is column 2 of Z0: x then y */
+    {
+      la_real plain[37 * 12];
+      la_unpack(37, 3, 4, a.z, plain);
+      LA_CHECK(t, tok[5 * 12 + 2 * 3 + 0] == (double)plain[5 * 12 + 0 * 4 + 2] &&
+                      tok[5 * 12 + 2 * 3 + 2] == (double)plain[5 * 12 + 2 * 4 + 2] &&
+                      tok[5 * 12 + 3 * 3 + 2] == 0,
+               "token j = column j; the query's label slot 0");
+    }
+    la_batch_get_tokens(&b, tok2, y2);
+    LA_CHECK(t, memcmp(tok, tok2, sizeof tok2) == 0 && memcmp(y, y2, sizeof y2) == 0,
+             "round trip");
+    tok[7 * 12 + 11] = 0.5;
+    LA_CHECK(t, la_batch_put_tokens(&b, tok, y) == LA_ERANGE, "a query with a label");
+    tok[7 * 12 + 11] = 0;
+    y[3] = NAN;
+    LA_CHECK(t, la_batch_put_tokens(&b, tok, y) == LA_ENONFINITE &&
+                    memcmp(a.z, b.z, la_batch_bytes(2, 3, 37)) == 0,
+             "a NaN: refused, the batch untouched");
+    LA_CHECK(t, la_batch_put_tokens(NULL, tok, y) == LA_ENULL &&
+                    la_batch_get_tokens(&b, NULL, NULL) == 0,
+             "null");
+    la_batch_destroy(&a);
+    la_batch_destroy(&b);
+    la_data_destroy(&g);
+  }
+
+  LA_TEST(t, "given data: a run on the batches a fresh run draws is that run, bit for bit") {
+    static const char *const kv[] = {"d", "2", "n", "3", "depth", "1", "batch", "24",
+                                     "seed", "6", "eval_every", "-1", NULL};
+    la_run_config c, cg;
+    la_run a, b, r;
+    la_run_env env;
+    la_batch bs[5];
+    static unsigned char buf[1 << 15];
+    size_t len = 0;
+    const la_run_field *why = NULL;
+    int k;
+    LA_CHECK(t, sel_resolve("1", kv, &c) == 0 && la_run_create(&a, &c, NULL) == 0, "fresh");
+    for (k = 0; k < 5; ++k) {
+      la_rng rng;
+      la_batch_create(&bs[k], 2, 3, 24);
+      la_rng_seed(&rng, 6, (uint64_t)k); /* step k's stream */
+      la_data_sample(&a.data, &rng, &bs[k]);
+    }
+    cg = c;
+    la_run_field_set(&cg, sel_f("data"), LA_DATA_GIVEN);
+    memset(&env, 0, sizeof env);
+    env.batches = bs;
+    env.nbatches = 5;
+    LA_CHECK(t, la_run_create(&b, &cg, &env) == 0 && b.cfg.data_hash != 0, "given");
+    LA_CHECK(t, la_trainer_run(&a.trainer, 5) == 0 && la_trainer_run(&b.trainer, 3) == 0,
+             "trained");
+    LA_CHECK(t, la_checkpoint_save_mem(&b.trainer, buf, sizeof buf, &len) == 0 &&
+                    la_trainer_run(&b.trainer, 2) == 0,
+             "saved at 3, on to 5");
+    LA_CHECK(t, memcmp(a.trainer.theta, b.trainer.theta, sizeof(la_real) * 8) == 0,
+             "the same theta");
+    LA_CHECK(t, la_trainer_step(&b.trainer) == LA_ERANGE, "no batch for step 6");
+    /* a resume needs the same batches */
+    LA_CHECK(t, la_run_create(&r, &b.cfg, &env) == 0 &&
+                    la_run_resume_mem(&r, buf, len, &why) == 0 &&
+                    la_trainer_run(&r.trainer, 2) == 0 &&
+                    memcmp(r.trainer.theta, a.trainer.theta, sizeof(la_real) * 8) == 0,
+             "resumed on the same batches");
+    la_run_destroy(&r);
+    bs[4].y[0] += 1;
+    LA_CHECK(t, la_run_create(&r, &b.cfg, &env) == LA_ESHAPE, "other batches refused");
+    env.batches = NULL;
+    LA_CHECK(t, la_run_create(&r, &b.cfg, &env) == LA_ENULL, "none refused");
+    env.batches = bs;
+    LA_CHECK(t, la_run_create(&r, &c, &env) == LA_ERANGE,
+             "batches for a run that draws its own");
+    la_run_destroy(&a);
+    la_run_destroy(&b);
+    for (k = 0; k < 5; ++k) la_batch_destroy(&bs[k]);
+  }
+
+  LA_TEST(t, "given data: an initial theta given is the run's, and its fingerprint") {
+    static const char *const kv[] = {"d", "2", "n", "3", "depth", "1", "batch", "16", NULL};
+    la_run_config c;
+    la_run a, r;
+    la_run_env env;
+    la_real th0[8] = {0.1f, -0.2f, 0.3f, 0, 0.05f, 0.5f, -0.4f, 0.25f};
+    LA_CHECK(t, sel_resolve("1", kv, &c) == 0, "resolved");
+    memset(&env, 0, sizeof env);
+    env.theta0 = th0;
+    LA_CHECK(t, la_run_create(&a, &c, &env) == 0 && a.cfg.init_hash != 0 &&
+                    memcmp(a.trainer.theta, th0, sizeof th0) == 0,
+             "theta0 is the run's");
+    env.theta0 = NULL;
+    LA_CHECK(t, la_run_create(&r, &a.cfg, &env) == LA_ENULL,
+             "its description without the theta");
+    th0[3] = 1;
+    env.theta0 = th0;
+    LA_CHECK(t, la_run_create(&r, &a.cfg, &env) == LA_ESHAPE, "another theta");
+    la_run_destroy(&a);
+  }
+}
+
 static void suite_selectors(la_t *t) {
   test_sel_choices(t);
   test_sel_defaults(t);
   test_sel_checkpoints(t);
+  test_sel_given(t);
 }
