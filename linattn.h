@@ -439,7 +439,19 @@ typedef struct la_parallel {
    with gcc or clang unless LINATTN_NO_THREADS is defined; elsewhere
    threads > 1 is LA_EUNSUPPORTED. LA_ERANGE for threads < 0 or beyond
    LA_MAX_WORKERS, LA_ENOMEM when memory or a thread could not be had.
-   la_cpu_count is the number of online processors (1 where unknown). */
+
+   la_cpu_count is the number of CPUs this process may use, the default of
+   every thread count (the `linattn` command's, Python's): the processors
+   of its affinity mask (Linux: sched_getaffinity where the including
+   file's dialect declares it, else the mask /proc/self/status lists; other
+   hosts: the online processors), bounded by its cgroup's CPU quota
+   (cgroup v2: cpu.max of its cgroup and of each one above it; v1:
+   cpu.cfs_quota_us / cpu.cfs_period_us; rounded up), and by
+   SLURM_CPUS_PER_TASK and OMP_NUM_THREADS (its first number) where they
+   hold a positive number: a Slurm task given 1 CPU on a 64-core node, or
+   a job started with OMP_NUM_THREADS=1 beside others, does not
+   oversubscribe. At least 1 (1 where threads are not built), at most
+   LA_MAX_WORKERS. */
 #ifndef LINATTN_NO_STDLIB
 typedef struct la_pool la_pool;
 LINATTN_DEF int la_pool_create(la_pool **pool, int threads);
@@ -787,6 +799,16 @@ LINATTN_DEF int la_model_init_params(const la_model *m, la_rng *rng,
    their number (per-matrix clipping uses it), or a negative status. */
 LINATTN_DEF int la_model_blocks(const la_model *m, int *offsets, int *sizes,
                                 int max);
+/* Block i of la_model_blocks by name and shape: *name the matrix's name in
+   the packing above ("P", "Q", "B", "A", "W_K", "W_Q", "W1", "b1", "W2",
+   "b2"), *layer and *head where it stands (-1 and -1 for the front layer),
+   *rows x *cols its shape, row-major (a vector b1, b2: cols 1). Every
+   output may be NULL. Returns the block's offset in theta, LA_ERANGE for i
+   outside 0 .. la_model_blocks' count - 1 or a model la_model_init did not
+   make, LA_ENULL for no model. */
+LINATTN_DEF int la_model_block_info(const la_model *m, int i, const char **name,
+                                    int *layer, int *head, int *rows,
+                                    int *cols);
 /* Workspace for one call of loss, grad or hvp with cfg.parallel's workers;
    independent of batch size. Any byte alignment will do. 0 for an invalid
    model, or one whose workspace does not fit size_t. */
@@ -1209,6 +1231,12 @@ LINATTN_DEF int la_trace(int n, la_matvec_fn f, void *ctx,
                          double *stderr_, void *work, size_t bytes);
 
 /* ---------------------------------------------- the papers' numbers */
+/* The median of the robust condition number R = max |H_ii| / median
+   |H_ii|: paper A's code takes torch.median, the lower of the two middle
+   values of an even count (its 150 |H_ii| split into two groups, the P
+   blocks' and the Q blocks', so the two conventions differ by up to two
+   orders of magnitude at initialization); MID is their midpoint. */
+enum { LA_MEDIAN_LOWER = 0, LA_MEDIAN_MID = 1 };
 /* max |d_i| / median |d_i| (paper A's code, Jiang et al. 2022); work holds
    3n doubles (NULL, 0: allocated); LA_ERANGE if the median is 0 or the
    ratio passes the largest double (r is then not written). */
@@ -1725,7 +1753,10 @@ struct la_run_config {
     int log_every;         /* a record every k steps */
     int diag_every;        /* robust condition numbers; 0 never */
     int smooth_every;      /* directional smoothness; 0 never */
-    int diag_batch;        /* their fixed batch */
+    int diag_batch;        /* their fixed batch's prompts */
+    uint64_t diag_seed;    /* its seed; follows eval_seed */
+    int diag_batches;      /* R on this many such batches (their median) */
+    int rcond_median;      /* LA_MEDIAN_*: R's median convention */
   } measure;
   /* bit i of the table's row i: given (la_run_field_given reads it) */
   unsigned char given[LA_RUN_MAX_FIELDS / 8];
@@ -1987,6 +2018,12 @@ LINATTN_DEF const la_data *la_run_data(const la_run *r);
 LINATTN_DEF la_real *la_run_theta(la_run *r, int *n);
 LINATTN_DEF long la_run_step(const la_run *r);
 LINATTN_DEF const la_batch *la_run_eval_batch(const la_run *r);
+/* The k-th batch (k >= 0) of the measurements along a run (the robust
+   condition number, directional smoothness): its prompts drawn into b (the
+   caller's, of the run's d and n, measure.diag_batch prompts as a rule)
+   from measure.diag_seed's stream LA_STREAM_DIAG - k. */
+#define LA_STREAM_DIAG (LA_STREAM_EVAL - 2)
+LINATTN_DEF int la_run_diag_batch(const la_run *r, int k, la_batch *b);
 
 
 #ifdef __cplusplus
@@ -2193,6 +2230,9 @@ static int la__arena_align(la__arena *a) {
 #define LA__THREADS 1
 #include <pthread.h>
 #include <unistd.h>
+#ifdef __linux__
+#include <sched.h> /* sched_getaffinity where the dialect declares it */
+#endif
 #else
 #define LA__THREADS 0
 #endif
@@ -3298,9 +3338,120 @@ LINATTN_DEF void la_free(void *p) {
    the scheduler on the core its partner needs, holds that partner up for
    whole time slices. */
 
+#if LA__THREADS
+/* A limit on the CPUs in the environment variable `name`: its first whole
+   number (OMP_NUM_THREADS may list one per nesting level), 0 where it is
+   unset, not a number or not positive. Capped above LA_MAX_WORKERS. */
+static long la__cpu_env(const char *name) {
+  const char *s = getenv(name);
+  long v = 0;
+  if (!s) return 0;
+  while (*s == ' ' || *s == '\t') ++s;
+  for (; *s >= '0' && *s <= '9'; ++s)
+    if ((v = v * 10 + (*s - '0')) > LA_MAX_WORKERS) v = LA_MAX_WORKERS + 1;
+  return v;
+}
+
+/* The first line of the file at path into buf ("" when there is none). */
+static void la__cpu_line(const char *path, char *buf, int cap) {
+  FILE *f = path ? fopen(path, "r") : NULL;
+  buf[0] = 0;
+  if (!f) return;
+  if (!fgets(buf, cap, f)) buf[0] = 0;
+  (void)fclose(f);
+}
+
+/* The CPUs a cgroup's quota allows, rounded up: cgroup v2's "QUOTA PERIOD"
+   (or "max PERIOD") in v2_max, else v1's quota (-1: none) and period; 0
+   where there is no quota or no file. */
+static long la__cpu_quota(const char *v2_max, const char *v1_quota,
+                          const char *v1_period) {
+  char line[64], *end;
+  double q = -1, p = 0;
+  la__cpu_line(v2_max, line, sizeof line);
+  if (line[0]) {
+    if (strncmp(line, "max", 3) != 0) {
+      q = strtod(line, &end);
+      p = strtod(end, NULL);
+    }
+  } else if (v1_quota) {
+    la__cpu_line(v1_quota, line, sizeof line);
+    if (line[0]) q = strtod(line, NULL);
+    la__cpu_line(v1_period, line, sizeof line);
+    if (line[0]) p = strtod(line, NULL);
+  }
+  if (!(q > 0 && p > 0)) return 0;
+  q = ceil(q / p);
+  return q > LA_MAX_WORKERS ? LA_MAX_WORKERS : (long)q;
+}
+
+/* The smallest quota of this process's cgroup and those above it (v2:
+   the line "0::PATH" of /proc/self/cgroup), or of v1's cpu controller;
+   0 where none is set. */
+static long la__cpu_cgroup(void) {
+  char line[512], path[600];
+  long best = la__cpu_quota("/sys/fs/cgroup/cpu.max",
+                            "/sys/fs/cgroup/cpu/cpu.cfs_quota_us",
+                            "/sys/fs/cgroup/cpu/cpu.cfs_period_us");
+  FILE *f = fopen("/proc/self/cgroup", "r");
+  if (!f) return best;
+  while (fgets(line, sizeof line, f))
+    if (!strncmp(line, "0::/", 4)) {
+      char *end = line + strcspn(line, "\n"), *cut;
+      *end = 0;
+      while ((cut = strrchr(line + 3, '/')) != NULL && cut[1]) {
+        long q;
+        (void)snprintf(path, sizeof path, "/sys/fs/cgroup%s/cpu.max", line + 3);
+        q = la__cpu_quota(path, NULL, NULL);
+        if (q > 0 && (best == 0 || q < best)) best = q;
+        *cut = 0; /* its parent */
+      }
+    }
+  (void)fclose(f);
+  return best;
+}
+
+/* The processors of the affinity mask, 0 where it cannot be read. */
+static long la__cpu_affinity(void) {
+#if defined(__linux__) && defined(CPU_COUNT)
+  cpu_set_t set;
+  if (sched_getaffinity(0, sizeof set, &set) == 0) return CPU_COUNT(&set);
+  return 0;
+#elif defined(__linux__)
+  /* the dialect hides sched_getaffinity: the same mask, as a list */
+  char line[4096];
+  long n = 0;
+  FILE *f = fopen("/proc/self/status", "r");
+  if (!f) return 0;
+  while (fgets(line, sizeof line, f))
+    if (!strncmp(line, "Cpus_allowed_list:", 18)) {
+      char *s = line + 18;
+      while (*s) {
+        long a = strtol(s, &s, 10), b = a;
+        if (*s == '-') b = strtol(s + 1, &s, 10);
+        n += b >= a ? b - a + 1 : 0;
+        s += strspn(s, ", \t\n");
+        if (*s && (*s < '0' || *s > '9')) break;
+      }
+    }
+  (void)fclose(f);
+  return n;
+#else
+  return 0;
+#endif
+}
+#endif
+
 LINATTN_DEF int la_cpu_count(void) {
 #if LA__THREADS && defined(_SC_NPROCESSORS_ONLN)
-  long n = sysconf(_SC_NPROCESSORS_ONLN);
+  long n = sysconf(_SC_NPROCESSORS_ONLN), a = la__cpu_affinity();
+  long limits[3], i;
+  limits[0] = la__cpu_cgroup();
+  limits[1] = la__cpu_env("SLURM_CPUS_PER_TASK");
+  limits[2] = la__cpu_env("OMP_NUM_THREADS");
+  if (a > 0) n = a;
+  for (i = 0; i < 3; ++i)
+    if (limits[i] > 0 && limits[i] < n) n = limits[i];
   return n < 1 ? 1 : n > LA_MAX_WORKERS ? LA_MAX_WORKERS : (int)n;
 #else
   return 1;
@@ -7041,6 +7192,60 @@ LINATTN_DEF int la_model_blocks(const la_model *m, int *offsets, int *sizes,
     offsets[k] = at; sizes[k] = sz[i]; at += sz[i]; ++k;
   }
   return k;
+}
+
+/* The shape of block j (0 .. la__m_head_blocks - 1) of a head: P (or B)
+   unless pgd, then Q (or A), or W_K and W_Q. */
+static const char *la__m_head_block(const la_model *m, int j, int *rows,
+                                    int *cols) {
+  la__mpack pk = la__m_pack(m);
+  int sparse = m->cfg.param != LA_PARAM_DENSE;
+  if (m->cfg.param == LA_PARAM_PGD) ++j; /* no P */
+  *rows = pk.q;
+  *cols = pk.q;
+  if (j == 0) return sparse ? "B" : "P";
+  if (!pk.r) return sparse ? "A" : "Q";
+  *rows = pk.r;
+  return j == 1 ? "W_K" : "W_Q";
+}
+
+LINATTN_DEF int la_model_block_info(const la_model *m, int i, const char **name,
+                                    int *layer, int *head, int *rows,
+                                    int *cols) {
+  static const char *const front[] = {"W1", "b1", "W2", "b2"};
+  int hb, nb, j, k, r = 0, c = 0, l = -1, h = -1, at, fh;
+  const char *nm;
+  if (!m) return LA_ENULL;
+  if (!la__m_valid(m) || i < 0 || i >= (nb = la__m_nblocks(m))) return LA_ERANGE;
+  hb = la__m_head_blocks(m);
+  fh = m->cfg.front_hidden;
+  if (i < m->cfg.layers * m->cfg.heads * hb) {
+    l = i / hb / m->cfg.heads;
+    h = i / hb % m->cfg.heads;
+    at = i / hb * (la__m_layer_params(m) / m->cfg.heads);
+    for (k = 0; k < i % hb; ++k) { /* the head's blocks before it */
+      (void)la__m_head_block(m, k, &r, &c);
+      at += r * c;
+    }
+    nm = la__m_head_block(m, i % hb, &r, &c);
+  } else {
+    int fr[4], fc[4];
+    fr[0] = fr[1] = fc[2] = fh;
+    fr[2] = fr[3] = fc[0] = m->cfg.d;
+    fc[1] = fc[3] = 1;
+    j = i - (nb - 4);
+    at = m->cfg.layers * la__m_layer_params(m);
+    for (k = 0; k < j; ++k) at += fr[k] * fc[k];
+    nm = front[j];
+    r = fr[j];
+    c = fc[j];
+  }
+  if (name) *name = nm;
+  if (layer) *layer = l;
+  if (head) *head = h;
+  if (rows) *rows = r;
+  if (cols) *cols = c;
+  return at;
 }
 
 /* The workspace of one call with `par`'s workers (0: not valid). */
@@ -11791,6 +11996,7 @@ static const char *const la__sched_names[] = {"constant", "halving", "cosine",
 static const char *const la__mode_names[] = {"fresh", "resample", "fixed",
                                              "given", NULL};
 static const char *const la__ls_names[] = {"none", "strong-wolfe", NULL};
+static const char *const la__median_names[] = {"lower", "mid", NULL};
 
 /* The fields of a run, in the order records list them. Ranges are the
    header's limits; whole numbers beyond 2^53 would not survive a double.
@@ -11979,7 +12185,22 @@ static const la_run_field la__run_fields[] = {
            0, 0, NULL, "directional smoothness every k steps, 0 never", 0,
            NULL),
     LA__RF("diag_batch", LA_FIELD_INT, measure.diag_batch, 1, 1e6, 0, 0, NULL,
-           "prompts of the fixed batch of those measurements", 1000, NULL)};
+           "prompts of the fixed batch of those measurements", 1000, NULL),
+    LA__RF("diag_seed", LA_FIELD_U64, measure.diag_seed, 0, LA__BIG, 0, 0, NULL,
+           "seed of that batch (a study gives every run one: paper A's "
+           "code measures every seed on one batch)",
+           LA__NODEF, "eval_seed"),
+    LA__RF("diag_batches", LA_FIELD_INT, measure.diag_batches, 1, 1000, 0, 0,
+           NULL,
+           "robust condition numbers on this many such batches: their "
+           "median, and their range",
+           1, NULL),
+    LA__RF("rcond_median", LA_FIELD_ENUM, measure.rcond_median, 0, 1, 0, 0,
+           la__median_names,
+           "R = max|H_ii| / median|H_ii|: lower, the lower middle value as "
+           "torch.median (paper A's code), or mid, the two middle values' "
+           "midpoint",
+           LA_MEDIAN_LOWER, NULL)};
 #undef LA__RF
 #undef LA__ID
 #undef LA__SH
@@ -13864,7 +14085,10 @@ static const struct {
     LA__MB(LA_TYPE_RUN_ENV, la_run_env, callback),
     LA__MB(LA_TYPE_RUN_ENV, la_run_env, user),
     LA__MB(LA_TYPE_RUN_ENV, la_run_env, kernels),
-    LA__MB(LA_TYPE_RUN_ENV, la_run_env, parallel)};
+    LA__MB(LA_TYPE_RUN_ENV, la_run_env, parallel),
+    LA__MB(LA_TYPE_RUN_ENV, la_run_env, batches),
+    LA__MB(LA_TYPE_RUN_ENV, la_run_env, nbatches),
+    LA__MB(LA_TYPE_RUN_ENV, la_run_env, theta0)};
 #undef LA__MB
 
 LINATTN_DEF size_t la_member_at(int type, int i, const char **name) {
@@ -13909,6 +14133,14 @@ LINATTN_DEF la_real *la_run_theta(la_run *r, int *n) {
   return r ? r->trainer.theta : NULL;
 }
 LINATTN_DEF long la_run_step(const la_run *r) { return r ? r->trainer.step : 0; }
+LINATTN_DEF int la_run_diag_batch(const la_run *r, int k, la_batch *b) {
+  la_rng rng;
+  if (!r || !b) return LA_ENULL;
+  if (k < 0) return LA_ERANGE;
+  la_rng_seed(&rng, r->cfg.measure.diag_seed, LA_STREAM_DIAG - (uint64_t)k);
+  return la_data_sample(&r->data, &rng, b);
+}
+
 LINATTN_DEF const la_batch *la_run_eval_batch(const la_run *r) {
   return r && r->trainer.has_eval ? &r->trainer.eval : NULL;
 }

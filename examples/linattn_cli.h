@@ -265,8 +265,10 @@ typedef struct cli_flag {
 static const cli_flag cli_flags[] = {
     {"threads", CLI_K_INT, CLI_TRAINISH | CLI_NOISE | CLI_CURV | CLI_REPRO,
      CLI_C(threads), 1, LA_MAX_WORKERS, NULL, "K",
-     "threads of one run, the same bits for any count (default: every "
-     "online CPU; reproduce and sweep --jobs: 1 per process)"},
+     "threads of one run, the same bits for any count (default: the CPUs "
+     "this job may use: its affinity, a cgroup quota, SLURM_CPUS_PER_TASK, "
+     "OMP_NUM_THREADS; reproduce: 1 per process; sweep --jobs K: a K-th "
+     "each)"},
     /* outputs */
     {"out", CLI_K_STR, CLI_MODEL | CLI_THEOREM,
      CLI_C(out), 0, 0, NULL, "FILE",
@@ -373,7 +375,7 @@ static const cli_flag cli_flags[] = {
      "paper B's depth and context: seeds averaged (default 1; 5 with --full)"},
     {"jobs", CLI_K_INT, CLI_REPRO | CLI_SWEEP,
      CLI_C(jobs), 1, 1024, NULL, "K",
-     "parallel processes (reproduce: default the online CPUs; sweep: run "
+     "parallel processes (reproduce: default the CPUs this job may use; sweep: run "
      "the commands)"},
     {"lr-sgd", CLI_K_REAL, CLI_REPRO,
      CLI_O(repro.lr_sgd), 1e-12, 1e6, NULL, "X",

@@ -566,20 +566,35 @@ static void fmt_miqr(char *buf, size_t cap, const stats *s) {
 }
 
 /* A claim about each seed, "v_s > threshold", and its verdict by the rule
-   the reports state: it holds when it holds in more than half of the seeds
-   and the median over the seeds is above the threshold too; it does not
-   hold when it fails in more than half and the median is not above; it is
-   mixed otherwise. A seed without a value (NaN: not measured, or both runs
-   diverged) counts as neither. */
-enum { V_HOLDS, V_FAILS, V_MIXED, V_NONE };
+   the reports state: a one-sided sign test at VERDICT_LEVEL over the
+   seeds that have a value. It holds when seeing at least `yes` of the m
+   seeds above the threshold would have a chance of at most VERDICT_LEVEL
+   were each seed a fair coin; it does not hold when the same is true of
+   `no`; it is undecided otherwise (four seeds never decide: 1/16 > 5%). A
+   seed without a value (NaN: not measured, or both runs diverged) counts
+   as neither. */
+#define VERDICT_LEVEL 0.05
+enum { V_HOLDS, V_FAILS, V_UNDECIDED, V_NONE };
 typedef struct verdict {
   int yes, no, seeds, v;
   double median;
+  double p_yes, p_no; /* the sign test's p-values, each side */
 } verdict;
+
+/* P(X >= k) for X ~ Binomial(m, 1/2). */
+static double sign_tail(int k, int m) {
+  double c = 1, p = 0; /* C(m, j) */
+  int j;
+  for (j = 0; j <= m; ++j) {
+    if (j >= k) p += c;
+    c = c * (m - j) / (j + 1);
+  }
+  return p * pow(0.5, m);
+}
 
 static void verdict_of(const double *v, int k, double threshold, verdict *out) {
   stats s;
-  int i;
+  int i, m;
   memset(out, 0, sizeof *out);
   out->seeds = k;
   for (i = 0; i < k; ++i) {
@@ -589,15 +604,18 @@ static void verdict_of(const double *v, int k, double threshold, verdict *out) {
   }
   stats_of(v, k, &s);
   out->median = s.med;
-  if (out->yes + out->no == 0) out->v = V_NONE;
-  else if (2 * out->yes > k && s.med > threshold) out->v = V_HOLDS;
-  else if (2 * out->no > k && !(s.med > threshold)) out->v = V_FAILS;
-  else out->v = V_MIXED;
+  m = out->yes + out->no;
+  out->p_yes = sign_tail(out->yes, m);
+  out->p_no = sign_tail(out->no, m);
+  if (m == 0) out->v = V_NONE;
+  else if (out->p_yes <= VERDICT_LEVEL) out->v = V_HOLDS;
+  else if (out->p_no <= VERDICT_LEVEL) out->v = V_FAILS;
+  else out->v = V_UNDECIDED;
 }
 
 static const char *verdict_word(int v) {
   return v == V_HOLDS ? "holds" : v == V_FAILS ? "does not hold"
-         : v == V_MIXED ? "mixed" : "not measured";
+         : v == V_UNDECIDED ? "undecided" : "not measured";
 }
 
 /* ------------------------------------------------------------ bands */

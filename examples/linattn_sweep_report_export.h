@@ -214,7 +214,7 @@ static char **sweep_command(const sweep *S, long i) {
   if (!(v = (char **)calloc(words, sizeof(char *)))) return NULL;
   v[w++] = (char *)c->argv0;
   v[w++] = (char *)"train"; /* --preset, as every run field, is an axis */
-  if (c->threads > 0 || c->jobs >= 1) { /* with --jobs: one each, by default */
+  if (c->threads > 0 || c->jobs >= 1) { /* with --jobs: its share, by default */
     v[w++] = (char *)"--threads";
     v[w++] = (char *)S->threads;
   }
@@ -296,7 +296,13 @@ static int cmd_sweep(const cli_config *c) {
   memset(&S, 0, sizeof S);
   S.c = c;
   S.dir = c->out_dir ? c->out_dir : "sweep";
-  snprintf(S.threads, sizeof S.threads, "%ld", c->threads > 0 ? c->threads : 1);
+  /* with --jobs K each run takes its share of the CPUs this job was given
+     (la_cpu_count: the affinity mask, a cgroup quota, SLURM_CPUS_PER_TASK,
+     OMP_NUM_THREADS), at least one */
+  snprintf(S.threads, sizeof S.threads, "%ld",
+           c->threads > 0 ? c->threads
+           : c->jobs >= 1 && la_cpu_count() / c->jobs > 1 ? la_cpu_count() / c->jobs
+                                                          : 1L);
   if ((st = u_folder_ok("--out-dir", S.dir)) != 0 || (st = sweep_axes(&S)) != 0) goto out;
   totals = (long *)calloc((size_t)S.n + 1, sizeof(long));
   if (!totals) {

@@ -370,6 +370,10 @@ static void train_summary(FILE *f, la_run *r, int st, long start, long target,
     jw_num(&w, "final_eval_loss", ev);
   jw_num(&w, "seconds", u_now() - t0);
   jw_num(&w, "steps_per_second", (double)(tr->step - start) / (u_now() - t0));
+  /* the threads it ran on (its bits are the same for any count) */
+  jw_int(&w, "threads", r->model.cfg.parallel && r->model.cfg.parallel->workers > 1
+                            ? r->model.cfg.parallel->workers
+                            : 1);
   if (ckpt >= 0) jw_str(&w, "checkpoint", ckpt ? "not saved" : "saved");
   jw_end(&w);
 }
@@ -525,6 +529,12 @@ static int given_theta(const char *path, const la_run_config *rc, given_in *g) {
     return u_oom();
   }
   L = mc.layers, H = mc.heads;
+  for (i = 0; i < a.count; ++i) /* within the build's reals before any cast */
+    if (!(fabs(a.v[i]) <= (sizeof(la_real) == 4 ? FLT_MAX : DBL_MAX))) {
+      free(a.v);
+      return u_fail(EXIT_BAD_INPUT, "--init-theta %s: a value beyond the build's reals",
+                    U_Q(path));
+    }
   if (a.ndim == 1 && a.shape[0] == m.nparams) {
     for (i = 0; i < a.count; ++i) g->theta0[i] = (la_real)a.v[i];
   } else if (a.ndim == 5 && a.shape[0] == L && a.shape[1] == H && a.shape[2] == 2 &&
@@ -547,10 +557,6 @@ static int given_theta(const char *path, const la_run_config *rc, given_in *g) {
                   "a sparse model", U_Q(path), m.nparams, L, H, d, d);
   }
   free(a.v);
-  for (i = 0; i < (size_t)m.nparams; ++i)
-    if (!(fabs((double)g->theta0[i]) <= LA__REAL_MAX))
-      return u_fail(EXIT_BAD_INPUT, "--init-theta %s: a value beyond the build's reals",
-                    U_Q(path));
   return 0;
 }
 

@@ -991,9 +991,4 @@ static int write_svg(const char *path, draw_fn draw, void *ctx) {
   return u_commit(&o);
 }
 
-static int u_online_cpus(void) {
-  long k = sysconf(_SC_NPROCESSORS_ONLN);
-  return k > 0 ? (int)k : 1;
-}
-
 #endif /* LINATTN_UTIL_H */

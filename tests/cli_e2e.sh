@@ -218,6 +218,17 @@ bad_input "sweep: a grid point that cannot be built" "beta1" sweep --opt sgd,ada
 # ---------------------------------------------------------------- noise
 "$bin" noise --samples 60 --minibatch 200 --true-batch 4000 --bins 12 --out noise.json --svg noise.svg
 check "noise exits 0" [ $? -eq 0 ]
+# the CPUs a job was given: a run takes them all, sweep --jobs K a K-th each
+check "train: OMP_NUM_THREADS=1 bounds its threads to one" sh -c \
+  "OMP_NUM_THREADS=1 \"$bin\" train --steps 2 --batch 8 | jq -se '.[-1].threads == 1' > /dev/null"
+sweep_threads() { # sweep_threads JOBS: the threads of its runs on CPUs 0 and 1
+  rm -rf swt && taskset -c 0,1 "$bin" sweep --seed 1,2 --jobs "$1" --steps 2 --out-dir swt \
+    -- --batch 8 > /dev/null && cat swt/*.jsonl | jq -sc 'map(select(.type == "summary") | .threads) | unique'
+}
+if [ "$(nproc)" -ge 2 ]; then
+  check "sweep --jobs 1 on 2 CPUs: each run takes both" [ "$(sweep_threads 1)" = "[2]" ]
+  check "sweep --jobs 2 on 2 CPUs: one each" [ "$(sweep_threads 2)" = "[1]" ]
+fi
 # a default the help states is the one the command uses
 check "noise: --true-batch's default is what its help says" sh -c \
   "\"$bin\" noise --help | grep -q 'true-batch B.*default 100 times the minibatch' &&

@@ -107,22 +107,29 @@ static void suite_cli_stats(la_t *t) {
              "subnormals: %g ± %g", s.mean, s.sd);
   }
 
-  LA_TEST(t, "verdict: a majority of the seeds and the median agree") {
-    double holds[6] = {2, 3, 4, 5, 0.5, 0.9}, split[6] = {2, 2, 2, 0.5, 0.5, 0.5};
-    double fails[6] = {0.5, 0.6, 0.7, 0.8, 2, 3}, gaps[6] = {2, 2, NAN, NAN, NAN, 0.5};
-    double none[2] = {NAN, NAN}, sgd_div[3] = {HUGE_VAL, HUGE_VAL, 0.5};
+  LA_TEST(t, "verdict: a one-sided sign test at 5% over the seeds with a number") {
+    double four[4] = {2, 3, 4, 5}, five[5] = {2, 3, 4, 5, 6};
+    double twelve[12], gaps[8] = {2, 2, 2, 2, 2, NAN, NAN, NAN};
+    double none[2] = {NAN, NAN}, sgd_div[5] = {HUGE_VAL, HUGE_VAL, 2, 2, 2};
     verdict v;
-    verdict_of(holds, 6, 1, &v);
-    LA_CHECK(t, v.v == V_HOLDS && v.yes == 4 && v.no == 2, "holds %d", v.v);
-    verdict_of(split, 6, 1, &v);
-    LA_CHECK(t, v.v == V_MIXED && v.yes == 3, "three of six is no majority");
-    verdict_of(fails, 6, 1, &v);
-    LA_CHECK(t, v.v == V_FAILS && v.no == 4, "fails %d", v.v);
-    verdict_of(gaps, 6, 1, &v);
-    LA_CHECK(t, v.v == V_MIXED && v.yes == 2 && v.no == 1, "unmeasured seeds count for neither");
+    int k, i;
+    verdict_of(four, 4, 1, &v);
+    LA_CHECK(t, v.v == V_UNDECIDED && v.yes == 4 && fabs(v.p_yes - 1.0 / 16) < 1e-15,
+             "four seeds never decide: p = 1/16");
+    verdict_of(five, 5, 1, &v);
+    LA_CHECK(t, v.v == V_HOLDS && fabs(v.p_yes - 1.0 / 32) < 1e-15, "5 of 5");
+    for (k = 0; k <= 12; ++k) { /* k of 12 above: holds from 10, fails to 2 */
+      for (i = 0; i < 12; ++i) twelve[i] = i < k ? 2 : 0.5;
+      verdict_of(twelve, 12, 1, &v);
+      LA_CHECK(t, v.v == (k >= 10 ? V_HOLDS : k <= 2 ? V_FAILS : V_UNDECIDED),
+               "%d of 12: %s (p %g, %g)", k, verdict_word(v.v), v.p_yes, v.p_no);
+    }
+    verdict_of(gaps, 8, 1, &v);
+    LA_CHECK(t, v.v == V_HOLDS && v.yes == 5 && v.no == 0,
+             "unmeasured seeds count for neither: 5 of 5 measured");
     verdict_of(none, 2, 1, &v);
     LA_CHECK(t, v.v == V_NONE, "nothing measured");
-    verdict_of(sgd_div, 3, 1, &v);
+    verdict_of(sgd_div, 5, 1, &v);
     LA_CHECK(t, v.v == V_HOLDS, "a diverged SGD run (inf) counts as Adam lower");
   }
 

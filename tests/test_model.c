@@ -975,7 +975,72 @@ static void tm_test_bad(la_t *t) {
   }
 }
 
+/* la_model_block_info: every block of every packing by the name, layer,
+   head and shape THE PACKING OF THETA gives it, at la_model_blocks'
+   offset and size. */
+static void tm_block_case(la_t *t, int param, int heads, int rank,
+                          const char *const *names, int hb) {
+  la_model_config mc;
+  la_model m;
+  int off[64], sz[64], nb, i, r, c, l, h;
+  const char *nm;
+  memset(&mc, 0, sizeof mc);
+  mc.d = 3; mc.n = 4; mc.layers = 2; mc.param = param; mc.heads = heads;
+  mc.qk_rank = rank;
+  LA_CHECK(t, la_model_init(&m, &mc) == LA_OK, "init %s", names[0]);
+  nb = la_model_blocks(&m, off, sz, 64);
+  LA_CHECK(t, nb == 2 * heads * hb, "%s: %d blocks", names[0], nb);
+  for (i = 0; i < nb; ++i) {
+    int at = la_model_block_info(&m, i, &nm, &l, &h, &r, &c);
+    LA_CHECK(t, at == off[i] && r * c == sz[i] && !strcmp(nm, names[i % hb]) &&
+                    l == i / hb / heads && h == i / hb % heads,
+             "block %d: %s at %d (%d x %d) of layer %d head %d, want %s at %d (%d)",
+             i, nm, at, r, c, l, h, names[i % hb], off[i], sz[i]);
+  }
+  LA_CHECK(t, la_model_block_info(&m, nb, &nm, NULL, NULL, NULL, NULL) == LA_ERANGE &&
+                  la_model_block_info(&m, -1, NULL, NULL, NULL, NULL, NULL) == LA_ERANGE &&
+                  la_model_block_info(NULL, 0, NULL, NULL, NULL, NULL, NULL) == LA_ENULL,
+           "%s: out of range, null", names[0]);
+}
+
+static void tm_test_block_names(la_t *t) {
+  LA_TEST(t, "model: la_model_block_info names and shapes every block") {
+    la_model_config mc;
+    la_model m;
+    const char *nm;
+    int r, c, l, h;
+    static const char *const ba[] = {"B", "A"}, *const pq[] = {"P", "Q"},
+                             *const a[] = {"A"}, *const pkq[] = {"P", "W_K", "W_Q"},
+                             *const bkq[] = {"B", "W_K", "W_Q"}, *const kq[] = {"W_K", "W_Q"};
+    tm_block_case(t, LA_PARAM_SPARSE, 1, 0, ba, 2);
+    tm_block_case(t, LA_PARAM_DENSE, 1, 0, pq, 2);
+    tm_block_case(t, LA_PARAM_PGD, 1, 0, a, 1);
+    tm_block_case(t, LA_PARAM_DENSE, 2, 2, pkq, 3);
+    tm_block_case(t, LA_PARAM_SPARSE, 3, 1, bkq, 3);
+    tm_block_case(t, LA_PARAM_PGD, 1, 2, kq, 2);
+    /* the front layer's four after the layers' */
+    memset(&mc, 0, sizeof mc);
+    mc.d = 3; mc.n = 4; mc.layers = 2; mc.heads = 2; mc.param = LA_PARAM_DENSE;
+    mc.qk_rank = 2; mc.front_hidden = 7;
+    LA_CHECK(t, la_model_init(&m, &mc) == LA_OK, "init");
+    LA_CHECK(t, la_model_block_info(&m, 4 * 3 - 1, &nm, &l, &h, &r, &c) == 4 * 32 - 8 &&
+                    !strcmp(nm, "W_Q") && l == 1 && h == 1 && r == 2 && c == 4,
+             "the last head's W_Q: %s l %d h %d %d x %d", nm, l, h, r, c);
+    LA_CHECK(t, la_model_block_info(&m, 12, &nm, &l, &h, &r, &c) == 128 &&
+                    !strcmp(nm, "W1") && l == -1 && h == -1 && r == 7 && c == 3,
+             "W1: %s %d x %d", nm, r, c);
+    LA_CHECK(t, la_model_block_info(&m, 13, &nm, NULL, NULL, &r, &c) == 128 + 21 &&
+                    !strcmp(nm, "b1") && r == 7 && c == 1, "b1");
+    LA_CHECK(t, la_model_block_info(&m, 14, &nm, NULL, NULL, &r, &c) == 128 + 28 &&
+                    !strcmp(nm, "W2") && r == 3 && c == 7, "W2");
+    LA_CHECK(t, la_model_block_info(&m, 15, &nm, NULL, NULL, &r, &c) == 128 + 49 &&
+                    !strcmp(nm, "b2") && r == 3 && c == 1 && 128 + 52 == m.nparams,
+             "b2, and theta ends there");
+  }
+}
+
 static void suite_model(la_t *t) {
+  tm_test_block_names(t);
   tm_test_params(t);
   tm_test_naive(t);
   tm_test_grad(t);

@@ -260,7 +260,8 @@ static void test_run_table(la_t *t) {
         M(resample_every, 1), M(eval_every, 1), M(eval_batch, 1), M(seed, 1),
         M(eval_seed, 1), M(steps, 1), M(measure.log_every, 1),
         M(measure.diag_every, 1), M(measure.smooth_every, 1),
-        M(measure.diag_batch, 1), M(given, 0) /* which were given: a bit a row */
+        M(measure.diag_batch, 1), M(measure.diag_seed, 1), M(measure.diag_batches, 1),
+        M(measure.rcond_median, 1), M(given, 0) /* which were given: a bit a row */
 #undef M
     };
     int nm = (int)(sizeof members / sizeof members[0]), i, j, found;
@@ -971,7 +972,7 @@ static void test_run_foreign(la_t *t) {
         {LA_TYPE_TRAIN_RECORD, 12, offsetof(la_train_record, eval_loss),
          sizeof(la_train_record)},
         {LA_TYPE_RCOND, 7, offsetof(la_rcond, resolution), sizeof(la_rcond)},
-        {LA_TYPE_RUN_ENV, 4, offsetof(la_run_env, parallel), sizeof(la_run_env)},
+        {LA_TYPE_RUN_ENV, 7, offsetof(la_run_env, theta0), sizeof(la_run_env)},
     };
     int k, i;
     const char *nm;

@@ -526,6 +526,40 @@ static void test_sel_given(la_t *t) {
     for (k = 0; k < 5; ++k) la_batch_destroy(&bs[k]);
   }
 
+  LA_TEST(t, "measurements: the k-th batch of a run's measurements, from diag_seed") {
+    static const char *const a[] = {"d", "2", "n", "3", "seed", "4", NULL};
+    static const char *const b[] = {"d", "2", "n", "3", "seed", "5", "diag_seed", "4", NULL};
+    la_run_config ca, cb;
+    la_run ra, rb;
+    la_batch x, y, z;
+    la_rng rng;
+    LA_CHECK(t, sel_resolve("1", a, &ca) == 0 && sel_resolve("1", b, &cb) == 0 &&
+                    ca.measure.diag_seed == 4 && cb.measure.diag_seed == 4 &&
+                    la_run_create(&ra, &ca, NULL) == 0 && la_run_create(&rb, &cb, NULL) == 0,
+             "diag_seed follows eval_seed, which follows seed; or given");
+    la_batch_create(&x, 2, 3, 20);
+    la_batch_create(&y, 2, 3, 20);
+    la_batch_create(&z, 2, 3, 20);
+    LA_CHECK(t, la_run_diag_batch(&ra, 0, &x) == 0 && la_run_diag_batch(&rb, 0, &y) == 0 &&
+                    memcmp(x.z, y.z, la_batch_bytes(2, 3, 20)) == 0,
+             "one batch for two seeds of one diag_seed");
+    la_rng_seed(&rng, 4, LA_STREAM_EVAL - 2);
+    la_data_sample(&ra.data, &rng, &z);
+    LA_CHECK(t, memcmp(x.z, z.z, la_batch_bytes(2, 3, 20)) == 0,
+             "batch 0: the stream the diagnostics always used");
+    LA_CHECK(t, la_run_diag_batch(&ra, 1, &y) == 0 &&
+                    memcmp(x.z, y.z, la_batch_bytes(2, 3, 20)) != 0,
+             "batch 1: another");
+    LA_CHECK(t, la_run_diag_batch(&ra, -1, &y) == LA_ERANGE &&
+                    la_run_diag_batch(NULL, 0, &y) == LA_ENULL,
+             "refused");
+    la_batch_destroy(&x);
+    la_batch_destroy(&y);
+    la_batch_destroy(&z);
+    la_run_destroy(&ra);
+    la_run_destroy(&rb);
+  }
+
   LA_TEST(t, "given data: an initial theta given is the run's, and its fingerprint") {
     static const char *const kv[] = {"d", "2", "n", "3", "depth", "1", "batch", "16", NULL};
     la_run_config c;

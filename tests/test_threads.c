@@ -484,7 +484,89 @@ static void th_test_fresh(la_t *t) {
   }
 }
 
+#if LA__THREADS
+/* A file of `text` at path (the test's cgroup files). */
+static void th_write(const char *path, const char *text) {
+  FILE *f = fopen(path, "w");
+  if (f) {
+    (void)fputs(text, f);
+    (void)fclose(f);
+  }
+}
+
+/* la_cpu_count with the environment variable `name` set to `value`. */
+static int th_cpus_with(const char *name, const char *value) {
+  int n;
+  char *old = getenv(name), keep[64] = "";
+  if (old) (void)snprintf(keep, sizeof keep, "%s", old);
+  if (setenv(name, value, 1) != 0) return -1;
+  n = la_cpu_count();
+  if (old ? setenv(name, keep, 1) : unsetenv(name)) return -1;
+  return n;
+}
+#endif
+
+static void th_test_cpu_count(la_t *t) {
+  LA_TEST(t, "threads/la_cpu_count: the affinity mask, cgroup quota, Slurm and OpenMP") {
+#if LA__THREADS
+    char dir[] = "/tmp/la-cpus-XXXXXX", a[300], b[300], c[300];
+    int all = la_cpu_count();
+    long online = sysconf(_SC_NPROCESSORS_ONLN);
+    LA_CHECK(t, all >= 1 && all <= online, "cpus %d of %ld online", all, online);
+    /* the variables bound it (never raise it), their first number */
+    LA_CHECK(t, th_cpus_with("OMP_NUM_THREADS", "1") == 1, "OMP_NUM_THREADS=1");
+    LA_CHECK(t, th_cpus_with("OMP_NUM_THREADS", "1,4") == 1, "a list: its first");
+    LA_CHECK(t, th_cpus_with("SLURM_CPUS_PER_TASK", "1") == 1, "SLURM_CPUS_PER_TASK=1");
+    LA_CHECK(t, th_cpus_with("OMP_NUM_THREADS", "100000") == all, "above: unchanged");
+    LA_CHECK(t, th_cpus_with("OMP_NUM_THREADS", "0") == all &&
+                    th_cpus_with("OMP_NUM_THREADS", "many") == all &&
+                    th_cpus_with("SLURM_CPUS_PER_TASK", "") == all,
+             "zero, words, empty: no limit");
+    LA_CHECK(t, la__cpu_env("LA_NO_SUCH_VARIABLE_IN_TESTS") == 0, "unset");
+    /* the cgroup quota files, v2 then v1, rounded up */
+    if (!mkdtemp(dir)) {
+      LA_CHECK(t, 0, "mkdtemp");
+    } else {
+      (void)snprintf(a, sizeof a, "%s/cpu.max", dir);
+      (void)snprintf(b, sizeof b, "%s/quota", dir);
+      (void)snprintf(c, sizeof c, "%s/period", dir);
+      /* each case writes one file (0: cpu.max, 1: quota, 2: period; -1
+         none), then reads v2 and v1 (v1 off: v2 alone) */
+      static const struct {
+        int file, v1;
+        const char *text;
+        long want;
+      } cases[] = {{-1, 1, "", 0},            /* no files: no quota */
+                   {1, 1, "250000\n", 0},     /* a quota, no period yet */
+                   {2, 1, "100000\n", 3},     /* v1: 2.5 CPUs -> 3 */
+                   {1, 1, "-1\n", 0},         /* v1: -1 is none */
+                   {0, 1, "max 100000\n", 0}, /* v2: max is none */
+                   {0, 1, "100000 100000\n", 1},
+                   {0, 0, "50000 100000\n", 1}, /* half a CPU is one */
+                   {0, 0, "garbage\n", 0}};
+      const char *files[3];
+      size_t k;
+      files[0] = a;
+      files[1] = b;
+      files[2] = c;
+      for (k = 0; k < sizeof cases / sizeof cases[0]; ++k) {
+        if (cases[k].file >= 0) th_write(files[cases[k].file], cases[k].text);
+        LA_CHECK(t, la__cpu_quota(a, cases[k].v1 ? b : NULL, c) == cases[k].want,
+                 "case %d: %s", (int)k, cases[k].text);
+      }
+      (void)remove(a);
+      (void)remove(b);
+      (void)remove(c);
+      (void)rmdir(dir);
+    }
+#else
+    LA_CHECK(t, la_cpu_count() == 1, "no threads: one CPU");
+#endif
+  }
+}
+
 static void suite_threads(la_t *t) {
+  th_test_cpu_count(t);
   th_test_pool(t);
   th_test_model(t);
   th_test_train(t);

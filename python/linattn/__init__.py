@@ -10,7 +10,7 @@ Python (ctypes and numpy).
 The library is linattn.h compiled for this host, found or built on first
 use as linattn._build describes (LINATTN_LIB, or a cache); nothing is loaded
 on import. Every failed call raises LinattnError with the status's name
-(LA_ERANGE, ...) and message."""
+(LA_ERANGE, ...) and message; bad input is also a ValueError."""
 from ._errors import LinattnError
 from ._lib import default_precision, library
 from .checkpoint import Checkpoint
@@ -18,8 +18,8 @@ from .checkpoint import read as read_checkpoint
 from .config import Field, RunConfig, fields, optimizers, presets
 from .diag import (Eigs, LinattnWarning, NoiseStats, RobustCond, lanczos, noise_summary,
                    rcond_diag, rcond_spectrum, slq, weighted_median)
-from .model import Batch, Model, Rng
-from .run import HISTORY_KEYS, GradNoise, Record, Run
+from .model import Batch, Block, Model, Rng
+from .run import GradNoise, Record, Run, cpu_count
 
 
 def _version():
@@ -39,6 +39,6 @@ __version__ = _version()
 
 __all__ = ["LinattnError", "LinattnWarning", "library", "default_precision",
            "RunConfig", "Field", "fields", "presets", "optimizers", "Run", "Record",
-           "GradNoise", "HISTORY_KEYS", "Model", "Batch", "Rng", "Eigs", "RobustCond",
+           "GradNoise", "cpu_count", "Model", "Block", "Batch", "Rng", "Eigs", "RobustCond",
            "NoiseStats", "lanczos", "slq", "rcond_diag", "rcond_spectrum",
            "weighted_median", "noise_summary", "Checkpoint", "read_checkpoint"]

@@ -1,26 +1,23 @@
 """The shared library through ctypes: its functions' signatures, the small
 structs passed by value or filled by the library (each mirrored here and
-held to la_sizeof, so a layout change is an error at load time, not a wrong
-number), and the structs that grow (la_run_config, la_run, ...) as opaque
-blocks of la_sizeof bytes."""
+held member by member to la_member_at's names and offsets and to
+la_sizeof, so a layout change is an error at load time, not a wrong
+number), the structs that grow (la_run_config, la_run, ...) as opaque
+blocks of la_sizeof bytes, and the status table (la_status_name)."""
 import ctypes
 import os
 import threading
-from ctypes import (CFUNCTYPE, POINTER, Structure, c_char_p, c_double,
+from ctypes import (CFUNCTYPE, POINTER, Structure, byref, c_char_p, c_double,
                     c_float, c_int, c_long, c_size_t, c_uint, c_uint64, c_void_p)
 
 import numpy as np
 
-from . import _build
-from ._errors import LinattnError
+from . import _build, _header
+from ._errors import make_error, status_error
 
-# la_sizeof's type codes (the header's LA_TYPE_*).
-T_REAL, T_RUN_CONFIG, T_RUN, T_MODEL, T_DATA, T_TRAINER, T_BATCH, T_RNG = range(8)
-(T_RUN_FIELD, T_TRAIN_RECORD, T_EIG_OUT, T_LANCZOS_CONFIG, T_SLQ_CONFIG,
- T_RCOND_CONFIG, T_RCOND, T_GRAD_NOISE_CONFIG, T_NOISE_CONFIG, T_NOISE_STATS,
- T_RUN_ENV) = range(8, 19)
-
-LA_STREAM_EVAL = 0xFFFFFFFFFFFFFFFF
+# la_sizeof's type codes (the header's LA_TYPE_*), by name.
+TYPE = _header.type_codes()
+LA_STREAM_EVAL = _header.define("LA_STREAM_EVAL")
 
 
 class Rng(Structure):
@@ -30,7 +27,15 @@ class Rng(Structure):
 class RunField(Structure):
     _fields_ = [("key", c_char_p), ("kind", c_int), ("offset", c_size_t),
                 ("lo", c_double), ("hi", c_double), ("flags", c_uint),
-                ("optim", c_uint), ("names", POINTER(c_char_p)), ("help", c_char_p)]
+                ("optim", c_uint), ("names", POINTER(c_char_p)), ("help", c_char_p),
+                ("def", c_double), ("follows", c_char_p)]
+
+
+class RecordField(Structure):
+    """la_record_field: not a type of la_sizeof; each row's offset is held to
+    la_train_record's member of its name instead (Library._record_fields)."""
+    _fields_ = [("key", c_char_p), ("kind", c_int), ("offset", c_size_t),
+                ("help", c_char_p)]
 
 
 class LanczosConfig(Structure):
@@ -91,14 +96,16 @@ def _real_structs(c_real):
 
     class RunEnv(Structure):
         _fields_ = [("callback", train_callback), ("user", c_void_p),
-                    ("kernels", c_void_p), ("parallel", c_void_p)]
+                    ("kernels", c_void_p), ("parallel", c_void_p),
+                    ("batches", POINTER(Batch)), ("nbatches", c_long),
+                    ("theta0", PR)]
 
     return Batch, TrainRecord, EigOut, RunEnv, train_callback, matvec
 
 
 class Library:
     """One loaded library: its functions (attributes named as in C), its
-    precision and real type, its mirrored structs."""
+    precision and real type, its mirrored structs, its status table."""
 
     def __init__(self, path):
         self.path = path
@@ -107,22 +114,33 @@ class Library:
             self.dll.la_sizeof.restype = c_size_t
             self.dll.la_sizeof.argtypes = [c_int]
         except AttributeError:
-            raise LinattnError(None, "LA_EUNSUPPORTED", "not supported by this build",
-                               path, "the library has no la_sizeof: it was built "
-                               "from an older linattn.h")
-        real = self.dll.la_sizeof(T_REAL)
+            raise status_error("LA_EUNSUPPORTED", path, "the library has no la_sizeof: "
+                               "it was built from an older linattn.h")
+        real = self.dll.la_sizeof(TYPE["real"])
         if real not in (4, 8):
-            raise LinattnError(None, "LA_EUNSUPPORTED", "not supported by this build",
-                               path, "la_real of %d bytes" % real)
+            raise status_error("LA_EUNSUPPORTED", path, "la_real of %d bytes" % real)
         self.precision = "double" if real == 8 else "float"
         self.c_real = c_double if real == 8 else c_float
         self.dtype = np.dtype(np.float64 if real == 8 else np.float32)
         (self.Batch, self.TrainRecord, self.EigOut, self.RunEnv,
          self.train_callback, self.matvec) = _real_structs(self.c_real)
         self._declare()
-        self._check_sizes()
+        self.statuses = self._status_table()
+        self._check_mirrors()
+        self.record_fields = self._record_fields()
         self.version = self.dll.la_version_string().decode()
         self.backend = self.dll.la_backend_name().decode()
+
+    def _status_table(self):
+        """{code: (name, message)}: la_status_name over 0, -1, ... until it
+        is "" (the header promises no gap)."""
+        table, code = {}, 0
+        while True:
+            name = self.la_status_name(code).decode()
+            if not name:
+                return table
+            table[code] = (name, self.la_status_str(code).decode())
+            code -= 1
 
     # ---------------------------------------------------------- signatures
     def _declare(self):
@@ -138,6 +156,12 @@ class Library:
             "la_backend_name": (c_char_p, []),
             "la_status_str": (c_char_p, [c_int]),
             "la_status_name": (c_char_p, [c_int]),
+            "la_member_at": (c_size_t, [c_int, c_int, POINTER(c_char_p)]),
+            "la_train_record_field_at": (POINTER(RecordField), [c_int]),
+            "la_cpu_count": (c_int, []),
+            "la_pool_create": (c_int, [POINTER(c_void_p), c_int]),
+            "la_pool_destroy": (None, [c_void_p]),
+            "la_pool_parallel": (c_void_p, [c_void_p]),
             # the run description
             "la_run_field_count": (c_int, []),
             "la_run_field_at": (F, [c_int]),
@@ -145,6 +169,11 @@ class Library:
             "la_run_field_name": (c_char_p, [F, c_int]),
             "la_run_field_get": (c_int, [P, F, D]),
             "la_run_field_set": (c_int, [P, F, c_double]),
+            "la_run_field_unset": (c_int, [P, F]),
+            "la_run_field_copy": (c_int, [P, P, F]),
+            "la_run_field_given": (c_int, [P, F]),
+            "la_run_explain": (c_int, [P, POINTER(F), c_char_p, c_size_t]),
+            "la_run_field_help": (c_int, [F, c_char_p, c_size_t]),
             "la_run_preset_name": (c_char_p, [c_int, POINTER(c_char_p)]),
             "la_run_preset": (c_int, [P, c_char_p, c_char_p]),
             "la_run_resolve": (c_int, [P, P]),
@@ -175,6 +204,8 @@ class Library:
             # the model
             "la_model_init_params": (c_int, [P, POINTER(Rng), R]),
             "la_model_blocks": (c_int, [P, I, I, c_int]),
+            "la_model_work_bytes": (c_size_t, [P]),
+            "la_model_block_info": (c_int, [P, c_int, POINTER(c_char_p), I, I, I, I]),
             "la_model_loss": (c_int, [P, R, B, D, R, P, c_size_t]),
             "la_model_grad": (c_int, [P, R, B, D, R, P, c_size_t]),
             "la_model_hvp": (c_int, [P, R, B, R, D, R, R, P, c_size_t]),
@@ -205,28 +236,56 @@ class Library:
             fn.argtypes = args
             setattr(self, name, fn)
 
-    def _check_sizes(self):
-        mirrored = [(T_RNG, Rng), (T_RUN_FIELD, RunField), (T_BATCH, self.Batch),
-                    (T_TRAIN_RECORD, self.TrainRecord), (T_EIG_OUT, self.EigOut),
-                    (T_LANCZOS_CONFIG, LanczosConfig), (T_SLQ_CONFIG, SlqConfig),
-                    (T_RCOND_CONFIG, RcondConfig), (T_RCOND, Rcond),
-                    (T_GRAD_NOISE_CONFIG, GradNoiseConfig),
-                    (T_NOISE_CONFIG, NoiseConfig), (T_NOISE_STATS, NoiseStats),
-                    (T_RUN_ENV, self.RunEnv)]
-        for code, cls in mirrored:
-            have = self.dll.la_sizeof(code)
-            if have != ctypes.sizeof(cls):
-                raise LinattnError(None, "LA_EUNSUPPORTED", "not supported by this build",
-                                   self.path, "the library's %s is %d bytes, the "
-                                   "package's mirror of it %d: the package and the "
+    def mirrors(self):
+        """{LA_TYPE_* name: the package's mirror of that type}."""
+        return {"rng": Rng, "run_field": RunField, "batch": self.Batch,
+                "train_record": self.TrainRecord, "eig_out": self.EigOut,
+                "lanczos_config": LanczosConfig, "slq_config": SlqConfig,
+                "rcond_config": RcondConfig, "rcond": Rcond,
+                "grad_noise_config": GradNoiseConfig, "noise_config": NoiseConfig,
+                "noise_stats": NoiseStats, "run_env": self.RunEnv}
+
+    def members(self, type_name):
+        """[(name, offset)] of a mirrored type, as la_member_at lists them."""
+        out, name = [], c_char_p()
+        while True:
+            off = self.la_member_at(TYPE[type_name], len(out), byref(name))
+            if name.value is None:
+                return out
+            out.append((name.value.decode(), off))
+
+    def _check_mirrors(self):
+        """Every mirror member by member, name and offset, and its size: a
+        reorder of equal size is an error at load, not a wrong number."""
+        for type_name, cls in self.mirrors().items():
+            have = self.members(type_name) + [("sizeof", self.dll.la_sizeof(TYPE[type_name]))]
+            mine = [(n, getattr(cls, n).offset) for n, _ in cls._fields_] + \
+                [("sizeof", ctypes.sizeof(cls))]
+            if have != mine:
+                raise status_error("LA_EUNSUPPORTED", self.path, "the library's %s is %s, "
+                                   "the package's mirror of it %s: the package and the "
                                    "header are of different versions"
-                                   % (cls.__name__, have, ctypes.sizeof(cls)))
+                                   % (type_name, have, mine))
+
+    def _record_fields(self):
+        """[(key, kind name, offset)] of la_train_record_field_at, each held
+        to the record's member of that name."""
+        kinds, members = _header.field_kinds(), dict(self.members("train_record"))
+        out = []
+        while True:
+            f = self.la_train_record_field_at(len(out))
+            if not f:
+                return out
+            key, off = f.contents.key.decode(), f.contents.offset
+            if members.get(key) != off:
+                raise status_error("LA_EUNSUPPORTED", self.path, "record field %s at %d, "
+                                   "the record's member at %s" % (key, off, members.get(key)))
+            out.append((key, kinds[f.contents.kind], off))
 
     # ---------------------------------------------------------- helpers
     def error(self, status, where=None, detail=None):
-        return LinattnError(status, self.la_status_name(status).decode() or
-                            "status %d" % status,
-                            self.la_status_str(status).decode(), where, detail)
+        name, message = self.statuses.get(status, ("status %d" % status, "not a status"))
+        return make_error(status, name, message, where, detail)
 
     def check(self, status, where=None, detail=None):
         """Raises LinattnError unless status is LA_OK."""
@@ -239,11 +298,18 @@ class Library:
         return (c_uint64 * ((size + 7) // 8))()
 
     def reals(self, x, n=None, what="vector"):
-        """x as a contiguous la_real array (a copy when its type differs)."""
-        a = np.ascontiguousarray(x, dtype=self.dtype)
+        """x as a contiguous la_real array (a copy when its type differs):
+        real numbers only (a complex, bool or text array is refused, not
+        cast), a vector of n."""
+        a = np.asarray(x)
+        if a.dtype.kind not in "fiu":
+            raise status_error("LA_ERANGE", what, "%s: real numbers expected, not %s"
+                               % (what, a.dtype))
+        a = np.ascontiguousarray(a, dtype=self.dtype)
         if a.ndim != 1 or (n is not None and a.shape[0] != n):
-            raise ValueError("%s: a vector of %s numbers expected, not shape %s"
-                             % (what, n if n is not None else "some", a.shape))
+            raise status_error("LA_ESHAPE", what, "%s: a vector of %s numbers expected, "
+                               "not shape %s" % (what, n if n is not None else "some",
+                                                 a.shape))
         return a
 
     def ptr(self, a):
@@ -273,11 +339,17 @@ def library(precision=None):
         if lib is None:
             lib = Library(_build.find(precision))
             if lib.precision != precision:
-                raise LinattnError(None, "LA_EUNSUPPORTED", "not supported by this build",
-                                   lib.path, "a %s library where %s was asked for"
-                                   % (lib.precision, precision))
+                raise status_error("LA_EUNSUPPORTED", lib.path, "a %s library where %s "
+                                   "was asked for" % (lib.precision, precision))
             _libs[precision] = lib
     return lib
+
+
+def loaded_statuses():
+    """The status table of a library already loaded, or None."""
+    for lib in list(_libs.values()):
+        return lib.statuses
+    return None
 
 
 def lib_of(precision_or_lib):

@@ -1,5 +1,5 @@
 """Checkpoint files read in Python alone, without the library, as
-docs/checkpoint.md lays them out (versions 1 and 2).
+docs/checkpoint.md lays them out (versions 1 to 3).
 
     ck = read("run.ckpt")
     ck.step, ck.optimizer, ck.theta      # theta: float64, the header's packing
@@ -11,30 +11,23 @@ the description's framing. The ranges of the values and the keys a build
 knows are the header's table: give it (fields=linattn.fields()) to check
 them too, as la_checkpoint_run does. A bad file raises LinattnError with the
 status the library gives it (LA_EFORMAT, LA_EVERSION, LA_ECHECKSUM; LA_EIO
-for a file that cannot be read)."""
+for a file that cannot be read, or that is not a regular file); the
+statuses, kinds and limits are the header's (linattn._header)."""
 import math
 import struct
 
 import numpy as np
 
-from ._errors import LinattnError
+from . import _files, _header
+from ._errors import status_error
 
 MAGIC = b"LACKPT\r\n"
-KINDS = ("int", "long", "u64", "real", "enum", "bool", "optimizer")
-NAME_MAX = 32  # the optimizer's name, its NUL included
+GIVEN = 0x80  # version 3: a kind byte's bit for a field given
 LONG_MAX = 2 ** 63 - 1  # the step becomes a C long (64-bit hosts)
-
-# The statuses a checkpoint reader gives (the header's values, which a
-# compiled program depends on and so never change).
-_STATUS = {"LA_EIO": (-10, "reading or writing a file failed"),
-           "LA_EFORMAT": (-11, "the file is not in the expected format"),
-           "LA_EVERSION": (-12, "the file has an unsupported format version"),
-           "LA_ECHECKSUM": (-13, "the file's checksum does not match")}
 
 
 def _fail(name, detail):
-    code, message = _STATUS[name]
-    return LinattnError(code, name, message, "checkpoint", detail)
+    return status_error(name, "checkpoint", detail)
 
 
 def fnv1a64(data):
@@ -56,7 +49,7 @@ def _u64(p, at):
 class Checkpoint:
     """A checkpoint's contents.
 
-    version      1 or 2
+    version      1, 2 or 3
     real_size    sizeof(la_real) of the writer: 4 (float) or 8 (double)
     nparams      the length of theta
     step         steps taken
@@ -67,22 +60,25 @@ class Checkpoint:
     optimizer    the optimizer's name
     state        its state (float64; Adam: t, m, v)
     theta        the parameters (float64)
-    run          version 2: the description, {key: value} as stored (ints
-                 for integer, enum and bool kinds, an enum as the index of
-                 its name; floats for reals; the optimizer's name)
-    kinds        version 2: {key: kind name}
+    run          versions 2, 3: the description, {key: value} as stored
+                 (ints for integer, enum and bool kinds, an enum as the
+                 index of its name; floats for reals; the optimizer's name)
+    kinds        versions 2, 3: {key: kind name}
+    given        version 3: {key: whether the field was given}; version 2
+                 holds no such bit (la_checkpoint_run says what it means)
     model        version 1: the model's shape (d, n, layers, param,
                  activation, front_hidden, init_std)
     """
 
     def run_config(self, precision=None):
-        """The description as a linattn.RunConfig (needs the library)."""
-        if self.run is None:
-            raise _fail("LA_EFORMAT", "a version 1 checkpoint holds no description")
+        """The description as a linattn.RunConfig, as the library reads it
+        (la_checkpoint_run: the given bits, a version 2 file's meaning)."""
+        from . import _lib
         from .config import RunConfig
-        cfg = RunConfig(None, precision=precision)
-        for key, value in self.run.items():
-            cfg._set_raw(key, value)
+        lib = _lib.lib_of(precision)
+        cfg = RunConfig(None, precision=lib)
+        lib.check(lib.la_checkpoint_run(self.data, len(self.data), cfg._buf, None),
+                  "la_checkpoint_run")
         return cfg
 
     def __repr__(self):
@@ -90,16 +86,19 @@ class Checkpoint:
             self.version, self.nparams, self.step, self.optimizer)
 
 
-def _desc(p, at, end, fields):
+def _desc(p, at, end, fields, version):
     """The description's fields between at and end."""
-    run, kinds = {}, {}
+    KINDS = _header.field_kinds()
+    NAME_MAX = _header.define("LA_NAME_MAX")
+    run, kinds, given = {}, {}, {}
     table = None if fields is None else {f.key: f for f in fields}
     while at < end:
         k = p[at]
         if k == 0 or at + 2 + k > end:
             raise _fail("LA_EFORMAT", "a field of the description runs past its end")
         key = p[at + 1:at + 1 + k].decode("latin-1")
-        kind = p[at + 1 + k]
+        kind = p[at + 1 + k] & ~(GIVEN if version >= 3 else 0)
+        given[key] = bool(p[at + 1 + k] & GIVEN)
         if table is not None and key not in table:
             raise _fail("LA_EVERSION", "field %r, unknown to this build (a later "
                                        "version's)" % key)
@@ -130,20 +129,22 @@ def _desc(p, at, end, fields):
             if table is not None:
                 # as the library: a real need only be finite (a trainer's
                 # checkpoint may hold a rate no flag allows), a 64-bit field
-                # is any, whole numbers are held to their ranges
-                f = table[key]
+                # is any, whole numbers are held to their ranges in double
+                # (0 too: a field that does not apply, or its default)
+                f, v = table[key], float(value)
                 if KINDS[kind] == "real":
                     bad = not math.isfinite(value)
                 elif KINDS[kind] == "u64":
                     bad = False
                 else:
-                    bad = not (f.lo <= value <= f.hi) or value != math.floor(value)
+                    bad = not (v == 0 or f.lo <= v <= f.hi) or \
+                        (KINDS[kind] == "long" and v > LONG_MAX)
                 if bad:
                     raise _fail("LA_EFORMAT", "field %r = %r is out of its range"
                                 % (key, value))
         run[key] = value
         kinds[key] = KINDS[kind]
-    return run, kinds
+    return run, kinds, given
 
 
 def parse(data, fields=None):
@@ -153,7 +154,7 @@ def parse(data, fields=None):
     if n < 12 or p[:8] != MAGIC:
         raise _fail("LA_EFORMAT", "not a checkpoint (no LACKPT magic)")
     version = _u32(p, 8)
-    if version not in (1, 2):
+    if not 1 <= version <= _header.define("LA_CHECKPOINT_VERSION"):
         raise _fail("LA_EVERSION", "format version %d" % version)
     head = 128 if version == 1 else 104
     if n < head + 8 or _u64(p, 16) != n:
@@ -164,7 +165,8 @@ def parse(data, fields=None):
     ck = Checkpoint()
     ck.version = version
     ck.real_size = _u32(p, 12)
-    ck.run = ck.kinds = ck.model = None
+    ck.run = ck.kinds = ck.model = ck.given = None
+    ck.data = p
     if version == 1:
         ck.nparams, ck.step, ck.seed = _u64(p, 56), _u64(p, 64), _u64(p, 72)
         ck.batch_drawn, words = _u32(p, 80) != 0, _u32(p, 84)
@@ -186,12 +188,16 @@ def parse(data, fields=None):
         raise _fail("LA_EFORMAT", "the sizes of its parts do not add up to the file")
     if ck.step > LONG_MAX:
         raise _fail("LA_EFORMAT", "step %d" % ck.step)
-    name = p[name_at:name_at + NAME_MAX]
+    name = p[name_at:name_at + _header.define("LA_NAME_MAX")]
     if name[-1] != 0:
         raise _fail("LA_EFORMAT", "the optimizer's name is not NUL-terminated")
-    ck.optimizer = name.split(b"\0", 1)[0].decode("latin-1")
-    if version == 2:
-        ck.run, ck.kinds = _desc(p, desc_at, desc_at + desc_len, fields)
+    ck.optimizer, rest = name.split(b"\0", 1)
+    if any(rest):
+        raise _fail("LA_EFORMAT", "bytes after the optimizer's name")
+    ck.optimizer = ck.optimizer.decode("latin-1")
+    if version >= 2:
+        ck.run, ck.kinds, given = _desc(p, desc_at, desc_at + desc_len, fields, version)
+        ck.given = given if version >= 3 else None
     at = head
     ck.rng = struct.unpack_from("<%dQ" % words, p, at)
     ck.batch_rng = struct.unpack_from("<%dQ" % words, p, at + 8 * words)
@@ -203,10 +209,7 @@ def parse(data, fields=None):
 
 
 def read(path, fields=None):
-    """The checkpoint in a file (see parse)."""
-    try:
-        with open(path, "rb") as f:
-            data = f.read()
-    except OSError as e:
-        raise _fail("LA_EIO", "%s: %s" % (path, e.strerror or e))
-    return parse(data, fields)
+    """The checkpoint in a file (see parse), read as the C reader reads
+    one: a regular file only, to its size (a FIFO, a device or a folder is
+    LA_EIO at once)."""
+    return parse(_files.read_regular(path), fields)

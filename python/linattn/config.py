@@ -1,14 +1,22 @@
 """A run described once: la_run_config, reached only through the header's
-run-field table (la_run_field_at, la_run_field_get/set by value), so that a
-field added to the header appears here with no change."""
+run-field table (la_run_field_at; values by la_run_field_get, set, unset and
+copy), so that a field added to the header appears here with no change. The
+rule of presets, selectors, defaults and zero is the header's
+(docs/library.md): a keyword given is given, zero included; None is not
+given; la_run_resolve chooses every value not given; la_run_explain says
+why a description is refused, in the `linattn` command's words."""
 import ctypes
-from ctypes import byref, c_char_p, c_double, memmove, sizeof
+import math
+from ctypes import POINTER, byref, c_char_p, c_double, memmove, sizeof
 
-from . import _lib
+from . import _args, _header, _lib
+from ._errors import status_error
 
-KINDS = ("int", "long", "u64", "real", "enum", "bool", "optimizer")
-_IDENTITY, _SEED, _SHAPE = 1, 2, 4
-_REAL, _ENUM, _BOOL, _OPT = 3, 4, 5, 6
+_WHY_CAP = 400
+# the C type of each whole kind's member, by the kind's name
+_C_TYPE = {"int": (ctypes.c_int, _args.C_INT), "enum": (ctypes.c_int, _args.C_INT),
+           "bool": (ctypes.c_int, _args.C_INT), "long": (ctypes.c_long, _args.C_LONG),
+           "u64": (ctypes.c_uint64, _args.C_U64)}
 
 
 class Field:
@@ -18,38 +26,58 @@ class Field:
     kind      'int', 'long', 'u64', 'real', 'enum', 'bool' or 'optimizer'
     lo, hi    the values allowed (enum: the indices of its names)
     names     the names of an enum's or the optimizer's values (index: value)
-    identity  part of what the run is (everything but its length and what
-              is measured along it)
-    seed      the seed: runs differing only here are seeds of one setting
-    shape     decides theta's layout
+    default   the table's default (None: the optimizer's, or `follows`')
+    follows   the key of the field whose value it takes when not given
+    identity, seed, shape, selector, setting
+              its flags (LA_FIELD_*): part of what the run is; the seed;
+              decides theta's layout; chooses the values of fields not
+              given (preset, setting, opt); fixed by a data setting
     optim     an optimizer's setting
-    help      one line, the default included
+    help      la_run_field_help: one line, its default in words
     """
 
     def __init__(self, lib, row):
         f = row.contents
         self._row = row
         self.key = f.key.decode()
-        self.kind = KINDS[f.kind]
+        self.kind = _header.field_kinds()[f.kind]
         self.lo, self.hi = f.lo, f.hi
-        self.identity = bool(f.flags & _IDENTITY)
-        self.seed = bool(f.flags & _SEED)
-        self.shape = bool(f.flags & _SHAPE)
+        for flag, bit in _header.field_flags().items():
+            setattr(self, flag, bool(f.flags & bit))
         self.optim = bool(f.optim)
-        self.help = f.help.decode() if f.help else ""
+        self.offset = f.offset
+        self.default = None if math.isnan(getattr(f, "def")) else getattr(f, "def")
+        self.follows = f.follows.decode() if f.follows else None
+        buf = ctypes.create_string_buffer(_WHY_CAP)
+        lib.la_run_field_help(row, buf, _WHY_CAP)
+        self.help = buf.value.decode()
         self.names = None
-        if f.kind in (_ENUM, _OPT):
-            names, i = [], 0
+        if self.kind in ("enum", "optimizer"):
+            names = []
             while True:
-                nm = lib.la_run_field_name(row, i)
+                nm = lib.la_run_field_name(row, len(names))
                 if nm is None:
                     break
                 names.append(nm.decode())
-                i += 1
             self.names = tuple(names)
 
+    def text(self, raw):
+        """A value as the `linattn` command prints it: a name, the fewest
+        digits that read back to the same double, or a whole number."""
+        if self.names is not None:
+            i = int(raw)
+            return self.names[i] if 0 <= i < len(self.names) and self.names[i] else "?"
+        if self.kind != "real":
+            return "%d" % raw
+        raw = raw + 0.0  # -0.0 prints as 0
+        for digits in (15, 16):
+            s = "%.*g" % (digits, raw)
+            if float(s) == raw:
+                return s
+        return "%.17g" % raw
+
     def __repr__(self):
-        return "Field(%r, %s, %s)" % (self.key, self.kind, self.help)
+        return "Field(%r, %s: %s)" % (self.key, self.kind, self.help)
 
 
 class _Table:
@@ -79,14 +107,13 @@ def fields(precision=None):
 def presets(precision=None):
     """The papers' experiments: {name: what it is}."""
     lib = _lib.lib_of(precision)
-    out, i = {}, 0
+    out = {}
     about = c_char_p()
     while True:
-        nm = lib.la_run_preset_name(i, byref(about))
+        nm = lib.la_run_preset_name(len(out), byref(about))
         if nm is None:
             return out
         out[nm.decode()] = about.value.decode()
-        i += 1
 
 
 def optimizers(precision=None):
@@ -102,42 +129,52 @@ class RunConfig:
         cfg = RunConfig("1", opt="sgd", lr=0.01, steps=2000)
         cfg["depth"] = 4          # or cfg.depth = 4
         cfg.update(batch=500, schedule="cosine")
+        cfg.resolve()             # every value written out
 
-    A preset (la_run_preset: every experiment of both papers, see presets())
-    gives every field; the keyword arguments are then set in the table's
-    order. Zero means a field's default; for real fields, as on the `linattn`
-    command line, a 0 given is zero itself (LA_ZERO) and None the default."""
+    The preset (an experiment of the papers, presets()), opt and every
+    keyword are fields GIVEN (la_run_field_set, zero included: clip=0 is no
+    clipping); None takes a field back (la_run_field_unset). The fields not
+    given take their values when the description is resolved: the
+    preset's for the optimizer, else the setting's, else the table's
+    default (docs/library.md, "Presets, selectors, defaults and zero"). So
+    RunConfig("1", setting="3") is Setting 3's data and training, and
+    RunConfig("1", opt="sgd") paper A's SGD. A value refused is a
+    LinattnError (a ValueError) in the `linattn` command's words, from
+    la_run_explain: "beta1 0.9: sgd does not read it"."""
 
     def __init__(self, preset="1", opt=None, precision=None, **values):
         lib = _lib.lib_of(precision)
         object.__setattr__(self, "_lib", lib)
-        object.__setattr__(self, "_buf", lib.opaque(_lib.T_RUN_CONFIG))
+        object.__setattr__(self, "_buf", lib.opaque(_lib.TYPE["run_config"]))
         object.__setattr__(self, "_table", _table(lib))
-        if preset is not None:
-            st = lib.la_run_preset(self._buf, preset.encode(),
-                                   opt.encode() if opt else None)
-            if st:
-                known = ", ".join(presets(lib))
-                raise lib.error(st, "la_run_preset", "preset %r with optimizer %r "
-                                "(presets: %s; optimizers: %s)"
-                                % (preset, opt, known, ", ".join(optimizers(lib))))
-        elif opt is not None:
-            self["opt"] = opt
-        order = [f.key for f in self._table.fields if f.key in values]
-        unknown = set(values) - set(order)
+        unknown = [k for k in values if self._find(k) is None]
         if unknown:
-            raise KeyError(self._unknown(sorted(unknown)[0]))
-        for k in order:
-            self[k] = values[k]
+            raise KeyError(self._unknown(unknown[0]))
+        if preset is not None:
+            self["preset"] = preset
+        if opt is not None:
+            self["opt"] = opt
+        for f in self._table.fields:  # the table's order, whatever the call's
+            for k in (f.key, f.key.replace("_", "-")):
+                if k in values:
+                    self[f.key] = values[k]
 
     # ------------------------------------------------------------ fields
+    def _find(self, key):
+        t = self._table.by_key
+        return t.get(key) or t.get(key.replace("-", "_")) if isinstance(key, str) else None
+
     def _unknown(self, key):
-        return "unknown run field %r (fields: %s)" % (
-            key, ", ".join(f.key for f in self._table.fields))
+        import difflib
+        keys = [f.key for f in self._table.fields]
+        near = difflib.get_close_matches(str(key), keys, 3)
+        return "unknown run field %r (%s; every field: linattn.fields())" % (
+            key, "did you mean %s?" % " or ".join(near) if near else
+            "fields: " + ", ".join(keys))
 
     def field(self, key):
         """The table's row of key (or its flag spelling, '-' for '_')."""
-        f = self._table.by_key.get(key) or self._table.by_key.get(key.replace("-", "_"))
+        f = self._find(key)
         if f is None:
             raise KeyError(self._unknown(key))
         return f
@@ -145,58 +182,103 @@ class RunConfig:
     def raw(self, key):
         """The field's value as the library's double (an enum's index, the
         optimizer's registry index)."""
-        f = self.field(key)
         v = c_double()
-        self._lib.check(self._lib.la_run_field_get(self._buf, f._row, byref(v)),
-                        "la_run_field_get", key)
+        self._lib.check(self._lib.la_run_field_get(self._buf, self.field(key)._row,
+                                                   byref(v)), "la_run_field_get", key)
         return v.value
 
-    def _set_raw(self, key, value):
-        """Sets a field to the library's double (an enum's index; the
-        optimizer by name), bits and all: a stored LA_ZERO stays one."""
-        f = self.field(key)
-        if f.kind == "optimizer":
-            if value not in f.names:
-                raise self._lib.error(-6, "la_run_field_set", "opt = %r is not in the "
-                                      "registry" % (value,))
-            value = f.names.index(value)
-        self._lib.check(self._lib.la_run_field_set(self._buf, f._row, float(value)),
-                        "la_run_field_set", "%s = %r" % (key, value))
+    def given(self, key):
+        """Whether the field is given (la_run_field_given): set, zero
+        included, or not zero."""
+        return bool(self._lib.la_run_field_given(self._buf, self.field(key)._row))
 
     def __getitem__(self, key):
         f = self.field(key)
         v = self.raw(key)
-        if f.kind in ("enum", "optimizer"):
+        if f.names is not None:
             return f.names[int(v)]
         if f.kind == "bool":
             return bool(v)
-        if f.kind == "real":
-            return v
-        return int(v)
+        return v if f.kind == "real" else int(v)
 
     def __setitem__(self, key, value):
         f = self.field(key)
-        if f.kind in ("enum", "optimizer") and isinstance(value, str):
-            if value not in f.names or not value:
-                raise self._lib.error(-6, "la_run_field_set", "%s = %r is not one of: %s"
-                                      % (f.key, value, ", ".join(n for n in f.names if n)))
-            v = float(f.names.index(value))
-        elif f.kind == "real":
-            if value is None:
-                v = 0.0  # the default
-            else:
-                v = float(value)
-                if v == 0:
-                    v = -0.0  # LA_ZERO: zero itself, as the command line says it
+        lib = self._lib
+        if value is None:
+            lib.check(lib.la_run_field_unset(self._buf, f._row), "la_run_field_unset", key)
+            return
+        raw = self._raw_of(f, value)
+        if lib.la_run_field_set(self._buf, f._row, raw) != 0:
+            raise self._refused(f, value, raw)
+
+    def _raw_of(self, f, value):
+        """The library's double for value, or a refusal of its type; a value
+        of the right type but not allowed is the library's to refuse."""
+        if f.names is not None:
+            if not isinstance(value, str) and _args._is_index(value) and \
+                    not isinstance(value, bool):
+                value = str(int(value))  # setting=3: the name "3"
+            if not isinstance(value, str):
+                raise _args._refused(f.key, value, "is not a name: one of %s"
+                                     % ", ".join(n for n in f.names if n))
+            if value in f.names and value:
+                return float(f.names.index(value))
+            raise self._refused(f, value, value)
+        if f.kind == "real":
+            return _args.real(value, f.key)
+        if f.kind == "bool" and isinstance(value, bool):
+            return float(value)
+        ctype, (lo, hi) = _C_TYPE[f.kind]
+        v = _args.integer(value, f.key, lo, hi)
+        if not f.lo <= v <= f.hi:  # exactly: beyond 2^53 a double would round
+            raise self._refused(f, value, v if float(v) > f.hi or v < f.lo
+                                else min(hi, 2 * int(f.hi) + 2))
+        return float(v)
+
+    def _refused(self, f, shown, raw):
+        """The error of f given `shown` (raw: its double, or an unknown
+        name), in la_run_explain's words: the value laid into a copy as it
+        is, marked given, and explained."""
+        t = self.copy()
+        lib = self._lib
+        lib.check(lib.la_run_field_set(t._buf, f._row, f.lo), "la_run_field_set", f.key)
+        at = ctypes.addressof(t._buf) + f.offset
+        if f.kind == "real":
+            c_double.from_address(at).value = raw
+        elif f.kind == "optimizer":
+            name = str(raw).encode()[:_header.define("LA_NAME_MAX") - 1]
+            ctypes.memset(at, 0, _header.define("LA_NAME_MAX"))
+            ctypes.memmove(at, name, len(name))
         else:
-            if isinstance(value, float) and value != int(value):
-                raise self._lib.error(-6, "la_run_field_set",
-                                      "%s = %r: a whole number expected" % (f.key, value))
-            v = float(int(value))
-        st = self._lib.la_run_field_set(self._buf, f._row, v)
-        if st:
-            raise self._lib.error(st, "la_run_field_set", "%s = %r (allowed: %g to %g)"
-                                  % (f.key, value, f.lo, f.hi))
+            ctype, _ = _C_TYPE[f.kind]
+            ctype.from_address(at).value = -1 if isinstance(raw, str) else int(raw)
+        blame, why = t._explain()
+        text = shown if isinstance(shown, str) else \
+            str(shown) if f.kind != "real" else f.text(raw)
+        detail = "%s %s: %s" % (f.key, text, why)
+        if f.names:
+            detail += " (%s)" % ", ".join(n for n in f.names if n)
+        return status_error("LA_ERANGE", "la_run_field_set", detail)
+
+    def _explain(self):
+        """(the field to blame or None, why): la_run_explain."""
+        blame = POINTER(_lib.RunField)()
+        why = ctypes.create_string_buffer(_WHY_CAP)
+        self._lib.la_run_explain(self._buf, byref(blame), why, _WHY_CAP)
+        f = self._table.by_key[blame.contents.key.decode()] if blame else None
+        return f, why.value.decode()
+
+    def explain(self):
+        """Why the description is refused, in the `linattn` command's words
+        ("beta1 0.9: sgd does not read it"), or None when it resolves."""
+        probe = RunConfig(None, precision=self._lib)
+        if self._lib.la_run_resolve(self._buf, probe._buf) == 0:
+            return None
+        f, why = self._explain()
+        if f is None:
+            return "the run cannot be built: %s" % why
+        return "%s %s: %s" % (f.key, f.text(self.raw(f.key)) if f.kind != "optimizer"
+                              else self[f.key], why)
 
     def __getattr__(self, key):
         if key.startswith("_"):
@@ -213,7 +295,10 @@ class RunConfig:
             self[key] = value
 
     def __contains__(self, key):
-        return key in self._table.by_key
+        return self._find(key) is not None
+
+    def __dir__(self):  # a notebook completes the fields as attributes
+        return sorted(set(object.__dir__(self)) | set(self.keys()))
 
     def __iter__(self):
         return iter(self.keys())
@@ -228,15 +313,15 @@ class RunConfig:
         return [(k, self[k]) for k in self.keys()]
 
     def update(self, values=None, **kw):
-        """Sets several fields; returns self."""
+        """Sets several fields (None: not given); returns self."""
         for k, v in dict(values or {}, **kw).items():
             self[k] = v
         return self
 
-    def to_dict(self):
-        """{key: value} in the table's order (a pandas row: the config line
-        of `linattn train`)."""
-        return dict(self.items())
+    def to_dict(self, given_only=False):
+        """{key: value} in the table's order (resolved: the config line of
+        `linattn train`); given_only: the fields given alone."""
+        return {k: self[k] for k in self.keys() if not given_only or self.given(k)}
 
     # ------------------------------------------------------------ whole
     def copy(self):
@@ -245,31 +330,20 @@ class RunConfig:
         return c
 
     def resolve(self):
-        """A copy with every default written out (la_run_resolve), checking
-        every field: LinattnError for one out of range or a run that cannot
-        be built."""
+        """A copy with every value written out (la_run_resolve), checking
+        every field: a LinattnError (ValueError) that names the field to
+        blame and why, as the `linattn` command does."""
         c = RunConfig(None, precision=self._lib)
         st = self._lib.la_run_resolve(self._buf, c._buf)
         if st:
-            raise self._lib.error(st, "la_run_resolve", self._first_bad())
+            raise self._lib.error(st, "la_run_resolve", self.explain())
         return c
-
-    def _first_bad(self):
-        """The first field that, laid on the defaults with the fields before
-        it, keeps the description from resolving (as `linattn` names it)."""
-        base = RunConfig(None, precision=self._lib)
-        out = RunConfig(None, precision=self._lib)
-        for f in self._table.fields:
-            _copy_field(self, base, f)
-            if self._lib.la_run_resolve(base._buf, out._buf):
-                return "%s = %r" % (f.key, self[f.key])
-        return None
 
     def diff(self, other, identity_only=False):
         """The first key in which the two resolved descriptions differ, or
         None (la_run_diff; identity_only: only fields that make the run what
         it is)."""
-        flags = _IDENTITY if identity_only else 0xFFFFFFFF
+        flags = _header.field_flags()["identity"] if identity_only else 0xFFFFFFFF
         f = self._lib.la_run_diff(self._buf, other._buf, flags)
         return f.contents.key.decode() if f else None
 
@@ -279,29 +353,23 @@ class RunConfig:
 
     __hash__ = None
 
+    def __reduce__(self):
+        """Pickled as the fields given (the library's layout is no part of
+        it), by name for the names."""
+        return (_restore, (self._lib.precision, self.to_dict(given_only=True)))
+
     def __repr__(self):
         d = self.to_dict()
         return "RunConfig(%s)" % ", ".join("%s=%r" % kv for kv in d.items())
 
 
-def _copy_field(src, dst, f):
-    v = c_double()
-    src._lib.la_run_field_get(src._buf, f._row, byref(v))
-    if f.kind == "real":  # the bits: LA_ZERO stays
-        off = f._row.contents.offset
-        memmove(ctypes.addressof(dst._buf) + off, ctypes.addressof(src._buf) + off, 8)
-    else:
-        dst._lib.la_run_field_set(dst._buf, f._row, v.value)
+def _restore(precision, given):
+    return RunConfig(None, precision=precision).update(given)
 
 
 def config_in(lib, cfg):
-    """A copy of cfg for library lib: its bytes when cfg is lib's, else
-    field by field through the table (the two builds' layouts need not
-    agree)."""
-    c = RunConfig(None, precision=lib)
+    """A copy of cfg for library lib: its bytes when cfg is lib's, else its
+    fields given, field by field (the two builds' layouts need not agree)."""
     if cfg._lib is lib:
-        memmove(c._buf, cfg._buf, sizeof(c._buf))
-    else:
-        for k in cfg.keys():
-            c._set_raw(k, cfg["opt"] if k == "opt" else cfg.raw(k))
-    return c
+        return cfg.copy()
+    return RunConfig(None, precision=lib).update(cfg.to_dict(given_only=True))

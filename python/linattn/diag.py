@@ -6,10 +6,10 @@ from ctypes import byref, c_double
 
 import numpy as np
 
-from . import _lib
+from . import _args, _lib
+from ._errors import status_error
 
 _WHICH = {"largest": 0, "smallest": 1, "magnitude": 2}
-LA_ENOCONVERGE = -15
 
 
 class LinattnWarning(RuntimeWarning):
@@ -25,13 +25,20 @@ def _which(which):
 
 
 def _eig_config(which, max_iter, seed):
-    return _lib.LanczosConfig(which, int(max_iter), int(seed) & 0xFFFFFFFFFFFFFFFF)
+    return _lib.LanczosConfig(which, _args.integer(max_iter, "max_iter", 0),
+                              _args.integer(seed, "seed", *_args.C_U64))
+
+
+def _median(lib, median):
+    """The median convention of R: only the header's own (None) until the
+    header takes one (la_rcond_diag's argument); refused, not ignored."""
+    if median is not None:
+        raise status_error("LA_EUNSUPPORTED", "la_rcond_diag", "median %r: this "
+                           "header's la_rcond_diag has one median, its own" % (median,))
 
 
 def _eig_result(lib, k, n, vectors):
-    k = int(k)
-    if k < 1:
-        raise ValueError("k must be at least 1")
+    k = _args.integer(k, "k", 1, n)
     vals = np.full(k, np.nan)
     res = np.full(k, np.nan)
     vecs = np.zeros((k, n), dtype=lib.dtype) if vectors else None
@@ -48,13 +55,14 @@ class Eigs:
 
     @classmethod
     def _of(cls, lib, st, where, out, keep):
-        if st not in (0, LA_ENOCONVERGE):
+        noconverge = lib.statuses.get(st, ("",))[0] == "LA_ENOCONVERGE"
+        if st != 0 and not noconverge:
             raise lib.error(st, where)
         self = cls()
         self.values, self.residuals, self.vectors = keep
         self.matvecs, self.converged, self.restarts = out.matvecs, out.converged, \
             out.restarts
-        if st == LA_ENOCONVERGE:
+        if noconverge:
             warnings.warn("%s: LA_ENOCONVERGE: %d of %d eigenvalues within the "
                           "tolerance after %d products; the estimates are returned"
                           % (where, out.converged, len(self.values), out.matvecs),
@@ -141,8 +149,8 @@ def lanczos(op, k=6, n=None, which="largest", tol=1e-8, max_iter=0, seed=0,
     A = _Operator(lib, op, n)
     cfg = _eig_config(_which(which), max_iter, seed)
     out, keep = _eig_result(lib, k, A.n, vectors)
-    st = lib.la_lanczos(A.n, A.fn, None, int(k), float(tol), byref(cfg), byref(out),
-                        None, 0)
+    st = lib.la_lanczos(A.n, A.fn, None, len(keep[0]), _args.real(tol, "tol"), byref(cfg),
+                        byref(out), None, 0)
     return Eigs._of(lib, A.check(st, "la_lanczos"), "la_lanczos", out, keep)
 
 
@@ -151,9 +159,10 @@ def slq(op, n=None, probes=10, steps=0, seed=0, precision=None):
     spectral density sum_i weights[i] delta(x - nodes[i])."""
     lib = _lib.lib_of(precision)
     A = _Operator(lib, op, n)
-    cfg = _lib.SlqConfig(int(probes), int(steps), int(seed) & 0xFFFFFFFFFFFFFFFF)
-    p = probes if probes > 0 else 10
-    s = steps if steps > 0 else min(A.n, 80)
+    cfg = _lib.SlqConfig(_args.integer(probes, "probes", 0), _args.integer(steps, "steps", 0),
+                         _args.integer(seed, "seed", *_args.C_U64))
+    p = cfg.probes if cfg.probes > 0 else 10
+    s = cfg.steps if cfg.steps > 0 else min(A.n, 80)
     nodes, weights = np.zeros(p * s), np.zeros(p * s)
     st = lib.la_slq(A.n, A.fn, None, byref(cfg), _lib.dptr(nodes), _lib.dptr(weights),
                     None, 0)
@@ -168,9 +177,12 @@ def _doubles(x, what):
     return a
 
 
-def rcond_diag(diag, precision=None):
-    """max|d_i| / median|d_i| (paper A's code)."""
+def rcond_diag(diag, precision=None, median=None):
+    """max|d_i| / median|d_i| (paper A's code). median: the median's
+    convention, for the header to take (None: its own, the only one it has
+    now: refused otherwise, not ignored)."""
     lib = _lib.lib_of(precision)
+    _median(lib, median)
     d = _doubles(diag, "diag")
     r = c_double()
     lib.check(lib.la_rcond_diag(d.size, _lib.dptr(d), byref(r), None, 0), "la_rcond_diag")
@@ -218,8 +230,9 @@ def noise_summary(samples, bins=100, hill_k=0, precision=None):
     """The summary of samples, e.g. the norms of Run.grad_noise."""
     lib = _lib.lib_of(precision)
     x = _doubles(samples, "samples")
-    bins = int(bins) if bins > 0 else 100  # the library's default
-    cfg = _lib.NoiseConfig(bins, int(hill_k))
+    bins = _args.integer(bins, "bins", 0, 1 << 24)
+    bins = bins if bins > 0 else 100  # the library's default
+    cfg = _lib.NoiseConfig(bins, _args.integer(hill_k, "hill_k", 0))
     st = _lib.NoiseStats()
     hist, edges = np.zeros(bins), np.zeros(bins + 1)
     lib.check(lib.la_noise_summary(x.size, _lib.dptr(x), byref(cfg), byref(st),

@@ -1,12 +1,18 @@
 """Prompts and the model: batches from numpy arrays, loss, gradient,
 Hessian-vector products and the Hessian's measurements at any theta."""
+import collections
+import ctypes
 import weakref
-from ctypes import byref, c_double, c_int
+from ctypes import byref, c_char_p, c_double, c_int
 
 import numpy as np
 
 from . import _lib
-from .diag import Eigs, RobustCond, _eig_config, _eig_result, _which
+from . import _args
+from ._errors import status_error
+from .diag import Eigs, RobustCond, _eig_config, _eig_result, _median, _which
+
+Block = collections.namedtuple("Block", "name layer head offset shape")
 
 
 class Rng:
@@ -14,7 +20,8 @@ class Rng:
     to Run.sample, it advances with each draw, as in C."""
 
     def __init__(self, seed, stream=0):
-        self._s = _lib.Rng(int(seed), int(stream) & 0xFFFFFFFFFFFFFFFF, 0)
+        self._s = _lib.Rng(_args.integer(seed, "seed", *_args.C_U64),
+                           _args.integer(stream, "stream", *_args.C_U64), 0)
 
     @property
     def state(self):
@@ -142,6 +149,14 @@ class Model:
         z, y = batch
         return Batch(z, y, self._lib)
 
+    def _work(self):
+        """(work, bytes) of the model's calls, allocated once (a call would
+        allocate its own): a model is used by one thread at a time."""
+        if getattr(self, "_ws", None) is None:
+            n = self._lib.la_model_work_bytes(self._m)
+            self._ws = (ctypes.create_string_buffer(max(n, 1)), n)
+        return self._ws
+
     def _call(self, name, *args):
         self._lib.check(getattr(self._lib, name)(*args), name)
 
@@ -153,7 +168,7 @@ class Model:
         loss = c_double()
         pred = np.empty(b.count, dtype=self._lib.dtype) if predictions else None
         self._call("la_model_loss", self._m, self._lib.ptr(th), byref(b._b), byref(loss),
-                   self._lib.ptr(pred) if predictions else None, None, 0)
+                   self._lib.ptr(pred) if predictions else None, *self._work())
         return (loss.value, pred) if predictions else loss.value
 
     def grad(self, theta, batch):
@@ -162,7 +177,7 @@ class Model:
         loss = c_double()
         g = np.empty(self.nparams, dtype=self._lib.dtype)
         self._call("la_model_grad", self._m, self._lib.ptr(th), byref(b._b), byref(loss),
-                   self._lib.ptr(g), None, 0)
+                   self._lib.ptr(g), *self._work())
         return loss.value, g
 
     def hvp(self, theta, batch, v):
@@ -170,7 +185,7 @@ class Model:
         th, b, vv = self._theta(theta), self._batch(batch), self._theta(v, "v")
         hv = np.empty(self.nparams, dtype=self._lib.dtype)
         self._call("la_model_hvp", self._m, self._lib.ptr(th), byref(b._b),
-                   self._lib.ptr(vv), None, None, self._lib.ptr(hv), None, 0)
+                   self._lib.ptr(vv), None, None, self._lib.ptr(hv), *self._work())
         return hv
 
     def hessian(self, theta, batch):
@@ -197,17 +212,23 @@ class Model:
         th, b = self._theta(theta), self._batch(batch)
         cfg = _eig_config(_which(which), max_iter, seed)
         out, keep = _eig_result(self._lib, k, self.nparams, vectors)
-        st = self._lib.la_hessian_eigs(self._m, self._lib.ptr(th), byref(b._b), int(k),
-                                       float(tol), byref(cfg), byref(out), None, 0)
+        st = self._lib.la_hessian_eigs(self._m, self._lib.ptr(th), byref(b._b), len(keep[0]),
+                                       _args.real(tol, "tol"), byref(cfg), byref(out), None, 0)
         return Eigs._of(self._lib, st, "la_hessian_eigs", out, keep)
 
-    def robust_cond(self, theta, batch, dense_max=0, probes=0, steps=0, seed=0):
+    def robust_cond(self, theta, batch, dense_max=0, probes=0, steps=0, seed=0,
+                    median=None):
         """Both robust condition numbers of paper A (la_robust_cond):
         max|H_ii| / median|H_ii| and lambda_max / lambda_median, exact up to
-        dense_max parameters (default 1000), Lanczos and SLQ beyond."""
+        dense_max parameters (default 1000), Lanczos and SLQ beyond. median:
+        the median's convention, passed to the header (None: its own; see
+        linattn.rcond_diag)."""
+        _median(self._lib, median)
         th, b = self._theta(theta), self._batch(batch)
-        cfg = _lib.RcondConfig(int(dense_max), _lib.SlqConfig(int(probes), int(steps),
-                                                              int(seed)))
+        cfg = _lib.RcondConfig(_args.integer(dense_max, "dense_max", 0),
+                               _lib.SlqConfig(_args.integer(probes, "probes", 0),
+                                              _args.integer(steps, "steps", 0),
+                                              _args.integer(seed, "seed", *_args.C_U64)))
         out = _lib.Rcond()
         self._call("la_robust_cond", self._m, self._lib.ptr(th), byref(b._b), byref(cfg),
                    byref(out), None, 0)
@@ -224,20 +245,67 @@ class Model:
         return s.value, g.value
 
     def blocks(self):
-        """The parameter matrices in theta: a list of (offset, size)."""
-        cap = 4 * 64 + 8
-        off, size = (c_int * cap)(), (c_int * cap)()
-        n = self._lib.la_model_blocks(self._m, off, size, cap)
-        if n < 0:
-            raise self._lib.error(n, "la_model_blocks")
-        return [(off[i], size[i]) for i in range(n)]
+        """The parameter matrices in theta, in theta's order
+        (la_model_block_info): a list of Block(name, layer, head, offset,
+        shape); layer and head are -1 for the front layer's."""
+        lib, out = self._lib, []
+        name = c_char_p()
+        ints = [c_int() for _ in range(4)]
+        i = 0
+        while True:
+            at = lib.la_model_block_info(self._m, i, byref(name), *map(byref, ints))
+            if at < 0:
+                break
+            layer, head, rows, cols = (x.value for x in ints)
+            out.append(Block(name.value.decode(), layer, head, at, (rows, cols)))
+            i += 1
+        return out
+
+    def matrices(self, theta):
+        """Every matrix of theta by name (THE PACKING OF THETA in
+        linattn.h): each layer's P and Q (sparse: B and A; pgd: A; a
+        factored Q: W_K and W_Q) stacked over the layers, shape (L, rows,
+        cols), or (L, H, rows, cols) with several heads; the front MLP's W1,
+        b1, W2, b2 as they are (b1 and b2 as columns: (h, 1), (d, 1)). Copies, float64; theta_from is the inverse."""
+        th = np.asarray(self._theta(theta), dtype=np.float64)
+        heads = self._run.config["heads"]
+        out = {}
+        for b in self.blocks():
+            m = th[b.offset:b.offset + int(np.prod(b.shape))].reshape(b.shape)
+            if b.layer < 0:
+                out[b.name] = m.copy()
+                continue
+            stack = out.setdefault(b.name, np.empty((self._run.config["depth"], heads)
+                                                    + b.shape))
+            stack[b.layer, b.head] = m
+        return {k: (v[:, 0] if v.ndim == 4 and heads == 1 else v) for k, v in out.items()}
+
+    def theta_from(self, matrices):
+        """theta (the library's precision) from matrices as matrices()
+        gives them; every one must be there, in its shape."""
+        want = self.matrices(np.zeros(self.nparams))
+        missing = set(want) ^ set(matrices)
+        if missing:
+            raise status_error("LA_ESHAPE", "theta_from", "matrices %s: this model has "
+                               "%s" % (sorted(set(matrices)), sorted(want)))
+        th = np.empty(self.nparams, dtype=np.float64)
+        heads = self._run.config["heads"]
+        for b in self.blocks():
+            m = np.asarray(matrices[b.name], dtype=np.float64)
+            if m.shape != want[b.name].shape:
+                raise status_error("LA_ESHAPE", "theta_from", "%s of shape %s, not %s"
+                                   % (b.name, m.shape, want[b.name].shape))
+            if b.layer >= 0:
+                m = m[b.layer, b.head] if heads > 1 else m[b.layer]
+            th[b.offset:b.offset + m.size] = m.reshape(-1)
+        return self._theta(th)
 
     def init_params(self, seed, stream=_lib.LA_STREAM_EVAL - 1):
         """theta ~ N(0, init_std^2) from the stream of seed; the default
         stream is the trainer's, so init_params(run seed) is a run's theta
         at step 0."""
         th = np.empty(self.nparams, dtype=self._lib.dtype)
-        rng = Rng(seed, stream)
+        rng = Rng(seed, stream)  # checks both
         self._call("la_model_init_params", self._m, byref(rng._s), self._lib.ptr(th))
         return th
 

@@ -1,32 +1,42 @@
 """A run (la_run): data, model and trainer made from one description,
-trained with a Python callback, measured, saved and resumed."""
+trained with a Python callback, measured along the way as `linattn train`
+measures, saved, resumed and pickled."""
 import ctypes
 import math
-import os
 import weakref
-from ctypes import POINTER, byref, c_double, c_size_t
+from ctypes import POINTER, byref, c_double, c_size_t, c_void_p
 
 import numpy as np
 
-from . import _lib
+from . import _args, _files, _lib, _progress
+from ._errors import status_error
 from .config import RunConfig, config_in
 from .diag import noise_summary
 from .model import Batch, Model, Rng
 
-# What a step leaves in the history, in the order of `linattn train`'s step
-# lines.
-HISTORY_KEYS = ("step", "loss", "grad_norm", "clipped_norm", "lr_scale",
-                "update_norm", "eval_loss")
+# The fields a program measures along a run that a Python run measures
+# (the table's others outside the run's identity would be ignored: refused).
+_MEASURED = ("steps", "log_every", "diag_every", "smooth_every", "diag_batch")
+# What `linattn train` writes at diag_every and smooth_every steps, under
+# its keys (examples/linattn.c, write_rcond and write_smoothness).
+RCOND_KEYS = ("rcond_diag", "rcond_spectrum", "spectrum_resolved", "lambda_max",
+              "lambda_median")
+SMOOTH_KEYS = ("smoothness", "smooth_grad_norm")
+
+
+def cpu_count(precision=None):
+    """The CPUs this process may use (la_cpu_count): the affinity mask,
+    bounded by a cgroup CPU quota, SLURM_CPUS_PER_TASK and OMP_NUM_THREADS.
+    A run's default number of threads."""
+    return _lib.lib_of(precision).la_cpu_count()
 
 
 class Record:
-    """What the callback of Run.train sees after a step: step (1-based),
-    loss (the training loss before the step), eval_loss (NaN unless the run
-    evaluated at this step), grad_norm, clipped_norm, lr_scale,
-    update_norm, and read-only numpy views theta, grad and update, valid
-    during the call only: keep a copy (rec.theta.copy()), not the view."""
-
-    __slots__ = HISTORY_KEYS + ("theta", "grad", "update")
+    """What the callback of Run.train sees after a step: the step's row of
+    the history (step, loss, eval_loss, grad_norm, ..., and the
+    measurements taken at this step; NaN where none), and read-only numpy
+    views theta, grad and update, valid during the call only: keep a copy
+    (rec.theta.copy()), not the view."""
 
     def __repr__(self):
         return "Record(step=%d, loss=%.6g, eval_loss=%.6g)" % (self.step, self.loss,
@@ -57,46 +67,95 @@ def _view(lib, ptr, n, owner, writeable=False):
     return v
 
 
+def _destroy(lib, run, pool):
+    """The run, then the pool its threads come from."""
+    lib.la_run_destroy(run)
+    if pool:
+        lib.la_pool_destroy(pool)
+
+
 class Run:
     """One run of the testbed: Run(config) with a RunConfig or a preset's
-    name, and fields to change (Run("1", opt="sgd", steps=2000)).
+    name, and fields to give (Run("1", opt="sgd", steps=2000); a field
+    given None is not given).
 
-        run = Run("1", steps=1000)
+        run = Run("1", steps=1000, diag_every=100)
         run.train(every=100, callback=lambda r: print(r.step, r.eval_loss))
         run.history            # {key: array}: pandas.DataFrame(run.history)
+        run.matrices()         # every layer's matrices by name
         run.hessian_eigs(k=5)  # at the current theta, on the diagnostics' batch
 
     precision: 'float' (the `linattn` command's, the default) or 'double'
-    (LINATTN_PRECISION sets the default)."""
+    (LINATTN_PRECISION sets the default). threads: the threads of each
+    batch (default cpu_count(): the CPUs this process may use); the results
+    are the same bits for any number. top, noise: measured beside the
+    command's at every diag_every step, the top `top` Hessian eigenvalues
+    (top_1, ...) and the gradient noise of `noise` minibatches of the run's
+    batch (noise_mean, ... as la_noise_stats names them).
 
-    def __init__(self, config="1", precision=None, **fields):
+    A run pickles (as its checkpoint's bytes and its history), so process
+    pools, Dask and Ray can carry it; one run is used by one thread at a
+    time, and runs in several threads train at once (ctypes lets go of the
+    GIL in every call)."""
+
+    def __init__(self, config="1", precision=None, threads=None, top=0, noise=0,
+                 **fields):
         if isinstance(config, RunConfig):
             lib = _lib.lib_of(precision) if precision else config._lib
-            cfg = config_in(lib, config)
-            cfg.update(fields)
+            cfg = config_in(lib, config).update(fields)
         else:
             opt = fields.pop("opt", None)
             cfg = RunConfig(config, opt=opt, precision=precision, **fields)
-        self._make(cfg.resolve())
+        self._make(cfg.resolve(), threads, top, noise)
 
-    def _make(self, cfg):
+    def _make(self, cfg, threads, top, noise):
         lib = cfg._lib
         self._lib = lib
         self.config = cfg
-        self._r = lib.opaque(_lib.T_RUN)
+        self._refuse_unmeasured()
+        self._top = _args.integer(top, "top", 0, 1 << 20)
+        self._noise = _args.integer(noise, "noise", 0, _args.C_INT[1])
+        self._threads_given = threads
+        self._r = lib.opaque(_lib.TYPE["run"])
+        self._pool = self._make_pool(threads)
         self._cb = lib.train_callback(self._on_step)
-        self._user, self._every, self._exc = None, 1, None
-        self._hist = {k: [] for k in HISTORY_KEYS}
-        env = lib.RunEnv(self._cb, None, None)
+        self._user, self._every, self._exc, self._prog = None, 1, None, None
+        self._diag = self._prev = None
+        self._hist = {k: [] for k in self.history_keys()}
+        env = lib.RunEnv(self._cb, None, None, lib.la_pool_parallel(self._pool)
+                         if self._pool else None)
         st = lib.la_run_create(self._r, cfg._buf, byref(env))
         if st:
-            raise lib.error(st, "la_run_create", cfg._first_bad())
-        weakref.finalize(self, lib.la_run_destroy, self._r)
+            if self._pool:
+                lib.la_pool_destroy(self._pool)
+            raise lib.error(st, "la_run_create", cfg.explain())
+        weakref.finalize(self, _destroy, lib, self._r, self._pool)
         self._tr = lib.la_run_trainer(self._r)
         n = ctypes.c_int()
         self._theta_ptr = lib.la_run_theta(self._r, byref(n))
         self.nparams = n.value
         self.model = Model(self)
+
+    def _make_pool(self, threads):
+        lib = self._lib
+        n = lib.la_cpu_count() if threads is None else \
+            _args.integer(threads, "threads", 1, _lib._header.define("LA_MAX_WORKERS"))
+        self.threads = n
+        if n <= 1:
+            return None
+        pool = c_void_p()
+        lib.check(lib.la_pool_create(byref(pool), n), "la_pool_create", "%d threads" % n)
+        return pool
+
+    def _refuse_unmeasured(self):
+        """A field of what is measured along a run that Python does not
+        measure is refused (LA_EUNSUPPORTED), not ignored."""
+        cfg = self.config
+        for f in cfg._table.fields:
+            if not (f.identity or f.selector) and f.key not in _MEASURED and cfg.given(f.key) and \
+                    cfg.raw(f.key) != 0:
+                raise status_error("LA_EUNSUPPORTED", "Run", "%s %s: a Python run does "
+                                   "not measure it" % (f.key, cfg[f.key]))
 
     # ------------------------------------------------------------ state
     @property
@@ -119,6 +178,10 @@ class Run:
         src = self._lib.reals(theta, self.nparams, "theta")
         _view(self._lib, self._theta_ptr, self.nparams, self, writeable=True)[:] = src
 
+    def matrices(self, theta=None):
+        """Model.matrices at the run's theta (or theta)."""
+        return self.model.matrices(self.theta if theta is None else theta)
+
     def eval_loss(self):
         """The loss on the run's evaluation batch at the current theta."""
         v = c_double()
@@ -130,32 +193,93 @@ class Run:
         """The run's evaluation batch (eval_seed's evaluation stream)."""
         return Batch._view(self._lib, self._lib.la_run_eval_batch(self._r), self)
 
+    # ------------------------------------------------------------ history
+    def history_keys(self):
+        """The history's columns: la_train_record_field_at's keys, then
+        what is measured (the command's keys; top_k, noise_*)."""
+        keys = [k for k, _, _ in self._lib.record_fields]
+        if self.config["diag_every"] > 0:
+            keys += RCOND_KEYS + tuple("top_%d" % (i + 1) for i in range(self._top))
+            if self._noise:
+                keys += tuple("noise_" + k for k, _ in _lib.NoiseStats._fields_) + \
+                    ("true_grad_norm",)
+        if self.config["smooth_every"] > 0:
+            keys += SMOOTH_KEYS
+        return keys
+
     @property
     def history(self):
-        """Every step trained here, one array per key (HISTORY_KEYS); step 0
-        holds the evaluation loss at the start, as `linattn train` writes
-        it. eval_loss is NaN where the run did not evaluate."""
+        """Every step trained here, one numpy array per key (history_keys());
+        step 0 holds what `linattn train` writes at the start (the
+        evaluation loss, the measurements). NaN where a value was not
+        taken at a step: eval_loss where the run did not evaluate, the
+        measurements off their steps."""
         return {k: np.array(v, dtype=np.int64 if k == "step" else np.float64)
                 for k, v in self._hist.items()}
+
+    def _row(self, values):
+        """Appends a row: values by key, NaN for the others."""
+        for k, col in self._hist.items():
+            col.append(values.get(k, math.nan))
+
+    # ------------------------------------------------------------ measuring
+    def _diag_batch(self):
+        if self._diag is None:
+            self._diag = self.diag_batch()  # fixed: drawn once
+        return self._diag
+
+    def _measure(self, step, theta, rec=None):
+        """What `linattn train` measures at this step (and top, noise)."""
+        out = {}
+        cfg = self.config
+        if rec is not None and cfg["smooth_every"] > 0 and step % cfg["smooth_every"] == 0 \
+                and rec.update_norm > 0:
+            s, g = self.model.dir_smoothness(self._prev, theta, self._diag_batch())
+            out.update(smoothness=s, smooth_grad_norm=g)
+        if cfg["diag_every"] > 0 and step % cfg["diag_every"] == 0:
+            out.update(self._rcond(theta))
+        return out
+
+    def _rcond(self, theta):
+        rc = self.model.robust_cond(theta, self._diag_batch())
+        out = dict(rcond_diag=rc.by_diag if rc.by_diag > 0 else math.nan,
+                   spectrum_resolved=float(rc.resolved), lambda_max=rc.lambda_max,
+                   lambda_median=rc.lambda_median)
+        if rc.resolved:
+            out["rcond_spectrum"] = rc.by_spectrum
+        if self._top:
+            e = self.model.hessian_eigs(theta, self._diag_batch(), self._top)
+            out.update(("top_%d" % (i + 1), v) for i, v in enumerate(e.values))
+        if self._noise:
+            gn = self.grad_noise(minibatch=self.config["batch"], samples=self._noise,
+                                 theta=theta)
+            out.update(("noise_" + k, v) for k, v in gn.stats.to_dict().items())
+            out["true_grad_norm"] = gn.true_grad_norm
+        return out
 
     # ------------------------------------------------------------ training
     def _on_step(self, user, recp):
         try:
             rec = recp.contents
-            h = self._hist
-            h["step"].append(rec.step)
-            h["loss"].append(rec.loss)
-            h["grad_norm"].append(rec.grad_norm)
-            h["clipped_norm"].append(rec.clipped_norm)
-            h["lr_scale"].append(rec.lr_scale)
-            h["update_norm"].append(rec.update_norm)
-            h["eval_loss"].append(rec.eval_loss if rec.has_eval else math.nan)
+            base = ctypes.addressof(rec)
+            row = {}
+            for key, kind, off in self._lib.record_fields:
+                ct = ctypes.c_long if kind == "long" else c_double
+                row[key] = ct.from_address(base + off).value
+            if not rec.has_eval:
+                row["eval_loss"] = math.nan
+            n = rec.nparams
+            theta = _view(self._lib, rec.theta, n, None)
+            row.update(self._measure(rec.step, theta, rec))
+            self._row(row)
+            if self._prev is not None:
+                self._prev[:] = theta
+            if self._prog is not None:
+                self._prog.step(rec.step)
             if self._user is not None and rec.step % self._every == 0:
                 r = Record()
-                for k in HISTORY_KEYS:
-                    r.__setattr__(k, h[k][-1])
-                n = rec.nparams
-                r.theta = _view(self._lib, rec.theta, n, None)
+                r.__dict__.update(row)
+                r.theta = theta
                 r.grad = _view(self._lib, rec.grad, n, None)
                 r.update = _view(self._lib, rec.update, n, None)
                 if self._user(r):
@@ -165,29 +289,47 @@ class Run:
             self._exc = e
             return 1
 
-    def train(self, steps=None, every=None, callback=None):
+    def _start(self):
+        """Step 0's row, as `linattn train` writes it at the start."""
+        row = {"step": 0}
+        if self.config["eval_every"] > 0:
+            row["eval_loss"] = self.eval_loss()
+        row.update(self._measure(0, self.theta))
+        self._row(row)
+
+    def train(self, steps=None, every=None, callback=None, progress=None):
         """Trains `steps` more steps (None: up to the run's `steps` field).
         callback(record), if given, is called every `every` steps (default:
         the run's log_every) with a Record; returning True stops the run.
         An exception in it (Ctrl-C included) stops the run and is raised
-        here. LinattnError LA_EDIVERGED when a step met a NaN or Inf: the
+        here. progress: a tqdm bar (or a line of text where tqdm is not
+        installed) on stderr; None shows it on a terminal or in a notebook
+        only. LinattnError LA_EDIVERGED when a step met a NaN or Inf: the
         run keeps the last finite state. Returns the run."""
         lib = self._lib
         start = self.step
-        n = max(0, self.config["steps"] - start) if steps is None else int(steps)
-        if n < 0:
-            raise ValueError("steps must not be negative")
-        if start == 0 and not self._hist["step"] and self.config["eval_every"] > 0:
-            for k in HISTORY_KEYS:
-                self._hist[k].append(math.nan)
-            self._hist["step"][-1] = 0
-            self._hist["eval_loss"][-1] = self.eval_loss()
-        self._every = int(every) if every else max(1, self.config["log_every"])
+        if steps is None:
+            n = max(0, self.config["steps"] - start)
+        else:
+            n = _args.integer(steps, "steps", 0, _args.C_LONG[1] - start)
+        self._every = self.config["log_every"] if every is None else \
+            _args.integer(every, "every", 1, _args.C_LONG[1])
+        if callback is not None and not callable(callback):
+            raise TypeError("callback: a function of one Record, not %r" % (callback,))
+        if start == 0 and not self._hist["step"]:
+            self._start()
+        if self.config["smooth_every"] > 0 and self._prev is None:
+            self._prev = self.theta.copy()
         self._user, self._exc = callback, None
+        self._prog = _progress.Progress(start, start + n) \
+            if _progress.wanted(progress) and n > 0 else None
         try:
             st = lib.la_trainer_run(self._tr, n)
         finally:
             self._user = None
+            if self._prog is not None:
+                self._prog.close()
+                self._prog = None
         if self._exc is not None:
             e, self._exc = self._exc, None
             raise e
@@ -201,9 +343,10 @@ class Run:
         which advances), else from stream `stream` of `seed` (default the
         run's seed: stream t is the training batch of step t of a fresh-data
         run)."""
+        count = _args.integer(count, "count", 1, _args.C_INT[1])
         if rng is None:
             rng = Rng(self.config["seed"] if seed is None else seed, stream)
-        b = Batch._empty(self._lib, self.config["d"], self.config["n"], int(count))
+        b = Batch._empty(self._lib, self.config["d"], self.config["n"], count)
         self._lib.check(self._lib.la_data_sample(self._lib.la_run_data(self._r),
                                                  byref(rng._s), byref(b._b)),
                         "la_data_sample")
@@ -213,17 +356,14 @@ class Run:
         """The fixed batch of the diagnostics: what `linattn curvature` and
         `train --diag-every` measure on (diag_batch prompts of the
         evaluation seed's stream 2^64 - 3)."""
-        seed = self.config["eval_seed"] or self.config["seed"]
+        seed = self.config["eval_seed"]
         return self.sample(count or self.config["diag_batch"], seed=seed,
                            stream=_lib.LA_STREAM_EVAL - 2)
 
     # ------------------------------------------------------------ measurements
     def _at(self, theta, batch):
-        if batch is None:
-            if getattr(self, "_diag", None) is None:
-                self._diag = self.diag_batch()  # fixed: drawn once
-            batch = self._diag
-        return self.theta if theta is None else theta, batch
+        return (self.theta if theta is None else theta,
+                self._diag_batch() if batch is None else batch)
 
     def hessian_eigs(self, k=10, batch=None, theta=None, **kw):
         """Model.hessian_eigs at the run's theta (or theta), on the
@@ -241,18 +381,21 @@ class Run:
         theta, batch = self._at(theta, batch)
         return self.model.hessian(theta, batch)
 
-    def grad_noise(self, minibatch=1000, true_batch=0, samples=10000, bins=100,
+    def grad_noise(self, minibatch=0, true_batch=0, samples=10000, bins=100,
                    theta=None, rng=None):
         """Paper A's gradient noise at the run's theta (la_grad_noise): the
-        'true' gradient on true_batch fresh prompts (default 100 minibatches),
-        then `samples` minibatch gradients. The default rng is the one
+        'true' gradient on true_batch fresh prompts, then `samples`
+        minibatch gradients; minibatch and true_batch 0 are the header's
+        defaults (1000, 100 minibatches). The default rng is the one
         `linattn noise` draws from, so the samples are its samples."""
         lib = self._lib
         th = lib.reals(self.theta if theta is None else theta, self.nparams, "theta")
         if rng is None:
             rng = Rng(self.config["seed"], _lib.LA_STREAM_EVAL - 3)
-        cfg = _lib.GradNoiseConfig(int(minibatch), int(true_batch), int(samples))
-        norms = np.empty(int(samples) if samples > 0 else 10000)
+        cfg = _lib.GradNoiseConfig(_args.integer(minibatch, "minibatch", 0),
+                                   _args.integer(true_batch, "true_batch", 0),
+                                   _args.integer(samples, "samples", 0))
+        norms = np.empty(cfg.samples if cfg.samples > 0 else 10000)
         tg = c_double()
         lib.check(lib.la_grad_noise(lib.la_run_model(self._r), lib.ptr(th),
                                     lib.la_run_data(self._r), byref(rng._s), byref(cfg),
@@ -264,6 +407,7 @@ class Run:
     def save(self, path):
         """Writes a checkpoint (la_checkpoint_save): the description, theta,
         the optimizer's state, the step and the data stream."""
+        import os
         self._lib.check(self._lib.la_checkpoint_save(self._tr, os.fsencode(path)),
                         "la_checkpoint_save", os.fspath(path))
 
@@ -278,23 +422,22 @@ class Run:
         return buf.raw[:done.value]
 
     @classmethod
-    def resume(cls, checkpoint, precision=None, **fields):
-        """The run saved in a checkpoint (a path or its bytes), continued
-        bit for bit. Fields that are not part of the run's identity (steps,
-        the measurements) may be given; another identity is LA_ESHAPE."""
+    def resume(cls, checkpoint, precision=None, threads=None, top=0, noise=0, **fields):
+        """The run saved in a checkpoint (a path, read as the C reader
+        reads one, or its bytes), continued bit for bit. Fields that are not
+        part of the run's identity (steps, the measurements) may be given;
+        another identity is LA_ESHAPE."""
         lib = _lib.lib_of(precision)
-        if isinstance(checkpoint, (bytes, bytearray)):
+        if isinstance(checkpoint, (bytes, bytearray, memoryview)):
             data, name = bytes(checkpoint), "checkpoint"
         else:
-            with open(checkpoint, "rb") as f:
-                data = f.read()
-            name = os.fspath(checkpoint)
+            data, name = _files.read_regular(checkpoint), str(checkpoint)
         cfg = RunConfig(None, precision=lib)
         lib.check(lib.la_checkpoint_run(data, len(data), cfg._buf, None),
                   "la_checkpoint_run", name)
         cfg.update(fields)
         self = cls.__new__(cls)
-        self._make(cfg.resolve())
+        self._make(cfg.resolve(), threads, top, noise)
         differs = POINTER(_lib.RunField)()
         st = lib.la_run_resume_mem(self._r, data, len(data), byref(differs))
         if st:
@@ -304,7 +447,20 @@ class Run:
             raise lib.error(st, "la_run_resume_mem", why)
         return self
 
+    def __reduce__(self):
+        """Pickled as its checkpoint's bytes and its history: the run that
+        comes back continues bit for bit (with the threads it was given,
+        else the CPUs of the process it lands in)."""
+        return (_unpickle, (self.to_bytes(), self.precision, self._threads_given,
+                            self._top, self._noise, self._hist))
+
     def __repr__(self):
         return "Run(%s, opt %s, %d parameters, step %d of %d, %s)" % (
             "setting " + self.config["setting"], self.config["opt"], self.nparams,
             self.step, self.config["steps"], self.precision)
+
+
+def _unpickle(data, precision, threads, top, noise, hist):
+    run = Run.resume(data, precision=precision, threads=threads, top=top, noise=noise)
+    run._hist = hist
+    return run

@@ -34,6 +34,20 @@ def cli(*args, cwd=None):
     return done.stdout
 
 
+def cli_fails(*args):
+    """Runs the command expecting it to refuse; its stderr."""
+    done = subprocess.run([CLI] + [str(a) for a in args], capture_output=True, text=True)
+    if done.returncode == 0:
+        raise AssertionError("linattn %s: accepted" % " ".join(map(str, args)))
+    return done.stderr
+
+
+# The flags of the command that the CLI's split may rename, in one place:
+# the checkpoint a measurement reads (noise, curvature) and a folder output.
+AT = "--at"
+OUT_DIR = "--out-dir"
+
+
 def jsonl(path):
     with open(path) as f:
         return [json.loads(line) for line in f if line.strip()]

@@ -115,6 +115,36 @@ class Installing(TempDir):
         self.assertEqual(again.stderr, "")  # the cached library, not built again
         self.assertEqual(again.stdout, first.stdout)
 
+    def test_the_wheel_builds_without_setuptools(self):
+        # the backend under -I -S: no site-packages, so no setuptools, no
+        # wheel, no numpy; what pip's isolated build runs
+        code = ("import sys; sys.path.insert(0, %r)\n"
+                "import linattn_backend as b\n"
+                "assert b.get_requires_for_build_wheel() == []\n"
+                "print(b.build_wheel(%r))\n"
+                "assert 'setuptools' not in sys.modules and 'wheel' not in sys.modules\n"
+                % (os.path.join(REPO, "python", "_backend"), self.tmp))
+        done = subprocess.run([sys.executable, "-I", "-S", "-c", code],
+                              capture_output=True, text=True)
+        self.assertEqual(done.returncode, 0, done.stderr)
+        import zipfile
+        with zipfile.ZipFile(os.path.join(self.tmp, done.stdout.strip())) as z:
+            names = z.namelist()
+            self.assertIn("linattn/linattn.h", names)
+            self.assertIn("linattn/torch.py", names)
+            meta = z.read("linattn-%s.dist-info/METADATA" % linattn.__version__).decode()
+        self.assertIn("Version: %s" % linattn.__version__, meta)
+
+
+class Make(unittest.TestCase):
+    def test_make_python_is_a_target(self):
+        # `python` is also the folder's name: a phony target, not "up to date"
+        done = subprocess.run(["make", "--no-print-directory", "-C", REPO, "python"],
+                              capture_output=True, text=True)
+        self.assertEqual(done.returncode, 0, done.stderr)
+        self.assertNotIn("Nothing to be done", done.stdout + done.stderr)
+        self.assertIn("LINATTN_LIB=", done.stdout)
+
 
 if __name__ == "__main__":
     unittest.main()

@@ -12,9 +12,14 @@ from linattn import checkpoint as ckpt
 
 def c_status(lib, data):
     """The library's verdict on bytes: la_checkpoint_run's status name."""
-    buf = lib.opaque(2 - 1)  # a la_run_config (LA_TYPE_RUN_CONFIG)
+    buf = lib.opaque(lib_types()["run_config"])
     st = lib.la_checkpoint_run(data, len(data), buf, None)
     return lib.la_status_name(st).decode()
+
+
+def lib_types():
+    from linattn import _header
+    return _header.type_codes()
 
 
 def py_status(data, fields):
@@ -40,9 +45,18 @@ def field_at(data, key):
         name = data[at + 1:at + 1 + k].decode()
         if name == key:
             return at
-        kind = data[at + 1 + k]
+        kind = data[at + 1 + k] & 127  # version 3: bit 128 says given
         at += 2 + k + (1 + data[at + 2 + k] if kind == 6 else 8)
     raise KeyError(key)
+
+
+def _raised(read, path):
+    """(name, status, is an OSError) of what read(path) raises."""
+    try:
+        read(path)
+    except linattn.LinattnError as e:
+        return (e.name, e.status, isinstance(e, OSError))
+    return None
 
 
 class SameAsTheLibrary(TempDir):
@@ -57,7 +71,7 @@ class SameAsTheLibrary(TempDir):
         for p in ("float", "double"):
             run, path = self.saved(p, data="resample", resample_every=4)
             ck = linattn.read_checkpoint(path, fields=linattn.fields(p))
-            self.assertEqual((ck.version, ck.real_size), (2, 4 if p == "float" else 8))
+            self.assertEqual((ck.version, ck.real_size), (3, 4 if p == "float" else 8))
             self.assertEqual((ck.nparams, ck.step, ck.optimizer), (run.nparams, 6, "sgd"))
             self.assertEqual(ck.seed, 3)
             self.assertTrue(ck.batch_drawn)
@@ -75,14 +89,23 @@ class SameAsTheLibrary(TempDir):
                     self.assertEqual(ck.run[k], theirs.raw(k))
             self.assertEqual(ck.run["opt"], "sgd")
             self.assertEqual(ck.run["setting"], 1)  # an enum: its index
+            # the given bits: the fields tiny_run gives, and no other
+            self.assertEqual({k for k, g in ck.given.items() if g},
+                             {k for k in theirs.keys() if theirs.given(k)})
+            self.assertTrue(ck.given["depth"] and ck.given["opt"])
+            self.assertFalse(ck.given["front"])  # a zero not given
             resumed = linattn.Run.resume(path, precision=p)
             self.assertEqual(resumed.config, mine)
 
-    def test_the_status_names_are_the_headers(self):
+    def test_the_status_table_is_the_headers(self):
+        # the reader's statuses come from the header's text where no
+        # library is loaded: the same table as la_status_name lists
+        from linattn import _header
         lib = linattn.library("double")
-        for name, (code, message) in ckpt._STATUS.items():
-            self.assertEqual(lib.la_status_name(code).decode(), name)
-            self.assertEqual(lib.la_status_str(code).decode(), message)
+        self.assertEqual(_header.statuses(), lib.statuses)
+        self.assertEqual(lib.statuses[-11], ("LA_EFORMAT",
+                                             lib.la_status_str(-11).decode()))
+        self.assertEqual(len(lib.statuses), 1 - min(lib.statuses))  # no gap
 
     def test_bad_files_get_the_librarys_status(self):
         lib = linattn.library("double")
@@ -99,7 +122,8 @@ class SameAsTheLibrary(TempDir):
         depth = field_at(good, "depth")
         cases = {
             "magic": (put("<B", 0, ord("X"), False), "LA_EFORMAT"),
-            "version": (put("<I", 8, 3), "LA_EVERSION"),
+            "version": (put("<I", 8, 4), "LA_EVERSION"),
+            "version 2 reads the given bit as a kind": (put("<I", 8, 2), "LA_EFORMAT"),
             "truncated": (good[:-16], "LA_EFORMAT"),
             "one bit of theta": (put("<B", len(good) - 12, good[-12] ^ 1, False),
                                  "LA_ECHECKSUM"),
@@ -136,10 +160,22 @@ class SameAsTheLibrary(TempDir):
             verdicts.add(want)
         self.assertTrue({"LA_OK", "LA_EFORMAT", "LA_EVERSION"} <= verdicts, verdicts)
 
-    def test_unreadable_is_la_eio(self):
-        with self.assertRaises(linattn.LinattnError) as e:
-            linattn.read_checkpoint(self.path("missing.ckpt"))
-        self.assertEqual((e.exception.name, e.exception.status), ("LA_EIO", -10))
+    def test_unreadable_is_la_eio_at_once(self):
+        import os
+        import threading
+        _, path = self.saved("double")
+        fifo = self.path("fifo")
+        os.mkfifo(fifo)
+        for what in (self.path("missing.ckpt"), self.tmp, "/dev/zero", fifo):
+            for read in (linattn.read_checkpoint,
+                         lambda p: linattn.Run.resume(p, precision="double")):
+                done = []
+                t = threading.Thread(target=lambda: done.append(_raised(read, what)),
+                                     daemon=True)
+                t.start()
+                t.join(10)  # a FIFO or /dev/zero read to its end never returns
+                self.assertEqual(done, [("LA_EIO", -10, True)], what)
+        self.assertEqual(linattn.read_checkpoint(path).step, 6)  # a regular file reads
 
     def test_version_1_files(self):
         run, path = self.saved("double")

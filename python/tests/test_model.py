@@ -115,10 +115,51 @@ class BatchesAndPrompts(unittest.TestCase):
     def test_blocks_tile_theta(self):
         run = tiny_run(front=3, param="dense")
         blocks = run.model.blocks()
-        self.assertEqual(blocks[0][0], 0)
-        self.assertEqual(sum(s for _, s in blocks), run.nparams)
-        for (o1, s1), (o2, _) in zip(blocks, blocks[1:]):
-            self.assertEqual(o1 + s1, o2)
+        self.assertEqual(blocks[0].offset, 0)
+        self.assertEqual(sum(int(np.prod(b.shape)) for b in blocks), run.nparams)
+        for b1, b2 in zip(blocks, blocks[1:]):
+            self.assertEqual(b1.offset + int(np.prod(b1.shape)), b2.offset)
+        self.assertEqual([b.name for b in blocks], ["P", "Q", "P", "Q", "W1", "b1", "W2", "b2"])
+
+
+class NamedMatrices(unittest.TestCase):
+    def test_the_packing_of_theta_by_name(self):
+        # each packing, written again from the header's PACKING OF THETA
+        d, D, L = 2, 3, 2
+        cases = [(dict(param="sparse"), {"B": (L, d, d), "A": (L, d, d)}),
+                 (dict(param="dense"), {"P": (L, D, D), "Q": (L, D, D)}),
+                 (dict(param="pgd"), {"A": (L, d, d)}),
+                 (dict(param="dense", qk_rank=2, heads=3),
+                  {"P": (L, 3, D, D), "W_K": (L, 3, 2, D), "W_Q": (L, 3, 2, D)}),
+                 (dict(param="sparse", front=4),
+                  {"B": (L, d, d), "A": (L, d, d), "W1": (4, d), "b1": (4, 1),
+                   "W2": (d, 4), "b2": (d, 1)})]
+        for kw, shapes in cases:
+            run = tiny_run(**kw)
+            theta = np.arange(run.nparams, dtype=float)
+            m = run.model.matrices(theta)
+            self.assertEqual({k: v.shape for k, v in m.items()}, shapes, kw)
+            np.testing.assert_array_equal(run.model.theta_from(m), theta)
+            # layer 0's first matrix is theta's first entries, row-major
+            first = next(iter(m.values()))
+            head0 = first[0, 0] if first.ndim == 4 else first[0]
+            np.testing.assert_array_equal(head0.reshape(-1), theta[:head0.size])
+        run = tiny_run(param="sparse")
+        m = run.matrices()
+        np.testing.assert_array_equal(m["B"][1], run.theta[8:12].reshape(2, 2))
+        # the numpy model's P and Q from B and A: the same loss
+        z, y = prompts(2, 3, 4, seed=6)
+        self.assertAlmostEqual(run.model.loss(run.theta, (z, y)),
+                               np_loss(run.theta, z, y, 2, 3, 2), delta=1e-12)
+
+    def test_theta_from_checks_names_and_shapes(self):
+        run = tiny_run()
+        m = run.matrices()
+        with self.assertRaises(linattn.LinattnError) as e:
+            run.model.theta_from({"B": m["B"]})
+        self.assertEqual(e.exception.name, "LA_ESHAPE")
+        with self.assertRaises(ValueError):
+            run.model.theta_from(dict(m, A=m["A"][:1]))
 
 
 if __name__ == "__main__":

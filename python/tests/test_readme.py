@@ -7,7 +7,9 @@ import subprocess
 import sys
 import unittest
 
-from helpers import HERE, TempDir, cli, linattn, need_cli
+import numpy as np
+
+from helpers import HERE, OUT_DIR, TempDir, cli, linattn, need_cli
 
 REPO = os.path.dirname(os.path.dirname(HERE))
 
@@ -37,14 +39,33 @@ class Readme(TempDir):
         code = readme_block("A notebook cell")
         env = {}
         exec(compile(code, "README.md", "exec"), env)
-        run, lam, rc = env["run"], env["lam"], env["rc"]
+        run, h, m = env["run"], env["h"], env["m"]
         self.assertEqual(run.step, 1000)
-        self.assertEqual(sorted(lam), list(range(100, 1001, 100)))
-        self.assertGreater(rc.by_diag, 1)
-        h = env["h"]
+        self.assertEqual(list(h["step"][np.isfinite(h["rcond_diag"])]),
+                         list(range(0, 1001, 100)))
+        self.assertGreater(h["rcond_diag"][1000], 1)
         self.assertLess(h["eval_loss"][1000], h["eval_loss"][0] / 10)  # it trained
+        self.assertEqual(m["B"].shape, (3, 5, 5))
         env["fig"].savefig(self.path("cell.png"))
         self.assertGreater(os.path.getsize(self.path("cell.png")), 1000)
+
+    @unittest.skipUnless(have("torch"), "torch is not installed")
+    def test_the_torch_example(self):
+        code = readme_block("linattn.torch").replace("range(200)", "range(30)")
+        env = {}
+        exec(compile(code, "README.md", "exec"), env)
+        run, theta = env["run"], env["theta"]
+        batch = run.sample(1000, stream=1000)
+        self.assertLess(run.model.loss(theta.detach().numpy(), batch),
+                        run.model.loss(run.theta, batch) / 2)  # it trained
+
+    def test_the_python_section_is_on_the_first_screen(self):
+        with open(os.path.join(REPO, "README.md")) as f:
+            lines = f.read().split("\n")
+        two = lines.index("## Two commands")
+        python = lines.index("## Python")
+        self.assertEqual([x for x in lines[two + 1:python] if x.startswith("## ")], [])
+        self.assertLess(python, 40)
 
     @need_cli
     @unittest.skipUnless(have("pandas"), "pandas is not installed")
@@ -54,7 +75,7 @@ class Readme(TempDir):
             for seed in (1, 2):
                 cli("train", "--opt", opt, "--seed", seed, "--steps", "20", "--batch", "50",
                     "--eval-every", "10", "--out", self.path("runs/%s-%d.jsonl" % (opt, seed)))
-        cli("export", self.path("runs"), "--out-dir", self.path("csv"))
+        cli("export", self.path("runs"), OUT_DIR, self.path("csv"))
         os.rename(self.path("runs/adam-1.jsonl"), self.path("run.jsonl"))
         code = readme_block("pandas in five lines")
         cwd = os.getcwd()

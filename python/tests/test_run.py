@@ -6,7 +6,7 @@ import unittest
 
 import numpy as np
 
-from helpers import TempDir, cli, jsonl, linattn, need_cli, tiny_run
+from helpers import AT, TempDir, cli, jsonl, linattn, need_cli, tiny_run
 
 SMALL = dict(batch=64, eval_batch=64, eval_every=10, seed=4)
 FLAGS = ["--batch", "64", "--eval-batch", "64", "--eval-every", "10", "--seed", "4"]
@@ -79,11 +79,167 @@ class Training(unittest.TestCase):
         # start equal to float's rounding (the batches differ: LA_W prompts
         # a panel is 8 or 4)
         cfg = linattn.RunConfig("1", opt="sgd", beta1=None, steps=5, batch=32,
-                                precision="float")
+                                precision="float")  # None: not given
         f, d = linattn.Run(cfg), linattn.Run(cfg, precision="double")
         self.assertEqual(d.config, cfg.resolve())
         self.assertEqual(d.config.to_dict(), f.config.to_dict())
         np.testing.assert_allclose(f.theta, d.theta, rtol=2 ** -23)
+
+
+    def test_arguments_are_refused_not_wrapped(self):
+        run = tiny_run()
+        for bad in (2 ** 64 + 3, 2 ** 70, -1, "10", 7.5, True, 1j):
+            with self.assertRaises(ValueError, msg=repr(bad)) as e:
+                run.train(bad)
+            self.assertEqual(e.exception.name, "LA_ERANGE")
+        self.assertEqual(run.step, 0)
+        for call in (lambda: run.sample(2.5), lambda: run.sample(0),
+                     lambda: run.train(1, every=0),
+                     lambda: run.model.loss(run.theta + 1j, run.eval_batch),
+                     lambda: run.set_theta(np.ones(run.nparams, dtype=bool)),
+                     lambda: run.hessian_eigs(k=1.0), lambda: linattn.Rng(-1),
+                     lambda: tiny_run(depth=True)):
+            self.assertRaises(ValueError, call)
+        self.assertRaises(TypeError, run.train, 1, callback=3)
+
+    def test_history_columns_are_the_records_table(self):
+        lib = linattn.library("double")
+        run = tiny_run()
+        self.assertEqual(run.history_keys(), [k for k, _, _ in lib.record_fields])
+        self.assertEqual(run.history_keys()[:2], ["step", "loss"])
+        run = tiny_run(diag_every=5, smooth_every=2)
+        self.assertEqual(run.history_keys()[-7:],
+                         ["rcond_diag", "rcond_spectrum", "spectrum_resolved",
+                          "lambda_max", "lambda_median", "smoothness", "smooth_grad_norm"])
+
+    def test_measurements_along_the_run(self):
+        run = tiny_run(diag_every=4, smooth_every=3, eval_every=5)
+        seen = {}
+        run.train(8, every=4, callback=lambda r: seen.update({r.step: r.rcond_diag}))
+        h = run.history
+        at = [int(s) for s in h["step"][np.isfinite(h["lambda_max"])]]
+        self.assertEqual(at, [0, 4, 8])
+        self.assertEqual([int(s) for s in h["step"][np.isfinite(h["smoothness"])]], [3, 6])
+        self.assertEqual(seen[4], h["rcond_diag"][4])
+        # the values are the model's own measurements at the saved thetas
+        theta = {}
+        again = tiny_run(diag_every=4, smooth_every=3, eval_every=5)
+        again.train(8, every=1, callback=lambda r: theta.update({r.step: r.theta.copy()}))
+        rc = again.robust_cond(theta=theta[8])
+        self.assertEqual((h["rcond_diag"][8], h["lambda_max"][8]),
+                         (rc.by_diag, rc.lambda_max))
+        s, g = again.model.dir_smoothness(theta[5], theta[6], again.diag_batch())
+        self.assertEqual((h["smoothness"][6], h["smooth_grad_norm"][6]), (s, g))
+        # top eigenvalues and the noise, beside the command's measurements
+        run = tiny_run(diag_every=4, top=2, noise=5)
+        run.train(4)
+        h = run.history
+        self.assertAlmostEqual(h["top_1"][4], h["lambda_max"][4],
+                               delta=1e-12 * h["lambda_max"][4])  # Lanczos, dense
+        self.assertTrue(np.isfinite(h["noise_kurtosis"][4]) and np.isfinite(h["top_2"][4]))
+
+
+class Parallel(TempDir):
+    def test_threads_give_the_same_bits(self):
+        self.assertEqual(linattn.cpu_count(), linattn.library().la_cpu_count())
+        one = tiny_run(threads=1, batch=64, eval_batch=64)
+        two = tiny_run(threads=2, batch=64, eval_batch=64)
+        self.assertEqual((one.threads, two.threads), (1, 2))
+        one.train(5)
+        two.train(5)
+        np.testing.assert_array_equal(one.theta, two.theta)
+        self.assertRaises(ValueError, tiny_run, threads=0)
+
+    def test_cpu_count_follows_the_affinity_and_the_variables(self):
+        import shutil
+        import subprocess
+        import sys
+        code = "import linattn; print(linattn.cpu_count(), linattn.Run('1', steps=0).threads)"
+        cases = [({"OMP_NUM_THREADS": "1"}, []), ({"SLURM_CPUS_PER_TASK": "1"}, [])]
+        if shutil.which("taskset"):
+            cases.append(({}, ["taskset", "-c", "0"]))
+        for env, pre in cases:
+            done = subprocess.run(pre + [sys.executable, "-c", code], capture_output=True,
+                                  text=True, env=dict(os.environ, **env),
+                                  cwd=os.path.dirname(linattn.__path__[0]))
+            self.assertEqual(done.stdout.split(), ["1", "1"], (env, pre, done.stderr))
+
+    def test_a_run_pickles_and_goes_on_bit_for_bit(self):
+        import pickle
+        a = tiny_run(data="resample", resample_every=3, diag_every=3)
+        a.train(4)
+        b = pickle.loads(pickle.dumps(a))
+        self.assertEqual(b.step, 4)
+        for k, v in a.history.items():
+            np.testing.assert_array_equal(v, b.history[k], k)
+        a.train(5)
+        b.train(5)
+        np.testing.assert_array_equal(a.theta, b.theta)
+        for k, v in a.history.items():
+            np.testing.assert_array_equal(v, b.history[k], k)
+        e = pickle.loads(pickle.dumps(linattn.LinattnError(-6, "LA_ERANGE", "m", "w", "d")))
+        self.assertEqual((e.name, e.detail), ("LA_ERANGE", "d"))
+
+    def test_the_readme_recipe_for_seeds_in_parallel(self):
+        from test_readme import readme_block
+        code = readme_block("Seeds in parallel")
+        env = {"__name__": "recipe"}
+        exec(compile(code, "README.md", "exec"), env)
+        by_threads, by_processes = env["by_threads"], env["by_processes"]
+        self.assertEqual(len(by_threads), 2)
+        for a, b in zip(by_threads, by_processes):
+            np.testing.assert_array_equal(a.theta, b.theta)
+            self.assertEqual(a.step, b.step)
+        alone = linattn.Run("1", seed=2, steps=by_threads[1].step, batch=100, threads=1)
+        alone.train()
+        np.testing.assert_array_equal(alone.theta, by_threads[1].theta)
+
+
+class Progress(unittest.TestCase):
+    def run_with(self, progress, tqdm=None):
+        """stderr as the last step's callback sees it (the progress shown
+        as the run goes), and at the end."""
+        import contextlib
+        import io
+        import sys
+        saved = sys.modules.get("tqdm.auto", 0)
+        sys.modules["tqdm.auto"] = tqdm  # None: as if tqdm were not installed
+        err, during = io.StringIO(), []
+        try:
+            with contextlib.redirect_stderr(err):
+                tiny_run().train(20, progress=progress, every=20,
+                                 callback=lambda r: during.append(err.getvalue()))
+        finally:
+            if saved == 0:
+                del sys.modules["tqdm.auto"]
+            else:
+                sys.modules["tqdm.auto"] = saved
+        return during[0] + "|" + err.getvalue()[len(during[0]):]
+
+    def test_a_bar_or_a_line_where_asked(self):
+        during, end = self.run_with(True).split("|")
+        self.assertIn("step 20/20 (100%)", during)  # drawn as the run goes
+        self.assertTrue(end.endswith("\n"))
+        self.assertEqual(self.run_with(None), "|")  # stderr is no terminal here
+        self.assertEqual(self.run_with(False), "|")
+        import types
+        bars = []
+
+        class Bar:
+            def __init__(self, total, initial, **kw):
+                bars.append([total, initial])
+
+            def update(self, k):
+                bars[-1].append(k)
+
+            def close(self):
+                bars[-1].append("closed")
+        fake = types.ModuleType("tqdm.auto")
+        fake.tqdm = Bar
+        self.assertEqual(self.run_with(True, fake), "|")
+        self.assertEqual(bars[0][:2], [20, 0])
+        self.assertEqual(sum(bars[0][2:-1]), 20)
+        self.assertEqual(bars[0][-1], "closed")
 
 
 class Checkpoints(TempDir):
@@ -118,6 +274,51 @@ class Checkpoints(TempDir):
 
 class AgainstTheCommand(TempDir):
     @need_cli
+    def test_a_setting_asked_for_is_the_setting_trained(self):
+        # Run("1", setting="3"): Setting 3's data, as the library resolves
+        # it and as `linattn train --setting 3` trains it, bit for bit
+        for kw, flags in ((dict(setting="3"), ["--setting", "3"]),
+                          (dict(setting="sphere"), ["--setting", "sphere"])):
+            ck, out = self.path("s.ckpt"), self.path("s.jsonl")
+            cli("train", *flags, "--steps", "6", "--checkpoint", ck, "--out", out, *FLAGS)
+            run = linattn.Run("1", steps=6, precision="float", **dict(SMALL, **kw))
+            lib = run._lib
+            mine = linattn.RunConfig("1", steps=6, precision="float", **dict(SMALL, **kw))
+            resolved = linattn.RunConfig(None, precision="float")
+            lib.check(lib.la_run_resolve(mine._buf, resolved._buf))
+            self.assertEqual(run.config.to_dict(), resolved.to_dict())
+            line = jsonl(out)[0]
+            self.assertEqual((line["setting"], line["covariates"]),
+                             (run.config.setting, run.config.covariates))
+            run.train()
+            np.testing.assert_array_equal(linattn.read_checkpoint(ck).theta,
+                                          run.theta.astype(np.float64))
+
+    @need_cli
+    def test_measurements_along_the_run_are_the_commands(self):
+        out = self.path("m.jsonl")
+        cli("train", "--steps", "12", "--diag-every", "4", "--smooth-every", "3",
+            "--diag-batch", "50", "--out", out, *FLAGS)
+        run = linattn.Run("1", steps=12, diag_every=4, smooth_every=3, diag_batch=50,
+                          precision="float", **SMALL)
+        run.train()
+        h = run.history
+        lines = [x for x in jsonl(out) if x["type"] == "step"]
+        keys = set(run.history_keys())
+        measured = 0
+        for line in lines:
+            for k, v in line.items():
+                if k in keys and k not in ("step", "type"):
+                    got = h[k][line["step"]]
+                    self.assertAlmostEqual(v, got, delta=1e-9 * abs(got) + 1e-300,
+                                           msg=(line["step"], k))
+                    measured += k in ("rcond_diag", "smoothness")
+            for k in ("rcond_diag", "smoothness"):  # where the command measured
+                self.assertEqual(k in line, bool(np.isfinite(h[k][line["step"]])),
+                                 (line["step"], k))
+        self.assertEqual(measured, 4 + 4)  # steps 0, 4, 8, 12; 3, 6, 9, 12
+
+    @need_cli
     def test_a_run_equals_linattn_trains_bit_for_bit(self):
         ck, out, th = self.path("c.ckpt"), self.path("c.jsonl"), self.path("th.npy")
         cli("train", "--steps", "25", "--opt", "sgd", "--save-theta", th,
@@ -151,10 +352,10 @@ class AgainstTheCommand(TempDir):
             *FLAGS)
         run = linattn.Run.resume(ck, precision="float")
         s_npy, s_csv = self.path("s.npy"), self.path("s.csv")
-        cli("noise", "--at", ck, "--samples", "30", "--minibatch", "50",
+        cli("noise", AT, ck, "--samples", "30", "--minibatch", "50",
             "--true-batch", "500", "--bins", "10", "--out", self.path("n.json"),
             "--samples-out", s_npy)
-        cli("noise", "--at", ck, "--samples", "30", "--minibatch", "50",
+        cli("noise", AT, ck, "--samples", "30", "--minibatch", "50",
             "--true-batch", "500", "--bins", "10", "--out", self.path("n2.json"),
             "--samples-out", s_csv)
         noise = run.grad_noise(minibatch=50, true_batch=500, samples=30, bins=10)
@@ -166,7 +367,7 @@ class AgainstTheCommand(TempDir):
         self.assertAlmostEqual(obj["true_grad_norm"], noise.true_grad_norm,
                                delta=1e-9 * noise.true_grad_norm)
         np.testing.assert_allclose(obj["hist"], noise.stats.hist, rtol=1e-9)
-        cli("curvature", "--at", ck, "--top", "3", "--out", self.path("c.json"))
+        cli("curvature", AT, ck, "--top", "3", "--out", self.path("c.json"))
         obj = jsonl(self.path("c.json"))[0]
         e = run.hessian_eigs(k=3)
         np.testing.assert_allclose(obj["top"], e.values, rtol=1e-9)
