@@ -1284,10 +1284,12 @@ LINATTN_DEF int la_trace_block(int n, la_matmat_fn f, void *ctx,
    blocks' and the Q blocks', so the two conventions differ by up to two
    orders of magnitude at initialization); MID is their midpoint. */
 enum { LA_MEDIAN_LOWER = 0, LA_MEDIAN_MID = 1 };
-/* max |d_i| / median |d_i| (paper A's code, Jiang et al. 2022); work holds
-   3n doubles (NULL, 0: allocated); LA_ERANGE if the median is 0 or the
-   ratio passes the largest double (r is then not written). */
-LINATTN_DEF int la_rcond_diag(int n, const double *diag, double *r,
+/* max |d_i| / median |d_i| (paper A's code, Jiang et al. 2022), the median
+   by `median` (LA_MEDIAN_*, another value LA_ERANGE; structural zeros
+   count as entries, as there); work holds 3n doubles (NULL, 0: allocated);
+   LA_ERANGE if the median is 0 or the ratio passes the largest double (r
+   is then not written). */
+LINATTN_DEF int la_rcond_diag(int n, const double *diag, int median, double *r,
                               void *work, size_t bytes);
 /* lambda_max / lambda_median (paper A's text) of a spectrum given as
    values with weights (NULL: equal); LA_ERANGE if the median is 0 or the
@@ -1427,6 +1429,7 @@ LINATTN_DEF int la_hessian_eigs(const la_model *m, const la_real *theta,
 typedef struct la_rcond_config {
   int dense_max;     /* 0 -> 1000 */
   la_slq_config slq; /* the SLQ path; zero -> its defaults */
+  int median;        /* by_diag's median, LA_MEDIAN_*; 0 -> lower */
 } la_rcond_config;
 typedef struct la_rcond {
   double by_diag;     /* max |H_ii| / median |H_ii| (0 if that median is 0) */
@@ -1823,7 +1826,7 @@ struct la_run_config {
     int diag_batch;        /* their fixed batch's prompts */
     uint64_t diag_seed;    /* its seed; follows eval_seed */
     int diag_batches;      /* R on this many such batches (their median) */
-    int rcond_median;      /* LA_MEDIAN_*: R's median convention */
+    int median;            /* LA_MEDIAN_*: R's median convention */
   } measure;
   /* bit i of the table's row i: given (la_run_field_given reads it) */
   unsigned char given[LA_RUN_MAX_FIELDS / 8];
@@ -8840,6 +8843,7 @@ static double la__sv_at(const la__sview *v, size_t i) {
   double x;
   int k;
   if (v->d) return v->d[i];
+  if (!v->le) return NAN; /* not reached: a view holds one of the two */
   for (k = 7; k >= 0; --k) u = (u << 8) | v->le[8 * i + (size_t)k];
   memcpy(&x, &u, 8);
   return x;
@@ -10423,7 +10427,7 @@ static int la__ratio(double mx, double med, double *r) {
   return LA_OK;
 }
 
-LINATTN_DEF int la_rcond_diag(int n, const double *diag, double *r,
+LINATTN_DEF int la_rcond_diag(int n, const double *diag, int median, double *r,
                               void *work, size_t bytes) {
   size_t need = sizeof(double) * 3 * (size_t)(n > 0 ? n : 1);
   void *owned;
@@ -10431,6 +10435,7 @@ LINATTN_DEF int la_rcond_diag(int n, const double *diag, double *r,
   int i, st;
   if (!diag || !r) return LA_ENULL;
   if (n <= 0) return LA_EDIM;
+  if (median != LA_MEDIAN_LOWER && median != LA_MEDIAN_MID) return LA_ERANGE;
   if ((size_t)n > (size_t)-1 / (3 * sizeof(double))) return LA_EOVERFLOW;
   st = la__work_begin(need, &work, &bytes, &owned);
   if (st) return st;
@@ -10440,7 +10445,13 @@ LINATTN_DEF int la_rcond_diag(int n, const double *diag, double *r,
     if (!la__finite(a[i])) { la__work_end(owned); return LA_ENONFINITE; }
     if (a[i] > mx) mx = a[i];
   }
-  st = la_weighted_median(n, a, NULL, &med, a + n, sizeof(double) * 2 * n);
+  if (median == LA_MEDIAN_LOWER) { /* torch.median: the ((n+1)/2)-th smallest */
+    la__sort(n, a, NULL);
+    med = a[(n - 1) / 2];
+    st = LA_OK;
+  } else {
+    st = la_weighted_median(n, a, NULL, &med, a + n, sizeof(double) * 2 * n);
+  }
   la__work_end(owned);
   if (st) return st;
   return la__ratio(mx, med, r);
@@ -11168,7 +11179,8 @@ LINATTN_DEF int la_robust_cond(const la_model *m, const la_real *theta,
   size_t subb;
   int n, st;
   if (!out) return LA_ENULL;
-  if (cfg && (cfg->dense_max < 0 || cfg->slq.probes < 0 || cfg->slq.steps < 0))
+  if (cfg && (cfg->dense_max < 0 || cfg->slq.probes < 0 || cfg->slq.steps < 0 ||
+              (cfg->median != LA_MEDIAN_LOWER && cfg->median != LA_MEDIAN_MID)))
     return LA_ERANGE;
   st = la__hess_begin(m, theta, b, la_rcond_work_bytes(m, cfg), &work, &bytes,
                       &owned, &ar, &op);
@@ -11192,7 +11204,8 @@ LINATTN_DEF int la_robust_cond(const la_model *m, const la_real *theta,
                   fabs(out->lambda_median) > out->resolution &&
                   la__ratio(out->lambda_max, out->lambda_median,
                             &out->by_spectrum) == LA_OK;
-  if (st == LA_OK && la_rcond_diag(n, diag, &r, sub, subb) == LA_OK)
+  if (st == LA_OK &&
+      la_rcond_diag(n, diag, cfg ? cfg->median : LA_MEDIAN_LOWER, &r, sub, subb) == LA_OK)
     out->by_diag = r;
   la__work_end(owned);
   return st;
@@ -13131,7 +13144,7 @@ static const la_run_field la__run_fields[] = {
            "robust condition numbers on this many such batches: their "
            "median, and their range",
            1, NULL),
-    LA__RF("rcond_median", LA_FIELD_ENUM, measure.rcond_median, 0, 1, 0, 0,
+    LA__RF("median", LA_FIELD_ENUM, measure.median, 0, 1, 0, 0,
            la__median_names,
            "R = max|H_ii| / median|H_ii|: lower, the lower middle value as "
            "torch.median (paper A's code), or mid, the two middle values' "
@@ -14999,6 +15012,7 @@ static const struct {
     LA__MB(LA_TYPE_SLQ_CONFIG, la_slq_config, seed),
     LA__MB(LA_TYPE_RCOND_CONFIG, la_rcond_config, dense_max),
     LA__MB(LA_TYPE_RCOND_CONFIG, la_rcond_config, slq),
+    LA__MB(LA_TYPE_RCOND_CONFIG, la_rcond_config, median),
     LA__MB(LA_TYPE_RCOND, la_rcond, by_diag),
     LA__MB(LA_TYPE_RCOND, la_rcond, by_spectrum),
     LA__MB(LA_TYPE_RCOND, la_rcond, lambda_max),

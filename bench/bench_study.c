@@ -137,7 +137,7 @@ static int b_rcond(ctx *c) {
   for (i = 0; i < n && !st; ++i) c->diag[i] = c->h[(size_t)i * n + i];
   if (!st) st = la_sym_eig(n, c->h, c->w, NULL, c->work, c->bytes);
   if (!st) st = la_weighted_median(n, c->w, NULL, &med, c->work, c->bytes);
-  if (!st) st = la_rcond_diag(n, c->diag, &r, c->work, c->bytes);
+  if (!st) st = la_rcond_diag(n, c->diag, LA_MEDIAN_LOWER, &r, c->work, c->bytes);
   return st;
 }
 

@@ -58,21 +58,25 @@ static const char top_help[] =
 int main(int argc, char **argv) {
   cli_config c;
   char err[600];
-  const char **scratch = (const char **)calloc((size_t)argc + 1, sizeof(char *));
+  const char **scratch;
   int st;
-  if (!scratch) return u_oom();
+  /* a write past a file size limit (ulimit -f) fails with EFBIG, which
+     every output reports (exit 3) and cleans up after, instead of killing
+     the program with its temporaries left */
+  (void)signal(SIGXFSZ, SIG_IGN);
+  if (!(scratch = (const char **)calloc((size_t)argc + 1, sizeof(char *)))) return u_oom();
   st = cli_parse(argc, argv, &c, scratch, err, sizeof err);
   if (st == CLI_HELP) {
     cli_help(stdout, (unsigned)c.cmd, c.cmd ? commands[cli_cmd_index(c.cmd)].help : top_help);
     u_exit_table(stdout);
     free(scratch);
-    return fflush(stdout) ? EXIT_IO : EXIT_DONE;
+    return u_stdout_check();
   }
   if (st == CLI_VERSION) {
     printf("linattn %s (%s backend, %s)\n", la_version_string(),
            la_backend_name(), precision_name);
     free(scratch);
-    return fflush(stdout) ? EXIT_IO : EXIT_DONE;
+    return u_stdout_check();
   }
   if (st != CLI_OK) {
     if (c.cmd) fprintf(stderr, "linattn %s: %s\n", cli_cmd_name(c.cmd), err);
@@ -82,5 +86,6 @@ int main(int argc, char **argv) {
   }
   st = commands[cli_cmd_index(c.cmd)].run(&c);
   free(scratch);
-  return st;
+  /* what a command printed and did not check is checked here */
+  return u_exit_worse(st, u_stdout_check());
 }

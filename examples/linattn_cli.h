@@ -722,18 +722,28 @@ static const cli_flag *cli_find(unsigned cmd, const char *name, int any) {
   return NULL;
 }
 
+/* A bound of a range as a message says it: a whole number with all its
+   digits (2147483647, not 2.14748e+09: a whole field takes no fraction),
+   else the shortest %g. */
+static const char *cli_bound(char *buf, size_t cap, double v) {
+  if (v == floor(v) && fabs(v) < 1e18) snprintf(buf, cap, "%.0f", v);
+  else snprintf(buf, cap, "%g", v);
+  return buf;
+}
+
 /* "--name: 'value' why" with the allowed range or names. */
 static int cli_bad_value(const char *name, const char *val, const char *why,
                          double lo, double hi, const char *names, char *err,
                          size_t cap) {
-  char q[64];
+  char q[64], a[32], b[32];
   cli_clean(val, q, sizeof q);
   if (!err || !cap) return CLI_ERROR;
   if (names && *names)
     snprintf(err, cap, "--%s: '%s' %s: %.250s", name, q,
              !strcmp(why, "is not one of") ? why : "is not one of", names);
   else if (!strcmp(why, "is too large") || !strcmp(why, "is too small"))
-    snprintf(err, cap, "--%s: '%s' %s (allowed: %g to %g)", name, q, why, lo, hi);
+    snprintf(err, cap, "--%s: '%s' %s (allowed: %s to %s)", name, q, why,
+             cli_bound(a, sizeof a, lo), cli_bound(b, sizeof b, hi));
   else
     snprintf(err, cap, "--%s: '%s' %s", name, q, why);
   return CLI_ERROR;
@@ -1018,6 +1028,40 @@ static void cli_group_key(const jv *cfg, char *buf, size_t cap) {
     if (w < 0 || (size_t)w >= cap - used) return;
     used += (size_t)w;
   }
+}
+
+/* The first run field of a config line that the header's table refuses,
+   or NULL: a field's value must be one of its names (ENUM, OPTIMIZER) as a
+   string, else a number in its range, whole for the whole kinds, as
+   la_run_field_set takes it, or 0 (a field that does not apply: the
+   checkpoint's description allows it whatever the range, docs/
+   checkpoint.md); a field absent is its default, a key that is no field
+   is not the table's to judge. *allowed says what the field takes. */
+static const la_run_field *cli_config_bad(const jv *cfg, char *allowed, size_t cap) {
+  int i, n = la_run_field_count();
+  for (i = 0; i < n; ++i) {
+    const la_run_field *f = la_run_field_at(i);
+    const jv *v = jv_get(cfg, f->key);
+    la_run_config scratch;
+    const char *why;
+    char lo[32], hi[32];
+    double x;
+    if (!v) continue;
+    memset(&scratch, 0, sizeof scratch);
+    if (f->kind == LA_FIELD_ENUM || f->kind == LA_FIELD_OPTIMIZER) {
+      if (v->type == JV_STR && cli_field_value(f, v->str, &x, &why)) continue;
+      snprintf(allowed, cap, "one of: ");
+      cli_name_list(f, NULL, allowed + strlen(allowed), cap - strlen(allowed));
+    } else {
+      if (v->type == JV_NUM && (v->num == 0 || la_run_field_set(&scratch, f, v->num) == LA_OK))
+        continue;
+      snprintf(allowed, cap, "a %snumber from %s to %s",
+               f->kind == LA_FIELD_REAL ? "" : "whole ",
+               cli_bound(lo, sizeof lo, f->lo), cli_bound(hi, sizeof hi, f->hi));
+    }
+    return f;
+  }
+  return NULL;
 }
 
 /* ------------------------------------------------------------ help */

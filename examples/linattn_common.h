@@ -79,14 +79,11 @@ static void run_free(la_run *r, la_pool *pool) {
   la_pool_destroy(pool);
 }
 
-/* The fixed batch of the diagnostics: its own stream of the eval seed. */
-#define DIAG_STREAM (LA_STREAM_EVAL - 2)
+/* The fixed batch of the diagnostics (the run's first, la_run_diag_batch). */
 static int diag_batch(const la_run *r, long prompts, la_batch *b) {
-  la_rng rng;
   int st = la_batch_create(b, r->cfg.data.d, r->cfg.data.n, (int)prompts);
   if (st) return st;
-  la_rng_seed(&rng, r->trainer.cfg.eval_seed, DIAG_STREAM);
-  if ((st = la_data_sample(&r->data, &rng, b)) != 0) la_batch_destroy(b);
+  if ((st = la_run_diag_batch(r, 0, b)) != 0) la_batch_destroy(b);
   return st;
 }
 
@@ -174,21 +171,27 @@ static int load_into(la_run *r, const ckpt_in *in) {
    checkpoint is replaced by renaming, its trajectory's header rewritten in
    place); no two of them one file; none of them the file `in` the command
    reads, but outs[1] may be where `resaved` (a checkpoint resumed may be
-   saved again in place). A NULL path is not asked for (outs[0], --out:
-   stdout). */
+   saved again in place); each in a folder where a file can be created
+   (u_output_writable), so that no work is lost to an output refused at
+   its end. A NULL path is not asked for (outs[0], --out: stdout). */
 static int check_outputs(u_path *outs, int regular, const u_path *in,
                          int resaved) {
-  int st;
+  int st, i;
   if ((st = u_output_ok(outs[0].flag, outs[0].path, 0)) != 0 ||
       (st = u_output_ok(outs[1].flag, outs[1].path, regular)) != 0 ||
       (outs[2].path && (st = u_output_ok(outs[2].flag, outs[2].path, regular)) != 0))
     return st;
   if ((st = u_no_alias(outs, 3, NULL, 0)) != 0) return st;
   if (resaved) {
-    outs[1] = outs[2];
-    return u_no_alias(outs, 2, in, 1);
+    u_path both[2];
+    both[0] = outs[0];
+    both[1] = outs[2];
+    st = u_no_alias(both, 2, in, 1);
+  } else {
+    st = u_no_alias(outs, 3, in, 1);
   }
-  return u_no_alias(outs, 3, in, 1);
+  for (i = 0; i < 3 && !st; ++i) st = u_output_writable(outs[i].flag, outs[i].path);
+  return st;
 }
 
 /* ------------------------------------------------------------ algebra */

@@ -3,7 +3,8 @@
    written as null) and a reader of any JSON value into a small tree.
    The reader recurses once per level of nesting, so it takes at most
    JV_MAX_DEPTH levels (the program writes 2) and fails on deeper input
-   before the stack could run out. C99 and stdio. */
+   before the stack could run out. Strings are strict JSON: UTF-8, no
+   control character unescaped. C99 and stdio. */
 #ifndef LINATTN_JSON_H
 #define LINATTN_JSON_H
 
@@ -90,6 +91,27 @@ static void jw_arr(jw *w, const char *k, const double *v, int n) {
 }
 
 /* ------------------------------------------------------------ reading */
+/* The length of the valid UTF-8 sequence at s (a scalar value in its
+   shortest form: no overlong form, no surrogate, nothing past U+10FFFF),
+   or 0; 1 for every byte below 0x80, NUL included. */
+static size_t jv_utf8_len(const unsigned char *s) {
+  size_t n, i;
+  unsigned cp;
+  if (s[0] < 0x80) return 1;
+  if (s[0] >= 0xc2 && s[0] <= 0xdf) n = 2, cp = s[0] & 0x1fu;
+  else if (s[0] >= 0xe0 && s[0] <= 0xef) n = 3, cp = s[0] & 0x0fu;
+  else if (s[0] >= 0xf0 && s[0] <= 0xf4) n = 4, cp = s[0] & 0x07u;
+  else return 0;
+  for (i = 1; i < n; ++i) {
+    if ((s[i] & 0xc0) != 0x80) return 0;
+    cp = (cp << 6) | (s[i] & 0x3fu);
+  }
+  if ((n == 3 && cp < 0x800) || (n == 4 && (cp < 0x10000 || cp > 0x10ffff)) ||
+      (cp >= 0xd800 && cp <= 0xdfff))
+    return 0;
+  return n;
+}
+
 enum { JV_NULL, JV_BOOL, JV_NUM, JV_STR, JV_ARR, JV_OBJ };
 
 /* Arrays and objects nested deeper than this are an error. */
@@ -139,6 +161,16 @@ static int jv_fail(jv_parser *p, const char *why) {
 
 static int jv_value(jv_parser *p, jv *v);
 
+/* Why the raw byte at s cannot be the next of a string (JSON: no control
+   character unescaped, UTF-8 only), or NULL; *n: the bytes it takes. */
+static const char *jv_string_byte(const char *s, size_t *n) {
+  unsigned char c = (unsigned char)*s;
+  if (!c) return "unterminated string";
+  if (c < 0x20) return "a control character in a string (JSON escapes it)";
+  if (!(*n = jv_utf8_len((const unsigned char *)s))) return "invalid UTF-8 in a string";
+  return NULL;
+}
+
 /* A string into a new buffer; \uXXXX below 0x80 is decoded, others kept
    as '?' (the program writes none). */
 static int jv_string(jv_parser *p, char **out) {
@@ -147,11 +179,28 @@ static int jv_string(jv_parser *p, char **out) {
   if (!b) return jv_fail(p, "out of memory");
   p->s++;
   while (*p->s != '"') {
-    char c = *p->s++;
-    if (!c || (unsigned char)c < 0x20) {
+    size_t run = 1; /* the bytes of one character: a UTF-8 sequence is kept whole */
+    const char *bad = jv_string_byte(p->s, &run);
+    char c;
+    if (bad) {
       free(b);
-      return jv_fail(p, "unterminated string");
+      return jv_fail(p, bad);
     }
+    if (len + run + 1 > cap) {
+      char *nb = (char *)realloc(b, cap *= 2);
+      if (!nb) {
+        free(b);
+        return jv_fail(p, "out of memory");
+      }
+      b = nb;
+    }
+    if (run > 1) {
+      memcpy(b + len, p->s, run);
+      len += run;
+      p->s += run;
+      continue;
+    }
+    c = *p->s++;
     if (c == '\\') {
       char e = *p->s++;
       if (e == 'n') c = '\n';
@@ -179,14 +228,6 @@ static int jv_string(jv_parser *p, char **out) {
         free(b);
         return jv_fail(p, "bad escape");
       }
-    }
-    if (len + 2 > cap) {
-      char *nb = (char *)realloc(b, cap *= 2);
-      if (!nb) {
-        free(b);
-        return jv_fail(p, "out of memory");
-      }
-      b = nb;
     }
     b[len++] = c;
   }

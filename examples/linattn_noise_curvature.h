@@ -366,11 +366,13 @@ static void curv_free(curv_out *q) {
 }
 
 /* Top and bottom eigenvalues, both robust condition numbers, the SLQ
-   density and (with --dense) the whole spectrum of H(theta) on batch b. */
+   density and (with --dense) the whole spectrum of H(theta) on batch b;
+   R's median by `median` (LA_MEDIAN_*). */
 static int curv_measure(const cli_measure_opts *o, const la_model *m,
-                        const la_real *theta, const la_batch *b,
+                        const la_real *theta, const la_batch *b, int median,
                         curv_out *q) {
   int n = m->nparams, st, i;
+  la_rcond_config rcc;
   la_hvp_op op;
   la_eig_out eo;
   la_lanczos_config lc;
@@ -407,7 +409,9 @@ static int curv_measure(const cli_measure_opts *o, const la_model *m,
   eo.values = q->bottom;
   st = la_hessian_eigs(m, theta, b, q->kb, 1e-6, &lc, &eo, NULL, 0);
   if (st && st != LA_ENOCONVERGE) return st;
-  if ((st = la_robust_cond(m, theta, b, NULL, &q->rc, NULL, 0)) != 0)
+  memset(&rcc, 0, sizeof rcc);
+  rcc.median = median;
+  if ((st = la_robust_cond(m, theta, b, &rcc, &q->rc, NULL, 0)) != 0)
     return st;
   op.model = m;
   op.theta = theta;
@@ -522,6 +526,36 @@ static const char curvature_help[] =
     "condition numbers, the SLQ spectral density, and with --dense the whole\n"
     "spectrum.\n";
 
+/* The most parameters la_sym_eig takes, asked of the header (its work
+   size is 0 past them): the limit is the header's fact, not this file's. */
+static int curv_eig_limit(int n) {
+  int lo = 1, hi = n; /* la_sym_eig_work_bytes(lo) > 0, (hi) == 0 */
+  while (hi - lo > 1) {
+    int mid = lo + (hi - lo) / 2;
+    if (la_sym_eig_work_bytes(mid)) lo = mid;
+    else hi = mid;
+  }
+  return lo;
+}
+
+/* --dense, checked before any work (Lanczos, the robust condition number
+   and SLQ take hours on a model that large): n parameters past what
+   la_sym_eig takes are bad input, a Hessian and eigensolver larger than
+   the machine's memory EXIT_NOMEM, each with the sizes. */
+static int curv_dense_fits(const cli_measure_opts *o, int n) {
+  double gb = 8.0 * n * n / 1e9;
+  size_t eig = la_sym_eig_work_bytes(n);
+  char what[160];
+  if (!o->dense) return 0;
+  if (!eig)
+    return u_fail(EXIT_BAD_INPUT, "--dense: the Hessian of %d parameters (%.3g GB) is "
+                  "past the dense eigensolver's limit of %d parameters; measure "
+                  "without --dense", n, gb, curv_eig_limit(n));
+  snprintf(what, sizeof what, "--dense: the Hessian of %d parameters (%.3g GB) with its "
+           "eigensolver", n, gb);
+  return u_fits_memory(8.0 * n * n + 8.0 * n + (double)eig, what);
+}
+
 /* `linattn curvature`: the spectrum at theta, to --out and --svg. */
 static int cmd_curvature(const cli_config *c) {
   la_run r;
@@ -536,11 +570,13 @@ static int cmd_curvature(const cli_config *c) {
   memset(&b, 0, sizeof b);
   memset(&q, 0, sizeof q);
   if (st || (st = load_theta(c, c->opts.measure.at, &r, &pool, &step)) != 0) return st;
+  if ((st = curv_dense_fits(&c->opts.measure, r.model.nparams)) != 0) goto out;
   if ((st = diag_batch(&r, r.cfg.measure.diag_batch, &b)) != 0) {
     st = u_fail(exit_of_status(st), "the batch of the Hessian: %s", la_status_str(st));
     goto out;
   }
-  if ((st = curv_measure(&c->opts.measure, &r.model, r.trainer.theta, &b, &q)) != 0) {
+  if ((st = curv_measure(&c->opts.measure, &r.model, r.trainer.theta, &b,
+                         r.cfg.measure.median, &q)) != 0) {
     st = u_fail(exit_of_status(st), "curvature: %s", la_status_str(st));
     goto out;
   }

@@ -198,8 +198,7 @@ static int npy_parse(const unsigned char *buf, size_t len, npy_array *a,
       memcpy(&f, &w, 4);
       a->v[i] = (double)f;
     }
-    if (!(a->v[i] == a->v[i]) || a->v[i] > 1.7976931348623157e308 ||
-        a->v[i] < -1.7976931348623157e308) {
+    if (!isfinite(a->v[i])) {
       free(a->v);
       a->v = NULL;
       return *why = "it holds a NaN or an infinity", -1;

@@ -817,6 +817,9 @@ static int pb_theorem(const cli_config *c) {
   if (c->seeds > 0 && which != CLI_DEPTH && which != CLI_CONTEXT)
     return u_fail(EXIT_BAD_INPUT, "--seeds: the depth and context checks average "
                                   "seeds; this one runs one");
+  if (c->svg && which != CLI_DEPTH && which != CLI_CONTEXT)
+    return u_fail(EXIT_BAD_INPUT, "--svg: the depth and context checks draw a "
+                                  "figure; this one draws none");
   if ((st = u_open(&out, c->out ? c->out : NULL)) != 0) return st;
   sink = c->out ? out.f : fopen("/dev/null", "w");
   if (!sink) return u_fail(1, "cannot open /dev/null");
@@ -840,39 +843,50 @@ static int pb_reproduce(const cli_config *c) {
                             CLI_OPTIMUM};
   const char *dir = c->out_dir ? c->out_dir : "linattn-reproduce-b";
   char path[4200];
-  FILE *rep, *js;
+  u_out rep, js;
+  FILE *r;
   pb_ctx x;
   double t0 = u_now();
   int st;
   if (cli_given(c, "steps") && c->run.steps < 1)
     return u_fail(EXIT_BAD_INPUT, "--steps 0: the checks train; give at least 1");
+  u_own(dir);
   if ((st = u_mkdirs(dir)) != 0) return st;
-  snprintf(path, sizeof path, "%s/report.md", dir);
-  if (!(rep = fopen(path, "w"))) return u_fail(EXIT_BAD_INPUT, "cannot write %s", path);
-  snprintf(path, sizeof path, "%s/paperb.json", dir);
-  if (!(js = fopen(path, "w"))) {
-    (void)fclose(rep);
-    return u_fail(EXIT_BAD_INPUT, "cannot write %s", path);
+  /* both files through temporaries, as every output of the folder */
+  snprintf(path, sizeof path, "%.4000s/report.md", dir);
+  if ((st = u_open(&rep, path)) != 0) return st;
+  snprintf(path, sizeof path, "%.4000s/paperb.json", dir);
+  if ((st = u_open(&js, path)) != 0) {
+    u_abort(&rep);
+    return st;
   }
-  pb_init(&x, c, rep, js);
+  r = rep.f;
+  pb_init(&x, c, r, js.f);
   x.dir = dir;
-  fprintf(rep, "# Paper B (arXiv:2306.00297): the trained linear transformer "
-               "beside the algorithms it implements\n\n%s form, seed %llu, "
-               "linattn %s (%s, %s). Each check prints its numbers beside paper "
-               "B's and a verdict.\n\n```\n",
+  fprintf(r, "# Paper B (arXiv:2306.00297): the trained linear transformer "
+             "beside the algorithms it implements\n\n%s form, seed %llu, "
+             "linattn %s (%s, %s). Each check prints its numbers beside paper "
+             "B's and a verdict.\n\n```\n",
           x.full ? "Full" : "Quick", (unsigned long long)x.seed,
           la_version_string(), la_backend_name(), precision_name);
   st = pb_run_checks(&x, all, 5);
-  fprintf(rep, "```\n\n%d check%s OFF; %.0f s.\n\n"
-               "![depth](depth.svg)\n\n![context length](context.svg)\n\n"
-               "The numbers of each figure: `depth.csv`, `context.csv`; of "
-               "every check: `paperb.json`.\n",
+  fprintf(r, "```\n\n%d check%s OFF; %.0f s.\n\n"
+             "![depth](depth.svg)\n\n![context length](context.svg)\n\n"
+             "The numbers of each figure: `depth.csv`, `context.csv`; of "
+             "every check: `paperb.json`.\n",
           x.failed, x.failed == 1 ? "" : "s", u_now() - t0);
   jw_int(&x.w, "failed", x.failed);
   jw_num(&x.w, "seconds", u_now() - t0);
   jw_end(&x.w);
   u_progress_end(&x.prog);
-  if (fclose(rep) != 0 || fclose(js) != 0) st = st ? st : u_fail(1, "cannot write %s", dir);
+  if (st) {
+    u_abort(&rep);
+    u_abort(&js);
+  } else if ((st = u_commit(&rep)) != 0) {
+    u_abort(&js);
+  } else {
+    st = u_commit(&js);
+  }
   if (st) return st;
   printf("%s/report.md: %s (%.0f s)\n", dir,
          x.failed ? "some checks are OFF" : "every check agrees with paper B",

@@ -438,14 +438,17 @@ static int repro_stage(repro *R, int stage, rjob *jobs, int n, const char *what)
 static double tune_score(const char *path) {
   runlog r;
   char err[600];
-  double v[5], score = NAN;
-  int i, n;
+  double v[6], score = NAN;
+  int i, n = 0;
   if (runlog_load(path, &r, err, sizeof err)) return NAN;
-  if (!strcmp(r.status, "ok") && r.f[F_EVAL].n > 0) {
+  if (!strcmp(r.status, "ok") && r.f[F_EVAL].n > 0 && r.final_eval == r.final_eval) {
     const series *e = &r.f[F_EVAL];
     stats s;
-    n = e->n < 5 ? e->n : 5;
-    for (i = 0; i < n; ++i) v[i] = e->y[e->n - n + i];
+    /* the evaluations after initialization, the final one included
+       (a short run may have none in its series) */
+    for (i = e->n - 5 < 1 ? 1 : e->n - 5; i < e->n; ++i) v[n++] = e->y[i];
+    if (n == 0 || e->x[e->n - 1] < (double)r.steps) v[n++] = r.final_eval;
+    if (n > 5) { memmove(v, v + 1, 5 * sizeof v[0]); n = 5; }
     stats_of(v, n, &s);
     score = s.med < e->y[0] ? s.med : NAN;
   }
@@ -1725,25 +1728,80 @@ static void print_study(const study *S) {
   printf("\n");
 }
 
-/* What repro_report writes into the folder from the runs: removed before
-   new runs start, so that a reproduce that fails or is killed leaves no
-   report of other runs beside its own. */
+/* Everything reproduce writes into a study's folder or the summary's:
+   the reports and tables, each figure with its CSV (NAME.svg, NAME.csv),
+   and the runs' JSON lines in runs/ and tune/. All of it is removed before
+   new runs start: a folder holds one study, so a reproduce that fails or
+   is killed leaves nothing of an earlier one beside its own. */
 static const char *const repro_products[] = {
-    "report.md", "loss.svg", "rcond.svg", "smoothness.svg", "noise.svg",
-    "gnorm_smoothness.svg", "depth.svg", "tails.svg", "attention.svg"};
+    "report.md", "summary.md", "seeds.csv", "summary.csv", "noise.json",
+    "loss.svg", "rcond.svg", "smoothness.svg", "noise.svg", "gnorm_smoothness.svg",
+    "tune.svg", "depth.svg", "tails.svg", "attention.svg"};
+static const char *const repro_run_dirs[] = {"runs", "tune"};
 
-static int repro_clear(const char *dir) {
+/* Removes path (a file or a link, never what it names): 0, or the status. */
+static int repro_remove(const char *path) {
+  int e;
+  if (unlink(path) == 0 || errno == ENOENT) return 0;
+  e = errno;
+  return u_fail(u_exit_of_errno(e, EXIT_IO), "cannot remove the previous %s: %s",
+                U_Q(path), strerror(e));
+}
+
+/* The *.jsonl of the folder dir/sub, when it is a folder (a link there is
+   removed itself, never followed: nothing outside the folder is touched). */
+static int repro_clear_runs(const char *dir, const char *sub) {
+  char path[4300], file[4600];
+  struct stat st;
+  struct dirent *e;
+  DIR *d;
+  int rc = 0;
+  snprintf(path, sizeof path, "%.4000s/%s", dir, sub);
+  if (lstat(path, &st) != 0) return 0;
+  if (S_ISLNK(st.st_mode)) return repro_remove(path);
+  if (!S_ISDIR(st.st_mode)) return 0; /* u_mkdirs refuses it */
+  if (!(d = opendir(path))) return 0; /* u_mkdirs says why, if it matters */
+  while (!rc && (e = readdir(d)) != NULL) {
+    size_t len = strlen(e->d_name);
+    if (len <= 6 || strcmp(e->d_name + len - 6, ".jsonl") != 0) continue;
+    snprintf(file, sizeof file, "%s/%s", path, e->d_name);
+    /* a folder of that name is no run: the run there fails and says so */
+    if (lstat(file, &st) == 0 && !S_ISDIR(st.st_mode)) rc = repro_remove(file);
+  }
+  (void)closedir(d); /* read only */
+  return rc;
+}
+
+/* One folder's products, and its runs unless they are a plan's (runs 0:
+   the merge reads them). */
+static int repro_clear_one(const char *dir, int runs) {
   size_t i;
-  char path[4200];
-  for (i = 0; i < sizeof repro_products / sizeof repro_products[0]; ++i) {
+  char path[4200], csv[4200];
+  int st = 0;
+  for (i = 0; i < sizeof repro_products / sizeof repro_products[0] && !st; ++i) {
     snprintf(path, sizeof path, "%.4000s/%s", dir, repro_products[i]);
-    if (unlink(path) != 0 && errno != ENOENT) {
-      int e = errno;
-      return u_fail(u_exit_of_errno(e, EXIT_IO), "cannot remove the previous %s: %s",
-                    U_Q(path), strerror(e));
+    if ((st = repro_remove(path)) == 0 && strstr(repro_products[i], ".svg")) {
+      csv_path(path, csv, sizeof csv);
+      st = repro_remove(csv);
     }
   }
-  return 0;
+  for (i = 0; runs && i < sizeof repro_run_dirs / sizeof repro_run_dirs[0] && !st; ++i)
+    st = repro_clear_runs(dir, repro_run_dirs[i]);
+  return st;
+}
+
+/* The folder's, and those of the studies an earlier --all or
+   --compare-attention left in its sub-folders (real folders only). */
+static int repro_clear(const char *dir, int runs) {
+  char sub[4200];
+  struct stat st;
+  int i, rc = repro_clear_one(dir, runs);
+  for (i = 0; i < REPRO_NFORMS + 2 && !rc; ++i) {
+    snprintf(sub, sizeof sub, "%.4000s/%s", dir,
+             i < REPRO_NFORMS ? repro_forms[i].key : repro_attentions[i - REPRO_NFORMS]);
+    if (lstat(sub, &st) == 0 && S_ISDIR(st.st_mode)) rc = repro_clear_one(sub, runs);
+  }
+  return rc;
 }
 
 /* The flags of a plan's study, written one a line into DIR/plan/flags
@@ -1785,7 +1843,8 @@ static int repro_paper_a(const cli_config *c, int mode, const char *dir) {
     return u_oom();
   /* a report and figures from before are removed: a failing run leaves none
      (a plan's merge keeps its runs' outputs) */
-  if ((st = u_mkdirs(R.dir)) != 0 || (st = repro_clear(R.dir)) != 0) goto out;
+  u_own(R.dir);
+  if ((st = u_mkdirs(R.dir)) != 0 || (st = repro_clear(R.dir, mode != REPRO_FROM)) != 0) goto out;
   for (i = 0; i < R.ns && !st; ++i) {
     if (o->all)
       st = study_init(&R, &R.s[i], repro_forms[i].key, repro_forms[i].title,
@@ -1796,7 +1855,7 @@ static int repro_paper_a(const cli_config *c, int mode, const char *dir) {
     else
       st = study_init(&R, &R.s[i], "", NULL, c->preset, 0, NULL);
     if (!st) st = u_mkdirs(R.s[i].dir);
-    if (!st) st = repro_clear(R.s[i].dir);
+    if (!st) st = repro_clear(R.s[i].dir, mode != REPRO_FROM);
   }
   if (!st && mode == REPRO_PLAN) {
     words w;

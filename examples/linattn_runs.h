@@ -484,23 +484,29 @@ static void stats_sort(double *v, int n) { /* insertion: n is a few seeds */
 }
 
 /* s from v[0..n-1]; tmp holds n doubles (the sorted copy). Mean and
-   variance by Welford's updates: no sum overflows before the values do. */
+   variance by Welford's updates on the finite values scaled by a power of
+   two to at most 1 in magnitude (exact), then scaled back: no difference
+   or square overflows ({1.7e308, 2e-308}: sd 1.2e308, not inf) and none
+   of the spread underflows ({1e-300, 1e300}: sd 7.07e299). */
 static void stats_into(const double *v, int n, double *tmp, stats *s) {
-  double mean = 0, m2 = 0;
-  int i, m = 0, fin = 0;
+  double mean = 0, m2 = 0, big = 0;
+  int i, m = 0, fin = 0, ex = 0;
+  for (i = 0; i < n; ++i)
+    if (isfinite(v[i]) && fabs(v[i]) > big) big = fabs(v[i]);
+  if (big > 0) (void)frexp(big, &ex); /* big = f 2^ex, f in [0.5, 1) */
   for (i = 0; i < n; ++i) {
     if (isnan(v[i])) continue;
     tmp[m++] = v[i];
     if (isfinite(v[i])) {
-      double d = v[i] - mean;
+      double x = ldexp(v[i], -ex), d = x - mean;
       mean += d / ++fin;
-      m2 += d * (v[i] - mean);
+      m2 += d * (x - mean);
     }
   }
   stats_sort(tmp, m);
   s->n = m;
-  s->mean = fin ? mean : NAN;
-  s->sd = fin > 1 ? sqrt(m2 / (fin - 1)) : fin ? 0 : NAN;
+  s->mean = fin ? ldexp(mean, ex) : NAN;
+  s->sd = fin > 1 ? ldexp(sqrt(m2 / (fin - 1)), ex) : fin ? 0 : NAN;
   s->med = stat_quantile(tmp, m, 0.5);
   s->q1 = stat_quantile(tmp, m, 0.25);
   s->q3 = stat_quantile(tmp, m, 0.75);

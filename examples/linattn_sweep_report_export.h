@@ -79,11 +79,43 @@ static void sweep_free(sweep *S) {
   }
 }
 
+static int sweep_cmp_value(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+
+/* A value twice on one axis (--seed 1,1; 1 and 1.0; 0 and -0) is two grid
+   points of one run: two processes would write one output at once, so it
+   is refused. The values were checked by the walk: each reads as a name's
+   index or a number. */
+static int sweep_axis_unique(const axis *a) {
+  double *v = (double *)malloc(sizeof(double) * (size_t)(a->n > 0 ? a->n : 1));
+  const char *why;
+  long i;
+  if (!v) return u_oom();
+  for (i = 0; i < a->n; ++i) (void)cli_field_value(a->f, a->v[i], &v[i], &why);
+  qsort(v, (size_t)a->n, sizeof(double), sweep_cmp_value);
+  for (i = 1; i < a->n && v[i] != v[i - 1]; ++i) {
+  }
+  if (i < a->n) {
+    char val[64];
+    la_run_config rc;
+    memset(&rc, 0, sizeof rc);
+    (void)la_run_field_set(&rc, a->f, v[i]); /* checked by the walk */
+    cli_field_text(&rc, a->f, val, sizeof val);
+    free(v);
+    return u_fail(EXIT_BAD_INPUT, "--%s: %s is given twice; each grid point is one "
+                  "run, written to its own file", a->flag, val);
+  }
+  free(v);
+  return 0;
+}
+
 /* The axes: every run field given (a list, or one value), in the table's
    order; the optimizers default to sgd and adam. */
 static int sweep_axes(sweep *S) {
   const cli_config *c = S->c;
-  int i, n = la_run_field_count();
+  int i, st, n = la_run_field_count();
   double total = 1;
   for (i = 0; i < n; ++i) {
     const la_run_field *f = la_run_field_at(i);
@@ -101,6 +133,7 @@ static int sweep_axes(sweep *S) {
     S->nax++;
     if (cli_list_walk(f, list, axis_add, a, &why, bad, sizeof bad) < 0)
       return u_oom();
+    if ((st = sweep_axis_unique(a)) != 0) return st;
     total *= (double)a->n;
   }
   if (total > 1e6)
@@ -272,9 +305,7 @@ static int cmd_sweep(const cli_config *c) {
       fputc('\n', stdout);
       sweep_command_free(&S, v);
     }
-    if (fflush(stdout) != 0)
-      st = u_fail(u_exit_of_errno(errno, EXIT_IO), "writing to standard output failed: %s",
-                  strerror(errno));
+    st = u_stdout_check();
     goto out;
   }
   if (S.n > INT_MAX / 2) {
@@ -329,6 +360,8 @@ typedef struct report {
   group *g;
   int ng, cap;
   long nruns;
+  const char *path; /* the input being read, for messages */
+  char why[U_QCAP + 600]; /* why report_take refused a run ("" if it did not) */
 } report;
 
 /* Room for one more item in an array of `*cap` items of `size` bytes
@@ -353,13 +386,40 @@ static int report_find(const report *R, const char *key) {
   return -1;
 }
 
+/* A JSON value as a message shows it: a string quoted (u_quote), a
+   number, or its type. */
+static const char *report_value_text(const jv *v, char *buf, size_t cap) {
+  if (v->type == JV_STR) return u_quote(v->str, buf, cap);
+  if (v->type == JV_NUM) snprintf(buf, cap, "%.17g", v->num);
+  else snprintf(buf, cap, "%s", v->type == JV_NULL ? "null" : v->type == JV_BOOL
+                ? (v->num ? "true" : "false") : v->type == JV_ARR ? "an array" : "an object");
+  return buf;
+}
+
+/* A run whose config line holds a run field the header's table refuses
+   (cli_config_bad) is bad input, said in R->why: grouped by it, the run
+   would be merged with others under a value no run can have. */
+static int report_config_ok(report *R, const jv *cfg) {
+  char allowed[400], val[U_QCAP];
+  const la_run_field *f = cli_config_bad(cfg, allowed, sizeof allowed);
+  if (!f) return 0;
+  snprintf(R->why, sizeof R->why, "%s: a config line has %s %s; it takes %s",
+           U_Q(R->path ? R->path : "the input"), f->key,
+           report_value_text(jv_get(cfg, f->key), val, sizeof val), allowed);
+  return EXIT_BAD_INPUT;
+}
+
 /* Takes one run read from the inputs into its configuration. */
 static int report_take(void *ctx, runlog *r) {
   report *R = (report *)ctx;
   char key[4096];
   group *g;
   runlog *keep;
-  int i;
+  int i, st;
+  if ((st = report_config_ok(R, &r->config)) != 0) {
+    runlog_free(r);
+    return st;
+  }
   cli_group_key(&r->config, key, sizeof key);
   if ((i = report_find(R, key)) >= 0) {
     g = &R->g[i];
@@ -606,6 +666,7 @@ static int cmd_report(const cli_config *c) {
   u_out md;
   memset(&R, 0, sizeof R);
   if ((st = u_folder_ok("--out-dir", dir)) != 0) return st;
+  u_own(dir);
   nout = report_outputs(dir, paths, outs);
   for (i = 0; i < c->npos && !st; ++i) {
     in.flag = "report";
@@ -614,9 +675,10 @@ static int cmd_report(const cli_config *c) {
   }
   for (i = 0; i < c->npos && !st; ++i) {
     err[0] = 0; /* stays empty where the error was said already */
+    R.path = c->pos[i];
     if ((st = runs_read_path(c->pos[i], report_take, &R, err, sizeof err, 0)) != 0 &&
-        err[0])
-      u_fail(st, "%s", err);
+        (err[0] || R.why[0]))
+      u_fail(st, "%s", err[0] ? err : R.why);
   }
   if (!st && R.nruns == 0)
     st = u_fail(EXIT_BAD_INPUT, "no runs in the inputs (JSON lines of train)");
@@ -1032,6 +1094,7 @@ static int export_runs(const char *const *paths, int npaths, const char *dir) {
   memset(&E, 0, sizeof E);
   E.dir = dir;
   err[0] = 0;
+  u_own(dir);
   if ((st = u_mkdirs(dir)) != 0) return st;
   for (i = 0; i < npaths && !st; ++i) {
     st = runs_walk(paths[i], ex_file, &E, err, sizeof err, 0);

@@ -511,6 +511,10 @@ static int th_checks(const cli_config *c) {
   if (c->seeds > 0)
     return u_fail(EXIT_BAD_INPUT, "--seeds: only paper B's depth and context "
                                   "checks average seeds");
+  if (c->svg && which != CLI_ALL && which != CLI_THREE)
+    return u_fail(EXIT_BAD_INPUT, "--svg: of these checks only the three-layer "
+                                  "one draws a figure (--check three-layer, or "
+                                  "all of them)");
   if (which == CLI_ALL || which == CLI_THM1) total += cli_given(c, "steps") ? s : 6000;
   if (which == CLI_ALL || which == CLI_THREE) total += cli_given(c, "steps") ? 5 * s / 2 : 10000;
   if (which == CLI_ALL || which == CLI_THM5) total += s;

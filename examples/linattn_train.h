@@ -154,6 +154,7 @@ static int write_heatmaps(const char *dir, const la_run *r) {
     free(h);
     return u_fail(EXIT_BAD_INPUT, "%s", heatmap_fits_msg);
   }
+  u_own(dir);
   if ((st = u_mkdirs(dir)) != 0) {
     free(h);
     return st;
@@ -186,6 +187,9 @@ typedef struct train_ctx {
   la_run *run;
   FILE *out;
   la_batch diag;
+  la_batch more; /* the measurements' further batches, drawn in turn */
+  double *hd;    /* a Hessian diagonal of one of them */
+  double *rs;    /* R on each batch */
   void *work;
   size_t bytes;
   la_real *prev;
@@ -216,20 +220,55 @@ static void write_diag_error(jw *w, const char *key, int st) {
   jw_str(w, k, la_status_str(st));
 }
 
+/* R = max|H_ii| / median|H_ii| on the measurements' batches after the
+   first (la_run_diag_batch's k = 1, 2, ...) into x->rs + 1. */
+static int rcond_more(train_ctx *x, const la_real *theta) {
+  const la_run *r = x->run;
+  int k, st = 0, n = r->model.nparams;
+  for (k = 1; k < r->cfg.measure.diag_batches && !st; ++k) {
+    st = la_run_diag_batch(r, k, &x->more);
+    if (!st) st = la_hessian_diag(&r->model, theta, &x->more, x->hd, NULL, 0);
+    if (!st) st = la_rcond_diag(n, x->hd, r->cfg.measure.median, &x->rs[k], NULL, 0);
+  }
+  return st;
+}
+
 /* Both robust condition numbers; lambda_max / lambda_median only where the
-   median is resolved (spectrum_resolved says which). */
+   median is resolved (spectrum_resolved says which). With several batches
+   (measure.diag_batches), rcond_diag is the median of R over them, with
+   their least and largest; the spectrum is the first batch's. */
 static void write_rcond(train_ctx *x, jw *w, const la_real *theta) {
   la_rcond rc;
-  int st = la_robust_cond(&x->run->model, theta, &x->diag, NULL, &rc, x->work,
-                          x->bytes);
+  la_rcond_config cfg;
+  int nb = x->run->cfg.measure.diag_batches, st;
+  memset(&cfg, 0, sizeof cfg);
+  cfg.median = x->run->cfg.measure.median;
+  st = la_robust_cond(&x->run->model, theta, &x->diag, &cfg, &rc, x->work, x->bytes);
   if (st == 0 && !(isfinite(rc.by_diag) && isfinite(rc.lambda_max) &&
                    isfinite(rc.lambda_median)))
     st = LA_ENONFINITE;
+  if (st == 0 && nb > 1) {
+    x->rs[0] = rc.by_diag;
+    st = rcond_more(x, theta);
+  }
   if (st) {
     write_diag_error(w, "rcond", st);
     return;
   }
-  jw_num(w, "rcond_diag", rc.by_diag > 0 ? rc.by_diag : NAN);
+  if (nb > 1) {
+    double med, lo = x->rs[0], hi = x->rs[0];
+    int k;
+    for (k = 1; k < nb; ++k) {
+      lo = fmin(lo, x->rs[k]);
+      hi = fmax(hi, x->rs[k]);
+    }
+    if (la_weighted_median(nb, x->rs, NULL, &med, NULL, 0) != 0) med = NAN;
+    jw_num(w, "rcond_diag", med);
+    jw_num(w, "rcond_diag_min", lo);
+    jw_num(w, "rcond_diag_max", hi);
+  } else {
+    jw_num(w, "rcond_diag", rc.by_diag > 0 ? rc.by_diag : NAN);
+  }
   if (median_resolved(&rc, x->run->model.nparams) && rc.by_spectrum != 0)
     jw_num(w, "rcond_spectrum", rc.by_spectrum);
   jw_int(w, "spectrum_resolved", median_resolved(&rc, x->run->model.nparams));
@@ -385,8 +424,12 @@ static int train_buffers(train_ctx *x, la_run *r, long prompts) {
   x->bytes = b1 > b2 ? b1 : b2;
   x->work = malloc(x->bytes ? x->bytes : 1);
   x->prev = (la_real *)malloc(sizeof(la_real) * ((size_t)r->model.nparams + 1));
-  if (!x->work || !x->prev) return u_oom();
-  if ((st = diag_batch(r, prompts, &x->diag)) != 0)
+  x->hd = (double *)malloc(sizeof(double) * ((size_t)r->model.nparams + 1));
+  x->rs = (double *)malloc(sizeof(double) * (size_t)r->cfg.measure.diag_batches);
+  if (!x->work || !x->prev || !x->hd || !x->rs) return u_oom();
+  if ((st = diag_batch(r, prompts, &x->diag)) != 0 ||
+      (r->cfg.measure.diag_batches > 1 &&
+       (st = la_batch_create(&x->more, r->cfg.data.d, r->cfg.data.n, (int)prompts)) != 0))
     return st == LA_ENOMEM ? u_oom()
            : u_fail(EXIT_FAILED, "the diagnostics' batch: %s", la_status_str(st));
   memcpy(x->prev, r->trainer.theta, sizeof(la_real) * (size_t)r->trainer.n);
@@ -666,6 +709,9 @@ done:
     if (tc) code = u_exit_worse(code, tc);
   }
   if (x.diag.z) la_batch_destroy(&x.diag);
+  if (x.more.z) la_batch_destroy(&x.more);
+  free(x.hd);
+  free(x.rs);
   free(x.work);
   free(x.prev);
   run_free(&r, pool);

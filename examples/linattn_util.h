@@ -25,6 +25,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "linattn_json.h" /* jv_utf8_len: one UTF-8 decoder */
+
 /* ------------------------------------------------------------ exit statuses */
 /* One table for every subcommand. When several parts of the work fail (the
    runs of a sweep, a run and then its checkpoint), the command exits with
@@ -121,22 +123,11 @@ static double u_now(void) {
 #define U_Q(s) u_quote((s), (char[U_QCAP]){0}, U_QCAP)
 
 /* The length of the valid UTF-8 sequence at s that is no control
-   character (C1: U+0080..U+009F), or 0. */
+   character (C0, DEL, C1: U+0080..U+009F), or 0. */
 static size_t u_utf8_printable(const unsigned char *s) {
-  size_t n, i;
-  unsigned cp;
-  if (s[0] < 0x80) return s[0] >= 0x20 && s[0] != 0x7f;
-  if (s[0] >= 0xc2 && s[0] <= 0xdf) n = 2, cp = s[0] & 0x1fu;
-  else if (s[0] >= 0xe0 && s[0] <= 0xef) n = 3, cp = s[0] & 0x0fu;
-  else if (s[0] >= 0xf0 && s[0] <= 0xf4) n = 4, cp = s[0] & 0x07u;
-  else return 0;
-  for (i = 1; i < n; ++i) {
-    if ((s[i] & 0xc0) != 0x80) return 0;
-    cp = (cp << 6) | (s[i] & 0x3fu);
-  }
-  if ((n == 3 && cp < 0x800) || (n == 4 && (cp < 0x10000 || cp > 0x10ffff)) ||
-      (cp >= 0xd800 && cp <= 0xdfff) || cp <= 0x9f)
-    return 0; /* overlong, out of range, a surrogate, or C1 */
+  size_t n = jv_utf8_len(s);
+  if (n == 1) return s[0] >= 0x20 && s[0] != 0x7f;
+  if (n == 2 && s[0] == 0xc2 && s[1] <= 0x9f) return 0; /* C1 */
   return n;
 }
 
@@ -201,6 +192,30 @@ static int u_split(const char *path, char *dir, size_t cap, const char **base) {
   return 0;
 }
 
+/* ------------------------------------------------------------ owned folders */
+/* The folder the user named for the command's outputs (--out-dir,
+   --heatmap), set by u_own before its outputs are checked: every file
+   inside it is an output of the command. An output the command composes
+   under it (FOLDER/NAME, NAME perhaps with sub-folders) is never written
+   through a link planted there, so nothing is written outside the
+   folder: whatever is at its name (a link, a FIFO, a device) is replaced
+   by the rename (u_open_owned), and a sub-folder that is a link is
+   replaced by a folder (u_mkdirs); u_file_id_of takes such an output for
+   the entry itself, not what a link there names. A file the user names
+   by itself (--out FILE) is still written where its link points. One
+   folder a process: a command names one. */
+static char u_owned[U_PATH_MAX];
+
+static void u_own(const char *dir) { snprintf(u_owned, sizeof u_owned, "%s", dir); }
+
+/* The length of the owned folder's text (without trailing slashes) when
+   path lies under it, else 0. */
+static size_t u_owned_len(const char *path) {
+  size_t n = strlen(u_owned);
+  while (n > 1 && u_owned[n - 1] == '/') --n;
+  return n && !strncmp(path, u_owned, n) && path[n] == '/' ? n : 0;
+}
+
 /* What a path names, comparable between paths: the device and inode of
    its longest leading part that exists, and the rest of it, which does not
    exist yet, as text with "." and ".." taken away (nothing in it can be a
@@ -218,7 +233,7 @@ static int u_file_id_of(const char *path, u_file_id *id) {
   const char *p = path;
   size_t n = 0, r = 0;
   struct stat st;
-  int missing = 0;
+  int missing = 0, keep_link = u_owned_len(path) != 0;
   memset(id, 0, sizeof *id);
   if (strlen(path) >= sizeof pre) return -1;
   if (*p == '/') pre[n++] = '/';
@@ -233,7 +248,8 @@ static int u_file_id_of(const char *path, u_file_id *id) {
       if (n && pre[n - 1] != '/') pre[n++] = '/';
       memcpy(pre + n, p, len);
       pre[n += len] = 0;
-      if (stat(pre, &st) != 0) missing = 1;
+      if ((keep_link && !p[len + strspn(p + len, "/")] ? lstat(pre, &st) : stat(pre, &st)) != 0)
+        missing = 1;
       else if (p[len] && !S_ISDIR(st.st_mode)) return -1;
     }
     if (missing) {
@@ -354,8 +370,9 @@ static int u_no_alias(const u_path *outs, int nout, const u_path *ins, int nin) 
    PATH.tmp.HOST.PID.RANDOM. A killed run leaves its temporary behind; the
    next write of the same output removes those of processes of this host
    that no longer run (the caller's own files only). An output that is a
-   symbolic link is written where the link points; one that is a device or
-   a FIFO is written in place, never replaced. "-" or NULL is stdout. */
+   symbolic link is written where the link points (inside the owned folder:
+   replaced, see u_owned); one that is a device or a FIFO is written in
+   place, never replaced. "-" or NULL is stdout. */
 typedef struct u_out {
   FILE *f;
   int err; /* the errno of a failed write, where the writer saw it */
@@ -485,17 +502,51 @@ static int u_follow(char *path, size_t cap) {
   return ELOOP;
 }
 
+/* Opens the output `path` under the owned folder (n: the folder's length):
+   its sub-folders must be folders (no link, no "." or ".."), and what is at
+   its name is replaced, never followed. */
+static int u_open_owned(u_out *o, const char *path, size_t n) {
+  char part[U_PATH_MAX];
+  struct stat st;
+  const char *base = strrchr(path, '/') + 1;
+  size_t i;
+  if (strlen(path) >= sizeof part)
+    return u_fail(EXIT_BAD_INPUT, "%s: the path is too long", U_Q(path));
+  if (!*base || (lstat(path, &st) == 0 && S_ISDIR(st.st_mode)))
+    return u_fail(EXIT_BAD_INPUT, "%s names a folder, not a file", U_Q(path));
+  memcpy(part, path, strlen(path) + 1);
+  for (i = n + 1; part[i]; ++i) {
+    size_t len = strcspn(part + i, "/");
+    int dots = (len == 1 && part[i] == '.') || (len == 2 && !strncmp(part + i, "..", 2));
+    if (dots)
+      return u_fail(EXIT_BAD_INPUT, "%s leaves the output folder %s", U_Q(path),
+                    U_Q(u_owned));
+    if (!part[i + len]) break; /* the file's own name */
+    part[i + len] = 0;
+    if (lstat(part, &st) != 0 || !S_ISDIR(st.st_mode))
+      return u_fail(EXIT_BAD_INPUT, "cannot write %s: %s is not a folder (a link?)",
+                    U_Q(path), U_Q(part));
+    part[i + len] = '/';
+    i += len;
+  }
+  snprintf(o->path, sizeof o->path, "%s", path);
+  u_clean_stale(o->path);
+  return u_create_tmp(o);
+}
+
 /* Opens the output `path` (see u_out); regular_only refuses a device or a
    FIFO (a checkpoint). EXIT_BAD_INPUT for a path that cannot be written. */
 static int u_open_as(u_out *o, const char *path, int regular_only) {
   struct stat st;
   int st_code;
+  size_t owned;
   memset(o, 0, sizeof *o);
   if (!path || !strcmp(path, "-")) {
     o->f = stdout;
     o->is_stdout = 1;
     return 0;
   }
+  if ((owned = u_owned_len(path)) != 0) return u_open_owned(o, path, owned);
   if ((st_code = u_output_ok("output", path, regular_only)) != 0) return st_code;
   snprintf(o->path, sizeof o->path, "%s", path);
   if ((st_code = u_follow(o->path, sizeof o->path)) != 0)
@@ -531,17 +582,41 @@ static void u_abort(u_out *o) {
   o->f = NULL;
 }
 
-/* Why writes to fd failed when stdio kept no errno: a full file system,
-   a file at the size limit (RLIMIT_FSIZE), else an I/O error. */
+/* Why writes to fd failed when stdio kept no errno: what a character
+   device answers to a write of nothing (/dev/full: ENOSPC, as a flush
+   that fails there says), a full file system, a file at the size limit
+   (RLIMIT_FSIZE), else an I/O error. */
 static int u_write_errno(int fd) {
   struct statvfs vs;
   struct stat st;
   struct rlimit rl;
+  if (fstat(fd, &st) == 0 && S_ISCHR(st.st_mode) && write(fd, "", 0) < 0 && errno != EINTR)
+    return errno;
   if (fstatvfs(fd, &vs) == 0 && vs.f_bavail == 0) return ENOSPC;
   if (getrlimit(RLIMIT_FSIZE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY &&
       fstat(fd, &st) == 0 && (rlim_t)st.st_size >= rl.rlim_cur)
     return EFBIG;
   return EIO;
+}
+
+/* The status of standard output after a failure e (0: none): EXIT_IO (or
+   EXIT_NOMEM) with the message, said once: the stream's error is cleared
+   after it, so that the check at the program's end (u_stdout_check) does
+   not say it again. */
+static int u_stdout_said(int e) {
+  if (!e) return 0;
+  clearerr(stdout);
+  return u_fail(u_exit_of_errno(e, EXIT_IO), "writing to standard output failed: %s",
+                strerror(e));
+}
+
+/* Standard output flushed: 0, or its failure said (u_stdout_said). Every
+   command ends with it, so that none exits 0 with its lines lost. */
+static int u_stdout_check(void) {
+  int e = 0;
+  if (fflush(stdout) != 0) e = errno ? errno : EIO;
+  else if (ferror(stdout)) e = u_write_errno(fileno(stdout));
+  return u_stdout_said(e);
 }
 
 /* Completes an output: flushed, synced and renamed into place. A failure
@@ -555,9 +630,7 @@ static int u_commit(u_out *o) {
   else if (ferror(o->f)) e = o->err ? o->err : u_write_errno(fileno(o->f));
   if (o->is_stdout) {
     o->f = NULL;
-    return e ? u_fail(u_exit_of_errno(e, EXIT_IO), "writing to standard output failed: %s",
-                      strerror(e))
-             : 0;
+    return u_stdout_said(e);
   }
   if (!e && !o->direct && fsync(fileno(o->f)) != 0) e = errno;
   if (fclose(o->f) != 0 && !e) e = errno ? errno : EIO;
@@ -589,12 +662,28 @@ static int u_folder_ok(const char *flag, const char *dir) {
   return 0;
 }
 
-/* mkdir -p, then proof that a file can be created inside (a new file
-   under an unpredictable name, created exclusively, then removed). */
+/* Proof that a file can be created in folder dir: a new file under an
+   unpredictable name, created exclusively, then removed. 0, or an errno. */
+static int u_probe(const char *dir) {
+  char probe[U_PATH_MAX + 64];
+  int fd;
+  snprintf(probe, sizeof probe, "%s/.linattn-probe.%016llx", dir, u_random64(dir));
+  fd = open(probe, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+  if (fd < 0) return errno;
+  /* the probe was only to be created: closing and removing it may fail
+     harmlessly */
+  (void)close(fd);
+  (void)unlink(probe);
+  return 0;
+}
+
+/* mkdir -p (a link inside the owned folder where a folder should be is
+   replaced by one: see u_owned), then proof that a file can be created
+   inside (u_probe). */
 static int u_mkdirs(const char *dir) {
-  char buf[U_PATH_MAX], probe[U_PATH_MAX + 64];
+  char buf[U_PATH_MAX];
   size_t i, len = strlen(dir);
-  int fd, st;
+  int e, st;
   if ((st = u_folder_ok("folder", dir)) != 0) return st;
   memcpy(buf, dir, len + 1);
   for (i = 1; i <= len; ++i) {
@@ -602,6 +691,9 @@ static int u_mkdirs(const char *dir) {
       char c = buf[i];
       struct stat s;
       buf[i] = 0;
+      if (u_owned_len(buf) && lstat(buf, &s) == 0 && S_ISLNK(s.st_mode) && unlink(buf) != 0)
+        return u_fail(u_exit_of_errno(errno, EXIT_BAD_INPUT), "cannot replace the link %s "
+                      "by a folder: %s", U_Q(buf), strerror(errno));
       if (mkdir(buf, 0777) != 0 && errno != EEXIST)
         return u_fail(u_exit_of_errno(errno, EXIT_BAD_INPUT),
                       "cannot create folder %s: %s", U_Q(buf), strerror(errno));
@@ -610,15 +702,9 @@ static int u_mkdirs(const char *dir) {
       buf[i] = c;
     }
   }
-  snprintf(probe, sizeof probe, "%s/.linattn-probe.%016llx", dir, u_random64(buf));
-  fd = open(probe, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
-  if (fd < 0)
-    return u_fail(u_exit_of_errno(errno, EXIT_BAD_INPUT),
-                  "cannot write into folder %s: %s", U_Q(dir), strerror(errno));
-  /* the probe was only to be created: closing and removing it may fail
-     harmlessly */
-  (void)close(fd);
-  (void)unlink(probe);
+  if ((e = u_probe(dir)) != 0)
+    return u_fail(u_exit_of_errno(e, EXIT_BAD_INPUT), "cannot write into folder %s: %s",
+                  U_Q(dir), strerror(e));
   return 0;
 }
 
@@ -630,6 +716,33 @@ static int u_mkparent(const char *path) {
   if (u_split(path, dir, sizeof dir, &base))
     return u_fail(EXIT_BAD_INPUT, "%s: the path is too long", U_Q(path));
   return u_mkdirs(dir);
+}
+
+/* Proof, before any work, that the output `path` can be written where
+   u_open will write it: a file can be created in its folder (through its
+   links, as u_open follows them) or, where that folder is missing, in the
+   nearest folder above it that exists (u_mkparent makes the rest), so that
+   an hour's measurement is not lost to a read-only folder at its end.
+   Standard output, a device or a FIFO (written in place) and a path
+   u_output_ok refuses pass: u_open says why. */
+static int u_output_writable(const char *flag, const char *path) {
+  char p[U_PATH_MAX], dir[U_PATH_MAX], up[U_PATH_MAX];
+  const char *base;
+  struct stat st;
+  int e;
+  if (!path || !strcmp(path, "-") || strlen(path) >= sizeof p) return 0;
+  memcpy(p, path, strlen(path) + 1);
+  if (u_follow(p, sizeof p) != 0 || (stat(p, &st) == 0 && !S_ISREG(st.st_mode)) ||
+      u_split(p, dir, sizeof dir, &base) != 0)
+    return 0;
+  while (stat(dir, &st) != 0) { /* up to a folder that exists: ".", "/" do */
+    if (u_split(dir, up, sizeof up, &base) != 0 || !strcmp(up, dir)) return 0;
+    memcpy(dir, up, strlen(up) + 1);
+  }
+  if ((e = u_probe(dir)) != 0)
+    return u_fail(u_exit_of_errno(e, EXIT_BAD_INPUT), "%s %s: cannot write into folder "
+                  "%s: %s", flag, U_Q(path), U_Q(dir), strerror(e));
+  return 0;
 }
 
 /* ------------------------------------------------------------ reading */

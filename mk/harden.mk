@@ -185,6 +185,15 @@ CONFIGS += header-wconversion
 run-header-wconversion: | $(BUILD)
 	@sh tests/run_one.sh header-wconversion sh -c '$(WCONV_ALL)'
 
+# ------------------------------------------------------------ round 3
+# The reproducers of the third hostile review, one or more an item
+# (tests/harden3_e2e.sh), against the program `make` builds, run as a user
+# runs it (a file size limit without SIGXFSZ ignored, /dev/full, links
+# planted in output folders, a forged checkpoint).
+CONFIGS += cli-harden3
+run-cli-harden3: | run-cli-program
+	@sh tests/run_one.sh cli-harden3 sh tests/harden3_e2e.sh $(BUILD)/linattn $(BUILD)/cli-harden3
+
 # ------------------------------------------------------------ files
 # The checkpoint files' guarantees (exclusive temporaries, no write through
 # a planted link, no FIFO replaced or waited on) in the library's own

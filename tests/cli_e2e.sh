@@ -3,55 +3,9 @@
 # it. JSON is checked with jq and SVG with xmllint, both independent of the
 # program's own reader. Ends with "N passed, N failed".
 # usage: cli_e2e.sh BUILD/linattn WORKDIR   (LINATTN_E2E_QUICK=1: the fast part)
-bin=$1
-dir=$2
-if [ -z "$bin" ] || [ -z "$dir" ]; then
-  echo "usage: cli_e2e.sh BUILD/linattn WORKDIR" >&2
-  exit 2
-fi
-passed=0
-failed=0
-rm -rf "$dir"
-mkdir -p "$dir"
-case $bin in /*) ;; *) bin=$(pwd)/$bin ;; esac
-src=$(pwd) # the source tree, for the example scripts
-cd "$dir" || exit 1
-
-ok() { passed=$((passed + 1)); printf "ok   %s\n" "$1"; }
-bad() { failed=$((failed + 1)); printf "FAIL %s\n" "$1"; }
-check() { # check NAME COMMAND...: passes when COMMAND succeeds
-  name=$1
-  shift
-  if "$@" >/dev/null 2>&1; then ok "$name"; else bad "$name"; fi
-}
-for tool in jq xmllint; do
-  command -v $tool >/dev/null 2>&1 || { echo "FAIL $tool is not installed"; echo "0 passed, 1 failed"; exit 1; }
-done
-
-# every line one JSON object, and at least one line
-jsonl_ok() {
-  [ -s "$1" ] || return 1
-  lines=$(grep -c . "$1")
-  objs=$(jq -c 'select(type == "object") | 1' "$1" 2>/dev/null | wc -l)
-  [ "$lines" -eq "$objs" ]
-}
-svg_ok() { [ -s "$1" ] && xmllint --noout "$1" && grep -q '<svg' "$1"; }
-no_tmp() { [ -z "$(find "${1:-.}" -name '*.tmp*' -print)" ]; }
-
-# bad input: exit status 2 and one line on stderr that names the problem
-bad_input() { # bad_input NAME EXPECTED-WORD ARGS...
-  name=$1
-  word=$2
-  shift 2
-  "$bin" "$@" > out.txt 2> err.txt
-  rc=$?
-  if [ $rc -eq 2 ] && [ "$(wc -l < err.txt)" -eq 1 ] && grep -q -- "$word" err.txt &&
-     [ ! -s out.txt ]; then
-    ok "bad input: $name ($(cat err.txt))"
-  else
-    bad "bad input: $name (exit $rc: $(cat err.txt))"
-  fi
-}
+. tests/e2e_util.sh
+e2e_setup cli_e2e.sh "$@" # $src: the source tree, for the example scripts
+need jq xmllint
 
 # ---------------------------------------------------------------- help
 # the subcommands are the command table's (CLI_COMMANDS in
@@ -558,9 +512,10 @@ check "  not one raw control byte" sh -c "! tr -d '\n' < err.txt | grep -q \"\$(
 check "sweep --out-dir with a newline: one command a line" sh -c \
   "'$bin' sweep --seed 1,2 --opt adam --out-dir \"\$(printf 'a\nb')\" | wc -l | grep -qx 2"
 
-# disk full (a file size limit, SIGXFSZ ignored: writes past it fail as on
-# a full disk), at the final save, at a periodic one, and in the output
-full() { (trap '' XFSZ; ulimit -f 4; exec "$bin" "$@"); } # 4 blocks: 2 KB
+# disk full (a file size limit: the program ignores SIGXFSZ itself, so
+# writes past it fail as on a full disk), at the final save, at a periodic
+# one, and in the output
+full() { (ulimit -f 4; exec "$bin" "$@"); } # 4 blocks: 2 KB
 full train --steps 3 --log-every 100 --out f1.jsonl --checkpoint f1.ckpt 2> f1.err
 rc=$?
 check "disk full at the final save: exit 3, why, and the run's JSON kept" sh -c \

@@ -93,6 +93,20 @@ static void suite_cli_stats(la_t *t) {
     LA_CHECK(t, s.mean == 1e308 && s.sd == 0, "mean of 1e308s: %g", s.mean);
   }
 
+  LA_TEST(t, "stats: sd of values near the ends of the doubles, scaled before squaring") {
+    double far[2] = {1.7e308, 2e-308}, wide[2] = {1e-300, 1e300}, tiny[2] = {3e-320, 5e-320};
+    stats s;
+    stats_of(far, 2, &s); /* sd = |a - b| / sqrt 2 */
+    LA_CHECK(t, fabs(s.mean / 8.5e307 - 1) < 1e-15 && fabs(s.sd / (1.7e308 / sqrt(2)) - 1) < 1e-15,
+             "{1.7e308, 2e-308}: %g ± %g", s.mean, s.sd);
+    stats_of(wide, 2, &s);
+    LA_CHECK(t, fabs(s.mean / 5e299 - 1) < 1e-15 && fabs(s.sd / 7.0710678118654752e299 - 1) < 1e-15,
+             "{1e-300, 1e300}: %g ± %g", s.mean, s.sd);
+    stats_of(tiny, 2, &s); /* subnormal: exact to their few bits */
+    LA_CHECK(t, s.mean > 0 && s.sd > 0 && fabs(s.sd / (2e-320 / sqrt(2)) - 1) < 1e-3,
+             "subnormals: %g ± %g", s.mean, s.sd);
+  }
+
   LA_TEST(t, "verdict: a one-sided sign test at 5% over the seeds with a number") {
     double four[4] = {2, 3, 4, 5}, five[5] = {2, 3, 4, 5, 6};
     double twelve[12], gaps[8] = {2, 2, 2, 2, 2, NAN, NAN, NAN};

@@ -797,7 +797,7 @@ static void ta_diag(la_t *t) {
     TA(la_trace(6, ta_diag_mv, dg, NULL, &tr, &se, NULL, 8), LA_ENULL);
     TA(la_trace(6, ta_diag_mv, dg, NULL, &tr, &se, work, 8), LA_EWORKSPACE);
     TA(la_weighted_median(6, vals, NULL, &med, work, 8), LA_EWORKSPACE);
-    TA(la_rcond_diag(6, dg, &r, work, 16), LA_EWORKSPACE);
+    TA(la_rcond_diag(6, dg, LA_MEDIAN_MID, &r, work, 16), LA_EWORKSPACE);
     TA(la_rcond_spectrum(6, vals, NULL, &r, work, 16), LA_EWORKSPACE);
     TA(la_hill(6, vals, 2, &alpha, NULL, 16), LA_ENULL);
     TA(la_hill(6, vals, 2, &alpha, work, 8), LA_EWORKSPACE);
@@ -900,14 +900,14 @@ static void ta_diag(la_t *t) {
     {
       double zs[5] = {0, 0, 0, 4, 5};
       TA(la_rcond_spectrum(5, zs, NULL, &r, NULL, 0), LA_ERANGE);
-      TA(la_rcond_diag(5, zs, &r, NULL, 0), LA_ERANGE);
+      TA(la_rcond_diag(5, zs, LA_MEDIAN_MID, &r, NULL, 0), LA_ERANGE);
     }
     /* la_rcond_diag: nulls; n <= 0; NaN or Inf */
-    TA(la_rcond_diag(6, NULL, &r, NULL, 0), LA_ENULL);
-    TA(la_rcond_diag(6, dg, NULL, NULL, 0), LA_ENULL);
-    TA(la_rcond_diag(0, dg, &r, NULL, 0), LA_EDIM);
+    TA(la_rcond_diag(6, NULL, LA_MEDIAN_MID, &r, NULL, 0), LA_ENULL);
+    TA(la_rcond_diag(6, dg, LA_MEDIAN_MID, NULL, NULL, 0), LA_ENULL);
+    TA(la_rcond_diag(0, dg, LA_MEDIAN_MID, &r, NULL, 0), LA_EDIM);
     dg[5] = -INFINITY;
-    TA(la_rcond_diag(6, dg, &r, NULL, 0), LA_ENONFINITE);
+    TA(la_rcond_diag(6, dg, LA_MEDIAN_MID, &r, NULL, 0), LA_ENONFINITE);
     dg[5] = 6;
     TA_CLEAN(&med, sizeof med);
     TA_CLEAN(&r, sizeof r);
@@ -998,7 +998,7 @@ static void ta_diag(la_t *t) {
        read: the size is checked first) */
     if (sizeof(size_t) < 8) {
       TA(la_weighted_median(2147483647, vals, NULL, &med, NULL, 0), LA_EOVERFLOW);
-      TA(la_rcond_diag(2147483647, vals, &r, NULL, 0), LA_EOVERFLOW);
+      TA(la_rcond_diag(2147483647, vals, LA_MEDIAN_MID, &r, NULL, 0), LA_EOVERFLOW);
       TA(la_lsmooth(2147483647, vals, vals, &fit, NULL, 0), LA_EOVERFLOW);
       TA(la_hill(2147483647, vals, 2, &alpha, NULL, 0), LA_EOVERFLOW);
       TA(la_noise_summary(2147483647, vals, NULL, &ns, NULL, NULL, NULL, NULL,

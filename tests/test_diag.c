@@ -586,8 +586,18 @@ static void diag_stats_tests(la_t *t) {
   LA_TEST(t, "diag/robust condition numbers") {
     double d[5] = {1, -2, 3, 4, -100}, r = 0, v[6] = {-1, 2, 3, 5, 10, 4};
     double w2[3] = {1, 1, 2}, v2[3] = {1, 2, 5};
-    LA_CHECK(t, la_rcond_diag(5, d, &r, NULL, 0) == LA_OK && fabs(r - 100.0 / 3) < 1e-13,
+    LA_CHECK(t, la_rcond_diag(5, d, LA_MEDIAN_MID, &r, NULL, 0) == LA_OK && fabs(r - 100.0 / 3) < 1e-13,
              "diag %g", r);
+    /* an even count: torch.median's lower middle value, or the midpoint */
+    {
+      double e6[6] = {4, -20, 1, 3, 2, 10};
+      LA_CHECK(t, la_rcond_diag(6, e6, LA_MEDIAN_LOWER, &r, NULL, 0) == LA_OK &&
+                      fabs(r - 20.0 / 3) < 1e-13, "lower median %g", r);
+      LA_CHECK(t, la_rcond_diag(6, e6, LA_MEDIAN_MID, &r, NULL, 0) == LA_OK &&
+                      fabs(r - 20.0 / 3.5) < 1e-13, "midpoint %g", r);
+      LA_CHECK(t, la_rcond_diag(6, e6, 2, &r, NULL, 0) == LA_ERANGE, "unknown median");
+      LA_CHECK(t, la_rcond_diag(6, e6, -1, &r, NULL, 0) == LA_ERANGE, "unknown median");
+    }
     /* median of an even count: the midpoint of 3 and 4 */
     LA_CHECK(t, la_rcond_spectrum(6, v, NULL, &r, NULL, 0) == LA_OK &&
                     fabs(r - 10 / 3.5) < 1e-13, "spectrum %g", r);
@@ -595,11 +605,11 @@ static void diag_stats_tests(la_t *t) {
     LA_CHECK(t, la_rcond_spectrum(3, v2, w2, &r, NULL, 0) == LA_OK &&
                     fabs(r - 5 / 3.5) < 1e-13, "weighted %g", r);
     d[1] = d[2] = d[3] = 0;
-    LA_CHECK(t, la_rcond_diag(5, d, &r, NULL, 0) == LA_ERANGE, "median 0");
+    LA_CHECK(t, la_rcond_diag(5, d, LA_MEDIAN_MID, &r, NULL, 0) == LA_ERANGE, "median 0");
     d[0] = NAN;
-    LA_CHECK(t, la_rcond_diag(5, d, &r, NULL, 0) == LA_ENONFINITE, "nan");
-    LA_CHECK(t, la_rcond_diag(0, d, &r, NULL, 0) == LA_EDIM, "n 0");
-    LA_CHECK(t, la_rcond_diag(5, NULL, &r, NULL, 0) == LA_ENULL, "null");
+    LA_CHECK(t, la_rcond_diag(5, d, LA_MEDIAN_MID, &r, NULL, 0) == LA_ENONFINITE, "nan");
+    LA_CHECK(t, la_rcond_diag(0, d, LA_MEDIAN_MID, &r, NULL, 0) == LA_EDIM, "n 0");
+    LA_CHECK(t, la_rcond_diag(5, NULL, LA_MEDIAN_MID, &r, NULL, 0) == LA_ENULL, "null");
     LA_CHECK(t, la_rcond_spectrum(3, v2, NULL, NULL, NULL, 0) == LA_ENULL, "null");
     v[0] = v[1] = v[2] = v[3] = 0;
     LA_CHECK(t, la_rcond_spectrum(6, v, NULL, &r, NULL, 0) == LA_ERANGE, "median 0");
@@ -1280,7 +1290,7 @@ static void diag_range_tests(la_t *t) {
     double d[5] = {1e300, 1e-10, -1e-10, 2e-10, 5}, r = 42, m;
     double v[3] = {1, 2, 3}, w[3] = {1e308, 1e308, 1e308};
     double big[2] = {1e308, 1.5e308};
-    LA_CHECK(t, la_rcond_diag(5, d, &r, NULL, 0) == LA_ERANGE && r == 42,
+    LA_CHECK(t, la_rcond_diag(5, d, LA_MEDIAN_MID, &r, NULL, 0) == LA_ERANGE && r == 42,
              "diag ratio 5e309: %g", r);
     LA_CHECK(t, la_rcond_spectrum(5, d, NULL, &r, NULL, 0) == LA_ERANGE && r == 42,
              "spectrum ratio: %g", r);
@@ -1547,11 +1557,25 @@ static void diag_model_tests(la_t *t) {
                       LA_OK, "exact");
       /* naive: descending sort, median of an even or odd count */
       {
-        double md = n % 2 ? ad[n / 2] : 0.5 * (ad[n / 2 - 1] + ad[n / 2]);
+        /* by_diag: torch.median's lower middle value by default, the
+           midpoint when asked */
+        double md = ad[n / 2];
+        double mdm = n % 2 ? ad[n / 2] : 0.5 * (ad[n / 2 - 1] + ad[n / 2]);
         double ml = n % 2 ? ev[n / 2] : 0.5 * (ev[n / 2 - 1] + ev[n / 2]);
+        la_rcond mid;
+        la_rcond_config cm;
+        memset(&cm, 0, sizeof cm);
+        cm.median = LA_MEDIAN_MID;
         LA_CHECK(t, ex.exact == 1, "path");
         LA_CHECK(t, fabs(ex.by_diag - mx / md) <= 1e-12 * mx / md, "by diag %g vs %g",
                  ex.by_diag, mx / md);
+        LA_CHECK(t, la_robust_cond(&tm.m, tm.theta, &tm.b, &cm, &mid, NULL, 0) ==
+                            LA_OK &&
+                        fabs(mid.by_diag - mx / mdm) <= 1e-12 * mx / mdm,
+                 "by diag, midpoint %g vs %g", mid.by_diag, mx / mdm);
+        cm.median = 2;
+        LA_CHECK(t, la_robust_cond(&tm.m, tm.theta, &tm.b, &cm, &mid, NULL, 0) ==
+                        LA_ERANGE, "an unknown median");
         LA_CHECK(t, fabs(ex.lambda_median - ml) <= 1e-12 * big,
                  "median %g vs %g", ex.lambda_median, ml);
         LA_CHECK(t, fabs(ex.resolution - res) <= 1e-6 * res,
@@ -1578,7 +1602,7 @@ static void diag_model_tests(la_t *t) {
         double dg2[64], rr = 0, derr = 0;
         LA_CHECK(t, la_hessian_diag(&tm.m, tm.theta, &tm.b, dg2, NULL, 0) ==
                             LA_OK &&
-                        la_rcond_diag(n, dg2, &rr, NULL, 0) == LA_OK,
+                        la_rcond_diag(n, dg2, LA_MEDIAN_LOWER, &rr, NULL, 0) == LA_OK,
                  "diag");
         LA_CHECK(t, it.exact == 0 && fabs(it.by_diag - rr) <= 1e-12 * rr,
                  "diag path %g vs %g", it.by_diag, rr);

@@ -261,7 +261,7 @@ static void test_run_table(la_t *t) {
         M(eval_seed, 1), M(steps, 1), M(measure.log_every, 1),
         M(measure.diag_every, 1), M(measure.smooth_every, 1),
         M(measure.diag_batch, 1), M(measure.diag_seed, 1), M(measure.diag_batches, 1),
-        M(measure.rcond_median, 1), M(given, 0) /* which were given: a bit a row */
+        M(measure.median, 1), M(given, 0) /* which were given: a bit a row */
 #undef M
     };
     int nm = (int)(sizeof members / sizeof members[0]), i, j, found;

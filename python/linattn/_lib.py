@@ -47,7 +47,7 @@ class SlqConfig(Structure):
 
 
 class RcondConfig(Structure):
-    _fields_ = [("dense_max", c_int), ("slq", SlqConfig)]
+    _fields_ = [("dense_max", c_int), ("slq", SlqConfig), ("median", c_int)]
 
 
 class Rcond(Structure):
@@ -187,6 +187,7 @@ class Library:
             "la_run_theta": (R, [P, I]),
             "la_run_step": (c_long, [P]),
             "la_run_eval_batch": (B, [P]),
+            "la_run_diag_batch": (c_int, [P, c_int, B]),
             "la_run_resume_mem": (c_int, [P, P, c_size_t, POINTER(F)]),
             "la_trainer_run": (c_int, [P, c_long]),
             "la_trainer_eval": (c_int, [P, D]),
@@ -226,7 +227,7 @@ class Library:
                                    c_size_t]),
             "la_slq": (c_int, [c_int, self.matvec, P, POINTER(SlqConfig), D, D, P,
                                c_size_t]),
-            "la_rcond_diag": (c_int, [c_int, D, D, P, c_size_t]),
+            "la_rcond_diag": (c_int, [c_int, D, c_int, D, P, c_size_t]),
             "la_rcond_spectrum": (c_int, [c_int, D, D, D, P, c_size_t]),
             "la_weighted_median": (c_int, [c_int, D, D, D, P, c_size_t]),
         }

@@ -6,7 +6,7 @@ from ctypes import byref, c_double
 
 import numpy as np
 
-from . import _args, _lib
+from . import _args, _header, _lib
 from ._errors import status_error
 
 _WHICH = {"largest": 0, "smallest": 1, "magnitude": 2}
@@ -29,12 +29,16 @@ def _eig_config(which, max_iter, seed):
                               _args.integer(seed, "seed", *_args.C_U64))
 
 
-def _median(lib, median):
-    """The median convention of R: only the header's own (None) until the
-    header takes one (la_rcond_diag's argument); refused, not ignored."""
-    if median is not None:
-        raise status_error("LA_EUNSUPPORTED", "la_rcond_diag", "median %r: this "
-                           "header's la_rcond_diag has one median, its own" % (median,))
+def _median(median):
+    """R's median convention as the header numbers it (LA_MEDIAN_*): None
+    or 'lower', torch.median's lower middle value (paper A's code); 'mid',
+    the two middle values' midpoint."""
+    names = _header._names("LA_MEDIAN_")
+    if median is None:
+        return 0
+    if median not in names:
+        raise ValueError("median: one of %s, not %r" % (", ".join(names), median))
+    return names.index(median)
 
 
 def _eig_result(lib, k, n, vectors):
@@ -178,14 +182,14 @@ def _doubles(x, what):
 
 
 def rcond_diag(diag, precision=None, median=None):
-    """max|d_i| / median|d_i| (paper A's code). median: the median's
-    convention, for the header to take (None: its own, the only one it has
-    now: refused otherwise, not ignored)."""
+    """max|d_i| / median|d_i| (paper A's code). median: 'lower' (None),
+    torch.median's lower middle value of an even count as paper A's code
+    takes it, or 'mid', the two middle values' midpoint."""
     lib = _lib.lib_of(precision)
-    _median(lib, median)
     d = _doubles(diag, "diag")
     r = c_double()
-    lib.check(lib.la_rcond_diag(d.size, _lib.dptr(d), byref(r), None, 0), "la_rcond_diag")
+    lib.check(lib.la_rcond_diag(d.size, _lib.dptr(d), _median(median), byref(r), None, 0),
+              "la_rcond_diag")
     return r.value
 
 

@@ -221,14 +221,14 @@ class Model:
         """Both robust condition numbers of paper A (la_robust_cond):
         max|H_ii| / median|H_ii| and lambda_max / lambda_median, exact up to
         dense_max parameters (default 1000), Lanczos and SLQ beyond. median:
-        the median's convention, passed to the header (None: its own; see
-        linattn.rcond_diag)."""
-        _median(self._lib, median)
+        by_diag's median, 'lower' (None: torch.median's, paper A's code's)
+        or 'mid' (see linattn.rcond_diag)."""
         th, b = self._theta(theta), self._batch(batch)
         cfg = _lib.RcondConfig(_args.integer(dense_max, "dense_max", 0),
                                _lib.SlqConfig(_args.integer(probes, "probes", 0),
                                               _args.integer(steps, "steps", 0),
-                                              _args.integer(seed, "seed", *_args.C_U64)))
+                                              _args.integer(seed, "seed", *_args.C_U64)),
+                               _median(median))
         out = _lib.Rcond()
         self._call("la_robust_cond", self._m, self._lib.ptr(th), byref(b._b), byref(cfg),
                    byref(out), None, 0)

@@ -11,16 +11,20 @@ import numpy as np
 from . import _args, _files, _lib, _progress
 from ._errors import status_error
 from .config import RunConfig, config_in
-from .diag import noise_summary
+from .diag import noise_summary, rcond_diag, weighted_median
 from .model import Batch, Model, Rng
 
 # The fields a program measures along a run that a Python run measures
 # (the table's others outside the run's identity would be ignored: refused).
-_MEASURED = ("steps", "log_every", "diag_every", "smooth_every", "diag_batch")
+_MEASURED = ("steps", "log_every", "diag_every", "smooth_every", "diag_batch", "diag_seed",
+             "diag_batches", "median")
 # What `linattn train` writes at diag_every and smooth_every steps, under
 # its keys (examples/linattn.c, write_rcond and write_smoothness).
 RCOND_KEYS = ("rcond_diag", "rcond_spectrum", "spectrum_resolved", "lambda_max",
               "lambda_median")
+# With diag_batches > 1: R's least and largest over the batches (rcond_diag
+# is then their median).
+RCOND_RANGE_KEYS = ("rcond_diag_min", "rcond_diag_max")
 SMOOTH_KEYS = ("smoothness", "smooth_grad_norm")
 
 
@@ -200,6 +204,8 @@ class Run:
         keys = [k for k, _, _ in self._lib.record_fields]
         if self.config["diag_every"] > 0:
             keys += RCOND_KEYS + tuple("top_%d" % (i + 1) for i in range(self._top))
+            if self.config["diag_batches"] > 1:
+                keys += RCOND_RANGE_KEYS
             if self._noise:
                 keys += tuple("noise_" + k for k, _ in _lib.NoiseStats._fields_) + \
                     ("true_grad_norm",)
@@ -241,10 +247,18 @@ class Run:
         return out
 
     def _rcond(self, theta):
-        rc = self.model.robust_cond(theta, self._diag_batch())
+        cfg = self.config
+        rc = self.model.robust_cond(theta, self._diag_batch(), median=cfg["median"])
         out = dict(rcond_diag=rc.by_diag if rc.by_diag > 0 else math.nan,
                    spectrum_resolved=float(rc.resolved), lambda_max=rc.lambda_max,
                    lambda_median=rc.lambda_median)
+        if cfg["diag_batches"] > 1:  # as `linattn train`: the median over batches
+            rs = [rc.by_diag] + [
+                rcond_diag(self.model.hessian_diag(theta, self.diag_batch(k=k)),
+                           self._lib.precision, cfg["median"])
+                for k in range(1, cfg["diag_batches"])]
+            out.update(rcond_diag=weighted_median(rs, precision=self._lib.precision),
+                       rcond_diag_min=min(rs), rcond_diag_max=max(rs))
         if rc.resolved:
             out["rcond_spectrum"] = rc.by_spectrum
         if self._top:
@@ -352,13 +366,17 @@ class Run:
                         "la_data_sample")
         return b
 
-    def diag_batch(self, count=None):
-        """The fixed batch of the diagnostics: what `linattn curvature` and
-        `train --diag-every` measure on (diag_batch prompts of the
-        evaluation seed's stream 2^64 - 3)."""
-        seed = self.config["eval_seed"]
-        return self.sample(count or self.config["diag_batch"], seed=seed,
-                           stream=_lib.LA_STREAM_EVAL - 2)
+    def diag_batch(self, count=None, k=0):
+        """The k-th batch of the measurements along the run
+        (la_run_diag_batch): what `linattn curvature` and `train
+        --diag-every` measure on, diag_batch prompts (or count) from
+        diag_seed's stream LA_STREAM_DIAG - k; k = 0 is the fixed one."""
+        count = _args.integer(count or self.config["diag_batch"], "count", 1, _args.C_INT[1])
+        k = _args.integer(k, "k", 0, _args.C_INT[1])
+        b = Batch._empty(self._lib, self.config["d"], self.config["n"], count)
+        self._lib.check(self._lib.la_run_diag_batch(self._r, k, byref(b._b)),
+                        "la_run_diag_batch")
+        return b
 
     # ------------------------------------------------------------ measurements
     def _at(self, theta, batch):

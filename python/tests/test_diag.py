@@ -83,6 +83,25 @@ class PapersNumbers(unittest.TestCase):
         v = np.abs(g.standard_normal(50)) + 0.1
         self.assertAlmostEqual(linattn.rcond_spectrum(v, precision="double"),
                                v.max() / np.median(v), delta=1e-12)
+        # an even count: torch.median's lower middle value (paper A's code)
+        # by default, numpy's midpoint as 'mid'
+        e = g.standard_normal(150)
+        a = np.sort(np.abs(e))
+        self.assertAlmostEqual(linattn.rcond_diag(e, "double"), a[-1] / a[74], delta=1e-12)
+        self.assertAlmostEqual(linattn.rcond_diag(e, "double", median="lower"), a[-1] / a[74],
+                               delta=1e-12)
+        self.assertAlmostEqual(linattn.rcond_diag(e, "double", median="mid"),
+                               a[-1] / np.median(a), delta=1e-12)
+        with self.assertRaises(ValueError):
+            linattn.rcond_diag(e, "double", median="upper")
+        try:
+            import torch
+        except ImportError:
+            torch = None
+        if torch is not None:
+            t = torch.tensor(np.abs(e))
+            self.assertAlmostEqual(linattn.rcond_diag(e, "double"),
+                                   float(t.max() / torch.median(t)), delta=1e-12)
         self.assertEqual(linattn.weighted_median([3, 1, 2, 10], precision="double"), 2.5)
         self.assertEqual(linattn.weighted_median([1, 2, 3], [0, 0, 1], "double"), 3)
         with self.assertRaises(linattn.LinattnError) as e:
@@ -114,8 +133,10 @@ class PapersNumbers(unittest.TestCase):
         self.assertEqual(rc.by_spectrum,
                          rc.lambda_max / rc.lambda_median if rc.resolved else 0)
         self.assertGreater(rc.resolution, 0)
-        dg = np.abs(np.diag(H))
-        self.assertAlmostEqual(rc.by_diag / (dg.max() / np.median(dg)), 1, delta=1e-12)
+        dg = np.sort(np.abs(np.diag(H)))
+        self.assertAlmostEqual(rc.by_diag / (dg[-1] / dg[(dg.size - 1) // 2]), 1, delta=1e-12)
+        mid = run.model.robust_cond(theta, batch, median="mid")
+        self.assertAlmostEqual(mid.by_diag / (dg[-1] / np.median(dg)), 1, delta=1e-12)
         # beyond dense_max: Lanczos for lambda_max, SLQ for the median
         it = run.model.robust_cond(theta, batch, dense_max=10, probes=20, steps=80)
         self.assertFalse(it.exact)

@@ -296,27 +296,38 @@ class AgainstTheCommand(TempDir):
 
     @need_cli
     def test_measurements_along_the_run_are_the_commands(self):
-        out = self.path("m.jsonl")
-        cli("train", "--steps", "12", "--diag-every", "4", "--smooth-every", "3",
-            "--diag-batch", "50", "--out", out, *FLAGS)
-        run = linattn.Run("1", steps=12, diag_every=4, smooth_every=3, diag_batch=50,
-                          precision="float", **SMALL)
-        run.train()
-        h = run.history
-        lines = [x for x in jsonl(out) if x["type"] == "step"]
-        keys = set(run.history_keys())
-        measured = 0
-        for line in lines:
-            for k, v in line.items():
-                if k in keys and k not in ("step", "type"):
-                    got = h[k][line["step"]]
-                    self.assertAlmostEqual(v, got, delta=1e-9 * abs(got) + 1e-300,
-                                           msg=(line["step"], k))
-                    measured += k in ("rcond_diag", "smoothness")
-            for k in ("rcond_diag", "smoothness"):  # where the command measured
-                self.assertEqual(k in line, bool(np.isfinite(h[k][line["step"]])),
-                                 (line["step"], k))
-        self.assertEqual(measured, 4 + 4)  # steps 0, 4, 8, 12; 3, 6, 9, 12
+        # as the command measures: its batch (diag_seed), R's median, and R
+        # over several batches (their median and range)
+        for extra, kw in (([], {}),
+                          (["--diag-batches", "3", "--median", "mid", "--diag-seed", "77"],
+                           dict(diag_batches=3, median="mid", diag_seed=77))):
+            out = self.path("m.jsonl")
+            cli("train", "--steps", "12", "--diag-every", "4", "--smooth-every", "3",
+                "--diag-batch", "50", "--out", out, *extra, *FLAGS)
+            run = linattn.Run("1", steps=12, diag_every=4, smooth_every=3, diag_batch=50,
+                              precision="float", **dict(SMALL, **kw))
+            run.train()
+            h = run.history
+            lines = [x for x in jsonl(out) if x["type"] == "step"]
+            keys = set(run.history_keys())
+            measured = 0
+            for line in lines:
+                for k, v in line.items():
+                    if k in keys and k not in ("step", "type"):
+                        got = h[k][line["step"]]
+                        self.assertAlmostEqual(v, got, delta=1e-9 * abs(got) + 1e-300,
+                                               msg=(line["step"], k, extra))
+                        measured += k in ("rcond_diag", "smoothness", "rcond_diag_max")
+                for k in ("rcond_diag", "smoothness"):  # where the command measured
+                    self.assertEqual(k in line, bool(np.isfinite(h[k][line["step"]])),
+                                     (line["step"], k))
+            # steps 0, 4, 8, 12; 3, 6, 9, 12; and the range with 3 batches
+            self.assertEqual(measured, 4 + 4 + (4 if kw else 0))
+            if kw:
+                r = h["rcond_diag"][np.isfinite(h["rcond_diag"])]
+                lo = h["rcond_diag_min"][np.isfinite(h["rcond_diag"])]
+                hi = h["rcond_diag_max"][np.isfinite(h["rcond_diag"])]
+                self.assertTrue(np.all(lo <= r) and np.all(r <= hi) and np.all(lo < hi))
 
     @need_cli
     def test_a_run_equals_linattn_trains_bit_for_bit(self):

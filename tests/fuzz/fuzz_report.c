@@ -108,9 +108,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   (void)fclose(f);
   free(copy);
   FZ_CHECK(st == 0 || st == EXIT_BAD_INPUT || st == EXIT_NOMEM, "status %d", st);
-  if (st == EXIT_BAD_INPUT)
-    FZ_CHECK(err[0] && fz_clean_text(err, strlen(err)) && !strchr(err, '\n'),
-             "bad input without a one-line message: %s", err);
+  if (st == EXIT_BAD_INPUT) { /* the reader's message, or report_take's */
+    const char *why = err[0] ? err : R.why;
+    FZ_CHECK(why[0] && fz_clean_text(why, strlen(why)) && !strchr(why, '\n'),
+             "bad input without a one-line message: %s", why);
+  }
   for (g = 0; g < R.ng; ++g) {
     int i;
     FZ_CHECK(R.g[g].n > 0, "an empty configuration");
