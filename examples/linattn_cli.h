@@ -91,6 +91,7 @@ typedef struct cli_measure_opts { /* noise and curvature */
 typedef struct cli_repro_opts {
   long paper; /* 0 paper A, 1 paper B */
   long all, compare_attention, tune;
+  long precision; /* CLI_PREC_* */
   double lr_sgd, lr_adam;
   const char *plan; /* the study written as commands into this folder */
   const char *from; /* the study's report from a plan folder's outputs */
@@ -149,6 +150,10 @@ static const char *const cli_check_names[] = {
     "all",   "theorem1", "lemma1",   "three-layer", "theorem5", "depth",
     "context", "theorem4", "lemma4", "optimum",     NULL};
 static const char *const cli_paper_names[] = {"a", "b", NULL};
+/* reproduce --precision: a study's reals (auto: double at depth 6 and
+   beyond, float below) */
+enum { CLI_PREC_AUTO, CLI_PREC_FLOAT, CLI_PREC_DOUBLE };
+static const char *const cli_precision_names[] = {"auto", "float", "double", NULL};
 
 /* ------------------------------------------------------------ run fields */
 /* Which subcommands take which run fields: by the part of la_run_config a
@@ -400,6 +405,11 @@ static const cli_flag cli_flags[] = {
     {"lr-adam", CLI_K_REAL, CLI_REPRO,
      CLI_O(repro.lr_adam), 1e-12, 1e6, NULL, "X",
      "Adam's learning rate (default: paper A's for the setting)"},
+    {"precision", CLI_K_ENUM, CLI_REPRO,
+     CLI_O(repro.precision), 0, 0, cli_precision_names, "P",
+     "the runs' reals: auto (default: double at depth 6 and beyond, where "
+     "float runs overflow; its program is linattn-double beside this one), "
+     "float or double"},
     /* theorem */
     {"check", CLI_K_ENUM, CLI_THEOREM,
      CLI_O(theorem.check), 0, 0, cli_check_names, "C",

@@ -23,11 +23,13 @@
 /* The per-step quantities a run's lines may carry. */
 enum {
   F_EVAL, F_LOSS, F_GNORM, F_SMOOTH, F_SGNORM, F_RCOND, F_RSPEC, F_LMAX,
+  F_RMIN, F_RMAX, /* R's range over the measurements' batches */
   NFIELDS
 };
 static const char *const field_key[NFIELDS] = {
     "eval_loss",  "loss",       "grad_norm",      "smoothness",
-    "smooth_grad_norm", "rcond_diag", "rcond_spectrum", "lambda_max"};
+    "smooth_grad_norm", "rcond_diag", "rcond_spectrum", "lambda_max",
+    "rcond_diag_min", "rcond_diag_max"};
 
 typedef struct series {
   int n, cap;

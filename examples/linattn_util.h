@@ -15,6 +15,7 @@
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
@@ -833,13 +834,31 @@ typedef struct u_msg {
   long done;
 } u_msg;
 
+/* A pool's job that runs another program (reproduce's runs in the other
+   precision) tells it where its progress goes: the pool's pipe and its job
+   number, in the environment. */
+#define U_PROGRESS_ENV "LINATTN_PROGRESS"
 static void u_progress_init(u_progress *p, const char *what, long total) {
+  const char *env = getenv(U_PROGRESS_ENV);
+  char *end = NULL;
+  long fd = -1, job = -1;
+  struct stat sb;
   memset(p, 0, sizeof *p);
   p->what = what;
   p->total = total;
   p->fd = -1;
   p->tty = isatty(2);
   p->t0 = p->last = u_now();
+  /* "FD JOB", FD a pipe: anything else is not the pool's, and ignored */
+  if (env) {
+    fd = strtol(env, &end, 10);
+    if (end != env && *end == ' ') job = strtol(end + 1, &end, 10);
+  }
+  if (job >= 0 && *end == 0 && fd > 2 && fd < INT_MAX && job < INT_MAX &&
+      fstat((int)fd, &sb) == 0 && S_ISFIFO(sb.st_mode)) {
+    p->fd = (int)fd;
+    p->job = (int)job;
+  }
 }
 
 static void u_progress_line(const char *what, double done, double total,

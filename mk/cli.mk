@@ -21,7 +21,7 @@ PREFIX ?= /usr/local
 DESTDIR ?=
 LA_VERSION = $(shell sed -n 's/^\#define LINATTN_VERSION_MAJOR //p' $(HDR)).$(shell sed -n 's/^\#define LINATTN_VERSION_MINOR //p' $(HDR)).$(shell sed -n 's/^\#define LINATTN_VERSION_PATCH //p' $(HDR))
 
-all: $(BUILD)/linattn
+all: $(BUILD)/linattn $(BUILD)/linattn-double
 
 # $(call cli_cc,COMPILER,KERNEL FLAGS,OUTPUT): how the program is built
 # (also for another host: mk/s390x.mk).
@@ -33,6 +33,13 @@ $(BUILD)/linattn.cmd: FORCE | $(BUILD)
 	@echo '$(CLI_CMD)' | cmp -s - $@ || echo '$(CLI_CMD)' > $@
 $(BUILD)/linattn: $(CLI_SRC) $(HDR) $(BUILD)/linattn.cmd
 	$(CLI_CMD)
+# Its double twin: reproduce runs the studies at depth 6 and 8 with it
+# (float runs there overflow), found beside the program.
+CLI_CMD_D = $(call cli_cc,$(CC),$(CLI_ARCH) -DLINATTN_DOUBLE,$(BUILD)/linattn-double)
+$(BUILD)/linattn-double.cmd: FORCE | $(BUILD)
+	@echo '$(CLI_CMD_D)' | cmp -s - $@ || echo '$(CLI_CMD_D)' > $@
+$(BUILD)/linattn-double: $(CLI_SRC) $(HDR) $(BUILD)/linattn-double.cmd
+	$(CLI_CMD_D)
 
 demo: $(BUILD)/linattn
 	@rm -rf $(BUILD)/demo
@@ -61,16 +68,18 @@ bench-reproduce-all: $(BUILD)/linattn
 # linattn-native.pc adding this machine's SIMD flags, $(NATIVE).
 PCDIR = $(DESTDIR)$(PREFIX)/lib/pkgconfig
 PC_SED = sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(LA_VERSION)|' -e 's|@NATIVE@|$(NATIVE)|'
-install: $(BUILD)/linattn
+install: $(BUILD)/linattn $(BUILD)/linattn-double
 	install -d $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/bin $(PCDIR)
 	install -m 644 $(HDR) $(DESTDIR)$(PREFIX)/include/linattn.h
 	install -m 755 $(BUILD)/linattn $(DESTDIR)$(PREFIX)/bin/linattn
+	install -m 755 $(BUILD)/linattn-double $(DESTDIR)$(PREFIX)/bin/linattn-double
 	$(PC_SED) linattn.pc.in > $(PCDIR)/linattn.pc
 	$(PC_SED) linattn-native.pc.in > $(PCDIR)/linattn-native.pc
 	chmod 644 $(PCDIR)/linattn.pc $(PCDIR)/linattn-native.pc
 
 uninstall:
 	rm -f $(DESTDIR)$(PREFIX)/include/linattn.h $(DESTDIR)$(PREFIX)/bin/linattn \
+	  $(DESTDIR)$(PREFIX)/bin/linattn-double \
 	  $(PCDIR)/linattn.pc $(PCDIR)/linattn-native.pc
 
 # The program `make` builds (warnings as errors), a configuration of its
@@ -79,7 +88,7 @@ uninstall:
 # own makes then find it up to date instead of building it at once).
 CONFIGS += cli-program
 run-cli-program: | $(BUILD)
-	@sh tests/run_one.sh cli-program $(MAKE) --no-print-directory -s $(BUILD)/linattn
+	@sh tests/run_one.sh cli-program $(MAKE) --no-print-directory -s $(BUILD)/linattn $(BUILD)/linattn-double
 
 # Every subcommand end to end: help, bad input and exit codes, JSON lines
 # that parse, SVGs that are well-formed XML, resume equal to an unbroken run.
