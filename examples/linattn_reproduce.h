@@ -1278,6 +1278,33 @@ static void report_rcond(FILE *f, const study *S) {
 
 /* The study's report.md (and summary.md: its tables alone, for other
    documents to include). */
+/* What this study does otherwise than paper A's code (its repository's
+   notebooks), that a reader comparing numbers should know. */
+static void report_differences(FILE *f, const study *S) {
+  const la_run_config *r = &S->rc[0];
+  fprintf(f,
+          "Otherwise than paper A's code: prompts, initializations and the "
+          "Hessian batches come from linattn's counter-based streams (the same "
+          "distributions, other draws: seed k here is not the code's seed k); "
+          "the Hessian batches from seed %llu, shared by every run, and the "
+          "setting's one-off draws from seed %llu, where the code uses seeds "
+          "of its own; clipping divides by the gradient's norm (the code's "
+          "clip_grad_norm_ by the norm + 1e-6)",
+          (unsigned long long)r->measure.diag_seed,
+          (unsigned long long)r->data_seed);
+  if (r->model.front_hidden > 0)
+    fprintf(f, "; the parameters measured at iteration t are those after t "
+               "updates (the code records them after t + 1)");
+  if (S->dbl)
+    fprintf(f, "; the runs are in double (the code's are float32: at depth 6 "
+               "and 8 float runs overflow, 6 of the 8 runs of the quick L = 8 "
+               "study, where in double all complete)");
+  if (!S->depth_default)
+    fprintf(f, "; the code gives no learning rates beyond L = 3 and linear "
+               "attention: these are tuned");
+  fprintf(f, ".\n\n");
+}
+
 static int study_report(const study *S, const int *has) {
   const la_run_config *r = &S->rc[0];
   char path[4300], a[80], b[80], c[80], d[80], e[32], g[32], h[32], pname[32];
@@ -1327,6 +1354,7 @@ static int study_report(const study *S, const int *has) {
                 "run sits at the edge of stability) (`tune.csv`: both).\n\n"
                 "![learning-rate tuning](tune.svg)\n\n",
                 TUNE_GRID, S->tune_steps, TUNE_SEED, TUNE_SEED + TUNE_SEEDS - 1);
+      report_differences(f, S);
       fputs(rule_text, f);
       fprintf(f, "## Loss\n\n");
       if (has[FIG_LOSS]) fprintf(f, "![evaluation loss](loss.svg)\n\n");
@@ -1531,10 +1559,11 @@ static void depth_diverged(svg_fig *g, const depth_fig *D) {
       int s, dv = 0;
       for (s = 0; s < S->seeds; ++s) dv += S->ok[2 * s + o] == 0;
       if (!dv) continue;
-      /* short enough that the labels of neighbouring depths stay apart */
+      /* neighbouring depths' notes on rows of their own (a note is wider
+         than two depths' spacing): SGD's above Adam's */
       snprintf(txt, sizeof txt, "%s %d/%d diverged", o ? "Adam" : "SGD", dv, S->seeds);
-      svg_note(&p, S->rc[0].model.layers, 0, 0, -8 - 13 * (1 - o), "middle",
-               svg_palette[o], txt);
+      svg_note(&p, S->rc[0].model.layers, 0, 0, -8 - 13 * (2 * (i % 2) + 1 - o),
+               "middle", svg_palette[o], txt);
     }
 }
 
@@ -1707,6 +1736,14 @@ static void csv_summary(FILE *f, void *ctx) {
 }
 
 /* The report over every study, each number beside paper A's. */
+/* Whether a study runs in double. */
+static int repro_any_double(const repro *R) {
+  int i;
+  for (i = 0; i < R->ns; ++i)
+    if (R->s[i].dbl) return 1;
+  return 0;
+}
+
 static int repro_summary(repro *R) {
   char path[4300], a[80], b[80], c[80], d[80], e[80];
   const study *depth[REPRO_NFORMS];
@@ -1764,9 +1801,13 @@ static int repro_summary(repro *R) {
   fprintf(f,
           "%d studies of momentum SGD (0.9) against Adam (betas 0.9, 0.9), "
           "each in its folder with its own report, figures and runs. Backend "
-          "%s, %s. The numbers of every table: "
+          "%s, %s%s. The numbers of every table: "
           "`summary.csv`; each study's seeds: `STUDY/seeds.csv`.\n\n",
-          R->ns, la_backend_name(), precision_name);
+          R->ns, la_backend_name(), precision_name,
+          repro_any_double(R) && !REPRO_BUILD_DOUBLE
+              ? "; the studies at depth 6 and beyond in double (float runs "
+                "there overflow)"
+              : "");
   fputs(rule_text, f);
   fprintf(f, "## Loss: Adam ends below SGD (paper A: in every setting)\n\n"
              "| study | L, d, n | lr SGD / Adam | runs | final loss SGD, median [IQR] "

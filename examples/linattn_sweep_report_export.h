@@ -492,6 +492,20 @@ static void key_value(const jv *cfg, const char *key, char *buf, size_t cap) {
   else snprintf(buf, cap, "?");
 }
 
+/* A field's value as a label says it: "" for an optimizer's field that the
+   configuration's optimizer does not read (no "momentum 0" on Adam). */
+static void label_value(const jv *cfg, const la_run_field *f, char *buf, size_t cap) {
+  if (f->optim) {
+    const jv *o = jv_get(cfg, "opt");
+    const la_optim_entry *e = o && o->type == JV_STR ? la_optim_find(o->str) : NULL;
+    if (e && !(e->fields & f->optim)) {
+      buf[0] = 0;
+      return;
+    }
+  }
+  key_value(cfg, f->key, buf, cap);
+}
+
 /* Labels from the identity fields that vary between the configurations,
    and the common part (said once). */
 static void group_labels(const report *R, char (*labels)[512], char *common,
@@ -505,21 +519,21 @@ static void group_labels(const report *R, char (*labels)[512], char *common,
     char v0[64], v[64];
     int varies = 0;
     if (!(f->flags & LA_FIELD_IDENTITY) || (f->flags & LA_FIELD_SEED)) continue;
-    key_value(&R->g[0].config, f->key, v0, sizeof v0);
+    label_value(&R->g[0].config, f, v0, sizeof v0);
     for (g = 1; g < R->ng && !varies; ++g) {
-      key_value(&R->g[g].config, f->key, v, sizeof v);
+      label_value(&R->g[g].config, f, v, sizeof v);
       varies = strcmp(v, v0) != 0;
     }
     if (!varies) { /* a zero is a setting not used: not worth a word */
-      int w = strcmp(v0, "0") == 0 ? 0
+      int w = strcmp(v0, "0") == 0 || !v0[0] ? 0
               : snprintf(common + cu, cap - cu, "%s%s %s", cu ? ", " : "", f->key, v0);
       if (w > 0 && (size_t)w < cap - cu) cu += (size_t)w;
       continue;
     }
     for (g = 0; g < R->ng; ++g) {
       size_t u = strlen(labels[g]);
-      key_value(&R->g[g].config, f->key, v, sizeof v);
-      snprintf(labels[g] + u, 512 - u, "%s%s %s", u ? ", " : "", f->key, v);
+      label_value(&R->g[g].config, f, v, sizeof v);
+      if (v[0]) snprintf(labels[g] + u, 512 - u, "%s%s %s", u ? ", " : "", f->key, v);
     }
   }
   for (g = 0; g < R->ng; ++g)

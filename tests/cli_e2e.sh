@@ -647,6 +647,27 @@ check "reproduce with a failed run (1): its own report, none of the earlier file
 check "curvature of one parameter (one eigenvalue): its spectrum drawn" svg_coords cdeg.svg
 cd .. || exit 1
 
+# ---------------------------------------------------------------- R's median
+# torch.median's lower middle value by default (paper A's code), the
+# midpoint asked for; at initialization the two differ by an order of
+# magnitude (the P blocks' entries against the Q blocks')
+"$bin" train --steps 0 --diag-every 1 --out med-lo.jsonl 2> /dev/null
+"$bin" train --steps 0 --diag-every 1 --median mid --out med-mid.jsonl 2> /dev/null
+check "train --median: lower by default, named in the config line" sh -c \
+  "grep -q '\"median\":\"lower\"' med-lo.jsonl && grep -q '\"median\":\"mid\"' med-mid.jsonl"
+check "train --median: R at initialization, lower median over ten times the midpoint's" sh -c \
+  "lo=\$(jq -r 'select(.type==\"step\") | .rcond_diag' med-lo.jsonl); mid=\$(jq -r 'select(.type==\"step\") | .rcond_diag' med-mid.jsonl); awk -v a=\$lo -v b=\$mid 'BEGIN { exit !(a > 10 * b && b > 1) }'"
+bad_input "train --median x names both values" "lower, mid" train --median x
+"$bin" train --steps 4 --diag-every 2 --diag-batches 3 --out med-3.jsonl 2> /dev/null
+check "train --diag-batches 3: R the median of three batches, with their range" sh -c \
+  "jq -se '[.[] | select(.type==\"step\" and .rcond_diag != null) | .rcond_diag_min <= .rcond_diag and .rcond_diag <= .rcond_diag_max and .rcond_diag_min < .rcond_diag_max] | length == 3 and all' med-3.jsonl > /dev/null"
+# a report's labels name what each run's optimizer reads
+"$bin" sweep --opt sgd,adam --steps 5 --jobs 1 --out-dir swopt > /dev/null 2>&1
+"$bin" report swopt --out-dir swopt/rep > /dev/null 2>&1
+check "report: no momentum on Adam's label, no beta on SGD's" sh -c \
+  "grep -q '^| opt adam, beta1' swopt/rep/report.md && ! grep '^| opt adam' swopt/rep/report.md | grep -q momentum &&
+   grep -q '^| opt sgd, momentum' swopt/rep/report.md && ! grep '^| opt sgd' swopt/rep/report.md | grep -q beta"
+
 if [ -z "$LINATTN_E2E_QUICK" ]; then
   # ------------------------------------------------------------ reproduce
   "$bin" reproduce --steps 1250 --seeds 2 --smooth-every 25 --samples 200 \
@@ -665,6 +686,10 @@ if [ -z "$LINATTN_E2E_QUICK" ]; then
     check "reproduce: $f.csv beside $f.svg" sh -c "[ \$(grep -c . repro/$f.csv) -gt 1 ]"
   done
   check "reproduce: the numbers of each seed" sh -c "[ \$(grep -c . repro/seeds.csv) -eq 3 ]"
+  check "reproduce: R's median named as paper A's code takes it, R at initialization" sh -c \
+    "grep -q 'as torch.median takes it' repro/report.md && grep -q 'At initialization R is' repro/report.md"
+  check "reproduce: R over 3 Hessian batches, how much one batch decides it" sh -c \
+    "grep -q 'R is the median over 3 such batches' repro/report.md && grep -q '^| iteration | SGD | Adam |' repro/report.md"
   check "reproduce: nothing left under a temporary name" no_tmp repro
   # runs that diverge: counted in a report that is still written, exit 1
   "$bin" reproduce --steps 200 --seeds 2 --lr-sgd 1e5 --smooth-every 0 --diag-every 0 \
@@ -702,6 +727,26 @@ if [ -z "$LINATTN_E2E_QUICK" ]; then
     'for f in $(find all -name "*.svg"); do xmllint --noout "$f" && ! grep -qiwE "nan|inf" "$f" || exit 1; done'
   check "reproduce --all: the numbers of every table" sh -c "[ \$(grep -c . all/summary.csv) -gt 10 ]"
   check "reproduce --all: nothing left under a temporary name" no_tmp all
+  # paper A's measurement: torch.median's median, one set of Hessian batches
+  # for every run of a study, its range over them
+  check "reproduce --all: every run of a study on the same Hessian batches" sh -c \
+    "[ \$(cat all/setting-1/runs/*.jsonl | grep -o '\"diag_seed\":[0-9]*' | sort -u | wc -l) -eq 1 ]"
+  check "reproduce --all: the differences from paper A's code stated" \
+    grep -q "Otherwise than paper A's code" all/setting-1/report.md
+  # the deep studies in double by default, said where their numbers are
+  check "reproduce --all: depth 8 runs in double, depth 4 in the program's reals" sh -c \
+    "grep -q '\"precision\":\"double\"' all/depth-8/runs/sgd-seed1.jsonl &&
+     grep -q 'Backend [a-z0-9]*, double' all/depth-8/report.md &&
+     grep -q 'runs are in double' all/depth-8/report.md"
+  check "reproduce --all: the gradient-norm figure's bound has L0, L1 >= 0" sh -c \
+    "grep '^bound of each bin' all/setting-1/gnorm_smoothness.csv | awk -F, '{ exit !(\$4 >= 0 && \$5 >= 0) }'"
+  mkdir -p lone && cp "$bin" lone/linattn
+  keep=$bin
+  bin=lone/linattn
+  bad_input "reproduce at depth 8 without linattn-double beside the program" \
+    "linattn-double" reproduce --depth 8 --out-dir lone-out
+  bin=$keep
+  check "... nothing made" [ ! -e lone-out ]
 
   # ------------------------------------------------------------ progress on a terminal
   if command -v script >/dev/null 2>&1; then
