@@ -64,21 +64,24 @@ static const repro_form repro_forms[] = {
    not measured there, and its quick form is short. The full form's 12
    seeds can decide a sign test at 5% (4 never can); paper A's table is 6 of
    them. R is measured on hb Hessian batches (the median over them, and their
-   range: how much one batch decides). */
+   range: how much one batch decides), shared by every run of the study or
+   (per_seed, paper A's nonlinear code) drawn for each seed. */
 typedef struct repro_len {
   const char *preset;
   long steps[2], seeds[2], diag_every, smooth_every[2], samples[2];
   long diag_batch, hb[2];
+  int per_seed;
 } repro_len;
 static const repro_len repro_lens[] = {
     /* preset       steps quick/full  seeds  diag  smooth   noise samples
                                                     Hessian batch, count */
-    {NULL, {2000, 10000}, {4, 12}, 250, {5, 10}, {4000, 10000}, 1000, {3, 5}},
-    {"nonlinear", {1250, 10000}, {4, 12}, 250, {5, 10}, {4000, 10000}, 2000, {3, 5}},
-    {"large", {600, 10000}, {2, 6}, 0, {20, 50}, {1000, 10000}, 1000, {1, 1}}};
+    {NULL, {2000, 10000}, {4, 12}, 250, {5, 10}, {4000, 10000}, 1000, {3, 5}, 0},
+    {"nonlinear", {1250, 10000}, {4, 12}, 250, {5, 10}, {4000, 10000}, 2000, {3, 5}, 1},
+    {"large", {600, 10000}, {2, 6}, 0, {20, 50}, {1000, 10000}, 1000, {1, 1}, 0}};
 
 /* Every run of a study measures on the same Hessian batches (paper A's code
-   draws one, from a seed of its own, for every seed and optimizer), and its
+   draws one, from a seed of its own, for every seed and optimizer; its
+   nonlinear study one per seed, each seed's own), and its
    setting's one-off draws (the nonlinear target network) are shared by
    every seed: seeds that are none of the runs'. */
 #define REPRO_DIAG_SEED 999
@@ -210,7 +213,8 @@ static int study_init(repro *R, study *S, const char *key, const char *title,
   if (!cli_given(c, "smooth_every"))
     cli_give(&S->base, "smooth_every", (double)len->smooth_every[full]);
   cli_give(&S->base, "log_every", 50);
-  if (!cli_given(c, "diag_seed")) cli_give(&S->base, "diag_seed", REPRO_DIAG_SEED);
+  if (!cli_given(c, "diag_seed") && !len->per_seed)
+    cli_give(&S->base, "diag_seed", REPRO_DIAG_SEED);
   if (!cli_given(c, "data_seed")) cli_give(&S->base, "data_seed", REPRO_DATA_SEED);
   if (!cli_given(c, "diag_batch")) cli_give(&S->base, "diag_batch", (double)len->diag_batch);
   if (!cli_given(c, "diag_batches"))
@@ -1202,15 +1206,22 @@ static void report_rcond_measure(FILE *f, const study *S) {
           "\nR = max|diag H| / median|diag H|, the median %s, over all %ld "
           "parameters (structural zeros included, as paper A's code does); "
           "medians and interquartile ranges over the seeds, the ratio taken "
-          "seed by seed. Every run, both optimizers, is measured on the same "
-          "Hessian batch%s of %d prompts (seed %llu), as paper A's code "
-          "measures every seed on one batch",
+          "seed by seed. ",
           r->measure.median == LA_MEDIAN_LOWER
               ? "as torch.median takes it (the lower of the two middle values, "
                 "paper A's code)"
               : "the midpoint of the two middle values (not paper A's code's)",
-          run_nparams(r), hb > 1 ? "es" : "", r->measure.diag_batch,
-          (unsigned long long)r->measure.diag_seed);
+          run_nparams(r));
+  if (cli_given(&S->base, "diag_seed"))
+    fprintf(f, "Every run, both optimizers, is measured on the same Hessian "
+               "batch%s of %d prompts (seed %llu), as paper A's code measures "
+               "every seed on one batch",
+            hb > 1 ? "es" : "", r->measure.diag_batch,
+            (unsigned long long)r->measure.diag_seed);
+  else
+    fprintf(f, "Each seed's two runs are measured on that seed's Hessian "
+               "batch%s of %d prompts, as paper A's code measures this study",
+            hb > 1 ? "es" : "", r->measure.diag_batch);
   stats_of(S->v[SV_R0], S->seeds, &s);
   if (s.n > 0) {
     fmt_miqr(a, sizeof a, &s);
@@ -1286,11 +1297,9 @@ static void report_differences(FILE *f, const study *S) {
           "Otherwise than paper A's code: prompts, initializations and the "
           "Hessian batches come from linattn's counter-based streams (the same "
           "distributions, other draws: seed k here is not the code's seed k); "
-          "the Hessian batches from seed %llu, shared by every run, and the "
-          "setting's one-off draws from seed %llu, where the code uses seeds "
-          "of its own; clipping divides by the gradient's norm (the code's "
-          "clip_grad_norm_ by the norm + 1e-6)",
-          (unsigned long long)r->measure.diag_seed,
+          "the setting's one-off draws come from seed %llu, where the code "
+          "uses a seed of its own; clipping divides by the gradient's norm "
+          "(the code's clip_grad_norm_ by the norm + 1e-6)",
           (unsigned long long)r->data_seed);
   if (r->model.front_hidden > 0)
     fprintf(f, "; the parameters measured at iteration t are those after t "
