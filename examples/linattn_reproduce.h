@@ -73,6 +73,9 @@ static const repro_len repro_lens[] = {
     {"nonlinear", {1250, 10000}, {4, 6}, 250, {5, 10}, {4000, 10000}},
     {"large", {600, 10000}, {2, 6}, 0, {20, 50}, {1000, 10000}}};
 
+/* A study's gradient noise: a run's output (a plan's merge keeps it). */
+static const char repro_noise_file[] = "noise.json";
+
 #define TUNE_GRID 10
 #define TUNE_SEED 1001 /* the first tuning seed: none of the reported ones */
 #define TUNE_SEEDS 2   /* a rate must train on every one of them */
@@ -604,7 +607,7 @@ static int run_jobs(repro *R, rjob **out, int *count) {
       j->kind = J_NOISE;
       j->steps = S->base.samples;
       j->cost = job_cost(&rc, 0, J_NOISE);
-      snprintf(j->path, sizeof j->path, "%.4000s/noise.json", S->dir);
+      snprintf(j->path, sizeof j->path, "%.4000s/%s", S->dir, repro_noise_file);
     }
   }
   if (st) {
@@ -732,7 +735,7 @@ static int study_load(study *S) {
       S->failed++;
     }
   }
-  snprintf(path, sizeof path, "%.4000s/noise.json", S->dir);
+  snprintf(path, sizeof path, "%.4000s/%s", S->dir, repro_noise_file);
   text = u_slurp(path, NULL);
   S->has_noise = text && jv_parse(text, &S->noise, &why) == 0;
   free(text);
@@ -1730,11 +1733,12 @@ static void print_study(const study *S) {
 
 /* Everything reproduce writes into a study's folder or the summary's:
    the reports and tables, each figure with its CSV (NAME.svg, NAME.csv),
-   and the runs' JSON lines in runs/ and tune/. All of it is removed before
+   and the runs' outputs: their JSON lines in runs/ and tune/, the noise's
+   noise.json. All of it is removed before
    new runs start: a folder holds one study, so a reproduce that fails or
    is killed leaves nothing of an earlier one beside its own. */
 static const char *const repro_products[] = {
-    "report.md", "summary.md", "seeds.csv", "summary.csv", "noise.json",
+    "report.md", "summary.md", "seeds.csv", "summary.csv",
     "loss.svg", "rcond.svg", "smoothness.svg", "noise.svg", "gnorm_smoothness.svg",
     "tune.svg", "depth.svg", "tails.svg", "attention.svg"};
 static const char *const repro_run_dirs[] = {"runs", "tune"};
@@ -1787,7 +1791,8 @@ static int repro_clear_one(const char *dir, int runs) {
   }
   for (i = 0; runs && i < sizeof repro_run_dirs / sizeof repro_run_dirs[0] && !st; ++i)
     st = repro_clear_runs(dir, repro_run_dirs[i]);
-  return st;
+  snprintf(path, sizeof path, "%.4000s/%s", dir, repro_noise_file);
+  return st || !runs ? st : repro_remove(path);
 }
 
 /* The folder's, and those of the studies an earlier --all or
