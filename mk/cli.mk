@@ -89,6 +89,16 @@ CONFIGS += cli-end-to-end
 run-cli-end-to-end: | run-cli-program
 	@sh tests/run_one.sh cli-end-to-end sh tests/cli_e2e.sh $(BUILD)/linattn $(BUILD)/cli-e2e
 
+# A study on a real Slurm (tests/slurm_e2e.sh): a private single-node
+# cluster runs reproduce --all's plan as job arrays, and the report is the
+# local run's, byte for byte (as are those of the plan through xargs and GNU
+# parallel); a failed task named by the merge; the scheduler's overhead a
+# run printed. About three minutes on two cores; skipped without Slurm and
+# munge, or when not root.
+CONFIGS += slurm-e2e
+run-slurm-e2e: | run-cli-program
+	@sh tests/run_one.sh slurm-e2e sh tests/slurm_e2e.sh $(BUILD)/linattn $(BUILD)/slurm-e2e
+
 # The program under ASan and UBSan (at -O1: it trains, and -O0 would take
 # 4 minutes), on the quick part of the same script.
 CONFIGS += cli-asan-ubsan
