@@ -413,16 +413,23 @@ static int repro_stage(repro *R, int stage, rjob *jobs, int n, const char *what)
   }
   if (!st && R->mode == REPRO_PLAN) {
     plan_stage p;
+    words merge;
     memset(&p, 0, sizeof p);
+    memset(&merge, 0, sizeof merge);
     p.dir = R->dir;
     p.program = R->program;
     p.stage = stage;
     p.n = n;
     p.cmds = cmds;
-    p.threads = 1;
+    p.threads = R->c->threads > 0 ? R->c->threads : 1; /* each run's (study_init) */
     p.jobs = R->c->jobs;
-    p.merge = "reproduce --from";
-    st = plan_write(&p, R->c->slurm != 0);
+    p.merge = &merge;
+    if (words_add(&merge, R->program) || words_add(&merge, "reproduce") ||
+        words_add(&merge, "--from") || words_add(&merge, R->dir))
+      st = u_oom();
+    else
+      st = plan_write(&p, R->c->slurm != 0);
+    words_free(&merge);
   }
   if (!st && missing)
     st = u_fail(EXIT_FAILED, "%d of stage %d's %d runs have no output yet", missing,

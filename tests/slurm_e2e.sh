@@ -14,6 +14,30 @@
 e2e_setup slurm_e2e.sh "$@"
 exec < /dev/null
 
+# ------------------------------------------------------------ long stages
+# Slurm's default MaxArraySize (1001) takes arrays of 1000 tasks at most:
+# submit.sh splits a longer stage, each array after the one before under
+# --jobs, and the merge after them all (a stub records the calls)
+mkdir stub
+printf '#!/bin/sh\necho "$*" >> "${0%%/*}/calls"\ngrep -c . "${0%%/*}/calls"\n' > stub/sbatch
+chmod +x stub/sbatch
+"$bin" sweep --slurm --jobs 3 --out-dir long --seed 1..1001 -- --steps 1 > /dev/null 2>&1
+PATH="$(pwd)/stub:$PATH" sh long/plan/submit.sh > /dev/null 2>&1
+call() { sed -n "$1p" stub/calls | grep -q -- "$2"; }
+chained() {
+  call 1 '^--parsable --array=1-1000%3 /.*stage-1.sbatch 0$' &&
+    call 2 '^--parsable --array=1-1000%3 --dependency=afterany:1 .*stage-1.sbatch 1000$' &&
+    call 3 '^--parsable --array=1-2%3 --dependency=afterany:2 .*stage-1.sbatch 2000$' &&
+    call 4 '^--parsable --dependency=afterany:1:2:3 .*merge.sbatch$'
+}
+check "a stage of 2002 runs: arrays of 1000, 1000 and 2, chained; the merge after all" chained
+# task 1 of the array at 1000, as Slurm starts it: line 1001, its log
+SLURM_ARRAY_TASK_ID=1 sh long/plan/stage-1.sbatch 1000
+out=$(sed -n 1001p long/plan/stage-1.txt | sed 's/.* --out //')
+check "task 1 of the array at 1000 runs line 1001, its log stage-1-1001.log" sh -c \
+  "[ -s \"\$1\" ] && [ -f long/plan/logs/stage-1-1001.log ] && [ \$(ls long/*.jsonl | wc -l) -eq 1 ]" \
+  sh "$out"
+
 # ------------------------------------------------------------ can it run
 lacking=
 for t in slurmctld:slurmctld slurmd:slurmd sbatch:slurm-client squeue:slurm-client \
@@ -227,6 +251,31 @@ check "a failed task: no report, and the merge exits non-zero" sh -c \
 sh -c "$redo" > /dev/null 2>&1
 check "the run redone, the merge succeeds" "$bin" reproduce --from one
 check "redone: the report, byte for byte the local run's" same_report one-here one
+
+# ------------------------------------------------------------ sweep --slurm
+# a grid as one job array and a report job; report.md's last column is the
+# runs' steps per second (a wall time), so it is left out of the comparison
+grid="--seed 1,2 --lr 0.01,0.02 -- --steps 30 --batch 50 --eval-batch 100"
+# shellcheck disable=SC2086
+"$bin" sweep --jobs 2 --out-dir sweep-here $grid > /dev/null 2>&1 &&
+  "$bin" report sweep-here --out-dir sweep-here-report > /dev/null 2>&1
+check "sweep --jobs 2 here, then report (the reference)" [ -s sweep-here-report/report.md ]
+# shellcheck disable=SC2086
+"$bin" sweep --slurm --jobs 2 --threads 1 --out-dir sweep-slurm $grid > sweep-plan.txt 2>&1
+check "sweep --slurm: the array (8 tasks, 2 at once, a CPU each) and the report job" sh -c \
+  "grep -qx '#SBATCH --array=1-8%2' sweep-slurm/plan/stage-1.sbatch &&
+   grep -qx '#SBATCH --cpus-per-task=1' sweep-slurm/plan/stage-1.sbatch &&
+   grep -q ' report .* --out-dir ' sweep-slurm/plan/merge.sbatch &&
+   [ \$(grep -c ' train ' sweep-slurm/plan/stage-1.txt) -eq 8 ]"
+sh sweep-slurm/plan/submit.sh > /dev/null 2>&1
+wait_queue 120
+no_sps() { sed 's/ [^|]* |$//' "$1"; }
+same_sweep() {
+  for f in loss.svg loss.csv; do cmp -s "$1/$f" "$2/$f" || return 1; done
+  [ -s "$1/report.md" ] && [ "$(no_sps "$1/report.md")" = "$(no_sps "$2/report.md")" ]
+}
+check "sweep --slurm: its report the local sweep's (figures and CSV byte for byte)" \
+  same_sweep sweep-here-report sweep-slurm/report
 
 started="$pids $munge_pid"
 stop
