@@ -116,7 +116,6 @@ typedef struct study {
 
 typedef struct rjob {
   int study, kind, opt, seed, grid, index;
-  char path[4200];
   cli_config cfg;
   long steps;
   double cost;
@@ -274,6 +273,28 @@ static int job_config(const study *S, int o, long seed, double lr,
 }
 
 /* ------------------------------------------------------------ jobs */
+/* Where each job writes its output: a tuning run, a run, the noise. */
+static void tune_path(const study *S, int o, int g, int seed, char *buf, size_t cap) {
+  snprintf(buf, cap, "%.4000s/tune/%s-lr%d-seed%d.jsonl", S->dir, opt_names[o], g, seed);
+}
+
+static void run_path(const study *S, int o, int seed, char *buf, size_t cap) {
+  snprintf(buf, cap, "%.4000s/runs/%s-seed%d.jsonl", S->dir, opt_names[o], seed);
+}
+
+static void noise_path(const study *S, char *buf, size_t cap) {
+  snprintf(buf, cap, "%.4000s/%s", S->dir, repro_noise_file);
+}
+
+/* Job j's output (not kept in the job: a plan of 10,000 runs would hold
+   40 MB of paths). */
+static void job_path(const repro *R, const rjob *j, char *buf, size_t cap) {
+  const study *S = &R->s[j->study];
+  if (j->kind == J_TUNE) tune_path(S, j->opt, j->grid, j->seed, buf, cap);
+  else if (j->kind == J_RUN) run_path(S, j->opt, j->seed, buf, cap);
+  else noise_path(S, buf, cap);
+}
+
 /* A job is one command line: `linattn train` of a run, or `linattn noise`
    of a study's gradient noise, every flag explicit and its output its
    own. Run here, it is that command line parsed and run in this process;
@@ -283,13 +304,15 @@ static const char *const job_skip[] = {"out-dir", "plan", "from", "slurm",
 static int job_words(const repro *R, const rjob *j, words *w) {
   const study *S = &R->s[j->study];
   int noise = j->kind == J_NOISE;
+  char path[4200];
   cli_config c = noise ? S->base : j->cfg;
   if (noise) {
     c.cmd = CLI_NOISE; /* noise's own options, none given */
     cli_opts_defaults(&c);
     cli_give(&c, "seed", 1); /* seed 1's initialization */
   }
-  c.out = j->path;
+  job_path(R, j, path, sizeof path);
+  c.out = path;
   return words_add(w, R->program) || words_add(w, noise ? "noise" : "train") ||
                  words_command(w, &c, noise ? CLI_NOISE : CLI_TRAIN, job_skip)
              ? -1
@@ -381,9 +404,11 @@ static int repro_pool(repro *R, rjob *jobs, int n, const char *what,
 
 /* Whether job j's output is there: a plan's run that has not run (or ran
    somewhere its output never came back from). */
-static int job_done(const rjob *j) {
+static int job_done(const repro *R, const rjob *j) {
+  char path[4200];
   struct stat sb;
-  return stat(j->path, &sb) == 0 && S_ISREG(sb.st_mode) && sb.st_size > 0;
+  job_path(R, j, path, sizeof path);
+  return stat(path, &sb) == 0 && S_ISREG(sb.st_mode) && sb.st_size > 0;
 }
 
 /* A stage of the study: run here; or its commands written into the plan;
@@ -404,7 +429,7 @@ static int repro_stage(repro *R, int stage, rjob *jobs, int n, const char *what)
   R->jobs = jobs;
   for (i = 0; i < n && !st; ++i) {
     if (job_words(R, &jobs[i], &cmds[i])) st = u_oom();
-    else if (R->mode == REPRO_FROM && !job_done(&jobs[i])) {
+    else if (R->mode == REPRO_FROM && !job_done(R, &jobs[i])) {
       if (!missing++)
         fprintf(stderr, "linattn reproduce: the runs of stage %d whose output is "
                         "missing; each line redoes one:\n", stage);
@@ -466,10 +491,6 @@ static double tune_score(const char *path) {
   return score;
 }
 
-static void tune_path(const study *S, int o, int g, int seed, char *buf, size_t cap) {
-  snprintf(buf, cap, "%.4000s/tune/%s-lr%d-seed%d.jsonl", S->dir, opt_names[o], g, seed);
-}
-
 /* A grid value's score over the tuning seeds: their mean, NaN (rejected)
    when any seed's run diverged or did not train. */
 static double tune_grid_score(const study *S, int o, int g) {
@@ -526,7 +547,6 @@ static int tune_jobs(repro *R, rjob **out, int *count) {
           j->seed = TUNE_SEED + k;
           j->steps = rc.steps;
           j->cost = job_cost(&rc, 0, J_TUNE);
-          tune_path(S, o, g, TUNE_SEED + k, j->path, sizeof j->path);
         }
   }
   if (st) {
@@ -574,10 +594,6 @@ static long run_nparams(const la_run_config *rc) {
   return la_model_init(&m, &mc) == 0 ? m.nparams : 0;
 }
 
-static void run_path(const study *S, int o, int seed, char *buf, size_t cap) {
-  snprintf(buf, cap, "%.4000s/runs/%s-seed%d.jsonl", S->dir, opt_names[o], seed);
-}
-
 /* The runs: SGD and Adam over the seeds, and the noise, of every study. */
 static int run_jobs(repro *R, rjob **out, int *count) {
   rjob *jobs;
@@ -604,7 +620,6 @@ static int run_jobs(repro *R, rjob **out, int *count) {
         j->seed = s;
         j->steps = rc.steps;
         j->cost = job_cost(&rc, run_nparams(&rc), J_RUN);
-        run_path(S, o, s, j->path, sizeof j->path);
       }
     if (!st) { /* the noise costs a gradient per sample */
       rjob *j = &jobs[n++];
@@ -614,7 +629,6 @@ static int run_jobs(repro *R, rjob **out, int *count) {
       j->kind = J_NOISE;
       j->steps = S->base.samples;
       j->cost = job_cost(&rc, 0, J_NOISE);
-      snprintf(j->path, sizeof j->path, "%.4000s/%s", S->dir, repro_noise_file);
     }
   }
   if (st) {
@@ -742,7 +756,7 @@ static int study_load(study *S) {
       S->failed++;
     }
   }
-  snprintf(path, sizeof path, "%.4000s/%s", S->dir, repro_noise_file);
+  noise_path(S, path, sizeof path);
   text = u_slurp(path, NULL);
   S->has_noise = text && jv_parse(text, &S->noise, &why) == 0;
   free(text);

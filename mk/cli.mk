@@ -6,6 +6,7 @@
 #   make bench-reproduce    wall time of the demo on one core, and of --full
 #   make bench-reproduce-all  wall time of reproduce --all (quick forms)
 #   make bench-report       report over 10,000 runs: time and peak memory
+#   make bench-plan         a plan of 10,450 runs and its merges: the same
 #   make install PREFIX=..  linattn.h, bin/linattn, and in lib/pkgconfig
 #                           linattn.pc and linattn-native.pc
 .PHONY: demo bench-reproduce install uninstall FORCE
@@ -130,6 +131,13 @@ run-cli-units: | $(BUILD)
 .PHONY: bench-report
 bench-report: $(BUILD)/linattn
 	sh bench/bench_report.sh $(BUILD)/linattn $(BUILD)/bench-report
+
+# A plan of 10,450 runs (reproduce --all --seeds 512 --plan --slurm) and its
+# two merges from synthetic outputs: time and peak memory of each, against
+# the targets (10 s, 100 MB). Not part of make test.
+.PHONY: bench-plan
+bench-plan: $(BUILD)/linattn
+	sh bench/bench_plan.sh $(BUILD)/linattn $(BUILD)/bench-plan
 
 # The command's file handling, exit statuses and number formats
 # (tests/cli_files.c, in a scratch folder), under ASan and UBSan.
