@@ -1982,6 +1982,11 @@ static int cmd_reproduce(const cli_config *c) {
     return u_fail(EXIT_BAD_INPUT, "--plan writes a plan, --from merges one: give one");
   if (c->slurm && !o->plan && !o->from)
     return u_fail(EXIT_BAD_INPUT, "--slurm writes a plan's job arrays: give it with --plan");
+  /* paper B's checks train and measure in one process (each keeps the best
+     of its checkpoints on a validation batch): no runs to write out yet */
+  if (c->opts.repro.paper && (o->plan || o->from))
+    return u_fail(EXIT_BAD_INPUT, "--%s: paper B's checks run in one process; "
+                  "give it without --paper b", o->plan ? "plan" : "from");
   if (c->opts.repro.paper) return pb_reproduce(c);
   if (o->plan) {
     if ((st = u_mkdirs(o->plan)) != 0 || (st = plan_abs_dir(o->plan, dir, sizeof dir)) != 0)
