@@ -6,6 +6,7 @@
 #ifndef LINATTN_NPY_H
 #define LINATTN_NPY_H
 
+#include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -13,6 +13,8 @@
                               stage 1 is done)
      DIR/plan/stage-K.sbatch  with --slurm: a job array over stage K, one
                               task a command, a log a task in DIR/plan/logs
+                              (submit.sh splits a stage into arrays of 1000
+                              tasks at most, Slurm's default limit)
      DIR/plan/merge.sbatch    the merge, a job that runs when the array has
                               ended (afterany: a run that diverged exits 1
                               with its output complete, and the merge names
@@ -20,7 +22,9 @@
                               commands that redo them)
      DIR/plan/submit.sh       submits the next stage and its merge; the
                               merge writes the stage after it and submits
-                              it in turn (DIR/plan/slurm marks the plan) */
+                              it in turn (DIR/plan/slurm marks the plan)
+   reproduce writes its plans here, and so does `sweep --slurm`: one stage
+   of train commands, and a merge that runs `report DIR`. */
 #ifndef LINATTN_PLAN_H
 #define LINATTN_PLAN_H
 
@@ -104,13 +108,19 @@ static int words_command(words *w, const cli_config *c, int cmd,
   return 0;
 }
 
-/* The words as one line a shell reads back. 0, or -1 out of memory. */
-static int words_line(FILE *f, const words *w) {
+/* The words as a shell reads them back. 0, or -1 out of memory. */
+static int words_print(FILE *f, const words *w) {
   int i;
   for (i = 0; i < w->n; ++i) {
     if (i) fputc(' ', f);
     if (u_print_word(f, w->v[i])) return -1;
   }
+  return 0;
+}
+
+/* The words as one line. */
+static int words_line(FILE *f, const words *w) {
+  if (words_print(f, w)) return -1;
   fputc('\n', f);
   return 0;
 }
@@ -162,7 +172,8 @@ typedef struct plan_stage {
   int stage, n;         /* its number, its commands */
   const words *cmds;
   long threads, jobs;   /* CPUs a command, commands at once */
-  const char *merge;    /* the merge's subcommand line, after the program */
+  const words *merge;   /* the merge's command line: the report, or the
+                           next stage (reproduce --from DIR, report DIR) */
 } plan_stage;
 
 static void plan_fill_stage(FILE *f, void *ctx) {
@@ -171,21 +182,29 @@ static void plan_fill_stage(FILE *f, void *ctx) {
   for (i = 0; i < p->n; ++i) (void)words_line(f, &p->cmds[i]);
 }
 
-/* The job array over stage K: task i runs line i, on the CPUs Slurm gives
-   it (la_cpu_count reads SLURM_CPUS_PER_TASK), its log a file of its own. */
+/* Tasks an array at most: Slurm's default MaxArraySize is 1001 (indices
+   0 to 1000), so a longer stage is submitted as several arrays, each
+   starting at its offset into the stage's lines. */
+#define PLAN_ARRAY_MAX 1000
+
+/* The job array over stage K: task i of the array at offset OFF (its
+   argument) runs line OFF + i, on the CPUs Slurm gives it (la_cpu_count
+   reads SLURM_CPUS_PER_TASK), its log DIR/plan/logs/stage-K-LINE.log. */
 static void plan_fill_sbatch(FILE *f, void *ctx) {
   const plan_stage *p = (const plan_stage *)ctx;
   fprintf(f, "#!/bin/sh\n#SBATCH --job-name=linattn-stage-%d\n", p->stage);
-  fprintf(f, "#SBATCH --array=1-%d", p->n);
+  fprintf(f, "#SBATCH --array=1-%d", p->n < PLAN_ARRAY_MAX ? p->n : PLAN_ARRAY_MAX);
   if (p->jobs > 0) fprintf(f, "%%%ld", p->jobs);
   fprintf(f, "\n#SBATCH --cpus-per-task=%ld\n", p->threads > 0 ? p->threads : 1);
-  fprintf(f, "#SBATCH --output=");
+  fprintf(f, "#SBATCH --output=/dev/null\n");
+  fprintf(f, "# line OFF + SLURM_ARRAY_TASK_ID of ");
   (void)u_print_word(f, p->dir);
-  fprintf(f, "/plan/logs/stage-%d-%%a.log\n", p->stage);
-  fprintf(f, "# one command of ");
+  fprintf(f, "/plan/stage-%d.txt a task (OFF: the argument, 0 when none;\n"
+             "# submit.sh gives it, an array of %d lines at most)\n",
+          p->stage, PLAN_ARRAY_MAX);
+  fprintf(f, "line=$((${1:-0} + SLURM_ARRAY_TASK_ID))\nexec > ");
   (void)u_print_word(f, p->dir);
-  fprintf(f, "/plan/stage-%d.txt a task\n", p->stage);
-  fprintf(f, "cmd=$(sed -n \"${SLURM_ARRAY_TASK_ID}p\" ");
+  fprintf(f, "/plan/logs/stage-%d-\"$line\".log 2>&1\ncmd=$(sed -n \"${line}p\" ", p->stage);
   (void)u_print_word(f, p->dir);
   fprintf(f, "/plan/stage-%d.txt)\nexec sh -c \"$cmd\"\n", p->stage);
 }
@@ -197,18 +216,20 @@ static void plan_fill_merge(FILE *f, void *ctx) {
   fprintf(f, "#!/bin/sh\n#SBATCH --job-name=linattn-merge\n#SBATCH --output=");
   (void)u_print_word(f, p->dir);
   fprintf(f, "/plan/logs/merge-%%j.log\n");
-  (void)u_print_word(f, p->program);
-  fprintf(f, " %s ", p->merge);
-  (void)u_print_word(f, p->dir);
+  (void)words_print(f, p->merge);
   fprintf(f, " || exit $?\n# a stage written since: submitted with its own merge\n"
              "exec sh ");
   (void)u_print_word(f, p->dir);
   fprintf(f, "/plan/submit.sh\n");
 }
 
-/* Submits the newest stage not yet submitted, and the merge after it. */
+/* Submits the newest stage not yet submitted, as arrays of PLAN_ARRAY_MAX
+   tasks at most (with --jobs each after the one before, so that at most
+   that many run at once), and the merge after them all. */
 static void plan_fill_submit(FILE *f, void *ctx) {
   const plan_stage *p = (const plan_stage *)ctx;
+  char throttle[32] = "";
+  if (p->jobs > 0) snprintf(throttle, sizeof throttle, "%%%ld", p->jobs);
   fprintf(f, "#!/bin/sh\n# submits the plan's next stage and its merge (afterany)\n"
              "set -e\nplan=");
   (void)u_print_word(f, p->dir);
@@ -216,9 +237,17 @@ static void plan_fill_submit(FILE *f, void *ctx) {
              "  [ -f \"$plan/stage-$k.submitted\" ] || break\n  k=$((k + 1))\ndone\n"
              "[ -f \"$plan/stage-$k.sbatch\" ] || exit 0\n"
              "mkdir -p \"$plan/logs\"\n"
-             "jid=$(sbatch --parsable \"$plan/stage-$k.sbatch\")\n"
-             "echo \"$jid\" > \"$plan/stage-$k.submitted\"\n"
-             "sbatch --parsable --dependency=afterany:\"${jid%%%%;*}\" \"$plan/merge.sbatch\"\n");
+             "n=$(grep -c '' \"$plan/stage-$k.txt\")\n"
+             "off=0\ndeps=\nafter=\n"
+             "while [ \"$off\" -lt \"$n\" ]; do\n"
+             "  m=$((n - off))\n  [ \"$m\" -le %d ] || m=%d\n"
+             "  jid=$(sbatch --parsable --array=1-\"$m\"%s $after \"$plan/stage-$k.sbatch\" \"$off\")\n"
+             "  deps=\"$deps:${jid%%%%;*}\"\n",
+          PLAN_ARRAY_MAX, PLAN_ARRAY_MAX, throttle);
+  if (p->jobs > 0) fprintf(f, "  after=--dependency=afterany:${jid%%%%;*}\n");
+  fprintf(f, "  off=$((off + m))\ndone\n"
+             "echo \"${deps#:}\" > \"$plan/stage-$k.submitted\"\n"
+             "sbatch --parsable --dependency=afterany\"$deps\" \"$plan/merge.sbatch\"\n");
 }
 
 static void plan_fill_mark(FILE *f, void *ctx) {
@@ -262,7 +291,8 @@ static int plan_write(const plan_stage *p, int slurm) {
          U_Q(logs));
   snprintf(logs, sizeof logs, "%.4000s/plan/submit.sh", p->dir);
   if (slurm) printf("  sh %s   (a Slurm job array, then the merge)\n", U_Q(logs));
-  printf("then: %s %s %s\n", U_Q(p->program), p->merge, U_Q(p->dir));
+  printf("then: ");
+  (void)words_line(stdout, p->merge);
   return fflush(stdout) ? u_fail(EXIT_IO, "writing to standard output failed") : 0;
 }
 

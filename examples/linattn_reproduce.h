@@ -87,6 +87,9 @@ static const repro_len repro_lens[] = {
 #define REPRO_DIAG_SEED 999
 #define REPRO_DATA_SEED 998
 
+/* A study's gradient noise: a run's output (a plan's merge keeps it). */
+static const char repro_noise_file[] = "noise.json";
+
 #define TUNE_GRID 10
 #define TUNE_SEED 1001 /* the first tuning seed: none of the reported ones */
 #define TUNE_SEEDS 2   /* a rate must train on every one of them */
@@ -133,7 +136,6 @@ typedef struct study {
 
 typedef struct rjob {
   int study, kind, opt, seed, grid, index;
-  char path[4200];
   cli_config cfg;
   long steps;
   double cost;
@@ -302,6 +304,28 @@ static int job_config(const study *S, int o, long seed, double lr,
 }
 
 /* ------------------------------------------------------------ jobs */
+/* Where each job writes its output: a tuning run, a run, the noise. */
+static void tune_path(const study *S, int o, int g, int seed, char *buf, size_t cap) {
+  snprintf(buf, cap, "%.4000s/tune/%s-lr%d-seed%d.jsonl", S->dir, opt_names[o], g, seed);
+}
+
+static void run_path(const study *S, int o, int seed, char *buf, size_t cap) {
+  snprintf(buf, cap, "%.4000s/runs/%s-seed%d.jsonl", S->dir, opt_names[o], seed);
+}
+
+static void noise_path(const study *S, char *buf, size_t cap) {
+  snprintf(buf, cap, "%.4000s/%s", S->dir, repro_noise_file);
+}
+
+/* Job j's output (not kept in the job: a plan of 10,000 runs would hold
+   40 MB of paths). */
+static void job_path(const repro *R, const rjob *j, char *buf, size_t cap) {
+  const study *S = &R->s[j->study];
+  if (j->kind == J_TUNE) tune_path(S, j->opt, j->grid, j->seed, buf, cap);
+  else if (j->kind == J_RUN) run_path(S, j->opt, j->seed, buf, cap);
+  else noise_path(S, buf, cap);
+}
+
 /* A job is one command line: `linattn train` of a run, or `linattn noise`
    of a study's gradient noise, every flag explicit and its output its
    own. Run here, it is that command line parsed and run in this process;
@@ -311,13 +335,15 @@ static const char *const job_skip[] = {"out-dir", "plan", "from", "slurm",
 static int job_words(const repro *R, const rjob *j, words *w) {
   const study *S = &R->s[j->study];
   int noise = j->kind == J_NOISE;
+  char path[4200];
   cli_config c = noise ? S->base : j->cfg;
   if (noise) {
     c.cmd = CLI_NOISE; /* noise's own options, none given */
     cli_opts_defaults(&c);
     cli_give(&c, "seed", 1); /* seed 1's initialization */
   }
-  c.out = j->path;
+  job_path(R, j, path, sizeof path);
+  c.out = path;
   return words_add(w, R->program[S->dbl]) || words_add(w, noise ? "noise" : "train") ||
                  words_command(w, &c, noise ? CLI_NOISE : CLI_TRAIN, job_skip)
              ? -1
@@ -426,9 +452,11 @@ static int repro_pool(repro *R, rjob *jobs, int n, const char *what,
 
 /* Whether job j's output is there: a plan's run that has not run (or ran
    somewhere its output never came back from). */
-static int job_done(const rjob *j) {
+static int job_done(const repro *R, const rjob *j) {
+  char path[4200];
   struct stat sb;
-  return stat(j->path, &sb) == 0 && S_ISREG(sb.st_mode) && sb.st_size > 0;
+  job_path(R, j, path, sizeof path);
+  return stat(path, &sb) == 0 && S_ISREG(sb.st_mode) && sb.st_size > 0;
 }
 
 /* A stage of the study: run here; or its commands written into the plan;
@@ -449,7 +477,7 @@ static int repro_stage(repro *R, int stage, rjob *jobs, int n, const char *what)
   R->jobs = jobs;
   for (i = 0; i < n && !st; ++i) {
     if (job_words(R, &jobs[i], &cmds[i])) st = u_oom();
-    else if (R->mode == REPRO_FROM && !job_done(&jobs[i])) {
+    else if (R->mode == REPRO_FROM && !job_done(R, &jobs[i])) {
       if (!missing++)
         fprintf(stderr, "linattn reproduce: the runs of stage %d whose output is "
                         "missing; each line redoes one:\n", stage);
@@ -458,16 +486,23 @@ static int repro_stage(repro *R, int stage, rjob *jobs, int n, const char *what)
   }
   if (!st && R->mode == REPRO_PLAN) {
     plan_stage p;
+    words merge;
     memset(&p, 0, sizeof p);
+    memset(&merge, 0, sizeof merge);
     p.dir = R->dir;
     p.program = R->program[REPRO_BUILD_DOUBLE]; /* the merge: this program */
     p.stage = stage;
     p.n = n;
     p.cmds = cmds;
-    p.threads = 1;
+    p.threads = R->c->threads > 0 ? R->c->threads : 1; /* each run's (study_init) */
     p.jobs = R->c->jobs;
-    p.merge = "reproduce --from";
-    st = plan_write(&p, R->c->slurm != 0);
+    p.merge = &merge;
+    if (words_add(&merge, R->program[REPRO_BUILD_DOUBLE]) || words_add(&merge, "reproduce") ||
+        words_add(&merge, "--from") || words_add(&merge, R->dir))
+      st = u_oom();
+    else
+      st = plan_write(&p, R->c->slurm != 0);
+    words_free(&merge);
   }
   if (!st && missing)
     st = u_fail(EXIT_FAILED, "%d of stage %d's %d runs have no output yet", missing,
@@ -502,10 +537,6 @@ static double tune_score(const char *path) {
   }
   runlog_free(&r);
   return score;
-}
-
-static void tune_path(const study *S, int o, int g, int seed, char *buf, size_t cap) {
-  snprintf(buf, cap, "%.4000s/tune/%s-lr%d-seed%d.jsonl", S->dir, opt_names[o], g, seed);
 }
 
 /* A grid value's score over the tuning seeds: their mean, NaN (rejected)
@@ -564,7 +595,6 @@ static int tune_jobs(repro *R, rjob **out, int *count) {
           j->seed = TUNE_SEED + k;
           j->steps = rc.steps;
           j->cost = job_cost(&rc, 0, J_TUNE);
-          tune_path(S, o, g, TUNE_SEED + k, j->path, sizeof j->path);
         }
   }
   if (st) {
@@ -612,10 +642,6 @@ static long run_nparams(const la_run_config *rc) {
   return la_model_init(&m, &mc) == 0 ? m.nparams : 0;
 }
 
-static void run_path(const study *S, int o, int seed, char *buf, size_t cap) {
-  snprintf(buf, cap, "%.4000s/runs/%s-seed%d.jsonl", S->dir, opt_names[o], seed);
-}
-
 /* The runs: SGD and Adam over the seeds, and the noise, of every study. */
 static int run_jobs(repro *R, rjob **out, int *count) {
   rjob *jobs;
@@ -642,7 +668,6 @@ static int run_jobs(repro *R, rjob **out, int *count) {
         j->seed = s;
         j->steps = rc.steps;
         j->cost = job_cost(&rc, run_nparams(&rc), J_RUN);
-        run_path(S, o, s, j->path, sizeof j->path);
       }
     if (!st) { /* the noise costs a gradient per sample */
       rjob *j = &jobs[n++];
@@ -652,7 +677,6 @@ static int run_jobs(repro *R, rjob **out, int *count) {
       j->kind = J_NOISE;
       j->steps = S->base.samples;
       j->cost = job_cost(&rc, 0, J_NOISE);
-      snprintf(j->path, sizeof j->path, "%.4000s/noise.json", S->dir);
     }
   }
   if (st) {
@@ -827,7 +851,7 @@ static int study_load(study *S) {
       S->failed++;
     }
   }
-  snprintf(path, sizeof path, "%.4000s/noise.json", S->dir);
+  noise_path(S, path, sizeof path);
   text = u_slurp(path, NULL);
   S->has_noise = text && jv_parse(text, &S->noise, &why) == 0;
   free(text);
@@ -1925,11 +1949,12 @@ static void print_study(const study *S) {
 
 /* Everything reproduce writes into a study's folder or the summary's:
    the reports and tables, each figure with its CSV (NAME.svg, NAME.csv),
-   and the runs' JSON lines in runs/ and tune/. All of it is removed before
+   and the runs' outputs: their JSON lines in runs/ and tune/, the noise's
+   noise.json. All of it is removed before
    new runs start: a folder holds one study, so a reproduce that fails or
    is killed leaves nothing of an earlier one beside its own. */
 static const char *const repro_products[] = {
-    "report.md", "summary.md", "seeds.csv", "summary.csv", "noise.json",
+    "report.md", "summary.md", "seeds.csv", "summary.csv",
     "loss.svg", "rcond.svg", "smoothness.svg", "noise.svg", "gnorm_smoothness.svg",
     "tune.svg", "depth.svg", "tails.svg", "attention.svg"};
 static const char *const repro_run_dirs[] = {"runs", "tune"};
@@ -1982,7 +2007,8 @@ static int repro_clear_one(const char *dir, int runs) {
   }
   for (i = 0; runs && i < sizeof repro_run_dirs / sizeof repro_run_dirs[0] && !st; ++i)
     st = repro_clear_runs(dir, repro_run_dirs[i]);
-  return st;
+  snprintf(path, sizeof path, "%.4000s/%s", dir, repro_noise_file);
+  return st || !runs ? st : repro_remove(path);
 }
 
 /* The folder's, and those of the studies an earlier --all or
@@ -2187,6 +2213,11 @@ static int cmd_reproduce(const cli_config *c) {
     return u_fail(EXIT_BAD_INPUT, "--plan writes a plan, --from merges one: give one");
   if (c->slurm && !o->plan && !o->from)
     return u_fail(EXIT_BAD_INPUT, "--slurm writes a plan's job arrays: give it with --plan");
+  /* paper B's checks train and measure in one process (each keeps the best
+     of its checkpoints on a validation batch): no runs to write out yet */
+  if (c->opts.repro.paper && (o->plan || o->from))
+    return u_fail(EXIT_BAD_INPUT, "--%s: paper B's checks run in one process; "
+                  "give it without --paper b", o->plan ? "plan" : "from");
   if (c->opts.repro.paper) return pb_reproduce(c);
   if (o->plan) {
     if ((st = u_mkdirs(o->plan)) != 0 || (st = plan_abs_dir(o->plan, dir, sizeof dir)) != 0)

@@ -28,6 +28,7 @@
 #include "la_svg.h"
 #include "linattn_cli.h"
 #include "linattn_json.h"
+#include "linattn_plan.h"
 #include "linattn_runs.h"
 #include "linattn_util.h"
 
@@ -51,10 +52,12 @@ typedef struct axis {
 typedef struct sweep {
   const cli_config *c;
   const char *dir;
+  const char *program; /* the commands' program (absolute in a plan) */
   axis ax[CLI_MAX_FIELDS];
   int nax;
   long n;          /* grid points */
-  char threads[24]; /* --threads of each run */
+  int threaded;     /* each run given --threads */
+  char threads[24]; /* its value */
 } sweep;
 
 static int axis_add(void *ctx, const char *text) {
@@ -182,7 +185,6 @@ static void sweep_name(const sweep *S, long i, char *name, size_t cap) {
 
 /* The train command of point i, NULL-terminated (NULL: out of memory). */
 static char **sweep_command(const sweep *S, long i) {
-  const cli_config *c = S->c;
   long at[CLI_MAX_FIELDS];
   char name[256], out[4400], **v;
   int k, w = 0;
@@ -190,9 +192,9 @@ static char **sweep_command(const sweep *S, long i) {
   sweep_point(S, i, at);
   sweep_name(S, i, name, sizeof name);
   if (!(v = (char **)calloc(nwords, sizeof(char *)))) return NULL;
-  v[w++] = (char *)c->argv0;
+  v[w++] = (char *)S->program;
   v[w++] = (char *)"train"; /* --preset, as every run field, is an axis */
-  if (c->threads > 0 || c->jobs >= 1) { /* with --jobs: its share, by default */
+  if (S->threaded) {
     v[w++] = (char *)"--threads";
     v[w++] = (char *)S->threads;
   }
@@ -213,7 +215,7 @@ static char **sweep_command(const sweep *S, long i) {
 
 /* Frees what sweep_command allocated: the flags and the output path. */
 static void sweep_command_free(const sweep *S, char **v) {
-  int k, w = 2 + (S->c->threads > 0 || S->c->jobs >= 1 ? 2 : 0);
+  int k, w = 2 + (S->threaded ? 2 : 0);
   if (!v) return;
   for (k = 0; k < S->nax; ++k, w += 2) free(v[w]);
   free(v[w + 1]);
@@ -258,30 +260,89 @@ static int sweep_job(void *ctx, int i, u_progress *p) {
   }
 }
 
+/* The commands as a plan (--slurm; linattn_plan.h writes it): stage 1 a
+   run a line, a job array over it (--jobs at once, --threads CPUs a task)
+   and a merge job that writes the report into DIR/report. */
+static int sweep_plan(const sweep *S) {
+  const cli_config *c = S->c;
+  words *cmds = (words *)calloc((size_t)S->n + 1, sizeof(words));
+  words merge;
+  plan_stage p;
+  char plan[4400], rdir[4400];
+  long i;
+  int k, st = 0;
+  memset(&merge, 0, sizeof merge);
+  if (!cmds) return u_oom();
+  for (i = 0; i < S->n && !st; ++i) {
+    char **v = sweep_command(S, i);
+    for (k = 0; v && v[k] && !st; ++k)
+      if (words_add(&cmds[i], v[k])) st = -1;
+    if (!v || st) st = u_oom();
+    sweep_command_free(S, v);
+  }
+  snprintf(plan, sizeof plan, "%.4000s/plan", S->dir);
+  snprintf(rdir, sizeof rdir, "%.4000s/report", S->dir);
+  if (!st && (words_add(&merge, S->program) || words_add(&merge, "report") ||
+              words_add(&merge, S->dir) || words_add(&merge, "--out-dir") ||
+              words_add(&merge, rdir)))
+    st = u_oom();
+  if (!st && (st = u_mkdirs(plan)) == 0) {
+    memset(&p, 0, sizeof p);
+    p.dir = S->dir;
+    p.program = S->program;
+    p.stage = 1;
+    p.n = (int)S->n;
+    p.cmds = cmds;
+    p.threads = c->threads > 0 ? c->threads : 1;
+    p.jobs = c->jobs;
+    p.merge = &merge;
+    st = plan_write(&p, 1);
+  }
+  for (i = 0; i < S->n; ++i) words_free(&cmds[i]);
+  free(cmds);
+  words_free(&merge);
+  return st;
+}
+
 /* One train command per point of the grid (every given run field an axis),
-   each writing DIR/NAME.jsonl; printed, or run --jobs at a time. */
+   each writing DIR/NAME.jsonl; printed, run --jobs at a time, or written
+   as a Slurm plan (--slurm). */
 static const char sweep_help[] =
     "usage: linattn sweep [GRID FLAGS] [-- TRAIN FLAGS]\n\n"
     "Expands a grid into one `linattn train` command per line, for xargs -P,\n"
     "GNU parallel or a Slurm job array (e.g. sed -n \"${SLURM_ARRAY_TASK_ID}p\").\n"
-    "With --jobs K the commands run here, K at a time. Flags after -- are\n"
-    "passed to every run. Then: linattn report DIR/*.jsonl\n";
+    "With --jobs K the commands run here, K at a time. With --slurm they are\n"
+    "written into DIR/plan (stage-1.txt, a job array, a merge job that writes\n"
+    "DIR/report; --jobs K: at most K at once); run: sh DIR/plan/submit.sh.\n"
+    "Flags after -- are passed to every run. Then: linattn report DIR\n";
 
 static int cmd_sweep(const cli_config *c) {
   static sweep S;
+  static char dir[4200], program[4200];
   long *totals = NULL, i;
   int *status = NULL, st = 0;
   memset(&S, 0, sizeof S);
   S.c = c;
   S.dir = c->out_dir ? c->out_dir : "sweep";
-  /* with --jobs K each run takes its share of the CPUs this job was given
-     (la_cpu_count: the affinity mask, a cgroup quota, SLURM_CPUS_PER_TASK,
-     OMP_NUM_THREADS), at least one */
+  S.program = c->argv0;
+  /* with --jobs K here each run takes its share of the CPUs this job was
+     given (la_cpu_count: the affinity mask, a cgroup quota,
+     SLURM_CPUS_PER_TASK, OMP_NUM_THREADS), at least one; on Slurm, the
+     CPUs of its task */
+  S.threaded = c->threads > 0 || (c->jobs >= 1 && !c->slurm);
   snprintf(S.threads, sizeof S.threads, "%ld",
            c->threads > 0 ? c->threads
            : c->jobs >= 1 && la_cpu_count() / c->jobs > 1 ? la_cpu_count() / c->jobs
                                                           : 1L);
-  if ((st = u_folder_ok("--out-dir", S.dir)) != 0 || (st = sweep_axes(&S)) != 0) goto out;
+  if ((st = u_folder_ok("--out-dir", S.dir)) != 0) goto out;
+  if (c->slurm) { /* the jobs start in other folders: absolute paths */
+    if ((st = u_mkdirs(S.dir)) != 0 || (st = plan_abs_dir(S.dir, dir, sizeof dir)) != 0)
+      goto out;
+    plan_program(c->argv0, program, sizeof program);
+    S.dir = dir;
+    S.program = program;
+  }
+  if ((st = sweep_axes(&S)) != 0) goto out;
   totals = (long *)calloc((size_t)S.n + 1, sizeof(long));
   if (!totals) {
     st = u_oom();
@@ -289,6 +350,11 @@ static int cmd_sweep(const cli_config *c) {
   }
   for (i = 0; i < S.n && !st; ++i) st = sweep_check(&S, i, &totals[i]);
   if (st) goto out;
+  if (c->slurm) {
+    st = S.n > INT_MAX / 2 ? u_fail(EXIT_BAD_INPUT, "too many runs for one job array")
+                           : sweep_plan(&S);
+    goto out;
+  }
   if (c->jobs < 1) { /* the commands, for xargs -P, parallel or a job array */
     for (i = 0; i < S.n; ++i) {
       char **v = sweep_command(&S, i);

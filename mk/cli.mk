@@ -6,6 +6,7 @@
 #   make bench-reproduce    wall time of the demo on one core, and of --full
 #   make bench-reproduce-all  wall time of reproduce --all (quick forms)
 #   make bench-report       report over 10,000 runs: time and peak memory
+#   make bench-plan         a plan of 10,450 runs and its merges: the same
 #   make install PREFIX=..  linattn.h, bin/linattn, and in lib/pkgconfig
 #                           linattn.pc and linattn-native.pc
 .PHONY: demo bench-reproduce install uninstall FORCE
@@ -98,6 +99,16 @@ CONFIGS += cli-end-to-end
 run-cli-end-to-end: | run-cli-program
 	@sh tests/run_one.sh cli-end-to-end sh tests/cli_e2e.sh $(BUILD)/linattn $(BUILD)/cli-e2e
 
+# A study on a real Slurm (tests/slurm_e2e.sh): a private single-node
+# cluster runs reproduce --all's plan as job arrays, and the report is the
+# local run's, byte for byte (as are those of the plan through xargs and GNU
+# parallel); a failed task named by the merge; the scheduler's overhead a
+# run printed. About three minutes on two cores; skipped without Slurm and
+# munge, or when not root.
+CONFIGS += slurm-e2e
+run-slurm-e2e: | run-cli-program
+	@sh tests/run_one.sh slurm-e2e sh tests/slurm_e2e.sh $(BUILD)/linattn $(BUILD)/slurm-e2e
+
 # The program under ASan and UBSan (at -O1: it trains, and -O0 would take
 # 4 minutes), on the quick part of the same script.
 CONFIGS += cli-asan-ubsan
@@ -129,6 +140,13 @@ run-cli-units: | $(BUILD)
 .PHONY: bench-report
 bench-report: $(BUILD)/linattn
 	sh bench/bench_report.sh $(BUILD)/linattn $(BUILD)/bench-report
+
+# A plan of 10,450 runs (reproduce --all --seeds 512 --plan --slurm) and its
+# two merges from synthetic outputs: time and peak memory of each, against
+# the targets (10 s, 100 MB). Not part of make test.
+.PHONY: bench-plan
+bench-plan: $(BUILD)/linattn
+	sh bench/bench_plan.sh $(BUILD)/linattn $(BUILD)/bench-plan
 
 # The command's file handling, exit statuses and number formats
 # (tests/cli_files.c, in a scratch folder), under ASan and UBSan.

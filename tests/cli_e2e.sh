@@ -636,6 +636,24 @@ bad_input "reproduce --compare-attention with --attention" "--compare-attention"
   reproduce --compare-attention --attention relu
 bad_input "reproduce --compare-attention with --all" "--compare-attention" \
   reproduce --compare-attention --all
+bad_input "reproduce --paper b with --plan" "--plan" reproduce --paper b --plan pb-plan
+# a study as a plan: its two stages (the grid, then the seeds) run by xargs,
+# merged by --from: the report, figures and CSV byte for byte the local run's
+pf="--depth 2 --steps 30 --seeds 1 --batch 50 --eval-batch 100 --diag-every 0
+  --smooth-every 10 --diag-batch 100 --samples 30 --minibatch 100 --true-batch 1000 --bins 10"
+# shellcheck disable=SC2086
+"$bin" reproduce $pf --out-dir plan-here > /dev/null 2>&1
+# shellcheck disable=SC2086
+"$bin" reproduce $pf --plan plan-xargs > /dev/null 2>&1
+"$bin" reproduce --from plan-xargs > plan-early.txt 2> plan-early.err
+check "reproduce --from before the runs: exit 1, each missing run's command named" sh -c \
+  "[ $? -eq 1 ] && [ \$(grep -c ' train ' plan-early.err) -eq \$(grep -c . plan-xargs/plan/stage-1.txt) ]"
+for k in 1 2; do
+  xargs -d '\n' -P 2 -n 1 sh -c < plan-xargs/plan/stage-$k.txt > /dev/null 2>&1
+  "$bin" reproduce --from plan-xargs > /dev/null 2>&1
+done
+check "reproduce --plan, xargs, --from: the local run's report, figures and CSV" sh -c \
+  "[ -s plan-xargs/report.md ] && diff -r -x runs -x tune -x plan -x noise.json plan-here plan-xargs"
 # a reproduce that fails leaves no report of earlier runs beside its own
 mkdir -p rf/runs/sgd-seed1.jsonl && echo earlier > rf/report.md && echo earlier > rf/loss.svg
 "$bin" reproduce --steps 2 --seeds 1 --samples 10 --true-batch 100 --minibatch 10 --bins 3 \

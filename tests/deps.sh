@@ -40,6 +40,11 @@ python3-numpy            numpy                               pymod numpy
 python3-matplotlib       matplotlib                          pymod matplotlib
 python3-pandas           pandas                              pymod pandas
 python3-venv             venv                                pymod venv ensurepip
+slurmctld                slurmctld                           have slurmctld
+slurmd                   slurmd                              have slurmd
+slurm-client             sbatch,squeue,scontrol,scancel      have sbatch squeue scontrol scancel
+munge                    munged                              have munged
+parallel                 -                                   have parallel
 cpu:avx2+fma             -mavx2,-mfma,-march=haswell         cpu avx2 fma
 EOF
 }
