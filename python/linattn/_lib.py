@@ -188,6 +188,8 @@ class Library:
             "la_run_step": (c_long, [P]),
             "la_run_eval_batch": (B, [P]),
             "la_run_diag_batch": (c_int, [P, c_int, B]),
+            "la_batch_put_tokens": (c_int, [B, D, D]),
+            "la_batch_get_tokens": (c_int, [B, D, D]),
             "la_run_resume_mem": (c_int, [P, P, c_size_t, POINTER(F)]),
             "la_trainer_run": (c_int, [P, c_long]),
             "la_trainer_eval": (c_int, [P, D]),

@@ -70,6 +70,34 @@ class Batch:
         self._owner = owner  # what holds b's memory when the batch does not
 
     @classmethod
+    def from_tokens(cls, tokens, y, precision=None):
+        """Prompts in paper A's code's token layout (la_batch_put_tokens):
+        tokens of shape (count, n+1, d+1), row j of a prompt the token
+        [x_j, y_j], its last row the query [x_q, 0]; y the targets y_q."""
+        lib = _lib.lib_of(precision)
+        t = np.ascontiguousarray(tokens, dtype=np.float64)
+        if t.ndim == 2:
+            t = t[None]
+        if t.ndim != 3 or t.shape[1] < 2 or t.shape[2] < 2:
+            raise ValueError("tokens: prompts of shape (count, n+1, d+1) expected, not %s"
+                             % (t.shape,))
+        yy = np.ascontiguousarray(np.reshape(y, -1), dtype=np.float64)
+        if yy.shape != (t.shape[0],):
+            raise ValueError("y: %d targets expected, not shape %s" % (t.shape[0], yy.shape))
+        self = cls._empty(lib, t.shape[2] - 1, t.shape[1] - 1, t.shape[0])
+        lib.check(lib.la_batch_put_tokens(byref(self._b), _lib.dptr(t), _lib.dptr(yy)),
+                  "la_batch_put_tokens")
+        return self
+
+    def tokens(self):
+        """(tokens, y) in paper A's code's layout (la_batch_get_tokens)."""
+        t = np.empty((self.count, self.n + 1, self.d + 1))
+        y = np.empty(self.count)
+        self._lib.check(self._lib.la_batch_get_tokens(byref(self._b), _lib.dptr(t),
+                                                      _lib.dptr(y)), "la_batch_get_tokens")
+        return t, y
+
+    @classmethod
     def _view(cls, lib, ptr, owner):
         """The batch at ptr, kept alive by owner (a run's evaluation batch)."""
         self = cls.__new__(cls)

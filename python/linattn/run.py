@@ -78,6 +78,70 @@ def _destroy(lib, run, pool):
         lib.la_pool_destroy(pool)
 
 
+class _Given:
+    """Another program's batches (step t's batch, as data "given") and
+    initial theta, held for the run's life (la_run_env points at them)."""
+
+    def __init__(self, lib, batches, theta0):
+        self.lib, self.batches, self.theta0 = lib, None, None
+        self.any = batches is not None or theta0 is not None
+        if batches is not None:
+            bs = list(batches)
+            if not bs or not all(isinstance(b, Batch) and b._lib is lib for b in bs):
+                raise ValueError("batches: a non-empty sequence of %s Batch objects "
+                                 "(Batch.from_tokens reads paper A's code's layout)"
+                                 % lib.precision)
+            shapes = {(b.d, b.n, b.count) for b in bs}
+            if len(shapes) != 1:
+                raise ValueError("batches: every batch of one d, n and count, not %s"
+                                 % sorted(shapes))
+            self.batches = bs
+            self.array = (lib.Batch * len(bs))(*[b._b for b in bs])
+        if theta0 is not None:
+            self.theta0 = np.ascontiguousarray(theta0, dtype=lib.dtype).reshape(-1)
+
+    def fill(self, cfg):
+        """The fields the batches decide (d, n, batch, data, steps where not
+        given), as `linattn train --data-file` takes them."""
+        if self.batches is None:
+            return
+        b = self.batches[0]
+        for key, v in (("d", b.d), ("n", b.n), ("batch", b.count), ("data", "given")):
+            if not cfg.given(key):
+                cfg[key] = v
+        if not cfg.given("steps"):
+            cfg["steps"] = len(self.batches)
+
+    def check_theta0(self, cfg):
+        """theta0 holds exactly the run's parameters (the library reads that
+        many): counted on a run of the same description built without it."""
+        if self.theta0 is None:
+            return
+        lib = self.lib
+        probe = lib.opaque(_lib.TYPE["run"])
+        env = lib.RunEnv(lib.train_callback(), None, None, None)
+        self.into(env)
+        env.theta0 = None
+        lib.check(lib.la_run_create(probe, cfg._buf, byref(env)), "la_run_create",
+                  cfg.explain())
+        n = ctypes.c_int()
+        lib.la_run_theta(probe, byref(n))
+        lib.la_run_destroy(probe)
+        if self.theta0.size != n.value:
+            raise ValueError("theta0: %d parameters, the run has %d" %
+                             (self.theta0.size, n.value))
+        if not np.all(np.isfinite(self.theta0)):
+            raise ValueError("theta0: not finite")
+
+    def into(self, env):
+        lib = self.lib
+        if self.batches is not None:
+            env.batches = ctypes.cast(self.array, ctypes.POINTER(lib.Batch))
+            env.nbatches = len(self.batches)
+        if self.theta0 is not None:
+            env.theta0 = lib.ptr(self.theta0)
+
+
 class Run:
     """One run of the testbed: Run(config) with a RunConfig or a preset's
     name, and fields to give (Run("1", opt="sgd", steps=2000); a field
@@ -97,22 +161,29 @@ class Run:
     (top_1, ...) and the gradient noise of `noise` minibatches of the run's
     batch (noise_mean, ... as la_noise_stats names them).
 
+    batches, theta0: another program's prompts (a sequence of Batch, one a
+    step; Batch.from_tokens reads paper A's code's token layout), data
+    "given", and its initial theta (linattn's packing), as `linattn train
+    --data-file --init-theta` takes them.
+
     A run pickles (as its checkpoint's bytes and its history), so process
     pools, Dask and Ray can carry it; one run is used by one thread at a
     time, and runs in several threads train at once (ctypes lets go of the
     GIL in every call)."""
 
     def __init__(self, config="1", precision=None, threads=None, top=0, noise=0,
-                 **fields):
+                 batches=None, theta0=None, **fields):
         if isinstance(config, RunConfig):
             lib = _lib.lib_of(precision) if precision else config._lib
             cfg = config_in(lib, config).update(fields)
         else:
             opt = fields.pop("opt", None)
             cfg = RunConfig(config, opt=opt, precision=precision, **fields)
-        self._make(cfg.resolve(), threads, top, noise)
+        given = _Given(cfg._lib, batches, theta0)
+        given.fill(cfg)
+        self._make(cfg.resolve(), threads, top, noise, given)
 
-    def _make(self, cfg, threads, top, noise):
+    def _make(self, cfg, threads, top, noise, given=None):
         lib = cfg._lib
         self._lib = lib
         self.config = cfg
@@ -128,6 +199,10 @@ class Run:
         self._hist = {k: [] for k in self.history_keys()}
         env = lib.RunEnv(self._cb, None, None, lib.la_pool_parallel(self._pool)
                          if self._pool else None)
+        self._given = given if given is not None and given.any else None
+        if self._given is not None:
+            self._given.check_theta0(cfg)
+            self._given.into(env)
         st = lib.la_run_create(self._r, cfg._buf, byref(env))
         if st:
             if self._pool:
@@ -468,7 +543,11 @@ class Run:
     def __reduce__(self):
         """Pickled as its checkpoint's bytes and its history: the run that
         comes back continues bit for bit (with the threads it was given,
-        else the CPUs of the process it lands in)."""
+        else the CPUs of the process it lands in). A run on given batches or
+        theta0 does not pickle: its checkpoint needs them again."""
+        if getattr(self, "_given", None) is not None:
+            raise TypeError("a Run on given batches or theta0 does not pickle: "
+                            "resuming needs the same batches and theta0 again")
         return (_unpickle, (self.to_bytes(), self.precision, self._threads_given,
                             self._top, self._noise, self._hist))
 

@@ -330,6 +330,42 @@ class AgainstTheCommand(TempDir):
                 self.assertTrue(np.all(lo <= r) and np.all(r <= hi) and np.all(lo < hi))
 
     @need_cli
+    def test_given_batches_and_theta0_as_train_data_file_init_theta(self):
+        # another program's batches (paper A's code's tokens, the query row
+        # holding its target) and theta0: the same run as the command's
+        ref = linattn.Run("1", precision="float", **SMALL)
+        bs = [ref.sample(16, stream=t) for t in range(6)]
+        toks = []
+        for b in bs:
+            t, y = b.tokens()
+            t[:, -1, -1] = y
+            toks.append(t)
+        theta0 = ref.theta.astype(np.float64) * 1.5
+        data, init, ck = self.path("z.npy"), self.path("t.npy"), self.path("g.ckpt")
+        np.save(data, np.stack(toks))
+        np.save(init, theta0)
+        cli("train", "--data-file", data, "--init-theta", init, "--checkpoint", ck,
+            "--out", self.path("g.jsonl"), "--eval-batch", "64", "--eval-every", "10",
+            "--seed", "4")
+        given = []
+        for t in toks:
+            q = t.copy()
+            y = q[:, -1, -1].copy()
+            q[:, -1, -1] = 0
+            given.append(linattn.Batch.from_tokens(q, y, "float"))
+        run = linattn.Run("1", precision="float", batches=given, theta0=theta0,
+                          eval_batch=64, eval_every=10, seed=4)
+        self.assertEqual((run.config["data"], run.config["steps"], run.config["batch"]),
+                         ("given", 6, 16))
+        run.train()
+        np.testing.assert_array_equal(linattn.read_checkpoint(ck).theta,
+                                      run.theta.astype(np.float64))
+        with self.assertRaises(ValueError):
+            linattn.Run("1", precision="float", theta0=theta0[:-1])
+        with self.assertRaises(ValueError):
+            linattn.Run("1", precision="float", batches=[given[0], ref.sample(8)])
+
+    @need_cli
     def test_a_run_equals_linattn_trains_bit_for_bit(self):
         ck, out, th = self.path("c.ckpt"), self.path("c.jsonl"), self.path("th.npy")
         cli("train", "--steps", "25", "--opt", "sgd", "--save-theta", th,
