@@ -93,12 +93,11 @@ typedef struct cli_repro_opts {
   long all, compare_attention, tune;
   long precision; /* CLI_PREC_* */
   double lr_sgd, lr_adam;
-  const char *plan; /* the study written as commands into this folder */
-  const char *from; /* the study's report from a plan folder's outputs */
 } cli_repro_opts;
 
 typedef struct cli_theorem_opts {
   long check; /* an index into cli_check_names */
+  long unit;  /* depth and context: one unit's depth L or length n */
 } cli_theorem_opts;
 
 typedef struct cli_config {
@@ -119,6 +118,10 @@ typedef struct cli_config {
   long full, seeds;    /* reproduce, theorem */
   long jobs;           /* reproduce, sweep: processes at once */
   long slurm;          /* reproduce --plan, sweep: Slurm's job arrays too */
+  const char *plan;    /* reproduce, theorem: the work written as commands
+                          into this folder */
+  const char *from;    /* reproduce, theorem: the output from a plan
+                          folder's outputs */
   /* report's and export's inputs, in the caller's scratch array of argc
      pointers */
   int npos;
@@ -373,17 +376,18 @@ static const cli_flag cli_flags[] = {
      CLI_O(repro.compare_attention), 0, 0, NULL, NULL,
      "the study twice, linear and softmax attention, side by side in one "
      "report (loss, R_SGD / R_Adam, noise tail, smoothness)"},
-    {"plan", CLI_K_STR, CLI_REPRO,
-     CLI_O(repro.plan), 0, 0, NULL, "DIR",
-     "write the study as commands into DIR (DIR/plan/stage-1.txt, one run "
+    {"plan", CLI_K_STR, CLI_REPRO | CLI_THEOREM,
+     CLI_C(plan), 0, 0, NULL, "DIR",
+     "write the work as commands into DIR (DIR/plan/stage-1.txt, one run "
      "a line, every flag explicit; run them with xargs, GNU parallel or a "
-     "Slurm array), then: reproduce --from DIR"},
-    {"from", CLI_K_STR, CLI_REPRO,
-     CLI_O(repro.from), 0, 0, NULL, "DIR",
-     "the report of the plan in DIR from its runs' outputs, the same bytes "
-     "as the study run here (or its next stage's commands, or the commands "
+     "Slurm array), then: the same command with --from DIR (theorem: the "
+     "depth and context checks)"},
+    {"from", CLI_K_STR, CLI_REPRO | CLI_THEOREM,
+     CLI_C(from), 0, 0, NULL, "DIR",
+     "the output of the plan in DIR from its runs' outputs, the same bytes "
+     "as the work run here (or its next stage's commands, or the commands "
      "of the runs missing)"},
-    {"slurm", CLI_K_BOOL, CLI_REPRO | CLI_SWEEP,
+    {"slurm", CLI_K_BOOL, CLI_REPRO | CLI_SWEEP | CLI_THEOREM,
      CLI_C(slurm), 0, 0, NULL, NULL,
      "also a Slurm job array a stage (--cpus-per-task: --threads; at most "
      "--jobs at once) and the merge as a job that depends on it"},
@@ -415,6 +419,11 @@ static const cli_flag cli_flags[] = {
      CLI_O(theorem.check), 0, 0, cli_check_names, "C",
      "all, theorem1, lemma1, three-layer, theorem5 (default all); paper "
      "B's: depth, context, theorem4, lemma4, optimum"},
+    {"unit", CLI_K_INT, CLI_THEOREM,
+     CLI_O(theorem.unit), 1, 20, NULL, "P",
+     "depth and context: one unit of the check, the model of depth P (or of "
+     "context length P) from --seed, trained and measured, its numbers into "
+     "--out (the commands --plan writes)"},
 };
 #define CLI_NFLAGS ((int)(sizeof cli_flags / sizeof cli_flags[0]))
 

@@ -89,6 +89,19 @@ static void jw_arr(jw *w, const char *k, const double *v, int n) {
   }
   fputc(']', w->f);
 }
+/* Numbers that read back to the same doubles (one process's results
+   merged by another). */
+static void jw_exact_arr(jw *w, const char *k, const double *v, int n) {
+  char buf[32];
+  int i;
+  jw_key(w, k);
+  fputc('[', w->f);
+  for (i = 0; i < n; ++i) {
+    if (i) fputc(',', w->f);
+    fputs(isfinite(v[i]) ? jw_shortest(buf, sizeof buf, v[i]) : "null", w->f);
+  }
+  fputc(']', w->f);
+}
 
 /* ------------------------------------------------------------ reading */
 /* The length of the valid UTF-8 sequence at s (a scalar value in its

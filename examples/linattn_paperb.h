@@ -30,6 +30,7 @@
 
 #include "la_svg.h"
 #include "linattn_common.h"
+#include "linattn_plan.h"
 #include "linattn_runs.h"
 
 typedef struct pb_ctx {
@@ -41,6 +42,11 @@ typedef struct pb_ctx {
   const char *dir; /* reproduce's folder: the figures go there */
   uint64_t seed;
   u_progress prog;
+  /* depth's and context's units: trained here (PB_HERE), written as a
+     plan's commands (PB_PLAN) or read from its outputs (PB_FROM) in the
+     plan folder, started as program */
+  int mode;
+  const char *plan, *program;
 } pb_ctx;
 
 /* ------------------------------------------------------------ figures */
@@ -135,8 +141,8 @@ static pb_spec pb_sparse(const char *preset, int layers, int n, int batch,
    checkpoints, the one with the least loss on the validation batch (drawn
    from the run's data when first needed). */
 typedef struct pb_best {
-  const pb_ctx *x;
   la_run *r;
+  uint64_t seed; /* the run's: its validation batch is its own */
   la_batch val;
   int has_val;
   long from, every;
@@ -144,7 +150,7 @@ typedef struct pb_best {
   la_real *theta;
 } pb_best;
 
-static int pb_batch(const pb_ctx *x, const la_data *g, int count, int which,
+static int pb_batch(uint64_t seed, const la_data *g, int count, int which,
                     la_batch *b);
 
 static int pb_best_cb(void *user, const la_train_record *rec) {
@@ -152,7 +158,7 @@ static int pb_best_cb(void *user, const la_train_record *rec) {
   double l;
   if (rec->step < b->from || rec->step % b->every) return 0;
   if (!b->has_val) {
-    if (pb_batch(b->x, &b->r->data, 10000, 1, &b->val)) return 0;
+    if (pb_batch(b->seed, &b->r->data, 10000, 1, &b->val)) return 0;
     b->has_val = 1;
   }
   if (la_model_loss(&b->r->model, rec->theta, &b->val, &l, NULL, NULL, 0) == 0 &&
@@ -199,8 +205,8 @@ static int pb_train(pb_ctx *x, const pb_spec *s, la_run *r) {
   env.callback = s->cb;
   env.user = s->user;
   if (s->best) {
-    best.x = x;
     best.r = r;
+    best.seed = rc.seed;
     best.every = s->steps / 100 > 0 ? s->steps / 100 : 1;
     best.from = s->steps - 19 * best.every;
     best.loss = HUGE_VAL;
@@ -226,14 +232,15 @@ static int pb_train(pb_ctx *x, const pb_spec *s, la_run *r) {
   return st;
 }
 
-/* A batch of the run's data from its own stream: validation (1) or test
-   (2), neither the training's nor the evaluation's. */
-static int pb_batch(const pb_ctx *x, const la_data *g, int count, int which,
+/* A batch of a run's data from the run's seed and a stream of its own:
+   validation (1) or test (2), neither the training's nor the
+   evaluation's. */
+static int pb_batch(uint64_t seed, const la_data *g, int count, int which,
                     la_batch *b) {
   la_rng rng;
   int st = la_batch_create(b, g->cfg.d, g->cfg.n, count);
   if (st) return st;
-  la_rng_seed(&rng, x->seed, LA_STREAM_EVAL - (uint64_t)which);
+  la_rng_seed(&rng, seed, LA_STREAM_EVAL - (uint64_t)which);
   if ((st = la_data_sample(g, &rng, b)) != 0) la_batch_destroy(b);
   return st;
 }
@@ -276,17 +283,310 @@ static double pb_model_loss(const la_run *r, const la_batch *b) {
   return l;
 }
 
-/* ------------------------------------------------------------ depth */
+/* ------------------------------------------------------------ units */
+/* Depth and context train one model a point (a depth L, a context length
+   n) and a seed: a unit. Each keeps the best of its last checkpoints on
+   its own validation batch and is measured on its own test batch, beside
+   the baselines there; it depends on nothing but its point, its seed and
+   the check's form, so it runs anywhere: here, one after the other (the
+   local run), or as its own command line (`theorem --check C --unit P
+   --seed S --out FILE`, which --plan writes). One merge makes the check's
+   table from the units, run here or read back from a plan's outputs
+   (--from): the same bytes either way. */
+enum { PB_HERE, PB_PLAN, PB_FROM };
+
+typedef struct pb_unit {
+  int point; /* L, or n */
+  uint64_t seed;
+  double model; /* the trained model's test loss */
+  int has_base; /* the baselines measured: context's every unit, depth's L = 1 */
+  pb_base base;
+} pb_unit;
+
+#define PB_MAX_POINTS 19
+
 /* The quick forms' learning rate: A_l ~ a_l Sigma^-1 has entries near 10
    (Sigma's smallest eigenvalue is 1/16), which Adam at paper B's 0.01
    reaches only after thousands of steps. */
 #ifndef PB_QUICK_LR
 #define PB_QUICK_LR 0.05
 #endif
-static int pb_depth(pb_ctx *x) {
-  long steps = pb_steps(x, 1500, 20000);
-  int batch = x->full ? 20000 : 10000, seeds = x->seeds, L, k, q, st;
-  int ok = 1;
+
+static const char *pb_point_name(int check) { return check == CLI_DEPTH ? "L" : "n"; }
+
+/* The points of a check into pt (depth: L = 1..4; context: n), their count. */
+static int pb_points(const pb_ctx *x, int check, int *pt) {
+  static const int quick_n[] = {2, 3, 5, 10, 20};
+  int i, count = check == CLI_DEPTH ? 4 : x->full ? 19 : 5;
+  for (i = 0; i < count; ++i)
+    pt[i] = check == CLI_DEPTH ? i + 1 : x->full ? i + 2 : quick_n[i];
+  return count;
+}
+
+/* A unit's training run: its check's preset, shape, batch, length and
+   rate, its best checkpoint kept. */
+static pb_spec pb_unit_spec(const pb_ctx *x, int check, int point, uint64_t seed) {
+  pb_spec s;
+  if (check == CLI_DEPTH) {
+    s = pb_sparse("b-depth", point, 20, x->full ? 20000 : 10000, pb_steps(x, 1500, 20000));
+    s.lr = x->full ? 0 : PB_QUICK_LR;
+  } else {
+    s = pb_sparse("b-context", 3, point, x->full ? 40000 : 10000, pb_steps(x, 1000, 8000));
+    s.lr = (point < 5 ? 0.001 : 0.01) * (x->full ? 1 : PB_QUICK_LR / 0.01);
+  }
+  s.best = 1;
+  s.seed = seed;
+  return s;
+}
+
+/* NaN of one sign, whatever the arithmetic gave (printf writes "-nan"
+   for the other): a unit's numbers read back print the same bytes. */
+static void pb_one_nan(double *v, int n) {
+  int i;
+  for (i = 0; i < n; ++i)
+    if (v[i] != v[i]) v[i] = NAN;
+}
+
+/* Unit (check, point, seed) trained and measured: the model's test loss,
+   and where the check reads them the baselines on the same prompts (GD
+   and preconditioned GD of K steps, depth 4 and context 3; least squares,
+   ridge). */
+static int pb_unit_run(pb_ctx *x, int check, int point, uint64_t seed, pb_unit *u) {
+  pb_spec s = pb_unit_spec(x, check, point, seed);
+  la_run r;
+  la_batch val, test;
+  int st;
+  memset(u, 0, sizeof *u);
+  u->point = point;
+  u->seed = seed;
+  u->has_base = check == CLI_CONTEXT || point == 1;
+  if ((st = pb_train(x, &s, &r)) != 0)
+    return u_fail(1, "%s, %s = %d, seed %llu: %s", cli_check_names[check],
+                  pb_point_name(check), point, (unsigned long long)seed, la_status_str(st));
+  st = pb_batch(seed, &r.data, 10000, 1, &val);
+  if (!st && (st = pb_batch(seed, &r.data, 10000, 2, &test)) != 0) la_batch_destroy(&val);
+  if (!st) {
+    if (u->has_base)
+      st = pb_baselines(&r.data, &val, &test, check == CLI_DEPTH ? 4 : 3, &u->base);
+    u->model = pb_model_loss(&r, &test);
+    la_batch_destroy(&val);
+    la_batch_destroy(&test);
+  }
+  la_run_destroy(&r);
+  if (st)
+    return u_fail(1, "%s baselines, %s = %d, seed %llu: %s", cli_check_names[check],
+                  pb_point_name(check), point, (unsigned long long)seed, la_status_str(st));
+  pb_one_nan(&u->model, 1);
+  pb_one_nan(u->base.gd, 4);
+  pb_one_nan(u->base.pgd, 4);
+  pb_one_nan(u->base.eta, 4);
+  pb_one_nan(u->base.peta, 4);
+  pb_one_nan(&u->base.ols, 1);
+  pb_one_nan(&u->base.ridge, 1);
+  pb_one_nan(&u->base.lambda, 1);
+  return 0;
+}
+
+/* A unit's output: what it is (the merge takes only its plan's units) and
+   its numbers, each read back to the same double. */
+static void pb_unit_json(FILE *f, const pb_ctx *x, int check, const pb_unit *u) {
+  pb_spec s = pb_unit_spec(x, check, u->point, u->seed);
+  jw w;
+  jw_begin(&w, f);
+  jw_str(&w, "type", "theorem-unit");
+  jw_str(&w, "check", cli_check_names[check]);
+  jw_int(&w, "point", u->point);
+  jw_exact(&w, "seed", (double)u->seed);
+  jw_int(&w, "steps", s.steps);
+  jw_int(&w, "full", x->full);
+  jw_str(&w, "precision", precision_name);
+  jw_exact(&w, "model", u->model);
+  if (u->has_base) {
+    jw_exact_arr(&w, "gd", u->base.gd, 4);
+    jw_exact_arr(&w, "pgd", u->base.pgd, 4);
+    jw_exact_arr(&w, "eta", u->base.eta, 4);
+    jw_exact_arr(&w, "peta", u->base.peta, 4);
+    jw_exact(&w, "ols", u->base.ols);
+    jw_exact(&w, "ridge", u->base.ridge);
+    jw_exact(&w, "lambda", u->base.lambda);
+  }
+  jw_end(&w);
+}
+
+/* Array member key of n numbers (null: NaN) into v; 0 when it is not. */
+static int pb_jv_arr(const jv *o, const char *key, double *v, int n) {
+  const jv *a = jv_get(o, key);
+  int i;
+  if (!a || a->type != JV_ARR || a->n != n) return 0;
+  for (i = 0; i < n; ++i) {
+    if (a->items[i].type != JV_NUM && a->items[i].type != JV_NULL) return 0;
+    v[i] = a->items[i].type == JV_NUM ? a->items[i].num : NAN;
+  }
+  return 1;
+}
+
+static int pb_jv_is(const jv *o, const char *key, const char *want) {
+  const char *v = jv_str(o, key);
+  return v && !strcmp(v, want);
+}
+
+/* Unit u (its point and seed set) from its output at path: 1 when that is
+   this unit's, of this form and precision, with the numbers the check
+   reads; else 0 (missing, unreadable, or another plan's). */
+static int pb_unit_load(const pb_ctx *x, int check, const char *path, pb_unit *u) {
+  pb_spec s = pb_unit_spec(x, check, u->point, u->seed);
+  char *text = u_slurp(path, NULL);
+  const char *err;
+  jv o;
+  int ok;
+  if (!text) return 0;
+  ok = jv_parse(text, &o, &err) == 0;
+  free(text);
+  if (!ok) return 0;
+  ok = pb_jv_is(&o, "type", "theorem-unit") && pb_jv_is(&o, "check", cli_check_names[check]) &&
+       pb_jv_is(&o, "precision", precision_name) &&
+       jv_long(&o, "point", 1, PB_MAX_POINTS + 1, -1) == u->point &&
+       jv_num(&o, "seed") == (double)u->seed && jv_long(&o, "steps", 1, 9e15, -1) == s.steps &&
+       jv_long(&o, "full", 0, 1, -1) == x->full && jv_get(&o, "model");
+  u->model = jv_num(&o, "model");
+  u->has_base = pb_jv_arr(&o, "gd", u->base.gd, 4) && pb_jv_arr(&o, "pgd", u->base.pgd, 4) &&
+                pb_jv_arr(&o, "eta", u->base.eta, 4) && pb_jv_arr(&o, "peta", u->base.peta, 4) &&
+                jv_get(&o, "ols") && jv_get(&o, "ridge") && jv_get(&o, "lambda");
+  u->base.ols = jv_num(&o, "ols");
+  u->base.ridge = jv_num(&o, "ridge");
+  u->base.lambda = jv_num(&o, "lambda");
+  if (check == CLI_CONTEXT || u->point == 1) ok = ok && u->has_base;
+  jv_free(&o);
+  return ok;
+}
+
+/* A unit's output in the plan folder. */
+static void pb_unit_path(const pb_ctx *x, int check, const pb_unit *u, char *buf, size_t cap) {
+  snprintf(buf, cap, "%.4000s/runs/%s-%s%d-seed%llu.json", x->plan, cli_check_names[check],
+           pb_point_name(check), u->point, (unsigned long long)u->seed);
+}
+
+/* A unit as one command line: this program's theorem with every flag
+   that decides the unit (its length explicit), its output its own. */
+static int pb_unit_words(const pb_ctx *x, int check, const pb_unit *u, words *w) {
+  cli_config c = *x->c;
+  char path[4200];
+  pb_unit_path(x, check, u, path, sizeof path);
+  c.plan = c.from = c.svg = NULL;
+  c.slurm = 0;
+  c.seeds = -1;
+  c.out = path;
+  c.opts.theorem.check = check;
+  c.opts.theorem.unit = u->point;
+  cli_give(&c, "seed", (double)u->seed);
+  cli_give(&c, "steps", (double)pb_unit_spec(x, check, u->point, u->seed).steps);
+  return words_add(w, x->program) || words_add(w, "theorem") ||
+                 words_command(w, &c, CLI_THEOREM, NULL)
+             ? -1
+             : 0;
+}
+
+/* The units of a check, every point of every seed (seed by seed, the
+   order the means add them), their points and seeds set. */
+static int pb_unit_list(const pb_ctx *x, int check, pb_unit **units, int *count) {
+  int pt[PB_MAX_POINTS], n = pb_points(x, check, pt), q, i;
+  pb_unit *u = (pb_unit *)calloc((size_t)n * (size_t)x->seeds, sizeof(pb_unit));
+  if (!u) return u_oom();
+  for (q = 0; q < x->seeds; ++q)
+    for (i = 0; i < n; ++i) {
+      u[q * n + i].point = pt[i];
+      u[q * n + i].seed = x->seed + (uint64_t)q;
+    }
+  *units = u;
+  *count = n * x->seeds;
+  return 0;
+}
+
+/* Each unit trained here, or read from the plan's outputs; those missing
+   (or another plan's) named with the commands that redo them, then
+   EXIT_FAILED. */
+static int pb_unit_gather(pb_ctx *x, int check, pb_unit *u, int n) {
+  int i, missing = 0, st = 0;
+  for (i = 0; i < n && !st; ++i) {
+    char path[4200];
+    words w;
+    if (x->mode == PB_HERE) {
+      st = pb_unit_run(x, check, u[i].point, u[i].seed, &u[i]);
+      continue;
+    }
+    pb_unit_path(x, check, &u[i], path, sizeof path);
+    if (pb_unit_load(x, check, path, &u[i])) continue;
+    if (!missing++)
+      fprintf(stderr, "linattn theorem: the units of the %s check whose output is "
+                      "missing (or another plan's); each line redoes one:\n",
+              cli_check_names[check]);
+    memset(&w, 0, sizeof w);
+    if (pb_unit_words(x, check, &u[i], &w) || words_line(stderr, &w)) st = u_oom();
+    words_free(&w);
+  }
+  if (!st && missing)
+    st = u_fail(EXIT_FAILED, "%d of the %s check's %d units have no output yet", missing,
+                cli_check_names[check], n);
+  return st;
+}
+
+/* The plan of a check: its units' commands as stage 1 (and with --slurm
+   its job array), the merge `theorem --from DIR` with the outputs asked
+   for. */
+static int pb_unit_plan(pb_ctx *x, int check) {
+  pb_unit *u = NULL;
+  words *cmds = NULL, merge;
+  plan_stage p;
+  char runs[4400], out[4200], svg[4200];
+  int n = 0, i, st;
+  memset(&merge, 0, sizeof merge);
+  snprintf(runs, sizeof runs, "%.4000s/runs", x->plan);
+  if ((st = u_mkdirs(runs)) != 0 || (st = pb_unit_list(x, check, &u, &n)) != 0) return st;
+  if (!(cmds = (words *)calloc((size_t)n, sizeof(words)))) st = u_oom();
+  for (i = 0; i < n && !st; ++i)
+    if (pb_unit_words(x, check, &u[i], &cmds[i])) st = u_oom();
+  /* the merge writes the outputs this command was given, from any folder */
+  if (!st && ((x->c->out && plan_abs_dir(x->c->out, out, sizeof out)) ||
+              (x->c->svg && plan_abs_dir(x->c->svg, svg, sizeof svg))))
+    st = EXIT_BAD_INPUT;
+  if (!st && (words_add(&merge, x->program) || words_add(&merge, "theorem") ||
+              words_add(&merge, "--from") || words_add(&merge, x->plan) ||
+              (x->c->out && (words_add(&merge, "--out") || words_add(&merge, out))) ||
+              (x->c->svg && (words_add(&merge, "--svg") || words_add(&merge, svg)))))
+    st = u_oom();
+  if (!st) {
+    memset(&p, 0, sizeof p);
+    p.dir = x->plan;
+    p.program = x->program;
+    p.stage = 1;
+    p.n = n;
+    p.cmds = cmds;
+    p.threads = 1; /* a unit trains on one thread */
+    p.merge = &merge;
+    st = plan_write(&p, x->c->slurm != 0);
+  }
+  for (i = 0; cmds && i < n; ++i) words_free(&cmds[i]);
+  free(cmds);
+  free(u);
+  words_free(&merge);
+  return st;
+}
+
+/* A check made of units: its units gathered, then its table (the merge). */
+typedef int (*pb_table_fn)(pb_ctx *x, const pb_unit *u, int n);
+static int pb_unit_check(pb_ctx *x, int check, pb_table_fn table) {
+  pb_unit *u = NULL;
+  int n = 0, st;
+  if ((st = pb_unit_list(x, check, &u, &n)) == 0 && (st = pb_unit_gather(x, check, u, n)) == 0)
+    st = table(x, u, n / x->seeds);
+  free(u);
+  return st;
+}
+
+/* ------------------------------------------------------------ depth */
+static int pb_depth_table(pb_ctx *x, const pb_unit *u, int points) {
+  pb_spec s = pb_unit_spec(x, CLI_DEPTH, 1, x->seed);
+  int seeds = x->seeds, L, k, q, ok = 1;
   double model[4] = {0}, gd[4] = {0}, pgd[4] = {0}, ols = 0, ridge = 0;
   fprintf(x->o,
           "Depth (paper B's depth figure): x ~ N(0, Sigma), w* ~ N(0, "
@@ -296,42 +596,18 @@ static int pb_depth(pb_ctx *x) {
           "last 20 of 100 checkpoints on a validation batch. Test loss on "
           "10,000 prompts; GD's step sizes tuned on the 10,000 validation "
           "prompts; the mean over %d seed%s (each its own Sigma).\n",
-          x->full ? 0.01 : PB_QUICK_LR, batch, steps,
+          x->full ? 0.01 : PB_QUICK_LR, s.batch, s.steps,
           x->full ? "" : " (quick form; --full: 20,000 x 20,000 at lr 0.01, 5 seeds)",
           seeds, seeds == 1 ? "" : "s");
   for (q = 0; q < seeds; ++q) {
-    pb_base base;
-    la_batch val, test;
-    for (L = 1; L <= 4; ++L) {
-      pb_spec s;
-      la_run r;
-      s = pb_sparse("b-depth", L, 20, batch, steps);
-      s.lr = x->full ? 0 : PB_QUICK_LR;
-      s.best = 1;
-      s.seed = x->seed + (uint64_t)q;
-      if ((st = pb_train(x, &s, &r)) != 0)
-        return u_fail(1, "depth, L = %d: %s", L, la_status_str(st));
-      if (L == 1) {
-        pb_ctx y = *x;
-        y.seed = s.seed;
-        if ((st = pb_batch(&y, &r.data, 10000, 1, &val)) != 0 ||
-            (st = pb_batch(&y, &r.data, 10000, 2, &test)) != 0 ||
-            (st = pb_baselines(&r.data, &val, &test, 4, &base)) != 0) {
-          la_run_destroy(&r);
-          return u_fail(1, "depth baselines: %s", la_status_str(st));
-        }
-        la_batch_destroy(&val);
-      }
-      model[L - 1] += pb_model_loss(&r, &test) / seeds;
-      la_run_destroy(&r);
-    }
-    la_batch_destroy(&test);
+    const pb_unit *row = u + q * points, *base = row; /* L = 1 holds the baselines */
+    for (L = 1; L <= 4; ++L) model[L - 1] += row[L - 1].model / seeds;
     for (k = 0; k < 4; ++k) {
-      gd[k] += base.gd[k] / seeds;
-      pgd[k] += base.pgd[k] / seeds;
+      gd[k] += base->base.gd[k] / seeds;
+      pgd[k] += base->base.pgd[k] / seeds;
     }
-    ols += base.ols / seeds;
-    ridge += base.ridge / seeds;
+    ols += base->base.ols / seeds;
+    ridge += base->base.ridge / seeds;
   }
   fprintf(x->o, "  L   model      GD (k = L)  precond GD  model / PGD\n");
   for (L = 1; L <= 4; ++L) {
@@ -368,12 +644,14 @@ static int pb_depth(pb_ctx *x) {
   }
 }
 
+static int pb_depth(pb_ctx *x) { return pb_unit_check(x, CLI_DEPTH, pb_depth_table); }
+
 /* ------------------------------------------------------------ context */
-static int pb_context(pb_ctx *x) {
-  static const int quick_n[] = {2, 3, 5, 10, 20};
-  long steps = pb_steps(x, 1000, 8000);
-  int batch = x->full ? 40000 : 10000, count = x->full ? 19 : 5, i, st, ok = 1;
-  double model[19], pgd[19], gd[19], ols[19], ns[19];
+static int pb_context_table(pb_ctx *x, const pb_unit *u, int count) {
+  pb_spec s = pb_unit_spec(x, CLI_CONTEXT, 2, x->seed);
+  int i, q, ok = 1;
+  double model[PB_MAX_POINTS], pgd[PB_MAX_POINTS], gd[PB_MAX_POINTS], ols[PB_MAX_POINTS],
+      ns[PB_MAX_POINTS];
   fprintf(x->o,
           "Context length (paper B's figure): L = 3, sparse form, AdamW betas "
           "(0.99, 0.99), lr 0.001 for n < 5 else 0.01 (x %g in the quick "
@@ -382,42 +660,20 @@ static int pb_context(pb_ctx *x) {
           "checkpoints on the validation batch; the mean over %d seed%s "
           "(each its own Sigma).\n"
           "  n    model      GD (k = 3)  precond GD  least squares  model / PGD\n",
-          x->full ? 1.0 : PB_QUICK_LR / 0.01, batch, steps,
+          x->full ? 1.0 : PB_QUICK_LR / 0.01, s.batch, s.steps,
           x->full ? "" : " (quick form; --full: n = 2..20, 40,000 x 8,000, 5 seeds)",
           x->seeds, x->seeds == 1 ? "" : "s");
   for (i = 0; i < count; ++i) {
-    int n = x->full ? i + 2 : quick_n[i], q;
     model[i] = gd[i] = pgd[i] = ols[i] = 0;
     for (q = 0; q < x->seeds; ++q) { /* the mean over the seeds */
-      pb_spec s;
-      pb_base base;
-      pb_ctx y = *x;
-      la_run r;
-      la_batch val, test;
-      s = pb_sparse("b-context", 3, n, batch, steps);
-      s.lr = (n < 5 ? 0.001 : 0.01) * (x->full ? 1 : PB_QUICK_LR / 0.01);
-      s.best = 1;
-      s.seed = x->seed + (uint64_t)q;
-      y.seed = s.seed;
-      if ((st = pb_train(x, &s, &r)) != 0)
-        return u_fail(1, "context, n = %d: %s", n, la_status_str(st));
-      st = pb_batch(&y, &r.data, 10000, 1, &val);
-      if (!st && (st = pb_batch(&y, &r.data, 10000, 2, &test)) != 0)
-        la_batch_destroy(&val);
-      if (!st) {
-        st = pb_baselines(&r.data, &val, &test, 3, &base);
-        model[i] += pb_model_loss(&r, &test) / x->seeds;
-        la_batch_destroy(&val);
-        la_batch_destroy(&test);
-      }
-      la_run_destroy(&r);
-      if (st) return u_fail(1, "context baselines, n = %d: %s", n, la_status_str(st));
-      gd[i] += base.gd[2] / x->seeds;
-      pgd[i] += base.pgd[2] / x->seeds;
-      ols[i] += base.ols / x->seeds;
+      const pb_unit *v = &u[q * count + i];
+      model[i] += v->model / x->seeds;
+      gd[i] += v->base.gd[2] / x->seeds;
+      pgd[i] += v->base.pgd[2] / x->seeds;
+      ols[i] += v->base.ols / x->seeds;
     }
-    ns[i] = n;
-    fprintf(x->o, "  %-3d  %-9.5f  %-10.5f  %-10.5f  %-13.5f  %.3f\n", n,
+    ns[i] = u[i].point;
+    fprintf(x->o, "  %-3d  %-9.5f  %-10.5f  %-10.5f  %-13.5f  %.3f\n", u[i].point,
             model[i], gd[i], pgd[i], ols[i], model[i] / pgd[i]);
     if (!(model[i] <= pgd[i] * (x->full ? 1.02 : 1.05))) ok = 0;
   }
@@ -449,6 +705,8 @@ static int pb_context(pb_ctx *x) {
     return pb_figure(x, "context", &F);
   }
 }
+
+static int pb_context(pb_ctx *x) { return pb_unit_check(x, CLI_CONTEXT, pb_context_table); }
 
 /* ------------------------------------------------------------ theorem 4 */
 /* The learned b_l = tr(B_l)/d and a_l = tr(Sigma^1/2 A_l Sigma^1/2)/d and
@@ -659,7 +917,7 @@ static int pb_optimum(pb_ctx *x) {
     if (!st) st = la_pgd_optimum(&r.model, &r.trainer.train, sinv, opt, &lo[L - 1], NULL, 0);
     if (st == LA_ENOCONVERGE) st = 0; /* the last iterate, reported */
     if (!st) st = la_pgd_family_theta(&r.model, sinv, opt, fam);
-    if (!st && (st = pb_batch(x, &r.data, 20000, 2, &test)) == 0) {
+    if (!st && (st = pb_batch(x->seed, &r.data, 20000, 2, &test)) == 0) {
       lt[L - 1] = pb_model_loss(&r, &r.trainer.train);
       tt[L - 1] = pb_model_loss(&r, &test);
       to[L - 1] = NAN;
@@ -729,7 +987,7 @@ static int pb_lemma4(pb_ctx *x) {
   if ((st = pb_trained_pgd(x, 3, steps, batch, &r, a)) != 0)
     return u_fail(1, "lemma 4: %s", la_status_str(st));
   d = r.model.cfg.d;
-  st = pb_batch(x, &r.data, 20000, 2, &test);
+  st = pb_batch(x->seed, &r.data, 20000, 2, &test);
   if (!st) st = la_data_sigma_inv(&r.data, sinv);
   if (!st) st = la_pgd_family_theta(&r.model, sinv, a, th);
   if (st) {
@@ -794,6 +1052,8 @@ static int pb_run_checks(pb_ctx *x, const int *which, int count) {
   return st;
 }
 
+/* The context of checks writing their text to o, their numbers to json
+   (NULL: none, a unit's or a plan's). */
 static void pb_init(pb_ctx *x, const cli_config *c, FILE *o, FILE *json) {
   memset(x, 0, sizeof *x);
   x->c = c;
@@ -801,29 +1061,29 @@ static void pb_init(pb_ctx *x, const cli_config *c, FILE *o, FILE *json) {
   x->full = (int)c->full;
   x->seeds = c->seeds > 0 ? (int)c->seeds : x->full ? 5 : 1;
   x->seed = cli_given(c, "seed") ? c->run.seed : 1;
-  jw_begin(&x->w, json);
-  jw_str(&x->w, "type", "theorem");
+  if (json) {
+    jw_begin(&x->w, json);
+    jw_str(&x->w, "type", "theorem");
+  }
   u_progress_init(&x->prog, "paper B", 1);
 }
 
-/* `theorem --check NAME` for paper B's comparative checks. */
-static int pb_theorem(const cli_config *c) {
+/* The check, its text on stdout and its numbers at --out: its units
+   trained here (PB_HERE), or read from the outputs of the plan in plan
+   (PB_FROM; program redoes those missing). */
+static int pb_theorem_run(const cli_config *c, int mode, const char *plan,
+                          const char *program) {
   pb_ctx x;
   u_out out;
   FILE *sink;
   int st, which = (int)c->opts.theorem.check;
-  if (cli_given(c, "steps") && c->run.steps < 1)
-    return u_fail(EXIT_BAD_INPUT, "--steps 0: the checks train; give at least 1");
-  if (c->seeds > 0 && which != CLI_DEPTH && which != CLI_CONTEXT)
-    return u_fail(EXIT_BAD_INPUT, "--seeds: the depth and context checks average "
-                                  "seeds; this one runs one");
-  if (c->svg && which != CLI_DEPTH && which != CLI_CONTEXT)
-    return u_fail(EXIT_BAD_INPUT, "--svg: the depth and context checks draw a "
-                                  "figure; this one draws none");
   if ((st = u_open(&out, c->out ? c->out : NULL)) != 0) return st;
   sink = c->out ? out.f : fopen("/dev/null", "w");
   if (!sink) return u_fail(1, "cannot open /dev/null");
   pb_init(&x, c, stdout, sink);
+  x.mode = mode;
+  x.plan = plan;
+  x.program = program;
   st = pb_run_checks(&x, &which, 1);
   jw_int(&x.w, "failed", x.failed);
   jw_end(&x.w);
@@ -834,6 +1094,129 @@ static int pb_theorem(const cli_config *c) {
   if (st) return st;
   printf("%s\n", x.failed ? "some checks are OFF" : "every check agrees with the theory");
   return x.failed ? 1 : 0;
+}
+
+/* `theorem --check depth|context --unit P`: one unit (the model of depth
+   or context length P from --seed) trained, its numbers into --out. */
+static int pb_theorem_unit(const cli_config *c) {
+  pb_ctx x;
+  pb_unit u;
+  u_out out;
+  int pt[PB_MAX_POINTS], n, i, which = (int)c->opts.theorem.check, st;
+  pb_init(&x, c, stdout, NULL);
+  n = pb_points(&x, which, pt);
+  for (i = 0; i < n && pt[i] != c->opts.theorem.unit; ++i) continue;
+  if (i == n)
+    return u_fail(EXIT_BAD_INPUT, "--unit %ld: the %s check's points are %s",
+                  c->opts.theorem.unit, cli_check_names[which],
+                  which == CLI_DEPTH ? "the depths 1 to 4"
+                  : x.full           ? "the context lengths 2 to 20"
+                                     : "the context lengths 2, 3, 5, 10 and 20 (--full: 2 to 20)");
+  if (!c->out) return u_fail(EXIT_BAD_INPUT, "--unit: its numbers go into --out FILE; give one");
+  if (c->seeds > 0)
+    return u_fail(EXIT_BAD_INPUT, "--seeds: a unit trains one seed (--seed S)");
+  if (c->svg)
+    return u_fail(EXIT_BAD_INPUT, "--svg: a unit draws no figure; its plan's merge does "
+                                  "(theorem --from DIR --svg FILE)");
+  if ((st = u_open(&out, c->out)) != 0) return st;
+  st = pb_unit_run(&x, which, (int)c->opts.theorem.unit, x.seed, &u);
+  u_progress_end(&x.prog);
+  if (st) {
+    u_abort(&out);
+    return st;
+  }
+  pb_unit_json(out.f, &x, which, &u);
+  if ((st = u_commit(&out)) != 0) return st;
+  printf("%s, %s = %d, seed %llu: the trained model's test loss %.5f\n",
+         cli_check_names[which], pb_point_name(which), u.point,
+         (unsigned long long)u.seed, u.model);
+  return 0;
+}
+
+/* What a theorem plan's flags leave out: where its work runs and where
+   its merge writes (the merge's own --out and --svg). */
+static const char *const pb_plan_skip[] = {"plan", "from", "slurm", "out", "svg", NULL};
+
+/* `theorem --check depth|context --plan DIR`: each unit a command line in
+   DIR/plan/stage-1.txt, the check's flags in DIR/plan/flags. */
+static int pb_theorem_plan(const cli_config *c) {
+  char dir[4200], program[4200];
+  pb_ctx x;
+  int st;
+  if ((st = u_mkdirs(c->plan)) != 0 || (st = plan_abs_dir(c->plan, dir, sizeof dir)) != 0 ||
+      (st = plan_write_flags(dir, c, CLI_THEOREM, pb_plan_skip)) != 0)
+    return st;
+  plan_program(c->argv0, program, sizeof program);
+  pb_init(&x, c, stdout, NULL);
+  x.mode = PB_PLAN;
+  x.plan = dir;
+  x.program = program;
+  return pb_unit_plan(&x, (int)c->opts.theorem.check);
+}
+
+/* `theorem --from DIR`: the check of the plan in DIR (its flags read
+   back; those given here must be the plan's) from its units' outputs,
+   into stdout and the --out and --svg given here. */
+static int pb_theorem_from(const cli_config *c) {
+  char dir[4200], program[4200], flag[300];
+  cli_config fc;
+  char *text = NULL;
+  const char **scratch = NULL;
+  int st, differs;
+  if ((st = plan_abs_dir(c->from, dir, sizeof dir)) == 0 &&
+      (st = plan_flags(dir, c->argv0, "theorem", &fc, &text, &scratch)) == 0) {
+    long which = fc.opts.theorem.check;
+    if ((differs = plan_flag_differs(c, &fc, CLI_THEOREM, pb_plan_skip, flag, sizeof flag)) < 0)
+      st = u_oom();
+    else if (differs)
+      st = u_fail(EXIT_BAD_INPUT, "%s: the plan in %s was written with other flags "
+                  "(its plan/flags); give its own or none", flag, U_Q(dir));
+    else if (which != CLI_DEPTH && which != CLI_CONTEXT)
+      st = u_fail(EXIT_BAD_INPUT, "%s/plan/flags: not a plan of theorem's depth or "
+                  "context check", U_Q(dir));
+    else {
+      fc.out = c->out;
+      fc.svg = c->svg;
+      plan_program(c->argv0, program, sizeof program);
+      st = pb_theorem_run(&fc, PB_FROM, dir, program);
+    }
+  }
+  free(text);
+  free(scratch);
+  return st;
+}
+
+/* `theorem --check NAME` for paper B's comparative checks; depth and
+   context also as a plan (--plan DIR), merged from one (--from DIR), or
+   one unit of a plan (--unit P). */
+static int pb_theorem(const cli_config *c) {
+  int which = (int)c->opts.theorem.check, unit = c->opts.theorem.unit > 0;
+  int units = which == CLI_DEPTH || which == CLI_CONTEXT;
+  if (cli_given(c, "steps") && c->run.steps < 1)
+    return u_fail(EXIT_BAD_INPUT, "--steps 0: the checks train; give at least 1");
+  if (c->plan && c->from)
+    return u_fail(EXIT_BAD_INPUT, "--plan writes a plan, --from merges one: give one");
+  if (c->slurm && !c->plan)
+    return u_fail(EXIT_BAD_INPUT, "--slurm writes a plan's job arrays: give it with --plan");
+  if (unit && (c->plan || c->from))
+    return u_fail(EXIT_BAD_INPUT, "--unit is one command of a plan: give it without "
+                                  "--plan or --from");
+  /* --from alone takes its check from the plan */
+  if (!units && (c->plan || unit || (c->from && which != CLI_ALL)))
+    return u_fail(EXIT_BAD_INPUT, "--%s: of the theorem checks only depth and context "
+                  "are made of units (one model a depth or context length and a seed); "
+                  "--check %s trains and measures in one process",
+                  c->plan ? "plan" : unit ? "unit" : "from", cli_check_names[which]);
+  if (c->from) return pb_theorem_from(c);
+  if (c->seeds > 0 && !units)
+    return u_fail(EXIT_BAD_INPUT, "--seeds: the depth and context checks average "
+                                  "seeds; this one runs one");
+  if (c->svg && !units)
+    return u_fail(EXIT_BAD_INPUT, "--svg: the depth and context checks draw a "
+                                  "figure; this one draws none");
+  if (unit) return pb_theorem_unit(c);
+  if (c->plan) return pb_theorem_plan(c);
+  return pb_theorem_run(c, PB_HERE, NULL, NULL);
 }
 
 /* `reproduce --paper b`: every check's quick form (or --full) into

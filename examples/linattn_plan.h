@@ -24,7 +24,9 @@
                               merge writes the stage after it and submits
                               it in turn (DIR/plan/slurm marks the plan)
    reproduce writes its plans here, and so does `sweep --slurm`: one stage
-   of train commands, and a merge that runs `report DIR`. */
+   of train commands, and a merge that runs `report DIR`; and `theorem
+   --check depth|context --plan DIR`: one stage of units (theorem --unit),
+   and a merge that runs `theorem --from DIR`. */
 #ifndef LINATTN_PLAN_H
 #define LINATTN_PLAN_H
 
@@ -294,6 +296,95 @@ static int plan_write(const plan_stage *p, int slurm) {
   printf("then: ");
   (void)words_line(stdout, p->merge);
   return fflush(stdout) ? u_fail(EXIT_IO, "writing to standard output failed") : 0;
+}
+
+/* ------------------------------------------------------------ its flags */
+/* The flags of a plan's work, one a line in DIR/plan/flags: what decides
+   its runs and its output (the merge reads them back: the same work, the
+   same bytes); skip, a NULL-terminated list, names those that do not. */
+static void plan_fill_flags(FILE *f, void *ctx) {
+  const words *w = (const words *)ctx;
+  int i;
+  for (i = 0; i < w->n; ++i) fprintf(f, "%s\n", w->v[i]);
+}
+
+static int plan_write_flags(const char *dir, const cli_config *c, int cmd,
+                            const char *const *skip) {
+  words w;
+  char plan[4400];
+  int st;
+  memset(&w, 0, sizeof w);
+  snprintf(plan, sizeof plan, "%.4000s/plan", dir);
+  if (words_command(&w, c, cmd, skip)) st = u_oom();
+  else if ((st = u_mkdirs(plan)) == 0) st = plan_file(dir, "flags", plan_fill_flags, &w);
+  words_free(&w);
+  return st;
+}
+
+/* `NAME --from DIR`: the flags the plan was written with, read back into c
+   as command NAME's (its words are kept in *text, which the caller frees,
+   with *scratch). */
+static int plan_flags(const char *dir, const char *argv0, const char *name, cli_config *c,
+                      char **text, const char ***scratch) {
+  char path[4400], err[600], **argv;
+  size_t len, i;
+  int argc = 2, st;
+  *scratch = NULL;
+  snprintf(path, sizeof path, "%.4000s/plan/flags", dir);
+  if ((st = u_read_file(path, "a plan's flags", text, &len)) != 0) return st;
+  for (i = 0; i < len; ++i) argc += (*text)[i] == '\n';
+  argv = (char **)calloc((size_t)argc + 1, sizeof(char *));
+  *scratch = (const char **)calloc((size_t)argc + 1, sizeof(char *));
+  if (!argv || !*scratch) {
+    free(argv);
+    return u_oom();
+  }
+  argv[0] = (char *)argv0;
+  argv[1] = (char *)name;
+  argc = 2;
+  for (i = 0; i < len;) {
+    char *nl = strchr(*text + i, '\n');
+    if (!nl) break;
+    *nl = 0;
+    argv[argc++] = *text + i;
+    i = (size_t)(nl - *text) + 1;
+  }
+  st = cli_parse(argc, argv, c, *scratch, err, sizeof err);
+  free(argv);
+  if (st != CLI_OK)
+    return u_fail(EXIT_BAD_INPUT, "%s is not a plan's flags: %s", U_Q(path), err);
+  return 0;
+}
+
+/* The first flag of command cmd given in c (those in skip left out) that
+   the plan's flags p do not hold with the same value, as "--NAME VALUE"
+   into buf; 0 when there is none (c may give fewer flags than the plan). */
+static int plan_flag_differs(const cli_config *c, const cli_config *p, int cmd,
+                             const char *const *skip, char *buf, size_t cap) {
+  words a, b;
+  int i, j, differs = 0;
+  memset(&a, 0, sizeof a);
+  memset(&b, 0, sizeof b);
+  if (words_command(&a, c, cmd, skip) || words_command(&b, p, cmd, skip)) {
+    words_free(&a);
+    words_free(&b);
+    return -1;
+  }
+  /* a flag is a word that starts with "--"; its value, the word after it
+     when that one does not (a bool's value is part of its word) */
+  for (i = 0; i < a.n && !differs; ++i) {
+    const char *val = i + 1 < a.n && strncmp(a.v[i + 1], "--", 2) ? a.v[i + 1] : NULL;
+    if (strncmp(a.v[i], "--", 2)) continue;
+    differs = 1;
+    for (j = 0; j < b.n && differs; ++j) {
+      const char *pv = j + 1 < b.n && strncmp(b.v[j + 1], "--", 2) ? b.v[j + 1] : NULL;
+      if (!strcmp(a.v[i], b.v[j]) && (val && pv ? !strcmp(val, pv) : val == pv)) differs = 0;
+    }
+    if (differs) snprintf(buf, cap, "%s%s%.200s", a.v[i], val ? " " : "", val ? val : "");
+  }
+  words_free(&a);
+  words_free(&b);
+  return differs;
 }
 
 #endif /* LINATTN_PLAN_H */

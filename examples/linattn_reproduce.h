@@ -2025,15 +2025,9 @@ static int repro_clear(const char *dir, int runs) {
   return rc;
 }
 
-/* The flags of a plan's study, written one a line into DIR/plan/flags
-   (its run fields and its own flags: what decides the study and its
-   report; not where it runs, nor how many at once). */
+/* What a plan's flags leave out: not what decides the study and its
+   report, but where it runs and how many at once. */
 static const char *const plan_skip[] = {"out-dir", "plan", "from", "slurm", "jobs", NULL};
-static void plan_fill_flags(FILE *f, void *ctx) {
-  const words *w = (const words *)ctx;
-  int i;
-  for (i = 0; i < w->n; ++i) fprintf(f, "%s\n", w->v[i]);
-}
 
 /* The programs of the runs: this one for its own precision, and for the
    other its twin beside it (linattn-double, or linattn beside a double
@@ -2114,16 +2108,7 @@ static int repro_paper_a(const cli_config *c, int mode, const char *dir) {
     st = u_mkdirs(R.s[i].dir);
     if (!st) st = repro_clear(R.s[i].dir, mode != REPRO_FROM);
   }
-  if (!st && mode == REPRO_PLAN) {
-    words w;
-    char plan[4400];
-    memset(&w, 0, sizeof w);
-    snprintf(plan, sizeof plan, "%.4000s/plan", R.dir);
-    if (words_command(&w, c, CLI_REPRO, plan_skip)) st = u_oom();
-    else if ((st = u_mkdirs(plan)) == 0)
-      st = plan_file(R.dir, "flags", plan_fill_flags, &w);
-    words_free(&w);
-  }
+  if (!st && mode == REPRO_PLAN) st = plan_write_flags(R.dir, c, CLI_REPRO, plan_skip);
   if (!st) st = repro_stages(&R, &later);
   if (st || later) goto out;
   for (i = 0; i < R.ns && !st; ++i) {
@@ -2149,40 +2134,6 @@ out:
   return st;
 }
 
-/* reproduce --from DIR: the flags the plan was written with, read back
-   into c (its words are kept in *text, which the caller frees). */
-static int plan_flags(const char *dir, const char *argv0, cli_config *c, char **text,
-                      const char ***scratch) {
-  char path[4400], err[600], **argv;
-  size_t len, i;
-  int argc = 2, st;
-  *scratch = NULL;
-  snprintf(path, sizeof path, "%.4000s/plan/flags", dir);
-  if ((st = u_read_file(path, "a plan's flags", text, &len)) != 0) return st;
-  for (i = 0; i < len; ++i) argc += (*text)[i] == '\n';
-  argv = (char **)calloc((size_t)argc + 1, sizeof(char *));
-  *scratch = (const char **)calloc((size_t)argc + 1, sizeof(char *));
-  if (!argv || !*scratch) {
-    free(argv);
-    return u_oom();
-  }
-  argv[0] = (char *)argv0;
-  argv[1] = (char *)"reproduce";
-  argc = 2;
-  for (i = 0; i < len;) {
-    char *nl = strchr(*text + i, '\n');
-    if (!nl) break;
-    *nl = 0;
-    argv[argc++] = *text + i;
-    i = (size_t)(nl - *text) + 1;
-  }
-  st = cli_parse(argc, argv, c, *scratch, err, sizeof err);
-  free(argv);
-  if (st != CLI_OK)
-    return u_fail(EXIT_BAD_INPUT, "%s is not a plan's flags: %s", U_Q(path), err);
-  return 0;
-}
-
 static const char reproduce_help[] =
     "usage: linattn reproduce [FLAGS]\n\n"
     "Paper A's comparison of momentum SGD and Adam (betas 0.9, 0.9), global\n"
@@ -2203,33 +2154,33 @@ static const char reproduce_help[] =
    checks (linattn_paperb.h); here, as a plan (--plan DIR), or merged from
    a plan's outputs (--from DIR). */
 static int cmd_reproduce(const cli_config *c) {
-  const cli_repro_opts *o = &c->opts.repro;
   char dir[4200];
   int st;
-  if ((o->plan || o->from) && c->out_dir)
+  if ((c->plan || c->from) && c->out_dir)
     return u_fail(EXIT_BAD_INPUT, "--%s DIR is the study's folder: give no --out-dir "
-                  "with it", o->plan ? "plan" : "from");
-  if (o->plan && o->from)
+                  "with it", c->plan ? "plan" : "from");
+  if (c->plan && c->from)
     return u_fail(EXIT_BAD_INPUT, "--plan writes a plan, --from merges one: give one");
-  if (c->slurm && !o->plan && !o->from)
+  if (c->slurm && !c->plan && !c->from)
     return u_fail(EXIT_BAD_INPUT, "--slurm writes a plan's job arrays: give it with --plan");
-  /* paper B's checks train and measure in one process (each keeps the best
-     of its checkpoints on a validation batch): no runs to write out yet */
-  if (c->opts.repro.paper && (o->plan || o->from))
-    return u_fail(EXIT_BAD_INPUT, "--%s: paper B's checks run in one process; "
-                  "give it without --paper b", o->plan ? "plan" : "from");
+  /* of paper B's checks only depth and context are made of units (the
+     rest train and measure in one process): they take --plan themselves */
+  if (c->opts.repro.paper && (c->plan || c->from))
+    return u_fail(EXIT_BAD_INPUT, "--%s: paper B's report runs in one process; its "
+                  "depth and context checks take it (theorem --check depth --%s DIR)",
+                  c->plan ? "plan" : "from", c->plan ? "plan" : "from");
   if (c->opts.repro.paper) return pb_reproduce(c);
-  if (o->plan) {
-    if ((st = u_mkdirs(o->plan)) != 0 || (st = plan_abs_dir(o->plan, dir, sizeof dir)) != 0)
+  if (c->plan) {
+    if ((st = u_mkdirs(c->plan)) != 0 || (st = plan_abs_dir(c->plan, dir, sizeof dir)) != 0)
       return st;
     return repro_paper_a(c, REPRO_PLAN, dir);
   }
-  if (o->from) {
+  if (c->from) {
     cli_config fc;
     char *text = NULL;
     const char **scratch = NULL;
-    if ((st = plan_abs_dir(o->from, dir, sizeof dir)) == 0 &&
-        (st = plan_flags(dir, c->argv0, &fc, &text, &scratch)) == 0) {
+    if ((st = plan_abs_dir(c->from, dir, sizeof dir)) == 0 &&
+        (st = plan_flags(dir, c->argv0, "reproduce", &fc, &text, &scratch)) == 0) {
       fc.slurm = c->slurm || plan_is_slurm(dir); /* the next stage's arrays */
       fc.jobs = c->jobs;
       st = repro_paper_a(&fc, REPRO_FROM, dir);

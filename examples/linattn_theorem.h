@@ -564,7 +564,11 @@ static const char theorem_help[] =
     "tuned GD, preconditioned GD, least squares and ridge on the same test\n"
     "prompts), theorem4 (B_l free), lemma4 (exchanging layers' a_l), optimum\n"
     "(the Theorem 3 family's best a_l beside a trained model's). All five\n"
-    "into one report: linattn reproduce --paper b --out-dir DIR.\n";
+    "into one report: linattn reproduce --paper b --out-dir DIR.\n\n"
+    "Depth and context train one model a depth (or context length) and a\n"
+    "seed: --plan DIR writes each as a command line (--unit P --seed S,\n"
+    "its numbers into a file of DIR) to run anywhere; --from DIR then\n"
+    "prints and writes what the check run here does, byte for byte.\n";
 
 /* `linattn theorem`: its outputs checked, then paper B's closed forms or
    (--check depth, ...) its comparative checks. */
@@ -575,7 +579,11 @@ static int cmd_theorem(const cli_config *c) {
   outs[0].path = c->out;
   outs[1].path = c->svg;
   if ((st = check_outputs(outs, 0, &in, 0)) != 0) return st;
-  return c->opts.theorem.check >= CLI_DEPTH ? pb_theorem(c) : th_checks(c);
+  /* a plan, its merge and its units are paper B's depth and context */
+  if (c->opts.theorem.check >= CLI_DEPTH || c->plan || c->from || c->slurm ||
+      c->opts.theorem.unit > 0)
+    return pb_theorem(c);
+  return th_checks(c);
 }
 
 #endif /* LINATTN_THEOREM_H */

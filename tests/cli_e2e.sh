@@ -637,6 +637,47 @@ bad_input "reproduce --compare-attention with --attention" "--compare-attention"
 bad_input "reproduce --compare-attention with --all" "--compare-attention" \
   reproduce --compare-attention --all
 bad_input "reproduce --paper b with --plan" "--plan" reproduce --paper b --plan pb-plan
+# paper B's depth and context as plans: each unit (a depth or context
+# length, a seed) one command, run by xargs or sh, merged by --from: stdout,
+# --out's JSON and --svg's figure and numbers byte for byte the local run's
+for ck in "depth --steps 20" "context --steps 10"; do
+  c=${ck%% *}
+  # shellcheck disable=SC2086
+  "$bin" theorem --check $ck --seeds 2 --out "th-$c.json" --svg "th-$c.svg" > "th-$c.txt" 2> /dev/null
+  # shellcheck disable=SC2086
+  "$bin" theorem --check $ck --seeds 2 --plan "th-$c-plan" --out "th-$c-from.json" \
+    --svg "th-$c-from.svg" > "th-$c-plan.txt" 2>&1
+  check "theorem $c --plan: a command a unit (2 seeds), how to run them" sh -c \
+    "[ \$(grep -c ' --unit ' th-$c-plan/plan/stage-1.txt) -eq \$(grep -c . th-$c-plan/plan/stage-1.txt) ] &&
+     [ \$(grep -c ' --seed 2 ' th-$c-plan/plan/stage-1.txt) -ge 4 ] && grep -q 'theorem --from' th-$c-plan.txt"
+  if [ "$c" = depth ]; then
+    xargs -d '\n' -P 2 -n 1 sh -c < "th-$c-plan/plan/stage-1.txt" > /dev/null 2>&1
+  else
+    sh "th-$c-plan/plan/stage-1.txt" > /dev/null 2>&1
+  fi
+  "$bin" theorem --from "th-$c-plan" --out "th-$c-from.json" --svg "th-$c-from.svg" \
+    > "th-$c-from.txt" 2> /dev/null
+  check "theorem $c: --plan, the units, --from: the local run's stdout, JSON, SVG and CSV" sh -c \
+    "[ -s th-$c.txt ] && cmp th-$c.txt th-$c-from.txt && cmp th-$c.json th-$c-from.json &&
+     cmp th-$c.svg th-$c-from.svg && cmp th-$c.csv th-$c-from.csv"
+done
+# a unit's output missing: the merge names the command that redoes it
+redo=$(sed -n 3p th-depth-plan/plan/stage-1.txt)
+rm -f th-depth-plan/runs/depth-L3-seed1.json
+"$bin" theorem --from th-depth-plan > th-miss.txt 2> th-miss.err
+check "theorem --from with a unit missing: exit 1, its command named, nothing printed" sh -c \
+  "[ $? -eq 1 ] && [ ! -s th-miss.txt ] && grep -qxF -- \"$redo\" th-miss.err && [ \$(grep -c ' --unit ' th-miss.err) -eq 1 ]"
+sh -c "$redo" > /dev/null 2>&1
+"$bin" theorem --from th-depth-plan > th-redo.txt 2> /dev/null
+check "theorem --from after the named command: the local run's text" cmp th-depth.txt th-redo.txt
+bad_input "theorem --plan for a check that trains in one process" "depth and context" \
+  theorem --check lemma4 --plan th-l4-plan
+bad_input "theorem --from for a check that trains in one process" "depth and context" \
+  theorem --check theorem1 --from th-depth-plan
+bad_input "theorem --from with flags other than the plan's" "--seeds 3" \
+  theorem --check depth --seeds 3 --from th-depth-plan
+bad_input "theorem --unit: a depth the check has not" "1 to 4" \
+  theorem --check depth --unit 7 --out th-u.json
 # a study as a plan: its two stages (the grid, then the seeds) run by xargs,
 # merged by --from: the report, figures and CSV byte for byte the local run's
 pf="--depth 2 --steps 30 --seeds 1 --batch 50 --eval-batch 100 --diag-every 0
