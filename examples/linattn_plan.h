@@ -373,11 +373,11 @@ static int plan_flag_differs(const cli_config *c, const cli_config *p, int cmd,
   /* a flag is a word that starts with "--"; its value, the word after it
      when that one does not (a bool's value is part of its word) */
   for (i = 0; i < a.n && !differs; ++i) {
-    const char *val = i + 1 < a.n && strncmp(a.v[i + 1], "--", 2) ? a.v[i + 1] : NULL;
-    if (strncmp(a.v[i], "--", 2)) continue;
+    const char *val = i + 1 < a.n && strncmp(a.v[i + 1], "--", 2) != 0 ? a.v[i + 1] : NULL;
+    if (strncmp(a.v[i], "--", 2) != 0) continue;
     differs = 1;
     for (j = 0; j < b.n && differs; ++j) {
-      const char *pv = j + 1 < b.n && strncmp(b.v[j + 1], "--", 2) ? b.v[j + 1] : NULL;
+      const char *pv = j + 1 < b.n && strncmp(b.v[j + 1], "--", 2) != 0 ? b.v[j + 1] : NULL;
       if (!strcmp(a.v[i], b.v[j]) && (val && pv ? !strcmp(val, pv) : val == pv)) differs = 0;
     }
     if (differs) snprintf(buf, cap, "%s%s%.200s", a.v[i], val ? " " : "", val ? val : "");
