@@ -2,7 +2,7 @@
 #   make         build/linattn, for the machine it runs on (mk/cli.mk)
 #   make test    the whole matrix: every backend, precision and architecture;
 #                a configuration whose tools are missing is skipped
-#   make deps    install those tools (Debian, Ubuntu; tests/deps.sh)
+#   make deps    install those tools (Debian, Ubuntu; tests/harness/deps.sh)
 #   make quick   the host's suites, float and double: the check while editing
 #   make bench   every benchmark program in bench/
 CC ?= cc
@@ -26,7 +26,7 @@ endif
 all:
 
 HDR = linattn.h
-TESTSRC = tests/main.c $(wildcard tests/*.h tests/test_*.c)
+TESTSRC = $(wildcard tests/unit/*.c tests/unit/*.h)
 
 # The fastest useful check while developing: the host's backend, float and
 # double (build/test-avx2-* on an AVX2 machine, build/test-host-* elsewhere).
@@ -36,28 +36,28 @@ quick: $(BUILD)/$(QUICK)-f $(BUILD)/$(QUICK)-d
 	$(BUILD)/$(QUICK)-d
 
 $(BUILD)/test-avx2-f: $(TESTSRC) $(HDR) | $(BUILD)
-	$(CC) $(CFLAGS_HOST) $(AVX2) tests/main.c -o $@ -lm
+	$(CC) $(CFLAGS_HOST) $(AVX2) tests/unit/main.c -o $@ -lm
 $(BUILD)/test-avx2-d: $(TESTSRC) $(HDR) | $(BUILD)
-	$(CC) $(CFLAGS_HOST) $(AVX2) -DLINATTN_DOUBLE tests/main.c -o $@ -lm
+	$(CC) $(CFLAGS_HOST) $(AVX2) -DLINATTN_DOUBLE tests/unit/main.c -o $@ -lm
 $(BUILD)/test-host-f: $(TESTSRC) $(HDR) | $(BUILD)
-	$(CC) $(CFLAGS_HOST) $(NATIVE) tests/main.c -o $@ -lm
+	$(CC) $(CFLAGS_HOST) $(NATIVE) tests/unit/main.c -o $@ -lm
 $(BUILD)/test-host-d: $(TESTSRC) $(HDR) | $(BUILD)
-	$(CC) $(CFLAGS_HOST) $(NATIVE) -DLINATTN_DOUBLE tests/main.c -o $@ -lm
+	$(CC) $(CFLAGS_HOST) $(NATIVE) -DLINATTN_DOUBLE tests/unit/main.c -o $@ -lm
 
 # ------------------------------------------------------------ the matrix
-# Each configuration is compiled and run by tests/run_one.sh, which keeps its
+# Each configuration is compiled and run by tests/harness/run_one.sh, which keeps its
 # log in build/results/NAME.log and its verdict beside it, so one failing
 # configuration never hides the others, and prints the progress count;
-# tests/summarize.sh adds them up and prints the closing "N passed, N
+# tests/harness/summarize.sh adds them up and prints the closing "N passed, N
 # failed" line. A configuration whose tools are missing (looked up from the
-# words of its command in tests/deps.sh) is skipped and names the packages;
+# words of its command in tests/harness/deps.sh) is skipped and names the packages;
 # LINATTN_REQUIRE_ALL=1 makes a skip a failure (.ci/run sets it).
 #
 # $(call suite,NAME,COMPILER AND FLAGS,RUNNER): the unit-test binary.
 define suite
 CONFIGS += $(1)
 run-$(1): | $(BUILD)
-	@sh tests/run_one.sh $(1) sh -c '$(2) tests/main.c -o $(BUILD)/t-$(1) -lm && $(3) $(BUILD)/t-$(1)'
+	@sh tests/harness/run_one.sh $(1) sh -c '$(2) tests/unit/main.c -o $(BUILD)/t-$(1) -lm && $(3) $(BUILD)/t-$(1)'
 endef
 
 SCALAR = -DLINATTN_SIMD=LINATTN_SCALAR
@@ -73,7 +73,7 @@ A64 = aarch64-linux-gnu-gcc $(CFLAGS_HOST)
 A32 = arm-linux-gnueabihf-gcc $(CFLAGS_HOST) -march=armv7-a -mfpu=neon-vfpv4 -mfloat-abi=hard
 # MemorySanitizer: no read of uninitialized memory (what valgrind's memcheck
 # found beyond ASan; leaks are LeakSanitizer's, on in the ASan suites). The
-# stat family is wrapped (tests/msan_stat.h): clang 14 does not intercept
+# stat family is wrapped (tests/unit/msan_stat.h): clang 14 does not intercept
 # glibc's own. Valgrind is no longer in the matrix (`make valgrind` runs it):
 # it emulates each lane of an FMA by a helper call, so the AVX2 suite took
 # 160 s of CPU under it, against about 40 s here, compile included.
@@ -81,7 +81,7 @@ MSAN = -fsanitize=memory -fno-sanitize-recover=all -fno-omit-frame-pointer -g -O
   -Wl,--wrap=stat64,--wrap=lstat64,--wrap=fstat64
 VALGRIND = valgrind -q --error-exitcode=9 --leak-check=full --errors-for-leak-kinds=definite
 # Under an emulator, valgrind or the sanitizers the few longest tests do
-# fewer repetitions (tests/la_test.h); the other native configurations run
+# fewer repetitions (tests/unit/la_test.h); the other native configurations run
 # them in full.
 LIGHT = env LA_TEST_LIGHT=1
 
@@ -106,16 +106,16 @@ $(eval $(call suite,armv7-scalar-double,$(A32) -DLINATTN_DOUBLE,$(LIGHT) $(QEMU3
 # see MSAN above; about 2.5 minutes.
 .PHONY: valgrind
 valgrind: | $(BUILD)
-	$(CC) $(CFLAGS_HOST) $(AVX2) -g tests/main.c -o $(BUILD)/t-valgrind -lm
+	$(CC) $(CFLAGS_HOST) $(AVX2) -g tests/unit/main.c -o $(BUILD)/t-valgrind -lm
 	$(LIGHT) $(VALGRIND) $(BUILD)/t-valgrind
 
 # The header included several times, the implementation in two translation
 # units (one of them LINATTN_STATIC), as C99, C11 and C++, gcc and clang.
-MULTI = tests/multi_tu/main.c tests/multi_tu/impl.c tests/multi_tu/impl_static.c
+MULTI = tests/builds/multi_tu/main.c tests/builds/multi_tu/impl.c tests/builds/multi_tu/impl_static.c
 define multi_tu
 CONFIGS += $(1)
 run-$(1): | $(BUILD)
-	@sh tests/run_one.sh $(1) sh -c '$(2) -I. $(MULTI) -o $(BUILD)/t-$(1) -lm && $(BUILD)/t-$(1)'
+	@sh tests/harness/run_one.sh $(1) sh -c '$(2) -I. $(MULTI) -o $(BUILD)/t-$(1) -lm && $(BUILD)/t-$(1)'
 endef
 $(eval $(call multi_tu,multi-tu-gcc-c99,$(CC) -std=c99 -O1 $(WARN) $(AVX2)))
 $(eval $(call multi_tu,multi-tu-gcc-c11,$(CC) -std=c11 -O1 $(WARN)))
@@ -127,7 +127,7 @@ $(eval $(call multi_tu,multi-tu-clang++,clang++ -x c++ -std=c++11 -O1 $(WARN) -W
 M4 = arm-none-eabi-gcc -mcpu=cortex-m4 -mfpu=fpv4-sp-d16 -mfloat-abi=hard -mthumb -Os -std=c99 $(WARN)
 CONFIGS += cortex-m4-build
 run-cortex-m4-build: | $(BUILD)
-	@sh tests/run_one.sh cortex-m4-build sh -c '$(M4) -DLINATTN_NO_STDLIB -I. tests/embedded.c -o $(BUILD)/embedded-m4.elf --specs=nosys.specs -lm && arm-none-eabi-size $(BUILD)/embedded-m4.elf'
+	@sh tests/harness/run_one.sh cortex-m4-build sh -c '$(M4) -DLINATTN_NO_STDLIB -I. tests/builds/embedded.c -o $(BUILD)/embedded-m4.elf --specs=nosys.specs -lm && arm-none-eabi-size $(BUILD)/embedded-m4.elf'
 
 # Fragments (mk/*.mk) add their own configurations to CONFIGS.
 -include $(wildcard mk/*.mk)
@@ -138,17 +138,17 @@ test:
 	@rm -rf $(BUILD)/results
 	@echo "make test: $(words $(CONFIGS)) configurations, $(JOBS) at a time"
 	@LA_TOTAL=$(words $(CONFIGS)) $(MAKE) --no-print-directory -k -j$(JOBS) \
-	  $$(sh tests/summarize.sh --order $(CONFIGS) | sed 's/^/run-/') || true
-	@sh tests/summarize.sh $(CONFIGS)
+	  $$(sh tests/harness/summarize.sh --order $(CONFIGS) | sed 's/^/run-/') || true
+	@sh tests/harness/summarize.sh $(CONFIGS)
 
 # The order a fresh clone runs the matrix in (longest first): this
 # machine's last `make test` timings, kept in tests/timings.
 test-timings:
-	sort -k2,2nr $(BUILD)/timings > tests/timings
+	sort -k2,2nr $(BUILD)/timings > tests/harness/timings
 
 # The toolchains of the matrix, from Debian's or Ubuntu's archive.
 deps:
-	sh tests/deps.sh install
+	sh tests/harness/deps.sh install
 
 # ------------------------------------------------------------ benchmarks
 # Every bench/bench_NAME.c becomes build/bench_NAME (float) and

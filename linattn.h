@@ -141,7 +141,7 @@ RANDOM NUMBERS
    Crush-resistant (every TestU01 battery, BigCrush included, passed with many
    keys and counter patterns); Random123's ten add a margin that would cost
    a generator mostly made of random numbers 40% of its time. The
-   known-answer vectors are Random123's for seven rounds; tests/rng_stream.c
+   known-answer vectors are Random123's for seven rounds; tests/tools/rng_stream.c
    writes raw streams for external batteries (`make dieharder`: one stream,
    and sixteen streams of one seed interleaved, through dieharder -a; one
    stream gave 112 passed, 2 weak, 0 failed of 114 results; the interleaved

@@ -5,7 +5,7 @@
 
      scaling AXIS VALUE batch L d N  step_ms  us_per_prompt
 
-   bench/plot_scaling.py turns the rows into an SVG (make bench-scaling).
+   bench/py/plot_scaling.py turns the rows into an SVG (make bench-scaling).
    bench_scaling [-s seconds] [-r repetitions] [-t threads]            */
 #define BT_NO_MAIN
 #include "bench_torch.c"

@@ -1,5 +1,5 @@
 /* The library against independent PyTorch and JAX implementations of the
-   same model (bench/torch_ref.py), whichever the given Python can import,
+   same model (bench/py/torch_ref.py), whichever the given Python can import,
    on the CPU and on a GPU when one is there:
 
    1. the versions of everything that ran, the machine's cores and load;
@@ -484,7 +484,7 @@ static int bt_parse(int argc, char **argv, bt_opts *o) {
   o->threads = la_cpu_count();
   if (o->threads > BT_MAX_THREADS) o->threads = BT_MAX_THREADS;
   o->reps = 20; o->min_s = 0.02; o->use_torch = 1;
-  o->python = "/usr/bin/python3"; o->script = "bench/torch_ref.py";
+  o->python = "/usr/bin/python3"; o->script = "bench/py/torch_ref.py";
   for (i = 1; i < argc; ++i) {
     const char *a = argv[i], *val = i + 1 < argc ? argv[i + 1] : NULL;
     if (!strcmp(a, "--no-torch")) { o->use_torch = 0; continue; }

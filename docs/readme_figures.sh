@@ -22,7 +22,7 @@ cp "$build/demo/summary.md" "$gen/demo.md"
 # every study of paper A, quick forms, timed by its benchmark; a run that
 # diverges is in the report (exit status 1), so only a missing report stops
 # here
-sh bench/bench_reproduce_all.sh "$bin" "$build/paper-a" > "$gen/all.time"
+sh bench/scripts/bench_reproduce_all.sh "$bin" "$build/paper-a" > "$gen/all.time"
 cat "$gen/all.time"
 for f in depth tails; do cp "$build/paper-a/$f.svg" "$build/paper-a/$f.csv" docs/paper-a/; done
 cp "$build/paper-a/summary.csv" docs/paper-a/

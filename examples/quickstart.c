@@ -6,7 +6,7 @@
 
    Exit status 0 when the run trained (the eval loss fell tenfold). */
 #include <stdio.h>
-#ifndef QUICKSTART_STEPS /* tests/same_output.sh also builds shorter runs */
+#ifndef QUICKSTART_STEPS /* tests/builds/same_output.sh also builds shorter runs */
 #define QUICKSTART_STEPS 1000
 #endif
 #define LINATTN_IMPLEMENTATION

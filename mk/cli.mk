@@ -1,4 +1,4 @@
-# The linattn command (examples/linattn.c), its demo, its benchmark, the
+# The linattn command (cli/main.c), its demo, its benchmark, the
 # package files and their tests.
 #   make                    also builds build/linattn
 #   make demo               build/linattn reproduce -> build/demo/ (report.md, SVGs)
@@ -10,7 +10,7 @@
 #   make install PREFIX=..  linattn.h, bin/linattn, and in lib/pkgconfig
 #                           linattn.pc and linattn-native.pc
 .PHONY: demo bench-reproduce install uninstall FORCE
-CLI_SRC = examples/linattn.c $(wildcard examples/linattn_*.h) examples/la_svg.h
+CLI_SRC = cli/main.c $(wildcard examples/linattn_*.h) cli/io/svg.h
 # The program's kernels: this machine's ($(NATIVE), see the Makefile);
 # `make NATIVE=` (or CLI_ARCH=) for a portable scalar build.
 CLI_ARCH ?= $(NATIVE)
@@ -25,8 +25,8 @@ LA_VERSION = $(shell sed -n 's/^\#define LINATTN_VERSION_MAJOR //p' $(HDR)).$(sh
 all: $(BUILD)/linattn $(BUILD)/linattn-double
 
 # $(call cli_cc,COMPILER,KERNEL FLAGS,OUTPUT): how the program is built
-# (also for another host: mk/s390x.mk).
-cli_cc = $(1) $(CFLAGS_HOST) $(2) $(CLI_PREC) -I. examples/linattn.c -o $(3) -lm
+# (also for another host: mk/hosts.mk).
+cli_cc = $(1) $(CFLAGS_HOST) $(2) $(CLI_PREC) -I. cli/main.c -o $(3) -lm
 # The command that builds the program is kept beside it: another compiler
 # or other flags (CLI_REAL too) rebuild it.
 CLI_CMD = $(call cli_cc,$(CC),$(CLI_ARCH),$(BUILD)/linattn)
@@ -57,12 +57,12 @@ readme-figures: $(BUILD)/linattn $(BUILD)/quickstart
 	sh docs/readme_figures.sh $(BUILD)
 
 bench-reproduce: $(BUILD)/linattn
-	sh bench/bench_reproduce.sh $(BUILD)/linattn $(BUILD)/bench-reproduce
+	sh bench/scripts/bench_reproduce.sh $(BUILD)/linattn $(BUILD)/bench-reproduce
 
 # reproduce --all, quick forms, on every core: target 10 minutes on two.
 .PHONY: bench-reproduce-all
 bench-reproduce-all: $(BUILD)/linattn
-	sh bench/bench_reproduce_all.sh $(BUILD)/linattn $(BUILD)/bench-reproduce-all
+	sh bench/scripts/bench_reproduce_all.sh $(BUILD)/linattn $(BUILD)/bench-reproduce-all
 
 # The pkg-config files are written at every install, for that PREFIX (never
 # kept from an earlier one): linattn.pc for the portable scalar backend,
@@ -89,7 +89,7 @@ uninstall:
 # own makes then find it up to date instead of building it at once).
 CONFIGS += cli-program
 run-cli-program: | $(BUILD)
-	@sh tests/run_one.sh cli-program $(MAKE) --no-print-directory -s $(BUILD)/linattn $(BUILD)/linattn-double
+	@sh tests/harness/run_one.sh cli-program $(MAKE) --no-print-directory -s $(BUILD)/linattn $(BUILD)/linattn-double
 
 # Every subcommand end to end: help, bad input and exit codes, JSON lines
 # that parse, SVGs that are well-formed XML, resume equal to an unbroken run.
@@ -97,9 +97,9 @@ run-cli-program: | $(BUILD)
 # install` then finds it up to date).
 CONFIGS += cli-end-to-end
 run-cli-end-to-end: | run-cli-program
-	@sh tests/run_one.sh cli-end-to-end sh tests/cli_e2e.sh $(BUILD)/linattn $(BUILD)/cli-e2e
+	@sh tests/harness/run_one.sh cli-end-to-end sh tests/cli/cli_e2e.sh $(BUILD)/linattn $(BUILD)/cli-e2e
 
-# A study on a real Slurm (tests/slurm_e2e.sh): a private single-node
+# A study on a real Slurm (tests/cli/slurm_e2e.sh): a private single-node
 # cluster runs reproduce --all's plan as job arrays, and the report is the
 # local run's, byte for byte (as are those of the plan through xargs and GNU
 # parallel); a failed task named by the merge; the scheduler's overhead a
@@ -107,49 +107,58 @@ run-cli-end-to-end: | run-cli-program
 # munge, or when not root.
 CONFIGS += slurm-e2e
 run-slurm-e2e: | run-cli-program
-	@sh tests/run_one.sh slurm-e2e sh tests/slurm_e2e.sh $(BUILD)/linattn $(BUILD)/slurm-e2e
+	@sh tests/harness/run_one.sh slurm-e2e sh tests/cli/slurm_e2e.sh $(BUILD)/linattn $(BUILD)/slurm-e2e
 
 # The program under ASan and UBSan (at -O1: it trains, and -O0 would take
 # 4 minutes), on the quick part of the same script.
 CONFIGS += cli-asan-ubsan
 run-cli-asan-ubsan: | $(BUILD)
-	@sh tests/run_one.sh cli-asan-ubsan sh -c '$(CLANG) $(CFLAGS_HOST) $(AVX2) $(SAN_O1) -I. examples/linattn.c -o $(BUILD)/linattn-san -lm && LINATTN_E2E_QUICK=1 sh tests/cli_e2e.sh $(BUILD)/linattn-san $(BUILD)/cli-san'
+	@sh tests/harness/run_one.sh cli-asan-ubsan sh -c '$(CLANG) $(CFLAGS_HOST) $(AVX2) $(SAN_O1) -I. cli/main.c -o $(BUILD)/linattn-san -lm && LINATTN_E2E_QUICK=1 sh tests/cli/cli_e2e.sh $(BUILD)/linattn-san $(BUILD)/cli-san'
 
 # make install into scratch prefixes, then projects that find the header
 # through pkg-config (portable and native, under -Wl,--as-needed) and CMake
 # projects (add_subdirectory, FetchContent, C++ only, LINATTN_NATIVE).
 CONFIGS += cli-install
 run-cli-install: | run-cli-program
-	@sh tests/run_one.sh cli-install --needs g++ sh tests/cli_install.sh $(BUILD)/cli-install
+	@sh tests/harness/run_one.sh cli-install --needs g++ sh tests/cli/cli_install.sh $(BUILD)/cli-install
 
 # The program's helper headers each compile on their own (they include what
 # they use), and its run fields are held to the header's table: the config
 # line, the grouping of a report, the parser, the resume check; its
-# statistics and figures are checked (tests/cli_stats.c).
+# statistics and figures are checked (tests/cli/cli_stats.c).
 CLI_HEADERS = $(wildcard examples/*.h)
 CONFIGS += cli-units
 run-cli-units: | $(BUILD)
-	@sh tests/run_one.sh cli-units sh -c 'for h in $(CLI_HEADERS); do \
+	@sh tests/harness/run_one.sh cli-units sh -c 'for h in $(CLI_HEADERS); do \
 	  printf "#define _POSIX_C_SOURCE 200809L\n#include \"%s\"\nint main(void) { return 0; }\n" $$h > $(BUILD)/alone.c && \
 	  $(CC) -std=c99 $(WARN) -Wno-unused-function -I. -c $(BUILD)/alone.c -o $(BUILD)/alone.o || exit 1; \
 	  echo "ok   $$h compiles on its own"; done; echo "1 passed, 0 failed" && \
-	  $(CC) $(CFLAGS_HOST) $(NATIVE) -Wno-unused-function -I. -Iexamples -Itests tests/cli_fields.c -o $(BUILD)/cli_fields -lm && $(BUILD)/cli_fields && \
-	  $(CC) $(CFLAGS_HOST) $(NATIVE) -Wno-unused-function -I. -Iexamples -Itests tests/cli_stats.c -o $(BUILD)/cli_stats -lm && $(BUILD)/cli_stats'
+	  $(CC) $(CFLAGS_HOST) $(NATIVE) -Wno-unused-function -I. tests/cli/cli_fields.c -o $(BUILD)/cli_fields -lm && $(BUILD)/cli_fields && \
+	  $(CC) $(CFLAGS_HOST) $(NATIVE) -Wno-unused-function -I. tests/cli/cli_stats.c -o $(BUILD)/cli_stats -lm && $(BUILD)/cli_stats'
 
 # `report` over 10,000 small runs: time and peak memory against the input.
 .PHONY: bench-report
 bench-report: $(BUILD)/linattn
-	sh bench/bench_report.sh $(BUILD)/linattn $(BUILD)/bench-report
+	sh bench/scripts/bench_report.sh $(BUILD)/linattn $(BUILD)/bench-report
 
 # A plan of 10,450 runs (reproduce --all --seeds 512 --plan --slurm) and its
 # two merges from synthetic outputs: time and peak memory of each, against
 # the targets (10 s, 100 MB). Not part of make test.
 .PHONY: bench-plan
 bench-plan: $(BUILD)/linattn
-	sh bench/bench_plan.sh $(BUILD)/linattn $(BUILD)/bench-plan
+	sh bench/scripts/bench_plan.sh $(BUILD)/linattn $(BUILD)/bench-plan
 
 # The command's file handling, exit statuses and number formats
-# (tests/cli_files.c, in a scratch folder), under ASan and UBSan.
+# (tests/cli/cli_files.c, in a scratch folder), under ASan and UBSan.
 CONFIGS += cli-files
 run-cli-files: | $(BUILD)
-	@sh tests/run_one.sh cli-files sh -c '$(CLANG) $(CFLAGS_HOST) $(AVX2) $(SAN) -Wno-unused-function -I. -Iexamples -Itests tests/cli_files.c -o $(BUILD)/cli_files -lm && $(BUILD)/cli_files $(BUILD)/cli-files'
+	@sh tests/harness/run_one.sh cli-files sh -c '$(CLANG) $(CFLAGS_HOST) $(AVX2) $(SAN) -Wno-unused-function -I. tests/cli/cli_files.c -o $(BUILD)/cli_files -lm && $(BUILD)/cli_files $(BUILD)/cli-files'
+
+# The model family's experiments.
+#   make kq-staircase   merged against separate keys and queries from a small
+#                       initialization (examples/kq_staircase.sh): the loss
+#                       curves, their numbers and the plateaus counted, in
+#                       build/kq-staircase/ (about 30 s on one core)
+.PHONY: kq-staircase
+kq-staircase: $(BUILD)/linattn
+	sh examples/kq_staircase.sh $(BUILD)/linattn $(BUILD)/kq-staircase

@@ -39,7 +39,7 @@ fuzz-$(1): $(BUILD)/fuzz/fuzz_$(1)
 	  -artifact_prefix=$(BUILD)/fuzz/$(1)- $(BUILD)/fuzz/$(1)-found $(call fuzz_corpus,$(1))
 CONFIGS += fuzz-$(1)-short
 run-fuzz-$(1)-short: | $(BUILD)
-	@sh tests/run_one.sh fuzz-$(1)-short sh -c 'rm -rf $(BUILD)/fuzz/$(1)-short && \
+	@sh tests/harness/run_one.sh fuzz-$(1)-short sh -c 'rm -rf $(BUILD)/fuzz/$(1)-short && \
 	  mkdir -p $(BUILD)/fuzz/$(1)-short && \
 	  $(FUZZ_CC) -O0 tests/fuzz/fuzz_$(1).c -o $(BUILD)/fuzz/t-fuzz_$(1) -lm && \
 	  $(BUILD)/fuzz/t-fuzz_$(1) -max_total_time=$(FUZZ_SHORT) -timeout=$(FUZZ_TIMEOUT) \
@@ -66,35 +66,35 @@ fuzz-corpus: $(BUILD)/linattn | $(BUILD)
 # it reads again as scalar double in a translation unit of its own). The
 # programs of examples/ and the harness that includes the linattn
 # command's parser get cppcheck (float) and clang-tidy with
-# examples/.clang-tidy: the same rules, but a print's result may go
+# cli/.clang-tidy: the same rules, but a print's result may go
 # unchecked and _POSIX_C_SOURCE may be defined.
 CPPCHECK = cppcheck --std=c99 --enable=warning,performance,portability \
   --inline-suppr --error-exitcode=1 --quiet -I.
 TIDY = clang-tidy --quiet
-LINT_CLI = examples/linattn.c examples/custom_optimizer.c examples/quickstart.c \
+LINT_CLI = cli/main.c examples/custom_optimizer.c examples/quickstart.c \
   tests/fuzz/fuzz_cli.c tests/fuzz/fuzz_report.c
-TIDY_CLI = $(TIDY) --config-file=examples/.clang-tidy
+TIDY_CLI = $(TIDY) --config-file=cli/.clang-tidy
 TIDY_PROGRAMS = tests/fuzz/gen_corpus.c \
   $(filter-out $(LINT_CLI),$(wildcard tests/fuzz/fuzz_*.c))
 A64_TIDY = --target=aarch64-linux-gnu -isystem /usr/aarch64-linux-gnu/include
 CPPCHECK_AVX2 = -D__AVX2__ -D__FMA__ -D__x86_64__
 CPPCHECK_SCALAR = -DLINATTN_DOUBLE -DLINATTN_SIMD=LINATTN_SCALAR
 
-LINT_CPPCHECK = $(CPPCHECK) $(CPPCHECK_AVX2) tests/main.c && \
-  $(CPPCHECK) $(CPPCHECK_SCALAR) tests/multi_tu/impl.c && \
+LINT_CPPCHECK = $(CPPCHECK) $(CPPCHECK_AVX2) tests/unit/main.c && \
+  $(CPPCHECK) $(CPPCHECK_SCALAR) tests/builds/multi_tu/impl.c && \
   for f in $(LINT_CLI); do $(CPPCHECK) $(CPPCHECK_AVX2) $$f || exit 1; done
-LINT_TIDY = $(TIDY) tests/main.c -- -std=c99 $(AVX2) -I. && \
-  $(TIDY) tests/main.c -- -std=c99 -DLINATTN_DOUBLE $(SCALAR) -I. && \
-  $(TIDY) tests/main.c -- -std=c99 $(A64_TIDY) -I. && \
-  $(TIDY) tests/embedded.c -- -std=c99 -DLINATTN_NO_STDLIB -I. && \
+LINT_TIDY = $(TIDY) tests/unit/main.c -- -std=c99 $(AVX2) -I. && \
+  $(TIDY) tests/unit/main.c -- -std=c99 -DLINATTN_DOUBLE $(SCALAR) -I. && \
+  $(TIDY) tests/unit/main.c -- -std=c99 $(A64_TIDY) -I. && \
+  $(TIDY) tests/builds/embedded.c -- -std=c99 -DLINATTN_NO_STDLIB -I. && \
   for f in $(TIDY_PROGRAMS); do $(TIDY) $$f -- -std=c99 $(AVX2) -I. || exit 1; done && \
-  for f in $(LINT_CLI) tests/soak.c; do $(TIDY_CLI) $$f -- -std=c99 $(AVX2) -I. || exit 1; done
+  for f in $(LINT_CLI) tests/fuzz/soak.c; do $(TIDY_CLI) $$f -- -std=c99 $(AVX2) -I. || exit 1; done
 
 CONFIGS += lint-cppcheck lint-clang-tidy
 run-lint-cppcheck: | $(BUILD)
-	@sh tests/run_one.sh lint-cppcheck sh -c '$(LINT_CPPCHECK)'
+	@sh tests/harness/run_one.sh lint-cppcheck sh -c '$(LINT_CPPCHECK)'
 run-lint-clang-tidy: | $(BUILD)
-	@sh tests/run_one.sh lint-clang-tidy sh -c '$(LINT_TIDY)'
+	@sh tests/harness/run_one.sh lint-clang-tidy sh -c '$(LINT_TIDY)'
 .PHONY: lint lint-header
 lint:
 	$(LINT_CPPCHECK)
@@ -107,12 +107,12 @@ lint:
 # is triaged by hand).
 lint-header:
 	$(TIDY) --extra-arg=-Xclang --extra-arg=-analyzer-opt-analyze-headers \
-	  tests/multi_tu/impl.c -- -std=c99 $(AVX2) -I.
+	  tests/builds/multi_tu/impl.c -- -std=c99 $(AVX2) -I.
 
 # ------------------------------------------------------------ embedded
-# tests/embedded.c trains the base model in a static block. Built for a
+# tests/builds/embedded.c trains the base model in a static block. Built for a
 # Cortex-M4F with the start-up and memory map of qemu's mps2-an386 board
-# (tests/m4/), run there with semihosting: the exit status is the
+# (tests/builds/m4/), run there with semihosting: the exit status is the
 # program's, and the start-up prints the stack it used (a painted stack's
 # deepest overwritten word). The same source also runs on ARMv7 Linux
 # (no NEON, so the scalar backend, as on the M4) under qemu-arm.
@@ -122,13 +122,13 @@ M4CC = arm-none-eabi-gcc -mcpu=cortex-m4 -mfpu=fpv4-sp-d16 -mfloat-abi=hard \
 M4DIR = $(BUILD)/m4
 M4ELF = $(M4DIR)/embedded-mps2.elf
 QEMU_M4 = qemu-system-arm -M mps2-an386 -nographic -semihosting -kernel
-STACK_REPORT = python3 tests/m4/stack_report.py $(M4ELF) $(M4DIR)/embedded.o $(M4DIR)/startup.o
+STACK_REPORT = python3 tests/builds/m4/stack_report.py $(M4ELF) $(M4DIR)/embedded.o $(M4DIR)/startup.o
 
-$(M4ELF): tests/embedded.c tests/m4/startup.c tests/m4/mps2-an386.ld $(HDR) | $(BUILD)
+$(M4ELF): tests/builds/embedded.c tests/builds/m4/startup.c tests/builds/m4/mps2-an386.ld $(HDR) | $(BUILD)
 	@mkdir -p $(M4DIR)
-	cd $(M4DIR) && $(M4CC) -DLINATTN_NO_STDLIB -I$(CURDIR) -c $(CURDIR)/tests/embedded.c -o embedded.o
-	cd $(M4DIR) && $(M4CC) -c $(CURDIR)/tests/m4/startup.c -o startup.o
-	$(M4CC) -nostartfiles -T tests/m4/mps2-an386.ld -Wl,--gc-sections --specs=nano.specs \
+	cd $(M4DIR) && $(M4CC) -DLINATTN_NO_STDLIB -I$(CURDIR) -c $(CURDIR)/tests/builds/embedded.c -o embedded.o
+	cd $(M4DIR) && $(M4CC) -c $(CURDIR)/tests/builds/m4/startup.c -o startup.o
+	$(M4CC) -nostartfiles -T tests/builds/m4/mps2-an386.ld -Wl,--gc-sections --specs=nano.specs \
 	  $(M4DIR)/embedded.o $(M4DIR)/startup.o -o $@ -lm -lc -lnosys
 
 # The run's output, then the table (it fails if the measured stack exceeds
@@ -143,11 +143,11 @@ embedded-report: $(M4ELF)
 
 CONFIGS += embedded-m4-qemu embedded-armv7-qemu
 run-embedded-m4-qemu: | $(BUILD)
-	@sh tests/run_one.sh embedded-m4-qemu --needs arm-none-eabi-gcc sh -c '$(MAKE) --no-print-directory $(M4ELF) && $(M4_RUN)'
+	@sh tests/harness/run_one.sh embedded-m4-qemu --needs arm-none-eabi-gcc sh -c '$(MAKE) --no-print-directory $(M4ELF) && $(M4_RUN)'
 run-embedded-armv7-qemu: | $(BUILD)
-	@sh tests/run_one.sh embedded-armv7-qemu sh -c 'arm-linux-gnueabihf-gcc -std=c99 $(WARN) \
+	@sh tests/harness/run_one.sh embedded-armv7-qemu sh -c 'arm-linux-gnueabihf-gcc -std=c99 $(WARN) \
 	  -march=armv7-a -mthumb -mfpu=vfpv3-d16 -mfloat-abi=hard -Os -DLINATTN_NO_STDLIB -I. \
-	  tests/embedded.c -o $(BUILD)/embedded-armv7 -lm && $(QEMU32) $(BUILD)/embedded-armv7'
+	  tests/builds/embedded.c -o $(BUILD)/embedded-armv7 -lm && $(QEMU32) $(BUILD)/embedded-armv7'
 
 # ------------------------------------------------------------ soak
 # Half the time random library runs, half the linattn command (an ASan and
@@ -156,10 +156,10 @@ run-embedded-armv7-qemu: | $(BUILD)
 SOAK_SECONDS ?= 120
 SOAK_SEED ?=
 .PHONY: soak
-$(BUILD)/soak: tests/soak.c tests/soak_cli.h $(HDR) | $(BUILD)
+$(BUILD)/soak: tests/fuzz/soak.c tests/fuzz/soak_cli.h $(HDR) | $(BUILD)
 	$(CLANG) $(CFLAGS_HOST) $(NATIVE) $(SAN_O1) $< -o $@ -lm
 $(BUILD)/linattn-soak: $(CLI_SRC) $(HDR) | $(BUILD)
-	$(CLANG) $(CFLAGS_HOST) $(NATIVE) $(SAN_O1) -I. examples/linattn.c -o $@ -lm
+	$(CLANG) $(CFLAGS_HOST) $(NATIVE) $(SAN_O1) -I. cli/main.c -o $@ -lm
 soak: $(BUILD)/soak $(BUILD)/linattn-soak
 	$(BUILD)/soak $(SOAK_SECONDS) "$(SOAK_SEED)" --cli $(CURDIR)/$(BUILD)/linattn-soak
 
@@ -169,7 +169,7 @@ soak: $(BUILD)/soak $(BUILD)/linattn-soak
 # under -Wsign-conversion: some 180 lines index with `(size_t)i * n + j`
 # and validated non-negative int dimensions, which that warning would have
 # cast term by term.
-WCONV = $(WARN) -Wconversion -Wno-sign-conversion -fsyntax-only -I. tests/multi_tu/impl.c
+WCONV = $(WARN) -Wconversion -Wno-sign-conversion -fsyntax-only -I. tests/builds/multi_tu/impl.c
 WCONV_ALL = $(CC) -std=c99 $(WCONV) $(AVX2) && \
   $(CC) -std=c99 $(WCONV) -DLINATTN_DOUBLE $(SCALAR) && \
   $(CLANG) -std=c99 $(WCONV) $(AVX2) && \
@@ -183,16 +183,16 @@ WCONV_ALL = $(CC) -std=c99 $(WCONV) $(AVX2) && \
     -mfpu=fpv4-sp-d16 -mfloat-abi=hard -mthumb
 CONFIGS += header-wconversion
 run-header-wconversion: | $(BUILD)
-	@sh tests/run_one.sh header-wconversion sh -c '$(WCONV_ALL)'
+	@sh tests/harness/run_one.sh header-wconversion sh -c '$(WCONV_ALL)'
 
 # ------------------------------------------------------------ round 3
 # The reproducers of the third hostile review, one or more an item
-# (tests/harden3_e2e.sh), against the program `make` builds, run as a user
+# (tests/cli/harden3_e2e.sh), against the program `make` builds, run as a user
 # runs it (a file size limit without SIGXFSZ ignored, /dev/full, links
 # planted in output folders, a forged checkpoint).
 CONFIGS += cli-harden3
 run-cli-harden3: | run-cli-program
-	@sh tests/run_one.sh cli-harden3 sh tests/harden3_e2e.sh $(BUILD)/linattn $(BUILD)/cli-harden3
+	@sh tests/harness/run_one.sh cli-harden3 sh tests/cli/harden3_e2e.sh $(BUILD)/linattn $(BUILD)/cli-harden3
 
 # ------------------------------------------------------------ files
 # The checkpoint files' guarantees (exclusive temporaries, no write through
@@ -200,6 +200,6 @@ run-cli-harden3: | run-cli-program
 # dialect, -std=c99 without POSIX feature macros, gcc and clang.
 CONFIGS += files-c99-gcc files-c99-clang
 run-files-c99-gcc: | $(BUILD)
-	@sh tests/run_one.sh files-c99-gcc sh -c '$(CC) -std=c99 -O1 $(WARN) tests/files_c99.c -o $(BUILD)/t-files-c99-gcc -lm && timeout 120 $(BUILD)/t-files-c99-gcc'
+	@sh tests/harness/run_one.sh files-c99-gcc sh -c '$(CC) -std=c99 -O1 $(WARN) tests/builds/files_c99.c -o $(BUILD)/t-files-c99-gcc -lm && timeout 120 $(BUILD)/t-files-c99-gcc'
 run-files-c99-clang: | $(BUILD)
-	@sh tests/run_one.sh files-c99-clang sh -c '$(CLANG) -std=c99 -O1 $(WARN) tests/files_c99.c -o $(BUILD)/t-files-c99-clang -lm && timeout 120 $(BUILD)/t-files-c99-clang'
+	@sh tests/harness/run_one.sh files-c99-clang sh -c '$(CLANG) -std=c99 -O1 $(WARN) tests/builds/files_c99.c -o $(BUILD)/t-files-c99-clang -lm && timeout 120 $(BUILD)/t-files-c99-clang'

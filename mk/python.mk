@@ -36,4 +36,4 @@ python-test:
 
 CONFIGS += python
 run-python: | $(BUILD) run-cli-program
-	@sh tests/run_one.sh python --needs 'python3 numpy matplotlib pandas venv' sh python/tests/run.sh "$(PYTHON)" "$(MAKE)" $(BUILD)
+	@sh tests/harness/run_one.sh python --needs 'python3 numpy matplotlib pandas venv' sh python/tests/run.sh "$(PYTHON)" "$(MAKE)" $(BUILD)

@@ -19,7 +19,7 @@ from .model import Batch, Model, Rng
 _MEASURED = ("steps", "log_every", "diag_every", "smooth_every", "diag_batch", "diag_seed",
              "diag_batches", "median")
 # What `linattn train` writes at diag_every and smooth_every steps, under
-# its keys (examples/linattn.c, write_rcond and write_smoothness).
+# its keys (cli/main.c, write_rcond and write_smoothness).
 RCOND_KEYS = ("rcond_diag", "rcond_spectrum", "spectrum_resolved", "lambda_max",
               "lambda_median")
 # With diag_batches > 1: R's least and largest over the batches (rcond_diag

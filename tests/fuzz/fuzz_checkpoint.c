@@ -16,7 +16,7 @@
        either succeed with finite results or report LA_EDIVERGED. */
 #define LINATTN_IMPLEMENTATION
 #include "../../linattn.h"
-#include "../opt_config.h"
+#include "opt_config.h"
 #include "fuzz_util.h"
 
 #define RIG_CAP (1u << 20)

@@ -1,5 +1,5 @@
 /* libFuzzer entry point for the linattn command's parser
-   (examples/linattn_cli.h): the input is split at NUL and newline bytes
+   (cli/args.h): the input is split at NUL and newline bytes
    into argv after the program name. Besides not crashing, the parser must
    keep two promises checked here: an error is one line, and the run fields
    it read, written back as flags (the form of the sweep's commands), parse
@@ -16,7 +16,7 @@
 #if defined(__clang__) || defined(__GNUC__)
 #pragma GCC diagnostic ignored "-Wunused-function"
 #endif
-#include "examples/linattn_cli.h"
+#include "cli/args.h"
 
 #define FUZZ_MAXARGS 64
 

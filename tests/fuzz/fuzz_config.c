@@ -16,7 +16,7 @@
    decode_* functions); input past its end reads as zero (the defaults). */
 #define LINATTN_IMPLEMENTATION
 #include "../../linattn.h"
-#include "../opt_config.h"
+#include "opt_config.h"
 #include "fuzz_util.h"
 
 #define BLOCK_CAP (1u << 20)

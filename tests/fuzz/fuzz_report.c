@@ -23,7 +23,7 @@
 #pragma GCC diagnostic ignored "-Wunused-function"
 #endif
 #define main linattn_main
-#include "../../examples/linattn.c"
+#include "../../cli/main.c"
 #undef main
 
 #include "fuzz_util.h"

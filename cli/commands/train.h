@@ -1,0 +1,751 @@
+/* cli/commands/train.h - `linattn train`: one run as the flags say, JSON lines
+   (a config line, step lines, a summary line) to --out, the run saved to
+   --checkpoint (every --checkpoint-every steps too) and continued by
+   --resume, theta along the run (--save-theta) and heat maps of the learned
+   matrices (--heatmap). reproduce runs its studies' runs through
+   train_one. */
+#ifndef LINATTN_TRAIN_H
+#define LINATTN_TRAIN_H
+
+#include "../io/svg.h"
+#include "../common.h"
+#include "../io/npy.h"
+
+#include <float.h>
+
+/* The config line: the run, then what is measured along it. */
+static void write_config(jw *w, const la_run *r) {
+  jw_str(w, "type", "config");
+  cli_write_run(w, &r->cfg);
+  jw_int(w, "nparams", r->model.nparams);
+  jw_str(w, "backend", la_backend_name());
+  jw_str(w, "precision", precision_name);
+}
+
+/* ------------------------------------------------------------ outputs */
+/* Saves the trainer to path as la_checkpoint_save does, through the
+   command's own outputs (u_out: an exclusive temporary, fsync, rename, the
+   stale temporaries of killed runs removed), so that a failure says why
+   (disk full) and has the table's status. */
+static int save_checkpoint(const la_trainer *tr, const char *path) {
+  size_t bytes = 0;
+  unsigned char *buf;
+  u_out o;
+  int st = la_checkpoint_bytes(tr, &bytes);
+  if (st) return u_fail(EXIT_FAILED, "cannot save a checkpoint: %s", la_status_str(st));
+  if (!(buf = (unsigned char *)malloc(bytes))) return u_oom();
+  if ((st = la_checkpoint_save_mem(tr, buf, bytes, &bytes)) != 0) {
+    free(buf);
+    return u_fail(exit_of_status(st), "cannot save a checkpoint: %s", la_status_str(st));
+  }
+  if ((st = u_open_as(&o, path, 1)) == 0) {
+    /* a short write leaves the stream's error set: u_commit reports it */
+    if (fwrite(buf, 1, bytes, o.f) != bytes) o.err = errno;
+    st = u_commit(&o);
+  }
+  free(buf);
+  return st;
+}
+
+/* ------------------------------------------------------------ heat maps */
+/* A run's learned matrices as heat maps: per layer B_l (sparse form), A_l
+   and Sigma^1/2 A_l Sigma^1/2, each cell coloured on a blue-white-red
+   scale symmetric about 0 (one scale per panel) and labelled with its
+   value; the numbers also as CSV (layer, matrix, row, col, value). */
+typedef struct heatmap {
+  int L, d, nm;          /* layers, dimension, matrices per layer */
+  const char *names[3];  /* the panels of a row */
+  double m[LA_MAX_LAYERS][3][64];
+} heatmap;
+
+/* Whether a model has the heat maps' form (heatmap_fits_msg otherwise):
+   asked before a run trains, so that a run is never spent to be refused. */
+static const char heatmap_fits_msg[] =
+    "--heatmap: the sparse or pgd form of linear attention, d <= 8, one head, "
+    "merged keys and queries, no front layer";
+static int heatmap_fits(const la_model_config *c) {
+  return c->d <= 8 && !c->front_hidden && c->heads <= 1 && !c->qk_rank &&
+         c->activation == LA_ACT_LINEAR &&
+         (c->param == LA_PARAM_SPARSE || c->param == LA_PARAM_PGD);
+}
+
+static int heatmap_of(const la_run *r, heatmap *h) {
+  const la_model *m = &r->model;
+  double sig[64], sh[64], u[64];
+  int l, i, d = m->cfg.d, sparse = m->cfg.param == LA_PARAM_SPARSE;
+  if (!heatmap_fits(&m->cfg)) return 0;
+  memset(h, 0, sizeof *h);
+  h->L = m->cfg.layers;
+  h->d = d;
+  h->nm = sparse ? 3 : 2;
+  h->names[0] = sparse ? "B_l" : "A_l";
+  h->names[1] = sparse ? "A_l" : "Sigma^1/2 A_l Sigma^1/2";
+  h->names[2] = "Sigma^1/2 A_l Sigma^1/2";
+  th_sigma(&r->data, d, sig);
+  th_sqrtm(d, sig, sh);
+  for (l = 0; l < h->L; ++l) {
+    double *A = h->m[l][sparse ? 1 : 0];
+    if (sparse)
+      for (i = 0; i < d * d; ++i) h->m[l][0][i] = (double)r->trainer.theta[2 * l * d * d + i];
+    th_block(m, r->trainer.theta, l, A);
+    th_mul(d, sh, A, u);
+    th_mul(d, u, sh, h->m[l][h->nm - 1]);
+  }
+  return 1;
+}
+
+static void heatmap_svg(FILE *f, void *ctx) {
+  const heatmap *h = (const heatmap *)ctx;
+  double cell = 44, gap = 36, top = 56, left = 70;
+  double pw = h->d * cell, w = left + h->nm * (pw + gap), ht = top + h->L * (pw + gap);
+  int l, k, i, j;
+  fprintf(f,
+          "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+          "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%g\" "
+          "height=\"%g\" viewBox=\"0 0 %g %g\" font-family=\"DejaVu Sans, "
+          "Helvetica, Arial, sans-serif\" font-size=\"11\">\n"
+          "<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n"
+          "<text x=\"%g\" y=\"22\" text-anchor=\"middle\" font-size=\"14\" "
+          "font-weight=\"bold\">The learned matrices by layer (blue negative, "
+          "red positive; one scale per panel)</text>\n",
+          w, ht, w, ht, w / 2);
+  for (k = 0; k < h->nm; ++k) {
+    fprintf(f, "<text x=\"%g\" y=\"%g\" text-anchor=\"middle\">",
+            left + k * (pw + gap) + pw / 2, top - 10);
+    svg_text(f, h->names[k]);
+    fputs("</text>\n", f);
+  }
+  for (l = 0; l < h->L; ++l) {
+    double y0 = top + l * (pw + gap);
+    fprintf(f, "<text x=\"%g\" y=\"%g\" text-anchor=\"end\">layer %d</text>\n",
+            left - 10, y0 + pw / 2, l + 1);
+    for (k = 0; k < h->nm; ++k) {
+      const double *m = h->m[l][k];
+      double x0 = left + k * (pw + gap), big = 0;
+      for (i = 0; i < h->d * h->d; ++i) big = fmax(big, fabs(m[i]));
+      for (i = 0; i < h->d; ++i)
+        for (j = 0; j < h->d; ++j) {
+          double v = m[i * h->d + j], t = big > 0 ? v / big : 0;
+          int r = t < 0 ? (int)(255 * (1 + t)) : 255;
+          int g = (int)(255 * (1 - fabs(t)));
+          int b = t > 0 ? (int)(255 * (1 - t)) : 255;
+          fprintf(f,
+                  "<rect x=\"%g\" y=\"%g\" width=\"%g\" height=\"%g\" "
+                  "fill=\"#%02x%02x%02x\" stroke=\"#888\" stroke-width=\"0.3\"/>\n"
+                  "<text x=\"%g\" y=\"%g\" text-anchor=\"middle\" "
+                  "font-size=\"9\" fill=\"%s\">%.*f</text>\n",
+                  x0 + j * cell, y0 + i * cell, cell, cell, r, g, b,
+                  x0 + (j + 0.5) * cell, y0 + (i + 0.5) * cell + 3,
+                  fabs(t) > 0.6 ? "white" : "black", fabs(v) < 9.995 ? 2 : 1, v);
+        }
+    }
+  }
+  fputs("</svg>\n", f);
+}
+
+/* DIR/heatmap.svg and DIR/heatmap.csv of a run's theta. */
+static int write_heatmaps(const char *dir, const la_run *r) {
+  heatmap *h = (heatmap *)malloc(sizeof *h);
+  char path[4200];
+  u_out o;
+  int st, l, k, i;
+  if (!h) return u_fail(1, "out of memory");
+  if (!heatmap_of(r, h)) {
+    free(h);
+    return u_fail(EXIT_BAD_INPUT, "%s", heatmap_fits_msg);
+  }
+  u_own(dir);
+  if ((st = u_mkdirs(dir)) != 0) {
+    free(h);
+    return st;
+  }
+  snprintf(path, sizeof path, "%s/heatmap.svg", dir);
+  if ((st = write_svg(path, heatmap_svg, h)) != 0) {
+    free(h);
+    return st;
+  }
+  snprintf(path, sizeof path, "%s/heatmap.csv", dir);
+  if ((st = u_open(&o, path)) != 0) {
+    free(h);
+    return st;
+  }
+  fprintf(o.f, "layer,matrix,row,col,value\n");
+  for (l = 0; l < h->L; ++l)
+    for (k = 0; k < h->nm; ++k)
+      for (i = 0; i < h->d * h->d; ++i)
+        fprintf(o.f, "%d,%s,%d,%d,%.9g\n", l + 1,
+                h->nm == 3 ? (k == 0 ? "B" : k == 1 ? "A" : "whitened_A")
+                           : (k == 0 ? "A" : "whitened_A"),
+                i / h->d + 1, i % h->d + 1, h->m[l][k][i]);
+  free(h);
+  return u_commit(&o);
+}
+
+/* ------------------------------------------------------------ the run */
+typedef struct train_ctx {
+  const cli_config *c;
+  la_run *run;
+  FILE *out;
+  la_batch diag;
+  la_batch more; /* the measurements' further batches, drawn in turn */
+  double *hd;    /* a Hessian diagonal of one of them */
+  double *rs;    /* R on each batch */
+  void *work;
+  size_t bytes;
+  la_real *prev;
+  u_progress *prog;
+  long steps, log_every, diag_every, smooth_every;
+  int status; /* an output that cannot be written: the run stops */
+  struct theta_tap *tap; /* --save-theta */
+} train_ctx;
+
+/* Whether lambda_median stands above the Hessian's rounding, so that
+   lambda_max / lambda_median is a measured ratio and not a quotient of
+   noise. The rule: |lambda_median| > n u max(|lambda_max|, |lambda_median|),
+   u the unit roundoff of la_real (the Hessian-vector products that build
+   H are rounded there) and n the parameters (the eigensolver's growth). */
+static int median_resolved(const la_rcond *rc, int n) {
+  double u = sizeof(la_real) == 8 ? DBL_EPSILON / 2 : FLT_EPSILON / 2;
+  double big = fmax(fabs(rc->lambda_max), fabs(rc->lambda_median));
+  return isfinite(rc->lambda_median) && isfinite(big) &&
+         fabs(rc->lambda_median) > n * u * big;
+}
+
+/* A diagnostic is a measurement: when it fails (no convergence, an
+   overflow, a value that is not finite) its record says so under
+   `key`_error and the run goes on. */
+static void write_diag_error(jw *w, const char *key, int st) {
+  char k[64];
+  snprintf(k, sizeof k, "%s_error", key);
+  jw_str(w, k, la_status_str(st));
+}
+
+/* R = max|H_ii| / median|H_ii| on the measurements' batches after the
+   first (la_run_diag_batch's k = 1, 2, ...) into x->rs + 1. */
+static int rcond_more(train_ctx *x, const la_real *theta) {
+  const la_run *r = x->run;
+  int k, st = 0, n = r->model.nparams;
+  for (k = 1; k < r->cfg.measure.diag_batches && !st; ++k) {
+    st = la_run_diag_batch(r, k, &x->more);
+    if (!st) st = la_hessian_diag(&r->model, theta, &x->more, x->hd, NULL, 0);
+    if (!st) st = la_rcond_diag(n, x->hd, r->cfg.measure.median, &x->rs[k], NULL, 0);
+  }
+  return st;
+}
+
+/* Both robust condition numbers; lambda_max / lambda_median only where the
+   median is resolved (spectrum_resolved says which). With several batches
+   (measure.diag_batches), rcond_diag is the median of R over them, with
+   their least and largest; the spectrum is the first batch's. */
+static void write_rcond(train_ctx *x, jw *w, const la_real *theta) {
+  la_rcond rc;
+  la_rcond_config cfg;
+  int nb = x->run->cfg.measure.diag_batches, st;
+  memset(&cfg, 0, sizeof cfg);
+  cfg.median = x->run->cfg.measure.median;
+  st = la_robust_cond(&x->run->model, theta, &x->diag, &cfg, &rc, x->work, x->bytes);
+  if (st == 0 && !(isfinite(rc.by_diag) && isfinite(rc.lambda_max) &&
+                   isfinite(rc.lambda_median)))
+    st = LA_ENONFINITE;
+  if (st == 0 && nb > 1) {
+    x->rs[0] = rc.by_diag;
+    st = rcond_more(x, theta);
+  }
+  if (st) {
+    write_diag_error(w, "rcond", st);
+    return;
+  }
+  if (nb > 1) {
+    double med, lo = x->rs[0], hi = x->rs[0];
+    int k;
+    for (k = 1; k < nb; ++k) {
+      lo = fmin(lo, x->rs[k]);
+      hi = fmax(hi, x->rs[k]);
+    }
+    if (la_weighted_median(nb, x->rs, NULL, &med, NULL, 0) != 0) med = NAN;
+    jw_num(w, "rcond_diag", med);
+    jw_num(w, "rcond_diag_min", lo);
+    jw_num(w, "rcond_diag_max", hi);
+  } else {
+    jw_num(w, "rcond_diag", rc.by_diag > 0 ? rc.by_diag : NAN);
+  }
+  if (median_resolved(&rc, x->run->model.nparams) && rc.by_spectrum != 0)
+    jw_num(w, "rcond_spectrum", rc.by_spectrum);
+  jw_int(w, "spectrum_resolved", median_resolved(&rc, x->run->model.nparams));
+  jw_num(w, "lambda_max", rc.lambda_max);
+  jw_num(w, "lambda_median", rc.lambda_median);
+}
+
+/* Directional smoothness along the step just taken (none when the step
+   was zero: there is no direction). */
+static void write_smoothness(train_ctx *x, jw *w, const la_train_record *rec) {
+  double s, g;
+  int st;
+  if (!(rec->update_norm > 0)) return;
+  st = la_dir_smoothness(&x->run->model, x->prev, rec->theta, &x->diag, &s,
+                         &g, x->work, x->bytes);
+  if (st == 0 && !(isfinite(s) && isfinite(g))) st = LA_ENONFINITE;
+  if (st) {
+    write_diag_error(w, "smoothness", st);
+    return;
+  }
+  jw_num(w, "smoothness", s);
+  jw_num(w, "smooth_grad_norm", g);
+}
+
+static int train_cb(void *user, const la_train_record *rec) {
+  train_ctx *x = (train_ctx *)user;
+  long t = rec->step;
+  int smooth = x->smooth_every > 0 && t % x->smooth_every == 0;
+  int diag = x->diag_every > 0 && t % x->diag_every == 0;
+  if (t % x->log_every == 0 || rec->has_eval || smooth || diag || t == x->steps) {
+    jw w;
+    jw_begin(&w, x->out);
+    jw_str(&w, "type", "step");
+    jw_int(&w, "step", t);
+    jw_num(&w, "loss", rec->loss);
+    jw_num(&w, "grad_norm", rec->grad_norm);
+    jw_num(&w, "clipped_norm", rec->clipped_norm);
+    jw_num(&w, "lr_scale", rec->lr_scale);
+    jw_num(&w, "update_norm", rec->update_norm);
+    if (rec->has_eval) jw_num(&w, "eval_loss", rec->eval_loss);
+    if (smooth) write_smoothness(x, &w, rec);
+    if (diag) write_rcond(x, &w, rec->theta);
+    jw_end(&w);
+  }
+  memcpy(x->prev, rec->theta, sizeof(la_real) * (size_t)rec->nparams);
+  u_progress_step(x->prog, t);
+  return x->status != 0; /* a diagnostic's failure is in its record */
+}
+
+/* ---- --save-theta: the trajectory, a row (the step, then theta) at step
+   0, every k-th step and the last, in a .npy written as the run goes (in
+   place, so that a killed run leaves the rows it counts: its path is
+   checked with the other outputs, a regular file, before anything runs) */
+typedef struct theta_tap {
+  npy_rows npy;
+  long every;
+  double *row;
+  const char *path;
+} theta_tap;
+
+static int theta_tap_add(theta_tap *t, long step, const la_real *theta,
+                         int n) {
+  int i;
+  t->row[0] = (double)step;
+  for (i = 0; i < n; ++i) t->row[i + 1] = (double)theta[i];
+  return npy_rows_add(&t->npy, t->row);
+}
+
+/* The trainer's callback with --save-theta: the row, then train_cb. */
+static int theta_cb(void *user, const la_train_record *rec) {
+  train_ctx *x = (train_ctx *)user;
+  theta_tap *t = x->tap;
+  if (!x->status && (rec->step % t->every == 0 || rec->step == x->steps) &&
+      theta_tap_add(t, rec->step, rec->theta, rec->nparams) != 0) {
+    int e = errno;
+    u_fail(u_exit_of_errno(e, EXIT_IO), "cannot write %s: %s", U_Q(t->path), strerror(e));
+    x->status = e == ENOMEM ? LA_ENOMEM : LA_EIO;
+  }
+  return train_cb(user, rec);
+}
+
+/* Opens --save-theta's file (x->tap), its first row at step 0. */
+static int theta_tap_open(train_ctx *x, const cli_config *c, const la_run *r,
+                          long start) {
+  const cli_train_opts *o = &c->opts.train;
+  theta_tap *t;
+  int st;
+  if (!o->save_theta) return 0;
+  if ((st = u_mkparent(o->save_theta)) != 0) return st;
+  if (!(t = (theta_tap *)calloc(1, sizeof *t)) ||
+      !(t->row = (double *)malloc(sizeof(double) * ((size_t)r->model.nparams + 1)))) {
+    free(t);
+    return u_oom();
+  }
+  t->path = o->save_theta;
+  t->every = o->save_theta_every > 0 ? o->save_theta_every : x->log_every;
+  x->tap = t;
+  if (npy_rows_open(&t->npy, t->path, (long)r->model.nparams + 1) != 0 ||
+      (start == 0 && theta_tap_add(t, 0, r->trainer.theta, r->model.nparams) != 0)) {
+    int e = errno;
+    return u_fail(u_exit_of_errno(e, EXIT_BAD_INPUT), "cannot write %s: %s",
+                  U_Q(t->path), strerror(e));
+  }
+  return 0;
+}
+
+/* Closes --save-theta's file: 0, or the exit status of a failed write. */
+static int theta_tap_close(train_ctx *x) {
+  int bad, code = 0;
+  if (!x->tap) return 0;
+  bad = npy_rows_close(&x->tap->npy);
+  if (bad) {
+    int e = errno;
+    code = u_fail(u_exit_of_errno(e, EXIT_IO), "cannot write %s: %s", U_Q(x->tap->path),
+                  strerror(e));
+  }
+  free(x->tap->row);
+  free(x->tap);
+  x->tap = NULL;
+  return code;
+}
+
+/* The summary line of a run that ended with st after `target` steps were
+   asked for; ckpt: the status of saving its checkpoint (-1: none asked). */
+static void train_summary(FILE *f, la_run *r, int st, long start, long target,
+                          double t0, int ckpt) {
+  jw w;
+  double ev = NAN;
+  la_trainer *tr = &r->trainer;
+  jw_begin(&w, f);
+  jw_str(&w, "type", "summary");
+  jw_str(&w, "status", st == LA_EDIVERGED ? "diverged"
+                       : st == 0 && tr->step >= target ? "ok" : "error");
+  jw_int(&w, "steps", tr->step);
+  jw_int(&w, "diverged_step", tr->diverged_step);
+  if (tr->has_eval && st == 0 && la_trainer_eval(tr, &ev) == 0)
+    jw_num(&w, "final_eval_loss", ev);
+  jw_num(&w, "seconds", u_now() - t0);
+  jw_num(&w, "steps_per_second", (double)(tr->step - start) / (u_now() - t0));
+  /* the threads it ran on (its bits are the same for any count) */
+  jw_int(&w, "threads", r->model.cfg.parallel && r->model.cfg.parallel->workers > 1
+                            ? r->model.cfg.parallel->workers
+                            : 1);
+  if (ckpt >= 0) jw_str(&w, "checkpoint", ckpt ? "not saved" : "saved");
+  jw_end(&w);
+}
+
+/* The buffers the train callback measures with. */
+static int train_buffers(train_ctx *x, la_run *r, long prompts) {
+  size_t b1 = la_rcond_work_bytes(&r->model, NULL);
+  size_t b2 = la_dir_smoothness_work_bytes(&r->model);
+  int st;
+  x->bytes = b1 > b2 ? b1 : b2;
+  x->work = malloc(x->bytes ? x->bytes : 1);
+  x->prev = (la_real *)malloc(sizeof(la_real) * ((size_t)r->model.nparams + 1));
+  x->hd = (double *)malloc(sizeof(double) * ((size_t)r->model.nparams + 1));
+  x->rs = (double *)malloc(sizeof(double) * (size_t)r->cfg.measure.diag_batches);
+  if (!x->work || !x->prev || !x->hd || !x->rs) return u_oom();
+  if ((st = diag_batch(r, prompts, &x->diag)) != 0 ||
+      (r->cfg.measure.diag_batches > 1 &&
+       (st = la_batch_create(&x->more, r->cfg.data.d, r->cfg.data.n, (int)prompts)) != 0))
+    return st == LA_ENOMEM ? u_oom()
+           : u_fail(EXIT_FAILED, "the diagnostics' batch: %s", la_status_str(st));
+  memcpy(x->prev, r->trainer.theta, sizeof(la_real) * (size_t)r->trainer.n);
+  return 0;
+}
+
+/* One run as the config says, JSON lines to its --out: train's, and each
+   run of reproduce's studies. The progress goes to p (a terminal line, a
+   pool's pipe, or nowhere). Nothing is written
+   before the run is built (and its checkpoint read); then the output is
+   complete whatever happens to the run or its checkpoint, and the exit
+   status is the worst of the three (the run's, the checkpoint's, the
+   output's). */
+/* ------------------------------------------------------- given inputs */
+/* --data-file and --init-theta: another program's batches (a batch a step)
+   and its initial theta, read before the run is built. */
+typedef struct given_in {
+  la_batch *batches;
+  long nbatches;
+  la_real *theta0;
+} given_in;
+
+static void given_free(given_in *g) {
+  long t;
+  for (t = 0; t < g->nbatches; ++t) la_batch_destroy(&g->batches[t]);
+  free(g->batches);
+  free(g->theta0);
+  memset(g, 0, sizeof *g);
+}
+
+/* A .npy file read whole (regular files only, bounded), or the exit
+   status with the message said. */
+static int given_npy(const char *flag, const char *path, npy_array *a) {
+  char *buf;
+  size_t len;
+  const char *why = "";
+  int st = u_read_file(path, "a .npy file", &buf, &len);
+  if (st) return st;
+  st = npy_parse((const unsigned char *)buf, len, a, &why);
+  free(buf);
+  if (st > 0) return u_oom();
+  if (st) return u_fail(EXIT_BAD_INPUT, "%s %s: %s", flag, U_Q(path), why);
+  return 0;
+}
+
+/* Run field key takes the file's value v: given already, it must agree. */
+static int given_field(cli_config *c, const char *key, double v, const char *what) {
+  double now;
+  if (!cli_given(c, key)) {
+    cli_give(c, key, v);
+    return cli_given(c, key) ? 0 : u_fail(EXIT_BAD_INPUT, "--data-file: %s %.0f is "
+                                          "out of range for --%s", what, v, key);
+  }
+  (void)la_run_field_get(&c->run, la_run_field_find(key), &now);
+  if (now != v)
+    return u_fail(EXIT_BAD_INPUT, "--%s %g: the data file's %s is %.0f", key, now,
+                  what, v);
+  return 0;
+}
+
+/* The batches of --data-file, and the fields they decide: d, n, the batch,
+   the data mode (given), and the steps (at most the batches). */
+static int given_data(cli_config *c, const char *path, given_in *g) {
+  npy_array a;
+  long t, T, B, d, n;
+  double steps;
+  int st;
+  if ((st = given_npy("--data-file", path, &a)) != 0) return st;
+  if (a.ndim == 3) { /* one batch */
+    memmove(a.shape + 1, a.shape, 3 * sizeof a.shape[0]);
+    a.shape[0] = 1;
+    a.ndim = 4;
+  }
+  T = a.shape[0], B = a.shape[1], n = a.shape[2] - 1, d = a.shape[3] - 1;
+  if (a.ndim != 4 || T < 1 || B < 1 || n < 1 || d < 1) {
+    free(a.v);
+    return u_fail(EXIT_BAD_INPUT, "--data-file %s: not a stack of batches (T, B, "
+                  "n + 1, d + 1) with T, B, n, d at least 1", U_Q(path));
+  }
+  if ((st = given_field(c, "d", (double)d, "covariate dimension")) != 0 ||
+      (st = given_field(c, "n", (double)n, "context length")) != 0 ||
+      (st = given_field(c, "batch", (double)B, "batch")) != 0 ||
+      (st = given_field(c, "data", LA_DATA_GIVEN, "data")) != 0) {
+    free(a.v);
+    return st;
+  }
+  (void)la_run_field_get(&c->run, la_run_field_find("steps"), &steps);
+  if (!cli_given(c, "steps")) cli_give(c, "steps", (double)T);
+  else if (steps > (double)T) {
+    free(a.v);
+    return u_fail(EXIT_BAD_INPUT, "--steps %.0f: the data file holds %ld batches",
+                  steps, T);
+  }
+  g->batches = (la_batch *)calloc((size_t)T, sizeof(la_batch));
+  if (!g->batches) {
+    free(a.v);
+    return u_oom();
+  }
+  for (t = 0; t < T && !st; ++t) {
+    size_t per = (size_t)B * (size_t)(n + 1) * (size_t)(d + 1), i;
+    double *y = (double *)malloc(sizeof(double) * (size_t)B), *tok = a.v + per * (size_t)t;
+    if (!y || la_batch_create(&g->batches[t], (int)d, (int)n, (int)B) != 0) {
+      free(y);
+      st = u_oom();
+      break;
+    }
+    g->nbatches = t + 1;
+    /* the query's row holds its target: moved to y, its slot emptied */
+    for (i = 0; i < (size_t)B; ++i) {
+      double *q = tok + (size_t)(i + 1) * (size_t)(n + 1) * (size_t)(d + 1) - 1;
+      y[i] = *q;
+      *q = 0;
+    }
+    if (la_batch_put_tokens(&g->batches[t], tok, y) != 0)
+      st = u_fail(EXIT_BAD_INPUT, "--data-file %s: batch %ld holds a value beyond "
+                  "the build's reals", U_Q(path), t);
+    free(y);
+  }
+  free(a.v);
+  return st;
+}
+
+/* --init-theta for the resolved run rc: linattn's packing, or paper A's
+   code's allparam (L, H, 2, d, d) for a sparse model (P = B, Q = A^T). */
+static int given_theta(const char *path, const la_run_config *rc, given_in *g) {
+  npy_array a;
+  la_model m;
+  la_model_config mc = rc->model;
+  long L, H, d = rc->data.d;
+  size_t i;
+  int st;
+  mc.d = rc->data.d;
+  mc.n = rc->data.n;
+  if (la_model_init(&m, &mc) != 0)
+    return u_fail(EXIT_BAD_INPUT, "--init-theta: the run's model cannot be built");
+  if ((st = given_npy("--init-theta", path, &a)) != 0) return st;
+  if (!(g->theta0 = (la_real *)malloc(sizeof(la_real) * (size_t)m.nparams))) {
+    free(a.v);
+    return u_oom();
+  }
+  L = mc.layers, H = mc.heads;
+  for (i = 0; i < a.count; ++i) /* within the build's reals before any cast */
+    if (!(fabs(a.v[i]) <= (sizeof(la_real) == 4 ? FLT_MAX : DBL_MAX))) {
+      free(a.v);
+      return u_fail(EXIT_BAD_INPUT, "--init-theta %s: a value beyond the build's reals",
+                    U_Q(path));
+    }
+  if (a.ndim == 1 && a.shape[0] == m.nparams) {
+    for (i = 0; i < a.count; ++i) g->theta0[i] = (la_real)a.v[i];
+  } else if (a.ndim == 5 && a.shape[0] == L && a.shape[1] == H && a.shape[2] == 2 &&
+             a.shape[3] == d && a.shape[4] == d && mc.param == LA_PARAM_SPARSE &&
+             !mc.qk_rank && !mc.front_hidden) {
+    /* paper A's code scores z_tok^T Q z_key, linattn z_key^T A z_tok */
+    long l, h, r, k, at = 0;
+    for (l = 0; l < L; ++l)
+      for (h = 0; h < H; ++h) {
+        const double *P = a.v + ((l * H + h) * 2) * d * d, *Q = P + d * d;
+        for (r = 0; r < d * d; ++r) g->theta0[at + r] = (la_real)P[r];
+        for (r = 0; r < d; ++r)
+          for (k = 0; k < d; ++k) g->theta0[at + d * d + r * d + k] = (la_real)Q[k * d + r];
+        at += 2 * d * d;
+      }
+  } else {
+    free(a.v);
+    return u_fail(EXIT_BAD_INPUT, "--init-theta %s: its shape is neither the run's "
+                  "theta (%d values) nor paper A's allparam (%ld, %ld, 2, %ld, %ld) of "
+                  "a sparse model", U_Q(path), m.nparams, L, H, d, d);
+  }
+  free(a.v);
+  return 0;
+}
+
+static int train_one(const cli_config *c, u_progress *p) {
+  const cli_train_opts *o = &c->opts.train;
+  cli_config fc = *c; /* with what a data file decides */
+  la_run_config rc;
+  la_run r;
+  la_run_env env;
+  la_pool *pool = NULL;
+  train_ctx x;
+  u_out out;
+  ckpt_in in;
+  given_in gv;
+  double t0 = u_now();
+  int st, code = 0, ck = o->checkpoint ? 0 : -1;
+  long start, saved = -1;
+  memset(&x, 0, sizeof x);
+  memset(&r, 0, sizeof r);
+  memset(&rc, 0, sizeof rc);
+  memset(&gv, 0, sizeof gv);
+  memset(&in, 0, sizeof in);
+  if (o->data_file && (code = given_data(&fc, o->data_file, &gv)) != 0) goto done;
+  c = &fc;
+  if ((code = resolve_run(c, o->resume, &rc, &in)) != 0) goto done;
+  if (o->init_theta && (code = given_theta(o->init_theta, &rc, &gv)) != 0) goto done;
+  x.c = c;
+  x.run = &r;
+  x.prog = p;
+  x.steps = rc.steps;
+  x.log_every = rc.measure.log_every;
+  x.diag_every = rc.measure.diag_every;
+  x.smooth_every = rc.measure.smooth_every;
+  memset(&env, 0, sizeof env);
+  env.callback = o->save_theta ? theta_cb : train_cb;
+  env.user = &x;
+  env.batches = gv.batches;
+  env.nbatches = gv.nbatches;
+  env.theta0 = gv.theta0;
+  if ((code = run_make(&r, &rc, &env, c->threads, &pool)) != 0) goto done;
+  if (o->heatmap && !heatmap_fits(&r.model.cfg)) {
+    code = u_fail(EXIT_BAD_INPUT, "%s", heatmap_fits_msg);
+    goto done;
+  }
+  if (o->resume && (code = load_into(&r, &in)) != 0) goto done;
+  ckpt_free(&in);
+  if (p) p->total = rc.steps;
+  start = r.trainer.step;
+  if ((code = train_buffers(&x, &r, rc.measure.diag_batch)) != 0) goto done;
+  if ((code = u_mkparent(c->out)) != 0 ||
+      (o->checkpoint && (code = u_mkparent(o->checkpoint)) != 0) ||
+      (code = u_open(&out, c->out)) != 0)
+    goto done;
+  x.out = out.f;
+  if ((code = theta_tap_open(&x, c, &r, start)) != 0) {
+    u_abort(&out);
+    goto done;
+  }
+  {
+    jw w;
+    jw_begin(&w, out.f);
+    write_config(&w, &r);
+    if (o->resume) jw_int(&w, "resumed_at", start);
+    jw_end(&w);
+  }
+  if (start == 0) { /* the state at initialization */
+    jw w;
+    double ev;
+    jw_begin(&w, out.f);
+    jw_str(&w, "type", "step");
+    jw_int(&w, "step", 0);
+    if (r.trainer.has_eval && la_trainer_eval(&r.trainer, &ev) == 0)
+      jw_num(&w, "eval_loss", ev);
+    if (x.diag_every > 0) write_rcond(&x, &w, r.trainer.theta);
+    jw_end(&w);
+  }
+  st = 0;
+  while (!st && !x.status && ck <= 0 && r.trainer.step < rc.steps) {
+    long chunk = rc.steps - r.trainer.step;
+    if (o->checkpoint_every > 0 && chunk > o->checkpoint_every)
+      chunk = o->checkpoint_every;
+    st = la_trainer_run(&r.trainer, chunk);
+    if (!st && o->checkpoint && o->checkpoint_every > 0 &&
+        (ck = save_checkpoint(&r.trainer, o->checkpoint)) == 0)
+      saved = r.trainer.step;
+  }
+  u_progress_end(p);
+  if (x.status) st = x.status;
+  /* the last state, unless a periodic save has just failed */
+  if (ck == 0 && (st == 0 || st == LA_EDIVERGED) && saved != r.trainer.step)
+    ck = save_checkpoint(&r.trainer, o->checkpoint);
+  train_summary(out.f, &r, st, start, rc.steps, t0, ck);
+  code = u_commit(&out);
+  if (!code && o->heatmap && (st == 0 || st == LA_EDIVERGED))
+    code = write_heatmaps(o->heatmap, &r);
+  if (st == LA_EDIVERGED)
+    code = u_exit_worse(code, u_fail(EXIT_FAILED, "the run diverged at step %ld (NaN "
+                                     "or Inf); the output and checkpoint hold the last "
+                                     "finite state", r.trainer.diverged_step));
+  else if (st)
+    code = u_exit_worse(code, u_fail(exit_of_status(st), "training failed: %s",
+                                     la_status_str(st)));
+  if (ck > 0) code = u_exit_worse(code, ck);
+done:
+  ckpt_free(&in);
+  {
+    int tc = theta_tap_close(&x);
+    if (tc) code = u_exit_worse(code, tc);
+  }
+  if (x.diag.z) la_batch_destroy(&x.diag);
+  if (x.more.z) la_batch_destroy(&x.more);
+  free(x.hd);
+  free(x.rs);
+  free(x.work);
+  free(x.prev);
+  run_free(&r, pool);
+  given_free(&gv);
+  return code;
+}
+
+/* ------------------------------------------------------------ command */
+static const char train_help[] =
+    "usage: linattn train [FLAGS]\n\n"
+    "One run of any setting, depth, parametrization and optimizer. One JSON\n"
+    "object per line: a config line, step lines (loss, gradient norm, eval loss,\n"
+    "directional smoothness, robust condition numbers, lambda_max as measured),\n"
+    "a summary line. --checkpoint saves the run (all of it: its description,\n"
+    "theta, the optimizer's state); --resume FILE --steps T continues it bit\n"
+    "for bit up to step T. Outputs appear only when complete (written under a\n"
+    "temporary name beside them, then renamed); a folder in an output's path\n"
+    "is created.\n";
+
+/* `linattn train`: its outputs checked before anything is read or
+   written, then the run, its progress on the terminal. */
+static int cmd_train(const cli_config *c) {
+  const cli_train_opts *o = &c->opts.train;
+  u_path outs[3] = {{"--out", NULL}, {"--checkpoint", NULL}, {"--save-theta", NULL}};
+  u_path in = {"--resume", NULL};
+  u_progress p;
+  int st;
+  outs[0].path = c->out;
+  outs[1].path = o->checkpoint;
+  outs[2].path = o->save_theta;
+  in.path = o->resume;
+  if ((st = check_outputs(outs, 1, &in, 1)) != 0) return st;
+  u_progress_init(&p, "train", 1);
+  return train_one(c, &p);
+}
+
+#endif /* LINATTN_TRAIN_H */
