@@ -941,15 +941,6 @@ typedef struct la_optim_config {
                           0 -> 1e-4, 0.9 */
   int max_ls;          /* evaluations per line search; 0 -> 25 */
 } la_optim_config;
-/* The names each built-in's configuration had before there was one type;
-   designated initializers written for them still compile. */
-typedef la_optim_config la_sgd_config;
-typedef la_optim_config la_adam_config;
-typedef la_optim_config la_sign_config;
-typedef la_optim_config la_nsgd_config;
-typedef la_optim_config la_adagrad_config;
-typedef la_optim_config la_rmsprop_config;
-typedef la_optim_config la_lbfgs_config;
 
 /* The fields of la_optim_config, as bits of la_optim_entry.fields. */
 enum {
@@ -1086,7 +1077,7 @@ LINATTN_DEF int la_optim_step_closure(const la_optimizer *o, const void *cfg,
    line search, one fixed batch of 20,000 prompts (LA_DATA_FIXED). The
    closure's gradients are not clipped: the trainer refuses clipping with
    a closure optimizer (LA_ERANGE). It is in the registry as "lbfgs" and
-   reads the L-BFGS fields of la_optim_config (la_lbfgs_config is the same
+   reads the L-BFGS fields of la_optim_config (la_optim_config is the same
    type); lr 0 -> 1, PyTorch's default. */
 enum { LA_LS_NONE = 0, LA_LS_STRONG_WOLFE = 1 };
 
@@ -1481,119 +1472,6 @@ LINATTN_DEF int la_grad_noise(const la_model *m, const la_real *theta,
                               const la_data *g, la_rng *rng,
                               const la_grad_noise_config *cfg, double *norms,
                               double *true_gnorm, void *work, size_t bytes);
-
-/* ================================================================== */
-/*          API 5, continued. Paper B: baselines and its family        */
-/* ================================================================== */
-
-/* --------------------------------------------- in-context baselines */
-/* The algorithms paper B says a trained linear transformer implements, as
-   predictors on a batch (la_batch, the layout of API 2), scored as the
-   model is scored: loss = mean over the prompts of (prediction - y_q)^2,
-   no 1/2. Each prompt's least squares uses all n context points:
-       R(w) = (1/2n) sum_{i=1..n} (<w, x_i> - y_i)^2
-            = (1/2) w^T S w - c^T w + const,  S = X^T X / n, c = X^T y / n.
-   Paper B's reference notebook runs its GD baselines on the first n - 1
-   points only (a slip); here the model and the baselines see the same n.
-   Everything is computed in double whatever la_real is, LA_W prompts at a
-   time (the S, c and iterates of a panel's lanes side by side), in a
-   workspace whose size does not depend on the batch's; work == NULL with
-   bytes == 0 allocates it. Failures: LA_ENULL, LA_EDIM (an empty batch, d
-   or n out of range, steps < 1), LA_ERANGE (lambda < 0, a search interval
-   or grid out of range), LA_ENONFINITE (a NaN or Inf among the inputs or
-   the data of a valid prompt), LA_EWORKSPACE, LA_EOVERFLOW (a tuner's grid
-   times steps beyond 1e8), LA_EDIVERGED (finite inputs, a loss that is
-   not: outputs written as computed). Nothing is written before the checks
-   pass, except that a prompt with a NaN is found panel by panel: losses
-   are then not written, pred may hold the earlier panels'. */
-
-/* k-step gradient descent from w_0 = 0:
-       w_{t+1} = w_t - eta_t P grad R(w_t) = w_t - eta_t P (S w_t - c),
-   prediction <w_t, x_q>. P = precond, any d x d matrix (row-major), NULL
-   for the identity; paper B's preconditioned GD is P = Sigma^-1
-   (la_data_sigma_inv). Step sizes may be any finite numbers. */
-typedef struct la_gd_spec {
-  int steps;             /* k >= 1 */
-  double eta;            /* the step size of every step, when etas is NULL */
-  const double *etas;    /* or one step size per step (steps entries) */
-  const double *precond; /* d x d row-major; NULL: identity */
-} la_gd_spec;
-/* losses (steps entries, may be NULL): the loss after 1, 2, .., steps
-   steps; pred (b->count, may be NULL): the predictions after all steps. */
-LINATTN_DEF size_t la_gd_work_bytes(int d, int n);
-LINATTN_DEF int la_gd_eval(const la_batch *b, const la_gd_spec *s,
-                           double *losses, la_real *pred, void *work,
-                           size_t bytes);
-
-/* Ridge regression w = argmin R(w) + (lambda/2) |w|^2 = (S + lambda I)^-1 c
-   (a Cholesky solve); lambda = 0 is ordinary least squares with the
-   minimum-norm solution, w = S^+ c = X^+ y (the pseudo-inverse, from the
-   eigenvectors of S by Jacobi's method: eigenvalues below
-   1000 d eps lambda_max(S) count as zero), so n < d and other
-   rank-deficient prompts are fine. lambda < 0: LA_ERANGE. */
-LINATTN_DEF size_t la_ridge_work_bytes(int d, int n);
-LINATTN_DEF int la_ridge_eval(const la_batch *b, double lambda, double *loss,
-                              la_real *pred, void *work, size_t bytes);
-
-/* Tuners: the step size (or lambda) with the least loss on a validation
-   batch, by a log-spaced grid over [lo, hi] and then golden-section search
-   on the log between the best grid point's neighbours, to a bracket of
-   width tol. The answer lies in [lo, hi]; a loss that overflows counts as
-   +infinity (LA_EDIVERGED, nothing written, when every grid point's does
-   for some k; for ridge, when least squares' does too). */
-typedef struct la_tune_config {
-  double lo, hi; /* 0 < lo < hi; 0 -> the tuner's default interval */
-  int grid;      /* grid points, 3 .. 10000; 0 -> 31 */
-  double tol;    /* final bracket width in log; 0 -> 1e-6 */
-} la_tune_config;
-/* For every k = 1 .. steps, the constant step size of k-step GD (precond
-   as in la_gd_spec) with the least loss on val: eta[k-1] and that loss,
-   loss[k-1]. Default interval [1e-4, 1e2]. */
-LINATTN_DEF size_t la_gd_tune_work_bytes(int d, int n, int steps,
-                                         const la_tune_config *cfg);
-LINATTN_DEF int la_gd_tune(const la_batch *val, int steps,
-                           const double *precond, const la_tune_config *cfg,
-                           double *eta, double *loss, void *work,
-                           size_t bytes);
-/* The ridge lambda with the least loss on val among 0 (least squares) and
-   [lo, hi] (default [1e-8, 1e2]); 0 wins ties. */
-LINATTN_DEF size_t la_ridge_tune_work_bytes(int d, int n,
-                                            const la_tune_config *cfg);
-LINATTN_DEF int la_ridge_tune(const la_batch *val, const la_tune_config *cfg,
-                              double *lambda, double *loss, void *work,
-                              size_t bytes);
-
-/* ------------------------------------------ paper B's Theorem 3 family */
-/* Sigma^-1 of a data setting as a d x d row-major matrix in double, from
-   its Cholesky factor (the identity when Sigma = I). */
-LINATTN_DEF int la_data_sigma_inv(const la_data *g, double *sinv);
-
-/* The family A_l = a_l M, B_l = 0 of a LA_PARAM_PGD model (linear
-   attention, no front layer: LA_ERANGE otherwise), M = sinv (d x d
-   row-major; NULL: the identity). By Lemma 1 such a model predicts what
-   la_gd_eval predicts with etas[l] = -a[l] and precond = M^T: paper B's
-   preconditioned GD with step sizes -a_l. theta receives the L blocks. */
-LINATTN_DEF int la_pgd_family_theta(const la_model *m, const double *sinv,
-                                    const double *a, la_real *theta);
-/* The a_l (L of them) that minimize the model's loss on b within the
-   family, and that loss: Newton's method on the L scalars with the model's
-   gradient (dLoss/da_l = <dLoss/dA_l, M>) and Hessian (from L
-   Hessian-vector products), a Levenberg-Marquardt shift where the Hessian
-   is not positive definite and backtracking on the loss, started from
-   step sizes spread like Chebyshev nodes over the Marchenko-Pastur range
-   (1 +- sqrt(d/n))^2. The loss is symmetric in the a_l (Lemma 4), so they
-   are returned in ascending order of the step size -a_l. LA_ENOCONVERGE
-   when the steps did not settle within 100 iterations at a point whose
-   Hessian is positive definite (a and loss then hold the last iterate).
-   The population optima for Sigma = I, d = 5, n = 20 (a closed form, see
-   docs/paperb.md): -a = 0.7692 = n/(n+d+1) (L = 1); 0.5154, 1.2496;
-   0.4224, 0.6891, 1.7142; 0.3621, 0.5205, 0.8890, 2.1389 (paper B
-   reports 0.769; 0.519, 1.251; 0.428, 0.698, 1.729; 0.375, 0.530, 0.905,
-   2.167, found numerically). */
-LINATTN_DEF size_t la_pgd_optimum_work_bytes(const la_model *m);
-LINATTN_DEF int la_pgd_optimum(const la_model *m, const la_batch *b,
-                               const double *sinv, double *a, double *loss,
-                               void *work, size_t bytes);
 
 /* ================================================================== */
 /*               API 6. Training driver and checkpoints               */
@@ -2095,6 +1973,124 @@ LINATTN_DEF const la_batch *la_run_eval_batch(const la_run *r);
 #define LA_STREAM_DIAG (LA_STREAM_EVAL - 2)
 LINATTN_DEF int la_run_diag_batch(const la_run *r, int k, la_batch *b);
 
+/* ================================================================== */
+/*    API 7. The research layer: paper B's baselines and its family  */
+/* ================================================================== */
+/* What serves paper B's studies rather than a model's user: the in-context
+   baselines its theorems compare the model with, their tuners, and the
+   optimum of its Theorem 3 family. Nothing above uses it;
+   -DLINATTN_NO_RESEARCH compiles it out (declarations and code). */
+#ifndef LINATTN_NO_RESEARCH
+
+/* --------------------------------------------- in-context baselines */
+/* The algorithms paper B says a trained linear transformer implements, as
+   predictors on a batch (la_batch, the layout of API 2), scored as the
+   model is scored: loss = mean over the prompts of (prediction - y_q)^2,
+   no 1/2. Each prompt's least squares uses all n context points:
+       R(w) = (1/2n) sum_{i=1..n} (<w, x_i> - y_i)^2
+            = (1/2) w^T S w - c^T w + const,  S = X^T X / n, c = X^T y / n.
+   Paper B's reference notebook runs its GD baselines on the first n - 1
+   points only (a slip); here the model and the baselines see the same n.
+   Everything is computed in double whatever la_real is, LA_W prompts at a
+   time (the S, c and iterates of a panel's lanes side by side), in a
+   workspace whose size does not depend on the batch's; work == NULL with
+   bytes == 0 allocates it. Failures: LA_ENULL, LA_EDIM (an empty batch, d
+   or n out of range, steps < 1), LA_ERANGE (lambda < 0, a search interval
+   or grid out of range), LA_ENONFINITE (a NaN or Inf among the inputs or
+   the data of a valid prompt), LA_EWORKSPACE, LA_EOVERFLOW (a tuner's grid
+   times steps beyond 1e8), LA_EDIVERGED (finite inputs, a loss that is
+   not: outputs written as computed). Nothing is written before the checks
+   pass, except that a prompt with a NaN is found panel by panel: losses
+   are then not written, pred may hold the earlier panels'. */
+
+/* k-step gradient descent from w_0 = 0:
+       w_{t+1} = w_t - eta_t P grad R(w_t) = w_t - eta_t P (S w_t - c),
+   prediction <w_t, x_q>. P = precond, any d x d matrix (row-major), NULL
+   for the identity; paper B's preconditioned GD is P = Sigma^-1
+   (la_data_sigma_inv). Step sizes may be any finite numbers. */
+typedef struct la_gd_spec {
+  int steps;             /* k >= 1 */
+  double eta;            /* the step size of every step, when etas is NULL */
+  const double *etas;    /* or one step size per step (steps entries) */
+  const double *precond; /* d x d row-major; NULL: identity */
+} la_gd_spec;
+/* losses (steps entries, may be NULL): the loss after 1, 2, .., steps
+   steps; pred (b->count, may be NULL): the predictions after all steps. */
+LINATTN_DEF size_t la_gd_work_bytes(int d, int n);
+LINATTN_DEF int la_gd_eval(const la_batch *b, const la_gd_spec *s,
+                           double *losses, la_real *pred, void *work,
+                           size_t bytes);
+
+/* Ridge regression w = argmin R(w) + (lambda/2) |w|^2 = (S + lambda I)^-1 c
+   (a Cholesky solve); lambda = 0 is ordinary least squares with the
+   minimum-norm solution, w = S^+ c = X^+ y (the pseudo-inverse, from the
+   eigenvectors of S by Jacobi's method: eigenvalues below
+   1000 d eps lambda_max(S) count as zero), so n < d and other
+   rank-deficient prompts are fine. lambda < 0: LA_ERANGE. */
+LINATTN_DEF size_t la_ridge_work_bytes(int d, int n);
+LINATTN_DEF int la_ridge_eval(const la_batch *b, double lambda, double *loss,
+                              la_real *pred, void *work, size_t bytes);
+
+/* Tuners: the step size (or lambda) with the least loss on a validation
+   batch, by a log-spaced grid over [lo, hi] and then golden-section search
+   on the log between the best grid point's neighbours, to a bracket of
+   width tol. The answer lies in [lo, hi]; a loss that overflows counts as
+   +infinity (LA_EDIVERGED, nothing written, when every grid point's does
+   for some k; for ridge, when least squares' does too). */
+typedef struct la_tune_config {
+  double lo, hi; /* 0 < lo < hi; 0 -> the tuner's default interval */
+  int grid;      /* grid points, 3 .. 10000; 0 -> 31 */
+  double tol;    /* final bracket width in log; 0 -> 1e-6 */
+} la_tune_config;
+/* For every k = 1 .. steps, the constant step size of k-step GD (precond
+   as in la_gd_spec) with the least loss on val: eta[k-1] and that loss,
+   loss[k-1]. Default interval [1e-4, 1e2]. */
+LINATTN_DEF size_t la_gd_tune_work_bytes(int d, int n, int steps,
+                                         const la_tune_config *cfg);
+LINATTN_DEF int la_gd_tune(const la_batch *val, int steps,
+                           const double *precond, const la_tune_config *cfg,
+                           double *eta, double *loss, void *work,
+                           size_t bytes);
+/* The ridge lambda with the least loss on val among 0 (least squares) and
+   [lo, hi] (default [1e-8, 1e2]); 0 wins ties. */
+LINATTN_DEF size_t la_ridge_tune_work_bytes(int d, int n,
+                                            const la_tune_config *cfg);
+LINATTN_DEF int la_ridge_tune(const la_batch *val, const la_tune_config *cfg,
+                              double *lambda, double *loss, void *work,
+                              size_t bytes);
+
+/* ------------------------------------------ paper B's Theorem 3 family */
+/* Sigma^-1 of a data setting as a d x d row-major matrix in double, from
+   its Cholesky factor (the identity when Sigma = I). */
+LINATTN_DEF int la_data_sigma_inv(const la_data *g, double *sinv);
+
+/* The family A_l = a_l M, B_l = 0 of a LA_PARAM_PGD model (linear
+   attention, no front layer: LA_ERANGE otherwise), M = sinv (d x d
+   row-major; NULL: the identity). By Lemma 1 such a model predicts what
+   la_gd_eval predicts with etas[l] = -a[l] and precond = M^T: paper B's
+   preconditioned GD with step sizes -a_l. theta receives the L blocks. */
+LINATTN_DEF int la_pgd_family_theta(const la_model *m, const double *sinv,
+                                    const double *a, la_real *theta);
+/* The a_l (L of them) that minimize the model's loss on b within the
+   family, and that loss: Newton's method on the L scalars with the model's
+   gradient (dLoss/da_l = <dLoss/dA_l, M>) and Hessian (from L
+   Hessian-vector products), a Levenberg-Marquardt shift where the Hessian
+   is not positive definite and backtracking on the loss, started from
+   step sizes spread like Chebyshev nodes over the Marchenko-Pastur range
+   (1 +- sqrt(d/n))^2. The loss is symmetric in the a_l (Lemma 4), so they
+   are returned in ascending order of the step size -a_l. LA_ENOCONVERGE
+   when the steps did not settle within 100 iterations at a point whose
+   Hessian is positive definite (a and loss then hold the last iterate).
+   The population optima for Sigma = I, d = 5, n = 20 (a closed form, see
+   docs/paperb.md): -a = 0.7692 = n/(n+d+1) (L = 1); 0.5154, 1.2496;
+   0.4224, 0.6891, 1.7142; 0.3621, 0.5205, 0.8890, 2.1389 (paper B
+   reports 0.769; 0.519, 1.251; 0.428, 0.698, 1.729; 0.375, 0.530, 0.905,
+   2.167, found numerically). */
+LINATTN_DEF size_t la_pgd_optimum_work_bytes(const la_model *m);
+LINATTN_DEF int la_pgd_optimum(const la_model *m, const la_batch *b,
+                               const double *sinv, double *a, double *loss,
+                               void *work, size_t bytes);
+#endif /* LINATTN_NO_RESEARCH */
 
 #ifdef __cplusplus
 }
@@ -11450,1009 +11446,6 @@ LINATTN_DEF int la_grad_noise(const la_model *m, const la_real *theta,
   return st;
 }
 
-/* ------------------------------------------- in-context baselines */
-/* A panel's LA_W prompts side by side, as the model keeps them: element e
-   of lane w at [e * LA_W + w], in double. */
-typedef struct la__bl {
-  int d;
-  double *S, *c, *xq, *yq; /* d*d, d, d, 1 */
-  double *w, *g, *v;       /* GD's iterate, gradient, direction: d each */
-  double *A, *V;           /* Cholesky factor / Jacobi's matrix, vectors */
-  int eig_done;            /* V and the eigenvalues (A's diagonal) hold S's */
-} la__bl;
-
-static int la__bl_dims_ok(int d, int n) {
-  return d > 0 && n > 0 && d <= LA_MAX_D && n <= LA_MAX_N;
-}
-
-/* The buffers of one panel (n does not enter: S and c are d-sized). */
-static void la__bl_take(la__arena *ar, int d, la__bl *B) {
-  size_t W = LA_W, dd = (size_t)d * (size_t)d, dv = (size_t)d * W;
-  B->d = d;
-  B->S = (double *)la__take(ar, sizeof(double) * dd * W);
-  B->c = (double *)la__take(ar, sizeof(double) * dv);
-  B->xq = (double *)la__take(ar, sizeof(double) * dv);
-  B->yq = (double *)la__take(ar, sizeof(double) * W);
-  B->w = (double *)la__take(ar, sizeof(double) * dv);
-  B->g = (double *)la__take(ar, sizeof(double) * dv);
-  B->v = (double *)la__take(ar, sizeof(double) * dv);
-  B->A = (double *)la__take(ar, sizeof(double) * dd * W);
-  B->V = (double *)la__take(ar, sizeof(double) * dd * W);
-  B->eig_done = 0;
-}
-
-/* Checks shared by every baseline, before any output is written. */
-static int la__bl_check_batch(const la_batch *b) {
-  if (!b || !b->z || !b->y) return LA_ENULL;
-  if (!la__bl_dims_ok(b->d, b->n) || b->count <= 0) return LA_EDIM;
-  return LA_OK;
-}
-
-/* Opens the workspace (the caller's or an owned one) and carves a panel's
-   buffers, then what `extra` (if not NULL) adds to the walk. */
-typedef void (*la__bl_extra_fn)(la__arena *ar, void *ctx);
-static size_t la__bl_size(int d, int n, la__bl_extra_fn extra, void *ctx) {
-  la__arena a = la__arena_count();
-  la__bl B;
-  if (!la__bl_dims_ok(d, n)) return 0;
-  la__bl_take(&a, d, &B);
-  if (extra) extra(&a, ctx);
-  return la__arena_size(&a);
-}
-static int la__bl_open(int d, int n, la__bl_extra_fn extra, void *ctx,
-                       void **work, size_t *bytes, void **owned, la__bl *B) {
-  la__arena ar;
-  size_t need = la__bl_size(d, n, extra, ctx);
-  int st;
-  if (!need) return LA_EDIM;
-  if ((st = la__work_begin(need, work, bytes, owned)) != 0) return st;
-  ar = la__arena_on(*work, *bytes);
-  if (!la__arena_align(&ar) || ar.cap < need - LA_ALIGN) {
-    la__work_end(*owned);
-    return LA_EWORKSPACE;
-  }
-  la__bl_take(&ar, d, B);
-  if (extra) extra(&ar, ctx);
-  return LA_OK;
-}
-
-/* S, c, x_q and y_q of panel p; 0 when the data of a valid lane are not
-   finite. */
-static int la__bl_gram(const la_batch *b, int p, la__bl *B) {
-  const int d = b->d, n = b->n, T = n + 1;
-  const size_t W = LA_W;
-  const la_real *z = b->z + (size_t)p * (size_t)(d + 1) * (size_t)T * W;
-  const la_real *yrow = z + (size_t)d * T * W;
-  int i, a, e, w, valid = b->count - p * LA_W;
-  double inv = 1.0 / n, acc = 0;
-  if (valid > LA_W) valid = LA_W;
-  memset(B->S, 0, sizeof(double) * (size_t)d * d * W);
-  memset(B->c, 0, sizeof(double) * (size_t)d * W);
-  for (i = 0; i < n; ++i) {
-    const la_real *yi = yrow + (size_t)i * W;
-    for (a = 0; a < d; ++a) {
-      const la_real *xa = z + ((size_t)a * T + i) * W;
-      double *ca = B->c + (size_t)a * W;
-      for (w = 0; w < LA_W; ++w) ca[w] += (double)xa[w] * (double)yi[w];
-      for (e = a; e < d; ++e) {
-        const la_real *xe = z + ((size_t)e * T + i) * W;
-        double *s = B->S + ((size_t)a * d + e) * W;
-        for (w = 0; w < LA_W; ++w) s[w] += (double)xa[w] * (double)xe[w];
-      }
-    }
-  }
-  for (a = 0; a < d; ++a) {
-    for (w = 0; w < LA_W; ++w) B->c[(size_t)a * W + w] *= inv;
-    for (e = a; e < d; ++e)
-      for (w = 0; w < LA_W; ++w) {
-        double s = B->S[((size_t)a * d + e) * W + w] * inv;
-        B->S[((size_t)a * d + e) * W + w] = s;
-        B->S[((size_t)e * d + a) * W + w] = s;
-      }
-    for (w = 0; w < LA_W; ++w)
-      B->xq[(size_t)a * W + w] = (double)z[((size_t)a * T + n) * W + w];
-  }
-  for (w = 0; w < LA_W; ++w) B->yq[w] = (double)b->y[(size_t)p * W + w];
-  /* the diagonal of S carries every x, c every y */
-  for (w = 0; w < valid; ++w) {
-    acc += B->yq[w] * 0.0;
-    for (a = 0; a < d; ++a)
-      acc += (B->S[((size_t)a * d + a) * W + w] + B->c[(size_t)a * W + w] +
-              B->xq[(size_t)a * W + w]) * 0.0;
-  }
-  B->eig_done = 0;
-  return acc == 0;
-}
-
-/* The squared errors of the valid lanes of the predictions <u, x_q>
-   (u: d x LA_W), summed in lane order into *sum; pred gets them. The
-   lane loops below keep their sums in local arrays and their operands
-   behind restrict pointers, so that compilers hold them in vector
-   registers instead of reloading through B's aliasing pointers. */
-static void la__bl_score(const la__bl *B, const double *LA__RESTRICT u,
-                         int valid, double *sum, la_real *pred) {
-  const double *LA__RESTRICT xq = B->xq;
-  double acc[LA_W];
-  int a, w;
-  for (w = 0; w < LA_W; ++w) acc[w] = 0;
-  for (a = 0; a < B->d; ++a)
-    for (w = 0; w < LA_W; ++w) acc[w] += xq[a * LA_W + w] * u[a * LA_W + w];
-  for (w = 0; w < valid; ++w) {
-    double e = acc[w] - B->yq[w];
-    if (pred) pred[w] = (la_real)acc[w];
-    *sum += e * e;
-  }
-}
-
-/* d x LA_W lanes: out = S in - c, S d x d per lane (row a at a d LA_W,
-   element e of it at e LA_W). */
-static void la__bl_lane_grad(int d, const double *LA__RESTRICT S,
-                             const double *LA__RESTRICT in,
-                             const double *LA__RESTRICT c,
-                             double *LA__RESTRICT out) {
-  int a, e, w;
-  for (a = 0; a < d; ++a) {
-    const double *LA__RESTRICT Sa = S + (size_t)a * d * LA_W;
-    double *LA__RESTRICT oa = out + a * LA_W;
-    for (w = 0; w < LA_W; ++w) oa[w] = -c[a * LA_W + w];
-    for (e = 0; e < d; ++e)
-      for (w = 0; w < LA_W; ++w) oa[w] += Sa[e * LA_W + w] * in[e * LA_W + w];
-  }
-}
-/* out = P in, P a shared d x d matrix (row-major). */
-static void la__bl_lane_pre(int d, const double *LA__RESTRICT P,
-                            const double *LA__RESTRICT in,
-                            double *LA__RESTRICT out) {
-  int a, e, w;
-  for (a = 0; a < d; ++a) {
-    double *LA__RESTRICT oa = out + a * LA_W;
-    double p0 = P[(size_t)a * d];
-    /* the first term initializes: a zeroing loop ahead of the sums gets
-       stored in halves that the first whole-vector load cannot forward */
-    for (w = 0; w < LA_W; ++w) oa[w] = p0 * in[w];
-    for (e = 1; e < d; ++e) {
-      double pe = P[(size_t)a * d + e];
-      for (w = 0; w < LA_W; ++w) oa[w] += pe * in[e * LA_W + w];
-    }
-  }
-}
-
-/* w -= eta dir over d x LA_W lanes. */
-static void la__bl_lane_step(int d, double eta, const double *LA__RESTRICT dir,
-                             double *LA__RESTRICT wv) {
-  int a, w;
-  for (a = 0; a < d; ++a)
-    for (w = 0; w < LA_W; ++w) wv[a * LA_W + w] -= eta * dir[a * LA_W + w];
-}
-
-/* k steps of (preconditioned) GD on the panel; the squared errors after
-   step t are added to out[t] (out may be NULL), the last predictions go to
-   pred (may be NULL). */
-static void la__bl_gd(la__bl *B, int valid, const double *P, int k,
-                      double eta, const double *etas, double *out,
-                      la_real *pred) {
-  const int d = B->d;
-  double *LA__RESTRICT wv = B->w;
-  int t;
-  double last = 0;
-  memset(wv, 0, sizeof(double) * (size_t)d * LA_W);
-  for (t = 0; t < k; ++t) {
-    double et = etas ? etas[t] : eta;
-    const double *LA__RESTRICT dir = B->g;
-    la__bl_lane_grad(d, B->S, wv, B->c, B->g);
-    if (P) {
-      la__bl_lane_pre(d, P, B->g, B->v);
-      dir = B->v;
-    }
-    la__bl_lane_step(d, et, dir, wv);
-    if (out || (pred && t == k - 1))
-      la__bl_score(B, wv, valid, out ? &out[t] : &last,
-                   t == k - 1 ? pred : NULL);
-  }
-}
-
-/* Columns (or rows, stride 1 between elements of a row) p and q of a d x d
-   lane matrix rotated by (c, s) lane by lane: x' = c x - s y, y' = s x + c y.
-   `step` is the distance between consecutive elements along the rotated
-   pair (d LA_W for columns, LA_W for rows); `at` the distance between p
-   and q. */
-static void la__bl_rot(int d, double *LA__RESTRICT X, size_t step, size_t at,
-                       const double *LA__RESTRICT cs,
-                       const double *LA__RESTRICT sn) {
-  int r, w;
-  for (r = 0; r < d; ++r) {
-    double *LA__RESTRICT x = X + (size_t)r * step, *LA__RESTRICT y = x + at;
-    for (w = 0; w < LA_W; ++w) {
-      double u = x[w], v = y[w];
-      x[w] = cs[w] * u - sn[w] * v;
-      y[w] = sn[w] * u + cs[w] * v;
-    }
-  }
-}
-
-/* Jacobi's method on the lanes' S at once: A's diagonal receives the
-   eigenvalues, V's columns the eigenvectors. Cyclic sweeps until every
-   lane's off-diagonal part is below 1e-15 of its norm (quadratic
-   convergence: a handful of sweeps). The rotation of each lane is computed
-   without branches (selects), so that the lanes run as vectors. */
-static void la__bl_eig(la__bl *B) {
-  const size_t W = LA_W;
-  const int d = B->d;
-  double *LA__RESTRICT A = B->A, *LA__RESTRICT V = B->V;
-  size_t col = (size_t)d * W; /* from A[r][p] to A[r + 1][p] */
-  int sweep, p, q, w;
-  double cs[LA_W], sn[LA_W], off[LA_W], dia[LA_W];
-  if (B->eig_done) return;
-  memcpy(A, B->S, sizeof(double) * (size_t)d * d * W);
-  memset(V, 0, sizeof(double) * (size_t)d * d * W);
-  for (p = 0; p < d; ++p)
-    for (w = 0; w < LA_W; ++w) V[((size_t)p * d + p) * W + w] = 1;
-  for (sweep = 0; sweep < 60; ++sweep) {
-    int more = 0;
-    for (w = 0; w < LA_W; ++w) off[w] = dia[w] = 0;
-    for (p = 0; p < d; ++p)
-      for (q = 0; q < d; ++q) {
-        const double *LA__RESTRICT x = A + ((size_t)p * d + q) * W;
-        double *LA__RESTRICT acc = p == q ? dia : off;
-        for (w = 0; w < LA_W; ++w) acc[w] += x[w] * x[w];
-      }
-    for (w = 0; w < LA_W; ++w) more |= off[w] > 1e-30 * dia[w];
-    if (!more) break;
-    for (p = 0; p < d; ++p)
-      for (q = p + 1; q < d; ++q) {
-        const double *LA__RESTRICT apq = A + ((size_t)p * d + q) * W;
-        const double *LA__RESTRICT app = A + ((size_t)p * d + p) * W;
-        const double *LA__RESTRICT aqq = A + ((size_t)q * d + q) * W;
-        for (w = 0; w < LA_W; ++w) {
-          /* th = (a_qq - a_pp) / (2 a_pq), t = sign(th) / (|th| +
-             sqrt(th^2 + 1)): 0 where a_pq = 0 or th^2 overflows */
-          int zero = apq[w] == 0;
-          double th = (aqq[w] - app[w]) / (zero ? 1.0 : 2 * apq[w]);
-          double t = 1 / (fabs(th) + sqrt(th * th + 1));
-          t = zero ? 0.0 : th < 0 ? -t : t;
-          cs[w] = 1 / sqrt(t * t + 1);
-          sn[w] = t * cs[w];
-        }
-        la__bl_rot(d, A + (size_t)p * W, col, (size_t)(q - p) * W, cs, sn);
-        la__bl_rot(d, V + (size_t)p * W, col, (size_t)(q - p) * W, cs, sn);
-        la__bl_rot(d, A + (size_t)p * col, W, (size_t)(q - p) * col, cs, sn);
-      }
-  }
-  B->eig_done = 1;
-}
-
-/* w = sum_i f(mu_i) (v_i . c) v_i over S's eigenpairs into B->w, with
-   f(mu) = 1 / (mu + lambda), and for lambda = 0 the pseudo-inverse's
-   1 / mu above the rank threshold, 0 below. */
-static void la__bl_spectral(la__bl *B, double lambda) {
-  const size_t W = LA_W;
-  const int d = B->d;
-  int i, a, w;
-  la__bl_eig(B);
-  memset(B->w, 0, sizeof(double) * (size_t)d * W);
-  for (w = 0; w < LA_W; ++w) {
-    double mx = 0, tol;
-    for (i = 0; i < d; ++i) {
-      double mu = fabs(B->A[((size_t)i * d + i) * W + w]);
-      mx = mu > mx ? mu : mx;
-    }
-    tol = 1000.0 * d * DBL_EPSILON * mx;
-    for (i = 0; i < d; ++i) {
-      double mu = B->A[((size_t)i * d + i) * W + w], vc = 0, f;
-      if (lambda > 0) f = 1 / ((mu > 0 ? mu : 0) + lambda);
-      else f = mu > tol ? 1 / mu : 0;
-      for (a = 0; a < d; ++a)
-        vc += B->V[((size_t)a * d + i) * W + w] * B->c[(size_t)a * W + w];
-      for (a = 0; a < d; ++a)
-        B->w[(size_t)a * W + w] += f * vc * B->V[((size_t)a * d + i) * W + w];
-    }
-  }
-}
-
-/* Cholesky of S + lambda I on every lane into L (lower, d x d lanes), and
-   the solves L u = c, L^T w = u into B->w, written lane-inner without
-   branches so that the lanes run as vectors. 0 when a valid lane met a
-   pivot that is not positive (lambda too small for the rounding of a
-   singular S): its results are then not to be used. */
-static int la__bl_chol_solve(la__bl *B, int valid, double lambda) {
-  const size_t W = LA_W;
-  const int d = B->d;
-  const double *LA__RESTRICT S = B->S;
-  double *LA__RESTRICT L = B->A, *LA__RESTRICT u = B->w;
-  double inv[LA_W];
-  int i, j, k, w, bad = 0;
-  B->eig_done = 0; /* A is overwritten */
-  for (j = 0; j < d; ++j) {
-    double *LA__RESTRICT Ljj = L + ((size_t)j * d + j) * W;
-    const double *LA__RESTRICT Sjj = S + ((size_t)j * d + j) * W;
-    for (w = 0; w < LA_W; ++w) Ljj[w] = Sjj[w] + lambda;
-    for (k = 0; k < j; ++k) {
-      const double *LA__RESTRICT Ljk = L + ((size_t)j * d + k) * W;
-      for (w = 0; w < LA_W; ++w) Ljj[w] -= Ljk[w] * Ljk[w];
-    }
-    for (w = 0; w < valid; ++w) bad |= !(Ljj[w] > 0);
-    for (w = 0; w < LA_W; ++w) {
-      Ljj[w] = sqrt(Ljj[w] > 0 ? Ljj[w] : 1.0);
-      inv[w] = 1 / Ljj[w];
-    }
-    for (i = j + 1; i < d; ++i) {
-      double *LA__RESTRICT Lij = L + ((size_t)i * d + j) * W;
-      const double *LA__RESTRICT Sij = S + ((size_t)i * d + j) * W;
-      for (w = 0; w < LA_W; ++w) Lij[w] = Sij[w];
-      for (k = 0; k < j; ++k) {
-        const double *LA__RESTRICT Lik = L + ((size_t)i * d + k) * W;
-        const double *LA__RESTRICT Ljk = L + ((size_t)j * d + k) * W;
-        for (w = 0; w < LA_W; ++w) Lij[w] -= Lik[w] * Ljk[w];
-      }
-      for (w = 0; w < LA_W; ++w) Lij[w] *= inv[w];
-    }
-  }
-  for (i = 0; i < d; ++i) { /* L u = c */
-    double *LA__RESTRICT ui = u + (size_t)i * W;
-    const double *LA__RESTRICT Lii = L + ((size_t)i * d + i) * W;
-    for (w = 0; w < LA_W; ++w) ui[w] = B->c[(size_t)i * W + w];
-    for (k = 0; k < i; ++k) {
-      const double *LA__RESTRICT Lik = L + ((size_t)i * d + k) * W;
-      const double *LA__RESTRICT uk = u + (size_t)k * W;
-      for (w = 0; w < LA_W; ++w) ui[w] -= Lik[w] * uk[w];
-    }
-    for (w = 0; w < LA_W; ++w) ui[w] /= Lii[w];
-  }
-  for (i = d - 1; i >= 0; --i) { /* L^T w = u, in place */
-    double *LA__RESTRICT ui = u + (size_t)i * W;
-    const double *LA__RESTRICT Lii = L + ((size_t)i * d + i) * W;
-    for (k = i + 1; k < d; ++k) {
-      const double *LA__RESTRICT Lki = L + ((size_t)k * d + i) * W;
-      const double *LA__RESTRICT uk = u + (size_t)k * W;
-      for (w = 0; w < LA_W; ++w) ui[w] -= Lki[w] * uk[w];
-    }
-    for (w = 0; w < LA_W; ++w) ui[w] /= Lii[w];
-  }
-  return !bad;
-}
-
-/* Ridge on the panel: Cholesky for lambda > 0, the spectral form for
-   lambda = 0 and where a pivot was not positive. */
-static void la__bl_ridge(la__bl *B, int valid, double lambda, double *out,
-                         la_real *pred) {
-  if (!(lambda > 0) || !la__bl_chol_solve(B, valid, lambda))
-    la__bl_spectral(B, lambda);
-  la__bl_score(B, B->w, valid, out, pred);
-}
-
-/* ---- evaluation */
-
-static int la__bl_spec_check(const la_gd_spec *s, int d) {
-  int t;
-  if (!s) return LA_ENULL;
-  if (s->steps < 1) return LA_EDIM;
-  if (s->etas) {
-    for (t = 0; t < s->steps; ++t)
-      if (!la__finite(s->etas[t])) return LA_ENONFINITE;
-  } else if (!la__finite(s->eta)) {
-    return LA_ENONFINITE;
-  }
-  if (s->precond)
-    for (t = 0; t < d * d; ++t)
-      if (!la__finite(s->precond[t])) return LA_ENONFINITE;
-  return LA_OK;
-}
-
-LINATTN_DEF size_t la_gd_work_bytes(int d, int n) {
-  return la__bl_size(d, n, NULL, NULL);
-}
-
-LINATTN_DEF int la_gd_eval(const la_batch *b, const la_gd_spec *s,
-                           double *losses, la_real *pred, void *work,
-                           size_t bytes) {
-  la__bl B;
-  void *owned;
-  int p, np, t, st;
-  if (!b || !s) return LA_ENULL; /* here too, for the analyzers */
-  if ((st = la__bl_check_batch(b)) != 0) return st;
-  if ((st = la__bl_spec_check(s, b->d)) != 0) return st;
-  if ((st = la__bl_open(b->d, b->n, NULL, NULL, &work, &bytes, &owned, &B)))
-    return st;
-  if (losses)
-    for (t = 0; t < s->steps; ++t) losses[t] = 0;
-  np = la_panels(b->count);
-  for (p = 0; p < np && !st; ++p) {
-    int valid = b->count - p * LA_W < LA_W ? b->count - p * LA_W : LA_W;
-    if (!la__bl_gram(b, p, &B)) {
-      st = LA_ENONFINITE;
-      break;
-    }
-    if (losses || pred)
-      la__bl_gd(&B, valid, s->precond, s->steps, s->eta, s->etas, losses,
-                pred ? pred + (size_t)p * LA_W : NULL);
-  }
-  la__work_end(owned);
-  if (st) return st;
-  if (losses)
-    for (t = 0; t < s->steps; ++t) {
-      losses[t] /= b->count;
-      if (!la__finite(losses[t])) st = LA_EDIVERGED;
-    }
-  return st;
-}
-
-LINATTN_DEF size_t la_ridge_work_bytes(int d, int n) {
-  return la__bl_size(d, n, NULL, NULL);
-}
-
-/* One pass of ridge fits at several lambdas (loss sums into out). */
-static int la__bl_ridge_pass(const la_batch *b, la__bl *B, int nl,
-                             const double *lambdas, double *out,
-                             la_real *pred) {
-  int p, np = la_panels(b->count), j;
-  for (j = 0; j < nl; ++j) out[j] = 0;
-  for (p = 0; p < np; ++p) {
-    int valid = b->count - p * LA_W < LA_W ? b->count - p * LA_W : LA_W;
-    if (!la__bl_gram(b, p, B)) return LA_ENONFINITE;
-    for (j = 0; j < nl; ++j)
-      la__bl_ridge(B, valid, lambdas[j], &out[j],
-                   pred ? pred + (size_t)p * LA_W : NULL);
-  }
-  for (j = 0; j < nl; ++j) out[j] /= b->count;
-  return LA_OK;
-}
-
-LINATTN_DEF int la_ridge_eval(const la_batch *b, double lambda, double *loss,
-                              la_real *pred, void *work, size_t bytes) {
-  la__bl B;
-  void *owned;
-  double l = 0;
-  int st;
-  if (!b) return LA_ENULL;
-  if ((st = la__bl_check_batch(b)) != 0) return st;
-  if (!la__finite(lambda)) return LA_ENONFINITE;
-  if (lambda < 0) return LA_ERANGE;
-  if ((st = la__bl_open(b->d, b->n, NULL, NULL, &work, &bytes, &owned, &B)))
-    return st;
-  st = la__bl_ridge_pass(b, &B, 1, &lambda, &l, pred);
-  la__work_end(owned);
-  if (st) return st;
-  if (loss) *loss = l;
-  return la__finite(l) ? LA_OK : LA_EDIVERGED;
-}
-
-/* ---- tuners: a grid pass, then golden-section search on the log of the
-   parameter for each of `np_` problems (GD: one per k) side by side, one
-   pass over the batch per round. */
-
-typedef struct la__gs {
-  double a, b, x1, x2, f1, f2; /* bracket and interior points, in log */
-  double bx, bf;               /* the best point evaluated */
-  int need;                    /* 0: done; 1: f1 wanted; 2: f2; 3: both */
-} la__gs;
-
-typedef struct la__tune {
-  double lo, hi, tol;
-  int grid, np; /* grid points, problems */
-  double *gl;   /* grid losses: grid x np */
-  double *xs, *fs;     /* a round's points and losses: 2 per problem */
-  la__gs *gs;          /* np */
-} la__tune;
-
-static int la__tune_resolve(const la_tune_config *c, double lo, double hi,
-                            la__tune *t) {
-  t->lo = c && c->lo != 0 ? c->lo : lo;
-  t->hi = c && c->hi != 0 ? c->hi : hi;
-  t->grid = c && c->grid ? c->grid : 31;
-  t->tol = c && c->tol != 0 ? c->tol : 1e-6;
-  if (!la__finite(t->lo) || !la__finite(t->hi) || !la__finite(t->tol))
-    return LA_ENONFINITE;
-  if (!(t->lo > 0 && t->lo < t->hi && t->tol > 0) || t->grid < 3 ||
-      t->grid > 10000)
-    return LA_ERANGE;
-  return LA_OK;
-}
-
-static void la__tune_take(la__arena *ar, void *ctx) {
-  la__tune *t = (la__tune *)ctx;
-  t->gl = (double *)la__take(ar, sizeof(double) * (size_t)t->grid * t->np);
-  t->xs = (double *)la__take(ar, sizeof(double) * 2 * (size_t)t->np);
-  t->fs = (double *)la__take(ar, sizeof(double) * 2 * (size_t)t->np);
-  t->gs = (la__gs *)la__take(ar, sizeof(la__gs) * (size_t)t->np);
-}
-
-static double la__tune_grid_x(const la__tune *t, int j) {
-  double u0 = log(t->lo), u1 = log(t->hi);
-  return j == t->grid - 1 ? u1 : u0 + (u1 - u0) * j / (t->grid - 1);
-}
-/* Non-finite losses lose every comparison. */
-static double la__tune_f(double f) { return f == f ? f : HUGE_VAL; }
-
-#define LA__GOLD 0.6180339887498949
-
-/* After the grid: each problem's bracket around its best grid point;
-   LA_EDIVERGED when a problem has no finite loss on the grid. */
-static int la__tune_start(la__tune *t) {
-  int k, j, all = 1;
-  for (k = 0; k < t->np; ++k) {
-    la__gs *g = &t->gs[k];
-    int best = 0;
-    for (j = 0; j < t->grid; ++j) {
-      double f = la__tune_f(t->gl[(size_t)j * t->np + k]);
-      t->gl[(size_t)j * t->np + k] = f;
-      if (f < t->gl[(size_t)best * t->np + k]) best = j;
-    }
-    g->bx = la__tune_grid_x(t, best);
-    g->bf = t->gl[(size_t)best * t->np + k];
-    all &= g->bf < HUGE_VAL;
-    g->a = la__tune_grid_x(t, best > 0 ? best - 1 : 0);
-    g->b = la__tune_grid_x(t, best < t->grid - 1 ? best + 1 : best);
-    g->x1 = g->b - LA__GOLD * (g->b - g->a);
-    g->x2 = g->a + LA__GOLD * (g->b - g->a);
-    g->need = g->bf < HUGE_VAL && g->b - g->a > t->tol ? 3 : 0;
-  }
-  return all ? LA_OK : LA_EDIVERGED;
-}
-
-/* The points a round must evaluate: xs[2k], xs[2k+1] (NaN: none). */
-static int la__tune_points(la__tune *t) {
-  int k, any = 0;
-  for (k = 0; k < t->np; ++k) {
-    la__gs *g = &t->gs[k];
-    t->xs[2 * k] = g->need & 1 ? g->x1 : NAN;
-    t->xs[2 * k + 1] = g->need & 2 ? g->x2 : NAN;
-    any |= g->need != 0;
-  }
-  return any;
-}
-
-static void la__tune_update(la__tune *t) {
-  int k;
-  for (k = 0; k < t->np; ++k) {
-    la__gs *g = &t->gs[k];
-    if (!g->need) continue;
-    if (g->need & 1) g->f1 = la__tune_f(t->fs[2 * k]);
-    if (g->need & 2) g->f2 = la__tune_f(t->fs[2 * k + 1]);
-    if (g->f1 < g->bf) { g->bf = g->f1; g->bx = g->x1; }
-    if (g->f2 < g->bf) { g->bf = g->f2; g->bx = g->x2; }
-    if (g->f1 < g->f2) {
-      g->b = g->x2; g->x2 = g->x1; g->f2 = g->f1;
-      g->x1 = g->b - LA__GOLD * (g->b - g->a);
-      g->need = 1;
-    } else {
-      g->a = g->x1; g->x1 = g->x2; g->f1 = g->f2;
-      g->x2 = g->a + LA__GOLD * (g->b - g->a);
-      g->need = 2;
-    }
-    if (g->b - g->a <= t->tol) g->need = 0;
-  }
-}
-
-/* GD's rounds: the grid pass runs one trajectory of every length at once
-   per grid step size; a golden round one k-step trajectory per point. */
-typedef struct la__gd_tune_ctx {
-  la__tune t;
-  int steps;
-} la__gd_tune_ctx;
-
-static void la__gd_tune_take(la__arena *ar, void *ctx) {
-  la__tune_take(ar, &((la__gd_tune_ctx *)ctx)->t);
-}
-
-static int la__gd_tune_round(const la_batch *b, la__bl *B, const double *P,
-                             la__tune *t, int grid) {
-  int p, np = la_panels(b->count), j, k;
-  size_t nout = grid ? (size_t)t->grid * t->np : 2 * (size_t)t->np;
-  double *out = grid ? t->gl : t->fs;
-  for (j = 0; j < (int)nout; ++j) out[j] = 0;
-  for (p = 0; p < np; ++p) {
-    int valid = b->count - p * LA_W < LA_W ? b->count - p * LA_W : LA_W;
-    if (!la__bl_gram(b, p, B)) return LA_ENONFINITE;
-    if (grid) {
-      for (j = 0; j < t->grid; ++j)
-        la__bl_gd(B, valid, P, t->np, exp(la__tune_grid_x(t, j)), NULL,
-                  t->gl + (size_t)j * t->np, NULL);
-    } else {
-      for (k = 0; k < t->np; ++k)
-        for (j = 0; j < 2; ++j) {
-          double x = t->xs[2 * k + j];
-          if (x != x) continue;
-          /* only the last of the k losses is wanted; summed in the order
-             la_gd_eval sums, so that the two agree bit for bit */
-          la__bl_gd(B, valid, P, k + 1, exp(x), NULL, NULL, NULL);
-          la__bl_score(B, B->w, valid, &t->fs[2 * k + j], NULL);
-        }
-    }
-  }
-  for (j = 0; j < (int)nout; ++j) out[j] /= b->count;
-  return LA_OK;
-}
-
-static int la__gd_tune_setup(int d, int n, int steps,
-                             const la_tune_config *cfg, la__gd_tune_ctx *c) {
-  int st;
-  if (!la__bl_dims_ok(d, n) || steps < 1) return LA_EDIM;
-  if ((st = la__tune_resolve(cfg, 1e-4, 1e2, &c->t)) != 0) return st;
-  if ((double)c->t.grid * steps > 1e8) return LA_EOVERFLOW;
-  c->t.np = c->steps = steps;
-  return LA_OK;
-}
-
-LINATTN_DEF size_t la_gd_tune_work_bytes(int d, int n, int steps,
-                                         const la_tune_config *cfg) {
-  la__gd_tune_ctx c;
-  if (la__gd_tune_setup(d, n, steps, cfg, &c)) return 0;
-  return la__bl_size(d, n, la__gd_tune_take, &c);
-}
-
-LINATTN_DEF int la_gd_tune(const la_batch *val, int steps,
-                           const double *precond, const la_tune_config *cfg,
-                           double *eta, double *loss, void *work,
-                           size_t bytes) {
-  la__gd_tune_ctx c;
-  la__bl B;
-  void *owned;
-  int k, st;
-  if (!val || !eta || !loss) return LA_ENULL;
-  if ((st = la__bl_check_batch(val)) != 0) return st;
-  if ((st = la__gd_tune_setup(val->d, val->n, steps, cfg, &c)) != 0)
-    return st;
-  if (precond)
-    for (k = 0; k < val->d * val->d; ++k)
-      if (!la__finite(precond[k])) return LA_ENONFINITE;
-  if ((st = la__bl_open(val->d, val->n, la__gd_tune_take, &c, &work, &bytes,
-                        &owned, &B)) != 0)
-    return st;
-  st = la__gd_tune_round(val, &B, precond, &c.t, 1);
-  if (!st) st = la__tune_start(&c.t);
-  while (!st && la__tune_points(&c.t)) {
-    st = la__gd_tune_round(val, &B, precond, &c.t, 0);
-    if (!st) la__tune_update(&c.t);
-  }
-  if (!st)
-    for (k = 0; k < steps; ++k) {
-      eta[k] = exp(c.t.gs[k].bx);
-      loss[k] = c.t.gs[k].bf;
-    }
-  la__work_end(owned);
-  return st;
-}
-
-typedef struct la__ridge_tune_ctx {
-  la__tune t;
-  double *lam; /* a round's lambdas: grid + 1 */
-  double *out;
-} la__ridge_tune_ctx;
-
-static void la__ridge_tune_take(la__arena *ar, void *ctx) {
-  la__ridge_tune_ctx *c = (la__ridge_tune_ctx *)ctx;
-  la__tune_take(ar, &c->t);
-  c->lam = (double *)la__take(ar, sizeof(double) * ((size_t)c->t.grid + 1));
-  c->out = (double *)la__take(ar, sizeof(double) * ((size_t)c->t.grid + 1));
-}
-
-static int la__ridge_tune_setup(int d, int n, const la_tune_config *cfg,
-                                la__ridge_tune_ctx *c) {
-  int st;
-  if (!la__bl_dims_ok(d, n)) return LA_EDIM;
-  if ((st = la__tune_resolve(cfg, 1e-8, 1e2, &c->t)) != 0) return st;
-  c->t.np = 1;
-  return LA_OK;
-}
-
-LINATTN_DEF size_t la_ridge_tune_work_bytes(int d, int n,
-                                            const la_tune_config *cfg) {
-  la__ridge_tune_ctx c;
-  if (la__ridge_tune_setup(d, n, cfg, &c)) return 0;
-  return la__bl_size(d, n, la__ridge_tune_take, &c);
-}
-
-LINATTN_DEF int la_ridge_tune(const la_batch *val, const la_tune_config *cfg,
-                              double *lambda, double *loss, void *work,
-                              size_t bytes) {
-  la__ridge_tune_ctx c;
-  la__bl B;
-  void *owned;
-  double ols = HUGE_VAL; /* set by the first pass; initialized for g++ -O2 */
-  int j, G, st;
-  if (!val || !lambda || !loss) return LA_ENULL;
-  if ((st = la__bl_check_batch(val)) != 0) return st;
-  if ((st = la__ridge_tune_setup(val->d, val->n, cfg, &c)) != 0) return st;
-  if ((st = la__bl_open(val->d, val->n, la__ridge_tune_take, &c, &work,
-                        &bytes, &owned, &B)) != 0)
-    return st;
-  G = c.t.grid;
-  /* the grid and lambda = 0 in one pass */
-  for (j = 0; j < G; ++j) c.lam[j] = exp(la__tune_grid_x(&c.t, j));
-  c.lam[G] = 0;
-  st = la__bl_ridge_pass(val, &B, G + 1, c.lam, c.out, NULL);
-  if (!st) {
-    for (j = 0; j < G; ++j) c.t.gl[j] = c.out[j];
-    ols = la__tune_f(c.out[G]);
-    st = la__tune_start(&c.t);
-    if (st == LA_EDIVERGED && ols < HUGE_VAL) st = LA_OK;
-  }
-  while (!st && la__tune_points(&c.t)) {
-    int nl = 0;
-    for (j = 0; j < 2; ++j)
-      if (c.t.xs[j] == c.t.xs[j]) c.lam[nl++] = exp(c.t.xs[j]);
-    st = la__bl_ridge_pass(val, &B, nl, c.lam, c.out, NULL);
-    for (j = 0, nl = 0; !st && j < 2; ++j)
-      if (c.t.xs[j] == c.t.xs[j]) c.t.fs[j] = c.out[nl++];
-    if (!st) la__tune_update(&c.t);
-  }
-  if (!st) {
-    *lambda = ols <= c.t.gs[0].bf ? 0 : exp(c.t.gs[0].bx);
-    *loss = ols <= c.t.gs[0].bf ? ols : c.t.gs[0].bf;
-  }
-  la__work_end(owned);
-  return st;
-}
-
-/* ------------------------------------------ paper B's Theorem 3 family */
-
-LINATTN_DEF int la_data_sigma_inv(const la_data *g, double *sinv) {
-  int d, i, j, k;
-  double x[LA_MAX_D];
-  if (!g || !sinv) return LA_ENULL;
-  d = g->cfg.d;
-  if (d <= 0 || d > LA_MAX_D) return LA_EDIM;
-  if (g->cfg.sigma != LA_SIGMA_IDENTITY && !g->chol) return LA_ENULL;
-  for (i = 0; i < d * d; ++i) sinv[i] = 0;
-  if (!g->chol) {
-    for (i = 0; i < d; ++i) sinv[(size_t)i * d + i] = 1;
-    return LA_OK;
-  }
-  /* column j of Sigma^-1 = L^-T (L^-1 e_j): two triangular solves */
-  for (j = 0; j < d; ++j) {
-    const la_real *L = g->chol;
-    for (i = 0; i < d; ++i) {
-      double v = i == j ? 1.0 : 0.0;
-      for (k = 0; k < i; ++k) v -= (double)L[(size_t)i * d + k] * x[k];
-      x[i] = v / (double)L[(size_t)i * d + i];
-    }
-    for (i = d - 1; i >= 0; --i) {
-      double v = x[i];
-      for (k = i + 1; k < d; ++k) v -= (double)L[(size_t)k * d + i] * x[k];
-      x[i] = v / (double)L[(size_t)i * d + i];
-    }
-    for (i = 0; i < d; ++i) sinv[(size_t)i * d + j] = x[i];
-  }
-  for (i = 0; i < d * d; ++i)
-    if (!la__finite(sinv[i])) return LA_ENONFINITE;
-  return LA_OK;
-}
-
-static int la__pgd_model_ok(const la_model *m) {
-  return la__m_valid(m) && m->cfg.param == LA_PARAM_PGD &&
-         m->cfg.activation == LA_ACT_LINEAR && m->cfg.front_hidden == 0;
-}
-
-static int la__pgd_theta(const la_model *m, const double *M, const double *a,
-                         la_real *theta) {
-  int d = m->cfg.d, l, i, j;
-  size_t dd = (size_t)d * d;
-  for (l = 0; l < m->cfg.layers; ++l)
-    for (i = 0; i < d; ++i)
-      for (j = 0; j < d; ++j) {
-        double x = a[l] * (M ? M[(size_t)i * d + j] : (double)(i == j));
-        if (!(fabs(x) <= LA__REAL_MAX)) return LA_ERANGE;
-        theta[(size_t)l * dd + (size_t)i * d + j] = (la_real)x;
-      }
-  return LA_OK;
-}
-
-static int la__pgd_args(const la_model *m, const double *M, int na,
-                        const double *a) {
-  int i;
-  if (!la__pgd_model_ok(m)) return LA_ERANGE;
-  for (i = 0; M && i < m->cfg.d * m->cfg.d; ++i)
-    if (!la__finite(M[i])) return LA_ENONFINITE;
-  for (i = 0; a && i < na; ++i)
-    if (!la__finite(a[i])) return LA_ENONFINITE;
-  return LA_OK;
-}
-
-LINATTN_DEF int la_pgd_family_theta(const la_model *m, const double *sinv,
-                                    const double *a, la_real *theta) {
-  int st;
-  if (!m || !a || !theta) return LA_ENULL;
-  if ((st = la__pgd_args(m, sinv, m->cfg.layers, a)) != 0) return st;
-  return la__pgd_theta(m, sinv, a, theta);
-}
-
-/* The solve's state: the model, its batch and M, and four vectors. */
-typedef struct la__pgd {
-  const la_model *m;
-  const la_batch *b;
-  const double *M;
-  int L, d;
-  la_real *theta, *v, *hv, *grad;
-  double *g, *H, *C, *s, *an; /* L, L * L, L * L, L, L */
-  void *mw;
-  size_t mb;
-} la__pgd;
-
-static void la__pgd_take(la__arena *ar, const la_model *m, la__pgd *P) {
-  size_t np = (size_t)m->nparams;
-  P->mw = la__model_take(ar, m, &P->mb);
-  P->theta = (la_real *)la__take(ar, sizeof(la_real) * np);
-  P->v = (la_real *)la__take(ar, sizeof(la_real) * np);
-  P->hv = (la_real *)la__take(ar, sizeof(la_real) * np);
-  P->grad = (la_real *)la__take(ar, sizeof(la_real) * np);
-  P->g = (double *)la__take(ar, sizeof(double) * (size_t)m->cfg.layers);
-  P->H = (double *)la__take(ar, sizeof(double) * (size_t)m->cfg.layers *
-                                    (size_t)m->cfg.layers);
-  P->C = (double *)la__take(ar, sizeof(double) * (size_t)m->cfg.layers *
-                                    (size_t)m->cfg.layers);
-  P->s = (double *)la__take(ar, sizeof(double) * (size_t)m->cfg.layers);
-  P->an = (double *)la__take(ar, sizeof(double) * (size_t)m->cfg.layers);
-}
-
-LINATTN_DEF size_t la_pgd_optimum_work_bytes(const la_model *m) {
-  la__arena a = la__arena_count();
-  la__pgd P;
-  if (!m || !la__pgd_model_ok(m)) return 0;
-  la__pgd_take(&a, m, &P);
-  return la__arena_size(&a);
-}
-
-/* <block l of x, M> */
-static double la__pgd_inner(const la__pgd *P, const la_real *x, int l) {
-  size_t dd = (size_t)P->d * P->d, e;
-  double s = 0;
-  x += (size_t)l * dd;
-  for (e = 0; e < dd; ++e)
-    s += (double)x[e] * (P->M ? P->M[e] : (double)(e % (P->d + 1) == 0));
-  return s;
-}
-
-static int la__pgd_loss(la__pgd *P, const double *a, double *f) {
-  int st = la__pgd_theta(P->m, P->M, a, P->theta);
-  if (st) return st;
-  return la_model_loss(P->m, P->theta, P->b, f, NULL, P->mw, P->mb);
-}
-
-/* Loss, gradient and Hessian in the L scalars: H e_l from one
-   Hessian-vector product along the direction "block l = M". */
-static int la__pgd_derivs(la__pgd *P, const double *a, double *f, double *g,
-                          double *H) {
-  int L = P->L, d = P->d, l, k, st;
-  size_t dd = (size_t)d * d, e, np = (size_t)P->m->nparams;
-  if ((st = la__pgd_theta(P->m, P->M, a, P->theta)) != 0) return st;
-  for (l = 0; l < L; ++l) {
-    for (e = 0; e < np; ++e) P->v[e] = 0;
-    for (e = 0; e < dd; ++e)
-      P->v[(size_t)l * dd + e] =
-          (la_real)(P->M ? P->M[e] : (double)(e % (size_t)(d + 1) == 0));
-    st = la_model_hvp(P->m, P->theta, P->b, P->v, l == 0 ? f : NULL,
-                      l == 0 ? P->grad : NULL, P->hv, P->mw, P->mb);
-    if (st) return st;
-    for (k = 0; k < L; ++k) H[k * L + l] = la__pgd_inner(P, P->hv, k);
-  }
-  for (l = 0; l < L; ++l) {
-    g[l] = la__pgd_inner(P, P->grad, l);
-    for (k = 0; k < l; ++k)
-      H[k * L + l] = H[l * L + k] = (H[k * L + l] + H[l * L + k]) / 2;
-  }
-  return LA_OK;
-}
-
-/* s = -(H + mu I)^-1 g by Cholesky; 0 when H + mu I is not positive
-   definite. */
-static int la__pgd_newton(int L, const double *H, double mu, const double *g,
-                          double *C, double *s) {
-  int i, j, k;
-  for (j = 0; j < L; ++j) {
-    double x = H[j * L + j] + mu;
-    for (k = 0; k < j; ++k) x -= C[j * L + k] * C[j * L + k];
-    if (!(x > 0) || !la__finite(x)) return 0;
-    C[j * L + j] = sqrt(x);
-    for (i = j + 1; i < L; ++i) {
-      double y = H[i * L + j];
-      for (k = 0; k < j; ++k) y -= C[i * L + k] * C[j * L + k];
-      C[i * L + j] = y / C[j * L + j];
-    }
-  }
-  for (i = 0; i < L; ++i) {
-    double x = -g[i];
-    for (k = 0; k < i; ++k) x -= C[i * L + k] * s[k];
-    s[i] = x / C[i * L + i];
-  }
-  for (i = L - 1; i >= 0; --i) {
-    double x = s[i];
-    for (k = i + 1; k < L; ++k) x -= C[k * L + i] * s[k];
-    s[i] = x / C[i * L + i];
-  }
-  return 1;
-}
-
-#ifdef LINATTN_DOUBLE
-#define LA__PGD_TOL 1e-10
-#else
-#define LA__PGD_TOL 1e-5
-#endif
-
-/* Newton's iterations from a; on return a, *f are the last iterate's. */
-static int la__pgd_solve(la__pgd *P, double *a, double *f) {
-  int L = P->L, it, i, st, conv = 0;
-  double *g = P->g, *H = P->H, *C = P->C, *s = P->s, *an = P->an;
-  for (it = 0; it < 100 && !conv; ++it) {
-    double mu = 0, hmax = 0, smax = 0, amax = 0, gs = 0, alpha = 1, fn;
-    int tries;
-    if ((st = la__pgd_derivs(P, a, f, g, H)) != 0) return st;
-    for (i = 0; i < L; ++i) {
-      double h = fabs(H[i * L + i]);
-      hmax = h > hmax ? h : hmax;
-    }
-    /* Levenberg-Marquardt: shift until positive definite */
-    for (tries = 0; !la__pgd_newton(L, H, mu, g, C, s); ++tries) {
-      if (tries > 200) return LA_ENOCONVERGE;
-      mu = mu > 0 ? 4 * mu : 1e-10 * (hmax > 0 ? hmax : 1);
-    }
-    for (i = 0; i < L; ++i) {
-      smax = fabs(s[i]) > smax ? fabs(s[i]) : smax;
-      amax = fabs(a[i]) > amax ? fabs(a[i]) : amax;
-      gs += g[i] * s[i];
-    }
-    /* settled where the Hessian is positive definite: a minimum */
-    if (mu == 0 && smax <= LA__PGD_TOL * (1 + amax)) conv = 1;
-    /* near a minimum the Newton step is taken whole: the loss's rounding
-       would stop an Armijo test before the step's own size does */
-    if (mu == 0 && smax <= 0.1 * (1 + amax)) {
-      for (i = 0; i < L; ++i) a[i] += s[i];
-      continue;
-    }
-    for (tries = 0; tries < 60; ++tries, alpha /= 2) {
-      for (i = 0; i < L; ++i) an[i] = a[i] + alpha * s[i];
-      st = la__pgd_loss(P, an, &fn);
-      if (st && st != LA_EDIVERGED && st != LA_ERANGE) return st;
-      if (!st && fn <= *f + 1e-4 * alpha * gs) break;
-    }
-    if (tries == 60) return LA_ENOCONVERGE;
-    for (i = 0; i < L; ++i) a[i] = an[i];
-  }
-  return conv ? LA_OK : LA_ENOCONVERGE;
-}
-
-LINATTN_DEF int la_pgd_optimum(const la_model *m, const la_batch *b,
-                               const double *sinv, double *a, double *loss,
-                               void *work, size_t bytes) {
-  la__pgd P;
-  la__arena ar;
-  void *owned;
-  double f = 0, r, c, h, pi = 3.14159265358979323846;
-  int st, l, L;
-  if (!m || !b || !a || !loss) return LA_ENULL;
-  if ((st = la__pgd_args(m, sinv, 0, NULL)) != 0) return st;
-  if (b->d != m->cfg.d || b->n != m->cfg.n) return LA_ESHAPE;
-  if (b->count <= 0) return LA_EDIM;
-  st = la__work_begin(la_pgd_optimum_work_bytes(m), &work, &bytes, &owned);
-  if (st) return st;
-  ar = la__arena_on(work, bytes);
-  if (!la__arena_align(&ar)) {
-    la__work_end(owned);
-    return LA_EWORKSPACE;
-  }
-  la__pgd_take(&ar, m, &P);
-  P.m = m; P.b = b; P.M = sinv;
-  P.L = L = m->cfg.layers;
-  P.d = m->cfg.d;
-  /* step sizes 1 / mu at Chebyshev nodes of the Marchenko-Pastur range of
-     the whitened S: (1 + r) +- 2 sqrt(r), r = d / n */
-  r = (double)m->cfg.d / m->cfg.n;
-  c = 1 + r;
-  h = 2 * sqrt(r) < 0.9 * c ? 2 * sqrt(r) : 0.9 * c;
-  for (l = 0; l < L; ++l) a[l] = -1 / (c + h * cos((2 * l + 1) * pi / (2 * L)));
-  st = la__pgd_solve(&P, a, &f);
-  if (!st || st == LA_ENOCONVERGE) {
-    int e = la__pgd_loss(&P, a, &f);
-    if (e) st = e;
-    *loss = f;
-    /* ascending step sizes -a_l: a descending */
-    for (l = 0; l < L; ++l) a[l] = -a[l];
-    la__sort(L, a, NULL);
-    for (l = 0; l < L; ++l) a[l] = -a[l];
-  }
-  la__work_end(owned);
-  return st;
-}
-
 /* ================================================================== */
 /*                 6. Training driver and checkpoints                 */
 /* ================================================================== */
@@ -12965,16 +11958,18 @@ static const char *const la__median_names[] = {"lower", "mid", NULL};
 #define LA__INTMAX 2147483647.0
 #define LA__BETA 0.999999
 #define LA__NODEF ((double)NAN) /* the default is not a number of its own */
+/* An enum field's largest value: its names array ends with NULL. */
+/* NOLINTNEXTLINE(bugprone-integer-division): a count */
+#define LA__LAST(names) ((double)(sizeof names / sizeof names[0] - 2))
 static const la_run_field la__run_fields[] = {
     /* the selectors of the data and the model */
-    LA__RF("preset", LA_FIELD_ENUM, preset, 0,
-           /* NOLINTNEXTLINE(bugprone-integer-division): a count */
-           (double)(sizeof la__preset_names / sizeof la__preset_names[0] - 2),
+    LA__RF("preset", LA_FIELD_ENUM, preset, 0, LA__LAST(la__preset_names),
            LA_FIELD_SELECTOR, 0, la__preset_names,
            "an experiment of the papers, its values for the fields not "
            "given",
            0, NULL),
-    LA__RF("setting", LA_FIELD_ENUM, setting, 0, 6, LA__SEL, 0,
+    LA__RF("setting", LA_FIELD_ENUM, setting, 0,
+           LA__LAST(la__setting_names), LA__SEL, 0,
            la__setting_names,
            "data setting, its data and paper A's training for it; none: "
            "the data fields alone",
@@ -12984,17 +11979,21 @@ static const la_run_field la__run_fields[] = {
            "covariate dimension", 5, NULL),
     LA__RF("n", LA_FIELD_INT, data.n, 1, LA_MAX_N, LA__SH, 0, NULL,
            "context length", 20, NULL),
-    LA__RF("covariates", LA_FIELD_ENUM, data.covariates, 0, 2, LA__DS, 0,
+    LA__RF("covariates", LA_FIELD_ENUM, data.covariates, 0,
+           LA__LAST(la__covariate_names), LA__DS, 0,
            la__covariate_names, "covariates", LA_X_GAUSSIAN, NULL),
     LA__RF("gamma_shape", LA_FIELD_REAL, data.gamma_shape, 0, 1e6, LA__DS, 0,
            NULL, "gamma-sphere: shape k of the radii's Gamma", 0.1, NULL),
     LA__RF("gamma_scale", LA_FIELD_REAL, data.gamma_scale, 0, 1e6, LA__DS, 0,
            NULL, "gamma-sphere: scale theta of the radii's Gamma", 10, NULL),
-    LA__RF("sigma", LA_FIELD_ENUM, data.sigma, 0, 2, LA__DS, 0,
+    LA__RF("sigma", LA_FIELD_ENUM, data.sigma, 0,
+           LA__LAST(la__sigma_names), LA__DS, 0,
            la__sigma_names, "covariance", LA_SIGMA_IDENTITY, NULL),
-    LA__RF("wstar", LA_FIELD_ENUM, data.wstar, 0, 1, LA__DS, 0,
+    LA__RF("wstar", LA_FIELD_ENUM, data.wstar, 0,
+           LA__LAST(la__wstar_names), LA__DS, 0,
            la__wstar_names, "the distribution of w*", LA_WSTAR_IDENTITY, NULL),
-    LA__RF("target", LA_FIELD_ENUM, data.target, 0, 1, LA__DS, 0,
+    LA__RF("target", LA_FIELD_ENUM, data.target, 0,
+           LA__LAST(la__target_names), LA__DS, 0,
            la__target_names, "targets", LA_TARGET_LINEAR, NULL),
     LA__RF("net_hidden", LA_FIELD_INT, data.net_hidden, 1, LA_MAX_D, LA__DS,
            0, NULL, "relu-net targets: hidden width", 10, NULL),
@@ -13008,9 +12007,11 @@ static const la_run_field la__run_fields[] = {
     /* the model */
     LA__RF("depth", LA_FIELD_INT, model.layers, 1, LA_MAX_LAYERS, LA__SH, 0,
            NULL, "attention layers L", 3, NULL),
-    LA__RF("param", LA_FIELD_ENUM, model.param, 0, 2, LA__SH, 0,
+    LA__RF("param", LA_FIELD_ENUM, model.param, 0,
+           LA__LAST(la__param_names), LA__SH, 0,
            la__param_names, "parametrization", LA_PARAM_SPARSE, NULL),
-    LA__RF("attention", LA_FIELD_ENUM, model.activation, 0, 2, LA__SH, 0,
+    LA__RF("attention", LA_FIELD_ENUM, model.activation, 0,
+           LA__LAST(la__act_names), LA__SH, 0,
            la__act_names, "the scores' activation", LA_ACT_LINEAR, NULL),
     LA__RF("heads", LA_FIELD_INT, model.heads, 1, LA_MAX_HEADS, LA__SH, 0,
            NULL, "attention heads per layer, outputs summed", 1, NULL),
@@ -13023,7 +12024,8 @@ static const la_run_field la__run_fields[] = {
            LA__SH, 0, NULL, "hidden width of the front MLP, 0 none", 0, NULL),
     LA__RF("init_std", LA_FIELD_REAL, model.init_std, 1e-300, 1e3, LA__ID, 0,
            NULL, "std of the initial parameters", 0.05, NULL),
-    LA__RF("front_init", LA_FIELD_ENUM, model.front_init, 0, 1, LA__ID, 0,
+    LA__RF("front_init", LA_FIELD_ENUM, model.front_init, 0,
+           LA__LAST(la__front_init_names), LA__ID, 0,
            la__front_init_names,
            "the front MLP's initialization: uniform (nn.Linear's, paper A's "
            "code) or normal (init_std)",
@@ -13072,7 +12074,8 @@ static const la_run_field la__run_fields[] = {
     LA__RF("tol_change", LA_FIELD_REAL, opt.tol_change, 0, 1e300, LA__ID,
            LA_OPT_TOL_CHANGE, NULL, "lbfgs: a step ends at a smaller change",
            LA__NODEF, NULL),
-    LA__RF("line_search", LA_FIELD_ENUM, opt.line_search, 0, 1, LA__ID,
+    LA__RF("line_search", LA_FIELD_ENUM, opt.line_search, 0,
+           LA__LAST(la__ls_names), LA__ID,
            LA_OPT_LINE_SEARCH, la__ls_names, "lbfgs: the line search",
            LA__NODEF, NULL),
     LA__RF("c1", LA_FIELD_REAL, opt.c1, 0, LA__BETA, LA__ID, LA_OPT_C1, NULL,
@@ -13082,7 +12085,8 @@ static const la_run_field la__run_fields[] = {
     LA__RF("max_ls", LA_FIELD_INT, opt.max_ls, 1, 1000, LA__ID, LA_OPT_MAX_LS,
            NULL, "lbfgs: evaluations per line search", LA__NODEF, NULL),
     /* the schedule and clipping */
-    LA__RF("schedule", LA_FIELD_ENUM, schedule.kind, 0, 2, LA__ID, 0,
+    LA__RF("schedule", LA_FIELD_ENUM, schedule.kind, 0,
+           LA__LAST(la__sched_names), LA__ID, 0,
            la__sched_names, "learning-rate schedule", LA_SCHED_CONSTANT,
            NULL),
     LA__RF("warmup", LA_FIELD_LONG, schedule.warmup, 0, LA__BIG, LA__ID, 0,
@@ -13103,7 +12107,8 @@ static const la_run_field la__run_fields[] = {
     /* the data stream and evaluation */
     LA__RF("batch", LA_FIELD_INT, batch, 1, LA_MAX_BATCH, LA__ID, 0, NULL,
            "prompts per step", 1000, NULL),
-    LA__RF("data", LA_FIELD_ENUM, data_mode, 0, 3, LA__ID, 0, la__mode_names,
+    LA__RF("data", LA_FIELD_ENUM, data_mode, 0,
+           LA__LAST(la__mode_names), LA__ID, 0, la__mode_names,
            "prompts: fresh every step, resample every k, fixed, or given "
            "(another program's, a batch a step)",
            LA_DATA_FRESH, NULL),
@@ -13144,7 +12149,8 @@ static const la_run_field la__run_fields[] = {
            "robust condition numbers on this many such batches: their "
            "median, and their range",
            1, NULL),
-    LA__RF("median", LA_FIELD_ENUM, measure.median, 0, 1, 0, 0,
+    LA__RF("median", LA_FIELD_ENUM, measure.median, 0,
+           LA__LAST(la__median_names), 0, 0,
            la__median_names,
            "R = max|H_ii| / median|H_ii|: lower, the lower middle value as "
            "torch.median (paper A's code), or mid, the two middle values' "
@@ -15094,6 +14100,1017 @@ LINATTN_DEF int la_run_diag_batch(const la_run *r, int k, la_batch *b) {
 LINATTN_DEF const la_batch *la_run_eval_batch(const la_run *r) {
   return r && r->trainer.has_eval ? &r->trainer.eval : NULL;
 }
+
+/* ================================================================== */
+/*        7. The research layer: paper B's baselines and family       */
+/* ================================================================== */
+
+#ifndef LINATTN_NO_RESEARCH
+
+/* ------------------------------------------- in-context baselines */
+/* A panel's LA_W prompts side by side, as the model keeps them: element e
+   of lane w at [e * LA_W + w], in double. */
+typedef struct la__bl {
+  int d;
+  double *S, *c, *xq, *yq; /* d*d, d, d, 1 */
+  double *w, *g, *v;       /* GD's iterate, gradient, direction: d each */
+  double *A, *V;           /* Cholesky factor / Jacobi's matrix, vectors */
+  int eig_done;            /* V and the eigenvalues (A's diagonal) hold S's */
+} la__bl;
+
+static int la__bl_dims_ok(int d, int n) {
+  return d > 0 && n > 0 && d <= LA_MAX_D && n <= LA_MAX_N;
+}
+
+/* The buffers of one panel (n does not enter: S and c are d-sized). */
+static void la__bl_take(la__arena *ar, int d, la__bl *B) {
+  size_t W = LA_W, dd = (size_t)d * (size_t)d, dv = (size_t)d * W;
+  B->d = d;
+  B->S = (double *)la__take(ar, sizeof(double) * dd * W);
+  B->c = (double *)la__take(ar, sizeof(double) * dv);
+  B->xq = (double *)la__take(ar, sizeof(double) * dv);
+  B->yq = (double *)la__take(ar, sizeof(double) * W);
+  B->w = (double *)la__take(ar, sizeof(double) * dv);
+  B->g = (double *)la__take(ar, sizeof(double) * dv);
+  B->v = (double *)la__take(ar, sizeof(double) * dv);
+  B->A = (double *)la__take(ar, sizeof(double) * dd * W);
+  B->V = (double *)la__take(ar, sizeof(double) * dd * W);
+  B->eig_done = 0;
+}
+
+/* Checks shared by every baseline, before any output is written. */
+static int la__bl_check_batch(const la_batch *b) {
+  if (!b || !b->z || !b->y) return LA_ENULL;
+  if (!la__bl_dims_ok(b->d, b->n) || b->count <= 0) return LA_EDIM;
+  return LA_OK;
+}
+
+/* Opens the workspace (the caller's or an owned one) and carves a panel's
+   buffers, then what `extra` (if not NULL) adds to the walk. */
+typedef void (*la__bl_extra_fn)(la__arena *ar, void *ctx);
+static size_t la__bl_size(int d, int n, la__bl_extra_fn extra, void *ctx) {
+  la__arena a = la__arena_count();
+  la__bl B;
+  if (!la__bl_dims_ok(d, n)) return 0;
+  la__bl_take(&a, d, &B);
+  if (extra) extra(&a, ctx);
+  return la__arena_size(&a);
+}
+static int la__bl_open(int d, int n, la__bl_extra_fn extra, void *ctx,
+                       void **work, size_t *bytes, void **owned, la__bl *B) {
+  la__arena ar;
+  size_t need = la__bl_size(d, n, extra, ctx);
+  int st;
+  if (!need) return LA_EDIM;
+  if ((st = la__work_begin(need, work, bytes, owned)) != 0) return st;
+  ar = la__arena_on(*work, *bytes);
+  if (!la__arena_align(&ar) || ar.cap < need - LA_ALIGN) {
+    la__work_end(*owned);
+    return LA_EWORKSPACE;
+  }
+  la__bl_take(&ar, d, B);
+  if (extra) extra(&ar, ctx);
+  return LA_OK;
+}
+
+/* S, c, x_q and y_q of panel p; 0 when the data of a valid lane are not
+   finite. */
+static int la__bl_gram(const la_batch *b, int p, la__bl *B) {
+  const int d = b->d, n = b->n, T = n + 1;
+  const size_t W = LA_W;
+  const la_real *z = b->z + (size_t)p * (size_t)(d + 1) * (size_t)T * W;
+  const la_real *yrow = z + (size_t)d * T * W;
+  int i, a, e, w, valid = b->count - p * LA_W;
+  double inv = 1.0 / n, acc = 0;
+  if (valid > LA_W) valid = LA_W;
+  memset(B->S, 0, sizeof(double) * (size_t)d * d * W);
+  memset(B->c, 0, sizeof(double) * (size_t)d * W);
+  for (i = 0; i < n; ++i) {
+    const la_real *yi = yrow + (size_t)i * W;
+    for (a = 0; a < d; ++a) {
+      const la_real *xa = z + ((size_t)a * T + i) * W;
+      double *ca = B->c + (size_t)a * W;
+      for (w = 0; w < LA_W; ++w) ca[w] += (double)xa[w] * (double)yi[w];
+      for (e = a; e < d; ++e) {
+        const la_real *xe = z + ((size_t)e * T + i) * W;
+        double *s = B->S + ((size_t)a * d + e) * W;
+        for (w = 0; w < LA_W; ++w) s[w] += (double)xa[w] * (double)xe[w];
+      }
+    }
+  }
+  for (a = 0; a < d; ++a) {
+    for (w = 0; w < LA_W; ++w) B->c[(size_t)a * W + w] *= inv;
+    for (e = a; e < d; ++e)
+      for (w = 0; w < LA_W; ++w) {
+        double s = B->S[((size_t)a * d + e) * W + w] * inv;
+        B->S[((size_t)a * d + e) * W + w] = s;
+        B->S[((size_t)e * d + a) * W + w] = s;
+      }
+    for (w = 0; w < LA_W; ++w)
+      B->xq[(size_t)a * W + w] = (double)z[((size_t)a * T + n) * W + w];
+  }
+  for (w = 0; w < LA_W; ++w) B->yq[w] = (double)b->y[(size_t)p * W + w];
+  /* the diagonal of S carries every x, c every y */
+  for (w = 0; w < valid; ++w) {
+    acc += B->yq[w] * 0.0;
+    for (a = 0; a < d; ++a)
+      acc += (B->S[((size_t)a * d + a) * W + w] + B->c[(size_t)a * W + w] +
+              B->xq[(size_t)a * W + w]) * 0.0;
+  }
+  B->eig_done = 0;
+  return acc == 0;
+}
+
+/* The squared errors of the valid lanes of the predictions <u, x_q>
+   (u: d x LA_W), summed in lane order into *sum; pred gets them. The
+   lane loops below keep their sums in local arrays and their operands
+   behind restrict pointers, so that compilers hold them in vector
+   registers instead of reloading through B's aliasing pointers. */
+static void la__bl_score(const la__bl *B, const double *LA__RESTRICT u,
+                         int valid, double *sum, la_real *pred) {
+  const double *LA__RESTRICT xq = B->xq;
+  double acc[LA_W];
+  int a, w;
+  for (w = 0; w < LA_W; ++w) acc[w] = 0;
+  for (a = 0; a < B->d; ++a)
+    for (w = 0; w < LA_W; ++w) acc[w] += xq[a * LA_W + w] * u[a * LA_W + w];
+  for (w = 0; w < valid; ++w) {
+    double e = acc[w] - B->yq[w];
+    if (pred) pred[w] = (la_real)acc[w];
+    *sum += e * e;
+  }
+}
+
+/* d x LA_W lanes: out = S in - c, S d x d per lane (row a at a d LA_W,
+   element e of it at e LA_W). */
+static void la__bl_lane_grad(int d, const double *LA__RESTRICT S,
+                             const double *LA__RESTRICT in,
+                             const double *LA__RESTRICT c,
+                             double *LA__RESTRICT out) {
+  int a, e, w;
+  for (a = 0; a < d; ++a) {
+    const double *LA__RESTRICT Sa = S + (size_t)a * d * LA_W;
+    double *LA__RESTRICT oa = out + a * LA_W;
+    for (w = 0; w < LA_W; ++w) oa[w] = -c[a * LA_W + w];
+    for (e = 0; e < d; ++e)
+      for (w = 0; w < LA_W; ++w) oa[w] += Sa[e * LA_W + w] * in[e * LA_W + w];
+  }
+}
+/* out = P in, P a shared d x d matrix (row-major). */
+static void la__bl_lane_pre(int d, const double *LA__RESTRICT P,
+                            const double *LA__RESTRICT in,
+                            double *LA__RESTRICT out) {
+  int a, e, w;
+  for (a = 0; a < d; ++a) {
+    double *LA__RESTRICT oa = out + a * LA_W;
+    double p0 = P[(size_t)a * d];
+    /* the first term initializes: a zeroing loop ahead of the sums gets
+       stored in halves that the first whole-vector load cannot forward */
+    for (w = 0; w < LA_W; ++w) oa[w] = p0 * in[w];
+    for (e = 1; e < d; ++e) {
+      double pe = P[(size_t)a * d + e];
+      for (w = 0; w < LA_W; ++w) oa[w] += pe * in[e * LA_W + w];
+    }
+  }
+}
+
+/* w -= eta dir over d x LA_W lanes. */
+static void la__bl_lane_step(int d, double eta, const double *LA__RESTRICT dir,
+                             double *LA__RESTRICT wv) {
+  int a, w;
+  for (a = 0; a < d; ++a)
+    for (w = 0; w < LA_W; ++w) wv[a * LA_W + w] -= eta * dir[a * LA_W + w];
+}
+
+/* k steps of (preconditioned) GD on the panel; the squared errors after
+   step t are added to out[t] (out may be NULL), the last predictions go to
+   pred (may be NULL). */
+static void la__bl_gd(la__bl *B, int valid, const double *P, int k,
+                      double eta, const double *etas, double *out,
+                      la_real *pred) {
+  const int d = B->d;
+  double *LA__RESTRICT wv = B->w;
+  int t;
+  double last = 0;
+  memset(wv, 0, sizeof(double) * (size_t)d * LA_W);
+  for (t = 0; t < k; ++t) {
+    double et = etas ? etas[t] : eta;
+    const double *LA__RESTRICT dir = B->g;
+    la__bl_lane_grad(d, B->S, wv, B->c, B->g);
+    if (P) {
+      la__bl_lane_pre(d, P, B->g, B->v);
+      dir = B->v;
+    }
+    la__bl_lane_step(d, et, dir, wv);
+    if (out || (pred && t == k - 1))
+      la__bl_score(B, wv, valid, out ? &out[t] : &last,
+                   t == k - 1 ? pred : NULL);
+  }
+}
+
+/* Columns (or rows, stride 1 between elements of a row) p and q of a d x d
+   lane matrix rotated by (c, s) lane by lane: x' = c x - s y, y' = s x + c y.
+   `step` is the distance between consecutive elements along the rotated
+   pair (d LA_W for columns, LA_W for rows); `at` the distance between p
+   and q. */
+static void la__bl_rot(int d, double *LA__RESTRICT X, size_t step, size_t at,
+                       const double *LA__RESTRICT cs,
+                       const double *LA__RESTRICT sn) {
+  int r, w;
+  for (r = 0; r < d; ++r) {
+    double *LA__RESTRICT x = X + (size_t)r * step, *LA__RESTRICT y = x + at;
+    for (w = 0; w < LA_W; ++w) {
+      double u = x[w], v = y[w];
+      x[w] = cs[w] * u - sn[w] * v;
+      y[w] = sn[w] * u + cs[w] * v;
+    }
+  }
+}
+
+/* Jacobi's method on the lanes' S at once: A's diagonal receives the
+   eigenvalues, V's columns the eigenvectors. Cyclic sweeps until every
+   lane's off-diagonal part is below 1e-15 of its norm (quadratic
+   convergence: a handful of sweeps). The rotation of each lane is computed
+   without branches (selects), so that the lanes run as vectors. */
+static void la__bl_eig(la__bl *B) {
+  const size_t W = LA_W;
+  const int d = B->d;
+  double *LA__RESTRICT A = B->A, *LA__RESTRICT V = B->V;
+  size_t col = (size_t)d * W; /* from A[r][p] to A[r + 1][p] */
+  int sweep, p, q, w;
+  double cs[LA_W], sn[LA_W], off[LA_W], dia[LA_W];
+  if (B->eig_done) return;
+  memcpy(A, B->S, sizeof(double) * (size_t)d * d * W);
+  memset(V, 0, sizeof(double) * (size_t)d * d * W);
+  for (p = 0; p < d; ++p)
+    for (w = 0; w < LA_W; ++w) V[((size_t)p * d + p) * W + w] = 1;
+  for (sweep = 0; sweep < 60; ++sweep) {
+    int more = 0;
+    for (w = 0; w < LA_W; ++w) off[w] = dia[w] = 0;
+    for (p = 0; p < d; ++p)
+      for (q = 0; q < d; ++q) {
+        const double *LA__RESTRICT x = A + ((size_t)p * d + q) * W;
+        double *LA__RESTRICT acc = p == q ? dia : off;
+        for (w = 0; w < LA_W; ++w) acc[w] += x[w] * x[w];
+      }
+    for (w = 0; w < LA_W; ++w) more |= off[w] > 1e-30 * dia[w];
+    if (!more) break;
+    for (p = 0; p < d; ++p)
+      for (q = p + 1; q < d; ++q) {
+        const double *LA__RESTRICT apq = A + ((size_t)p * d + q) * W;
+        const double *LA__RESTRICT app = A + ((size_t)p * d + p) * W;
+        const double *LA__RESTRICT aqq = A + ((size_t)q * d + q) * W;
+        for (w = 0; w < LA_W; ++w) {
+          /* th = (a_qq - a_pp) / (2 a_pq), t = sign(th) / (|th| +
+             sqrt(th^2 + 1)): 0 where a_pq = 0 or th^2 overflows */
+          int zero = apq[w] == 0;
+          double th = (aqq[w] - app[w]) / (zero ? 1.0 : 2 * apq[w]);
+          double t = 1 / (fabs(th) + sqrt(th * th + 1));
+          t = zero ? 0.0 : th < 0 ? -t : t;
+          cs[w] = 1 / sqrt(t * t + 1);
+          sn[w] = t * cs[w];
+        }
+        la__bl_rot(d, A + (size_t)p * W, col, (size_t)(q - p) * W, cs, sn);
+        la__bl_rot(d, V + (size_t)p * W, col, (size_t)(q - p) * W, cs, sn);
+        la__bl_rot(d, A + (size_t)p * col, W, (size_t)(q - p) * col, cs, sn);
+      }
+  }
+  B->eig_done = 1;
+}
+
+/* w = sum_i f(mu_i) (v_i . c) v_i over S's eigenpairs into B->w, with
+   f(mu) = 1 / (mu + lambda), and for lambda = 0 the pseudo-inverse's
+   1 / mu above the rank threshold, 0 below. */
+static void la__bl_spectral(la__bl *B, double lambda) {
+  const size_t W = LA_W;
+  const int d = B->d;
+  int i, a, w;
+  la__bl_eig(B);
+  memset(B->w, 0, sizeof(double) * (size_t)d * W);
+  for (w = 0; w < LA_W; ++w) {
+    double mx = 0, tol;
+    for (i = 0; i < d; ++i) {
+      double mu = fabs(B->A[((size_t)i * d + i) * W + w]);
+      mx = mu > mx ? mu : mx;
+    }
+    tol = 1000.0 * d * DBL_EPSILON * mx;
+    for (i = 0; i < d; ++i) {
+      double mu = B->A[((size_t)i * d + i) * W + w], vc = 0, f;
+      if (lambda > 0) f = 1 / ((mu > 0 ? mu : 0) + lambda);
+      else f = mu > tol ? 1 / mu : 0;
+      for (a = 0; a < d; ++a)
+        vc += B->V[((size_t)a * d + i) * W + w] * B->c[(size_t)a * W + w];
+      for (a = 0; a < d; ++a)
+        B->w[(size_t)a * W + w] += f * vc * B->V[((size_t)a * d + i) * W + w];
+    }
+  }
+}
+
+/* Cholesky of S + lambda I on every lane into L (lower, d x d lanes), and
+   the solves L u = c, L^T w = u into B->w, written lane-inner without
+   branches so that the lanes run as vectors. 0 when a valid lane met a
+   pivot that is not positive (lambda too small for the rounding of a
+   singular S): its results are then not to be used. */
+static int la__bl_chol_solve(la__bl *B, int valid, double lambda) {
+  const size_t W = LA_W;
+  const int d = B->d;
+  const double *LA__RESTRICT S = B->S;
+  double *LA__RESTRICT L = B->A, *LA__RESTRICT u = B->w;
+  double inv[LA_W];
+  int i, j, k, w, bad = 0;
+  B->eig_done = 0; /* A is overwritten */
+  for (j = 0; j < d; ++j) {
+    double *LA__RESTRICT Ljj = L + ((size_t)j * d + j) * W;
+    const double *LA__RESTRICT Sjj = S + ((size_t)j * d + j) * W;
+    for (w = 0; w < LA_W; ++w) Ljj[w] = Sjj[w] + lambda;
+    for (k = 0; k < j; ++k) {
+      const double *LA__RESTRICT Ljk = L + ((size_t)j * d + k) * W;
+      for (w = 0; w < LA_W; ++w) Ljj[w] -= Ljk[w] * Ljk[w];
+    }
+    for (w = 0; w < valid; ++w) bad |= !(Ljj[w] > 0);
+    for (w = 0; w < LA_W; ++w) {
+      Ljj[w] = sqrt(Ljj[w] > 0 ? Ljj[w] : 1.0);
+      inv[w] = 1 / Ljj[w];
+    }
+    for (i = j + 1; i < d; ++i) {
+      double *LA__RESTRICT Lij = L + ((size_t)i * d + j) * W;
+      const double *LA__RESTRICT Sij = S + ((size_t)i * d + j) * W;
+      for (w = 0; w < LA_W; ++w) Lij[w] = Sij[w];
+      for (k = 0; k < j; ++k) {
+        const double *LA__RESTRICT Lik = L + ((size_t)i * d + k) * W;
+        const double *LA__RESTRICT Ljk = L + ((size_t)j * d + k) * W;
+        for (w = 0; w < LA_W; ++w) Lij[w] -= Lik[w] * Ljk[w];
+      }
+      for (w = 0; w < LA_W; ++w) Lij[w] *= inv[w];
+    }
+  }
+  for (i = 0; i < d; ++i) { /* L u = c */
+    double *LA__RESTRICT ui = u + (size_t)i * W;
+    const double *LA__RESTRICT Lii = L + ((size_t)i * d + i) * W;
+    for (w = 0; w < LA_W; ++w) ui[w] = B->c[(size_t)i * W + w];
+    for (k = 0; k < i; ++k) {
+      const double *LA__RESTRICT Lik = L + ((size_t)i * d + k) * W;
+      const double *LA__RESTRICT uk = u + (size_t)k * W;
+      for (w = 0; w < LA_W; ++w) ui[w] -= Lik[w] * uk[w];
+    }
+    for (w = 0; w < LA_W; ++w) ui[w] /= Lii[w];
+  }
+  for (i = d - 1; i >= 0; --i) { /* L^T w = u, in place */
+    double *LA__RESTRICT ui = u + (size_t)i * W;
+    const double *LA__RESTRICT Lii = L + ((size_t)i * d + i) * W;
+    for (k = i + 1; k < d; ++k) {
+      const double *LA__RESTRICT Lki = L + ((size_t)k * d + i) * W;
+      const double *LA__RESTRICT uk = u + (size_t)k * W;
+      for (w = 0; w < LA_W; ++w) ui[w] -= Lki[w] * uk[w];
+    }
+    for (w = 0; w < LA_W; ++w) ui[w] /= Lii[w];
+  }
+  return !bad;
+}
+
+/* Ridge on the panel: Cholesky for lambda > 0, the spectral form for
+   lambda = 0 and where a pivot was not positive. */
+static void la__bl_ridge(la__bl *B, int valid, double lambda, double *out,
+                         la_real *pred) {
+  if (!(lambda > 0) || !la__bl_chol_solve(B, valid, lambda))
+    la__bl_spectral(B, lambda);
+  la__bl_score(B, B->w, valid, out, pred);
+}
+
+/* ---- evaluation */
+
+static int la__bl_spec_check(const la_gd_spec *s, int d) {
+  int t;
+  if (!s) return LA_ENULL;
+  if (s->steps < 1) return LA_EDIM;
+  if (s->etas) {
+    for (t = 0; t < s->steps; ++t)
+      if (!la__finite(s->etas[t])) return LA_ENONFINITE;
+  } else if (!la__finite(s->eta)) {
+    return LA_ENONFINITE;
+  }
+  if (s->precond)
+    for (t = 0; t < d * d; ++t)
+      if (!la__finite(s->precond[t])) return LA_ENONFINITE;
+  return LA_OK;
+}
+
+LINATTN_DEF size_t la_gd_work_bytes(int d, int n) {
+  return la__bl_size(d, n, NULL, NULL);
+}
+
+LINATTN_DEF int la_gd_eval(const la_batch *b, const la_gd_spec *s,
+                           double *losses, la_real *pred, void *work,
+                           size_t bytes) {
+  la__bl B;
+  void *owned;
+  int p, np, t, st;
+  if (!b || !s) return LA_ENULL; /* here too, for the analyzers */
+  if ((st = la__bl_check_batch(b)) != 0) return st;
+  if ((st = la__bl_spec_check(s, b->d)) != 0) return st;
+  if ((st = la__bl_open(b->d, b->n, NULL, NULL, &work, &bytes, &owned, &B)))
+    return st;
+  if (losses)
+    for (t = 0; t < s->steps; ++t) losses[t] = 0;
+  np = la_panels(b->count);
+  for (p = 0; p < np && !st; ++p) {
+    int valid = b->count - p * LA_W < LA_W ? b->count - p * LA_W : LA_W;
+    if (!la__bl_gram(b, p, &B)) {
+      st = LA_ENONFINITE;
+      break;
+    }
+    if (losses || pred)
+      la__bl_gd(&B, valid, s->precond, s->steps, s->eta, s->etas, losses,
+                pred ? pred + (size_t)p * LA_W : NULL);
+  }
+  la__work_end(owned);
+  if (st) return st;
+  if (losses)
+    for (t = 0; t < s->steps; ++t) {
+      losses[t] /= b->count;
+      if (!la__finite(losses[t])) st = LA_EDIVERGED;
+    }
+  return st;
+}
+
+LINATTN_DEF size_t la_ridge_work_bytes(int d, int n) {
+  return la__bl_size(d, n, NULL, NULL);
+}
+
+/* One pass of ridge fits at several lambdas (loss sums into out). */
+static int la__bl_ridge_pass(const la_batch *b, la__bl *B, int nl,
+                             const double *lambdas, double *out,
+                             la_real *pred) {
+  int p, np = la_panels(b->count), j;
+  for (j = 0; j < nl; ++j) out[j] = 0;
+  for (p = 0; p < np; ++p) {
+    int valid = b->count - p * LA_W < LA_W ? b->count - p * LA_W : LA_W;
+    if (!la__bl_gram(b, p, B)) return LA_ENONFINITE;
+    for (j = 0; j < nl; ++j)
+      la__bl_ridge(B, valid, lambdas[j], &out[j],
+                   pred ? pred + (size_t)p * LA_W : NULL);
+  }
+  for (j = 0; j < nl; ++j) out[j] /= b->count;
+  return LA_OK;
+}
+
+LINATTN_DEF int la_ridge_eval(const la_batch *b, double lambda, double *loss,
+                              la_real *pred, void *work, size_t bytes) {
+  la__bl B;
+  void *owned;
+  double l = 0;
+  int st;
+  if (!b) return LA_ENULL;
+  if ((st = la__bl_check_batch(b)) != 0) return st;
+  if (!la__finite(lambda)) return LA_ENONFINITE;
+  if (lambda < 0) return LA_ERANGE;
+  if ((st = la__bl_open(b->d, b->n, NULL, NULL, &work, &bytes, &owned, &B)))
+    return st;
+  st = la__bl_ridge_pass(b, &B, 1, &lambda, &l, pred);
+  la__work_end(owned);
+  if (st) return st;
+  if (loss) *loss = l;
+  return la__finite(l) ? LA_OK : LA_EDIVERGED;
+}
+
+/* ---- tuners: a grid pass, then golden-section search on the log of the
+   parameter for each of `np_` problems (GD: one per k) side by side, one
+   pass over the batch per round. */
+
+typedef struct la__gs {
+  double a, b, x1, x2, f1, f2; /* bracket and interior points, in log */
+  double bx, bf;               /* the best point evaluated */
+  int need;                    /* 0: done; 1: f1 wanted; 2: f2; 3: both */
+} la__gs;
+
+typedef struct la__tune {
+  double lo, hi, tol;
+  int grid, np; /* grid points, problems */
+  double *gl;   /* grid losses: grid x np */
+  double *xs, *fs;     /* a round's points and losses: 2 per problem */
+  la__gs *gs;          /* np */
+} la__tune;
+
+static int la__tune_resolve(const la_tune_config *c, double lo, double hi,
+                            la__tune *t) {
+  t->lo = c && c->lo != 0 ? c->lo : lo;
+  t->hi = c && c->hi != 0 ? c->hi : hi;
+  t->grid = c && c->grid ? c->grid : 31;
+  t->tol = c && c->tol != 0 ? c->tol : 1e-6;
+  if (!la__finite(t->lo) || !la__finite(t->hi) || !la__finite(t->tol))
+    return LA_ENONFINITE;
+  if (!(t->lo > 0 && t->lo < t->hi && t->tol > 0) || t->grid < 3 ||
+      t->grid > 10000)
+    return LA_ERANGE;
+  return LA_OK;
+}
+
+static void la__tune_take(la__arena *ar, void *ctx) {
+  la__tune *t = (la__tune *)ctx;
+  t->gl = (double *)la__take(ar, sizeof(double) * (size_t)t->grid * t->np);
+  t->xs = (double *)la__take(ar, sizeof(double) * 2 * (size_t)t->np);
+  t->fs = (double *)la__take(ar, sizeof(double) * 2 * (size_t)t->np);
+  t->gs = (la__gs *)la__take(ar, sizeof(la__gs) * (size_t)t->np);
+}
+
+static double la__tune_grid_x(const la__tune *t, int j) {
+  double u0 = log(t->lo), u1 = log(t->hi);
+  return j == t->grid - 1 ? u1 : u0 + (u1 - u0) * j / (t->grid - 1);
+}
+/* Non-finite losses lose every comparison. */
+static double la__tune_f(double f) { return f == f ? f : HUGE_VAL; }
+
+#define LA__GOLD 0.6180339887498949
+
+/* After the grid: each problem's bracket around its best grid point;
+   LA_EDIVERGED when a problem has no finite loss on the grid. */
+static int la__tune_start(la__tune *t) {
+  int k, j, all = 1;
+  for (k = 0; k < t->np; ++k) {
+    la__gs *g = &t->gs[k];
+    int best = 0;
+    for (j = 0; j < t->grid; ++j) {
+      double f = la__tune_f(t->gl[(size_t)j * t->np + k]);
+      t->gl[(size_t)j * t->np + k] = f;
+      if (f < t->gl[(size_t)best * t->np + k]) best = j;
+    }
+    g->bx = la__tune_grid_x(t, best);
+    g->bf = t->gl[(size_t)best * t->np + k];
+    all &= g->bf < HUGE_VAL;
+    g->a = la__tune_grid_x(t, best > 0 ? best - 1 : 0);
+    g->b = la__tune_grid_x(t, best < t->grid - 1 ? best + 1 : best);
+    g->x1 = g->b - LA__GOLD * (g->b - g->a);
+    g->x2 = g->a + LA__GOLD * (g->b - g->a);
+    g->need = g->bf < HUGE_VAL && g->b - g->a > t->tol ? 3 : 0;
+  }
+  return all ? LA_OK : LA_EDIVERGED;
+}
+
+/* The points a round must evaluate: xs[2k], xs[2k+1] (NaN: none). */
+static int la__tune_points(la__tune *t) {
+  int k, any = 0;
+  for (k = 0; k < t->np; ++k) {
+    la__gs *g = &t->gs[k];
+    t->xs[2 * k] = g->need & 1 ? g->x1 : NAN;
+    t->xs[2 * k + 1] = g->need & 2 ? g->x2 : NAN;
+    any |= g->need != 0;
+  }
+  return any;
+}
+
+static void la__tune_update(la__tune *t) {
+  int k;
+  for (k = 0; k < t->np; ++k) {
+    la__gs *g = &t->gs[k];
+    if (!g->need) continue;
+    if (g->need & 1) g->f1 = la__tune_f(t->fs[2 * k]);
+    if (g->need & 2) g->f2 = la__tune_f(t->fs[2 * k + 1]);
+    if (g->f1 < g->bf) { g->bf = g->f1; g->bx = g->x1; }
+    if (g->f2 < g->bf) { g->bf = g->f2; g->bx = g->x2; }
+    if (g->f1 < g->f2) {
+      g->b = g->x2; g->x2 = g->x1; g->f2 = g->f1;
+      g->x1 = g->b - LA__GOLD * (g->b - g->a);
+      g->need = 1;
+    } else {
+      g->a = g->x1; g->x1 = g->x2; g->f1 = g->f2;
+      g->x2 = g->a + LA__GOLD * (g->b - g->a);
+      g->need = 2;
+    }
+    if (g->b - g->a <= t->tol) g->need = 0;
+  }
+}
+
+/* GD's rounds: the grid pass runs one trajectory of every length at once
+   per grid step size; a golden round one k-step trajectory per point. */
+typedef struct la__gd_tune_ctx {
+  la__tune t;
+  int steps;
+} la__gd_tune_ctx;
+
+static void la__gd_tune_take(la__arena *ar, void *ctx) {
+  la__tune_take(ar, &((la__gd_tune_ctx *)ctx)->t);
+}
+
+static int la__gd_tune_round(const la_batch *b, la__bl *B, const double *P,
+                             la__tune *t, int grid) {
+  int p, np = la_panels(b->count), j, k;
+  size_t nout = grid ? (size_t)t->grid * t->np : 2 * (size_t)t->np;
+  double *out = grid ? t->gl : t->fs;
+  for (j = 0; j < (int)nout; ++j) out[j] = 0;
+  for (p = 0; p < np; ++p) {
+    int valid = b->count - p * LA_W < LA_W ? b->count - p * LA_W : LA_W;
+    if (!la__bl_gram(b, p, B)) return LA_ENONFINITE;
+    if (grid) {
+      for (j = 0; j < t->grid; ++j)
+        la__bl_gd(B, valid, P, t->np, exp(la__tune_grid_x(t, j)), NULL,
+                  t->gl + (size_t)j * t->np, NULL);
+    } else {
+      for (k = 0; k < t->np; ++k)
+        for (j = 0; j < 2; ++j) {
+          double x = t->xs[2 * k + j];
+          if (x != x) continue;
+          /* only the last of the k losses is wanted; summed in the order
+             la_gd_eval sums, so that the two agree bit for bit */
+          la__bl_gd(B, valid, P, k + 1, exp(x), NULL, NULL, NULL);
+          la__bl_score(B, B->w, valid, &t->fs[2 * k + j], NULL);
+        }
+    }
+  }
+  for (j = 0; j < (int)nout; ++j) out[j] /= b->count;
+  return LA_OK;
+}
+
+static int la__gd_tune_setup(int d, int n, int steps,
+                             const la_tune_config *cfg, la__gd_tune_ctx *c) {
+  int st;
+  if (!la__bl_dims_ok(d, n) || steps < 1) return LA_EDIM;
+  if ((st = la__tune_resolve(cfg, 1e-4, 1e2, &c->t)) != 0) return st;
+  if ((double)c->t.grid * steps > 1e8) return LA_EOVERFLOW;
+  c->t.np = c->steps = steps;
+  return LA_OK;
+}
+
+LINATTN_DEF size_t la_gd_tune_work_bytes(int d, int n, int steps,
+                                         const la_tune_config *cfg) {
+  la__gd_tune_ctx c;
+  if (la__gd_tune_setup(d, n, steps, cfg, &c)) return 0;
+  return la__bl_size(d, n, la__gd_tune_take, &c);
+}
+
+LINATTN_DEF int la_gd_tune(const la_batch *val, int steps,
+                           const double *precond, const la_tune_config *cfg,
+                           double *eta, double *loss, void *work,
+                           size_t bytes) {
+  la__gd_tune_ctx c;
+  la__bl B;
+  void *owned;
+  int k, st;
+  if (!val || !eta || !loss) return LA_ENULL;
+  if ((st = la__bl_check_batch(val)) != 0) return st;
+  if ((st = la__gd_tune_setup(val->d, val->n, steps, cfg, &c)) != 0)
+    return st;
+  if (precond)
+    for (k = 0; k < val->d * val->d; ++k)
+      if (!la__finite(precond[k])) return LA_ENONFINITE;
+  if ((st = la__bl_open(val->d, val->n, la__gd_tune_take, &c, &work, &bytes,
+                        &owned, &B)) != 0)
+    return st;
+  st = la__gd_tune_round(val, &B, precond, &c.t, 1);
+  if (!st) st = la__tune_start(&c.t);
+  while (!st && la__tune_points(&c.t)) {
+    st = la__gd_tune_round(val, &B, precond, &c.t, 0);
+    if (!st) la__tune_update(&c.t);
+  }
+  if (!st)
+    for (k = 0; k < steps; ++k) {
+      eta[k] = exp(c.t.gs[k].bx);
+      loss[k] = c.t.gs[k].bf;
+    }
+  la__work_end(owned);
+  return st;
+}
+
+typedef struct la__ridge_tune_ctx {
+  la__tune t;
+  double *lam; /* a round's lambdas: grid + 1 */
+  double *out;
+} la__ridge_tune_ctx;
+
+static void la__ridge_tune_take(la__arena *ar, void *ctx) {
+  la__ridge_tune_ctx *c = (la__ridge_tune_ctx *)ctx;
+  la__tune_take(ar, &c->t);
+  c->lam = (double *)la__take(ar, sizeof(double) * ((size_t)c->t.grid + 1));
+  c->out = (double *)la__take(ar, sizeof(double) * ((size_t)c->t.grid + 1));
+}
+
+static int la__ridge_tune_setup(int d, int n, const la_tune_config *cfg,
+                                la__ridge_tune_ctx *c) {
+  int st;
+  if (!la__bl_dims_ok(d, n)) return LA_EDIM;
+  if ((st = la__tune_resolve(cfg, 1e-8, 1e2, &c->t)) != 0) return st;
+  c->t.np = 1;
+  return LA_OK;
+}
+
+LINATTN_DEF size_t la_ridge_tune_work_bytes(int d, int n,
+                                            const la_tune_config *cfg) {
+  la__ridge_tune_ctx c;
+  if (la__ridge_tune_setup(d, n, cfg, &c)) return 0;
+  return la__bl_size(d, n, la__ridge_tune_take, &c);
+}
+
+LINATTN_DEF int la_ridge_tune(const la_batch *val, const la_tune_config *cfg,
+                              double *lambda, double *loss, void *work,
+                              size_t bytes) {
+  la__ridge_tune_ctx c;
+  la__bl B;
+  void *owned;
+  double ols = HUGE_VAL; /* set by the first pass; initialized for g++ -O2 */
+  int j, G, st;
+  if (!val || !lambda || !loss) return LA_ENULL;
+  if ((st = la__bl_check_batch(val)) != 0) return st;
+  if ((st = la__ridge_tune_setup(val->d, val->n, cfg, &c)) != 0) return st;
+  if ((st = la__bl_open(val->d, val->n, la__ridge_tune_take, &c, &work,
+                        &bytes, &owned, &B)) != 0)
+    return st;
+  G = c.t.grid;
+  /* the grid and lambda = 0 in one pass */
+  for (j = 0; j < G; ++j) c.lam[j] = exp(la__tune_grid_x(&c.t, j));
+  c.lam[G] = 0;
+  st = la__bl_ridge_pass(val, &B, G + 1, c.lam, c.out, NULL);
+  if (!st) {
+    for (j = 0; j < G; ++j) c.t.gl[j] = c.out[j];
+    ols = la__tune_f(c.out[G]);
+    st = la__tune_start(&c.t);
+    if (st == LA_EDIVERGED && ols < HUGE_VAL) st = LA_OK;
+  }
+  while (!st && la__tune_points(&c.t)) {
+    int nl = 0;
+    for (j = 0; j < 2; ++j)
+      if (c.t.xs[j] == c.t.xs[j]) c.lam[nl++] = exp(c.t.xs[j]);
+    st = la__bl_ridge_pass(val, &B, nl, c.lam, c.out, NULL);
+    for (j = 0, nl = 0; !st && j < 2; ++j)
+      if (c.t.xs[j] == c.t.xs[j]) c.t.fs[j] = c.out[nl++];
+    if (!st) la__tune_update(&c.t);
+  }
+  if (!st) {
+    *lambda = ols <= c.t.gs[0].bf ? 0 : exp(c.t.gs[0].bx);
+    *loss = ols <= c.t.gs[0].bf ? ols : c.t.gs[0].bf;
+  }
+  la__work_end(owned);
+  return st;
+}
+
+/* ------------------------------------------ paper B's Theorem 3 family */
+
+LINATTN_DEF int la_data_sigma_inv(const la_data *g, double *sinv) {
+  int d, i, j, k;
+  double x[LA_MAX_D];
+  if (!g || !sinv) return LA_ENULL;
+  d = g->cfg.d;
+  if (d <= 0 || d > LA_MAX_D) return LA_EDIM;
+  if (g->cfg.sigma != LA_SIGMA_IDENTITY && !g->chol) return LA_ENULL;
+  for (i = 0; i < d * d; ++i) sinv[i] = 0;
+  if (!g->chol) {
+    for (i = 0; i < d; ++i) sinv[(size_t)i * d + i] = 1;
+    return LA_OK;
+  }
+  /* column j of Sigma^-1 = L^-T (L^-1 e_j): two triangular solves */
+  for (j = 0; j < d; ++j) {
+    const la_real *L = g->chol;
+    for (i = 0; i < d; ++i) {
+      double v = i == j ? 1.0 : 0.0;
+      for (k = 0; k < i; ++k) v -= (double)L[(size_t)i * d + k] * x[k];
+      x[i] = v / (double)L[(size_t)i * d + i];
+    }
+    for (i = d - 1; i >= 0; --i) {
+      double v = x[i];
+      for (k = i + 1; k < d; ++k) v -= (double)L[(size_t)k * d + i] * x[k];
+      x[i] = v / (double)L[(size_t)i * d + i];
+    }
+    for (i = 0; i < d; ++i) sinv[(size_t)i * d + j] = x[i];
+  }
+  for (i = 0; i < d * d; ++i)
+    if (!la__finite(sinv[i])) return LA_ENONFINITE;
+  return LA_OK;
+}
+
+static int la__pgd_model_ok(const la_model *m) {
+  return la__m_valid(m) && m->cfg.param == LA_PARAM_PGD &&
+         m->cfg.activation == LA_ACT_LINEAR && m->cfg.front_hidden == 0;
+}
+
+static int la__pgd_theta(const la_model *m, const double *M, const double *a,
+                         la_real *theta) {
+  int d = m->cfg.d, l, i, j;
+  size_t dd = (size_t)d * d;
+  for (l = 0; l < m->cfg.layers; ++l)
+    for (i = 0; i < d; ++i)
+      for (j = 0; j < d; ++j) {
+        double x = a[l] * (M ? M[(size_t)i * d + j] : (double)(i == j));
+        if (!(fabs(x) <= LA__REAL_MAX)) return LA_ERANGE;
+        theta[(size_t)l * dd + (size_t)i * d + j] = (la_real)x;
+      }
+  return LA_OK;
+}
+
+static int la__pgd_args(const la_model *m, const double *M, int na,
+                        const double *a) {
+  int i;
+  if (!la__pgd_model_ok(m)) return LA_ERANGE;
+  for (i = 0; M && i < m->cfg.d * m->cfg.d; ++i)
+    if (!la__finite(M[i])) return LA_ENONFINITE;
+  for (i = 0; a && i < na; ++i)
+    if (!la__finite(a[i])) return LA_ENONFINITE;
+  return LA_OK;
+}
+
+LINATTN_DEF int la_pgd_family_theta(const la_model *m, const double *sinv,
+                                    const double *a, la_real *theta) {
+  int st;
+  if (!m || !a || !theta) return LA_ENULL;
+  if ((st = la__pgd_args(m, sinv, m->cfg.layers, a)) != 0) return st;
+  return la__pgd_theta(m, sinv, a, theta);
+}
+
+/* The solve's state: the model, its batch and M, and four vectors. */
+typedef struct la__pgd {
+  const la_model *m;
+  const la_batch *b;
+  const double *M;
+  int L, d;
+  la_real *theta, *v, *hv, *grad;
+  double *g, *H, *C, *s, *an; /* L, L * L, L * L, L, L */
+  void *mw;
+  size_t mb;
+} la__pgd;
+
+static void la__pgd_take(la__arena *ar, const la_model *m, la__pgd *P) {
+  size_t np = (size_t)m->nparams;
+  P->mw = la__model_take(ar, m, &P->mb);
+  P->theta = (la_real *)la__take(ar, sizeof(la_real) * np);
+  P->v = (la_real *)la__take(ar, sizeof(la_real) * np);
+  P->hv = (la_real *)la__take(ar, sizeof(la_real) * np);
+  P->grad = (la_real *)la__take(ar, sizeof(la_real) * np);
+  P->g = (double *)la__take(ar, sizeof(double) * (size_t)m->cfg.layers);
+  P->H = (double *)la__take(ar, sizeof(double) * (size_t)m->cfg.layers *
+                                    (size_t)m->cfg.layers);
+  P->C = (double *)la__take(ar, sizeof(double) * (size_t)m->cfg.layers *
+                                    (size_t)m->cfg.layers);
+  P->s = (double *)la__take(ar, sizeof(double) * (size_t)m->cfg.layers);
+  P->an = (double *)la__take(ar, sizeof(double) * (size_t)m->cfg.layers);
+}
+
+LINATTN_DEF size_t la_pgd_optimum_work_bytes(const la_model *m) {
+  la__arena a = la__arena_count();
+  la__pgd P;
+  if (!m || !la__pgd_model_ok(m)) return 0;
+  la__pgd_take(&a, m, &P);
+  return la__arena_size(&a);
+}
+
+/* <block l of x, M> */
+static double la__pgd_inner(const la__pgd *P, const la_real *x, int l) {
+  size_t dd = (size_t)P->d * P->d, e;
+  double s = 0;
+  x += (size_t)l * dd;
+  for (e = 0; e < dd; ++e)
+    s += (double)x[e] * (P->M ? P->M[e] : (double)(e % (P->d + 1) == 0));
+  return s;
+}
+
+static int la__pgd_loss(la__pgd *P, const double *a, double *f) {
+  int st = la__pgd_theta(P->m, P->M, a, P->theta);
+  if (st) return st;
+  return la_model_loss(P->m, P->theta, P->b, f, NULL, P->mw, P->mb);
+}
+
+/* Loss, gradient and Hessian in the L scalars: H e_l from one
+   Hessian-vector product along the direction "block l = M". */
+static int la__pgd_derivs(la__pgd *P, const double *a, double *f, double *g,
+                          double *H) {
+  int L = P->L, d = P->d, l, k, st;
+  size_t dd = (size_t)d * d, e, np = (size_t)P->m->nparams;
+  if ((st = la__pgd_theta(P->m, P->M, a, P->theta)) != 0) return st;
+  for (l = 0; l < L; ++l) {
+    for (e = 0; e < np; ++e) P->v[e] = 0;
+    for (e = 0; e < dd; ++e)
+      P->v[(size_t)l * dd + e] =
+          (la_real)(P->M ? P->M[e] : (double)(e % (size_t)(d + 1) == 0));
+    st = la_model_hvp(P->m, P->theta, P->b, P->v, l == 0 ? f : NULL,
+                      l == 0 ? P->grad : NULL, P->hv, P->mw, P->mb);
+    if (st) return st;
+    for (k = 0; k < L; ++k) H[k * L + l] = la__pgd_inner(P, P->hv, k);
+  }
+  for (l = 0; l < L; ++l) {
+    g[l] = la__pgd_inner(P, P->grad, l);
+    for (k = 0; k < l; ++k)
+      H[k * L + l] = H[l * L + k] = (H[k * L + l] + H[l * L + k]) / 2;
+  }
+  return LA_OK;
+}
+
+/* s = -(H + mu I)^-1 g by Cholesky; 0 when H + mu I is not positive
+   definite. */
+static int la__pgd_newton(int L, const double *H, double mu, const double *g,
+                          double *C, double *s) {
+  int i, j, k;
+  for (j = 0; j < L; ++j) {
+    double x = H[j * L + j] + mu;
+    for (k = 0; k < j; ++k) x -= C[j * L + k] * C[j * L + k];
+    if (!(x > 0) || !la__finite(x)) return 0;
+    C[j * L + j] = sqrt(x);
+    for (i = j + 1; i < L; ++i) {
+      double y = H[i * L + j];
+      for (k = 0; k < j; ++k) y -= C[i * L + k] * C[j * L + k];
+      C[i * L + j] = y / C[j * L + j];
+    }
+  }
+  for (i = 0; i < L; ++i) {
+    double x = -g[i];
+    for (k = 0; k < i; ++k) x -= C[i * L + k] * s[k];
+    s[i] = x / C[i * L + i];
+  }
+  for (i = L - 1; i >= 0; --i) {
+    double x = s[i];
+    for (k = i + 1; k < L; ++k) x -= C[k * L + i] * s[k];
+    s[i] = x / C[i * L + i];
+  }
+  return 1;
+}
+
+#ifdef LINATTN_DOUBLE
+#define LA__PGD_TOL 1e-10
+#else
+#define LA__PGD_TOL 1e-5
+#endif
+
+/* Newton's iterations from a; on return a, *f are the last iterate's. */
+static int la__pgd_solve(la__pgd *P, double *a, double *f) {
+  int L = P->L, it, i, st, conv = 0;
+  double *g = P->g, *H = P->H, *C = P->C, *s = P->s, *an = P->an;
+  for (it = 0; it < 100 && !conv; ++it) {
+    double mu = 0, hmax = 0, smax = 0, amax = 0, gs = 0, alpha = 1, fn;
+    int tries;
+    if ((st = la__pgd_derivs(P, a, f, g, H)) != 0) return st;
+    for (i = 0; i < L; ++i) {
+      double h = fabs(H[i * L + i]);
+      hmax = h > hmax ? h : hmax;
+    }
+    /* Levenberg-Marquardt: shift until positive definite */
+    for (tries = 0; !la__pgd_newton(L, H, mu, g, C, s); ++tries) {
+      if (tries > 200) return LA_ENOCONVERGE;
+      mu = mu > 0 ? 4 * mu : 1e-10 * (hmax > 0 ? hmax : 1);
+    }
+    for (i = 0; i < L; ++i) {
+      smax = fabs(s[i]) > smax ? fabs(s[i]) : smax;
+      amax = fabs(a[i]) > amax ? fabs(a[i]) : amax;
+      gs += g[i] * s[i];
+    }
+    /* settled where the Hessian is positive definite: a minimum */
+    if (mu == 0 && smax <= LA__PGD_TOL * (1 + amax)) conv = 1;
+    /* near a minimum the Newton step is taken whole: the loss's rounding
+       would stop an Armijo test before the step's own size does */
+    if (mu == 0 && smax <= 0.1 * (1 + amax)) {
+      for (i = 0; i < L; ++i) a[i] += s[i];
+      continue;
+    }
+    for (tries = 0; tries < 60; ++tries, alpha /= 2) {
+      for (i = 0; i < L; ++i) an[i] = a[i] + alpha * s[i];
+      st = la__pgd_loss(P, an, &fn);
+      if (st && st != LA_EDIVERGED && st != LA_ERANGE) return st;
+      if (!st && fn <= *f + 1e-4 * alpha * gs) break;
+    }
+    if (tries == 60) return LA_ENOCONVERGE;
+    for (i = 0; i < L; ++i) a[i] = an[i];
+  }
+  return conv ? LA_OK : LA_ENOCONVERGE;
+}
+
+LINATTN_DEF int la_pgd_optimum(const la_model *m, const la_batch *b,
+                               const double *sinv, double *a, double *loss,
+                               void *work, size_t bytes) {
+  la__pgd P;
+  la__arena ar;
+  void *owned;
+  double f = 0, r, c, h, pi = 3.14159265358979323846;
+  int st, l, L;
+  if (!m || !b || !a || !loss) return LA_ENULL;
+  if ((st = la__pgd_args(m, sinv, 0, NULL)) != 0) return st;
+  if (b->d != m->cfg.d || b->n != m->cfg.n) return LA_ESHAPE;
+  if (b->count <= 0) return LA_EDIM;
+  st = la__work_begin(la_pgd_optimum_work_bytes(m), &work, &bytes, &owned);
+  if (st) return st;
+  ar = la__arena_on(work, bytes);
+  if (!la__arena_align(&ar)) {
+    la__work_end(owned);
+    return LA_EWORKSPACE;
+  }
+  la__pgd_take(&ar, m, &P);
+  P.m = m; P.b = b; P.M = sinv;
+  P.L = L = m->cfg.layers;
+  P.d = m->cfg.d;
+  /* step sizes 1 / mu at Chebyshev nodes of the Marchenko-Pastur range of
+     the whitened S: (1 + r) +- 2 sqrt(r), r = d / n */
+  r = (double)m->cfg.d / m->cfg.n;
+  c = 1 + r;
+  h = 2 * sqrt(r) < 0.9 * c ? 2 * sqrt(r) : 0.9 * c;
+  for (l = 0; l < L; ++l) a[l] = -1 / (c + h * cos((2 * l + 1) * pi / (2 * L)));
+  st = la__pgd_solve(&P, a, &f);
+  if (!st || st == LA_ENOCONVERGE) {
+    int e = la__pgd_loss(&P, a, &f);
+    if (e) st = e;
+    *loss = f;
+    /* ascending step sizes -a_l: a descending */
+    for (l = 0; l < L; ++l) a[l] = -a[l];
+    la__sort(L, a, NULL);
+    for (l = 0; l < L; ++l) a[l] = -a[l];
+  }
+  la__work_end(owned);
+  return st;
+}
+
+#endif /* LINATTN_NO_RESEARCH */
 
 #if defined(__clang__)
 #pragma STDC FP_CONTRACT DEFAULT

@@ -234,7 +234,7 @@ static void one_case(form fm, int L, int d, int n, int count, int scalar) {
   { /* a training step on fresh prompts of the same model, paper A's Adam */
     la_data_config dc;
     la_data data;
-    la_adam_config adam;
+    la_optim_config adam;
     la_train_config tc;
     double ts;
     memset(&adam, 0, sizeof adam);

@@ -161,7 +161,7 @@ int main(int argc, char **argv) {
   ctx c;
   la_model_config mc;
   la_data_config dc;
-  la_adam_config adam;
+  la_optim_config adam;
   la_train_config tc;
   la_rng rng;
   row rows[] = {

@@ -54,7 +54,7 @@ typedef struct bt_lib {
   void *work;
   size_t work_bytes;
   la_real *theta, *v, *grad, *hv;
-  la_adam_config adam; /* paper A: beta1 = beta2 = 0.9, clipped at norm 1 */
+  la_optim_config adam; /* paper A: beta1 = beta2 = 0.9, clipped at norm 1 */
   la_trainer tr;
   int has_tr;
 } bt_lib;

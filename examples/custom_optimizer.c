@@ -111,7 +111,7 @@ int main(void) {
   la_model m;
   la_data data;
   lion_config lc = {.lr = 0.002};
-  la_adam_config ac = {.lr = 0.01, .beta2 = 0.9}; /* paper A's betas */
+  la_optim_config ac = {.lr = 0.01, .beta2 = 0.9}; /* paper A's betas */
   double l0 = 0, lion_loss, adam_loss;
   int st;
   mc.d = 5;

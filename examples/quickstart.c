@@ -46,7 +46,7 @@ int main(void) {
 
   /* the run: Adam with betas 0.9, 0.9 at lr 0.02, clipped at 1, 1000 fresh
      prompts per step (the default), eval every 50 steps on a fixed batch */
-  la_adam_config adam = {.lr = 0.02, .beta2 = 0.9};
+  la_optim_config adam = {.lr = 0.02, .beta2 = 0.9};
   la_train_config tc = {.model = &model, .data = &data,
                         .optimizer = la_optimizer_adam(),
                         .optimizer_config = &adam, .clip_norm = 1,

@@ -25,3 +25,8 @@ bench-scaling: $(BUILD)/bench_scaling
 	else echo "bench-scaling: no PyTorch for $(TORCH_PYTHON), library curve only"; fi
 	$(TORCH_PYTHON) bench/py/plot_scaling.py $(BUILD)/scaling.txt $(BUILD)/scaling.svg
 	@echo "wrote $(BUILD)/scaling.svg"
+
+# The implementation unit's compile time and code size, whole and core-only.
+.PHONY: bench-compile
+bench-compile:
+	sh bench/scripts/bench_compile.sh $(CC) -std=c99 -O2 $(NATIVE)

@@ -151,3 +151,8 @@ endef
 $(eval $(call same_output,quickstart-c-cxx-avx2,$(AVX2)))
 $(eval $(call same_output,quickstart-c-cxx-scalar,$(SCALAR) -mfma -DQUICKSTART_STEPS=150,half))
 
+
+# ---------------------------------------------------------------- scope
+# The core alone: the research layer (paper B's baselines and family)
+# compiled out with -DLINATTN_NO_RESEARCH; the suite runs without its tests.
+$(eval $(call suite,gcc-core-only-float,$(CC) $(CFLAGS_HOST) $(AVX2) -DLINATTN_NO_RESEARCH,))

@@ -23,7 +23,7 @@ static unsigned char data_mem[256];
 static int train(double *before, double *after) {
   la_model_config mc = {0};
   la_data_config dc = {0};
-  la_adam_config adam = {0};
+  la_optim_config adam = {0};
   la_train_config tc = {0};
   la_model m;
   la_data g;

@@ -15,6 +15,8 @@ cmds=$("$bin" --help | sed -n 's/^  \([a-z][a-z]*\)  .*/\1/p' | tr '\n' ' ')
 table=$(sed -n 's/^  X([A-Z]*, \([a-z]*\),.*/\1/p' "$src/cli/args.h" | tr '\n' ' ')
 check "top-level --help: the command table's names ($table)" [ -n "$table" -a "$cmds" = "$table" ]
 for cmd in $cmds; do
+  check "$cmd: its code in cli/commands/, a file named for it" \
+    sh -c "ls '$src'/cli/commands/*.h | grep -q '[/_]$cmd[_.]'"
   check "$cmd --help" sh -c "'$bin' $cmd --help | grep -q 'usage: linattn $cmd' && '$bin' $cmd -h | grep -q '^flags:'"
 done
 # flags renamed to mean one thing: the old spelling names the new one

@@ -16,7 +16,6 @@
        either succeed with finite results or report LA_EDIVERGED. */
 #define LINATTN_IMPLEMENTATION
 #include "../../linattn.h"
-#include "opt_config.h"
 #include "fuzz_util.h"
 
 #define RIG_CAP (1u << 20)
@@ -28,7 +27,7 @@ typedef struct rig {
   la_model model;
   la_data data;
   unsigned char data_mem[1024];
-  la_any_opt_config opt;
+  la_optim_config opt;
   la_train_config tc;
   la_trainer tr;
   size_t bytes;
@@ -55,14 +54,14 @@ static void optimizer_for_len(rig *r, size_t len, int n) {
   int with_momentum = len >= (size_t)n && len != 0;
   memset(&r->opt, 0, sizeof r->opt);
   if (r->tc.optimizer == la_optimizer_sgd())
-    r->opt.sgd.momentum = with_momentum ? 0.9 : 0;
+    r->opt.momentum = with_momentum ? 0.9 : 0;
   else if (r->tc.optimizer == la_optimizer_rmsprop())
-    r->opt.rmsprop.momentum = len == 2 * (size_t)n ? 0.9 : 0;
+    r->opt.momentum = len == 2 * (size_t)n ? 0.9 : 0;
   else if (r->tc.optimizer == la_optimizer_sign() ||
            r->tc.optimizer == la_optimizer_nsgd())
-    r->opt.sign.momentum = with_momentum ? 0.9 : 0;
+    r->opt.momentum = with_momentum ? 0.9 : 0;
   else if (r->tc.optimizer == la_optimizer_adam())
-    r->opt.adam.beta2 = 0.9;
+    r->opt.beta2 = 0.9;
   r->tc.optimizer_config = &r->opt;
 }
 

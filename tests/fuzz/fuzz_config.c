@@ -16,7 +16,6 @@
    decode_* functions); input past its end reads as zero (the defaults). */
 #define LINATTN_IMPLEMENTATION
 #include "../../linattn.h"
-#include "opt_config.h"
 #include "fuzz_util.h"
 
 #define BLOCK_CAP (1u << 20)
@@ -68,44 +67,44 @@ static void decode_data(fz_in *in, const la_model_config *m,
                             dd ? sigma : NULL;
 }
 
-static const la_optimizer *decode_optimizer(fz_in *in, la_any_opt_config *o,
+static const la_optimizer *decode_optimizer(fz_in *in, la_optim_config *o,
                                             const void **cfg) {
   int which = fz_int(in, 5);
   memset(o, 0, sizeof *o);
   *cfg = o;
   switch (which) {
   case 0:
-    o->sgd.lr = fz_real(in);
-    o->sgd.momentum = fz_real(in);
-    o->sgd.nesterov = fz_int(in, 1);
-    o->sgd.weight_decay = fz_real(in);
+    o->lr = fz_real(in);
+    o->momentum = fz_real(in);
+    o->nesterov = fz_int(in, 1);
+    o->weight_decay = fz_real(in);
     return la_optimizer_sgd();
   case 2:
   case 3:
-    o->sign.lr = fz_real(in);
-    o->sign.momentum = fz_real(in);
-    o->sign.weight_decay = fz_real(in);
+    o->lr = fz_real(in);
+    o->momentum = fz_real(in);
+    o->weight_decay = fz_real(in);
     return which == 2 ? la_optimizer_sign() : la_optimizer_nsgd();
   case 4:
-    o->adagrad.lr = fz_real(in);
-    o->adagrad.eps = fz_real(in);
-    o->adagrad.initial = fz_real(in);
-    o->adagrad.weight_decay = fz_real(in);
+    o->lr = fz_real(in);
+    o->eps = fz_real(in);
+    o->initial = fz_real(in);
+    o->weight_decay = fz_real(in);
     return la_optimizer_adagrad();
   case 5:
-    o->rmsprop.lr = fz_real(in);
-    o->rmsprop.alpha = fz_real(in);
-    o->rmsprop.eps = fz_real(in);
-    o->rmsprop.momentum = fz_real(in);
-    o->rmsprop.weight_decay = fz_real(in);
+    o->lr = fz_real(in);
+    o->alpha = fz_real(in);
+    o->eps = fz_real(in);
+    o->momentum = fz_real(in);
+    o->weight_decay = fz_real(in);
     return la_optimizer_rmsprop();
   default:
-    o->adam.lr = fz_real(in);
-    o->adam.beta1 = fz_real(in);
-    o->adam.beta2 = fz_real(in);
-    o->adam.eps = fz_real(in);
-    o->adam.weight_decay = fz_real(in);
-    o->adam.decoupled = fz_int(in, 1);
+    o->lr = fz_real(in);
+    o->beta1 = fz_real(in);
+    o->beta2 = fz_real(in);
+    o->eps = fz_real(in);
+    o->weight_decay = fz_real(in);
+    o->decoupled = fz_int(in, 1);
     if (fz_bits(in, 1) & 1) *cfg = NULL; /* the defaults */
     return la_optimizer_adam();
   }
@@ -230,7 +229,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *p, size_t size) {
   la_data_config dc;
   la_data g;
   double sigma[64];
-  la_any_opt_config oc;
+  la_optim_config oc;
   la_train_config tc;
   la_real theta0[2048];
   size_t need;

@@ -37,9 +37,9 @@ static size_t checkpoint_of(const shape *s, unsigned char *buf, size_t cap) {
   la_data_config dc = {0};
   la_model m;
   la_data g;
-  la_sgd_config sgd = {0};
-  la_sign_config sign = {0};
-  la_rmsprop_config rms = {0};
+  la_optim_config sgd = {0};
+  la_optim_config sign = {0};
+  la_optim_config rms = {0};
   la_train_config tc = {0};
   la_trainer tr;
   size_t len = 0;

@@ -21,7 +21,6 @@
 #define _POSIX_C_SOURCE 200809L
 #define LINATTN_IMPLEMENTATION
 #include "../../linattn.h"
-#include "opt_config.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
@@ -122,7 +121,7 @@ typedef struct run {
   la_data_config dc;
   la_data g;
   double sigma[64];
-  la_any_opt_config oc;
+  la_optim_config oc;
   la_train_config tc;
   la_real *theta0;
   la_batch dataset;
@@ -161,41 +160,41 @@ static void draw_data(rnd *r, const la_model_config *m, la_data_config *c,
   }
 }
 
-static const la_optimizer *draw_optimizer(rnd *r, la_any_opt_config *o) {
+static const la_optimizer *draw_optimizer(rnd *r, la_optim_config *o) {
   double lr = rnd_chance(r, 0.1) ? rnd_log(r, 1, 1e30) : rnd_log(r, 1e-5, 0.5);
   int which = rnd_int(r, 0, 5);
   if (rnd_chance(r, 0.05)) lr = rnd_field(r, 0, 1, -1e-3, 1);
   memset(o, 0, sizeof *o);
   switch (which) {
   case 0:
-    o->sgd.lr = lr;
-    o->sgd.momentum = rnd_field(r, 0, 0.99, 1, 0.05);
-    o->sgd.nesterov = rnd_chance(r, 0.3);
-    o->sgd.weight_decay = rnd_field(r, 0, 0.1, -1, 0.03);
+    o->lr = lr;
+    o->momentum = rnd_field(r, 0, 0.99, 1, 0.05);
+    o->nesterov = rnd_chance(r, 0.3);
+    o->weight_decay = rnd_field(r, 0, 0.1, -1, 0.03);
     return la_optimizer_sgd();
   case 1:
   case 2:
-    o->sign.lr = lr;
-    o->sign.momentum = rnd_field(r, 0, 0.99, 1.5, 0.05);
-    o->sign.weight_decay = rnd_field(r, 0, 0.1, -1, 0.03);
+    o->lr = lr;
+    o->momentum = rnd_field(r, 0, 0.99, 1.5, 0.05);
+    o->weight_decay = rnd_field(r, 0, 0.1, -1, 0.03);
     return which == 1 ? la_optimizer_sign() : la_optimizer_nsgd();
   case 3:
-    o->adagrad.lr = lr;
-    o->adagrad.eps = rnd_field(r, 0, 1e-6, -1, 0.03);
-    o->adagrad.initial = rnd_field(r, 0, 1, -1, 0.03);
+    o->lr = lr;
+    o->eps = rnd_field(r, 0, 1e-6, -1, 0.03);
+    o->initial = rnd_field(r, 0, 1, -1, 0.03);
     return la_optimizer_adagrad();
   case 4:
-    o->rmsprop.lr = lr;
-    o->rmsprop.alpha = rnd_field(r, 0, 0.999, 1, 0.05);
-    o->rmsprop.momentum = rnd_field(r, 0, 0.9, 1, 0.03);
+    o->lr = lr;
+    o->alpha = rnd_field(r, 0, 0.999, 1, 0.05);
+    o->momentum = rnd_field(r, 0, 0.9, 1, 0.03);
     return la_optimizer_rmsprop();
   default:
-    o->adam.lr = lr;
-    o->adam.beta1 = rnd_field(r, 0, 0.99, 1, 0.05);
-    o->adam.beta2 = rnd_field(r, 0, 0.999, 1, 0.05);
-    o->adam.eps = rnd_field(r, 0, 1e-6, -1, 0.03);
-    o->adam.weight_decay = rnd_field(r, 0, 0.1, -1, 0.03);
-    o->adam.decoupled = rnd_chance(r, 0.5);
+    o->lr = lr;
+    o->beta1 = rnd_field(r, 0, 0.99, 1, 0.05);
+    o->beta2 = rnd_field(r, 0, 0.999, 1, 0.05);
+    o->eps = rnd_field(r, 0, 1e-6, -1, 0.03);
+    o->weight_decay = rnd_field(r, 0, 0.1, -1, 0.03);
+    o->decoupled = rnd_chance(r, 0.5);
     return la_optimizer_adam();
   }
 }

@@ -551,11 +551,11 @@ static void ta_model(la_t *t, ta_fix *f) {
 
 static void ta_optim(la_t *t) {
   LA_TEST(t, "args/optim: configurations, steps, clipping, schedules") {
-    la_sgd_config sg;
-    la_adam_config ad;
-    la_sign_config sn;
-    la_adagrad_config ag;
-    la_rmsprop_config rm;
+    la_optim_config sg;
+    la_optim_config ad;
+    la_optim_config sn;
+    la_optim_config ag;
+    la_optim_config rm;
     la_optimizer noname = *la_optimizer_adam();
     const la_optimizer *all[6];
     double state[16], bad[4] = {-1e-3, NAN, INFINITY, -INFINITY};
@@ -1274,7 +1274,7 @@ static void ta_train(la_t *t, ta_fix *f) {
     TA_TRAIN(q, (c.schedule.kind = LA_SCHED_HALVING, c.schedule.period = -1),
              LA_ERANGE);
     {
-      la_adam_config ad;
+      la_optim_config ad;
       la_optimizer noname = *la_optimizer_adam();
       memset(&ad, 0, sizeof ad);
       ad.beta1 = 1;

@@ -1090,7 +1090,7 @@ static void diag_hard_spectra_tests(la_t *t) {
     la_data data;
     la_model_config mc;
     la_model m;
-    la_adam_config ac;
+    la_optim_config ac;
     la_train_config tc;
     la_trainer tr;
     la_batch b;

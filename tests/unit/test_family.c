@@ -1226,7 +1226,7 @@ static void tf_test_tools(la_t *t) {
     /* the trainer: per-matrix clipping sees every factor as its block */
     {
       la_train_config tc;
-      la_adam_config ac;
+      la_optim_config ac;
       la_trainer tr;
       tf_clip cl;
       double e0 = 0, e1 = 0;

@@ -40,7 +40,7 @@ static void test_sgd(la_t *t) {
   double u[3][3];
   int s, i;
   LA_TEST(t, "optim: sgd plain, heavy ball, Nesterov, weight decay") {
-    la_sgd_config c;
+    la_optim_config c;
     memset(&c, 0, sizeof c);
     c.lr = 0.1;
     LA_CHECK(t, opt_run(la_optimizer_sgd(), &c, 3, opt_g[0], opt_th0, u) == 0, "run");
@@ -84,7 +84,7 @@ static void test_adam(la_t *t) {
   double u[3][3];
   int s, i;
   LA_TEST(t, "optim: adam bias correction, two steps by hand, adamw") {
-    la_adam_config c;
+    la_optim_config c;
     double cg[3][3];
     memset(&c, 0, sizeof c);
     c.lr = 0.01;
@@ -137,7 +137,7 @@ static void test_sign_nsgd(la_t *t) {
   double u[3][3];
   int i;
   LA_TEST(t, "optim: sign descent and normalized sgd, with momentum") {
-    la_sign_config c;
+    la_optim_config c;
     double n1 = 0, n2 = 0, b2[3];
     memset(&c, 0, sizeof c);
     c.lr = 0.1;
@@ -174,8 +174,8 @@ static void test_adagrad_rmsprop(la_t *t) {
   double u[3][3];
   int i;
   LA_TEST(t, "optim: adagrad and rmsprop by hand") {
-    la_adagrad_config a;
-    la_rmsprop_config r;
+    la_optim_config a;
+    la_optim_config r;
     memset(&a, 0, sizeof a);
     a.lr = 0.1;
     a.eps = 1e-3;
@@ -214,11 +214,11 @@ static void test_adagrad_rmsprop(la_t *t) {
 
 static void test_optim_bad(la_t *t) {
   LA_TEST(t, "optim: bad configurations are LA_ERANGE, bad calls their status") {
-    la_sgd_config s;
-    la_adam_config a;
-    la_sign_config g;
-    la_adagrad_config d;
-    la_rmsprop_config r;
+    la_optim_config s;
+    la_optim_config a;
+    la_optim_config g;
+    la_optim_config d;
+    la_optim_config r;
     double bad_lr[3] = {-0.1, NAN, INFINITY}, bad_beta[4] = {1, -0.1, 1.5, NAN};
     double state[8];
     la_real th[2] = {1, 2}, gr[2] = {1, 1}, up[2];

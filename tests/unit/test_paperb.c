@@ -12,6 +12,20 @@
 #define PB_EXACT 2e-6
 #endif
 
+/* A model of the base setting, L layers, the given parametrization. */
+static int pb_model(la_model *m, int L, int param) {
+  la_model_config mc;
+  memset(&mc, 0, sizeof mc);
+  mc.d = 5;
+  mc.n = 20;
+  mc.layers = L;
+  mc.param = param;
+  return la_model_init(m, &mc) == 0;
+}
+
+/* The research layer (paper B's baselines and family): compiled out with
+   the header's under -DLINATTN_NO_RESEARCH. */
+#ifndef LINATTN_NO_RESEARCH
 /* ------------------------------------------------------- plain prompts */
 
 /* A batch unpacked: prompt k's Z0 ((d+1) x (n+1), row-major) and y_q. */
@@ -480,16 +494,6 @@ static void test_pb_bad(la_t *t) {
 
 /* ------------------------------------------------- the Theorem 3 family */
 
-static int pb_model(la_model *m, int L, int param) {
-  la_model_config mc;
-  memset(&mc, 0, sizeof mc);
-  mc.d = 5;
-  mc.n = 20;
-  mc.layers = L;
-  mc.param = param;
-  return la_model_init(m, &mc) == 0;
-}
-
 static void test_pb_family(la_t *t) {
   LA_TEST(t, "family: Sigma^-1 times Sigma is the identity") {
     la_data_config dc;
@@ -943,6 +947,8 @@ static void test_pb_lemma4(la_t *t) {
   }
 }
 
+#endif /* LINATTN_NO_RESEARCH */
+
 /* ---------------------------------------------------------------- L-BFGS */
 
 /* f = 1/2 (x - c)^T A (x - c) with a dense A (seeded), evaluations
@@ -1006,7 +1012,7 @@ static int pb_rosen(void *ctx, const la_real *th, const la_batch *b,
 
 static la_train_config pb_obj_config(la_objective_fn f, void *ctx, int n,
                                      const la_real *th0,
-                                     const la_lbfgs_config *lc) {
+                                     const la_optim_config *lc) {
   la_train_config c;
   memset(&c, 0, sizeof c);
   c.objective = f;
@@ -1023,7 +1029,7 @@ static void test_pb_lbfgs_quadratic(la_t *t) {
   LA_TEST(t, "lbfgs: exact minimum of a 6-dimensional quadratic in 6 iterations") {
     static const la_real th0[PB_QN] = {1, -1, 0.5, 2, -0.25, 0.75};
     pb_quad q;
-    la_lbfgs_config lc;
+    la_optim_config lc;
     la_trainer tr;
     double err[2];
     int steps, i;
@@ -1048,7 +1054,7 @@ static void test_pb_lbfgs_quadratic(la_t *t) {
   }
   LA_TEST(t, "lbfgs: Rosenbrock's valley from (-1.2, 1)") {
     static const la_real th0[2] = {(la_real)-1.2, 1};
-    la_lbfgs_config lc;
+    la_optim_config lc;
     la_trainer tr;
     la_train_config c;
     memset(&lc, 0, sizeof lc);
@@ -1066,6 +1072,7 @@ static void test_pb_lbfgs_quadratic(la_t *t) {
   }
 }
 
+#ifndef LINATTN_NO_RESEARCH /* L-BFGS on paper B's model and family */
 /* e^T H e, e = x - y, H n x n. */
 static double pb_hnorm2(int n, const double *H, const la_real *x, const double *y) {
   double s = 0;
@@ -1087,7 +1094,7 @@ static void test_pb_lbfgs_model(la_t *t) {
     la_data g;
     la_batch ds;
     la_model m;
-    la_lbfgs_config lc;
+    la_optim_config lc;
     la_train_config c;
     la_trainer tr;
     double H[625], H2[625], gd[25], err = 0, fam[1], floss, lb, eh, eh10, fstar;
@@ -1169,7 +1176,7 @@ static void test_pb_lbfgs_family(la_t *t) {
     la_batch b;
     la_model m;
     pb_fam f;
-    la_lbfgs_config lc;
+    la_optim_config lc;
     la_train_config c;
     la_trainer tr;
     double sinv[25], a[2], loss, x[2];
@@ -1202,6 +1209,8 @@ static void test_pb_lbfgs_family(la_t *t) {
   }
 }
 
+#endif
+
 /* Paper B's reference setting on a smaller fixed batch, through the trainer:
    interrupted, checkpointed to memory and resumed, it ends bit for bit where
    an unbroken run ends. */
@@ -1210,7 +1219,7 @@ static void test_pb_lbfgs_resume(la_t *t) {
     la_data_config dc;
     la_data g;
     la_model m;
-    la_lbfgs_config lc;
+    la_optim_config lc;
     la_train_config c;
     la_trainer A, B, C;
     size_t len = 0, need = 0;
@@ -1288,7 +1297,7 @@ static void test_pb_lbfgs_api(la_t *t) {
   LA_TEST(t, "lbfgs: the closure interface, a user closure optimizer, errors") {
     static const la_real th0[PB_QN] = {1, -1, 0.5, 2, -0.25, 0.75};
     pb_quad q;
-    la_lbfgs_config lc;
+    la_optim_config lc;
     la_train_config c;
     la_trainer tr;
     la_closure f;
@@ -1341,7 +1350,7 @@ static void test_pb_lbfgs_api(la_t *t) {
     }
     /* a plain optimizer through the same entry point ignores the closure */
     {
-      la_sgd_config sg;
+      la_optim_config sg;
       la_real t2[PB_QN];
       memset(&sg, 0, sizeof sg);
       memcpy(t2, th, sizeof t2);
@@ -1370,7 +1379,7 @@ static void test_pb_lbfgs_api(la_t *t) {
   LA_TEST(t, "lbfgs: a NaN inside a step ends the run with theta and state kept") {
     static const la_real th0[PB_QN] = {1, -1, 0.5, 2, -0.25, 0.75};
     pb_quad q;
-    la_lbfgs_config lc;
+    la_optim_config lc;
     la_train_config c;
     la_trainer tr;
     la_real th[PB_QN];
@@ -1447,6 +1456,7 @@ static void test_pb_lbfgs_run(la_t *t) {
 }
 
 static void suite_paperb(la_t *t) {
+#ifndef LINATTN_NO_RESEARCH
   test_pb_gd(t);
   test_pb_ridge(t);
   test_pb_tune(t);
@@ -1455,9 +1465,12 @@ static void suite_paperb(la_t *t) {
   test_pb_optimum_batch(t);
   test_pb_population(t);
   test_pb_lemma4(t);
+#endif
   test_pb_lbfgs_quadratic(t);
+#ifndef LINATTN_NO_RESEARCH
   test_pb_lbfgs_model(t);
   test_pb_lbfgs_family(t);
+#endif
   test_pb_lbfgs_resume(t);
   test_pb_lbfgs_api(t);
   test_pb_lbfgs_run(t);

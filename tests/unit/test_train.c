@@ -54,7 +54,7 @@ static void test_train_quadratic(la_t *t) {
   LA_TEST(t, "train: sgd on a quadratic follows the closed form") {
     quad q;
     la_train_config c = quad_config(&q);
-    la_sgd_config s;
+    la_optim_config s;
     la_trainer tr;
     int i;
     memset(&s, 0, sizeof s);
@@ -202,7 +202,7 @@ static void test_train_diverge(la_t *t) {
   LA_TEST(t, "train: learning rate 1e6 diverges with a finite theta") {
     quad q;
     la_train_config c = quad_config(&q);
-    la_sgd_config s;
+    la_optim_config s;
     la_trainer tr;
     memset(&s, 0, sizeof s);
     s.lr = 1e6;
@@ -217,7 +217,7 @@ static void test_train_diverge(la_t *t) {
   LA_TEST(t, "train: an update that overflows restores the optimizer state") {
     quad q;
     la_train_config c = quad_config(&q);
-    la_sgd_config s;
+    la_optim_config s;
     la_trainer tr;
     la_real big[QN];
     int i, zero = 1;
@@ -239,7 +239,7 @@ static void test_train_diverge(la_t *t) {
 
 /* Adam, a cosine schedule with warmup and both clippings: a run that
    touches every part of the saved state. */
-static la_train_config resume_config(quad *q, la_adam_config *a) {
+static la_train_config resume_config(quad *q, la_optim_config *a) {
   la_train_config c = quad_config(q);
   memset(a, 0, sizeof *a);
   a->lr = 0.05;
@@ -308,7 +308,7 @@ static void test_train_custom(la_t *t) {
 static void test_train_resume(la_t *t) {
   LA_TEST(t, "train: a resumed run continues bit for bit") {
     quad q1, q2, q3;
-    la_adam_config a;
+    la_optim_config a;
     la_train_config c1 = resume_config(&q1, &a), c2 = resume_config(&q2, &a);
     la_train_config c3 = resume_config(&q3, &a);
     la_trainer A, B, C;
@@ -384,7 +384,7 @@ static size_t desc_value(const unsigned char *p, size_t len, const char *key) {
 static void test_train_corrupt(la_t *t) {
   LA_TEST(t, "train: every truncation, byte flip, version and shape is refused") {
     quad q1, q2, q3;
-    la_adam_config a;
+    la_optim_config a;
     la_train_config c1 = resume_config(&q1, &a), c2 = resume_config(&q2, &a);
     la_train_config c3 = resume_config(&q3, &a);
     la_trainer A, B, S;
@@ -497,7 +497,7 @@ static void test_train_corrupt(la_t *t) {
 static void test_train_files(la_t *t) {
   LA_TEST(t, "train: checkpoint files are replaced atomically, errors are LA_EIO") {
     quad q1, q2;
-    la_adam_config a;
+    la_optim_config a;
     la_train_config c1 = resume_config(&q1, &a), c2 = resume_config(&q2, &a);
     la_trainer A, B;
     char path[256], tmp[300];
@@ -549,7 +549,7 @@ static void test_train_bad(la_t *t) {
   LA_TEST(t, "train: bad configurations and calls") {
     quad q;
     la_train_config c = quad_config(&q), b;
-    la_adam_config a;
+    la_optim_config a;
     la_trainer tr;
     size_t bytes = 0;
     unsigned char mem[8192];
@@ -751,8 +751,8 @@ static void test_train_model_data(la_t *t) {
   }
   LA_TEST(t, "train: the model trains, per-matrix clipping holds, 1e6 diverges") {
     la_train_config c = model_config(&e, LA_DATA_FRESH);
-    la_adam_config a;
-    la_sgd_config s;
+    la_optim_config a;
+    la_optim_config s;
     la_trainer tr;
     double l0 = 0, l1 = 0;
     int off[64], size[64], nb, b, i, capped = 1;
