@@ -2,20 +2,67 @@
 
    Trains and measures the L-layer linear-attention model on in-context linear
    regression, the testbed of Ahn et al., "Linear attention is (maybe) all you
-   need (to understand transformer optimization)" (arXiv:2310.01082) and Ahn et
-   al., "Transformers learn to implement preconditioned gradient descent for
-   in-context learning" (arXiv:2306.00297).
+   need (to understand transformer optimization)" (arXiv:2310.01082, paper A)
+   and "Transformers learn to implement preconditioned gradient descent for
+   in-context learning" (arXiv:2306.00297, paper B): exact gradients, Hessian
+   products, optimizers and the papers' curvature measurements, on every lane
+   of the vector unit, with no dependency but libm. MIT licence, at the end.
 
-QUICK START
+QUICK START: a complete program (cc -O2 -mavx2 -mfma run.c -lm)
 
-   In exactly one C or C++ file:
+   #define LINATTN_IMPLEMENTATION
+   #include "linattn.h"
+   #include <stdio.h>
 
-       #define LINATTN_IMPLEMENTATION
-       #include "linattn.h"
+   int main(void) {
+     la_run_config cfg;
+     la_run run;
+     la_rcond rc;
+     double start;
+     // paper A's Setting 1 with Adam: d = 5, n = 20, L = 3, 1000 prompts
+     la_run_preset(&cfg, "1", "adam");
+     if (la_run_create(&run, &cfg, NULL) != LA_OK) return 1;
+     la_trainer_eval(&run.trainer, &start);
+     if (la_trainer_run(&run.trainer, 500) != LA_OK) return 1;
+     // paper A's robust condition number R = max|H_ii| / median|H_ii|
+     la_robust_cond(&run.model, run.trainer.theta, &run.trainer.eval, NULL,
+                    &rc, NULL, 0);
+     printf("eval loss %.4f -> %.4f, R %.3g, backend %s\n", start,
+            run.trainer.last_eval, rc.by_diag, la_backend_name());
+     la_run_destroy(&run);
+     return 0;
+   }
 
-   Everywhere else just #include "linattn.h". Link with -lm.
+   LINATTN_IMPLEMENTATION goes in exactly one C or C++ file; every other file
+   includes the header alone. (make test compiles and runs this sample.)
 
-CONFIGURATION MACROS (define before including)
+API OVERVIEW (the declarations below, part by part; the implementation
+   follows in the same order)
+
+   1. types, status codes      la_real, LA_OK and the LA_E* statuses,
+      and kernels              la_status_str; batched products of tiny
+                               matrices (la_kernels), the thread pool
+                               (la_pool, la_parallel), la_backend_name
+   2. random numbers, prompts  la_rng (Philox4x32-7), la_batch (panels of
+                               LA_W prompts), la_data_config and
+                               la_data_sample: the papers' data settings
+   3. the model                la_model: loss, gradient, Hessian-vector
+                               products, H V for k directions, the Hessian's
+                               diagonal; named parameter blocks
+   4. optimizers               la_optimizer and the registry (SGD, Adam/W,
+                               sign, normalized SGD, Adagrad, RMSprop,
+                               L-BFGS), clipping, learning-rate schedules
+   5. diagnostics              eigensolvers, Lanczos, SLQ densities, traces,
+                               robust condition numbers, directional
+                               smoothness, gradient noise
+   6. runs and checkpoints     la_trainer; la_run_config (a run described by
+                               one field table: presets, resolve, explain),
+                               la_run; checkpoints with bit-exact resume
+   7. the research layer       paper B's in-context baselines, their tuners
+                               and its Theorem 3 family (LINATTN_NO_RESEARCH
+                               compiles it out)
+
+OPTIONS (define before including)
 
    LINATTN_IMPLEMENTATION  emit the implementation in this translation unit.
    LINATTN_STATIC          make every function static (two libraries may then
@@ -36,172 +83,46 @@ CONFIGURATION MACROS (define before including)
                            exist (it is built on __unix__ and __APPLE__
                            hosts with gcc or clang; C libraries older than
                            glibc 2.34 then need -pthread when linking).
+   LINATTN_NO_RESEARCH     leave out part 7, the research layer.
    LINATTN_ASSERT(x)       internal consistency checks (default: nothing).
                            Argument errors never assert: they return a status.
 
 SIMD
 
    The backend is chosen at compile time from the compiler's own macros:
-   AVX-512 (__AVX512F__ and __AVX512VL__ with AVX2 and FMA), AVX2 with FMA
-   (__AVX2__ and __FMA__), NEON on AArch64 (float and double
-   lanes), NEON on 32-bit ARMv7 (float lanes; fused multiply-add only with
-   VFPv4, __ARM_FEATURE_FMA), otherwise scalar. There is no run-time CPU
-   dispatch. la_backend_name() says which backend was compiled.
-
-   Many small matrices are processed at once in a batch-interleaved layout:
-   LA_W prompts form a panel and element (i, j) of the LA_W matrices of a panel
-   is stored contiguously, so every per-prompt operation is a straight line of
-   vector FMAs with every lane busy. LA_W is fixed by the precision alone
-   (8 floats, 4 doubles), not by the backend, so that data laid out on one
-   machine means the same on every other. A backend with narrower registers
-   uses two of them per panel; the scalar backend loops over the lanes; the
-   AVX-512 backend keeps the 256-bit panel vectors of AVX2 for the model
-   (with 32 registers) and runs the generator on 512-bit lanes. (Two panels
-   per 512-bit register, which would double the peak of cores with two
-   512-bit FMA units, would take the model's panel loop two panels at a
-   time; Zen 4 executes 512-bit FMAs in two halves and gains nothing.)
-
-   Every kernel has a scalar twin that is always compiled (la_kernels_scalar),
-   the reference that each SIMD result is tested against.
+   AVX-512 (__AVX512F__ and __AVX512VL__ with AVX2 and FMA), AVX2 with FMA,
+   NEON (AArch64; ARMv7 with -mfpu=neon), otherwise scalar; no run-time
+   dispatch. la_backend_name() says which backend was compiled. Many small
+   matrices are processed at once: LA_W prompts form a panel (8 floats, 4
+   doubles, whatever the backend, so data laid out on one machine means the
+   same on every other) and element (i, j) of a panel's matrices is stored
+   contiguously, so every per-prompt operation is a straight line of vector
+   FMAs. Every kernel has a scalar twin, always compiled (la_kernels_scalar),
+   that each SIMD result is tested against.
 
 DETERMINISM
 
-   Within one build, every function is a pure function of its arguments: the
-   same inputs give bit-identical outputs, run after run, whatever the
-   number of threads (see la_parallel: a batch is cut into chunks by its
-   size alone and the chunks' sums are added in a fixed order).
-   The random numbers and prompts are bit-identical across backends and
-   machines for a given precision: the scalar, AVX2, AVX-512, AArch64 NEON
-   and ARMv7 NEON builds and the big-endian s390x one draw the same words,
-   normals, Gamma variates, rotations and batches (checked against committed
-   golden vectors on each of them). The
-   float and double builds draw the same normals but lay out LA_W = 8 or 4
-   prompts per panel, so their batches differ. This holds for IEEE-754 float
-   and double evaluated at their own precision (SSE2, AArch64, ARMv7 VFP,
-   s390x, where gcc's ISO C mode is told so below; not x87), either byte
-   order, and without value-changing options (-ffast-math, or clang's
-   -ffp-contract=fast, which overrides the pragma below).
+   Within one build every function is a pure function of its arguments,
+   whatever the number of threads. The random numbers and prompts are the
+   same bits on every backend and machine for a given precision (golden
+   vectors on x86-64, AArch64, ARMv7 and big-endian s390x). Results computed
+   from +, -, *, /, sqrt and fused multiply-adds (the model's loss, gradient,
+   HVP; the kernels) are the same on such hosts; those that call libm
+   (schedules' pow and cos, some statistics) may differ in the last bit.
+   Floating-point contraction is off for the whole implementation, so C and
+   C++, gcc and clang, -O2 and -O3 compute the same bits. Requires IEEE-754
+   float and double at their own precision and no -ffast-math. The full
+   statement, with how each part was measured: docs/numerics.md.
 
-   The rest of a build's results are the same on such hosts as far as
-   they are computed from +, -, *, /, sqrt and fused multiply-adds: the
-   model's loss, gradient and HVP (its softmax through the in-house exp)
-   and its kernels are. The optimizers and schedules (Adam's and the
-   schedules' pow, the cosine schedule's cos), the eigensolver (hypot) and
-   some statistics (log, exp) call C's libm, whose last bit C99 leaves to
-   the library. Measured on x86-64 and on s390x (qemu-s390x, both glibc
-   2.36, the scalar backend, `make test`): the whole float suite passes on
-   both, the loss from la_model_grad, from the HVP and alone agreeing bit
-   for bit as it does on x86-64, and the linattn command prints the same
-   step lines (diagnostics included) for a Setting 1 run and writes the
-   same checkpoint, which resumes on the other host to the same bytes.
+RANDOM NUMBERS AND PROMPTS
 
-   Floating-point contraction is off for the whole implementation: clang
-   obeys #pragma STDC FP_CONTRACT OFF, gcc and g++ (which contract by
-   default in GNU C and in every C++ mode, and ignore the STDC pragma)
-   #pragma GCC optimize("fp-contract=off"); both are restored after the
-   implementation. So one program built as C or C++ by gcc, g++, clang or
-   clang++, at -O2 or -O3, ISO or GNU dialect, computes the same bits
-   (`make test`, quickstart-c-cxx-*: examples/quickstart.c's whole output
-   compared byte for byte, with AVX2 and without; before this, g++, clang,
-   clang++ and gcc's GNU C all printed other losses and eigenvalues than
-   gcc -std=c99). The hot kernels keep their speed: their fused
-   multiply-adds are intrinsics, and with gcc -std=c99 (which never
-   contracted) the kernels and the model compile to the same instructions.
-   clang and GNU C used to fuse plain-C loops (element-wise model helpers,
-   optimizer steps, Lanczos, the scalar twins) and now round twice.
-   Measured with bench_model and bench_kernels, before and after, float
-   and double, built by gcc -std=c99, gcc -std=gnu99 and clang (-O2 -mavx2
-   -mfma), best of two interleaved runs: loss+gradient and HVP of the base
-   setting at 60%/60% of the FMA peak with gcc before and after (clang 51%
-   and 45% before and after; d = 20: 79-82% with gcc, 64-70% with clang);
-   over all rows the geometric mean of after/before is 0.96-1.02 for the
-   SIMD rows, the run-to-run noise, and 1.0-1.2 for the scalar twins, whose
-   accumulations no longer wait on the longer FMA latency. One cost: gcc
-   does not inline a function compiled under the optimize pragma into code
-   compiled without it; that matters only for calls from the user's code
-   into a LINATTN_STATIC copy (or under LTO), not within the library.
-
-   The normals and the labels use fused multiply-adds where the code asks for
-   them, never where a compiler would choose: the AVX2 and AArch64 FMA
-   instructions, NEON's VFPv4 one on ARMv7, and elsewhere (the scalar
-   backend, ARMv7 before VFPv4, one lane at a time) C99's fmaf and fma,
-   which must be correctly rounded as C99 Annex F requires (glibc's and
-   musl's are; so are the instructions gcc and clang emit for them where
-   the FPU has one). ARMv7 NEON, which flushes subnormals, is used only
-   where no subnormal can arise. Results of arithmetic kernels agree across
-   backends to rounding (FMA contracts and lane-wise summation order
-   differ), not bit for bit.
-
-RANDOM NUMBERS
-
-   la_rng is Philox4x32-7 (Salmon et al., "Parallel random numbers: as easy
-   as 1, 2, 3", SC 2011), a counter-based generator: block b of stream s under
-   seed k is Philox(counter = (b, s), key = k), four 32-bit words, after seven
-   rounds. Seven is the fewest with which Salmon et al. found Philox4x32
-   Crush-resistant (every TestU01 battery, BigCrush included, passed with many
-   keys and counter patterns); Random123's ten add a margin that would cost
-   a generator mostly made of random numbers 40% of its time. The
-   known-answer vectors are Random123's for seven rounds; tests/tools/rng_stream.c
-   writes raw streams for external batteries (`make dieharder`: one stream,
-   and sixteen streams of one seed interleaved, through dieharder -a; one
-   stream gave 112 passed, 2 weak, 0 failed of 114 results; the interleaved
-   streams passed all 43 results of the 12 diehard and STS tests run). The
-   state is three integers owned by the caller; there is no global state.
-   Any two (seed, stream) pairs give independent sequences, so runs, steps
-   or prompts get their own stream simply by number: la_rng_seed(&r, seed,
-   step).
-
-   Normals come from Box-Muller on the words of one block (words 0,1 give
-   normals 0,1; words 2,3 give normals 2,3), computed in float arithmetic
-   from +, -, *, sqrt, fused multiply-adds and tables (no libm
-   transcendental), so every backend computes the same bits: -2 ln u from a
-   table of 8 logarithms and a polynomial (within 1.2 ulp over every u),
-   sine and cosine from Cephes' polynomials on [-pi/4, pi/4] (0.9 ulp).
-   A normal is within 2.5 ulps of its radius of r cos(theta) for its exact
-   r and theta (2.33 measured over 2e7 pairs). The uniform feeding the radius
-   has 31-bit resolution: |z| <= 6.56, a tail of probability 5e-11 is cut.
-   Bulk draws (la_rng_normals, and each panel of la_data_sample) start at a
-   block boundary and produce exactly what as many la_rng_normal calls from
-   there would.
-
-   Gamma variates (la_rng_gamma, Setting 3's radii) come from Marsaglia
-   and Tsang's rejection method, computed in the same float arithmetic
-   with the same logarithm; shapes k < 1 through Gamma(k) = Gamma(k + 1)
-   U^(1/k), U being the accepted try's own uniform rescaled (u / e^h(x),
-   uniform and independent of x given acceptance). A Philox block holds
-   two tries (normal 0 with word 2, normal 1 with word 3), taken a quad of
-   four blocks at a time: the first tries of the quad, then the second.
-   Every try depends on its own words alone, so vector lanes make many at
-   once and take the accepted ones in that order; the variates are
-   bit-identical on every backend. About 4% of tries are rejected at
-   k = 0.1, 5% at k = 1, fewer for larger k.
-
-DATA SETTINGS
-
-   A la_data_config (zero = Setting 1) describes the covariates, Sigma, w*
-   and the targets; la_data_init draws what is fixed for a run from its seed
-   (paper B's rotation on stream 1, the target network on stream 2) into
-   caller memory; la_data_sample fills a batch from a la_rng without
-   allocating. The two papers' loops are then:
-     fixed evaluation batch:   la_rng_seed(&r, seed, LA_STREAM_EVAL), once;
-     fresh batch every step:   la_rng_seed(&r, seed, step) before each;
-     resampled every k steps:  la_rng_seed(&r, seed, step / k) when
-                               step % k == 0.
-   Each panel (LA_W prompts) of a batch draws from its own stretch of the
-   stream: panel p from word (p0 + p) 2^34 on, p0 the first multiple of
-   2^34 at or after the generator's position (0 when freshly seeded), and
-   the generator moves to the boundary after the batch's last panel. Within
-   a panel come the covariates, then w*, then the label noise; with Gamma
-   radii (LA_X_GAMMA_SPHERE) the panel's Gamma tries run from the middle of
-   its stretch (word (p0 + p) 2^34 + 2^33), their variates going to the
-   radii token by token, lane by lane. A panel's prompts thus depend on
-   (seed, stream, position) alone, however many words the panels before it
-   took: prompt i of a batch is the same whatever the batch's count beyond
-   i, panels can be drawn in any order and on any thread (the fused
-   training step draws each where it is consumed), and a stream holds
-   2^30 - 1 panels. Builds before this layout consumed the stream panel
-   after panel; their batches agree with these in the first panel only
-   (without Gamma radii).
+   la_rng is Philox4x32-7, counter-based: any two (seed, stream) pairs give
+   independent sequences, so runs, steps and prompts get their own stream by
+   number (la_rng_seed(&r, seed, step)). Normals by Box-Muller from tables
+   and polynomials (no libm), Gamma variates by Marsaglia and Tsang. Each
+   panel of a batch draws from its own stretch of the stream, so prompt i of
+   a batch is the same whatever the batch's size, and panels can be drawn in
+   any order on any thread. Layout and accuracy: docs/numerics.md.
 
 MEMORY
 
@@ -217,21 +138,9 @@ THREAD SAFETY
    (or trainer) given a la_parallel is such an object too: its pool serves
    one call at a time.
 
-CONTENTS
-
-   Declarations (under the include guard), then the implementation (under
-   LINATTN_IMPLEMENTATION), in the same six parts, in the order data flows:
-   1. types, status codes, the SIMD layer, batched kernels, threads
-   2. random numbers, batches and the papers' data settings
-   3. the model: loss, gradient, Hessian-vector product
-   4. optimizers (L-BFGS through a closure), clipping, learning-rate
-      schedules
-   5. diagnostics: eigensolvers, Lanczos, SLQ, traces, robust condition
-      numbers, directional smoothness, gradient noise; paper B's in-context
-      baselines (GD, preconditioned GD, least squares, ridge, tuners) and
-      the optimum of its Theorem 3 family
-   6. the training driver and checkpoints
-   Licence at the end.
+More: README.md (the two commands, the program), docs/library.md (each part
+in depth), docs/contributing.md (where to add an optimizer, a backend, a
+field).
 */
 #ifndef LINATTN_H
 #define LINATTN_H
@@ -323,7 +232,7 @@ LINATTN_DEF const char *la_status_str(int status);
 /* The status's name as the enum above spells it ("LA_ERANGE"); "" for a
    value that is not a status. For messages and foreign callers. */
 LINATTN_DEF const char *la_status_name(int status);
-LINATTN_DEF int la_backend(void); /* LINATTN_SCALAR, _AVX2 or _NEON */
+LINATTN_DEF int la_backend(void); /* LINATTN_SCALAR, _AVX2, _AVX512 or _NEON */
 LINATTN_DEF const char *la_backend_name(void);
 
 /* Batch-interleaved layout. A batch of `count` r x c matrices occupies
@@ -390,7 +299,8 @@ LINATTN_DEF void la_scale(int n, la_real a, la_real *x);
    operations in float against vexp's 26), within 2.2 ulps in float (0.91
    in double; see the exp section), undefined for x > 0. */
 typedef struct la_kernels {
-  const char *name; /* "scalar", "avx2", "neon64" or "neon32" */
+  const char *name; /* la_backend_name(): "scalar", "avx2", "avx512",
+                       "neon64" or "neon32" */
   void (*pgemm)(unsigned flags, int m, int n, int k, la_real alpha,
                 const la_real *A, const la_real *B, la_real *C);
   double (*dot)(int n, const la_real *x, const la_real *y);
@@ -2367,19 +2277,8 @@ LINATTN_DEF const char *la_status_name(int status) {
 
 LINATTN_DEF int la_backend(void) { return LA__SIMD; }
 
-LINATTN_DEF const char *la_backend_name(void) {
-#if LA__SIMD == LINATTN_AVX2
-  return "avx2";
-#elif LA__SIMD == LINATTN_AVX512
-  return "avx512";
-#elif LA__SIMD == LINATTN_NEON && defined(__aarch64__)
-  return "neon64";
-#elif LA__SIMD == LINATTN_NEON
-  return "neon32";
-#else
-  return "scalar";
-#endif
-}
+/* The backend's name is its kernel table's: written once, there. */
+LINATTN_DEF const char *la_backend_name(void) { return la_kernels_best()->name; }
 
 /* ================================================================== */
 /*                     1. SIMD layer and kernels                      */

@@ -156,3 +156,8 @@ $(eval $(call same_output,quickstart-c-cxx-scalar,$(SCALAR) -mfma -DQUICKSTART_S
 # The core alone: the research layer (paper B's baselines and family)
 # compiled out with -DLINATTN_NO_RESEARCH; the suite runs without its tests.
 $(eval $(call suite,gcc-core-only-float,$(CC) $(CFLAGS_HOST) $(AVX2) -DLINATTN_NO_RESEARCH,))
+
+# The doc block's code sample, cut out of the header, compiled and run.
+CONFIGS += doc-sample
+run-doc-sample: | $(BUILD)
+	@sh tests/harness/run_one.sh doc-sample sh tests/builds/doc_sample.sh $(BUILD)/doc-sample $(CC) -std=c99 -O2 $(WARN) $(AVX2)
