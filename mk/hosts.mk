@@ -19,3 +19,19 @@ run-s390x-cli-cross-host: | $(BUILD)
 	@sh tests/harness/run_one.sh s390x-cli-cross-host sh -c '$(call cli_cc,$(CC),$(SCALAR),$(BUILD)/linattn-scalar) && \
 	  $(call cli_cc,s390x-linux-gnu-gcc,$(SCALAR),$(BUILD)/linattn-s390x) && \
 	  sh tests/cli/cross_host.sh $(BUILD)/cross-s390x $(BUILD)/linattn-scalar $(BUILD)/linattn-s390x $(QEMUZ)'
+
+# ------------------------------------------------ WebAssembly (wasm32-wasi)
+# The suite compiled by clang to wasm32-wasi (wasi-libc) and run under
+# Node's WASI by tests/builds/wasi_run.mjs: the SIMD128 backend in float and
+# double, and the scalar one. WASI has no threads (the pool is not built)
+# and reaches only preopened folders: /tmp, where the suite writes its
+# checkpoints, is a folder of its own under build/. clock() is WASI's
+# emulation; the stack is 8 MiB as on Linux (wasm-ld's default is 64 KiB),
+# and the memory is all there from the start (see wasi_run.mjs).
+WASI_CC = $(CLANG) --target=wasm32-wasi --sysroot=/usr $(CFLAGS_HOST) \
+  -D_WASI_EMULATED_PROCESS_CLOCKS -lwasi-emulated-process-clocks \
+  -Wl,-z,stack-size=8388608 -Wl,--initial-memory=268435456
+WASI_RUN = node --no-warnings tests/builds/wasi_run.mjs --dir /tmp=$(BUILD)/wasi-tmp
+$(eval $(call suite,wasm-simd128-float,$(WASI_CC) -msimd128,$(WASI_RUN)-simd128-float))
+$(eval $(call suite,wasm-simd128-double,$(WASI_CC) -msimd128 -DLINATTN_DOUBLE,$(WASI_RUN)-simd128-double))
+$(eval $(call suite,wasm-scalar-float,$(WASI_CC),$(WASI_RUN)-scalar-float))
