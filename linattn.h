@@ -22,7 +22,8 @@ CONFIGURATION MACROS (define before including)
                            embed the header without clashing symbols).
    LINATTN_DOUBLE          la_real is double instead of float, everywhere.
    LINATTN_SIMD            force a backend: LINATTN_SCALAR, LINATTN_AVX2,
-                           LINATTN_AVX512 or LINATTN_NEON. Forcing one the
+                           LINATTN_AVX512, LINATTN_NEON or
+                           LINATTN_WASM_SIMD128. Forcing one the
                            compiler cannot honour (for example LINATTN_AVX2
                            without -mavx2 -mfma) is a #warning and the scalar
                            backend is used instead.
@@ -45,8 +46,13 @@ SIMD
    AVX-512 (__AVX512F__ and __AVX512VL__ with AVX2 and FMA), AVX2 with FMA
    (__AVX2__ and __FMA__), NEON on AArch64 (float and double
    lanes), NEON on 32-bit ARMv7 (float lanes; fused multiply-add only with
-   VFPv4, __ARM_FEATURE_FMA), otherwise scalar. There is no run-time CPU
-   dispatch. la_backend_name() says which backend was compiled.
+   VFPv4, __ARM_FEATURE_FMA), WebAssembly SIMD128 (__wasm_simd128__, clang's
+   -msimd128: float and double lanes, no fused multiply-add), otherwise
+   scalar. There is no run-time CPU dispatch. la_backend_name() says which
+   backend was compiled ("scalar", "avx2", "avx512", "neon64", "neon32",
+   "wasm-simd128"). An ARMv7-A build without NEON (the defaults of Debian's
+   arm-linux-gnueabihf-gcc) is a #warning: the scalar backend is 2.3x
+   slower there; LINATTN_SIMD=LINATTN_SCALAR keeps it without the warning.
 
    Many small matrices are processed at once in a batch-interleaved layout:
    LA_W prompts form a panel and element (i, j) of the LA_W matrices of a panel
@@ -71,8 +77,9 @@ DETERMINISM
    number of threads (see la_parallel: a batch is cut into chunks by its
    size alone and the chunks' sums are added in a fixed order).
    The random numbers and prompts are bit-identical across backends and
-   machines for a given precision: the scalar, AVX2, AVX-512, AArch64 NEON
-   and ARMv7 NEON builds and the big-endian s390x one draw the same words,
+   machines for a given precision: the scalar, AVX2, AVX-512, AArch64 NEON,
+   ARMv7 NEON and WebAssembly SIMD128 builds, the RISC-V 64 one and the
+   big-endian s390x one draw the same words,
    normals, Gamma variates, rotations and batches (checked against committed
    golden vectors on each of them). The
    float and double builds draw the same normals but lay out LA_W = 8 or 4
@@ -124,13 +131,17 @@ DETERMINISM
    The normals and the labels use fused multiply-adds where the code asks for
    them, never where a compiler would choose: the AVX2 and AArch64 FMA
    instructions, NEON's VFPv4 one on ARMv7, and elsewhere (the scalar
-   backend, ARMv7 before VFPv4, one lane at a time) C99's fmaf and fma,
+   backend, ARMv7 before VFPv4 and WebAssembly SIMD128, one lane at a time)
+   C99's fmaf and fma,
    which must be correctly rounded as C99 Annex F requires (glibc's and
    musl's are; so are the instructions gcc and clang emit for them where
    the FPU has one). ARMv7 NEON, which flushes subnormals, is used only
-   where no subnormal can arise. Results of arithmetic kernels agree across
-   backends to rounding (FMA contracts and lane-wise summation order
-   differ), not bit for bit.
+   where no subnormal can arise. The kernels of the backends without a
+   fused multiply-add (ARMv7 before VFPv4, WebAssembly SIMD128: relaxed
+   SIMD's is not in clang 14 and need not fuse) multiply, round, add and
+   round, and their exp is within one ulp more. Results of arithmetic
+   kernels agree across backends to rounding (FMA contracts and lane-wise
+   summation order differ), not bit for bit.
 
 RANDOM NUMBERS
 
@@ -2243,6 +2254,16 @@ static int la__arena_align(la__arena *a) {
 #else
 #define LA__HAVE_AVX512 0
 #endif
+/* An ARMv7-A (or later 32-bit A-profile) target compiled without NEON:
+   Debian's armhf defaults (-mfpu=vfpv3-d16) give the scalar backend, 2.3x
+   slower on a core that has NEON. Say so, unless a backend was chosen
+   (LINATTN_SIMD=LINATTN_SCALAR for a core without NEON). */
+#if !defined(LINATTN_SIMD) && defined(__arm__) && !defined(__aarch64__) &&   \
+    !defined(__ARM_NEON) && !defined(__ARM_NEON__) &&                        \
+    defined(__ARM_ARCH) && __ARM_ARCH >= 7 &&                                \
+    defined(__ARM_ARCH_PROFILE) && __ARM_ARCH_PROFILE == 'A'
+#warning "linattn.h: ARM without NEON: scalar backend (add -mfpu=neon-vfpv4, or define LINATTN_SIMD=LINATTN_SCALAR to keep it)"
+#endif
 #if !defined(LINATTN_SIMD)
 #if LA__HAVE_AVX512
 #define LA__SIMD LINATTN_AVX512
@@ -2675,7 +2696,7 @@ LA__INLINE la__vec la__vzero(void) { return la__vset1(0); }
    and 2^k2, k1 + k2 = n, each built from its exponent bits: two factors
    reach 2^128 (2^1024) without an exponent field that cannot hold it.
    Within 1 ulp of e^x wherever the result is a normal number (2 without a
-   fused multiply-add: ARMv7 before VFPv4); 0 where it would be subnormal
+   fused multiply-add: ARMv7 before VFPv4, WebAssembly SIMD128); 0 where it would be subnormal
    (ARMv7 NEON flushes those, so every backend flushes them), +inf past the
    largest la_real, NaN for NaN. */
 
@@ -2792,7 +2813,8 @@ LA__INLINE la__vec la__vexp(la__vec x) {
    Chebyshev nodes in 50 digits. Float: degree 5 (relative error 1.05e-7
    before rounding, against Taylor's 7), within 2.2 ulps of e^x wherever
    that is a normal number (every float of [-88, 0] against double exp,
-   AVX2): the accuracy the softmax needs, whose sum of n weights rounds
+   AVX2; 2.3 measured without a fused multiply-add, WebAssembly SIMD128,
+   and within 3.2 by the test): the accuracy the softmax needs, whose sum of n weights rounds
    by up to n/2 ulps (degree 6 is within 0.89 ulp and costs the softmax
    step 5% more). Double: degree 11 (3.6e-18, Taylor's 13), within 0.91
    ulp (2e7 points against long double). The result is NaN exactly where

@@ -35,3 +35,50 @@ WASI_RUN = node --no-warnings tests/builds/wasi_run.mjs --dir /tmp=$(BUILD)/wasi
 $(eval $(call suite,wasm-simd128-float,$(WASI_CC) -msimd128,$(WASI_RUN)-simd128-float))
 $(eval $(call suite,wasm-simd128-double,$(WASI_CC) -msimd128 -DLINATTN_DOUBLE,$(WASI_RUN)-simd128-double))
 $(eval $(call suite,wasm-scalar-float,$(WASI_CC),$(WASI_RUN)-scalar-float))
+
+# ----------------------------------------------------------- RISC-V 64
+# RV64GC (Debian's riscv64 port) under qemu-user, Debian's cross gcc: the
+# scalar backend with the FPU's fused multiply-add behind fmaf. Light, as
+# the other emulated suites; both precisions in full (qemu-riscv64 runs
+# them in about the time qemu-s390x takes for the float one).
+QEMURV = qemu-riscv64 -L /usr/riscv64-linux-gnu
+RV64 = riscv64-linux-gnu-gcc $(CFLAGS_HOST)
+$(eval $(call suite,riscv64-scalar-float,$(RV64),$(LIGHT) $(QEMURV)))
+$(eval $(call suite,riscv64-scalar-double,$(RV64) -DLINATTN_DOUBLE,$(LIGHT) $(QEMURV)))
+
+# The portable linattn on this host and on RISC-V: the same step lines and
+# checkpoints, a checkpoint written halfway on either resuming on the
+# other (tests/cli/cross_host.sh; the host's program under a name of its
+# own, so that this and s390x-cli-cross-host may run at once).
+CONFIGS += riscv64-cli-cross-host
+run-riscv64-cli-cross-host: | $(BUILD)
+	@sh tests/harness/run_one.sh riscv64-cli-cross-host sh -c '$(call cli_cc,$(CC),$(SCALAR),$(BUILD)/linattn-scalar-rv) && \
+	  $(call cli_cc,riscv64-linux-gnu-gcc,$(SCALAR),$(BUILD)/linattn-riscv64) && \
+	  sh tests/cli/cross_host.sh $(BUILD)/cross-riscv64 $(BUILD)/linattn-scalar-rv $(BUILD)/linattn-riscv64 $(QEMURV)'
+
+# ------------------------------------------------------------ bare metal
+# examples/baremetal/ on the Cortex-M4F (M4CC, the start-up, memory map and
+# semihosting of tests/builds/m4/, mk/harden.mk) under qemu-system-arm, and
+# the same file on this host (scalar, LINATTN_NO_STDLIB, host.c's stdio):
+# the board trains and measures R in its 176 KB block, and every line it
+# prints, the bits of the losses and of R included, is the host's.
+BM_DIR = $(BUILD)/baremetal
+BM_ELF = $(BM_DIR)/baremetal-mps2.elf
+$(BM_ELF): examples/baremetal/baremetal.c tests/builds/m4/startup.c tests/builds/m4/mps2-an386.ld $(HDR) | $(BUILD)
+	@mkdir -p $(BM_DIR)
+	$(M4CC) -DLINATTN_NO_STDLIB -I. -c examples/baremetal/baremetal.c -o $(BM_DIR)/baremetal.o
+	$(M4CC) -c tests/builds/m4/startup.c -o $(BM_DIR)/startup.o
+	$(M4CC) -nostartfiles -T tests/builds/m4/mps2-an386.ld -Wl,--gc-sections --specs=nano.specs \
+	  $(BM_DIR)/baremetal.o $(BM_DIR)/startup.o -o $@ -lm -lc -lnosys
+BM_HOST = $(CC) $(CFLAGS_HOST) $(SCALAR) -DLINATTN_NO_STDLIB -I. \
+  examples/baremetal/baremetal.c examples/baremetal/host.c -o $(BM_DIR)/baremetal-host -lm
+.PHONY: example-baremetal
+example-baremetal: $(BM_ELF)
+	$(QEMU_M4) $(BM_ELF)
+CONFIGS += baremetal-m4-qemu
+run-baremetal-m4-qemu: | $(BUILD)
+	@sh tests/harness/run_one.sh baremetal-m4-qemu --needs 'arm-none-eabi-gcc qemu-system-arm' sh -c '$(MAKE) --no-print-directory $(BM_ELF) && \
+	  $(BM_HOST) && $(BM_DIR)/baremetal-host > $(BM_DIR)/host.txt && \
+	  $(QEMU_M4) $(BM_ELF) > $(BM_DIR)/board.txt 2>&1; rc=$$?; cat $(BM_DIR)/board.txt; \
+	  [ $$rc -eq 0 ] && grep -v "^stack bytes used\|^main returned" $(BM_DIR)/board.txt | diff -u $(BM_DIR)/host.txt - && \
+	  echo "the board printed the host'\''s lines, bit for bit"'
