@@ -1,11 +1,13 @@
 /* Prints the table of docs/library.md's "Memory on a board": the bytes each
    diagnostic's caller-owned memory takes, from the header's size queries,
    at the base setting (d = 5, N = 20, L = 3: 150 parameters) and with d, N
-   or L doubled, so that the page is never written by hand: `make
-   docs-memory` writes it into the page, the docs-memory configuration of
-   `make test` fails when the page is stale. Float build (la_real float),
-   one thread. */
+   or L doubled, so that the page is never written by hand:
+   `gen_memory PAGE` prints PAGE with the lines between its gen_memory
+   markers replaced by the table (`make docs-memory` writes it back, the
+   docs-memory configuration of `make test` fails when the page differs).
+   Float build (la_real float), one thread. */
 #include <stdio.h>
+#include <string.h>
 
 #define LINATTN_IMPLEMENTATION
 #include "../../linattn.h"
@@ -64,6 +66,12 @@ static size_t r_diag(const la_model *m, int d, int n) {
   (void)d; (void)n;
   return la_hessian_work_bytes(m) + sizeof(double) * 4 * (size_t)m->nparams;
 }
+static size_t r_diag_k1(const la_model *m, int d, int n) {
+  (void)d; (void)n;
+  return la_model_hmp_work_bytes(m, 1) +
+         sizeof(double) * 4 * (size_t)m->nparams +
+         sizeof(la_real) * 2 * (size_t)m->nparams;
+}
 static size_t r_eigs(const la_model *m, int d, int n) {
   (void)d; (void)n;
   return la_hessian_eigs_work_bytes(m, 3, NULL);
@@ -116,7 +124,8 @@ static const struct {
     {r_trainer_paper, "trainer, Adam, batch 1000, eval 1000 (paper A's)"},
     {r_batch, "an evaluation batch of 32 prompts (`la_batch_bytes`)"},
     {r_grad, "loss and gradient or HVP (`la_model_work_bytes` + 2 n reals)"},
-    {r_diag, "**R by the diagonal**: `la_hessian_diag` + `la_rcond_diag` (4 n doubles)"},
+    {r_diag, "R by the diagonal: `la_hessian_diag` + `la_rcond_diag` (4 n doubles)"},
+    {r_diag_k1, "**R by the diagonal, one direction a pass** (`la_model_hmp`, k = 1)"},
     {r_eigs, "top 3 eigenvalues (`la_hessian_eigs`, Lanczos)"},
     {r_dirsmooth, "directional smoothness (`la_dir_smoothness`)"},
     {r_trace, "trace, Hutchinson (`la_trace` over `la_hvp_matvec`)"},
@@ -135,7 +144,7 @@ static void bytes_text(size_t b, char *buf, size_t cap) {
   else snprintf(buf, cap, "%.2f MB", (double)b / (1024.0 * 1024.0));
 }
 
-int main(void) {
+static int table(void) {
   la_model models[NCOL];
   size_t base_trainer = 0;
   int c, r, nrows = (int)(sizeof rows / sizeof rows[0]);
@@ -168,9 +177,40 @@ int main(void) {
   }
   printf("\nAt the base setting the exact `la_robust_cond` takes %.1f times the "
          "board trainer's memory, its SLQ path %.1f times; R by the diagonal "
-         "%.2f times.\n",
+         "%.2f times, one direction a pass %.2f times.\n",
          (double)r_rcond(&models[0], 5, 20) / (double)base_trainer,
          (double)r_rcond_slq(&models[0], 5, 20) / (double)base_trainer,
-         (double)r_diag(&models[0], 5, 20) / (double)base_trainer);
+         (double)r_diag(&models[0], 5, 20) / (double)base_trainer,
+         (double)r_diag_k1(&models[0], 5, 20) / (double)base_trainer);
+  return 0;
+}
+
+int main(int argc, char **argv) {
+  static const char begin[] = "<!-- gen_memory -->\n";
+  static const char end[] = "<!-- end gen_memory -->\n";
+  char line[4096];
+  int skip = 0, found = 0;
+  FILE *f;
+  if (argc != 2) {
+    fprintf(stderr, "usage: gen_memory PAGE.md\n");
+    return 2;
+  }
+  if (!(f = fopen(argv[1], "r"))) {
+    fprintf(stderr, "gen_memory: cannot read %s\n", argv[1]);
+    return 1;
+  }
+  while (fgets(line, sizeof line, f)) {
+    if (strcmp(line, end) == 0) skip = 0;
+    if (!skip) fputs(line, stdout);
+    if (strcmp(line, begin) == 0) {
+      if (table()) { fclose(f); return 1; }
+      skip = found = 1;
+    }
+  }
+  fclose(f);
+  if (!found || skip) {
+    fprintf(stderr, "gen_memory: %s lacks the gen_memory markers\n", argv[1]);
+    return 1;
+  }
   return 0;
 }
