@@ -51,8 +51,8 @@ SIMD
    scalar. There is no run-time CPU dispatch. la_backend_name() says which
    backend was compiled ("scalar", "avx2", "avx512", "neon64", "neon32",
    "wasm-simd128"). An ARMv7-A build without NEON (the defaults of Debian's
-   arm-linux-gnueabihf-gcc) is a #warning: the scalar backend is 2.3x
-   slower there; LINATTN_SIMD=LINATTN_SCALAR keeps it without the warning.
+   arm-linux-gnueabihf-gcc) is a #warning, as it falls back to the scalar
+   backend; LINATTN_SIMD=LINATTN_SCALAR keeps that without the warning.
 
    Many small matrices are processed at once in a batch-interleaved layout:
    LA_W prompts form a panel and element (i, j) of the LA_W matrices of a panel
@@ -2255,9 +2255,10 @@ static int la__arena_align(la__arena *a) {
 #define LA__HAVE_AVX512 0
 #endif
 /* An ARMv7-A (or later 32-bit A-profile) target compiled without NEON:
-   Debian's armhf defaults (-mfpu=vfpv3-d16) give the scalar backend, 2.3x
-   slower on a core that has NEON. Say so, unless a backend was chosen
-   (LINATTN_SIMD=LINATTN_SCALAR for a core without NEON). */
+   Debian's armhf defaults (-mfpu=vfpv3-d16) give the scalar backend, a
+   lane at a time on a core that would take four. Say so, unless a
+   backend was chosen (LINATTN_SIMD=LINATTN_SCALAR for a core without
+   NEON). */
 #if !defined(LINATTN_SIMD) && defined(__arm__) && !defined(__aarch64__) &&   \
     !defined(__ARM_NEON) && !defined(__ARM_NEON__) &&                        \
     defined(__ARM_ARCH) && __ARM_ARCH >= 7 &&                                \
