@@ -35,6 +35,14 @@ WASI_RUN = node --no-warnings tests/builds/wasi_run.mjs --dir /tmp=$(BUILD)/wasi
 $(eval $(call suite,wasm-simd128-float,$(WASI_CC) -msimd128,$(WASI_RUN)-simd128-float))
 $(eval $(call suite,wasm-simd128-double,$(WASI_CC) -msimd128 -DLINATTN_DOUBLE,$(WASI_RUN)-simd128-double))
 $(eval $(call suite,wasm-scalar-float,$(WASI_CC),$(WASI_RUN)-scalar-float))
+# The SIMD128 backend clean under -Wconversion (WCONV, mk/harden.mk) in
+# float and double, and as C++.
+WASI_SYNTAX = $(CLANG) --target=wasm32-wasi --sysroot=/usr -msimd128
+CONFIGS += wasm-header-wconversion
+run-wasm-header-wconversion: | $(BUILD)
+	@sh tests/harness/run_one.sh wasm-header-wconversion sh -c '$(WASI_SYNTAX) -std=c99 $(WCONV) && \
+	  $(WASI_SYNTAX) -std=c99 -DLINATTN_DOUBLE $(WCONV) && \
+	  $(WASI_SYNTAX) -x c++ -std=c++11 -Wno-deprecated $(WCONV)'
 
 # ----------------------------------------------------------- RISC-V 64
 # RV64GC (Debian's riscv64 port) under qemu-user, Debian's cross gcc: the
