@@ -35,6 +35,12 @@ WASI_RUN = node --no-warnings tests/builds/wasi_run.mjs --dir /tmp=$(BUILD)/wasi
 $(eval $(call suite,wasm-simd128-float,$(WASI_CC) -msimd128,$(WASI_RUN)-simd128-float))
 $(eval $(call suite,wasm-simd128-double,$(WASI_CC) -msimd128 -DLINATTN_DOUBLE,$(WASI_RUN)-simd128-double))
 $(eval $(call suite,wasm-scalar-float,$(WASI_CC),$(WASI_RUN)-scalar-float))
+# bench_kernels in WebAssembly under Node: SIMD128 against its scalar twin
+# in the same run.
+.PHONY: bench-kernels-wasm
+bench-kernels-wasm: | $(BUILD)
+	$(WASI_CC) -msimd128 -DBENCH_FLAGS='"wasm32-wasi -msimd128"' bench/bench_kernels.c -o $(BUILD)/bench_kernels-wasm -lm
+	node --no-warnings tests/builds/wasi_run.mjs $(BUILD)/bench_kernels-wasm
 # The SIMD128 backend clean under -Wconversion (WCONV, mk/harden.mk) in
 # float and double, and as C++.
 WASI_SYNTAX = $(CLANG) --target=wasm32-wasi --sysroot=/usr -msimd128
