@@ -96,3 +96,15 @@ run-baremetal-m4-qemu: | $(BUILD)
 	  $(QEMU_M4) $(BM_ELF) > $(BM_DIR)/board.txt 2>&1; rc=$$?; cat $(BM_DIR)/board.txt; \
 	  [ $$rc -eq 0 ] && grep -v "^stack bytes used\|^main returned" $(BM_DIR)/board.txt | diff -u $(BM_DIR)/host.txt - && \
 	  echo "the board printed the host'\''s lines, bit for bit"'
+
+# ---------------------------------------------------------------- ARMv7
+# Debian's arm-linux-gnueabihf-gcc at its defaults (ARMv7-A, -mfpu=vfpv3-d16:
+# no NEON) gets the scalar backend: the header says so in a #warning, which
+# LINATTN_SIMD=LINATTN_SCALAR silences and -mfpu=neon-vfpv4 makes moot.
+A32_SYNTAX = arm-linux-gnueabihf-gcc -std=c99 -Wall -Wextra -Wpedantic -Wshadow -fsyntax-only -I. tests/builds/multi_tu/impl.c
+CONFIGS += armv7-noneon-warning
+run-armv7-noneon-warning: | $(BUILD)
+	@sh tests/harness/run_one.sh armv7-noneon-warning sh -c '$(A32_SYNTAX) 2>&1 | grep "ARM without NEON" && \
+	  test -z "$$($(A32_SYNTAX) -DLINATTN_SIMD=LINATTN_SCALAR 2>&1)" && \
+	  test -z "$$($(A32_SYNTAX) -march=armv7-a -mfpu=neon-vfpv4 2>&1)" && \
+	  echo "warned without NEON, silent with LINATTN_SIMD or NEON"'
