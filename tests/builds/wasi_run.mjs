@@ -1,5 +1,7 @@
 // Runs a wasm32-wasi program under Node's WASI (Node 18 and later):
-//   node --no-warnings tests/builds/wasi_run.mjs [--dir GUEST=HOST]... PROGRAM.wasm [ARG]...
+//   node --experimental-wasi-unstable-preview1 --no-warnings tests/builds/wasi_run.mjs \
+//        [--dir GUEST=HOST]... PROGRAM.wasm [ARG]...
+// (older Node releases want the flag for node:wasi; Node 20 ignores it.)
 // Each --dir preopens the host folder HOST (made if missing) as GUEST inside
 // the program (a WASI program reaches no file outside its preopened
 // folders); the program sees this process's environment and arguments, and
@@ -38,5 +40,7 @@ const wasi = new WASI({
   returnOnExit: true,
 });
 const module = await WebAssembly.compile(await readFile(argv[0]));
-const instance = await WebAssembly.instantiate(module, wasi.getImportObject());
+const imports = wasi.getImportObject ? wasi.getImportObject()
+                                      : { wasi_snapshot_preview1: wasi.wasiImport };
+const instance = await WebAssembly.instantiate(module, imports);
 process.exit(wasi.start(instance));
