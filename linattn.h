@@ -69,7 +69,8 @@ OPTIONS (define before including)
                            embed the header without clashing symbols).
    LINATTN_DOUBLE          la_real is double instead of float, everywhere.
    LINATTN_SIMD            force a backend: LINATTN_SCALAR, LINATTN_AVX2,
-                           LINATTN_AVX512 or LINATTN_NEON. Forcing one the
+                           LINATTN_AVX512, LINATTN_NEON or
+                           LINATTN_WASM_SIMD128. Forcing one the
                            compiler cannot honour (for example LINATTN_AVX2
                            without -mavx2 -mfma) is a #warning and the scalar
                            backend is used instead.
@@ -91,8 +92,11 @@ SIMD
 
    The backend is chosen at compile time from the compiler's own macros:
    AVX-512 (__AVX512F__ and __AVX512VL__ with AVX2 and FMA), AVX2 with FMA,
-   NEON (AArch64; ARMv7 with -mfpu=neon), otherwise scalar; no run-time
-   dispatch. la_backend_name() says which backend was compiled. Many small
+   NEON (AArch64; ARMv7 with -mfpu=neon), WebAssembly SIMD128 (clang's
+   -msimd128; no fused multiply-add), otherwise scalar; no run-time
+   dispatch. la_backend_name() says which backend was compiled. An ARMv7-A
+   build without NEON is a #warning (LINATTN_SIMD=LINATTN_SCALAR keeps the
+   scalar backend without it). Many small
    matrices are processed at once: LA_W prompts form a panel (8 floats, 4
    doubles, whatever the backend, so data laid out on one machine means the
    same on every other) and element (i, j) of a panel's matrices is stored
@@ -105,7 +109,8 @@ DETERMINISM
    Within one build every function is a pure function of its arguments,
    whatever the number of threads. The random numbers and prompts are the
    same bits on every backend and machine for a given precision (golden
-   vectors on x86-64, AArch64, ARMv7 and big-endian s390x). Results computed
+   vectors on x86-64, AArch64, ARMv7, RISC-V 64, WebAssembly and big-endian
+   s390x). Results computed
    from +, -, *, /, sqrt and fused multiply-adds (the model's loss, gradient,
    HVP; the kernels) are the same on such hosts; those that call libm
    (schedules' pow and cos, some statistics) may differ in the last bit.
@@ -192,6 +197,7 @@ typedef float la_real;
 #define LINATTN_AVX2 1
 #define LINATTN_NEON 2
 #define LINATTN_AVX512 3
+#define LINATTN_WASM_SIMD128 4
 
 /* Status codes: LA_OK is zero, every error is negative, and they run
    without a gap from LA_OK down to LA_EUNSUPPORTED (a caller can list them:
@@ -232,7 +238,8 @@ LINATTN_DEF const char *la_status_str(int status);
 /* The status's name as the enum above spells it ("LA_ERANGE"); "" for a
    value that is not a status. For messages and foreign callers. */
 LINATTN_DEF const char *la_status_name(int status);
-LINATTN_DEF int la_backend(void); /* LINATTN_SCALAR, _AVX2, _AVX512 or _NEON */
+/* LINATTN_SCALAR, _AVX2, _AVX512, _NEON or _WASM_SIMD128 */
+LINATTN_DEF int la_backend(void);
 LINATTN_DEF const char *la_backend_name(void);
 
 /* Batch-interleaved layout. A batch of `count` r x c matrices occupies
@@ -2147,6 +2154,17 @@ static int la__arena_align(la__arena *a) {
 #else
 #define LA__HAVE_AVX512 0
 #endif
+/* An ARMv7-A (or later 32-bit A-profile) target compiled without NEON:
+   Debian's armhf defaults (-mfpu=vfpv3-d16) give the scalar backend, a
+   lane at a time on a core that would take four. Say so, unless a
+   backend was chosen (LINATTN_SIMD=LINATTN_SCALAR for a core without
+   NEON). */
+#if !defined(LINATTN_SIMD) && defined(__arm__) && !defined(__aarch64__) &&   \
+    !defined(__ARM_NEON) && !defined(__ARM_NEON__) &&                        \
+    defined(__ARM_ARCH) && __ARM_ARCH >= 7 &&                                \
+    defined(__ARM_ARCH_PROFILE) && __ARM_ARCH_PROFILE == 'A'
+#warning "linattn.h: ARM without NEON: scalar backend (add -mfpu=neon-vfpv4, or define LINATTN_SIMD=LINATTN_SCALAR to keep it)"
+#endif
 #if !defined(LINATTN_SIMD)
 #if LA__HAVE_AVX512
 #define LA__SIMD LINATTN_AVX512
@@ -2154,6 +2172,8 @@ static int la__arena_align(la__arena *a) {
 #define LA__SIMD LINATTN_AVX2
 #elif defined(__ARM_NEON) || defined(__ARM_NEON__)
 #define LA__SIMD LINATTN_NEON
+#elif defined(__wasm_simd128__)
+#define LA__SIMD LINATTN_WASM_SIMD128
 #else
 #define LA__SIMD LINATTN_SCALAR
 #endif
@@ -2178,6 +2198,13 @@ static int la__arena_align(la__arena *a) {
 #warning "linattn.h: LINATTN_SIMD=LINATTN_NEON needs an ARM NEON target; using scalar"
 #define LA__SIMD LINATTN_SCALAR
 #endif
+#elif LINATTN_SIMD == LINATTN_WASM_SIMD128
+#if defined(__wasm_simd128__)
+#define LA__SIMD LINATTN_WASM_SIMD128
+#else
+#warning "linattn.h: LINATTN_SIMD=LINATTN_WASM_SIMD128 needs -msimd128; using scalar"
+#define LA__SIMD LINATTN_SCALAR
+#endif
 #else
 #define LA__SIMD LINATTN_SCALAR
 #endif
@@ -2196,6 +2223,8 @@ static int la__arena_align(la__arena *a) {
 #include <immintrin.h>
 #elif LA__SIMD == LINATTN_NEON
 #include <arm_neon.h>
+#elif LA__SIMD == LINATTN_WASM_SIMD128
+#include <wasm_simd128.h>
 #endif
 
 /* The built-in thread pool: POSIX threads, and gcc's or clang's atomics
@@ -2466,8 +2495,80 @@ LA__INLINE la__vec la__vflush(la__vec y, la__vec lo) {
   v.b = la__vflush2(y.b, lo.b);
   return v;
 }
+#elif LA__SIMD == LINATTN_WASM_SIMD128
+/* WebAssembly SIMD128: a panel element is two 128-bit vectors, four float
+   or two double lanes each. SIMD128 has no fused multiply-add (the relaxed
+   SIMD proposal's is not in clang 14, and is not required to fuse), so
+   la__vfma multiplies and adds with two roundings, as ARMv7 NEON before
+   VFPv4 does. Its lanes are IEEE: subnormals are kept. v128 loads and
+   stores take any address. */
+typedef struct { v128_t lo, hi; } la__vec;
+#ifndef LINATTN_DOUBLE
+#define LA__WOP(f) wasm_f32x4_##f /* the lane-wise operation f of la_real */
+#define LA__WHALF 4               /* la_real lanes per v128 */
+#define LA__WSHL(x) wasm_i32x4_shl(x, 23)
+#else
+#define LA__WOP(f) wasm_f64x2_##f
+#define LA__WHALF 2
+#define LA__WSHL(x) wasm_i64x2_shl(x, 52)
 #endif
-#if LA__SIMD == LINATTN_NEON
+LA__INLINE la__vec la__vload(const la_real *p) {
+  la__vec v; v.lo = wasm_v128_load(p); v.hi = wasm_v128_load(p + LA__WHALF);
+  return v;
+}
+LA__INLINE void la__vstore(la_real *p, la__vec v) {
+  wasm_v128_store(p, v.lo); wasm_v128_store(p + LA__WHALF, v.hi);
+}
+LA__INLINE la__vec la__vset1(la_real x) {
+  la__vec v; v.lo = LA__WOP(splat)(x); v.hi = v.lo; return v;
+}
+LA__INLINE la__vec la__vmul(la__vec a, la__vec b) {
+  la__vec v; v.lo = LA__WOP(mul)(a.lo, b.lo); v.hi = LA__WOP(mul)(a.hi, b.hi);
+  return v;
+}
+LA__INLINE la__vec la__vadd(la__vec a, la__vec b) {
+  la__vec v; v.lo = LA__WOP(add)(a.lo, b.lo); v.hi = LA__WOP(add)(a.hi, b.hi);
+  return v;
+}
+LA__INLINE la__vec la__vfma(la__vec c, la__vec a, la__vec b) {
+  return la__vadd(c, la__vmul(a, b)); /* two roundings: see above */
+}
+LA__INLINE la__vec la__vsub(la__vec a, la__vec b) {
+  la__vec v; v.lo = LA__WOP(sub)(a.lo, b.lo); v.hi = LA__WOP(sub)(a.hi, b.hi);
+  return v;
+}
+/* a > b ? a : b and a < b ? a : b, as x86's max and min (pmax(b, a) is
+   b < a ? a : b, pmin(b, a) is a < b ? a : b) */
+LA__INLINE la__vec la__vmax(la__vec a, la__vec b) {
+  la__vec v; v.lo = LA__WOP(pmax)(b.lo, a.lo); v.hi = LA__WOP(pmax)(b.hi, a.hi);
+  return v;
+}
+LA__INLINE la__vec la__vmin(la__vec a, la__vec b) {
+  la__vec v; v.lo = LA__WOP(pmin)(b.lo, a.lo); v.hi = LA__WOP(pmin)(b.hi, a.hi);
+  return v;
+}
+LA__INLINE la__vec la__vshl_exp(la__vec x) {
+  la__vec v; v.lo = LA__WSHL(x.lo); v.hi = LA__WSHL(x.hi); return v;
+}
+LA__INLINE v128_t la__vexp_edges1(v128_t x, v128_t y, v128_t lo) {
+  y = wasm_v128_and(y, LA__WOP(ge)(y, lo));
+  return wasm_v128_bitselect(y, x, LA__WOP(eq)(x, x));
+}
+LA__INLINE la__vec la__vexp_edges(la__vec x, la__vec y, la__vec lo) {
+  la__vec v;
+  v.lo = la__vexp_edges1(x.lo, y.lo, lo.lo);
+  v.hi = la__vexp_edges1(x.hi, y.hi, lo.hi);
+  return v;
+}
+LA__INLINE la__vec la__vflush(la__vec y, la__vec lo) {
+  la__vec v;
+  v.lo = wasm_v128_andnot(y.lo, LA__WOP(lt)(y.lo, lo.lo));
+  v.hi = wasm_v128_andnot(y.hi, LA__WOP(lt)(y.hi, lo.hi));
+  return v;
+}
+#undef LA__WSHL
+#endif
+#if LA__SIMD == LINATTN_NEON || LA__SIMD == LINATTN_WASM_SIMD128
 LA__INLINE la__vec la__vloadu(const la_real *p) { return la__vload(p); }
 LA__INLINE void la__vstoreu(la_real *p, la__vec v) { la__vstore(p, v); }
 LA__INLINE la__vec la__vzero(void) { return la__vset1(0); }
@@ -2483,7 +2584,7 @@ LA__INLINE la__vec la__vzero(void) { return la__vset1(0); }
    and 2^k2, k1 + k2 = n, each built from its exponent bits: two factors
    reach 2^128 (2^1024) without an exponent field that cannot hold it.
    Within 1 ulp of e^x wherever the result is a normal number (2 without a
-   fused multiply-add: ARMv7 before VFPv4); 0 where it would be subnormal
+   fused multiply-add: ARMv7 before VFPv4, WebAssembly SIMD128); 0 where it would be subnormal
    (ARMv7 NEON flushes those, so every backend flushes them), +inf past the
    largest la_real, NaN for NaN. */
 
@@ -2600,7 +2701,8 @@ LA__INLINE la__vec la__vexp(la__vec x) {
    Chebyshev nodes in 50 digits. Float: degree 5 (relative error 1.05e-7
    before rounding, against Taylor's 7), within 2.2 ulps of e^x wherever
    that is a normal number (every float of [-88, 0] against double exp,
-   AVX2): the accuracy the softmax needs, whose sum of n weights rounds
+   AVX2; 2.3 measured without a fused multiply-add, WebAssembly SIMD128,
+   and within 3.2 by the test): the accuracy the softmax needs, whose sum of n weights rounds
    by up to n/2 ulps (degree 6 is within 0.89 ulp and costs the softmax
    step 5% more). Double: degree 11 (3.6e-18, Taylor's 13), within 0.91
    ulp (2e7 points against long double). The result is NaN exactly where
@@ -2934,7 +3036,8 @@ LA__INLINE void la__kstrip(const int MR, const int NR, const int TA,
    rows wider blocks, so that a short strip still has 8..12 accumulators.
    A NEON vector of a panel element takes two registers: AArch64's 32 hold
    8 of them as accumulators without spilling (checked in the generated
-   code), ARMv7's 16 hold 4. Each strip shape is a function of its own: one
+   code), ARMv7's 16 hold 4, and so do the 16 vector registers that V8
+   and other engines give WebAssembly on x86-64. Each strip shape is a function of its own: one
    call per strip costs nothing, and small functions, with only the main
    strip compiled once per orientation, keep instrumented builds from
    taking minutes. */
@@ -2958,7 +3061,8 @@ LA__INLINE void la__kstrip(const int MR, const int NR, const int TA,
 #define LA__TAIL(MR, NR, TA, TB)                                               \
   la__tail_##MR##x##NR(TA, TB, i, m, n, k, mode, alpha, A, B, C)
 
-#if LA__SIMD == LINATTN_NEON && !defined(__aarch64__)
+#if (LA__SIMD == LINATTN_NEON && !defined(__aarch64__)) ||                   \
+    LA__SIMD == LINATTN_WASM_SIMD128
 LA__TAIL_FN(1, 3)
 #define LA__STRIP_FNS(TA, TB) LA__STRIP_FN(2, 2, TA, TB)
 #define LA__STRIPS(TA, TB)                                                     \
@@ -3219,7 +3323,9 @@ static void la__scale_simd(int n, la_real a, la_real *x) {
 /* The dot product keeps the promise of double sums: every product is formed
    in double (exact for floats) and added into four or more double partial
    sums, folded at the end. It differs from the scalar twin only in the
-   order of the additions. 32-bit ARM has no double lanes and uses the twin. */
+   order of the additions. 32-bit ARM has no double lanes and uses the twin;
+   WebAssembly's f64x2 lanes multiply and add with two roundings, as the
+   twin does (a product of floats is exact in double). */
 #if LA__X86
 LA__INLINE double la__hsum_pd(__m256d v) {
   __m128d s = _mm_add_pd(_mm256_castpd256_pd128(v), _mm256_extractf128_pd(v, 1));
@@ -3273,6 +3379,44 @@ static double la__dot_simd(int n, const la_real *x, const la_real *y) {
   for (; i < n; ++i) s += (double)x[i] * y[i];
   return s;
 }
+#elif LA__SIMD == LINATTN_WASM_SIMD128
+#ifndef LINATTN_DOUBLE /* the low and high float pairs as doubles */
+#define LA__DLO(v) wasm_f64x2_promote_low_f32x4(v)
+#define LA__DHI(v) wasm_f64x2_promote_low_f32x4(wasm_i32x4_shuffle(v, v, 2, 3, 2, 3))
+#define LA__DSTEP(s, p, q, h)                                                  \
+  s = wasm_f64x2_add(s, wasm_f64x2_mul(h(wasm_v128_load(p)), h(wasm_v128_load(q))))
+static double la__dot_simd(int n, const la_real *x, const la_real *y) {
+  v128_t s0 = wasm_f64x2_splat(0), s1 = s0, s2 = s0, s3 = s0;
+  double s;
+  int i = 0;
+  for (; i + 8 <= n; i += 8) {
+    LA__DSTEP(s0, x + i, y + i, LA__DLO);
+    LA__DSTEP(s1, x + i, y + i, LA__DHI);
+    LA__DSTEP(s2, x + i + 4, y + i + 4, LA__DLO);
+    LA__DSTEP(s3, x + i + 4, y + i + 4, LA__DHI);
+  }
+#else
+#define LA__DSTEP(s, p, q)                                                     \
+  s = wasm_f64x2_add(s, wasm_f64x2_mul(wasm_v128_load(p), wasm_v128_load(q)))
+static double la__dot_simd(int n, const la_real *x, const la_real *y) {
+  v128_t s0 = wasm_f64x2_splat(0), s1 = s0, s2 = s0, s3 = s0;
+  double s;
+  int i = 0;
+  for (; i + 8 <= n; i += 8) {
+    LA__DSTEP(s0, x + i, y + i);
+    LA__DSTEP(s1, x + i + 2, y + i + 2);
+    LA__DSTEP(s2, x + i + 4, y + i + 4);
+    LA__DSTEP(s3, x + i + 6, y + i + 6);
+  }
+#endif
+  s0 = wasm_f64x2_add(wasm_f64x2_add(s0, s1), wasm_f64x2_add(s2, s3));
+  s = wasm_f64x2_extract_lane(s0, 0) + wasm_f64x2_extract_lane(s0, 1);
+  for (; i < n; ++i) s += (double)x[i] * y[i];
+  return s;
+}
+#undef LA__DLO
+#undef LA__DHI
+#undef LA__DSTEP
 #else
 #define la__dot_simd la__dot_scalar
 #endif
@@ -3315,6 +3459,8 @@ static const la_kernels la__kernels_simd = {
     "avx2",
 #elif LA__SIMD == LINATTN_AVX512
     "avx512",
+#elif LA__SIMD == LINATTN_WASM_SIMD128
+    "wasm-simd128",
 #elif defined(__aarch64__)
     "neon64",
 #else
@@ -3723,8 +3869,10 @@ LINATTN_DEF const la_parallel *la_pool_parallel(const la_pool *pool) {
 /* Every operation below is written as the IEEE operations it performs, in
    order (contraction is off for the whole implementation, see its top). */
 
-/* Vector lanes that round like the scalar code: AVX2, AVX-512 and AArch64 NEON, not
-   ARMv7 NEON, which flushes subnormals to zero. */
+/* Vector lanes that round like the scalar code, fused multiply-adds
+   included: AVX2, AVX-512 and AArch64 NEON, not ARMv7 NEON, which flushes
+   subnormals to zero, nor WebAssembly SIMD128, which has no fused
+   multiply-add (the generator's own lanes, below, fuse by fmaf there). */
 #if LA__X86 || (LA__SIMD == LINATTN_NEON && defined(__aarch64__))
 #define LA__PRNG_LANES_IEEE 1
 #else
@@ -4136,6 +4284,78 @@ LA__INLINE void la__store4t(float *out, la__pf n0, la__pf n1, la__pf n2,
   float32x4x4_t v;
   v.val[0] = n0; v.val[1] = n1; v.val[2] = n2; v.val[3] = n3;
   vst4q_f32(out, v);
+}
+#elif LA__SIMD == LINATTN_WASM_SIMD128
+/* Four lanes, as NEON's; the fused multiply-adds, which SIMD128 lacks, are
+   C99's fmaf lane by lane (correctly rounded in wasi-libc and Emscripten's
+   musl, which compute it in double and correct the one case where that
+   rounds twice). */
+#define LA__PRNG_SIMD 1
+#define LA__PL 4
+typedef v128_t la__pu;
+typedef v128_t la__pf;
+#define la__u1(x) wasm_u32x4_splat(x)
+#define la__uload(p) wasm_v128_load(p)
+#define la__uadd wasm_i32x4_add
+#define la__uxor wasm_v128_xor
+#define la__uxor3(a, b, c) wasm_v128_xor(a, wasm_v128_xor(b, c))
+#define la__uand wasm_v128_and
+#define la__uor wasm_v128_or
+#define la__usrl(v, n) wasm_u32x4_shr(v, n)
+#define la__usra(v, n) wasm_i32x4_shr(v, n)
+#define la__usll(v, n) wasm_i32x4_shl(v, n)
+#define la__f1 wasm_f32x4_splat
+#define la__fadd wasm_f32x4_add
+#define la__fsub wasm_f32x4_sub
+#define la__fmul wasm_f32x4_mul
+#define la__fsqrt wasm_f32x4_sqrt
+#define la__fcvt wasm_f32x4_convert_i32x4 /* lanes read as int32 */
+#define la__fbits(v) (v)
+#define la__bitsf(v) (v)
+/* x where bit 31 of m is set, else y */
+#define la__fsel(m, x, y) wasm_v128_bitselect(x, y, wasm_i32x4_shr(m, 31))
+/* all ones where a > b (ordered), else zero */
+#define la__fgt(a, b) wasm_f32x4_gt(a, b)
+#define la__usub wasm_i32x4_sub
+#define la__floadu wasm_v128_load
+#define la__fstoreu wasm_v128_store
+#define la__ustoreu wasm_v128_store
+/* tab[j & 7] per lane: byte lookups in the table's two halves (a swizzle
+   index past 15 gives 0, so each byte comes from one half) */
+LA__INLINE la__pf la__tab8(const float *tab, la__pu j) {
+  v128_t b = wasm_i32x4_add(wasm_u32x4_splat(0x03020100u),
+                            wasm_i32x4_mul(wasm_v128_and(j, wasm_u32x4_splat(7)),
+                                           wasm_u32x4_splat(0x04040404u)));
+  return wasm_v128_or(
+      wasm_i8x16_swizzle(wasm_v128_load(tab), b),
+      wasm_i8x16_swizzle(wasm_v128_load(tab + 4),
+                         wasm_i8x16_sub(b, wasm_u8x16_splat(16))));
+}
+static la__pf la__ffma(la__pf a, la__pf b, la__pf c) {
+  float x[4], y[4], s[4];
+  int l;
+  wasm_v128_store(x, a); wasm_v128_store(y, b); wasm_v128_store(s, c);
+  for (l = 0; l < 4; ++l) s[l] = fmaf(x[l], y[l], s[l]);
+  return wasm_v128_load(s);
+}
+LA__INLINE void la__umulhilo(la__pu a, uint32_t m, la__pu *hi, la__pu *lo) {
+  v128_t vm = wasm_u32x4_splat(m);
+  v128_t pl = wasm_u64x2_extmul_low_u32x4(a, vm);
+  v128_t ph = wasm_u64x2_extmul_high_u32x4(a, vm);
+  *lo = wasm_i32x4_shuffle(pl, ph, 0, 2, 4, 6);
+  *hi = wasm_i32x4_shuffle(pl, ph, 1, 3, 5, 7);
+}
+/* out[4 l + j] = n_j[l] */
+LA__INLINE void la__store4t(float *out, la__pf n0, la__pf n1, la__pf n2,
+                            la__pf n3) {
+  v128_t t0 = wasm_i32x4_shuffle(n0, n1, 0, 4, 1, 5);
+  v128_t t1 = wasm_i32x4_shuffle(n0, n1, 2, 6, 3, 7);
+  v128_t t2 = wasm_i32x4_shuffle(n2, n3, 0, 4, 1, 5);
+  v128_t t3 = wasm_i32x4_shuffle(n2, n3, 2, 6, 3, 7);
+  wasm_v128_store(out, wasm_i32x4_shuffle(t0, t2, 0, 1, 4, 5));
+  wasm_v128_store(out + 4, wasm_i32x4_shuffle(t0, t2, 2, 3, 6, 7));
+  wasm_v128_store(out + 8, wasm_i32x4_shuffle(t1, t3, 0, 1, 4, 5));
+  wasm_v128_store(out + 12, wasm_i32x4_shuffle(t1, t3, 2, 3, 6, 7));
 }
 #endif
 

@@ -19,13 +19,19 @@ g++                      g++                                 have g++
 clang                    clang,clang++                       have clang clang++
 libclang-rt-dev          -fsanitize                          sanitizers
 valgrind                 valgrind                            have valgrind
-qemu-user                qemu-aarch64,qemu-arm,qemu-s390x    have qemu-aarch64 qemu-arm qemu-s390x
+qemu-user                qemu-aarch64,qemu-arm,qemu-s390x,qemu-riscv64 have qemu-aarch64 qemu-arm qemu-s390x qemu-riscv64
 gcc-aarch64-linux-gnu    aarch64-linux-gnu-gcc               have aarch64-linux-gnu-gcc
 libc6-dev-arm64-cross    aarch64-linux-gnu-gcc,--target=aarch64-linux-gnu test -f /usr/aarch64-linux-gnu/include/stdio.h
 gcc-arm-linux-gnueabihf  arm-linux-gnueabihf-gcc             have arm-linux-gnueabihf-gcc
 libc6-dev-armhf-cross    arm-linux-gnueabihf-gcc             test -f /usr/arm-linux-gnueabihf/include/stdio.h
 gcc-s390x-linux-gnu      s390x-linux-gnu-gcc                 have s390x-linux-gnu-gcc
 libc6-dev-s390x-cross    s390x-linux-gnu-gcc                 test -f /usr/s390x-linux-gnu/include/stdio.h
+gcc-riscv64-linux-gnu    riscv64-linux-gnu-gcc               have riscv64-linux-gnu-gcc
+libc6-dev-riscv64-cross  riscv64-linux-gnu-gcc               test -f /usr/riscv64-linux-gnu/include/stdio.h
+wasi-libc                --target=wasm32-wasi                test -f /usr/include/wasm32-wasi/stdio.h
+lld                      --target=wasm32-wasi                have wasm-ld
+libclang-rt-dev-wasm32   --target=wasm32-wasi                links clang --target=wasm32-wasi --sysroot=/usr
+nodejs                   node                                have node
 gcc-arm-none-eabi        arm-none-eabi-gcc,arm-none-eabi-size have arm-none-eabi-gcc arm-none-eabi-size
 libnewlib-arm-none-eabi  arm-none-eabi-gcc                   links arm-none-eabi-gcc -mcpu=cortex-m4 -mthumb --specs=nosys.specs
 qemu-system-arm          qemu-system-arm                     have qemu-system-arm

@@ -207,7 +207,13 @@ static void suite_kernels(la_t *t) {
     LA_CHECK(t, strcmp(la_version_string(), buf) == 0, "%s", la_version_string());
     LA_CHECK(t, la_backend() == LINATTN_SCALAR || la_backend() == LINATTN_AVX2 ||
                     la_backend() == LINATTN_NEON ||
-                    la_backend() == LINATTN_AVX512, "%d", la_backend());
+                    la_backend() == LINATTN_AVX512 ||
+                    la_backend() == LINATTN_WASM_SIMD128, "%d", la_backend());
+#if defined(__wasm_simd128__) && !defined(LINATTN_SIMD)
+    LA_CHECK(t, la_backend() == LINATTN_WASM_SIMD128 &&
+                    strcmp(la_backend_name(), "wasm-simd128") == 0,
+             "SIMD128 compiled, %s chosen", la_backend_name());
+#endif
 #if defined(__AVX512F__) && defined(__AVX512VL__) && defined(__FMA__) && \
     !defined(LINATTN_SIMD)
     LA_CHECK(t, la_backend() == LINATTN_AVX512 &&

@@ -1,8 +1,9 @@
-/* Start-up of the Cortex-M4F run under qemu-system-arm -M mps2-an386: the
-   vector table, a reset handler that copies .data, clears .bss, paints the
-   stack, enables the FPU and calls main, then reports through semihosting
-   the stack actually used (the deepest painted word overwritten) and main's
-   status as the exit code. */
+/* Start-up of the Cortex-M4F runs under qemu-system-arm -M mps2-an386
+   (tests/builds/embedded.c, examples/baremetal/): the vector table, a
+   reset handler that copies .data, clears .bss, paints the stack, enables
+   the FPU and calls main, then reports through semihosting the stack
+   actually used (the deepest painted word overwritten) and main's status
+   as the exit code. */
 #include <stdint.h>
 
 extern int main(void);
@@ -18,6 +19,10 @@ static void semihost(uint32_t op, const void *arg) {
 }
 
 static void put_text(const char *s) { semihost(0x04, s); } /* SYS_WRITE0 */
+
+/* A program's text output on this board (examples/baremetal/). */
+void board_puts(const char *s);
+void board_puts(const char *s) { put_text(s); }
 
 static void put_number(const char *label, uint32_t v) {
   char buf[48];
