@@ -99,7 +99,7 @@ static void put_count(const char *label, unsigned long long v) {
 
 static int train(const la_model *m, const la_data *g, double *before,
                  double *after) {
-  la_adam_config adam = {0};
+  la_optim_config adam = {0};
   la_train_config tc = {0};
   la_trainer tr;
   size_t bytes = 0;

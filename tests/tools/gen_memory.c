@@ -28,7 +28,7 @@ typedef size_t (*row_fn)(const la_model *m, int d, int n);
 
 static size_t trainer(const la_model *m, int d, int n, int batch, int eval) {
   la_data_config dc = {0};
-  la_adam_config adam = {0};
+  la_optim_config adam = {0};
   la_train_config tc = {0};
   la_data g;
   static unsigned char data_mem[4096];
