@@ -15508,7 +15508,8 @@ LINATTN_DEF int la_run_measure(const la_run *r, const la_measure_config *cfg,
   if (!rec->due) return LA_OK;
   subb = la__measure_sub_bytes(r, cfg);
   a = la__arena_on(work, bytes);
-  if (!work || !subb || !la__arena_align(&a) ||
+  if (!work || !subb || bytes < la_run_measure_work_bytes(r, cfg) ||
+      !la__arena_align(&a) ||
       la__measure_walk(&a, r, cfg, subb, &w) != LA_OK || a.over || !w.sub) {
     rec->due = 0;
     return LA_EWORKSPACE;
