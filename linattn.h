@@ -2136,36 +2136,39 @@ LINATTN_DEF int la_run_diag_batch(const la_run *r, int k, la_batch *b);
    member's name; an indexed row (top) is a list written key_1 .. key_k;
    a group that failed is written as "<group>_error" (la_measure_group)
    with la_status_str's message, where its keys would be. */
-#define LA_MEASURE_KEYS(X) /* (id, key, group, kind, ONE or LIST, help) */                                                    \
-  X(SMOOTHNESS, "smoothness", SMOOTH, REAL, ONE,                                   \
+/* The rows: (id, key, group, kind, ONE value or a LIST, help). */
+#define LA_MEASURE_KEYS(X)                                                    \
+  X(SMOOTHNESS, "smoothness", SMOOTH, REAL, ONE,                              \
     "u^T H u along the step just taken, u its unit direction")                \
-  X(SMOOTH_GRAD_NORM, "smooth_grad_norm", SMOOTH, REAL, ONE,                       \
+  X(SMOOTH_GRAD_NORM, "smooth_grad_norm", SMOOTH, REAL, ONE,                  \
     "||grad f|| at the step's start, from the same pass")                     \
-  X(RCOND_DIAG, "rcond_diag", RCOND, REAL, ONE,                                    \
-    "R = max|H_ii| / median|H_ii| (NaN for a zero median); with several "    \
+  X(RCOND_DIAG, "rcond_diag", RCOND, REAL, ONE,                               \
+    "R = max|H_ii| / median|H_ii| (NaN for a zero median); with several "     \
     "batches their median")                                                   \
-  X(RCOND_DIAG_MIN, "rcond_diag_min", RCOND, REAL, ONE,                            \
+  X(RCOND_DIAG_MIN, "rcond_diag_min", RCOND, REAL, ONE,                       \
     "R's least over the batches (diag_batches > 1)")                          \
-  X(RCOND_DIAG_MAX, "rcond_diag_max", RCOND, REAL, ONE,                            \
+  X(RCOND_DIAG_MAX, "rcond_diag_max", RCOND, REAL, ONE,                       \
     "R's largest over the batches (diag_batches > 1)")                        \
-  X(RCOND_SPECTRUM, "rcond_spectrum", RCOND, REAL, ONE,                            \
+  X(RCOND_SPECTRUM, "rcond_spectrum", RCOND, REAL, ONE,                       \
     "lambda_max / lambda_median, where spectrum_resolved")                    \
-  X(SPECTRUM_RESOLVED, "spectrum_resolved", RCOND, BOOL, ONE,                      \
+  X(SPECTRUM_RESOLVED, "spectrum_resolved", RCOND, BOOL, ONE,                 \
     "1: |lambda_median| > la_rcond.resolution")                               \
-  X(LAMBDA_MAX, "lambda_max", RCOND, REAL, ONE, "the Hessian's largest eigenvalue")\
-  X(LAMBDA_MEDIAN, "lambda_median", RCOND, REAL, ONE,                              \
+  X(LAMBDA_MAX, "lambda_max", RCOND, REAL, ONE,                               \
+    "the Hessian's largest eigenvalue")                                       \
+  X(LAMBDA_MEDIAN, "lambda_median", RCOND, REAL, ONE,                         \
     "the median of its eigenvalues")                                          \
-  X(TOP, "top", TOP, REAL, LIST,                                                    \
+  X(TOP, "top", TOP, REAL, LIST,                                              \
     "a list: the largest eigenvalues, top_1 the largest")                     \
-  X(NOISE_MEAN, "noise_mean", NOISE, REAL, ONE, "mean of ||g_B - g||")             \
-  X(NOISE_VAR, "noise_var", NOISE, REAL, ONE, "its variance (divisor count - 1)")  \
-  X(NOISE_KURTOSIS, "noise_kurtosis", NOISE, REAL, ONE, "its kurtosis")            \
-  X(NOISE_HILL_ALPHA, "noise_hill_alpha", NOISE, REAL, ONE, "its tail index")      \
-  X(NOISE_HILL_STDERR, "noise_hill_stderr", NOISE, REAL, ONE,                      \
+  X(NOISE_MEAN, "noise_mean", NOISE, REAL, ONE, "mean of ||g_B - g||")        \
+  X(NOISE_VAR, "noise_var", NOISE, REAL, ONE,                                 \
+    "its variance (divisor count - 1)")                                       \
+  X(NOISE_KURTOSIS, "noise_kurtosis", NOISE, REAL, ONE, "its kurtosis")       \
+  X(NOISE_HILL_ALPHA, "noise_hill_alpha", NOISE, REAL, ONE, "its tail index") \
+  X(NOISE_HILL_STDERR, "noise_hill_stderr", NOISE, REAL, ONE,                 \
     "the tail index's standard error")                                        \
-  X(NOISE_MIN, "noise_min", NOISE, REAL, ONE, "the least ||g_B - g||")             \
-  X(NOISE_MAX, "noise_max", NOISE, REAL, ONE, "the largest ||g_B - g||")           \
-  X(TRUE_GRAD_NORM, "true_grad_norm", NOISE, REAL, ONE,                            \
+  X(NOISE_MIN, "noise_min", NOISE, REAL, ONE, "the least ||g_B - g||")        \
+  X(NOISE_MAX, "noise_max", NOISE, REAL, ONE, "the largest ||g_B - g||")      \
+  X(TRUE_GRAD_NORM, "true_grad_norm", NOISE, REAL, ONE,                       \
     "||g||, the gradient on the true batch")
 /* The table's rows by name (LA_MEASURE_SMOOTHNESS, ...). */
 enum {
@@ -15281,8 +15284,8 @@ LINATTN_DEF int la_measure_key_find(const char *name, int *index) {
     if (!*s && !la__measure_keys[i].indexed) return i;
     if (!la__measure_keys[i].indexed || *s++ != '_' || *s < '1' || *s > '9')
       continue;
-    for (; *s >= '0' && *s <= '9' && v <= LA__INTMAX; ++s) v = 10 * v + (*s - '0');
-    if (*s || v > LA__INTMAX) continue;
+    for (; *s >= '0' && *s <= '9' && v <= INT_MAX; ++s) v = 10 * v + (*s - '0');
+    if (*s || v > INT_MAX) continue;
     if (index) *index = (int)(v - 1);
     return i;
   }
