@@ -2216,6 +2216,10 @@ typedef struct la_measure_record {
   int ntop;                       /* top's values, in the workspace (valid */
   const double *top;              /* until it is used again) */
 } la_measure_record;
+/* The groups r's measure fields and cfg (NULL: zeros) measure at some
+   step, bit g for group g (a reader's columns); 0 for a NULL run. */
+LINATTN_DEF unsigned la_run_measure_groups(const la_run *r,
+                                           const la_measure_config *cfg);
 /* The workspace of la_run_measure for r's measure fields and cfg (NULL:
    zeros); 0 for a NULL run or one whose workspace a size query cannot
    answer. */
@@ -15374,6 +15378,19 @@ static int la__measure_walk(la__arena *a, const la_run *r,
   return st;
 }
 
+LINATTN_DEF unsigned la_run_measure_groups(const la_run *r,
+                                           const la_measure_config *cfg) {
+  unsigned g = 0;
+  if (!r) return 0;
+  if (r->cfg.measure.smooth_every > 0) g |= 1u << LA_MEASURE_GROUP_SMOOTH;
+  if (r->cfg.measure.diag_every > 0) {
+    g |= 1u << LA_MEASURE_GROUP_RCOND;
+    if (cfg && cfg->top > 0) g |= 1u << LA_MEASURE_GROUP_TOP;
+    if (cfg && cfg->noise > 0) g |= 1u << LA_MEASURE_GROUP_NOISE;
+  }
+  return g;
+}
+
 LINATTN_DEF size_t la_run_measure_work_bytes(const la_run *r,
                                              const la_measure_config *cfg) {
   la_measure_config none;
@@ -15501,13 +15518,11 @@ LINATTN_DEF int la_run_measure(const la_run *r, const la_measure_config *cfg,
   memset(rec, 0, sizeof *rec);
   rec->step = step;
   for (i = 0; i < LA_MEASURE_NKEYS; ++i) rec->value[i] = NAN;
-  if (prev && rc->measure.smooth_every > 0 && step % rc->measure.smooth_every == 0)
-    rec->due |= 1u << LA_MEASURE_GROUP_SMOOTH;
-  if (rc->measure.diag_every > 0 && step % rc->measure.diag_every == 0) {
-    rec->due |= 1u << LA_MEASURE_GROUP_RCOND;
-    if (cfg->top > 0) rec->due |= 1u << LA_MEASURE_GROUP_TOP;
-    if (cfg->noise > 0) rec->due |= 1u << LA_MEASURE_GROUP_NOISE;
-  }
+  rec->due = la_run_measure_groups(r, cfg);
+  if (!prev || rc->measure.smooth_every <= 0 || step % rc->measure.smooth_every != 0)
+    rec->due &= ~(1u << LA_MEASURE_GROUP_SMOOTH);
+  if (rc->measure.diag_every <= 0 || step % rc->measure.diag_every != 0)
+    rec->due &= 1u << LA_MEASURE_GROUP_SMOOTH; /* the others are at diag_every */
   if (!rec->due) return LA_OK;
   subb = la__measure_sub_bytes(r, cfg);
   a = la__arena_on(work, bytes);

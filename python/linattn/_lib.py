@@ -185,6 +185,7 @@ class Library:
             "la_measure_key_at": (POINTER(MeasureKey), [c_int]),
             "la_measure_key_find": (c_int, [c_char_p, I]),
             "la_measure_group": (c_char_p, [c_int]),
+            "la_run_measure_groups": (c_uint, [P, POINTER(MeasureConfig)]),
             "la_run_measure_work_bytes": (c_size_t, [P, POINTER(MeasureConfig)]),
             "la_run_measure": (c_int, [P, POINTER(MeasureConfig), c_long, R, R, P, P,
                                        c_size_t]),

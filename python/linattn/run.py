@@ -24,10 +24,6 @@ _MEASURED = ("steps", "log_every", "diag_every", "smooth_every", "diag_batch", "
 # (top, noise: the Run's), is the header's la_run_measure, under its keys
 # (Library.measure_keys, LA_MEASURE_KEYS): the columns `linattn train`
 # writes, by the same function.
-_GROUP_DUE = {"smoothness": lambda run: run.config["smooth_every"] > 0,
-              "rcond": lambda run: run.config["diag_every"] > 0,
-              "top": lambda run: run.config["diag_every"] > 0 and run._top > 0,
-              "noise": lambda run: run.config["diag_every"] > 0 and run._noise > 0}
 
 
 def cpu_count(precision=None):
@@ -285,9 +281,11 @@ class Run:
         """The history's columns: la_train_record_field_at's keys, then the
         rows of the measurement table (la_measure_key_at, top as top_1 ..
         top_k) of the groups this run measures."""
-        keys = [k for k, _, _ in self._lib.record_fields]
-        for key, group, _, indexed in self._lib.measure_keys:
-            if not _GROUP_DUE[group](self):
+        lib = self._lib
+        keys = [k for k, _, _ in lib.record_fields]
+        groups = lib.la_run_measure_groups(self._r, byref(self._mcfg))
+        for key, group, _, indexed in lib.measure_keys:
+            if not groups >> lib.measure_groups.index(group) & 1:
                 continue
             if indexed:
                 keys += ["%s_%d" % (key, i + 1) for i in range(min(self._top, self.nparams))]

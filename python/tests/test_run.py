@@ -357,6 +357,8 @@ class AgainstTheCommand(TempDir):
         lines = {x["step"]: x for x in jsonl(out) if x["type"] == "step"}
         self.assertEqual(sorted(lines), list(range(0, 41, 5)))
         for step, line in lines.items():
+            # every member the command writes is a column (the table's rows)
+            self.assertEqual(set(line) - {"type"} - set(run.history_keys()), set(), step)
             for k in measured:  # the same keys at the same steps
                 self.assertEqual(k in line, bool(np.isfinite(h[k][step])), (step, k))
                 if k in line:

@@ -1133,6 +1133,11 @@ static void test_run_measure(la_t *t) {
     la_trainer_run(&r.trainer, 1);
     memcpy(prev, r.trainer.theta, sizeof(la_real) * (size_t)n);
     la_trainer_run(&r.trainer, 1);
+    LA_CHECK(t, la_run_measure_groups(&r, &mc) == 15u &&
+                    la_run_measure_groups(&r, NULL) ==
+                        (1u << LA_MEASURE_GROUP_SMOOTH | 1u << LA_MEASURE_GROUP_RCOND) &&
+                    la_run_measure_groups(NULL, &mc) == 0,
+             "the groups measured at some step: %u", la_run_measure_groups(&r, &mc));
     LA_CHECK(t, la_run_measure(&r, &mc, 2, r.trainer.theta, prev, &rec, work, bytes) == 0,
              "measure");
     LA_CHECK(t, rec.step == 2 && rec.due == 15u && !rec.status[0] && !rec.status[1] &&
