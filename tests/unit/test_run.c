@@ -1113,7 +1113,8 @@ static void test_run_measure(la_t *t) {
     int n, k, i, nb = 3;
     size_t bytes;
     void *work;
-    double *h, rs[3], tol = sizeof(la_real) == 8 ? 1e-9 : 2e-3, s = 0, un = 0;
+    double *h, *dg, rs[3] = {0, 0, 0}, tol = sizeof(la_real) == 8 ? 1e-9 : 2e-3, s = 0,
+                    un = 0;
     la_real *prev, *u, *g;
     c.measure.diag_every = 2;
     c.measure.smooth_every = 1;
@@ -1129,6 +1130,7 @@ static void test_run_measure(la_t *t) {
     u = (la_real *)malloc(sizeof(la_real) * (size_t)n);
     g = (la_real *)malloc(sizeof(la_real) * (size_t)n);
     h = (double *)malloc(sizeof(double) * (size_t)n * (size_t)n);
+    dg = (double *)malloc(sizeof(double) * (size_t)n);
     LA_CHECK(t, la_batch_create(&b, 2, 3, 32) == 0 && bytes > 0 && work, "buffers");
     la_trainer_run(&r.trainer, 1);
     memcpy(prev, r.trainer.theta, sizeof(la_real) * (size_t)n);
@@ -1145,11 +1147,10 @@ static void test_run_measure(la_t *t) {
              "every group due and measured: due %u", rec.due);
     /* R on each batch from the dense Hessian's diagonal, their median */
     for (k = 0; k < nb; ++k) {
-      double d[200];
       la_run_diag_batch(&r, k, &b);
       la_hessian_dense(&r.model, r.trainer.theta, &b, h, NULL, 0);
-      for (i = 0; i < n && i < 200; ++i) d[i] = h[(size_t)i * (size_t)n + (size_t)i];
-      rs[k] = meas_rcond_of(n, d);
+      for (i = 0; i < n; ++i) dg[i] = h[(size_t)i * (size_t)n + (size_t)i];
+      rs[k] = meas_rcond_of(n, dg);
     }
     {
       double lo = fmin(rs[0], fmin(rs[1], rs[2])), hi = fmax(rs[0], fmax(rs[1], rs[2]));
@@ -1182,12 +1183,16 @@ static void test_run_measure(la_t *t) {
        dense Hessian at its power iterate bounds it from below */
     la_hessian_dense(&r.model, r.trainer.theta, &b, h, NULL, 0);
     {
-      double x[200], y[200], nx, ray = 0;
+      double *x = (double *)malloc(sizeof(double) * 2 * (size_t)n), *y = x + n, nx, ray = 0;
+      double cshift = 0; /* Gershgorin's bound of |lambda|: H + c I is PSD */
       int it;
       for (i = 0; i < n; ++i) x[i] = 1.0 / (1 + i);
-      for (it = 0; it < 2000; ++it) { /* on H + c I, c = a bound of |lambda| */
-        double cshift = 0;
-        for (i = 0; i < n * n; ++i) cshift += fabs(h[i]);
+      for (i = 0; i < n; ++i) {
+        double row = 0;
+        for (k = 0; k < n; ++k) row += fabs(h[(size_t)i * (size_t)n + (size_t)k]);
+        cshift = row > cshift ? row : cshift;
+      }
+      for (it = 0; it < 3000; ++it) { /* power iteration on H + c I */
         for (i = 0, nx = 0; i < n; ++i) {
           y[i] = cshift * x[i];
           for (k = 0; k < n; ++k) y[i] += h[(size_t)i * (size_t)n + (size_t)k] * x[k];
@@ -1204,6 +1209,7 @@ static void test_run_measure(la_t *t) {
                       rec.top[1] <= rec.top[0],
                "lambda_max %g, power iteration %g, top %g %g",
                rec.value[LA_MEASURE_LAMBDA_MAX], ray, rec.top[0], rec.top[1]);
+      free(x);
     }
     LA_CHECK(t, rec.has[LA_MEASURE_NOISE_MEAN] && rec.has[LA_MEASURE_TRUE_GRAD_NORM] &&
                     rec.value[LA_MEASURE_NOISE_MIN] <= rec.value[LA_MEASURE_NOISE_MEAN] &&
@@ -1254,6 +1260,7 @@ static void test_run_measure(la_t *t) {
                     la_run_measure_work_bytes(NULL, NULL) == 0,
              "refused");
     la_batch_destroy(&b);
+    free(dg);
     free(h);
     free(g);
     free(u);
