@@ -2212,7 +2212,9 @@ typedef struct la_measure_record {
   unsigned due;                   /* bit g: group g was due at this step */
   int status[LA_MEASURE_NGROUPS]; /* LA_OK, or why group g holds nothing */
   unsigned char has[LA_MEASURE_NKEYS]; /* row i holds a value */
-  double value[LA_MEASURE_NKEYS]; /* row i's value; NaN where !has */
+  double value[LA_MEASURE_NKEYS]; /* row i's value; NaN where !has, for
+                                     rcond_diag of a zero median, and for
+                                     the list (its values are top's) */
   int ntop;                       /* top's values, in the workspace (valid */
   const double *top;              /* until it is used again) */
 } la_measure_record;
