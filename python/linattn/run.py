@@ -3,6 +3,7 @@ trained with a Python callback, measured along the way as `linattn train`
 measures, saved, resumed and pickled."""
 import ctypes
 import math
+import warnings
 import weakref
 from ctypes import POINTER, byref, c_double, c_size_t, c_void_p
 
@@ -11,8 +12,6 @@ import numpy as np
 from . import _args, _files, _lib, _progress
 from ._errors import status_error
 from .config import RunConfig, config_in
-import warnings
-
 from .diag import LinattnWarning, noise_summary
 from .model import Batch, Model, Rng
 
