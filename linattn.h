@@ -57,7 +57,9 @@ API OVERVIEW (the declarations below, part by part; the implementation
                                smoothness, gradient noise
    6. runs and checkpoints     la_trainer; la_run_config (a run described by
                                one field table: presets, resolve, explain),
-                               la_run; checkpoints with bit-exact resume
+                               la_run; la_run_measure (R, the spectrum,
+                               smoothness, noise along a run, one key
+                               table); checkpoints with bit-exact resume
    7. the research layer       paper B's in-context baselines, their tuners
                                and its Theorem 3 family (LINATTN_NO_RESEARCH
                                compiles it out)
@@ -1853,7 +1855,9 @@ enum {
   LA_TYPE_GRAD_NOISE_CONFIG = 15, /* la_grad_noise_config */
   LA_TYPE_NOISE_CONFIG = 16, /* la_noise_config */
   LA_TYPE_NOISE_STATS = 17, /* la_noise_stats */
-  LA_TYPE_RUN_ENV = 18     /* la_run_env */
+  LA_TYPE_RUN_ENV = 18,    /* la_run_env */
+  LA_TYPE_MEASURE_CONFIG = 19, /* la_measure_config */
+  LA_TYPE_MEASURE_RECORD = 20  /* la_measure_record */
 };
 LINATTN_DEF size_t la_sizeof(int type);
 /* The members of a mirrored type, in order: member i's offset, and its
@@ -1889,6 +1893,157 @@ LINATTN_DEF const la_batch *la_run_eval_batch(const la_run *r);
    from measure.diag_seed's stream LA_STREAM_DIAG - k. */
 #define LA_STREAM_DIAG (LA_STREAM_EVAL - 2)
 LINATTN_DEF int la_run_diag_batch(const la_run *r, int k, la_batch *b);
+
+/* ------------------------------------------------ measuring along a run */
+/* What a run's `measure` fields ask at a step, measured on the batches of
+   la_run_diag_batch (k = 0 the fixed one) into a record, and the record
+   written as the members of a JSON line. Four groups, each due at its own
+   steps:
+     smoothness  at smooth_every steps, along the step just taken: u^T H u
+                 and ||grad f|| at the step's start (la_dir_smoothness), on
+                 batch 0; not taken where no step was taken (prev NULL);
+     rcond       at diag_every steps: R = max|H_ii| / median|H_ii| (the
+                 `median` convention) on batch 0, and with diag_batches > 1
+                 the median of R over batches 0 .. diag_batches - 1 with
+                 its least and largest; lambda_max and lambda_median of
+                 batch 0 (la_robust_cond), and their ratio where the median
+                 is resolved;
+     top         at diag_every steps, la_measure_config.top: the largest
+                 Hessian eigenvalues on batch 0 (Lanczos, tolerance 1e-6);
+     noise       at diag_every steps, la_measure_config.noise: paper A's
+                 gradient noise of that many minibatches of the run's batch
+                 (la_grad_noise from the seed's stream LA_STREAM_EVAL - 3,
+                 `linattn noise`'s), summarized by la_noise_summary.
+   RESOLVED. lambda_max / lambda_median is a measured ratio only where the
+   median stands above what the computation of the spectrum cannot tell
+   from zero: la_rcond.resolved, |lambda_median| > la_rcond.resolution.
+   That resolution is what the path taken can resolve: on the dense path
+   the rounding measured in H itself (its asymmetry, the products' own
+   rounding in la_real) or the eigensolver's n 2^-52 max|lambda|, on the
+   iterative path Lanczos's tolerance and the quadrature nodes' spacing. A
+   bound n u max|lambda| in la_real's unit roundoff u would call a median
+   well above the rounding present noise (the bound is loose by the
+   parameters' count), and a median within the nodes' spacing of an SLQ
+   density resolved: it is not the rule.
+   A group that fails (no convergence, an overflow, a value that is not
+   finite) holds its status and no values, and the others are still
+   measured: a diagnostic is a measurement, the run goes on.
+
+   The keys, one table (la_measure_key_at): the row's key is the JSON
+   member's name; an indexed row (top) is a list written key_1 .. key_k;
+   a group that failed is written as "<group>_error" (la_measure_group)
+   with la_status_str's message, where its keys would be. */
+/* The rows: (id, key, group, kind, ONE value or a LIST, help). */
+#define LA_MEASURE_KEYS(X)                                                    \
+  X(SMOOTHNESS, "smoothness", SMOOTH, REAL, ONE,                              \
+    "u^T H u along the step just taken, u its unit direction")                \
+  X(SMOOTH_GRAD_NORM, "smooth_grad_norm", SMOOTH, REAL, ONE,                  \
+    "||grad f|| at the step's start, from the same pass")                     \
+  X(RCOND_DIAG, "rcond_diag", RCOND, REAL, ONE,                               \
+    "R = max|H_ii| / median|H_ii| (NaN for a zero median); with several "     \
+    "batches their median")                                                   \
+  X(RCOND_DIAG_MIN, "rcond_diag_min", RCOND, REAL, ONE,                       \
+    "R's least over the batches (diag_batches > 1)")                          \
+  X(RCOND_DIAG_MAX, "rcond_diag_max", RCOND, REAL, ONE,                       \
+    "R's largest over the batches (diag_batches > 1)")                        \
+  X(RCOND_SPECTRUM, "rcond_spectrum", RCOND, REAL, ONE,                       \
+    "lambda_max / lambda_median, where spectrum_resolved")                    \
+  X(SPECTRUM_RESOLVED, "spectrum_resolved", RCOND, BOOL, ONE,                 \
+    "1: |lambda_median| > la_rcond.resolution")                               \
+  X(LAMBDA_MAX, "lambda_max", RCOND, REAL, ONE,                               \
+    "the Hessian's largest eigenvalue")                                       \
+  X(LAMBDA_MEDIAN, "lambda_median", RCOND, REAL, ONE,                         \
+    "the median of its eigenvalues")                                          \
+  X(TOP, "top", TOP, REAL, LIST,                                              \
+    "a list: the largest eigenvalues, top_1 the largest")                     \
+  X(NOISE_MEAN, "noise_mean", NOISE, REAL, ONE, "mean of ||g_B - g||")        \
+  X(NOISE_VAR, "noise_var", NOISE, REAL, ONE,                                 \
+    "its variance (divisor count - 1)")                                       \
+  X(NOISE_KURTOSIS, "noise_kurtosis", NOISE, REAL, ONE, "its kurtosis")       \
+  X(NOISE_HILL_ALPHA, "noise_hill_alpha", NOISE, REAL, ONE, "its tail index") \
+  X(NOISE_HILL_STDERR, "noise_hill_stderr", NOISE, REAL, ONE,                 \
+    "the tail index's standard error")                                        \
+  X(NOISE_MIN, "noise_min", NOISE, REAL, ONE, "the least ||g_B - g||")        \
+  X(NOISE_MAX, "noise_max", NOISE, REAL, ONE, "the largest ||g_B - g||")      \
+  X(TRUE_GRAD_NORM, "true_grad_norm", NOISE, REAL, ONE,                       \
+    "||g||, the gradient on the true batch")
+/* The table's rows by name (LA_MEASURE_SMOOTHNESS, ...). */
+enum {
+#define LA__MEASURE_ENUM(id, key, group, kind, arity, help) LA_MEASURE_##id,
+  LA_MEASURE_KEYS(LA__MEASURE_ENUM)
+#undef LA__MEASURE_ENUM
+  LA_MEASURE_NKEYS
+};
+/* The groups (la_measure_group names them: "smoothness", "rcond", "top",
+   "noise"). */
+#define LA_MEASURE_GROUPS(X)                                                  \
+  X(SMOOTH, "smoothness") X(RCOND, "rcond") X(TOP, "top") X(NOISE, "noise")
+enum {
+#define LA__MEASURE_GENUM(id, name) LA_MEASURE_GROUP_##id,
+  LA_MEASURE_GROUPS(LA__MEASURE_GENUM)
+#undef LA__MEASURE_GENUM
+  LA_MEASURE_NGROUPS
+};
+typedef struct la_measure_key {
+  const char *key;  /* the JSON member (an indexed row's stem) */
+  int group;        /* LA_MEASURE_GROUP_* */
+  int kind;         /* LA_FIELD_REAL, or LA_FIELD_BOOL (written 0 or 1) */
+  int indexed;      /* 1: a list, written key_1 .. key_k */
+  const char *help;
+} la_measure_key;
+/* Row i of the table; NULL past the end. */
+LINATTN_DEF const la_measure_key *la_measure_key_at(int i);
+/* The row of a member's name, -1 for none; an indexed row's key_k (k >= 1)
+   finds the row, *index (which may be NULL) = k - 1, else 0. */
+LINATTN_DEF int la_measure_key_find(const char *name, int *index);
+/* A group's name; NULL past the end. */
+LINATTN_DEF const char *la_measure_group(int g);
+
+typedef struct la_measure_config {
+  int top;   /* eigenvalues at diag_every steps (at most the parameters);
+                0 none */
+  int noise; /* noise minibatches at diag_every steps; 0 none */
+} la_measure_config;
+typedef struct la_measure_record {
+  long step;
+  unsigned due;                   /* bit g: group g was due at this step */
+  int status[LA_MEASURE_NGROUPS]; /* LA_OK, or why group g holds nothing */
+  unsigned char has[LA_MEASURE_NKEYS]; /* row i holds a value */
+  double value[LA_MEASURE_NKEYS]; /* row i's value; NaN where !has, for
+                                     rcond_diag of a zero median, and for
+                                     the list (its values are top's) */
+  int ntop;                       /* top's values, in the workspace (valid */
+  const double *top;              /* until it is used again) */
+} la_measure_record;
+/* The groups r's measure fields and cfg (NULL: zeros) measure at some
+   step, bit g for group g (a reader's columns); 0 for a NULL run. */
+LINATTN_DEF unsigned la_run_measure_groups(const la_run *r,
+                                           const la_measure_config *cfg);
+/* The workspace of la_run_measure for r's measure fields and cfg (NULL:
+   zeros); 0 for a NULL run or one whose workspace a size query cannot
+   answer. */
+LINATTN_DEF size_t la_run_measure_work_bytes(const la_run *r,
+                                             const la_measure_config *cfg);
+/* Measures at `step` what is due there (the groups above) at theta; prev
+   is theta before the step just taken, NULL where no step was taken or it
+   was zero (no smoothness then). LA_OK whether or not a group failed (its
+   status says); LA_ENULL, LA_ERANGE (cfg's negative counts) or
+   LA_EWORKSPACE (rec then holds nothing due) otherwise. */
+LINATTN_DEF int la_run_measure(const la_run *r, const la_measure_config *cfg,
+                               long step, const la_real *theta,
+                               const la_real *prev, la_measure_record *rec,
+                               void *work, size_t bytes);
+#ifndef LINATTN_NO_STDLIB
+/* The record's members as JSON, in the table's order, separated by commas,
+   without braces ("rcond_diag":12.5,"spectrum_resolved":1,...; "" when
+   nothing was due): reals with 10 significant digits and null for a NaN
+   or an infinity, a failed group as "<group>_error":"<message>". Writes
+   at most cap bytes, a terminating NUL included, and returns the length
+   of the whole text, as snprintf. */
+LINATTN_DEF size_t la_measure_json(const la_measure_record *rec, char *buf,
+                                   size_t cap);
+#endif
+
 
 /* ================================================================== */
 /*    API 7. The research layer: paper B's baselines and its family  */
@@ -14084,6 +14239,8 @@ LINATTN_DEF size_t la_sizeof(int type) {
   case LA_TYPE_NOISE_CONFIG: return sizeof(la_noise_config);
   case LA_TYPE_NOISE_STATS: return sizeof(la_noise_stats);
   case LA_TYPE_RUN_ENV: return sizeof(la_run_env);
+  case LA_TYPE_MEASURE_CONFIG: return sizeof(la_measure_config);
+  case LA_TYPE_MEASURE_RECORD: return sizeof(la_measure_record);
   default: return 0;
   }
 }
@@ -14163,7 +14320,16 @@ static const struct {
     LA__MB(LA_TYPE_RUN_ENV, la_run_env, parallel),
     LA__MB(LA_TYPE_RUN_ENV, la_run_env, batches),
     LA__MB(LA_TYPE_RUN_ENV, la_run_env, nbatches),
-    LA__MB(LA_TYPE_RUN_ENV, la_run_env, theta0)};
+    LA__MB(LA_TYPE_RUN_ENV, la_run_env, theta0),
+    LA__MB(LA_TYPE_MEASURE_CONFIG, la_measure_config, top),
+    LA__MB(LA_TYPE_MEASURE_CONFIG, la_measure_config, noise),
+    LA__MB(LA_TYPE_MEASURE_RECORD, la_measure_record, step),
+    LA__MB(LA_TYPE_MEASURE_RECORD, la_measure_record, due),
+    LA__MB(LA_TYPE_MEASURE_RECORD, la_measure_record, status),
+    LA__MB(LA_TYPE_MEASURE_RECORD, la_measure_record, has),
+    LA__MB(LA_TYPE_MEASURE_RECORD, la_measure_record, value),
+    LA__MB(LA_TYPE_MEASURE_RECORD, la_measure_record, ntop),
+    LA__MB(LA_TYPE_MEASURE_RECORD, la_measure_record, top)};
 #undef LA__MB
 
 LINATTN_DEF size_t la_member_at(int type, int i, const char **name) {
@@ -14219,6 +14385,379 @@ LINATTN_DEF int la_run_diag_batch(const la_run *r, int k, la_batch *b) {
 LINATTN_DEF const la_batch *la_run_eval_batch(const la_run *r) {
   return r && r->trainer.has_eval ? &r->trainer.eval : NULL;
 }
+
+/* ------------------------------------------------ measuring along a run */
+enum { LA__MEASURE_ONE = 0, LA__MEASURE_LIST = 1 };
+#define LA__MEASURE_ROW(id, key, group, kind, arity, help)                    \
+  {key, LA_MEASURE_GROUP_##group, LA_FIELD_##kind, LA__MEASURE_##arity, help},
+static const la_measure_key la__measure_keys[LA_MEASURE_NKEYS] = {
+    LA_MEASURE_KEYS(LA__MEASURE_ROW)};
+#undef LA__MEASURE_ROW
+#define LA__MEASURE_GNAME(id, name) name,
+static const char *const la__measure_groups[LA_MEASURE_NGROUPS] = {
+    LA_MEASURE_GROUPS(LA__MEASURE_GNAME)};
+#undef LA__MEASURE_GNAME
+
+LINATTN_DEF const la_measure_key *la_measure_key_at(int i) {
+  return i >= 0 && i < LA_MEASURE_NKEYS ? &la__measure_keys[i] : NULL;
+}
+
+LINATTN_DEF const char *la_measure_group(int g) {
+  return g >= 0 && g < LA_MEASURE_NGROUPS ? la__measure_groups[g] : NULL;
+}
+
+LINATTN_DEF int la_measure_key_find(const char *name, int *index) {
+  int i;
+  if (index) *index = 0;
+  if (!name) return -1;
+  for (i = 0; i < LA_MEASURE_NKEYS; ++i) {
+    const char *k = la__measure_keys[i].key, *s = name;
+    long v = 0;
+    while (*k && *k == *s) ++k, ++s;
+    if (*k) continue;
+    if (!*s && !la__measure_keys[i].indexed) return i;
+    if (!la__measure_keys[i].indexed || *s++ != '_' || *s < '1' || *s > '9')
+      continue;
+    for (; *s >= '0' && *s <= '9' && v <= INT_MAX; ++s) v = 10 * v + (*s - '0');
+    if (*s || v > INT_MAX) continue;
+    if (index) *index = (int)(v - 1);
+    return i;
+  }
+  return -1;
+}
+
+/* What la_run_measure uses, by what is due in the run: batch 0 (and the
+   further batches' one buffer with the Hessian's diagonal), R on each
+   batch, the top eigenvalues, the noise samples with their sorted copy and
+   histogram, and one workspace for the functions called in turn. */
+typedef struct la__measure_ws {
+  la_batch b0, bk;
+  double *hd, *rs, *med, *top, *norms, *sorted, *hist, *edges;
+  void *sub;
+  size_t subb;
+} la__measure_ws;
+
+/* The largest of the called functions' workspaces; 0 when one of them
+   cannot be sized. */
+static size_t la__measure_sub_bytes(const la_run *r, const la_measure_config *c) {
+  const la_model *m = &r->model;
+  const la_run_config *rc = &r->cfg;
+  size_t need = 0, b;
+  int ok = 1;
+#define LA__NEED(x) (b = (x), ok = ok && b > 0, need = b > need ? b : need)
+  if (rc->measure.smooth_every > 0) LA__NEED(la_dir_smoothness_work_bytes(m));
+  if (rc->measure.diag_every > 0) {
+    la_rcond_config rcfg;
+    memset(&rcfg, 0, sizeof rcfg);
+    rcfg.median = rc->measure.median;
+    LA__NEED(la_rcond_work_bytes(m, &rcfg));
+    if (rc->measure.diag_batches > 1) LA__NEED(la_hessian_work_bytes(m));
+    if (c->top > 0) {
+      la_lanczos_config lc;
+      memset(&lc, 0, sizeof lc);
+      LA__NEED(la_hessian_eigs_work_bytes(m, c->top < m->nparams ? c->top
+                                                                 : m->nparams,
+                                          &lc));
+    }
+    if (c->noise > 0) {
+      la_grad_noise_config g;
+      g.minibatch = rc->batch;
+      g.true_batch = 0;
+      g.samples = c->noise;
+      LA__NEED(la_grad_noise_work_bytes(m, &g));
+    }
+  }
+#undef LA__NEED
+  return ok ? need : 0;
+}
+
+/* One walk for the size and the carving (la__arena). */
+static int la__measure_walk(la__arena *a, const la_run *r,
+                            const la_measure_config *c, size_t subb,
+                            la__measure_ws *w) {
+  const la_run_config *rc = &r->cfg;
+  int d = rc->data.d, n = rc->data.n, cnt = rc->measure.diag_batch,
+      nb = rc->measure.diag_batches, np = r->model.nparams, st = LA_OK;
+  size_t bb = la_batch_bytes(d, n, cnt);
+  void *p;
+  memset(w, 0, sizeof *w);
+  if (rc->measure.smooth_every <= 0 && rc->measure.diag_every <= 0) return LA_OK;
+  if (!bb) return LA_EOVERFLOW;
+  p = la__take(a, bb);
+  if (p) st = la_batch_init(&w->b0, d, n, cnt, p, bb);
+  if (rc->measure.diag_every > 0) {
+    if (nb > 1) {
+      p = la__take(a, bb);
+      if (p && !st) st = la_batch_init(&w->bk, d, n, cnt, p, bb);
+      w->hd = (double *)la__take(a, sizeof(double) * 4 * (size_t)np);
+      w->rs = (double *)la__take(a, sizeof(double) * (size_t)nb);
+      w->med = (double *)la__take(a, sizeof(double) * 2 * (size_t)nb);
+    }
+    if (c->top > 0)
+      w->top = (double *)la__take(a, sizeof(double) *
+                                         (size_t)(c->top < np ? c->top : np));
+    if (c->noise > 0) {
+      w->norms = (double *)la__take(a, sizeof(double) * (size_t)c->noise);
+      w->sorted = (double *)la__take(a, sizeof(double) * (size_t)c->noise);
+      w->hist = (double *)la__take(a, sizeof(double) * 100);
+      w->edges = (double *)la__take(a, sizeof(double) * 101);
+    }
+  }
+  w->sub = la__take(a, subb);
+  w->subb = subb;
+  return st;
+}
+
+LINATTN_DEF unsigned la_run_measure_groups(const la_run *r,
+                                           const la_measure_config *cfg) {
+  unsigned g = 0;
+  if (!r) return 0;
+  if (r->cfg.measure.smooth_every > 0) g |= 1u << LA_MEASURE_GROUP_SMOOTH;
+  if (r->cfg.measure.diag_every > 0) {
+    g |= 1u << LA_MEASURE_GROUP_RCOND;
+    if (cfg && cfg->top > 0) g |= 1u << LA_MEASURE_GROUP_TOP;
+    if (cfg && cfg->noise > 0) g |= 1u << LA_MEASURE_GROUP_NOISE;
+  }
+  return g;
+}
+
+LINATTN_DEF size_t la_run_measure_work_bytes(const la_run *r,
+                                             const la_measure_config *cfg) {
+  la_measure_config none;
+  la__arena a = la__arena_count();
+  la__measure_ws w;
+  size_t subb;
+  if (!r) return 0;
+  if (!cfg) {
+    memset(&none, 0, sizeof none);
+    cfg = &none;
+  }
+  if (cfg->top < 0 || cfg->noise < 0) return 0;
+  subb = la__measure_sub_bytes(r, cfg);
+  if (!subb && (r->cfg.measure.smooth_every > 0 || r->cfg.measure.diag_every > 0))
+    return 0;
+  if (la__measure_walk(&a, r, cfg, subb, &w)) return 0;
+  return la__arena_size(&a);
+}
+
+/* The robust condition numbers (the group rcond) into rec; its status. */
+static int la__measure_rcond(const la_run *r, const la_real *theta,
+                             la__measure_ws *w, la_measure_record *rec) {
+  const la_model *m = &r->model;
+  int nb = r->cfg.measure.diag_batches, k, st;
+  la_rcond rc;
+  la_rcond_config cfg;
+  memset(&cfg, 0, sizeof cfg);
+  cfg.median = r->cfg.measure.median;
+  st = la_robust_cond(m, theta, &w->b0, &cfg, &rc, w->sub, w->subb);
+  if (!st && !(la__finite(rc.by_diag) && la__finite(rc.lambda_max) &&
+               la__finite(rc.lambda_median)))
+    st = LA_ENONFINITE;
+  if (st) return st;
+  rec->has[LA_MEASURE_RCOND_DIAG] = 1;
+  rec->value[LA_MEASURE_RCOND_DIAG] = rc.by_diag > 0 ? rc.by_diag : NAN;
+  if (nb > 1) { /* R on batches 1 .. nb - 1, their median and range */
+    double lo, hi, med;
+    w->rs[0] = rc.by_diag;
+    for (k = 1; k < nb; ++k) {
+      if ((st = la_run_diag_batch(r, k, &w->bk)) != 0 ||
+          (st = la_hessian_diag(m, theta, &w->bk, w->hd, w->sub, w->subb)) != 0 ||
+          (st = la_rcond_diag(m->nparams, w->hd, r->cfg.measure.median, &w->rs[k],
+                              w->hd + m->nparams, sizeof(double) * 3 *
+                                                      (size_t)m->nparams)) != 0) {
+        rec->has[LA_MEASURE_RCOND_DIAG] = 0;
+        rec->value[LA_MEASURE_RCOND_DIAG] = NAN;
+        return st;
+      }
+    }
+    lo = hi = w->rs[0];
+    for (k = 1; k < nb; ++k) {
+      lo = lo < w->rs[k] ? lo : w->rs[k];
+      hi = hi > w->rs[k] ? hi : w->rs[k];
+    }
+    if (la_weighted_median(nb, w->rs, NULL, &med, w->med,
+                           sizeof(double) * 2 * (size_t)nb) != 0)
+      med = NAN; /* one of them not finite */
+    rec->value[LA_MEASURE_RCOND_DIAG] = med;
+    rec->has[LA_MEASURE_RCOND_DIAG_MIN] = rec->has[LA_MEASURE_RCOND_DIAG_MAX] = 1;
+    rec->value[LA_MEASURE_RCOND_DIAG_MIN] = lo;
+    rec->value[LA_MEASURE_RCOND_DIAG_MAX] = hi;
+  }
+  if (rc.resolved && rc.by_spectrum != 0) {
+    rec->has[LA_MEASURE_RCOND_SPECTRUM] = 1;
+    rec->value[LA_MEASURE_RCOND_SPECTRUM] = rc.by_spectrum;
+  }
+  rec->has[LA_MEASURE_SPECTRUM_RESOLVED] = 1;
+  rec->value[LA_MEASURE_SPECTRUM_RESOLVED] = rc.resolved ? 1 : 0;
+  rec->has[LA_MEASURE_LAMBDA_MAX] = rec->has[LA_MEASURE_LAMBDA_MEDIAN] = 1;
+  rec->value[LA_MEASURE_LAMBDA_MAX] = rc.lambda_max;
+  rec->value[LA_MEASURE_LAMBDA_MEDIAN] = rc.lambda_median;
+  return LA_OK;
+}
+
+/* Paper A's gradient noise (the group noise) into rec; its status. */
+static int la__measure_noise(const la_run *r, const la_measure_config *c,
+                             const la_real *theta, la__measure_ws *w,
+                             la_measure_record *rec) {
+  la_rng rng;
+  la_grad_noise_config g;
+  la_noise_config nc;
+  la_noise_stats ns;
+  double tg;
+  int st;
+  la_rng_seed(&rng, r->cfg.seed, LA_STREAM_EVAL - 3);
+  g.minibatch = r->cfg.batch;
+  g.true_batch = 0;
+  g.samples = c->noise;
+  nc.bins = 100;
+  nc.hill_k = 0;
+  st = la_grad_noise(&r->model, theta, &r->data, &rng, &g, w->norms, &tg, w->sub,
+                     w->subb);
+  if (!st)
+    st = la_noise_summary(c->noise, w->norms, &nc, &ns, w->hist, w->edges,
+                          w->sorted, NULL, NULL, 0);
+  if (st) return st;
+  rec->value[LA_MEASURE_NOISE_MEAN] = ns.mean;
+  rec->value[LA_MEASURE_NOISE_VAR] = ns.var;
+  rec->value[LA_MEASURE_NOISE_KURTOSIS] = ns.kurtosis;
+  rec->value[LA_MEASURE_NOISE_HILL_ALPHA] = ns.hill_alpha;
+  rec->value[LA_MEASURE_NOISE_HILL_STDERR] = ns.hill_stderr;
+  rec->value[LA_MEASURE_NOISE_MIN] = ns.min;
+  rec->value[LA_MEASURE_NOISE_MAX] = ns.max;
+  rec->value[LA_MEASURE_TRUE_GRAD_NORM] = tg;
+  return LA_OK;
+}
+
+LINATTN_DEF int la_run_measure(const la_run *r, const la_measure_config *cfg,
+                               long step, const la_real *theta,
+                               const la_real *prev, la_measure_record *rec,
+                               void *work, size_t bytes) {
+  const la_run_config *rc;
+  la_measure_config none;
+  la__measure_ws w;
+  la__arena a;
+  size_t subb;
+  int i, st, s0;
+  if (!r || !theta || !rec) return LA_ENULL;
+  if (!cfg) {
+    memset(&none, 0, sizeof none);
+    cfg = &none;
+  }
+  if (cfg->top < 0 || cfg->noise < 0) return LA_ERANGE;
+  rc = &r->cfg;
+  memset(rec, 0, sizeof *rec);
+  rec->step = step;
+  for (i = 0; i < LA_MEASURE_NKEYS; ++i) rec->value[i] = NAN;
+  rec->due = la_run_measure_groups(r, cfg);
+  if (!prev || rc->measure.smooth_every <= 0 || step % rc->measure.smooth_every != 0)
+    rec->due &= ~(1u << LA_MEASURE_GROUP_SMOOTH);
+  if (rc->measure.diag_every <= 0 || step % rc->measure.diag_every != 0)
+    rec->due &= 1u << LA_MEASURE_GROUP_SMOOTH; /* the others are at diag_every */
+  if (!rec->due) return LA_OK;
+  subb = la__measure_sub_bytes(r, cfg);
+  a = la__arena_on(work, bytes);
+  if (!work || !subb || bytes < la_run_measure_work_bytes(r, cfg) ||
+      !la__arena_align(&a) ||
+      la__measure_walk(&a, r, cfg, subb, &w) != LA_OK || a.over || !w.sub) {
+    rec->due = 0;
+    return LA_EWORKSPACE;
+  }
+  s0 = la_run_diag_batch(r, 0, &w.b0);
+  if (rec->due & (1u << LA_MEASURE_GROUP_SMOOTH)) {
+    double s, g;
+    st = s0 ? s0 : la_dir_smoothness(&r->model, prev, theta, &w.b0, &s, &g,
+                                     w.sub, w.subb);
+    if (!st && !(la__finite(s) && la__finite(g))) st = LA_ENONFINITE;
+    if (!st) {
+      rec->has[LA_MEASURE_SMOOTHNESS] = rec->has[LA_MEASURE_SMOOTH_GRAD_NORM] = 1;
+      rec->value[LA_MEASURE_SMOOTHNESS] = s;
+      rec->value[LA_MEASURE_SMOOTH_GRAD_NORM] = g;
+    }
+    rec->status[LA_MEASURE_GROUP_SMOOTH] = st;
+  }
+  if (rec->due & (1u << LA_MEASURE_GROUP_RCOND))
+    rec->status[LA_MEASURE_GROUP_RCOND] = s0 ? s0 : la__measure_rcond(r, theta, &w, rec);
+  if (rec->due & (1u << LA_MEASURE_GROUP_TOP)) {
+    la_lanczos_config lc;
+    la_eig_out out;
+    int k = cfg->top < r->model.nparams ? cfg->top : r->model.nparams;
+    memset(&lc, 0, sizeof lc);
+    memset(&out, 0, sizeof out);
+    out.values = w.top;
+    st = s0 ? s0 : la_hessian_eigs(&r->model, theta, &w.b0, k, 1e-6, &lc, &out,
+                                   w.sub, w.subb);
+    for (i = 0; !st && i < k; ++i)
+      if (!la__finite(w.top[i])) st = LA_ENONFINITE;
+    if (!st) {
+      rec->has[LA_MEASURE_TOP] = 1;
+      rec->ntop = k;
+      rec->top = w.top;
+    }
+    rec->status[LA_MEASURE_GROUP_TOP] = st;
+  }
+  if (rec->due & (1u << LA_MEASURE_GROUP_NOISE)) {
+    st = la__measure_noise(r, cfg, theta, &w, rec);
+    for (i = 0; i < LA_MEASURE_NKEYS; ++i)
+      if (la__measure_keys[i].group == LA_MEASURE_GROUP_NOISE) rec->has[i] = !st;
+    rec->status[LA_MEASURE_GROUP_NOISE] = st;
+  }
+  return LA_OK;
+}
+
+#ifndef LINATTN_NO_STDLIB
+/* Appends text to buf (cap bytes) at *len, counting what does not fit. */
+static void la__json_put(char *buf, size_t cap, size_t *len, const char *s) {
+  for (; *s; ++s, ++*len)
+    if (*len + 1 < cap) buf[*len] = *s;
+}
+
+LINATTN_DEF size_t la_measure_json(const la_measure_record *rec, char *buf,
+                                   size_t cap) {
+  size_t len = 0;
+  int i, j, g, first = 1;
+  char num[48];
+  unsigned said = 0; /* the failed groups written */
+  if (!rec) return 0;
+  for (i = 0; i < LA_MEASURE_NKEYS; ++i) {
+    const la_measure_key *k = &la__measure_keys[i];
+    g = k->group;
+    if (!(rec->due & (1u << g))) continue;
+    if (rec->status[g]) {
+      const char *m = la_status_str(rec->status[g]);
+      if (said & (1u << g)) continue;
+      said |= 1u << g;
+      la__json_put(buf, cap, &len, first ? "\"" : ",\"");
+      la__json_put(buf, cap, &len, la__measure_groups[g]);
+      la__json_put(buf, cap, &len, "_error\":\"");
+      la__json_put(buf, cap, &len, m); /* the messages hold no quote */
+      la__json_put(buf, cap, &len, "\"");
+      first = 0;
+      continue;
+    }
+    if (!rec->has[i]) continue;
+    for (j = 0; j < (k->indexed ? rec->ntop : 1); ++j) {
+      double v = k->indexed ? rec->top[j] : rec->value[i];
+      la__json_put(buf, cap, &len, first ? "\"" : ",\"");
+      la__json_put(buf, cap, &len, k->key);
+      if (k->indexed) {
+        (void)snprintf(num, sizeof num, "_%d", j + 1);
+        la__json_put(buf, cap, &len, num);
+      }
+      la__json_put(buf, cap, &len, "\":");
+      if (k->kind == LA_FIELD_BOOL)
+        (void)snprintf(num, sizeof num, "%d", v != 0);
+      else if (la__finite(v))
+        (void)snprintf(num, sizeof num, "%.10g", v);
+      else
+        (void)snprintf(num, sizeof num, "null");
+      la__json_put(buf, cap, &len, num);
+      first = 0;
+    }
+  }
+  if (cap) buf[len < cap ? len : cap - 1] = 0;
+  return len;
+}
+#endif
 
 /* ================================================================== */
 /*        7. The research layer: paper B's baselines and family       */

@@ -186,12 +186,10 @@ typedef struct train_ctx {
   const cli_config *c;
   la_run *run;
   FILE *out;
-  la_batch diag;
-  la_batch more; /* the measurements' further batches, drawn in turn */
-  double *hd;    /* a Hessian diagonal of one of them */
-  double *rs;    /* R on each batch */
-  void *work;
+  void *work; /* la_run_measure's */
   size_t bytes;
+  char *json; /* its record's members */
+  size_t json_cap;
   la_real *prev;
   u_progress *prog;
   long steps, log_every, diag_every, smooth_every;
@@ -199,98 +197,28 @@ typedef struct train_ctx {
   struct theta_tap *tap; /* --save-theta */
 } train_ctx;
 
-/* Whether lambda_median stands above the Hessian's rounding, so that
-   lambda_max / lambda_median is a measured ratio and not a quotient of
-   noise. The rule: |lambda_median| > n u max(|lambda_max|, |lambda_median|),
-   u the unit roundoff of la_real (the Hessian-vector products that build
-   H are rounded there) and n the parameters (the eigensolver's growth). */
-static int median_resolved(const la_rcond *rc, int n) {
-  double u = sizeof(la_real) == 8 ? DBL_EPSILON / 2 : FLT_EPSILON / 2;
-  double big = fmax(fabs(rc->lambda_max), fabs(rc->lambda_median));
-  return isfinite(rc->lambda_median) && isfinite(big) &&
-         fabs(rc->lambda_median) > n * u * big;
-}
-
-/* A diagnostic is a measurement: when it fails (no convergence, an
-   overflow, a value that is not finite) its record says so under
-   `key`_error and the run goes on. */
-static void write_diag_error(jw *w, const char *key, int st) {
-  char k[64];
-  snprintf(k, sizeof k, "%s_error", key);
-  jw_str(w, k, la_status_str(st));
-}
-
-/* R = max|H_ii| / median|H_ii| on the measurements' batches after the
-   first (la_run_diag_batch's k = 1, 2, ...) into x->rs + 1. */
-static int rcond_more(train_ctx *x, const la_real *theta) {
-  const la_run *r = x->run;
-  int k, st = 0, n = r->model.nparams;
-  for (k = 1; k < r->cfg.measure.diag_batches && !st; ++k) {
-    st = la_run_diag_batch(r, k, &x->more);
-    if (!st) st = la_hessian_diag(&r->model, theta, &x->more, x->hd, NULL, 0);
-    if (!st) st = la_rcond_diag(n, x->hd, r->cfg.measure.median, &x->rs[k], NULL, 0);
-  }
-  return st;
-}
-
-/* Both robust condition numbers; lambda_max / lambda_median only where the
-   median is resolved (spectrum_resolved says which). With several batches
-   (measure.diag_batches), rcond_diag is the median of R over them, with
-   their least and largest; the spectrum is the first batch's. */
-static void write_rcond(train_ctx *x, jw *w, const la_real *theta) {
-  la_rcond rc;
-  la_rcond_config cfg;
-  int nb = x->run->cfg.measure.diag_batches, st;
-  memset(&cfg, 0, sizeof cfg);
-  cfg.median = x->run->cfg.measure.median;
-  st = la_robust_cond(&x->run->model, theta, &x->diag, &cfg, &rc, x->work, x->bytes);
-  if (st == 0 && !(isfinite(rc.by_diag) && isfinite(rc.lambda_max) &&
-                   isfinite(rc.lambda_median)))
-    st = LA_ENONFINITE;
-  if (st == 0 && nb > 1) {
-    x->rs[0] = rc.by_diag;
-    st = rcond_more(x, theta);
-  }
-  if (st) {
-    write_diag_error(w, "rcond", st);
-    return;
-  }
-  if (nb > 1) {
-    double med, lo = x->rs[0], hi = x->rs[0];
-    int k;
-    for (k = 1; k < nb; ++k) {
-      lo = fmin(lo, x->rs[k]);
-      hi = fmax(hi, x->rs[k]);
+/* What the run's measure fields ask at this step (la_run_measure: a
+   diagnostic that fails is in its record, the run goes on), written as
+   the members of w's line; prev NULL where no step moved theta. */
+static void write_measured(train_ctx *x, jw *w, long step, const la_real *theta,
+                           const la_real *prev) {
+  la_measure_record m;
+  size_t len;
+  if (la_run_measure(x->run, NULL, step, theta, prev, &m, x->work, x->bytes) != 0)
+    return; /* not reached: the workspace is la_run_measure_work_bytes' */
+  len = la_measure_json(&m, x->json, x->json_cap);
+  if (len >= x->json_cap) {
+    char *nj = (char *)realloc(x->json, len + 1);
+    if (!nj) {
+      x->status = LA_ENOMEM;
+      u_oom();
+      return;
     }
-    if (la_weighted_median(nb, x->rs, NULL, &med, NULL, 0) != 0) med = NAN;
-    jw_num(w, "rcond_diag", med);
-    jw_num(w, "rcond_diag_min", lo);
-    jw_num(w, "rcond_diag_max", hi);
-  } else {
-    jw_num(w, "rcond_diag", rc.by_diag > 0 ? rc.by_diag : NAN);
+    x->json = nj;
+    x->json_cap = len + 1;
+    la_measure_json(&m, x->json, x->json_cap);
   }
-  if (median_resolved(&rc, x->run->model.nparams) && rc.by_spectrum != 0)
-    jw_num(w, "rcond_spectrum", rc.by_spectrum);
-  jw_int(w, "spectrum_resolved", median_resolved(&rc, x->run->model.nparams));
-  jw_num(w, "lambda_max", rc.lambda_max);
-  jw_num(w, "lambda_median", rc.lambda_median);
-}
-
-/* Directional smoothness along the step just taken (none when the step
-   was zero: there is no direction). */
-static void write_smoothness(train_ctx *x, jw *w, const la_train_record *rec) {
-  double s, g;
-  int st;
-  if (!(rec->update_norm > 0)) return;
-  st = la_dir_smoothness(&x->run->model, x->prev, rec->theta, &x->diag, &s,
-                         &g, x->work, x->bytes);
-  if (st == 0 && !(isfinite(s) && isfinite(g))) st = LA_ENONFINITE;
-  if (st) {
-    write_diag_error(w, "smoothness", st);
-    return;
-  }
-  jw_num(w, "smoothness", s);
-  jw_num(w, "smooth_grad_norm", g);
+  jw_members(w, x->json);
 }
 
 static int train_cb(void *user, const la_train_record *rec) {
@@ -309,8 +237,8 @@ static int train_cb(void *user, const la_train_record *rec) {
     jw_num(&w, "lr_scale", rec->lr_scale);
     jw_num(&w, "update_norm", rec->update_norm);
     if (rec->has_eval) jw_num(&w, "eval_loss", rec->eval_loss);
-    if (smooth) write_smoothness(x, &w, rec);
-    if (diag) write_rcond(x, &w, rec->theta);
+    if (smooth || diag)
+      write_measured(x, &w, t, rec->theta, rec->update_norm > 0 ? x->prev : NULL);
     jw_end(&w);
   }
   memcpy(x->prev, rec->theta, sizeof(la_real) * (size_t)rec->nparams);
@@ -417,21 +345,16 @@ static void train_summary(FILE *f, la_run *r, int st, long start, long target,
 }
 
 /* The buffers the train callback measures with. */
-static int train_buffers(train_ctx *x, la_run *r, long prompts) {
-  size_t b1 = la_rcond_work_bytes(&r->model, NULL);
-  size_t b2 = la_dir_smoothness_work_bytes(&r->model);
-  int st;
-  x->bytes = b1 > b2 ? b1 : b2;
-  x->work = malloc(x->bytes ? x->bytes : 1);
+static int train_buffers(train_ctx *x, la_run *r) {
+  x->bytes = la_run_measure_work_bytes(r, NULL);
+  if (!x->bytes)
+    return u_fail(EXIT_FAILED, "the measurements' workspace: %s",
+                  la_status_str(LA_EOVERFLOW));
+  x->work = malloc(x->bytes);
   x->prev = (la_real *)malloc(sizeof(la_real) * ((size_t)r->model.nparams + 1));
-  x->hd = (double *)malloc(sizeof(double) * ((size_t)r->model.nparams + 1));
-  x->rs = (double *)malloc(sizeof(double) * (size_t)r->cfg.measure.diag_batches);
-  if (!x->work || !x->prev || !x->hd || !x->rs) return u_oom();
-  if ((st = diag_batch(r, prompts, &x->diag)) != 0 ||
-      (r->cfg.measure.diag_batches > 1 &&
-       (st = la_batch_create(&x->more, r->cfg.data.d, r->cfg.data.n, (int)prompts)) != 0))
-    return st == LA_ENOMEM ? u_oom()
-           : u_fail(EXIT_FAILED, "the diagnostics' batch: %s", la_status_str(st));
+  x->json_cap = 1024;
+  x->json = (char *)malloc(x->json_cap);
+  if (!x->work || !x->prev || !x->json) return u_oom();
   memcpy(x->prev, r->trainer.theta, sizeof(la_real) * (size_t)r->trainer.n);
   return 0;
 }
@@ -647,7 +570,7 @@ static int train_one(const cli_config *c, u_progress *p) {
   ckpt_free(&in);
   if (p) p->total = rc.steps;
   start = r.trainer.step;
-  if ((code = train_buffers(&x, &r, rc.measure.diag_batch)) != 0) goto done;
+  if ((code = train_buffers(&x, &r)) != 0) goto done;
   if ((code = u_mkparent(c->out)) != 0 ||
       (o->checkpoint && (code = u_mkparent(o->checkpoint)) != 0) ||
       (code = u_open(&out, c->out)) != 0)
@@ -672,7 +595,7 @@ static int train_one(const cli_config *c, u_progress *p) {
     jw_int(&w, "step", 0);
     if (r.trainer.has_eval && la_trainer_eval(&r.trainer, &ev) == 0)
       jw_num(&w, "eval_loss", ev);
-    if (x.diag_every > 0) write_rcond(&x, &w, r.trainer.theta);
+    if (x.diag_every > 0) write_measured(&x, &w, 0, r.trainer.theta, NULL);
     jw_end(&w);
   }
   st = 0;
@@ -708,10 +631,7 @@ done:
     int tc = theta_tap_close(&x);
     if (tc) code = u_exit_worse(code, tc);
   }
-  if (x.diag.z) la_batch_destroy(&x.diag);
-  if (x.more.z) la_batch_destroy(&x.more);
-  free(x.hd);
-  free(x.rs);
+  free(x.json);
   free(x.work);
   free(x.prev);
   run_free(&r, pool);

@@ -50,6 +50,13 @@ static void jw_num(jw *w, const char *k, double v) {
   jw_key(w, k);
   jw_num_raw(w->f, v);
 }
+/* Members already written as JSON ("a":1,"b":2; "" for none), as
+   la_measure_json writes a measurement record's. */
+static void jw_members(jw *w, const char *text) {
+  if (!*text) return;
+  fputs(w->n++ ? "," : "", w->f);
+  fputs(text, w->f);
+}
 /* The shortest text of 15 to 17 digits that reads back to the same
    double (buf: 32 bytes). */
 static const char *jw_shortest(char *buf, size_t cap, double v) {

@@ -20,16 +20,30 @@
 #include <limits.h>
 #include <math.h>
 
-/* The per-step quantities a run's lines may carry. */
+/* The per-step quantities a run's lines may carry: the step record's
+   losses and norms, then every single-valued row of the header's
+   measurement table (LA_MEASURE_KEYS), read under its key. */
+#define RUNS_MEASURED(id) (F_MEASURE + LA_MEASURE_##id)
 enum {
-  F_EVAL, F_LOSS, F_GNORM, F_SMOOTH, F_SGNORM, F_RCOND, F_RSPEC, F_LMAX,
-  F_RMIN, F_RMAX, /* R's range over the measurements' batches */
-  NFIELDS
+  F_EVAL, F_LOSS, F_GNORM,
+  F_MEASURE, /* + LA_MEASURE_*: the measurement table's rows */
+  NFIELDS = F_MEASURE + LA_MEASURE_NKEYS,
+  F_SMOOTH = RUNS_MEASURED(SMOOTHNESS),
+  F_SGNORM = RUNS_MEASURED(SMOOTH_GRAD_NORM),
+  F_RCOND = RUNS_MEASURED(RCOND_DIAG),
+  F_RSPEC = RUNS_MEASURED(RCOND_SPECTRUM),
+  F_LMAX = RUNS_MEASURED(LAMBDA_MAX),
+  F_RMIN = RUNS_MEASURED(RCOND_DIAG_MIN), /* R's range over the batches */
+  F_RMAX = RUNS_MEASURED(RCOND_DIAG_MAX)
 };
-static const char *const field_key[NFIELDS] = {
-    "eval_loss",  "loss",       "grad_norm",      "smoothness",
-    "smooth_grad_norm", "rcond_diag", "rcond_spectrum", "lambda_max",
-    "rcond_diag_min", "rcond_diag_max"};
+/* Field k's key in a step line; NULL for a list (read by none). */
+static const char *field_key(int k) {
+  static const char *const step_key[F_MEASURE] = {"eval_loss", "loss", "grad_norm"};
+  const la_measure_key *m;
+  if (k < F_MEASURE) return step_key[k];
+  m = la_measure_key_at(k - F_MEASURE);
+  return m->indexed ? NULL : m->key;
+}
 
 typedef struct series {
   int n, cap;
@@ -191,7 +205,8 @@ static int runs_line(runs_file *s, jv *v, long lineno) {
   if (!strcmp(type, "step")) {
     double step = jv_num(v, "step");
     for (k = 0; k < NFIELDS && isfinite(step); ++k) {
-      double y = jv_num(v, field_key[k]);
+      const char *key = field_key(k);
+      double y = key ? jv_num(v, key) : NAN;
       if (isfinite(y) && series_add(&s->cur.f[k], step, y)) {
         snprintf(s->err, s->cap, "out of memory");
         return EXIT_NOMEM;

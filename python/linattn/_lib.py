@@ -70,6 +70,27 @@ class NoiseStats(Structure):
                 ("min", c_double), ("max", c_double)]
 
 
+class MeasureConfig(Structure):
+    _fields_ = [("top", c_int), ("noise", c_int)]
+
+
+class MeasureKey(Structure):
+    """la_measure_key: a row of the measurement table (not a type of
+    la_sizeof; the record that holds its values is)."""
+    _fields_ = [("key", c_char_p), ("group", c_int), ("kind", c_int),
+                ("indexed", c_int), ("help", c_char_p)]
+
+
+def _measure_record(nkeys, ngroups):
+    """la_measure_record, of the library's table: nkeys rows, ngroups
+    groups."""
+    class MeasureRecord(Structure):
+        _fields_ = [("step", c_long), ("due", c_uint), ("status", c_int * ngroups),
+                    ("has", ctypes.c_ubyte * nkeys), ("value", c_double * nkeys),
+                    ("ntop", c_int), ("top", POINTER(c_double))]
+    return MeasureRecord
+
+
 def _real_structs(c_real):
     """The mirrored structs that hold la_real pointers: one set per
     precision."""
@@ -126,6 +147,9 @@ class Library:
          self.train_callback, self.matvec) = _real_structs(self.c_real)
         self._declare()
         self.statuses = self._status_table()
+        self.measure_keys, self.measure_groups = self._measure_table()
+        self.MeasureRecord = _measure_record(len(self.measure_keys),
+                                             len(self.measure_groups))
         self._check_mirrors()
         self.record_fields = self._record_fields()
         self.version = self.dll.la_version_string().decode()
@@ -158,6 +182,14 @@ class Library:
             "la_status_name": (c_char_p, [c_int]),
             "la_member_at": (c_size_t, [c_int, c_int, POINTER(c_char_p)]),
             "la_train_record_field_at": (POINTER(RecordField), [c_int]),
+            "la_measure_key_at": (POINTER(MeasureKey), [c_int]),
+            "la_measure_key_find": (c_int, [c_char_p, I]),
+            "la_measure_group": (c_char_p, [c_int]),
+            "la_run_measure_groups": (c_uint, [P, POINTER(MeasureConfig)]),
+            "la_run_measure_work_bytes": (c_size_t, [P, POINTER(MeasureConfig)]),
+            "la_run_measure": (c_int, [P, POINTER(MeasureConfig), c_long, R, R, P, P,
+                                       c_size_t]),
+            "la_measure_json": (c_size_t, [P, ctypes.c_char_p, c_size_t]),
             "la_cpu_count": (c_int, []),
             "la_pool_create": (c_int, [POINTER(c_void_p), c_int]),
             "la_pool_destroy": (None, [c_void_p]),
@@ -246,7 +278,8 @@ class Library:
                 "lanczos_config": LanczosConfig, "slq_config": SlqConfig,
                 "rcond_config": RcondConfig, "rcond": Rcond,
                 "grad_noise_config": GradNoiseConfig, "noise_config": NoiseConfig,
-                "noise_stats": NoiseStats, "run_env": self.RunEnv}
+                "noise_stats": NoiseStats, "run_env": self.RunEnv,
+                "measure_config": MeasureConfig, "measure_record": self.MeasureRecord}
 
     def members(self, type_name):
         """[(name, offset)] of a mirrored type, as la_member_at lists them."""
@@ -269,6 +302,20 @@ class Library:
                                    "the package's mirror of it %s: the package and the "
                                    "header are of different versions"
                                    % (type_name, have, mine))
+
+    def _measure_table(self):
+        """The measurement table (la_measure_key_at): [(key, group name, kind
+        name, indexed)], and the groups' names (la_measure_group)."""
+        groups = []
+        while self.la_measure_group(len(groups)) is not None:
+            groups.append(self.la_measure_group(len(groups)).decode())
+        kinds, keys = _header.field_kinds(), []
+        while True:
+            k = self.la_measure_key_at(len(keys))
+            if not k:
+                return keys, tuple(groups)
+            k = k.contents
+            keys.append((k.key.decode(), groups[k.group], kinds[k.kind], bool(k.indexed)))
 
     def _record_fields(self):
         """[(key, kind name, offset)] of la_train_record_field_at, each held

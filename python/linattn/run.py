@@ -3,6 +3,7 @@ trained with a Python callback, measured along the way as `linattn train`
 measures, saved, resumed and pickled."""
 import ctypes
 import math
+import warnings
 import weakref
 from ctypes import POINTER, byref, c_double, c_size_t, c_void_p
 
@@ -11,21 +12,17 @@ import numpy as np
 from . import _args, _files, _lib, _progress
 from ._errors import status_error
 from .config import RunConfig, config_in
-from .diag import noise_summary, rcond_diag, weighted_median
+from .diag import LinattnWarning, noise_summary
 from .model import Batch, Model, Rng
 
 # The fields a program measures along a run that a Python run measures
 # (the table's others outside the run's identity would be ignored: refused).
 _MEASURED = ("steps", "log_every", "diag_every", "smooth_every", "diag_batch", "diag_seed",
              "diag_batches", "median")
-# What `linattn train` writes at diag_every and smooth_every steps, under
-# its keys (cli/main.c, write_rcond and write_smoothness).
-RCOND_KEYS = ("rcond_diag", "rcond_spectrum", "spectrum_resolved", "lambda_max",
-              "lambda_median")
-# With diag_batches > 1: R's least and largest over the batches (rcond_diag
-# is then their median).
-RCOND_RANGE_KEYS = ("rcond_diag_min", "rcond_diag_max")
-SMOOTH_KEYS = ("smoothness", "smooth_grad_norm")
+# What is measured along the run, at diag_every and smooth_every steps
+# (top, noise: the Run's), is the header's la_run_measure, under its keys
+# (Library.measure_keys, LA_MEASURE_KEYS): the columns `linattn train`
+# writes, by the same function.
 
 
 def cpu_count(precision=None):
@@ -196,7 +193,6 @@ class Run:
         self._cb = lib.train_callback(self._on_step)
         self._user, self._every, self._exc, self._prog = None, 1, None, None
         self._diag = self._prev = None
-        self._hist = {k: [] for k in self.history_keys()}
         env = lib.RunEnv(self._cb, None, None, lib.la_pool_parallel(self._pool)
                          if self._pool else None)
         self._given = given if given is not None and given.any else None
@@ -214,6 +210,13 @@ class Run:
         self._theta_ptr = lib.la_run_theta(self._r, byref(n))
         self.nparams = n.value
         self.model = Model(self)
+        self._mcfg = _lib.MeasureConfig(self._top, self._noise)
+        bytes_ = lib.la_run_measure_work_bytes(self._r, byref(self._mcfg))
+        if not bytes_:
+            raise status_error("LA_EOVERFLOW", "la_run_measure_work_bytes",
+                               "the measurements' workspace")
+        self._mwork = ctypes.create_string_buffer(bytes_)
+        self._hist = {k: [] for k in self.history_keys()}
 
     def _make_pool(self, threads):
         lib = self._lib
@@ -274,18 +277,19 @@ class Run:
 
     # ------------------------------------------------------------ history
     def history_keys(self):
-        """The history's columns: la_train_record_field_at's keys, then
-        what is measured (the command's keys; top_k, noise_*)."""
-        keys = [k for k, _, _ in self._lib.record_fields]
-        if self.config["diag_every"] > 0:
-            keys += RCOND_KEYS + tuple("top_%d" % (i + 1) for i in range(self._top))
-            if self.config["diag_batches"] > 1:
-                keys += RCOND_RANGE_KEYS
-            if self._noise:
-                keys += tuple("noise_" + k for k, _ in _lib.NoiseStats._fields_) + \
-                    ("true_grad_norm",)
-        if self.config["smooth_every"] > 0:
-            keys += SMOOTH_KEYS
+        """The history's columns: la_train_record_field_at's keys, then the
+        rows of the measurement table (la_measure_key_at, top as top_1 ..
+        top_k) of the groups this run measures."""
+        lib = self._lib
+        keys = [k for k, _, _ in lib.record_fields]
+        groups = lib.la_run_measure_groups(self._r, byref(self._mcfg))
+        for key, group, _, indexed in lib.measure_keys:
+            if not groups >> lib.measure_groups.index(group) & 1:
+                continue
+            if indexed:
+                keys += ["%s_%d" % (key, i + 1) for i in range(min(self._top, self.nparams))]
+            else:
+                keys.append(key)
         return keys
 
     @property
@@ -309,41 +313,29 @@ class Run:
             self._diag = self.diag_batch()  # fixed: drawn once
         return self._diag
 
-    def _measure(self, step, theta, rec=None):
-        """What `linattn train` measures at this step (and top, noise)."""
+    def _measure(self, step, theta, prev=None):
+        """What la_run_measure measures at this step (`linattn train`'s,
+        and top, noise): {key: value}; prev is theta before a step that
+        moved it. A diagnostic that fails leaves NaN and a warning (the
+        command writes its <group>_error): the run goes on."""
+        lib = self._lib
+        rec = lib.MeasureRecord()
+        lib.check(lib.la_run_measure(self._r, byref(self._mcfg), step, theta,
+                                     prev, byref(rec), self._mwork, len(self._mwork)),
+                  "la_run_measure")
         out = {}
-        cfg = self.config
-        if rec is not None and cfg["smooth_every"] > 0 and step % cfg["smooth_every"] == 0 \
-                and rec.update_norm > 0:
-            s, g = self.model.dir_smoothness(self._prev, theta, self._diag_batch())
-            out.update(smoothness=s, smooth_grad_norm=g)
-        if cfg["diag_every"] > 0 and step % cfg["diag_every"] == 0:
-            out.update(self._rcond(theta))
-        return out
-
-    def _rcond(self, theta):
-        cfg = self.config
-        rc = self.model.robust_cond(theta, self._diag_batch(), median=cfg["median"])
-        out = dict(rcond_diag=rc.by_diag if rc.by_diag > 0 else math.nan,
-                   spectrum_resolved=float(rc.resolved), lambda_max=rc.lambda_max,
-                   lambda_median=rc.lambda_median)
-        if cfg["diag_batches"] > 1:  # as `linattn train`: the median over batches
-            rs = [rc.by_diag] + [
-                rcond_diag(self.model.hessian_diag(theta, self.diag_batch(k=k)),
-                           self._lib.precision, cfg["median"])
-                for k in range(1, cfg["diag_batches"])]
-            out.update(rcond_diag=weighted_median(rs, precision=self._lib.precision),
-                       rcond_diag_min=min(rs), rcond_diag_max=max(rs))
-        if rc.resolved:
-            out["rcond_spectrum"] = rc.by_spectrum
-        if self._top:
-            e = self.model.hessian_eigs(theta, self._diag_batch(), self._top)
-            out.update(("top_%d" % (i + 1), v) for i, v in enumerate(e.values))
-        if self._noise:
-            gn = self.grad_noise(minibatch=self.config["batch"], samples=self._noise,
-                                 theta=theta)
-            out.update(("noise_" + k, v) for k, v in gn.stats.to_dict().items())
-            out["true_grad_norm"] = gn.true_grad_norm
+        for i, (key, group, _, indexed) in enumerate(lib.measure_keys):
+            g = lib.measure_groups.index(group)
+            if rec.status[g]:
+                continue
+            if indexed and rec.has[i]:
+                out.update(("%s_%d" % (key, j + 1), rec.top[j]) for j in range(rec.ntop))
+            elif rec.has[i]:
+                out[key] = rec.value[i]
+        for g, name in enumerate(lib.measure_groups):
+            if rec.due >> g & 1 and rec.status[g]:
+                warnings.warn("step %d: %s: %s" % (step, name, lib.error(rec.status[g])),
+                              LinattnWarning, stacklevel=2)
         return out
 
     # ------------------------------------------------------------ training
@@ -359,7 +351,9 @@ class Run:
                 row["eval_loss"] = math.nan
             n = rec.nparams
             theta = _view(self._lib, rec.theta, n, None)
-            row.update(self._measure(rec.step, theta, rec))
+            moved = self._prev is not None and rec.update_norm > 0
+            row.update(self._measure(rec.step, rec.theta,
+                                     self._lib.ptr(self._prev) if moved else None))
             self._row(row)
             if self._prev is not None:
                 self._prev[:] = theta
@@ -383,7 +377,7 @@ class Run:
         row = {"step": 0}
         if self.config["eval_every"] > 0:
             row["eval_loss"] = self.eval_loss()
-        row.update(self._measure(0, self.theta))
+        row.update(self._measure(0, self._theta_ptr))
         self._row(row)
 
     def train(self, steps=None, every=None, callback=None, progress=None):

@@ -107,10 +107,18 @@ class Training(unittest.TestCase):
         run = tiny_run()
         self.assertEqual(run.history_keys(), [k for k, _, _ in lib.record_fields])
         self.assertEqual(run.history_keys()[:2], ["step", "loss"])
+        # then the measurement table's rows, in its order, of the groups due
         run = tiny_run(diag_every=5, smooth_every=2)
-        self.assertEqual(run.history_keys()[-7:],
-                         ["rcond_diag", "rcond_spectrum", "spectrum_resolved",
-                          "lambda_max", "lambda_median", "smoothness", "smooth_grad_norm"])
+        self.assertEqual(run.history_keys()[-9:],
+                         ["smoothness", "smooth_grad_norm", "rcond_diag", "rcond_diag_min",
+                          "rcond_diag_max", "rcond_spectrum", "spectrum_resolved",
+                          "lambda_max", "lambda_median"])
+        self.assertEqual([k for k, _, _, _ in lib.measure_keys][:9], run.history_keys()[-9:])
+        run = tiny_run(diag_every=5, top=2, noise=5)
+        self.assertEqual(run.history_keys()[-10:-8], ["top_1", "top_2"])
+        self.assertEqual(run.history_keys()[-1], "true_grad_norm")
+        for key in run.history_keys()[len(lib.record_fields):]:  # the header finds each
+            self.assertGreaterEqual(lib.la_measure_key_find(key.encode(), None), 0, key)
 
     def test_measurements_along_the_run(self):
         run = tiny_run(diag_every=4, smooth_every=3, eval_every=5)
@@ -328,6 +336,50 @@ class AgainstTheCommand(TempDir):
                 lo = h["rcond_diag_min"][np.isfinite(h["rcond_diag"])]
                 hi = h["rcond_diag_max"][np.isfinite(h["rcond_diag"])]
                 self.assertTrue(np.all(lo <= r) and np.all(r <= hi) and np.all(lo < hi))
+
+    @need_cli
+    def test_one_history_and_one_resolved_rule_in_c_and_python(self):
+        # a run whose Hessian at step 10 has a median eigenvalue above the
+        # rounding measured in H (la_rcond.resolution) but within the bound
+        # n u max|lambda| in float's unit roundoff: the rule the command
+        # once had called it noise; the command and Python both follow
+        # la_rcond.resolved now, through la_run_measure, line for line
+        fields = dict(d=2, n=3, depth=3, batch=16, eval_batch=16, seed=2, diag_batch=64,
+                      diag_every=10, smooth_every=5, steps=40)
+        out = self.path("r.jsonl")
+        cli("train", "--opt", "adam", "--out", out,
+            *[x for k, v in fields.items() for x in ("--" + k.replace("_", "-"), str(v))])
+        run = linattn.Run("1", opt="adam", precision="float", **fields)
+        kept = {}
+        run.train(every=10, callback=lambda r: kept.update({r.step: r.theta.copy()}))
+        h = run.history
+        measured = run.history_keys()[len(run._lib.record_fields):]
+        lines = {x["step"]: x for x in jsonl(out) if x["type"] == "step"}
+        self.assertEqual(sorted(lines), list(range(0, 41, 5)))
+        for step, line in lines.items():
+            # every member the command writes is a column (the table's rows)
+            self.assertEqual(set(line) - {"type"} - set(run.history_keys()), set(), step)
+            for k in measured:  # the same keys at the same steps
+                self.assertEqual(k in line, bool(np.isfinite(h[k][step])), (step, k))
+                if k in line:
+                    self.assertAlmostEqual(line[k], h[k][step],
+                                           delta=1e-9 * abs(h[k][step]), msg=(step, k))
+        line, n = lines[10], run.nparams
+        bound = n * np.finfo(np.float32).eps / 2 * max(abs(line["lambda_max"]),
+                                                       abs(line["lambda_median"]))
+        self.assertTrue(abs(line["lambda_median"]) <= bound)  # the old rule: noise
+        self.assertEqual((line["spectrum_resolved"], h["spectrum_resolved"][10]), (1, 1))
+        self.assertAlmostEqual(line["rcond_spectrum"],
+                               line["lambda_max"] / line["lambda_median"],
+                               delta=1e-6 * line["rcond_spectrum"])
+        # and it is a measurement: the Hessian in double at the same theta on
+        # the same prompts has the same median to 1e-2
+        tok, y = run.diag_batch().tokens()
+        exact = linattn.Run("1", opt="adam", precision="double", **fields).model.hessian(
+            kept[10].astype(np.float64), linattn.Batch.from_tokens(tok, y, "double"))
+        med = np.median(np.linalg.eigvalsh(exact))
+        self.assertAlmostEqual(med, line["lambda_median"], delta=1e-2 * abs(med))
+        self.assertTrue(med > bound / 2)  # within the old bound's reach, not at zero
 
     @need_cli
     def test_given_batches_and_theta0_as_train_data_file_init_theta(self):

@@ -953,12 +953,14 @@ static void test_run_foreign(la_t *t) {
                 {LA_TYPE_GRAD_NOISE_CONFIG, sizeof(la_grad_noise_config)},
                 {LA_TYPE_NOISE_CONFIG, sizeof(la_noise_config)},
                 {LA_TYPE_NOISE_STATS, sizeof(la_noise_stats)},
-                {LA_TYPE_RUN_ENV, sizeof(la_run_env)}};
+                {LA_TYPE_RUN_ENV, sizeof(la_run_env)},
+                {LA_TYPE_MEASURE_CONFIG, sizeof(la_measure_config)},
+                {LA_TYPE_MEASURE_RECORD, sizeof(la_measure_record)}};
     size_t i;
     for (i = 0; i < sizeof want / sizeof want[0]; ++i)
       LA_CHECK(t, la_sizeof(want[i].type) == want[i].size, "type %d: %lu", want[i].type,
                (unsigned long)la_sizeof(want[i].type));
-    LA_CHECK(t, la_sizeof(-1) == 0 && la_sizeof(19) == 0, "unknown types");
+    LA_CHECK(t, la_sizeof(-1) == 0 && la_sizeof(21) == 0, "unknown types");
   }
 
   LA_TEST(t, "run: la_member_at lists each mirrored type's members in order") {
@@ -973,6 +975,8 @@ static void test_run_foreign(la_t *t) {
          sizeof(la_train_record)},
         {LA_TYPE_RCOND, 7, offsetof(la_rcond, resolution), sizeof(la_rcond)},
         {LA_TYPE_RUN_ENV, 7, offsetof(la_run_env, theta0), sizeof(la_run_env)},
+        {LA_TYPE_MEASURE_RECORD, 7, offsetof(la_measure_record, top),
+         sizeof(la_measure_record)},
     };
     int k, i;
     const char *nm;
@@ -1038,6 +1042,318 @@ static void test_run_foreign(la_t *t) {
   }
 }
 
+
+/* ------------------------------------------------ measuring along a run */
+/* The lower median of |d_i| and R = max|d_i| / it, written here. */
+static double meas_rcond_of(int n, const double *d) {
+  double *a = (double *)malloc(sizeof(double) * (size_t)n), mx = 0, t;
+  int i, j;
+  for (i = 0; i < n; ++i) {
+    a[i] = fabs(d[i]);
+    mx = a[i] > mx ? a[i] : mx;
+  }
+  for (i = 1; i < n; ++i) /* insertion sort */
+    for (j = i; j > 0 && a[j - 1] > a[j]; --j) t = a[j], a[j] = a[j - 1], a[j - 1] = t;
+  t = a[(n - 1) / 2];
+  free(a);
+  return mx / t;
+}
+
+/* The old rule of the program: |lambda_median| > n u max(|lambda_max|,
+   |lambda_median|), u la_real's unit roundoff. */
+static int meas_old_rule(double lmax, double lmed, int n) {
+  double u = sizeof(la_real) == 8 ? DBL_EPSILON / 2 : FLT_EPSILON / 2;
+  double big = fabs(lmax) > fabs(lmed) ? fabs(lmax) : fabs(lmed);
+  return fabs(lmed) > n * u * big;
+}
+
+static void test_run_measure(la_t *t) {
+  LA_TEST(t, "run: the measurement table: each key once, found, in a group") {
+    const la_measure_key *k;
+    int i, j, idx = -1, g;
+    for (i = 0; (k = la_measure_key_at(i)) != NULL; ++i) {
+      LA_CHECK(t, k->key && *k->key && k->help && *k->help, "row %d", i);
+      LA_CHECK(t, k->group >= 0 && k->group < LA_MEASURE_NGROUPS &&
+                      (k->kind == LA_FIELD_REAL || k->kind == LA_FIELD_BOOL),
+               "%s", k->key);
+      for (j = 0; j < i; ++j)
+        LA_CHECK(t, strcmp(la_measure_key_at(j)->key, k->key) != 0, "%s twice", k->key);
+      if (!k->indexed)
+        LA_CHECK(t, la_measure_key_find(k->key, &idx) == i && idx == 0, "%s found", k->key);
+    }
+    LA_CHECK(t, i == LA_MEASURE_NKEYS && la_measure_key_at(-1) == NULL, "%d rows", i);
+    LA_CHECK(t, la_measure_key_find("top_3", &idx) == LA_MEASURE_TOP && idx == 2 &&
+                    la_measure_key_find("top_12", NULL) == LA_MEASURE_TOP,
+             "an indexed row by key_k");
+    LA_CHECK(t, la_measure_key_find("top", NULL) < 0 && la_measure_key_find("top_0", NULL) < 0 &&
+                    la_measure_key_find("top_1x", NULL) < 0 &&
+                    la_measure_key_find("rcond_diag_", NULL) < 0 &&
+                    la_measure_key_find("smooth", NULL) < 0 &&
+                    la_measure_key_find(NULL, NULL) < 0,
+             "not keys");
+    for (g = 0; g < LA_MEASURE_NGROUPS; ++g) {
+      int rows = 0;
+      for (i = 0; i < LA_MEASURE_NKEYS; ++i) rows += la_measure_key_at(i)->group == g;
+      LA_CHECK(t, la_measure_group(g) && *la_measure_group(g) && rows > 0, "group %d", g);
+    }
+    LA_CHECK(t, la_measure_group(LA_MEASURE_NGROUPS) == NULL && la_measure_group(-1) == NULL,
+             "past the groups");
+    LA_CHECK(t, !strcmp(la_measure_group(LA_MEASURE_GROUP_RCOND), "rcond") &&
+                    !strcmp(la_measure_key_at(LA_MEASURE_SPECTRUM_RESOLVED)->key,
+                            "spectrum_resolved"),
+             "the keys the program's lines carry");
+  }
+
+  LA_TEST(t, "run: la_run_measure measures what is due, against the dense Hessian") {
+    la_run_config c = run_small("1", "adam");
+    la_run r;
+    la_measure_config mc;
+    la_measure_record rec;
+    la_batch b;
+    int n, k, i, nb = 3;
+    size_t bytes;
+    void *work;
+    double *h, *dg, rs[3] = {0, 0, 0}, tol = sizeof(la_real) == 8 ? 1e-9 : 2e-3, s = 0,
+                    un = 0;
+    la_real *prev, *u, *g;
+    c.measure.diag_every = 2;
+    c.measure.smooth_every = 1;
+    c.measure.diag_batch = 32;
+    c.measure.diag_batches = nb;
+    mc.top = 2;
+    mc.noise = 20;
+    LA_CHECK(t, la_run_create(&r, &c, NULL) == 0, "create");
+    n = r.model.nparams;
+    bytes = la_run_measure_work_bytes(&r, &mc);
+    work = malloc(bytes);
+    prev = (la_real *)malloc(sizeof(la_real) * (size_t)n);
+    u = (la_real *)malloc(sizeof(la_real) * (size_t)n);
+    g = (la_real *)malloc(sizeof(la_real) * (size_t)n);
+    h = (double *)malloc(sizeof(double) * (size_t)n * (size_t)n);
+    dg = (double *)malloc(sizeof(double) * (size_t)n);
+    LA_CHECK(t, la_batch_create(&b, 2, 3, 32) == 0 && bytes > 0 && work, "buffers");
+    la_trainer_run(&r.trainer, 1);
+    memcpy(prev, r.trainer.theta, sizeof(la_real) * (size_t)n);
+    la_trainer_run(&r.trainer, 1);
+    LA_CHECK(t, la_run_measure_groups(&r, &mc) == 15u &&
+                    la_run_measure_groups(&r, NULL) ==
+                        (1u << LA_MEASURE_GROUP_SMOOTH | 1u << LA_MEASURE_GROUP_RCOND) &&
+                    la_run_measure_groups(NULL, &mc) == 0,
+             "the groups measured at some step: %u", la_run_measure_groups(&r, &mc));
+    LA_CHECK(t, la_run_measure(&r, &mc, 2, r.trainer.theta, prev, &rec, work, bytes) == 0,
+             "measure");
+    LA_CHECK(t, rec.step == 2 && rec.due == 15u && !rec.status[0] && !rec.status[1] &&
+                    !rec.status[2] && !rec.status[3],
+             "every group due and measured: due %u", rec.due);
+    /* R on each batch from the dense Hessian's diagonal, their median */
+    for (k = 0; k < nb; ++k) {
+      la_run_diag_batch(&r, k, &b);
+      la_hessian_dense(&r.model, r.trainer.theta, &b, h, NULL, 0);
+      for (i = 0; i < n; ++i) dg[i] = h[(size_t)i * (size_t)n + (size_t)i];
+      rs[k] = meas_rcond_of(n, dg);
+    }
+    {
+      double lo = fmin(rs[0], fmin(rs[1], rs[2])), hi = fmax(rs[0], fmax(rs[1], rs[2]));
+      double mid = rs[0] + rs[1] + rs[2] - lo - hi;
+      LA_CHECK(t, fabs(rec.value[LA_MEASURE_RCOND_DIAG] - mid) <= tol * mid &&
+                      fabs(rec.value[LA_MEASURE_RCOND_DIAG_MIN] - lo) <= tol * lo &&
+                      fabs(rec.value[LA_MEASURE_RCOND_DIAG_MAX] - hi) <= tol * hi,
+               "R %g in [%g, %g], by hand %g in [%g, %g]", rec.value[LA_MEASURE_RCOND_DIAG],
+               rec.value[LA_MEASURE_RCOND_DIAG_MIN], rec.value[LA_MEASURE_RCOND_DIAG_MAX],
+               mid, lo, hi);
+    }
+    /* smoothness u^T H u on batch 0 along the step, ||grad|| at its start */
+    la_run_diag_batch(&r, 0, &b);
+    la_hessian_dense(&r.model, prev, &b, h, NULL, 0);
+    for (i = 0; i < n; ++i) un += ((double)r.trainer.theta[i] - prev[i]) *
+                                  ((double)r.trainer.theta[i] - prev[i]);
+    for (i = 0; i < n; ++i) u[i] = (la_real)(((double)r.trainer.theta[i] - prev[i]) / sqrt(un));
+    for (i = 0; i < n; ++i)
+      for (k = 0; k < n; ++k) s += (double)u[i] * h[(size_t)i * (size_t)n + (size_t)k] * u[k];
+    LA_CHECK(t, fabs(rec.value[LA_MEASURE_SMOOTHNESS] - s) <= 1e3 * tol * fabs(s) + 1e-12,
+             "smoothness %g, by hand %g", rec.value[LA_MEASURE_SMOOTHNESS], s);
+    {
+      double loss, gn = 0;
+      la_model_grad(&r.model, prev, &b, &loss, g, NULL, 0);
+      for (i = 0; i < n; ++i) gn += (double)g[i] * g[i];
+      LA_CHECK(t, fabs(rec.value[LA_MEASURE_SMOOTH_GRAD_NORM] - sqrt(gn)) <= tol * sqrt(gn),
+               "||g|| %g, by hand %g", rec.value[LA_MEASURE_SMOOTH_GRAD_NORM], sqrt(gn));
+    }
+    /* lambda_max: the top eigenvalue, and the Rayleigh quotient of the
+       dense Hessian at its power iterate bounds it from below */
+    la_hessian_dense(&r.model, r.trainer.theta, &b, h, NULL, 0);
+    {
+      double *x = (double *)malloc(sizeof(double) * 2 * (size_t)n), *y = x + n, nx, ray = 0;
+      double cshift = 0; /* Gershgorin's bound of |lambda|: H + c I is PSD */
+      int it;
+      for (i = 0; i < n; ++i) x[i] = 1.0 / (1 + i);
+      for (i = 0; i < n; ++i) {
+        double row = 0;
+        for (k = 0; k < n; ++k) row += fabs(h[(size_t)i * (size_t)n + (size_t)k]);
+        cshift = row > cshift ? row : cshift;
+      }
+      for (it = 0; it < 3000; ++it) { /* power iteration on H + c I */
+        for (i = 0, nx = 0; i < n; ++i) {
+          y[i] = cshift * x[i];
+          for (k = 0; k < n; ++k) y[i] += h[(size_t)i * (size_t)n + (size_t)k] * x[k];
+          nx += y[i] * y[i];
+        }
+        for (i = 0; i < n; ++i) x[i] = y[i] / sqrt(nx);
+      }
+      for (i = 0; i < n; ++i)
+        for (k = 0; k < n; ++k) ray += x[i] * h[(size_t)i * (size_t)n + (size_t)k] * x[k];
+      LA_CHECK(t, fabs(rec.value[LA_MEASURE_LAMBDA_MAX] - ray) <= 1e-3 * fabs(ray) &&
+                      rec.has[LA_MEASURE_TOP] && rec.ntop == 2 &&
+                      fabs(rec.top[0] - rec.value[LA_MEASURE_LAMBDA_MAX]) <=
+                          1e-5 * fabs(rec.top[0]) &&
+                      rec.top[1] <= rec.top[0],
+               "lambda_max %g, power iteration %g, top %g %g",
+               rec.value[LA_MEASURE_LAMBDA_MAX], ray, rec.top[0], rec.top[1]);
+      free(x);
+    }
+    LA_CHECK(t, rec.has[LA_MEASURE_NOISE_MEAN] && rec.has[LA_MEASURE_TRUE_GRAD_NORM] &&
+                    rec.value[LA_MEASURE_NOISE_MIN] <= rec.value[LA_MEASURE_NOISE_MEAN] &&
+                    rec.value[LA_MEASURE_NOISE_MEAN] <= rec.value[LA_MEASURE_NOISE_MAX] &&
+                    rec.value[LA_MEASURE_TRUE_GRAD_NORM] > 0,
+             "noise %g <= %g <= %g", rec.value[LA_MEASURE_NOISE_MIN],
+             rec.value[LA_MEASURE_NOISE_MEAN], rec.value[LA_MEASURE_NOISE_MAX]);
+    /* the rule of the spectrum: la_rcond.resolved */
+    {
+      la_rcond rc;
+      la_rcond_config rcfg;
+      memset(&rcfg, 0, sizeof rcfg);
+      la_robust_cond(&r.model, r.trainer.theta, &b, &rcfg, &rc, NULL, 0);
+      LA_CHECK(t, rec.value[LA_MEASURE_SPECTRUM_RESOLVED] == rc.resolved &&
+                      rec.has[LA_MEASURE_RCOND_SPECTRUM] == (rc.resolved && rc.by_spectrum != 0),
+               "resolved %g", rec.value[LA_MEASURE_SPECTRUM_RESOLVED]);
+    }
+    /* step 3: smoothness alone; without prev, nothing */
+    LA_CHECK(t, la_run_measure(&r, &mc, 3, r.trainer.theta, prev, &rec, work, bytes) == 0 &&
+                    rec.due == 1u && rec.has[LA_MEASURE_SMOOTHNESS] &&
+                    !rec.has[LA_MEASURE_RCOND_DIAG] &&
+                    rec.value[LA_MEASURE_RCOND_DIAG] != rec.value[LA_MEASURE_RCOND_DIAG],
+             "step 3: due %u", rec.due);
+    LA_CHECK(t, la_run_measure(&r, &mc, 3, r.trainer.theta, NULL, &rec, NULL, 0) == 0 &&
+                    rec.due == 0,
+             "nothing due needs no workspace");
+    /* a group that fails keeps its status, the others their values */
+    mc.noise = 1; /* one sample has no spread to summarize */
+    bytes = la_run_measure_work_bytes(&r, &mc);
+    free(work);
+    work = malloc(bytes);
+    LA_CHECK(t, la_run_measure(&r, &mc, 4, r.trainer.theta, NULL, &rec, work, bytes) == 0 &&
+                    rec.status[LA_MEASURE_GROUP_NOISE] == LA_EDIM &&
+                    !rec.has[LA_MEASURE_NOISE_MEAN] && !rec.status[LA_MEASURE_GROUP_RCOND] &&
+                    rec.has[LA_MEASURE_RCOND_DIAG],
+             "noise %d", rec.status[LA_MEASURE_GROUP_NOISE]);
+    LA_CHECK(t, la_run_measure(&r, &mc, 4, r.trainer.theta, NULL, &rec, work, bytes - 64) ==
+                        LA_EWORKSPACE &&
+                    rec.due == 0,
+             "too small");
+    mc.top = -1;
+    LA_CHECK(t, la_run_measure(&r, &mc, 4, r.trainer.theta, NULL, &rec, work, bytes) ==
+                        LA_ERANGE &&
+                    la_run_measure_work_bytes(&r, &mc) == 0 &&
+                    la_run_measure(NULL, NULL, 4, r.trainer.theta, NULL, &rec, work, bytes) ==
+                        LA_ENULL &&
+                    la_run_measure(&r, NULL, 4, NULL, NULL, &rec, work, bytes) == LA_ENULL &&
+                    la_run_measure_work_bytes(NULL, NULL) == 0,
+             "refused");
+    la_batch_destroy(&b);
+    free(dg);
+    free(h);
+    free(g);
+    free(u);
+    free(prev);
+    free(work);
+    la_run_destroy(&r);
+  }
+
+  LA_TEST(t, "run: spectrum_resolved is la_rcond.resolved where the n u max rule differs") {
+    /* d = 2, L = 3, 64 prompts: in float the Hessian's median eigenvalue
+       (half of one near 1e-5 and a structural zero) stands above the
+       rounding measured in H and within n u max|lambda|, which would call
+       it noise; the same Hessian formed in double has that median to 1e-3
+       (python/tests holds the two precisions to each other). */
+    la_run_config c;
+    la_run r;
+    la_measure_record rec;
+    size_t bytes;
+    void *work;
+    char json[512];
+    int step, differ = 0, agree = 1;
+    la_run_preset(&c, "1", "adam");
+    c.data.d = 2;
+    c.data.n = 3;
+    c.model.layers = 3;
+    c.batch = 16;
+    c.eval_batch = 16;
+    c.seed = 2;
+    c.steps = 40;
+    c.measure.diag_batch = 64;
+    c.measure.diag_every = 10;
+    LA_CHECK(t, la_run_create(&r, &c, NULL) == 0, "create");
+    bytes = la_run_measure_work_bytes(&r, NULL);
+    work = malloc(bytes);
+    for (step = 0; step <= 40; step += 10) {
+      double lmax, lmed;
+      int res;
+      if (step) la_trainer_run(&r.trainer, 10);
+      la_run_measure(&r, NULL, step, r.trainer.theta, NULL, &rec, work, bytes);
+      if (rec.status[LA_MEASURE_GROUP_RCOND]) continue;
+      lmax = rec.value[LA_MEASURE_LAMBDA_MAX];
+      lmed = rec.value[LA_MEASURE_LAMBDA_MEDIAN];
+      res = rec.value[LA_MEASURE_SPECTRUM_RESOLVED] != 0;
+      la_measure_json(&rec, json, sizeof json);
+      agree &= res == (strstr(json, "\"rcond_spectrum\":") != NULL) &&
+               strstr(json, res ? "\"spectrum_resolved\":1" : "\"spectrum_resolved\":0");
+      differ += res && !meas_old_rule(lmax, lmed, r.model.nparams);
+    }
+    LA_CHECK(t, agree, "the ratio written where resolved");
+    LA_CHECK(t, sizeof(la_real) == 8 || differ >= 1,
+             "a resolved median the old rule called noise: %d", differ);
+    free(work);
+    la_run_destroy(&r);
+  }
+
+  LA_TEST(t, "run: la_measure_json writes the record's members as the program does") {
+    la_measure_record rec;
+    char buf[512], small[16];
+    static const double top[2] = {2.5, -1};
+    const char *want =
+        "\"smoothness_error\":\"a NaN or infinity in the input\",\"rcond_diag\":12.5,"
+        "\"rcond_spectrum\":1234.567891,\"spectrum_resolved\":1,\"lambda_max\":3,"
+        "\"lambda_median\":null,\"top_1\":2.5,\"top_2\":-1";
+    size_t len;
+    int i;
+    memset(&rec, 0, sizeof rec);
+    for (i = 0; i < LA_MEASURE_NKEYS; ++i) rec.value[i] = NAN;
+    LA_CHECK(t, la_measure_json(&rec, buf, sizeof buf) == 0 && buf[0] == 0, "nothing due");
+    rec.due = 1u << LA_MEASURE_GROUP_SMOOTH | 1u << LA_MEASURE_GROUP_RCOND |
+              1u << LA_MEASURE_GROUP_TOP;
+    rec.status[LA_MEASURE_GROUP_SMOOTH] = LA_ENONFINITE;
+    rec.has[LA_MEASURE_SMOOTHNESS] = 1; /* a failed group writes its error alone */
+    rec.has[LA_MEASURE_RCOND_DIAG] = rec.has[LA_MEASURE_RCOND_SPECTRUM] = 1;
+    rec.has[LA_MEASURE_SPECTRUM_RESOLVED] = rec.has[LA_MEASURE_LAMBDA_MAX] = 1;
+    rec.has[LA_MEASURE_LAMBDA_MEDIAN] = rec.has[LA_MEASURE_TOP] = 1;
+    rec.value[LA_MEASURE_RCOND_DIAG] = 12.5;
+    rec.value[LA_MEASURE_RCOND_SPECTRUM] = 1234.56789123;
+    rec.value[LA_MEASURE_SPECTRUM_RESOLVED] = 1;
+    rec.value[LA_MEASURE_LAMBDA_MAX] = 3;
+    rec.has[LA_MEASURE_NOISE_MEAN] = 1; /* not due: not written */
+    rec.value[LA_MEASURE_NOISE_MEAN] = 7;
+    rec.ntop = 2;
+    rec.top = top;
+    len = la_measure_json(&rec, buf, sizeof buf);
+    LA_CHECK(t, len == strlen(want) && !strcmp(buf, want), "%s", buf);
+    LA_CHECK(t, la_measure_json(&rec, small, sizeof small) == len &&
+                    strlen(small) == sizeof small - 1 && !strncmp(small, want, sizeof small - 1),
+             "truncated: %s", small);
+    LA_CHECK(t, la_measure_json(&rec, NULL, 0) == len && la_measure_json(NULL, buf, 4) == 0,
+             "sized");
+  }
+}
+
 static void suite_run(la_t *t) {
   test_run_registry(t);
   test_run_table(t);
@@ -1045,4 +1361,5 @@ static void suite_run(la_t *t) {
   test_run_checkpoints(t);
   test_run_files(t);
   test_run_foreign(t);
+  test_run_measure(t);
 }
