@@ -25,3 +25,22 @@ bench-scaling: $(BUILD)/bench_scaling
 	else echo "bench-scaling: no PyTorch for $(TORCH_PYTHON), library curve only"; fi
 	$(TORCH_PYTHON) bench/py/plot_scaling.py $(BUILD)/scaling.txt $(BUILD)/scaling.svg
 	@echo "wrote $(BUILD)/scaling.svg"
+
+# The library against the ways a C or C++ engineer would write the base
+# model instead (bench/bench_peers.cpp: Eigen per prompt and on 16-lane
+# SIMD scalars, libxsmm's JIT small products), both FMA peaks in the same
+# run. Peers only: never a dependency of the library or of `make test`.
+#   make bench-peers    best of 40 interleaved rounds, batch 100/1000/10000
+.PHONY: bench-peers
+EIGEN_INC ?= /usr/include/eigen3
+PEERS_FLAGS = -std=c++17 -O3 -march=native $(WARN) -Wno-uninitialized \
+  -Wno-maybe-uninitialized -isystem $(EIGEN_INC)
+$(BUILD)/bench_peers: bench/bench_peers.cpp linattn.h | $(BUILD)
+	$(CXX) $(PEERS_FLAGS) -DBENCH_FLAGS='"$(PEERS_FLAGS)"' $< -o $@ \
+	  -lxsmm -lxsmmnoblas -lpthread -lrt -ldl -lm
+bench-peers:
+	@if [ ! -f $(EIGEN_INC)/Eigen/Core ] || ! echo '#include <libxsmm.h>' | \
+	    $(CXX) -x c++ -fsyntax-only - 2>/dev/null; then \
+	  echo "bench-peers: skipped, needs Eigen 3 and libxsmm (apt-get install -y libeigen3-dev libxsmm-dev)"; \
+	else $(MAKE) --no-print-directory $(BUILD)/bench_peers && \
+	  $$(command -v taskset >/dev/null && echo taskset -c 0) $(BUILD)/bench_peers; fi
