@@ -44,3 +44,21 @@ bench-peers:
 	  echo "bench-peers: skipped, needs Eigen 3 and libxsmm (apt-get install -y libeigen3-dev libxsmm-dev)"; \
 	else $(MAKE) --no-print-directory $(BUILD)/bench_peers && \
 	  $$(command -v taskset >/dev/null && echo taskset -c 0) $(BUILD)/bench_peers; fi
+
+# The same library under different flags, timed in one process
+# (bench/bench_flags.c). Each set: a name and its flags.
+#   make bench-flags    best of 40 interleaved rounds
+.PHONY: bench-flags
+FLAG_SETS = O2_avx2 O3_native O2_native O3_avx2 O3_native_avx2
+FS_O2_avx2 = -O2 -mavx2 -mfma
+FS_O3_native = -O3 -march=native
+FS_O2_native = -O2 -march=native
+FS_O3_avx2 = -O3 -mavx2 -mfma
+FS_O3_native_avx2 = -O3 -march=native -DLINATTN_SIMD=LINATTN_AVX2
+$(BUILD)/bench_flags_all: bench/bench_flags.c linattn.h | $(BUILD)
+	$(foreach v,$(FLAG_SETS),$(CC) -std=c99 $(WARN) $(FS_$(v)) -DBENCH_TU=$(v) \
+	  -DBENCH_TU_FLAGS='"$(FS_$(v))"' -c $< -o $(BUILD)/bench_flags-$(v).o &&) \
+	$(CC) -std=c99 -O2 $(WARN) -DBENCH_VARIANTS='$(foreach v,$(FLAG_SETS),X($(v)))' \
+	  $< $(foreach v,$(FLAG_SETS),$(BUILD)/bench_flags-$(v).o) -o $@ -lm -lpthread
+bench-flags: $(BUILD)/bench_flags_all
+	$$(command -v taskset >/dev/null && echo taskset -c 0) $(BUILD)/bench_flags_all
