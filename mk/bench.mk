@@ -62,3 +62,12 @@ $(BUILD)/bench_flags_all: bench/bench_flags.c linattn.h | $(BUILD)
 	  $< $(foreach v,$(FLAG_SETS),$(BUILD)/bench_flags-$(v).o) -o $@ -lm -lpthread
 bench-flags: $(BUILD)/bench_flags_all
 	$$(command -v taskset >/dev/null && echo taskset -c 0) $(BUILD)/bench_flags_all
+
+# The panel product's register block at 8 and 16 float lanes (operands in
+# L1): what 512-bit model panels would buy on this core (AVX-512 builds).
+#   make bench-wide
+.PHONY: bench-wide
+$(BUILD)/bench_wide_native: bench/bench_wide.c linattn.h bench/bench_common.h | $(BUILD)
+	$(CC) -std=c99 -O2 -march=native $(WARN) -DBENCH_FLAGS='"-O2 -march=native"' $< -o $@ -lm -lpthread
+bench-wide: $(BUILD)/bench_wide_native
+	$$(command -v taskset >/dev/null && echo taskset -c 0) $(BUILD)/bench_wide_native
