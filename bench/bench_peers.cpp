@@ -9,6 +9,8 @@
      eigen-x16    the same code on a SIMD scalar type of 16 float lanes
                   (one __m512, or two __m256 without AVX-512): 16 prompts
                   per matrix, the gradient's lanes summed once at the end
+     eigen-x8     the same on 8 lanes (one __m256): its ratio to eigen-x16
+                  is what 512-bit vectors buy this code on this core
      libxsmm      per prompt, every small product a libxsmm JIT kernel
                   (column-major, beta 0 or 1), the rest plain loops
    Before anything is timed, each contender's gradient is checked against
@@ -178,92 +180,112 @@ static double eigen_grad(const Problem &p, float *out) {
   return lsum / p.count;
 }
 
-/* ------------------------------------------- Eigen on 16-lane scalars */
-/* One value per prompt of a group of 16: GNU vector arithmetic, which the
-   compiler fuses into FMAs where it may (C++ contracts by default). */
+/* ---------------------------------------- Eigen on SIMD lane scalars */
+/* One value per prompt of a group of 16 (X16) or 8 (X8, one __m256: the
+   same code at 256 bits, which shows what the wider lanes buy): GNU vector
+   arithmetic, which the compiler fuses into FMAs where it may (C++
+   contracts by default). */
 #ifdef __AVX512F__
 struct X16 {
+  enum { N = 16 };
   __m512 v;
   X16() {}
   X16(float x) : v(_mm512_set1_ps(x)) {}
   X16(__m512 x) : v(x) {}
   float sum() const { return _mm512_reduce_add_ps(v); }
+  X16 op(X16 b, int o) const {
+    return X16(o == 0 ? v + b.v : o == 1 ? v - b.v : o == 2 ? v * b.v : v / b.v);
+  }
 };
 #else
 struct X16 {
+  enum { N = 16 };
   __m256 v0, v1;
   X16() {}
   X16(float x) : v0(_mm256_set1_ps(x)), v1(v0) {}
   X16(__m256 a, __m256 b) : v0(a), v1(b) {}
   float sum() const {
-    float t[16];
+    float t[16], s = 0;
     _mm256_storeu_ps(t, v0);
     _mm256_storeu_ps(t + 8, v1);
-    float s = 0;
     for (int i = 0; i < 16; ++i) s += t[i];
     return s;
   }
+  X16 op(X16 b, int o) const {
+    return o == 0   ? X16(v0 + b.v0, v1 + b.v1)
+           : o == 1 ? X16(v0 - b.v0, v1 - b.v1)
+           : o == 2 ? X16(v0 * b.v0, v1 * b.v1)
+                    : X16(v0 / b.v0, v1 / b.v1);
+  }
 };
 #endif
-#ifdef __AVX512F__
-static inline X16 operator+(X16 a, X16 b) { return X16(a.v + b.v); }
-static inline X16 operator-(X16 a, X16 b) { return X16(a.v - b.v); }
-static inline X16 operator*(X16 a, X16 b) { return X16(a.v * b.v); }
-static inline X16 operator/(X16 a, X16 b) { return X16(a.v / b.v); }
-static inline X16 operator-(X16 a) { return X16(-a.v); }
-#else
-static inline X16 operator+(X16 a, X16 b) { return X16(a.v0 + b.v0, a.v1 + b.v1); }
-static inline X16 operator-(X16 a, X16 b) { return X16(a.v0 - b.v0, a.v1 - b.v1); }
-static inline X16 operator*(X16 a, X16 b) { return X16(a.v0 * b.v0, a.v1 * b.v1); }
-static inline X16 operator/(X16 a, X16 b) { return X16(a.v0 / b.v0, a.v1 / b.v1); }
-static inline X16 operator-(X16 a) { return X16(-a.v0, -a.v1); }
-#endif
-static inline X16 &operator+=(X16 &a, X16 b) { return a = a + b; }
-static inline X16 &operator-=(X16 &a, X16 b) { return a = a - b; }
-static inline X16 &operator*=(X16 &a, X16 b) { return a = a * b; }
-static inline X16 &operator/=(X16 &a, X16 b) { return a = a / b; }
-
-namespace Eigen {
-template <> struct NumTraits<X16> : GenericNumTraits<float> {
-  typedef X16 Real;
-  typedef X16 NonInteger;
-  typedef X16 Nested;
-  typedef X16 Literal;
-  enum {
-    IsComplex = 0, IsInteger = 0, IsSigned = 1, RequireInitialization = 0,
-    ReadCost = 1, AddCost = 1, MulCost = 1
-  };
+struct X8 {
+  enum { N = 8 };
+  __m256 v;
+  X8() {}
+  X8(float x) : v(_mm256_set1_ps(x)) {}
+  X8(__m256 x) : v(x) {}
+  float sum() const {
+    float t[8], s = 0;
+    _mm256_storeu_ps(t, v);
+    for (int i = 0; i < 8; ++i) s += t[i];
+    return s;
+  }
+  X8 op(X8 b, int o) const {
+    return X8(o == 0 ? v + b.v : o == 1 ? v - b.v : o == 2 ? v * b.v : v / b.v);
+  }
 };
-} // namespace Eigen
+/* the operators of both: the constant o folds away when inlined */
+#define LANE_OPS(S)                                                            \
+  static inline S operator+(S a, S b) { return a.op(b, 0); }                   \
+  static inline S operator-(S a, S b) { return a.op(b, 1); }                   \
+  static inline S operator*(S a, S b) { return a.op(b, 2); }                   \
+  static inline S operator/(S a, S b) { return a.op(b, 3); }                   \
+  static inline S operator-(S a) { return S(0.0f).op(a, 1); }                  \
+  static inline S &operator+=(S &a, S b) { return a = a + b; }                 \
+  static inline S &operator-=(S &a, S b) { return a = a - b; }                 \
+  static inline S &operator*=(S &a, S b) { return a = a * b; }                 \
+  static inline S &operator/=(S &a, S b) { return a = a / b; }                 \
+  namespace Eigen {                                                            \
+  template <> struct NumTraits<S> : GenericNumTraits<float> {                  \
+    typedef S Real;                                                            \
+    typedef S NonInteger;                                                      \
+    typedef S Nested;                                                          \
+    typedef S Literal;                                                         \
+    enum {                                                                     \
+      IsComplex = 0, IsInteger = 0, IsSigned = 1, RequireInitialization = 0,   \
+      ReadCost = 1, AddCost = 1, MulCost = 1                                   \
+    };                                                                         \
+  };                                                                           \
+  }
+LANE_OPS(X16)
+LANE_OPS(X8)
 
-typedef Eigen::Matrix<X16, D, T> WZ;
-typedef Eigen::Matrix<X16, D, D> WD;
-typedef Eigen::Matrix<X16, D, 1> WV;
-
-/* The prompts regrouped 16 to a matrix: element (i, j) of the group's
+/* The prompts regrouped S::N to a matrix: element (i, j) of the group's
    prompts contiguous (padding prompts zero, with zero targets and zero
    weight in the loss and gradient). */
-struct Wide {
+template <class S> struct Wide {
+  typedef Eigen::Matrix<S, D, T> WZ;
   std::vector<WZ, Eigen::aligned_allocator<WZ>> z;
-  std::vector<X16, Eigen::aligned_allocator<X16>> y, on;
+  std::vector<S, Eigen::aligned_allocator<S>> y, on;
 };
-static void wide_data(const Problem &p, Wide &w) {
-  int groups = (p.count + 15) / 16;
+template <class S> static void wide_data(const Problem &p, Wide<S> &w) {
+  const int N = S::N, groups = (p.count + N - 1) / N;
   w.z.resize(groups);
   w.y.resize(groups);
   w.on.resize(groups);
   for (int g = 0; g < groups; ++g) {
-    float t[16], y[16], on[16];
+    float t[N], y[N], on[N];
     for (int i = 0; i < D; ++i)
       for (int j = 0; j < T; ++j) {
-        for (int k = 0; k < 16; ++k) {
-          int b = g * 16 + k;
+        for (int k = 0; k < N; ++k) {
+          int b = g * N + k;
           t[k] = b < p.count ? p.z[(size_t)b * D * T + i * T + j] : 0;
         }
         memcpy(&w.z[g](i, j), t, sizeof t);
       }
-    for (int k = 0; k < 16; ++k) {
-      int b = g * 16 + k;
+    for (int k = 0; k < N; ++k) {
+      int b = g * N + k;
       y[k] = b < p.count ? p.y[b] : 0;
       on[k] = b < p.count ? 1 : 0;
     }
@@ -272,61 +294,69 @@ static void wide_data(const Problem &p, Wide &w) {
   }
 }
 
-static double eigen16_grad(const Problem &p, const Wide &w, float *out) {
+template <class S>
+static double eigen_lanes_grad(const Problem &p, const Wide<S> &w, float *out) {
+  typedef Eigen::Matrix<S, D, T> WZ;
+  typedef Eigen::Matrix<S, D, D> WD;
+  typedef Eigen::Matrix<S, D, 1> WV;
   WD P[L], Q[L], gP[L], gQ[L];
   float Pa[D * D], Qa[D * D];
-  const X16 in(1.0f / n), zero(0.0f), one(1.0f), two(2.0f);
+  const S in(1.0f / n), zero(0.0f), one(1.0f), two(2.0f);
   for (int l = 0; l < L; ++l) {
     expand(p.theta.data(), l, Pa, Qa);
     for (int i = 0; i < D; ++i)
       for (int j = 0; j < D; ++j) {
-        P[l](i, j) = X16(Pa[i * D + j]);
-        Q[l](i, j) = X16(Qa[i * D + j]);
+        P[l](i, j) = S(Pa[i * D + j]);
+        Q[l](i, j) = S(Qa[i * D + j]);
       }
     gP[l].setConstant(zero);
     gQ[l].setConstant(zero);
   }
-  X16 lsum = zero;
+  S lsum = zero;
   WZ Z[L], G;
-  WD S[L], C[L], PS[L];
+  WD S_[L], C[L], PS[L];
   for (size_t gi = 0; gi < w.z.size(); ++gi) {
     Z[0] = w.z[gi];
     for (int l = 0; l < L - 1; ++l) {
-      S[l].noalias() = Z[l].leftCols<n>().lazyProduct(Z[l].leftCols<n>().transpose());
-      PS[l].noalias() = P[l].lazyProduct(S[l]);
+      S_[l].noalias() = Z[l].template leftCols<n>().lazyProduct(
+          Z[l].template leftCols<n>().transpose());
+      PS[l].noalias() = P[l].lazyProduct(S_[l]);
       C[l].noalias() = PS[l].lazyProduct(Q[l]) * in;
       for (int i = 0; i < D; ++i) C[l](i, i) += one;
       Z[l + 1].noalias() = C[l].lazyProduct(Z[l]);
     }
     const int l = L - 1;
-    S[l].noalias() = Z[l].leftCols<n>().lazyProduct(Z[l].leftCols<n>().transpose());
+    S_[l].noalias() = Z[l].template leftCols<n>().lazyProduct(
+        Z[l].template leftCols<n>().transpose());
     WV q = Z[l].col(n), pl = P[l].row(D - 1).transpose();
-    WV r1 = S[l].lazyProduct(pl);
+    WV r1 = S_[l].lazyProduct(pl);
     WV c = Q[l].transpose().lazyProduct(r1);
-    X16 z = q(D - 1) + c.cwiseProduct(q).sum() * in;
-    X16 r = (z + w.y[gi]) * w.on[gi];
+    S z = q(D - 1) + c.cwiseProduct(q).sum() * in;
+    S r = (z + w.y[gi]) * w.on[gi];
     lsum += r * r;
-    X16 g = two * r, gs = g * in;
-    WV u = Q[l].lazyProduct(q), su = S[l].lazyProduct(u);
+    S g = two * r, gs = g * in;
+    WV u = Q[l].lazyProduct(q), su = S_[l].lazyProduct(u);
     gP[l].row(D - 1) += (su * gs).transpose();
     gQ[l].noalias() += (r1 * gs).lazyProduct(q.transpose());
     G.setConstant(zero);
     G.col(n) = c * gs;
     G(D - 1, n) += g;
-    Eigen::Matrix<X16, n, 1> a = Z[l].leftCols<n>().transpose().lazyProduct(pl),
-                             bb = Z[l].leftCols<n>().transpose().lazyProduct(u);
-    G.leftCols<n>().noalias() +=
+    Eigen::Matrix<S, n, 1> a =
+        Z[l].template leftCols<n>().transpose().lazyProduct(pl);
+    Eigen::Matrix<S, n, 1> bb =
+        Z[l].template leftCols<n>().transpose().lazyProduct(u);
+    G.template leftCols<n>().noalias() +=
         (u * gs).lazyProduct(a.transpose()) + (pl * gs).lazyProduct(bb.transpose());
     for (int k = L - 2; k >= 0; --k) {
       WD dC = G.lazyProduct(Z[k].transpose()) * in;
       WD T1 = dC.lazyProduct(Q[k].transpose());
-      gP[k].noalias() += T1.lazyProduct(S[k]);
+      gP[k].noalias() += T1.lazyProduct(S_[k]);
       gQ[k].noalias() += PS[k].transpose().lazyProduct(dC);
       if (k == 0) break;
       WD dS = P[k].transpose().lazyProduct(T1);
       WD E = dS + dS.transpose();
       WZ G2 = C[k].transpose().lazyProduct(G);
-      G2.leftCols<n>().noalias() += E.lazyProduct(Z[k].leftCols<n>());
+      G2.template leftCols<n>().noalias() += E.lazyProduct(Z[k].template leftCols<n>());
       G = G2;
     }
   }
@@ -545,18 +575,23 @@ int main(int argc, char **argv) {
   );
   for (int bi = 0; bi < 3; ++bi) {
     Problem p;
-    Wide w;
+    Wide<X16> w16;
+    Wide<X8> w8;
     setup(p, batches[bi]);
-    wide_data(p, w);
+    wide_data(p, w16);
+    wide_data(p, w8);
     std::vector<float> g(p.m.nparams);
-    enum { LIN, EIG, E16, XS, NC };
-    const char *names[NC] = {"linattn", "eigen", "eigen-x16", "libxsmm"};
-    int on[NC] = {1, 0, 0, 0};
+    enum { LIN, EIG, E16, E8, XS, NC };
+    const char *names[NC] = {"linattn", "eigen", "eigen-x16", "eigen-x8",
+                             "libxsmm"};
+    int on[NC] = {1, 0, 0, 0, 0};
     double loss;
     loss = eigen_grad(p, g.data());
     on[EIG] = check(names[EIG], p, g.data(), loss);
-    loss = eigen16_grad(p, w, g.data());
+    loss = eigen_lanes_grad(p, w16, g.data());
     on[E16] = check(names[E16], p, g.data(), loss);
+    loss = eigen_lanes_grad(p, w8, g.data());
+    on[E8] = check(names[E8], p, g.data(), loss);
     if (have_xsmm) {
       loss = xsmm_grad(p, xk_, g.data());
       on[XS] = check(names[XS], p, g.data(), loss);
@@ -580,7 +615,8 @@ int main(int argc, char **argv) {
         for (int k = 0; k < reps; ++k) {
           if (c == LIN) linattn_grad(p);
           else if (c == EIG) eigen_grad(p, g.data());
-          else if (c == E16) eigen16_grad(p, w, g.data());
+          else if (c == E16) eigen_lanes_grad(p, w16, g.data());
+          else if (c == E8) eigen_lanes_grad(p, w8, g.data());
           else xsmm_grad(p, xk_, g.data());
         }
         double t = (cpu_now() - t0) / reps;
