@@ -56,10 +56,18 @@ SIMD
    machine means the same on every other. A backend with narrower registers
    uses two of them per panel; the scalar backend loops over the lanes; the
    AVX-512 backend keeps the 256-bit panel vectors of AVX2 for the model
-   (with 32 registers) and runs the generator on 512-bit lanes. (Two panels
-   per 512-bit register, which would double the peak of cores with two
-   512-bit FMA units, would take the model's panel loop two panels at a
-   time; Zen 4 executes 512-bit FMAs in two halves and gains nothing.)
+   (with 32 registers), so that its results are AVX2's bits, and runs the
+   generator on 512-bit lanes. What 512-bit panels would give depends on
+   the core. Zen 4 executes a 512-bit FMA in two halves: its 512-bit peak
+   is its 256-bit one, and nothing is gained. Zen 5 and server Xeons have
+   two 512-bit FMA units and twice the peak, but the model's small products
+   do not double with it: on a Sapphire Rapids-class Xeon the panel
+   product's register block ran 1.3-1.5x faster on 16 lanes than on 8 with
+   its operands in L1 (bench/bench_wide.c), and Eigen's coefficient-wise
+   code on 16-lane scalars no faster than on 8 (bench/bench_peers.cpp).
+   Two panels per 512-bit register would also add the gradient's terms of
+   a batch in two interleaved sums, other roundings than AVX2's. See
+   docs/performance.md for the measurements.
 
    Every kernel has a scalar twin that is always compiled (la_kernels_scalar),
    the reference that each SIMD result is tested against.

@@ -98,8 +98,12 @@ int main(int argc, char **argv) {
   (void)bench_fma_peak_gflops; /* the peaks here are the rounds' */
   for (q = 0; q < 24 * 6 * 32; ++q) A[q] = 1.0f + (float)(q % 7) * 0.01f;
   for (q = 0; q < 6 * 6 * 32; ++q) B[q] = 0.5f + (float)(q % 5) * 0.01f;
+  for (q = 0; q < 10; ++q) { /* the first runs of a core wake its vector units */
+    double a = bench_fma_run(400000, cpu_now);
+    if (a > pk256) pk256 = a;
+  }
   bench_header("wide: the panel product's register block at 8 and 16 lanes",
-               bench_fma_run(2000000, cpu_now));
+               pk256);
   for (s = 0; s < 2; ++s) {
     int m = ms[s];
     double best[3] = {1e30, 1e30, 1e30}, fl = 2.0 * m * 6 * 6 * prompts;
