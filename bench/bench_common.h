@@ -111,7 +111,7 @@ static double bench_fma_peak_gflops(void) {
 #define BENCH_SET512 _mm512_set1_ps
 #define BENCH_FMA512 _mm512_fmadd_ps
 #endif
-static double bench_fma512_run(long iters, double (*clock)(void)) {
+static inline double bench_fma512_run(long iters, double (*clock)(void)) {
   BENCH_V512 a0 = BENCH_SET512(1), a1 = a0, a2 = a0, a3 = a0, a4 = a0,
              a5 = a0, a6 = a0, a7 = a0, a8 = a0, a9 = a0,
              b = BENCH_SET512(0.999999f), c = BENCH_SET512(1e-7f);
@@ -130,7 +130,7 @@ static double bench_fma512_run(long iters, double (*clock)(void)) {
   return 10.0 * iters * 2 * BENCH_LANES * 2 / dt / 1e9;
 }
 #else
-static double bench_fma512_run(long iters, double (*clock)(void)) {
+static inline double bench_fma512_run(long iters, double (*clock)(void)) {
   (void)iters;
   (void)clock;
   return 0;
