@@ -4,6 +4,10 @@
 
    Contenders, each timed on the same prompts and parameters:
      linattn      la_model_grad, this file's build of the header
+     linattn-avx2 the same from bench/peers_lib.c, built apart with
+                  -O2 -mavx2 -mfma (the library's default x86 build); its
+                  gradient must have linattn's bits (the header's promise
+                  across compilers, languages and x86 backends)
      eigen        Eigen 3 per prompt: Z a Matrix<float, 6, 21>, the
                   forward pass kept per layer, the backward derived by hand
      eigen-x16    the same code on a SIMD scalar type of 16 float lanes
@@ -105,6 +109,10 @@ static void expand(const float *th, int l, float *P, float *Q) {
     }
   P[D * D - 1] = 1;
 }
+
+extern "C" int peers_lib_grad(int count, const float *z, const float *y,
+                              const float *theta, double *loss, float *grad,
+                              const char **backend);
 
 static int linattn_grad(Problem &p) {
   return la_model_grad(&p.m, p.theta.data(), &p.b, &p.loss, p.grad.data(),
@@ -510,7 +518,7 @@ static int check(const char *name, const Problem &p, const float *g,
   }
   double lerr = fabs(loss - p.loss) / p.loss;
   int ok = err <= 1e-4 * gmax && lerr <= 1e-5;
-  printf("# check %-10s max|grad - linattn| = %.2e of max|grad| %.3g, loss "
+  printf("# check %-12s max|grad - linattn| = %.2e of max|grad| %.3g, loss "
          "rel. %.1e: %s\n",
          name, err, gmax, lerr, ok ? "ok" : "FAILED, not timed");
   return ok;
@@ -581,11 +589,20 @@ int main(int argc, char **argv) {
     wide_data(p, w16);
     wide_data(p, w8);
     std::vector<float> g(p.m.nparams);
-    enum { LIN, EIG, E16, E8, XS, NC };
-    const char *names[NC] = {"linattn", "eigen", "eigen-x16", "eigen-x8",
-                             "libxsmm"};
-    int on[NC] = {1, 0, 0, 0, 0};
+    enum { LIN, LIB2, EIG, E16, E8, XS, NC };
+    const char *names[NC] = {"linattn", "linattn-avx2", "eigen", "eigen-x16",
+                             "eigen-x8", "libxsmm"};
+    int on[NC] = {1, 0, 0, 0, 0, 0};
     double loss;
+    const char *backend2 = "";
+    if (!peers_lib_grad(p.count, p.z.data(), p.y.data(), p.theta.data(), &loss,
+                        g.data(), &backend2)) {
+      on[LIB2] = !memcmp(g.data(), p.grad.data(), sizeof(float) * g.size()) &&
+                 loss == p.loss;
+      printf("# check %-12s (%s backend) gradient and loss: %s\n",
+             names[LIB2], backend2,
+             on[LIB2] ? "the same bits as linattn's" : "DIFFER, not timed");
+    }
     loss = eigen_grad(p, g.data());
     on[EIG] = check(names[EIG], p, g.data(), loss);
     loss = eigen_lanes_grad(p, w16, g.data());
@@ -614,6 +631,9 @@ int main(int argc, char **argv) {
         double t0 = cpu_now();
         for (int k = 0; k < reps; ++k) {
           if (c == LIN) linattn_grad(p);
+          else if (c == LIB2)
+            peers_lib_grad(p.count, p.z.data(), p.y.data(), p.theta.data(),
+                           &loss, g.data(), &backend2);
           else if (c == EIG) eigen_grad(p, g.data());
           else if (c == E16) eigen_lanes_grad(p, w16, g.data());
           else if (c == E8) eigen_lanes_grad(p, w8, g.data());

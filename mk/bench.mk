@@ -35,9 +35,11 @@ bench-scaling: $(BUILD)/bench_scaling
 EIGEN_INC ?= /usr/include/eigen3
 PEERS_FLAGS = -std=c++17 -O3 -march=native $(WARN) -Wno-uninitialized \
   -Wno-maybe-uninitialized -isystem $(EIGEN_INC)
-$(BUILD)/bench_peers: bench/bench_peers.cpp linattn.h | $(BUILD)
-	$(CXX) $(PEERS_FLAGS) -DBENCH_FLAGS='"$(PEERS_FLAGS)"' $< -o $@ \
-	  -lxsmm -lxsmmnoblas -lpthread -lrt -ldl -lm
+$(BUILD)/peers_lib-avx2.o: bench/peers_lib.c linattn.h | $(BUILD)
+	$(CC) -std=c99 -O2 -mavx2 -mfma $(WARN) -c $< -o $@
+$(BUILD)/bench_peers: bench/bench_peers.cpp $(BUILD)/peers_lib-avx2.o linattn.h | $(BUILD)
+	$(CXX) $(PEERS_FLAGS) -DBENCH_FLAGS='"$(PEERS_FLAGS)"' $< \
+	  $(BUILD)/peers_lib-avx2.o -o $@ -lxsmm -lxsmmnoblas -lpthread -lrt -ldl -lm
 bench-peers:
 	@if [ ! -f $(EIGEN_INC)/Eigen/Core ] || ! echo '#include <libxsmm.h>' | \
 	    $(CXX) -x c++ -fsyntax-only - 2>/dev/null; then \
