@@ -103,7 +103,10 @@ SIMD
    doubles, whatever the backend, so data laid out on one machine means the
    same on every other) and element (i, j) of a panel's matrices is stored
    contiguously, so every per-prompt operation is a straight line of vector
-   FMAs. Every kernel has a scalar twin, always compiled (la_kernels_scalar),
+   FMAs. The AVX-512 backend keeps AVX2's 256-bit panels for the model (its
+   results are AVX2's bits) and draws prompts on 512-bit lanes; what wider
+   panels would buy on Zen 4, Zen 5 and Xeon cores: docs/performance.md.
+   Every kernel has a scalar twin, always compiled (la_kernels_scalar),
    that each SIMD result is tested against.
 
 DETERMINISM

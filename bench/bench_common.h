@@ -97,6 +97,46 @@ static double bench_fma_peak_gflops(void) {
 }
 #endif
 
+/* The peak of 512-bit FMAs where the build has AVX-512 (0 otherwise): the
+   core's real peak on cores with two 512-bit FMA units (Zen 5, server
+   Xeons), twice the 256-bit one; Zen 4 splits each into two halves and
+   measures the 256-bit figure again. */
+#if defined(__AVX512F__) && defined(__AVX2__) && defined(__FMA__)
+#ifdef LINATTN_DOUBLE
+#define BENCH_V512 __m512d
+#define BENCH_SET512 _mm512_set1_pd
+#define BENCH_FMA512 _mm512_fmadd_pd
+#else
+#define BENCH_V512 __m512
+#define BENCH_SET512 _mm512_set1_ps
+#define BENCH_FMA512 _mm512_fmadd_ps
+#endif
+static inline double bench_fma512_run(long iters, double (*clock)(void)) {
+  BENCH_V512 a0 = BENCH_SET512(1), a1 = a0, a2 = a0, a3 = a0, a4 = a0,
+             a5 = a0, a6 = a0, a7 = a0, a8 = a0, a9 = a0,
+             b = BENCH_SET512(0.999999f), c = BENCH_SET512(1e-7f);
+  long i;
+  double t0 = clock(), dt;
+  for (i = 0; i < iters; ++i) {
+    a0 = BENCH_FMA512(a0, b, c); a1 = BENCH_FMA512(a1, b, c);
+    a2 = BENCH_FMA512(a2, b, c); a3 = BENCH_FMA512(a3, b, c);
+    a4 = BENCH_FMA512(a4, b, c); a5 = BENCH_FMA512(a5, b, c);
+    a6 = BENCH_FMA512(a6, b, c); a7 = BENCH_FMA512(a7, b, c);
+    a8 = BENCH_FMA512(a8, b, c); a9 = BENCH_FMA512(a9, b, c);
+    __asm__ volatile("" : "+v"(a0), "+v"(a1), "+v"(a2), "+v"(a3), "+v"(a4));
+    __asm__ volatile("" : "+v"(a5), "+v"(a6), "+v"(a7), "+v"(a8), "+v"(a9));
+  }
+  dt = clock() - t0;
+  return 10.0 * iters * 2 * BENCH_LANES * 2 / dt / 1e9;
+}
+#else
+static inline double bench_fma512_run(long iters, double (*clock)(void)) {
+  (void)iters;
+  (void)clock;
+  return 0;
+}
+#endif
+
 #define BENCH_STR2(x) #x
 #define BENCH_STR(x) BENCH_STR2(x)
 #ifndef BENCH_FLAGS
