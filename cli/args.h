@@ -63,6 +63,9 @@ enum { CLI_NONE = 0, CLI_COMMANDS(CLI_BIT_) };
 #define CLI_READERS (CLI_REPORT | CLI_EXPORT)
 #define CLI_MODEL (CLI_TRAIN | CLI_NOISE | CLI_CURV)
 
+/* The optimizers a sweep runs where --opt is not given. */
+static const char cli_sweep_opts[] = "sgd,adam";
+
 /* The run fields a table may hold (cli_parse refuses a larger header). */
 #define CLI_MAX_FIELDS 96
 
@@ -363,7 +366,7 @@ static const cli_flag cli_flags[] = {
     /* reproduce */
     {"full", CLI_K_BOOL, CLI_REPRO | CLI_THEOREM,
      CLI_C(full), 0, 0, NULL, NULL,
-     "the papers' lengths (paper A: 10,000 steps, 6 seeds, diagnostics "
+     "the papers' lengths (paper A: 10,000 steps, 12 seeds, diagnostics "
      "every 250; paper B's checks: its steps and batches)"},
     {"paper", CLI_K_ENUM, CLI_REPRO,
      CLI_O(repro.paper), 0, 0, cli_paper_names, "P",
@@ -397,7 +400,8 @@ static const cli_flag cli_flags[] = {
      "(default at depths other than 3)"},
     {"seeds", CLI_K_INT, CLI_REPRO | CLI_THEOREM,
      CLI_C(seeds), 1, 512, NULL, "K",
-     "seeds per optimizer (default 4; 6 with --full; the larger model 2); "
+     "seeds per optimizer (default 6, paper A's; 12 with --full; the larger "
+     "model 2, 6 with --full); "
      "paper B's depth and context: seeds averaged (default 1; 5 with --full)"},
     {"jobs", CLI_K_INT, CLI_REPRO | CLI_SWEEP,
      CLI_C(jobs), 1, 1024, NULL, "K",
@@ -1135,7 +1139,10 @@ static void cli_help(FILE *o, unsigned cmd, const char *what) {
     }
     {
       char help[400];
-      la_run_field_help(f, help, sizeof help);
+      if (cmd == CLI_SWEEP && f->kind == LA_FIELD_OPTIMIZER)
+        snprintf(help, sizeof help, "%s (default: %s, each one an axis value)",
+                 f->help, cli_sweep_opts);
+      else la_run_field_help(f, help, sizeof help);
       cli_help_line(o, flag, *arg ? arg : NULL, help);
     }
   }

@@ -75,8 +75,8 @@ typedef struct repro_len {
 static const repro_len repro_lens[] = {
     /* preset       steps quick/full  seeds  diag  smooth   noise samples
                                                     Hessian batch, count */
-    {NULL, {2000, 10000}, {4, 12}, 250, {5, 10}, {4000, 10000}, 1000, {3, 5}, 0},
-    {"nonlinear", {1250, 10000}, {4, 12}, 250, {5, 10}, {4000, 10000}, 2000, {3, 5}, 1},
+    {NULL, {2000, 10000}, {6, 12}, 250, {5, 10}, {4000, 10000}, 1000, {3, 5}, 0},
+    {"nonlinear", {1250, 10000}, {6, 12}, 250, {5, 10}, {4000, 10000}, 2000, {3, 5}, 1},
     {"large", {600, 10000}, {2, 6}, 0, {20, 50}, {1000, 10000}, 1000, {1, 1}, 0}};
 
 /* Every run of a study measures on the same Hessian batches (paper A's code
@@ -96,16 +96,32 @@ static const char repro_noise_file[] = "noise.json";
 enum { LR_PAPER, LR_GIVEN, LR_TUNED };
 enum { J_TUNE, J_RUN, J_NOISE };
 
-/* The numbers of each seed behind the tables (NaN: not measured). */
-enum {
-  SV_FIN_SGD, SV_FIN_ADAM, SV_LOSS_RATIO,   /* final eval loss, SGD / Adam */
-  SV_R_SGD, SV_R_ADAM = SV_R_SGD + 2, SV_R_RATIO = SV_R_ADAM + 2, /* [750, 1250] */
-  SV_L_SGD = SV_R_RATIO + 2, SV_L_ADAM = SV_L_SGD + 2, /* lambda_max/median */
-  SV_L_RATIO = SV_L_ADAM + 2, SV_CORR = SV_L_RATIO + 2,
-  SV_SPREAD_SGD, SV_SPREAD_ADAM = SV_SPREAD_SGD + 2, /* R's max / min over batches */
-  SV_R0 = SV_SPREAD_ADAM + 2, /* R at initialization (SGD's run) */
-  SV_N
-};
+/* The numbers of each seed behind the tables (NaN: not measured), each with
+   its column of seeds.csv. Pairs are [750, 1250] (R, lambda_max/median, the
+   spread of R over Hessian batches: its max / min). */
+#define SV_COLUMNS(X)                                                         \
+  X(SV_FIN_SGD, "final_eval_sgd")                                             \
+  X(SV_FIN_ADAM, "final_eval_adam")                                           \
+  X(SV_LOSS_RATIO, "final_eval_sgd_over_adam")                                \
+  X(SV_R_SGD, "R_sgd_750") X(SV_R_SGD_1250, "R_sgd_1250")                     \
+  X(SV_R_ADAM, "R_adam_750") X(SV_R_ADAM_1250, "R_adam_1250")                 \
+  X(SV_R_RATIO, "R_sgd_over_adam_750")                                        \
+  X(SV_R_RATIO_1250, "R_sgd_over_adam_1250")                                  \
+  X(SV_L_SGD, "lmax_over_lmed_sgd_750")                                       \
+  X(SV_L_SGD_1250, "lmax_over_lmed_sgd_1250")                                 \
+  X(SV_L_ADAM, "lmax_over_lmed_adam_750")                                     \
+  X(SV_L_ADAM_1250, "lmax_over_lmed_adam_1250")                               \
+  X(SV_L_RATIO, "lratio_sgd_over_adam_750")                                   \
+  X(SV_L_RATIO_1250, "lratio_sgd_over_adam_1250")                             \
+  X(SV_CORR, "loglog_corr_smoothness_gradnorm_adam")                          \
+  X(SV_SPREAD_SGD, "R_spread_sgd_750")                                        \
+  X(SV_SPREAD_SGD_1250, "R_spread_sgd_1250")                                  \
+  X(SV_SPREAD_ADAM, "R_spread_adam_750")                                      \
+  X(SV_SPREAD_ADAM_1250, "R_spread_adam_1250")                                \
+  X(SV_R0, "R_init_sgd")
+#define SV_ENUM(e, name) e,
+enum { SV_COLUMNS(SV_ENUM) SV_N };
+#undef SV_ENUM
 
 typedef struct study {
   char key[32], title[160], dir[4096];
@@ -1195,14 +1211,9 @@ static void fmt_incomplete(char *buf, size_t cap, const study *S) {
 /* The per-seed numbers behind the tables. */
 static void csv_seeds(FILE *f, void *ctx) {
   const study *S = (const study *)ctx;
-  static const char *const cols[SV_N] = {
-      "final_eval_sgd", "final_eval_adam", "final_eval_sgd_over_adam",
-      "R_sgd_750", "R_sgd_1250", "R_adam_750", "R_adam_1250",
-      "R_sgd_over_adam_750", "R_sgd_over_adam_1250",
-      "lmax_over_lmed_sgd_750", "lmax_over_lmed_sgd_1250",
-      "lmax_over_lmed_adam_750", "lmax_over_lmed_adam_1250",
-      "lratio_sgd_over_adam_750", "lratio_sgd_over_adam_1250",
-      "loglog_corr_smoothness_gradnorm_adam"};
+#define SV_NAME(e, name) name,
+  static const char *const cols[SV_N] = {SV_COLUMNS(SV_NAME)};
+#undef SV_NAME
   char a[32];
   int s, k;
   fprintf(f, "seed,status_sgd,status_adam");
@@ -1269,7 +1280,7 @@ static void report_rcond_measure(FILE *f, const study *S) {
 }
 
 static void report_rcond(FILE *f, const study *S) {
-  char a[80], b[80], c[80], d[80], e[80], p[80];
+  char a[80], b[80], c[80], d[80], e[80], p[80], vb[160];
   stats s;
   int t, any = 0;
   fprintf(f,
@@ -1290,7 +1301,7 @@ static void report_rcond(FILE *f, const study *S) {
       snprintf(p, sizeof p, "not given");
     fprintf(f, "| %.0f | %s | %s | %s | **%s** | %s | %s | %s |\n", repro_at[t],
             a, b, c, d, fmt_seeds(e, sizeof e, &S->r[t]),
-            verdict_word(S->r[t].v), p);
+            fmt_verdict(vb, sizeof vb, &S->r[t]), p);
   }
   report_rcond_measure(f, S);
   fprintf(f,
@@ -1344,7 +1355,7 @@ static void report_differences(FILE *f, const study *S) {
 static int study_report(const study *S, const int *has) {
   const la_run_config *r = &S->rc[0];
   char path[4300], a[80], b[80], c[80], d[80], e[32], g[32], h[32], pname[32];
-  char pname2[32];
+  char pname2[32], vb[160];
   stats s;
   u_out md;
   int o, st, pass;
@@ -1476,11 +1487,12 @@ static int study_report(const study *S, const int *has) {
     stats_of(S->v[SV_LOSS_RATIO], S->seeds, &s);
     fprintf(f, "| Adam's final loss below SGD's | %s | SGD / Adam %s | %s |\n",
             fmt_seeds(a, sizeof a, &S->loss), fmt_num(b, sizeof b, s.med, 3),
-            verdict_word(S->loss.v));
+            fmt_verdict(vb, sizeof vb, &S->loss));
     for (o = 0; o < 2 && r->measure.diag_every > 0; ++o)
       fprintf(f, "| R_SGD > R_Adam at %.0f | %s | %s | %s |\n", repro_at[o],
               fmt_seeds(a, sizeof a, &S->r[o]),
-              fmt_num(b, sizeof b, S->r[o].median, 3), verdict_word(S->r[o].v));
+              fmt_num(b, sizeof b, S->r[o].median, 3),
+              fmt_verdict(vb, sizeof vb, &S->r[o]));
     if (S->has_noise)
       fprintf(f, "| heavy right tail of the noise | one measurement | kurtosis "
                  "%s (limit %s) | %s |\n",
@@ -1490,7 +1502,7 @@ static int study_report(const study *S, const int *has) {
     fprintf(f, "| smoothness and gradient norm move together (log-log correlation > 0.5) "
                "| %s | %s | %s |\n",
             fmt_seeds(a, sizeof a, &S->corr), fmt_num(b, sizeof b, S->corr.median, 2),
-            verdict_word(S->corr.v));
+            fmt_verdict(vb, sizeof vb, &S->corr));
     if (!pass)
       fprintf(f,
               "\nRuns: `runs/*.jsonl` (one JSON object per line)%s; noise: "
@@ -1781,7 +1793,7 @@ static int repro_any_double(const repro *R) {
 }
 
 static int repro_summary(repro *R) {
-  char path[4300], a[80], b[80], c[80], d[80], e[80];
+  char path[4300], a[80], b[80], c[80], d[80], e[80], vb[160];
   const study *depth[REPRO_NFORMS];
   depth_fig D;
   tails_fig T;
@@ -1863,7 +1875,7 @@ static int repro_summary(repro *R) {
     fprintf(f, "| [%s](%s/report.md) | %d, %d, %d | %s | %s | %s | %s | %s | %s |\n",
             S->title, S->key, S->rc[0].model.layers, S->rc[0].data.d,
             S->rc[0].data.n, lr, runs, a, b, fmt_seeds(e, sizeof e, &S->loss),
-            verdict_word(S->loss.v));
+            fmt_verdict(vb, sizeof vb, &S->loss));
   }
   fprintf(f, "\n## R_SGD / R_Adam (paper A: above 1)\n\n"
              "Robust condition number max|diag H| / median|diag H|, the ratio "
@@ -1888,7 +1900,7 @@ static int repro_summary(repro *R) {
       fmt_miqr(b, sizeof b, &s);
       fprintf(f, "| %s | %.0f | %s | %s | %s | %s | %s |\n", t ? "" : S->title,
               repro_at[t], a, b, fmt_seeds(d, sizeof d, &S->r[t]),
-              verdict_word(S->r[t].v), c);
+              fmt_verdict(vb, sizeof vb, &S->r[t]), c);
     }
   }
   fprintf(f, "\n## Gradient noise (paper A: heavy-tailed, except with spherical covariates)\n\n"
@@ -1915,7 +1927,7 @@ static int repro_summary(repro *R) {
     stats_of(S->v[SV_CORR], S->seeds, &s);
     fmt_miqr(a, sizeof a, &s);
     fprintf(f, "| %s | %s | %s | %s |\n", S->title, a, fmt_seeds(b, sizeof b, &S->corr),
-            verdict_word(S->corr.v));
+            fmt_verdict(vb, sizeof vb, &S->corr));
   }
   if (has_depth)
     fprintf(f, "\n## Depth (paper A: the phenomena grow stronger with depth)\n\n"

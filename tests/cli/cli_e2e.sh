@@ -786,6 +786,15 @@ if [ -z "$LINATTN_E2E_QUICK" ]; then
     'for f in $(find all -name "*.svg"); do xmllint --noout "$f" && ! grep -qiwE "nan|inf" "$f" || exit 1; done'
   check "reproduce --all: the numbers of every table" sh -c "[ \$(grep -c . all/summary.csv) -gt 10 ]"
   check "reproduce --all: nothing left under a temporary name" no_tmp all
+  # every CSV a study writes names every column: each row as many fields as
+  # its header (a quoted field one), and no header field empty or a C
+  # library's "(null)"
+  check "reproduce: every CSV's header names every column" sh -c \
+    'n=0; for f in $(find all repro repro-tune repro-div -name "*.csv"); do n=$((n+1))
+       sed "s/\"[^\"]*\"/q/g" "$f" | awk -F, "NR == 1 { h = NF; for (i = 1; i <= NF; i++) if (\$i == \"\" || \$i ~ /null/) exit 1 }
+                NF != h { exit 1 }" || { echo "$f" >&2; exit 1; }; done; [ $n -gt 20 ]'
+  check "reproduce: seeds.csv's columns counted" sh -c \
+    "[ \$(head -1 all/setting-1/seeds.csv | tr , '\\n' | grep -c .) -eq 24 ]"
   # paper A's measurement: torch.median's median, one set of Hessian batches
   # for every run of a study, its range over them
   check "reproduce --all: every run of a study on the same Hessian batches" sh -c \
