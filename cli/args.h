@@ -81,8 +81,6 @@ typedef struct cli_train_opts {
   const char *heatmap;    /* heat maps of the learned matrices there */
   const char *save_theta; /* the trajectory there, a row every k steps */
   long save_theta_every;
-  const char *data_file;  /* another program's batches, one a step */
-  const char *init_theta; /* and its initial theta */
 } cli_train_opts;
 
 typedef struct cli_measure_opts { /* noise and curvature */
@@ -117,6 +115,9 @@ typedef struct cli_config {
   const char *out;     /* --out FILE: train, noise, curvature, theorem */
   const char *out_dir; /* --out-dir DIR: reproduce, sweep, report, export */
   const char *svg;     /* noise, curvature, theorem */
+  /* train, curvature: another program's batches (one a step), its initial
+     theta, and the batches it measures the Hessian on */
+  const char *data_file, *init_theta, *diag_file;
   long minibatch, true_batch, samples, bins; /* the noise: noise, reproduce */
   long full, seeds;    /* reproduce, theorem */
   long jobs;           /* reproduce, sweep: processes at once */
@@ -311,16 +312,23 @@ static const cli_flag cli_flags[] = {
     {"resume", CLI_K_STR, CLI_TRAIN,
      CLI_O(train.resume), 0, 0, NULL, "FILE",
      "continue the run saved in FILE (only --steps and outputs may change)"},
-    {"data-file", CLI_K_STR, CLI_TRAIN,
-     CLI_O(train.data_file), 0, 0, NULL, "FILE.npy",
+    {"data-file", CLI_K_STR, CLI_TRAIN | CLI_CURV,
+     CLI_C(data_file), 0, 0, NULL, "FILE.npy",
      "train on another program's prompts, a batch a step: float32 or "
      "float64, shape (T, B, n + 1, d + 1) as paper A's code lays out Z, "
      "each prompt's query row [x_q, y_q] holding its target (the data mode "
-     "becomes given; d, n, the batch and the steps follow the file)"},
-    {"init-theta", CLI_K_STR, CLI_TRAIN,
-     CLI_O(train.init_theta), 0, 0, NULL, "FILE.npy",
+     "becomes given; d, n, the batch and the steps follow the file; "
+     "curvature --at: the file the run trained on)"},
+    {"init-theta", CLI_K_STR, CLI_TRAIN | CLI_CURV,
+     CLI_C(init_theta), 0, 0, NULL, "FILE.npy",
      "start from this theta: linattn's packing (one vector) or paper A's "
      "code's allparam (L, H, 2, d, d), sparse models: B = P, A = Q^T"},
+    {"diag-file", CLI_K_STR, CLI_TRAIN | CLI_CURV,
+     CLI_C(diag_file), 0, 0, NULL, "FILE.npy",
+     "measure the Hessian (R, the spectrum, the smoothness) on another "
+     "program's batches: (K, B, n + 1, d + 1) or one (B, n + 1, d + 1), laid "
+     "out as --data-file; batch k is the measurements' k-th (--diag-batch "
+     "and --diag-batches follow the file)"},
     {"save-theta", CLI_K_STR, CLI_TRAIN,
      CLI_O(train.save_theta), 0, 0, NULL, "FILE.npy",
      "theta along the run, as it goes: a float64 .npy, a row per saved step "

@@ -11,6 +11,7 @@
 #include "../common.h"
 #include "../io/npy.h"
 #include "../study/runs.h"
+#include "train.h"
 
 /* ------------------------------------------------------------ both */
 /* noise's and curvature's outputs, checked before anything is read or
@@ -26,17 +27,25 @@ static int measure_outputs(const cli_config *c) {
 }
 
 /* The run of a measurement (its data, its model) and its theta: initial
-   (from the seed, as train starts) or that of the checkpoint `at`. */
+   (from the seed, as train starts, or --init-theta) or that of the
+   checkpoint `at`; what --data-file, --init-theta and --diag-file give
+   into *g, which the run reads (the caller frees it after the run). */
 static int load_theta(const cli_config *c, const char *at, la_run *r,
-                      la_pool **pool, long *step) {
+                      la_pool **pool, long *step, given_in *g) {
+  cli_config fc = *c; /* with what the given files decide */
   la_run_config rc;
+  la_run_env env;
   ckpt_in in;
   int st;
   memset(r, 0, sizeof *r);
   memset(&rc, 0, sizeof rc);
+  memset(&in, 0, sizeof in);
+  memset(&env, 0, sizeof env);
   *step = 0;
-  if ((st = resolve_run(c, at, &rc, &in)) != 0) {
+  if ((st = given_pre(&fc, g)) != 0 || (st = resolve_run(&fc, at, &rc, &in)) != 0 ||
+      (st = given_post(&fc, &rc, g)) != 0) {
     ckpt_free(&in);
+    given_free(g);
     return st;
   }
   if (in.v1) { /* the model's shape from the file itself */
@@ -55,12 +64,14 @@ static int load_theta(const cli_config *c, const char *at, la_run *r,
     for (k = 0; k < sizeof keys / sizeof keys[0]; ++k)
       (void)la_run_field_set(&rc, la_run_field_find(keys[k]), v[k]);
   }
-  if ((st = run_make(r, &rc, NULL, c->threads, pool)) == 0 && at &&
+  given_env(g, &env);
+  if ((st = run_make(r, &rc, &env, c->threads, pool)) == 0 && at &&
       (st = load_into(r, &in)) != 0) {
     run_free(r, *pool);
     *pool = NULL;
   }
   ckpt_free(&in);
+  if (st) given_free(g);
   if (!st) *step = r->trainer.step;
   return st;
 }
@@ -324,8 +335,9 @@ static int cmd_noise(const cli_config *c) {
   size_t len = 0;
   u_progress p;
   la_pool *pool = NULL;
+  given_in g;
   int st = measure_outputs(c);
-  if (st || (st = load_theta(c, c->opts.measure.at, &r, &pool, &step)) != 0) return st;
+  if (st || (st = load_theta(c, c->opts.measure.at, &r, &pool, &step, &g)) != 0) return st;
   u_progress_init(&p, "noise", 1);
   if (!(m = open_memstream(&text, &len))) {
     st = u_oom();
@@ -341,6 +353,7 @@ static int cmd_noise(const cli_config *c) {
   if (!st) st = finish_measurement(c, text, draw_noise, csv_noise, title);
   free(text);
   run_free(&r, pool);
+  given_free(&g);
   return st;
 }
 
@@ -566,10 +579,11 @@ static int cmd_curvature(const cli_config *c) {
   char *text = NULL, title[160], lab[96];
   size_t len = 0;
   la_pool *pool = NULL;
+  given_in g;
   int st = measure_outputs(c);
   memset(&b, 0, sizeof b);
   memset(&q, 0, sizeof q);
-  if (st || (st = load_theta(c, c->opts.measure.at, &r, &pool, &step)) != 0) return st;
+  if (st || (st = load_theta(c, c->opts.measure.at, &r, &pool, &step, &g)) != 0) return st;
   if ((st = curv_dense_fits(&c->opts.measure, r.model.nparams)) != 0) goto out;
   if ((st = diag_batch(&r, r.cfg.measure.diag_batch, &b)) != 0) {
     st = u_fail(exit_of_status(st), "the batch of the Hessian: %s", la_status_str(st));
@@ -618,6 +632,7 @@ out:
   curv_free(&q);
   free(text);
   run_free(&r, pool);
+  given_free(&g);
   return st;
 }
 

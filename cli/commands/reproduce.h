@@ -405,13 +405,15 @@ static int repro_job(void *ctx, int i, u_progress *p) {
     la_pool *pool = NULL;
     long step;
     u_out out;
-    if ((st = load_theta(&c, NULL, &r, &pool, &step)) != 0) goto done;
+    given_in g;
+    if ((st = load_theta(&c, NULL, &r, &pool, &step, &g)) != 0) goto done;
     if ((st = u_open(&out, c.out)) == 0) {
       st = measure_noise(&c, NULL, &r, r.trainer.theta, 0, out.f, NULL, p);
       if (st) u_abort(&out);
       else st = u_commit(&out);
     }
     run_free(&r, pool);
+    given_free(&g);
   }
 done:
   free(scratch);
@@ -2097,6 +2099,10 @@ static int repro_paper_a(const cli_config *c, int mode, const char *dir) {
                                   "(paper A's or tuned): give no --lr-sgd or "
                                   "--lr-adam with it");
   if (c->seeds > 512) return u_fail(EXIT_BAD_INPUT, "--seeds: at most 512");
+  if (cli_given(c, "data") && c->run.data_mode == LA_DATA_GIVEN)
+    return u_fail(EXIT_BAD_INPUT, "--data given: a study draws its own prompts for "
+                                  "every seed; another program's batches train "
+                                  "one run: linattn train --data-file FILE.npy");
   if (o->compare_attention && (o->all || cli_given(c, "attention")))
     return u_fail(EXIT_BAD_INPUT, "--compare-attention runs one study under "
                                   "linear and under softmax attention: give "
