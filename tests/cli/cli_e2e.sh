@@ -637,6 +637,13 @@ bad_input "reproduce --compare-attention with --attention" "--compare-attention"
 bad_input "reproduce --compare-attention with --all" "--compare-attention" \
   reproduce --compare-attention --all
 bad_input "reproduce --paper b with --plan" "--plan" reproduce --paper b --plan pb-plan
+bad_input "reproduce --data given: a study draws its prompts" "--data-file" reproduce --data given
+# the help says what the program does: --full's seeds, sweep's optimizers
+check "reproduce --help: --full's 12 seeds, the quick form's 6" sh -c \
+  "'$bin' reproduce --help | grep -q '12 seeds' && '$bin' reproduce --help | grep -q 'default 6'"
+check "sweep --help: both optimizers an axis by default" sh -c \
+  "'$bin' sweep --help | grep -q 'default: sgd,adam' &&
+   [ \$('$bin' sweep --lr 0.01,0.02 --seed 1..6 | wc -l) -eq 24 ]"
 # paper B's depth and context as plans: each unit (a depth or context
 # length, a seed) one command, run by xargs or sh, merged by --from: stdout,
 # --out's JSON and --svg's figure and numbers byte for byte the local run's
