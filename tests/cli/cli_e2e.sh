@@ -638,6 +638,13 @@ bad_input "reproduce --compare-attention with --all" "--compare-attention" \
   reproduce --compare-attention --all
 bad_input "reproduce --paper b with --plan" "--plan" reproduce --paper b --plan pb-plan
 bad_input "reproduce --data given: a study draws its prompts" "--data-file" reproduce --data given
+# the noise against its reference, the norm of Gaussian noise of the
+# measured covariance: the share above its 99th percentile with its error
+"$bin" noise --samples 2000 --out noise-ref.json 2> /dev/null
+check "noise: the Gaussian reference's tail test" jq -e \
+  '.tail_share >= 0 and .tail_share <= 1 and .gauss_ref_q99 > 0 and .gauss_ref_kurtosis > 1 and
+   (.tail_share_se - (0.0099 * (1 / 2000 + 1 / 20000) | sqrt) | fabs) < 1e-12 and
+   (.tail_heavy == (if .tail_share > 0.01 + 3 * .tail_share_se then 1 else 0 end))' noise-ref.json
 # the help says what the program does: --full's seeds, sweep's optimizers
 check "reproduce --help: --full's 12 seeds, the quick form's 6" sh -c \
   "'$bin' reproduce --help | grep -q '12 seeds' && '$bin' reproduce --help | grep -q 'default 6'"
