@@ -1198,6 +1198,40 @@ static const char *const rule_text =
     "> n_params u max|lambda|, u the unit roundoff of the build's reals); "
     "elsewhere it is *not resolved*.\n\n";
 
+/* Each run that diverged: where and why, read at its last finite theta on
+   the batch that failed (train's diverge_cause). */
+static void report_diverged(FILE *f, const study *S) {
+  static const struct {
+    const char *key, *text;
+  } causes[] = {
+      {"train_prompt", "a few prompts of the step's batch overflow the forward pass"},
+      {"eval_prompt", "a few prompts of the evaluation batch overflow the forward pass"},
+      {"theta", "most prompts overflow: theta left the range (the optimizer's steps)"},
+      {"gradient", "every prediction finite, the gradient not"},
+      {"update", "the optimizer's update not finite"},
+      {"unknown", "not read (the batch cannot be had)"}};
+  int i, o, any = 0;
+  char a[32], b[32];
+  for (i = 0; i < S->seeds; ++i)
+    for (o = 0; o < 2; ++o) {
+      const runlog *l = &S->logs[2 * i + o];
+      const char *why = l->cause;
+      size_t k;
+      if (S->ok[2 * i + o] != 0 || !l->has_summary) continue;
+      for (k = 0; k < sizeof causes / sizeof causes[0]; ++k)
+        if (!strcmp(l->cause, causes[k].key)) why = causes[k].text;
+      if (!any++)
+        fprintf(f, "\nThe runs that diverged, each read at its last finite theta on "
+                   "the batch that failed:\n\n| seed | optimizer | step | cause | "
+                   "prompts not finite | their largest norm, the batch's median |\n"
+                   "|---|---|---|---|---|---|\n");
+      fprintf(f, "| %d | %s | %ld | %s | %d of %d | %s, %s |\n", i + 1, o ? "Adam" : "SGD",
+              l->diverged_step, *why ? why : "not said", l->bad_prompts, l->batch,
+              fmt_num(a, sizeof a, l->prompt_norm, 3), fmt_num(b, sizeof b, l->norm_median, 3));
+    }
+  if (any) fputc('\n', f);
+}
+
 /* The noise's tail as a report says it: the share above the Gaussian
    reference's 99th percentile, or (not tested that way) the kurtosis
    against a Gaussian sample's. */
@@ -1467,6 +1501,7 @@ static int study_report(const study *S, const int *has) {
         fmt_miqr(b, sizeof b, &s);
         fprintf(f, "| %s | %s | %s | %d |\n", o ? "Adam" : "SGD", a, b, dv);
       }
+      report_diverged(f, S);
       stats_of(S->v[SV_LOSS_RATIO], S->seeds, &s);
       fmt_miqr(a, sizeof a, &s);
       fprintf(f,

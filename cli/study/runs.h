@@ -45,6 +45,11 @@ typedef struct runlog {
   double final_eval, steps_per_second, seconds;
   double best_eval, last_rcond; /* from its curves: NaN when they are empty */
   long steps;
+  /* a diverged run: where and why (train.h's diverge_cause) */
+  long diverged_step;
+  char cause[16];
+  int bad_prompts, batch;
+  double prompt_norm, norm_median;
   series f[NFIELDS];
 } runlog;
 
@@ -175,6 +180,7 @@ static int runs_line(runs_file *s, jv *v, long lineno) {
     if (st) return st;
     memset(&s->cur, 0, sizeof s->cur);
     s->cur.final_eval = s->cur.steps_per_second = s->cur.seconds = NAN;
+    s->cur.prompt_norm = s->cur.norm_median = NAN;
     s->cur.steps = -1;
     s->cur.config = *v;
     memset(v, 0, sizeof *v);
@@ -207,6 +213,13 @@ static int runs_line(runs_file *s, jv *v, long lineno) {
     s->cur.steps_per_second = jv_num(v, "steps_per_second");
     s->cur.seconds = jv_num(v, "seconds");
     s->cur.steps = runs_long(v, "steps");
+    s->cur.diverged_step = runs_long(v, "diverged_step");
+    st = jv_str(v, "diverged_cause");
+    snprintf(s->cur.cause, sizeof s->cur.cause, "%s", st ? st : "");
+    s->cur.bad_prompts = (int)runs_long(v, "diverged_prompts");
+    s->cur.batch = (int)runs_long(v, "diverged_batch");
+    s->cur.prompt_norm = jv_num(v, "diverged_prompt_norm");
+    s->cur.norm_median = jv_num(v, "prompt_norm_median");
   }
   return runs_emit(s);
 }

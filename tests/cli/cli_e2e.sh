@@ -771,6 +771,10 @@ if [ -z "$LINATTN_E2E_QUICK" ]; then
   check "reproduce with diverging runs exits 1" [ $rc -eq 1 ]
   check "reproduce with diverging runs: the report counts them" grep -q "2 of 4 diverged" repro-div/report.md
   check "reproduce with diverging runs: SGD's curve drawn to where it ended" grep -q 'diverged here' repro-div/loss.csv
+  check "reproduce with diverging runs: each one's step and cause" sh -c \
+    "grep -q '^| 1 | SGD | [0-9]* | most prompts overflow' repro-div/report.md && grep -q '^| 2 | SGD |' repro-div/report.md"
+  check "train: a diverged run's cause in its summary" sh -c \
+    "jq -e 'select(.type == \"summary\") | .diverged_cause == \"theta\" and .diverged_prompts == .diverged_batch' repro-div/runs/*sgd*1*.jsonl"
   check "reproduce with diverging runs: loss.svg well-formed" svg_ok repro-div/loss.svg
   # a depth other than 3: learning rates from a grid, the tuning in the report
   "$bin" reproduce --depth 2 --steps 200 --seeds 1 --smooth-every 0 --diag-every 0 \
