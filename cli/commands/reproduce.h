@@ -1204,8 +1204,10 @@ static void report_diverged(FILE *f, const study *S) {
   static const struct {
     const char *key, *text;
   } causes[] = {
-      {"train_prompt", "a few prompts of the step's batch overflow the forward pass"},
-      {"eval_prompt", "a few prompts of the evaluation batch overflow the forward pass"},
+      {"train_prompt", "prompts of the step's batch: their predictions overflow, or "
+                       "one's error is over half the loss"},
+      {"eval_prompt", "prompts of the evaluation batch: their predictions overflow, "
+                      "or one's error is over half the loss"},
       {"theta", "most prompts overflow: theta left the range (the optimizer's steps)"},
       {"gradient", "every prediction finite, the gradient not"},
       {"update", "the optimizer's update not finite"},
@@ -1223,7 +1225,7 @@ static void report_diverged(FILE *f, const study *S) {
       if (!any++)
         fprintf(f, "\nThe runs that diverged, each read at its last finite theta on "
                    "the batch that failed:\n\n| seed | optimizer | step | cause | "
-                   "prompts not finite | their largest norm, the batch's median |\n"
+                   "prompts at fault | their largest norm, the batch's median |\n"
                    "|---|---|---|---|---|---|\n");
       fprintf(f, "| %d | %s | %ld | %s | %d of %d | %s, %s |\n", i + 1, o ? "Adam" : "SGD",
               l->diverged_step, *why ? why : "not said", l->bad_prompts, l->batch,
