@@ -1731,7 +1731,12 @@ LINATTN_DEF const la_run_field *la_run_diff(const la_run_config *a,
    another program drew; data_hash, a fingerprint of their values, is then
    part of the run's identity), and theta0 its initial theta (init_hash
    likewise): a resume needs the same ones again (LA_ESHAPE for others,
-   LA_ENULL for none). */
+   LA_ENULL for none). diag, when given, holds the batches of the
+   measurements along the run (another program's Hessian batches):
+   la_run_diag_batch's k-th is diag[k]; each of the run's d and n and of
+   measure.diag_batch prompts (LA_ESHAPE otherwise), at least
+   measure.diag_batches of them (LA_ERANGE). They are read, never kept
+   beyond the run's life, and are no part of its identity. */
 typedef struct la_run_env {
   la_train_callback callback; /* the trainer's, with user */
   void *user;
@@ -1740,6 +1745,8 @@ typedef struct la_run_env {
   const la_batch *batches;   /* data "given": step t's batch, t < nbatches */
   long nbatches;
   const la_real *theta0;     /* NULL -> drawn from the seed */
+  const la_batch *diag;      /* NULL -> drawn from measure.diag_seed */
+  long ndiag;
 } la_run_env;
 
 /* A run's objects in one block. Read the fields; it must stay where it was
@@ -1749,6 +1756,8 @@ typedef struct la_run {
   la_data data;
   la_model model;
   la_trainer trainer;
+  const la_batch *diag; /* la_run_env's diag (NULL: drawn), ndiag of them */
+  long ndiag;
   void *owned; /* the block of la_run_create */
 } la_run;
 /* The block of a run with env's threads (each worker has its workspace);
@@ -1891,9 +1900,11 @@ LINATTN_DEF la_real *la_run_theta(la_run *r, int *n);
 LINATTN_DEF long la_run_step(const la_run *r);
 LINATTN_DEF const la_batch *la_run_eval_batch(const la_run *r);
 /* The k-th batch (k >= 0) of the measurements along a run (the robust
-   condition number, directional smoothness): its prompts drawn into b (the
-   caller's, of the run's d and n, measure.diag_batch prompts as a rule)
-   from measure.diag_seed's stream LA_STREAM_DIAG - k. */
+   condition number, directional smoothness) into b (the caller's, of the
+   run's d and n, measure.diag_batch prompts as a rule): la_run_env's
+   diag[k] where the run was given them (b of their count, LA_ESHAPE
+   otherwise; LA_ERANGE for k >= ndiag), else drawn from measure.diag_seed's
+   stream LA_STREAM_DIAG - k. */
 #define LA_STREAM_DIAG (LA_STREAM_EVAL - 2)
 LINATTN_DEF int la_run_diag_batch(const la_run *r, int k, la_batch *b);
 
@@ -13323,6 +13334,24 @@ static uint64_t la__theta_hash(int n, const la_real *theta) {
   return la__fp_end(&f);
 }
 
+/* The measurements' batches the environment gives, checked and kept. */
+static int la__run_env_diag(la_run *r, const la_run_env *env) {
+  long k;
+  if (!env || !env->diag) return LA_OK;
+  if (env->ndiag < 1) return LA_EDIM;
+  if (env->ndiag < r->cfg.measure.diag_batches) return LA_ERANGE;
+  for (k = 0; k < env->ndiag; ++k) {
+    const la_batch *g = &env->diag[k];
+    if (!g->z || !g->y) return LA_ENULL;
+    if (g->d != r->cfg.data.d || g->n != r->cfg.data.n ||
+        g->count != r->cfg.measure.diag_batch)
+      return LA_ESHAPE;
+  }
+  r->diag = env->diag;
+  r->ndiag = env->ndiag;
+  return LA_OK;
+}
+
 /* What the environment gives (given batches, a given theta0) into the
    description as fingerprints: LA_ESHAPE where the description names
    others, LA_ENULL where it names some the environment does not give,
@@ -13350,7 +13379,7 @@ static int la__run_env_marks(la_run *r, const la_run_env *env) {
   } else if (r->cfg.init_hash) {
     return LA_ENULL;
   }
-  return LA_OK;
+  return la__run_env_diag(r, env);
 }
 
 /* The run's block: the data's fixed parts, then the trainer's; one walk
@@ -14324,6 +14353,8 @@ static const struct {
     LA__MB(LA_TYPE_RUN_ENV, la_run_env, batches),
     LA__MB(LA_TYPE_RUN_ENV, la_run_env, nbatches),
     LA__MB(LA_TYPE_RUN_ENV, la_run_env, theta0),
+    LA__MB(LA_TYPE_RUN_ENV, la_run_env, diag),
+    LA__MB(LA_TYPE_RUN_ENV, la_run_env, ndiag),
     LA__MB(LA_TYPE_MEASURE_CONFIG, la_measure_config, top),
     LA__MB(LA_TYPE_MEASURE_CONFIG, la_measure_config, noise),
     LA__MB(LA_TYPE_MEASURE_RECORD, la_measure_record, step),
@@ -14381,6 +14412,16 @@ LINATTN_DEF int la_run_diag_batch(const la_run *r, int k, la_batch *b) {
   la_rng rng;
   if (!r || !b) return LA_ENULL;
   if (k < 0) return LA_ERANGE;
+  if (r->diag) {
+    const la_batch *g;
+    if (k >= r->ndiag) return LA_ERANGE;
+    g = &r->diag[k];
+    if (!b->z || !b->y) return LA_ENULL;
+    if (b->d != g->d || b->n != g->n || b->count != g->count) return LA_ESHAPE;
+    memcpy(b->z, g->z, sizeof(la_real) * la__panel_reals(g->d + 1, g->n + 1, g->count));
+    memcpy(b->y, g->y, sizeof(la_real) * la__panel_reals(1, 1, g->count));
+    return LA_OK;
+  }
   la_rng_seed(&rng, r->cfg.measure.diag_seed, LA_STREAM_DIAG - (uint64_t)k);
   return la_data_sample(&r->data, &rng, b);
 }

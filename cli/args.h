@@ -63,6 +63,9 @@ enum { CLI_NONE = 0, CLI_COMMANDS(CLI_BIT_) };
 #define CLI_READERS (CLI_REPORT | CLI_EXPORT)
 #define CLI_MODEL (CLI_TRAIN | CLI_NOISE | CLI_CURV)
 
+/* The optimizers a sweep runs where --opt is not given. */
+static const char cli_sweep_opts[] = "sgd,adam";
+
 /* The run fields a table may hold (cli_parse refuses a larger header). */
 #define CLI_MAX_FIELDS 96
 
@@ -78,8 +81,6 @@ typedef struct cli_train_opts {
   const char *heatmap;    /* heat maps of the learned matrices there */
   const char *save_theta; /* the trajectory there, a row every k steps */
   long save_theta_every;
-  const char *data_file;  /* another program's batches, one a step */
-  const char *init_theta; /* and its initial theta */
 } cli_train_opts;
 
 typedef struct cli_measure_opts { /* noise and curvature */
@@ -114,6 +115,9 @@ typedef struct cli_config {
   const char *out;     /* --out FILE: train, noise, curvature, theorem */
   const char *out_dir; /* --out-dir DIR: reproduce, sweep, report, export */
   const char *svg;     /* noise, curvature, theorem */
+  /* train, curvature: another program's batches (one a step), its initial
+     theta, and the batches it measures the Hessian on */
+  const char *data_file, *init_theta, *diag_file;
   long minibatch, true_batch, samples, bins; /* the noise: noise, reproduce */
   long full, seeds;    /* reproduce, theorem */
   long jobs;           /* reproduce, sweep: processes at once */
@@ -308,16 +312,23 @@ static const cli_flag cli_flags[] = {
     {"resume", CLI_K_STR, CLI_TRAIN,
      CLI_O(train.resume), 0, 0, NULL, "FILE",
      "continue the run saved in FILE (only --steps and outputs may change)"},
-    {"data-file", CLI_K_STR, CLI_TRAIN,
-     CLI_O(train.data_file), 0, 0, NULL, "FILE.npy",
+    {"data-file", CLI_K_STR, CLI_TRAIN | CLI_CURV,
+     CLI_C(data_file), 0, 0, NULL, "FILE.npy",
      "train on another program's prompts, a batch a step: float32 or "
      "float64, shape (T, B, n + 1, d + 1) as paper A's code lays out Z, "
      "each prompt's query row [x_q, y_q] holding its target (the data mode "
-     "becomes given; d, n, the batch and the steps follow the file)"},
-    {"init-theta", CLI_K_STR, CLI_TRAIN,
-     CLI_O(train.init_theta), 0, 0, NULL, "FILE.npy",
+     "becomes given; d, n, the batch and the steps follow the file; "
+     "curvature --at: the file the run trained on)"},
+    {"init-theta", CLI_K_STR, CLI_TRAIN | CLI_CURV,
+     CLI_C(init_theta), 0, 0, NULL, "FILE.npy",
      "start from this theta: linattn's packing (one vector) or paper A's "
      "code's allparam (L, H, 2, d, d), sparse models: B = P, A = Q^T"},
+    {"diag-file", CLI_K_STR, CLI_TRAIN | CLI_CURV,
+     CLI_C(diag_file), 0, 0, NULL, "FILE.npy",
+     "measure the Hessian (R, the spectrum, the smoothness) on another "
+     "program's batches: (K, B, n + 1, d + 1) or one (B, n + 1, d + 1), laid "
+     "out as --data-file; batch k is the measurements' k-th (--diag-batch "
+     "and --diag-batches follow the file)"},
     {"save-theta", CLI_K_STR, CLI_TRAIN,
      CLI_O(train.save_theta), 0, 0, NULL, "FILE.npy",
      "theta along the run, as it goes: a float64 .npy, a row per saved step "
@@ -363,7 +374,7 @@ static const cli_flag cli_flags[] = {
     /* reproduce */
     {"full", CLI_K_BOOL, CLI_REPRO | CLI_THEOREM,
      CLI_C(full), 0, 0, NULL, NULL,
-     "the papers' lengths (paper A: 10,000 steps, 6 seeds, diagnostics "
+     "the papers' lengths (paper A: 10,000 steps, 12 seeds, diagnostics "
      "every 250; paper B's checks: its steps and batches)"},
     {"paper", CLI_K_ENUM, CLI_REPRO,
      CLI_O(repro.paper), 0, 0, cli_paper_names, "P",
@@ -397,7 +408,8 @@ static const cli_flag cli_flags[] = {
      "(default at depths other than 3)"},
     {"seeds", CLI_K_INT, CLI_REPRO | CLI_THEOREM,
      CLI_C(seeds), 1, 512, NULL, "K",
-     "seeds per optimizer (default 4; 6 with --full; the larger model 2); "
+     "seeds per optimizer (default 6, paper A's; 12 with --full; the larger "
+     "model 2, 6 with --full); "
      "paper B's depth and context: seeds averaged (default 1; 5 with --full)"},
     {"jobs", CLI_K_INT, CLI_REPRO | CLI_SWEEP,
      CLI_C(jobs), 1, 1024, NULL, "K",
@@ -1135,7 +1147,10 @@ static void cli_help(FILE *o, unsigned cmd, const char *what) {
     }
     {
       char help[400];
-      la_run_field_help(f, help, sizeof help);
+      if (cmd == CLI_SWEEP && f->kind == LA_FIELD_OPTIMIZER)
+        snprintf(help, sizeof help, "%s (default: %s, each one an axis value)",
+                 f->help, cli_sweep_opts);
+      else la_run_field_help(f, help, sizeof help);
       cli_help_line(o, flag, *arg ? arg : NULL, help);
     }
   }

@@ -2,7 +2,7 @@
 # The two time figures of the linattn command, measured in one run:
 #   1. `linattn reproduce` with no flags (what `make demo` runs), on one core
 #      (taskset -c 0, --jobs 1): target at most 60 s;
-#   2. `linattn reproduce --full` (6 seeds x 2 optimizers x 10,000 steps,
+#   2. `linattn reproduce --full` (12 seeds x 2 optimizers x 10,000 steps,
 #      diagnostics every 250 steps) on every online core: target 5 minutes.
 # usage: bench_reproduce.sh BUILD/linattn OUTDIR
 bin=${1:-build/linattn}

@@ -11,6 +11,7 @@
 #include "../common.h"
 #include "../io/npy.h"
 #include "../study/runs.h"
+#include "train.h"
 
 /* ------------------------------------------------------------ both */
 /* noise's and curvature's outputs, checked before anything is read or
@@ -26,17 +27,25 @@ static int measure_outputs(const cli_config *c) {
 }
 
 /* The run of a measurement (its data, its model) and its theta: initial
-   (from the seed, as train starts) or that of the checkpoint `at`. */
+   (from the seed, as train starts, or --init-theta) or that of the
+   checkpoint `at`; what --data-file, --init-theta and --diag-file give
+   into *g, which the run reads (the caller frees it after the run). */
 static int load_theta(const cli_config *c, const char *at, la_run *r,
-                      la_pool **pool, long *step) {
+                      la_pool **pool, long *step, given_in *g) {
+  cli_config fc = *c; /* with what the given files decide */
   la_run_config rc;
+  la_run_env env;
   ckpt_in in;
   int st;
   memset(r, 0, sizeof *r);
   memset(&rc, 0, sizeof rc);
+  memset(&in, 0, sizeof in);
+  memset(&env, 0, sizeof env);
   *step = 0;
-  if ((st = resolve_run(c, at, &rc, &in)) != 0) {
+  if ((st = given_pre(&fc, g)) != 0 || (st = resolve_run(&fc, at, &rc, &in)) != 0 ||
+      (st = given_post(&fc, &rc, g)) != 0) {
     ckpt_free(&in);
+    given_free(g);
     return st;
   }
   if (in.v1) { /* the model's shape from the file itself */
@@ -55,12 +64,14 @@ static int load_theta(const cli_config *c, const char *at, la_run *r,
     for (k = 0; k < sizeof keys / sizeof keys[0]; ++k)
       (void)la_run_field_set(&rc, la_run_field_find(keys[k]), v[k]);
   }
-  if ((st = run_make(r, &rc, NULL, c->threads, pool)) == 0 && at &&
+  given_env(g, &env);
+  if ((st = run_make(r, &rc, &env, c->threads, pool)) == 0 && at &&
       (st = load_into(r, &in)) != 0) {
     run_free(r, *pool);
     *pool = NULL;
   }
   ckpt_free(&in);
+  if (st) given_free(g);
   if (!st) *step = r->trainer.step;
   return st;
 }
@@ -87,12 +98,139 @@ static int write_samples(const char *path, const double *v, int n) {
 
 /* The gradient-noise histogram at theta: one JSON object (and the raw
    samples to samples_out, unless NULL). */
+/* The reference of paper A's heavy-tail claim: the norm of Gaussian noise
+   with the measured covariance. The covariance of a minibatch gradient
+   is C / B, C that of one prompt's gradient, estimated here from
+   NOISE_REF_PROMPTS further prompts' gradients (fresh, drawn after the
+   samples); the reference norms are ||e||, e ~ N(0, C / B), as
+   sqrt(sum_i lambda_i z_i^2 / B) over C's eigenvalues, NOISE_REF_DRAWS of
+   them, scaled so that their median is the samples' (the shape of the
+   covariance from the prompts, its scale from the samples' bulk). The test: the share of the measured norms above the reference's
+   NOISE_REF_Q quantile against the 1 - NOISE_REF_Q a sample of the
+   reference puts there, its standard error binomial over both counts
+   (the samples' and the draws'). Heavy when the share exceeds 1 -
+   NOISE_REF_Q by more than NOISE_REF_Z standard errors. Not taken for a
+   model of more than NOISE_REF_MAXP parameters (its covariance's size). */
+#define NOISE_REF_PROMPTS 4000
+#define NOISE_REF_DRAWS 20000
+#define NOISE_REF_Q 0.99
+#define NOISE_REF_Z 3.0
+#define NOISE_REF_MAXP 1024
+typedef struct noise_ref {
+  int ok;               /* taken */
+  double q, share, se;  /* the quantile, the measured share above it, its se */
+  double kurtosis;      /* the reference norms' kurtosis */
+  double scale;         /* the samples' median over the unscaled reference's */
+  int heavy;
+} noise_ref;
+
+static double kurtosis_of(const double *v, int n) {
+  double m = 0, m2 = 0, m4 = 0;
+  int i;
+  for (i = 0; i < n; ++i) m += v[i];
+  m /= n;
+  for (i = 0; i < n; ++i) {
+    double u = (v[i] - m) * (v[i] - m);
+    m2 += u;
+    m4 += u * u;
+  }
+  m2 /= n;
+  m4 /= n;
+  return m2 > 0 ? m4 / (m2 * m2) : NAN;
+}
+
+/* The reference and its test for the samples norms[0..ns) of minibatches
+   of `mb` prompts, further prompts drawn from rng; LA status. */
+static int noise_reference(const la_run *r, const la_real *theta, la_rng *rng, int mb,
+                           const double *norms, int ns, noise_ref *out) {
+  const la_model *m = &r->model;
+  int p = m->nparams, i, j, k, st = 0, above = 0;
+  size_t wb = la_model_work_bytes(m), eb = la_sym_eig_work_bytes(p);
+  double *C, *mean, *lam, *ref, loss, pe = 1 - NOISE_REF_Q;
+  la_real *g;
+  void *work;
+  memset(out, 0, sizeof *out);
+  if (p > NOISE_REF_MAXP) return LA_OK;
+  C = (double *)calloc((size_t)p * (size_t)p, sizeof(double));
+  mean = (double *)calloc((size_t)p, sizeof(double));
+  lam = (double *)malloc(sizeof(double) * (size_t)p);
+  ref = (double *)malloc(sizeof(double) * NOISE_REF_DRAWS);
+  g = (la_real *)malloc(sizeof(la_real) * (size_t)p);
+  work = malloc((wb > eb ? wb : eb) + 1);
+  if (!C || !mean || !lam || !ref || !g || !work) st = LA_ENOMEM;
+  /* one prompt's gradient, NOISE_REF_PROMPTS times: the covariance by
+     Welford's update (mean, then the outer products of the deviations) */
+  for (k = 0; k < NOISE_REF_PROMPTS && !st; ++k) {
+    st = la_model_grad_fresh(m, theta, &r->data, rng, 1, &loss, g, work, wb);
+    for (i = 0; i < p && !st; ++i) lam[i] = (double)g[i] - mean[i]; /* before */
+    for (i = 0; i < p && !st; ++i) mean[i] += lam[i] / (k + 1);
+    for (i = 0; i < p && !st; ++i) {
+      double after = (double)g[i] - mean[i];
+      for (j = 0; j < p; ++j) C[(size_t)i * (size_t)p + (size_t)j] += after * lam[j];
+    }
+  }
+  if (!st) {
+    for (i = 0; i < p; ++i) /* symmetric as the update is in exact arithmetic */
+      for (j = 0; j <= i; ++j) {
+        double v = (C[(size_t)i * (size_t)p + (size_t)j] + C[(size_t)j * (size_t)p + (size_t)i]) /
+                   (2.0 * (NOISE_REF_PROMPTS - 1));
+        C[(size_t)i * (size_t)p + (size_t)j] = C[(size_t)j * (size_t)p + (size_t)i] = v;
+      }
+    st = la_sym_eig(p, C, lam, NULL, work, eb);
+  }
+  if (!st) {
+    double med;
+    for (k = 0; k < NOISE_REF_DRAWS; ++k) {
+      double s2 = 0;
+      for (i = 0; i < p; ++i) {
+        double z = la_rng_normal(rng);
+        s2 += (lam[i] > 0 ? lam[i] : 0) * z * z;
+      }
+      ref[k] = sqrt(s2 / mb);
+    }
+    /* the shape C's, the scale the samples' median: an estimate of C from
+       a few thousand prompts is off in scale by a few percent (more where
+       one prompt's gradient has a heavy tail), which alone would move the
+       share above the quantile; the median is not the tail tested */
+    qsort(ref, NOISE_REF_DRAWS, sizeof(double), runs_cmp_double);
+    {
+      double *sorted = (double *)malloc(sizeof(double) * (size_t)ns);
+      if (!sorted) {
+        st = LA_ENOMEM;
+        goto done;
+      }
+      memcpy(sorted, norms, sizeof(double) * (size_t)ns);
+      qsort(sorted, (size_t)ns, sizeof(double), runs_cmp_double);
+      med = sorted[ns / 2];
+      free(sorted);
+    }
+    out->scale = ref[NOISE_REF_DRAWS / 2] > 0 ? med / ref[NOISE_REF_DRAWS / 2] : NAN;
+    for (k = 0; k < NOISE_REF_DRAWS; ++k) ref[k] *= out->scale;
+    out->kurtosis = kurtosis_of(ref, NOISE_REF_DRAWS);
+    out->q = ref[(int)(NOISE_REF_Q * NOISE_REF_DRAWS)];
+    for (k = 0; k < ns; ++k) above += norms[k] > out->q;
+    out->share = (double)above / ns;
+    out->se = sqrt(pe * (1 - pe) * (1.0 / ns + 1.0 / NOISE_REF_DRAWS));
+    out->heavy = out->share > pe + NOISE_REF_Z * out->se;
+    out->ok = 1;
+  }
+done:
+  free(C);
+  free(mean);
+  free(lam);
+  free(ref);
+  free(g);
+  free(work);
+  return st;
+}
+
 static int measure_noise(const cli_config *c, const char *samples_out,
                          const la_run *r, const la_real *theta, long step,
                          FILE *f, la_noise_stats *st_out, u_progress *p) {
   la_grad_noise_config g;
   la_noise_config nc;
   la_noise_stats st;
+  noise_ref ref;
   la_rng rng;
   double *norms, *hist, *edges, tg;
   int s, bins = c->bins > 0 ? (int)c->bins : 100;
@@ -117,6 +255,7 @@ static int measure_noise(const cli_config *c, const char *samples_out,
   nc.bins = bins;
   if (!s) s = la_noise_summary(g.samples, norms, &nc, &st, hist, edges, NULL,
                                NULL, NULL, 0);
+  if (!s) s = noise_reference(r, theta, &rng, g.minibatch, norms, g.samples, &ref);
   if (s) {
     free(norms);
     free(hist);
@@ -146,6 +285,14 @@ static int measure_noise(const cli_config *c, const char *samples_out,
   jw_num(&w, "max", st.max);
   jw_arr(&w, "hist", hist, bins);
   jw_arr(&w, "edges", edges, bins + 1);
+  if (ref.ok) { /* the Gaussian reference and the tail test against it */
+    jw_num(&w, "gauss_ref_q99", ref.q);
+    jw_num(&w, "gauss_ref_kurtosis", ref.kurtosis);
+    jw_num(&w, "gauss_ref_scale", ref.scale);
+    jw_num(&w, "tail_share", ref.share);
+    jw_num(&w, "tail_share_se", ref.se);
+    jw_int(&w, "tail_heavy", ref.heavy);
+  }
   jw_end(&w);
   if (st_out) *st_out = st;
   if (p) u_progress_step(p, p->total);
@@ -324,8 +471,9 @@ static int cmd_noise(const cli_config *c) {
   size_t len = 0;
   u_progress p;
   la_pool *pool = NULL;
+  given_in g;
   int st = measure_outputs(c);
-  if (st || (st = load_theta(c, c->opts.measure.at, &r, &pool, &step)) != 0) return st;
+  if (st || (st = load_theta(c, c->opts.measure.at, &r, &pool, &step, &g)) != 0) return st;
   u_progress_init(&p, "noise", 1);
   if (!(m = open_memstream(&text, &len))) {
     st = u_oom();
@@ -341,6 +489,7 @@ static int cmd_noise(const cli_config *c) {
   if (!st) st = finish_measurement(c, text, draw_noise, csv_noise, title);
   free(text);
   run_free(&r, pool);
+  given_free(&g);
   return st;
 }
 
@@ -566,10 +715,11 @@ static int cmd_curvature(const cli_config *c) {
   char *text = NULL, title[160], lab[96];
   size_t len = 0;
   la_pool *pool = NULL;
+  given_in g;
   int st = measure_outputs(c);
   memset(&b, 0, sizeof b);
   memset(&q, 0, sizeof q);
-  if (st || (st = load_theta(c, c->opts.measure.at, &r, &pool, &step)) != 0) return st;
+  if (st || (st = load_theta(c, c->opts.measure.at, &r, &pool, &step, &g)) != 0) return st;
   if ((st = curv_dense_fits(&c->opts.measure, r.model.nparams)) != 0) goto out;
   if ((st = diag_batch(&r, r.cfg.measure.diag_batch, &b)) != 0) {
     st = u_fail(exit_of_status(st), "the batch of the Hessian: %s", la_status_str(st));
@@ -618,6 +768,7 @@ out:
   curv_free(&q);
   free(text);
   run_free(&r, pool);
+  given_free(&g);
   return st;
 }
 

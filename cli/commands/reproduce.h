@@ -61,9 +61,9 @@ static const repro_form repro_forms[] = {
    nonlinear model's Hessian diagonal (about 550 parameters) on its 2000
    prompts stops at 1250 (the table's last iteration); the larger model's
    6,400 parameters make its robust condition number cost minutes, so it is
-   not measured there, and its quick form is short. The full form's 12
-   seeds can decide a sign test at 5% (4 never can); paper A's table is 6 of
-   them. R is measured on hb Hessian batches (the median over them, and their
+   not measured there, and its quick form is short. The quick forms run
+   paper A's 6 seeds, which decide a sign test at 5% when all agree (4
+   never can); the full form's 12 decide at 10 of 12. R is measured on hb Hessian batches (the median over them, and their
    range: how much one batch decides), shared by every run of the study or
    (per_seed, paper A's nonlinear code) drawn for each seed. */
 typedef struct repro_len {
@@ -75,8 +75,8 @@ typedef struct repro_len {
 static const repro_len repro_lens[] = {
     /* preset       steps quick/full  seeds  diag  smooth   noise samples
                                                     Hessian batch, count */
-    {NULL, {2000, 10000}, {4, 12}, 250, {5, 10}, {4000, 10000}, 1000, {3, 5}, 0},
-    {"nonlinear", {1250, 10000}, {4, 12}, 250, {5, 10}, {4000, 10000}, 2000, {3, 5}, 1},
+    {NULL, {2000, 10000}, {6, 12}, 250, {5, 10}, {4000, 10000}, 1000, {3, 5}, 0},
+    {"nonlinear", {1250, 10000}, {6, 12}, 250, {5, 10}, {4000, 10000}, 2000, {3, 5}, 1},
     {"large", {600, 10000}, {2, 6}, 0, {20, 50}, {1000, 10000}, 1000, {1, 1}, 0}};
 
 /* Every run of a study measures on the same Hessian batches (paper A's code
@@ -96,16 +96,32 @@ static const char repro_noise_file[] = "noise.json";
 enum { LR_PAPER, LR_GIVEN, LR_TUNED };
 enum { J_TUNE, J_RUN, J_NOISE };
 
-/* The numbers of each seed behind the tables (NaN: not measured). */
-enum {
-  SV_FIN_SGD, SV_FIN_ADAM, SV_LOSS_RATIO,   /* final eval loss, SGD / Adam */
-  SV_R_SGD, SV_R_ADAM = SV_R_SGD + 2, SV_R_RATIO = SV_R_ADAM + 2, /* [750, 1250] */
-  SV_L_SGD = SV_R_RATIO + 2, SV_L_ADAM = SV_L_SGD + 2, /* lambda_max/median */
-  SV_L_RATIO = SV_L_ADAM + 2, SV_CORR = SV_L_RATIO + 2,
-  SV_SPREAD_SGD, SV_SPREAD_ADAM = SV_SPREAD_SGD + 2, /* R's max / min over batches */
-  SV_R0 = SV_SPREAD_ADAM + 2, /* R at initialization (SGD's run) */
-  SV_N
-};
+/* The numbers of each seed behind the tables (NaN: not measured), each with
+   its column of seeds.csv. Pairs are [750, 1250] (R, lambda_max/median, the
+   spread of R over Hessian batches: its max / min). */
+#define SV_COLUMNS(X)                                                         \
+  X(SV_FIN_SGD, "final_eval_sgd")                                             \
+  X(SV_FIN_ADAM, "final_eval_adam")                                           \
+  X(SV_LOSS_RATIO, "final_eval_sgd_over_adam")                                \
+  X(SV_R_SGD, "R_sgd_750") X(SV_R_SGD_1250, "R_sgd_1250")                     \
+  X(SV_R_ADAM, "R_adam_750") X(SV_R_ADAM_1250, "R_adam_1250")                 \
+  X(SV_R_RATIO, "R_sgd_over_adam_750")                                        \
+  X(SV_R_RATIO_1250, "R_sgd_over_adam_1250")                                  \
+  X(SV_L_SGD, "lmax_over_lmed_sgd_750")                                       \
+  X(SV_L_SGD_1250, "lmax_over_lmed_sgd_1250")                                 \
+  X(SV_L_ADAM, "lmax_over_lmed_adam_750")                                     \
+  X(SV_L_ADAM_1250, "lmax_over_lmed_adam_1250")                               \
+  X(SV_L_RATIO, "lratio_sgd_over_adam_750")                                   \
+  X(SV_L_RATIO_1250, "lratio_sgd_over_adam_1250")                             \
+  X(SV_CORR, "loglog_corr_smoothness_gradnorm_adam")                          \
+  X(SV_SPREAD_SGD, "R_spread_sgd_750")                                        \
+  X(SV_SPREAD_SGD_1250, "R_spread_sgd_1250")                                  \
+  X(SV_SPREAD_ADAM, "R_spread_adam_750")                                      \
+  X(SV_SPREAD_ADAM_1250, "R_spread_adam_1250")                                \
+  X(SV_R0, "R_init_sgd")
+#define SV_ENUM(e, name) e,
+enum { SV_COLUMNS(SV_ENUM) SV_N };
+#undef SV_ENUM
 
 typedef struct study {
   char key[32], title[160], dir[4096];
@@ -126,8 +142,9 @@ typedef struct study {
   int has_noise;
   double *v[SV_N]; /* per seed */
   verdict loss, r[2], corr;
-  int heavy;            /* noise kurtosis above the Gaussian band */
-  double kurt_limit;
+  int heavy;            /* the noise's tail heavier than its Gaussian reference */
+  int tail_tested;      /* by the reference's tail (noise.json's tail_share) */
+  double kurt_limit;    /* a Gaussian sample's kurtosis, 3 + 3 sqrt(24 / N) */
   la_lsmooth_fit fit;   /* Adam's pooled pairs */
   double env_l0, env_l1; /* (L0, L1) bounding each bin's ENV_Q quantile */
   double env_under;      /* the share of the pairs on or under that line */
@@ -389,13 +406,15 @@ static int repro_job(void *ctx, int i, u_progress *p) {
     la_pool *pool = NULL;
     long step;
     u_out out;
-    if ((st = load_theta(&c, NULL, &r, &pool, &step)) != 0) goto done;
+    given_in g;
+    if ((st = load_theta(&c, NULL, &r, &pool, &step, &g)) != 0) goto done;
     if ((st = u_open(&out, c.out)) == 0) {
       st = measure_noise(&c, NULL, &r, r.trainer.theta, 0, out.f, NULL, p);
       if (st) u_abort(&out);
       else st = u_commit(&out);
     }
     run_free(&r, pool);
+    given_free(&g);
   }
 done:
   free(scratch);
@@ -891,7 +910,9 @@ static int study_load(study *S) {
   if (S->has_noise) { /* the sample kurtosis of a Gaussian: sd sqrt(24/N) */
     double N = jv_num(&S->noise, "samples");
     S->kurt_limit = 3 + 3 * sqrt(24 / N);
-    S->heavy = jv_num(&S->noise, "kurtosis") > S->kurt_limit;
+    S->tail_tested = jv_get(&S->noise, "tail_share") != NULL;
+    S->heavy = S->tail_tested ? jv_num(&S->noise, "tail_heavy") > 0
+                              : jv_num(&S->noise, "kurtosis") > S->kurt_limit;
   }
   memset(&S->fit, 0, sizeof S->fit);
   if (pairs_of(S, 0, &P) == 0) {
@@ -1148,7 +1169,10 @@ static const char *const rule_text =
     "would agree that often with a chance of 5% or less (5 of 5, 6 of 6 or "
     "7, 7 of 8, 9 of 10 or 11, 10 of 12), *does not hold* when as many "
     "disagree, and is *undecided* otherwise: four seeds never decide (a "
-    "chance of 1/16), which is why the full form runs 12. A seed without the "
+    "chance of 1/16), which is why the quick forms run paper A's 6 (all 6 "
+    "must agree) and the full form 12; an undecided claim says which way "
+    "its seeds lean and how many agreeing seeds would decide it. A seed "
+    "without the "
     "number (a run that failed, both runs diverged, a diagnostic not "
     "measured there) counts for neither side. A "
     "run that diverged counts as the higher loss (its final loss is written "
@@ -1156,12 +1180,80 @@ static const char *const rule_text =
     "runs diverged). Medians and quartiles "
     "interpolate between the seeds' values geometrically when both are "
     "positive (the figures' axes are logarithmic). The noise's tail is one measurement (seed 1's "
-    "initialization): heavy when its kurtosis exceeds a Gaussian's 3 by "
-    "more than three standard errors of a Gaussian sample's kurtosis, "
-    "3 sqrt(24/N). lambda_max / lambda_median is given only where the "
+    "initialization) against its reference, the norm of Gaussian noise "
+    "with the measured covariance: C / B, C the covariance of one prompt's "
+    "gradient estimated from 4000 further prompts, its norms drawn 20,000 "
+    "times and scaled to the samples' median (the scale of a few thousand "
+    "prompts' C is off by a few percent, which alone would move the tail). "
+    "Heavy when the share of the samples above the reference's 99th "
+    "percentile exceeds the 1% a reference sample puts there by more than "
+    "three standard errors (binomial, over the samples and the draws). The "
+    "norm of Gaussian noise is not itself Gaussian (along one dominant "
+    "direction half-normal, kurtosis 3.87), so the kurtosis is read beside "
+    "the reference's. A model of more than 1024 parameters (its covariance "
+    "too large) is judged by the kurtosis against a Gaussian sample's 3 + "
+    "3 sqrt(24/N) instead, said where it is. "
+    "lambda_max / lambda_median is given only where the "
     "median eigenvalue stands above the Hessian's rounding (|lambda_median| "
     "> n_params u max|lambda|, u the unit roundoff of the build's reals); "
     "elsewhere it is *not resolved*.\n\n";
+
+/* Each run that diverged: where and why, read at its last finite theta on
+   the batch that failed (train's diverge_cause). */
+static void report_diverged(FILE *f, const study *S) {
+  static const struct {
+    const char *key, *text;
+  } causes[] = {
+      {"train_prompt", "prompts of the step's batch: their predictions overflow, or "
+                       "one's error is over half the loss"},
+      {"eval_prompt", "prompts of the evaluation batch: their predictions overflow, "
+                      "or one's error is over half the loss"},
+      {"theta", "most prompts overflow: theta left the range (the optimizer's steps)"},
+      {"gradient", "every prediction finite, the gradient not"},
+      {"update", "the optimizer's update not finite"},
+      {"unknown", "not read (the batch cannot be had)"}};
+  int i, o, any = 0;
+  char a[32], b[32];
+  for (i = 0; i < S->seeds; ++i)
+    for (o = 0; o < 2; ++o) {
+      const runlog *l = &S->logs[2 * i + o];
+      const char *why = l->cause;
+      size_t k;
+      if (S->ok[2 * i + o] != 0 || !l->has_summary) continue;
+      for (k = 0; k < sizeof causes / sizeof causes[0]; ++k)
+        if (!strcmp(l->cause, causes[k].key)) why = causes[k].text;
+      if (!any++)
+        fprintf(f, "\nThe runs that diverged, each read at its last finite theta on "
+                   "the batch that failed:\n\n| seed | optimizer | step | cause | "
+                   "prompts at fault | their largest norm, the batch's median |\n"
+                   "|---|---|---|---|---|---|\n");
+      fprintf(f, "| %d | %s | %ld | %s | %d of %d | %s, %s |\n", i + 1, o ? "Adam" : "SGD",
+              l->diverged_step, *why ? why : "not said", l->bad_prompts, l->batch,
+              fmt_num(a, sizeof a, l->prompt_norm, 3), fmt_num(b, sizeof b, l->norm_median, 3));
+    }
+  if (any) fputc('\n', f);
+}
+
+/* The noise's tail as a report says it: the share above the Gaussian
+   reference's 99th percentile, or (not tested that way) the kurtosis
+   against a Gaussian sample's. */
+static const char *fmt_tail(char *buf, size_t cap, const study *S) {
+  const jv *n = &S->noise;
+  char a[32], b[32], c[32], d[32];
+  if (S->tail_tested)
+    snprintf(buf, cap, "%s%% above the Gaussian reference's 99th percentile "
+             "(1%% expected, se %s%%); kurtosis %s, the reference's %s",
+             fmt_num(a, sizeof a, 100 * jv_num(n, "tail_share"), 3),
+             fmt_num(b, sizeof b, 100 * jv_num(n, "tail_share_se"), 2),
+             fmt_num(c, sizeof c, jv_num(n, "kurtosis"), 3),
+             fmt_num(d, sizeof d, jv_num(n, "gauss_ref_kurtosis"), 3));
+  else
+    snprintf(buf, cap, "kurtosis %s against a Gaussian sample's limit %s "
+             "(no covariance reference: too many parameters)",
+             fmt_num(a, sizeof a, jv_num(n, "kurtosis"), 3),
+             fmt_num(b, sizeof b, S->kurt_limit, 3));
+  return buf;
+}
 
 /* "5 of 6 seeds" (and how many had no number: not measured, or both runs
    diverged). */
@@ -1195,14 +1287,9 @@ static void fmt_incomplete(char *buf, size_t cap, const study *S) {
 /* The per-seed numbers behind the tables. */
 static void csv_seeds(FILE *f, void *ctx) {
   const study *S = (const study *)ctx;
-  static const char *const cols[SV_N] = {
-      "final_eval_sgd", "final_eval_adam", "final_eval_sgd_over_adam",
-      "R_sgd_750", "R_sgd_1250", "R_adam_750", "R_adam_1250",
-      "R_sgd_over_adam_750", "R_sgd_over_adam_1250",
-      "lmax_over_lmed_sgd_750", "lmax_over_lmed_sgd_1250",
-      "lmax_over_lmed_adam_750", "lmax_over_lmed_adam_1250",
-      "lratio_sgd_over_adam_750", "lratio_sgd_over_adam_1250",
-      "loglog_corr_smoothness_gradnorm_adam"};
+#define SV_NAME(e, name) name,
+  static const char *const cols[SV_N] = {SV_COLUMNS(SV_NAME)};
+#undef SV_NAME
   char a[32];
   int s, k;
   fprintf(f, "seed,status_sgd,status_adam");
@@ -1269,7 +1356,7 @@ static void report_rcond_measure(FILE *f, const study *S) {
 }
 
 static void report_rcond(FILE *f, const study *S) {
-  char a[80], b[80], c[80], d[80], e[80], p[80];
+  char a[80], b[80], c[80], d[80], e[80], p[80], vb[160];
   stats s;
   int t, any = 0;
   fprintf(f,
@@ -1290,7 +1377,7 @@ static void report_rcond(FILE *f, const study *S) {
       snprintf(p, sizeof p, "not given");
     fprintf(f, "| %.0f | %s | %s | %s | **%s** | %s | %s | %s |\n", repro_at[t],
             a, b, c, d, fmt_seeds(e, sizeof e, &S->r[t]),
-            verdict_word(S->r[t].v), p);
+            fmt_verdict(vb, sizeof vb, &S->r[t]), p);
   }
   report_rcond_measure(f, S);
   fprintf(f,
@@ -1344,7 +1431,7 @@ static void report_differences(FILE *f, const study *S) {
 static int study_report(const study *S, const int *has) {
   const la_run_config *r = &S->rc[0];
   char path[4300], a[80], b[80], c[80], d[80], e[32], g[32], h[32], pname[32];
-  char pname2[32];
+  char pname2[32], vb[160], tb[240];
   stats s;
   u_out md;
   int o, st, pass;
@@ -1390,6 +1477,16 @@ static int study_report(const study *S, const int *has) {
                 "run sits at the edge of stability) (`tune.csv`: both).\n\n"
                 "![learning-rate tuning](tune.svg)\n\n",
                 TUNE_GRID, S->tune_steps, TUNE_SEED, TUNE_SEED + TUNE_SEEDS - 1);
+      for (o = 0; o < 2 && has[FIG_TUNE]; ++o) /* a choice at the grid's edge */
+        if (S->tune[o] && S->lr_from[o] == LR_TUNED &&
+            (S->best[o] == 0 || S->best[o] == TUNE_GRID - 1))
+          fprintf(f, "**%s's best accepted rate is the grid's %s value** (%s)%s: the "
+                  "grid does not bracket its best rate, and the rate taken is %s.\n\n",
+                  o ? "Adam" : "SGD", S->best[o] ? "largest" : "smallest",
+                  fmt_num(a, sizeof a, S->grid[o][S->best[o]], 3),
+                  S->best[o] ? "" : ", every larger one rejected or worse",
+                  S->best[o] ? "one step below it"
+                             : "that value itself (there is no step below)");
       report_differences(f, S);
       fputs(rule_text, f);
       fprintf(f, "## Loss\n\n");
@@ -1406,6 +1503,7 @@ static int study_report(const study *S, const int *has) {
         fmt_miqr(b, sizeof b, &s);
         fprintf(f, "| %s | %s | %s | %d |\n", o ? "Adam" : "SGD", a, b, dv);
       }
+      report_diverged(f, S);
       stats_of(S->v[SV_LOSS_RATIO], S->seeds, &s);
       fmt_miqr(a, sizeof a, &s);
       fprintf(f,
@@ -1418,14 +1516,12 @@ static int study_report(const study *S, const int *has) {
         fprintf(f,
                 "![noise](noise.svg)\n\n%d minibatches of %d prompts against "
                 "the gradient of %d prompts (seed 1's initial theta). "
-                "||g_B - g||: mean %s, sd %s, kurtosis %s (a Gaussian has 3; "
-                "heavy above %s), Hill tail index %s \xc2\xb1 %s, largest "
+                "||g_B - g||: mean %s, sd %s; %s; Hill tail index %s \xc2\xb1 %s, largest "
                 "sample %s standard deviations above the mean.\n\n",
                 (int)jv_num(n, "samples"), (int)jv_num(n, "minibatch"),
                 (int)jv_num(n, "true_batch"), fmt_num(a, sizeof a, jv_num(n, "mean"), 4),
                 fmt_num(b, sizeof b, sqrt(jv_num(n, "var")), 4),
-                fmt_num(c, sizeof c, jv_num(n, "kurtosis"), 3),
-                fmt_num(d, sizeof d, S->kurt_limit, 3),
+                fmt_tail(tb, sizeof tb, S),
                 fmt_num(e, sizeof e, jv_num(n, "hill_alpha"), 3),
                 fmt_num(g, sizeof g, jv_num(n, "hill_stderr"), 2),
                 fmt_num(h, sizeof h,
@@ -1476,21 +1572,19 @@ static int study_report(const study *S, const int *has) {
     stats_of(S->v[SV_LOSS_RATIO], S->seeds, &s);
     fprintf(f, "| Adam's final loss below SGD's | %s | SGD / Adam %s | %s |\n",
             fmt_seeds(a, sizeof a, &S->loss), fmt_num(b, sizeof b, s.med, 3),
-            verdict_word(S->loss.v));
+            fmt_verdict(vb, sizeof vb, &S->loss));
     for (o = 0; o < 2 && r->measure.diag_every > 0; ++o)
       fprintf(f, "| R_SGD > R_Adam at %.0f | %s | %s | %s |\n", repro_at[o],
               fmt_seeds(a, sizeof a, &S->r[o]),
-              fmt_num(b, sizeof b, S->r[o].median, 3), verdict_word(S->r[o].v));
+              fmt_num(b, sizeof b, S->r[o].median, 3),
+              fmt_verdict(vb, sizeof vb, &S->r[o]));
     if (S->has_noise)
-      fprintf(f, "| heavy right tail of the noise | one measurement | kurtosis "
-                 "%s (limit %s) | %s |\n",
-              fmt_num(a, sizeof a, jv_num(&S->noise, "kurtosis"), 3),
-              fmt_num(b, sizeof b, S->kurt_limit, 3),
-              S->heavy ? "holds" : "does not hold");
+      fprintf(f, "| heavy right tail of the noise | one measurement | %s | %s |\n",
+              fmt_tail(tb, sizeof tb, S), S->heavy ? "holds" : "does not hold");
     fprintf(f, "| smoothness and gradient norm move together (log-log correlation > 0.5) "
                "| %s | %s | %s |\n",
             fmt_seeds(a, sizeof a, &S->corr), fmt_num(b, sizeof b, S->corr.median, 2),
-            verdict_word(S->corr.v));
+            fmt_verdict(vb, sizeof vb, &S->corr));
     if (!pass)
       fprintf(f,
               "\nRuns: `runs/*.jsonl` (one JSON object per line)%s; noise: "
@@ -1781,7 +1875,7 @@ static int repro_any_double(const repro *R) {
 }
 
 static int repro_summary(repro *R) {
-  char path[4300], a[80], b[80], c[80], d[80], e[80];
+  char path[4300], a[80], b[80], c[80], d[80], e[80], vb[160], tb[240];
   const study *depth[REPRO_NFORMS];
   depth_fig D;
   tails_fig T;
@@ -1863,7 +1957,7 @@ static int repro_summary(repro *R) {
     fprintf(f, "| [%s](%s/report.md) | %d, %d, %d | %s | %s | %s | %s | %s | %s |\n",
             S->title, S->key, S->rc[0].model.layers, S->rc[0].data.d,
             S->rc[0].data.n, lr, runs, a, b, fmt_seeds(e, sizeof e, &S->loss),
-            verdict_word(S->loss.v));
+            fmt_verdict(vb, sizeof vb, &S->loss));
   }
   fprintf(f, "\n## R_SGD / R_Adam (paper A: above 1)\n\n"
              "Robust condition number max|diag H| / median|diag H|, the ratio "
@@ -1888,21 +1982,20 @@ static int repro_summary(repro *R) {
       fmt_miqr(b, sizeof b, &s);
       fprintf(f, "| %s | %.0f | %s | %s | %s | %s | %s |\n", t ? "" : S->title,
               repro_at[t], a, b, fmt_seeds(d, sizeof d, &S->r[t]),
-              verdict_word(S->r[t].v), c);
+              fmt_verdict(vb, sizeof vb, &S->r[t]), c);
     }
   }
   fprintf(f, "\n## Gradient noise (paper A: heavy-tailed, except with spherical covariates)\n\n"
-             "| study | kurtosis | heavy above | Hill tail index | heavy tail |\n"
-             "|---|---|---|---|---|\n");
+             "| study | the tail against the norm of Gaussian noise of the measured "
+             "covariance | Hill tail index | heavy tail |\n"
+             "|---|---|---|---|\n");
   for (i = 0; i < R->ns; ++i) {
     const study *S = &R->s[i];
     if (!S->has_noise) {
-      fprintf(f, "| %s | not measured | | | |\n", S->title);
+      fprintf(f, "| %s | not measured | | |\n", S->title);
       continue;
     }
-    fprintf(f, "| %s | %s | %s | %s | %s |\n", S->title,
-            fmt_num(a, sizeof a, jv_num(&S->noise, "kurtosis"), 3),
-            fmt_num(b, sizeof b, S->kurt_limit, 3),
+    fprintf(f, "| %s | %s | %s | %s |\n", S->title, fmt_tail(tb, sizeof tb, S),
             fmt_num(c, sizeof c, jv_num(&S->noise, "hill_alpha"), 3),
             S->heavy ? "holds" : "does not hold");
   }
@@ -1915,7 +2008,7 @@ static int repro_summary(repro *R) {
     stats_of(S->v[SV_CORR], S->seeds, &s);
     fmt_miqr(a, sizeof a, &s);
     fprintf(f, "| %s | %s | %s | %s |\n", S->title, a, fmt_seeds(b, sizeof b, &S->corr),
-            verdict_word(S->corr.v));
+            fmt_verdict(vb, sizeof vb, &S->corr));
   }
   if (has_depth)
     fprintf(f, "\n## Depth (paper A: the phenomena grow stronger with depth)\n\n"
@@ -2085,6 +2178,10 @@ static int repro_paper_a(const cli_config *c, int mode, const char *dir) {
                                   "(paper A's or tuned): give no --lr-sgd or "
                                   "--lr-adam with it");
   if (c->seeds > 512) return u_fail(EXIT_BAD_INPUT, "--seeds: at most 512");
+  if (cli_given(c, "data") && c->run.data_mode == LA_DATA_GIVEN)
+    return u_fail(EXIT_BAD_INPUT, "--data given: a study draws its own prompts for "
+                                  "every seed; another program's batches train "
+                                  "one run: linattn train --data-file FILE.npy");
   if (o->compare_attention && (o->all || cli_given(c, "attention")))
     return u_fail(EXIT_BAD_INPUT, "--compare-attention runs one study under "
                                   "linear and under softmax attention: give "

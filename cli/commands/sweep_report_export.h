@@ -115,7 +115,7 @@ static int sweep_axis_unique(const axis *a) {
 }
 
 /* The axes: every run field given (a list, or one value), in the table's
-   order; the optimizers default to sgd and adam. */
+   order; the optimizers default to cli_sweep_opts. */
 static int sweep_axes(sweep *S) {
   const cli_config *c = S->c;
   int i, st, n = la_run_field_count();
@@ -127,7 +127,7 @@ static int sweep_axes(sweep *S) {
     char bad[64];
     size_t k;
     const char *list = c->given[i] ? c->list[i]
-                       : f->kind == LA_FIELD_OPTIMIZER ? "sgd,adam" : NULL;
+                       : f->kind == LA_FIELD_OPTIMIZER ? cli_sweep_opts : NULL;
     if (!list) continue;
     a->f = f;
     for (k = 0; f->key[k] && k + 1 < sizeof a->flag; ++k)

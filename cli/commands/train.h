@@ -319,6 +319,119 @@ static int theta_tap_close(train_ctx *x) {
   return code;
 }
 
+/* ---- why a run diverged: read at its last finite theta, on the batch the
+   failing step or evaluation used. A forward pass that is a polynomial of
+   degree 3^L in a prompt overflows on one unusual prompt while the others
+   stay finite; an optimizer's step overflows with every prompt finite. */
+typedef struct diverge_why {
+  const char *cause; /* NULL: the run did not diverge */
+  int prompts;       /* how many of the batch's predictions are not finite */
+  int count;         /* the batch's prompts */
+  double norm;       /* the largest of those prompts' norms ||Z0||_F */
+  double norm_median; /* the batch's median prompt norm */
+  double error;       /* a finite prediction's error that dominates the loss */
+} diverge_why;
+
+/* The batch of step `step` (0-based) of a run whose data are drawn or
+   given, into b (created here); LA status. */
+static int step_batch(const la_run *r, long step, la_batch *b) {
+  const la_trainer *tr = &r->trainer;
+  const la_train_config *c = &tr->cfg;
+  la_rng rng;
+  uint64_t stream;
+  int st;
+  if (c->data_mode == LA_DATA_GIVEN) {
+    if (step >= c->nbatches) return LA_ERANGE;
+    st = la_batch_create(b, c->batches[step].d, c->batches[step].n, c->batches[step].count);
+    if (!st) {
+      memcpy(b->z, c->batches[step].z, la_batch_bytes(b->d, b->n, b->count));
+    }
+    return st;
+  }
+  if (c->data_mode == LA_DATA_FIXED && c->dataset) return LA_EUNSUPPORTED;
+  stream = c->data_mode == LA_DATA_RESAMPLE && c->resample_every > 0
+               ? (uint64_t)(step / c->resample_every)
+               : (uint64_t)step;
+  if ((st = la_batch_create(b, r->cfg.data.d, r->cfg.data.n, c->batch)) != 0) return st;
+  la_rng_seed(&rng, tr->data_seed, stream);
+  return la_data_sample(&r->data, &rng, b);
+}
+
+/* The cause of r's divergence at its last finite theta: "eval_prompt" (the
+   evaluation after the last step overflowed on a few of its prompts, under
+   a tenth, or one prompt's finite error is over half the batch's loss),
+   "train_prompt" (the same on the failing step's batch), "theta" (most predictions overflow: theta itself left the
+   range, the optimizer's earlier steps), "gradient" (every prediction
+   finite, the gradient not), "update" (the optimizer's step not finite),
+   "unknown" (the batch cannot be had). */
+static void diverge_cause(const la_run *r, diverge_why *w) {
+  const la_trainer *tr = &r->trainer;
+  const la_model *m = &r->model;
+  la_batch own, *b = NULL;
+  la_real *pred = NULL, *grad = NULL;
+  double *tok = NULL, *norms = NULL, *y = NULL, loss, big = -1, sum = 0;
+  size_t per;
+  int i, j, top = -1, eval = tr->diverged_step == tr->step;
+  memset(w, 0, sizeof *w);
+  memset(&own, 0, sizeof own);
+  w->norm = w->norm_median = w->error = NAN;
+  w->cause = "unknown";
+  if (eval) b = (la_batch *)&tr->eval;
+  else if (step_batch(r, tr->step, &own) == 0) b = &own;
+  if (!b) goto done;
+  per = (size_t)(b->n + 1) * (size_t)(b->d + 1);
+  pred = (la_real *)malloc(sizeof(la_real) * (size_t)b->count);
+  tok = (double *)malloc(sizeof(double) * per * (size_t)b->count);
+  norms = (double *)calloc((size_t)b->count, sizeof(double));
+  grad = (la_real *)malloc(sizeof(la_real) * ((size_t)m->nparams + 1));
+  y = (double *)malloc(sizeof(double) * (size_t)b->count);
+  if (!pred || !tok || !norms || !grad || !y || la_batch_get_tokens(b, tok, y) != 0) goto done;
+  w->count = b->count;
+  (void)la_model_loss(m, tr->theta, b, &loss, pred, NULL, 0);
+  for (i = 0; i < b->count; ++i) {
+    double s = 0;
+    for (j = 0; j < (int)per; ++j) s += tok[per * (size_t)i + (size_t)j] * tok[per * (size_t)i + (size_t)j];
+    norms[i] = sqrt(s);
+    if (!isfinite((double)pred[i])) {
+      w->prompts++;
+      if (!(w->norm >= norms[i])) w->norm = norms[i];
+    } else { /* the squared errors, each scaled by the largest so far */
+      double e = fabs((double)pred[i] - y[i]);
+      if (e > big) {
+        sum = big > 0 ? sum * (big / e) * (big / e) : 0;
+        big = e;
+        top = i;
+      }
+      if (big > 0) sum += (e / big) * (e / big);
+    }
+  }
+  (void)la_weighted_median(b->count, norms, NULL, &w->norm_median, NULL, 0);
+  /* a few prompts: they overflow; most of them: theta left the range */
+  if (w->prompts && 10 * w->prompts < b->count) w->cause = eval ? "eval_prompt" : "train_prompt";
+  else if (w->prompts) w->cause = "theta";
+  else if (top >= 0 && sum < 2) { /* one prompt's error over half the loss */
+    w->cause = eval ? "eval_prompt" : "train_prompt";
+    w->prompts = 1;
+    w->norm = norms[top];
+    w->error = big;
+  }
+  else if (la_model_grad(m, tr->theta, b, &loss, grad, NULL, 0) != 0 ||
+           !isfinite(loss))
+    w->cause = "gradient";
+  else {
+    w->cause = "update";
+    for (i = 0; i < m->nparams; ++i)
+      if (!isfinite((double)grad[i])) w->cause = "gradient";
+  }
+done:
+  if (own.z) la_batch_destroy(&own);
+  free(pred);
+  free(tok);
+  free(norms);
+  free(grad);
+  free(y);
+}
+
 /* The summary line of a run that ended with st after `target` steps were
    asked for; ckpt: the status of saving its checkpoint (-1: none asked). */
 static void train_summary(FILE *f, la_run *r, int st, long start, long target,
@@ -332,7 +445,19 @@ static void train_summary(FILE *f, la_run *r, int st, long start, long target,
                        : st == 0 && tr->step >= target ? "ok" : "error");
   jw_int(&w, "steps", tr->step);
   jw_int(&w, "diverged_step", tr->diverged_step);
-  if (tr->has_eval && st == 0 && la_trainer_eval(tr, &ev) == 0)
+  if (st == LA_EDIVERGED) {
+    diverge_why why;
+    diverge_cause(r, &why);
+    jw_str(&w, "diverged_cause", why.cause);
+    jw_int(&w, "diverged_prompts", why.prompts);
+    jw_int(&w, "diverged_batch", why.count);
+    if (why.norm == why.norm) jw_num(&w, "diverged_prompt_norm", why.norm);
+    if (why.norm_median == why.norm_median)
+      jw_num(&w, "prompt_norm_median", why.norm_median);
+    if (why.error == why.error) jw_num(&w, "diverged_prompt_error", why.error);
+  }
+  /* an evaluation only where the run evaluates (--eval-every 0: never) */
+  if (tr->has_eval && r->cfg.eval_every > 0 && st == 0 && la_trainer_eval(tr, &ev) == 0)
     jw_num(&w, "final_eval_loss", ev);
   jw_num(&w, "seconds", u_now() - t0);
   jw_num(&w, "steps_per_second", (double)(tr->step - start) / (u_now() - t0));
@@ -367,18 +492,28 @@ static int train_buffers(train_ctx *x, la_run *r) {
    status is the worst of the three (the run's, the checkpoint's, the
    output's). */
 /* ------------------------------------------------------- given inputs */
-/* --data-file and --init-theta: another program's batches (a batch a step)
-   and its initial theta, read before the run is built. */
+/* --data-file, --init-theta and --diag-file: another program's batches (a
+   batch a step), its initial theta and its Hessian batches, read before
+   the run is built. */
 typedef struct given_in {
   la_batch *batches;
   long nbatches;
   la_real *theta0;
+  la_batch *diag;
+  long ndiag;
 } given_in;
 
-static void given_free(given_in *g) {
+static void given_batches_free(la_batch **b, long *n) {
   long t;
-  for (t = 0; t < g->nbatches; ++t) la_batch_destroy(&g->batches[t]);
-  free(g->batches);
+  for (t = 0; t < *n; ++t) la_batch_destroy(&(*b)[t]);
+  free(*b);
+  *b = NULL;
+  *n = 0;
+}
+
+static void given_free(given_in *g) {
+  given_batches_free(&g->batches, &g->nbatches);
+  given_batches_free(&g->diag, &g->ndiag);
   free(g->theta0);
   memset(g, 0, sizeof *g);
 }
@@ -398,81 +533,147 @@ static int given_npy(const char *flag, const char *path, npy_array *a) {
   return 0;
 }
 
-/* Run field key takes the file's value v: given already, it must agree. */
-static int given_field(cli_config *c, const char *key, double v, const char *what) {
+/* Run field key takes the file's value v: given already, it must agree
+   (at most v where `most`). */
+static int given_field(cli_config *c, const char *flag, const char *key, double v,
+                       const char *what, int most) {
   double now;
+  char name[32];
+  size_t k;
+  for (k = 0; key[k] && k + 1 < sizeof name; ++k) name[k] = key[k] == '_' ? '-' : key[k];
+  name[k] = 0;
   if (!cli_given(c, key)) {
     cli_give(c, key, v);
-    return cli_given(c, key) ? 0 : u_fail(EXIT_BAD_INPUT, "--data-file: %s %.0f is "
-                                          "out of range for --%s", what, v, key);
+    return cli_given(c, key) ? 0 : u_fail(EXIT_BAD_INPUT, "%s: %s %.0f is "
+                                          "out of range for --%s", flag, what, v, name);
   }
   (void)la_run_field_get(&c->run, la_run_field_find(key), &now);
-  if (now != v)
-    return u_fail(EXIT_BAD_INPUT, "--%s %g: the data file's %s is %.0f", key, now,
-                  what, v);
+  if (most ? now > v : now != v)
+    return u_fail(EXIT_BAD_INPUT, "--%s %g does not fit %s: its %s is %.0f", name, now,
+                  flag, what, v);
   return 0;
 }
 
-/* The batches of --data-file, and the fields they decide: d, n, the batch,
-   the data mode (given), and the steps (at most the batches). */
-static int given_data(cli_config *c, const char *path, given_in *g) {
+/* A stack of batches (T, B, n + 1, d + 1), or one (B, n + 1, d + 1), in
+   paper A's code's layout with each query row [x_q, y_q] holding its
+   target, into *out (T of them, each of d, n and B prompts). */
+static int given_stack(const char *flag, const char *path, la_batch **out, long *T,
+                       long *B, long *n, long *d) {
   npy_array a;
-  long t, T, B, d, n;
-  double steps;
-  int st;
-  if ((st = given_npy("--data-file", path, &a)) != 0) return st;
+  size_t per, i;
+  long t, nonzero = 0;
+  int st = 0;
+  *out = NULL;
+  *T = 0;
+  if ((st = given_npy(flag, path, &a)) != 0) return st;
   if (a.ndim == 3) { /* one batch */
     memmove(a.shape + 1, a.shape, 3 * sizeof a.shape[0]);
     a.shape[0] = 1;
     a.ndim = 4;
   }
-  T = a.shape[0], B = a.shape[1], n = a.shape[2] - 1, d = a.shape[3] - 1;
-  if (a.ndim != 4 || T < 1 || B < 1 || n < 1 || d < 1) {
+  if (a.ndim != 4 || a.shape[0] < 1 || a.shape[1] < 1 || a.shape[2] < 2 || a.shape[3] < 2) {
     free(a.v);
-    return u_fail(EXIT_BAD_INPUT, "--data-file %s: not a stack of batches (T, B, "
-                  "n + 1, d + 1) with T, B, n, d at least 1", U_Q(path));
+    return u_fail(EXIT_BAD_INPUT, "%s %s: not a stack of batches (T, B, n + 1, d + 1) "
+                  "with T, B, n, d at least 1", flag, U_Q(path));
   }
-  if ((st = given_field(c, "d", (double)d, "covariate dimension")) != 0 ||
-      (st = given_field(c, "n", (double)n, "context length")) != 0 ||
-      (st = given_field(c, "batch", (double)B, "batch")) != 0 ||
-      (st = given_field(c, "data", LA_DATA_GIVEN, "data")) != 0) {
+  *B = a.shape[1], *n = a.shape[2] - 1, *d = a.shape[3] - 1;
+  per = (size_t)(*n + 1) * (size_t)(*d + 1);
+  /* a file of the prompts as paper A's code returns them (the query's
+     label zeroed) would train on zero targets */
+  for (i = 0; i < (size_t)a.shape[0] * (size_t)*B; ++i) nonzero += a.v[per * (i + 1) - 1] != 0;
+  if (!nonzero) {
     free(a.v);
-    return st;
+    return u_fail(EXIT_BAD_INPUT, "%s %s: every prompt's query row [x_q, y_q] holds "
+                  "y_q = 0; the file should hold each prompt's target there (paper "
+                  "A's code zeroes it in the Z it returns: write Z with its query "
+                  "label set to y, the target it returns beside Z)", flag, U_Q(path));
   }
-  (void)la_run_field_get(&c->run, la_run_field_find("steps"), &steps);
-  if (!cli_given(c, "steps")) cli_give(c, "steps", (double)T);
-  else if (steps > (double)T) {
-    free(a.v);
-    return u_fail(EXIT_BAD_INPUT, "--steps %.0f: the data file holds %ld batches",
-                  steps, T);
-  }
-  g->batches = (la_batch *)calloc((size_t)T, sizeof(la_batch));
-  if (!g->batches) {
+  if (!(*out = (la_batch *)calloc((size_t)a.shape[0], sizeof(la_batch)))) {
     free(a.v);
     return u_oom();
   }
-  for (t = 0; t < T && !st; ++t) {
-    size_t per = (size_t)B * (size_t)(n + 1) * (size_t)(d + 1), i;
-    double *y = (double *)malloc(sizeof(double) * (size_t)B), *tok = a.v + per * (size_t)t;
-    if (!y || la_batch_create(&g->batches[t], (int)d, (int)n, (int)B) != 0) {
+  for (t = 0; t < a.shape[0] && !st; ++t) {
+    double *y = (double *)malloc(sizeof(double) * (size_t)*B), *tok = a.v + per * (size_t)*B * (size_t)t;
+    if (!y || la_batch_create(&(*out)[t], (int)*d, (int)*n, (int)*B) != 0) {
       free(y);
       st = u_oom();
       break;
     }
-    g->nbatches = t + 1;
+    *T = t + 1;
     /* the query's row holds its target: moved to y, its slot emptied */
-    for (i = 0; i < (size_t)B; ++i) {
-      double *q = tok + (size_t)(i + 1) * (size_t)(n + 1) * (size_t)(d + 1) - 1;
+    for (i = 0; i < (size_t)*B; ++i) {
+      double *q = tok + (i + 1) * per - 1;
       y[i] = *q;
       *q = 0;
     }
-    if (la_batch_put_tokens(&g->batches[t], tok, y) != 0)
-      st = u_fail(EXIT_BAD_INPUT, "--data-file %s: batch %ld holds a value beyond "
-                  "the build's reals", U_Q(path), t);
+    if (la_batch_put_tokens(&(*out)[t], tok, y) != 0)
+      st = u_fail(EXIT_BAD_INPUT, "%s %s: batch %ld holds a value beyond "
+                  "the build's reals", flag, U_Q(path), t);
     free(y);
   }
   free(a.v);
+  if (st) given_batches_free(out, T);
   return st;
+}
+
+/* The batches of --data-file, and the fields they decide: d, n, the batch,
+   the data mode (given), and the steps (at most the batches). */
+static int given_data(cli_config *c, const char *path, given_in *g) {
+  long T, B, d, n;
+  int st;
+  if ((st = given_stack("--data-file", path, &g->batches, &T, &B, &n, &d)) != 0) return st;
+  g->nbatches = T;
+  if ((st = given_field(c, "--data-file", "d", (double)d, "covariate dimension", 0)) != 0 ||
+      (st = given_field(c, "--data-file", "n", (double)n, "context length", 0)) != 0 ||
+      (st = given_field(c, "--data-file", "batch", (double)B, "batch", 0)) != 0 ||
+      (st = given_field(c, "--data-file", "data", LA_DATA_GIVEN, "data", 0)) != 0 ||
+      (st = given_field(c, "--data-file", "steps", (double)T, "count of batches", 1)) != 0)
+    return st;
+  return 0;
+}
+
+/* The batches of --diag-file, and the fields they decide: the Hessian
+   batch's prompts, and how many batches R is measured on (at most the
+   file's). */
+static int given_diag(cli_config *c, const char *path, given_in *g) {
+  long K, B, d, n;
+  int st;
+  if ((st = given_stack("--diag-file", path, &g->diag, &K, &B, &n, &d)) != 0) return st;
+  g->ndiag = K;
+  if ((st = given_field(c, "--diag-file", "diag_batch", (double)B, "batch's prompts", 0)) != 0 ||
+      (st = given_field(c, "--diag-file", "diag_batches", (double)K, "count of batches", 1)) != 0)
+    return st;
+  return 0;
+}
+
+/* Every given input of a command (c's flags) read: the batches and the
+   Hessian batches into *fc's fields before the run resolves (given_pre),
+   then theta against the resolved run rc (given_post). */
+static int given_pre(cli_config *fc, given_in *g) {
+  int st;
+  memset(g, 0, sizeof *g);
+  if (fc->data_file && (st = given_data(fc, fc->data_file, g)) != 0) return st;
+  if (fc->diag_file && (st = given_diag(fc, fc->diag_file, g)) != 0) return st;
+  return 0;
+}
+
+static int given_theta(const char *path, const la_run_config *rc, given_in *g);
+static int given_post(const cli_config *c, const la_run_config *rc, given_in *g) {
+  if (g->ndiag && (g->diag[0].d != rc->data.d || g->diag[0].n != rc->data.n))
+    return u_fail(EXIT_BAD_INPUT, "--diag-file %s: prompts of d = %d, n = %d; the "
+                  "run's are d = %d, n = %d", U_Q(c->diag_file), g->diag[0].d,
+                  g->diag[0].n, rc->data.d, rc->data.n);
+  if (c->init_theta) return given_theta(c->init_theta, rc, g);
+  return 0;
+}
+
+/* The run's environment: what was given. */
+static void given_env(const given_in *g, la_run_env *env) {
+  env->batches = g->batches;
+  env->nbatches = g->nbatches;
+  env->theta0 = g->theta0;
+  env->diag = g->diag;
+  env->ndiag = g->ndiag;
 }
 
 /* --init-theta for the resolved run rc: linattn's packing, or paper A's
@@ -544,10 +745,10 @@ static int train_one(const cli_config *c, u_progress *p) {
   memset(&rc, 0, sizeof rc);
   memset(&gv, 0, sizeof gv);
   memset(&in, 0, sizeof in);
-  if (o->data_file && (code = given_data(&fc, o->data_file, &gv)) != 0) goto done;
+  if ((code = given_pre(&fc, &gv)) != 0) goto done;
   c = &fc;
   if ((code = resolve_run(c, o->resume, &rc, &in)) != 0) goto done;
-  if (o->init_theta && (code = given_theta(o->init_theta, &rc, &gv)) != 0) goto done;
+  if ((code = given_post(c, &rc, &gv)) != 0) goto done;
   x.c = c;
   x.run = &r;
   x.prog = p;
@@ -558,9 +759,7 @@ static int train_one(const cli_config *c, u_progress *p) {
   memset(&env, 0, sizeof env);
   env.callback = o->save_theta ? theta_cb : train_cb;
   env.user = &x;
-  env.batches = gv.batches;
-  env.nbatches = gv.nbatches;
-  env.theta0 = gv.theta0;
+  given_env(&gv, &env);
   if ((code = run_make(&r, &rc, &env, c->threads, &pool)) != 0) goto done;
   if (o->heatmap && !heatmap_fits(&r.model.cfg)) {
     code = u_fail(EXIT_BAD_INPUT, "%s", heatmap_fits_msg);
@@ -593,7 +792,7 @@ static int train_one(const cli_config *c, u_progress *p) {
     jw_begin(&w, out.f);
     jw_str(&w, "type", "step");
     jw_int(&w, "step", 0);
-    if (r.trainer.has_eval && la_trainer_eval(&r.trainer, &ev) == 0)
+    if (r.trainer.has_eval && rc.eval_every > 0 && la_trainer_eval(&r.trainer, &ev) == 0)
       jw_num(&w, "eval_loss", ev);
     if (x.diag_every > 0) write_measured(&x, &w, 0, r.trainer.theta, NULL);
     jw_end(&w);

@@ -59,6 +59,11 @@ typedef struct runlog {
   double final_eval, steps_per_second, seconds;
   double best_eval, last_rcond; /* from its curves: NaN when they are empty */
   long steps;
+  /* a diverged run: where and why (train.h's diverge_cause) */
+  long diverged_step;
+  char cause[16];
+  int bad_prompts, batch;
+  double prompt_norm, norm_median;
   series f[NFIELDS];
 } runlog;
 
@@ -189,6 +194,7 @@ static int runs_line(runs_file *s, jv *v, long lineno) {
     if (st) return st;
     memset(&s->cur, 0, sizeof s->cur);
     s->cur.final_eval = s->cur.steps_per_second = s->cur.seconds = NAN;
+    s->cur.prompt_norm = s->cur.norm_median = NAN;
     s->cur.steps = -1;
     s->cur.config = *v;
     memset(v, 0, sizeof *v);
@@ -222,6 +228,13 @@ static int runs_line(runs_file *s, jv *v, long lineno) {
     s->cur.steps_per_second = jv_num(v, "steps_per_second");
     s->cur.seconds = jv_num(v, "seconds");
     s->cur.steps = runs_long(v, "steps");
+    s->cur.diverged_step = runs_long(v, "diverged_step");
+    st = jv_str(v, "diverged_cause");
+    snprintf(s->cur.cause, sizeof s->cur.cause, "%s", st ? st : "");
+    s->cur.bad_prompts = (int)runs_long(v, "diverged_prompts");
+    s->cur.batch = (int)runs_long(v, "diverged_batch");
+    s->cur.prompt_norm = jv_num(v, "diverged_prompt_norm");
+    s->cur.norm_median = jv_num(v, "prompt_norm_median");
   }
   return runs_emit(s);
 }
@@ -587,7 +600,8 @@ static void fmt_miqr(char *buf, size_t cap, const stats *s) {
    seeds that have a value. It holds when seeing at least `yes` of the m
    seeds above the threshold would have a chance of at most VERDICT_LEVEL
    were each seed a fair coin; it does not hold when the same is true of
-   `no`; it is undecided otherwise (four seeds never decide: 1/16 > 5%). A
+   `no`; it is undecided otherwise (four seeds never decide: 1/16 > 5%; six
+   decide when all agree: 1/64). A
    seed without a value (NaN: not measured, or both runs diverged) counts
    as neither. */
 #define VERDICT_LEVEL 0.05
@@ -633,6 +647,39 @@ static void verdict_of(const double *v, int k, double threshold, verdict *out) {
 static const char *verdict_word(int v) {
   return v == V_HOLDS ? "holds" : v == V_FAILS ? "does not hold"
          : v == V_UNDECIDED ? "undecided" : "not measured";
+}
+
+/* The fewest of m seeds on one side that decide (m + 1: none can). */
+static int verdict_need(int m) {
+  int k = 0;
+  while (k <= m && sign_tail(k, m) > VERDICT_LEVEL) ++k;
+  return k;
+}
+
+/* The fewest further seeds, all on the side of `a` of m, that would decide
+   it (a sign test at VERDICT_LEVEL over a + e of m + e). */
+static int verdict_more(int a, int m) {
+  int e = 0;
+  while (sign_tail(a + e, m + e) > VERDICT_LEVEL) ++e;
+  return e;
+}
+
+/* The verdict as a report says it: an undecided one with the side its
+   seeds lean to, how many of them would decide it and how many further
+   seeds agreeing would, e.g. "undecided, leans to holds: 6 of 6 would
+   decide, or 3 more seeds agreeing"; "undecided, no lean". */
+static const char *fmt_verdict(char *buf, size_t cap, const verdict *v) {
+  int m = v->yes + v->no, a = v->yes > v->no ? v->yes : v->no, need;
+  const char *side = v->yes > v->no ? "holds" : "does not hold";
+  if (v->v != V_UNDECIDED) snprintf(buf, cap, "%s", verdict_word(v->v));
+  else if (v->yes == v->no) snprintf(buf, cap, "undecided, no lean");
+  else if ((need = verdict_need(m)) <= m)
+    snprintf(buf, cap, "undecided, leans to %s: %d of %d would decide, or %d "
+             "more seeds agreeing", side, need, m, verdict_more(a, m));
+  else
+    snprintf(buf, cap, "undecided, leans to %s: %d seeds never decide, %d more "
+             "agreeing would", side, m, verdict_more(a, m));
+  return buf;
 }
 
 /* ------------------------------------------------------------ bands */

@@ -119,7 +119,7 @@ def _real_structs(c_real):
         _fields_ = [("callback", train_callback), ("user", c_void_p),
                     ("kernels", c_void_p), ("parallel", c_void_p),
                     ("batches", POINTER(Batch)), ("nbatches", c_long),
-                    ("theta0", PR)]
+                    ("theta0", PR), ("diag", POINTER(Batch)), ("ndiag", c_long)]
 
     return Batch, TrainRecord, EigOut, RunEnv, train_callback, matvec
 

@@ -75,43 +75,87 @@ def _destroy(lib, run, pool):
         lib.la_pool_destroy(pool)
 
 
-class _Given:
-    """Another program's batches (step t's batch, as data "given") and
-    initial theta, held for the run's life (la_run_env points at them)."""
+def _from_allparam(theta0, cfg):
+    """Paper A's code's allparam (L, H, 2, d, d) of a sparse model as
+    linattn's packing, as `linattn train --init-theta` reads it: B = P, A =
+    Q^T (that code scores z_tok^T Q z_key, linattn z_key^T A z_tok); None
+    for any other shape."""
+    L, H, d = cfg["depth"], max(cfg["heads"], 1), cfg["d"]
+    if theta0.shape != (L, H, 2, d, d) or cfg["param"] != "sparse" or cfg["qk_rank"] or \
+            cfg["front"]:
+        return None
+    m = theta0.copy()
+    m[:, :, 1] = np.swapaxes(m[:, :, 1], 2, 3)
+    return m.reshape(-1)
 
-    def __init__(self, lib, batches, theta0):
-        self.lib, self.batches, self.theta0 = lib, None, None
-        self.any = batches is not None or theta0 is not None
+
+class _Given:
+    """Another program's batches (step t's batch, as data "given"), initial
+    theta and Hessian batches (the measurements' k-th batch), held for the
+    run's life (la_run_env points at them)."""
+
+    def __init__(self, lib, batches, theta0, hessian_batches=None):
+        self.lib, self.batches, self.theta0, self.diag = lib, None, None, None
+        self.any = batches is not None or theta0 is not None or hessian_batches is not None
         if batches is not None:
-            bs = list(batches)
-            if not bs or not all(isinstance(b, Batch) and b._lib is lib for b in bs):
-                raise ValueError("batches: a non-empty sequence of %s Batch objects "
-                                 "(Batch.from_tokens reads paper A's code's layout)"
-                                 % lib.precision)
-            shapes = {(b.d, b.n, b.count) for b in bs}
-            if len(shapes) != 1:
-                raise ValueError("batches: every batch of one d, n and count, not %s"
-                                 % sorted(shapes))
-            self.batches = bs
-            self.array = (lib.Batch * len(bs))(*[b._b for b in bs])
+            self.batches, self.array = self._stack(batches, "batches")
+            if not any(np.any(b.y != 0) for b in self.batches):
+                raise ValueError("batches: every target y_q is 0; each Batch should "
+                                 "hold its prompts' targets (paper A's code returns Z "
+                                 "with the query's label zeroed and the targets beside "
+                                 "it: Batch.from_tokens(Z, y))")
+        if hessian_batches is not None:
+            self.diag, self.diag_array = self._stack(hessian_batches, "hessian_batches")
         if theta0 is not None:
-            self.theta0 = np.ascontiguousarray(theta0, dtype=lib.dtype).reshape(-1)
+            self.theta0 = np.asarray(theta0, dtype=np.float64)
+
+    def _stack(self, batches, what):
+        lib = self.lib
+        bs = [batches] if isinstance(batches, Batch) else list(batches)
+        if not bs or not all(isinstance(b, Batch) and b._lib is lib for b in bs):
+            raise ValueError("%s: a non-empty sequence of %s Batch objects "
+                             "(Batch.from_tokens reads paper A's code's layout)"
+                             % (what, lib.precision))
+        shapes = {(b.d, b.n, b.count) for b in bs}
+        if len(shapes) != 1:
+            raise ValueError("%s: every batch of one d, n and count, not %s"
+                             % (what, sorted(shapes)))
+        return bs, (lib.Batch * len(bs))(*[b._b for b in bs])
 
     def fill(self, cfg):
         """The fields the batches decide (d, n, batch, data, steps where not
-        given), as `linattn train --data-file` takes them."""
-        if self.batches is None:
-            return
-        b = self.batches[0]
-        for key, v in (("d", b.d), ("n", b.n), ("batch", b.count), ("data", "given")):
-            if not cfg.given(key):
-                cfg[key] = v
-        if not cfg.given("steps"):
-            cfg["steps"] = len(self.batches)
+        given; the Hessian batch's prompts and count), as `linattn train
+        --data-file --diag-file` takes them."""
+        if self.batches is not None:
+            b = self.batches[0]
+            for key, v in (("d", b.d), ("n", b.n), ("batch", b.count), ("data", "given")):
+                if not cfg.given(key):
+                    cfg[key] = v
+            if not cfg.given("steps"):
+                cfg["steps"] = len(self.batches)
+        if self.diag is not None:
+            b = self.diag[0]
+            if not cfg.given("diag_batch"):
+                cfg["diag_batch"] = b.count
+            if not cfg.given("diag_batches"):
+                cfg["diag_batches"] = len(self.diag)
 
-    def check_theta0(self, cfg):
-        """theta0 holds exactly the run's parameters (the library reads that
-        many): counted on a run of the same description built without it."""
+    def check(self, cfg):
+        """The Hessian batches of the run's d, n and diag_batch, as many as
+        it measures on; theta0 linattn's packing of exactly the run's
+        parameters (the library reads that many) or paper A's code's
+        allparam, as `linattn train --init-theta` takes it: counted on a run
+        of the same description built without it."""
+        if self.diag is not None:
+            b = self.diag[0]
+            if (b.d, b.n, b.count) != (cfg["d"], cfg["n"], cfg["diag_batch"]):
+                raise ValueError("hessian_batches: prompts of d = %d, n = %d, %d a batch; "
+                                 "the run measures on d = %d, n = %d, diag_batch = %d"
+                                 % (b.d, b.n, b.count, cfg["d"], cfg["n"],
+                                    cfg["diag_batch"]))
+            if len(self.diag) < cfg["diag_batches"]:
+                raise ValueError("hessian_batches: %d batches, the run measures R on "
+                                 "diag_batches = %d" % (len(self.diag), cfg["diag_batches"]))
         if self.theta0 is None:
             return
         lib = self.lib
@@ -124,18 +168,30 @@ class _Given:
         n = ctypes.c_int()
         lib.la_run_theta(probe, byref(n))
         lib.la_run_destroy(probe)
-        if self.theta0.size != n.value:
-            raise ValueError("theta0: %d parameters, the run has %d" %
-                             (self.theta0.size, n.value))
-        if not np.all(np.isfinite(self.theta0)):
+        t = self.theta0
+        if t.ndim == 1 and t.size == n.value:
+            flat = t
+        else:
+            flat = _from_allparam(t, cfg) if t.ndim == 5 else None
+            if flat is None:
+                raise ValueError("theta0: shape %s is neither the run's theta (%d values) "
+                                 "nor paper A's code's allparam (%d, %d, 2, %d, %d) of a "
+                                 "sparse model" % (t.shape, n.value, cfg["depth"],
+                                                   max(cfg["heads"], 1), cfg["d"], cfg["d"]))
+        if not np.all(np.isfinite(flat)):
             raise ValueError("theta0: not finite")
+        self.theta0 = np.ascontiguousarray(flat, dtype=lib.dtype)
 
     def into(self, env):
         lib = self.lib
         if self.batches is not None:
             env.batches = ctypes.cast(self.array, ctypes.POINTER(lib.Batch))
             env.nbatches = len(self.batches)
-        if self.theta0 is not None:
+        if self.diag is not None:
+            env.diag = ctypes.cast(self.diag_array, ctypes.POINTER(lib.Batch))
+            env.ndiag = len(self.diag)
+        if self.theta0 is not None and self.theta0.ndim == 1 and \
+                self.theta0.dtype == lib.dtype:
             env.theta0 = lib.ptr(self.theta0)
 
 
@@ -158,10 +214,13 @@ class Run:
     (top_1, ...) and the gradient noise of `noise` minibatches of the run's
     batch (noise_mean, ... as la_noise_stats names them).
 
-    batches, theta0: another program's prompts (a sequence of Batch, one a
-    step; Batch.from_tokens reads paper A's code's token layout), data
-    "given", and its initial theta (linattn's packing), as `linattn train
-    --data-file --init-theta` takes them.
+    batches, theta0, hessian_batches: another program's prompts (a sequence
+    of Batch, one a step; Batch.from_tokens reads paper A's code's token
+    layout), data "given"; its initial theta (linattn's packing, or paper
+    A's code's allparam (L, H, 2, d, d) of a sparse model, B = P and A =
+    Q^T); and the batches the Hessian is measured on (diag_batch(k) is the
+    k-th: R, the spectrum, the smoothness along the run), as `linattn train
+    --data-file --init-theta --diag-file` takes them.
 
     A run pickles (as its checkpoint's bytes and its history), so process
     pools, Dask and Ray can carry it; one run is used by one thread at a
@@ -169,14 +228,14 @@ class Run:
     GIL in every call)."""
 
     def __init__(self, config="1", precision=None, threads=None, top=0, noise=0,
-                 batches=None, theta0=None, **fields):
+                 batches=None, theta0=None, hessian_batches=None, **fields):
         if isinstance(config, RunConfig):
             lib = _lib.lib_of(precision) if precision else config._lib
             cfg = config_in(lib, config).update(fields)
         else:
             opt = fields.pop("opt", None)
             cfg = RunConfig(config, opt=opt, precision=precision, **fields)
-        given = _Given(cfg._lib, batches, theta0)
+        given = _Given(cfg._lib, batches, theta0, hessian_batches)
         given.fill(cfg)
         self._make(cfg.resolve(), threads, top, noise, given)
 
@@ -197,7 +256,7 @@ class Run:
                          if self._pool else None)
         self._given = given if given is not None and given.any else None
         if self._given is not None:
-            self._given.check_theta0(cfg)
+            self._given.check(cfg)
             self._given.into(env)
         st = lib.la_run_create(self._r, cfg._buf, byref(env))
         if st:
@@ -439,7 +498,8 @@ class Run:
         """The k-th batch of the measurements along the run
         (la_run_diag_batch): what `linattn curvature` and `train
         --diag-every` measure on, diag_batch prompts (or count) from
-        diag_seed's stream LA_STREAM_DIAG - k; k = 0 is the fixed one."""
+        diag_seed's stream LA_STREAM_DIAG - k, or the run's k-th
+        hessian_batches where it was given them; k = 0 is the fixed one."""
         count = _args.integer(count or self.config["diag_batch"], "count", 1, _args.C_INT[1])
         k = _args.integer(k, "k", 0, _args.C_INT[1])
         b = Batch._empty(self._lib, self.config["d"], self.config["n"], count)
@@ -537,11 +597,12 @@ class Run:
     def __reduce__(self):
         """Pickled as its checkpoint's bytes and its history: the run that
         comes back continues bit for bit (with the threads it was given,
-        else the CPUs of the process it lands in). A run on given batches or
-        theta0 does not pickle: its checkpoint needs them again."""
+        else the CPUs of the process it lands in). A run on given batches,
+        theta0 or Hessian batches does not pickle: its checkpoint needs them
+        again."""
         if getattr(self, "_given", None) is not None:
-            raise TypeError("a Run on given batches or theta0 does not pickle: "
-                            "resuming needs the same batches and theta0 again")
+            raise TypeError("a Run on given batches, theta0 or Hessian batches does "
+                            "not pickle: resuming needs the same ones again")
         return (_unpickle, (self.to_bytes(), self.precision, self._threads_given,
                             self._top, self._noise, self._hist))
 

@@ -639,6 +639,20 @@ bad_input "reproduce --compare-attention with --attention" "--compare-attention"
 bad_input "reproduce --compare-attention with --all" "--compare-attention" \
   reproduce --compare-attention --all
 bad_input "reproduce --paper b with --plan" "--plan" reproduce --paper b --plan pb-plan
+bad_input "reproduce --data given: a study draws its prompts" "--data-file" reproduce --data given
+# the noise against its reference, the norm of Gaussian noise of the
+# measured covariance: the share above its 99th percentile with its error
+"$bin" noise --samples 2000 --out noise-ref.json 2> /dev/null
+check "noise: the Gaussian reference's tail test" jq -e \
+  '.tail_share >= 0 and .tail_share <= 1 and .gauss_ref_q99 > 0 and .gauss_ref_kurtosis > 1 and
+   (.tail_share_se - (0.0099 * (1 / 2000 + 1 / 20000) | sqrt) | fabs) < 1e-12 and
+   (.tail_heavy == (if .tail_share > 0.01 + 3 * .tail_share_se then 1 else 0 end))' noise-ref.json
+# the help says what the program does: --full's seeds, sweep's optimizers
+check "reproduce --help: --full's 12 seeds, the quick form's 6" sh -c \
+  "'$bin' reproduce --help | grep -q '12 seeds' && '$bin' reproduce --help | grep -q 'default 6'"
+check "sweep --help: both optimizers an axis by default" sh -c \
+  "'$bin' sweep --help | grep -q 'default: sgd,adam' &&
+   [ \$('$bin' sweep --lr 0.01,0.02 --seed 1..6 | wc -l) -eq 24 ]"
 # paper B's depth and context as plans: each unit (a depth or context
 # length, a seed) one command, run by xargs or sh, merged by --from: stdout,
 # --out's JSON and --svg's figure and numbers byte for byte the local run's
@@ -759,6 +773,10 @@ if [ -z "$LINATTN_E2E_QUICK" ]; then
   check "reproduce with diverging runs exits 1" [ $rc -eq 1 ]
   check "reproduce with diverging runs: the report counts them" grep -q "2 of 4 diverged" repro-div/report.md
   check "reproduce with diverging runs: SGD's curve drawn to where it ended" grep -q 'diverged here' repro-div/loss.csv
+  check "reproduce with diverging runs: each one's step and cause" sh -c \
+    "grep -q '^| 1 | SGD | [0-9]* | most prompts overflow' repro-div/report.md && grep -q '^| 2 | SGD |' repro-div/report.md"
+  check "train: a diverged run's cause in its summary" sh -c \
+    "jq -e 'select(.type == \"summary\") | .diverged_cause == \"theta\" and .diverged_prompts == .diverged_batch' repro-div/runs/*sgd*1*.jsonl"
   check "reproduce with diverging runs: loss.svg well-formed" svg_ok repro-div/loss.svg
   # a depth other than 3: learning rates from a grid, the tuning in the report
   "$bin" reproduce --depth 2 --steps 200 --seeds 1 --smooth-every 0 --diag-every 0 \
@@ -788,6 +806,15 @@ if [ -z "$LINATTN_E2E_QUICK" ]; then
     'for f in $(find all -name "*.svg"); do xmllint --noout "$f" && ! grep -qiwE "nan|inf" "$f" || exit 1; done'
   check "reproduce --all: the numbers of every table" sh -c "[ \$(grep -c . all/summary.csv) -gt 10 ]"
   check "reproduce --all: nothing left under a temporary name" no_tmp all
+  # every CSV a study writes names every column: each row as many fields as
+  # its header (a quoted field one), and no header field empty or a C
+  # library's "(null)"
+  check "reproduce: every CSV's header names every column" sh -c \
+    'n=0; for f in $(find all repro repro-tune repro-div -name "*.csv"); do n=$((n+1))
+       sed "s/\"[^\"]*\"/q/g" "$f" | awk -F, "NR == 1 { h = NF; for (i = 1; i <= NF; i++) if (\$i == \"\" || \$i ~ /null/) exit 1 }
+                NF != h { exit 1 }" || { echo "$f" >&2; exit 1; }; done; [ $n -gt 20 ]'
+  check "reproduce: seeds.csv's columns counted" sh -c \
+    "[ \$(head -1 all/setting-1/seeds.csv | tr , '\\n' | grep -c .) -eq 24 ]"
   # paper A's measurement: torch.median's median, one set of Hessian batches
   # for every run of a study, its range over them
   check "reproduce --all: every run of a study on the same Hessian batches" sh -c \

@@ -133,6 +133,33 @@ static void suite_cli_stats(la_t *t) {
     LA_CHECK(t, v.v == V_HOLDS, "a diverged SGD run (inf) counts as Adam lower");
   }
 
+  LA_TEST(t, "fmt_verdict: an undecided verdict's lean and what would decide it") {
+    /* by hand: 6 of 6 is 1/64 <= 5%, 5 of 6 is 7/64; 4 of 6 plus e agreeing
+       seeds is P(X >= 4 + e | 6 + e): 29/128, 37/256, 46/512, 56/1024, and
+       67/2048 = 3.3% at e = 5; 4 of 4 plus one is 1/32 */
+    double six[6] = {2, 2, 2, 2, 0.5, 0.5}, low[6] = {2, 2, 0.5, 0.5, 0.5, 0.5};
+    double even[6] = {2, 2, 2, 0.5, 0.5, 0.5}, four[4] = {2, 2, 2, 2};
+    double all6[6] = {2, 2, 2, 2, 2, 2};
+    verdict v;
+    char b[160];
+    verdict_of(six, 6, 1, &v);
+    LA_CHECK(t, !strcmp(fmt_verdict(b, sizeof b, &v), "undecided, leans to holds: "
+                        "6 of 6 would decide, or 5 more seeds agreeing"), "4 of 6: %s", b);
+    verdict_of(low, 6, 1, &v);
+    LA_CHECK(t, !strcmp(fmt_verdict(b, sizeof b, &v), "undecided, leans to does not "
+                        "hold: 6 of 6 would decide, or 5 more seeds agreeing"), "2 of 6: %s", b);
+    verdict_of(even, 6, 1, &v);
+    LA_CHECK(t, !strcmp(fmt_verdict(b, sizeof b, &v), "undecided, no lean"), "3 of 6: %s", b);
+    verdict_of(four, 4, 1, &v);
+    LA_CHECK(t, !strcmp(fmt_verdict(b, sizeof b, &v), "undecided, leans to holds: "
+                        "4 seeds never decide, 1 more agreeing would"), "4 of 4: %s", b);
+    verdict_of(all6, 6, 1, &v);
+    LA_CHECK(t, v.v == V_HOLDS && !strcmp(fmt_verdict(b, sizeof b, &v), "holds"),
+             "6 of 6: %s", b);
+    LA_CHECK(t, verdict_need(6) == 6 && verdict_need(12) == 10 && verdict_need(4) == 5,
+             "the fewest that decide: 6 of 6, 10 of 12, none of 4");
+  }
+
   LA_TEST(t, "fmt_num: never hundreds of digits, n/a for NaN") {
     char b[64];
     LA_CHECK(t, !strcmp(fmt_num(b, sizeof b, NAN, 3), "n/a"), "NaN");

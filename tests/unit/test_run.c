@@ -974,7 +974,7 @@ static void test_run_foreign(la_t *t) {
         {LA_TYPE_TRAIN_RECORD, 12, offsetof(la_train_record, eval_loss),
          sizeof(la_train_record)},
         {LA_TYPE_RCOND, 7, offsetof(la_rcond, resolution), sizeof(la_rcond)},
-        {LA_TYPE_RUN_ENV, 7, offsetof(la_run_env, theta0), sizeof(la_run_env)},
+        {LA_TYPE_RUN_ENV, 9, offsetof(la_run_env, ndiag), sizeof(la_run_env)},
         {LA_TYPE_MEASURE_RECORD, 7, offsetof(la_measure_record, top),
          sizeof(la_measure_record)},
     };

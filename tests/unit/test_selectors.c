@@ -560,6 +560,48 @@ static void test_sel_given(la_t *t) {
     la_run_destroy(&rb);
   }
 
+  LA_TEST(t, "measurements: Hessian batches given are the run's k-th batches") {
+    static const char *const a[] = {"d", "2", "n", "3", "seed", "4", "diag_batch", "5",
+                                    "diag_batches", "2", NULL};
+    la_run_config c;
+    la_run r, r2;
+    la_run_env env;
+    la_batch g[3], x, odd;
+    la_rng rng;
+    int k;
+    LA_CHECK(t, sel_resolve("1", a, &c) == 0, "resolve");
+    la_rng_seed(&rng, 77, 0);
+    for (k = 0; k < 3; ++k) { /* prompts of our own, none a draw's */
+      double tok[5 * 4 * 3], y[5];
+      int e;
+      for (e = 0; e < 5 * 4 * 3; ++e) tok[e] = (e % 12 == 11) ? 0 : la_rng_normal(&rng);
+      for (e = 0; e < 5; ++e) y[e] = la_rng_normal(&rng) + k;
+      la_batch_create(&g[k], 2, 3, 5);
+      la_batch_put_tokens(&g[k], tok, y);
+    }
+    la_batch_create(&x, 2, 3, 5);
+    la_batch_create(&odd, 2, 3, 4);
+    memset(&env, 0, sizeof env);
+    env.diag = g;
+    env.ndiag = 3;
+    LA_CHECK(t, la_run_create(&r, &c, &env) == 0, "create");
+    for (k = 0; k < 3; ++k)
+      LA_CHECK(t, la_run_diag_batch(&r, k, &x) == 0 &&
+                      memcmp(x.z, g[k].z, la_batch_bytes(2, 3, 5)) == 0,
+               "batch %d: the given one, z and y", k);
+    LA_CHECK(t, la_run_diag_batch(&r, 3, &x) == LA_ERANGE, "past the given: LA_ERANGE");
+    LA_CHECK(t, la_run_diag_batch(&r, 0, &odd) == LA_ESHAPE, "another count: LA_ESHAPE");
+    la_run_destroy(&r);
+    env.ndiag = 1; /* fewer than diag_batches */
+    LA_CHECK(t, la_run_create(&r2, &c, &env) == LA_ERANGE, "too few: LA_ERANGE");
+    env.diag = &odd; /* not of diag_batch prompts */
+    c.measure.diag_batches = 1;
+    LA_CHECK(t, la_run_create(&r2, &c, &env) == LA_ESHAPE, "another count: LA_ESHAPE");
+    for (k = 0; k < 3; ++k) la_batch_destroy(&g[k]);
+    la_batch_destroy(&x);
+    la_batch_destroy(&odd);
+  }
+
   LA_TEST(t, "given data: an initial theta given is the run's, and its fingerprint") {
     static const char *const kv[] = {"d", "2", "n", "3", "depth", "1", "batch", "16", NULL};
     la_run_config c;
