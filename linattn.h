@@ -7839,11 +7839,17 @@ static void la__m_diag2(const la__mctx *c0, int dir, int valid,
     acc[w] += 2 * ((double)zdL[w] * zdL[w] + r[w] * zdd[w]);
 }
 
-/* mode 0: loss, 1: gradient, 2: and the Hessian times each of the k
-   directions: the forward and backward steps once, then each direction's
-   tangents on what they kept; 3: the Hessian's diagonal entries of k unit
-   directions (linear attention), the forward step once, then each
-   direction's forward tangents (la__m_diag2). */
+/* What a pass over the batch computes. */
+enum {
+  LA__M_LOSS = 0, /* the loss (and predictions) */
+  LA__M_GRAD = 1, /* and the gradient */
+  LA__M_HMP = 2,  /* and the Hessian times each of k directions */
+  LA__M_DIAG = 3  /* the Hessian's diagonal entries of k unit directions */
+};
+
+/* LA__M_HMP: the forward and backward steps once, then each direction's
+   tangents on what they kept; LA__M_DIAG (linear attention): the forward
+   step once, then each direction's forward tangents (la__m_diag2). */
 static int la__m_panel(const la__mctx *c, const la_model *mod,
                        const la_batch *b, int p, int mode, double *lsum,
                        la_real *pred) {
@@ -7877,8 +7883,8 @@ static int la__m_panel(const la__mctx *c, const la_model *mod,
     G[at + w] = (la_real)(2 * r);
   }
   *lsum = sum;
-  if (mode == 0) return LA_OK;
-  if (mode == 3) {
+  if (mode == LA__M_LOSS) return LA_OK;
+  if (mode == LA__M_DIAG) {
     double r[LA_W];
     for (w = 0; w < valid; ++w) r[w] = (double)zL[w] + c->y[w];
     for (l = 0; l < m->k; ++l)
@@ -7896,7 +7902,7 @@ static int la__m_panel(const la__mctx *c, const la_model *mod,
     else la__nl_bwd(c, l, dz, Gi, Go);
   }
   if (front) la__front_bwd(c, la__m_G(c, 0));
-  if (mode == 2)
+  if (mode == LA__M_HMP)
     for (l = 0; l < m->k; ++l) la__m_tangent(c, l, valid);
   return LA_OK;
 }
@@ -8124,7 +8130,7 @@ typedef struct la__mdirs {
   int k;
   const la_real *v;
   la_real *hv;
-  double *diag; /* mode 3: the k diagonal entries */
+  double *diag; /* LA__M_DIAG: the k diagonal entries */
   const int *stage;
   int tri;
   int lean; /* a loss or gradient in la__m_work_bytes's workspace */
@@ -8196,8 +8202,8 @@ static void la__m_chunk(const la__mjob *j, int chunk, int worker,
   int p1 = la__m_chunk_start(j->np, j->nch, chunk + 1), st = LA_OK;
   double lsum = 0;
   size_t nex = j->dm.nex, kn = (size_t)j->dm.k * nex;
-  if (j->mode == 1 || j->mode == 2) la__e_zero(nex, c.g);
-  if (j->mode >= 2) la__e_zero(kn, c.gv);
+  if (j->mode == LA__M_GRAD || j->mode == LA__M_HMP) la__e_zero(nex, c.g);
+  if (j->mode >= LA__M_HMP) la__e_zero(kn, c.gv);
   if (src->b) {
     for (; p < p1 && st == LA_OK; ++p)
       st = la__m_panel(&c, j->mod, src->b, p, j->mode, &lsum, j->pred);
@@ -8219,9 +8225,9 @@ static void la__m_chunk(const la__mjob *j, int chunk, int worker,
   part[0] = lsum;
   part[1] = st;
   if (st) return;
-  if (j->mode == 1 || j->mode == 2) la__m_fold(nex, c.g, part + 2);
-  if (j->mode == 2) la__m_fold(kn, c.gv, part + 2 + nex);
-  if (j->mode == 3) { /* each direction's lanes, in lane order */
+  if (j->mode == LA__M_GRAD || j->mode == LA__M_HMP) la__m_fold(nex, c.g, part + 2);
+  if (j->mode == LA__M_HMP) la__m_fold(kn, c.gv, part + 2 + nex);
+  if (j->mode == LA__M_DIAG) { /* each direction's lanes, in lane order */
     int d, w;
     for (d = 0; d < j->dm.k; ++d) {
       const double *a = (const double *)(void *)(c.gv + (size_t)d * nex * LA_W);
@@ -8245,9 +8251,9 @@ static void la__m_task(void *arg, int chunk, int worker) {
    status. */
 static int la__m_add_part(const la__mjob *j, const double *part, double *lsum,
                           double *fold) {
-  size_t e, n = j->mode == 2   ? (1 + (size_t)j->dm.k) * j->dm.nex
-                : j->mode == 1 ? j->dm.nex
-                : j->mode == 3 ? (size_t)j->dm.k
+  size_t e, n = j->mode == LA__M_HMP    ? (1 + (size_t)j->dm.k) * j->dm.nex
+                : j->mode == LA__M_GRAD ? j->dm.nex
+                : j->mode == LA__M_DIAG ? (size_t)j->dm.k
                                : 0;
   if (part[1] != 0) return (int)part[1];
   *lsum += part[0];
@@ -8256,7 +8262,7 @@ static int la__m_add_part(const la__mjob *j, const double *part, double *lsum,
 }
 
 /* The common path of loss, grad and the Hessian products, over `par`'s
-   workers; dirs (mode 2) the directions. */
+   workers; dirs (LA__M_HMP, LA__M_DIAG) the directions. */
 static int la__m_run_k(const la_model *mod, const la_parallel *par,
                        const la_real *theta, const la__msrc *src,
                        const la__mdirs *dirs, int mode, double *loss,
@@ -8266,7 +8272,7 @@ static int la__m_run_k(const la_model *mod, const la_parallel *par,
   size_t need, e, nex, np;
   la_real *ex, *exv;
   double *fold, lsum = 0;
-  int c, st = LA_OK, k = mode >= 2 ? dirs->k : 1;
+  int c, st = LA_OK, k = mode >= LA__M_HMP ? dirs->k : 1;
   void *own = NULL;
   if (!mod || !theta || !src) return LA_ENULL;
   if (src->b && (!src->b->z || !src->b->y)) return LA_ENULL;
@@ -8280,11 +8286,11 @@ static int la__m_run_k(const la_model *mod, const la_parallel *par,
   if (src->count <= 0) return LA_EDIM;
   np = (size_t)mod->nparams;
   if (!la__all_finite(mod->nparams, theta)) return LA_ENONFINITE;
-  for (c = 0; mode >= 2 && c < k; ++c)
+  for (c = 0; mode >= LA__M_HMP && c < k; ++c)
     if (!la__all_finite(mod->nparams, dirs->v + np * c)) return LA_ENONFINITE;
   memset(&j, 0, sizeof j);
   /* the public calls share one size (la_model_work_bytes, the HVP's) */
-  la__m_dims(mod, mode >= 2 || !dirs->lean, &j.dm);
+  la__m_dims(mod, mode >= LA__M_HMP || !dirs->lean, &j.dm);
   j.dm.k = k;
   need = la__m_layout(mod, &j.dm, la__m_workers(par), &j.o);
   if (!need) return LA_EOVERFLOW;
@@ -8302,7 +8308,7 @@ static int la__m_run_k(const la_model *mod, const la_parallel *par,
   j.base = (la_real *)(void *)((char *)work + la__align_gap(work));
   j.mod = mod;
   j.src = src;
-  j.dirs = mode >= 2 ? dirs : NULL;
+  j.dirs = mode >= LA__M_HMP ? dirs : NULL;
   j.pred = pred;
   j.mode = mode;
   j.np = la_panels(src->count);
@@ -8313,7 +8319,7 @@ static int la__m_run_k(const la_model *mod, const la_parallel *par,
   fold = (double *)(void *)(j.base + j.o.fold);
   la__m_expand(mod, theta, NULL, ex);
   la_broadcast(1, (int)nex, ex, j.base + j.o.ex);
-  for (c = 0; mode >= 2 && c < k; ++c) {
+  for (c = 0; mode >= LA__M_HMP && c < k; ++c) {
     la__m_expand(mod, theta, dirs->v + np * c, exv + nex * c);
     la_broadcast(1, (int)nex, exv + nex * c, j.base + j.o.exv + nex * LA_W * c);
   }
@@ -8335,15 +8341,15 @@ static int la__m_run_k(const la_model *mod, const la_parallel *par,
     double sc = 1.0 / src->count;
     if (loss) *loss = lsum * sc;
     if (!la__finite(lsum)) st = LA_EDIVERGED;
-    if (mode >= 1 && grad) {
+    if (mode >= LA__M_GRAD && grad) {
       la__m_contract(mod, theta, NULL, fold, NULL, sc, grad);
       if (!la__all_finite(mod->nparams, grad)) st = LA_EDIVERGED;
     }
-    for (c = 0; mode == 3 && c < k; ++c) {
+    for (c = 0; mode == LA__M_DIAG && c < k; ++c) {
       dirs->diag[c] = fold[c] * sc;
       if (!la__finite(dirs->diag[c])) st = LA_EDIVERGED;
     }
-    for (c = 0; mode == 2 && c < k; ++c) {
+    for (c = 0; mode == LA__M_HMP && c < k; ++c) {
       la_real *hv = dirs->hv + np * c;
       la__m_contract(mod, theta, dirs->v + np * c, fold, fold + nex * (1 + c),
                      sc, hv);
@@ -8388,7 +8394,7 @@ LINATTN_DEF int la_model_loss(const la_model *m, const la_real *theta,
                               void *work, size_t bytes) {
   la__msrc src;
   return la__m_run1(m, m ? m->cfg.parallel : NULL, theta,
-                    la__msrc_batch(&src, b), NULL, 0, loss, pred, NULL, NULL,
+                    la__msrc_batch(&src, b), NULL, LA__M_LOSS, loss, pred, NULL, NULL,
                     work, bytes, 0);
 }
 
@@ -8398,7 +8404,7 @@ LINATTN_DEF int la_model_grad(const la_model *m, const la_real *theta,
   la__msrc src;
   if (!grad) return LA_ENULL;
   return la__m_run1(m, m ? m->cfg.parallel : NULL, theta,
-                    la__msrc_batch(&src, b), NULL, 1, loss, NULL, grad, NULL,
+                    la__msrc_batch(&src, b), NULL, LA__M_GRAD, loss, NULL, grad, NULL,
                     work, bytes, 0);
 }
 
@@ -8409,7 +8415,7 @@ LINATTN_DEF int la_model_hvp(const la_model *m, const la_real *theta,
   la__msrc src;
   if (!v || !hv) return LA_ENULL;
   return la__m_run1(m, m ? m->cfg.parallel : NULL, theta,
-                    la__msrc_batch(&src, b), v, 2, loss, NULL, grad, hv, work,
+                    la__msrc_batch(&src, b), v, LA__M_HMP, loss, NULL, grad, hv, work,
                     bytes, 0);
 }
 
@@ -8430,7 +8436,7 @@ LINATTN_DEF int la_model_hmp(const la_model *m, const la_real *theta,
   d.v = v;
   d.hv = hv;
   return la__m_run_k(m, m ? m->cfg.parallel : NULL, theta,
-                     la__msrc_batch(&src, b), &d, 2, loss, NULL, grad, work,
+                     la__msrc_batch(&src, b), &d, LA__M_HMP, loss, NULL, grad, work,
                      bytes);
 }
 
@@ -8442,7 +8448,7 @@ LINATTN_DEF int la_model_grad_fresh(const la_model *m, const la_real *theta,
   int st;
   if (!m || !g || !rng) return LA_ENULL;
   if ((st = la__msrc_drawn(&src, g, rng, count)) != 0) return st;
-  st = la__m_run1(m, m->cfg.parallel, theta, &src, NULL, grad ? 1 : 0, loss,
+  st = la__m_run1(m, m->cfg.parallel, theta, &src, NULL, grad ? LA__M_GRAD : LA__M_LOSS, loss,
                   NULL, grad, NULL, work, bytes, 0);
   if (st == LA_OK || st == LA_EDIVERGED)
     rng->counter = (src.p0 + (uint64_t)la_panels(count))
@@ -9900,19 +9906,19 @@ LINATTN_DEF int la_dense_from_matvec(int n, la_matvec_fn f, void *ctx,
    live in one workspace. The recurrence is in double; only the operator
    sees la_real. */
 /* An operator of either kind: a block one (fm) or k single products (f). */
-typedef struct la__op {
+typedef struct la__linop {
   la_matvec_fn f;
   la_matmat_fn fm;
   void *ctx;
-} la__op;
+} la__linop;
 
-static la__op la__op_of(la_matvec_fn f, la_matmat_fn fm, void *ctx) {
-  la__op o;
+static la__linop la__linop_of(la_matvec_fn f, la_matmat_fn fm, void *ctx) {
+  la__linop o;
   o.f = f; o.fm = fm; o.ctx = ctx;
   return o;
 }
 
-static int la__op_apply(const la__op *o, int n, int k, const la_real *x,
+static int la__linop_apply(const la__linop *o, int n, int k, const la_real *x,
                         la_real *y) {
   int i, st = LA_OK;
   if (o->fm) return o->fm(o->ctx, n, k, x, y);
@@ -9923,7 +9929,7 @@ static int la__op_apply(const la__op *o, int n, int k, const la_real *x,
 
 typedef struct la__lz {
   int n, m;
-  la__op op;
+  la__linop op;
   double *V;           /* (m+1) x n */
   double *alpha, *beta; /* m each */
   double *h;           /* m+1: Gram-Schmidt coefficients */
@@ -10003,12 +10009,12 @@ static int la__lz_fresh(la__lz *s, int rows) {
 /* The operator on k double vectors (rows of q, n apart) into out: each
    rounded to la_real into x, the products into y (k x n each), then back,
    checked finite. */
-static int la__op_rows(const la__op *o, int n, int k, const double *q,
+static int la__op_rows(const la__linop *o, int n, int k, const double *q,
                        la_real *x, la_real *y, double *out, size_t ostride) {
   size_t e, kn = (size_t)k * n;
   int i, st;
   for (e = 0; e < kn; ++e) x[e] = (la_real)q[e];
-  st = la__op_apply(o, n, k, x, y);
+  st = la__linop_apply(o, n, k, x, y);
   if (st) return st;
   for (i = 0; i < k; ++i) {
     const la_real *yi = y + (size_t)i * n;
@@ -10225,7 +10231,7 @@ LINATTN_DEF int la_lanczos(int n, la_matvec_fn f, void *ctx, int k, double tol,
   out->matvecs = out->converged = out->restarts = 0;
   for (i = 0; i < k; ++i) out->values[i] = 0;
   la__lanczos_walk(&ar, n, la__lz_cap(n, k, cfg), k, &s, &d, &e, &zt, &idx);
-  s.op = la__op_of(f, NULL, ctx);
+  s.op = la__linop_of(f, NULL, ctx);
   la_rng_seed(&s.rng, cfg ? cfg->seed : 0, 0x1a2c);
   st = la__lanczos_run(&s, k, tol, which, d, e, zt, idx, out);
   la__work_end(owned);
@@ -10339,7 +10345,7 @@ static int la__slq_group(la__slqw *w, int g, int m, int p0, int probes,
       ++r;
     }
     if (!r) break;
-    st = la__op_apply(&w->s[0].op, n, r, w->x, w->y);
+    st = la__linop_apply(&w->s[0].op, n, r, w->x, w->y);
     for (p = r = 0; p < g && st == LA_OK; ++p) {
       la__lz *s = &w->s[p];
       const la_real *y = w->y + (size_t)r * n;
@@ -10362,7 +10368,7 @@ static int la__slq_group(la__slqw *w, int g, int m, int p0, int probes,
   return st;
 }
 
-static int la__slq_run(int n, const la__op *op, const la_slq_config *cfg,
+static int la__slq_run(int n, const la__linop *op, const la_slq_config *cfg,
                        int block, double *nodes, double *weights, void *work,
                        size_t bytes) {
   size_t need;
@@ -10394,13 +10400,13 @@ static int la__slq_run(int n, const la__op *op, const la_slq_config *cfg,
 LINATTN_DEF int la_slq(int n, la_matvec_fn f, void *ctx,
                        const la_slq_config *cfg, double *nodes,
                        double *weights, void *work, size_t bytes) {
-  la__op op = la__op_of(f, NULL, ctx);
+  la__linop op = la__linop_of(f, NULL, ctx);
   return f ? la__slq_run(n, &op, cfg, 0, nodes, weights, work, bytes) : LA_ENULL;
 }
 LINATTN_DEF int la_slq_block(int n, la_matmat_fn f, void *ctx,
                              const la_slq_config *cfg, double *nodes,
                              double *weights, void *work, size_t bytes) {
-  la__op op = la__op_of(NULL, f, ctx);
+  la__linop op = la__linop_of(NULL, f, ctx);
   return f ? la__slq_run(n, &op, cfg, 1, nodes, weights, work, bytes) : LA_ENULL;
 }
 
@@ -10646,7 +10652,7 @@ static int la__hutchpp(la__trw *w, int rank, int probes, la_rng *rng,
   return st;
 }
 
-static int la__trace_run(int n, const la__op *op, const la_trace_config *cfg,
+static int la__trace_run(int n, const la__linop *op, const la_trace_config *cfg,
                          int block, double *trace, double *stderr_,
                          void *work, size_t bytes) {
   size_t need;
@@ -10686,14 +10692,14 @@ static int la__trace_run(int n, const la__op *op, const la_trace_config *cfg,
 LINATTN_DEF int la_trace(int n, la_matvec_fn f, void *ctx,
                          const la_trace_config *cfg, double *trace,
                          double *stderr_, void *work, size_t bytes) {
-  la__op op = la__op_of(f, NULL, ctx);
+  la__linop op = la__linop_of(f, NULL, ctx);
   return f ? la__trace_run(n, &op, cfg, 0, trace, stderr_, work, bytes)
            : LA_ENULL;
 }
 LINATTN_DEF int la_trace_block(int n, la_matmat_fn f, void *ctx,
                                const la_trace_config *cfg, double *trace,
                                double *stderr_, void *work, size_t bytes) {
-  la__op op = la__op_of(NULL, f, ctx);
+  la__linop op = la__linop_of(NULL, f, ctx);
   return f ? la__trace_run(n, &op, cfg, 1, trace, stderr_, work, bytes)
            : LA_ENULL;
 }
@@ -11178,7 +11184,7 @@ static int la__hess_cols(const la_model *m, const la_real *theta,
   d.stage = h->stage;
   d.tri = 1;
   return la__m_run_k(m, m->cfg.parallel, theta, la__msrc_batch(&src, b), &d,
-                     diag ? 3 : 2, NULL, NULL, NULL, h->mw, h->mb);
+                     diag ? LA__M_DIAG : LA__M_HMP, NULL, NULL, NULL, h->mw, h->mb);
 }
 
 /* Whether column j forms row i (see la__hcols). */
@@ -11647,7 +11653,7 @@ static void la__gnoise_task(void *arg, int s, int worker) {
   f = j->fail + 2 * worker;
   src = *j->src;
   src.p0 += (uint64_t)s * j->mb_panels;
-  st = la__m_run(j->m, NULL, j->theta, &src, NULL, 1, &loss, NULL, gb, NULL,
+  st = la__m_run(j->m, NULL, j->theta, &src, NULL, LA__M_GRAD, &loss, NULL, gb, NULL,
                  blk, j->bl.mb1);
   if (st == LA_OK && !la__all_finite(n, gb)) st = LA_ENONFINITE;
   if (st) { /* the worker's first failing sample: tasks run in any order */
@@ -11698,7 +11704,7 @@ LINATTN_DEF int la_grad_noise(const la_model *m, const la_real *theta,
   workers = la__m_workers(m->cfg.parallel);
   op.work = la__model_take(&ar, m, &op.bytes);
   la__gnoise_walk(&ar, m, &gtr, &gt, &fail, &j.bl, &ok);
-  st = la__m_run(m, m->cfg.parallel, theta, &src, NULL, 1, &loss, NULL, gtr,
+  st = la__m_run(m, m->cfg.parallel, theta, &src, NULL, LA__M_GRAD, &loss, NULL, gtr,
                  NULL, op.work, op.bytes);
   if (st == LA_OK && !la__all_finite(n, gtr)) st = LA_ENONFINITE;
   for (i = 0; i < n; ++i) gt[i] = gtr[i];
@@ -12048,11 +12054,11 @@ static int la__tr_objective_at(la_trainer *tr, const la_real *theta,
       return st;
     tr->rng.counter = (src.p0 + (uint64_t)la_panels(c->batch))
                       << LA__PANEL_WORDS_LOG2;
-    return la__m_run(c->model, la__tr_parallel(c), theta, &src, NULL, 1,
+    return la__m_run(c->model, la__tr_parallel(c), theta, &src, NULL, LA__M_GRAD,
                      loss, NULL, grad, NULL, tr->work, tr->work_bytes);
   }
   return la__m_run(c->model, la__tr_parallel(c), theta,
-                   la__msrc_batch(&src, b), NULL, grad ? 1 : 0, loss, NULL,
+                   la__msrc_batch(&src, b), NULL, grad ? LA__M_GRAD : LA__M_LOSS, loss, NULL,
                    grad, NULL, tr->work, tr->work_bytes);
 }
 static int la__tr_objective(la_trainer *tr, const la_batch *b, double *loss,
