@@ -10,7 +10,7 @@
 #   make install PREFIX=..  linattn.h, bin/linattn, and in lib/pkgconfig
 #                           linattn.pc and linattn-native.pc
 .PHONY: demo bench-reproduce install uninstall FORCE
-CLI_SRC = cli/main.c $(wildcard examples/linattn_*.h) cli/io/svg.h
+CLI_SRC = cli/main.c $(wildcard cli/*.h cli/*/*.h examples/linattn_*.h)
 # The program's kernels: this machine's ($(NATIVE), see the Makefile);
 # `make NATIVE=` (or CLI_ARCH=) for a portable scalar build.
 CLI_ARCH ?= $(NATIVE)

@@ -1143,7 +1143,10 @@ static int pb_theorem_plan(const cli_config *c) {
   char dir[4200], program[4200];
   pb_ctx x;
   int st;
-  if ((st = u_mkdirs(c->plan)) != 0 || (st = plan_abs_dir(c->plan, dir, sizeof dir)) != 0 ||
+  /* the folder holds this plan alone: an earlier plan's files and units'
+     outputs removed */
+  if ((st = plan_begin(c->plan, dir, sizeof dir)) != 0 ||
+      (st = plan_clear(dir, "runs", ".json")) != 0 ||
       (st = plan_write_flags(dir, c, CLI_THEOREM, pb_plan_skip)) != 0)
     return st;
   plan_program(c->argv0, program, sizeof program);

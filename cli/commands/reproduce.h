@@ -155,6 +155,7 @@ typedef struct repro {
   double t0;
   int mode;            /* REPRO_* */
   char program[2][4200]; /* the programs the commands start: float, double */
+  char dir_abs[4200];    /* a plan's folder (plan_begin) */
 } repro;
 
 static const char *const opt_names[2] = {"sgd", "adam"};
@@ -1962,39 +1963,6 @@ static const char *const repro_products[] = {
     "tune.svg", "depth.svg", "tails.svg", "attention.svg"};
 static const char *const repro_run_dirs[] = {"runs", "tune"};
 
-/* Removes path (a file or a link, never what it names): 0, or the status. */
-static int repro_remove(const char *path) {
-  int e;
-  if (unlink(path) == 0 || errno == ENOENT) return 0;
-  e = errno;
-  return u_fail(u_exit_of_errno(e, EXIT_IO), "cannot remove the previous %s: %s",
-                U_Q(path), strerror(e));
-}
-
-/* The *.jsonl of the folder dir/sub, when it is a folder (a link there is
-   removed itself, never followed: nothing outside the folder is touched). */
-static int repro_clear_runs(const char *dir, const char *sub) {
-  char path[4300], file[4600];
-  struct stat st;
-  struct dirent *e;
-  DIR *d;
-  int rc = 0;
-  snprintf(path, sizeof path, "%.4000s/%s", dir, sub);
-  if (lstat(path, &st) != 0) return 0;
-  if (S_ISLNK(st.st_mode)) return repro_remove(path);
-  if (!S_ISDIR(st.st_mode)) return 0; /* u_mkdirs refuses it */
-  if (!(d = opendir(path))) return 0; /* u_mkdirs says why, if it matters */
-  while (!rc && (e = readdir(d)) != NULL) {
-    size_t len = strlen(e->d_name);
-    if (len <= 6 || strcmp(e->d_name + len - 6, ".jsonl") != 0) continue;
-    snprintf(file, sizeof file, "%s/%s", path, e->d_name);
-    /* a folder of that name is no run: the run there fails and says so */
-    if (lstat(file, &st) == 0 && !S_ISDIR(st.st_mode)) rc = repro_remove(file);
-  }
-  (void)closedir(d); /* read only */
-  return rc;
-}
-
 /* One folder's products, and its runs unless they are a plan's (runs 0:
    the merge reads them). */
 static int repro_clear_one(const char *dir, int runs) {
@@ -2003,15 +1971,15 @@ static int repro_clear_one(const char *dir, int runs) {
   int st = 0;
   for (i = 0; i < sizeof repro_products / sizeof repro_products[0] && !st; ++i) {
     snprintf(path, sizeof path, "%.4000s/%s", dir, repro_products[i]);
-    if ((st = repro_remove(path)) == 0 && strstr(repro_products[i], ".svg")) {
+    if ((st = plan_remove(path)) == 0 && strstr(repro_products[i], ".svg")) {
       csv_path(path, csv, sizeof csv);
-      st = repro_remove(csv);
+      st = plan_remove(csv);
     }
   }
   for (i = 0; runs && i < sizeof repro_run_dirs / sizeof repro_run_dirs[0] && !st; ++i)
-    st = repro_clear_runs(dir, repro_run_dirs[i]);
+    st = plan_clear(dir, repro_run_dirs[i], ".jsonl");
   snprintf(path, sizeof path, "%.4000s/%s", dir, repro_noise_file);
-  return st || !runs ? st : repro_remove(path);
+  return st || !runs ? st : plan_remove(path);
 }
 
 /* The folder's, and those of the studies an earlier --all or
@@ -2076,6 +2044,10 @@ static int repro_paper_a(const cli_config *c, int mode, const char *dir) {
   R.mode = mode;
   R.dir = dir;
   R.t0 = u_now();
+  if (strlen(dir) > PLAN_DIR_MAX) /* its studies' runs below it, each path whole */
+    return u_fail(EXIT_BAD_INPUT, "%s: the folder's path has %lu bytes; the study's files "
+                  "below it need it within %d", U_Q(dir), (unsigned long)strlen(dir),
+                  PLAN_DIR_MAX);
   if ((st = repro_programs(c, &R)) != 0) return st;
   if (o->all && (cli_given(c, "setting") || cli_given(c, "depth") || c->preset))
     return u_fail(EXIT_BAD_INPUT, "--all runs every setting and depth: give "
@@ -2106,7 +2078,8 @@ static int repro_paper_a(const cli_config *c, int mode, const char *dir) {
   /* a report and figures from before are removed: a failing run leaves none
      (a plan's merge keeps its runs' outputs) */
   u_own(R.dir);
-  if ((st = u_mkdirs(R.dir)) != 0 || (st = repro_clear(R.dir, mode != REPRO_FROM)) != 0) goto out;
+  if ((mode == REPRO_PLAN && (st = plan_begin(dir, R.dir_abs, sizeof R.dir_abs)) != 0) ||
+      (st = u_mkdirs(R.dir)) != 0 || (st = repro_clear(R.dir, mode != REPRO_FROM)) != 0) goto out;
   for (i = 0; i < R.ns && !st; ++i) {
     st = u_mkdirs(R.s[i].dir);
     if (!st) st = repro_clear(R.s[i].dir, mode != REPRO_FROM);
@@ -2174,8 +2147,7 @@ static int cmd_reproduce(const cli_config *c) {
                   c->plan ? "plan" : "from", c->plan ? "plan" : "from");
   if (c->opts.repro.paper) return pb_reproduce(c);
   if (c->plan) {
-    if ((st = u_mkdirs(c->plan)) != 0 || (st = plan_abs_dir(c->plan, dir, sizeof dir)) != 0)
-      return st;
+    if ((st = plan_abs_dir(c->plan, dir, sizeof dir)) != 0) return st;
     return repro_paper_a(c, REPRO_PLAN, dir);
   }
   if (c->from) {

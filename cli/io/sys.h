@@ -1010,26 +1010,56 @@ static int write_svg(const char *path, draw_fn draw, void *ctx) {
   return u_commit(&o);
 }
 
-/* A word as the shell reads it back, on one line: bare when it needs no
-   quoting, else as u_quote writes it ('...', or $'...' with escapes for a
-   control character such as a newline), never cut. 0, or -1 out of memory. */
+/* A word as any POSIX shell (dash, bash, zsh in sh mode) reads it back,
+   on one line: bare when it needs no quoting; else in single quotes, a
+   quote as '\'', and each run of bytes that are no printable UTF-8 (a
+   control character, an invalid byte) as "$(printf '\OOO...')" (octal
+   escapes, which every printf knows; bash's $'...' is no POSIX shell's),
+   so that the line stays printable and whole. Never cut. A newline can
+   come back only as part of the word (command substitution drops a
+   trailing one): a word that holds one is refused before it is written
+   (u_one_line). 0 (a stream that fails says so where it is flushed). */
 static int u_print_word(FILE *f, const char *s) {
-  const char *p;
-  char *q;
-  size_t cap = 4 * strlen(s) + 8;
-  int plain = *s != 0;
-  for (p = s; *p; ++p)
+  const unsigned char *p;
+  int plain = *s != 0, inq = 0;
+  size_t k;
+  for (p = (const unsigned char *)s; *p; ++p)
     if (!strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
                 "0123456789_./=:,+-@%", *p))
       plain = 0;
-  if (plain) {
-    fputs(s, f);
+  if (plain || !*s) {
+    fputs(plain ? s : "''", f);
     return 0;
   }
-  if (!(q = (char *)malloc(cap))) return -1;
-  fputs(u_quote(s, q, cap), f);
-  free(q);
+  for (p = (const unsigned char *)s; *p; p += k) {
+    if ((k = u_utf8_printable(p)) != 0) {
+      if (*p == '\'') {
+        if (inq) fputc('\'', f);
+        fputs("\\'", f);
+        inq = 0;
+        continue;
+      }
+      if (!inq) fputc('\'', f);
+      inq = 1;
+      (void)fwrite(p, 1, k, f);
+      continue;
+    }
+    if (inq) fputc('\'', f);
+    inq = 0;
+    fputs("\"$(printf '", f);
+    for (k = 0; p[k] && !u_utf8_printable(p + k); ++k) fprintf(f, "\\%03o", p[k]);
+    fputs("')\"", f);
+  }
+  if (inq) fputc('\'', f);
   return 0;
+}
+
+/* A word that goes into a line of a plan or a printed command: EXIT_BAD_INPUT
+   when it holds a newline (no line can hold it), naming what it is. */
+static int u_one_line(const char *what, const char *s) {
+  if (!strchr(s, '\n')) return 0;
+  return u_fail(EXIT_BAD_INPUT, "%s %s holds a newline: a command line cannot hold it; "
+                "give a name without one", what, U_Q(s));
 }
 
 #endif /* LINATTN_UTIL_H */
