@@ -449,20 +449,124 @@ static int repro_pool(repro *R, rjob *jobs, int n, const char *what,
   return 0;
 }
 
-/* Whether job j's output is there: a plan's run that has not run (or ran
-   somewhere its output never came back from). */
-static int job_done(const repro *R, const rjob *j) {
-  char path[4200];
+/* Whether the object o (a run's config line, a measurement's object) is
+   what the command w writes: every run field as the command resolves it,
+   each other flag of the command that o records (minibatch, samples) with
+   the command's value, and the precision of its program where o records
+   one (a run does). 0, or 1 with the first difference in why. */
+static int job_output_matches(const words *w, const jv *o, const char *precision,
+                              char *why, size_t cap) {
+  cli_config c;
+  la_run_config rc;
+  const char **scratch = (const char **)calloc((size_t)w->n + 1, sizeof(char *));
+  char err[600];
+  int i, n = la_run_field_count(), bad = 0;
+  const char *prec = jv_str(o, "precision");
+  if (!scratch) {
+    snprintf(why, cap, "out of memory");
+    return 1;
+  }
+  if (cli_parse(w->n, w->v, &c, scratch, err, sizeof err) != CLI_OK ||
+      cli_run_of(&c, &rc, err, sizeof err) != CLI_OK) {
+    snprintf(why, cap, "its command does not parse: %s", err);
+    free(scratch);
+    return 1;
+  }
+  for (i = 0; i < n && !bad; ++i) {
+    const la_run_field *f = la_run_field_at(i);
+    const jv *v = jv_get(o, f->key);
+    char want[64];
+    double x;
+    cli_field_text(&rc, f, want, sizeof want);
+    (void)la_run_field_get(&rc, f, &x);
+    if (f->kind == LA_FIELD_ENUM || f->kind == LA_FIELD_OPTIMIZER)
+      bad = !v || v->type != JV_STR || strcmp(v->str, want) != 0;
+    else
+      bad = !v || v->type != JV_NUM || v->num != x;
+    if (bad) snprintf(why, cap, "its %s is not its command's (%s)", f->key, want);
+  }
+  for (i = 2; i + 1 < w->n && !bad; ++i) { /* "--flag value" pairs */
+    char key[64];
+    const jv *v;
+    size_t k;
+    if (strncmp(w->v[i], "--", 2) != 0 || strlen(w->v[i]) >= sizeof key + 2) continue;
+    for (k = 0; w->v[i][k + 2]; ++k) key[k] = w->v[i][k + 2] == '-' ? '_' : w->v[i][k + 2];
+    key[k] = 0;
+    if (cli_field_index(key) >= 0 || !(v = jv_get(o, key))) continue;
+    if (v->type == JV_NUM) bad = strtod(w->v[i + 1], NULL) != v->num;
+    else if (v->type == JV_STR) bad = strcmp(v->str, w->v[i + 1]) != 0;
+    if (bad) snprintf(why, cap, "its %s is not its command's (%s)", key, w->v[i + 1]);
+  }
+  if (!bad && prec && strcmp(prec, precision) != 0) {
+    bad = 1;
+    snprintf(why, cap, "it was computed in %s; its command's program computes in %s "
+             "(a twin of the other precision?)", prec, precision);
+  }
+  free(scratch);
+  return bad;
+}
+
+/* Whether job j's output is there and is its command's (w): 0; 1 with why
+   when it is missing (*missing set) or is not (another plan's, another
+   run's copied there, unreadable, cut short, another precision's). */
+static int job_check(const repro *R, const rjob *j, const words *w, int *missing,
+                     char *why, size_t cap) {
+  const char *precision = R->s[j->study].dbl ? "double" : "float";
+  char path[4200], err[U_QCAP + 200];
   struct stat sb;
+  int bad;
   job_path(R, j, path, sizeof path);
-  return stat(path, &sb) == 0 && S_ISREG(sb.st_mode) && sb.st_size > 0;
+  *missing = stat(path, &sb) != 0;
+  if (*missing) {
+    snprintf(why, cap, "no output");
+    return 1;
+  }
+  if (j->kind == J_NOISE) {
+    char *text = u_slurp(path, NULL);
+    const char *jwhy = NULL;
+    jv o;
+    if (!text) {
+      snprintf(why, cap, "cannot be read: %s", strerror(errno));
+      return 1;
+    }
+    if (jv_parse(text, &o, &jwhy) != 0) {
+      snprintf(why, cap, "not JSON (%s)", jwhy ? jwhy : "?");
+      free(text);
+      return 1;
+    }
+    free(text);
+    bad = o.type != JV_OBJ || !jv_str(&o, "type") || strcmp(jv_str(&o, "type"), "noise") != 0;
+    if (bad) snprintf(why, cap, "not a noise measurement (its \"type\" is not \"noise\")");
+    else if ((bad = !(jv_num(&o, "samples") >= 1) || !isfinite(jv_num(&o, "kurtosis")) ||
+                    !isfinite(jv_num(&o, "hill_alpha"))) != 0)
+      snprintf(why, cap, "its samples, kurtosis or hill_alpha is missing or not a number");
+    else
+      bad = job_output_matches(w, &o, precision, why, cap);
+    jv_free(&o);
+    return bad;
+  } else {
+    runlog r;
+    if (runlog_load(path, &r, err, sizeof err) != 0) {
+      snprintf(why, cap, "unreadable: %s", err);
+      return 1;
+    }
+    bad = 1;
+    if (!r.has_summary)
+      snprintf(why, cap, "cut short: no summary line (the run did not end)");
+    else if (!jv_str(&r.config, "precision"))
+      snprintf(why, cap, "its config line records no precision");
+    else
+      bad = job_output_matches(w, &r.config, precision, why, cap);
+    runlog_free(&r);
+    return bad;
+  }
 }
 
 /* A stage of the study: run here; or its commands written into the plan;
    or (from a plan) its outputs found, the commands of those missing named
    (EXIT_FAILED). */
 static int repro_stage(repro *R, int stage, rjob *jobs, int n, const char *what) {
-  int i, missing = 0, st = 0;
+  int i, missing = 0, wrong = 0, st = 0;
   words *cmds;
   if (!n) return 0;
   if (R->mode == REPRO_HERE) {
@@ -470,17 +574,27 @@ static int repro_stage(repro *R, int stage, rjob *jobs, int n, const char *what)
     if (!status) return u_oom();
     st = repro_pool(R, jobs, n, what, status);
     free(status);
-    return st;
+    if (st) return st;
   }
   if (!(cmds = (words *)calloc((size_t)n, sizeof(words)))) return u_oom();
   R->jobs = jobs;
+  /* each output held to its command: here a run that failed is counted
+     by the report (no output), one that is not its command's is not; from
+     a plan, every run must be there and be its command's */
   for (i = 0; i < n && !st; ++i) {
+    char why[U_QCAP + 400], path[4200];
+    int gone;
     if (job_words(R, &jobs[i], &cmds[i])) st = u_oom();
-    else if (R->mode == REPRO_FROM && !job_done(R, &jobs[i])) {
-      if (!missing++)
+    else if (R->mode != REPRO_PLAN && job_check(R, &jobs[i], &cmds[i], &gone, why, sizeof why) &&
+             (R->mode == REPRO_FROM || !gone)) {
+      if (missing + wrong == 0)
         fprintf(stderr, "linattn reproduce: the runs of stage %d whose output is "
-                        "missing; each line redoes one:\n", stage);
+                        "missing or not their command's; each line redoes one:\n", stage);
+      job_path(R, &jobs[i], path, sizeof path);
+      fprintf(stderr, "# %s: %s\n", U_Q(path), why);
       (void)words_line(stderr, &cmds[i]);
+      if (gone) missing++;
+      else wrong++;
     }
   }
   if (!st && R->mode == REPRO_PLAN) {
@@ -503,9 +617,9 @@ static int repro_stage(repro *R, int stage, rjob *jobs, int n, const char *what)
       st = plan_write(&p, R->c->slurm != 0);
     words_free(&merge);
   }
-  if (!st && missing)
-    st = u_fail(EXIT_FAILED, "%d of stage %d's %d runs have no output yet", missing,
-                stage, n);
+  if (!st && (missing || wrong))
+    st = u_fail(EXIT_FAILED, "%d of stage %d's %d runs have no output yet, %d an output "
+                "that is not their command's", missing, stage, n, wrong);
   for (i = 0; i < n; ++i) words_free(&cmds[i]);
   free(cmds);
   R->jobs = NULL;
@@ -2022,8 +2136,11 @@ static int repro_check_programs(const repro *R) {
   int i;
   for (i = 0; i < R->ns; ++i) {
     const char *prog = R->program[R->s[i].dbl];
+    struct stat sb;
     if (R->s[i].dbl == REPRO_BUILD_DOUBLE) continue;
-    if (strchr(prog, '/') ? access(prog, X_OK) != 0 : 0)
+    if (strchr(prog, '/') ? stat(prog, &sb) != 0 || !S_ISREG(sb.st_mode) ||
+                                access(prog, X_OK) != 0
+                          : 0)
       return u_fail(EXIT_BAD_INPUT,
                     "%s runs in %s: %s is not there (`make` builds it beside "
                     "this program), or give --precision %s",
@@ -2156,9 +2273,16 @@ static int cmd_reproduce(const cli_config *c) {
     const char **scratch = NULL;
     if ((st = plan_abs_dir(c->from, dir, sizeof dir)) == 0 &&
         (st = plan_flags(dir, c->argv0, "reproduce", &fc, &text, &scratch)) == 0) {
+      char flag[300];
+      int differs = plan_flag_differs(c, &fc, CLI_REPRO, plan_skip, flag, sizeof flag);
       fc.slurm = c->slurm || plan_is_slurm(dir); /* the next stage's arrays */
       fc.jobs = c->jobs;
-      st = repro_paper_a(&fc, REPRO_FROM, dir);
+      if (differs < 0) st = u_oom();
+      else if (differs)
+        st = u_fail(EXIT_BAD_INPUT, "%s: the plan in %s was written with other flags "
+                    "(its plan/flags); give its own or none", flag, U_Q(dir));
+      else
+        st = repro_paper_a(&fc, REPRO_FROM, dir);
     }
     free(text);
     free(scratch);
