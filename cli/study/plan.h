@@ -420,7 +420,10 @@ static int plan_flags(const char *dir, const char *argv0, const char *name, cli_
   *scratch = NULL;
   snprintf(path, sizeof path, "%.4000s/plan/flags", dir);
   if ((st = u_read_file(path, "a plan's flags", text, &len)) != 0) return st;
+  if (memchr(*text, 0, len))
+    return u_fail(EXIT_BAD_INPUT, "%s is not a plan's flags: it holds a NUL byte", U_Q(path));
   for (i = 0; i < len; ++i) argc += (*text)[i] == '\n';
+  argc += len > 0 && (*text)[len - 1] != '\n'; /* a last line without its newline */
   argv = (char **)calloc((size_t)argc + 1, sizeof(char *));
   *scratch = (const char **)calloc((size_t)argc + 1, sizeof(char *));
   if (!argv || !*scratch) {
@@ -432,15 +435,16 @@ static int plan_flags(const char *dir, const char *argv0, const char *name, cli_
   argc = 2;
   for (i = 0; i < len;) {
     char *nl = strchr(*text + i, '\n');
+    argv[argc++] = *text + i;
     if (!nl) break;
     *nl = 0;
-    argv[argc++] = *text + i;
     i = (size_t)(nl - *text) + 1;
   }
   st = cli_parse(argc, argv, c, *scratch, err, sizeof err);
   free(argv);
   if (st != CLI_OK)
-    return u_fail(EXIT_BAD_INPUT, "%s is not a plan's flags: %s", U_Q(path), err);
+    return u_fail(EXIT_BAD_INPUT, "%s is not a plan's flags: %s", U_Q(path),
+                  err[0] ? err : "a line asks for the help or the version");
   return 0;
 }
 
