@@ -467,6 +467,7 @@ static int u_create_tmp(u_out *o) {
   if (fd < 0)
     return u_fail(EXIT_BAD_INPUT, "cannot write %s: no free temporary name beside it",
                   U_Q(o->path));
+  la__file_keep_mode(o->tmp, o->path); /* the header's rule: mode and owner kept */
   if (!(o->f = fdopen(fd, "w"))) {
     (void)close(fd);
     (void)unlink(o->tmp);
