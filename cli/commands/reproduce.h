@@ -220,8 +220,10 @@ static int study_init(repro *R, study *S, const char *key, const char *title,
     cli_give(&S->base, "diag_seed", REPRO_DIAG_SEED);
   if (!cli_given(c, "data_seed")) cli_give(&S->base, "data_seed", REPRO_DATA_SEED);
   if (!cli_given(c, "diag_batch")) cli_give(&S->base, "diag_batch", (double)len->diag_batch);
-  if (!cli_given(c, "diag_batches"))
+  if (!cli_given(c, "diag_batches") && S->base.run.measure.diag_every > 0)
     cli_give(&S->base, "diag_batches", (double)len->hb[full]);
+  else if (train_diag_ok(c, &S->base.run) != 0)
+    return EXIT_BAD_INPUT;
   if (c->minibatch < 0) S->base.minibatch = 1000;
   if (c->true_batch < 0) S->base.true_batch = full ? 100000 : 50000;
   if (c->samples < 0) S->base.samples = len->samples[full];
@@ -691,6 +693,7 @@ static int tune_jobs(repro *R, rjob **out, int *count) {
     cli_give(&base, "steps", (double)S->tune_steps);
     cli_give(&base, "diag_every", 0);
     cli_give(&base, "smooth_every", 0);
+    base.given[cli_field_index("diag_batches")] = 0; /* no diagnostics: none to take */
     S->tune_job = n;
     for (o = 0; o < 2 && !st; ++o)
       for (g = 0; g < TUNE_GRID && S->tune[o] && !st; ++g)

@@ -602,6 +602,18 @@ static int given_theta(const char *path, const la_run_config *rc, given_in *g) {
   return 0;
 }
 
+/* --diag-batches K (K > 1) asks for R over K batches at each diagnostic
+   step: with --diag-every 0 there is none, and the flag would be taken
+   silently. EXIT_BAD_INPUT then; 0 else. */
+static int train_diag_ok(const cli_config *c, const la_run_config *rc) {
+  if (!cli_given(c, "diag_batches") || rc->measure.diag_batches <= 1 ||
+      rc->measure.diag_every > 0)
+    return 0;
+  return u_fail(EXIT_BAD_INPUT, "--diag-batches %d: R is measured over that many batches "
+                "at each --diag-every step, and --diag-every 0 measures none; give "
+                "--diag-every N or no --diag-batches", rc->measure.diag_batches);
+}
+
 static int train_one(const cli_config *c, u_progress *p) {
   const cli_train_opts *o = &c->opts.train;
   cli_config fc = *c; /* with what a data file decides */
@@ -623,7 +635,8 @@ static int train_one(const cli_config *c, u_progress *p) {
   memset(&in, 0, sizeof in);
   if (o->data_file && (code = given_data(&fc, o->data_file, &gv)) != 0) goto done;
   c = &fc;
-  if ((code = resolve_run(c, o->resume, &rc, &in)) != 0) goto done;
+  if ((code = resolve_run(c, o->resume, &rc, &in)) != 0 || (code = train_diag_ok(c, &rc)) != 0)
+    goto done;
   if (o->init_theta && (code = given_theta(o->init_theta, &rc, &gv)) != 0) goto done;
   x.c = c;
   x.run = &r;
