@@ -491,13 +491,23 @@ static int given_field(cli_config *c, const char *key, double v, const char *wha
 }
 
 /* The batches of --data-file, and the fields they decide: d, n, the batch,
-   the data mode (given), and the steps (at most the batches). */
+   the data mode (given), and the steps (at most the batches). Only the
+   batches the steps use are converted, and the memory they need (the
+   file, their values, the batches) is checked against the machine's
+   before any is allocated. */
 static int given_data(cli_config *c, const char *path, given_in *g) {
   npy_array a;
-  long t, T, B, d, n;
-  double steps;
-  int st;
-  if ((st = given_npy("--data-file", path, &a)) != 0) return st;
+  long t, T, B, d, n, used;
+  double steps, need;
+  char *buf;
+  size_t len, at, per;
+  const char *why = "";
+  int st, width;
+  if ((st = u_read_file(path, "a .npy file", &buf, &len)) != 0) return st;
+  if (npy_head((const unsigned char *)buf, len, &a, &at, &width, &why) != 0) {
+    free(buf);
+    return u_fail(EXIT_BAD_INPUT, "--data-file %s: %s", U_Q(path), why);
+  }
   if (a.ndim == 3) { /* one batch */
     memmove(a.shape + 1, a.shape, 3 * sizeof a.shape[0]);
     a.shape[0] = 1;
@@ -505,7 +515,7 @@ static int given_data(cli_config *c, const char *path, given_in *g) {
   }
   T = a.shape[0], B = a.shape[1], n = a.shape[2] - 1, d = a.shape[3] - 1;
   if (a.ndim != 4 || T < 1 || B < 1 || n < 1 || d < 1) {
-    free(a.v);
+    free(buf);
     return u_fail(EXIT_BAD_INPUT, "--data-file %s: not a stack of batches (T, B, "
                   "n + 1, d + 1) with T, B, n, d at least 1", U_Q(path));
   }
@@ -513,23 +523,36 @@ static int given_data(cli_config *c, const char *path, given_in *g) {
       (st = given_field(c, "n", (double)n, "context length")) != 0 ||
       (st = given_field(c, "batch", (double)B, "batch")) != 0 ||
       (st = given_field(c, "data", LA_DATA_GIVEN, "data")) != 0) {
-    free(a.v);
+    free(buf);
     return st;
   }
   (void)la_run_field_get(&c->run, la_run_field_find("steps"), &steps);
   if (!cli_given(c, "steps")) cli_give(c, "steps", (double)T);
   else if (steps > (double)T) {
-    free(a.v);
+    free(buf);
     return u_fail(EXIT_BAD_INPUT, "--steps %.0f: the data file holds %ld batches",
                   steps, T);
   }
-  g->batches = (la_batch *)calloc((size_t)T, sizeof(la_batch));
+  (void)la_run_field_get(&c->run, la_run_field_find("steps"), &steps);
+  used = steps >= 1 ? (long)steps : 1; /* batch t is step t's */
+  per = (size_t)B * (size_t)(n + 1) * (size_t)(d + 1);
+  need = (double)len + (double)used * ((double)per * 8 + (double)B * 8 +
+                                       (double)la_batch_bytes((int)d, (int)n, (int)B));
+  if ((st = u_fits_memory(need, "--data-file's batches for the steps")) != 0) {
+    free(buf);
+    return st;
+  }
+  st = npy_take((const unsigned char *)buf, at, width, &a, per * (size_t)used, &why);
+  free(buf);
+  if (st > 0) return u_oom();
+  if (st) return u_fail(EXIT_BAD_INPUT, "--data-file %s: %s", U_Q(path), why);
+  g->batches = (la_batch *)calloc((size_t)used, sizeof(la_batch));
   if (!g->batches) {
     free(a.v);
     return u_oom();
   }
-  for (t = 0; t < T && !st; ++t) {
-    size_t per = (size_t)B * (size_t)(n + 1) * (size_t)(d + 1), i;
+  for (t = 0; t < used && !st; ++t) {
+    size_t i;
     double *y = (double *)malloc(sizeof(double) * (size_t)B), *tok = a.v + per * (size_t)t;
     if (!y || la_batch_create(&g->batches[t], (int)d, (int)n, (int)B) != 0) {
       free(y);
@@ -614,6 +637,71 @@ static int train_diag_ok(const cli_config *c, const la_run_config *rc) {
                 "--diag-every N or no --diag-batches", rc->measure.diag_batches);
 }
 
+/* Whether the config line o is of the run rc: every identity field (the
+   seed too) as rc has it. */
+static int train_same_run(const jv *o, const la_run_config *rc) {
+  int i, n = la_run_field_count();
+  for (i = 0; i < n; ++i) {
+    const la_run_field *f = la_run_field_at(i);
+    const jv *v = jv_get(o, f->key);
+    char want[64];
+    double x;
+    if (!(f->flags & LA_FIELD_IDENTITY)) continue;
+    cli_field_text(rc, f, want, sizeof want);
+    (void)la_run_field_get(rc, f, &x);
+    if (f->kind == LA_FIELD_ENUM || f->kind == LA_FIELD_OPTIMIZER
+            ? !v || v->type != JV_STR || strcmp(v->str, want) != 0
+            : !v || v->type != JV_NUM || v->num != (x == 0 ? 0.0 : x))
+      return 0;
+  }
+  return 1;
+}
+
+/* A resumed run's log (--resume with --out FILE): the step lines of the
+   run that was killed writing FILE (its temporary, left by the dead
+   process: u_stale_newest) up to the step the checkpoint holds, start, so
+   that FILE holds the run from its step 0 as an unbroken run's does. The
+   killed run's lines reach its temporary before each checkpoint is saved
+   (train_one flushes them), so none the checkpoint covers is lost. The
+   temporary counts only when its config line is this run's (rc). *text
+   gets the lines (NULL: none; the caller frees). 0, or EXIT_NOMEM. */
+static int train_carry(const char *out, const la_run_config *rc, long start, char **text) {
+  char tmp[2 * U_PATH_MAX + 8], *buf, *line, *next;
+  size_t len, used = 0;
+  int first = 1, ok = 1;
+  *text = NULL;
+  if (start <= 0 || !u_stale_newest(out, tmp, sizeof tmp) ||
+      u_read_regular(tmp, U_READ_MAX, &buf, &len) != 0)
+    return 0;
+  for (line = buf; ok && line < buf + len; line = next) {
+    jv v;
+    const char *why = NULL, *type;
+    char *nl = memchr(line, '\n', (size_t)(buf + len - line));
+    if (!nl) break; /* a line cut by the kill */
+    *nl = 0;
+    next = nl + 1;
+    if (strlen(line) != (size_t)(nl - line) || jv_parse(line, &v, &why) != 0) break;
+    type = v.type == JV_OBJ ? jv_str(&v, "type") : NULL;
+    if (first) ok = type && !strcmp(type, "config") && train_same_run(&v, rc);
+    else if (type && !strcmp(type, "step") && jv_num(&v, "step") <= (double)start) {
+      memmove(buf + used, line, (size_t)(nl - line)); /* kept in place */
+      used += (size_t)(nl - line);
+      buf[used++] = '\n';
+    } else if (type && !strcmp(type, "step")) {
+      ok = 0; /* past the checkpoint */
+    }
+    first = 0;
+    jv_free(&v);
+  }
+  if (!used) {
+    free(buf);
+    return 0;
+  }
+  buf[used] = 0;
+  *text = buf;
+  return 0;
+}
+
 static int train_one(const cli_config *c, u_progress *p) {
   const cli_train_opts *o = &c->opts.train;
   cli_config fc = *c; /* with what a data file decides */
@@ -628,6 +716,7 @@ static int train_one(const cli_config *c, u_progress *p) {
   double t0 = u_now();
   int st, code = 0, ck = o->checkpoint ? 0 : -1;
   long start, saved = -1;
+  char *carried = NULL;
   memset(&x, 0, sizeof x);
   memset(&r, 0, sizeof r);
   memset(&rc, 0, sizeof rc);
@@ -661,6 +750,7 @@ static int train_one(const cli_config *c, u_progress *p) {
   if (p) p->total = rc.steps;
   start = r.trainer.step;
   if ((code = train_buffers(&x, &r, rc.measure.diag_batch)) != 0) goto done;
+  if (o->resume && (code = train_carry(c->out, &r.cfg, start, &carried)) != 0) goto done;
   if ((code = u_mkparent(c->out)) != 0 ||
       (o->checkpoint && (code = u_mkparent(o->checkpoint)) != 0) ||
       (code = u_open(&out, c->out)) != 0)
@@ -675,8 +765,10 @@ static int train_one(const cli_config *c, u_progress *p) {
     jw_begin(&w, out.f);
     write_config(&w, &r);
     if (o->resume) jw_int(&w, "resumed_at", start);
+    if (o->resume) jw_int(&w, "log_from", carried ? 0 : start);
     jw_end(&w);
   }
+  if (carried) fputs(carried, out.f); /* the killed run's lines the checkpoint covers */
   if (start == 0) { /* the state at initialization */
     jw w;
     double ev;
@@ -694,7 +786,9 @@ static int train_one(const cli_config *c, u_progress *p) {
     if (o->checkpoint_every > 0 && chunk > o->checkpoint_every)
       chunk = o->checkpoint_every;
     st = la_trainer_run(&r.trainer, chunk);
-    if (!st && o->checkpoint && o->checkpoint_every > 0 &&
+    /* the lines up to the checkpoint reach the output's temporary first:
+       a run killed after the save resumes with them (train_carry) */
+    if (!st && o->checkpoint && o->checkpoint_every > 0 && (fflush(out.f), 1) &&
         (ck = save_checkpoint(&r.trainer, o->checkpoint)) == 0)
       saved = r.trainer.step;
   }
@@ -716,6 +810,7 @@ static int train_one(const cli_config *c, u_progress *p) {
                                      la_status_str(st)));
   if (ck > 0) code = u_exit_worse(code, ck);
 done:
+  free(carried);
   ckpt_free(&in);
   {
     int tc = theta_tap_close(&x);

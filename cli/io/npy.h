@@ -202,33 +202,44 @@ static int npy_dict(const char *d, size_t len, npy_array *a, int *width,
   return 0;
 }
 
-/* A .npy file's bytes (format 1.0, 2.0 or 3.0) into a: 0, or -1 with *why
-   (the file's fault) or 1 (out of memory). Every value must be finite. */
-static int npy_parse(const unsigned char *buf, size_t len, npy_array *a,
-                     const char **why) {
+/* A .npy file's header (format 1.0, 2.0 or 3.0): a's shape and count,
+   where its values start (*at) and their width in bytes (4 or 8), the
+   values checked to fill the shape exactly. 0, or -1 with *why. */
+static int npy_head(const unsigned char *buf, size_t len, npy_array *a, size_t *at,
+                    int *width, const char **why) {
   static const unsigned char magic[6] = {0x93, 'N', 'U', 'M', 'P', 'Y'};
-  size_t hlen, at, i;
-  int width = 8;
+  size_t hlen;
   memset(a, 0, sizeof *a);
+  *width = 8;
   if (len < 10 || memcmp(buf, magic, 6) != 0)
     return *why = "it is not a .npy file", -1;
   if (buf[6] == 1) {
     hlen = (size_t)buf[8] | (size_t)buf[9] << 8;
-    at = 10;
+    *at = 10;
   } else if ((buf[6] == 2 || buf[6] == 3) && len >= 12) {
     hlen = (size_t)buf[8] | (size_t)buf[9] << 8 | (size_t)buf[10] << 16 |
            (size_t)buf[11] << 24;
-    at = 12;
+    *at = 12;
   } else {
     return *why = "its .npy version is not 1, 2 or 3", -1;
   }
-  if (hlen > len - at) return *why = "it is cut short in its header", -1;
-  if (npy_dict((const char *)buf + at, hlen, a, &width, why) != 0) return -1;
-  at += hlen;
-  if (a->count != (len - at) / (size_t)width || (len - at) % (size_t)width)
+  if (hlen > len - *at) return *why = "it is cut short in its header", -1;
+  if (npy_dict((const char *)buf + *at, hlen, a, width, why) != 0) return -1;
+  *at += hlen;
+  if (a->count != (len - *at) / (size_t)*width || (len - *at) % (size_t)*width)
     return *why = "its values do not fill its shape exactly", -1;
-  if (!(a->v = (double *)malloc(sizeof(double) * (a->count ? a->count : 1)))) return 1;
-  for (i = 0; i < a->count; ++i) {
+  return 0;
+}
+
+/* The first `keep` values (at most a->count) after npy_head, as doubles
+   into a->v (allocated: free it): 0, or -1 with *why (a NaN or an
+   infinity) or 1 (out of memory). */
+static int npy_take(const unsigned char *buf, size_t at, int width, npy_array *a,
+                    size_t keep, const char **why) {
+  size_t i;
+  if (keep > a->count) keep = a->count;
+  if (!(a->v = (double *)malloc(sizeof(double) * (keep ? keep : 1)))) return 1;
+  for (i = 0; i < keep; ++i) {
     const unsigned char *q = buf + at + (size_t)width * i;
     uint64_t u = 0;
     int k;
@@ -248,6 +259,16 @@ static int npy_parse(const unsigned char *buf, size_t len, npy_array *a,
     }
   }
   return 0;
+}
+
+/* A .npy file's bytes into a, every value: 0, or -1 with *why (the file's
+   fault) or 1 (out of memory). Every value must be finite. */
+static int npy_parse(const unsigned char *buf, size_t len, npy_array *a,
+                     const char **why) {
+  size_t at;
+  int width;
+  if (npy_head(buf, len, a, &at, &width, why) != 0) return -1;
+  return npy_take(buf, at, width, a, a->count, why);
 }
 
 #endif /* LINATTN_NPY_H */

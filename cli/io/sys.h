@@ -417,11 +417,13 @@ static void u_host(char *buf, size_t cap) {
   buf[n] = 0;
 }
 
-/* Removes the temporaries of `path` left by dead processes: named
+static int u_follow(char *path, size_t cap);
+
+/* Each temporary of `path` left by a dead process: named
    PATH.tmp.HOST.PID.HEX with this host's name and the PID of no running
-   process, regular files of this user. Best effort: nothing it fails to
-   do is an error. */
-static void u_clean_stale(const char *path) {
+   process, a regular file of this user; fn(ctx, its path, its stat). */
+typedef void (*u_stale_fn)(void *ctx, const char *tmp, const struct stat *st);
+static void u_each_stale(const char *path, u_stale_fn fn, void *ctx) {
   char dir[U_PATH_MAX], host[40], prefix[U_PATH_MAX + 64];
   const char *base;
   size_t plen;
@@ -444,9 +446,50 @@ static void u_clean_stale(const char *path) {
     if (kill((pid_t)pid, 0) == 0 || errno != ESRCH) continue; /* alive, or not ours to ask */
     if (snprintf(full, sizeof full, "%s/%s", dir, e->d_name) >= (int)sizeof full) continue;
     if (lstat(full, &st) == 0 && S_ISREG(st.st_mode) && st.st_uid == geteuid())
-      (void)unlink(full); /* best effort */
+      fn(ctx, full, &st);
   }
   (void)closedir(d); /* read only */
+}
+
+static void u_unlink_stale(void *ctx, const char *tmp, const struct stat *st) {
+  (void)ctx;
+  (void)st;
+  (void)unlink(tmp); /* best effort */
+}
+
+/* Removes the temporaries of `path` left by dead processes (u_each_stale).
+   Best effort: nothing it fails to do is an error. */
+static void u_clean_stale(const char *path) { u_each_stale(path, u_unlink_stale, NULL); }
+
+typedef struct u_newest {
+  char path[2 * U_PATH_MAX + 8];
+  struct timespec t;
+  int found;
+} u_newest;
+
+static void u_pick_newest(void *ctx, const char *tmp, const struct stat *st) {
+  u_newest *n = (u_newest *)ctx;
+  if (n->found && (st->st_mtim.tv_sec < n->t.tv_sec ||
+                   (st->st_mtim.tv_sec == n->t.tv_sec && st->st_mtim.tv_nsec <= n->t.tv_nsec)))
+    return;
+  snprintf(n->path, sizeof n->path, "%s", tmp);
+  n->t = st->st_mtim;
+  n->found = 1;
+}
+
+/* The newest temporary of `path` (through its links, as u_open writes it)
+   left by a dead process, into buf: 1, or 0 when there is none. */
+static int u_stale_newest(const char *path, char *buf, size_t cap) {
+  char p[U_PATH_MAX];
+  u_newest n;
+  if (!path || !strcmp(path, "-") || strlen(path) >= sizeof p) return 0;
+  memcpy(p, path, strlen(path) + 1);
+  if (u_follow(p, sizeof p) != 0) return 0;
+  memset(&n, 0, sizeof n);
+  u_each_stale(p, u_pick_newest, &n);
+  if (!n.found || strlen(n.path) >= cap) return 0;
+  memcpy(buf, n.path, strlen(n.path) + 1);
+  return 1;
 }
 
 /* A new file beside o->path under a temporary name (see u_out). */
