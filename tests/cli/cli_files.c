@@ -12,6 +12,7 @@
 #include "cli/args.h"
 #include "cli/io/sys.h"
 #include "cli/io/npy.h"
+#include "cli/study/runs.h"
 #include "../unit/la_test.h"
 
 /* What bash makes of a quoted word: its bytes, through printf %s. The
@@ -413,6 +414,36 @@ static void suite_npy(la_t *t) {
     LA_CHECK(t, npy_parse(buf, len, &a, &why) == -1 && strstr(why, "float"), "ints: %s", why);
     LA_CHECK(t, npy_parse((const unsigned char *)"PK\x03\x04 not npy", 16, &a, &why) == -1,
              "an .npz: %s", why);
+  }
+
+  LA_TEST(t, "files: a run file that repeats its lines: refused or read, nothing held (LeakSanitizer)") {
+    static const char cfg[] = "{\"type\":\"config\",\"d\":5}\n";
+    static const char step[] = "{\"type\":\"step\",\"step\":1,\"eval_loss\":2}\n";
+    static const char sum[] = "{\"type\":\"summary\",\"status\":\"ok\",\"steps\":1}\n";
+    /* each file and whether it holds a run */
+    static const struct {
+      const char *lines[5];
+      int ok;
+    } f[] = {{{cfg, step, sum, sum, NULL}, 0},  /* a summary twice */
+             {{cfg, step, sum, step, NULL}, 0}, /* a step after the run ended */
+             {{cfg, cfg, step, sum, NULL}, 1},  /* a config twice: the first run */
+             {{cfg, step, sum, cfg, sum}, 1},   /* two runs: the first */
+             {{cfg, step, step, sum, "x\n"}, 0}};
+    size_t i, k;
+    for (i = 0; i < sizeof f / sizeof f[0]; ++i) {
+      FILE *o = fopen("rep.jsonl", "w");
+      runlog r;
+      char err[600] = "";
+      int st;
+      if (!o) break;
+      for (k = 0; k < 5 && f[i].lines[k]; ++k) fputs(f[i].lines[k], o);
+      fclose(o);
+      st = runlog_load("rep.jsonl", &r, err, sizeof err);
+      LA_CHECK(t, f[i].ok ? st == 0 && r.config.type == JV_OBJ
+                          : st != 0 && r.config.type == JV_NULL && r.f[F_EVAL].x == NULL,
+               "file %d: status %d (%s)", (int)i, st, err);
+      if (!st) runlog_free(&r);
+    }
   }
 
   LA_TEST(t, "files: a .npy header is its dict whole: each key once, nothing else") {
