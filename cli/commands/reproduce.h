@@ -518,7 +518,7 @@ static int job_check(const repro *R, const rjob *j, const words *w, int *missing
   struct stat sb;
   int bad;
   job_path(R, j, path, sizeof path);
-  *missing = stat(path, &sb) != 0;
+  *missing = stat(path, &sb) != 0 || !S_ISREG(sb.st_mode); /* a folder: the run failed */
   if (*missing) {
     snprintf(why, cap, "no output");
     return 1;

@@ -313,7 +313,8 @@ static const char sweep_help[] =
     "GNU parallel or a Slurm job array (e.g. sed -n \"${SLURM_ARRAY_TASK_ID}p\").\n"
     "With --jobs K the commands run here, K at a time. With --slurm they are\n"
     "written into DIR/plan (stage-1.txt, a job array, a merge job that writes\n"
-    "DIR/report; --jobs K: at most K at once); run: sh DIR/plan/submit.sh.\n"
+    "DIR/report; --jobs K: at most K at once; an earlier plan's files and\n"
+    "runs, DIR/*.jsonl, removed first); run: sh DIR/plan/submit.sh.\n"
     "Flags after -- are passed to every run. Then: linattn report DIR\n";
 
 static int cmd_sweep(const cli_config *c) {
