@@ -142,7 +142,7 @@ bench-report: $(BUILD)/linattn
 	sh bench/scripts/bench_report.sh $(BUILD)/linattn $(BUILD)/bench-report
 
 # A plan of 10,450 runs (reproduce --all --seeds 512 --plan --slurm) and its
-# two merges from synthetic outputs: time and peak memory of each, against
+# two merges from its tiny runs: time and peak memory of each, against
 # the targets (10 s, 100 MB). Not part of make test.
 .PHONY: bench-plan
 bench-plan: $(BUILD)/linattn
