@@ -786,11 +786,12 @@ static int train_one(const cli_config *c, u_progress *p) {
     if (o->checkpoint_every > 0 && chunk > o->checkpoint_every)
       chunk = o->checkpoint_every;
     st = la_trainer_run(&r.trainer, chunk);
+    if (st || !o->checkpoint || o->checkpoint_every <= 0) continue;
     /* the lines up to the checkpoint reach the output's temporary first:
-       a run killed after the save resumes with them (train_carry) */
-    if (!st && o->checkpoint && o->checkpoint_every > 0 && (fflush(out.f), 1) &&
-        (ck = save_checkpoint(&r.trainer, o->checkpoint)) == 0)
-      saved = r.trainer.step;
+       a run killed after the save resumes with them (train_carry); a
+       failed write stays in the stream's error, said by u_commit */
+    (void)fflush(out.f);
+    if ((ck = save_checkpoint(&r.trainer, o->checkpoint)) == 0) saved = r.trainer.step;
   }
   u_progress_end(p);
   if (x.status) st = x.status;

@@ -115,8 +115,8 @@ static double u_now(void) {
 }
 
 /* ------------------------------------------------------------ quoting */
-/* A path (or any user's word) as a shell reads it back, fit for a
-   terminal: 'plain' when every byte is printable (UTF-8 included), else
+/* A path (or any user's word) in a message, as bash reads it back, fit
+   for a terminal (a command for any POSIX shell: u_print_word): 'plain' when every byte is printable (UTF-8 included), else
    $'...' with \n, \t, \r, \\, \' and \xHH for the rest, so that no control
    character, escape sequence or invalid byte reaches the terminal and a
    message stays one line. Past cap it is cut and ends in "...". */

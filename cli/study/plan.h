@@ -23,6 +23,9 @@
      DIR/plan/submit.sh       submits the next stage and its merge; the
                               merge writes the stage after it and submits
                               it in turn (DIR/plan/slurm marks the plan)
+   A folder holds one plan: each writer begins with plan_begin, which
+   removes every file of an earlier plan (and the writer its runs'
+   outputs), and every line is quoted for any POSIX shell (u_print_word).
    reproduce writes its plans here, and so does `sweep --slurm`: one stage
    of train commands, and a merge that runs `report DIR`; and `theorem
    --check depth|context --plan DIR`: one stage of units (theorem --unit),
