@@ -290,9 +290,12 @@ static void plan_fill_sbatch(FILE *f, void *ctx) {
    commands, submitted in their turn. */
 static void plan_fill_merge(FILE *f, void *ctx) {
   const plan_stage *p = (const plan_stage *)ctx;
-  fprintf(f, "#!/bin/sh\n#SBATCH --job-name=linattn-merge\n#SBATCH --output=");
+  /* its log named by the shell, as a task's is: sbatch reads an #SBATCH
+     line without a shell, and a folder's name may need one */
+  fprintf(f, "#!/bin/sh\n#SBATCH --job-name=linattn-merge\n#SBATCH --output=/dev/null\n"
+             "exec > ");
   (void)u_print_word(f, p->dir);
-  fprintf(f, "/plan/logs/merge-%%j.log\n");
+  fprintf(f, "/plan/logs/merge-\"$SLURM_JOB_ID\".log 2>&1\n");
   (void)words_print(f, p->merge);
   fprintf(f, " || exit $?\n# a stage written since: submitted with its own merge\n"
              "exec sh ");

@@ -40,8 +40,9 @@ check "1 reproduce --plan: its lines under sh write every run inside the plan" \
 D1d=$(printf "th\001'e")
 "$bin" theorem --check depth --steps 20 --plan "$D1d" --out "$D1d.json" --svg "$D1d.svg" --slurm \
   > o1d.txt 2>&1
-check "1 theorem --plan (DIR, --out, --svg): no \$'...' in its lines, scripts or printed commands" \
-  sh -c "[ -s \"\$1/plan/stage-1.txt\" ] &&
+check "1 theorem --plan (DIR, --out, --svg): no \$'...' in its lines, scripts or printed commands; the scripts parse under sh; no #SBATCH line needs a shell" \
+  sh -c "[ -s \"\$1/plan/stage-1.txt\" ] && sh -n \"\$1/plan/submit.sh\" && sh -n \"\$1/plan/merge.sbatch\" &&
+         sh -n \"\$1/plan/stage-1.sbatch\" && ! grep -q '^#SBATCH.*[\"'\"'\"'\$]' \"\$1\"/plan/*.sbatch &&
          ! grep -q \"\\\$'\" o1d.txt \"\$1/plan/stage-1.txt\" \"\$1/plan/merge.sbatch\" \"\$1/plan/submit.sh\" \"\$1/plan/stage-1.sbatch\"" \
   sh "$D1d"
 mkdir -p "bi'n$(printf '\001')"
@@ -197,8 +198,12 @@ k15=$!
 sleep 2
 kill -KILL $k15
 wait $k15 # reaped here: no process holds its pid
-"$bin" train --resume k15/k.ckpt --steps 3000 --log-every 100 --out k15/k.jsonl > /dev/null 2>&1
-"$bin" train --steps 3000 --log-every 100 --out k15/u.jsonl > /dev/null 2>&1
+# the checkpoint's step, from a resume into another file (k.jsonl's
+# temporary is left for the resume into k.jsonl)
+"$bin" train --resume k15/k.ckpt --steps 1 --out k15/probe.jsonl > /dev/null 2>&1
+ks=$(($(jq -r 'select(.type == "config") | .resumed_at' k15/probe.jsonl 2> /dev/null) + 500))
+"$bin" train --resume k15/k.ckpt --steps $ks --log-every 100 --out k15/k.jsonl > /dev/null 2>&1
+"$bin" train --steps $ks --log-every 100 --out k15/u.jsonl > /dev/null 2>&1
 jq -c 'select(.type == "step")' k15/k.jsonl > k15/k.steps 2> /dev/null
 jq -c 'select(.type == "step")' k15/u.jsonl > k15/u.steps 2> /dev/null
 check "15 killed and resumed into its output: the step lines from step 0, an unbroken run's ($(jq -c 'select(.type == "config") | [.resumed_at, .log_from]' k15/k.jsonl))" \
