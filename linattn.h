@@ -14089,6 +14089,23 @@ static int la__ck_replaceable(const char *path) {
   return stat(path, &s) != 0 || S_ISREG(s.st_mode);
 }
 
+/* A new file tmp (just created, exclusively) that is to replace path by a
+   rename takes the permission bits of the file there and, where this
+   process may, its owner and group: replacing a file keeps who may read it
+   (a 0600 checkpoint stays 0600). Nothing when path names no regular file.
+   (chmod and chown, not their f- forms, which -std=c99 does not declare.)
+   The linattn program's outputs are replaced by the same rule (cli/io/
+   sys.h calls it). */
+static void la__file_keep_mode(const char *tmp, const char *path) {
+  struct stat s;
+  if (stat(path, &s) != 0 || !S_ISREG(s.st_mode)) return;
+  /* another owner is kept only where the process may give the file to it
+     (root); the mode is set after, as chown may clear set-id bits */
+  if (chown(tmp, s.st_uid, s.st_gid) != 0) { /* not ours to give: ours it stays */
+  }
+  (void)chmod(tmp, s.st_mode & 07777);
+}
+
 /* A new file beside `path`, created exclusively (O_EXCL: never through a
    link another user planted, never over a file) under a name no other
    process can know in advance; its name into tmp, its descriptor or -1. */
@@ -14103,6 +14120,7 @@ static int la__ck_create_tmp(const char *path, char *tmp, size_t cap) {
                  (unsigned long long)la_rng_u64(&r));
     if (n < 0 || (size_t)n >= cap) return -1;
     fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL, 0666);
+    if (fd >= 0) la__file_keep_mode(tmp, path);
     if (fd >= 0 || errno != EEXIST) return fd;
   }
   return -1;

@@ -142,7 +142,7 @@ bench-report: $(BUILD)/linattn
 	sh bench/scripts/bench_report.sh $(BUILD)/linattn $(BUILD)/bench-report
 
 # A plan of 10,450 runs (reproduce --all --seeds 512 --plan --slurm) and its
-# two merges from synthetic outputs: time and peak memory of each, against
+# two merges from its tiny runs: time and peak memory of each, against
 # the targets (10 s, 100 MB). Not part of make test.
 .PHONY: bench-plan
 bench-plan: $(BUILD)/linattn
@@ -153,6 +153,19 @@ bench-plan: $(BUILD)/linattn
 CONFIGS += cli-files
 run-cli-files: | $(BUILD)
 	@sh tests/harness/run_one.sh cli-files sh -c '$(CLANG) $(CFLAGS_HOST) $(AVX2) $(SAN) -Wno-unused-function -I. tests/cli/cli_files.c -o $(BUILD)/cli_files -lm && $(BUILD)/cli_files $(BUILD)/cli-files'
+
+# The reproducers of the fourth hostile review, the program's items
+# (tests/cli/harden4_e2e.sh), one or more an item, each failing on the
+# program before its fix: plans run by /bin/sh (dash) from folders with
+# quotes, control bytes and Latin-1 names, links at DIR/plan and DIR/runs,
+# merges of outputs that are not the plan's, a float twin of a double
+# study, re-planned and reused folders, a path too long for a plan, a large
+# --data-file's memory, a killed run resumed into its output, forged
+# plan/flags and theorem units, a .npy header with a key twice, a replaced
+# file's mode (the program's and the header's writer).
+CONFIGS += cli-harden4
+run-cli-harden4: | run-cli-program
+	@sh tests/harness/run_one.sh cli-harden4 sh tests/cli/harden4_e2e.sh $(BUILD)/linattn $(BUILD)/cli-harden4
 
 # The model family's experiments.
 #   make kq-staircase   merged against separate keys and queries from a small

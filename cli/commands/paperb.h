@@ -413,15 +413,22 @@ static void pb_unit_json(FILE *f, const pb_ctx *x, int check, const pb_unit *u) 
   jw_end(&w);
 }
 
+/* A number as jw_exact writes it (null: NaN) into *v: 1, or 0 for
+   anything else (a string, an infinity such as 1e400, which jw_exact never
+   writes). */
+static int pb_jv_real(const jv *a, double *v) {
+  if (!a || (a->type != JV_NULL && (a->type != JV_NUM || !isfinite(a->num)))) return 0;
+  *v = a->type == JV_NUM ? a->num : NAN;
+  return 1;
+}
+
 /* Array member key of n numbers (null: NaN) into v; 0 when it is not. */
 static int pb_jv_arr(const jv *o, const char *key, double *v, int n) {
   const jv *a = jv_get(o, key);
   int i;
   if (!a || a->type != JV_ARR || a->n != n) return 0;
-  for (i = 0; i < n; ++i) {
-    if (a->items[i].type != JV_NUM && a->items[i].type != JV_NULL) return 0;
-    v[i] = a->items[i].type == JV_NUM ? a->items[i].num : NAN;
-  }
+  for (i = 0; i < n; ++i)
+    if (!pb_jv_real(&a->items[i], &v[i])) return 0;
   return 1;
 }
 
@@ -447,14 +454,12 @@ static int pb_unit_load(const pb_ctx *x, int check, const char *path, pb_unit *u
        pb_jv_is(&o, "precision", precision_name) &&
        jv_long(&o, "point", 1, PB_MAX_POINTS + 1, -1) == u->point &&
        jv_num(&o, "seed") == (double)u->seed && jv_long(&o, "steps", 1, 9e15, -1) == s.steps &&
-       jv_long(&o, "full", 0, 1, -1) == x->full && jv_get(&o, "model");
-  u->model = jv_num(&o, "model");
+       jv_long(&o, "full", 0, 1, -1) == x->full && pb_jv_real(jv_get(&o, "model"), &u->model);
   u->has_base = pb_jv_arr(&o, "gd", u->base.gd, 4) && pb_jv_arr(&o, "pgd", u->base.pgd, 4) &&
                 pb_jv_arr(&o, "eta", u->base.eta, 4) && pb_jv_arr(&o, "peta", u->base.peta, 4) &&
-                jv_get(&o, "ols") && jv_get(&o, "ridge") && jv_get(&o, "lambda");
-  u->base.ols = jv_num(&o, "ols");
-  u->base.ridge = jv_num(&o, "ridge");
-  u->base.lambda = jv_num(&o, "lambda");
+                pb_jv_real(jv_get(&o, "ols"), &u->base.ols) &&
+                pb_jv_real(jv_get(&o, "ridge"), &u->base.ridge) &&
+                pb_jv_real(jv_get(&o, "lambda"), &u->base.lambda);
   if (check == CLI_CONTEXT || u->point == 1) ok = ok && u->has_base;
   jv_free(&o);
   return ok;
@@ -1143,7 +1148,10 @@ static int pb_theorem_plan(const cli_config *c) {
   char dir[4200], program[4200];
   pb_ctx x;
   int st;
-  if ((st = u_mkdirs(c->plan)) != 0 || (st = plan_abs_dir(c->plan, dir, sizeof dir)) != 0 ||
+  /* the folder holds this plan alone: an earlier plan's files and units'
+     outputs removed */
+  if ((st = plan_begin(c->plan, dir, sizeof dir)) != 0 ||
+      (st = plan_clear(dir, "runs", ".json")) != 0 ||
       (st = plan_write_flags(dir, c, CLI_THEOREM, pb_plan_skip)) != 0)
     return st;
   plan_program(c->argv0, program, sizeof program);

@@ -172,6 +172,7 @@ typedef struct repro {
   double t0;
   int mode;            /* REPRO_* */
   char program[2][4200]; /* the programs the commands start: float, double */
+  char dir_abs[4200];    /* a plan's folder (plan_begin) */
 } repro;
 
 static const char *const opt_names[2] = {"sgd", "adam"};
@@ -236,8 +237,10 @@ static int study_init(repro *R, study *S, const char *key, const char *title,
     cli_give(&S->base, "diag_seed", REPRO_DIAG_SEED);
   if (!cli_given(c, "data_seed")) cli_give(&S->base, "data_seed", REPRO_DATA_SEED);
   if (!cli_given(c, "diag_batch")) cli_give(&S->base, "diag_batch", (double)len->diag_batch);
-  if (!cli_given(c, "diag_batches"))
+  if (!cli_given(c, "diag_batches") && S->base.run.measure.diag_every > 0)
     cli_give(&S->base, "diag_batches", (double)len->hb[full]);
+  else if (train_diag_ok(c, &S->base.run) != 0)
+    return EXIT_BAD_INPUT;
   if (c->minibatch < 0) S->base.minibatch = 1000;
   if (c->true_batch < 0) S->base.true_batch = full ? 100000 : 50000;
   if (c->samples < 0) S->base.samples = len->samples[full];
@@ -467,20 +470,124 @@ static int repro_pool(repro *R, rjob *jobs, int n, const char *what,
   return 0;
 }
 
-/* Whether job j's output is there: a plan's run that has not run (or ran
-   somewhere its output never came back from). */
-static int job_done(const repro *R, const rjob *j) {
-  char path[4200];
+/* Whether the object o (a run's config line, a measurement's object) is
+   what the command w writes: every run field as the command resolves it,
+   each other flag of the command that o records (minibatch, samples) with
+   the command's value, and the precision of its program where o records
+   one (a run does). 0, or 1 with the first difference in why. */
+static int job_output_matches(const words *w, const jv *o, const char *precision,
+                              char *why, size_t cap) {
+  cli_config c;
+  la_run_config rc;
+  const char **scratch = (const char **)calloc((size_t)w->n + 1, sizeof(char *));
+  char err[600];
+  int i, n = la_run_field_count(), bad = 0;
+  const char *prec = jv_str(o, "precision");
+  if (!scratch) {
+    snprintf(why, cap, "out of memory");
+    return 1;
+  }
+  if (cli_parse(w->n, w->v, &c, scratch, err, sizeof err) != CLI_OK ||
+      cli_run_of(&c, &rc, err, sizeof err) != CLI_OK) {
+    snprintf(why, cap, "its command does not parse: %s", err);
+    free(scratch);
+    return 1;
+  }
+  for (i = 0; i < n && !bad; ++i) {
+    const la_run_field *f = la_run_field_at(i);
+    const jv *v = jv_get(o, f->key);
+    char want[64];
+    double x;
+    cli_field_text(&rc, f, want, sizeof want);
+    (void)la_run_field_get(&rc, f, &x);
+    if (f->kind == LA_FIELD_ENUM || f->kind == LA_FIELD_OPTIMIZER)
+      bad = !v || v->type != JV_STR || strcmp(v->str, want) != 0;
+    else
+      bad = !v || v->type != JV_NUM || v->num != x;
+    if (bad) snprintf(why, cap, "its %s is not its command's (%s)", f->key, want);
+  }
+  for (i = 2; i + 1 < w->n && !bad; ++i) { /* "--flag value" pairs */
+    char key[64];
+    const jv *v;
+    size_t k;
+    if (strncmp(w->v[i], "--", 2) != 0 || strlen(w->v[i]) >= sizeof key + 2) continue;
+    for (k = 0; w->v[i][k + 2]; ++k) key[k] = w->v[i][k + 2] == '-' ? '_' : w->v[i][k + 2];
+    key[k] = 0;
+    if (cli_field_index(key) >= 0 || !(v = jv_get(o, key))) continue;
+    if (v->type == JV_NUM) bad = strtod(w->v[i + 1], NULL) != v->num;
+    else if (v->type == JV_STR) bad = strcmp(v->str, w->v[i + 1]) != 0;
+    if (bad) snprintf(why, cap, "its %s is not its command's (%s)", key, w->v[i + 1]);
+  }
+  if (!bad && prec && strcmp(prec, precision) != 0) {
+    bad = 1;
+    snprintf(why, cap, "it was computed in %s; its command's program computes in %s "
+             "(a twin of the other precision?)", prec, precision);
+  }
+  free(scratch);
+  return bad;
+}
+
+/* Whether job j's output is there and is its command's (w): 0; 1 with why
+   when it is missing (*missing set) or is not (another plan's, another
+   run's copied there, unreadable, cut short, another precision's). */
+static int job_check(const repro *R, const rjob *j, const words *w, int *missing,
+                     char *why, size_t cap) {
+  const char *precision = R->s[j->study].dbl ? "double" : "float";
+  char path[4200], err[U_QCAP + 200];
   struct stat sb;
+  int bad;
   job_path(R, j, path, sizeof path);
-  return stat(path, &sb) == 0 && S_ISREG(sb.st_mode) && sb.st_size > 0;
+  *missing = stat(path, &sb) != 0 || !S_ISREG(sb.st_mode); /* a folder: the run failed */
+  if (*missing) {
+    snprintf(why, cap, "no output");
+    return 1;
+  }
+  if (j->kind == J_NOISE) {
+    char *text = u_slurp(path, NULL);
+    const char *jwhy = NULL;
+    jv o;
+    if (!text) {
+      snprintf(why, cap, "cannot be read: %s", strerror(errno));
+      return 1;
+    }
+    if (jv_parse(text, &o, &jwhy) != 0) {
+      snprintf(why, cap, "not JSON (%s)", jwhy ? jwhy : "?");
+      free(text);
+      return 1;
+    }
+    free(text);
+    bad = o.type != JV_OBJ || !jv_str(&o, "type") || strcmp(jv_str(&o, "type"), "noise") != 0;
+    if (bad) snprintf(why, cap, "not a noise measurement (its \"type\" is not \"noise\")");
+    else if ((bad = !(jv_num(&o, "samples") >= 1) || !isfinite(jv_num(&o, "kurtosis")) ||
+                    !isfinite(jv_num(&o, "hill_alpha"))) != 0)
+      snprintf(why, cap, "its samples, kurtosis or hill_alpha is missing or not a number");
+    else
+      bad = job_output_matches(w, &o, precision, why, cap);
+    jv_free(&o);
+    return bad;
+  } else {
+    runlog r;
+    if (runlog_load(path, &r, err, sizeof err) != 0) {
+      snprintf(why, cap, "unreadable: %s", err);
+      return 1;
+    }
+    bad = 1;
+    if (!r.has_summary)
+      snprintf(why, cap, "cut short: no summary line (the run did not end)");
+    else if (!jv_str(&r.config, "precision"))
+      snprintf(why, cap, "its config line records no precision");
+    else
+      bad = job_output_matches(w, &r.config, precision, why, cap);
+    runlog_free(&r);
+    return bad;
+  }
 }
 
 /* A stage of the study: run here; or its commands written into the plan;
    or (from a plan) its outputs found, the commands of those missing named
    (EXIT_FAILED). */
 static int repro_stage(repro *R, int stage, rjob *jobs, int n, const char *what) {
-  int i, missing = 0, st = 0;
+  int i, missing = 0, wrong = 0, st = 0;
   words *cmds;
   if (!n) return 0;
   if (R->mode == REPRO_HERE) {
@@ -488,17 +595,27 @@ static int repro_stage(repro *R, int stage, rjob *jobs, int n, const char *what)
     if (!status) return u_oom();
     st = repro_pool(R, jobs, n, what, status);
     free(status);
-    return st;
+    if (st) return st;
   }
   if (!(cmds = (words *)calloc((size_t)n, sizeof(words)))) return u_oom();
   R->jobs = jobs;
+  /* each output held to its command: here a run that failed is counted
+     by the report (no output), one that is not its command's is not; from
+     a plan, every run must be there and be its command's */
   for (i = 0; i < n && !st; ++i) {
+    char why[U_QCAP + 400], path[4200];
+    int gone;
     if (job_words(R, &jobs[i], &cmds[i])) st = u_oom();
-    else if (R->mode == REPRO_FROM && !job_done(R, &jobs[i])) {
-      if (!missing++)
+    else if (R->mode != REPRO_PLAN && job_check(R, &jobs[i], &cmds[i], &gone, why, sizeof why) &&
+             (R->mode == REPRO_FROM || !gone)) {
+      if (missing + wrong == 0)
         fprintf(stderr, "linattn reproduce: the runs of stage %d whose output is "
-                        "missing; each line redoes one:\n", stage);
+                        "missing or not their command's; each line redoes one:\n", stage);
+      job_path(R, &jobs[i], path, sizeof path);
+      fprintf(stderr, "# %s: %s\n", U_Q(path), why);
       (void)words_line(stderr, &cmds[i]);
+      if (gone) missing++;
+      else wrong++;
     }
   }
   if (!st && R->mode == REPRO_PLAN) {
@@ -521,9 +638,9 @@ static int repro_stage(repro *R, int stage, rjob *jobs, int n, const char *what)
       st = plan_write(&p, R->c->slurm != 0);
     words_free(&merge);
   }
-  if (!st && missing)
-    st = u_fail(EXIT_FAILED, "%d of stage %d's %d runs have no output yet", missing,
-                stage, n);
+  if (!st && (missing || wrong))
+    st = u_fail(EXIT_FAILED, "%d of stage %d's %d runs have no output yet, %d an output "
+                "that is not their command's", missing, stage, n, wrong);
   for (i = 0; i < n; ++i) words_free(&cmds[i]);
   free(cmds);
   R->jobs = NULL;
@@ -595,6 +712,7 @@ static int tune_jobs(repro *R, rjob **out, int *count) {
     cli_give(&base, "steps", (double)S->tune_steps);
     cli_give(&base, "diag_every", 0);
     cli_give(&base, "smooth_every", 0);
+    base.given[cli_field_index("diag_batches")] = 0; /* no diagnostics: none to take */
     S->tune_job = n;
     for (o = 0; o < 2 && !st; ++o)
       for (g = 0; g < TUNE_GRID && S->tune[o] && !st; ++g)
@@ -2055,39 +2173,6 @@ static const char *const repro_products[] = {
     "tune.svg", "depth.svg", "tails.svg", "attention.svg"};
 static const char *const repro_run_dirs[] = {"runs", "tune"};
 
-/* Removes path (a file or a link, never what it names): 0, or the status. */
-static int repro_remove(const char *path) {
-  int e;
-  if (unlink(path) == 0 || errno == ENOENT) return 0;
-  e = errno;
-  return u_fail(u_exit_of_errno(e, EXIT_IO), "cannot remove the previous %s: %s",
-                U_Q(path), strerror(e));
-}
-
-/* The *.jsonl of the folder dir/sub, when it is a folder (a link there is
-   removed itself, never followed: nothing outside the folder is touched). */
-static int repro_clear_runs(const char *dir, const char *sub) {
-  char path[4300], file[4600];
-  struct stat st;
-  struct dirent *e;
-  DIR *d;
-  int rc = 0;
-  snprintf(path, sizeof path, "%.4000s/%s", dir, sub);
-  if (lstat(path, &st) != 0) return 0;
-  if (S_ISLNK(st.st_mode)) return repro_remove(path);
-  if (!S_ISDIR(st.st_mode)) return 0; /* u_mkdirs refuses it */
-  if (!(d = opendir(path))) return 0; /* u_mkdirs says why, if it matters */
-  while (!rc && (e = readdir(d)) != NULL) {
-    size_t len = strlen(e->d_name);
-    if (len <= 6 || strcmp(e->d_name + len - 6, ".jsonl") != 0) continue;
-    snprintf(file, sizeof file, "%s/%s", path, e->d_name);
-    /* a folder of that name is no run: the run there fails and says so */
-    if (lstat(file, &st) == 0 && !S_ISDIR(st.st_mode)) rc = repro_remove(file);
-  }
-  (void)closedir(d); /* read only */
-  return rc;
-}
-
 /* One folder's products, and its runs unless they are a plan's (runs 0:
    the merge reads them). */
 static int repro_clear_one(const char *dir, int runs) {
@@ -2096,15 +2181,15 @@ static int repro_clear_one(const char *dir, int runs) {
   int st = 0;
   for (i = 0; i < sizeof repro_products / sizeof repro_products[0] && !st; ++i) {
     snprintf(path, sizeof path, "%.4000s/%s", dir, repro_products[i]);
-    if ((st = repro_remove(path)) == 0 && strstr(repro_products[i], ".svg")) {
+    if ((st = plan_remove(path)) == 0 && strstr(repro_products[i], ".svg")) {
       csv_path(path, csv, sizeof csv);
-      st = repro_remove(csv);
+      st = plan_remove(csv);
     }
   }
   for (i = 0; runs && i < sizeof repro_run_dirs / sizeof repro_run_dirs[0] && !st; ++i)
-    st = repro_clear_runs(dir, repro_run_dirs[i]);
+    st = plan_clear(dir, repro_run_dirs[i], ".jsonl");
   snprintf(path, sizeof path, "%.4000s/%s", dir, repro_noise_file);
-  return st || !runs ? st : repro_remove(path);
+  return st || !runs ? st : plan_remove(path);
 }
 
 /* The folder's, and those of the studies an earlier --all or
@@ -2147,8 +2232,11 @@ static int repro_check_programs(const repro *R) {
   int i;
   for (i = 0; i < R->ns; ++i) {
     const char *prog = R->program[R->s[i].dbl];
+    struct stat sb;
     if (R->s[i].dbl == REPRO_BUILD_DOUBLE) continue;
-    if (strchr(prog, '/') ? access(prog, X_OK) != 0 : 0)
+    if (strchr(prog, '/') ? stat(prog, &sb) != 0 || !S_ISREG(sb.st_mode) ||
+                                access(prog, X_OK) != 0
+                          : 0)
       return u_fail(EXIT_BAD_INPUT,
                     "%s runs in %s: %s is not there (`make` builds it beside "
                     "this program), or give --precision %s",
@@ -2169,6 +2257,10 @@ static int repro_paper_a(const cli_config *c, int mode, const char *dir) {
   R.mode = mode;
   R.dir = dir;
   R.t0 = u_now();
+  if (strlen(dir) > PLAN_DIR_MAX) /* its studies' runs below it, each path whole */
+    return u_fail(EXIT_BAD_INPUT, "%s: the folder's path has %lu bytes; the study's files "
+                  "below it need it within %d", U_Q(dir), (unsigned long)strlen(dir),
+                  PLAN_DIR_MAX);
   if ((st = repro_programs(c, &R)) != 0) return st;
   if (o->all && (cli_given(c, "setting") || cli_given(c, "depth") || c->preset))
     return u_fail(EXIT_BAD_INPUT, "--all runs every setting and depth: give "
@@ -2203,7 +2295,8 @@ static int repro_paper_a(const cli_config *c, int mode, const char *dir) {
   /* a report and figures from before are removed: a failing run leaves none
      (a plan's merge keeps its runs' outputs) */
   u_own(R.dir);
-  if ((st = u_mkdirs(R.dir)) != 0 || (st = repro_clear(R.dir, mode != REPRO_FROM)) != 0) goto out;
+  if ((mode == REPRO_PLAN && (st = plan_begin(dir, R.dir_abs, sizeof R.dir_abs)) != 0) ||
+      (st = u_mkdirs(R.dir)) != 0 || (st = repro_clear(R.dir, mode != REPRO_FROM)) != 0) goto out;
   for (i = 0; i < R.ns && !st; ++i) {
     st = u_mkdirs(R.s[i].dir);
     if (!st) st = repro_clear(R.s[i].dir, mode != REPRO_FROM);
@@ -2271,8 +2364,7 @@ static int cmd_reproduce(const cli_config *c) {
                   c->plan ? "plan" : "from", c->plan ? "plan" : "from");
   if (c->opts.repro.paper) return pb_reproduce(c);
   if (c->plan) {
-    if ((st = u_mkdirs(c->plan)) != 0 || (st = plan_abs_dir(c->plan, dir, sizeof dir)) != 0)
-      return st;
+    if ((st = plan_abs_dir(c->plan, dir, sizeof dir)) != 0) return st;
     return repro_paper_a(c, REPRO_PLAN, dir);
   }
   if (c->from) {
@@ -2281,9 +2373,16 @@ static int cmd_reproduce(const cli_config *c) {
     const char **scratch = NULL;
     if ((st = plan_abs_dir(c->from, dir, sizeof dir)) == 0 &&
         (st = plan_flags(dir, c->argv0, "reproduce", &fc, &text, &scratch)) == 0) {
+      char flag[300];
+      int differs = plan_flag_differs(c, &fc, CLI_REPRO, plan_skip, flag, sizeof flag);
       fc.slurm = c->slurm || plan_is_slurm(dir); /* the next stage's arrays */
       fc.jobs = c->jobs;
-      st = repro_paper_a(&fc, REPRO_FROM, dir);
+      if (differs < 0) st = u_oom();
+      else if (differs)
+        st = u_fail(EXIT_BAD_INPUT, "%s: the plan in %s was written with other flags "
+                    "(its plan/flags); give its own or none", flag, U_Q(dir));
+      else
+        st = repro_paper_a(&fc, REPRO_FROM, dir);
     }
     free(text);
     free(scratch);

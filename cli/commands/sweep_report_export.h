@@ -313,7 +313,8 @@ static const char sweep_help[] =
     "GNU parallel or a Slurm job array (e.g. sed -n \"${SLURM_ARRAY_TASK_ID}p\").\n"
     "With --jobs K the commands run here, K at a time. With --slurm they are\n"
     "written into DIR/plan (stage-1.txt, a job array, a merge job that writes\n"
-    "DIR/report; --jobs K: at most K at once); run: sh DIR/plan/submit.sh.\n"
+    "DIR/report; --jobs K: at most K at once; an earlier plan's files and\n"
+    "runs, DIR/*.jsonl, removed first); run: sh DIR/plan/submit.sh.\n"
     "Flags after -- are passed to every run. Then: linattn report DIR\n";
 
 static int cmd_sweep(const cli_config *c) {
@@ -336,8 +337,7 @@ static int cmd_sweep(const cli_config *c) {
                                                           : 1L);
   if ((st = u_folder_ok("--out-dir", S.dir)) != 0) goto out;
   if (c->slurm) { /* the jobs start in other folders: absolute paths */
-    if ((st = u_mkdirs(S.dir)) != 0 || (st = plan_abs_dir(S.dir, dir, sizeof dir)) != 0)
-      goto out;
+    if ((st = plan_abs_dir(S.dir, dir, sizeof dir)) != 0) goto out;
     plan_program(c->argv0, program, sizeof program);
     S.dir = dir;
     S.program = program;
@@ -351,14 +351,23 @@ static int cmd_sweep(const cli_config *c) {
   for (i = 0; i < S.n && !st; ++i) st = sweep_check(&S, i, &totals[i]);
   if (st) goto out;
   if (c->slurm) {
-    st = S.n > INT_MAX / 2 ? u_fail(EXIT_BAD_INPUT, "too many runs for one job array")
-                           : sweep_plan(&S);
+    /* the folder holds this plan alone: an earlier plan's files and runs
+       removed (the merge reports every run in DIR) */
+    if (S.n > INT_MAX / 2) st = u_fail(EXIT_BAD_INPUT, "too many runs for one job array");
+    else if ((st = plan_begin(dir, dir, sizeof dir)) == 0 &&
+             (st = plan_clear(dir, "", ".jsonl")) == 0)
+      st = sweep_plan(&S);
     goto out;
   }
   if (c->jobs < 1) { /* the commands, for xargs -P, parallel or a job array */
+    char **v = sweep_command(&S, 0);
+    int j;
+    for (j = 0; v && v[j] && !st; ++j) st = u_one_line("a run's word", v[j]);
+    sweep_command_free(&S, v);
+    if (!v) st = u_oom();
+    if (st) goto out;
     for (i = 0; i < S.n; ++i) {
-      char **v = sweep_command(&S, i);
-      int j;
+      v = sweep_command(&S, i);
       for (j = 0; v && v[j]; ++j) {
         if (j) fputc(' ', stdout);
         if (u_print_word(stdout, v[j])) break;
@@ -395,8 +404,11 @@ static int cmd_sweep(const cli_config *c) {
     }
     st = u_pool_status(status, (int)S.n);
   } else {
-    printf("%ld runs in %s; merge them with: %s report %s\n", S.n, U_Q(S.dir),
-           U_Q(c->argv0), U_Q(S.dir));
+    printf("%ld runs in %s; merge them with: ", S.n, U_Q(S.dir));
+    (void)u_print_word(stdout, c->argv0);
+    fputs(" report ", stdout);
+    (void)u_print_word(stdout, S.dir);
+    fputc('\n', stdout);
   }
 out:
   free(totals);

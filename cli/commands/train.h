@@ -554,54 +554,81 @@ static int given_field(cli_config *c, const char *flag, const char *key, double 
   return 0;
 }
 
-/* A stack of batches (T, B, n + 1, d + 1), or one (B, n + 1, d + 1), in
-   paper A's code's layout with each query row [x_q, y_q] holding its
-   target, into *out (T of them, each of d, n and B prompts). */
-static int given_stack(const char *flag, const char *path, la_batch **out, long *T,
-                       long *B, long *n, long *d) {
-  npy_array a;
-  size_t per, i;
-  long t, nonzero = 0;
-  int st = 0;
-  *out = NULL;
-  *T = 0;
-  if ((st = given_npy(flag, path, &a)) != 0) return st;
-  if (a.ndim == 3) { /* one batch */
-    memmove(a.shape + 1, a.shape, 3 * sizeof a.shape[0]);
-    a.shape[0] = 1;
-    a.ndim = 4;
+/* The head of a stack of batches (T, B, n + 1, d + 1), or of one batch
+   (B, n + 1, d + 1), in paper A's code's layout: the file read whole into
+   *buf (the caller frees it), its header parsed into a (shape as a stack),
+   the values' offset and width into *at and *width. */
+static int given_head(const char *flag, const char *path, char **buf, size_t *len,
+                      npy_array *a, size_t *at, int *width) {
+  const char *why = "";
+  int st;
+  if ((st = u_read_file(path, "a .npy file", buf, len)) != 0) return st;
+  if (npy_head((const unsigned char *)*buf, *len, a, at, width, &why) != 0) {
+    free(*buf);
+    return u_fail(EXIT_BAD_INPUT, "%s %s: %s", flag, U_Q(path), why);
   }
-  if (a.ndim != 4 || a.shape[0] < 1 || a.shape[1] < 1 || a.shape[2] < 2 || a.shape[3] < 2) {
-    free(a.v);
+  if (a->ndim == 3) { /* one batch */
+    memmove(a->shape + 1, a->shape, 3 * sizeof a->shape[0]);
+    a->shape[0] = 1;
+    a->ndim = 4;
+  }
+  if (a->ndim != 4 || a->shape[0] < 1 || a->shape[1] < 1 || a->shape[2] < 2 ||
+      a->shape[3] < 2) {
+    free(*buf);
     return u_fail(EXIT_BAD_INPUT, "%s %s: not a stack of batches (T, B, n + 1, d + 1) "
                   "with T, B, n, d at least 1", flag, U_Q(path));
   }
-  *B = a.shape[1], *n = a.shape[2] - 1, *d = a.shape[3] - 1;
-  per = (size_t)(*n + 1) * (size_t)(*d + 1);
+  return 0;
+}
+
+/* The first `used` batches of the stack whose head given_head read (buf,
+   which this frees), each query row [x_q, y_q] holding its target, into
+   *out (*nout of them). Only those batches are converted, and the memory
+   they need (the file, their values, the batches) is checked against the
+   machine's before any is allocated. */
+static int given_take(const char *flag, const char *path, char *buf, size_t len,
+                      npy_array *a, size_t at, int width, long used, la_batch **out,
+                      long *nout) {
+  long t, B = a->shape[1], n = a->shape[2] - 1, d = a->shape[3] - 1, nonzero = 0;
+  size_t i, per = (size_t)(n + 1) * (size_t)(d + 1);
+  double need = (double)len + (double)used * ((double)per * (double)B * 8 + (double)B * 8 +
+                                              (double)la_batch_bytes((int)d, (int)n, (int)B));
+  const char *why = "";
+  int st;
+  *out = NULL;
+  *nout = 0;
+  if ((st = u_fits_memory(need, flag)) != 0) {
+    free(buf);
+    return st;
+  }
+  st = npy_take((const unsigned char *)buf, at, width, a, per * (size_t)B * (size_t)used, &why);
+  free(buf);
+  if (st > 0) return u_oom();
+  if (st) return u_fail(EXIT_BAD_INPUT, "%s %s: %s", flag, U_Q(path), why);
   /* a file of the prompts as paper A's code returns them (the query's
      label zeroed) would train on zero targets */
-  for (i = 0; i < (size_t)a.shape[0] * (size_t)*B; ++i) nonzero += a.v[per * (i + 1) - 1] != 0;
+  for (i = 0; i < (size_t)used * (size_t)B; ++i) nonzero += a->v[per * (i + 1) - 1] != 0;
   if (!nonzero) {
-    free(a.v);
+    free(a->v);
     return u_fail(EXIT_BAD_INPUT, "%s %s: every prompt's query row [x_q, y_q] holds "
                   "y_q = 0; the file should hold each prompt's target there (paper "
                   "A's code zeroes it in the Z it returns: write Z with its query "
                   "label set to y, the target it returns beside Z)", flag, U_Q(path));
   }
-  if (!(*out = (la_batch *)calloc((size_t)a.shape[0], sizeof(la_batch)))) {
-    free(a.v);
+  if (!(*out = (la_batch *)calloc((size_t)used, sizeof(la_batch)))) {
+    free(a->v);
     return u_oom();
   }
-  for (t = 0; t < a.shape[0] && !st; ++t) {
-    double *y = (double *)malloc(sizeof(double) * (size_t)*B), *tok = a.v + per * (size_t)*B * (size_t)t;
-    if (!y || la_batch_create(&(*out)[t], (int)*d, (int)*n, (int)*B) != 0) {
+  for (t = 0; t < used && !st; ++t) {
+    double *y = (double *)malloc(sizeof(double) * (size_t)B), *tok = a->v + per * (size_t)B * (size_t)t;
+    if (!y || la_batch_create(&(*out)[t], (int)d, (int)n, (int)B) != 0) {
       free(y);
       st = u_oom();
       break;
     }
-    *T = t + 1;
+    *nout = t + 1;
     /* the query's row holds its target: moved to y, its slot emptied */
-    for (i = 0; i < (size_t)*B; ++i) {
+    for (i = 0; i < (size_t)B; ++i) {
       double *q = tok + (i + 1) * per - 1;
       y[i] = *q;
       *q = 0;
@@ -611,39 +638,53 @@ static int given_stack(const char *flag, const char *path, la_batch **out, long 
                   "the build's reals", flag, U_Q(path), t);
     free(y);
   }
-  free(a.v);
-  if (st) given_batches_free(out, T);
+  free(a->v);
+  if (st) given_batches_free(out, nout);
   return st;
 }
 
 /* The batches of --data-file, and the fields they decide: d, n, the batch,
-   the data mode (given), and the steps (at most the batches). */
+   the data mode (given), and the steps (at most the batches); only the
+   batches the steps use are read. */
 static int given_data(cli_config *c, const char *path, given_in *g) {
-  long T, B, d, n;
-  int st;
-  if ((st = given_stack("--data-file", path, &g->batches, &T, &B, &n, &d)) != 0) return st;
-  g->nbatches = T;
-  if ((st = given_field(c, "--data-file", "d", (double)d, "covariate dimension", 0)) != 0 ||
-      (st = given_field(c, "--data-file", "n", (double)n, "context length", 0)) != 0 ||
-      (st = given_field(c, "--data-file", "batch", (double)B, "batch", 0)) != 0 ||
+  npy_array a;
+  char *buf;
+  size_t len, at;
+  long T;
+  double steps;
+  int st, width;
+  if ((st = given_head("--data-file", path, &buf, &len, &a, &at, &width)) != 0) return st;
+  T = a.shape[0];
+  if ((st = given_field(c, "--data-file", "d", (double)(a.shape[3] - 1), "covariate dimension", 0)) != 0 ||
+      (st = given_field(c, "--data-file", "n", (double)(a.shape[2] - 1), "context length", 0)) != 0 ||
+      (st = given_field(c, "--data-file", "batch", (double)a.shape[1], "batch", 0)) != 0 ||
       (st = given_field(c, "--data-file", "data", LA_DATA_GIVEN, "data", 0)) != 0 ||
-      (st = given_field(c, "--data-file", "steps", (double)T, "count of batches", 1)) != 0)
+      (st = given_field(c, "--data-file", "steps", (double)T, "count of batches", 1)) != 0) {
+    free(buf);
     return st;
-  return 0;
+  }
+  (void)la_run_field_get(&c->run, la_run_field_find("steps"), &steps);
+  /* batch t is step t's */
+  return given_take("--data-file", path, buf, len, &a, at, width,
+                    steps >= 1 ? (long)steps : 1, &g->batches, &g->nbatches);
 }
 
 /* The batches of --diag-file, and the fields they decide: the Hessian
    batch's prompts, and how many batches R is measured on (at most the
    file's). */
 static int given_diag(cli_config *c, const char *path, given_in *g) {
-  long K, B, d, n;
-  int st;
-  if ((st = given_stack("--diag-file", path, &g->diag, &K, &B, &n, &d)) != 0) return st;
-  g->ndiag = K;
-  if ((st = given_field(c, "--diag-file", "diag_batch", (double)B, "batch's prompts", 0)) != 0 ||
-      (st = given_field(c, "--diag-file", "diag_batches", (double)K, "count of batches", 1)) != 0)
+  npy_array a;
+  char *buf;
+  size_t len, at;
+  int st, width;
+  if ((st = given_head("--diag-file", path, &buf, &len, &a, &at, &width)) != 0) return st;
+  if ((st = given_field(c, "--diag-file", "diag_batch", (double)a.shape[1], "batch's prompts", 0)) != 0 ||
+      (st = given_field(c, "--diag-file", "diag_batches", (double)a.shape[0], "count of batches", 1)) != 0) {
+    free(buf);
     return st;
-  return 0;
+  }
+  return given_take("--diag-file", path, buf, len, &a, at, width, a.shape[0], &g->diag,
+                    &g->ndiag);
 }
 
 /* Every given input of a command (c's flags) read: the batches and the
@@ -726,6 +767,83 @@ static int given_theta(const char *path, const la_run_config *rc, given_in *g) {
   return 0;
 }
 
+/* --diag-batches K (K > 1) asks for R over K batches at each diagnostic
+   step: with --diag-every 0 there is none, and the flag would be taken
+   silently. EXIT_BAD_INPUT then; 0 else. */
+static int train_diag_ok(const cli_config *c, const la_run_config *rc) {
+  if (!cli_given(c, "diag_batches") || rc->measure.diag_batches <= 1 ||
+      rc->measure.diag_every > 0)
+    return 0;
+  return u_fail(EXIT_BAD_INPUT, "--diag-batches %d: R is measured over that many batches "
+                "at each --diag-every step, and --diag-every 0 measures none; give "
+                "--diag-every N or no --diag-batches", rc->measure.diag_batches);
+}
+
+/* Whether the config line o is of the run rc: every identity field (the
+   seed too) as rc has it. */
+static int train_same_run(const jv *o, const la_run_config *rc) {
+  int i, n = la_run_field_count();
+  for (i = 0; i < n; ++i) {
+    const la_run_field *f = la_run_field_at(i);
+    const jv *v = jv_get(o, f->key);
+    char want[64];
+    double x;
+    if (!(f->flags & LA_FIELD_IDENTITY)) continue;
+    cli_field_text(rc, f, want, sizeof want);
+    (void)la_run_field_get(rc, f, &x);
+    if (f->kind == LA_FIELD_ENUM || f->kind == LA_FIELD_OPTIMIZER
+            ? !v || v->type != JV_STR || strcmp(v->str, want) != 0
+            : !v || v->type != JV_NUM || v->num != (x == 0 ? 0.0 : x))
+      return 0;
+  }
+  return 1;
+}
+
+/* A resumed run's log (--resume with --out FILE): the step lines of the
+   run that was killed writing FILE (its temporary, left by the dead
+   process: u_stale_newest) up to the step the checkpoint holds, start, so
+   that FILE holds the run from its step 0 as an unbroken run's does. The
+   killed run's lines reach its temporary before each checkpoint is saved
+   (train_one flushes them), so none the checkpoint covers is lost. The
+   temporary counts only when its config line is this run's (rc). *text
+   gets the lines (NULL: none; the caller frees). 0, or EXIT_NOMEM. */
+static int train_carry(const char *out, const la_run_config *rc, long start, char **text) {
+  char tmp[2 * U_PATH_MAX + 8], *buf, *line, *next;
+  size_t len, used = 0;
+  int first = 1, ok = 1;
+  *text = NULL;
+  if (start <= 0 || !u_stale_newest(out, tmp, sizeof tmp) ||
+      u_read_regular(tmp, U_READ_MAX, &buf, &len) != 0)
+    return 0;
+  for (line = buf; ok && line < buf + len; line = next) {
+    jv v;
+    const char *why = NULL, *type;
+    char *nl = memchr(line, '\n', (size_t)(buf + len - line));
+    if (!nl) break; /* a line cut by the kill */
+    *nl = 0;
+    next = nl + 1;
+    if (strlen(line) != (size_t)(nl - line) || jv_parse(line, &v, &why) != 0) break;
+    type = v.type == JV_OBJ ? jv_str(&v, "type") : NULL;
+    if (first) ok = type && !strcmp(type, "config") && train_same_run(&v, rc);
+    else if (type && !strcmp(type, "step") && jv_num(&v, "step") <= (double)start) {
+      memmove(buf + used, line, (size_t)(nl - line)); /* kept in place */
+      used += (size_t)(nl - line);
+      buf[used++] = '\n';
+    } else if (type && !strcmp(type, "step")) {
+      ok = 0; /* past the checkpoint */
+    }
+    first = 0;
+    jv_free(&v);
+  }
+  if (!used) {
+    free(buf);
+    return 0;
+  }
+  buf[used] = 0;
+  *text = buf;
+  return 0;
+}
+
 static int train_one(const cli_config *c, u_progress *p) {
   const cli_train_opts *o = &c->opts.train;
   cli_config fc = *c; /* with what a data file decides */
@@ -740,6 +858,7 @@ static int train_one(const cli_config *c, u_progress *p) {
   double t0 = u_now();
   int st, code = 0, ck = o->checkpoint ? 0 : -1;
   long start, saved = -1;
+  char *carried = NULL;
   memset(&x, 0, sizeof x);
   memset(&r, 0, sizeof r);
   memset(&rc, 0, sizeof rc);
@@ -747,7 +866,8 @@ static int train_one(const cli_config *c, u_progress *p) {
   memset(&in, 0, sizeof in);
   if ((code = given_pre(&fc, &gv)) != 0) goto done;
   c = &fc;
-  if ((code = resolve_run(c, o->resume, &rc, &in)) != 0) goto done;
+  if ((code = resolve_run(c, o->resume, &rc, &in)) != 0 || (code = train_diag_ok(c, &rc)) != 0)
+    goto done;
   if ((code = given_post(c, &rc, &gv)) != 0) goto done;
   x.c = c;
   x.run = &r;
@@ -770,6 +890,7 @@ static int train_one(const cli_config *c, u_progress *p) {
   if (p) p->total = rc.steps;
   start = r.trainer.step;
   if ((code = train_buffers(&x, &r)) != 0) goto done;
+  if (o->resume && (code = train_carry(c->out, &r.cfg, start, &carried)) != 0) goto done;
   if ((code = u_mkparent(c->out)) != 0 ||
       (o->checkpoint && (code = u_mkparent(o->checkpoint)) != 0) ||
       (code = u_open(&out, c->out)) != 0)
@@ -784,8 +905,10 @@ static int train_one(const cli_config *c, u_progress *p) {
     jw_begin(&w, out.f);
     write_config(&w, &r);
     if (o->resume) jw_int(&w, "resumed_at", start);
+    if (o->resume) jw_int(&w, "log_from", carried ? 0 : start);
     jw_end(&w);
   }
+  if (carried) fputs(carried, out.f); /* the killed run's lines the checkpoint covers */
   if (start == 0) { /* the state at initialization */
     jw w;
     double ev;
@@ -803,9 +926,12 @@ static int train_one(const cli_config *c, u_progress *p) {
     if (o->checkpoint_every > 0 && chunk > o->checkpoint_every)
       chunk = o->checkpoint_every;
     st = la_trainer_run(&r.trainer, chunk);
-    if (!st && o->checkpoint && o->checkpoint_every > 0 &&
-        (ck = save_checkpoint(&r.trainer, o->checkpoint)) == 0)
-      saved = r.trainer.step;
+    if (st || !o->checkpoint || o->checkpoint_every <= 0) continue;
+    /* the lines up to the checkpoint reach the output's temporary first:
+       a run killed after the save resumes with them (train_carry); a
+       failed write stays in the stream's error, said by u_commit */
+    (void)fflush(out.f);
+    if ((ck = save_checkpoint(&r.trainer, o->checkpoint)) == 0) saved = r.trainer.step;
   }
   u_progress_end(p);
   if (x.status) st = x.status;
@@ -825,6 +951,7 @@ static int train_one(const cli_config *c, u_progress *p) {
                                      la_status_str(st)));
   if (ck > 0) code = u_exit_worse(code, ck);
 done:
+  free(carried);
   ckpt_free(&in);
   {
     int tc = theta_tap_close(&x);

@@ -119,74 +119,127 @@ typedef struct npy_array {
 } npy_array;
 
 /* The header's dict (a Python literal: {'descr': '<f8', 'fortran_order':
-   False, 'shape': (2, 3), }) held to what numpy writes: the three keys,
-   a little-endian or byte-order-free float32 or float64, C order, a shape
-   of whole numbers. 0, or why not with *why set. */
-static int npy_dict(const char *d, size_t len, npy_array *a, int *width,
-                    const char **why) {
-  char dict[1024];
-  const char *p;
-  char *end;
-  if (len >= sizeof dict) return *why = "its header is too long", -1;
-  memcpy(dict, d, len);
-  dict[len] = 0;
-  if (strstr(dict, "'descr': '<f8'") || strstr(dict, "'descr': '=f8'")) *width = 8;
-  else if (strstr(dict, "'descr': '<f4'") || strstr(dict, "'descr': '=f4'")) *width = 4;
-  else return *why = "its values are not float32 or float64, little-endian", -1;
-  if (!strstr(dict, "'fortran_order': False"))
-    return *why = "it is in Fortran order (save it with numpy's default, C order)", -1;
-  if (!(p = strstr(dict, "'shape': ("))) return *why = "its header has no shape", -1;
-  p += strlen("'shape': (");
+   False, 'shape': (2, 3), }) held to what numpy writes, parsed whole:
+   exactly the three keys, each once, nothing else (no NUL byte, no second
+   'descr'), then spaces and the newline; a little-endian or
+   byte-order-free float32 or float64, C order, a shape of whole numbers.
+   0, or why not with *why set. */
+static const char *npy_ws(const char *p, const char *end) {
+  while (p < end && *p == ' ') ++p;
+  return p;
+}
+
+/* The shape tuple at p (after its '('): its numbers into a; the byte
+   after its ')', or NULL with *why set. */
+static const char *npy_shape(const char *p, const char *end, npy_array *a, const char **why) {
   a->ndim = 0;
   a->count = 1;
-  while (*p != ')') {
-    long k;
-    while (*p == ' ') ++p;
-    if (*p == ')') break;
-    if (*p < '0' || *p > '9') return *why = "its shape is not whole numbers", -1;
-    k = strtol(p, &end, 10);
-    if (k < 0 || k > 2147483647L || a->ndim == NPY_MAX_DIMS)
-      return *why = "its shape is out of range", -1;
+  for (;;) {
+    long k = 0;
+    p = npy_ws(p, end);
+    if (p < end && *p == ')') return p + 1;
+    if (p == end || *p < '0' || *p > '9') return *why = "its shape is not whole numbers", NULL;
+    while (p < end && *p >= '0' && *p <= '9') {
+      k = 10 * k + (*p++ - '0');
+      if (k > 2147483647L) return *why = "its shape is out of range", NULL;
+    }
+    if (a->ndim == NPY_MAX_DIMS) return *why = "its shape is out of range", NULL;
     if (k > 0 && (double)a->count * (double)k > 1e12)
-      return *why = "it holds too many values", -1;
+      return *why = "it holds too many values", NULL;
     a->shape[a->ndim++] = k;
     a->count *= (size_t)k;
-    p = end;
-    while (*p == ' ') ++p;
-    if (*p == ',') ++p;
-    else if (*p != ')') return *why = "its shape is not a tuple", -1;
+    p = npy_ws(p, end);
+    if (p < end && *p == ',') ++p;
+    else if (p == end || *p != ')') return *why = "its shape is not a tuple", NULL;
   }
+}
+
+static int npy_dict(const char *d, size_t len, npy_array *a, int *width,
+                    const char **why) {
+  static const char *const keys[3] = {"'descr'", "'fortran_order'", "'shape'"};
+  const char *p = d, *end = d + len;
+  int seen[3] = {0, 0, 0}, k;
+  if (memchr(d, 0, len)) return *why = "its header holds a NUL byte", -1;
+  p = npy_ws(p, end);
+  if (p == end || *p++ != '{') return *why = "its header is not a dict", -1;
+  for (;;) {
+    size_t kl;
+    p = npy_ws(p, end);
+    if (p < end && *p == '}') break;
+    for (k = 0; k < 3; ++k) {
+      kl = strlen(keys[k]);
+      if ((size_t)(end - p) >= kl && !memcmp(p, keys[k], kl)) break;
+    }
+    if (k == 3) return *why = "its header holds a key other than descr, fortran_order, shape", -1;
+    if (seen[k]++) return *why = "its header names a key twice", -1;
+    p = npy_ws(p + kl, end);
+    if (p == end || *p++ != ':') return *why = "its header is not a dict", -1;
+    p = npy_ws(p, end);
+    if (k == 0) {
+      if ((size_t)(end - p) >= 6 && (!memcmp(p, "'<f8'", 5) || !memcmp(p, "'=f8'", 5))) *width = 8;
+      else if ((size_t)(end - p) >= 6 && (!memcmp(p, "'<f4'", 5) || !memcmp(p, "'=f4'", 5)))
+        *width = 4;
+      else return *why = "its values are not float32 or float64, little-endian", -1;
+      p += 5;
+    } else if (k == 1) {
+      if ((size_t)(end - p) < 5 || memcmp(p, "False", 5) != 0)
+        return *why = "it is in Fortran order (save it with numpy's default, C order)", -1;
+      p += 5;
+    } else {
+      if (p == end || *p++ != '(') return *why = "its shape is not a tuple", -1;
+      if (!(p = npy_shape(p, end, a, why))) return -1;
+    }
+    p = npy_ws(p, end);
+    if (p < end && *p == ',') ++p;
+    else if (p == end || *p != '}') return *why = "its header is not a dict", -1;
+  }
+  for (++p; p < end && (*p == ' ' || *p == '\n'); ++p) continue;
+  if (p != end) return *why = "its header holds more than its dict", -1;
+  if (!seen[0]) return *why = "its values are not float32 or float64, little-endian", -1;
+  if (!seen[1]) return *why = "its header does not say its order", -1;
+  if (!seen[2]) return *why = "its header has no shape", -1;
   if (a->ndim == 0) return *why = "it holds a single number, not an array", -1;
   return 0;
 }
 
-/* A .npy file's bytes (format 1.0, 2.0 or 3.0) into a: 0, or -1 with *why
-   (the file's fault) or 1 (out of memory). Every value must be finite. */
-static int npy_parse(const unsigned char *buf, size_t len, npy_array *a,
-                     const char **why) {
+/* A .npy file's header (format 1.0, 2.0 or 3.0): a's shape and count,
+   where its values start (*at) and their width in bytes (4 or 8), the
+   values checked to fill the shape exactly. 0, or -1 with *why. */
+static int npy_head(const unsigned char *buf, size_t len, npy_array *a, size_t *at,
+                    int *width, const char **why) {
   static const unsigned char magic[6] = {0x93, 'N', 'U', 'M', 'P', 'Y'};
-  size_t hlen, at, i;
-  int width = 8;
+  size_t hlen;
   memset(a, 0, sizeof *a);
+  *width = 8;
   if (len < 10 || memcmp(buf, magic, 6) != 0)
     return *why = "it is not a .npy file", -1;
   if (buf[6] == 1) {
     hlen = (size_t)buf[8] | (size_t)buf[9] << 8;
-    at = 10;
+    *at = 10;
   } else if ((buf[6] == 2 || buf[6] == 3) && len >= 12) {
     hlen = (size_t)buf[8] | (size_t)buf[9] << 8 | (size_t)buf[10] << 16 |
            (size_t)buf[11] << 24;
-    at = 12;
+    *at = 12;
   } else {
     return *why = "its .npy version is not 1, 2 or 3", -1;
   }
-  if (hlen > len - at) return *why = "it is cut short in its header", -1;
-  if (npy_dict((const char *)buf + at, hlen, a, &width, why) != 0) return -1;
-  at += hlen;
-  if (a->count != (len - at) / (size_t)width || (len - at) % (size_t)width)
+  if (hlen > len - *at) return *why = "it is cut short in its header", -1;
+  if (npy_dict((const char *)buf + *at, hlen, a, width, why) != 0) return -1;
+  *at += hlen;
+  if (a->count != (len - *at) / (size_t)*width || (len - *at) % (size_t)*width)
     return *why = "its values do not fill its shape exactly", -1;
-  if (!(a->v = (double *)malloc(sizeof(double) * (a->count ? a->count : 1)))) return 1;
-  for (i = 0; i < a->count; ++i) {
+  return 0;
+}
+
+/* The first `keep` values (at most a->count) after npy_head, as doubles
+   into a->v (allocated: free it): 0, or -1 with *why (a NaN or an
+   infinity) or 1 (out of memory). */
+static int npy_take(const unsigned char *buf, size_t at, int width, npy_array *a,
+                    size_t keep, const char **why) {
+  size_t i;
+  if (keep > a->count) keep = a->count;
+  if (!(a->v = (double *)malloc(sizeof(double) * (keep ? keep : 1)))) return 1;
+  for (i = 0; i < keep; ++i) {
     const unsigned char *q = buf + at + (size_t)width * i;
     uint64_t u = 0;
     int k;
@@ -206,6 +259,16 @@ static int npy_parse(const unsigned char *buf, size_t len, npy_array *a,
     }
   }
   return 0;
+}
+
+/* A .npy file's bytes into a, every value: 0, or -1 with *why (the file's
+   fault) or 1 (out of memory). Every value must be finite. */
+static int npy_parse(const unsigned char *buf, size_t len, npy_array *a,
+                     const char **why) {
+  size_t at;
+  int width;
+  if (npy_head(buf, len, a, &at, &width, why) != 0) return -1;
+  return npy_take(buf, at, width, a, a->count, why);
 }
 
 #endif /* LINATTN_NPY_H */

@@ -115,8 +115,8 @@ static double u_now(void) {
 }
 
 /* ------------------------------------------------------------ quoting */
-/* A path (or any user's word) as a shell reads it back, fit for a
-   terminal: 'plain' when every byte is printable (UTF-8 included), else
+/* A path (or any user's word) in a message, as bash reads it back, fit
+   for a terminal (a command for any POSIX shell: u_print_word): 'plain' when every byte is printable (UTF-8 included), else
    $'...' with \n, \t, \r, \\, \' and \xHH for the rest, so that no control
    character, escape sequence or invalid byte reaches the terminal and a
    message stays one line. Past cap it is cut and ends in "...". */
@@ -417,11 +417,13 @@ static void u_host(char *buf, size_t cap) {
   buf[n] = 0;
 }
 
-/* Removes the temporaries of `path` left by dead processes: named
+static int u_follow(char *path, size_t cap);
+
+/* Each temporary of `path` left by a dead process: named
    PATH.tmp.HOST.PID.HEX with this host's name and the PID of no running
-   process, regular files of this user. Best effort: nothing it fails to
-   do is an error. */
-static void u_clean_stale(const char *path) {
+   process, a regular file of this user; fn(ctx, its path, its stat). */
+typedef void (*u_stale_fn)(void *ctx, const char *tmp, const struct stat *st);
+static void u_each_stale(const char *path, u_stale_fn fn, void *ctx) {
   char dir[U_PATH_MAX], host[40], prefix[U_PATH_MAX + 64];
   const char *base;
   size_t plen;
@@ -444,9 +446,50 @@ static void u_clean_stale(const char *path) {
     if (kill((pid_t)pid, 0) == 0 || errno != ESRCH) continue; /* alive, or not ours to ask */
     if (snprintf(full, sizeof full, "%s/%s", dir, e->d_name) >= (int)sizeof full) continue;
     if (lstat(full, &st) == 0 && S_ISREG(st.st_mode) && st.st_uid == geteuid())
-      (void)unlink(full); /* best effort */
+      fn(ctx, full, &st);
   }
   (void)closedir(d); /* read only */
+}
+
+static void u_unlink_stale(void *ctx, const char *tmp, const struct stat *st) {
+  (void)ctx;
+  (void)st;
+  (void)unlink(tmp); /* best effort */
+}
+
+/* Removes the temporaries of `path` left by dead processes (u_each_stale).
+   Best effort: nothing it fails to do is an error. */
+static void u_clean_stale(const char *path) { u_each_stale(path, u_unlink_stale, NULL); }
+
+typedef struct u_newest {
+  char path[2 * U_PATH_MAX + 8];
+  struct timespec t;
+  int found;
+} u_newest;
+
+static void u_pick_newest(void *ctx, const char *tmp, const struct stat *st) {
+  u_newest *n = (u_newest *)ctx;
+  if (n->found && (st->st_mtim.tv_sec < n->t.tv_sec ||
+                   (st->st_mtim.tv_sec == n->t.tv_sec && st->st_mtim.tv_nsec <= n->t.tv_nsec)))
+    return;
+  snprintf(n->path, sizeof n->path, "%s", tmp);
+  n->t = st->st_mtim;
+  n->found = 1;
+}
+
+/* The newest temporary of `path` (through its links, as u_open writes it)
+   left by a dead process, into buf: 1, or 0 when there is none. */
+static int u_stale_newest(const char *path, char *buf, size_t cap) {
+  char p[U_PATH_MAX];
+  u_newest n;
+  if (!path || !strcmp(path, "-") || strlen(path) >= sizeof p) return 0;
+  memcpy(p, path, strlen(path) + 1);
+  if (u_follow(p, sizeof p) != 0) return 0;
+  memset(&n, 0, sizeof n);
+  u_each_stale(p, u_pick_newest, &n);
+  if (!n.found || strlen(n.path) >= cap) return 0;
+  memcpy(buf, n.path, strlen(n.path) + 1);
+  return 1;
 }
 
 /* A new file beside o->path under a temporary name (see u_out). */
@@ -467,6 +510,7 @@ static int u_create_tmp(u_out *o) {
   if (fd < 0)
     return u_fail(EXIT_BAD_INPUT, "cannot write %s: no free temporary name beside it",
                   U_Q(o->path));
+  la__file_keep_mode(o->tmp, o->path); /* the header's rule: mode and owner kept */
   if (!(o->f = fdopen(fd, "w"))) {
     (void)close(fd);
     (void)unlink(o->tmp);
@@ -1010,26 +1054,56 @@ static int write_svg(const char *path, draw_fn draw, void *ctx) {
   return u_commit(&o);
 }
 
-/* A word as the shell reads it back, on one line: bare when it needs no
-   quoting, else as u_quote writes it ('...', or $'...' with escapes for a
-   control character such as a newline), never cut. 0, or -1 out of memory. */
+/* A word as any POSIX shell (dash, bash, zsh in sh mode) reads it back,
+   on one line: bare when it needs no quoting; else in single quotes, a
+   quote as '\'', and each run of bytes that are no printable UTF-8 (a
+   control character, an invalid byte) as "$(printf '\OOO...')" (octal
+   escapes, which every printf knows; bash's $'...' is no POSIX shell's),
+   so that the line stays printable and whole. Never cut. A newline can
+   come back only as part of the word (command substitution drops a
+   trailing one): a word that holds one is refused before it is written
+   (u_one_line). 0 (a stream that fails says so where it is flushed). */
 static int u_print_word(FILE *f, const char *s) {
-  const char *p;
-  char *q;
-  size_t cap = 4 * strlen(s) + 8;
-  int plain = *s != 0;
-  for (p = s; *p; ++p)
+  const unsigned char *p;
+  int plain = *s != 0, inq = 0;
+  size_t k;
+  for (p = (const unsigned char *)s; *p; ++p)
     if (!strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
                 "0123456789_./=:,+-@%", *p))
       plain = 0;
-  if (plain) {
-    fputs(s, f);
+  if (plain || !*s) {
+    fputs(plain ? s : "''", f);
     return 0;
   }
-  if (!(q = (char *)malloc(cap))) return -1;
-  fputs(u_quote(s, q, cap), f);
-  free(q);
+  for (p = (const unsigned char *)s; *p; p += k) {
+    if ((k = u_utf8_printable(p)) != 0) {
+      if (*p == '\'') {
+        if (inq) fputc('\'', f);
+        fputs("\\'", f);
+        inq = 0;
+        continue;
+      }
+      if (!inq) fputc('\'', f);
+      inq = 1;
+      (void)fwrite(p, 1, k, f);
+      continue;
+    }
+    if (inq) fputc('\'', f);
+    inq = 0;
+    fputs("\"$(printf '", f);
+    for (k = 0; p[k] && !u_utf8_printable(p + k); ++k) fprintf(f, "\\%03o", p[k]);
+    fputs("')\"", f);
+  }
+  if (inq) fputc('\'', f);
   return 0;
+}
+
+/* A word that goes into a line of a plan or a printed command: EXIT_BAD_INPUT
+   when it holds a newline (no line can hold it), naming what it is. */
+static int u_one_line(const char *what, const char *s) {
+  if (!strchr(s, '\n')) return 0;
+  return u_fail(EXIT_BAD_INPUT, "%s %s holds a newline: a command line cannot hold it; "
+                "give a name without one", what, U_Q(s));
 }
 
 #endif /* LINATTN_UTIL_H */

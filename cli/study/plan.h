@@ -23,6 +23,9 @@
      DIR/plan/submit.sh       submits the next stage and its merge; the
                               merge writes the stage after it and submits
                               it in turn (DIR/plan/slurm marks the plan)
+   A folder holds one plan: each writer begins with plan_begin, which
+   removes every file of an earlier plan (and the writer its runs'
+   outputs), and every line is quoted for any POSIX shell (u_print_word).
    reproduce writes its plans here, and so does `sweep --slurm`: one stage
    of train commands, and a merge that runs `report DIR`; and `theorem
    --check depth|context --plan DIR`: one stage of units (theorem --unit),
@@ -33,8 +36,10 @@
 #include "../args.h"
 #include "../io/sys.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <limits.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -147,13 +152,83 @@ static void plan_program(const char *argv0, char *buf, size_t cap) {
     snprintf(buf, cap, "%s", argv0);
 }
 
+/* The longest plan folder (absolute): every file of the plan and of its
+   runs lies below it with a name of 400 bytes at most (a sweep's run, a
+   temporary beside it), and each must fit a path whole. */
+#define PLAN_DIR_MAX (U_PATH_MAX - 512)
+
 /* DIR as an absolute path (the commands' outputs are found from any
-   folder), into buf. */
+   folder), into buf: EXIT_BAD_INPUT when it is longer than PLAN_DIR_MAX
+   or holds a newline (a plan is lines). */
 static int plan_abs_dir(const char *dir, char *buf, size_t cap) {
-  return plan_absolute(dir, buf, cap) == 0
-             ? 0
-             : u_fail(EXIT_BAD_INPUT, "%s: the path is too long, or the working "
-                      "folder cannot be read", U_Q(dir));
+  if (plan_absolute(dir, buf, cap) != 0)
+    return u_fail(EXIT_BAD_INPUT, "%s: the path is too long, or the working folder cannot "
+                  "be read", U_Q(dir));
+  if (strlen(buf) > PLAN_DIR_MAX)
+    return u_fail(EXIT_BAD_INPUT, "%s: the folder's path has %lu bytes; a plan's files "
+                  "and runs below it need it within %d", U_Q(dir),
+                  (unsigned long)strlen(buf), PLAN_DIR_MAX);
+  return u_one_line("the folder", buf);
+}
+
+/* Removes path (a file or a link, never what it names): 0, or the status. */
+static int plan_remove(const char *path) {
+  int e;
+  if (unlink(path) == 0 || errno == ENOENT) return 0;
+  e = errno;
+  return u_fail(u_exit_of_errno(e, EXIT_IO), "cannot remove the previous %s: %s",
+                U_Q(path), strerror(e));
+}
+
+/* The files of folder dir/sub (sub "" for dir itself) whose names end in
+   suffix ("" for every one) removed; a link at dir/sub is removed itself,
+   never followed, so nothing outside the folder is touched; folders are
+   kept. 0, or the status. */
+static int plan_clear(const char *dir, const char *sub, const char *suffix) {
+  char path[4300], file[4600];
+  struct stat st;
+  struct dirent *e;
+  size_t ls = strlen(suffix);
+  DIR *d;
+  int rc = 0;
+  snprintf(path, sizeof path, "%.4000s%s%s", dir, *sub ? "/" : "", sub);
+  if (lstat(path, &st) != 0) return 0;
+  if (S_ISLNK(st.st_mode)) return plan_remove(path);
+  if (!S_ISDIR(st.st_mode)) return 0; /* u_mkdirs refuses it */
+  if (!(d = opendir(path))) return 0; /* u_mkdirs says why, if it matters */
+  while (!rc && (e = readdir(d)) != NULL) {
+    size_t len = strlen(e->d_name);
+    if (len < ls || strcmp(e->d_name + len - ls, suffix) != 0 || !strcmp(e->d_name, ".") ||
+        !strcmp(e->d_name, ".."))
+      continue;
+    snprintf(file, sizeof file, "%s/%s", path, e->d_name);
+    /* a folder of that name is no output: what writes there says so */
+    if (lstat(file, &st) == 0 && !S_ISDIR(st.st_mode)) rc = plan_remove(file);
+  }
+  (void)closedir(d); /* read only */
+  return rc;
+}
+
+/* A new plan in folder dir (sweep --slurm, reproduce --plan, theorem
+   --plan): dir made absolute into abs (plan_abs_dir), created and owned
+   (u_own: a link planted at DIR/plan, DIR/runs or any file of the plan is
+   replaced, never written through), and every file of an earlier plan
+   removed: DIR/plan's stages, scripts, marks (stage-K.submitted), flags
+   and logs, so that submit.sh and the merge see this plan alone; the
+   caller removes the earlier runs' outputs (plan_clear). */
+static int plan_begin(const char *dir, char *abs, size_t cap) {
+  char full[U_PATH_MAX];
+  int st;
+  if ((st = u_folder_ok("the plan folder", dir)) != 0 ||
+      (st = plan_abs_dir(dir, full, sizeof full)) != 0)
+    return st;
+  if (strlen(full) >= cap) return u_fail(EXIT_BAD_INPUT, "%s: the path is too long", U_Q(dir));
+  memmove(abs, full, strlen(full) + 1); /* abs may be dir */
+  u_own(abs);
+  if ((st = u_mkdirs(abs)) != 0 || (st = plan_clear(abs, "plan", "")) != 0 ||
+      (st = plan_clear(abs, "plan/logs", "")) != 0)
+    return st;
+  return 0;
 }
 
 /* A file of the plan, written through a temporary (complete or absent). */
@@ -215,9 +290,12 @@ static void plan_fill_sbatch(FILE *f, void *ctx) {
    commands, submitted in their turn. */
 static void plan_fill_merge(FILE *f, void *ctx) {
   const plan_stage *p = (const plan_stage *)ctx;
-  fprintf(f, "#!/bin/sh\n#SBATCH --job-name=linattn-merge\n#SBATCH --output=");
+  /* its log named by the shell, as a task's is: sbatch reads an #SBATCH
+     line without a shell, and a folder's name may need one */
+  fprintf(f, "#!/bin/sh\n#SBATCH --job-name=linattn-merge\n#SBATCH --output=/dev/null\n"
+             "exec > ");
   (void)u_print_word(f, p->dir);
-  fprintf(f, "/plan/logs/merge-%%j.log\n");
+  fprintf(f, "/plan/logs/merge-\"$SLURM_JOB_ID\".log 2>&1\n");
   (void)words_print(f, p->merge);
   fprintf(f, " || exit $?\n# a stage written since: submitted with its own merge\n"
              "exec sh ");
@@ -271,11 +349,20 @@ static int plan_is_slurm(const char *dir) {
    and the script that submits them; then how to run it, on stdout. */
 static int plan_write(const plan_stage *p, int slurm) {
   char name[64], logs[4400];
-  int st;
+  int st, i, k;
+  /* every word whole on its line, checked before anything is written */
+  if ((st = u_one_line("the program", p->program)) != 0 ||
+      (st = u_one_line("the plan folder", p->dir)) != 0)
+    return st;
+  for (i = 0; i < p->n; ++i)
+    for (k = 0; k < p->cmds[i].n; ++k)
+      if ((st = u_one_line("a run's word", p->cmds[i].v[k])) != 0) return st;
+  for (k = 0; k < p->merge->n; ++k)
+    if ((st = u_one_line("the merge's word", p->merge->v[k])) != 0) return st;
   snprintf(name, sizeof name, "stage-%d.txt", p->stage);
   if ((st = plan_file(p->dir, name, plan_fill_stage, (void *)p)) != 0) return st;
   if (slurm) {
-    snprintf(logs, sizeof logs, "%.4000s/plan/logs", p->dir);
+    snprintf(logs, sizeof logs, "%s/plan/logs", p->dir);
     snprintf(name, sizeof name, "stage-%d.sbatch", p->stage);
     if ((st = u_mkdirs(logs)) != 0 ||
         (st = plan_file(p->dir, name, plan_fill_sbatch, (void *)p)) != 0 ||
@@ -284,18 +371,25 @@ static int plan_write(const plan_stage *p, int slurm) {
         (st = plan_file(p->dir, "slurm", plan_fill_mark, NULL)) != 0)
       return st;
   }
-  snprintf(logs, sizeof logs, "%.4000s/plan/stage-%d.txt", p->dir, p->stage);
-  printf("stage %d: %d commands in %s; run them with one of\n", p->stage, p->n,
-         U_Q(logs));
-  printf("  xargs -d '\\n' -P %ld -n 1 sh -c < %s\n",
-         p->jobs > 0 ? p->jobs : (long)la_cpu_count(), U_Q(logs));
-  printf("  parallel -j %ld < %s\n", p->jobs > 0 ? p->jobs : (long)la_cpu_count(),
-         U_Q(logs));
-  snprintf(logs, sizeof logs, "%.4000s/plan/submit.sh", p->dir);
-  if (slurm) printf("  sh %s   (a Slurm job array, then the merge)\n", U_Q(logs));
+  /* how to run it: command lines, quoted for any POSIX shell */
+  snprintf(logs, sizeof logs, "%s/plan/stage-%d.txt", p->dir, p->stage);
+  printf("stage %d: %d commands in ", p->stage, p->n);
+  (void)u_print_word(stdout, logs);
+  printf("; run them with one of\n  xargs -d '\\n' -P %ld -n 1 sh -c < ",
+         p->jobs > 0 ? p->jobs : (long)la_cpu_count());
+  (void)u_print_word(stdout, logs);
+  printf("\n  parallel -j %ld < ", p->jobs > 0 ? p->jobs : (long)la_cpu_count());
+  (void)u_print_word(stdout, logs);
+  fputc('\n', stdout);
+  snprintf(logs, sizeof logs, "%s/plan/submit.sh", p->dir);
+  if (slurm) {
+    printf("  sh ");
+    (void)u_print_word(stdout, logs);
+    printf("   (a Slurm job array, then the merge)\n");
+  }
   printf("then: ");
   (void)words_line(stdout, p->merge);
-  return fflush(stdout) ? u_fail(EXIT_IO, "writing to standard output failed") : 0;
+  return u_stdout_check();
 }
 
 /* ------------------------------------------------------------ its flags */
@@ -332,7 +426,10 @@ static int plan_flags(const char *dir, const char *argv0, const char *name, cli_
   *scratch = NULL;
   snprintf(path, sizeof path, "%.4000s/plan/flags", dir);
   if ((st = u_read_file(path, "a plan's flags", text, &len)) != 0) return st;
+  if (memchr(*text, 0, len))
+    return u_fail(EXIT_BAD_INPUT, "%s is not a plan's flags: it holds a NUL byte", U_Q(path));
   for (i = 0; i < len; ++i) argc += (*text)[i] == '\n';
+  argc += len > 0 && (*text)[len - 1] != '\n'; /* a last line without its newline */
   argv = (char **)calloc((size_t)argc + 1, sizeof(char *));
   *scratch = (const char **)calloc((size_t)argc + 1, sizeof(char *));
   if (!argv || !*scratch) {
@@ -344,15 +441,16 @@ static int plan_flags(const char *dir, const char *argv0, const char *name, cli_
   argc = 2;
   for (i = 0; i < len;) {
     char *nl = strchr(*text + i, '\n');
+    argv[argc++] = *text + i;
     if (!nl) break;
     *nl = 0;
-    argv[argc++] = *text + i;
     i = (size_t)(nl - *text) + 1;
   }
   st = cli_parse(argc, argv, c, *scratch, err, sizeof err);
   free(argv);
   if (st != CLI_OK)
-    return u_fail(EXIT_BAD_INPUT, "%s is not a plan's flags: %s", U_Q(path), err);
+    return u_fail(EXIT_BAD_INPUT, "%s is not a plan's flags: %s", U_Q(path),
+                  err[0] ? err : "a line asks for the help or the version");
   return 0;
 }
 

@@ -400,6 +400,8 @@ static int runs_take_one(void *ctx, runlog *r) {
   *dst = *r;
   return 0;
 }
+/* 0 with the run in *r; else the status, err saying why, and nothing
+   held in *r (a run taken before a later line failed is freed). */
 static int runlog_load(const char *path, runlog *r, char *err, size_t cap) {
   int st;
   memset(r, 0, sizeof *r);
@@ -408,6 +410,7 @@ static int runlog_load(const char *path, runlog *r, char *err, size_t cap) {
     snprintf(err, cap, "%s: no config line (not the output of train)", U_Q(path));
     st = EXIT_BAD_INPUT;
   }
+  if (st) runlog_free(r);
   return st;
 }
 

@@ -12,6 +12,7 @@
 #include "cli/args.h"
 #include "cli/io/sys.h"
 #include "cli/io/npy.h"
+#include "cli/study/runs.h"
 #include "../unit/la_test.h"
 
 /* What bash makes of a quoted word: its bytes, through printf %s. The
@@ -22,6 +23,24 @@ static int bash_reads(const char *quoted, char *out, size_t cap) {
   size_t n;
   if (setenv("LA_WORD", quoted, 1) != 0) return -1;
   if (!(p = popen("bash -c 'eval \"printf %s $LA_WORD\"'", "r"))) return -1;
+  n = fread(out, 1, cap - 1, p);
+  out[n] = 0;
+  return pclose(p) == 0 ? (int)n : -1;
+}
+
+/* What dash (a POSIX shell, Debian's /bin/sh), or sh where there is no
+   dash, makes of a word as u_print_word writes it, through a file: its
+   bytes, through printf %s. */
+static int posix_sh_reads(const char *word, char *out, size_t cap) {
+  FILE *f = fopen("word.sh", "w"), *p;
+  size_t n;
+  if (!f) return -1;
+  fputs("printf %s ", f);
+  (void)u_print_word(f, word);
+  fputc('\n', f);
+  if (fclose(f) != 0) return -1;
+  if (!(p = popen("if command -v dash > /dev/null; then dash word.sh; else sh word.sh; fi", "r")))
+    return -1;
   n = fread(out, 1, cap - 1, p);
   out[n] = 0;
   return pclose(p) == 0 ? (int)n : -1;
@@ -101,6 +120,40 @@ static void suite_cli_files(la_t *t) {
                       !strchr(q, '\n'),
                "a long word is cut: %s", q);
     }
+  }
+
+  LA_TEST(t, "files: a plan's word is one printable line that any POSIX shell reads back") {
+    /* no newline: a plan refuses such a word (u_one_line) */
+    static const char *const words[] = {
+        "plain.jsonl", "it's", "a b", "esc\033[31mred", "tab\there", "p3\001'; touch X #",
+        "lat\351in", "bad\xff\xfe" "bytes", "c1\xc2\x9b" "csi", "caf\xc3\xa9",
+        "back\\slash'quote", "\r", "", "\xe2\x80", "ok \xf0\x9f\x98\x80", "'", "''x'",
+        "$(touch X)`touch X`", "ctl at the end\001", "\001\002 two"};
+    size_t i;
+    for (i = 0; i < sizeof words / sizeof words[0]; ++i) {
+      char back[512], line[1024];
+      const unsigned char *p;
+      int ctl = 0, n;
+      FILE *f = fopen("word.txt", "w+");
+      size_t len, k;
+      if (!f) break;
+      (void)u_print_word(f, words[i]);
+      rewind(f);
+      len = fread(line, 1, sizeof line - 1, f);
+      line[len] = 0;
+      fclose(f);
+      for (p = (const unsigned char *)line; *p; p += k ? k : 1) /* printable UTF-8 */
+        if (!(k = u_utf8_printable(p))) ctl = 1;
+      LA_CHECK(t, !ctl && !strstr(line, "$'"), "word %d: a control byte or $'...' in %s",
+               (int)i, line);
+      n = posix_sh_reads(words[i], back, sizeof back);
+      LA_CHECK(t, n == (int)strlen(words[i]) && !memcmp(back, words[i], (size_t)n),
+               "word %d: %s reads back as %d bytes", (int)i, line, n);
+      LA_CHECK(t, access("X", F_OK) != 0, "word %d: %s ran a command", (int)i, line);
+    }
+    LA_CHECK(t, u_one_line("a word", "new\nline") == EXIT_BAD_INPUT &&
+                    u_one_line("a word", "tab\tok") == 0,
+             "a newline refused, a tab kept");
   }
 
   LA_TEST(t, "files: number flags are decimal, whole, without blanks") {
@@ -361,6 +414,75 @@ static void suite_npy(la_t *t) {
     LA_CHECK(t, npy_parse(buf, len, &a, &why) == -1 && strstr(why, "float"), "ints: %s", why);
     LA_CHECK(t, npy_parse((const unsigned char *)"PK\x03\x04 not npy", 16, &a, &why) == -1,
              "an .npz: %s", why);
+  }
+
+  LA_TEST(t, "files: a run file that repeats its lines: refused or read, nothing held (LeakSanitizer)") {
+    static const char cfg[] = "{\"type\":\"config\",\"d\":5}\n";
+    static const char step[] = "{\"type\":\"step\",\"step\":1,\"eval_loss\":2}\n";
+    static const char sum[] = "{\"type\":\"summary\",\"status\":\"ok\",\"steps\":1}\n";
+    /* each file and whether it holds a run */
+    static const struct {
+      const char *lines[5];
+      int ok;
+    } f[] = {{{cfg, step, sum, sum, NULL}, 0},  /* a summary twice */
+             {{cfg, step, sum, step, NULL}, 0}, /* a step after the run ended */
+             {{cfg, cfg, step, sum, NULL}, 1},  /* a config twice: the first run */
+             {{cfg, step, sum, cfg, sum}, 1},   /* two runs: the first */
+             {{cfg, step, step, sum, "x\n"}, 0}};
+    size_t i, k;
+    for (i = 0; i < sizeof f / sizeof f[0]; ++i) {
+      FILE *o = fopen("rep.jsonl", "w");
+      runlog r;
+      char err[600] = "";
+      int st;
+      if (!o) break;
+      for (k = 0; k < 5 && f[i].lines[k]; ++k) fputs(f[i].lines[k], o);
+      fclose(o);
+      st = runlog_load("rep.jsonl", &r, err, sizeof err);
+      LA_CHECK(t, f[i].ok ? st == 0 && r.config.type == JV_OBJ
+                          : st != 0 && r.config.type == JV_NULL && r.f[F_EVAL].x == NULL,
+               "file %d: status %d (%s)", (int)i, st, err);
+      if (!st) runlog_free(&r);
+    }
+  }
+
+  LA_TEST(t, "files: a .npy header is its dict whole: each key once, nothing else") {
+    /* the same 60 bytes of values after each header: float64 (2, 3) needs
+       48; (6,) too; a header that is not numpy's is refused whatever */
+    static const struct {
+      const char *dict;
+      int ok;
+    } h[] = {
+        {"{'descr': '<f8', 'fortran_order': False, 'shape': (2, 3), }", 1},
+        {"{'shape': (6,), 'fortran_order': False, 'descr': '=f8'}      \n", 1},
+        {"{'descr': '<f8', 'descr': '<i8', 'fortran_order': False, 'shape': (2, 3), }", 0},
+        {"{'descr': '<i8', 'descr': '<f8', 'fortran_order': False, 'shape': (2, 3), }", 0},
+        {"{'descr': '<f8', 'fortran_order': False, 'shape': (2, 3), 'x': 1}", 0},
+        {"{'descr': '<f8', 'fortran_order': False, 'shape': (2, 3), }\0'descr': '>f8'", 0},
+        {"{'descr': '<f8', 'fortran_order': False}", 0},
+        {"{'descr': '<f8', 'shape': (2, 3)}", 0},
+        {"{'descr': '<f8', 'fortran_order': False, 'shape': (2, 3), } trailing", 0},
+        {"{'descr': '<f8', 'fortran_order': True, 'shape': (2, 3), }", 0},
+        {"{'descr': '<f8' 'fortran_order': False, 'shape': (2, 3), }", 0},
+        {"{'descr': '<f8', 'fortran_order': False, 'shape': (2, 3),", 0}};
+    size_t i, dl[sizeof h / sizeof h[0]];
+    dl[5] = 61 + 14; /* the one with a NUL: its bytes after it count */
+    for (i = 0; i < sizeof h / sizeof h[0]; ++i) {
+      unsigned char buf[512];
+      size_t len = i == 5 ? dl[5] : strlen(h[i].dict), k;
+      npy_array a;
+      const char *why = "";
+      int rc;
+      memcpy(buf, "\x93NUMPY\x01\x00", 8);
+      buf[8] = (unsigned char)len;
+      buf[9] = 0;
+      memcpy(buf + 10, h[i].dict, len);
+      for (k = 0; k < 48; ++k) buf[10 + len + k] = k % 8 == 7 ? 0x3f : 0; /* 1/128 */
+      rc = npy_parse(buf, 10 + len + 48, &a, &why);
+      LA_CHECK(t, h[i].ok ? rc == 0 && a.count == 6 : rc == -1, "header %d: rc %d (%s)", (int)i,
+               rc, why);
+      if (rc == 0) free(a.v);
+    }
   }
 }
 
