@@ -176,7 +176,7 @@ h = "{'descr': '<f8', 'fortran_order': False, 'shape': (%d, 1, 2, 2), }" % T
 h += ' ' * ((64 - (10 + len(h) + 1) % 64) % 64) + '\n'
 with open('big9.npy', 'wb') as f:
     f.write(b'\x93NUMPY\x01\x00' + struct.pack('<H', len(h)) + h.encode())
-    f.write(struct.pack('<4d', 0.5, 1.0, -0.25, 0.0) * T)
+    f.write(struct.pack('<4d', 0.5, 1.0, -0.25, 0.75) * T)  # y_q in the query row
 EOF
 peak=$(python3 -c '
 import resource, subprocess, sys
