@@ -918,7 +918,44 @@ typedef struct la_optimizer {
      rmsprop  v = alpha v + (1 - alpha) g^2; s = g / (sqrt(v) + eps);
               b = momentum b + s; u = -lr b (u = -lr s without momentum).
      lbfgs    L-BFGS, a closure optimizer (below): lr, history, max_iter,
-              max_eval, tol_grad, tol_change, line_search, c1, c2, max_ls. */
+              max_eval, tol_grad, tol_change, line_search, c1, c2, max_ls.
+     lion     Lion (Chen et al. 2023, Algorithm 2): c = beta1 m + (1 - beta1)
+              g; u = -lr (sign(c) + wd theta); m = beta2 m + (1 - beta2) g.
+              Defaults lr 1e-4, beta1 0.9, beta2 0.99.
+     sfadamw  schedule-free AdamW (Defazio et al. 2024, Algorithm 1, as its
+              reference implementation with r = 0 and weight_lr_power 2):
+              theta is y, the point where gradients are taken; z the base
+              sequence, x their weighted average, y = (1 - beta1) z +
+              beta1 x. v = beta2 v + (1 - beta2) g^2; lr_t = lr
+              sqrt(1 - beta2^t) (the schedule's factor included); c_t =
+              max_lr^2 / sum max_lr^2 (max_lr the largest lr_t so far);
+              z -= lr_t (g / (sqrt(v) + eps) + wd y); x = (1 - c_t) x +
+              c_t z. Defaults lr 0.0025, beta1 0.9, beta2 0.999, eps 1e-8.
+     muon     Muon (Jordan et al. 2024, its reference implementation), per
+              weight matrix (model's blocks with two or more rows and
+              columns): b = momentum b + (1 - momentum) g, the Nesterov
+              direction (1 - momentum) g + momentum b orthogonalized by five
+              steps of the quintic Newton-Schulz iteration (3.4445, -4.7750,
+              2.0315, after scaling to Frobenius norm 1; in double), times
+              sqrt(max(1, rows / cols)); u = -lr (O + wd theta). Every other
+              entry (vectors; all of theta without a model) is Adam with
+              bias correction at lr_aux, beta1, beta2, eps, the same decay
+              decoupled. Defaults lr 0.02, momentum 0.95, beta1 0.9, beta2
+              0.95, eps 1e-10, lr_aux 3e-4.
+     adafactor  Adafactor (Shazeer and Stern 2018, Algorithms 4 and 5 with
+              update clipping d = 1 and relative step sizes): per weight
+              matrix R and C, the row and column sums of the averaged
+              g^2 + eps (beta2_t = 1 - t^-0.8), V = R C / sum R; for a vector
+              (all of theta without a model) the average itself; U = g /
+              sqrt(V), scaled down to RMS(U) <= 1; alpha_t = max(1e-3,
+              RMS(theta's block)) min(lr, 1 / sqrt(t)) (the schedule's
+              factor included); u = -alpha_t U, or with beta1 > 0 the
+              average m = beta1 m + (1 - beta1) U in its place. Defaults lr
+              1e-2 (the relative step's cap), beta1 0 (none), eps 1e-30.
+   The matrix optimizers (muon, adafactor) see theta's weight matrices
+   through `model` (la_model_block_info; its nparams must be n, else a step
+   is LA_ESHAPE): the trainer sets it from its own model when the
+   configuration leaves it NULL. It is not a field of a run. */
 #define LA_ZERO (-0.0)
 typedef struct la_optim_config {
   double lr;           /* every one */
@@ -940,6 +977,9 @@ typedef struct la_optim_config {
   double c1, c2;       /* strong-Wolfe constants, 0 < c1 < c2 < 1;
                           0 -> 1e-4, 0.9 */
   int max_ls;          /* evaluations per line search; 0 -> 25 */
+  double lr_aux;       /* muon: Adam's learning rate off the matrices */
+  const la_model *model; /* muon, adafactor: theta's matrices; NULL ->
+                            theta is one vector */
 } la_optim_config;
 /* The names each built-in's configuration had before there was one type;
    designated initializers written for them still compile. */
@@ -971,7 +1011,8 @@ enum {
   LA_OPT_LINE_SEARCH = 1 << 15,
   LA_OPT_C1 = 1 << 16,
   LA_OPT_C2 = 1 << 17,
-  LA_OPT_MAX_LS = 1 << 18
+  LA_OPT_MAX_LS = 1 << 18,
+  LA_OPT_LR_AUX = 1 << 19
 };
 
 /* The registry of built-in optimizers: one row each, the only place where
@@ -1007,6 +1048,10 @@ LINATTN_DEF const la_optimizer *la_optimizer_nsgd(void);
 LINATTN_DEF const la_optimizer *la_optimizer_adagrad(void);
 LINATTN_DEF const la_optimizer *la_optimizer_rmsprop(void);
 LINATTN_DEF const la_optimizer *la_optimizer_lbfgs(void);
+LINATTN_DEF const la_optimizer *la_optimizer_lion(void);
+LINATTN_DEF const la_optimizer *la_optimizer_sfadamw(void);
+LINATTN_DEF const la_optimizer *la_optimizer_muon(void);
+LINATTN_DEF const la_optimizer *la_optimizer_adafactor(void);
 /* Checked entry points over any optimizer (built-in or not). */
 LINATTN_DEF int la_optim_check(const la_optimizer *o, const void *cfg);
 LINATTN_DEF int la_optim_state_len(const la_optimizer *o, const void *cfg,
@@ -1805,7 +1850,8 @@ struct la_run_config {
                               `parallel` are ignored (la_run_env says) */
   uint64_t init_hash;      /* a given theta0's fingerprint; 0 none */
   char optimizer[LA_NAME_MAX]; /* a registry name; "" -> the experiment's */
-  la_optim_config opt;     /* the optimizer's configuration */
+  la_optim_config opt;     /* the optimizer's configuration (model must
+                              be NULL: the trainer binds its own) */
   la_schedule schedule;    /* COSINE's total follows the run's steps */
   double clip_norm;        /* global-norm threshold; 0 -> none */
   double clip_block;       /* per-matrix threshold; 0 -> none */
@@ -8216,7 +8262,8 @@ static const la__oc_field la__oc_fields[] = {
     LA__OC(LA_OPT_TOL_GRAD, tol_grad, 0),
     LA__OC(LA_OPT_TOL_CHANGE, tol_change, 0),
     LA__OC(LA_OPT_LINE_SEARCH, line_search, 1), LA__OC(LA_OPT_C1, c1, 0),
-    LA__OC(LA_OPT_C2, c2, 0), LA__OC(LA_OPT_MAX_LS, max_ls, 1)};
+    LA__OC(LA_OPT_C2, c2, 0), LA__OC(LA_OPT_MAX_LS, max_ls, 1),
+    LA__OC(LA_OPT_LR_AUX, lr_aux, 0)};
 #undef LA__OC
 #define LA__OC_NFIELDS ((int)(sizeof la__oc_fields / sizeof la__oc_fields[0]))
 
@@ -8226,8 +8273,9 @@ static const la__oc_field la__oc_fields[] = {
    order: lr, momentum, nesterov, beta1, beta2, eps, weight_decay,
    decoupled, alpha, initial, then L-BFGS's history, max_iter, max_eval,
    tol_grad, tol_change, line_search, c1, c2, max_ls (max_eval's 0 stays:
-   its default follows max_iter). */
-#define LA__NO_LB 0, 0, 0, 0, 0, 0, 0, 0, 0
+   its default follows max_iter), then muon's lr_aux and the model (never a
+   default). */
+#define LA__NO_LB 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, NULL
 #define LA__SGD_DFLT {0.01, 0, 0, 0, 0, 0, 0, 0, 0, 0, LA__NO_LB}
 #define LA__ADAM_DFLT {1e-3, 0, 0, 0.9, 0.999, 1e-8, 0, 0, 0, 0, LA__NO_LB}
 #define LA__SIGN_DFLT {1e-3, 0, 0, 0, 0, 0, 0, 0, 0, 0, LA__NO_LB}
@@ -8235,7 +8283,15 @@ static const la__oc_field la__oc_fields[] = {
 #define LA__ADAGRAD_DFLT {0.01, 0, 0, 0, 0, 1e-10, 0, 0, 0, 0, LA__NO_LB}
 #define LA__RMSPROP_DFLT {0.01, 0, 0, 0, 0, 1e-8, 0, 0, 0.99, 0, LA__NO_LB}
 #define LA__LBFGS_DFLT                                                        \
-  {1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 100, 20, 0, 1e-7, 1e-9, 0, 1e-4, 0.9, 25}
+  {1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 100, 20, 0, 1e-7, 1e-9, 0, 1e-4, 0.9, 25,  \
+   0, NULL}
+#define LA__LION_DFLT {1e-4, 0, 0, 0.9, 0.99, 0, 0, 0, 0, 0, LA__NO_LB}
+#define LA__SFADAMW_DFLT                                                      \
+  {0.0025, 0, 0, 0.9, 0.999, 1e-8, 0, 0, 0, 0, LA__NO_LB}
+#define LA__MUON_DFLT                                                         \
+  {0.02, 0.95, 0, 0.9, 0.95, 1e-10, 0, 0, 0, 0,                              \
+   0, 0, 0, 0, 0, 0, 0, 0, 0, 3e-4, NULL}
+#define LA__ADAFACTOR_DFLT {1e-2, 0, 0, 0, 0, 1e-30, 0, 0, 0, 0, LA__NO_LB}
 static const la_optim_config la__sgd_dflt = LA__SGD_DFLT;
 static const la_optim_config la__adam_dflt = LA__ADAM_DFLT;
 static const la_optim_config la__sign_dflt = LA__SIGN_DFLT;
@@ -8243,6 +8299,10 @@ static const la_optim_config la__nsgd_dflt = LA__NSGD_DFLT;
 static const la_optim_config la__adagrad_dflt = LA__ADAGRAD_DFLT;
 static const la_optim_config la__rmsprop_dflt = LA__RMSPROP_DFLT;
 static const la_optim_config la__lbfgs_dflt = LA__LBFGS_DFLT;
+static const la_optim_config la__lion_dflt = LA__LION_DFLT;
+static const la_optim_config la__sfadamw_dflt = LA__SFADAMW_DFLT;
+static const la_optim_config la__muon_dflt = LA__MUON_DFLT;
+static const la_optim_config la__adafactor_dflt = LA__ADAFACTOR_DFLT;
 
 /* cfg (NULL: all zero) with the zero fields read as their defaults. */
 static la_optim_config la__oc_get(const void *cfg, const la_optim_config *dflt) {
@@ -8265,6 +8325,7 @@ static la_optim_config la__oc_get(const void *cfg, const la_optim_config *dflt) 
   c.c1 = la__op_or(c.c1, dflt->c1);
   c.c2 = la__op_or(c.c2, dflt->c2);
   c.max_ls = c.max_ls ? c.max_ls : dflt->max_ls;
+  c.lr_aux = la__op_or(c.lr_aux, dflt->lr_aux);
   return c;
 }
 
@@ -8276,7 +8337,8 @@ static int la__op_bad_nonneg(double x) {
 /* The checks every built-in shares (fields it does not read are zero, and
    zero passes each test). */
 static int la__oc_check(const la_optim_config *c) {
-  if (la__op_bad_lr(c->lr) || la__op_bad_beta(c->momentum) ||
+  if (la__op_bad_lr(c->lr) || la__op_bad_lr(c->lr_aux) ||
+      la__op_bad_beta(c->momentum) ||
       la__op_bad_beta(c->beta1) || la__op_bad_beta(c->beta2) ||
       la__op_bad_beta(c->alpha) || la__op_bad_nonneg(c->eps) ||
       la__op_bad_nonneg(c->weight_decay) || la__op_bad_nonneg(c->initial))
@@ -8450,6 +8512,275 @@ static int la__rmsprop_step(const void *c_, int n, double *v, double scale,
   return LA_OK;
 }
 
+/* ---- the pieces of theta a matrix optimizer sees: the model's blocks
+   (offset, rows x cols), or all of theta as one vector without a model */
+
+static int la__op_npieces(const la_optim_config *c, int n) {
+  return c->model && c->model->nparams == n ? la__m_nblocks(c->model) : 1;
+}
+/* Piece i: its offset; *r x *k its shape (a vector: 1 x size). */
+static int la__op_piece(const la_optim_config *c, int n, int i, int *r,
+                        int *k) {
+  if (!(c->model && c->model->nparams == n)) {
+    *r = 1;
+    *k = n;
+    return 0;
+  }
+  return la_model_block_info(c->model, i, NULL, NULL, NULL, r, k);
+}
+/* A matrix the factored and orthogonalized updates act on. */
+static int la__op_is_matrix(int r, int k) { return r > 1 && k > 1; }
+/* The built-ins that see theta's matrices through the model. */
+static int la__op_reads_model(const la_optimizer *o);
+/* A model that does not describe theta: LA_ESHAPE. */
+static int la__op_model_bad(const la_optim_config *c, int n) {
+  return c->model && c->model->nparams != n;
+}
+
+/* ---- Lion: state = m(n) */
+
+static int la__lion_check(const void *c) {
+  la_optim_config r = la__oc_get(c, &la__lion_dflt);
+  return la__oc_check(&r);
+}
+static size_t la__lion_len(const void *c, int n) {
+  (void)c;
+  return (size_t)n;
+}
+static int la__lion_step(const void *c_, int n, double *m, double scale,
+                         const la_real *th, const la_real *g, la_real *u) {
+  la_optim_config c = la__oc_get(c_, &la__lion_dflt);
+  double lr = c.lr * scale, b1 = c.beta1, b2 = c.beta2, wd = c.weight_decay;
+  int i;
+  for (i = 0; i < n; ++i) {
+    double gi = (double)g[i], ci = b1 * m[i] + (1 - b1) * gi;
+    double sg = ci > 0 ? 1.0 : ci < 0 ? -1.0 : 0.0;
+    u[i] = (la_real)(-lr * (sg + wd * (double)th[i]));
+    m[i] = b2 * m[i] + (1 - b2) * gi;
+  }
+  return LA_OK;
+}
+
+/* ---- schedule-free AdamW: state = [t, max lr_t, sum of weights, z(n),
+   v(n)]; theta is y (x = (y - (1 - beta1) z) / beta1 is implied) */
+
+enum { LA__SF_T, LA__SF_LRMAX, LA__SF_WSUM, LA__SF_HDR };
+static int la__sfadamw_check(const void *c) {
+  la_optim_config r = la__oc_get(c, &la__sfadamw_dflt);
+  return la__oc_check(&r);
+}
+static size_t la__sfadamw_len(const void *c, int n) {
+  (void)c;
+  return LA__SF_HDR + 2 * (size_t)n;
+}
+static int la__sfadamw_step(const void *c_, int n, double *s, double scale,
+                            const la_real *th, const la_real *g,
+                            la_real *u) {
+  la_optim_config c = la__oc_get(c_, &la__sfadamw_dflt);
+  double b1 = c.beta1, b2 = c.beta2, eps = c.eps, wd = c.weight_decay;
+  double *z = s + LA__SF_HDR, *v = z + n, t, lr, w, ck, ylr;
+  int i;
+  if (s[LA__SF_T] == 0) /* z starts at theta */
+    for (i = 0; i < n; ++i) z[i] = (double)th[i];
+  t = s[LA__SF_T] += 1;
+  lr = c.lr * scale * sqrt(1 - pow(b2, t));
+  if (lr > s[LA__SF_LRMAX]) s[LA__SF_LRMAX] = lr;
+  w = s[LA__SF_LRMAX] * s[LA__SF_LRMAX];
+  s[LA__SF_WSUM] += w;
+  ck = s[LA__SF_WSUM] > 0 ? w / s[LA__SF_WSUM] : 0.0;
+  ylr = lr * (b1 * (1 - ck) - 1);
+  for (i = 0; i < n; ++i) {
+    double gi = (double)g[i], y = (double)th[i], gn;
+    v[i] = b2 * v[i] + (1 - b2) * gi * gi;
+    gn = gi / (sqrt(v[i]) + eps) + wd * y;
+    /* y moves to (1 - c) y + c z, then along the step (the reference's
+       form of y = (1 - beta1) z + beta1 x after z and x move) */
+    u[i] = (la_real)(ck * (z[i] - y) + ylr * gn);
+    z[i] -= lr * gn;
+  }
+  return LA_OK;
+}
+
+/* ---- Muon: state = [t, b(n), m(n), v(n), scratch of the largest
+   matrix]; b the momentum of the matrices, m and v Adam's elsewhere.
+   The scratch is zero between steps. */
+
+static size_t la__muon_scratch(const la_optim_config *c, int n) {
+  size_t most = 0;
+  int i, np = la__op_npieces(c, n), r, k;
+  for (i = 0; i < np; ++i) {
+    size_t a, b, need;
+    (void)la__op_piece(c, n, i, &r, &k);
+    if (!la__op_is_matrix(r, k)) continue;
+    a = (size_t)(r < k ? r : k);
+    b = (size_t)(r < k ? k : r);
+    need = 2 * a * b + 2 * a * a;
+    if (need > most) most = need;
+  }
+  return most;
+}
+static int la__muon_check(const void *c) {
+  la_optim_config r = la__oc_get(c, &la__muon_dflt);
+  return la__oc_check(&r);
+}
+static size_t la__muon_len(const void *c_, int n) {
+  la_optim_config c = la__oc_get(c_, &la__muon_dflt);
+  return 1 + 3 * (size_t)n + la__muon_scratch(&c, n);
+}
+/* X (a x b, a <= b, row-major) orthogonalized in place: five steps of
+   X = 3.4445 X + (-4.7750 A + 2.0315 A A) X, A = X X^T, from X / (|X|_F +
+   1e-7). W holds a b + 2 a^2 doubles. */
+static void la__muon_ns(int a, int b, double *X, double *W) {
+  double *A = W, *B = A + (size_t)a * a, *Y = B + (size_t)a * a, nrm = 0;
+  int it, i, j, l;
+  for (i = 0; i < a * b; ++i) nrm += X[i] * X[i];
+  nrm = sqrt(nrm) + 1e-7;
+  for (i = 0; i < a * b; ++i) X[i] /= nrm;
+  for (it = 0; it < 5; ++it) {
+    for (i = 0; i < a; ++i)
+      for (j = 0; j < a; ++j) {
+        double acc = 0;
+        for (l = 0; l < b; ++l) acc += X[i * b + l] * X[j * b + l];
+        A[i * a + j] = acc;
+      }
+    for (i = 0; i < a; ++i)
+      for (j = 0; j < a; ++j) {
+        double acc = 0;
+        for (l = 0; l < a; ++l) acc += A[i * a + l] * A[l * a + j];
+        B[i * a + j] = -4.7750 * A[i * a + j] + 2.0315 * acc;
+      }
+    for (i = 0; i < a; ++i)
+      for (j = 0; j < b; ++j) {
+        double acc = 0;
+        for (l = 0; l < a; ++l) acc += B[i * a + l] * X[l * b + j];
+        Y[i * b + j] = 3.4445 * X[i * b + j] + acc;
+      }
+    memcpy(X, Y, sizeof(double) * (size_t)a * (size_t)b);
+  }
+}
+static int la__muon_step(const void *c_, int n, double *s, double scale,
+                         const la_real *th, const la_real *g, la_real *u) {
+  la_optim_config c = la__oc_get(c_, &la__muon_dflt);
+  double lr = c.lr * scale, la = c.lr_aux * scale, mu = c.momentum;
+  double b1 = c.beta1, b2 = c.beta2, eps = c.eps, wd = c.weight_decay;
+  double t, c1, c2, *bm = s + 1, *m = bm + n, *v = m + n, *X = v + n;
+  size_t scr = la__muon_scratch(&c, n);
+  int p, np = la__op_npieces(&c, n);
+  if (la__op_model_bad(&c, n)) return LA_ESHAPE;
+  t = s[0] += 1;
+  c1 = 1 - pow(b1, t);
+  c2 = 1 - pow(b2, t);
+  for (p = 0; p < np; ++p) {
+    int r, k, i, j, off = la__op_piece(&c, n, p, &r, &k);
+    if (la__op_is_matrix(r, k)) {
+      int tr = r > k, a = tr ? k : r, b = tr ? r : k;
+      double f = sqrt(r > k ? (double)r / k : 1.0);
+      for (i = 0; i < r; ++i)
+        for (j = 0; j < k; ++j) {
+          int q = off + i * k + j;
+          double gi = (double)g[q];
+          bm[q] = mu * bm[q] + (1 - mu) * gi;
+          X[tr ? j * b + i : i * b + j] = (1 - mu) * gi + mu * bm[q];
+        }
+      la__muon_ns(a, b, X, X + (size_t)a * b);
+      for (i = 0; i < r; ++i)
+        for (j = 0; j < k; ++j) {
+          int q = off + i * k + j;
+          double o = X[tr ? j * b + i : i * b + j];
+          u[q] = (la_real)(-lr * (f * o + wd * (double)th[q]));
+        }
+    } else {
+      for (i = off; i < off + r * k; ++i) {
+        double gi = (double)g[i];
+        m[i] = b1 * m[i] + (1 - b1) * gi;
+        v[i] = b2 * v[i] + (1 - b2) * gi * gi;
+        u[i] = (la_real)(-la * ((m[i] / c1) / (sqrt(v[i] / c2) + eps) +
+                                wd * (double)th[i]));
+      }
+    }
+  }
+  memset(X, 0, sizeof(double) * scr);
+  return LA_OK;
+}
+
+/* ---- Adafactor: state = [t, m(n)], then per piece R(rows) and C(cols)
+   for a matrix, v(size) for a vector */
+
+static int la__adafactor_check(const void *c) {
+  la_optim_config r = la__oc_get(c, &la__adafactor_dflt);
+  return la__oc_check(&r);
+}
+static size_t la__adafactor_len(const void *c_, int n) {
+  la_optim_config c = la__oc_get(c_, &la__adafactor_dflt);
+  size_t len = 1 + (size_t)n;
+  int i, np = la__op_npieces(&c, n), r, k;
+  for (i = 0; i < np; ++i) {
+    (void)la__op_piece(&c, n, i, &r, &k);
+    len += la__op_is_matrix(r, k) ? (size_t)r + (size_t)k : (size_t)r * k;
+  }
+  return len;
+}
+static int la__adafactor_step(const void *c_, int n, double *s, double scale,
+                              const la_real *th, const la_real *g,
+                              la_real *u) {
+  la_optim_config c = la__oc_get(c_, &la__adafactor_dflt);
+  double t, rho, b2, e1 = c.eps, b1 = c.beta1, *m = s + 1, *f = m + n;
+  int p, np = la__op_npieces(&c, n);
+  if (la__op_model_bad(&c, n)) return LA_ESHAPE;
+  t = s[0] += 1;
+  rho = 1 / sqrt(t) < c.lr ? 1 / sqrt(t) : c.lr;
+  b2 = 1 - pow(t, -0.8);
+  for (p = 0; p < np; ++p) {
+    int r, k, i, j, off = la__op_piece(&c, n, p, &r, &k), sz = r * k;
+    int fac = la__op_is_matrix(r, k);
+    double *R = f, *C = f + r, rsum = 0, ums = 0, xms = 0, alpha, d;
+    /* the second moments */
+    if (fac) {
+      for (i = 0; i < r; ++i) {
+        double acc = 0;
+        for (j = 0; j < k; ++j) {
+          double gi = (double)g[off + i * k + j];
+          acc += gi * gi + e1;
+        }
+        R[i] = b2 * R[i] + (1 - b2) * acc;
+        rsum += R[i];
+      }
+      for (j = 0; j < k; ++j) {
+        double acc = 0;
+        for (i = 0; i < r; ++i) {
+          double gi = (double)g[off + i * k + j];
+          acc += gi * gi + e1;
+        }
+        C[j] = b2 * C[j] + (1 - b2) * acc;
+      }
+    } else {
+      for (i = 0; i < sz; ++i) {
+        double gi = (double)g[off + i];
+        f[i] = b2 * f[i] + (1 - b2) * (gi * gi + e1);
+      }
+    }
+    /* U's and the parameters' mean squares */
+    for (i = 0; i < sz; ++i) {
+      double vi = fac ? R[i / k] * C[i % k] / rsum : f[i];
+      double ui = (double)g[off + i] / sqrt(vi), x = (double)th[off + i];
+      ums += ui * ui;
+      xms += x * x;
+    }
+    d = sqrt(ums / sz);
+    d = d > 1 ? d : 1;
+    xms = sqrt(xms / sz);
+    alpha = scale * (xms > 1e-3 ? xms : 1e-3) * rho;
+    for (i = 0; i < sz; ++i) {
+      double vi = fac ? R[i / k] * C[i % k] / rsum : f[i];
+      double ui = (double)g[off + i] / sqrt(vi) / d;
+      if (b1 > 0) ui = m[off + i] = b1 * m[off + i] + (1 - b1) * ui;
+      u[off + i] = (la_real)(-alpha * ui);
+    }
+    f += fac ? r + k : sz;
+  }
+  return LA_OK;
+}
+
 static const la_optimizer la__opt_sgd = {"sgd", la__sgd_check, la__sgd_len,
                                          la__op_zero_init, la__sgd_step};
 static const la_optimizer la__opt_adam = {"adam", la__adam_check, la__adam_len,
@@ -8464,6 +8795,16 @@ static const la_optimizer la__opt_adagrad = {"adagrad", la__adagrad_check,
 static const la_optimizer la__opt_rmsprop = {"rmsprop", la__rmsprop_check,
                                              la__rmsprop_len, la__op_zero_init,
                                              la__rmsprop_step};
+static const la_optimizer la__opt_lion = {"lion", la__lion_check, la__lion_len,
+                                          la__op_zero_init, la__lion_step};
+static const la_optimizer la__opt_sfadamw = {"sfadamw", la__sfadamw_check,
+                                             la__sfadamw_len, la__op_zero_init,
+                                             la__sfadamw_step};
+static const la_optimizer la__opt_muon = {"muon", la__muon_check, la__muon_len,
+                                          la__op_zero_init, la__muon_step};
+static const la_optimizer la__opt_adafactor = {
+    "adafactor", la__adafactor_check, la__adafactor_len, la__op_zero_init,
+    la__adafactor_step};
 
 /* ---- L-BFGS: state = header, then d, g, the previous g, two line-search
    gradients (n each), the pairs s and y (history x n each, a ring), rho and
@@ -8881,7 +9222,9 @@ static int la__lbfgs_state_ok(const void *c, int n, const la__sview *v) {
 }
 /* Whether the built-in optimizer o could have reached the state (len
    doubles, finite): Adam's step count a count and its second moments >= 0,
-   Adagrad's sums and RMSprop's averages of squares >= 0, L-BFGS above.
+   Adagrad's sums and RMSprop's averages of squares >= 0, L-BFGS above;
+   schedule-free AdamW's, Muon's and Adafactor's step counts counts, their
+   largest rate, sum of weights and second moments >= 0.
    Optimizers defined elsewhere: any finite state. */
 static int la__optim_state_ok(const la_optimizer *o, const void *c, int n,
                               const la__sview *v, size_t len) {
@@ -8893,6 +9236,17 @@ static int la__optim_state_ok(const la_optimizer *o, const void *c, int n,
   if (o == la_optimizer_rmsprop()) return len >= nn && la__sv_nonneg(v, 0, nn);
   if (o == la_optimizer_lbfgs())
     return len == la__lbfgs_len(c, n) && la__lbfgs_state_ok(c, n, v);
+  if (o == la_optimizer_sfadamw())
+    return len == la__sfadamw_len(c, n) &&
+           la__op_count(la__sv_at(v, LA__SF_T)) &&
+           la__sv_nonneg(v, LA__SF_LRMAX, 2) &&
+           la__sv_nonneg(v, LA__SF_HDR + nn, nn);
+  if (o == la_optimizer_muon())
+    return len == la__muon_len(c, n) && la__op_count(la__sv_at(v, 0)) &&
+           la__sv_nonneg(v, 1 + 2 * nn, nn);
+  if (o == la_optimizer_adafactor())
+    return len == la__adafactor_len(c, n) && la__op_count(la__sv_at(v, 0)) &&
+           la__sv_nonneg(v, 1 + nn, len - 1 - nn);
   return 1;
 }
 
@@ -8924,7 +9278,20 @@ static const la_optim_entry la__optim_registry[] = {
          LA_OPT_TOL_GRAD | LA_OPT_TOL_CHANGE | LA_OPT_LINE_SEARCH | LA_OPT_C1 |
          LA_OPT_C2 | LA_OPT_MAX_LS,
      LA__LBFGS_DFLT,
-     "L-BFGS, evaluating again within a step; strong-Wolfe line search"}};
+     "L-BFGS, evaluating again within a step; strong-Wolfe line search"},
+    {&la__opt_lion, LA_OPT_LR | LA_OPT_BETA1 | LA_OPT_BETA2 | LA_OPT_WEIGHT_DECAY,
+     LA__LION_DFLT, "Lion: the sign of interpolated momentum"},
+    {&la__opt_sfadamw,
+     LA_OPT_LR | LA_OPT_BETA1 | LA_OPT_BETA2 | LA_OPT_EPS | LA_OPT_WEIGHT_DECAY,
+     LA__SFADAMW_DFLT, "schedule-free AdamW: theta is y, no schedule needed"},
+    {&la__opt_muon,
+     LA_OPT_LR | LA_OPT_MOMENTUM | LA_OPT_BETA1 | LA_OPT_BETA2 | LA_OPT_EPS |
+         LA_OPT_WEIGHT_DECAY | LA_OPT_LR_AUX,
+     LA__MUON_DFLT,
+     "Muon: Newton-Schulz orthogonalized momentum per matrix, Adam elsewhere"},
+    {&la__opt_adafactor, LA_OPT_LR | LA_OPT_BETA1 | LA_OPT_EPS,
+     LA__ADAFACTOR_DFLT,
+     "Adafactor: factored second moments per matrix, relative steps"}};
 #undef LA__OPT_SGD_FIELDS
 #undef LA__OPT_SIGN_FIELDS
 #define LA__OPT_COUNT                                                         \
@@ -9012,6 +9379,21 @@ LINATTN_DEF const la_optimizer *la_optimizer_adagrad(void) {
 }
 LINATTN_DEF const la_optimizer *la_optimizer_rmsprop(void) {
   return &la__opt_rmsprop;
+}
+LINATTN_DEF const la_optimizer *la_optimizer_lion(void) {
+  return &la__opt_lion;
+}
+LINATTN_DEF const la_optimizer *la_optimizer_sfadamw(void) {
+  return &la__opt_sfadamw;
+}
+LINATTN_DEF const la_optimizer *la_optimizer_muon(void) {
+  return &la__opt_muon;
+}
+LINATTN_DEF const la_optimizer *la_optimizer_adafactor(void) {
+  return &la__opt_adafactor;
+}
+static int la__op_reads_model(const la_optimizer *o) {
+  return o == &la__opt_muon || o == &la__opt_adafactor;
 }
 
 /* ---- the checked entry points */
@@ -12519,7 +12901,7 @@ static int la__tr_train_check(const la_train_config *c) {
    once more to carve it. */
 typedef struct la__tr_train_layout {
   size_t theta, grad, update, state, backup, boff, bsize, train, eval, work,
-      total;
+      ocfg, total;
   size_t state_len, train_bytes, eval_bytes, work_bytes;
   int n, nblocks_max, has_train, has_eval, fused;
 } la__tr_train_layout;
@@ -12543,16 +12925,30 @@ static size_t la__tr_work_bytes(const la_train_config *c) {
   return c->model ? la__m_work_bytes(c->model, la__tr_parallel(c)) : 0;
 }
 
+/* The configuration the optimizer steps with: a built-in's with the
+   trainer's model in place of a NULL model (the matrices it sees), kept
+   in buf; otherwise the caller's. */
+static const void *la__tr_bind(const la_train_config *c, la_optim_config *buf) {
+  if (!c->model || !la__op_reads_model(c->optimizer))
+    return c->optimizer_config;
+  if (c->optimizer_config) *buf = *(const la_optim_config *)c->optimizer_config;
+  else memset(buf, 0, sizeof *buf);
+  if (buf->model) return c->optimizer_config;
+  buf->model = c->model;
+  return buf;
+}
+
 static int la__tr_train_layout_of(const la_train_config *c,
                                   la__tr_train_layout *L) {
   const la_model *m = c->model;
   la__arena a = la__arena_count();
+  la_optim_config oc;
+  const void *ocp = la__tr_bind(c, &oc);
   int st;
   memset(L, 0, sizeof *L);
   L->n = m ? m->nparams : c->nparams;
   if (L->n <= 0) return LA_EDIM;
-  st = la_optim_state_len(c->optimizer, c->optimizer_config, L->n,
-                          &L->state_len);
+  st = la_optim_state_len(c->optimizer, ocp, L->n, &L->state_len);
   if (st) return st;
   if (L->state_len > (size_t)-1 / 4 / sizeof(double)) return LA_EOVERFLOW;
   L->nblocks_max = m ? la__m_nblocks(m) : 1;
@@ -12584,6 +12980,7 @@ static int la__tr_train_layout_of(const la_train_config *c,
   L->train = la__take_off(&a, L->train_bytes);
   L->eval = la__take_off(&a, L->eval_bytes);
   L->work = la__take_off(&a, L->work_bytes);
+  L->ocfg = la__take_off(&a, ocp == &oc ? sizeof oc : 0);
   L->total = la__arena_size(&a); /* with room to align the caller's block */
   if (!L->total) return LA_EOVERFLOW;
   return LA_OK;
@@ -12678,6 +13075,14 @@ static int la__tr_trainer_init(la_trainer *tr, void *mem, size_t bytes) {
   tr->has_train = L.has_train;
   tr->has_eval = L.has_eval;
   tr->last_eval = NAN;
+  {
+    la_optim_config oc;
+    if (la__tr_bind(&tr->cfg, &oc) == &oc) {
+      la_optim_config *kept = (la_optim_config *)(void *)(base + L.ocfg);
+      *kept = oc;
+      tr->cfg.optimizer_config = kept;
+    }
+  }
   if (L.has_train && !L.fused && (st = la_batch_init(&tr->train, tr->cfg.model->cfg.d,
                                          tr->cfg.model->cfg.n, tr->cfg.batch,
                                          base + L.train, L.train_bytes)) != 0)
@@ -13038,16 +13443,18 @@ static const la_run_field la__run_fields[] = {
     LA__RF("lr", LA_FIELD_REAL, opt.lr, 0, 1e6, LA__ID, LA_OPT_LR, NULL,
            "learning rate", LA__NODEF, NULL),
     LA__RF("momentum", LA_FIELD_REAL, opt.momentum, 0, LA__BETA, LA__ID,
-           LA_OPT_MOMENTUM, NULL, "momentum of sgd, sign, nsgd, rmsprop",
+           LA_OPT_MOMENTUM, NULL, "momentum of sgd, sign, nsgd, rmsprop, muon",
            LA__NODEF, NULL),
     LA__RF("nesterov", LA_FIELD_BOOL, opt.nesterov, 0, 1, LA__ID,
            LA_OPT_NESTEROV, NULL, "Nesterov momentum (sgd)", LA__NODEF, NULL),
     LA__RF("beta1", LA_FIELD_REAL, opt.beta1, 0, LA__BETA, LA__ID,
-           LA_OPT_BETA1, NULL, "adam's beta1", LA__NODEF, NULL),
+           LA_OPT_BETA1, NULL,
+           "beta1 of adam, lion, sfadamw, muon (its Adam), adafactor (0 none)", LA__NODEF, NULL),
     LA__RF("beta2", LA_FIELD_REAL, opt.beta2, 0, LA__BETA, LA__ID,
-           LA_OPT_BETA2, NULL, "adam's beta2", LA__NODEF, NULL),
+           LA_OPT_BETA2, NULL,
+           "beta2 of adam, lion, sfadamw, muon (its Adam)", LA__NODEF, NULL),
     LA__RF("eps", LA_FIELD_REAL, opt.eps, 0, 1, LA__ID, LA_OPT_EPS, NULL,
-           "epsilon of adam, adagrad, rmsprop", LA__NODEF, NULL),
+           "epsilon of adam, adagrad, rmsprop, sfadamw, muon, adafactor", LA__NODEF, NULL),
     LA__RF("weight_decay", LA_FIELD_REAL, opt.weight_decay, 0, 1e3, LA__ID,
            LA_OPT_WEIGHT_DECAY, NULL, "weight decay", LA__NODEF, NULL),
     LA__RF("decoupled", LA_FIELD_BOOL, opt.decoupled, 0, 1, LA__ID,
@@ -13081,6 +13488,9 @@ static const la_run_field la__run_fields[] = {
            "lbfgs: strong-Wolfe curvature", LA__NODEF, NULL),
     LA__RF("max_ls", LA_FIELD_INT, opt.max_ls, 1, 1000, LA__ID, LA_OPT_MAX_LS,
            NULL, "lbfgs: evaluations per line search", LA__NODEF, NULL),
+    LA__RF("lr_aux", LA_FIELD_REAL, opt.lr_aux, 0, 1e6, LA__ID, LA_OPT_LR_AUX,
+           NULL, "muon: Adam's learning rate for what is not a matrix",
+           LA__NODEF, NULL),
     /* the schedule and clipping */
     LA__RF("schedule", LA_FIELD_ENUM, schedule.kind, 0, 2, LA__ID, 0,
            la__sched_names, "learning-rate schedule", LA_SCHED_CONSTANT,
@@ -13720,7 +14130,7 @@ static int la__run_resolve(const la_run_config *in, la_run_config *out,
   unsigned char given[LA__RUN_NFIELDS];
   int i, st;
   *clash = -1;
-  if (c.data.sigma_matrix) return LA_ERANGE;
+  if (c.data.sigma_matrix || c.opt.model) return LA_ERANGE;
   c.optimizer[LA_NAME_MAX - 1] = 0;
   if (la__run_out_of_range(&c) >= 0) return LA_ERANGE;
   for (i = 0; i < LA__RUN_NFIELDS; ++i) given[i] = (unsigned char)la__rf_given(&c, i);
@@ -14298,8 +14708,10 @@ static void la__ck_run_of(const la_trainer *tr, la_run_config *rc) {
   nl = strlen(c->optimizer->name);
   memcpy(rc->optimizer, c->optimizer->name,
          nl < LA_NAME_MAX - 1 ? nl : LA_NAME_MAX - 1);
-  if (la_optim_entry_of(c->optimizer) && c->optimizer_config)
+  if (la_optim_entry_of(c->optimizer) && c->optimizer_config) {
     rc->opt = *(const la_optim_config *)c->optimizer_config;
+    rc->opt.model = NULL; /* the trainer's binding, not part of the run */
+  }
   rc->schedule = c->schedule;
   /* what its kind does not read is unchecked (a NaN may sit there): the
      description holds the schedule as it runs */

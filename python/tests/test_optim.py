@@ -1,0 +1,184 @@
+"""The optimizers of today (lion, sfadamw, muon, adafactor) held step by step
+to numpy implementations written here from their papers' algorithm boxes,
+on the gradients the run took (after its clipping), in double. Each
+reference also runs with one deliberate fault, which must disagree: the
+comparison can fail."""
+import unittest
+
+import numpy as np
+
+from helpers import linattn
+
+STEPS = 12
+TOL = 1e-6  # relative, per step; the largest seen is printed
+FIELDS = dict(d=3, n=4, depth=2, front=2, batch=16, eval_batch=16, eval_every=-1,
+              steps=STEPS, seed=5)
+
+
+def record(opt, **kw):
+    """The run's blocks, and per step theta before it, the gradient it took
+    and the update it applied."""
+    fields = dict(FIELDS)
+    fields.update(kw)
+    run = linattn.Run("1", opt=opt, precision="double", **fields)
+    thetas, grads, updates = [run.theta.copy()], [], []
+
+    def cb(rec):
+        grads.append(rec.grad.copy())
+        updates.append(rec.update.copy())
+        thetas.append(rec.theta.copy())
+    run.train(STEPS, every=1, callback=cb)
+    return run, [(b.offset, b.shape) for b in run.model.blocks()], thetas, grads, updates
+
+
+def worst(ref, updates):
+    """The largest relative difference of a step's update, over the steps."""
+    return max(np.max(np.abs(r - u)) / np.max(np.abs(r)) for r, u in zip(ref, updates))
+
+
+# ------------------------------------------------ the papers' algorithms
+
+def lion(cfg, thetas, grads, fault=False):
+    """Chen et al. 2023, Algorithm 2."""
+    b1, b2, lr, wd = cfg["beta1"], cfg["beta2"], cfg["lr"], cfg["weight_decay"]
+    m, out = np.zeros_like(grads[0]), []
+    for th, g in zip(thetas, grads):
+        c = (b2 if fault else b1) * m + (1 - b1) * g
+        out.append(-lr * (np.sign(c) + wd * th))
+        m = b2 * m + (1 - b2) * g
+    return out
+
+
+def sfadamw(cfg, thetas, grads, fault=False):
+    """Defazio et al. 2024, Algorithm 1 (AdamW form): y where the gradient
+    is taken, z the base sequence, x the average, c_t = gamma_t^2 / sum
+    gamma_i^2 (gamma_t = lr sqrt(1 - beta2^t) grows: it is its maximum)."""
+    b1, b2, lr, eps, wd = (cfg[k] for k in ("beta1", "beta2", "lr", "eps", "weight_decay"))
+    x = z = thetas[0].copy()
+    v, wsum, out = np.zeros_like(x), 0.0, []
+    for t, (y, g) in enumerate(zip(thetas, grads), 1):
+        v = b2 * v + (1 - b2) * g * g
+        gamma = lr * (1.0 if fault else np.sqrt(1 - b2 ** t))
+        z = z - gamma * g / (np.sqrt(v) + eps) - gamma * wd * y
+        wsum += gamma ** 2
+        c = gamma ** 2 / wsum
+        x = (1 - c) * x + c * z
+        out.append((1 - b1) * z + b1 * x - y)
+    return out
+
+
+def newton_schulz(g, fault=False):
+    """The reference implementation's quintic, five steps."""
+    a, b, c = 3.4445, -4.7750, 2.0315
+    x = g.T if g.shape[0] > g.shape[1] else g
+    x = x / (np.linalg.norm(x) + 1e-7)
+    for _ in range(5):
+        s = x @ x.T
+        x = a * x + (b * s + c * s @ s) @ x
+    return x if fault or g.shape[0] <= g.shape[1] else x.T
+
+
+def muon(cfg, blocks, thetas, grads, fault=False):
+    """Muon's reference implementation: per matrix, Nesterov momentum
+    orthogonalized; Adam (bias-corrected) for what is not a matrix."""
+    mu, lr, la, b1, b2, eps, wd = (cfg[k] for k in ("momentum", "lr", "lr_aux", "beta1",
+                                                   "beta2", "eps", "weight_decay"))
+    n = grads[0].size
+    buf, m, v, out = np.zeros(n), np.zeros(n), np.zeros(n), []
+    for t, (th, g) in enumerate(zip(thetas, grads), 1):
+        u = np.zeros(n)
+        for off, (r, k) in blocks:
+            s = slice(off, off + r * k)
+            if r > 1 and k > 1:
+                buf[s] = mu * buf[s] + (1 - mu) * g[s]
+                d = ((1 - mu) * g[s] + mu * buf[s]).reshape(r, k)
+                o = newton_schulz(d, fault and r != k)
+                if o.shape != (r, k):
+                    o = o.reshape(r, k)  # the fault: a transpose missed
+                u[s] = -lr * (np.sqrt(max(1.0, r / k)) * o.ravel() + wd * th[s])
+            else:
+                m[s] = b1 * m[s] + (1 - b1) * g[s]
+                v[s] = b2 * v[s] + (1 - b2) * g[s] ** 2
+                mh, vh = m[s] / (1 - b1 ** t), v[s] / (1 - b2 ** t)
+                u[s] = -la * (mh / (np.sqrt(vh) + eps) + wd * th[s])
+        out.append(u)
+    return out
+
+
+def adafactor(cfg, blocks, thetas, grads, fault=False):
+    """Shazeer and Stern 2018, Algorithms 4 (a matrix) and 5 (a vector),
+    update clipping d = 1, relative step rho_t = min(lr, 1/sqrt(t)),
+    alpha_t = max(1e-3, RMS(X_{t-1})) rho_t, beta2_t = 1 - t^-0.8; with
+    beta1 > 0 the first moment of the clipped update."""
+    lr, b1, e1 = cfg["lr"], cfg["beta1"], cfg["eps"]
+    state, m, out = {}, np.zeros(grads[0].size), []
+    rms = lambda a: np.sqrt(np.mean(a * a))  # noqa: E731
+    for t, (th, g) in enumerate(zip(thetas, grads), 1):
+        rho, bt = min(lr, 1 / np.sqrt(t)), 1 - t ** -0.8
+        u = np.zeros_like(g)
+        for off, (r, k) in blocks:
+            s = slice(off, off + r * k)
+            G, X = g[s].reshape(r, k), th[s].reshape(r, k)
+            alpha = max(1e-3, rms(X)) * rho
+            if r > 1 and k > 1:
+                R, C = state.get(off, (np.zeros(r), np.zeros(k)))
+                R = bt * R + (1 - bt) * (G * G + e1) @ np.ones(k)
+                C = bt * C + (1 - bt) * np.ones(r) @ (G * G + e1)
+                state[off] = (R, C)
+                V = np.outer(R, C) / (1.0 if fault else R.sum())
+            else:
+                V = bt * state.get(off, np.zeros((r, k))) + (1 - bt) * (G * G + e1)
+                state[off] = V
+            U = G / np.sqrt(V)
+            U = U / max(1.0, rms(U))
+            if b1 > 0:
+                m[s] = b1 * m[s] + (1 - b1) * U.ravel()
+                U = m[s]
+            u[s] = -alpha * U.ravel()
+        out.append(u)
+    return out
+
+
+class Optimizers(unittest.TestCase):
+    def check(self, name, ref, kw=None, report=[]):
+        run, blocks, thetas, grads, updates = record(name, **(kw or {}))
+        cfg = run.config
+        self.assertEqual(cfg["opt"], name)
+        shaped = name in ("muon", "adafactor")
+        args = (cfg, blocks, thetas, grads) if shaped else (cfg, thetas, grads)
+        good = worst(ref(*args), updates)
+        bad = worst(ref(*args, fault=True), updates)
+        print("   %s %s: largest relative difference %.2e (with a fault %.2e)"
+              % (name, kw or "", good, bad))
+        self.assertLess(good, TOL)
+        self.assertGreater(bad, 1e-3)
+        return run
+
+    def test_lion(self):
+        self.check("lion", lion)
+        self.check("lion", lion, dict(lr=3e-3, weight_decay=0.5))
+
+    def test_sfadamw(self):
+        self.check("sfadamw", sfadamw)
+        self.check("sfadamw", sfadamw, dict(lr=0.05, weight_decay=0.1, beta1=0.5))
+
+    def test_muon(self):
+        run = self.check("muon", muon)
+        self.assertTrue(any(r > 1 and k > 1 and r != k for _, (r, k) in
+                            ((b.offset, b.shape) for b in run.model.blocks())))
+        self.check("muon", muon, dict(lr=0.05, momentum=0.9, weight_decay=0.1, lr_aux=0.01))
+
+    def test_adafactor(self):
+        self.check("adafactor", adafactor)
+        self.check("adafactor", adafactor, dict(lr=0.3, beta1=0.9))
+
+    def test_names_and_defaults(self):
+        names = linattn.optimizers()
+        for n in ("lion", "sfadamw", "muon", "adafactor"):
+            self.assertIn(n, names)
+        cfg = linattn.RunConfig("1", opt="muon").resolve()
+        self.assertEqual((cfg["momentum"], cfg["lr_aux"]), (0.95, 3e-4))
+
+
+if __name__ == "__main__":
+    unittest.main()
