@@ -136,7 +136,11 @@ int main(void) {
   /* the matrix optimizers see the model's blocks (the trainer binds its
      model itself; the optimizer timed alone needs it here) */
   la_optim_config lion = {.lr = 1e-4}, sfadamw = {.lr = 0.0025},
-                  muon = {.model = &m}, adafactor = {.model = &m};
+                  muon = {.model = &m}, adafactor = {.model = &m},
+                  /* their preconditioners every 10 steps, the reference
+                     period, counted in every timed step */
+                  shampoo = {.model = &m, .precond_every = 10},
+                  soap = {.model = &m, .precond_every = 10};
   opt_case cases[] = {
       {"sgd", NULL, &sgd},         {"sgd-momentum", NULL, &hb},
       {"sgd-nesterov", NULL, &nag}, {"adam", NULL, &adam},
@@ -144,7 +148,8 @@ int main(void) {
       {"nsgd-momentum", NULL, &nsgd}, {"adagrad", NULL, &ada},
       {"rmsprop", NULL, &rms},     {"lion", NULL, &lion},
       {"sfadamw", NULL, &sfadamw}, {"muon", NULL, &muon},
-      {"adafactor", NULL, &adafactor}};
+      {"adafactor", NULL, &adafactor}, {"shampoo", NULL, &shampoo},
+      {"soap", NULL, &soap}};
   int ncase = (int)(sizeof cases / sizeof cases[0]), i, r, st;
   double peak = bench_fma_peak_gflops(), fill;
   double t_opt[16], t_step[16], t_drv[16];
@@ -159,6 +164,8 @@ int main(void) {
   cases[10].opt = la_optimizer_sfadamw();
   cases[11].opt = la_optimizer_muon();
   cases[12].opt = la_optimizer_adafactor();
+  cases[13].opt = la_optimizer_shampoo();
+  cases[14].opt = la_optimizer_soap();
   bench_header("optimizer step + clipping vs training step", peak);
   memset(&mc, 0, sizeof mc);
   mc.d = 5;

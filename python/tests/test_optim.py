@@ -1,6 +1,7 @@
-"""The optimizers of today (lion, sfadamw, muon, adafactor) held step by step
-to numpy implementations written here from their papers' algorithm boxes,
-on the gradients the run took (after its clipping), in double. Each
+"""The optimizers of today (lion, sfadamw, muon, adafactor, shampoo, soap)
+held step by step
+to numpy implementations written here from their papers' algorithm
+boxes, on the gradients the run took (after its clipping), in double. Each
 reference also runs with one deliberate fault, which must disagree: the
 comparison can fail."""
 import unittest
@@ -9,7 +10,7 @@ import numpy as np
 
 from helpers import linattn
 
-STEPS = 12
+STEPS = 16
 TOL = 1e-6  # relative, per step; the largest seen is printed
 FIELDS = dict(d=3, n=4, depth=2, front=2, batch=16, eval_batch=16, eval_every=-1,
               steps=STEPS, seed=5)
@@ -139,12 +140,81 @@ def adafactor(cfg, blocks, thetas, grads, fault=False):
     return out
 
 
+def inv_root(s, eps, p):
+    """s^(-1/p) of a symmetric positive definite s, its eigenvalues below
+    eps read as eps."""
+    w, q = np.linalg.eigh(s)
+    return (q * np.maximum(w, eps) ** (-1.0 / p)) @ q.T
+
+
+def shampoo(cfg, blocks, thetas, grads, fault=False):
+    """Gupta et al. 2018, Algorithm 1 per matrix: L, R from eps I, the
+    inverse fourth roots recomputed at steps 1, 1 + f, ...; diagonal
+    Adagrad for a vector."""
+    lr, eps, f = cfg["lr"], cfg["eps"], cfg["precond_every"]
+    state, out = {}, []
+    for t, g in enumerate(grads, 1):
+        u = np.zeros_like(g)
+        for off, (r, k) in blocks:
+            s = slice(off, off + r * k)
+            if r > 1 and k > 1:
+                G = g[s].reshape(r, k)
+                L, R, PL, PR = state.get(off, (eps * np.eye(r), eps * np.eye(k), None, None))
+                L, R = L + G @ G.T, R + G.T @ G
+                if (t - 1) % f == 0:  # the fault: R's root of order 2
+                    PL, PR = inv_root(L, eps, 4), inv_root(R, eps, 2 if fault else 4)
+                state[off] = (L, R, PL, PR)
+                u[s] = -lr * (PL @ G @ PR).ravel()
+            else:
+                H = state.get(off, eps) + g[s] ** 2
+                state[off] = H
+                u[s] = -lr * g[s] / np.sqrt(H)
+        out.append(u)
+    return out
+
+
+def soap(cfg, blocks, thetas, grads, fault=False):
+    """Vyas et al. 2024, Algorithm 3 (idealized SOAP, full eigendecompositions)
+    per matrix: Adam (bias-corrected) in the eigenbasis Q_L, Q_R of Shampoo's
+    L, R (exponential averages at beta2), the bases recomputed after every
+    f-th step, the identity before; Adam for a vector."""
+    lr, b1, b2, eps, f = (cfg[k] for k in ("lr", "beta1", "beta2", "eps", "precond_every"))
+    state, out = {}, []
+    for t, g in enumerate(grads, 1):
+        u, c1, c2 = np.zeros_like(g), 1 - b1 ** t, 1 - b2 ** t
+        for off, (r, k) in blocks:
+            s = slice(off, off + r * k)
+            if r > 1 and k > 1:
+                G = g[s].reshape(r, k)
+                L, R, QL, QR, M, V = state.get(off, (np.zeros((r, r)), np.zeros((k, k)),
+                                                     np.eye(r), np.eye(k), np.zeros((r, k)),
+                                                     np.zeros((r, k))))
+                Gr = QL.T @ G @ QR
+                M = b1 * M + (1 - b1) * G
+                V = b2 * V + (1 - b2) * Gr * Gr
+                Nr = ((QL.T @ M @ QR) / c1) / (np.sqrt(V / (1.0 if fault else c2)) + eps)
+                u[s] = -lr * (QL @ Nr @ QR.T).ravel()
+                L = b2 * L + (1 - b2) * G @ G.T
+                R = b2 * R + (1 - b2) * G.T @ G
+                if t % f == 0:
+                    QL, QR = np.linalg.eigh(L)[1], np.linalg.eigh(R)[1]
+                state[off] = (L, R, QL, QR, M, V)
+            else:
+                m, v = state.get(off, (0.0, 0.0))
+                m = b1 * m + (1 - b1) * g[s]
+                v = b2 * v + (1 - b2) * g[s] ** 2
+                state[off] = (m, v)
+                u[s] = -lr * (m / c1) / (np.sqrt(v / c2) + eps)
+        out.append(u)
+    return out
+
+
 class Optimizers(unittest.TestCase):
     def check(self, name, ref, kw=None, report=[]):
         run, blocks, thetas, grads, updates = record(name, **(kw or {}))
         cfg = run.config
         self.assertEqual(cfg["opt"], name)
-        shaped = name in ("muon", "adafactor")
+        shaped = name in ("muon", "adafactor", "shampoo", "soap")
         args = (cfg, blocks, thetas, grads) if shaped else (cfg, thetas, grads)
         good = worst(ref(*args), updates)
         bad = worst(ref(*args, fault=True), updates)
@@ -172,9 +242,17 @@ class Optimizers(unittest.TestCase):
         self.check("adafactor", adafactor)
         self.check("adafactor", adafactor, dict(lr=0.3, beta1=0.9))
 
+    def test_shampoo(self):
+        self.check("shampoo", shampoo)
+        self.check("shampoo", shampoo, dict(lr=0.03, eps=1e-3, precond_every=3))
+
+    def test_soap(self):
+        self.check("soap", soap, dict(precond_every=5))
+        self.check("soap", soap, dict(lr=0.01, beta1=0.9, beta2=0.99, precond_every=4))
+
     def test_names_and_defaults(self):
         names = linattn.optimizers()
-        for n in ("lion", "sfadamw", "muon", "adafactor"):
+        for n in ("lion", "sfadamw", "muon", "adafactor", "shampoo", "soap"):
             self.assertIn(n, names)
         cfg = linattn.RunConfig("1", opt="muon").resolve()
         self.assertEqual((cfg["momentum"], cfg["lr_aux"]), (0.95, 3e-4))

@@ -658,13 +658,81 @@ static void test_adafactor(la_t *t) {
   }
 }
 
+static void test_shampoo_soap(la_t *t) {
+  LA_TEST(t, "optim: shampoo's first step orthogonalizes G; soap is Adam before its basis") {
+    la_model m;
+    la_optim_config c, ca;
+    la_rng r;
+    double st[1024], sa[512], w[4], q[512];
+    la_real th[64], g[64], u[64], ta[64], ua[64];
+    int nb, i, b, k, s, boff[16], bsz[16], differ = 0;
+    LA_CHECK(t, opt_model(&m) == 0 && m.nparams <= 64, "model");
+    nb = la_model_blocks(&m, boff, bsz, 16);
+    memset(&c, 0, sizeof c);
+    c.lr = 1;
+    c.eps = 1e-12;
+    c.model = &m;
+    la_rng_seed(&r, 6, 0);
+    for (i = 0; i < m.nparams; ++i) {
+      th[i] = (la_real)la_rng_normal(&r);
+      g[i] = (la_real)la_rng_normal(&r);
+    }
+    memset(st, 0, sizeof st);
+    LA_CHECK(t, la_optim_init(la_optimizer_shampoo(), &c, m.nparams, st, 1024) == 0 &&
+                    opt_step1(la_optimizer_shampoo(), &c, m.nparams, st, 1024, g, th, u) == 0,
+             "shampoo step");
+    /* L^-1/4 G R^-1/4 = U S (S^2 + eps)^-1/2 V^T: U V^T, O O^T = I */
+    for (b = 0; b < nb; ++b) {
+      int rows, cols, off = la_model_block_info(&m, b, NULL, NULL, NULL, &rows, &cols);
+      int a = rows < cols ? rows : cols, tr = rows > cols, L = tr ? rows : cols, l;
+      double oo[9];
+      if (rows < 2 || cols < 2) continue;
+      for (i = 0; i < a; ++i)
+        for (k = 0; k < a; ++k) {
+          double s1 = 0;
+          for (l = 0; l < L; ++l)
+            s1 += (double)u[tr ? off + l * cols + i : off + i * cols + l] *
+                  (double)u[tr ? off + l * cols + k : off + k * cols + l];
+          oo[i * a + k] = s1;
+        }
+      LA_CHECK(t, la_sym_eig(a, oo, w, NULL, q, sizeof q) == 0, "eig");
+      for (i = 0; i < a; ++i)
+        LA_CHECK(t, fabs(w[i] - 1) < 1e-4, "block %d: %g", b, w[i]);
+    }
+    /* soap: the identity basis for the first precond_every steps is Adam,
+       bit for bit; then its own */
+    memset(&c, 0, sizeof c);
+    memset(&ca, 0, sizeof ca);
+    c.model = &m;
+    c.precond_every = 3;
+    ca.lr = c.lr = 0.01;
+    ca.beta1 = ca.beta2 = 0.95;
+    memcpy(ta, th, sizeof ta);
+    LA_CHECK(t, la_optim_init(la_optimizer_soap(), &c, m.nparams, st, 1024) == 0 &&
+                    la_optim_init(la_optimizer_adam(), &ca, m.nparams, sa, 512) == 0,
+             "init");
+    for (s = 0; s < 5; ++s) {
+      for (i = 0; i < m.nparams; ++i) g[i] = (la_real)la_rng_normal(&r);
+      LA_CHECK(t, opt_step1(la_optimizer_soap(), &c, m.nparams, st, 1024, g, th, u) == 0 &&
+                      opt_step1(la_optimizer_adam(), &ca, m.nparams, sa, 512, g, ta, ua) == 0,
+               "step %d", s);
+      if (s < 3)
+        LA_CHECK(t, memcmp(u, ua, sizeof(la_real) * (size_t)m.nparams) == 0, "adam %d", s);
+      else
+        differ += memcmp(u, ua, sizeof(la_real) * (size_t)m.nparams) != 0;
+    }
+    LA_CHECK(t, differ == 2, "its own basis after step 3");
+  }
+}
+
 /* Each of them resumed from a checkpoint: the same theta and state, bit
    for bit, as the run that went on. */
 static void test_new_resume(la_t *t) {
-  static const char *const names[] = {"lion", "sfadamw", "muon", "adafactor"};
+  static const char *const names[] = {"lion", "sfadamw", "muon", "adafactor",
+                                      "shampoo", "soap"};
   int k;
-  LA_TEST(t, "optim: lion, sfadamw, muon, adafactor resume bit for bit") {
-    for (k = 0; k < 4; ++k) {
+  LA_TEST(t, "optim: lion, sfadamw, muon, adafactor, shampoo, soap resume bit for bit") {
+    for (k = 0; k < 6; ++k) {
       la_run_config c, fc;
       la_run a, b, r;
       size_t cap = 0, len = 0;
@@ -679,6 +747,7 @@ static void test_new_resume(la_t *t) {
       c.eval_every = 5;
       c.steps = 8;
       c.seed = 11;
+      c.opt.precond_every = k >= 4 ? 2 : 0; /* a basis before and after */
       LA_CHECK(t, la_run_create(&a, &c, NULL) == 0 && la_trainer_run(&a.trainer, 8) == 0,
                "%s unbroken", names[k]);
       LA_CHECK(t, la_run_create(&b, &c, NULL) == 0 && la_trainer_run(&b.trainer, 3) == 0,
@@ -721,5 +790,6 @@ static void suite_optim(la_t *t) {
   test_sfadamw(t);
   test_muon(t);
   test_adafactor(t);
+  test_shampoo_soap(t);
   test_new_resume(t);
 }

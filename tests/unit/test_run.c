@@ -117,10 +117,11 @@ static void test_run_registry(la_t *t) {
                                la_optimizer_adagrad(), la_optimizer_rmsprop(),
                                la_optimizer_lbfgs(),   la_optimizer_lion(),
                                la_optimizer_sfadamw(), la_optimizer_muon(),
-                               la_optimizer_adafactor()};
+                               la_optimizer_adafactor(), la_optimizer_shampoo(),
+                               la_optimizer_soap()};
     la_optimizer custom = *la_optimizer_sgd();
     int i, j, n = la_optim_count();
-    LA_CHECK(t, n == 11, "%d rows", n);
+    LA_CHECK(t, n == 13, "%d rows", n);
     for (i = 0; i < n; ++i) {
       const la_optim_entry *e = la_optim_entry_at(i);
       if (!e) {
@@ -134,7 +135,7 @@ static void test_run_registry(la_t *t) {
         LA_CHECK(t, strcmp(la_optim_entry_at(j)->optimizer->name, e->optimizer->name),
                  "names %d %d", i, j);
     }
-    for (i = 0; i < 11; ++i)
+    for (i = 0; i < 13; ++i)
       LA_CHECK(t, la_optim_entry_of(b[i]) != NULL, "built-in %d", i);
     LA_CHECK(t, la_optim_entry_at(n) == NULL && la_optim_entry_at(-1) == NULL, "ends");
     LA_CHECK(t, la_optim_find("nadam") == NULL && la_optim_find(NULL) == NULL, "unknown");
@@ -255,6 +256,7 @@ static void test_run_table(la_t *t) {
         M(opt.history, 1), M(opt.max_iter, 1), M(opt.max_eval, 1),
         M(opt.tol_grad, 1), M(opt.tol_change, 1), M(opt.line_search, 1),
         M(opt.c1, 1), M(opt.c2, 1), M(opt.max_ls, 1), M(opt.lr_aux, 1),
+        M(opt.precond_every, 1),
         M(opt.model, 0) /* a pointer: refused in a run */,
         M(schedule.kind, 1), M(schedule.warmup, 1), M(schedule.period, 1),
         M(schedule.decay, 1), M(schedule.total, 1), M(schedule.min_scale, 1),
