@@ -936,7 +936,7 @@ typedef struct la_optimizer {
               columns): b = momentum b + (1 - momentum) g, the Nesterov
               direction (1 - momentum) g + momentum b orthogonalized by five
               steps of the quintic Newton-Schulz iteration (3.4445, -4.7750,
-              2.0315, after scaling to Frobenius norm 1; in double), times
+              2.0315, after scaling to Frobenius norm 1; in la_real), times
               sqrt(max(1, rows / cols)); u = -lr (O + wd theta). Every other
               entry (vectors; all of theta without a model) is Adam with
               bias correction at lr_aux, beta1, beta2, eps, the same decay
@@ -8686,31 +8686,33 @@ static size_t la__muon_len(const void *c_, int n) {
 }
 /* X (a x b, a <= b, row-major) orthogonalized in place: five steps of
    X = 3.4445 X + (-4.7750 A + 2.0315 A A) X, A = X X^T, from X / (|X|_F +
-   1e-7). W holds a b + 2 a^2 doubles. */
+   1e-7), every matrix held at la_real's precision (its products summed in
+   double, as the reference runs in bfloat16). W holds a b + 2 a^2
+   doubles. */
 static void la__muon_ns(int a, int b, double *X, double *W) {
   double *A = W, *B = A + (size_t)a * a, *Y = B + (size_t)a * a, nrm = 0;
   int it, i, j, l;
   for (i = 0; i < a * b; ++i) nrm += X[i] * X[i];
   nrm = sqrt(nrm) + 1e-7;
-  for (i = 0; i < a * b; ++i) X[i] /= nrm;
+  for (i = 0; i < a * b; ++i) X[i] = (double)(la_real)(X[i] / nrm);
   for (it = 0; it < 5; ++it) {
     for (i = 0; i < a; ++i)
       for (j = 0; j < a; ++j) {
         double acc = 0;
         for (l = 0; l < b; ++l) acc += X[i * b + l] * X[j * b + l];
-        A[i * a + j] = acc;
+        A[i * a + j] = (double)(la_real)acc;
       }
     for (i = 0; i < a; ++i)
       for (j = 0; j < a; ++j) {
         double acc = 0;
         for (l = 0; l < a; ++l) acc += A[i * a + l] * A[l * a + j];
-        B[i * a + j] = -4.7750 * A[i * a + j] + 2.0315 * acc;
+        B[i * a + j] = (double)(la_real)(-4.7750 * A[i * a + j] + 2.0315 * acc);
       }
     for (i = 0; i < a; ++i)
       for (j = 0; j < b; ++j) {
         double acc = 0;
         for (l = 0; l < a; ++l) acc += B[i * a + l] * X[l * b + j];
-        Y[i * b + j] = 3.4445 * X[i * b + j] + acc;
+        Y[i * b + j] = (double)(la_real)(3.4445 * X[i * b + j] + acc);
       }
     memcpy(X, Y, sizeof(double) * (size_t)a * (size_t)b);
   }
