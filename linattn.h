@@ -840,7 +840,59 @@ typedef struct la_optimizer {
      rmsprop  v = alpha v + (1 - alpha) g^2; s = g / (sqrt(v) + eps);
               b = momentum b + s; u = -lr b (u = -lr s without momentum).
      lbfgs    L-BFGS, a closure optimizer (below): lr, history, max_iter,
-              max_eval, tol_grad, tol_change, line_search, c1, c2, max_ls. */
+              max_eval, tol_grad, tol_change, line_search, c1, c2, max_ls.
+     lion     Lion (Chen et al. 2023, Algorithm 2): c = beta1 m + (1 - beta1)
+              g; u = -lr (sign(c) + wd theta); m = beta2 m + (1 - beta2) g.
+              Defaults lr 1e-4, beta1 0.9, beta2 0.99.
+     sfadamw  schedule-free AdamW (Defazio et al. 2024, Algorithm 1, as its
+              reference implementation with r = 0 and weight_lr_power 2):
+              theta is y, the point where gradients are taken; z the base
+              sequence, x their weighted average, y = (1 - beta1) z +
+              beta1 x. v = beta2 v + (1 - beta2) g^2; lr_t = lr
+              sqrt(1 - beta2^t) (the schedule's factor included); c_t =
+              max_lr^2 / sum max_lr^2 (max_lr the largest lr_t so far);
+              z -= lr_t (g / (sqrt(v) + eps) + wd y); x = (1 - c_t) x +
+              c_t z. Defaults lr 0.0025, beta1 0.9, beta2 0.999, eps 1e-8.
+     muon     Muon (Jordan et al. 2024, its reference implementation), per
+              weight matrix (model's blocks with two or more rows and
+              columns): b = momentum b + (1 - momentum) g, the Nesterov
+              direction (1 - momentum) g + momentum b orthogonalized by five
+              steps of the quintic Newton-Schulz iteration (3.4445, -4.7750,
+              2.0315, after scaling to Frobenius norm 1; in la_real), times
+              sqrt(max(1, rows / cols)); u = -lr (O + wd theta). Every other
+              entry (vectors; all of theta without a model) is Adam with
+              bias correction at lr_aux, beta1, beta2, eps, the same decay
+              decoupled. Defaults lr 0.02, momentum 0.95, beta1 0.9, beta2
+              0.95, eps 1e-10, lr_aux 3e-4.
+     adafactor  Adafactor (Shazeer and Stern 2018, Algorithms 4 and 5 with
+              update clipping d = 1 and relative step sizes): per weight
+              matrix R and C, the row and column sums of the averaged
+              g^2 + eps (beta2_t = 1 - t^-0.8), V = R C / sum R; for a vector
+              (all of theta without a model) the average itself; U = g /
+              sqrt(V), scaled down to RMS(U) <= 1; alpha_t = max(1e-3,
+              RMS(theta's block)) min(lr, 1 / sqrt(t)) (the schedule's
+              factor included); u = -alpha_t U, or with beta1 > 0 the
+              average m = beta1 m + (1 - beta1) U in its place. Defaults lr
+              1e-2 (the relative step's cap), beta1 0 (none), eps 1e-30.
+     shampoo  Shampoo (Gupta et al. 2018, Algorithm 1) per weight matrix G:
+              L += G G^T, R += G^T G from eps I; u = -lr L^-1/4 G R^-1/4,
+              the roots (eigendecompositions, eigenvalues below eps read
+              as eps) recomputed at steps 1, 1 + precond_every, ...; a
+              vector: diagonal Adagrad, u = -lr g / sqrt(eps + sum g^2).
+              Defaults lr 0.01, eps 1e-4, precond_every 10.
+     soap     SOAP (Vyas et al. 2024, Algorithm 3, full eigendecompositions)
+              per weight matrix: M = beta1 M + (1 - beta1) G; with Q_L, Q_R
+              the eigenvectors of L, R: G' = Q_L^T G Q_R, V = beta2 V +
+              (1 - beta2) G'^2, N' = (Q_L^T M Q_R / c1) / (sqrt(V / c2) +
+              eps) (c1, c2 Adam's bias corrections), u = -lr Q_L N' Q_R^T;
+              then L = beta2 L + (1 - beta2) G G^T, R likewise, and at
+              every multiple of precond_every steps Q_L, Q_R recomputed
+              (the identity before: Adam). A vector: Adam. Defaults lr
+              3e-3, beta1 = beta2 = 0.95, eps 1e-8, precond_every 10.
+   The matrix optimizers (muon, adafactor, shampoo, soap) see theta's
+   weight matrices through `model` (la_model_block_info; its nparams must
+   be n, else a step is LA_ESHAPE): the trainer sets it from its own model
+   when the configuration leaves it NULL. It is not a field of a run. */
 #define LA_ZERO (-0.0)
 typedef struct la_optim_config {
   double lr;           /* every one */
@@ -862,6 +914,11 @@ typedef struct la_optim_config {
   double c1, c2;       /* strong-Wolfe constants, 0 < c1 < c2 < 1;
                           0 -> 1e-4, 0.9 */
   int max_ls;          /* evaluations per line search; 0 -> 25 */
+  double lr_aux;       /* muon: Adam's learning rate off the matrices */
+  int precond_every;   /* shampoo, soap: steps between eigendecompositions;
+                          0 -> 10; at most 1 << 20 */
+  const la_model *model; /* muon, adafactor: theta's matrices; NULL ->
+                            theta is one vector */
 } la_optim_config;
 
 /* The fields of la_optim_config, as bits of la_optim_entry.fields. */
@@ -884,7 +941,9 @@ enum {
   LA_OPT_LINE_SEARCH = 1 << 15,
   LA_OPT_C1 = 1 << 16,
   LA_OPT_C2 = 1 << 17,
-  LA_OPT_MAX_LS = 1 << 18
+  LA_OPT_MAX_LS = 1 << 18,
+  LA_OPT_LR_AUX = 1 << 19,
+  LA_OPT_PRECOND_EVERY = 1 << 20
 };
 
 /* The registry of built-in optimizers: one row each, the only place where
@@ -920,6 +979,12 @@ LINATTN_DEF const la_optimizer *la_optimizer_nsgd(void);
 LINATTN_DEF const la_optimizer *la_optimizer_adagrad(void);
 LINATTN_DEF const la_optimizer *la_optimizer_rmsprop(void);
 LINATTN_DEF const la_optimizer *la_optimizer_lbfgs(void);
+LINATTN_DEF const la_optimizer *la_optimizer_lion(void);
+LINATTN_DEF const la_optimizer *la_optimizer_sfadamw(void);
+LINATTN_DEF const la_optimizer *la_optimizer_muon(void);
+LINATTN_DEF const la_optimizer *la_optimizer_adafactor(void);
+LINATTN_DEF const la_optimizer *la_optimizer_shampoo(void);
+LINATTN_DEF const la_optimizer *la_optimizer_soap(void);
 /* Checked entry points over any optimizer (built-in or not). */
 LINATTN_DEF int la_optim_check(const la_optimizer *o, const void *cfg);
 LINATTN_DEF int la_optim_state_len(const la_optimizer *o, const void *cfg,
@@ -1313,6 +1378,32 @@ LINATTN_DEF int la_hessian_dense(const la_model *m, const la_real *theta,
 LINATTN_DEF int la_hessian_diag(const la_model *m, const la_real *theta,
                                 const la_batch *b, double *diag, void *work,
                                 size_t bytes);
+/* The Hessian block by block: for each parameter matrix of
+   la_model_blocks (la_model_block_info names it), its diagonal block of
+   H, formed as la_hessian_dense forms it (the same entries, bit for bit:
+   the block's unit directions, a pass per kb of them) and its
+   eigenvalues, ascending, into eig[off .. off + size - 1] at the block's
+   own offset in theta (n = m->nparams doubles in all). The workspace
+   holds the columns' and the largest block's dense eigensolve. */
+LINATTN_DEF size_t la_hessian_blocks_work_bytes(const la_model *m);
+LINATTN_DEF int la_hessian_blocks(const la_model *m, const la_real *theta,
+                                  const la_batch *b, double *eig, void *work,
+                                  size_t bytes);
+/* How unlike the spectra of blocks are (Zhang et al. 2024, "Why
+   transformers need Adam: a Hessian perspective"): each block's
+   eigenvalues (nblocks blocks, sizes[i] of them each, one after another in
+   eig) made a density on one grid of `bins` points over [min, max] of all
+   of them, each eigenvalue a Gaussian of width (max - min) / bins, the
+   density normalized to sum 1; dist (nblocks x nblocks, may be NULL) the
+   Jensen-Shannon distance of each pair, sqrt of the divergence in bits
+   (0 for equal spectra, 1 for disjoint ones), *mean (may be NULL) its mean
+   over the pairs i < j, the heterogeneity. work holds bins * (nblocks + 1)
+   doubles. LA_EDIM for nblocks < 2 or bins < 2 or an empty block,
+   LA_ENONFINITE for a non-finite eigenvalue; all eigenvalues equal: every
+   distance 0. */
+LINATTN_DEF int la_spectra_js(int nblocks, const int *sizes, const double *eig,
+                              int bins, double *dist, double *mean,
+                              double *work);
 /* la_lanczos over the model's HVP. */
 LINATTN_DEF size_t la_hessian_eigs_work_bytes(const la_model *m, int k,
                                               const la_lanczos_config *cfg);
@@ -1605,7 +1696,8 @@ struct la_run_config {
                               `parallel` are ignored (la_run_env says) */
   uint64_t init_hash;      /* a given theta0's fingerprint; 0 none */
   char optimizer[LA_NAME_MAX]; /* a registry name; "" -> the experiment's */
-  la_optim_config opt;     /* the optimizer's configuration */
+  la_optim_config opt;     /* the optimizer's configuration (model must
+                              be NULL: the trainer binds its own) */
   la_schedule schedule;    /* COSINE's total follows the run's steps */
   double clip_norm;        /* global-norm threshold; 0 -> none */
   double clip_block;       /* per-matrix threshold; 0 -> none */
@@ -8506,7 +8598,9 @@ static const la__oc_field la__oc_fields[] = {
     LA__OC(LA_OPT_TOL_GRAD, tol_grad, 0),
     LA__OC(LA_OPT_TOL_CHANGE, tol_change, 0),
     LA__OC(LA_OPT_LINE_SEARCH, line_search, 1), LA__OC(LA_OPT_C1, c1, 0),
-    LA__OC(LA_OPT_C2, c2, 0), LA__OC(LA_OPT_MAX_LS, max_ls, 1)};
+    LA__OC(LA_OPT_C2, c2, 0), LA__OC(LA_OPT_MAX_LS, max_ls, 1),
+    LA__OC(LA_OPT_LR_AUX, lr_aux, 0),
+    LA__OC(LA_OPT_PRECOND_EVERY, precond_every, 1)};
 #undef LA__OC
 #define LA__OC_NFIELDS ((int)(sizeof la__oc_fields / sizeof la__oc_fields[0]))
 
@@ -8516,8 +8610,9 @@ static const la__oc_field la__oc_fields[] = {
    order: lr, momentum, nesterov, beta1, beta2, eps, weight_decay,
    decoupled, alpha, initial, then L-BFGS's history, max_iter, max_eval,
    tol_grad, tol_change, line_search, c1, c2, max_ls (max_eval's 0 stays:
-   its default follows max_iter). */
-#define LA__NO_LB 0, 0, 0, 0, 0, 0, 0, 0, 0
+   its default follows max_iter), then muon's lr_aux, shampoo's and soap's
+   precond_every, and the model (never a default). */
+#define LA__NO_LB 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, NULL
 #define LA__SGD_DFLT {0.01, 0, 0, 0, 0, 0, 0, 0, 0, 0, LA__NO_LB}
 #define LA__ADAM_DFLT {1e-3, 0, 0, 0.9, 0.999, 1e-8, 0, 0, 0, 0, LA__NO_LB}
 #define LA__SIGN_DFLT {1e-3, 0, 0, 0, 0, 0, 0, 0, 0, 0, LA__NO_LB}
@@ -8525,7 +8620,21 @@ static const la__oc_field la__oc_fields[] = {
 #define LA__ADAGRAD_DFLT {0.01, 0, 0, 0, 0, 1e-10, 0, 0, 0, 0, LA__NO_LB}
 #define LA__RMSPROP_DFLT {0.01, 0, 0, 0, 0, 1e-8, 0, 0, 0.99, 0, LA__NO_LB}
 #define LA__LBFGS_DFLT                                                        \
-  {1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 100, 20, 0, 1e-7, 1e-9, 0, 1e-4, 0.9, 25}
+  {1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 100, 20, 0, 1e-7, 1e-9, 0, 1e-4, 0.9, 25,  \
+   0, 0, NULL}
+#define LA__LION_DFLT {1e-4, 0, 0, 0.9, 0.99, 0, 0, 0, 0, 0, LA__NO_LB}
+#define LA__SFADAMW_DFLT                                                      \
+  {0.0025, 0, 0, 0.9, 0.999, 1e-8, 0, 0, 0, 0, LA__NO_LB}
+#define LA__MUON_DFLT                                                         \
+  {0.02, 0.95, 0, 0.9, 0.95, 1e-10, 0, 0, 0, 0,                              \
+   0, 0, 0, 0, 0, 0, 0, 0, 0, 3e-4, 0, NULL}
+#define LA__ADAFACTOR_DFLT {1e-2, 0, 0, 0, 0, 1e-30, 0, 0, 0, 0, LA__NO_LB}
+#define LA__SHAMPOO_DFLT                                                      \
+  {0.01, 0, 0, 0, 0, 1e-4, 0, 0, 0, 0,                                       \
+   0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 10, NULL}
+#define LA__SOAP_DFLT                                                         \
+  {3e-3, 0, 0, 0.95, 0.95, 1e-8, 0, 0, 0, 0,                                 \
+   0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 10, NULL}
 static const la_optim_config la__sgd_dflt = LA__SGD_DFLT;
 static const la_optim_config la__adam_dflt = LA__ADAM_DFLT;
 static const la_optim_config la__sign_dflt = LA__SIGN_DFLT;
@@ -8533,6 +8642,12 @@ static const la_optim_config la__nsgd_dflt = LA__NSGD_DFLT;
 static const la_optim_config la__adagrad_dflt = LA__ADAGRAD_DFLT;
 static const la_optim_config la__rmsprop_dflt = LA__RMSPROP_DFLT;
 static const la_optim_config la__lbfgs_dflt = LA__LBFGS_DFLT;
+static const la_optim_config la__lion_dflt = LA__LION_DFLT;
+static const la_optim_config la__sfadamw_dflt = LA__SFADAMW_DFLT;
+static const la_optim_config la__muon_dflt = LA__MUON_DFLT;
+static const la_optim_config la__adafactor_dflt = LA__ADAFACTOR_DFLT;
+static const la_optim_config la__shampoo_dflt = LA__SHAMPOO_DFLT;
+static const la_optim_config la__soap_dflt = LA__SOAP_DFLT;
 
 /* cfg (NULL: all zero) with the zero fields read as their defaults. */
 static la_optim_config la__oc_get(const void *cfg, const la_optim_config *dflt) {
@@ -8555,6 +8670,8 @@ static la_optim_config la__oc_get(const void *cfg, const la_optim_config *dflt) 
   c.c1 = la__op_or(c.c1, dflt->c1);
   c.c2 = la__op_or(c.c2, dflt->c2);
   c.max_ls = c.max_ls ? c.max_ls : dflt->max_ls;
+  c.lr_aux = la__op_or(c.lr_aux, dflt->lr_aux);
+  c.precond_every = c.precond_every ? c.precond_every : dflt->precond_every;
   return c;
 }
 
@@ -8566,12 +8683,14 @@ static int la__op_bad_nonneg(double x) {
 /* The checks every built-in shares (fields it does not read are zero, and
    zero passes each test). */
 static int la__oc_check(const la_optim_config *c) {
-  if (la__op_bad_lr(c->lr) || la__op_bad_beta(c->momentum) ||
+  if (la__op_bad_lr(c->lr) || la__op_bad_lr(c->lr_aux) ||
+      la__op_bad_beta(c->momentum) ||
       la__op_bad_beta(c->beta1) || la__op_bad_beta(c->beta2) ||
       la__op_bad_beta(c->alpha) || la__op_bad_nonneg(c->eps) ||
       la__op_bad_nonneg(c->weight_decay) || la__op_bad_nonneg(c->initial))
     return LA_ERANGE;
   if (c->nesterov && c->momentum == 0) return LA_ERANGE;
+  if (c->precond_every < 0 || c->precond_every > (1 << 20)) return LA_ERANGE;
   return LA_OK;
 }
 
@@ -8740,6 +8859,531 @@ static int la__rmsprop_step(const void *c_, int n, double *v, double scale,
   return LA_OK;
 }
 
+/* ---- the pieces of theta a matrix optimizer sees: the model's blocks
+   (offset, rows x cols), or all of theta as one vector without a model */
+
+static int la__op_npieces(const la_optim_config *c, int n) {
+  return c->model && c->model->nparams == n ? la__m_nblocks(c->model) : 1;
+}
+/* Piece i: its offset; *r x *k its shape (a vector: 1 x size). */
+static int la__op_piece(const la_optim_config *c, int n, int i, int *r,
+                        int *k) {
+  if (!(c->model && c->model->nparams == n)) {
+    *r = 1;
+    *k = n;
+    return 0;
+  }
+  return la_model_block_info(c->model, i, NULL, NULL, NULL, r, k);
+}
+/* A matrix the factored and orthogonalized updates act on. */
+static int la__op_is_matrix(int r, int k) { return r > 1 && k > 1; }
+/* The built-ins that see theta's matrices through the model. */
+static int la__op_reads_model(const la_optimizer *o);
+/* A model that does not describe theta: LA_ESHAPE. */
+static int la__op_model_bad(const la_optim_config *c, int n) {
+  return c->model && c->model->nparams != n;
+}
+
+/* ---- Lion: state = m(n) */
+
+static int la__lion_check(const void *c) {
+  la_optim_config r = la__oc_get(c, &la__lion_dflt);
+  return la__oc_check(&r);
+}
+static size_t la__lion_len(const void *c, int n) {
+  (void)c;
+  return (size_t)n;
+}
+static int la__lion_step(const void *c_, int n, double *m, double scale,
+                         const la_real *th, const la_real *g, la_real *u) {
+  la_optim_config c = la__oc_get(c_, &la__lion_dflt);
+  double lr = c.lr * scale, b1 = c.beta1, b2 = c.beta2, wd = c.weight_decay;
+  int i;
+  for (i = 0; i < n; ++i) {
+    double gi = (double)g[i], ci = b1 * m[i] + (1 - b1) * gi;
+    double sg = ci > 0 ? 1.0 : ci < 0 ? -1.0 : 0.0;
+    u[i] = (la_real)(-lr * (sg + wd * (double)th[i]));
+    m[i] = b2 * m[i] + (1 - b2) * gi;
+  }
+  return LA_OK;
+}
+
+/* ---- schedule-free AdamW: state = [t, max lr_t, sum of weights, z(n),
+   v(n)]; theta is y (x = (y - (1 - beta1) z) / beta1 is implied) */
+
+enum { LA__SF_T, LA__SF_LRMAX, LA__SF_WSUM, LA__SF_HDR };
+static int la__sfadamw_check(const void *c) {
+  la_optim_config r = la__oc_get(c, &la__sfadamw_dflt);
+  return la__oc_check(&r);
+}
+static size_t la__sfadamw_len(const void *c, int n) {
+  (void)c;
+  return LA__SF_HDR + 2 * (size_t)n;
+}
+static int la__sfadamw_step(const void *c_, int n, double *s, double scale,
+                            const la_real *th, const la_real *g,
+                            la_real *u) {
+  la_optim_config c = la__oc_get(c_, &la__sfadamw_dflt);
+  double b1 = c.beta1, b2 = c.beta2, eps = c.eps, wd = c.weight_decay;
+  double *z = s + LA__SF_HDR, *v = z + n, t, lr, w, ck, ylr;
+  int i;
+  if (s[LA__SF_T] == 0) /* z starts at theta */
+    for (i = 0; i < n; ++i) z[i] = (double)th[i];
+  t = s[LA__SF_T] += 1;
+  lr = c.lr * scale * sqrt(1 - pow(b2, t));
+  if (lr > s[LA__SF_LRMAX]) s[LA__SF_LRMAX] = lr;
+  w = s[LA__SF_LRMAX] * s[LA__SF_LRMAX];
+  s[LA__SF_WSUM] += w;
+  ck = s[LA__SF_WSUM] > 0 ? w / s[LA__SF_WSUM] : 0.0;
+  ylr = lr * (b1 * (1 - ck) - 1);
+  for (i = 0; i < n; ++i) {
+    double gi = (double)g[i], y = (double)th[i], gn;
+    v[i] = b2 * v[i] + (1 - b2) * gi * gi;
+    gn = gi / (sqrt(v[i]) + eps) + wd * y;
+    /* y moves to (1 - c) y + c z, then along the step (the reference's
+       form of y = (1 - beta1) z + beta1 x after z and x move) */
+    u[i] = (la_real)(ck * (z[i] - y) + ylr * gn);
+    z[i] -= lr * gn;
+  }
+  return LA_OK;
+}
+
+/* ---- Muon: state = [t, b(n), m(n), v(n), scratch of the largest
+   matrix]; b the momentum of the matrices, m and v Adam's elsewhere.
+   The scratch is zero between steps. */
+
+static size_t la__muon_scratch(const la_optim_config *c, int n) {
+  size_t most = 0;
+  int i, np = la__op_npieces(c, n), r, k;
+  for (i = 0; i < np; ++i) {
+    size_t a, b, need;
+    (void)la__op_piece(c, n, i, &r, &k);
+    if (!la__op_is_matrix(r, k)) continue;
+    a = (size_t)(r < k ? r : k);
+    b = (size_t)(r < k ? k : r);
+    need = 2 * a * b + 2 * a * a;
+    if (need > most) most = need;
+  }
+  return most;
+}
+static int la__muon_check(const void *c) {
+  la_optim_config r = la__oc_get(c, &la__muon_dflt);
+  return la__oc_check(&r);
+}
+static size_t la__muon_len(const void *c_, int n) {
+  la_optim_config c = la__oc_get(c_, &la__muon_dflt);
+  return 1 + 3 * (size_t)n + la__muon_scratch(&c, n);
+}
+/* X (a x b, a <= b, row-major) orthogonalized in place: five steps of
+   X = 3.4445 X + (-4.7750 A + 2.0315 A A) X, A = X X^T, from X / (|X|_F +
+   1e-7), every matrix held at la_real's precision (its products summed in
+   double, as the reference runs in bfloat16). W holds a b + 2 a^2
+   doubles. */
+static void la__muon_ns(int a, int b, double *X, double *W) {
+  double *A = W, *B = A + (size_t)a * a, *Y = B + (size_t)a * a, nrm = 0;
+  int it, i, j, l;
+  for (i = 0; i < a * b; ++i) nrm += X[i] * X[i];
+  nrm = sqrt(nrm) + 1e-7;
+  for (i = 0; i < a * b; ++i) X[i] = (double)(la_real)(X[i] / nrm);
+  for (it = 0; it < 5; ++it) {
+    for (i = 0; i < a; ++i)
+      for (j = 0; j < a; ++j) {
+        double acc = 0;
+        for (l = 0; l < b; ++l) acc += X[i * b + l] * X[j * b + l];
+        A[i * a + j] = (double)(la_real)acc;
+      }
+    for (i = 0; i < a; ++i)
+      for (j = 0; j < a; ++j) {
+        double acc = 0;
+        for (l = 0; l < a; ++l) acc += A[i * a + l] * A[l * a + j];
+        B[i * a + j] = (double)(la_real)(-4.7750 * A[i * a + j] + 2.0315 * acc);
+      }
+    for (i = 0; i < a; ++i)
+      for (j = 0; j < b; ++j) {
+        double acc = 0;
+        for (l = 0; l < a; ++l) acc += B[i * a + l] * X[l * b + j];
+        Y[i * b + j] = (double)(la_real)(3.4445 * X[i * b + j] + acc);
+      }
+    memcpy(X, Y, sizeof(double) * (size_t)a * (size_t)b);
+  }
+}
+static int la__muon_step(const void *c_, int n, double *s, double scale,
+                         const la_real *th, const la_real *g, la_real *u) {
+  la_optim_config c = la__oc_get(c_, &la__muon_dflt);
+  double lr = c.lr * scale, la = c.lr_aux * scale, mu = c.momentum;
+  double b1 = c.beta1, b2 = c.beta2, eps = c.eps, wd = c.weight_decay;
+  double t, c1, c2, *bm = s + 1, *m = bm + n, *v = m + n, *X = v + n;
+  size_t scr = la__muon_scratch(&c, n);
+  int p, np = la__op_npieces(&c, n);
+  if (la__op_model_bad(&c, n)) return LA_ESHAPE;
+  t = s[0] += 1;
+  c1 = 1 - pow(b1, t);
+  c2 = 1 - pow(b2, t);
+  for (p = 0; p < np; ++p) {
+    int r, k, i, j, off = la__op_piece(&c, n, p, &r, &k);
+    if (la__op_is_matrix(r, k)) {
+      int tr = r > k, a = tr ? k : r, b = tr ? r : k;
+      double f = sqrt(r > k ? (double)r / k : 1.0);
+      for (i = 0; i < r; ++i)
+        for (j = 0; j < k; ++j) {
+          int q = off + i * k + j;
+          double gi = (double)g[q];
+          bm[q] = mu * bm[q] + (1 - mu) * gi;
+          X[tr ? j * b + i : i * b + j] = (1 - mu) * gi + mu * bm[q];
+        }
+      la__muon_ns(a, b, X, X + (size_t)a * b);
+      for (i = 0; i < r; ++i)
+        for (j = 0; j < k; ++j) {
+          int q = off + i * k + j;
+          double o = X[tr ? j * b + i : i * b + j];
+          u[q] = (la_real)(-lr * (f * o + wd * (double)th[q]));
+        }
+    } else {
+      for (i = off; i < off + r * k; ++i) {
+        double gi = (double)g[i];
+        m[i] = b1 * m[i] + (1 - b1) * gi;
+        v[i] = b2 * v[i] + (1 - b2) * gi * gi;
+        u[i] = (la_real)(-la * ((m[i] / c1) / (sqrt(v[i] / c2) + eps) +
+                                wd * (double)th[i]));
+      }
+    }
+  }
+  memset(X, 0, sizeof(double) * scr);
+  return LA_OK;
+}
+
+/* ---- Adafactor: state = [t, m(n)], then per piece R(rows) and C(cols)
+   for a matrix, v(size) for a vector */
+
+static int la__adafactor_check(const void *c) {
+  la_optim_config r = la__oc_get(c, &la__adafactor_dflt);
+  return la__oc_check(&r);
+}
+static size_t la__adafactor_len(const void *c_, int n) {
+  la_optim_config c = la__oc_get(c_, &la__adafactor_dflt);
+  size_t len = 1 + (size_t)n;
+  int i, np = la__op_npieces(&c, n), r, k;
+  for (i = 0; i < np; ++i) {
+    (void)la__op_piece(&c, n, i, &r, &k);
+    len += la__op_is_matrix(r, k) ? (size_t)r + (size_t)k : (size_t)r * k;
+  }
+  return len;
+}
+static int la__adafactor_step(const void *c_, int n, double *s, double scale,
+                              const la_real *th, const la_real *g,
+                              la_real *u) {
+  la_optim_config c = la__oc_get(c_, &la__adafactor_dflt);
+  double t, rho, b2, e1 = c.eps, b1 = c.beta1, *m = s + 1, *f = m + n;
+  int p, np = la__op_npieces(&c, n);
+  if (la__op_model_bad(&c, n)) return LA_ESHAPE;
+  t = s[0] += 1;
+  rho = 1 / sqrt(t) < c.lr ? 1 / sqrt(t) : c.lr;
+  b2 = 1 - pow(t, -0.8);
+  for (p = 0; p < np; ++p) {
+    int r, k, i, j, off = la__op_piece(&c, n, p, &r, &k), sz = r * k;
+    int fac = la__op_is_matrix(r, k);
+    double *R = f, *C = f + r, rsum = 0, ums = 0, xms = 0, alpha, d;
+    /* the second moments */
+    if (fac) {
+      for (i = 0; i < r; ++i) {
+        double acc = 0;
+        for (j = 0; j < k; ++j) {
+          double gi = (double)g[off + i * k + j];
+          acc += gi * gi + e1;
+        }
+        R[i] = b2 * R[i] + (1 - b2) * acc;
+        rsum += R[i];
+      }
+      for (j = 0; j < k; ++j) {
+        double acc = 0;
+        for (i = 0; i < r; ++i) {
+          double gi = (double)g[off + i * k + j];
+          acc += gi * gi + e1;
+        }
+        C[j] = b2 * C[j] + (1 - b2) * acc;
+      }
+    } else {
+      for (i = 0; i < sz; ++i) {
+        double gi = (double)g[off + i];
+        f[i] = b2 * f[i] + (1 - b2) * (gi * gi + e1);
+      }
+    }
+    /* U's and the parameters' mean squares */
+    for (i = 0; i < sz; ++i) {
+      double vi = fac ? R[i / k] * C[i % k] / rsum : f[i];
+      double ui = (double)g[off + i] / sqrt(vi), x = (double)th[off + i];
+      ums += ui * ui;
+      xms += x * x;
+    }
+    d = sqrt(ums / sz);
+    d = d > 1 ? d : 1;
+    xms = sqrt(xms / sz);
+    alpha = scale * (xms > 1e-3 ? xms : 1e-3) * rho;
+    for (i = 0; i < sz; ++i) {
+      double vi = fac ? R[i / k] * C[i % k] / rsum : f[i];
+      double ui = (double)g[off + i] / sqrt(vi) / d;
+      if (b1 > 0) ui = m[off + i] = b1 * m[off + i] + (1 - b1) * ui;
+      u[off + i] = (la_real)(-alpha * ui);
+    }
+    f += fac ? r + k : sz;
+  }
+  return LA_OK;
+}
+
+/* ---- helpers of the preconditioned optimizers (Shampoo, SOAP) */
+
+/* C (m x n) = op(A) op(B), op(X) = X or X^T, every matrix row-major and
+   dense; the inner dimension is k. */
+static void la__op_mm(int m, int n, int k, const double *A, int ta,
+                      const double *B, int tb, double *C) {
+  int i, j, l;
+  for (i = 0; i < m; ++i)
+    for (j = 0; j < n; ++j) {
+      double acc = 0;
+      for (l = 0; l < k; ++l)
+        acc += (ta ? A[l * m + i] : A[i * k + l]) *
+               (tb ? B[j * k + l] : B[l * n + j]);
+      C[i * n + j] = acc;
+    }
+}
+/* Doubles of la_sym_eig's workspace for n, with room to align it. */
+static size_t la__op_eig_doubles(int n) {
+  return la_sym_eig_work_bytes(n) / sizeof(double) + 2 + LA_ALIGN / 8;
+}
+/* The eigenvalues (ascending, into w) and eigenvectors (rows of E) of the
+   symmetric n x n S, through the scratch a (n^2) and work (eig_doubles). */
+static int la__op_eigh(int n, const double *S, double *w, double *E,
+                       double *a, double *work) {
+  memcpy(a, S, sizeof(double) * (size_t)n * (size_t)n);
+  return la_sym_eig(n, a, w, E, work, la__op_eig_doubles(n) * sizeof(double));
+}
+/* The largest matrix side among the pieces, and the largest piece. */
+static void la__op_sides(const la_optim_config *c, int n, int *side,
+                         int *size) {
+  int i, np = la__op_npieces(c, n), r, k;
+  *side = *size = 0;
+  for (i = 0; i < np; ++i) {
+    (void)la__op_piece(c, n, i, &r, &k);
+    if (!la__op_is_matrix(r, k)) continue;
+    if (r > *side) *side = r;
+    if (k > *side) *side = k;
+    if (r * k > *size) *size = r * k;
+  }
+}
+
+/* ---- Shampoo: state = [t], per matrix L (r^2), R (k^2) and their inverse
+   fourth roots (r^2, k^2), per vector its sum of squares; then scratch */
+
+static int la__shampoo_check(const void *c) {
+  la_optim_config r = la__oc_get(c, &la__shampoo_dflt);
+  if (!(r.eps > 0)) return LA_ERANGE; /* L and R start at eps I */
+  return la__oc_check(&r);
+}
+static size_t la__shampoo_scratch(const la_optim_config *c, int n) {
+  int side, size;
+  la__op_sides(c, n, &side, &size);
+  return side ? la__op_eig_doubles(side) + 3 * (size_t)side * side + side +
+                    (size_t)size
+              : 0;
+}
+static size_t la__shampoo_len(const void *c_, int n) {
+  la_optim_config c = la__oc_get(c_, &la__shampoo_dflt);
+  size_t len = 1;
+  int i, np = la__op_npieces(&c, n), r, k;
+  for (i = 0; i < np; ++i) {
+    (void)la__op_piece(&c, n, i, &r, &k);
+    len += la__op_is_matrix(r, k) ? 2 * ((size_t)r * r + (size_t)k * k)
+                                  : (size_t)r * k;
+  }
+  return len + la__shampoo_scratch(&c, n);
+}
+/* L and R start at eps I, the sums of squares at eps. */
+static int la__shampoo_init(const void *c_, int n, double *s) {
+  la_optim_config c = la__oc_get(c_, &la__shampoo_dflt);
+  int p, np = la__op_npieces(&c, n), r, k, i;
+  double *f = s + 1;
+  for (p = 0; p < np; ++p) {
+    (void)la__op_piece(&c, n, p, &r, &k);
+    if (la__op_is_matrix(r, k)) {
+      for (i = 0; i < r; ++i) f[i * r + i] = c.eps;
+      for (i = 0; i < k; ++i) f[r * r + i * k + i] = c.eps;
+      f += 2 * (r * r + k * k);
+    } else {
+      for (i = 0; i < r * k; ++i) f[i] = c.eps;
+      f += r * k;
+    }
+  }
+  return LA_OK;
+}
+/* P = S^(-1/4) (S symmetric positive definite; eigenvalues below eps, from
+   rounding, read as eps). */
+static int la__shampoo_root(int n, const double *S, double *P, double eps,
+                            double *scr) {
+  double *w = scr, *E = w + n, *a = E + (size_t)n * n, *wk = a + (size_t)n * n;
+  int i, j, l, st = la__op_eigh(n, S, w, E, a, wk);
+  if (st) return st;
+  for (i = 0; i < n; ++i) w[i] = pow(w[i] > eps ? w[i] : eps, -0.25);
+  for (i = 0; i < n; ++i)
+    for (j = 0; j < n; ++j) {
+      double acc = 0;
+      for (l = 0; l < n; ++l) acc += E[l * n + i] * w[l] * E[l * n + j];
+      P[i * n + j] = acc;
+    }
+  return LA_OK;
+}
+static int la__shampoo_step(const void *c_, int n, double *s, double scale,
+                            const la_real *th, const la_real *g,
+                            la_real *u) {
+  la_optim_config c = la__oc_get(c_, &la__shampoo_dflt);
+  double lr = c.lr * scale, *f = s + 1, t, *scr;
+  size_t len = la__shampoo_len(c_, n), nscr = la__shampoo_scratch(&c, n);
+  int p, np = la__op_npieces(&c, n), st = LA_OK, side, size;
+  (void)th;
+  if (la__op_model_bad(&c, n)) return LA_ESHAPE;
+  scr = s + len - nscr;
+  la__op_sides(&c, n, &side, &size);
+  t = s[0] += 1;
+  for (p = 0; p < np && !st; ++p) {
+    int r, k, i, j, off = la__op_piece(&c, n, p, &r, &k);
+    if (la__op_is_matrix(r, k)) {
+      double *L = f, *R = L + r * r, *PL = R + k * k, *PR = PL + r * r;
+      double *G = scr, *T = G + size, *rs = T + (size_t)side * side;
+      for (i = 0; i < r * k; ++i) G[i] = (double)g[off + i];
+      la__op_mm(r, r, k, G, 0, G, 1, T); /* G G^T */
+      for (i = 0; i < r * r; ++i) L[i] += T[i];
+      la__op_mm(k, k, r, G, 1, G, 0, T); /* G^T G */
+      for (i = 0; i < k * k; ++i) R[i] += T[i];
+      if (fmod(t - 1, (double)c.precond_every) == 0) {
+        st = la__shampoo_root(r, L, PL, c.eps, rs);
+        if (!st) st = la__shampoo_root(k, R, PR, c.eps, rs);
+      }
+      la__op_mm(r, k, r, PL, 0, G, 0, T);  /* PL G */
+      la__op_mm(r, k, k, T, 0, PR, 0, G);  /* (PL G) PR */
+      for (i = 0; i < r; ++i)
+        for (j = 0; j < k; ++j)
+          u[off + i * k + j] = (la_real)(-lr * G[i * k + j]);
+      f += 2 * (r * r + k * k);
+    } else {
+      for (i = 0; i < r * k; ++i) {
+        double gi = (double)g[off + i];
+        f[i] += gi * gi;
+        u[off + i] = (la_real)(-lr * gi / sqrt(f[i]));
+      }
+      f += r * k;
+    }
+  }
+  memset(scr, 0, sizeof(double) * nscr);
+  return st;
+}
+
+/* ---- SOAP: state = [t], per matrix L (r^2), R (k^2), their eigenvectors
+   E_L (r^2), E_R (k^2) as rows, Adam's M and V (r k each, M in the
+   parameters' basis, V in the eigenbasis), per vector Adam's m and v;
+   then scratch */
+
+static int la__soap_check(const void *c) {
+  la_optim_config r = la__oc_get(c, &la__soap_dflt);
+  return la__oc_check(&r);
+}
+static size_t la__soap_scratch(const la_optim_config *c, int n) {
+  int side, size;
+  la__op_sides(c, n, &side, &size);
+  return side ? la__op_eig_doubles(side) + 2 * (size_t)side * side + side +
+                    2 * (size_t)size
+              : 0;
+}
+static size_t la__soap_len(const void *c_, int n) {
+  la_optim_config c = la__oc_get(c_, &la__soap_dflt);
+  size_t len = 1;
+  int i, np = la__op_npieces(&c, n), r, k;
+  for (i = 0; i < np; ++i) {
+    (void)la__op_piece(&c, n, i, &r, &k);
+    len += la__op_is_matrix(r, k)
+               ? 2 * ((size_t)r * r + (size_t)k * k) + 2 * (size_t)r * k
+               : 2 * (size_t)r * k;
+  }
+  return len + la__soap_scratch(&c, n);
+}
+/* The eigenbases start as the identity: Adam until the first update. */
+static int la__soap_init(const void *c_, int n, double *s) {
+  la_optim_config c = la__oc_get(c_, &la__soap_dflt);
+  int p, np = la__op_npieces(&c, n), r, k, i;
+  double *f = s + 1;
+  for (p = 0; p < np; ++p) {
+    (void)la__op_piece(&c, n, p, &r, &k);
+    if (la__op_is_matrix(r, k)) {
+      double *EL = f + r * r + k * k, *ER = EL + r * r;
+      for (i = 0; i < r; ++i) EL[i * r + i] = 1;
+      for (i = 0; i < k; ++i) ER[i * k + i] = 1;
+      f += 2 * (r * r + k * k) + 2 * r * k;
+    } else {
+      f += 2 * r * k;
+    }
+  }
+  return LA_OK;
+}
+static int la__soap_step(const void *c_, int n, double *s, double scale,
+                         const la_real *th, const la_real *g, la_real *u) {
+  la_optim_config c = la__oc_get(c_, &la__soap_dflt);
+  double lr = c.lr * scale, b1 = c.beta1, b2 = c.beta2, eps = c.eps;
+  double *f = s + 1, t, c1, c2, *scr;
+  size_t len = la__soap_len(c_, n), nscr = la__soap_scratch(&c, n);
+  int p, np = la__op_npieces(&c, n), st = LA_OK, side, size;
+  (void)th;
+  if (la__op_model_bad(&c, n)) return LA_ESHAPE;
+  scr = s + len - nscr;
+  la__op_sides(&c, n, &side, &size);
+  t = s[0] += 1;
+  c1 = 1 - pow(b1, t);
+  c2 = 1 - pow(b2, t);
+  for (p = 0; p < np && !st; ++p) {
+    int r, k, i, off = la__op_piece(&c, n, p, &r, &k);
+    if (la__op_is_matrix(r, k)) {
+      double *L = f, *R = L + r * r, *EL = R + k * k, *ER = EL + r * r;
+      double *M = ER + k * k, *V = M + r * k;
+      double *G = scr, *A = G + size, *B = A + (size_t)side * side;
+      double *w = B + size, *a = w + side, *wk = a + (size_t)side * side;
+      for (i = 0; i < r * k; ++i) {
+        G[i] = (double)g[off + i];
+        M[i] = b1 * M[i] + (1 - b1) * G[i];
+      }
+      /* G' = E_L G E_R^T into B, then V */
+      la__op_mm(r, k, r, EL, 0, G, 0, A);
+      la__op_mm(r, k, k, A, 0, ER, 1, B);
+      for (i = 0; i < r * k; ++i) V[i] = b2 * V[i] + (1 - b2) * B[i] * B[i];
+      /* M' = E_L M E_R^T into B, N' in place, N = E_L^T N' E_R */
+      la__op_mm(r, k, r, EL, 0, M, 0, A);
+      la__op_mm(r, k, k, A, 0, ER, 1, B);
+      for (i = 0; i < r * k; ++i) B[i] = (B[i] / c1) / (sqrt(V[i] / c2) + eps);
+      la__op_mm(r, k, r, EL, 1, B, 0, A);
+      la__op_mm(r, k, k, A, 0, ER, 0, B);
+      for (i = 0; i < r * k; ++i) u[off + i] = (la_real)(-lr * B[i]);
+      /* the preconditioners, and every precond_every steps their
+         eigenbases */
+      la__op_mm(r, r, k, G, 0, G, 1, A);
+      for (i = 0; i < r * r; ++i) L[i] = b2 * L[i] + (1 - b2) * A[i];
+      la__op_mm(k, k, r, G, 1, G, 0, A);
+      for (i = 0; i < k * k; ++i) R[i] = b2 * R[i] + (1 - b2) * A[i];
+      if (fmod(t, (double)c.precond_every) == 0) {
+        st = la__op_eigh(r, L, w, EL, a, wk);
+        if (!st) st = la__op_eigh(k, R, w, ER, a, wk);
+      }
+      f += 2 * (r * r + k * k) + 2 * r * k;
+    } else {
+      double *m = f, *v = f + r * k;
+      for (i = 0; i < r * k; ++i) {
+        double gi = (double)g[off + i];
+        m[i] = b1 * m[i] + (1 - b1) * gi;
+        v[i] = b2 * v[i] + (1 - b2) * gi * gi;
+        u[off + i] = (la_real)(-lr * ((m[i] / c1) / (sqrt(v[i] / c2) + eps)));
+      }
+      f += 2 * r * k;
+    }
+  }
+  memset(scr, 0, sizeof(double) * nscr);
+  return st;
+}
+
 static const la_optimizer la__opt_sgd = {"sgd", la__sgd_check, la__sgd_len,
                                          la__op_zero_init, la__sgd_step};
 static const la_optimizer la__opt_adam = {"adam", la__adam_check, la__adam_len,
@@ -8754,6 +9398,21 @@ static const la_optimizer la__opt_adagrad = {"adagrad", la__adagrad_check,
 static const la_optimizer la__opt_rmsprop = {"rmsprop", la__rmsprop_check,
                                              la__rmsprop_len, la__op_zero_init,
                                              la__rmsprop_step};
+static const la_optimizer la__opt_lion = {"lion", la__lion_check, la__lion_len,
+                                          la__op_zero_init, la__lion_step};
+static const la_optimizer la__opt_sfadamw = {"sfadamw", la__sfadamw_check,
+                                             la__sfadamw_len, la__op_zero_init,
+                                             la__sfadamw_step};
+static const la_optimizer la__opt_muon = {"muon", la__muon_check, la__muon_len,
+                                          la__op_zero_init, la__muon_step};
+static const la_optimizer la__opt_adafactor = {
+    "adafactor", la__adafactor_check, la__adafactor_len, la__op_zero_init,
+    la__adafactor_step};
+static const la_optimizer la__opt_shampoo = {"shampoo", la__shampoo_check,
+                                             la__shampoo_len, la__shampoo_init,
+                                             la__shampoo_step};
+static const la_optimizer la__opt_soap = {"soap", la__soap_check, la__soap_len,
+                                          la__soap_init, la__soap_step};
 
 /* ---- L-BFGS: state = header, then d, g, the previous g, two line-search
    gradients (n each), the pairs s and y (history x n each, a ring), rho and
@@ -9171,7 +9830,10 @@ static int la__lbfgs_state_ok(const void *c, int n, const la__sview *v) {
 }
 /* Whether the built-in optimizer o could have reached the state (len
    doubles, finite): Adam's step count a count and its second moments >= 0,
-   Adagrad's sums and RMSprop's averages of squares >= 0, L-BFGS above.
+   Adagrad's sums and RMSprop's averages of squares >= 0, L-BFGS above;
+   schedule-free AdamW's, Muon's, Adafactor's, Shampoo's and SOAP's step
+   counts counts, their largest rate, sum of weights and second moments
+   >= 0.
    Optimizers defined elsewhere: any finite state. */
 static int la__optim_state_ok(const la_optimizer *o, const void *c, int n,
                               const la__sview *v, size_t len) {
@@ -9183,6 +9845,21 @@ static int la__optim_state_ok(const la_optimizer *o, const void *c, int n,
   if (o == la_optimizer_rmsprop()) return len >= nn && la__sv_nonneg(v, 0, nn);
   if (o == la_optimizer_lbfgs())
     return len == la__lbfgs_len(c, n) && la__lbfgs_state_ok(c, n, v);
+  if (o == la_optimizer_sfadamw())
+    return len == la__sfadamw_len(c, n) &&
+           la__op_count(la__sv_at(v, LA__SF_T)) &&
+           la__sv_nonneg(v, LA__SF_LRMAX, 2) &&
+           la__sv_nonneg(v, LA__SF_HDR + nn, nn);
+  if (o == la_optimizer_muon())
+    return len == la__muon_len(c, n) && la__op_count(la__sv_at(v, 0)) &&
+           la__sv_nonneg(v, 1 + 2 * nn, nn);
+  if (o == la_optimizer_adafactor())
+    return len == la__adafactor_len(c, n) && la__op_count(la__sv_at(v, 0)) &&
+           la__sv_nonneg(v, 1 + nn, len - 1 - nn);
+  if (o == la_optimizer_shampoo())
+    return len == la__shampoo_len(c, n) && la__op_count(la__sv_at(v, 0));
+  if (o == la_optimizer_soap())
+    return len == la__soap_len(c, n) && la__op_count(la__sv_at(v, 0));
   return 1;
 }
 
@@ -9214,7 +9891,26 @@ static const la_optim_entry la__optim_registry[] = {
          LA_OPT_TOL_GRAD | LA_OPT_TOL_CHANGE | LA_OPT_LINE_SEARCH | LA_OPT_C1 |
          LA_OPT_C2 | LA_OPT_MAX_LS,
      LA__LBFGS_DFLT,
-     "L-BFGS, evaluating again within a step; strong-Wolfe line search"}};
+     "L-BFGS, evaluating again within a step; strong-Wolfe line search"},
+    {&la__opt_lion, LA_OPT_LR | LA_OPT_BETA1 | LA_OPT_BETA2 | LA_OPT_WEIGHT_DECAY,
+     LA__LION_DFLT, "Lion: the sign of interpolated momentum"},
+    {&la__opt_sfadamw,
+     LA_OPT_LR | LA_OPT_BETA1 | LA_OPT_BETA2 | LA_OPT_EPS | LA_OPT_WEIGHT_DECAY,
+     LA__SFADAMW_DFLT, "schedule-free AdamW: theta is y, no schedule needed"},
+    {&la__opt_muon,
+     LA_OPT_LR | LA_OPT_MOMENTUM | LA_OPT_BETA1 | LA_OPT_BETA2 | LA_OPT_EPS |
+         LA_OPT_WEIGHT_DECAY | LA_OPT_LR_AUX,
+     LA__MUON_DFLT,
+     "Muon: Newton-Schulz orthogonalized momentum per matrix, Adam elsewhere"},
+    {&la__opt_adafactor, LA_OPT_LR | LA_OPT_BETA1 | LA_OPT_EPS,
+     LA__ADAFACTOR_DFLT,
+     "Adafactor: factored second moments per matrix, relative steps"},
+    {&la__opt_shampoo, LA_OPT_LR | LA_OPT_EPS | LA_OPT_PRECOND_EVERY,
+     LA__SHAMPOO_DFLT,
+     "Shampoo: L^-1/4 G R^-1/4 per matrix, roots every precond_every steps"},
+    {&la__opt_soap,
+     LA_OPT_LR | LA_OPT_BETA1 | LA_OPT_BETA2 | LA_OPT_EPS | LA_OPT_PRECOND_EVERY,
+     LA__SOAP_DFLT, "SOAP: Adam in Shampoo's eigenbasis, per matrix"}};
 #undef LA__OPT_SGD_FIELDS
 #undef LA__OPT_SIGN_FIELDS
 #define LA__OPT_COUNT                                                         \
@@ -9302,6 +9998,28 @@ LINATTN_DEF const la_optimizer *la_optimizer_adagrad(void) {
 }
 LINATTN_DEF const la_optimizer *la_optimizer_rmsprop(void) {
   return &la__opt_rmsprop;
+}
+LINATTN_DEF const la_optimizer *la_optimizer_lion(void) {
+  return &la__opt_lion;
+}
+LINATTN_DEF const la_optimizer *la_optimizer_sfadamw(void) {
+  return &la__opt_sfadamw;
+}
+LINATTN_DEF const la_optimizer *la_optimizer_muon(void) {
+  return &la__opt_muon;
+}
+LINATTN_DEF const la_optimizer *la_optimizer_adafactor(void) {
+  return &la__opt_adafactor;
+}
+LINATTN_DEF const la_optimizer *la_optimizer_shampoo(void) {
+  return &la__opt_shampoo;
+}
+LINATTN_DEF const la_optimizer *la_optimizer_soap(void) {
+  return &la__opt_soap;
+}
+static int la__op_reads_model(const la_optimizer *o) {
+  return o == &la__opt_muon || o == &la__opt_adafactor ||
+         o == &la__opt_shampoo || o == &la__opt_soap;
 }
 
 /* ---- the checked entry points */
@@ -11292,6 +12010,131 @@ LINATTN_DEF int la_hessian_diag(const la_model *m, const la_real *theta,
   return st;
 }
 
+/* The largest block of la_model_blocks. */
+static int la__hblk_max(const la_model *m) {
+  int i, nb = la__m_nblocks(m), most = 0, r, k;
+  for (i = 0; i < nb; ++i) {
+    (void)la_model_block_info(m, i, NULL, NULL, NULL, &r, &k);
+    if (r * k > most) most = r * k;
+  }
+  return most;
+}
+
+LINATTN_DEF size_t la_hessian_blocks_work_bytes(const la_model *m) {
+  la__arena a = la__arena_count();
+  size_t mb, big, ew;
+  if (!m || m->nparams <= 0 || !la__m_valid(m)) return 0;
+  big = (size_t)la__hblk_max(m);
+  ew = la_sym_eig_work_bytes((int)big);
+  if (!ew) return 0;
+  la__model_take(&a, m, &mb);
+  la__take(&a, la__hcols_bytes(m));
+  la__take(&a, sizeof(double) * big * big);
+  la__take(&a, ew);
+  return la__arena_size(&a);
+}
+
+LINATTN_DEF int la_hessian_blocks(const la_model *m, const la_real *theta,
+                                  const la_batch *b, double *eig, void *work,
+                                  size_t bytes) {
+  void *owned;
+  la__arena ar;
+  la_hvp_op op;
+  la__hcols hc;
+  double *blk;
+  void *ew;
+  size_t ewb;
+  int st, nb, p, n, big;
+  if (!eig) return LA_ENULL;
+  st = la__hess_begin(m, theta, b, la_hessian_blocks_work_bytes(m), &work,
+                      &bytes, &owned, &ar, &op);
+  if (st) return st;
+  n = m->nparams;
+  big = la__hblk_max(m);
+  la__hcols_walk(&ar, m, &hc);
+  blk = (double *)la__take(&ar, sizeof(double) * (size_t)big * (size_t)big);
+  ewb = la_sym_eig_work_bytes(big);
+  ew = la__take(&ar, ewb);
+  nb = la__m_nblocks(m);
+  for (p = 0; p < nb && st == LA_OK; ++p) {
+    int r, c, off = la_model_block_info(m, p, NULL, NULL, NULL, &r, &c);
+    int sz = r * c, i, j, j0, k;
+    for (j0 = 0; j0 < sz && st == LA_OK; j0 += hc.kb) {
+      k = sz - j0 < hc.kb ? sz - j0 : hc.kb;
+      st = la__hess_cols(m, theta, b, &hc, off + j0, k, NULL);
+      for (j = 0; j < k && st == LA_OK; ++j) {
+        const la_real *col = hc.hv + (size_t)n * j;
+        if (!la__all_finite(n, col)) st = LA_ENONFINITE;
+        for (i = 0; i < sz; ++i) blk[(size_t)i * sz + j0 + j] = col[off + i];
+      }
+    }
+    if (st) break;
+    /* within a block every pair is formed both ways (one stage) */
+    for (i = 0; i < sz; ++i)
+      for (j = i + 1; j < sz; ++j) {
+        double *x = blk + (size_t)i * sz + j, *y = blk + (size_t)j * sz + i;
+        *x = *y = la__midpoint(*x, *y);
+      }
+    st = la_sym_eig(sz, blk, eig + off, NULL, ew, ewb);
+  }
+  la__work_end(owned);
+  return st;
+}
+
+LINATTN_DEF int la_spectra_js(int nblocks, const int *sizes, const double *eig,
+                              int bins, double *dist, double *mean,
+                              double *work) {
+  double lo, hi, w, *dens = work, *mix, sum = 0;
+  int i, j, q, at, tot = 0, pairs = 0;
+  if (!sizes || !eig || !work) return LA_ENULL;
+  if (nblocks < 2 || bins < 2) return LA_EDIM;
+  for (i = 0; i < nblocks; ++i) {
+    if (sizes[i] <= 0) return LA_EDIM;
+    tot += sizes[i];
+  }
+  for (i = 0; i < tot; ++i)
+    if (!la__finite(eig[i])) return LA_ENONFINITE;
+  lo = hi = eig[0];
+  for (i = 1; i < tot; ++i) {
+    if (eig[i] < lo) lo = eig[i];
+    if (eig[i] > hi) hi = eig[i];
+  }
+  w = (hi - lo) / bins;
+  mix = dens + (size_t)bins * (size_t)nblocks;
+  for (i = 0, at = 0; i < nblocks; at += sizes[i], ++i) {
+    double *d = dens + (size_t)bins * (size_t)i, z = 0;
+    for (q = 0; q < bins; ++q) {
+      double x = lo + (hi - lo) * q / (bins - 1), acc = 0;
+      int e;
+      for (e = 0; e < sizes[i] && w > 0; ++e) {
+        double t = (x - eig[at + e]) / w;
+        acc += exp(-0.5 * t * t);
+      }
+      d[q] = w > 0 ? acc : 1;
+      z += d[q];
+    }
+    for (q = 0; q < bins; ++q) d[q] /= z;
+  }
+  for (i = 0; i < nblocks; ++i)
+    for (j = 0; j < nblocks; ++j) {
+      const double *a = dens + (size_t)bins * i, *c = dens + (size_t)bins * j;
+      double js = 0, dj;
+      for (q = 0; q < bins; ++q) {
+        mix[q] = 0.5 * (a[q] + c[q]);
+        if (a[q] > 0) js += 0.5 * a[q] * log2(a[q] / mix[q]);
+        if (c[q] > 0) js += 0.5 * c[q] * log2(c[q] / mix[q]);
+      }
+      dj = sqrt(js > 0 ? (js < 1 ? js : 1) : 0);
+      if (dist) dist[(size_t)i * nblocks + j] = dj;
+      if (i < j) {
+        sum += dj;
+        ++pairs;
+      }
+    }
+  if (mean) *mean = sum / pairs;
+  return LA_OK;
+}
+
 LINATTN_DEF size_t la_hessian_eigs_work_bytes(const la_model *m, int k,
                                               const la_lanczos_config *cfg) {
   la__arena a = la__arena_count();
@@ -11806,7 +12649,7 @@ static int la__tr_train_check(const la_train_config *c) {
    once more to carve it. */
 typedef struct la__tr_train_layout {
   size_t theta, grad, update, state, backup, boff, bsize, train, eval, work,
-      total;
+      ocfg, total;
   size_t state_len, train_bytes, eval_bytes, work_bytes;
   int n, nblocks_max, has_train, has_eval, fused;
 } la__tr_train_layout;
@@ -11830,16 +12673,30 @@ static size_t la__tr_work_bytes(const la_train_config *c) {
   return c->model ? la__m_work_bytes(c->model, la__tr_parallel(c)) : 0;
 }
 
+/* The configuration the optimizer steps with: a built-in's with the
+   trainer's model in place of a NULL model (the matrices it sees), kept
+   in buf; otherwise the caller's. */
+static const void *la__tr_bind(const la_train_config *c, la_optim_config *buf) {
+  if (!c->model || !la__op_reads_model(c->optimizer))
+    return c->optimizer_config;
+  if (c->optimizer_config) *buf = *(const la_optim_config *)c->optimizer_config;
+  else memset(buf, 0, sizeof *buf);
+  if (buf->model) return c->optimizer_config;
+  buf->model = c->model;
+  return buf;
+}
+
 static int la__tr_train_layout_of(const la_train_config *c,
                                   la__tr_train_layout *L) {
   const la_model *m = c->model;
   la__arena a = la__arena_count();
+  la_optim_config oc;
+  const void *ocp = la__tr_bind(c, &oc);
   int st;
   memset(L, 0, sizeof *L);
   L->n = m ? m->nparams : c->nparams;
   if (L->n <= 0) return LA_EDIM;
-  st = la_optim_state_len(c->optimizer, c->optimizer_config, L->n,
-                          &L->state_len);
+  st = la_optim_state_len(c->optimizer, ocp, L->n, &L->state_len);
   if (st) return st;
   if (L->state_len > (size_t)-1 / 4 / sizeof(double)) return LA_EOVERFLOW;
   L->nblocks_max = m ? la__m_nblocks(m) : 1;
@@ -11871,6 +12728,7 @@ static int la__tr_train_layout_of(const la_train_config *c,
   L->train = la__take_off(&a, L->train_bytes);
   L->eval = la__take_off(&a, L->eval_bytes);
   L->work = la__take_off(&a, L->work_bytes);
+  L->ocfg = la__take_off(&a, ocp == &oc ? sizeof oc : 0);
   L->total = la__arena_size(&a); /* with room to align the caller's block */
   if (!L->total) return LA_EOVERFLOW;
   return LA_OK;
@@ -11965,6 +12823,14 @@ static int la__tr_trainer_init(la_trainer *tr, void *mem, size_t bytes) {
   tr->has_train = L.has_train;
   tr->has_eval = L.has_eval;
   tr->last_eval = NAN;
+  {
+    la_optim_config oc;
+    if (la__tr_bind(&tr->cfg, &oc) == &oc) {
+      la_optim_config *kept = (la_optim_config *)(void *)(base + L.ocfg);
+      *kept = oc;
+      tr->cfg.optimizer_config = kept;
+    }
+  }
   if (L.has_train && !L.fused && (st = la_batch_init(&tr->train, tr->cfg.model->cfg.d,
                                          tr->cfg.model->cfg.n, tr->cfg.batch,
                                          base + L.train, L.train_bytes)) != 0)
@@ -12334,16 +13200,18 @@ static const la_run_field la__run_fields[] = {
     LA__RF("lr", LA_FIELD_REAL, opt.lr, 0, 1e6, LA__ID, LA_OPT_LR, NULL,
            "learning rate", LA__NODEF, NULL),
     LA__RF("momentum", LA_FIELD_REAL, opt.momentum, 0, LA__BETA, LA__ID,
-           LA_OPT_MOMENTUM, NULL, "momentum of sgd, sign, nsgd, rmsprop",
+           LA_OPT_MOMENTUM, NULL, "momentum of sgd, sign, nsgd, rmsprop, muon",
            LA__NODEF, NULL),
     LA__RF("nesterov", LA_FIELD_BOOL, opt.nesterov, 0, 1, LA__ID,
            LA_OPT_NESTEROV, NULL, "Nesterov momentum (sgd)", LA__NODEF, NULL),
     LA__RF("beta1", LA_FIELD_REAL, opt.beta1, 0, LA__BETA, LA__ID,
-           LA_OPT_BETA1, NULL, "adam's beta1", LA__NODEF, NULL),
+           LA_OPT_BETA1, NULL,
+           "beta1 of adam, lion, sfadamw, muon (its Adam), adafactor (0 none), soap", LA__NODEF, NULL),
     LA__RF("beta2", LA_FIELD_REAL, opt.beta2, 0, LA__BETA, LA__ID,
-           LA_OPT_BETA2, NULL, "adam's beta2", LA__NODEF, NULL),
+           LA_OPT_BETA2, NULL,
+           "beta2 of adam, lion, sfadamw, muon (its Adam), soap", LA__NODEF, NULL),
     LA__RF("eps", LA_FIELD_REAL, opt.eps, 0, 1, LA__ID, LA_OPT_EPS, NULL,
-           "epsilon of adam, adagrad, rmsprop", LA__NODEF, NULL),
+           "epsilon of adam, adagrad, rmsprop, sfadamw, muon, adafactor, shampoo, soap", LA__NODEF, NULL),
     LA__RF("weight_decay", LA_FIELD_REAL, opt.weight_decay, 0, 1e3, LA__ID,
            LA_OPT_WEIGHT_DECAY, NULL, "weight decay", LA__NODEF, NULL),
     LA__RF("decoupled", LA_FIELD_BOOL, opt.decoupled, 0, 1, LA__ID,
@@ -12378,6 +13246,13 @@ static const la_run_field la__run_fields[] = {
            "lbfgs: strong-Wolfe curvature", LA__NODEF, NULL),
     LA__RF("max_ls", LA_FIELD_INT, opt.max_ls, 1, 1000, LA__ID, LA_OPT_MAX_LS,
            NULL, "lbfgs: evaluations per line search", LA__NODEF, NULL),
+    LA__RF("lr_aux", LA_FIELD_REAL, opt.lr_aux, 0, 1e6, LA__ID, LA_OPT_LR_AUX,
+           NULL, "muon: Adam's learning rate for what is not a matrix",
+           LA__NODEF, NULL),
+    LA__RF("precond_every", LA_FIELD_INT, opt.precond_every, 1, 1 << 20,
+           LA__ID, LA_OPT_PRECOND_EVERY, NULL,
+           "shampoo, soap: steps between eigendecompositions", LA__NODEF,
+           NULL),
     /* the schedule and clipping */
     LA__RF("schedule", LA_FIELD_ENUM, schedule.kind, 0,
            LA__LAST(la__sched_names), LA__ID, 0,
@@ -13020,7 +13895,7 @@ static int la__run_resolve(const la_run_config *in, la_run_config *out,
   unsigned char given[LA__RUN_NFIELDS];
   int i, st;
   *clash = -1;
-  if (c.data.sigma_matrix) return LA_ERANGE;
+  if (c.data.sigma_matrix || c.opt.model) return LA_ERANGE;
   c.optimizer[LA_NAME_MAX - 1] = 0;
   if (la__run_out_of_range(&c) >= 0) return LA_ERANGE;
   for (i = 0; i < LA__RUN_NFIELDS; ++i) given[i] = (unsigned char)la__rf_given(&c, i);
@@ -13616,8 +14491,10 @@ static void la__ck_run_of(const la_trainer *tr, la_run_config *rc) {
   nl = strlen(c->optimizer->name);
   memcpy(rc->optimizer, c->optimizer->name,
          nl < LA_NAME_MAX - 1 ? nl : LA_NAME_MAX - 1);
-  if (la_optim_entry_of(c->optimizer) && c->optimizer_config)
+  if (la_optim_entry_of(c->optimizer) && c->optimizer_config) {
     rc->opt = *(const la_optim_config *)c->optimizer_config;
+    rc->opt.model = NULL; /* the trainer's binding, not part of the run */
+  }
   rc->schedule = c->schedule;
   /* what its kind does not read is unchecked (a NaN may sit there): the
      description holds the schedule as it runs */

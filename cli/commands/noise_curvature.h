@@ -498,8 +498,9 @@ static int cmd_noise(const cli_config *c) {
 /* ================================================================== */
 
 typedef struct curv_out {
-  int k, kb, nslq, ngrid, nspec;
+  int k, kb, nslq, ngrid, nspec, nblocks;
   double *top, *res, *bottom, *nodes, *weights, *grid, *dens, *spec;
+  double *beig, *bjs, bjs_mean; /* --dense: the blocks' spectra, their JS */
   la_rcond rc;
 } curv_out;
 
@@ -512,6 +513,38 @@ static void curv_free(curv_out *q) {
   free(q->grid);
   free(q->dens);
   free(q->spec);
+  free(q->beig);
+  free(q->bjs);
+}
+
+/* Each parameter matrix's Hessian block spectrum and the Jensen-Shannon
+   distances between them (on 100 points), when there are two blocks or
+   more. */
+static int curv_blocks(const la_model *m, const la_real *theta,
+                       const la_batch *b, curv_out *q) {
+  int n = m->nparams, nb = 0, i, st;
+  int *off, *sz;
+  double *work;
+  while (la_model_block_info(m, nb, NULL, NULL, NULL, NULL, NULL) >= 0) ++nb;
+  q->beig = (double *)malloc(sizeof(double) * (size_t)n);
+  if (!q->beig) return LA_ENOMEM;
+  if ((st = la_hessian_blocks(m, theta, b, q->beig, NULL, 0)) != 0) return st;
+  q->nblocks = nb;
+  if (nb < 2) return 0;
+  off = (int *)malloc(sizeof(int) * 2 * (size_t)nb);
+  q->bjs = (double *)malloc(sizeof(double) * (size_t)nb * (size_t)nb);
+  work = (double *)malloc(sizeof(double) * 100 * ((size_t)nb + 1));
+  st = off && q->bjs && work ? 0 : LA_ENOMEM;
+  sz = off ? off + nb : NULL;
+  for (i = 0; !st && i < nb; ++i) {
+    int r, c;
+    off[i] = la_model_block_info(m, i, NULL, NULL, NULL, &r, &c);
+    sz[i] = r * c;
+  }
+  if (!st) st = la_spectra_js(nb, sz, q->beig, 100, q->bjs, &q->bjs_mean, work);
+  free(off);
+  free(work);
+  return st;
 }
 
 /* Top and bottom eigenvalues, both robust condition numbers, the SLQ
@@ -596,6 +629,7 @@ static int curv_measure(const cli_measure_opts *o, const la_model *m,
     free(h);
     if (st) return st;
     q->nspec = n;
+    if ((st = curv_blocks(m, theta, b, q)) != 0) return st;
   }
   return 0;
 }
@@ -673,7 +707,9 @@ static const char curvature_help[] =
     "The Hessian of the loss on a fixed batch at initialization or at a\n"
     "checkpoint (--at): top and bottom eigenvalues (Lanczos), both robust\n"
     "condition numbers, the SLQ spectral density, and with --dense the whole\n"
-    "spectrum.\n";
+    "spectrum, each parameter matrix's Hessian block spectrum (block_NAME[LAYER])\n"
+    "and the Jensen-Shannon distances between them (block_js, their mean\n"
+    "block_js_mean: the blocks' heterogeneity).\n";
 
 /* The most parameters la_sym_eig takes, asked of the header (its work
    size is 0 past them): the limit is the header's fact, not this file's. */
@@ -716,7 +752,7 @@ static int cmd_curvature(const cli_config *c) {
   size_t len = 0;
   la_pool *pool = NULL;
   given_in g;
-  int st = measure_outputs(c);
+  int i, st = measure_outputs(c);
   memset(&b, 0, sizeof b);
   memset(&q, 0, sizeof q);
   if (st || (st = load_theta(c, c->opts.measure.at, &r, &pool, &step, &g)) != 0) return st;
@@ -754,6 +790,20 @@ static int cmd_curvature(const cli_config *c) {
     jw_arr(&w, "grid", q.grid, q.ngrid);
     jw_arr(&w, "density", q.dens, q.ngrid);
     if (q.nspec) jw_arr(&w, "spectrum", q.spec, q.nspec);
+    for (i = 0; i < q.nblocks; ++i) { /* block_A[0], block_W1, ... */
+      const char *name;
+      int layer, head, rows, cols;
+      int off = la_model_block_info(&r.model, i, &name, &layer, &head, &rows, &cols);
+      char key[64];
+      if (layer < 0) snprintf(key, sizeof key, "block_%s", name);
+      else if (r.model.cfg.heads == 1) snprintf(key, sizeof key, "block_%s[%d]", name, layer);
+      else snprintf(key, sizeof key, "block_%s[%d,%d]", name, layer, head);
+      jw_arr(&w, key, q.beig + off, rows * cols);
+    }
+    if (q.bjs) {
+      jw_num(&w, "block_js_mean", q.bjs_mean);
+      jw_arr(&w, "block_js", q.bjs, q.nblocks * q.nblocks);
+    }
     jw_end(&w);
   }
   if (fclose(m) != 0) { /* it writes the stream's last bytes into text */

@@ -247,6 +247,8 @@ class Library:
             # diagnostics
             "la_hessian_dense": (c_int, [P, R, B, D, P, c_size_t]),
             "la_hessian_diag": (c_int, [P, R, B, D, P, c_size_t]),
+            "la_hessian_blocks": (c_int, [P, R, B, D, P, c_size_t]),
+            "la_spectra_js": (c_int, [c_int, I, D, c_int, D, D, D]),
             "la_hessian_eigs": (c_int, [P, R, B, c_int, c_double, POINTER(LanczosConfig),
                                         POINTER(self.EigOut), P, c_size_t]),
             "la_robust_cond": (c_int, [P, R, B, POINTER(RcondConfig), POINTER(Rcond),

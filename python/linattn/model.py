@@ -239,6 +239,33 @@ class Model:
                    _lib.dptr(d), None, 0)
         return d
 
+    def hessian_blocks(self, theta, batch, bins=100):
+        """The Hessian block by block (la_hessian_blocks): {block name with
+        its layer and head, as "A[1]" or "A[1,2]" with heads, "W1":
+        eigenvalues ascending} in theta's order, and the heterogeneity of
+        their spectra (la_spectra_js on `bins` points): (blocks, mean
+        Jensen-Shannon distance over the pairs, the matrix of distances)."""
+        th, b = self._theta(theta), self._batch(batch)
+        eig = np.empty(self.nparams)
+        self._call("la_hessian_blocks", self._m, self._lib.ptr(th), byref(b._b),
+                   _lib.dptr(eig), None, 0)
+        blocks, heads = self.blocks(), self._run.config["heads"]
+        out = {}
+        for bl in blocks:
+            key = bl.name if bl.layer < 0 else (
+                "%s[%d]" % (bl.name, bl.layer) if heads == 1
+                else "%s[%d,%d]" % (bl.name, bl.layer, bl.head))
+            out[key] = eig[bl.offset:bl.offset + bl.shape[0] * bl.shape[1]].copy()
+        sizes = (ctypes.c_int * len(blocks))(*[bl.shape[0] * bl.shape[1] for bl in blocks])
+        dist = np.empty((len(blocks), len(blocks)))
+        mean = ctypes.c_double()
+        work = np.empty(bins * (len(blocks) + 1))
+        st = self._lib.la_spectra_js(len(blocks), sizes, _lib.dptr(eig), bins, _lib.dptr(dist),
+                                     byref(mean), _lib.dptr(work))
+        if st:
+            raise self._lib.error(st, "la_spectra_js")
+        return out, mean.value, dist
+
     def hessian_eigs(self, theta, batch, k=10, which="largest", tol=1e-6, max_iter=0,
                      seed=0, vectors=False):
         """k eigenvalues of the Hessian by Lanczos (la_hessian_eigs): which

@@ -528,6 +528,13 @@ class Run:
         theta, batch = self._at(theta, batch)
         return self.model.hessian(theta, batch)
 
+    def hessian_blocks(self, batch=None, theta=None, bins=100):
+        """Model.hessian_blocks at the run's theta, on the diagnostics'
+        batch: each matrix's Hessian block's eigenvalues and the
+        heterogeneity of their spectra."""
+        theta, batch = self._at(theta, batch)
+        return self.model.hessian_blocks(theta, batch, bins)
+
     def grad_noise(self, minibatch=0, true_batch=0, samples=10000, bins=100,
                    theta=None, rng=None):
         """Paper A's gradient noise at the run's theta (la_grad_noise): the

@@ -252,6 +252,12 @@ check "curvature: Lanczos top eigenvalue = the dense spectrum's largest" sh -c \
 check "curvature: rcond = max/median of the dense spectrum" sh -c \
   "jq -e '(.lambda_max - (.spectrum | max) | fabs) <= 1e-6 * .lambda_max' curv.json"
 check "curvature: density on 100 points" sh -c "jq -e '(.density | length) == 100' curv.json"
+# the blocks tile H's diagonal: their eigenvalues sum to its trace, the whole spectrum's sum
+check "curvature --dense: the blocks' spectra sum to the trace, every block its size" sh -c \
+  "jq -e '([to_entries[] | select(.key | startswith(\"block_\")) | select(.key != \"block_js\" and .key != \"block_js_mean\") | .value[]] | add) as \$b
+          | (.spectrum | add) as \$t | ((\$b - \$t) | fabs) <= 1e-6 * ([.spectrum[] | fabs] | add)
+          and ([to_entries[] | select(.key | test(\"^block_[AB]\")) | .value | length] | all(. == 25))
+          and .block_js_mean > 0 and .block_js_mean <= 1' curv.json"
 check "curvature: SVG well-formed" svg_ok curv.svg
 check "curvature: its numbers beside the figure" sh -c "grep -c '^density,' curv.csv | grep -qx 100"
 # a spectrum of one eigenvalue is drawn (a bump), every coordinate a number

@@ -34,18 +34,12 @@ typedef struct rig {
   unsigned char *mem, *shadow;
 } rig;
 
+/* The registry's optimizer of that name (any plain one: a closure
+   optimizer's checkpoints are fuzzed through its own corpus), else Adam. */
 static const la_optimizer *optimizer_named(const char *name) {
-  const la_optimizer *all[6];
-  int i;
-  all[0] = la_optimizer_sgd();
-  all[1] = la_optimizer_adam();
-  all[2] = la_optimizer_sign();
-  all[3] = la_optimizer_nsgd();
-  all[4] = la_optimizer_adagrad();
-  all[5] = la_optimizer_rmsprop();
-  for (i = 0; i < 6; ++i)
-    if (strcmp(all[i]->name, name) == 0) return all[i];
-  return all[1];
+  const la_optim_entry *e = la_optim_find(name);
+  if (!e || e->optimizer->step == la_closure_step) return la_optimizer_adam();
+  return e->optimizer;
 }
 
 /* The optimizer's configuration whose state has `len` doubles, if any:

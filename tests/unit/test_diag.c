@@ -1824,6 +1824,85 @@ static void diag_block_tests(la_t *t) {
   }
 }
 
+
+static void diag_hblock_tests(la_t *t) {
+  LA_TEST(t, "diag/model hessian blocks: the dense Hessian's blocks' spectra") {
+    static const int params[2] = {LA_PARAM_SPARSE, LA_PARAM_DENSE};
+    int pc;
+    for (pc = 0; pc < 2; ++pc) {
+      t_model tm;
+      int n, i, j, p, nb, off[16], sz[16], st = t_model_make(&tm, params[pc], 2, 3, 6, 37, 0.3, 5u + pc);
+      double *h, *eig, *blk, *w, *ew;
+      LA_CHECK(t, st == LA_OK, "setup %d", st);
+      if (st) continue;
+      n = tm.m.nparams;
+      h = (double *)malloc(sizeof(double) * n * n);
+      eig = (double *)malloc(sizeof(double) * n);
+      blk = (double *)malloc(sizeof(double) * n * n);
+      w = (double *)malloc(sizeof(double) * n);
+      ew = (double *)malloc(la_sym_eig_work_bytes(n));
+      LA_CHECK(t, la_hessian_dense(&tm.m, tm.theta, &tm.b, h, NULL, 0) == LA_OK, "dense");
+      LA_CHECK(t, la_hessian_blocks(&tm.m, tm.theta, &tm.b, eig, NULL, 0) == LA_OK, "blocks");
+      nb = la_model_blocks(&tm.m, off, sz, 16);
+      LA_CHECK(t, nb == 4, "%d blocks", nb);
+      for (p = 0; p < nb; ++p) {
+        for (i = 0; i < sz[p]; ++i)
+          for (j = 0; j < sz[p]; ++j)
+            blk[i * sz[p] + j] = h[(size_t)(off[p] + i) * n + off[p] + j];
+        LA_CHECK(t, la_sym_eig(sz[p], blk, w, NULL, ew, la_sym_eig_work_bytes(n)) == 0, "eig");
+        /* the same entries, bit for bit, so the same eigenvalues */
+        LA_CHECK(t, memcmp(w, eig + off[p], sizeof(double) * sz[p]) == 0,
+                 "param %d block %d", pc, p);
+        for (i = 1; i < sz[p]; ++i) LA_CHECK(t, eig[off[p] + i - 1] <= eig[off[p] + i], "ascending");
+      }
+      /* with a caller's workspace, the same */
+      {
+        size_t wb = la_hessian_blocks_work_bytes(&tm.m);
+        void *wk = malloc(wb);
+        double *e2 = (double *)malloc(sizeof(double) * n);
+        LA_CHECK(t, wb > 0 && la_hessian_blocks(&tm.m, tm.theta, &tm.b, e2, wk, wb) == 0 &&
+                        memcmp(e2, eig, sizeof(double) * n) == 0, "workspace");
+        LA_CHECK(t, la_hessian_blocks(&tm.m, tm.theta, &tm.b, e2, wk, wb - 1) == LA_EWORKSPACE,
+                 "short");
+        LA_CHECK(t, la_hessian_blocks(&tm.m, tm.theta, &tm.b, NULL, wk, wb) == LA_ENULL, "null");
+        free(wk);
+        free(e2);
+      }
+      free(h); free(eig); free(blk); free(w); free(ew);
+      t_model_free(&tm);
+    }
+  }
+
+  LA_TEST(t, "diag: Jensen-Shannon distance between block spectra") {
+    int sizes[3] = {1, 1, 2};
+    double e[4] = {0, 1, 0, 1}, d[9], mean, work[64], p[2], q[2], m[2], js;
+    int i;
+    /* by hand, two bins at 0 and 1, width 1/2: p ~ (1, e^-2), q reversed */
+    p[0] = q[1] = 1 / (1 + exp(-2.0));
+    p[1] = q[0] = exp(-2.0) / (1 + exp(-2.0));
+    for (i = 0; i < 2; ++i) m[i] = (p[i] + q[i]) / 2;
+    js = 0;
+    for (i = 0; i < 2; ++i)
+      js += 0.5 * p[i] * log(p[i] / m[i]) / log(2.0) + 0.5 * q[i] * log(q[i] / m[i]) / log(2.0);
+    LA_CHECK(t, la_spectra_js(3, sizes, e, 2, d, &mean, work) == 0, "call");
+    LA_CHECK(t, fabs(d[1] - sqrt(js)) < 1e-12 && d[1] == d[3], "pair 0 1: %g %g", d[1], sqrt(js));
+    /* block 2 holds both: its density the mixture's */
+    LA_CHECK(t, d[0] == 0 && d[4] == 0 && d[8] == 0 && d[2] == d[5] && d[2] > 0 &&
+                    d[2] < d[1], "diagonal, symmetry");
+    LA_CHECK(t, fabs(mean - (d[1] + d[2] + d[5]) / 3) < 1e-15, "mean");
+    /* equal spectra: 0; spectra far apart: 1 */
+    e[0] = e[1] = 0.25;
+    LA_CHECK(t, la_spectra_js(2, sizes, e, 8, d, &mean, work) == 0 && mean == 0, "equal");
+    e[1] = 1e6;
+    LA_CHECK(t, la_spectra_js(2, sizes, e, 8, NULL, &mean, work) == 0 && mean > 0.9999 && mean <= 1,
+             "disjoint %g", mean);
+    LA_CHECK(t, la_spectra_js(1, sizes, e, 8, NULL, &mean, work) == LA_EDIM, "one block");
+    LA_CHECK(t, la_spectra_js(2, sizes, e, 1, NULL, &mean, work) == LA_EDIM, "one bin");
+    e[0] = NAN;
+    LA_CHECK(t, la_spectra_js(2, sizes, e, 8, NULL, &mean, work) == LA_ENONFINITE, "nan");
+  }
+}
+
 static void suite_diag(la_t *t) {
   diag_dense_tests(t);
   diag_lanczos_tests(t);
@@ -1834,4 +1913,5 @@ static void suite_diag(la_t *t) {
   diag_hard_spectra_tests(t);
   diag_range_tests(t);
   diag_model_tests(t);
+  diag_hblock_tests(t);
 }

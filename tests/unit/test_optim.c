@@ -430,6 +430,354 @@ static void test_schedule(la_t *t) {
   }
 }
 
+
+/* ------------------------------------------- the optimizers of today */
+
+/* One step of o at lr_scale 1 on theta of model m (NULL: a vector of n). */
+static int opt_step1(const la_optimizer *o, la_optim_config *c, int n,
+                     double *state, size_t cap, const la_real *g,
+                     la_real *th, la_real *u) {
+  size_t len;
+  int st = la_optim_state_len(o, c, n, &len);
+  if (st) return st;
+  if (len > cap) return LA_EWORKSPACE;
+  return la_optim_step(o, c, n, state, len, 1.0, g, th, u);
+}
+
+static void test_lion(la_t *t) {
+  double u[3][3];
+  int s, i;
+  LA_TEST(t, "optim: lion's update is lr times a sign, its momentum by hand") {
+    la_optim_config c;
+    memset(&c, 0, sizeof c);
+    c.lr = 0.1;
+    LA_CHECK(t, opt_run(la_optimizer_lion(), &c, 3, opt_g[0], opt_th0, u) == 0, "run");
+    for (s = 0; s < 3; ++s)
+      for (i = 0; i < 3; ++i) {
+        /* c_t = 0.9 m_{t-1} + 0.1 g_t, m_t = sum 0.99^(t-1-j) 0.01 g_j */
+        double m = 0, ct;
+        int j;
+        for (j = 0; j < s; ++j) m = 0.99 * m + 0.01 * opt_g[j][i];
+        ct = 0.9 * m + 0.1 * opt_g[s][i];
+        LA_CHECK(t, u[s][i] == (ct > 0 ? -(la_real)0.1 : (la_real)0.1),
+                 "sign %d %d", s, i);
+      }
+    c.weight_decay = 0.5;
+    LA_CHECK(t, opt_run(la_optimizer_lion(), &c, 1, opt_g[0], opt_th0, u) == 0, "run");
+    for (i = 0; i < 3; ++i)
+      LA_CHECK(t, opt_close(u[0][i], -0.1 * ((opt_g[0][i] > 0 ? 1 : -1) +
+                                             0.5 * (double)(la_real)opt_th0[i])),
+               "decay %d", i);
+  }
+}
+
+/* |got - want| within rounding of the values a difference of two thetas
+   is made of. */
+static int opt_close_at(double got, double want, double scale) {
+  return fabs(got - want) <=
+         (sizeof(la_real) == 8 ? 1e-12 : 3e-7) * (fabs(scale) + fabs(want));
+}
+
+static void test_sfadamw(la_t *t) {
+  LA_TEST(t, "optim: schedule-free adamw, x y z of the paper's box by hand") {
+    la_optim_config c;
+    double st[16] = {0}, x[3], y[3], z[3], v[3], wsum = 0, lrmax = 0;
+    double b1 = 0.9, b2 = 0.999, lr = 0.1, wd = 0.25;
+    la_real th[3], g[3], u[3];
+    int s, i, ok = 1;
+    memset(&c, 0, sizeof c);
+    c.lr = lr;
+    c.weight_decay = wd;
+    for (i = 0; i < 3; ++i) {
+      th[i] = (la_real)opt_th0[i];
+      x[i] = y[i] = z[i] = (double)th[i];
+      v[i] = 0;
+    }
+    for (s = 0; s < 3; ++s) {
+      double lrt = lr * sqrt(1 - pow(b2, s + 1)), ck;
+      for (i = 0; i < 3; ++i) g[i] = (la_real)opt_g[s][i];
+      LA_CHECK(t, opt_step1(la_optimizer_sfadamw(), &c, 3, st, 16, g, th, u) == 0,
+               "step %d", s);
+      lrmax = lrt > lrmax ? lrt : lrmax;
+      wsum += lrmax * lrmax;
+      ck = lrmax * lrmax / wsum;
+      for (i = 0; i < 3; ++i) {
+        double gi = opt_g[s][i], yo = y[i];
+        v[i] = b2 * v[i] + (1 - b2) * gi * gi;
+        z[i] -= lrt * (gi / (sqrt(v[i]) + 1e-8) + wd * yo);
+        x[i] = (1 - ck) * x[i] + ck * z[i];
+        y[i] = (1 - b1) * z[i] + b1 * x[i];
+        ok &= opt_close_at(u[i], y[i] - yo, yo);
+        y[i] = (double)th[i]; /* the rounded theta the next gradient is at */
+      }
+      LA_CHECK(t, ok, "step %d", s);
+    }
+  }
+}
+
+/* The model the matrix optimizers' tests see: d = 3, one layer, a front
+   MLP of width 2 (blocks B, A 3 x 3, W1 2 x 3, b1, W2 3 x 2, b2). */
+static int opt_model(la_model *m) {
+  la_model_config mc;
+  memset(&mc, 0, sizeof mc);
+  mc.d = 3;
+  mc.n = 4;
+  mc.layers = 1;
+  mc.front_hidden = 2;
+  return la_model_init(m, &mc);
+}
+
+static void test_muon(la_t *t) {
+  LA_TEST(t, "optim: muon orthogonalizes each matrix, Adam on the vectors") {
+    la_model m;
+    la_optim_config c;
+    la_rng r;
+    double st[512], *w = NULL, *q = NULL;
+    la_real th[64], g[64], u[64];
+    int nb, i, b, k, boff[16], bsz[16];
+    LA_CHECK(t, opt_model(&m) == 0 && m.nparams <= 64, "model");
+    memset(&c, 0, sizeof c);
+    c.lr = 1;
+    c.model = &m;
+    la_rng_seed(&r, 5, 0);
+    for (i = 0; i < m.nparams; ++i) {
+      th[i] = (la_real)la_rng_normal(&r);
+      g[i] = (la_real)la_rng_normal(&r);
+    }
+    memset(st, 0, sizeof st);
+    LA_CHECK(t, opt_step1(la_optimizer_muon(), &c, m.nparams, st, 512, g, th, u) == 0,
+             "step");
+    nb = la_model_blocks(&m, boff, bsz, 16);
+    LA_CHECK(t, nb == 6, "%d blocks", nb);
+    w = (double *)malloc(sizeof(double) * 64);
+    q = (double *)malloc(la_sym_eig_work_bytes(3) + 64);
+    for (b = 0; w && q && b < nb; ++b) {
+      int rows, cols, off = la_model_block_info(&m, b, NULL, NULL, NULL, &rows, &cols);
+      if (rows > 1 && cols > 1) {
+        /* O = -u / sqrt(max(1, rows / cols)): O O^T's eigenvalues near 1
+           (the quintic's band), O G^T symmetric positive definite (O has
+           G's singular vectors) */
+        int a = rows < cols ? rows : cols, tr = rows > cols;
+        double f = sqrt(rows > cols ? (double)rows / cols : 1.0), oo[9], og[9];
+        for (i = 0; i < a; ++i)
+          for (k = 0; k < a; ++k) {
+            double s1 = 0, s2 = 0;
+            int l, L = tr ? rows : cols;
+            for (l = 0; l < L; ++l) {
+              int pi = tr ? off + l * cols + i : off + i * cols + l;
+              int pk = tr ? off + l * cols + k : off + k * cols + l;
+              s1 += (double)u[pi] * (double)u[pk] / (f * f);
+              s2 += -(double)u[pi] / f * (double)g[pk];
+            }
+            oo[i * a + k] = s1;
+            og[i * a + k] = s2;
+          }
+        for (i = 0; i < a; ++i)
+          for (k = 0; k < i; ++k)
+            LA_CHECK(t, fabs(og[i * a + k] - og[k * a + i]) <=
+                            1e-5 * (fabs(og[i * a + k]) + 1),
+                     "O G^T symmetric, block %d", b);
+        LA_CHECK(t, la_sym_eig(a, oo, w, NULL, q, la_sym_eig_work_bytes(3) + 64) == 0,
+                 "eig");
+        for (i = 0; i < a; ++i)
+          LA_CHECK(t, w[i] > 0.3 && w[i] < 1.3, "block %d: %g", b, w[i]);
+        LA_CHECK(t, la_sym_eig(a, og, w, NULL, q, la_sym_eig_work_bytes(3) + 64) == 0,
+                 "eig");
+        for (i = 0; i < a; ++i) LA_CHECK(t, w[i] > 0, "O G^T block %d: %g", b, w[i]);
+      } else {
+        /* Adam's first step: lr_aux g / (|g| + eps) */
+        for (i = off; i < off + rows * cols; ++i)
+          LA_CHECK(t, opt_close(u[i], -3e-4 * (double)g[i] / (fabs((double)g[i]) + 1e-10)),
+                   "adam %d", i);
+      }
+    }
+    free(w);
+    free(q);
+    /* a model that is not theta's */
+    LA_CHECK(t, opt_step1(la_optimizer_muon(), &c, m.nparams - 1, st, 512, g, th, u) ==
+                    LA_ESHAPE, "shape");
+  }
+}
+
+static void test_adafactor(la_t *t) {
+  LA_TEST(t, "optim: adafactor's factored moments are exact for a rank-one g^2") {
+    la_model m;
+    la_optim_config c;
+    la_rng r;
+    double st[512], rms[8];
+    la_real th[64], th0[64], g[64], u[64];
+    int nb, i, b, pass, boff[16], bsz[16];
+    LA_CHECK(t, opt_model(&m) == 0 && m.nparams <= 64, "model");
+    nb = la_model_blocks(&m, boff, bsz, 16);
+    la_rng_seed(&r, 9, 0);
+    for (i = 0; i < m.nparams; ++i) th0[i] = (la_real)la_rng_normal(&r);
+    /* each block's g the outer product of two vectors: g^2 is rank one */
+    for (b = 0; b < nb; ++b) {
+      int rows, cols, off = la_model_block_info(&m, b, NULL, NULL, NULL, &rows, &cols);
+      int k;
+      double s = 0;
+      for (i = 0; i < rows; ++i)
+        for (k = 0; k < cols; ++k)
+          g[off + i * cols + k] = (la_real)((i + 1.5) * (k % 2 ? -1 : 1) * (0.5 + k));
+      for (i = off; i < off + rows * cols; ++i) s += (double)th0[i] * th0[i];
+      rms[b] = sqrt(s / (rows * cols));
+    }
+    for (pass = 0; pass < 2; ++pass) {
+      memset(&c, 0, sizeof c);
+      c.model = &m;
+      c.beta1 = pass ? 0.5 : 0;
+      memcpy(th, th0, sizeof th);
+      memset(st, 0, sizeof st);
+      LA_CHECK(t, opt_step1(la_optimizer_adafactor(), &c, m.nparams, st, 512, g, th, u) == 0,
+               "step");
+      /* beta2_1 = 0: V = g^2, U = sign(g), RMS(U) = 1; alpha = RMS(theta)
+         min(1e-2, 1) */
+      for (b = 0; b < nb; ++b) {
+        int rows, cols, off = la_model_block_info(&m, b, NULL, NULL, NULL, &rows, &cols);
+        double a = 1e-2 * rms[b] * (pass ? 0.5 : 1);
+        for (i = off; i < off + rows * cols; ++i)
+          LA_CHECK(t, fabs((double)u[i] + a * (g[i] > 0 ? 1 : -1)) <= 1e-6 * a,
+                   "pass %d block %d entry %d: %g", pass, b, i, (double)u[i]);
+      }
+    }
+    /* a vector: V = g^2 + eps exactly */
+    {
+      double s[16] = {0}, x = 0;
+      la_real v[3];
+      memset(&c, 0, sizeof c);
+      for (i = 0; i < 3; ++i) {
+        v[i] = (la_real)opt_th0[i];
+        x += opt_th0[i] * opt_th0[i];
+      }
+      x = sqrt(x / 3);
+      for (i = 0; i < 3; ++i) g[i] = (la_real)opt_g[0][i];
+      LA_CHECK(t, opt_step1(la_optimizer_adafactor(), &c, 3, s, 16, g, v, u) == 0, "vector");
+      for (i = 0; i < 3; ++i)
+        LA_CHECK(t, opt_close(u[i], -1e-2 * x * (opt_g[0][i] > 0 ? 1 : -1)), "vector %d", i);
+    }
+  }
+}
+
+static void test_shampoo_soap(la_t *t) {
+  LA_TEST(t, "optim: shampoo's first step orthogonalizes G; soap is Adam before its basis") {
+    la_model m;
+    la_optim_config c, ca;
+    la_rng r;
+    double st[1024], sa[512], w[4], q[512];
+    la_real th[64], g[64], u[64], ta[64], ua[64];
+    int nb, i, b, k, s, boff[16], bsz[16], differ = 0;
+    LA_CHECK(t, opt_model(&m) == 0 && m.nparams <= 64, "model");
+    nb = la_model_blocks(&m, boff, bsz, 16);
+    memset(&c, 0, sizeof c);
+    c.lr = 1;
+    c.eps = 1e-12;
+    c.model = &m;
+    la_rng_seed(&r, 6, 0);
+    for (i = 0; i < m.nparams; ++i) {
+      th[i] = (la_real)la_rng_normal(&r);
+      g[i] = (la_real)la_rng_normal(&r);
+    }
+    memset(st, 0, sizeof st);
+    LA_CHECK(t, la_optim_init(la_optimizer_shampoo(), &c, m.nparams, st, 1024) == 0 &&
+                    opt_step1(la_optimizer_shampoo(), &c, m.nparams, st, 1024, g, th, u) == 0,
+             "shampoo step");
+    /* L^-1/4 G R^-1/4 = U S (S^2 + eps)^-1/2 V^T: U V^T, O O^T = I */
+    for (b = 0; b < nb; ++b) {
+      int rows, cols, off = la_model_block_info(&m, b, NULL, NULL, NULL, &rows, &cols);
+      int a = rows < cols ? rows : cols, tr = rows > cols, L = tr ? rows : cols, l;
+      double oo[9];
+      if (rows < 2 || cols < 2) continue;
+      for (i = 0; i < a; ++i)
+        for (k = 0; k < a; ++k) {
+          double s1 = 0;
+          for (l = 0; l < L; ++l)
+            s1 += (double)u[tr ? off + l * cols + i : off + i * cols + l] *
+                  (double)u[tr ? off + l * cols + k : off + k * cols + l];
+          oo[i * a + k] = s1;
+        }
+      LA_CHECK(t, la_sym_eig(a, oo, w, NULL, q, sizeof q) == 0, "eig");
+      for (i = 0; i < a; ++i)
+        LA_CHECK(t, fabs(w[i] - 1) < 1e-4, "block %d: %g", b, w[i]);
+    }
+    /* soap: the identity basis for the first precond_every steps is Adam,
+       bit for bit; then its own */
+    memset(&c, 0, sizeof c);
+    memset(&ca, 0, sizeof ca);
+    c.model = &m;
+    c.precond_every = 3;
+    ca.lr = c.lr = 0.01;
+    ca.beta1 = ca.beta2 = 0.95;
+    memcpy(ta, th, sizeof ta);
+    LA_CHECK(t, la_optim_init(la_optimizer_soap(), &c, m.nparams, st, 1024) == 0 &&
+                    la_optim_init(la_optimizer_adam(), &ca, m.nparams, sa, 512) == 0,
+             "init");
+    for (s = 0; s < 5; ++s) {
+      for (i = 0; i < m.nparams; ++i) g[i] = (la_real)la_rng_normal(&r);
+      LA_CHECK(t, opt_step1(la_optimizer_soap(), &c, m.nparams, st, 1024, g, th, u) == 0 &&
+                      opt_step1(la_optimizer_adam(), &ca, m.nparams, sa, 512, g, ta, ua) == 0,
+               "step %d", s);
+      if (s < 3)
+        LA_CHECK(t, memcmp(u, ua, sizeof(la_real) * (size_t)m.nparams) == 0, "adam %d", s);
+      else
+        differ += memcmp(u, ua, sizeof(la_real) * (size_t)m.nparams) != 0;
+    }
+    LA_CHECK(t, differ == 2, "its own basis after step 3");
+  }
+}
+
+/* Each of them resumed from a checkpoint: the same theta and state, bit
+   for bit, as the run that went on. */
+static void test_new_resume(la_t *t) {
+  static const char *const names[] = {"lion", "sfadamw", "muon", "adafactor",
+                                      "shampoo", "soap"};
+  int k;
+  LA_TEST(t, "optim: lion, sfadamw, muon, adafactor, shampoo, soap resume bit for bit") {
+    for (k = 0; k < 6; ++k) {
+      la_run_config c, fc;
+      la_run a, b, r;
+      size_t cap = 0, len = 0;
+      unsigned char *buf;
+      la_run_preset(&c, "1", names[k]);
+      c.data.d = 3;
+      c.data.n = 4;
+      c.model.layers = 2;
+      c.model.front_hidden = 2;
+      c.batch = 16;
+      c.eval_batch = 16;
+      c.eval_every = 5;
+      c.steps = 8;
+      c.seed = 11;
+      c.opt.precond_every = k >= 4 ? 2 : 0; /* a basis before and after */
+      LA_CHECK(t, la_run_create(&a, &c, NULL) == 0 && la_trainer_run(&a.trainer, 8) == 0,
+               "%s unbroken", names[k]);
+      LA_CHECK(t, la_run_create(&b, &c, NULL) == 0 && la_trainer_run(&b.trainer, 3) == 0,
+               "%s first part", names[k]);
+      LA_CHECK(t, la_checkpoint_bytes(&b.trainer, &cap) == 0, "bytes");
+      buf = (unsigned char *)malloc(cap);
+      LA_CHECK(t, buf && la_checkpoint_save_mem(&b.trainer, buf, cap, &len) == 0, "save");
+      LA_CHECK(t, la_checkpoint_run(buf, len, &fc, NULL) == 0 &&
+                      la_run_create(&r, &fc, NULL) == 0 &&
+                      la_run_resume_mem(&r, buf, len, NULL) == 0 &&
+                      la_trainer_run(&r.trainer, 5) == 0,
+               "%s resumed", names[k]);
+      LA_CHECK(t, r.trainer.n == a.trainer.n && a.trainer.diverged_step == 0 &&
+                      memcmp(r.trainer.theta, a.trainer.theta,
+                             sizeof(la_real) * (size_t)a.trainer.n) == 0 &&
+                      r.trainer.state_len == a.trainer.state_len &&
+                      memcmp(r.trainer.state, a.trainer.state,
+                             sizeof(double) * a.trainer.state_len) == 0,
+               "%s bit for bit", names[k]);
+      /* the step moved theta */
+      LA_CHECK(t, memcmp(b.trainer.theta, a.trainer.theta,
+                         sizeof(la_real) * (size_t)a.trainer.n) != 0, "%s moved", names[k]);
+      free(buf);
+      la_run_destroy(&r);
+      la_run_destroy(&a);
+      la_run_destroy(&b);
+    }
+  }
+}
+
 static void suite_optim(la_t *t) {
   test_sgd(t);
   test_adam(t);
@@ -438,4 +786,10 @@ static void suite_optim(la_t *t) {
   test_optim_bad(t);
   test_clip(t);
   test_schedule(t);
+  test_lion(t);
+  test_sfadamw(t);
+  test_muon(t);
+  test_adafactor(t);
+  test_shampoo_soap(t);
+  test_new_resume(t);
 }

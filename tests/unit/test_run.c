@@ -115,10 +115,13 @@ static void test_run_registry(la_t *t) {
     const la_optimizer *b[] = {la_optimizer_sgd(),     la_optimizer_adam(),
                                la_optimizer_sign(),    la_optimizer_nsgd(),
                                la_optimizer_adagrad(), la_optimizer_rmsprop(),
-                               la_optimizer_lbfgs()};
+                               la_optimizer_lbfgs(),   la_optimizer_lion(),
+                               la_optimizer_sfadamw(), la_optimizer_muon(),
+                               la_optimizer_adafactor(), la_optimizer_shampoo(),
+                               la_optimizer_soap()};
     la_optimizer custom = *la_optimizer_sgd();
     int i, j, n = la_optim_count();
-    LA_CHECK(t, n == 7, "%d rows", n);
+    LA_CHECK(t, n == 13, "%d rows", n);
     for (i = 0; i < n; ++i) {
       const la_optim_entry *e = la_optim_entry_at(i);
       if (!e) {
@@ -132,10 +135,10 @@ static void test_run_registry(la_t *t) {
         LA_CHECK(t, strcmp(la_optim_entry_at(j)->optimizer->name, e->optimizer->name),
                  "names %d %d", i, j);
     }
-    for (i = 0; i < 7; ++i)
+    for (i = 0; i < 13; ++i)
       LA_CHECK(t, la_optim_entry_of(b[i]) != NULL, "built-in %d", i);
     LA_CHECK(t, la_optim_entry_at(n) == NULL && la_optim_entry_at(-1) == NULL, "ends");
-    LA_CHECK(t, la_optim_find("lion") == NULL && la_optim_find(NULL) == NULL, "unknown");
+    LA_CHECK(t, la_optim_find("nadam") == NULL && la_optim_find(NULL) == NULL, "unknown");
     LA_CHECK(t, la_optim_entry_of(&custom) == NULL, "custom");
   }
 
@@ -145,7 +148,7 @@ static void test_run_registry(la_t *t) {
     for (k = 0; k < la_optim_count(); ++k) {
       const la_optim_entry *e = la_optim_entry_at(k);
       la_optim_config zero, dflt = e->defaults;
-      double s0[8] = {0}, s1[8] = {0};
+      double s0[16] = {0}, s1[16] = {0};
       memset(&zero, 0, sizeof zero);
       e->optimizer->init(&zero, 3, s0);
       e->optimizer->init(&dflt, 3, s1);
@@ -252,7 +255,9 @@ static void test_run_table(la_t *t) {
         M(opt.decoupled, 1), M(opt.alpha, 1), M(opt.initial, 1),
         M(opt.history, 1), M(opt.max_iter, 1), M(opt.max_eval, 1),
         M(opt.tol_grad, 1), M(opt.tol_change, 1), M(opt.line_search, 1),
-        M(opt.c1, 1), M(opt.c2, 1), M(opt.max_ls, 1),
+        M(opt.c1, 1), M(opt.c2, 1), M(opt.max_ls, 1), M(opt.lr_aux, 1),
+        M(opt.precond_every, 1),
+        M(opt.model, 0) /* a pointer: refused in a run */,
         M(schedule.kind, 1), M(schedule.warmup, 1), M(schedule.period, 1),
         M(schedule.decay, 1), M(schedule.total, 1), M(schedule.min_scale, 1),
         M(clip_norm, 1), M(clip_block, 1), M(batch, 1), M(data_mode, 1),
@@ -287,7 +292,7 @@ static void test_run_table(la_t *t) {
                         sizeof(la_data_config) &&
                     offsetof(la_model_config, parallel) + sizeof(void *) + 8 >
                         sizeof(la_model_config) &&
-                    offsetof(la_optim_config, max_ls) + sizeof(int) + 8 >
+                    offsetof(la_optim_config, model) + sizeof(void *) + 8 >
                         sizeof(la_optim_config) &&
                     offsetof(la_schedule, min_scale) + sizeof(double) + 8 >
                         sizeof(la_schedule),
@@ -368,7 +373,7 @@ static void test_run_table(la_t *t) {
       LA_CHECK(t, la_run_field_set(&c, la_run_field_find("opt"), 0) == 0 &&
                       !strcmp(c.optimizer, la_optim_entry_at(0)->optimizer->name),
                "optimizer by index");
-      memcpy(c.optimizer, "lion", 5);
+      memcpy(c.optimizer, "nadam", 6);
       LA_CHECK(t, la_run_field_get(&c, la_run_field_find("opt"), &v) == LA_ERANGE,
                "not in the registry");
       LA_CHECK(t, la_run_field_set(NULL, la_run_field_find("d"), 1) == LA_ENULL, "null");
@@ -433,7 +438,7 @@ static void test_run_table(la_t *t) {
     la_run_resolve(&c, &r);
     LA_CHECK(t, r.opt.lr == 0.01 && r.opt.alpha == 0.99, "rmsprop: the registry's");
     LA_CHECK(t, la_run_preset(&c, "7", NULL) == LA_ERANGE, "unknown experiment");
-    LA_CHECK(t, la_run_preset(&c, "1", "lion") == LA_ERANGE, "unknown optimizer");
+    LA_CHECK(t, la_run_preset(&c, "1", "nadam") == LA_ERANGE, "unknown optimizer");
     LA_CHECK(t, la_run_preset(NULL, "1", NULL) == LA_ENULL, "null");
   }
 
@@ -451,7 +456,7 @@ static void test_run_table(la_t *t) {
     c.data.sigma_matrix = s;
     LA_CHECK(t, la_run_resolve(&c, &r) == LA_ERANGE, "a matrix is no value");
     c = run_small("1", NULL);
-    memcpy(c.optimizer, "lion", 5);
+    memcpy(c.optimizer, "nadam", 6);
     LA_CHECK(t, la_run_resolve(&c, &r) == LA_ERANGE, "unknown optimizer");
     c = run_small("1", NULL);
     c.batch = -1;

@@ -207,11 +207,11 @@ static void test_sel_choices(la_t *t) {
     LA_CHECK(t, la_run_explain(&c, &f, why, sizeof why) == LA_ERANGE && f &&
                     !strcmp(f->key, "batch") && strstr(why, "outside its range"),
              "batch -5: %s", why);
-    memcpy(c.optimizer, "lion", 5);
+    memcpy(c.optimizer, "nadam", 6);
     c.batch = 0;
     LA_CHECK(t, la_run_explain(&c, &f, why, sizeof why) == LA_ERANGE && f &&
                     !strcmp(f->key, "opt"),
-             "lion: %s", why);
+             "nadam: %s", why);
     la_run_preset(&c, "1", NULL);
     LA_CHECK(t, la_run_explain(&c, &f, why, sizeof why) == 0 && !f && !why[0], "fine");
     LA_CHECK(t, la_run_explain(NULL, &f, why, sizeof why) == LA_ENULL, "null");

@@ -915,6 +915,14 @@ static void test_train_forged(la_t *t) {
         {"rmsprop", 0, -2, "a negative average of squares"},
         {"lbfgs", 4, 4, "more pairs than the history"},
         {"lbfgs", 5, 3, "the ring's head past the history"},
+        {"sfadamw", 0, -1, "sfadamw's step count -1"},
+        {"sfadamw", 1, -1, "sfadamw's largest rate negative"},
+        {"sfadamw", 3 + 8, -1, "sfadamw's negative second moment"},
+        {"muon", 0, 2.5, "muon's step count 2.5"},
+        {"muon", 1 + 16, -1, "muon's negative second moment"},
+        {"adafactor", 1 + 8, -1, "adafactor's negative factored moment"},
+        {"shampoo", 0, -1, "shampoo's step count -1"},
+        {"soap", 0, 0.5, "soap's step count 0.5"},
     };
     int k;
     for (k = 0; k < (int)(sizeof cases / sizeof cases[0]); ++k) {
