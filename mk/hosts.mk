@@ -19,3 +19,22 @@ run-s390x-cli-cross-host: | $(BUILD)
 	@sh tests/harness/run_one.sh s390x-cli-cross-host sh -c '$(call cli_cc,$(CC),$(SCALAR),$(BUILD)/linattn-scalar) && \
 	  $(call cli_cc,s390x-linux-gnu-gcc,$(SCALAR),$(BUILD)/linattn-s390x) && \
 	  sh tests/cli/cross_host.sh $(BUILD)/cross-s390x $(BUILD)/linattn-scalar $(BUILD)/linattn-s390x $(QEMUZ)'
+
+# ------------------------------------------------------------ Windows
+# x86-64 Windows: MinGW-w64's gcc builds, Wine runs (in a prefix of its own
+# under build/, made by the first run). The whole suite in AVX2 float and in
+# scalar double (the scalar build calls the header's own fma: MinGW's
+# rounds twice), and the crash safety of checkpoint replacement: a child
+# that trains and saves after every step is killed (TerminateProcess) 30
+# times at random instants; the file must load after every kill and the
+# run resumed across them must hold the bits of one trained without a break
+# (tests/unit/ckpt_crash.c).
+WINE = env WINEPREFIX=$(abspath $(BUILD))/wine WINEDEBUG=-all wine
+MINGW = x86_64-w64-mingw32-gcc $(CFLAGS_HOST)
+CONFIGS += win-avx2-float win-scalar-double win-ckpt-crash
+run-win-avx2-float: | $(BUILD)
+	@sh tests/harness/run_one.sh win-avx2-float sh -c '$(MINGW) $(AVX2) tests/unit/main.c -o $(BUILD)/t-win-avx2-float.exe -lm && $(WINE) $(BUILD)/t-win-avx2-float.exe'
+run-win-scalar-double: | $(BUILD)
+	@sh tests/harness/run_one.sh win-scalar-double sh -c '$(MINGW) $(SCALAR) -DLINATTN_DOUBLE tests/unit/main.c -o $(BUILD)/t-win-scalar-double.exe -lm && $(WINE) $(BUILD)/t-win-scalar-double.exe'
+run-win-ckpt-crash: | $(BUILD)
+	@sh tests/harness/run_one.sh win-ckpt-crash sh -c '$(MINGW) $(AVX2) tests/unit/ckpt_crash.c -o $(BUILD)/ckpt-crash.exe -lm && mkdir -p $(BUILD)/win-crash && $(WINE) $(BUILD)/ckpt-crash.exe $(BUILD)/win-crash 30'
