@@ -38,3 +38,14 @@ run-win-scalar-double: | $(BUILD)
 	@sh tests/harness/run_one.sh win-scalar-double sh -c '$(MINGW) $(SCALAR) -DLINATTN_DOUBLE tests/unit/main.c -o $(BUILD)/t-win-scalar-double.exe -lm && $(WINE) $(BUILD)/t-win-scalar-double.exe'
 run-win-ckpt-crash: | $(BUILD)
 	@sh tests/harness/run_one.sh win-ckpt-crash sh -c '$(MINGW) $(AVX2) tests/unit/ckpt_crash.c -o $(BUILD)/ckpt-crash.exe -lm && mkdir -p $(BUILD)/win-crash && $(WINE) $(BUILD)/ckpt-crash.exe $(BUILD)/win-crash 30'
+
+# The portable (scalar) linattn built by MinGW-w64 and run under Wine
+# against this host's: the same step lines, JSON lines (timings aside),
+# checkpoints and a tiny reproduce's files; checkpoints resumed across the
+# two (tests/cli/win_host.sh).
+CONFIGS += win-cli-cross-host
+run-win-cli-cross-host: | $(BUILD)
+	@sh tests/harness/run_one.sh win-cli-cross-host sh -c '$(call cli_cc,$(CC),$(SCALAR),$(BUILD)/linattn-scalar) && \
+	  $(call cli_cc,x86_64-w64-mingw32-gcc,$(SCALAR),$(BUILD)/linattn-win.exe) && \
+	  rm -rf $(BUILD)/win-host && mkdir -p $(BUILD)/win-host && \
+	  sh tests/cli/win_host.sh $(BUILD)/win-host $(abspath $(BUILD))/linattn-scalar $(abspath $(BUILD))/linattn-win.exe $(WINE)'

@@ -320,6 +320,7 @@ static int cmd_noise(const cli_config *c) {
   la_run r;
   long step;
   FILE *m;
+  u_mem mem;
   char *text = NULL, title[160], lab[96];
   size_t len = 0;
   u_progress p;
@@ -327,13 +328,13 @@ static int cmd_noise(const cli_config *c) {
   int st = measure_outputs(c);
   if (st || (st = load_theta(c, c->opts.measure.at, &r, &pool, &step)) != 0) return st;
   u_progress_init(&p, "noise", 1);
-  if (!(m = open_memstream(&text, &len))) {
+  if (!(m = u_mem_open(&mem, &text, &len))) {
     st = u_oom();
   } else {
     st = measure_noise(c, c->opts.measure.samples_out, &r, r.trainer.theta, step, m,
                        NULL, &p);
     /* closing a memory stream writes its last bytes into text */
-    if (fclose(m) != 0 && !st) st = u_oom();
+    if (u_mem_close(&mem) != 0 && !st) st = u_oom();
   }
   u_progress_end(&p);
   snprintf(title, sizeof title, "Gradient noise, %s, step %ld",
@@ -563,6 +564,7 @@ static int cmd_curvature(const cli_config *c) {
   curv_out q;
   long step;
   FILE *m;
+  u_mem mem;
   char *text = NULL, title[160], lab[96];
   size_t len = 0;
   la_pool *pool = NULL;
@@ -580,7 +582,7 @@ static int cmd_curvature(const cli_config *c) {
     st = u_fail(exit_of_status(st), "curvature: %s", la_status_str(st));
     goto out;
   }
-  if (!(m = open_memstream(&text, &len))) {
+  if (!(m = u_mem_open(&mem, &text, &len))) {
     st = u_oom();
     goto out;
   }
@@ -606,7 +608,7 @@ static int cmd_curvature(const cli_config *c) {
     if (q.nspec) jw_arr(&w, "spectrum", q.spec, q.nspec);
     jw_end(&w);
   }
-  if (fclose(m) != 0) { /* it writes the stream's last bytes into text */
+  if (u_mem_close(&mem) != 0) { /* it writes the stream's last bytes into text */
     st = u_oom();
     goto out;
   }
