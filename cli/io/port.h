@@ -64,10 +64,16 @@ static long readlink(const char *path, char *buf, size_t cap) {
 #endif
 
 /* Standard output written as bytes (no CR before LF on Windows), so that
-   the lines and files are those of every other host. */
+   the lines and files are those of every other host; on a Windows console
+   the progress line's escape sequences (ANSI: carriage return, erase to
+   the end of the line) turned on, as a POSIX terminal reads them. */
 static void u_sys_init(void) {
 #ifdef _WIN32
+  HANDLE err = GetStdHandle(STD_ERROR_HANDLE);
+  DWORD mode;
   (void)_setmode(_fileno(stdout), _O_BINARY);
+  if (err != INVALID_HANDLE_VALUE && GetConsoleMode(err, &mode))
+    (void)SetConsoleMode(err, mode | 0x0004); /* ENABLE_VIRTUAL_TERMINAL_PROCESSING */
 #else
   /* a write past a file size limit (ulimit -f) fails with EFBIG, which
      every output reports (exit 3) and cleans up after, instead of killing
