@@ -22,14 +22,15 @@ run-s390x-cli-cross-host: | $(BUILD)
 
 # ------------------------------------------------------------ Windows
 # x86-64 Windows: MinGW-w64's gcc builds, Wine runs (in a prefix of its own
-# under build/, made by the first run). The whole suite in AVX2 float and in
+# under build/, made by the first run, without .NET and Gecko, which the
+# programs do not use). The whole suite in AVX2 float and in
 # scalar double (the scalar build calls the header's own fma: MinGW's
 # rounds twice), and the crash safety of checkpoint replacement: a child
 # that trains and saves after every step is killed (TerminateProcess) 30
 # times at random instants; the file must load after every kill and the
 # run resumed across them must hold the bits of one trained without a break
 # (tests/unit/ckpt_crash.c).
-WINE = env WINEPREFIX=$(abspath $(BUILD))/wine WINEDEBUG=-all wine
+WINE = env WINEPREFIX=$(abspath $(BUILD))/wine WINEDEBUG=-all WINEDLLOVERRIDES=mscoree,mshtml= wine
 MINGW = x86_64-w64-mingw32-gcc $(CFLAGS_HOST)
 CONFIGS += win-avx2-float win-scalar-double win-ckpt-crash
 run-win-avx2-float: | $(BUILD)
