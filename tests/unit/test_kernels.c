@@ -625,6 +625,19 @@ static void suite_kernels(la_t *t) {
       exact += la__fmaf_soft(fa, fb, -1) == (float)-ldexp(1, -2 * (k / 2));
     }
     LA_CHECK(t, exact == 21, "%d of 21 exact", exact);
+    { /* a product halfway between two neighbours, and z a hair beyond it
+         on either side: ties to even would take the wrong one (float: the
+         double sum alone is that tie) */
+      float h = (float)(1 + ldexp(1, -12));
+      double a = 1 + ldexp(1, -26), b = 1 + ldexp(1, -27),
+             tie = 1 + ldexp(1, -26) + ldexp(1, -27);
+      LA_CHECK(t, la__fmaf_soft(h, h, (float)ldexp(1, -70)) ==
+                      (float)(1 + ldexp(1, -11) + ldexp(1, -23)),
+               "fmaf: above the tie");
+      LA_CHECK(t, la__fma_soft(a, b, ldexp(1, -200)) == tie + ldexp(1, -52) &&
+                      la__fma_soft(a, b, -ldexp(1, -200)) == tie,
+               "fma: either side of the tie");
+    }
 #if !defined(__MINGW32__) || LA__X86_FMA
     /* the C library's (or the instruction) on operands of every binade,
        subnormals, products that cancel z and ties */
