@@ -15402,10 +15402,8 @@ LINATTN_DEF int la_checkpoint_save(const la_trainer *tr, const char *path) {
   if (!st) {
     la__ck_file f = la__ck_create_tmp(path, tmp, cap);
     int made = f != LA__CK_NONE;
-    if (!made) st = LA_EIO;
-    else if ((st = la__ck_write(f, buf, total)) == LA_OK &&
-             !la__ck_rename(tmp, path))
-      st = LA_EIO;
+    st = made ? la__ck_write(f, buf, total) : LA_EIO;
+    if (!st && !la__ck_rename(tmp, path)) st = LA_EIO;
     if (st && made) la__ck_unlink(tmp); /* ours: the error is st's */
   }
   LINATTN_FREE(buf, NULL);

@@ -31,6 +31,7 @@
 #include <unistd.h>
 
 #define U_POSIX 0
+#define U_O_RDONLY (O_RDONLY | O_BINARY) /* reads whole bytes */
 #define O_NOFOLLOW 0 /* no links followed by open there */
 #define O_CLOEXEC _O_NOINHERIT
 #define O_NONBLOCK 0
@@ -58,6 +59,7 @@ static long readlink(const char *path, char *buf, size_t cap) {
 #include <sys/wait.h>
 #include <unistd.h>
 #define U_POSIX 1
+#define U_O_RDONLY O_RDONLY
 #ifndef O_BINARY
 #define O_BINARY 0
 #endif

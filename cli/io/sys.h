@@ -731,7 +731,7 @@ static int u_read_regular(const char *path, size_t max, char **out, size_t *len)
   struct stat st;
   char *buf;
   size_t n = 0;
-  int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC | O_BINARY), e = 0;
+  int fd = open(path, U_O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC), e = 0;
   *out = NULL;
   *len = 0;
   if (fd < 0) return errno ? errno : EIO;
