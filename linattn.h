@@ -74,7 +74,8 @@ OPTIONS (define before including)
                            LINATTN_AVX512, LINATTN_NEON or
                            LINATTN_WASM_SIMD128. Forcing one the
                            compiler cannot honour (for example LINATTN_AVX2
-                           without -mavx2 -mfma) is a #warning and the scalar
+                           without -mavx2 -mfma; MSVC: /arch:AVX2) is a
+                           compiler warning (MSVC: a #pragma message) and the scalar
                            backend is used instead.
    LINATTN_MALLOC(sz, ctx) / LINATTN_FREE(p, ctx)
                            the allocator of the convenience layer; define both
@@ -82,10 +83,16 @@ OPTIONS (define before including)
    LINATTN_NO_STDLIB       no malloc, no stdio: only the caller-owned-workspace
                            API is compiled (bare-metal boards); no built-in
                            thread pool (a host parallel-for still works).
-   LINATTN_NO_THREADS      no built-in thread pool even where POSIX threads
+   LINATTN_NO_THREADS      no built-in thread pool even where threads
                            exist (it is built on __unix__ and __APPLE__
-                           hosts with gcc or clang; C libraries older than
-                           glibc 2.34 then need -pthread when linking).
+                           hosts with gcc or clang, on POSIX threads: C
+                           libraries older than glibc 2.34 then need
+                           -pthread when linking; and on Windows, _WIN32,
+                           with any compiler, on Win32 threads).
+   LINATTN_NO_WIN32_FILES  on Windows, checkpoints saved with the C library
+                           alone (see la_checkpoint_save); with it and
+                           LINATTN_NO_THREADS the implementation does not
+                           include <windows.h>.
    LINATTN_NO_RESEARCH     leave out part 7, the research layer.
    LINATTN_ASSERT(x)       internal consistency checks (default: nothing).
                            Argument errors never assert: they return a status.
@@ -93,8 +100,9 @@ OPTIONS (define before including)
 SIMD
 
    The backend is chosen at compile time from the compiler's own macros:
-   AVX-512 (__AVX512F__ and __AVX512VL__ with AVX2 and FMA), AVX2 with FMA,
-   NEON (AArch64; ARMv7 with -mfpu=neon), WebAssembly SIMD128 (clang's
+   AVX-512 (__AVX512F__ and __AVX512VL__ with AVX2 and FMA), AVX2 with FMA
+   (MSVC's /arch:AVX2, which enables FMA without saying so, counts), NEON
+   (AArch64; ARMv7 with -mfpu=neon), WebAssembly SIMD128 (clang's
    -msimd128; no fused multiply-add), otherwise scalar; no run-time
    dispatch. la_backend_name() says which backend was compiled. An ARMv7-A
    build without NEON is a #warning (LINATTN_SIMD=LINATTN_SCALAR keeps the
@@ -362,16 +370,18 @@ typedef struct la_parallel {
    which takes its share of every job (threads 0 or 1: no thread at all).
    A worker that waits spins for a few microseconds, then sleeps on a
    condition variable, so a machine busier than the pool has cores loses
-   little. Needs POSIX threads: built on POSIX hosts (__unix__, __APPLE__)
-   with gcc or clang unless LINATTN_NO_THREADS is defined; elsewhere
-   threads > 1 is LA_EUNSUPPORTED. LA_ERANGE for threads < 0 or beyond
+   little. Built on POSIX hosts (__unix__, __APPLE__) with gcc or clang
+   (POSIX threads) and on Windows (Win32 threads, SRW locks and condition
+   variables) unless LINATTN_NO_THREADS is defined; elsewhere threads > 1
+   is LA_EUNSUPPORTED. LA_ERANGE for threads < 0 or beyond
    LA_MAX_WORKERS, LA_ENOMEM when memory or a thread could not be had.
 
    la_cpu_count is the number of CPUs this process may use, the default of
    every thread count (the `linattn` command's, Python's): the processors
    of its affinity mask (Linux: sched_getaffinity where the including
-   file's dialect declares it, else the mask /proc/self/status lists; other
-   hosts: the online processors), bounded by its cgroup's CPU quota
+   file's dialect declares it, else the mask /proc/self/status lists;
+   Windows: GetProcessAffinityMask, its processor group's; other hosts:
+   the online processors), bounded by its cgroup's CPU quota
    (cgroup v2: cpu.max of its cgroup and of each one above it; v1:
    cpu.cfs_quota_us / cpu.cfs_period_us; rounded up), and by
    SLURM_CPUS_PER_TASK and OMP_NUM_THREADS (its first number) where they
@@ -1915,15 +1925,23 @@ LINATTN_DEF int la_checkpoint_run(const void *buf, size_t len,
    one that exists and is not a regular file (a device, a FIFO, a folder),
    is LA_EIO and left as it is. A load reads only a regular file (a FIFO or
    a device is LA_EIO at once, never waited on) of at most 1e12 bytes.
-   Elsewhere (Windows, bare C libraries) only the C library is used: the
-   temporary is PATH.tmp, created exclusively only by C11's "wbx" (a link
-   planted there is followed before C11), nothing is fsync'ed, a PATH that
-   is not a regular file is not told apart (saving over a device replaces
-   it where rename can) and a load opens whatever fopen opens; on Windows
-   rename cannot replace a file, so PATH is removed first and that window
-   is not crash-safe. A theta or optimizer state that is not finite is
-   refused before anything is written (LA_ENONFINITE: such a file would
-   not load). */
+   On Windows (_WIN32; LINATTN_NO_WIN32_FILES turns it off) the same
+   holds with Win32 calls: PATH is UTF-8 (a name that is not is read in
+   the ANSI code page, as fopen reads it), the temporary is created with
+   CREATE_NEW, flushed by FlushFileBuffers and moved over PATH by
+   MoveFileExW (MOVEFILE_REPLACE_EXISTING | MOVEFILE_WRITE_THROUGH); a
+   folder or a device (NUL, CON) is LA_EIO; a load opens its file shared
+   for deletion, but a file another handle holds open may still refuse
+   the move: the save is then LA_EIO and PATH keeps the old checkpoint.
+   Elsewhere (bare C libraries, and the two switches above) only the C
+   library is used: the temporary is PATH.tmp, created exclusively only by
+   C11's "wbx" (a link planted there is followed before C11), nothing is
+   fsync'ed, a PATH that is not a regular file is not told apart (saving
+   over a device replaces it where rename can) and a load opens whatever
+   fopen opens; on Windows rename cannot replace a file, so PATH is
+   removed first and that window is not crash-safe. A theta or optimizer
+   state that is not finite is refused before anything is written
+   (LA_ENONFINITE: such a file would not load). */
 LINATTN_DEF int la_checkpoint_save(const la_trainer *tr, const char *path);
 LINATTN_DEF int la_checkpoint_load(la_trainer *tr, const char *path);
 /* la_run_resume_mem on a file's bytes. */
@@ -2409,11 +2427,34 @@ static int la__arena_align(la__arena *a) {
 
 /* ------------------------------------------------ backend selection */
 
+/* Fused multiply-add on x86: __FMA__ (gcc, clang, clang-cl); MSVC's
+   /arch:AVX2 and /arch:AVX512 enable FMA but never define __FMA__. */
+#if defined(__FMA__) ||                                                       \
+    (defined(_MSC_VER) && !defined(__clang__) && defined(__AVX2__))
+#define LA__X86_FMA 1
+#else
+#define LA__X86_FMA 0
+#endif
 #if defined(__AVX512F__) && defined(__AVX512VL__) && defined(__AVX2__) &&     \
-    defined(__FMA__)
+    LA__X86_FMA
 #define LA__HAVE_AVX512 1
 #else
 #define LA__HAVE_AVX512 0
+#endif
+#if defined(__AVX2__) && LA__X86_FMA
+#define LA__HAVE_AVX2 1
+#else
+#define LA__HAVE_AVX2 0
+#endif
+#if defined(__ARM_NEON) || defined(__ARM_NEON__)
+#define LA__HAVE_NEON 1
+#else
+#define LA__HAVE_NEON 0
+#endif
+#if defined(__wasm_simd128__)
+#define LA__HAVE_WASM_SIMD128 1
+#else
+#define LA__HAVE_WASM_SIMD128 0
 #endif
 /* An ARMv7-A (or later 32-bit A-profile) target compiled without NEON:
    Debian's armhf defaults (-mfpu=vfpv3-d16) give the scalar backend, a
@@ -2426,48 +2467,57 @@ static int la__arena_align(la__arena *a) {
     defined(__ARM_ARCH_PROFILE) && __ARM_ARCH_PROFILE == 'A'
 #warning "linattn.h: ARM without NEON: scalar backend (add -mfpu=neon-vfpv4, or define LINATTN_SIMD=LINATTN_SCALAR to keep it)"
 #endif
+/* A forced backend the compiler cannot honour sets LA__SIMD_REFUSED to
+   the flags it needs; the scalar backend is used and the build says so
+   (a #warning, MSVC's #pragma message, which has no #warning). */
 #if !defined(LINATTN_SIMD)
 #if LA__HAVE_AVX512
 #define LA__SIMD LINATTN_AVX512
-#elif defined(__AVX2__) && defined(__FMA__)
+#elif LA__HAVE_AVX2
 #define LA__SIMD LINATTN_AVX2
-#elif defined(__ARM_NEON) || defined(__ARM_NEON__)
+#elif LA__HAVE_NEON
 #define LA__SIMD LINATTN_NEON
-#elif defined(__wasm_simd128__)
+#elif LA__HAVE_WASM_SIMD128
 #define LA__SIMD LINATTN_WASM_SIMD128
 #else
 #define LA__SIMD LINATTN_SCALAR
 #endif
 #elif LINATTN_SIMD == LINATTN_AVX2
-#if defined(__AVX2__) && defined(__FMA__)
+#if LA__HAVE_AVX2
 #define LA__SIMD LINATTN_AVX2
 #else
-#warning "linattn.h: LINATTN_SIMD=LINATTN_AVX2 needs -mavx2 -mfma; using scalar"
-#define LA__SIMD LINATTN_SCALAR
+#define LA__SIMD_REFUSED "linattn.h: LINATTN_SIMD=LINATTN_AVX2 needs -mavx2 -mfma (MSVC: /arch:AVX2); using scalar"
 #endif
 #elif LINATTN_SIMD == LINATTN_AVX512
 #if LA__HAVE_AVX512
 #define LA__SIMD LINATTN_AVX512
 #else
-#warning "linattn.h: LINATTN_SIMD=LINATTN_AVX512 needs -mavx512f -mavx512vl -mfma; using scalar"
-#define LA__SIMD LINATTN_SCALAR
+#define LA__SIMD_REFUSED "linattn.h: LINATTN_SIMD=LINATTN_AVX512 needs -mavx512f -mavx512vl -mfma (MSVC: /arch:AVX512); using scalar"
 #endif
 #elif LINATTN_SIMD == LINATTN_NEON
-#if defined(__ARM_NEON) || defined(__ARM_NEON__)
+#if LA__HAVE_NEON
 #define LA__SIMD LINATTN_NEON
 #else
-#warning "linattn.h: LINATTN_SIMD=LINATTN_NEON needs an ARM NEON target; using scalar"
-#define LA__SIMD LINATTN_SCALAR
+#define LA__SIMD_REFUSED "linattn.h: LINATTN_SIMD=LINATTN_NEON needs an ARM NEON target; using scalar"
 #endif
 #elif LINATTN_SIMD == LINATTN_WASM_SIMD128
-#if defined(__wasm_simd128__)
+#if LA__HAVE_WASM_SIMD128
 #define LA__SIMD LINATTN_WASM_SIMD128
 #else
-#warning "linattn.h: LINATTN_SIMD=LINATTN_WASM_SIMD128 needs -msimd128; using scalar"
-#define LA__SIMD LINATTN_SCALAR
+#define LA__SIMD_REFUSED "linattn.h: LINATTN_SIMD=LINATTN_WASM_SIMD128 needs -msimd128; using scalar"
 #endif
 #else
 #define LA__SIMD LINATTN_SCALAR
+#endif
+#ifdef LA__SIMD_REFUSED
+#define LA__SIMD LINATTN_SCALAR
+#if defined(_MSC_VER) && !defined(__clang__)
+#pragma message(LA__SIMD_REFUSED)
+#else
+#define LA__PRAGMA_STR(x) #x
+#define LA__PRAGMA(x) _Pragma(LA__PRAGMA_STR(x))
+LA__PRAGMA(GCC warning LA__SIMD_REFUSED)
+#endif
 #endif
 
 /* 32-bit ARM NEON has no double lanes: a double build there is scalar. */
@@ -2488,10 +2538,14 @@ static int la__arena_align(la__arena *a) {
 #include <wasm_simd128.h>
 #endif
 
-/* The built-in thread pool: POSIX threads, and gcc's or clang's atomics
-   for the counters its workers spin on before they sleep. */
-#if !defined(LINATTN_NO_THREADS) && !defined(LINATTN_NO_STDLIB) &&          \
-    (defined(__unix__) || defined(__unix) || defined(__APPLE__)) &&          \
+/* The built-in thread pool: POSIX threads (LA__THREADS 1) with gcc's or
+   clang's atomics for the counters its workers spin on before they sleep;
+   on Windows (LA__THREADS 2) Win32 threads, SRW locks and condition
+   variables (Vista and later), with the same atomics under MinGW and
+   clang, the Interlocked functions under MSVC. */
+#if defined(LINATTN_NO_THREADS) || defined(LINATTN_NO_STDLIB)
+#define LA__THREADS 0
+#elif (defined(__unix__) || defined(__unix) || defined(__APPLE__)) &&        \
     (defined(__GNUC__) || defined(__clang__))
 #define LA__THREADS 1
 #include <pthread.h>
@@ -2499,8 +2553,17 @@ static int la__arena_align(la__arena *a) {
 #ifdef __linux__
 #include <sched.h> /* sched_getaffinity where the dialect declares it */
 #endif
+#elif defined(_WIN32)
+#define LA__THREADS 2
 #else
 #define LA__THREADS 0
+#endif
+/* Windows: the pool and the checkpoint files' replacement (see
+   la_checkpoint_save) need <windows.h>; a build that must not see it
+   defines LINATTN_NO_THREADS and LINATTN_NO_WIN32_FILES. */
+#if defined(_WIN32) && !defined(LINATTN_NO_STDLIB) &&                       \
+    (LA__THREADS == 2 || !defined(LINATTN_NO_WIN32_FILES))
+#include <windows.h>
 #endif
 
 /* No contraction anywhere in the implementation: a * b + c is a multiply
@@ -2510,7 +2573,8 @@ static int la__arena_align(la__arena *a) {
    FMA intrinsics, fmaf and fma). gcc ignores the STDC pragma and contracts
    by default in GNU C and in every C++ mode; its optimize pragma is what
    it and g++ obey. Restored after the implementation, so a user's code
-   keeps the user's setting.
+   keeps the user's setting (MSVC's fp_contract has no push: it stays off
+   to the end of the implementing file).
    Float is evaluated in float: gcc in ISO C mode on s390x
    (__FLT_EVAL_METHOD__ 1, to match glibc's float_t there, which is double)
    would compute float expressions in double and round to float only at
@@ -2520,6 +2584,8 @@ static int la__arena_align(la__arena *a) {
    every other host. (Not x87, whose method 2 this does not change.) */
 #if defined(__clang__)
 #pragma STDC FP_CONTRACT OFF
+#elif defined(_MSC_VER)
+#pragma fp_contract(off) /* not restored: MSVC has no push for it */
 #elif defined(__GNUC__)
 #pragma GCC push_options
 #if defined(__FLT_EVAL_METHOD__) && __FLT_EVAL_METHOD__ == 1
@@ -2527,6 +2593,174 @@ static int la__arena_align(la__arena *a) {
 #else
 #pragma GCC optimize("fp-contract=off")
 #endif
+#endif
+
+/* ---- fused multiply-add where the C library's is not correctly rounded */
+/* MinGW-w64's fma and fmaf, used where the target has no FMA instruction,
+   round twice (through the x87's 64-bit products): their bits differ from
+   every other host's. la__fma_soft and la__fmaf_soft are a b + c rounded
+   once to nearest even, from the exact product: the double one on 64-bit
+   integers (a 106-bit product and a sticky bit), the float one by rounding
+   the exact double sum to odd before rounding to float (53 bits >= 24 + 2:
+   one correct rounding). Both are compiled everywhere and tested against
+   the C library where it is correctly rounded; the implementation calls
+   la__fma and la__fmaf, theirs on MinGW without FMA, else the C
+   library's (an FMA instruction where the target has one). */
+#if defined(__GNUC__) || defined(__clang__)
+#define LA__MAYBE_UNUSED static __attribute__((unused))
+#else
+#define LA__MAYBE_UNUSED static
+#endif
+static uint64_t la__dbits(double x) {
+  uint64_t u;
+  memcpy(&u, &x, sizeof u);
+  return u;
+}
+static double la__dfrom(uint64_t u) {
+  double x;
+  memcpy(&x, &u, sizeof x);
+  return x;
+}
+static int la__clz64(uint64_t x) {
+  int n = 0;
+  if (!x) return 64;
+  while (!(x >> 63)) x <<= 1, ++n;
+  return n;
+}
+/* (h, l) shifted left by n in [0, 127]; right by n with the bits shifted
+   out ORed into bit 0 (sticky) */
+static void la__shl128(uint64_t *h, uint64_t *l, int n) {
+  if (n == 0) return;
+  if (n >= 64) {
+    *h = *l << (n - 64);
+    *l = 0;
+  } else {
+    *h = *h << n | *l >> (64 - n);
+    *l <<= n;
+  }
+}
+static void la__shr128_sticky(uint64_t *h, uint64_t *l, int n) {
+  uint64_t lost;
+  if (n == 0) return;
+  if (n >= 128) {
+    *l = (*h | *l) != 0;
+    *h = 0;
+    return;
+  }
+  if (n < 64) {
+    lost = *l & (((uint64_t)1 << n) - 1);
+    *l = *l >> n | *h << (64 - n);
+    *h >>= n;
+  } else {
+    lost = *l | (n > 64 ? *h & (((uint64_t)1 << (n - 64)) - 1) : 0);
+    *l = n > 64 ? *h >> (n - 64) : *h;
+    *h = 0;
+  }
+  *l |= lost != 0;
+}
+/* the 128-bit product of a and b */
+static void la__mul64(uint64_t a, uint64_t b, uint64_t *h, uint64_t *l) {
+  uint64_t a0 = a & 0xffffffffu, a1 = a >> 32, b0 = b & 0xffffffffu,
+           b1 = b >> 32;
+  uint64_t p00 = a0 * b0, p01 = a0 * b1, p10 = a1 * b0, p11 = a1 * b1;
+  uint64_t mid = (p00 >> 32) + (p01 & 0xffffffffu) + (p10 & 0xffffffffu);
+  *l = (mid << 32) | (p00 & 0xffffffffu);
+  *h = p11 + (p01 >> 32) + (p10 >> 32) + (mid >> 32);
+}
+/* sign, biased exponent and significand (implicit bit at 52; a subnormal
+   normalized, its exponent below 1) */
+static void la__dsplit(uint64_t b, int *s, int *e, uint64_t *m) {
+  *s = (int)(b >> 63);
+  *e = (int)(b >> 52 & 0x7ff);
+  *m = b & (((uint64_t)1 << 52) - 1);
+  if (*e == 0) {
+    int shift = la__clz64(*m) - 11;
+    *m <<= shift;
+    *e = 1 - shift;
+  } else {
+    *m |= (uint64_t)1 << 52;
+  }
+}
+
+LA__MAYBE_UNUSED double la__fma_soft(double x, double y, double z) {
+  const uint64_t inf = (uint64_t)0x7ff << 52;
+  uint64_t bx = la__dbits(x), by = la__dbits(y), bz = la__dbits(z);
+  uint64_t xm, ym, zm, pm1, pm2, zm1, zm2, m;
+  int xs, xe, ys, ye, zs, ze, ps, pe, top0;
+  if (x == 0 || y == 0 || (bx & inf) == inf || (by & inf) == inf)
+    return x * y + z; /* exact product (0, or inf or NaN): one rounding */
+  if ((bz & inf) == inf) return z;
+  if (z == 0) return x * y; /* the product's one rounding, its sign */
+  la__dsplit(bx, &xs, &xe, &xm);
+  la__dsplit(by, &ys, &ye, &ym);
+  la__dsplit(bz, &zs, &ze, &zm);
+  /* the product, its top bit at 126 or 125 of (pm1, pm2), made 126 */
+  pe = xe + ye - 1023 + 1;
+  la__mul64(xm << 10, ym << 11, &pm1, &pm2);
+  zm1 = zm << 10;
+  zm2 = 0;
+  ps = xs ^ ys;
+  top0 = (int)((~pm1 >> 62) & 1);
+  la__shl128(&pm1, &pm2, top0);
+  pe -= top0;
+  if (pe < ze || (pe == ze && pm1 < zm1)) { /* |p| >= |z| */
+    uint64_t t1 = pm1, t2 = pm2;
+    int ts = ps, te = pe;
+    pm1 = zm1, pm2 = zm2, ps = zs, pe = ze;
+    zm1 = t1, zm2 = t2, zs = ts, ze = te;
+  }
+  if (ps != zs && pe == ze && pm1 == zm1 && pm2 == zm2) return 0.0;
+  la__shr128_sticky(&zm1, &zm2, pe - ze);
+  if (ps == zs) {
+    uint64_t c;
+    pm2 += zm2;
+    c = pm2 < zm2;
+    pm1 += zm1 + c;
+    pe -= (int)(~pm1 >> 63);
+    la__shr128_sticky(&pm1, &pm2, 64 + (int)(pm1 >> 63));
+    m = pm2;
+  } else {
+    uint64_t c = pm2 < zm2;
+    int nz;
+    pm2 -= zm2;
+    pm1 -= zm1 + c;
+    nz = pm1 ? la__clz64(pm1) : 64 + la__clz64(pm2);
+    pe -= nz;
+    la__shl128(&pm1, &pm2, nz - 1);
+    m = pm1 | (pm2 != 0);
+  }
+  /* m's top bit at 62; round to 53 bits, ties to even */
+  if (pe > 1022 + 1023 ||
+      (pe == 1022 + 1023 && ((m + ((uint64_t)1 << 9)) >> 63) == 1))
+    return la__dfrom((uint64_t)ps << 63 | inf);
+  if (pe < 0) {
+    int n = -pe;
+    m = n >= 64 ? m != 0 : m >> n | ((m & (((uint64_t)1 << n) - 1)) != 0);
+    pe = 0;
+  }
+  m = ((m + ((uint64_t)1 << 9)) >> 10) &
+      ~(uint64_t)((m & 0x3ff) == 0x200 ? 1 : 0); /* a tie: to even */
+  if (!m) pe = 0;
+  return la__dfrom(((uint64_t)ps << 63) + ((uint64_t)pe << 52) + m);
+}
+
+LA__MAYBE_UNUSED float la__fmaf_soft(float x, float y, float z) {
+  double xy = (double)x * (double)y; /* exact: 48 bits */
+  double s = xy + (double)z, bp = s - xy;
+  double e = (xy - (s - bp)) + ((double)z - bp); /* s + e = xy + z */
+  uint64_t u = la__dbits(s);
+  if (e != 0 && (u >> 52 & 0x7ff) != 0x7ff && !(u & 1)) {
+    u += (e > 0) == (s > 0) ? 1 : (uint64_t)-1; /* to odd, toward e */
+    s = la__dfrom(u);
+  }
+  return (float)s;
+}
+#if defined(__MINGW32__) && !LA__X86_FMA
+#define la__fma la__fma_soft
+#define la__fmaf la__fmaf_soft
+#else
+#define la__fma fma
+#define la__fmaf fmaf
 #endif
 
 /* ----------------------------------------------------- version, status */
@@ -2870,7 +3104,7 @@ static const double la__inv_fact[14] = {
 #define LA__EXP_TINY DBL_MIN
 #define LA__EXP_L2HI LA__LN2_HI
 #define LA__EXP_L2LO LA__LN2_LO
-#define la__rfma fma
+#define la__rfma la__fma
 #else
 #define LA__EXP_DEG 7
 #define LA__EXP_LO (-88.0f)
@@ -2880,7 +3114,7 @@ static const double la__inv_fact[14] = {
 #define LA__EXP_TINY FLT_MIN
 #define LA__EXP_L2HI 0.693145751953125f /* 15 bits */
 #define LA__EXP_L2LO 1.42860682030941723212e-6f
-#define la__rfma fmaf
+#define la__rfma la__fmaf
 #endif
 #define LA__LOG2E ((la_real)1.44269504088896340736)
 
@@ -3829,6 +4063,9 @@ static long la__cpu_env(const char *name) {
   return v;
 }
 
+#endif
+
+#if LA__THREADS == 1
 /* The first line of the file at path into buf ("" when there is none). */
 static void la__cpu_line(const char *path, char *buf, int cap) {
   FILE *f = path ? fopen(path, "r") : NULL;
@@ -3917,16 +4154,43 @@ static long la__cpu_affinity(void) {
   return 0;
 #endif
 }
+
+/* The online processors, or those of the affinity mask; the cgroup's
+   quota into *cgroup. */
+static long la__cpu_host(long *cgroup) {
+#ifdef _SC_NPROCESSORS_ONLN
+  long n = sysconf(_SC_NPROCESSORS_ONLN), a = la__cpu_affinity();
+  *cgroup = la__cpu_cgroup();
+  return a > 0 ? a : n;
+#else
+  *cgroup = 0;
+  return 1;
+#endif
+}
+#elif LA__THREADS == 2
+/* The processors of the process's affinity mask (those of its processor
+   group: a process runs in one group unless it asks for more), else the
+   machine's; Windows has no cgroup. */
+static long la__cpu_host(long *cgroup) {
+  DWORD_PTR mine = 0, sys = 0;
+  long n = 0;
+  *cgroup = 0;
+  if (GetProcessAffinityMask(GetCurrentProcess(), &mine, &sys))
+    for (; mine; mine &= mine - 1) ++n;
+  if (n < 1) {
+    SYSTEM_INFO si;
+    GetSystemInfo(&si);
+    n = (long)si.dwNumberOfProcessors;
+  }
+  return n;
+}
 #endif
 
 LINATTN_DEF int la_cpu_count(void) {
-#if LA__THREADS && defined(_SC_NPROCESSORS_ONLN)
-  long n = sysconf(_SC_NPROCESSORS_ONLN), a = la__cpu_affinity();
-  long limits[3], i;
-  limits[0] = la__cpu_cgroup();
+#if LA__THREADS
+  long limits[3], i, n = la__cpu_host(&limits[0]);
   limits[1] = la__cpu_env("SLURM_CPUS_PER_TASK");
   limits[2] = la__cpu_env("OMP_NUM_THREADS");
-  if (a > 0) n = a;
   for (i = 0; i < 3; ++i)
     if (limits[i] > 0 && limits[i] < n) n = limits[i];
   return n < 1 ? 1 : n > LA_MAX_WORKERS ? LA_MAX_WORKERS : (int)n;
@@ -3948,14 +4212,29 @@ typedef struct la__pool_arg {
   int worker;
 } la__pool_arg;
 
+/* The host's threads, mutex and condition variables: POSIX or Win32. */
+#if LA__THREADS == 1
+typedef pthread_t la__thread;
+typedef pthread_mutex_t la__mutex;
+typedef pthread_cond_t la__cond;
+#define LA__THREAD_FN static void *
+#define LA__THREAD_END NULL
+#elif LA__THREADS == 2
+typedef HANDLE la__thread;
+typedef SRWLOCK la__mutex;
+typedef CONDITION_VARIABLE la__cond;
+#define LA__THREAD_FN static DWORD WINAPI
+#define LA__THREAD_END 0
+#endif
+
 struct la_pool {
   la_parallel par; /* par.ctx is the pool */
   int threads;     /* workers, the caller included */
 #if LA__THREADS
-  pthread_t *tid;
+  la__thread *tid;
   la__pool_arg *args;
-  pthread_mutex_t mu;
-  pthread_cond_t wake, done;
+  la__mutex mu;
+  la__cond wake, done;
   int sync;     /* mutex and conditions initialized, 0..3 */
   int started;  /* helper threads running */
   unsigned gen; /* job number (atomic) */
@@ -3970,17 +4249,70 @@ struct la_pool {
 };
 
 #if LA__THREADS
+/* Sequentially consistent loads, stores and adds (giving the new value)
+   of the pool's int and unsigned counters. */
+#if defined(__GNUC__) || defined(__clang__)
 #define LA__LOAD(p) __atomic_load_n((p), __ATOMIC_SEQ_CST)
 #define LA__STORE(p, v) __atomic_store_n((p), (v), __ATOMIC_SEQ_CST)
 #define LA__ADD(p, v) __atomic_add_fetch((p), (v), __ATOMIC_SEQ_CST)
+#else /* MSVC: LONG has the 32 bits of int and unsigned */
+#define LA__LOAD(p) InterlockedCompareExchange((volatile LONG *)(void *)(p), 0, 0)
+#define LA__STORE(p, v) (void)InterlockedExchange((volatile LONG *)(void *)(p), (LONG)(v))
+#define LA__ADD(p, v) InterlockedAdd((volatile LONG *)(void *)(p), (LONG)(v))
+#endif
 
 static void la__relax(void) {
-#if defined(__x86_64__) || defined(__i386__)
+#if LA__THREADS == 2
+  YieldProcessor();
+#elif defined(__x86_64__) || defined(__i386__)
   __builtin_ia32_pause();
 #elif defined(__aarch64__) || (defined(__ARM_ARCH) && __ARM_ARCH >= 7)
   __asm__ __volatile__("yield" ::: "memory");
 #endif
 }
+
+#if LA__THREADS == 1
+static void la__lock(la__mutex *m) { pthread_mutex_lock(m); }
+static void la__unlock(la__mutex *m) { pthread_mutex_unlock(m); }
+static void la__wait(la__cond *c, la__mutex *m) { pthread_cond_wait(c, m); }
+static void la__signal(la__cond *c) { pthread_cond_signal(c); }
+static void la__broadcast(la__cond *c) { pthread_cond_broadcast(c); }
+static int la__mutex_init(la__mutex *m) { return pthread_mutex_init(m, NULL) == 0; }
+static int la__cond_init(la__cond *c) { return pthread_cond_init(c, NULL) == 0; }
+static void la__mutex_destroy(la__mutex *m) { pthread_mutex_destroy(m); }
+static void la__cond_destroy(la__cond *c) { pthread_cond_destroy(c); }
+static int la__thread_start(la__thread *t, void *(*fn)(void *), void *arg) {
+  return pthread_create(t, NULL, fn, arg) == 0;
+}
+static void la__thread_join(la__thread t) { pthread_join(t, NULL); }
+#else
+static void la__lock(la__mutex *m) { AcquireSRWLockExclusive(m); }
+static void la__unlock(la__mutex *m) { ReleaseSRWLockExclusive(m); }
+static void la__wait(la__cond *c, la__mutex *m) {
+  (void)SleepConditionVariableSRW(c, m, INFINITE, 0);
+}
+static void la__signal(la__cond *c) { WakeConditionVariable(c); }
+static void la__broadcast(la__cond *c) { WakeAllConditionVariable(c); }
+static int la__mutex_init(la__mutex *m) {
+  InitializeSRWLock(m);
+  return 1;
+}
+static int la__cond_init(la__cond *c) {
+  InitializeConditionVariable(c);
+  return 1;
+}
+static void la__mutex_destroy(la__mutex *m) { (void)m; } /* SRW: nothing */
+static void la__cond_destroy(la__cond *c) { (void)c; }
+static int la__thread_start(la__thread *t, LPTHREAD_START_ROUTINE fn,
+                            void *arg) {
+  *t = CreateThread(NULL, 0, fn, arg, 0, NULL);
+  return *t != NULL;
+}
+static void la__thread_join(la__thread t) {
+  (void)WaitForSingleObject(t, INFINITE);
+  (void)CloseHandle(t);
+}
+#endif
 
 static void la__pool_work(la_pool *p, int worker) {
   int i;
@@ -3988,7 +4320,7 @@ static void la__pool_work(la_pool *p, int worker) {
     p->task(p->arg, i, worker);
 }
 
-static void *la__pool_main(void *arg_) {
+LA__THREAD_FN la__pool_main(void *arg_) {
   la__pool_arg *a = (la__pool_arg *)arg_;
   la_pool *p = a->pool;
   unsigned seen = 0, g = 0;
@@ -3998,22 +4330,22 @@ static void *la__pool_main(void *arg_) {
          ++spin)
       la__relax();
     if (g == seen) {
-      pthread_mutex_lock(&p->mu);
+      la__lock(&p->mu);
       LA__ADD(&p->sleeping, 1);
       /* the caller bumps gen, then reads sleeping: one of the two sees
          the other's write, so a sleeper is always woken */
       while ((g = LA__LOAD(&p->gen)) == seen)
-        pthread_cond_wait(&p->wake, &p->mu);
+        la__wait(&p->wake, &p->mu);
       LA__ADD(&p->sleeping, -1);
-      pthread_mutex_unlock(&p->mu);
+      la__unlock(&p->mu);
     }
     seen = g;
-    if (LA__LOAD(&p->quit)) return NULL;
+    if (LA__LOAD(&p->quit)) return LA__THREAD_END;
     la__pool_work(p, a->worker);
     if (LA__ADD(&p->active, -1) == 0) {
-      pthread_mutex_lock(&p->mu);
-      pthread_cond_signal(&p->done);
-      pthread_mutex_unlock(&p->mu);
+      la__lock(&p->mu);
+      la__signal(&p->done);
+      la__unlock(&p->mu);
     }
   }
 }
@@ -4023,9 +4355,9 @@ static void *la__pool_main(void *arg_) {
 static void la__pool_wake(la_pool *p, int all) {
   LA__ADD(&p->gen, 1u);
   if (all || LA__LOAD(&p->sleeping)) {
-    pthread_mutex_lock(&p->mu);
-    pthread_cond_broadcast(&p->wake);
-    pthread_mutex_unlock(&p->mu);
+    la__lock(&p->mu);
+    la__broadcast(&p->wake);
+    la__unlock(&p->mu);
   }
 }
 #endif
@@ -4046,9 +4378,9 @@ static void la__pool_run(void *ctx, int ntasks, la_task_fn task, void *arg) {
     for (spin = 0; spin < LA__POOL_SPIN && LA__LOAD(&p->active); ++spin)
       la__relax();
     if (LA__LOAD(&p->active)) {
-      pthread_mutex_lock(&p->mu);
-      while (LA__LOAD(&p->active)) pthread_cond_wait(&p->done, &p->mu);
-      pthread_mutex_unlock(&p->mu);
+      la__lock(&p->mu);
+      while (LA__LOAD(&p->active)) la__wait(&p->done, &p->mu);
+      la__unlock(&p->mu);
     }
     return;
   }
@@ -4065,11 +4397,11 @@ LINATTN_DEF void la_pool_destroy(la_pool *p) {
     int i;
     LA__STORE(&p->quit, 1);
     la__pool_wake(p, 1);
-    for (i = 0; i < p->started; ++i) pthread_join(p->tid[i], NULL);
+    for (i = 0; i < p->started; ++i) la__thread_join(p->tid[i]);
   }
-  if (p->sync > 2) pthread_cond_destroy(&p->done);
-  if (p->sync > 1) pthread_cond_destroy(&p->wake);
-  if (p->sync > 0) pthread_mutex_destroy(&p->mu);
+  if (p->sync > 2) la__cond_destroy(&p->done);
+  if (p->sync > 1) la__cond_destroy(&p->wake);
+  if (p->sync > 0) la__mutex_destroy(&p->mu);
 #endif
   LINATTN_FREE(p, NULL);
 }
@@ -4081,7 +4413,7 @@ LINATTN_DEF int la_pool_create(la_pool **out, int threads) {
   if (threads < 0 || threads > LA_MAX_WORKERS) return LA_ERANGE;
   if (threads == 0) threads = 1;
 #if LA__THREADS
-  bytes += (size_t)threads * (sizeof(pthread_t) + sizeof(la__pool_arg));
+  bytes += (size_t)threads * (sizeof(la__thread) + sizeof(la__pool_arg));
 #else
   if (threads > 1) return LA_EUNSUPPORTED;
 #endif
@@ -4096,15 +4428,13 @@ LINATTN_DEF int la_pool_create(la_pool **out, int threads) {
   if (threads > 1) {
     int i, ok;
     p->args = (la__pool_arg *)(void *)(p + 1);
-    p->tid = (pthread_t *)(void *)(p->args + threads);
-    ok = pthread_mutex_init(&p->mu, NULL) == 0 && ++p->sync &&
-         pthread_cond_init(&p->wake, NULL) == 0 && ++p->sync &&
-         pthread_cond_init(&p->done, NULL) == 0 && ++p->sync;
+    p->tid = (la__thread *)(void *)(p->args + threads);
+    ok = la__mutex_init(&p->mu) && ++p->sync && la__cond_init(&p->wake) &&
+         ++p->sync && la__cond_init(&p->done) && ++p->sync;
     for (i = 1; ok && i < threads; ++i) {
       p->args[i].pool = p;
       p->args[i].worker = i;
-      ok = pthread_create(&p->tid[i - 1], NULL, la__pool_main,
-                          &p->args[i]) == 0;
+      ok = la__thread_start(&p->tid[i - 1], la__pool_main, &p->args[i]);
       if (ok) p->started = i;
     }
     if (!ok) {
@@ -4158,9 +4488,9 @@ LINATTN_DEF const la_parallel *la_pool_parallel(const la_pool *pool) {
 #endif
 /* a b + c in la_real with one rounding, as la__vfma on those lanes */
 #ifdef LINATTN_DOUBLE
-#define LA__FMA(a, b, c) fma(a, b, c)
+#define LA__FMA(a, b, c) la__fma(a, b, c)
 #else
-#define LA__FMA(a, b, c) fmaf(a, b, c)
+#define LA__FMA(a, b, c) la__fmaf(a, b, c)
 #endif
 
 /* -------------------------------------------------------- Philox4x32-7 */
@@ -4269,10 +4599,12 @@ static float la__m2lnf(float v, uint32_t koff) {
   uint32_t ix = la__f2u(v) - 0x3f3504f3u - (koff << 23), j = (ix >> 20) & 7u;
   float kf = (float)((int32_t)((ix >> 23) ^ 0x100u) - 0x100);
   float m = la__u2f((ix & 0x007fffffu) + 0x3f3504f3u);
-  float t = fmaf(m, la__ln_inv2[j], 2.0f), g;
-  g = fmaf(fmaf(fmaf(fmaf(LA__G4, t, LA__G3), t, LA__G2), t, LA__G1), t, 0.25f);
-  g = fmaf(t * t, g, t) + la__ln_2lni[j];
-  return fmaf(kf, LA__M2LN2, g);
+  float t = la__fmaf(m, la__ln_inv2[j], 2.0f), g;
+  g = la__fmaf(
+      la__fmaf(la__fmaf(la__fmaf(LA__G4, t, LA__G3), t, LA__G2), t, LA__G1), t,
+      0.25f);
+  g = la__fmaf(t * t, g, t) + la__ln_2lni[j];
+  return la__fmaf(kf, LA__M2LN2, g);
 }
 
 /* -2 ln u for u = ((w >> 1) | 1) 2^-31 in [2^-31, 1]. */
@@ -4289,9 +4621,11 @@ static void la__boxmuller(uint32_t w1, uint32_t w2, float *n0, float *n1) {
   float ph = (float)(int32_t)(w2 << 2) * LA__ANGLE;
   float z = ph * ph, s, c;
   uint32_t q = w2 + 0x20000000u;
-  s = fmaf(fmaf(fmaf(LA__SIN3, z, LA__SIN2), z, LA__SIN1), z * ph, ph);
-  c = fmaf(fmaf(fmaf(fmaf(LA__COS3, z, LA__COS2), z, LA__COS1), z, -0.5f), z,
-           1.0f); /* 0.88 ulp, Cephes' own order 1.24 */
+  s = la__fmaf(la__fmaf(la__fmaf(LA__SIN3, z, LA__SIN2), z, LA__SIN1), z * ph,
+               ph);
+  c = la__fmaf(la__fmaf(la__fmaf(la__fmaf(LA__COS3, z, LA__COS2), z, LA__COS1),
+                        z, -0.5f),
+               z, 1.0f); /* 0.88 ulp, Cephes' own order 1.24 */
   /* odd q turns (c, s) by pi/2 to (-s, c); q >= 2 by pi */
   rad = la__u2f(la__f2u(rad) ^ (q & 0x80000000u));
   *n0 = rad * ((q >> 30) & 1u ? -s : c);
@@ -4517,7 +4851,7 @@ static la__pf la__ffma(la__pf a, la__pf b, la__pf c) {
   float x[4], y[4], s[4];
   int l;
   vst1q_f32(x, a); vst1q_f32(y, b); vst1q_f32(s, c);
-  for (l = 0; l < 4; ++l) s[l] = fmaf(x[l], y[l], s[l]);
+  for (l = 0; l < 4; ++l) s[l] = la__fmaf(x[l], y[l], s[l]);
   return vld1q_f32(s);
 }
 #endif
@@ -4596,7 +4930,7 @@ static la__pf la__ffma(la__pf a, la__pf b, la__pf c) {
   float x[4], y[4], s[4];
   int l;
   wasm_v128_store(x, a); wasm_v128_store(y, b); wasm_v128_store(s, c);
-  for (l = 0; l < 4; ++l) s[l] = fmaf(x[l], y[l], s[l]);
+  for (l = 0; l < 4; ++l) s[l] = la__fmaf(x[l], y[l], s[l]);
   return wasm_v128_load(s);
 }
 LA__INLINE void la__umulhilo(la__pu a, uint32_t m, la__pu *hi, la__pu *lo) {
@@ -5096,7 +5430,7 @@ static const float la__exp2c[7] = {
 static float la__horner(const float *c, int deg, float t) {
   float s = c[deg];
   int i;
-  for (i = deg - 1; i >= 0; --i) s = fmaf(s, t, c[i]);
+  for (i = deg - 1; i >= 0; --i) s = la__fmaf(s, t, c[i]);
   return s;
 }
 
@@ -5111,8 +5445,8 @@ static int la__gamma_try(const la__gpar *p, float x, uint32_t wu, float *t_out,
     float tq = at < LA__GAM_TINY ? 0.0f : t;
     q = LA__TWO3 * (x * x) * (tq * tq) * la__horner(la__gam_s, 7, t);
   } else {
-    float poly = fmaf(fmaf(t, LA__TWO3, -1.0f), t, 2.0f);
-    q = p->d3 * fmaf(t, poly, la__m2lnf(s1, 0));
+    float poly = la__fmaf(la__fmaf(t, LA__TWO3, -1.0f), t, 2.0f);
+    q = p->d3 * la__fmaf(t, poly, la__m2lnf(s1, 0));
   }
   l = la__m2logf(wu);
   if (!(l > q)) return 0;
@@ -14947,6 +15281,9 @@ LINATTN_DEF int la_run_resume_mem(la_run *r, const void *buf, size_t len,
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
+#elif defined(_WIN32) && !defined(LINATTN_NO_WIN32_FILES)
+#define LA__WIN32_FILES 1
+#include <time.h>
 #endif
 
 /* The largest checkpoint a load reads: a file beyond it (or a folder whose
@@ -15047,12 +15384,187 @@ static int la__ck_slurp(const char *path, unsigned char **buf, size_t *len) {
   *len = got;
   return st;
 }
+typedef int la__ck_file;
+#define LA__CK_NONE (-1)
+#define la__ck_rename(tmp, path) (rename((tmp), (path)) == 0)
+#define la__ck_unlink(tmp) ((void)remove(tmp))
+#elif defined(LA__WIN32_FILES)
+/* Windows: paths are UTF-8 (the wide-character calls take them
+   converted; a name that is not UTF-8 is read in the ANSI code page, as
+   fopen reads it). The temporary is created with CREATE_NEW (never over a
+   file or through a planted link), flushed (FlushFileBuffers), then moved
+   over PATH by MoveFileExW with MOVEFILE_REPLACE_EXISTING and
+   MOVEFILE_WRITE_THROUGH: NTFS replaces the name in one step, so at every
+   instant PATH is the old file or the new one. A load opens its file
+   shared for deletion, so that a save may replace it while it is read
+   where the file system allows it. */
+
+/* path in UTF-16, allocated (NULL when it cannot be). */
+static wchar_t *la__wide(const char *path) {
+  UINT cp = CP_UTF8;
+  DWORD flags = MB_ERR_INVALID_CHARS;
+  int n = MultiByteToWideChar(cp, flags, path, -1, NULL, 0);
+  wchar_t *w;
+  if (n <= 0) {
+    cp = CP_ACP;
+    flags = 0;
+    n = MultiByteToWideChar(cp, flags, path, -1, NULL, 0);
+  }
+  if (n <= 0) return NULL;
+  w = (wchar_t *)LINATTN_MALLOC((size_t)n * sizeof(wchar_t), NULL);
+  if (w && MultiByteToWideChar(cp, flags, path, -1, w, n) != n) {
+    LINATTN_FREE(w, NULL);
+    w = NULL;
+  }
+  return w;
+}
+
+/* A handle on path: access and disposition as CreateFileW's (shared for
+   reading, writing and deletion); INVALID_HANDLE_VALUE on failure. */
+static HANDLE la__ck_open(const char *path, DWORD access, DWORD disposition) {
+  wchar_t *w = la__wide(path);
+  HANDLE h = INVALID_HANDLE_VALUE;
+  if (w) {
+    h = CreateFileW(w, access,
+                    FILE_SHARE_READ | FILE_SHARE_WRITE | FILE_SHARE_DELETE,
+                    NULL, disposition, FILE_ATTRIBUTE_NORMAL, NULL);
+    LINATTN_FREE(w, NULL);
+  }
+  return h;
+}
+
+/* A regular file on a disk: not a folder, a device (NUL, CON, COM1) or a
+   pipe. */
+static int la__ck_regular(HANDLE h) {
+  BY_HANDLE_FILE_INFORMATION info;
+  return GetFileType(h) == FILE_TYPE_DISK &&
+         GetFileInformationByHandle(h, &info) &&
+         !(info.dwFileAttributes & FILE_ATTRIBUTE_DIRECTORY);
+}
+
+/* Nothing at path yet, or a regular file (a folder or a device is not
+   replaced). */
+static int la__ck_replaceable(const char *path) {
+  wchar_t *w = la__wide(path);
+  HANDLE h;
+  int ok;
+  if (!w) return 0;
+  /* FILE_FLAG_BACKUP_SEMANTICS opens a folder too, to be told apart */
+  h = CreateFileW(w, 0, FILE_SHARE_READ | FILE_SHARE_WRITE | FILE_SHARE_DELETE,
+                  NULL, OPEN_EXISTING, FILE_FLAG_BACKUP_SEMANTICS, NULL);
+  if (h == INVALID_HANDLE_VALUE) {
+    DWORD e = GetLastError();
+    ok = e == ERROR_FILE_NOT_FOUND || e == ERROR_PATH_NOT_FOUND;
+  } else {
+    ok = la__ck_regular(h);
+    (void)CloseHandle(h);
+  }
+  LINATTN_FREE(w, NULL);
+  return ok;
+}
+
+typedef HANDLE la__ck_file;
+#define LA__CK_NONE INVALID_HANDLE_VALUE
+
+/* A new file beside `path` under a name no other process can know in
+   advance (PATH.<64 random bits>.tmp), created exclusively; its name into
+   tmp, its handle or INVALID_HANDLE_VALUE. */
+static HANDLE la__ck_create_tmp(const char *path, char *tmp, size_t cap) {
+  la_rng r;
+  int attempt;
+  la_rng_seed(&r, (uint64_t)time(NULL) ^ ((uint64_t)GetCurrentProcessId() << 32),
+              (uint64_t)(uintptr_t)tmp ^ (uint64_t)GetTickCount());
+  for (attempt = 0; attempt < 64; ++attempt) {
+    HANDLE h;
+    int n = snprintf(tmp, cap, "%s.%016llx.tmp", path,
+                     (unsigned long long)la_rng_u64(&r));
+    if (n < 0 || (size_t)n >= cap) return INVALID_HANDLE_VALUE;
+    h = la__ck_open(tmp, GENERIC_WRITE, CREATE_NEW);
+    if (h != INVALID_HANDLE_VALUE || GetLastError() != ERROR_FILE_EXISTS)
+      return h;
+  }
+  return INVALID_HANDLE_VALUE;
+}
+
+/* The whole buffer, flushed to the disk, the file closed: LA_EIO at the
+   first failure. */
+static int la__ck_write(HANDLE h, const unsigned char *buf, size_t len) {
+  int ok = 1;
+  while (len > 0 && ok) {
+    DWORD chunk = len < ((size_t)1 << 30) ? (DWORD)len : (DWORD)1 << 30, w = 0;
+    ok = WriteFile(h, buf, chunk, &w, NULL) && w > 0;
+    if (ok) buf += w, len -= w;
+  }
+  ok = FlushFileBuffers(h) && ok;
+  ok = CloseHandle(h) && ok;
+  return ok ? LA_OK : LA_EIO;
+}
+
+/* tmp moved over path in one step, written through to the disk. */
+static int la__ck_rename(const char *tmp, const char *path) {
+  wchar_t *a = la__wide(tmp), *b = la__wide(path);
+  int ok = a && b &&
+           MoveFileExW(a, b, MOVEFILE_REPLACE_EXISTING | MOVEFILE_WRITE_THROUGH);
+  if (a) LINATTN_FREE(a, NULL);
+  if (b) LINATTN_FREE(b, NULL);
+  return ok;
+}
+
+static void la__ck_unlink(const char *tmp) {
+  wchar_t *w = la__wide(tmp);
+  if (w) {
+    (void)DeleteFileW(w);
+    LINATTN_FREE(w, NULL);
+  }
+}
+
+/* A checkpoint file's bytes; only a regular file of a checkpoint's size. */
+static int la__ck_slurp(const char *path, unsigned char **buf, size_t *len) {
+  LARGE_INTEGER size;
+  size_t got = 0;
+  int st = LA_OK;
+  HANDLE h = la__ck_open(path, GENERIC_READ, OPEN_EXISTING);
+  *buf = NULL;
+  *len = 0;
+  if (h == INVALID_HANDLE_VALUE) return LA_EIO;
+  if (!la__ck_regular(h) || !GetFileSizeEx(h, &size) || size.QuadPart < 0 ||
+      (double)size.QuadPart > LA__CK_MAX_BYTES) {
+    (void)CloseHandle(h); /* read-only: nothing to lose */
+    return LA_EIO;
+  }
+  *buf = (unsigned char *)LINATTN_MALLOC((size_t)size.QuadPart + 1, NULL);
+  if (!*buf) st = LA_ENOMEM;
+  while (!st && got < (size_t)size.QuadPart) {
+    size_t want = (size_t)size.QuadPart - got;
+    DWORD r = 0;
+    if (!ReadFile(h, *buf + got,
+                  want < ((size_t)1 << 30) ? (DWORD)want : (DWORD)1 << 30, &r,
+                  NULL) ||
+        r == 0)
+      st = LA_EIO; /* an error, or the file shrank */
+    else
+      got += r;
+  }
+  (void)CloseHandle(h);
+  *len = got;
+  return st;
+}
 #else
-/* No POSIX (Windows, bare C libraries): a PATH that is not a regular file
-   is not recognized, the temporary is PATH.tmp (created exclusively with
-   C11's "x" mode where the build has it), nothing is fsync'ed, and a load
-   opens any file fopen opens. */
+/* Neither POSIX nor Win32 (bare C libraries): a PATH that is not a
+   regular file is not recognized, the temporary is PATH.tmp (created
+   exclusively with C11's "x" mode where the build has it), nothing is
+   fsync'ed, a load opens any file fopen opens, and rename must be able to
+   replace a file. */
 #define la__ck_replaceable(path) 1
+typedef FILE *la__ck_file;
+#define LA__CK_NONE NULL
+#define la__ck_unlink(tmp) ((void)remove(tmp))
+static int la__ck_rename(const char *tmp, const char *path) {
+#ifdef _WIN32
+  (void)remove(path); /* rename cannot replace a file there */
+#endif
+  return rename(tmp, path) == 0;
+}
 static FILE *la__ck_create_tmp(const char *path, char *tmp, size_t cap) {
   int n = snprintf(tmp, cap, "%s.tmp", path);
   if (n < 0 || (size_t)n >= cap) return NULL;
@@ -15105,20 +15617,11 @@ LINATTN_DEF int la_checkpoint_save(const la_trainer *tr, const char *path) {
   tmp = (char *)buf + total;
   st = la_checkpoint_save_mem(tr, buf, total, NULL);
   if (!st) {
-#ifdef LA__POSIX_FILES
-    int f = la__ck_create_tmp(path, tmp, cap), made = f >= 0;
-#else
-    FILE *f = la__ck_create_tmp(path, tmp, cap);
-    int made = f != NULL;
-#endif
-    if (!made) st = LA_EIO;
-    else if ((st = la__ck_write(f, buf, total)) == LA_OK) {
-#ifdef _WIN32
-      remove(path); /* rename cannot replace a file there */
-#endif
-      if (rename(tmp, path) != 0) st = LA_EIO;
-    }
-    if (st && made) (void)remove(tmp); /* ours: the error is st's */
+    la__ck_file f = la__ck_create_tmp(path, tmp, cap);
+    int made = f != LA__CK_NONE;
+    st = made ? la__ck_write(f, buf, total) : LA_EIO;
+    if (!st && !la__ck_rename(tmp, path)) st = LA_EIO;
+    if (st && made) la__ck_unlink(tmp); /* ours: the error is st's */
   }
   LINATTN_FREE(buf, NULL);
   return st;

@@ -60,10 +60,7 @@ int main(int argc, char **argv) {
   char err[600];
   const char **scratch;
   int st;
-  /* a write past a file size limit (ulimit -f) fails with EFBIG, which
-     every output reports (exit 3) and cleans up after, instead of killing
-     the program with its temporaries left */
-  (void)signal(SIGXFSZ, SIG_IGN);
+  u_sys_init();
   if (!(scratch = (const char **)calloc((size_t)argc + 1, sizeof(char *)))) return u_oom();
   st = cli_parse(argc, argv, &c, scratch, err, sizeof err);
   if (st == CLI_HELP) {

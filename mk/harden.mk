@@ -168,10 +168,10 @@ soak: $(BUILD)/soak $(BUILD)/linattn-soak
 
 # ------------------------------------------------------- -Wconversion
 # The header is clean under -Wconversion (float, double and integer
-# narrowing) with gcc and clang, as C and C++, on every target. It is not
-# under -Wsign-conversion: some 180 lines index with `(size_t)i * n + j`
-# and validated non-negative int dimensions, which that warning would have
-# cast term by term.
+# narrowing) with gcc and clang, as C and C++, on every target, Windows
+# (MinGW-w64) included. It is not under -Wsign-conversion: some 180 lines
+# index with `(size_t)i * n + j` and validated non-negative int
+# dimensions, which that warning would have cast term by term.
 WCONV = $(WARN) -Wconversion -Wno-sign-conversion -fsyntax-only -I. tests/builds/multi_tu/impl.c
 WCONV_ALL = $(CC) -std=c99 $(WCONV) $(AVX2) && \
   $(CC) -std=c99 $(WCONV) -DLINATTN_DOUBLE $(SCALAR) && \
@@ -183,7 +183,9 @@ WCONV_ALL = $(CC) -std=c99 $(WCONV) $(AVX2) && \
   aarch64-linux-gnu-gcc -std=c99 $(WCONV) -DLINATTN_DOUBLE && \
   arm-linux-gnueabihf-gcc -std=c99 $(WCONV) -march=armv7-a -mfpu=neon-vfpv4 -mfloat-abi=hard && \
   arm-none-eabi-gcc -std=c99 $(WCONV) -DLINATTN_NO_STDLIB -mcpu=cortex-m4 \
-    -mfpu=fpv4-sp-d16 -mfloat-abi=hard -mthumb
+    -mfpu=fpv4-sp-d16 -mfloat-abi=hard -mthumb && \
+  x86_64-w64-mingw32-gcc -std=c99 $(WCONV) $(AVX2) && \
+  x86_64-w64-mingw32-g++ -x c++ -std=c++11 $(WCONV) -DLINATTN_DOUBLE
 CONFIGS += header-wconversion
 run-header-wconversion: | $(BUILD)
 	@sh tests/harness/run_one.sh header-wconversion sh -c '$(WCONV_ALL)'

@@ -467,6 +467,7 @@ static int cmd_noise(const cli_config *c) {
   la_run r;
   long step;
   FILE *m;
+  u_mem mem;
   char *text = NULL, title[160], lab[96];
   size_t len = 0;
   u_progress p;
@@ -475,13 +476,13 @@ static int cmd_noise(const cli_config *c) {
   int st = measure_outputs(c);
   if (st || (st = load_theta(c, c->opts.measure.at, &r, &pool, &step, &g)) != 0) return st;
   u_progress_init(&p, "noise", 1);
-  if (!(m = open_memstream(&text, &len))) {
+  if (!(m = u_mem_open(&mem, &text, &len))) {
     st = u_oom();
   } else {
     st = measure_noise(c, c->opts.measure.samples_out, &r, r.trainer.theta, step, m,
                        NULL, &p);
     /* closing a memory stream writes its last bytes into text */
-    if (fclose(m) != 0 && !st) st = u_oom();
+    if (u_mem_close(&mem) != 0 && !st) st = u_oom();
   }
   u_progress_end(&p);
   snprintf(title, sizeof title, "Gradient noise, %s, step %ld",
@@ -748,6 +749,7 @@ static int cmd_curvature(const cli_config *c) {
   curv_out q;
   long step;
   FILE *m;
+  u_mem mem;
   char *text = NULL, title[160], lab[96];
   size_t len = 0;
   la_pool *pool = NULL;
@@ -766,7 +768,7 @@ static int cmd_curvature(const cli_config *c) {
     st = u_fail(exit_of_status(st), "curvature: %s", la_status_str(st));
     goto out;
   }
-  if (!(m = open_memstream(&text, &len))) {
+  if (!(m = u_mem_open(&mem, &text, &len))) {
     st = u_oom();
     goto out;
   }
@@ -806,7 +808,7 @@ static int cmd_curvature(const cli_config *c) {
     }
     jw_end(&w);
   }
-  if (fclose(m) != 0) { /* it writes the stream's last bytes into text */
+  if (u_mem_close(&mem) != 0) { /* it writes the stream's last bytes into text */
     st = u_oom();
     goto out;
   }

@@ -370,15 +370,17 @@ static int job_words(const repro *R, const rjob *j, words *w) {
 
 /* A job of the other precision: its command run by that build of the
    program in place of this process (a pool's child), its progress into the
-   pool's pipe. Returns only when it cannot start. */
+   pool's pipe. Returns only when it cannot start (Windows: when it has run,
+   with its exit status). */
 #define REPRO_BUILD_DOUBLE (sizeof(la_real) == 8)
 static int repro_exec(char **argv, const u_progress *p) {
   char env[64];
+  int rc;
   snprintf(env, sizeof env, "%d %d", p->fd, p->job);
-  if (p->fd >= 0 && setenv(U_PROGRESS_ENV, env, 1) != 0)
+  if (p->fd >= 0 && u_sys_setenv(U_PROGRESS_ENV, env) != 0)
     return u_fail(EXIT_FAILED, "cannot set the environment: %s", strerror(errno));
   (void)fflush(NULL);
-  execvp(argv[0], argv);
+  if ((rc = u_sys_exec(argv)) >= 0) return rc; /* Windows: it ran */
   return u_fail(u_exit_of_errno(errno, EXIT_FAILED), "cannot start %s: %s",
                 U_Q(argv[0]), strerror(errno));
 }

@@ -251,7 +251,13 @@ static int sweep_job(void *ctx, int i, u_progress *p) {
   char **v = sweep_command(S, i);
   (void)p;
   if (!v) return u_oom();
-  execvp(v[0], v);
+  {
+    int rc = u_sys_exec(v);
+    if (rc >= 0) { /* Windows: it ran */
+      sweep_command_free(S, v);
+      return rc;
+    }
+  }
   {
     int e = errno;
     u_fail(EXIT_FAILED, "cannot run %s: %s", U_Q(v[0]), strerror(e));

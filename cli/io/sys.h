@@ -3,28 +3,15 @@
    complete, checks of output paths before anything is written, folders,
    bounded reads of regular files, the progress line, and a pool of child
    processes that report their progress through a pipe. POSIX (fork,
-   waitpid, poll, rename, fsync, O_EXCL). */
+   waitpid, poll, rename, fsync, O_EXCL); on Windows what cli/io/port.h
+   gives (jobs in the process, outputs moved by MoveFileExW). */
 #ifndef LINATTN_UTIL_H
 #define LINATTN_UTIL_H
 
-#include <dirent.h>
-#include <errno.h>
-#include <fcntl.h>
-#include <poll.h>
-#include <signal.h>
-#include <stdarg.h>
-#include <stdint.h>
-#include <stdio.h>
 #include <limits.h>
-#include <stdlib.h>
-#include <string.h>
-#include <sys/resource.h>
-#include <sys/stat.h>
-#include <sys/statvfs.h>
-#include <sys/types.h>
-#include <sys/wait.h>
-#include <time.h>
-#include <unistd.h>
+#include <stdarg.h>
+
+#include "port.h"
 
 #include "json.h" /* jv_utf8_len: one UTF-8 decoder */
 
@@ -87,16 +74,6 @@ static int u_fail(int code, const char *fmt, ...) {
 
 static int u_oom(void) { return u_fail(EXIT_NOMEM, "out of memory"); }
 
-/* The machine's memory in bytes, 0 where the system does not say. */
-static double u_phys_bytes(void) {
-#if defined(_SC_PHYS_PAGES) && defined(_SC_PAGESIZE)
-  long pages = sysconf(_SC_PHYS_PAGES), size = sysconf(_SC_PAGESIZE);
-  return pages > 0 && size > 0 ? (double)pages * (double)size : 0;
-#else
-  return 0;
-#endif
-}
-
 /* EXIT_NOMEM with the sizes when `bytes` (what `what` needs) exceed the
    machine's memory: a plain "out of memory" does not say by how much, and
    where overcommit is always on (or swap is large) an allocation that
@@ -108,11 +85,6 @@ static int u_fits_memory(double bytes, const char *what) {
                 bytes / 1e9, have / 1e9);
 }
 
-static double u_now(void) {
-  struct timespec t;
-  clock_gettime(CLOCK_MONOTONIC, &t);
-  return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
 
 /* ------------------------------------------------------------ quoting */
 /* A path (or any user's word) in a message, as bash reads it back, fit
@@ -223,8 +195,7 @@ static size_t u_owned_len(const char *path) {
    link). Two paths name one file when these agree. 0, or -1 when the path
    is too long or goes through something that is no folder. */
 typedef struct u_file_id {
-  dev_t dev;
-  ino_t ino;
+  unsigned long long dev, ino; /* u_sys_id's */
   mode_t mode;
   char rest[U_PATH_MAX];
 } u_file_id;
@@ -265,9 +236,9 @@ static int u_file_id_of(const char *path, u_file_id *id) {
       }
       id->rest[r] = 0;
     } else {
-      id->dev = st.st_dev;
-      id->ino = st.st_ino;
       id->mode = st.st_mode;
+      if (u_sys_id(pre, keep_link && !p[len + strspn(p + len, "/")], &id->dev, &id->ino))
+        return -1;
     }
     p += len;
   }
@@ -277,9 +248,7 @@ static int u_file_id_of(const char *path, u_file_id *id) {
     if (cut == pre) cut[1] = 0;
     else if (cut) *cut = 0;
     else snprintf(pre, sizeof pre, ".");
-    if (stat(pre, &st) != 0) return -1;
-    id->dev = st.st_dev;
-    id->ino = st.st_ino;
+    if (stat(pre, &st) != 0 || u_sys_id(pre, 0, &id->dev, &id->ino)) return -1;
     id->mode = st.st_mode;
   }
   return 0;
@@ -389,10 +358,8 @@ static unsigned long long u_random64(const void *salt) {
   unsigned long long z = 0;
   int fd = open("/dev/urandom", O_RDONLY | O_CLOEXEC);
   if (fd < 0 || read(fd, &z, sizeof z) != (ssize_t)sizeof z) {
-    struct timespec t;
-    clock_gettime(CLOCK_REALTIME, &t);
-    z = (unsigned long long)t.tv_nsec ^ ((unsigned long long)t.tv_sec << 30) ^
-        ((unsigned long long)getpid() << 48) ^ (unsigned long long)(uintptr_t)salt;
+    z = u_sys_clock_bits() ^ ((unsigned long long)getpid() << 48) ^
+        (unsigned long long)(uintptr_t)salt;
     z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
     z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
     z ^= z >> 31;
@@ -407,7 +374,7 @@ static void u_host(char *buf, size_t cap) {
   char h[256];
   size_t i, n = 0;
   h[0] = 0;
-  if (gethostname(h, sizeof h) != 0) h[0] = 0;
+  if (u_sys_hostname(h, sizeof h) != 0) h[0] = 0;
   h[sizeof h - 1] = 0;
   for (i = 0; h[i] && h[i] != '.' && n + 1 < cap && n < 32; ++i)
     if ((h[i] >= 'a' && h[i] <= 'z') || (h[i] >= 'A' && h[i] <= 'Z') ||
@@ -443,9 +410,9 @@ static void u_each_stale(const char *path, u_stale_fn fn, void *ctx) {
     if (*p != '.' || pid <= 0 || pid == (long)getpid() || strspn(p + 1, "0123456789abcdef") != 16 ||
         p[17] != 0)
       continue;
-    if (kill((pid_t)pid, 0) == 0 || errno != ESRCH) continue; /* alive, or not ours to ask */
+    if (!u_sys_dead(pid)) continue; /* alive, or not ours to ask */
     if (snprintf(full, sizeof full, "%s/%s", dir, e->d_name) >= (int)sizeof full) continue;
-    if (lstat(full, &st) == 0 && S_ISREG(st.st_mode) && st.st_uid == geteuid())
+    if (lstat(full, &st) == 0 && S_ISREG(st.st_mode) && u_sys_mine(&st))
       fn(ctx, full, &st);
   }
   (void)closedir(d); /* read only */
@@ -502,7 +469,7 @@ static int u_create_tmp(u_out *o) {
                      (long)getpid(), u_random64(o));
     if (w < 0 || (size_t)w >= sizeof o->tmp)
       return u_fail(EXIT_BAD_INPUT, "%s: the path is too long", U_Q(o->path));
-    fd = open(o->tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
+    fd = open(o->tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC | O_BINARY, 0666);
     if (fd < 0 && errno != EEXIST)
       return u_fail(u_exit_of_errno(errno, EXIT_BAD_INPUT), "cannot write %s: %s",
                     U_Q(o->path), strerror(errno));
@@ -510,8 +477,10 @@ static int u_create_tmp(u_out *o) {
   if (fd < 0)
     return u_fail(EXIT_BAD_INPUT, "cannot write %s: no free temporary name beside it",
                   U_Q(o->path));
+#ifdef LA__POSIX_FILES
   la__file_keep_mode(o->tmp, o->path); /* the header's rule: mode and owner kept */
-  if (!(o->f = fdopen(fd, "w"))) {
+#endif
+  if (!(o->f = fdopen(fd, "wb"))) {
     (void)close(fd);
     (void)unlink(o->tmp);
     return u_oom();
@@ -598,7 +567,7 @@ static int u_open_as(u_out *o, const char *path, int regular_only) {
     return u_fail(EXIT_BAD_INPUT, "cannot write %s: %s", U_Q(path),
                   st_code == ENOENT ? "a link to nothing" : strerror(st_code));
   if (stat(o->path, &st) == 0 && !S_ISREG(st.st_mode)) { /* written in place */
-    int fd = open(o->path, O_WRONLY | O_NOCTTY | O_CLOEXEC);
+    int fd = open(o->path, O_WRONLY | O_NOCTTY | O_CLOEXEC | O_BINARY);
     if (fd < 0)
       return u_fail(u_exit_of_errno(errno, EXIT_BAD_INPUT), "cannot write %s: %s",
                     U_Q(path), strerror(errno));
@@ -606,7 +575,7 @@ static int u_open_as(u_out *o, const char *path, int regular_only) {
       (void)close(fd); /* replaced meanwhile: nothing written */
       return u_fail(EXIT_BAD_INPUT, "cannot write %s: it changed while opened", U_Q(path));
     }
-    if (!(o->f = fdopen(fd, "w"))) {
+    if (!(o->f = fdopen(fd, "wb"))) {
       (void)close(fd);
       return u_oom();
     }
@@ -632,6 +601,7 @@ static void u_abort(u_out *o) {
    that fails there says), a full file system, a file at the size limit
    (RLIMIT_FSIZE), else an I/O error. */
 static int u_write_errno(int fd) {
+#if U_POSIX
   struct statvfs vs;
   struct stat st;
   struct rlimit rl;
@@ -641,6 +611,9 @@ static int u_write_errno(int fd) {
   if (getrlimit(RLIMIT_FSIZE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY &&
       fstat(fd, &st) == 0 && (rlim_t)st.st_size >= rl.rlim_cur)
     return EFBIG;
+#else
+  (void)fd;
+#endif
   return EIO;
 }
 
@@ -685,7 +658,7 @@ static int u_commit(u_out *o) {
     return u_fail(u_exit_of_errno(e, EXIT_IO), "cannot write %s: %s", U_Q(what),
                   strerror(e));
   }
-  if (!o->direct && rename(o->tmp, o->path) != 0) {
+  if (!o->direct && u_sys_replace(o->tmp, o->path) != 0) {
     e = errno;
     (void)unlink(o->tmp);
     return u_fail(u_exit_of_errno(e, EXIT_BAD_INPUT), "cannot write %s: %s",
@@ -713,7 +686,7 @@ static int u_probe(const char *dir) {
   char probe[U_PATH_MAX + 64];
   int fd;
   snprintf(probe, sizeof probe, "%s/.linattn-probe.%016llx", dir, u_random64(dir));
-  fd = open(probe, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+  fd = open(probe, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC | O_BINARY, 0600);
   if (fd < 0) return errno;
   /* the probe was only to be created: closing and removing it may fail
      harmlessly */
@@ -804,7 +777,7 @@ static int u_read_regular(const char *path, size_t max, char **out, size_t *len)
   struct stat st;
   char *buf;
   size_t n = 0;
-  int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC), e = 0;
+  int fd = open(path, U_O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC), e = 0;
   *out = NULL;
   *len = 0;
   if (fd < 0) return errno ? errno : EIO;
@@ -946,6 +919,25 @@ static void u_progress_end(u_progress *p) {
    (128 + n for a job killed by signal n). */
 typedef int (*u_job_fn)(void *ctx, int i, u_progress *p);
 
+#if !U_POSIX
+/* Windows has no fork: the jobs run one after another in this process,
+   each with its own progress line; a job that runs another program
+   (u_sys_exec) waits for it. */
+static int u_pool(u_job_fn job, void *ctx, int n, int procs,
+                  const long *totals, const char *what, int *status) {
+  int i, failed = 0;
+  (void)procs;
+  for (i = 0; i < n; ++i) {
+    u_progress p;
+    u_progress_init(&p, what, totals[i]);
+    (void)fflush(NULL);
+    status[i] = job(ctx, i, &p) & 0xff;
+    u_progress_end(&p);
+    failed += status[i] != 0;
+  }
+  return failed;
+}
+#else
 static int u_pool(u_job_fn job, void *ctx, int n, int procs,
                   const long *totals, const char *what, int *status) {
   /* the jobs running: their process and index, procs at most */
@@ -1035,6 +1027,7 @@ static int u_pool(u_job_fn job, void *ctx, int n, int procs,
   free(done);
   return failed;
 }
+#endif
 
 /* The exit status of a pool's jobs together (u_exit_worse). */
 static int u_pool_status(const int *status, int n) {

@@ -35,6 +35,10 @@ nodejs                   node                                have node
 gcc-arm-none-eabi        arm-none-eabi-gcc,arm-none-eabi-size have arm-none-eabi-gcc arm-none-eabi-size
 libnewlib-arm-none-eabi  arm-none-eabi-gcc                   links arm-none-eabi-gcc -mcpu=cortex-m4 -mthumb --specs=nosys.specs
 qemu-system-arm          qemu-system-arm                     have qemu-system-arm
+gcc-mingw-w64-x86-64     x86_64-w64-mingw32-gcc              have x86_64-w64-mingw32-gcc
+g++-mingw-w64-x86-64     x86_64-w64-mingw32-g++              have x86_64-w64-mingw32-g++
+wine                     wine                                have wine
+wine64                   wine                                test -x /usr/lib/wine/wine64
 python3                  python3                             have python3
 cppcheck                 cppcheck                            have cppcheck
 clang-tidy               clang-tidy                          have clang-tidy

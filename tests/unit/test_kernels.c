@@ -617,4 +617,78 @@ static void suite_kernels(la_t *t) {
     LA_CHECK(t, la_alloc((size_t)-1) == NULL, "huge allocation succeeded");
     la_free(NULL);
   }
+
+  LA_TEST(t, "kernels/software fma and fmaf: one rounding, as the C library's") {
+    la_t_rng r = {77};
+    int k, bad = 0, badf = 0, exact = 0;
+    /* (1 + 2^-j)(1 - 2^-j) - 1 = -2^-2j and (1 + 2^-j)^2 - 1 = 2^(1-j) +
+       2^-2j exactly, which a rounded product loses */
+    for (k = 20; k <= 26; ++k) {
+      double a = 1 + ldexp(1, -k), b = 1 - ldexp(1, -k);
+      float fa = (float)(1 + ldexp(1, -k / 2)), fb = (float)(1 - ldexp(1, -k / 2));
+      exact += la__fma_soft(a, b, -1) == -ldexp(1, -2 * k);
+      exact += la__fma_soft(a, a, -1) == ldexp(1, 1 - k) + ldexp(1, -2 * k);
+      exact += la__fmaf_soft(fa, fb, -1) == (float)-ldexp(1, -2 * (k / 2));
+    }
+    LA_CHECK(t, exact == 21, "%d of 21 exact", exact);
+    { /* a product halfway between two neighbours, and z a hair beyond it
+         on either side: ties to even would take the wrong one (float: the
+         double sum alone is that tie) */
+      float h = (float)(1 + ldexp(1, -12));
+      double a = 1 + ldexp(1, -26), b = 1 + ldexp(1, -27),
+             tie = 1 + ldexp(1, -26) + ldexp(1, -27);
+      LA_CHECK(t, la__fmaf_soft(h, h, (float)ldexp(1, -70)) ==
+                      (float)(1 + ldexp(1, -11) + ldexp(1, -23)),
+               "fmaf: above the tie");
+      LA_CHECK(t, la__fma_soft(a, b, ldexp(1, -200)) == tie + ldexp(1, -52) &&
+                      la__fma_soft(a, b, -ldexp(1, -200)) == tie,
+               "fma: either side of the tie");
+    }
+#if !defined(__MINGW32__) || LA__X86_FMA
+    /* the C library's (or the instruction) on operands of every binade,
+       subnormals, products that cancel z and ties */
+    for (k = 0; k < 200000; ++k) {
+      double x = ldexp(la_t_uniform(&r), (int)(la_t_uniform(&r) * 1100)),
+             y = ldexp(la_t_uniform(&r), (int)(la_t_uniform(&r) * 1100)), z;
+      float fx = (float)ldexp(la_t_uniform(&r), (int)(la_t_uniform(&r) * 140)),
+            fy = (float)ldexp(la_t_uniform(&r), (int)(la_t_uniform(&r) * 140)), fz;
+      double a, b;
+      float fa, fb;
+      switch (k % 4) {
+      case 0: z = ldexp(la_t_uniform(&r), (int)(la_t_uniform(&r) * 1100)); break;
+      case 1: z = -(x * y); break;
+      case 2: z = -(x * y) * (1 + ldexp(la_t_uniform(&r), -50)); break;
+      default: z = x * y * ldexp(1, -(k % 120)); break;
+      }
+      fz = k % 2 ? -(fx * fy) : (float)ldexp(la_t_uniform(&r), (int)(la_t_uniform(&r) * 140));
+      a = fma(x, y, z);
+      b = la__fma_soft(x, y, z);
+      fa = fmaf(fx, fy, fz);
+      fb = la__fmaf_soft(fx, fy, fz);
+      bad += memcmp(&a, &b, sizeof a) != 0 && !(a != a && b != b); /* NaNs' signs vary */
+      badf += memcmp(&fa, &fb, sizeof fa) != 0 && !(fa != fa && fb != fb);
+    }
+    LA_CHECK(t, bad == 0 && badf == 0, "%d fma, %d fmaf differ", bad, badf);
+    { /* infinities, NaNs, zeros' signs, overflow, the smallest subnormal */
+      static const double sp[] = {0.0, -0.0, 1.0, -1.0, HUGE_VAL, -HUGE_VAL,
+                                  DBL_MAX, -DBL_MAX, DBL_MIN, 4.9406564584124654e-324,
+                                  -4.9406564584124654e-324, 3.0, 1e-300};
+      int i, j, l, n = (int)(sizeof sp / sizeof sp[0]), off = 0;
+      for (i = 0; i < n; ++i)
+        for (j = 0; j < n; ++j)
+          for (l = 0; l < n; ++l) {
+            double a = fma(sp[i], sp[j], sp[l]), b = la__fma_soft(sp[i], sp[j], sp[l]);
+            float fa = fmaf((float)sp[i], (float)sp[j], (float)sp[l]),
+                  fb = la__fmaf_soft((float)sp[i], (float)sp[j], (float)sp[l]);
+            off += memcmp(&a, &b, sizeof a) != 0 && !(a != a && b != b);
+            off += memcmp(&fa, &fb, sizeof fa) != 0 && !(fa != fa && fb != fb);
+          }
+      LA_CHECK(t, off == 0, "%d special cases differ", off);
+    }
+#else
+    (void)r;
+    (void)bad;
+    (void)badf;
+#endif
+  }
 }

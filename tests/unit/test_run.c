@@ -902,6 +902,94 @@ static void test_run_files(la_t *t) {
     LA_CHECK(t, rmdir(dir) == 0, "nothing else was written");
   }
 }
+#elif defined(LA__WIN32_FILES)
+/* Files in `dir` whose name contains `part`. */
+static int count_files(const char *dir, const char *part) {
+  char pat[300];
+  WIN32_FIND_DATAA e;
+  HANDLE h;
+  int n = 0;
+  (void)snprintf(pat, sizeof pat, "%s\\*", dir);
+  if ((h = FindFirstFileA(pat, &e)) == INVALID_HANDLE_VALUE) return -1;
+  do n += strstr(e.cFileName, part) != NULL;
+  while (FindNextFileA(h, &e));
+  (void)FindClose(h);
+  return n;
+}
+
+static void test_run_files(la_t *t) {
+  LA_TEST(t, "run: Windows saves replace in one move, never over a file or a device") {
+    char dir[MAX_PATH], path[MAX_PATH + 64], planted[MAX_PATH + 64], wide[MAX_PATH + 64];
+    la_run_config c = run_small("1", NULL);
+    la_run r;
+    FILE *f;
+    char back[32] = {0};
+    DWORD n = GetTempPathA(MAX_PATH, dir);
+    int made;
+    LA_CHECK(t, n > 0 && n < MAX_PATH - 40, "temp");
+    (void)snprintf(dir + n, MAX_PATH - n, "la-files-%lu-%d", GetCurrentProcessId(),
+                   (int)sizeof(la_real));
+    made = CreateDirectoryA(dir, NULL) != 0;
+    LA_CHECK(t, made, "dir");
+    (void)snprintf(path, sizeof path, "%s\\run.ckpt", dir);
+    (void)snprintf(planted, sizeof planted, "%s\\run.ckpt.tmp", dir);
+    f = fopen(planted, "w"); /* the old fixed temporary's name */
+    LA_CHECK(t, f && fputs("precious", f) >= 0 && fclose(f) == 0, "planted");
+    LA_CHECK(t, la_run_create(&r, &c, NULL) == 0 && la_trainer_run(&r.trainer, 2) == 0,
+             "run");
+    LA_CHECK(t, la_checkpoint_save(&r.trainer, path) == 0, "save");
+    LA_CHECK(t, la_trainer_run(&r.trainer, 1) == 0 &&
+                    la_checkpoint_save(&r.trainer, path) == 0,
+             "save over the first");
+    f = fopen(planted, "r");
+    LA_CHECK(t, f && fgets(back, sizeof back, f) && !strcmp(back, "precious"),
+             "the planted file is untouched");
+    if (f) (void)fclose(f);
+    LA_CHECK(t, count_files(dir, ".tmp") == 1, "no temporary left (the planted one stays)");
+    LA_CHECK(t, la_checkpoint_load(&r.trainer, path) == 0 && r.trainer.step == 3, "load");
+    { /* while another handle holds the file (as a load in another process
+         would), the move is done or refused (LA_EIO, as Windows and Wine
+         refuse renaming over an open file): the file stays whole and no
+         temporary is left either way */
+      HANDLE held = CreateFileA(path, GENERIC_READ,
+                                FILE_SHARE_READ | FILE_SHARE_WRITE | FILE_SHARE_DELETE,
+                                NULL, OPEN_EXISTING, FILE_ATTRIBUTE_NORMAL, NULL);
+      int st;
+      LA_CHECK(t, held != INVALID_HANDLE_VALUE, "held");
+      LA_CHECK(t, la_trainer_run(&r.trainer, 1) == 0, "step");
+      st = la_checkpoint_save(&r.trainer, path);
+      LA_CHECK(t, st == LA_OK || st == LA_EIO, "saved or refused: %d", st);
+      if (held != INVALID_HANDLE_VALUE) (void)CloseHandle(held);
+      LA_CHECK(t, count_files(dir, ".tmp") == 1, "no temporary left while held");
+      LA_CHECK(t, la_checkpoint_load(&r.trainer, path) == 0 &&
+                      r.trainer.step == (st == LA_OK ? 4 : 3),
+               "whole: step %ld", r.trainer.step);
+    }
+    LA_CHECK(t, la_checkpoint_save(&r.trainer, "") == LA_EIO, "empty path");
+    LA_CHECK(t, la_checkpoint_save(&r.trainer, dir) == LA_EIO, "a folder");
+    LA_CHECK(t, la_checkpoint_load(&r.trainer, dir) == LA_EIO, "load a folder");
+    LA_CHECK(t, la_checkpoint_load(&r.trainer, "NUL") == LA_EIO, "load a device");
+    LA_CHECK(t, la_checkpoint_save(&r.trainer, "NUL") == LA_EIO, "save over a device");
+    /* a UTF-8 name (U+00E9) is the file of that name */
+    (void)snprintf(wide, sizeof wide, "%s\\caf\xc3\xa9.ckpt", dir);
+    LA_CHECK(t, la_checkpoint_save(&r.trainer, wide) == 0 &&
+                    la_checkpoint_load(&r.trainer, wide) == 0,
+             "UTF-8 name");
+    {
+      wchar_t w[MAX_PATH + 64];
+      int k = MultiByteToWideChar(CP_UTF8, 0, wide, -1, w, MAX_PATH + 64);
+      LA_CHECK(t, k > 0 && DeleteFileW(w), "saved under its UTF-16 name");
+    }
+    {
+      const la_run_field *why;
+      LA_CHECK(t, la_run_resume(&r, "Z:\\nonexistent\\x", &why) == LA_EIO, "missing");
+    }
+    la_run_destroy(&r);
+    (void)remove(planted);
+    (void)remove(path);
+    LA_CHECK(t, !made || RemoveDirectoryA(dir), "nothing else was written");
+  }
+}
 #else
 static void test_run_files(la_t *t) { (void)t; }
 #endif

@@ -78,7 +78,9 @@ static void th_test_pool(la_t *t) {
     for (ti = 0; ti < 4; ++ti) {
       la_pool *p = NULL;
       int st = la_pool_create(&p, threads[ti]);
-      if (st == LA_EUNSUPPORTED) continue; /* a build without threads */
+      /* a build without threads refuses more than one; one with them
+         (POSIX or Win32) must start them */
+      if (st == LA_EUNSUPPORTED && !LA__THREADS && threads[ti] > 1) continue;
       LA_CHECK(t, st == LA_OK, "create %d: %d", threads[ti], st);
       if (st) continue;
       for (rep = 0; rep < 20; ++rep)
@@ -501,7 +503,7 @@ static void th_test_fresh(la_t *t) {
   }
 }
 
-#if LA__THREADS
+#if LA__THREADS == 1
 /* A file of `text` at path (the test's cgroup files). */
 static void th_write(const char *path, const char *text) {
   FILE *f = fopen(path, "w");
@@ -510,25 +512,47 @@ static void th_write(const char *path, const char *text) {
     (void)fclose(f);
   }
 }
+#endif
+
+#if LA__THREADS
+/* The environment variable `name` set to `value` (NULL: unset); 0 on
+   success. Windows's C library has _putenv_s, where "" unsets. */
+static int th_setenv(const char *name, const char *value) {
+#ifdef _WIN32
+  return _putenv_s(name, value ? value : "");
+#else
+  return value ? setenv(name, value, 1) : unsetenv(name);
+#endif
+}
 
 /* la_cpu_count with the environment variable `name` set to `value`. */
 static int th_cpus_with(const char *name, const char *value) {
   int n;
   char *old = getenv(name), keep[64] = "";
   if (old) (void)snprintf(keep, sizeof keep, "%s", old);
-  if (setenv(name, value, 1) != 0) return -1;
+  if (th_setenv(name, value) != 0) return -1;
   n = la_cpu_count();
-  if (old ? setenv(name, keep, 1) : unsetenv(name)) return -1;
+  if (th_setenv(name, old ? keep : NULL)) return -1;
   return n;
+}
+
+/* The processors of the machine, online. */
+static long th_online(void) {
+#ifdef _WIN32
+  SYSTEM_INFO si;
+  GetSystemInfo(&si);
+  return (long)si.dwNumberOfProcessors;
+#else
+  return sysconf(_SC_NPROCESSORS_ONLN);
+#endif
 }
 #endif
 
 static void th_test_cpu_count(la_t *t) {
   LA_TEST(t, "threads/la_cpu_count: the affinity mask, cgroup quota, Slurm and OpenMP") {
 #if LA__THREADS
-    char dir[] = "/tmp/la-cpus-XXXXXX", a[300], b[300], c[300];
     int all = la_cpu_count();
-    long online = sysconf(_SC_NPROCESSORS_ONLN);
+    long online = th_online();
     LA_CHECK(t, all >= 1 && all <= online, "cpus %d of %ld online", all, online);
     /* the variables bound it (never raise it), their first number */
     LA_CHECK(t, th_cpus_with("OMP_NUM_THREADS", "1") == 1, "OMP_NUM_THREADS=1");
@@ -540,6 +564,22 @@ static void th_test_cpu_count(la_t *t) {
                     th_cpus_with("SLURM_CPUS_PER_TASK", "") == all,
              "zero, words, empty: no limit");
     LA_CHECK(t, la__cpu_env("LA_NO_SUCH_VARIABLE_IN_TESTS") == 0, "unset");
+#if LA__THREADS == 2
+    { /* the process's affinity mask: one processor, then all again */
+      DWORD_PTR mine = 0, sys = 0, low;
+      HANDLE self = GetCurrentProcess();
+      LA_CHECK(t, GetProcessAffinityMask(self, &mine, &sys) && mine, "mask");
+      low = mine & (~mine + 1);
+      if (mine != low && SetProcessAffinityMask(self, low)) {
+        int one = la_cpu_count();
+        LA_CHECK(t, SetProcessAffinityMask(self, mine), "restored");
+        LA_CHECK(t, one == 1 && la_cpu_count() == all, "one CPU: %d, then %d",
+                 one, la_cpu_count());
+      }
+    }
+#else
+  {
+    char dir[] = "/tmp/la-cpus-XXXXXX", a[300], b[300], c[300];
     /* the cgroup quota files, v2 then v1, rounded up */
     if (!mkdtemp(dir)) {
       LA_CHECK(t, 0, "mkdtemp");
@@ -576,6 +616,8 @@ static void th_test_cpu_count(la_t *t) {
       (void)remove(c);
       (void)rmdir(dir);
     }
+  }
+#endif
 #else
     LA_CHECK(t, la_cpu_count() == 1, "no threads: one CPU");
 #endif

@@ -518,8 +518,7 @@ static void test_train_files(la_t *t) {
     LA_CHECK(t, la_checkpoint_save(&A, "/nonexistent-dir/x.bin") == LA_EIO, "save eio");
     LA_CHECK(t, la_checkpoint_load(&B, "/nonexistent-dir/x.bin") == LA_EIO, "load eio");
     LA_CHECK(t, la_checkpoint_save(&A, NULL) == LA_ENULL, "null path");
-#if ((defined(_POSIX_C_SOURCE) && _POSIX_C_SOURCE >= 200112L) ||               \
-     defined(__APPLE__)) && !defined(__wasi__) /* WASI has no FIFOs */
+#if defined(LA__POSIX_FILES) && !defined(__wasi__) /* WASI has no FIFOs */
     { /* a FIFO (as a device would be) is refused, not renamed over */
       char fifo[320];
       struct stat s;
