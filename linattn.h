@@ -9254,24 +9254,47 @@ static double la__ddot(int n, const double *x, const double *y) {
   return s;
 }
 
-/* Heapsort, ascending, of x with an optional companion array carried
-   along (libc's qsort would do, but bare-metal builds lack it). */
-static void la__sift(double *x, double *c, int root, int end) {
+/* The i-th double of a block that may start at any byte (a caller's
+   workspace): moved through memcpy, one load or store where the target
+   allows it. */
+static double la__dget(const void *p, size_t i) {
+  double v;
+  memcpy(&v, (const unsigned char *)p + i * sizeof v, sizeof v);
+  return v;
+}
+static void la__dput(void *p, size_t i, double v) {
+  memcpy((unsigned char *)p + i * sizeof v, &v, sizeof v);
+}
+
+/* Heapsort, ascending, of the n doubles at x with an optional companion
+   block c carried along (libc's qsort would do, but bare-metal builds lack
+   it); both may start at any byte. */
+static void la__swap2(void *x, void *c, int i, int j) {
+  double t = la__dget(x, (size_t)i);
+  la__dput(x, (size_t)i, la__dget(x, (size_t)j));
+  la__dput(x, (size_t)j, t);
+  if (c) {
+    t = la__dget(c, (size_t)i);
+    la__dput(c, (size_t)i, la__dget(c, (size_t)j));
+    la__dput(c, (size_t)j, t);
+  }
+}
+static void la__sift(void *x, void *c, int root, int end) {
   while (2 * root + 1 < end) {
     int child = 2 * root + 1;
-    if (child + 1 < end && x[child + 1] > x[child]) child++;
-    if (x[root] >= x[child]) return;
-    { double t = x[root]; x[root] = x[child]; x[child] = t; }
-    if (c) { double t = c[root]; c[root] = c[child]; c[child] = t; }
+    if (child + 1 < end &&
+        la__dget(x, (size_t)child + 1) > la__dget(x, (size_t)child))
+      child++;
+    if (la__dget(x, (size_t)root) >= la__dget(x, (size_t)child)) return;
+    la__swap2(x, c, root, child);
     root = child;
   }
 }
-static void la__sort(int n, double *x, double *c) {
+static void la__sort(int n, void *x, void *c) {
   int i;
   for (i = n / 2 - 1; i >= 0; --i) la__sift(x, c, i, n);
   for (i = n - 1; i > 0; --i) {
-    { double t = x[0]; x[0] = x[i]; x[i] = t; }
-    if (c) { double t = c[0]; c[0] = c[i]; c[i] = t; }
+    la__swap2(x, c, 0, i);
     la__sift(x, c, 0, i);
   }
 }
@@ -10159,15 +10182,55 @@ LINATTN_DEF int la_density_eval(int count, const double *nodes,
   return LA_OK;
 }
 
-/* Sorted copy of values with its weights; the median is where the running
-   weight first reaches half the total. */
+/* The weighted median of values (of |values| when absolute) on a block of
+   2*count doubles at any byte (count doubles where weights is NULL): a
+   sorted copy of the values with their weights; the median is where the
+   running weight first reaches half the total. */
+static int la__wmedian(int count, const double *values, int absolute,
+                       const double *weights, double *median, void *work) {
+  unsigned char *v = (unsigned char *)work;
+  unsigned char *w = weights ? v + sizeof(double) * (size_t)count : NULL;
+  double total = 0, run = 0, med, wi;
+  la__pow2 p;
+  int i, ex;
+  /* weights scaled by a power of two to a largest in [0.5, 1): their sum
+     cannot overflow (the median depends on their ratios only); equal
+     weights are each 1/2 */
+  ex = weights ? la__max_exponent((size_t)count, weights) : 1;
+  if (ex == INT_MIN) return LA_ERANGE;
+  p = la__pow2_of(-ex);
+  for (i = 0; i < count; ++i) {
+    wi = la__pow2_mul(p, weights ? weights[i] : 1.0);
+    la__dput(v, (size_t)i, absolute ? fabs(values[i]) : values[i]);
+    if (w) la__dput(w, (size_t)i, wi);
+    total += wi;
+  }
+  la__sort(count, v, w);
+  med = la__dget(v, (size_t)count - 1);
+  wi = 0.5; /* the weight of every value where weights is NULL */
+  for (i = 0; i < count; ++i) {
+    run += w ? la__dget(w, (size_t)i) : wi;
+    if (run >= 0.5 * total) {
+      /* exactly half: the midpoint, as for an even count of equal weights */
+      med = la__dget(v, (size_t)i);
+      if (fabs(run - 0.5 * total) <= 1e-12 * total) {
+        int nx = i + 1;
+        while (nx < count && w && la__dget(w, (size_t)nx) == 0) ++nx;
+        if (nx < count) med = la__midpoint(med, la__dget(v, (size_t)nx));
+      }
+      break;
+    }
+  }
+  *median = med;
+  return LA_OK;
+}
+
 LINATTN_DEF int la_weighted_median(int count, const double *values,
                                    const double *weights, double *median,
                                    void *work, size_t bytes) {
   size_t need = sizeof(double) * 2 * (size_t)(count > 0 ? count : 1);
   void *owned;
-  double *v, *w, total = 0, run = 0;
-  int i, st, ex;
+  int i, st;
   if (!values || !median) return LA_ENULL;
   if (count <= 0) return LA_EDIM;
   if ((size_t)count > (size_t)-1 / (2 * sizeof(double))) return LA_EOVERFLOW;
@@ -10178,35 +10241,9 @@ LINATTN_DEF int la_weighted_median(int count, const double *values,
     if (weights[i] < 0) return LA_ERANGE;
   st = la__work_begin(need, &work, &bytes, &owned);
   if (st) return st;
-  v = (double *)work;
-  w = v + count;
-  for (i = 0; i < count; ++i) {
-    v[i] = values[i];
-    w[i] = weights ? weights[i] : 1.0;
-  }
-  /* weights scaled by a power of two to a largest in [0.5, 1): their sum
-     cannot overflow (the median depends on their ratios only) */
-  ex = la__max_exponent((size_t)count, w);
-  if (ex == INT_MIN) { la__work_end(owned); return LA_ERANGE; }
-  la__scale_pow2((size_t)count, w, -ex);
-  for (i = 0; i < count; ++i) total += w[i];
-  la__sort(count, v, w);
-  *median = v[count - 1];
-  for (i = 0; i < count; ++i) {
-    run += w[i];
-    if (run >= 0.5 * total) {
-      /* exactly half: the midpoint, as for an even count of equal weights */
-      *median = v[i];
-      if (fabs(run - 0.5 * total) <= 1e-12 * total) {
-        int nx = i + 1;
-        while (nx < count && w[nx] == 0) ++nx;
-        if (nx < count) *median = la__midpoint(v[i], v[nx]);
-      }
-      break;
-    }
-  }
+  st = la__wmedian(count, values, 0, weights, median, work);
   la__work_end(owned);
-  return LA_OK;
+  return st;
 }
 
 /* ------------------------------------------------------------ traces */
@@ -10431,26 +10468,24 @@ LINATTN_DEF int la_rcond_diag(int n, const double *diag, int median, double *r,
                               void *work, size_t bytes) {
   size_t need = sizeof(double) * 3 * (size_t)(n > 0 ? n : 1);
   void *owned;
-  double *a, mx = 0, med;
+  double mx = 0, med;
   int i, st;
   if (!diag || !r) return LA_ENULL;
   if (n <= 0) return LA_EDIM;
   if (median != LA_MEDIAN_LOWER && median != LA_MEDIAN_MID) return LA_ERANGE;
   if ((size_t)n > (size_t)-1 / (3 * sizeof(double))) return LA_EOVERFLOW;
+  for (i = 0; i < n; ++i) {
+    if (!la__finite(diag[i])) return LA_ENONFINITE;
+    if (fabs(diag[i]) > mx) mx = fabs(diag[i]);
+  }
   st = la__work_begin(need, &work, &bytes, &owned);
   if (st) return st;
-  a = (double *)work;
-  for (i = 0; i < n; ++i) {
-    a[i] = fabs(diag[i]);
-    if (!la__finite(a[i])) { la__work_end(owned); return LA_ENONFINITE; }
-    if (a[i] > mx) mx = a[i];
-  }
   if (median == LA_MEDIAN_LOWER) { /* torch.median: the ((n+1)/2)-th smallest */
-    la__sort(n, a, NULL);
-    med = a[(n - 1) / 2];
-    st = LA_OK;
+    for (i = 0; i < n; ++i) la__dput(work, (size_t)i, fabs(diag[i]));
+    la__sort(n, work, NULL);
+    med = la__dget(work, (size_t)(n - 1) / 2);
   } else {
-    st = la_weighted_median(n, a, NULL, &med, a + n, sizeof(double) * 2 * n);
+    st = la__wmedian(n, diag, 1, NULL, &med, work);
   }
   la__work_end(owned);
   if (st) return st;
