@@ -6,10 +6,14 @@
 Prints one row per measurement, machine-readable (name=value), then the
 ratios the package promises:
   torch_over_c    linattn.torch's loss + gradient (forward and backward of
-                  loss(theta, batch)) over the C library's own call
+                  loss(theta, (Z, y)), the pair packed at each call: torch
+                  does not see every change of Z's memory, so nothing is
+                  cached) over the C library's own call
                   (la_model_grad through ctypes, its workspace allocated
                   once), at the base setting, batch 1000, one thread:
                   at most 1.5
+  pack_share      what packing the (Z, y) pair takes of that call (against
+                  loss(theta, batch) with a linattn.Batch packed beforehand)
   ref_over_torch  bench/py/torch_ref.py's autograd loss + gradient (the model
                   written in PyTorch, one thread) over linattn.torch's: at
                   least 10
@@ -73,16 +77,23 @@ def torch_rows(reps):
         theta.grad = None
         lt.loss(theta, (Z, y), run).backward()
 
+    def ours_packed():  # the batch packed beforehand: what (Z, y) adds is its packing
+        theta.grad = None
+        lt.loss(theta, batch, run).backward()
+
     model = torch_ref.Model(run.theta.astype(np.float32), 5, 20, 3, torch_ref.SPARSE,
                             torch.float32)
     z_ref = torch.from_numpy(batch.z)
     y_ref = torch.from_numpy(batch.y)
     t_c = best(c_call(run, batch), reps)
     t_ours = best(ours, reps)
+    t_packed = best(ours_packed, reps)
     t_ref = best(lambda: model.grad(z_ref, y_ref), reps)
-    print("loss_grad batch=1000 c_us=%.1f torch_us=%.1f ref_us=%.1f torch=%s blas=%s"
-          % (1e6 * t_c, 1e6 * t_ours, 1e6 * t_ref, torch.__version__,
-             _blas(torch)))
+    print("loss_grad batch=1000 c_us=%.1f torch_us=%.1f torch_batch_us=%.1f ref_us=%.1f "
+          "torch=%s blas=%s" % (1e6 * t_c, 1e6 * t_ours, 1e6 * t_packed, 1e6 * t_ref,
+                                torch.__version__, _blas(torch)))
+    print("ratio pack_share=%.3f (the (Z, y) pair packed at each call, over the whole "
+          "call)" % ((t_ours - t_packed) / t_ours))
     return t_ours / t_c, t_ref / t_ours
 
 

@@ -24,39 +24,24 @@ A's code: Z of shape (B, n + 1, d + 1), a prompt's tokens as rows, the
 query last with its label 0, and y the B targets. sample() draws such a
 pair from a run's data setting. Importing linattn does not import torch;
 importing linattn.torch does."""
-import weakref
-
 import numpy as np
 import torch
 from torch.autograd.function import once_differentiable
 
-from .model import Batch
+from ._errors import status_error
+from .model import Batch, Model, _query_labels_zero
 from .run import Run
 
 __all__ = ["loss", "sample", "tensors"]
 
-# The packed batch of a (Z, y) pair by id(Z), kept while Z lives and is
-# not changed (its version counter), so that a step does not pack its
-# batch again.
-_packed = {}
-
-
-def _remember(Z, y, batch):
-    if id(Z) not in _packed:
-        weakref.finalize(Z, _packed.pop, id(Z), None)
-    _packed[id(Z)] = (weakref.ref(Z), Z._version, weakref.ref(y), y._version, batch)
-
-
-def _recall(Z, y, lib):
-    hit = _packed.get(id(Z))
-    if hit is not None and hit[0]() is Z and hit[1] == Z._version and \
-            hit[2]() is y and hit[3] == y._version and hit[4]._lib is lib:
-        return hit[4]
-    return None
-
 
 def _model(model):
-    return model.model if isinstance(model, Run) else model
+    if isinstance(model, Run):
+        return model.model
+    if isinstance(model, Model):
+        return model
+    raise status_error("LA_ENULL" if model is None else "LA_ERANGE", "linattn.torch",
+                       "model: a linattn.Run or its Model, not %s" % type(model).__name__)
 
 
 def _theta(model, theta):
@@ -71,19 +56,25 @@ def _theta(model, theta):
     return theta.detach().contiguous().numpy()
 
 
+def _array(x):
+    return x.detach().cpu().numpy() if isinstance(x, torch.Tensor) else np.asarray(x)
+
+
 def _batch(model, batch):
-    """batch as the model takes it: a Batch, or a (Z, y) pair packed once."""
+    """batch as the model takes it: a Batch, or a (Z, y) pair packed at
+    each call (its memory may have changed since the last, through
+    Z.numpy() or Z.data, which torch's version counter does not see)."""
     if isinstance(batch, Batch):
         return batch
-    Z, y = batch
-    if not isinstance(Z, torch.Tensor):
-        return model._batch((np.swapaxes(np.asarray(Z), 1, 2), y))
-    b = _recall(Z, y, model._lib)
-    if b is None:
-        b = Batch(Z.detach().transpose(1, 2).cpu().numpy(), y.detach().cpu().numpy(),
-                  model._lib)
-        _remember(Z, y, b)
-    return b
+    if not isinstance(batch, (tuple, list)) or len(batch) != 2:
+        raise status_error("LA_ESHAPE", "linattn.torch", "batch: a linattn.Batch or a pair "
+                           "(Z, y), not %s" % type(batch).__name__)
+    Z, y = (_array(x) for x in batch)
+    if Z.ndim != 3 or Z.shape[1] < 2 or Z.shape[2] < 2:
+        raise status_error("LA_ESHAPE", "linattn.torch", "Z: prompts of shape (B, n + 1, "
+                           "d + 1) expected, not %s" % (Z.shape,))
+    _query_labels_zero(Z[:, -1, -1], "Z", "Z[%d, n, d]")
+    return model._batch((np.swapaxes(Z, 1, 2), y))
 
 
 class _Grad(torch.autograd.Function):
@@ -139,12 +130,11 @@ def tensors(batch):
     shape (B, n + 1, d + 1), y of B targets (tensors of its precision)."""
     Z = torch.from_numpy(np.ascontiguousarray(np.swapaxes(batch.z, 1, 2)))
     y = torch.from_numpy(batch.y)
-    _remember(Z, y, batch)
     return Z, y
 
 
 def sample(run, count, seed=None, stream=0, rng=None):
     """count prompts of the run's data setting (Run.sample: stream t of the
     run's seed is the training batch of its step t) as (Z, y) tensors in
-    the layout of paper A's code; loss() takes them without packing again."""
+    the layout of paper A's code."""
     return tensors(run.sample(count, seed=seed, stream=stream, rng=rng))
