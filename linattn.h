@@ -1130,9 +1130,11 @@ LINATTN_DEF int la_schedule_scale(const la_schedule *s, long t, double *scale);
    (through la_hvp_matvec) and any other operator alike. Linear algebra inside
    is in double, whatever la_real is: only the callback sees la_real vectors.
 
-   Workspaces follow the model's convention: every function with
-   (void *work, size_t bytes) has a size query beside it, and work == NULL
-   with bytes == 0 makes the call allocate (and free) its own. */
+   Workspaces follow the model's convention: a block at any byte alignment,
+   sized by the size query beside the function (or, for the medians, Hill
+   and the summaries of samples, a count of doubles its comment states),
+   and work == NULL with bytes == 0 makes the call allocate (and free) its
+   own. */
 
 /* ================================================================== */
 /*                         API 5. Diagnostics                         */
@@ -10532,33 +10534,40 @@ static double la__env_cost(int count, const double *g, const double *s,
 /* phi turns only where the binding pair changes, at the slopes of the
    upper convex hull of the pairs, or where the intercept reaches 0
    (l1 = max s_i/g_i): its minimum over l1 >= 0 is at one of those or at 0.
-   gs, ss: the scaled pairs sorted by g, overwritten by the hull. */
+   gs, ss: the scaled pairs sorted by g, overwritten by the hull (count
+   doubles each, at any byte). */
 static void la__envelope(int count, const double *g, const double *s,
-                         la__pow2 pg, la__pow2 ps, double *gs, double *ss,
+                         la__pow2 pg, la__pow2 ps, void *gs, void *ss,
                          double *l0, double *l1) {
   double gbar = 0, best, c, t0, cand, through0 = 0;
   int i, h = 0;
+#define LA__GS(j) la__dget(gs, (size_t)(j))
+#define LA__SS(j) la__dget(ss, (size_t)(j))
   for (i = 0; i < count; ++i) {
-    gs[i] = la__pow2_mul(pg, g[i]);
-    ss[i] = la__pow2_mul(ps, s[i]);
-    gbar += gs[i];
-    if (gs[i] > 0 && ss[i] / gs[i] > through0) through0 = ss[i] / gs[i];
+    double gi = la__pow2_mul(pg, g[i]), si = la__pow2_mul(ps, s[i]);
+    la__dput(gs, (size_t)i, gi);
+    la__dput(ss, (size_t)i, si);
+    gbar += gi;
+    if (gi > 0 && si / gi > through0) through0 = si / gi;
   }
   gbar /= count;
   la__sort(count, gs, ss);
   for (i = 0; i < count; ++i) { /* monotone chain, kept in place */
-    while (h >= 2 && (gs[h - 1] - gs[h - 2]) * (ss[i] - ss[h - 2]) -
-                             (ss[h - 1] - ss[h - 2]) * (gs[i] - gs[h - 2]) >=
+    while (h >= 2 && (LA__GS(h - 1) - LA__GS(h - 2)) * (LA__SS(i) - LA__SS(h - 2)) -
+                             (LA__SS(h - 1) - LA__SS(h - 2)) *
+                                 (LA__GS(i) - LA__GS(h - 2)) >=
                          0)
       --h;
-    gs[h] = gs[i]; ss[h] = ss[i]; ++h;
+    la__dput(gs, (size_t)h, LA__GS(i));
+    la__dput(ss, (size_t)h, LA__SS(i));
+    ++h;
   }
   *l1 = 0;
   best = la__env_cost(count, g, s, pg, ps, 0, gbar, l0);
   for (i = 0; i <= h; ++i) {
     if (i < h - 1) {
-      if (!(gs[i + 1] > gs[i])) continue;
-      cand = (ss[i + 1] - ss[i]) / (gs[i + 1] - gs[i]);
+      if (!(LA__GS(i + 1) > LA__GS(i))) continue;
+      cand = (LA__SS(i + 1) - LA__SS(i)) / (LA__GS(i + 1) - LA__GS(i));
     } else if (i == h - 1) {
       continue;
     } else {
@@ -10568,12 +10577,14 @@ static void la__envelope(int count, const double *g, const double *s,
     c = la__env_cost(count, g, s, pg, ps, cand, gbar, &t0);
     if (c < best) { best = c; *l1 = cand; *l0 = t0; }
   }
+#undef LA__GS
+#undef LA__SS
 }
 
 /* Both fits on the scaled pairs (g 2^-eg, s 2^-es); L1 then carries
-   2^(es - eg) and L0 2^es. work: 2 count doubles. */
+   2^(es - eg) and L0 2^es. work: 2 count doubles, at any byte. */
 static void la__lsmooth_scaled(int count, const double *g, const double *s,
-                               int eg, int es, double *work,
+                               int eg, int es, void *work,
                                la_lsmooth_fit *fit) {
   la__pow2 pg = la__pow2_of(-eg), ps = la__pow2_of(-es);
   double mg = 0, ms = 0, sgg = 0, sgs = 0;
@@ -10590,8 +10601,9 @@ static void la__lsmooth_scaled(int count, const double *g, const double *s,
   }
   fit->l1_ls = sgg > 0 ? sgs / sgg : 0;
   fit->l0_ls = ms - fit->l1_ls * mg;
-  la__envelope(count, g, s, pg, ps, work, work + count, &fit->l0_env,
-               &fit->l1_env);
+  la__envelope(count, g, s, pg, ps, work,
+               (unsigned char *)work + sizeof(double) * (size_t)count,
+               &fit->l0_env, &fit->l1_env);
   fit->l1_ls = ldexp(fit->l1_ls, es - eg);
   fit->l1_env = ldexp(fit->l1_env, es - eg);
   fit->l0_ls = ldexp(fit->l0_ls, es);
@@ -10636,7 +10648,7 @@ LINATTN_DEF int la_lsmooth(int count, const double *gnorm,
   es = la__max_exponent((size_t)count, smooth);
   if (eg == INT_MIN) eg = 0; /* all zero: nothing to scale */
   if (es == INT_MIN) es = 0;
-  la__lsmooth_scaled(count, gnorm, smooth, eg, es, (double *)work, &f);
+  la__lsmooth_scaled(count, gnorm, smooth, eg, es, work, &f);
   f.corr_log = la__corr_log(count, gnorm, smooth, &f.used);
   la__work_end(owned);
   if (!la__finite(f.l0_ls) || !la__finite(f.l1_ls) ||
@@ -10668,14 +10680,16 @@ LINATTN_DEF int la_normal_quantile(double p, double *x) {
   return LA_OK;
 }
 
-/* x sorted descending in its first k+1 entries is enough: a full sort.
-   Infinite when the k + 1 largest are equal (the caller's LA_ERANGE). */
-static double la__hill_sorted(int count, const double *asc, int k) {
-  double s = 0, ref = asc[count - 1 - k];
+/* x sorted descending in its first k+1 entries is enough: a full sort
+   (asc: count doubles at any byte). Infinite when the k + 1 largest are
+   equal (the caller's LA_ERANGE). */
+static double la__hill_sorted(int count, const void *asc, int k) {
+  double s = 0, ref = la__dget(asc, (size_t)(count - 1 - k));
   int i;
   for (i = 0; i < k; ++i) {
-    double q = asc[count - 1 - i] / ref; /* beyond double: logs apart */
-    s += la__finite(q) ? log(q) : log(asc[count - 1 - i]) - log(ref);
+    double a = la__dget(asc, (size_t)(count - 1 - i));
+    double q = a / ref; /* beyond double: logs apart */
+    s += la__finite(q) ? log(q) : log(a) - log(ref);
   }
   return s > 0 ? k / s : HUGE_VAL;
 }
@@ -10684,7 +10698,7 @@ LINATTN_DEF int la_hill(int count, const double *x, int k, double *alpha,
                         void *work, size_t bytes) {
   size_t need = sizeof(double) * (size_t)(count > 0 ? count : 1);
   void *owned;
-  double *v, a = 0;
+  double a = 0;
   int i, st;
   if (!x || !alpha) return LA_ENULL;
   if (count < 2) return LA_EDIM;
@@ -10694,11 +10708,10 @@ LINATTN_DEF int la_hill(int count, const double *x, int k, double *alpha,
     if (!la__finite(x[i])) return LA_ENONFINITE;
   st = la__work_begin(need, &work, &bytes, &owned);
   if (st) return st;
-  v = (double *)work;
-  memcpy(v, x, need);
-  la__sort(count, v, NULL);
-  if (!(v[count - 1 - k] > 0)) st = LA_ERANGE;
-  else a = la__hill_sorted(count, v, k);
+  memcpy(work, x, need);
+  la__sort(count, work, NULL);
+  if (!(la__dget(work, (size_t)(count - 1 - k)) > 0)) st = LA_ERANGE;
+  else a = la__hill_sorted(count, work, k);
   la__work_end(owned);
   if (st == LA_OK && !la__finite(a)) st = LA_ERANGE;
   if (st == LA_OK) *alpha = a; /* written only on success */
@@ -10766,8 +10779,7 @@ LINATTN_DEF int la_noise_summary(int count, const double *x,
                                  double *edges, double *sorted, double *gauss,
                                  void *work, size_t bytes) {
   int bins = cfg && cfg->bins > 0 ? cfg->bins : 100, k, i, s, ex, top = 0;
-  void *owned = NULL;
-  double *v;
+  void *owned = NULL, *v;
   la_noise_stats m;
   if (!x || !st) return LA_ENULL;
   if (count < 2) return LA_EDIM;
@@ -10793,12 +10805,13 @@ LINATTN_DEF int la_noise_summary(int count, const double *x,
   } else {
     s = la__work_begin(sizeof(double) * (size_t)count, &work, &bytes, &owned);
     if (s) return s;
-    v = (double *)work;
+    v = work;
   }
   memcpy(v, x, sizeof(double) * (size_t)count);
   la__sort(count, v, NULL);
   la__histogram(count, x, bins, m.min, m.max, ex, hist, edges);
-  m.hill_alpha = v[count - 1 - k] > 0 ? la__hill_sorted(count, v, k) : 0;
+  m.hill_alpha = la__dget(v, (size_t)(count - 1 - k)) > 0
+                     ? la__hill_sorted(count, v, k) : 0;
   m.hill_stderr = m.hill_alpha / sqrt((double)k);
   if (gauss)
     for (i = 0; i < count; ++i) {

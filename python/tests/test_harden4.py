@@ -6,13 +6,12 @@ library cache that is not this user's own, and the errors of the torch
 bridge and of the checkpoint reader."""
 import os
 import stat
-import sys
 import threading
 import unittest
 
 import numpy as np
 
-from helpers import TempDir, linattn, prompts, tiny_run
+from helpers import TempDir, linattn, tiny_run
 from linattn import _build, checkpoint
 
 try:

@@ -796,7 +796,7 @@ static void diag_workspace_tests(la_t *t) {
   /* The medians' blocks are counted in doubles but may start at any byte:
      every offset 0..7 of a block of exactly the promised size gives the
      allocating call's bits (UBSan's alignment check watches the stores). */
-  LA_TEST(t, "diag/harden4_17: rcond_diag and weighted_median, any byte offset") {
+  LA_TEST(t, "diag/harden4_17: the medians, Hill, noise and lsmooth, any byte offset") {
     enum { N = 13 };
     double dg[N], vals[N], wts[N], r0, rl0, m0, mu0, r, m;
     unsigned char *buf = (unsigned char *)malloc(sizeof(double) * 3 * N + 8);
@@ -850,6 +850,32 @@ static void diag_workspace_tests(la_t *t) {
       LA_CHECK(t, la_weighted_median(N, vals, wts, &m, buf + off,
                                      sizeof(double) * 2 * N - 1) == LA_EWORKSPACE,
                "short block at offset %d", off);
+    }
+    /* Hill's index, the noise summary and both smoothness fits, whose
+       blocks are counted in doubles too */
+    {
+      double a0, a, pos[N];
+      la_noise_stats s0, s1;
+      la_lsmooth_fit f0, f1;
+      for (i = 0; i < N; ++i) pos[i] = 1 + fabs(dg[i]);
+      LA_CHECK(t, la_hill(N, pos, 4, &a0, NULL, 0) == LA_OK &&
+                      la_noise_summary(N, pos, NULL, &s0, NULL, NULL, NULL, NULL,
+                                       NULL, 0) == LA_OK &&
+                      la_lsmooth(N, pos, vals, &f0, NULL, 0) == LA_OK,
+               "allocating calls");
+      for (off = 0; buf && off < 8; ++off) {
+        LA_CHECK(t, la_hill(N, pos, 4, &a, buf + off, sizeof(double) * N) == LA_OK &&
+                        a == a0, "hill at offset %d: %.17g vs %.17g", off, a, a0);
+        LA_CHECK(t, la_noise_summary(N, pos, NULL, &s1, NULL, NULL, NULL, NULL,
+                                     buf + off, sizeof(double) * N) == LA_OK &&
+                        memcmp(&s0, &s1, sizeof s0) == 0,
+                 "noise summary at offset %d", off);
+        LA_CHECK(t, la_lsmooth(N, pos, vals, &f1, buf + off, sizeof(double) * 2 * N) ==
+                            LA_OK && f1.l0_ls == f0.l0_ls && f1.l1_ls == f0.l1_ls &&
+                        f1.l0_env == f0.l0_env && f1.l1_env == f0.l1_env &&
+                        f1.corr_log == f0.corr_log && f1.used == f0.used,
+                 "lsmooth at offset %d", off);
+      }
     }
     free(buf);
   }
