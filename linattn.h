@@ -10349,7 +10349,8 @@ static int la__hutch(la__trw *w, int rank, int probes, la_rng *rng,
       if (rank) la__orth2(s, rank, ag);
       t = la__ddot(n, w->g + (size_t)p * n, ag);
       if (fabs(ldexp(t, -ex)) > 1e120) {
-        int nx = la__max_exponent(1, &t);
+        int nx;
+        frexp(t, &nx); /* t is not 0: the exponent of |t| */
         sum = ldexp(sum, ex - nx);
         sum2 = ldexp(sum2, 2 * (ex - nx));
         ex = nx;

@@ -820,13 +820,19 @@ static void diag_workspace_tests(la_t *t) {
       double a[N], v[N], w[N], mx = 0, tot = 0, run = 0;
       int j;
       for (i = 0; i < N; ++i) {
-        double x = fabs(dg[i]), vi = vals[i], wi = wts[i];
+        a[i] = fabs(dg[i]);
+        v[i] = vals[i];
+        w[i] = wts[i];
+        if (a[i] > mx) mx = a[i];
+        tot += w[i];
+      }
+      for (i = 1; i < N; ++i) {
+        double x = a[i], vi = v[i], wi = w[i];
         for (j = i; j > 0 && a[j - 1] > x; --j) a[j] = a[j - 1];
         a[j] = x;
         for (j = i; j > 0 && v[j - 1] > vi; --j) { v[j] = v[j - 1]; w[j] = w[j - 1]; }
-        v[j] = vi; w[j] = wi;
-        if (x > mx) mx = x;
-        tot += wi;
+        v[j] = vi;
+        w[j] = wi;
       }
       LA_CHECK(t, rl0 == mx / a[(N - 1) / 2], "lower median %.17g", rl0);
       LA_CHECK(t, r0 == mx / a[(N - 1) / 2], "mid median of an odd count %.17g", r0);
