@@ -1118,9 +1118,11 @@ LINATTN_DEF int la_schedule_scale(const la_schedule *s, long t, double *scale);
    (through la_hvp_matvec) and any other operator alike. Linear algebra inside
    is in double, whatever la_real is: only the callback sees la_real vectors.
 
-   Workspaces follow the model's convention: every function with
-   (void *work, size_t bytes) has a size query beside it, and work == NULL
-   with bytes == 0 makes the call allocate (and free) its own. */
+   Workspaces follow the model's convention: a block at any byte alignment,
+   sized by the size query beside the function (or, for the medians, Hill
+   and the summaries of samples, a count of doubles its comment states),
+   and work == NULL with bytes == 0 makes the call allocate (and free) its
+   own. */
 
 /* ================================================================== */
 /*                         API 5. Diagnostics                         */
@@ -10596,24 +10598,47 @@ static double la__ddot(int n, const double *x, const double *y) {
   return s;
 }
 
-/* Heapsort, ascending, of x with an optional companion array carried
-   along (libc's qsort would do, but bare-metal builds lack it). */
-static void la__sift(double *x, double *c, int root, int end) {
+/* The i-th double of a block that may start at any byte (a caller's
+   workspace): moved through memcpy, one load or store where the target
+   allows it. */
+static double la__dget(const void *p, size_t i) {
+  double v;
+  memcpy(&v, (const unsigned char *)p + i * sizeof v, sizeof v);
+  return v;
+}
+static void la__dput(void *p, size_t i, double v) {
+  memcpy((unsigned char *)p + i * sizeof v, &v, sizeof v);
+}
+
+/* Heapsort, ascending, of the n doubles at x with an optional companion
+   block c carried along (libc's qsort would do, but bare-metal builds lack
+   it); both may start at any byte. */
+static void la__swap2(void *x, void *c, int i, int j) {
+  double t = la__dget(x, (size_t)i);
+  la__dput(x, (size_t)i, la__dget(x, (size_t)j));
+  la__dput(x, (size_t)j, t);
+  if (c) {
+    t = la__dget(c, (size_t)i);
+    la__dput(c, (size_t)i, la__dget(c, (size_t)j));
+    la__dput(c, (size_t)j, t);
+  }
+}
+static void la__sift(void *x, void *c, int root, int end) {
   while (2 * root + 1 < end) {
     int child = 2 * root + 1;
-    if (child + 1 < end && x[child + 1] > x[child]) child++;
-    if (x[root] >= x[child]) return;
-    { double t = x[root]; x[root] = x[child]; x[child] = t; }
-    if (c) { double t = c[root]; c[root] = c[child]; c[child] = t; }
+    if (child + 1 < end &&
+        la__dget(x, (size_t)child + 1) > la__dget(x, (size_t)child))
+      child++;
+    if (la__dget(x, (size_t)root) >= la__dget(x, (size_t)child)) return;
+    la__swap2(x, c, root, child);
     root = child;
   }
 }
-static void la__sort(int n, double *x, double *c) {
+static void la__sort(int n, void *x, void *c) {
   int i;
   for (i = n / 2 - 1; i >= 0; --i) la__sift(x, c, i, n);
   for (i = n - 1; i > 0; --i) {
-    { double t = x[0]; x[0] = x[i]; x[i] = t; }
-    if (c) { double t = c[0]; c[0] = c[i]; c[i] = t; }
+    la__swap2(x, c, 0, i);
     la__sift(x, c, 0, i);
   }
 }
@@ -11501,15 +11526,55 @@ LINATTN_DEF int la_density_eval(int count, const double *nodes,
   return LA_OK;
 }
 
-/* Sorted copy of values with its weights; the median is where the running
-   weight first reaches half the total. */
+/* The weighted median of values (of |values| when absolute) on a block of
+   2*count doubles at any byte (count doubles where weights is NULL): a
+   sorted copy of the values with their weights; the median is where the
+   running weight first reaches half the total. */
+static int la__wmedian(int count, const double *values, int absolute,
+                       const double *weights, double *median, void *work) {
+  unsigned char *v = (unsigned char *)work;
+  unsigned char *w = weights ? v + sizeof(double) * (size_t)count : NULL;
+  double total = 0, run = 0, med, wi;
+  la__pow2 p;
+  int i, ex;
+  /* weights scaled by a power of two to a largest in [0.5, 1): their sum
+     cannot overflow (the median depends on their ratios only); equal
+     weights are each 1/2 */
+  ex = weights ? la__max_exponent((size_t)count, weights) : 1;
+  if (ex == INT_MIN) return LA_ERANGE;
+  p = la__pow2_of(-ex);
+  for (i = 0; i < count; ++i) {
+    wi = la__pow2_mul(p, weights ? weights[i] : 1.0);
+    la__dput(v, (size_t)i, absolute ? fabs(values[i]) : values[i]);
+    if (w) la__dput(w, (size_t)i, wi);
+    total += wi;
+  }
+  la__sort(count, v, w);
+  med = la__dget(v, (size_t)count - 1);
+  wi = 0.5; /* the weight of every value where weights is NULL */
+  for (i = 0; i < count; ++i) {
+    run += w ? la__dget(w, (size_t)i) : wi;
+    if (run >= 0.5 * total) {
+      /* exactly half: the midpoint, as for an even count of equal weights */
+      med = la__dget(v, (size_t)i);
+      if (fabs(run - 0.5 * total) <= 1e-12 * total) {
+        int nx = i + 1;
+        while (nx < count && w && la__dget(w, (size_t)nx) == 0) ++nx;
+        if (nx < count) med = la__midpoint(med, la__dget(v, (size_t)nx));
+      }
+      break;
+    }
+  }
+  *median = med;
+  return LA_OK;
+}
+
 LINATTN_DEF int la_weighted_median(int count, const double *values,
                                    const double *weights, double *median,
                                    void *work, size_t bytes) {
   size_t need = sizeof(double) * 2 * (size_t)(count > 0 ? count : 1);
   void *owned;
-  double *v, *w, total = 0, run = 0;
-  int i, st, ex;
+  int i, st;
   if (!values || !median) return LA_ENULL;
   if (count <= 0) return LA_EDIM;
   if ((size_t)count > (size_t)-1 / (2 * sizeof(double))) return LA_EOVERFLOW;
@@ -11520,35 +11585,9 @@ LINATTN_DEF int la_weighted_median(int count, const double *values,
     if (weights[i] < 0) return LA_ERANGE;
   st = la__work_begin(need, &work, &bytes, &owned);
   if (st) return st;
-  v = (double *)work;
-  w = v + count;
-  for (i = 0; i < count; ++i) {
-    v[i] = values[i];
-    w[i] = weights ? weights[i] : 1.0;
-  }
-  /* weights scaled by a power of two to a largest in [0.5, 1): their sum
-     cannot overflow (the median depends on their ratios only) */
-  ex = la__max_exponent((size_t)count, w);
-  if (ex == INT_MIN) { la__work_end(owned); return LA_ERANGE; }
-  la__scale_pow2((size_t)count, w, -ex);
-  for (i = 0; i < count; ++i) total += w[i];
-  la__sort(count, v, w);
-  *median = v[count - 1];
-  for (i = 0; i < count; ++i) {
-    run += w[i];
-    if (run >= 0.5 * total) {
-      /* exactly half: the midpoint, as for an even count of equal weights */
-      *median = v[i];
-      if (fabs(run - 0.5 * total) <= 1e-12 * total) {
-        int nx = i + 1;
-        while (nx < count && w[nx] == 0) ++nx;
-        if (nx < count) *median = la__midpoint(v[i], v[nx]);
-      }
-      break;
-    }
-  }
+  st = la__wmedian(count, values, 0, weights, median, work);
   la__work_end(owned);
-  return LA_OK;
+  return st;
 }
 
 /* ------------------------------------------------------------ traces */
@@ -11652,7 +11691,8 @@ static int la__hutch(la__trw *w, int rank, int probes, la_rng *rng,
       if (rank) la__orth2(s, rank, ag);
       t = la__ddot(n, w->g + (size_t)p * n, ag);
       if (fabs(ldexp(t, -ex)) > 1e120) {
-        int nx = la__max_exponent(1, &t);
+        int nx;
+        frexp(t, &nx); /* t is not 0: the exponent of |t| */
         sum = ldexp(sum, ex - nx);
         sum2 = ldexp(sum2, 2 * (ex - nx));
         ex = nx;
@@ -11773,26 +11813,24 @@ LINATTN_DEF int la_rcond_diag(int n, const double *diag, int median, double *r,
                               void *work, size_t bytes) {
   size_t need = sizeof(double) * 3 * (size_t)(n > 0 ? n : 1);
   void *owned;
-  double *a, mx = 0, med;
+  double mx = 0, med;
   int i, st;
   if (!diag || !r) return LA_ENULL;
   if (n <= 0) return LA_EDIM;
   if (median != LA_MEDIAN_LOWER && median != LA_MEDIAN_MID) return LA_ERANGE;
   if ((size_t)n > (size_t)-1 / (3 * sizeof(double))) return LA_EOVERFLOW;
+  for (i = 0; i < n; ++i) {
+    if (!la__finite(diag[i])) return LA_ENONFINITE;
+    if (fabs(diag[i]) > mx) mx = fabs(diag[i]);
+  }
   st = la__work_begin(need, &work, &bytes, &owned);
   if (st) return st;
-  a = (double *)work;
-  for (i = 0; i < n; ++i) {
-    a[i] = fabs(diag[i]);
-    if (!la__finite(a[i])) { la__work_end(owned); return LA_ENONFINITE; }
-    if (a[i] > mx) mx = a[i];
-  }
   if (median == LA_MEDIAN_LOWER) { /* torch.median: the ((n+1)/2)-th smallest */
-    la__sort(n, a, NULL);
-    med = a[(n - 1) / 2];
-    st = LA_OK;
+    for (i = 0; i < n; ++i) la__dput(work, (size_t)i, fabs(diag[i]));
+    la__sort(n, work, NULL);
+    med = la__dget(work, (size_t)(n - 1) / 2);
   } else {
-    st = la_weighted_median(n, a, NULL, &med, a + n, sizeof(double) * 2 * n);
+    st = la__wmedian(n, diag, 1, NULL, &med, work);
   }
   la__work_end(owned);
   if (st) return st;
@@ -11839,33 +11877,40 @@ static double la__env_cost(int count, const double *g, const double *s,
 /* phi turns only where the binding pair changes, at the slopes of the
    upper convex hull of the pairs, or where the intercept reaches 0
    (l1 = max s_i/g_i): its minimum over l1 >= 0 is at one of those or at 0.
-   gs, ss: the scaled pairs sorted by g, overwritten by the hull. */
+   gs, ss: the scaled pairs sorted by g, overwritten by the hull (count
+   doubles each, at any byte). */
 static void la__envelope(int count, const double *g, const double *s,
-                         la__pow2 pg, la__pow2 ps, double *gs, double *ss,
+                         la__pow2 pg, la__pow2 ps, void *gs, void *ss,
                          double *l0, double *l1) {
   double gbar = 0, best, c, t0, cand, through0 = 0;
   int i, h = 0;
+#define LA__GS(j) la__dget(gs, (size_t)(j))
+#define LA__SS(j) la__dget(ss, (size_t)(j))
   for (i = 0; i < count; ++i) {
-    gs[i] = la__pow2_mul(pg, g[i]);
-    ss[i] = la__pow2_mul(ps, s[i]);
-    gbar += gs[i];
-    if (gs[i] > 0 && ss[i] / gs[i] > through0) through0 = ss[i] / gs[i];
+    double gi = la__pow2_mul(pg, g[i]), si = la__pow2_mul(ps, s[i]);
+    la__dput(gs, (size_t)i, gi);
+    la__dput(ss, (size_t)i, si);
+    gbar += gi;
+    if (gi > 0 && si / gi > through0) through0 = si / gi;
   }
   gbar /= count;
   la__sort(count, gs, ss);
   for (i = 0; i < count; ++i) { /* monotone chain, kept in place */
-    while (h >= 2 && (gs[h - 1] - gs[h - 2]) * (ss[i] - ss[h - 2]) -
-                             (ss[h - 1] - ss[h - 2]) * (gs[i] - gs[h - 2]) >=
+    while (h >= 2 && (LA__GS(h - 1) - LA__GS(h - 2)) * (LA__SS(i) - LA__SS(h - 2)) -
+                             (LA__SS(h - 1) - LA__SS(h - 2)) *
+                                 (LA__GS(i) - LA__GS(h - 2)) >=
                          0)
       --h;
-    gs[h] = gs[i]; ss[h] = ss[i]; ++h;
+    la__dput(gs, (size_t)h, LA__GS(i));
+    la__dput(ss, (size_t)h, LA__SS(i));
+    ++h;
   }
   *l1 = 0;
   best = la__env_cost(count, g, s, pg, ps, 0, gbar, l0);
   for (i = 0; i <= h; ++i) {
     if (i < h - 1) {
-      if (!(gs[i + 1] > gs[i])) continue;
-      cand = (ss[i + 1] - ss[i]) / (gs[i + 1] - gs[i]);
+      if (!(LA__GS(i + 1) > LA__GS(i))) continue;
+      cand = (LA__SS(i + 1) - LA__SS(i)) / (LA__GS(i + 1) - LA__GS(i));
     } else if (i == h - 1) {
       continue;
     } else {
@@ -11875,12 +11920,14 @@ static void la__envelope(int count, const double *g, const double *s,
     c = la__env_cost(count, g, s, pg, ps, cand, gbar, &t0);
     if (c < best) { best = c; *l1 = cand; *l0 = t0; }
   }
+#undef LA__GS
+#undef LA__SS
 }
 
 /* Both fits on the scaled pairs (g 2^-eg, s 2^-es); L1 then carries
-   2^(es - eg) and L0 2^es. work: 2 count doubles. */
+   2^(es - eg) and L0 2^es. work: 2 count doubles, at any byte. */
 static void la__lsmooth_scaled(int count, const double *g, const double *s,
-                               int eg, int es, double *work,
+                               int eg, int es, void *work,
                                la_lsmooth_fit *fit) {
   la__pow2 pg = la__pow2_of(-eg), ps = la__pow2_of(-es);
   double mg = 0, ms = 0, sgg = 0, sgs = 0;
@@ -11897,8 +11944,9 @@ static void la__lsmooth_scaled(int count, const double *g, const double *s,
   }
   fit->l1_ls = sgg > 0 ? sgs / sgg : 0;
   fit->l0_ls = ms - fit->l1_ls * mg;
-  la__envelope(count, g, s, pg, ps, work, work + count, &fit->l0_env,
-               &fit->l1_env);
+  la__envelope(count, g, s, pg, ps, work,
+               (unsigned char *)work + sizeof(double) * (size_t)count,
+               &fit->l0_env, &fit->l1_env);
   fit->l1_ls = ldexp(fit->l1_ls, es - eg);
   fit->l1_env = ldexp(fit->l1_env, es - eg);
   fit->l0_ls = ldexp(fit->l0_ls, es);
@@ -11943,7 +11991,7 @@ LINATTN_DEF int la_lsmooth(int count, const double *gnorm,
   es = la__max_exponent((size_t)count, smooth);
   if (eg == INT_MIN) eg = 0; /* all zero: nothing to scale */
   if (es == INT_MIN) es = 0;
-  la__lsmooth_scaled(count, gnorm, smooth, eg, es, (double *)work, &f);
+  la__lsmooth_scaled(count, gnorm, smooth, eg, es, work, &f);
   f.corr_log = la__corr_log(count, gnorm, smooth, &f.used);
   la__work_end(owned);
   if (!la__finite(f.l0_ls) || !la__finite(f.l1_ls) ||
@@ -11975,14 +12023,16 @@ LINATTN_DEF int la_normal_quantile(double p, double *x) {
   return LA_OK;
 }
 
-/* x sorted descending in its first k+1 entries is enough: a full sort.
-   Infinite when the k + 1 largest are equal (the caller's LA_ERANGE). */
-static double la__hill_sorted(int count, const double *asc, int k) {
-  double s = 0, ref = asc[count - 1 - k];
+/* x sorted descending in its first k+1 entries is enough: a full sort
+   (asc: count doubles at any byte). Infinite when the k + 1 largest are
+   equal (the caller's LA_ERANGE). */
+static double la__hill_sorted(int count, const void *asc, int k) {
+  double s = 0, ref = la__dget(asc, (size_t)(count - 1 - k));
   int i;
   for (i = 0; i < k; ++i) {
-    double q = asc[count - 1 - i] / ref; /* beyond double: logs apart */
-    s += la__finite(q) ? log(q) : log(asc[count - 1 - i]) - log(ref);
+    double a = la__dget(asc, (size_t)(count - 1 - i));
+    double q = a / ref; /* beyond double: logs apart */
+    s += la__finite(q) ? log(q) : log(a) - log(ref);
   }
   return s > 0 ? k / s : HUGE_VAL;
 }
@@ -11991,7 +12041,7 @@ LINATTN_DEF int la_hill(int count, const double *x, int k, double *alpha,
                         void *work, size_t bytes) {
   size_t need = sizeof(double) * (size_t)(count > 0 ? count : 1);
   void *owned;
-  double *v, a = 0;
+  double a = 0;
   int i, st;
   if (!x || !alpha) return LA_ENULL;
   if (count < 2) return LA_EDIM;
@@ -12001,11 +12051,10 @@ LINATTN_DEF int la_hill(int count, const double *x, int k, double *alpha,
     if (!la__finite(x[i])) return LA_ENONFINITE;
   st = la__work_begin(need, &work, &bytes, &owned);
   if (st) return st;
-  v = (double *)work;
-  memcpy(v, x, need);
-  la__sort(count, v, NULL);
-  if (!(v[count - 1 - k] > 0)) st = LA_ERANGE;
-  else a = la__hill_sorted(count, v, k);
+  memcpy(work, x, need);
+  la__sort(count, work, NULL);
+  if (!(la__dget(work, (size_t)(count - 1 - k)) > 0)) st = LA_ERANGE;
+  else a = la__hill_sorted(count, work, k);
   la__work_end(owned);
   if (st == LA_OK && !la__finite(a)) st = LA_ERANGE;
   if (st == LA_OK) *alpha = a; /* written only on success */
@@ -12073,8 +12122,7 @@ LINATTN_DEF int la_noise_summary(int count, const double *x,
                                  double *edges, double *sorted, double *gauss,
                                  void *work, size_t bytes) {
   int bins = cfg && cfg->bins > 0 ? cfg->bins : 100, k, i, s, ex, top = 0;
-  void *owned = NULL;
-  double *v;
+  void *owned = NULL, *v;
   la_noise_stats m;
   if (!x || !st) return LA_ENULL;
   if (count < 2) return LA_EDIM;
@@ -12100,12 +12148,13 @@ LINATTN_DEF int la_noise_summary(int count, const double *x,
   } else {
     s = la__work_begin(sizeof(double) * (size_t)count, &work, &bytes, &owned);
     if (s) return s;
-    v = (double *)work;
+    v = work;
   }
   memcpy(v, x, sizeof(double) * (size_t)count);
   la__sort(count, v, NULL);
   la__histogram(count, x, bins, m.min, m.max, ex, hist, edges);
-  m.hill_alpha = v[count - 1 - k] > 0 ? la__hill_sorted(count, v, k) : 0;
+  m.hill_alpha = la__dget(v, (size_t)(count - 1 - k)) > 0
+                     ? la__hill_sorted(count, v, k) : 0;
   m.hill_stderr = m.hill_alpha / sqrt((double)k);
   if (gauss)
     for (i = 0; i < count; ++i) {

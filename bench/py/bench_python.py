@@ -6,10 +6,15 @@
 Prints one row per measurement, machine-readable (name=value), then the
 ratios the package promises:
   torch_over_c    linattn.torch's loss + gradient (forward and backward of
-                  loss(theta, batch)) over the C library's own call
+                  loss(theta, (Z, y)), the pair's bits compared at each call
+                  with those its batch was packed from) over the C
+                  library's own call
                   (la_model_grad through ctypes, its workspace allocated
                   once), at the base setting, batch 1000, one thread:
                   at most 1.5
+  check_share     what that comparison takes of the call, and
+  pack_over_check what packing a pair not seen before costs over it (the
+                  price of answering from no cache at all)
   ref_over_torch  bench/py/torch_ref.py's autograd loss + gradient (the model
                   written in PyTorch, one thread) over linattn.torch's: at
                   least 10
@@ -29,7 +34,7 @@ import sys
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.join(HERE, os.pardir, "python"))
+sys.path.insert(0, os.path.join(HERE, os.pardir, os.pardir, "python"))
 sys.path.insert(0, HERE)
 
 import numpy as np  # noqa: E402
@@ -73,16 +78,27 @@ def torch_rows(reps):
         theta.grad = None
         lt.loss(theta, (Z, y), run).backward()
 
+    def check():  # what a call on the same pair adds: its bits compared
+        lt._batch(run.model, (Z, y))
+
+    def pack():  # what a call on a pair not seen before adds: it is packed
+        lt._batch(run.model, (Z.clone(), y))
+
     model = torch_ref.Model(run.theta.astype(np.float32), 5, 20, 3, torch_ref.SPARSE,
                             torch.float32)
     z_ref = torch.from_numpy(batch.z)
     y_ref = torch.from_numpy(batch.y)
     t_c = best(c_call(run, batch), reps)
     t_ours = best(ours, reps)
+    t_check = best(check, reps)
+    t_pack = best(pack, reps)
     t_ref = best(lambda: model.grad(z_ref, y_ref), reps)
-    print("loss_grad batch=1000 c_us=%.1f torch_us=%.1f ref_us=%.1f torch=%s blas=%s"
-          % (1e6 * t_c, 1e6 * t_ours, 1e6 * t_ref, torch.__version__,
-             _blas(torch)))
+    print("loss_grad batch=1000 c_us=%.1f torch_us=%.1f check_us=%.1f pack_us=%.1f "
+          "ref_us=%.1f torch=%s blas=%s" % (1e6 * t_c, 1e6 * t_ours, 1e6 * t_check,
+                                            1e6 * t_pack, 1e6 * t_ref, torch.__version__,
+                                            _blas(torch)))
+    print("ratio check_share=%.3f (the pair's bits compared, of a call) pack_over_check=%.1f "
+          "(packing a pair, over comparing it)" % (t_check / t_ours, t_pack / t_check))
     return t_ours / t_c, t_ref / t_ours
 
 

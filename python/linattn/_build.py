@@ -11,7 +11,12 @@ in this order:
 2. The cache: LINATTN_CACHE, else $XDG_CACHE_HOME/linattn, else
    ~/.cache/linattn. A library there is named by a hash of the header's
    bytes and of the compiler command, so a changed header or compiler flags
-   build a new one and a stale one is never loaded.
+   build a new one and a stale one is never loaded. The cache must be this
+   user's own: the folder and a library in it owned by this user and
+   writable by no one else, the library a regular file (not a link);
+   anything else is refused (PermissionError), never loaded, since
+   whoever can write there chooses the code this process runs. A new
+   cache folder is made readable by its owner only.
 3. Otherwise it is built into the cache from the header this package ships
    (linattn/linattn.h, copied in when the package is built; in a checkout of
    the repository, the repository's own linattn.h) with the system C
@@ -26,6 +31,7 @@ import hashlib
 import os
 import platform
 import shutil
+import stat
 import subprocess
 import sys
 
@@ -64,6 +70,48 @@ def cache_dir():
             os.path.expanduser("~"), ".cache")
         d = os.path.join(base, "linattn")
     return d
+
+
+def _own(path, st, what):
+    """Refuses path (st: its lstat) unless this user owns it and no one else
+    may write to it (hosts without user ids are not checked)."""
+    if not hasattr(os, "geteuid"):
+        return
+    why = None
+    if st.st_uid != os.geteuid():
+        why = "owned by user %d, not by this user (%d)" % (st.st_uid, os.geteuid())
+    elif st.st_mode & (stat.S_IWGRP | stat.S_IWOTH):
+        why = "writable by others (mode %04o)" % stat.S_IMODE(st.st_mode)
+    if why:
+        raise PermissionError(
+            "linattn: the library cache's %s %s is %s: whoever writes there chooses the "
+            "code this process loads; make it your own (chown, chmod go-w), set "
+            "LINATTN_CACHE to a folder of your own, or LINATTN_LIB to a library "
+            "built with `make lib`" % (what, path, why))
+
+
+def _private_dir(directory):
+    """The cache folder, made (readable by its owner only) when missing, and
+    held to _own."""
+    os.makedirs(directory, mode=0o700, exist_ok=True)
+    st = os.stat(directory)
+    if not stat.S_ISDIR(st.st_mode):
+        raise NotADirectoryError("linattn: the library cache %s is not a folder" % directory)
+    _own(directory, st, "folder")
+
+
+def _cached(path):
+    """Whether the cache holds the library at path: a regular file of this
+    user's (a link or another's file is refused, not loaded)."""
+    try:
+        st = os.lstat(path)
+    except FileNotFoundError:
+        return False
+    if not stat.S_ISREG(st.st_mode):
+        raise PermissionError("linattn: the library cache's %s is not a regular file "
+                              "(a link, a folder, a device): not loaded; remove it" % path)
+    _own(path, st, "library")
+    return True
 
 
 def _compiler():
@@ -132,9 +180,9 @@ def build(precision, header=None, directory=None, quiet=False):
     key_cmd = compile_command(precision, "linattn.h", "out")
     key = hashlib.sha256(text + b"\0" + "\0".join(key_cmd).encode()).hexdigest()[:16]
     path = os.path.join(directory, "liblinattn-%s-%s%s" % (precision, key, _SUFFIX))
-    if os.path.isfile(path):
+    _private_dir(directory)
+    if _cached(path):
         return path
-    os.makedirs(directory, exist_ok=True)
     tmp = "%s.%d.tmp" % (path, os.getpid())
     cmd = compile_command(precision, header, tmp)
     if not quiet:
@@ -152,6 +200,7 @@ def build(precision, header=None, directory=None, quiet=False):
             pass
         raise RuntimeError("linattn: building the library failed:\n  %s\n%s"
                            % (" ".join(cmd), done.stderr[-4000:]))
+    os.chmod(tmp, 0o755)  # writable by its owner only, whatever the umask
     os.replace(tmp, path)  # atomic: a concurrent build writes the same bytes
     return path
 

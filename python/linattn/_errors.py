@@ -15,7 +15,9 @@ class LinattnError(Exception):
 
     An error of bad input (LA_ERANGE, LA_EDIM, LA_ESHAPE, LA_ENONFINITE, a
     bad file's LA_EFORMAT, ...) is also a ValueError, LA_EIO an OSError and
-    LA_ENOMEM a MemoryError."""
+    LA_ENOMEM a MemoryError. The package's one refusal without a status of
+    the header's is BUSY (status None): a run in use by another thread, or
+    its train called again from its own callback (busy_error)."""
 
     def __init__(self, status, name, message, where=None, detail=None):
         self.status = status
@@ -75,3 +77,14 @@ def status_error(name, where=None, detail=None):
         if nm == name:
             return make_error(code, name, message, where, detail)
     raise KeyError(name)
+
+
+# The name of the package's own refusal of a run in use (no status of the
+# header's: the library itself has no notion of who calls it).
+BUSY = "busy"
+
+
+def busy_error(where, detail):
+    """The refusal of a run in use: LinattnError with status None and the
+    name BUSY."""
+    return LinattnError(None, BUSY, "the run is in use", where, detail)

@@ -4,7 +4,7 @@ to the size it has, never beyond a bound; every failure a LinattnError."""
 import os
 import stat
 
-from ._errors import status_error
+from ._errors import LinattnError, status_error
 
 # The C reader's bound (linattn.h's LA__CK_MAX_BYTES on 64-bit hosts): a
 # file beyond it is not a checkpoint.
@@ -35,6 +35,8 @@ def read_regular(path, what="checkpoint"):
             chunks.append(b)
             left -= len(b)
         return b"".join(chunks)
+    except LinattnError:  # said once, as raised above (it is an OSError too)
+        raise
     except OSError as e:
         raise status_error("LA_EIO", what, "%s: %s" % (name, e.strerror or e))
     finally:

@@ -14,12 +14,13 @@ status the library gives it (LA_EFORMAT, LA_EVERSION, LA_ECHECKSUM; LA_EIO
 for a file that cannot be read, or that is not a regular file); the
 statuses, kinds and limits are the header's (linattn._header)."""
 import math
+import os
 import struct
 
 import numpy as np
 
 from . import _files, _header
-from ._errors import status_error
+from ._errors import LinattnError, make_error, status_error
 
 MAGIC = b"LACKPT\r\n"
 GIVEN = 0x80  # version 3: a kind byte's bit for a field given
@@ -211,5 +212,10 @@ def parse(data, fields=None):
 def read(path, fields=None):
     """The checkpoint in a file (see parse), read as the C reader reads
     one: a regular file only, to its size (a FIFO, a device or a folder is
-    LA_EIO at once)."""
-    return parse(_files.read_regular(path), fields)
+    LA_EIO at once). An error names the file once."""
+    data = _files.read_regular(path)
+    try:
+        return parse(data, fields)
+    except LinattnError as e:
+        raise make_error(e.status, e.name, e.message, e.where,
+                         "%s: %s" % (os.fspath(path), e.detail)) from None

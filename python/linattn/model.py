@@ -9,6 +9,7 @@ import numpy as np
 
 from . import _lib
 from . import _args
+from ._busy import exclusive
 from ._errors import status_error
 from .diag import Eigs, RobustCond, _eig_config, _eig_result, _median, _which
 
@@ -35,13 +36,26 @@ def _destroy_batch(lib, b):
     lib.la_batch_destroy(byref(b))
 
 
+def _query_labels_zero(labels, what, where):
+    """Every prompt's query label slot 0 (where: its place, of the first
+    that is not), as la_batch_put_tokens holds it: a target there would
+    reach the model's prediction."""
+    bad = np.flatnonzero(np.asarray(labels) != 0)
+    if bad.size:
+        raise status_error("LA_ERANGE", what, "%s: the query's label slot %s is %r, not 0 "
+                           "(%d prompt%s of %d): the target would reach the prediction"
+                           % (what, where % bad[0], labels[bad[0]].item(), bad.size,
+                              "" if bad.size == 1 else "s", len(labels)))
+
+
 class Batch:
     """Prompts in the library's layout (la_batch).
 
     Batch(z, y): z of shape (count, d+1, n+1), each prompt the matrix
-    Z0 = [[x_1 .. x_n x_q], [y_1 .. y_n 0]] of the papers, and y of shape
-    (count,) the targets y_q. The z and y properties give them back as numpy
-    arrays (copies). A batch belongs to one precision's library."""
+    Z0 = [[x_1 .. x_n x_q], [y_1 .. y_n 0]] of the papers (a query's label
+    slot other than 0 is LA_ERANGE), and y of shape (count,) the targets
+    y_q. The z and y properties give them back as numpy arrays (copies). A
+    batch belongs to one precision's library."""
 
     def __init__(self, z, y, precision=None):
         lib = _lib.lib_of(precision)
@@ -52,6 +66,7 @@ class Batch:
             raise ValueError("z: prompts of shape (count, d+1, n+1) expected, not %s"
                              % (z.shape,))
         count, d1, n1 = z.shape
+        _query_labels_zero(z[:, -1, -1], "z", "z[%d, d, n]")
         y = np.ascontiguousarray(np.reshape(y, -1), dtype=lib.dtype)
         if y.shape != (count,):
             raise ValueError("y: %d targets expected, not shape %s" % (count, y.shape))
@@ -169,6 +184,7 @@ class Model:
         self._run = run
         self._lib = run._lib
         self._m = self._lib.la_run_model(run._r)
+        self._busy = run._busy  # the run's: one thread at a time on both
         self.nparams = run.nparams
 
     # ------------------------------------------------------------ inputs
@@ -196,6 +212,7 @@ class Model:
         self._lib.check(getattr(self._lib, name)(*args), name)
 
     # ------------------------------------------------------------ values
+    @exclusive()
     def loss(self, theta, batch, predictions=False):
         """The mean squared error on the batch; with predictions=True also
         each prompt's prediction -[Z_L]_{d+1,n+1}."""
@@ -206,6 +223,7 @@ class Model:
                    self._lib.ptr(pred) if predictions else None, *self._work())
         return (loss.value, pred) if predictions else loss.value
 
+    @exclusive()
     def grad(self, theta, batch):
         """(loss, gradient)."""
         th, b = self._theta(theta), self._batch(batch)
@@ -215,6 +233,7 @@ class Model:
                    self._lib.ptr(g), *self._work())
         return loss.value, g
 
+    @exclusive()
     def hvp(self, theta, batch, v):
         """H(theta) v, exact (forward over reverse)."""
         th, b, vv = self._theta(theta), self._batch(batch), self._theta(v, "v")
@@ -223,6 +242,7 @@ class Model:
                    self._lib.ptr(vv), None, None, self._lib.ptr(hv), *self._work())
         return hv
 
+    @exclusive()
     def hessian(self, theta, batch):
         """The exact Hessian, nparams x nparams (symmetrized, float64)."""
         th, b = self._theta(theta), self._batch(batch)
@@ -231,6 +251,7 @@ class Model:
                    _lib.dptr(h), None, 0)
         return h
 
+    @exclusive()
     def hessian_diag(self, theta, batch):
         """The exact diagonal of the Hessian (nparams HVPs)."""
         th, b = self._theta(theta), self._batch(batch)
@@ -239,6 +260,7 @@ class Model:
                    _lib.dptr(d), None, 0)
         return d
 
+    @exclusive()
     def hessian_blocks(self, theta, batch, bins=100):
         """The Hessian block by block (la_hessian_blocks): {block name with
         its layer and head, as "A[1]" or "A[1,2]" with heads, "W1":
@@ -266,6 +288,7 @@ class Model:
             raise self._lib.error(st, "la_spectra_js")
         return out, mean.value, dist
 
+    @exclusive()
     def hessian_eigs(self, theta, batch, k=10, which="largest", tol=1e-6, max_iter=0,
                      seed=0, vectors=False):
         """k eigenvalues of the Hessian by Lanczos (la_hessian_eigs): which
@@ -278,6 +301,7 @@ class Model:
                                        _args.real(tol, "tol"), byref(cfg), byref(out), None, 0)
         return Eigs._of(self._lib, st, "la_hessian_eigs", out, keep)
 
+    @exclusive()
     def robust_cond(self, theta, batch, dense_max=0, probes=0, steps=0, seed=0,
                     median=None):
         """Both robust condition numbers of paper A (la_robust_cond):
@@ -296,6 +320,7 @@ class Model:
                    byref(out), None, 0)
         return RobustCond(out)
 
+    @exclusive()
     def dir_smoothness(self, theta, theta_next, batch):
         """(u^T H(theta) u, ||grad f(theta)||) along the step from theta to
         theta_next, u its unit direction (la_dir_smoothness)."""
@@ -306,6 +331,7 @@ class Model:
                    byref(b._b), byref(s), byref(g), None, 0)
         return s.value, g.value
 
+    @exclusive()
     def blocks(self):
         """The parameter matrices in theta, in theta's order
         (la_model_block_info): a list of Block(name, layer, head, offset,
@@ -362,6 +388,7 @@ class Model:
             th[b.offset:b.offset + m.size] = m.reshape(-1)
         return self._theta(th)
 
+    @exclusive()
     def init_params(self, seed, stream=_lib.LA_STREAM_EVAL - 1):
         """theta ~ N(0, init_std^2) from the stream of seed; the default
         stream is the trainer's, so init_params(run seed) is a run's theta

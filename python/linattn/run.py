@@ -10,6 +10,7 @@ from ctypes import POINTER, byref, c_double, c_size_t, c_void_p
 import numpy as np
 
 from . import _args, _files, _lib, _progress
+from ._busy import Busy, exclusive
 from ._errors import status_error
 from .config import RunConfig, config_in
 from .diag import LinattnWarning, noise_summary
@@ -106,7 +107,8 @@ class _Given:
                                  "it: Batch.from_tokens(Z, y))")
         if hessian_batches is not None:
             self.diag, self.diag_array = self._stack(hessian_batches, "hessian_batches")
-        if theta0 is not None:
+        if theta0 is not None:  # real numbers only, as every theta (lib.reals)
+            lib.reals(np.reshape(np.asarray(theta0), -1), None, "theta0")
             self.theta0 = np.asarray(theta0, dtype=np.float64)
 
     def _stack(self, batches, what):
@@ -139,6 +141,18 @@ class _Given:
                 cfg["diag_batch"] = b.count
             if not cfg.given("diag_batches"):
                 cfg["diag_batches"] = len(self.diag)
+
+    def check_steps(self, cfg, start=0, steps=None):
+        """A batch for each step from start: steps more (None: up to the
+        run's steps field), refused up front as `linattn train --data-file`
+        refuses them, naming the batch count."""
+        if self.batches is None:
+            return
+        end = cfg["steps"] if steps is None else start + steps
+        if end > len(self.batches):
+            raise status_error("LA_ERANGE", "Run", "steps %d: %d batch%s given (batches=, one "
+                               "a step)" % (end, len(self.batches),
+                                            "" if len(self.batches) == 1 else "es"))
 
     def check(self, cfg):
         """The Hessian batches of the run's d, n and diag_batch, as many as
@@ -224,8 +238,10 @@ class Run:
 
     A run pickles (as its checkpoint's bytes and its history), so process
     pools, Dask and Ray can carry it; one run is used by one thread at a
-    time, and runs in several threads train at once (ctypes lets go of the
-    GIL in every call)."""
+    time (a call from a second thread while one is under way, or train
+    called from its own callback, is refused: LinattnError BUSY), and runs
+    in several threads train at once (ctypes lets go of the GIL in every
+    call)."""
 
     def __init__(self, config="1", precision=None, threads=None, top=0, noise=0,
                  batches=None, theta0=None, hessian_batches=None, **fields):
@@ -242,6 +258,7 @@ class Run:
     def _make(self, cfg, threads, top, noise, given=None):
         lib = cfg._lib
         self._lib = lib
+        self._busy = Busy()
         self.config = cfg
         self._refuse_unmeasured()
         self._top = _args.integer(top, "top", 0, 1 << 20)
@@ -256,6 +273,7 @@ class Run:
                          if self._pool else None)
         self._given = given if given is not None and given.any else None
         if self._given is not None:
+            self._given.check_steps(cfg)
             self._given.check(cfg)
             self._given.into(env)
         st = lib.la_run_create(self._r, cfg._buf, byref(env))
@@ -314,6 +332,7 @@ class Run:
         the run trains: copy it to keep a value)."""
         return _view(self._lib, self._theta_ptr, self.nparams, self)
 
+    @exclusive()
     def set_theta(self, theta):
         """Replaces the parameters (the optimizer's state is kept)."""
         src = self._lib.reals(theta, self.nparams, "theta")
@@ -323,6 +342,7 @@ class Run:
         """Model.matrices at the run's theta (or theta)."""
         return self.model.matrices(self.theta if theta is None else theta)
 
+    @exclusive()
     def eval_loss(self):
         """The loss on the run's evaluation batch at the current theta."""
         v = c_double()
@@ -439,6 +459,7 @@ class Run:
         row.update(self._measure(0, self._theta_ptr))
         self._row(row)
 
+    @exclusive(train=True)
     def train(self, steps=None, every=None, callback=None, progress=None):
         """Trains `steps` more steps (None: up to the run's `steps` field).
         callback(record), if given, is called every `every` steps (default:
@@ -456,6 +477,8 @@ class Run:
             n = _args.integer(steps, "steps", 0, _args.C_LONG[1] - start)
         self._every = self.config["log_every"] if every is None else \
             _args.integer(every, "every", 1, _args.C_LONG[1])
+        if self._given is not None:
+            self._given.check_steps(self.config, start, n)
         if callback is not None and not callable(callback):
             raise TypeError("callback: a function of one Record, not %r" % (callback,))
         if start == 0 and not self._hist["step"]:
@@ -480,6 +503,7 @@ class Run:
         return self
 
     # ------------------------------------------------------------ prompts
+    @exclusive()
     def sample(self, count, seed=None, stream=0, rng=None):
         """count prompts from the run's data setting: from rng (an Rng,
         which advances), else from stream `stream` of `seed` (default the
@@ -494,6 +518,7 @@ class Run:
                         "la_data_sample")
         return b
 
+    @exclusive()
     def diag_batch(self, count=None, k=0):
         """The k-th batch of the measurements along the run
         (la_run_diag_batch): what `linattn curvature` and `train
@@ -528,6 +553,7 @@ class Run:
         theta, batch = self._at(theta, batch)
         return self.model.hessian(theta, batch)
 
+    @exclusive()
     def hessian_blocks(self, batch=None, theta=None, bins=100):
         """Model.hessian_blocks at the run's theta, on the diagnostics'
         batch: each matrix's Hessian block's eigenvalues and the
@@ -535,6 +561,7 @@ class Run:
         theta, batch = self._at(theta, batch)
         return self.model.hessian_blocks(theta, batch, bins)
 
+    @exclusive()
     def grad_noise(self, minibatch=0, true_batch=0, samples=10000, bins=100,
                    theta=None, rng=None):
         """Paper A's gradient noise at the run's theta (la_grad_noise): the
@@ -558,6 +585,7 @@ class Run:
         return GradNoise(norms, tg.value, noise_summary(norms, bins, precision=lib))
 
     # ------------------------------------------------------------ checkpoints
+    @exclusive()
     def save(self, path):
         """Writes a checkpoint (la_checkpoint_save): the description, theta,
         the optimizer's state, the step and the data stream."""
@@ -565,6 +593,7 @@ class Run:
         self._lib.check(self._lib.la_checkpoint_save(self._tr, os.fsencode(path)),
                         "la_checkpoint_save", os.fspath(path))
 
+    @exclusive()
     def to_bytes(self):
         """The checkpoint's bytes."""
         lib = self._lib

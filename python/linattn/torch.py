@@ -30,33 +30,20 @@ import numpy as np
 import torch
 from torch.autograd.function import once_differentiable
 
-from .model import Batch
+from ._errors import status_error
+from .model import Batch, Model, _query_labels_zero
 from .run import Run
 
 __all__ = ["loss", "sample", "tensors"]
 
-# The packed batch of a (Z, y) pair by id(Z), kept while Z lives and is
-# not changed (its version counter), so that a step does not pack its
-# batch again.
-_packed = {}
-
-
-def _remember(Z, y, batch):
-    if id(Z) not in _packed:
-        weakref.finalize(Z, _packed.pop, id(Z), None)
-    _packed[id(Z)] = (weakref.ref(Z), Z._version, weakref.ref(y), y._version, batch)
-
-
-def _recall(Z, y, lib):
-    hit = _packed.get(id(Z))
-    if hit is not None and hit[0]() is Z and hit[1] == Z._version and \
-            hit[2]() is y and hit[3] == y._version and hit[4]._lib is lib:
-        return hit[4]
-    return None
-
 
 def _model(model):
-    return model.model if isinstance(model, Run) else model
+    if isinstance(model, Run):
+        return model.model
+    if isinstance(model, Model):
+        return model
+    raise status_error("LA_ENULL" if model is None else "LA_ERANGE", "linattn.torch",
+                       "model: a linattn.Run or its Model, not %s" % type(model).__name__)
 
 
 def _theta(model, theta):
@@ -71,18 +58,62 @@ def _theta(model, theta):
     return theta.detach().contiguous().numpy()
 
 
+def _array(x):
+    return x.detach().cpu().numpy() if isinstance(x, torch.Tensor) else np.asarray(x)
+
+
+def _bits(a):
+    """a's bytes as unsigned integers of its width: equal only where every
+    bit is (-0.0 is not 0.0; a NaN equals itself)."""
+    a = np.ascontiguousarray(a)
+    return a.view("u%d" % a.itemsize if a.itemsize in (1, 2, 4, 8) else "u1")
+
+
+# The packed batch of a (Z, y) pair of tensors by id(Z), kept while Z lives,
+# with a copy of the bits it was packed from: answered again only for the
+# same two tensors holding the same bits. Their version counters are not
+# enough: a write through Z.numpy(), y.numpy() or Z.data escapes them.
+_packed = {}
+
+
+def _remember(Zt, yt, Z, y, batch):
+    if id(Zt) not in _packed:
+        weakref.finalize(Zt, _packed.pop, id(Zt), None)
+    _packed[id(Zt)] = (weakref.ref(Zt), weakref.ref(yt), _bits(Z).copy(), _bits(y).copy(),
+                       batch)
+
+
+def _recall(Zt, yt, Z, y, lib):
+    hit = _packed.get(id(Zt))
+    if hit is None or hit[0]() is not Zt or hit[1]() is not yt or hit[4]._lib is not lib:
+        return None
+    zb, yb = _bits(Z), _bits(y)
+    if zb.dtype != hit[2].dtype or yb.dtype != hit[3].dtype or \
+            not np.array_equal(zb, hit[2]) or not np.array_equal(yb, hit[3]):
+        return None
+    return hit[4]
+
+
 def _batch(model, batch):
-    """batch as the model takes it: a Batch, or a (Z, y) pair packed once."""
+    """batch as the model takes it: a Batch, or a (Z, y) pair, packed again
+    unless it is the pair last packed holding the same bits."""
     if isinstance(batch, Batch):
         return batch
-    Z, y = batch
-    if not isinstance(Z, torch.Tensor):
-        return model._batch((np.swapaxes(np.asarray(Z), 1, 2), y))
-    b = _recall(Z, y, model._lib)
+    if not isinstance(batch, (tuple, list)) or len(batch) != 2:
+        raise status_error("LA_ESHAPE", "linattn.torch", "batch: a linattn.Batch or a pair "
+                           "(Z, y), not %s" % type(batch).__name__)
+    Zt, yt = batch
+    Z, y = _array(Zt), _array(yt)
+    if Z.ndim != 3 or Z.shape[1] < 2 or Z.shape[2] < 2:
+        raise status_error("LA_ESHAPE", "linattn.torch", "Z: prompts of shape (B, n + 1, "
+                           "d + 1) expected, not %s" % (Z.shape,))
+    tensors_ = isinstance(Zt, torch.Tensor) and isinstance(yt, torch.Tensor)
+    b = _recall(Zt, yt, Z, y, model._lib) if tensors_ else None
     if b is None:
-        b = Batch(Z.detach().transpose(1, 2).cpu().numpy(), y.detach().cpu().numpy(),
-                  model._lib)
-        _remember(Z, y, b)
+        _query_labels_zero(Z[:, -1, -1], "Z", "Z[%d, n, d]")
+        b = model._batch((np.swapaxes(Z, 1, 2), y))
+        if tensors_:
+            _remember(Zt, yt, Z, y, b)
     return b
 
 
@@ -139,12 +170,13 @@ def tensors(batch):
     shape (B, n + 1, d + 1), y of B targets (tensors of its precision)."""
     Z = torch.from_numpy(np.ascontiguousarray(np.swapaxes(batch.z, 1, 2)))
     y = torch.from_numpy(batch.y)
-    _remember(Z, y, batch)
+    _remember(Z, y, Z.numpy(), y.numpy(), batch)
     return Z, y
 
 
 def sample(run, count, seed=None, stream=0, rng=None):
     """count prompts of the run's data setting (Run.sample: stream t of the
     run's seed is the training batch of its step t) as (Z, y) tensors in
-    the layout of paper A's code; loss() takes them without packing again."""
+    the layout of paper A's code; loss() takes them without packing again
+    while they hold the same bits."""
     return tensors(run.sample(count, seed=seed, stream=stream, rng=rng))

@@ -792,6 +792,99 @@ static void diag_workspace_tests(la_t *t) {
     LA_CHECK(t, la_trace_work_bytes(n, &tc) == 0, "trace budget < 0");
     LA_CHECK(t, la_dense_from_matvec_work_bytes(0) == 0, "dense n 0");
   }
+
+  /* The medians' blocks are counted in doubles but may start at any byte:
+     every offset 0..7 of a block of exactly the promised size gives the
+     allocating call's bits (UBSan's alignment check watches the stores). */
+  LA_TEST(t, "diag/harden4_17: the medians, Hill, noise and lsmooth, any byte offset") {
+    enum { N = 13 };
+    double dg[N], vals[N], wts[N], r0, rl0, m0, mu0, r, m;
+    unsigned char *buf = (unsigned char *)malloc(sizeof(double) * 3 * N + 8);
+    la_t_rng rr = {171};
+    int i, off;
+    for (i = 0; i < N; ++i) {
+      dg[i] = (la_t_uniform(&rr) - 0.3) * (1 + i);
+      vals[i] = la_t_uniform(&rr) * 10;
+      wts[i] = fabs(la_t_uniform(&rr)) + 0.1;
+    }
+    LA_CHECK(t, buf != NULL, "malloc");
+    LA_CHECK(t, la_rcond_diag(N, dg, LA_MEDIAN_MID, &r0, NULL, 0) == LA_OK &&
+                    la_rcond_diag(N, dg, LA_MEDIAN_LOWER, &rl0, NULL, 0) == LA_OK &&
+                    la_weighted_median(N, vals, wts, &m0, NULL, 0) == LA_OK &&
+                    la_weighted_median(N, vals, NULL, &mu0, NULL, 0) == LA_OK,
+             "allocating calls");
+    /* the lower median of |dg| (the 7th smallest of 13) and the weighted
+       median (where the running weight first passes half), by insertion
+       sorts here */
+    {
+      double a[N], v[N], w[N], mx = 0, tot = 0, run = 0;
+      int j;
+      for (i = 0; i < N; ++i) {
+        a[i] = fabs(dg[i]);
+        v[i] = vals[i];
+        w[i] = wts[i];
+        if (a[i] > mx) mx = a[i];
+        tot += w[i];
+      }
+      for (i = 1; i < N; ++i) {
+        double x = a[i], vi = v[i], wi = w[i];
+        for (j = i; j > 0 && a[j - 1] > x; --j) a[j] = a[j - 1];
+        a[j] = x;
+        for (j = i; j > 0 && v[j - 1] > vi; --j) { v[j] = v[j - 1]; w[j] = w[j - 1]; }
+        v[j] = vi;
+        w[j] = wi;
+      }
+      LA_CHECK(t, rl0 == mx / a[(N - 1) / 2], "lower median %.17g", rl0);
+      LA_CHECK(t, r0 == mx / a[(N - 1) / 2], "mid median of an odd count %.17g", r0);
+      for (i = 0; i < N && run + w[i] < 0.5 * tot; ++i) run += w[i];
+      LA_CHECK(t, i < N && m0 == v[i], "weighted median %.17g vs %.17g", m0, v[i]);
+      LA_CHECK(t, mu0 == v[(N - 1) / 2], "median %.17g", mu0);
+    }
+    for (off = 0; buf && off < 8; ++off) {
+      LA_CHECK(t, la_rcond_diag(N, dg, LA_MEDIAN_MID, &r, buf + off,
+                                sizeof(double) * 3 * N) == LA_OK && r == r0,
+               "rcond_diag mid at offset %d: %.17g vs %.17g", off, r, r0);
+      LA_CHECK(t, la_rcond_diag(N, dg, LA_MEDIAN_LOWER, &r, buf + off,
+                                sizeof(double) * 3 * N) == LA_OK && r == rl0,
+               "rcond_diag lower at offset %d: %.17g vs %.17g", off, r, rl0);
+      LA_CHECK(t, la_weighted_median(N, vals, wts, &m, buf + off,
+                                     sizeof(double) * 2 * N) == LA_OK && m == m0,
+               "weighted median at offset %d: %.17g vs %.17g", off, m, m0);
+      LA_CHECK(t, la_weighted_median(N, vals, NULL, &m, buf + off,
+                                     sizeof(double) * 2 * N) == LA_OK && m == mu0,
+               "median at offset %d: %.17g vs %.17g", off, m, mu0);
+      LA_CHECK(t, la_weighted_median(N, vals, wts, &m, buf + off,
+                                     sizeof(double) * 2 * N - 1) == LA_EWORKSPACE,
+               "short block at offset %d", off);
+    }
+    /* Hill's index, the noise summary and both smoothness fits, whose
+       blocks are counted in doubles too */
+    {
+      double a0, a, pos[N];
+      la_noise_stats s0, s1;
+      la_lsmooth_fit f0, f1;
+      for (i = 0; i < N; ++i) pos[i] = 1 + fabs(dg[i]);
+      LA_CHECK(t, la_hill(N, pos, 4, &a0, NULL, 0) == LA_OK &&
+                      la_noise_summary(N, pos, NULL, &s0, NULL, NULL, NULL, NULL,
+                                       NULL, 0) == LA_OK &&
+                      la_lsmooth(N, pos, vals, &f0, NULL, 0) == LA_OK,
+               "allocating calls");
+      for (off = 0; buf && off < 8; ++off) {
+        LA_CHECK(t, la_hill(N, pos, 4, &a, buf + off, sizeof(double) * N) == LA_OK &&
+                        a == a0, "hill at offset %d: %.17g vs %.17g", off, a, a0);
+        LA_CHECK(t, la_noise_summary(N, pos, NULL, &s1, NULL, NULL, NULL, NULL,
+                                     buf + off, sizeof(double) * N) == LA_OK &&
+                        memcmp(&s0, &s1, sizeof s0) == 0,
+                 "noise summary at offset %d", off);
+        LA_CHECK(t, la_lsmooth(N, pos, vals, &f1, buf + off, sizeof(double) * 2 * N) ==
+                            LA_OK && f1.l0_ls == f0.l0_ls && f1.l1_ls == f0.l1_ls &&
+                        f1.l0_env == f0.l0_env && f1.l1_env == f0.l1_env &&
+                        f1.corr_log == f0.corr_log && f1.used == f0.used,
+                 "lsmooth at offset %d", off);
+      }
+    }
+    free(buf);
+  }
 }
 
 /* ------------------------------------------------------ model tests */
