@@ -101,11 +101,12 @@ class Batch:
             raise ValueError("y: %d targets expected, not shape %s" % (t.shape[0], yy.shape))
         held = np.flatnonzero(t[:, -1, -1])
         if held.size:
-            raise ValueError("tokens: the query row of prompt %d holds %g in its label "
-                             "slot; from_tokens takes the query row as [x_q, 0] (paper "
-                             "A's code's Z) and the targets y_q in y (from a stack whose "
-                             "query rows hold y_q: y = tokens[:, -1, -1], then zero it)"
-                             % (held[0], t[held[0], -1, -1]))
+            raise status_error("LA_ERANGE", "Batch.from_tokens",
+                               "tokens: the query row of prompt %d holds %g in its label "
+                               "slot; from_tokens takes the query row as [x_q, 0] (paper "
+                               "A's code's Z) and the targets y_q in y (from a stack whose "
+                               "query rows hold y_q: y = tokens[:, -1, -1], then zero it)"
+                               % (held[0], t[held[0], -1, -1]))
         self = cls._empty(lib, t.shape[2] - 1, t.shape[1] - 1, t.shape[0])
         lib.check(lib.la_batch_put_tokens(byref(self._b), _lib.dptr(t), _lib.dptr(yy)),
                   "la_batch_put_tokens")
