@@ -2606,7 +2606,8 @@ LA__PRAGMA(GCC warning LA__SIMD_REFUSED)
    the exact double sum to odd before rounding to float (53 bits >= 24 + 2:
    one correct rounding). Both are compiled everywhere and tested against
    the C library where it is correctly rounded; the implementation calls
-   la__fma and la__fmaf, theirs on MinGW without FMA, else the C
+   la__fma and la__fmaf, theirs on MinGW without FMA (and la__fma_soft
+   on WASI, whose fma misses the sign of an underflow), else the C
    library's (an FMA instruction where the target has one). */
 #if defined(__GNUC__) || defined(__clang__)
 #define LA__MAYBE_UNUSED static __attribute__((unused))
@@ -2760,6 +2761,10 @@ LA__MAYBE_UNUSED float la__fmaf_soft(float x, float y, float z) {
 #if defined(__MINGW32__) && !LA__X86_FMA
 #define la__fma la__fma_soft
 #define la__fmaf la__fmaf_soft
+#elif defined(__wasi__)
+/* wasi-libc's fma gives +0 for a product that underflows to -0 */
+#define la__fma la__fma_soft
+#define la__fmaf fmaf
 #else
 #define la__fma fma
 #define la__fmaf fmaf
@@ -10319,40 +10324,24 @@ LINATTN_DEF int la_optim_resolve(const la_optim_entry *e,
   return LA_OK;
 }
 
-LINATTN_DEF const la_optimizer *la_optimizer_sgd(void) { return &la__opt_sgd; }
-LINATTN_DEF const la_optimizer *la_optimizer_adam(void) {
-  return &la__opt_adam;
-}
-LINATTN_DEF const la_optimizer *la_optimizer_sign(void) {
-  return &la__opt_sign;
-}
-LINATTN_DEF const la_optimizer *la_optimizer_nsgd(void) {
-  return &la__opt_nsgd;
-}
-LINATTN_DEF const la_optimizer *la_optimizer_adagrad(void) {
-  return &la__opt_adagrad;
-}
-LINATTN_DEF const la_optimizer *la_optimizer_rmsprop(void) {
-  return &la__opt_rmsprop;
-}
-LINATTN_DEF const la_optimizer *la_optimizer_lion(void) {
-  return &la__opt_lion;
-}
-LINATTN_DEF const la_optimizer *la_optimizer_sfadamw(void) {
-  return &la__opt_sfadamw;
-}
-LINATTN_DEF const la_optimizer *la_optimizer_muon(void) {
-  return &la__opt_muon;
-}
-LINATTN_DEF const la_optimizer *la_optimizer_adafactor(void) {
-  return &la__opt_adafactor;
-}
-LINATTN_DEF const la_optimizer *la_optimizer_shampoo(void) {
-  return &la__opt_shampoo;
-}
-LINATTN_DEF const la_optimizer *la_optimizer_soap(void) {
-  return &la__opt_soap;
-}
+/* The built-ins' accessors, one line each. */
+#define LA__OPT_ACCESSOR(name)                                                 \
+  LINATTN_DEF const la_optimizer *la_optimizer_##name(void) {                  \
+    return &la__opt_##name;                                                    \
+  }
+LA__OPT_ACCESSOR(sgd)
+LA__OPT_ACCESSOR(adam)
+LA__OPT_ACCESSOR(sign)
+LA__OPT_ACCESSOR(nsgd)
+LA__OPT_ACCESSOR(adagrad)
+LA__OPT_ACCESSOR(rmsprop)
+LA__OPT_ACCESSOR(lion)
+LA__OPT_ACCESSOR(sfadamw)
+LA__OPT_ACCESSOR(muon)
+LA__OPT_ACCESSOR(adafactor)
+LA__OPT_ACCESSOR(shampoo)
+LA__OPT_ACCESSOR(soap)
+#undef LA__OPT_ACCESSOR
 static int la__op_reads_model(const la_optimizer *o) {
   return o == &la__opt_muon || o == &la__opt_adafactor ||
          o == &la__opt_shampoo || o == &la__opt_soap;
@@ -13503,7 +13492,7 @@ static const char *const la__median_names[] = {"lower", "mid", NULL};
 #define LA__NODEF ((double)NAN) /* the default is not a number of its own */
 /* An enum field's largest value: its names array ends with NULL. */
 /* NOLINTNEXTLINE(bugprone-integer-division): a count */
-#define LA__LAST(names) ((double)(sizeof names / sizeof names[0] - 2))
+#define LA__LAST(names) ((double)(sizeof(names) / sizeof((names)[0]) - 2))
 static const la_run_field la__run_fields[] = {
     /* the selectors of the data and the model */
     LA__RF("preset", LA_FIELD_ENUM, preset, 0, LA__LAST(la__preset_names),

@@ -430,17 +430,26 @@ static void u_clean_stale(const char *path) { u_each_stale(path, u_unlink_stale,
 
 typedef struct u_newest {
   char path[2 * U_PATH_MAX + 8];
-  struct timespec t;
+  double t; /* seconds, with the nanoseconds where the host keeps them */
   int found;
 } u_newest;
 
+/* A file's modification time in seconds (st_mtim is POSIX 2008's; Windows'
+   stat has whole seconds alone). */
+static double u_mtime(const struct stat *st) {
+#ifdef _WIN32
+  return (double)st->st_mtime;
+#else
+  return (double)st->st_mtim.tv_sec + 1e-9 * (double)st->st_mtim.tv_nsec;
+#endif
+}
+
 static void u_pick_newest(void *ctx, const char *tmp, const struct stat *st) {
   u_newest *n = (u_newest *)ctx;
-  if (n->found && (st->st_mtim.tv_sec < n->t.tv_sec ||
-                   (st->st_mtim.tv_sec == n->t.tv_sec && st->st_mtim.tv_nsec <= n->t.tv_nsec)))
-    return;
+  double t = u_mtime(st);
+  if (n->found && t <= n->t) return;
   snprintf(n->path, sizeof n->path, "%s", tmp);
-  n->t = st->st_mtim;
+  n->t = t;
   n->found = 1;
 }
 

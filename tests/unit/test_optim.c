@@ -605,7 +605,7 @@ static void test_adafactor(la_t *t) {
     la_optim_config c;
     la_rng r;
     double st[512], rms[8];
-    la_real th[64], th0[64], g[64], u[64];
+    la_real th[64], th0[64] = {0}, g[64], u[64];
     int nb, i, b, pass, boff[16], bsz[16];
     LA_CHECK(t, opt_model(&m) == 0 && m.nparams <= 64, "model");
     nb = la_model_blocks(&m, boff, bsz, 16);
