@@ -47,11 +47,10 @@ static const la_optimizer *optimizer_named(const char *name) {
 static void optimizer_for_len(rig *r, size_t len, int n) {
   int with_momentum = len >= (size_t)n && len != 0;
   memset(&r->opt, 0, sizeof r->opt);
-  if (r->tc.optimizer == la_optimizer_sgd())
-    r->opt.momentum = with_momentum ? 0.9 : 0;
-  else if (r->tc.optimizer == la_optimizer_rmsprop())
+  if (r->tc.optimizer == la_optimizer_rmsprop())
     r->opt.momentum = len == 2 * (size_t)n ? 0.9 : 0;
-  else if (r->tc.optimizer == la_optimizer_sign() ||
+  else if (r->tc.optimizer == la_optimizer_sgd() ||
+           r->tc.optimizer == la_optimizer_sign() ||
            r->tc.optimizer == la_optimizer_nsgd())
     r->opt.momentum = with_momentum ? 0.9 : 0;
   else if (r->tc.optimizer == la_optimizer_adam())
