@@ -43,25 +43,7 @@ check "1 nothing outside the folders changed" kept
 # (the header's) a -std=c99 build, no POSIX macros: a save over a FIFO
 # fails at once and leaves it; a link planted at the temporary is not
 # written through
-cat > c99save.c <<'EOF'
-#include <stdio.h>
-#include <string.h>
-#define LINATTN_IMPLEMENTATION
-#include "linattn.h"
-#include "tests/unit/test_util.h"
-int main(int argc, char **argv) {
-  la_data g;
-  la_model m;
-  la_trainer tr;
-  la_train_config tc;
-  tc = (la_train_config){.model = &m, .data = &g, .batch = 8};
-  if (argc != 2 || la_t_small(&g, &m, 1) || la_trainer_create(&tr, &tc) ||
-      la_trainer_run(&tr, 2))
-    return 9;
-  return la_checkpoint_save(&tr, argv[1]) == LA_OK ? 0 : 1;
-}
-EOF
-if cc -std=c99 -I"$src" c99save.c -o c99save -lm 2> c99.err; then
+if cc -std=c99 -I"$src" "$src/tests/cli/save_ckpt.c" -o c99save -lm 2> c99.err; then
   mkfifo fifo.ckpt
   check "2 -std=c99: a save over a FIFO fails at once, the FIFO kept" sh -c \
     "timeout 20 ./c99save fifo.ckpt; [ \$? -eq 1 ] && [ -p fifo.ckpt ]"

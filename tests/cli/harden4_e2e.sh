@@ -255,24 +255,7 @@ chmod 600 m22.ckpt m22.jsonl
 "$bin" train --steps 3 --checkpoint m22.ckpt --out m22.jsonl > /dev/null 2>&1
 check "22 the program's outputs rewritten keep mode 0600" \
   sh -c "[ \$(stat -c %a m22.ckpt) = 600 ] && [ \$(stat -c %a m22.jsonl) = 600 ]"
-cat > save22.c <<'EOF'
-#include <stdio.h>
-#define LINATTN_IMPLEMENTATION
-#include "linattn.h"
-#include "tests/unit/test_util.h"
-int main(int argc, char **argv) {
-  la_data g;
-  la_model m;
-  la_trainer tr;
-  la_train_config tc;
-  tc = (la_train_config){.model = &m, .data = &g, .batch = 8};
-  if (argc != 2 || la_t_small(&g, &m, 1) || la_trainer_create(&tr, &tc) ||
-      la_trainer_run(&tr, 2))
-    return 9;
-  return la_checkpoint_save(&tr, argv[1]) == LA_OK ? 0 : 1;
-}
-EOF
-if cc -std=c99 -I"$src" save22.c -o save22 -lm 2> save22.err; then
+if cc -std=c99 -I"$src" "$src/tests/cli/save_ckpt.c" -o save22 -lm 2> save22.err; then
   ./save22 h22.ckpt && chmod 640 h22.ckpt && ./save22 h22.ckpt
   check "22 the header's la_checkpoint_save over a 0640 file keeps 0640" \
     sh -c "[ \$(stat -c %a h22.ckpt) = 640 ]"
