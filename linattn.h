@@ -9320,6 +9320,43 @@ static int la__op_reads_model(const la_optimizer *o);
 static int la__op_model_bad(const la_optim_config *c, int n) {
   return c->model && c->model->nparams != n;
 }
+/* What a walk does with piece r x k whose state starts `at` doubles into
+   the pieces' part of the state: its length there (or 0). */
+typedef size_t (*la__op_piece_fn)(void *ctx, int r, int k, size_t at);
+/* f on each piece in order; the sum of what it returns. */
+static size_t la__op_walk(const la_optim_config *c, int n, la__op_piece_fn f,
+                          void *ctx) {
+  size_t at = 0;
+  int i, np = la__op_npieces(c, n), r, k;
+  for (i = 0; i < np; ++i) {
+    (void)la__op_piece(c, n, i, &r, &k);
+    at += f(ctx, r, k, at);
+  }
+  return at;
+}
+/* A walk's largest matrix: its longer side, its size, and Muon's scratch
+   for it. */
+typedef struct la__op_most {
+  int side, size;
+  size_t muon;
+} la__op_most;
+static size_t la__op_most_piece(void *ctx, int r, int k, size_t at) {
+  la__op_most *w = (la__op_most *)ctx;
+  size_t a = (size_t)(r < k ? r : k), b = (size_t)(r < k ? k : r);
+  (void)at;
+  if (!la__op_is_matrix(r, k)) return 0;
+  if (r > w->side) w->side = r;
+  if (k > w->side) w->side = k;
+  if (r * k > w->size) w->size = r * k;
+  if (2 * a * b + 2 * a * a > w->muon) w->muon = 2 * a * b + 2 * a * a;
+  return 0;
+}
+static la__op_most la__op_most_of(const la_optim_config *c, int n) {
+  la__op_most w;
+  memset(&w, 0, sizeof w);
+  (void)la__op_walk(c, n, la__op_most_piece, &w);
+  return w;
+}
 
 /* ---- Lion: state = m(n) */
 
@@ -9390,18 +9427,7 @@ static int la__sfadamw_step(const void *c_, int n, double *s, double scale,
    The scratch is zero between steps. */
 
 static size_t la__muon_scratch(const la_optim_config *c, int n) {
-  size_t most = 0;
-  int i, np = la__op_npieces(c, n), r, k;
-  for (i = 0; i < np; ++i) {
-    size_t a, b, need;
-    (void)la__op_piece(c, n, i, &r, &k);
-    if (!la__op_is_matrix(r, k)) continue;
-    a = (size_t)(r < k ? r : k);
-    b = (size_t)(r < k ? k : r);
-    need = 2 * a * b + 2 * a * a;
-    if (need > most) most = need;
-  }
-  return most;
+  return la__op_most_of(c, n).muon;
 }
 static int la__muon_check(const void *c) {
   la_optim_config r = la__oc_get(c, &la__muon_dflt);
@@ -9496,15 +9522,15 @@ static int la__adafactor_check(const void *c) {
   la_optim_config r = la__oc_get(c, &la__adafactor_dflt);
   return la__oc_check(&r);
 }
+/* A piece's factors: R and C for a matrix, v for a vector. */
+static size_t la__adafactor_piece(void *ctx, int r, int k, size_t at) {
+  (void)ctx;
+  (void)at;
+  return la__op_is_matrix(r, k) ? (size_t)r + (size_t)k : (size_t)r * k;
+}
 static size_t la__adafactor_len(const void *c_, int n) {
   la_optim_config c = la__oc_get(c_, &la__adafactor_dflt);
-  size_t len = 1 + (size_t)n;
-  int i, np = la__op_npieces(&c, n), r, k;
-  for (i = 0; i < np; ++i) {
-    (void)la__op_piece(&c, n, i, &r, &k);
-    len += la__op_is_matrix(r, k) ? (size_t)r + (size_t)k : (size_t)r * k;
-  }
-  return len;
+  return 1 + (size_t)n + la__op_walk(&c, n, la__adafactor_piece, NULL);
 }
 static int la__adafactor_step(const void *c_, int n, double *s, double scale,
                               const la_real *th, const la_real *g,
@@ -9597,15 +9623,9 @@ static int la__op_eigh(int n, const double *S, double *w, double *E,
 /* The largest matrix side among the pieces, and the largest piece. */
 static void la__op_sides(const la_optim_config *c, int n, int *side,
                          int *size) {
-  int i, np = la__op_npieces(c, n), r, k;
-  *side = *size = 0;
-  for (i = 0; i < np; ++i) {
-    (void)la__op_piece(c, n, i, &r, &k);
-    if (!la__op_is_matrix(r, k)) continue;
-    if (r > *side) *side = r;
-    if (k > *side) *side = k;
-    if (r * k > *size) *size = r * k;
-  }
+  la__op_most w = la__op_most_of(c, n);
+  *side = w.side;
+  *size = w.size;
 }
 
 /* ---- Shampoo: state = [t], per matrix L (r^2), R (k^2) and their inverse
@@ -9623,33 +9643,36 @@ static size_t la__shampoo_scratch(const la_optim_config *c, int n) {
                     (size_t)size
               : 0;
 }
+/* A piece's state: L, R and their roots for a matrix, the sum of squares
+   for a vector; with ctx (la__op_init) L and R start at eps I, the sums
+   at eps. */
+typedef struct la__op_init {
+  double *f; /* the pieces' part of the state */
+  double eps;
+} la__op_init;
+static size_t la__shampoo_piece(void *ctx, int r, int k, size_t at) {
+  la__op_init *w = (la__op_init *)ctx;
+  int i;
+  if (w && la__op_is_matrix(r, k)) {
+    for (i = 0; i < r; ++i) w->f[at + (size_t)(i * r + i)] = w->eps;
+    for (i = 0; i < k; ++i) w->f[at + (size_t)(r * r + i * k + i)] = w->eps;
+  } else if (w) {
+    for (i = 0; i < r * k; ++i) w->f[at + (size_t)i] = w->eps;
+  }
+  return la__op_is_matrix(r, k) ? 2 * ((size_t)r * r + (size_t)k * k)
+                                : (size_t)r * k;
+}
 static size_t la__shampoo_len(const void *c_, int n) {
   la_optim_config c = la__oc_get(c_, &la__shampoo_dflt);
-  size_t len = 1;
-  int i, np = la__op_npieces(&c, n), r, k;
-  for (i = 0; i < np; ++i) {
-    (void)la__op_piece(&c, n, i, &r, &k);
-    len += la__op_is_matrix(r, k) ? 2 * ((size_t)r * r + (size_t)k * k)
-                                  : (size_t)r * k;
-  }
-  return len + la__shampoo_scratch(&c, n);
+  return 1 + la__op_walk(&c, n, la__shampoo_piece, NULL) +
+         la__shampoo_scratch(&c, n);
 }
-/* L and R start at eps I, the sums of squares at eps. */
 static int la__shampoo_init(const void *c_, int n, double *s) {
   la_optim_config c = la__oc_get(c_, &la__shampoo_dflt);
-  int p, np = la__op_npieces(&c, n), r, k, i;
-  double *f = s + 1;
-  for (p = 0; p < np; ++p) {
-    (void)la__op_piece(&c, n, p, &r, &k);
-    if (la__op_is_matrix(r, k)) {
-      for (i = 0; i < r; ++i) f[i * r + i] = c.eps;
-      for (i = 0; i < k; ++i) f[r * r + i * k + i] = c.eps;
-      f += 2 * (r * r + k * k);
-    } else {
-      for (i = 0; i < r * k; ++i) f[i] = c.eps;
-      f += r * k;
-    }
-  }
+  la__op_init w;
+  w.f = s + 1;
+  w.eps = c.eps;
+  (void)la__op_walk(&c, n, la__shampoo_piece, &w);
   return LA_OK;
 }
 /* P = S^(-1/4) (S symmetric positive definite; eigenvalues below eps, from
@@ -9729,34 +9752,31 @@ static size_t la__soap_scratch(const la_optim_config *c, int n) {
                     2 * (size_t)size
               : 0;
 }
+/* A piece's state: L, R, E_L, E_R, M and V for a matrix, m and v for a
+   vector; with ctx (la__op_init) the eigenbases start as the identity:
+   Adam until the first update. */
+static size_t la__soap_piece(void *ctx, int r, int k, size_t at) {
+  la__op_init *w = (la__op_init *)ctx;
+  int i;
+  if (!la__op_is_matrix(r, k)) return 2 * (size_t)r * k;
+  if (w) {
+    double *EL = w->f + at + r * r + k * k, *ER = EL + r * r;
+    for (i = 0; i < r; ++i) EL[i * r + i] = 1;
+    for (i = 0; i < k; ++i) ER[i * k + i] = 1;
+  }
+  return 2 * ((size_t)r * r + (size_t)k * k) + 2 * (size_t)r * k;
+}
 static size_t la__soap_len(const void *c_, int n) {
   la_optim_config c = la__oc_get(c_, &la__soap_dflt);
-  size_t len = 1;
-  int i, np = la__op_npieces(&c, n), r, k;
-  for (i = 0; i < np; ++i) {
-    (void)la__op_piece(&c, n, i, &r, &k);
-    len += la__op_is_matrix(r, k)
-               ? 2 * ((size_t)r * r + (size_t)k * k) + 2 * (size_t)r * k
-               : 2 * (size_t)r * k;
-  }
-  return len + la__soap_scratch(&c, n);
+  return 1 + la__op_walk(&c, n, la__soap_piece, NULL) +
+         la__soap_scratch(&c, n);
 }
-/* The eigenbases start as the identity: Adam until the first update. */
 static int la__soap_init(const void *c_, int n, double *s) {
   la_optim_config c = la__oc_get(c_, &la__soap_dflt);
-  int p, np = la__op_npieces(&c, n), r, k, i;
-  double *f = s + 1;
-  for (p = 0; p < np; ++p) {
-    (void)la__op_piece(&c, n, p, &r, &k);
-    if (la__op_is_matrix(r, k)) {
-      double *EL = f + r * r + k * k, *ER = EL + r * r;
-      for (i = 0; i < r; ++i) EL[i * r + i] = 1;
-      for (i = 0; i < k; ++i) ER[i * k + i] = 1;
-      f += 2 * (r * r + k * k) + 2 * r * k;
-    } else {
-      f += 2 * r * k;
-    }
-  }
+  la__op_init w;
+  w.f = s + 1;
+  w.eps = 0;
+  (void)la__op_walk(&c, n, la__soap_piece, &w);
   return LA_OK;
 }
 static int la__soap_step(const void *c_, int n, double *s, double scale,
