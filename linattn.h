@@ -818,7 +818,9 @@ LINATTN_DEF int la_model_hmp(const la_model *m, const la_real *theta,
                 how the schedules act). Must not modify theta or grad.
    cfg may be NULL: every built-in then uses its all-default configuration,
    as for a zeroed struct. An optimizer that evaluates the objective again
-   within a step (L-BFGS) is a la_closure_optimizer, below. */
+   within a step (L-BFGS) is a la_closure_optimizer, below; one that reads
+   an estimate of the Hessian's diagonal (Sophia) asks for it through its
+   registry row (la_optim_curvature, below). */
 #define LA_NAME_MAX 32 /* an optimizer's name, its NUL included */
 typedef struct la_optimizer {
   const char *name; /* written into checkpoints: at most 31 bytes
@@ -10341,8 +10343,8 @@ static int la__lbfgs_state_ok(const void *c, int n, const la__sview *v) {
    doubles, finite): Adam's step count a count and its second moments >= 0,
    Adagrad's sums and RMSprop's averages of squares >= 0, L-BFGS above;
    schedule-free AdamW's, Muon's, Adafactor's, Shampoo's, SOAP's and
-   Sophia's step counts counts (Sophia's stream position too), their largest rate, sum of weights and second moments
-   >= 0.
+   Sophia's step counts counts (Sophia's stream position too), their
+   largest rate, sum of weights and second moments >= 0.
    Optimizers defined elsewhere: any finite state. */
 static int la__optim_state_ok(const la_optimizer *o, const void *c, int n,
                               const la__sview *v, size_t len) {
@@ -10387,7 +10389,8 @@ static const la_optim_entry la__optim_registry[] = {
     {&la__opt_adam,
      LA_OPT_LR | LA_OPT_BETA1 | LA_OPT_BETA2 | LA_OPT_EPS |
          LA_OPT_WEIGHT_DECAY | LA_OPT_DECOUPLED,
-     LA__ADAM_DFLT, "Adam with bias correction; AdamW with decoupled decay", NULL},
+     LA__ADAM_DFLT, "Adam with bias correction; AdamW with decoupled decay",
+     NULL},
     {&la__opt_sign, LA__OPT_SIGN_FIELDS, LA__SIGN_DFLT,
      "sign descent on the (momentum) gradient", NULL},
     {&la__opt_nsgd, LA__OPT_SIGN_FIELDS, LA__NSGD_DFLT,
@@ -10409,18 +10412,21 @@ static const la_optim_entry la__optim_registry[] = {
      LA__LION_DFLT, "Lion: the sign of interpolated momentum", NULL},
     {&la__opt_sfadamw,
      LA_OPT_LR | LA_OPT_BETA1 | LA_OPT_BETA2 | LA_OPT_EPS | LA_OPT_WEIGHT_DECAY,
-     LA__SFADAMW_DFLT, "schedule-free AdamW: theta is y, no schedule needed", NULL},
+     LA__SFADAMW_DFLT, "schedule-free AdamW: theta is y, no schedule needed",
+     NULL},
     {&la__opt_muon,
      LA_OPT_LR | LA_OPT_MOMENTUM | LA_OPT_BETA1 | LA_OPT_BETA2 | LA_OPT_EPS |
          LA_OPT_WEIGHT_DECAY | LA_OPT_LR_AUX,
      LA__MUON_DFLT,
-     "Muon: Newton-Schulz orthogonalized momentum per matrix, Adam elsewhere", NULL},
+     "Muon: Newton-Schulz orthogonalized momentum per matrix, Adam elsewhere",
+     NULL},
     {&la__opt_adafactor, LA_OPT_LR | LA_OPT_BETA1 | LA_OPT_EPS,
      LA__ADAFACTOR_DFLT,
      "Adafactor: factored second moments per matrix, relative steps", NULL},
     {&la__opt_shampoo, LA_OPT_LR | LA_OPT_EPS | LA_OPT_PRECOND_EVERY,
      LA__SHAMPOO_DFLT,
-     "Shampoo: L^-1/4 G R^-1/4 per matrix, roots every precond_every steps", NULL},
+     "Shampoo: L^-1/4 G R^-1/4 per matrix, roots every precond_every steps",
+     NULL},
     {&la__opt_soap,
      LA_OPT_LR | LA_OPT_BETA1 | LA_OPT_BETA2 | LA_OPT_EPS | LA_OPT_PRECOND_EVERY,
      LA__SOAP_DFLT, "SOAP: Adam in Shampoo's eigenbasis, per matrix", NULL},
