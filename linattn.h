@@ -818,7 +818,9 @@ LINATTN_DEF int la_model_hmp(const la_model *m, const la_real *theta,
                 how the schedules act). Must not modify theta or grad.
    cfg may be NULL: every built-in then uses its all-default configuration,
    as for a zeroed struct. An optimizer that evaluates the objective again
-   within a step (L-BFGS) is a la_closure_optimizer, below. */
+   within a step (L-BFGS) is a la_closure_optimizer, below; one that reads
+   an estimate of the Hessian's diagonal (Sophia) asks for it through its
+   registry row (la_optim_curvature, below). */
 #define LA_NAME_MAX 32 /* an optimizer's name, its NUL included */
 typedef struct la_optimizer {
   const char *name; /* written into checkpoints: at most 31 bytes
@@ -899,6 +901,15 @@ typedef struct la_optimizer {
               every multiple of precond_every steps Q_L, Q_R recomputed
               (the identity before: Adam). A vector: Adam. Defaults lr
               3e-3, beta1 = beta2 = 0.95, eps 1e-8, precond_every 10.
+     sophia   Sophia (Liu et al. 2023, Algorithm 3): m = beta1 m + (1 -
+              beta1) g; at steps 1, 1 + k, 1 + 2k, ... (k = precond_every)
+              h = beta2 h + (1 - beta2) h_hat, h_hat an estimate of the
+              Hessian's diagonal on the step's batch at theta (`hessian`,
+              LA_HESS_*: below, la_optim_curvature); u = -lr (wd theta +
+              clip(m / max(gamma h, eps), 1)), clip elementwise to [-1, 1]
+              (h starts at 0, no bias correction). eps must be > 0.
+              Defaults lr 1e-4, beta1 0.96, beta2 0.99, eps 1e-12, gamma
+              0.01, precond_every 10, hessian hutchinson.
    The matrix optimizers (muon, adafactor, shampoo, soap) see theta's
    weight matrices through `model` (la_model_block_info; its nparams must
    be n, else a step is LA_ESHAPE): the trainer sets it from its own model
@@ -926,7 +937,10 @@ typedef struct la_optim_config {
   int max_ls;          /* evaluations per line search; 0 -> 25 */
   double lr_aux;       /* muon: Adam's learning rate off the matrices */
   int precond_every;   /* shampoo, soap: steps between eigendecompositions;
-                          0 -> 10; at most 1 << 20 */
+                          sophia: between Hessian estimates; 0 -> 10; at
+                          most 1 << 20 */
+  double gamma;        /* sophia: the Hessian's scale in the ratio */
+  int hessian;         /* sophia: its estimator, LA_HESS_*; 0 -> hutchinson */
   const la_model *model; /* muon, adafactor: theta's matrices; NULL ->
                             theta is one vector */
 } la_optim_config;
@@ -953,17 +967,25 @@ enum {
   LA_OPT_C2 = 1 << 17,
   LA_OPT_MAX_LS = 1 << 18,
   LA_OPT_LR_AUX = 1 << 19,
-  LA_OPT_PRECOND_EVERY = 1 << 20
+  LA_OPT_PRECOND_EVERY = 1 << 20,
+  LA_OPT_GAMMA = 1 << 21,
+  LA_OPT_HESSIAN = 1 << 22
 };
 
 /* The registry of built-in optimizers: one row each, the only place where
    the set is written down (programs list, look up and describe optimizers
    from it). */
+typedef struct la_curvature la_curvature; /* below */
 typedef struct la_optim_entry {
   const la_optimizer *optimizer;
   unsigned fields;          /* the LA_OPT_* fields it reads */
   la_optim_config defaults; /* what a zero field means */
   const char *about;        /* one line */
+  /* an optimizer that reads an estimate of the Hessian's diagonal (sophia):
+     what its coming step asks for (la_optim_curvature); NULL for those
+     that read the gradient alone */
+  int (*curvature)(const void *cfg, int n, double *state,
+                   la_curvature *req);
 } la_optim_entry;
 /* Row i (0 <= i < la_optim_count()), or NULL. */
 LINATTN_DEF int la_optim_count(void);
@@ -995,6 +1017,7 @@ LINATTN_DEF const la_optimizer *la_optimizer_muon(void);
 LINATTN_DEF const la_optimizer *la_optimizer_adafactor(void);
 LINATTN_DEF const la_optimizer *la_optimizer_shampoo(void);
 LINATTN_DEF const la_optimizer *la_optimizer_soap(void);
+LINATTN_DEF const la_optimizer *la_optimizer_sophia(void);
 /* Checked entry points over any optimizer (built-in or not). */
 LINATTN_DEF int la_optim_check(const la_optimizer *o, const void *cfg);
 LINATTN_DEF int la_optim_state_len(const la_optimizer *o, const void *cfg,
@@ -1077,6 +1100,42 @@ LINATTN_DEF int la_optim_step_closure(const la_optimizer *o, const void *cfg,
    reads the L-BFGS fields of la_optim_config (la_optim_config is the same
    type); lr 0 -> 1, PyTorch's default. */
 enum { LA_LS_NONE = 0, LA_LS_STRONG_WOLFE = 1 };
+
+/* ---------------------------- optimizers that read the Hessian's diagonal */
+/* Sophia preconditions by an estimate h_hat of the Hessian's diagonal on
+   the step's batch at theta, taken every precond_every steps. Its registry
+   row has a curvature function; before each step its caller asks
+   la_optim_curvature what the coming step wants. req->want NULL: nothing
+   (every optimizer without that function, and Sophia between estimates).
+   Otherwise the caller writes the estimate of kind req->estimator
+   (LA_HESS_*) as n doubles to req->want, memory inside the state (nothing
+   to allocate), and then steps as usual (la_optim_step); the estimate's
+   random draws come from a la_rng whose counter is *req->position, a
+   double of the state that the caller sets back to the generator's
+   counter after the draws, so that a checkpoint resumes them. The trainer
+   does this itself, from its model, on the step's batch (after clipping:
+   the estimate is the loss's own), with the generator (its seed,
+   LA_STREAM_HESS). la_hdiag_estimate (diagnostics) computes each kind.
+   A step not given its estimate reads zeros there. */
+enum {
+  LA_HESS_HUTCHINSON = 0, /* u * (H u), u Rademacher */
+  LA_HESS_EXACT = 1,      /* the exact diagonal (la_hessian_diag) */
+  LA_HESS_GNB = 2         /* Gauss-Newton-Bartlett: B g~ * g~ */
+};
+/* The stream of the trainer's Hessian estimates: no step's batch (streams
+   0 .. LONG_MAX) and no measurement batch (LA_STREAM_DIAG - k) reaches
+   it. */
+#define LA_STREAM_HESS 0x8000000000000000ull
+struct la_curvature {
+  int estimator;    /* LA_HESS_* */
+  double *want;     /* n doubles for the estimate, or NULL: none wanted */
+  double *position; /* the estimates' stream position (la_rng.counter) */
+};
+/* LA_OK with *req filled (want NULL for an optimizer that reads no
+   curvature); statuses as la_optim_step's checks. */
+LINATTN_DEF int la_optim_curvature(const la_optimizer *o, const void *cfg,
+                                   int n, double *state, size_t len,
+                                   la_curvature *req);
 
 /* ------------------------------------------------------------ clipping */
 /* Scales g so that ||g||_2 <= max_norm, keeping its direction (paper A:
@@ -1390,6 +1449,32 @@ LINATTN_DEF int la_hessian_dense(const la_model *m, const la_real *theta,
 LINATTN_DEF int la_hessian_diag(const la_model *m, const la_real *theta,
                                 const la_batch *b, double *diag, void *work,
                                 size_t bytes);
+/* An estimate of the Hessian's diagonal on b at theta (an optimizer's
+   h_hat, la_optim_curvature), n = m->nparams doubles into out:
+     LA_HESS_EXACT       la_hessian_diag's, bit for bit; no draws.
+     LA_HESS_HUTCHINSON  u * (H u) (Hutchinson), H u la_model_hvp's, u_i =
+                         +1 when la_rng_uniform(rng) < 0.5 else -1, i = 0,
+                         1, .. in order; E[u * (H u)] = diag(H).
+     LA_HESS_GNB         Gauss-Newton-Bartlett for the mean of squares:
+                         labels y~_b = f_b + xi_b / sqrt(2) resampled from
+                         the Gaussian whose negative log-likelihood is the
+                         squared loss (f_b the model's prediction, xi_b =
+                         la_rng_normal(rng), b = 0, 1, .. in order), g~ the
+                         gradient of the loss on them (la_model_grad), out
+                         = B g~ * g~ (B = b->count); E[out] = diag(G), G =
+                         (2/B) sum_b J_b^T J_b the Gauss-Newton matrix, J_b
+                         the gradient of f_b.
+   rng (not NULL for the random kinds) moves past the draws. The workspace
+   la_hdiag_work_bytes(m, estimator, count) for batches of up to count
+   prompts (0 for an invalid model or estimator); work NULL with bytes 0:
+   the call allocates. LA_ERANGE for an estimator out of range; otherwise
+   the statuses of the calls named. */
+LINATTN_DEF size_t la_hdiag_work_bytes(const la_model *m, int estimator,
+                                       int count);
+LINATTN_DEF int la_hdiag_estimate(const la_model *m, int estimator,
+                                  const la_real *theta, const la_batch *b,
+                                  la_rng *rng, double *out, void *work,
+                                  size_t bytes);
 /* The Hessian block by block: for each parameter matrix of
    la_model_blocks (la_model_block_info names it), its diagonal block of
    H, formed as la_hessian_dense forms it (the same entries, bit for bit:
@@ -1620,6 +1705,8 @@ typedef struct la_trainer {
   la_rng batch_rng;   /* the stream the current batch was drawn from */
   void *work;
   size_t work_bytes;
+  void *hwork;        /* an optimizer's Hessian estimates (la_hdiag_estimate) */
+  size_t hwork_bytes;
   void *owned; /* memory of la_trainer_create */
 } la_trainer;
 
@@ -8941,7 +9028,8 @@ static const la__oc_field la__oc_fields[] = {
     LA__OC(LA_OPT_LINE_SEARCH, line_search, 1), LA__OC(LA_OPT_C1, c1, 0),
     LA__OC(LA_OPT_C2, c2, 0), LA__OC(LA_OPT_MAX_LS, max_ls, 1),
     LA__OC(LA_OPT_LR_AUX, lr_aux, 0),
-    LA__OC(LA_OPT_PRECOND_EVERY, precond_every, 1)};
+    LA__OC(LA_OPT_PRECOND_EVERY, precond_every, 1),
+    LA__OC(LA_OPT_GAMMA, gamma, 0), LA__OC(LA_OPT_HESSIAN, hessian, 1)};
 #undef LA__OC
 #define LA__OC_NFIELDS ((int)(sizeof la__oc_fields / sizeof la__oc_fields[0]))
 
@@ -8951,9 +9039,10 @@ static const la__oc_field la__oc_fields[] = {
    order: lr, momentum, nesterov, beta1, beta2, eps, weight_decay,
    decoupled, alpha, initial, then L-BFGS's history, max_iter, max_eval,
    tol_grad, tol_change, line_search, c1, c2, max_ls (max_eval's 0 stays:
-   its default follows max_iter), then muon's lr_aux, shampoo's and soap's
-   precond_every, and the model (never a default). */
-#define LA__NO_LB 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, NULL
+   its default follows max_iter), then muon's lr_aux, shampoo's, soap's
+   and sophia's precond_every, sophia's gamma and hessian, and the model
+   (never a default). */
+#define LA__NO_LB 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, NULL
 #define LA__SGD_DFLT {0.01, 0, 0, 0, 0, 0, 0, 0, 0, 0, LA__NO_LB}
 #define LA__ADAM_DFLT {1e-3, 0, 0, 0.9, 0.999, 1e-8, 0, 0, 0, 0, LA__NO_LB}
 #define LA__SIGN_DFLT {1e-3, 0, 0, 0, 0, 0, 0, 0, 0, 0, LA__NO_LB}
@@ -8962,20 +9051,23 @@ static const la__oc_field la__oc_fields[] = {
 #define LA__RMSPROP_DFLT {0.01, 0, 0, 0, 0, 1e-8, 0, 0, 0.99, 0, LA__NO_LB}
 #define LA__LBFGS_DFLT                                                        \
   {1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 100, 20, 0, 1e-7, 1e-9, 0, 1e-4, 0.9, 25,  \
-   0, 0, NULL}
+   0, 0, 0, 0, NULL}
 #define LA__LION_DFLT {1e-4, 0, 0, 0.9, 0.99, 0, 0, 0, 0, 0, LA__NO_LB}
 #define LA__SFADAMW_DFLT                                                      \
   {0.0025, 0, 0, 0.9, 0.999, 1e-8, 0, 0, 0, 0, LA__NO_LB}
 #define LA__MUON_DFLT                                                         \
   {0.02, 0.95, 0, 0.9, 0.95, 1e-10, 0, 0, 0, 0,                              \
-   0, 0, 0, 0, 0, 0, 0, 0, 0, 3e-4, 0, NULL}
+   0, 0, 0, 0, 0, 0, 0, 0, 0, 3e-4, 0, 0, 0, NULL}
 #define LA__ADAFACTOR_DFLT {1e-2, 0, 0, 0, 0, 1e-30, 0, 0, 0, 0, LA__NO_LB}
 #define LA__SHAMPOO_DFLT                                                      \
   {0.01, 0, 0, 0, 0, 1e-4, 0, 0, 0, 0,                                       \
-   0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 10, NULL}
+   0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 10, 0, 0, NULL}
 #define LA__SOAP_DFLT                                                         \
   {3e-3, 0, 0, 0.95, 0.95, 1e-8, 0, 0, 0, 0,                                 \
-   0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 10, NULL}
+   0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 10, 0, 0, NULL}
+#define LA__SOPHIA_DFLT                                                       \
+  {1e-4, 0, 0, 0.96, 0.99, 1e-12, 0, 0, 0, 0,                                \
+   0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 10, 0.01, LA_HESS_HUTCHINSON, NULL}
 static const la_optim_config la__sgd_dflt = LA__SGD_DFLT;
 static const la_optim_config la__adam_dflt = LA__ADAM_DFLT;
 static const la_optim_config la__sign_dflt = LA__SIGN_DFLT;
@@ -8989,6 +9081,7 @@ static const la_optim_config la__muon_dflt = LA__MUON_DFLT;
 static const la_optim_config la__adafactor_dflt = LA__ADAFACTOR_DFLT;
 static const la_optim_config la__shampoo_dflt = LA__SHAMPOO_DFLT;
 static const la_optim_config la__soap_dflt = LA__SOAP_DFLT;
+static const la_optim_config la__sophia_dflt = LA__SOPHIA_DFLT;
 
 /* cfg (NULL: all zero) with the zero fields read as their defaults. */
 static la_optim_config la__oc_get(const void *cfg, const la_optim_config *dflt) {
@@ -9013,6 +9106,8 @@ static la_optim_config la__oc_get(const void *cfg, const la_optim_config *dflt) 
   c.max_ls = c.max_ls ? c.max_ls : dflt->max_ls;
   c.lr_aux = la__op_or(c.lr_aux, dflt->lr_aux);
   c.precond_every = c.precond_every ? c.precond_every : dflt->precond_every;
+  c.gamma = la__op_or(c.gamma, dflt->gamma);
+  c.hessian = c.hessian ? c.hessian : dflt->hessian;
   return c;
 }
 
@@ -9028,7 +9123,10 @@ static int la__oc_check(const la_optim_config *c) {
       la__op_bad_beta(c->momentum) ||
       la__op_bad_beta(c->beta1) || la__op_bad_beta(c->beta2) ||
       la__op_bad_beta(c->alpha) || la__op_bad_nonneg(c->eps) ||
-      la__op_bad_nonneg(c->weight_decay) || la__op_bad_nonneg(c->initial))
+      la__op_bad_nonneg(c->weight_decay) || la__op_bad_nonneg(c->initial) ||
+      la__op_bad_nonneg(c->gamma))
+    return LA_ERANGE;
+  if (c->hessian < LA_HESS_HUTCHINSON || c->hessian > LA_HESS_GNB)
     return LA_ERANGE;
   if (c->nesterov && c->momentum == 0) return LA_ERANGE;
   if (c->precond_every < 0 || c->precond_every > (1 << 20)) return LA_ERANGE;
@@ -9224,6 +9322,43 @@ static int la__op_reads_model(const la_optimizer *o);
 static int la__op_model_bad(const la_optim_config *c, int n) {
   return c->model && c->model->nparams != n;
 }
+/* What a walk does with piece r x k whose state starts `at` doubles into
+   the pieces' part of the state: its length there (or 0). */
+typedef size_t (*la__op_piece_fn)(void *ctx, int r, int k, size_t at);
+/* f on each piece in order; the sum of what it returns. */
+static size_t la__op_walk(const la_optim_config *c, int n, la__op_piece_fn f,
+                          void *ctx) {
+  size_t at = 0;
+  int i, np = la__op_npieces(c, n), r, k;
+  for (i = 0; i < np; ++i) {
+    (void)la__op_piece(c, n, i, &r, &k);
+    at += f(ctx, r, k, at);
+  }
+  return at;
+}
+/* A walk's largest matrix: its longer side, its size, and Muon's scratch
+   for it. */
+typedef struct la__op_most {
+  int side, size;
+  size_t muon;
+} la__op_most;
+static size_t la__op_most_piece(void *ctx, int r, int k, size_t at) {
+  la__op_most *w = (la__op_most *)ctx;
+  size_t a = (size_t)(r < k ? r : k), b = (size_t)(r < k ? k : r);
+  (void)at;
+  if (!la__op_is_matrix(r, k)) return 0;
+  if (r > w->side) w->side = r;
+  if (k > w->side) w->side = k;
+  if (r * k > w->size) w->size = r * k;
+  if (2 * a * b + 2 * a * a > w->muon) w->muon = 2 * a * b + 2 * a * a;
+  return 0;
+}
+static la__op_most la__op_most_of(const la_optim_config *c, int n) {
+  la__op_most w;
+  memset(&w, 0, sizeof w);
+  (void)la__op_walk(c, n, la__op_most_piece, &w);
+  return w;
+}
 
 /* ---- Lion: state = m(n) */
 
@@ -9294,18 +9429,7 @@ static int la__sfadamw_step(const void *c_, int n, double *s, double scale,
    The scratch is zero between steps. */
 
 static size_t la__muon_scratch(const la_optim_config *c, int n) {
-  size_t most = 0;
-  int i, np = la__op_npieces(c, n), r, k;
-  for (i = 0; i < np; ++i) {
-    size_t a, b, need;
-    (void)la__op_piece(c, n, i, &r, &k);
-    if (!la__op_is_matrix(r, k)) continue;
-    a = (size_t)(r < k ? r : k);
-    b = (size_t)(r < k ? k : r);
-    need = 2 * a * b + 2 * a * a;
-    if (need > most) most = need;
-  }
-  return most;
+  return la__op_most_of(c, n).muon;
 }
 static int la__muon_check(const void *c) {
   la_optim_config r = la__oc_get(c, &la__muon_dflt);
@@ -9400,15 +9524,15 @@ static int la__adafactor_check(const void *c) {
   la_optim_config r = la__oc_get(c, &la__adafactor_dflt);
   return la__oc_check(&r);
 }
+/* A piece's factors: R and C for a matrix, v for a vector. */
+static size_t la__adafactor_piece(void *ctx, int r, int k, size_t at) {
+  (void)ctx;
+  (void)at;
+  return la__op_is_matrix(r, k) ? (size_t)r + (size_t)k : (size_t)r * k;
+}
 static size_t la__adafactor_len(const void *c_, int n) {
   la_optim_config c = la__oc_get(c_, &la__adafactor_dflt);
-  size_t len = 1 + (size_t)n;
-  int i, np = la__op_npieces(&c, n), r, k;
-  for (i = 0; i < np; ++i) {
-    (void)la__op_piece(&c, n, i, &r, &k);
-    len += la__op_is_matrix(r, k) ? (size_t)r + (size_t)k : (size_t)r * k;
-  }
-  return len;
+  return 1 + (size_t)n + la__op_walk(&c, n, la__adafactor_piece, NULL);
 }
 static int la__adafactor_step(const void *c_, int n, double *s, double scale,
                               const la_real *th, const la_real *g,
@@ -9501,15 +9625,9 @@ static int la__op_eigh(int n, const double *S, double *w, double *E,
 /* The largest matrix side among the pieces, and the largest piece. */
 static void la__op_sides(const la_optim_config *c, int n, int *side,
                          int *size) {
-  int i, np = la__op_npieces(c, n), r, k;
-  *side = *size = 0;
-  for (i = 0; i < np; ++i) {
-    (void)la__op_piece(c, n, i, &r, &k);
-    if (!la__op_is_matrix(r, k)) continue;
-    if (r > *side) *side = r;
-    if (k > *side) *side = k;
-    if (r * k > *size) *size = r * k;
-  }
+  la__op_most w = la__op_most_of(c, n);
+  *side = w.side;
+  *size = w.size;
 }
 
 /* ---- Shampoo: state = [t], per matrix L (r^2), R (k^2) and their inverse
@@ -9527,33 +9645,36 @@ static size_t la__shampoo_scratch(const la_optim_config *c, int n) {
                     (size_t)size
               : 0;
 }
+/* A piece's state: L, R and their roots for a matrix, the sum of squares
+   for a vector; with ctx (la__op_init) L and R start at eps I, the sums
+   at eps. */
+typedef struct la__op_init {
+  double *f; /* the pieces' part of the state */
+  double eps;
+} la__op_init;
+static size_t la__shampoo_piece(void *ctx, int r, int k, size_t at) {
+  la__op_init *w = (la__op_init *)ctx;
+  int i;
+  if (w && la__op_is_matrix(r, k)) {
+    for (i = 0; i < r; ++i) w->f[at + (size_t)(i * r + i)] = w->eps;
+    for (i = 0; i < k; ++i) w->f[at + (size_t)(r * r + i * k + i)] = w->eps;
+  } else if (w) {
+    for (i = 0; i < r * k; ++i) w->f[at + (size_t)i] = w->eps;
+  }
+  return la__op_is_matrix(r, k) ? 2 * ((size_t)r * r + (size_t)k * k)
+                                : (size_t)r * k;
+}
 static size_t la__shampoo_len(const void *c_, int n) {
   la_optim_config c = la__oc_get(c_, &la__shampoo_dflt);
-  size_t len = 1;
-  int i, np = la__op_npieces(&c, n), r, k;
-  for (i = 0; i < np; ++i) {
-    (void)la__op_piece(&c, n, i, &r, &k);
-    len += la__op_is_matrix(r, k) ? 2 * ((size_t)r * r + (size_t)k * k)
-                                  : (size_t)r * k;
-  }
-  return len + la__shampoo_scratch(&c, n);
+  return 1 + la__op_walk(&c, n, la__shampoo_piece, NULL) +
+         la__shampoo_scratch(&c, n);
 }
-/* L and R start at eps I, the sums of squares at eps. */
 static int la__shampoo_init(const void *c_, int n, double *s) {
   la_optim_config c = la__oc_get(c_, &la__shampoo_dflt);
-  int p, np = la__op_npieces(&c, n), r, k, i;
-  double *f = s + 1;
-  for (p = 0; p < np; ++p) {
-    (void)la__op_piece(&c, n, p, &r, &k);
-    if (la__op_is_matrix(r, k)) {
-      for (i = 0; i < r; ++i) f[i * r + i] = c.eps;
-      for (i = 0; i < k; ++i) f[r * r + i * k + i] = c.eps;
-      f += 2 * (r * r + k * k);
-    } else {
-      for (i = 0; i < r * k; ++i) f[i] = c.eps;
-      f += r * k;
-    }
-  }
+  la__op_init w;
+  w.f = s + 1;
+  w.eps = c.eps;
+  (void)la__op_walk(&c, n, la__shampoo_piece, &w);
   return LA_OK;
 }
 /* P = S^(-1/4) (S symmetric positive definite; eigenvalues below eps, from
@@ -9633,34 +9754,31 @@ static size_t la__soap_scratch(const la_optim_config *c, int n) {
                     2 * (size_t)size
               : 0;
 }
+/* A piece's state: L, R, E_L, E_R, M and V for a matrix, m and v for a
+   vector; with ctx (la__op_init) the eigenbases start as the identity:
+   Adam until the first update. */
+static size_t la__soap_piece(void *ctx, int r, int k, size_t at) {
+  la__op_init *w = (la__op_init *)ctx;
+  int i;
+  if (!la__op_is_matrix(r, k)) return 2 * (size_t)r * k;
+  if (w) {
+    double *EL = w->f + at + r * r + k * k, *ER = EL + r * r;
+    for (i = 0; i < r; ++i) EL[i * r + i] = 1;
+    for (i = 0; i < k; ++i) ER[i * k + i] = 1;
+  }
+  return 2 * ((size_t)r * r + (size_t)k * k) + 2 * (size_t)r * k;
+}
 static size_t la__soap_len(const void *c_, int n) {
   la_optim_config c = la__oc_get(c_, &la__soap_dflt);
-  size_t len = 1;
-  int i, np = la__op_npieces(&c, n), r, k;
-  for (i = 0; i < np; ++i) {
-    (void)la__op_piece(&c, n, i, &r, &k);
-    len += la__op_is_matrix(r, k)
-               ? 2 * ((size_t)r * r + (size_t)k * k) + 2 * (size_t)r * k
-               : 2 * (size_t)r * k;
-  }
-  return len + la__soap_scratch(&c, n);
+  return 1 + la__op_walk(&c, n, la__soap_piece, NULL) +
+         la__soap_scratch(&c, n);
 }
-/* The eigenbases start as the identity: Adam until the first update. */
 static int la__soap_init(const void *c_, int n, double *s) {
   la_optim_config c = la__oc_get(c_, &la__soap_dflt);
-  int p, np = la__op_npieces(&c, n), r, k, i;
-  double *f = s + 1;
-  for (p = 0; p < np; ++p) {
-    (void)la__op_piece(&c, n, p, &r, &k);
-    if (la__op_is_matrix(r, k)) {
-      double *EL = f + r * r + k * k, *ER = EL + r * r;
-      for (i = 0; i < r; ++i) EL[i * r + i] = 1;
-      for (i = 0; i < k; ++i) ER[i * k + i] = 1;
-      f += 2 * (r * r + k * k) + 2 * r * k;
-    } else {
-      f += 2 * r * k;
-    }
-  }
+  la__op_init w;
+  w.f = s + 1;
+  w.eps = 0;
+  (void)la__op_walk(&c, n, la__soap_piece, &w);
   return LA_OK;
 }
 static int la__soap_step(const void *c_, int n, double *s, double scale,
@@ -9725,6 +9843,55 @@ static int la__soap_step(const void *c_, int n, double *s, double scale,
   return st;
 }
 
+/* ---- Sophia: state = [t, the estimates' stream position, m(n), h(n),
+   h_hat(n)]; h_hat is where the caller writes the step's estimate (zero
+   between steps) */
+
+enum { LA__SO_T, LA__SO_POS, LA__SO_HDR };
+static int la__sophia_check(const void *c) {
+  la_optim_config r = la__oc_get(c, &la__sophia_dflt);
+  if (!(r.eps > 0)) return LA_ERANGE; /* max(gamma h, eps) divides */
+  return la__oc_check(&r);
+}
+static size_t la__sophia_len(const void *c, int n) {
+  (void)c;
+  return LA__SO_HDR + 3 * (size_t)n;
+}
+/* Whether the step after t steps renews h: steps 1, 1 + k, 1 + 2k, .. */
+static int la__sophia_renews(const la_optim_config *c, double t) {
+  return fmod(t, (double)c->precond_every) == 0;
+}
+static int la__sophia_curvature(const void *c_, int n, double *s,
+                                la_curvature *req) {
+  la_optim_config c = la__oc_get(c_, &la__sophia_dflt);
+  req->estimator = c.hessian;
+  req->position = s + LA__SO_POS;
+  req->want = la__sophia_renews(&c, s[LA__SO_T])
+                  ? s + LA__SO_HDR + 2 * (size_t)n
+                  : NULL;
+  return LA_OK;
+}
+static int la__sophia_step(const void *c_, int n, double *s, double scale,
+                           const la_real *th, const la_real *g, la_real *u) {
+  la_optim_config c = la__oc_get(c_, &la__sophia_dflt);
+  double lr = c.lr * scale, b1 = c.beta1, b2 = c.beta2, eps = c.eps;
+  double *m = s + LA__SO_HDR, *h = m + n, *hh = h + n;
+  int i, renew = la__sophia_renews(&c, s[LA__SO_T]);
+  s[LA__SO_T] += 1;
+  for (i = 0; i < n; ++i) {
+    double den, r;
+    if (renew) h[i] = b2 * h[i] + (1 - b2) * hh[i];
+    hh[i] = 0;
+    m[i] = b1 * m[i] + (1 - b1) * (double)g[i];
+    den = c.gamma * h[i];
+    den = den > eps ? den : eps;
+    r = m[i] / den;
+    r = r > 1 ? 1 : r < -1 ? -1 : r;
+    u[i] = (la_real)(-lr * (c.weight_decay * (double)th[i] + r));
+  }
+  return LA_OK;
+}
+
 static const la_optimizer la__opt_sgd = {"sgd", la__sgd_check, la__sgd_len,
                                          la__op_zero_init, la__sgd_step};
 static const la_optimizer la__opt_adam = {"adam", la__adam_check, la__adam_len,
@@ -9754,6 +9921,9 @@ static const la_optimizer la__opt_shampoo = {"shampoo", la__shampoo_check,
                                              la__shampoo_step};
 static const la_optimizer la__opt_soap = {"soap", la__soap_check, la__soap_len,
                                           la__soap_init, la__soap_step};
+static const la_optimizer la__opt_sophia = {"sophia", la__sophia_check,
+                                            la__sophia_len, la__op_zero_init,
+                                            la__sophia_step};
 
 /* ---- L-BFGS: state = header, then d, g, the previous g, two line-search
    gradients (n each), the pairs s and y (history x n each, a ring), rho and
@@ -10172,9 +10342,9 @@ static int la__lbfgs_state_ok(const void *c, int n, const la__sview *v) {
 /* Whether the built-in optimizer o could have reached the state (len
    doubles, finite): Adam's step count a count and its second moments >= 0,
    Adagrad's sums and RMSprop's averages of squares >= 0, L-BFGS above;
-   schedule-free AdamW's, Muon's, Adafactor's, Shampoo's and SOAP's step
-   counts counts, their largest rate, sum of weights and second moments
-   >= 0.
+   schedule-free AdamW's, Muon's, Adafactor's, Shampoo's, SOAP's and
+   Sophia's step counts counts (Sophia's stream position too), their
+   largest rate, sum of weights and second moments >= 0.
    Optimizers defined elsewhere: any finite state. */
 static int la__optim_state_ok(const la_optimizer *o, const void *c, int n,
                               const la__sview *v, size_t len) {
@@ -10201,6 +10371,10 @@ static int la__optim_state_ok(const la_optimizer *o, const void *c, int n,
     return len == la__shampoo_len(c, n) && la__op_count(la__sv_at(v, 0));
   if (o == la_optimizer_soap())
     return len == la__soap_len(c, n) && la__op_count(la__sv_at(v, 0));
+  if (o == la_optimizer_sophia())
+    return len == la__sophia_len(c, n) &&
+           la__op_count(la__sv_at(v, LA__SO_T)) &&
+           la__op_count(la__sv_at(v, LA__SO_POS));
   return 1;
 }
 
@@ -10211,47 +10385,58 @@ static int la__optim_state_ok(const la_optimizer *o, const void *c, int n,
 #define LA__OPT_SIGN_FIELDS (LA_OPT_LR | LA_OPT_MOMENTUM | LA_OPT_WEIGHT_DECAY)
 static const la_optim_entry la__optim_registry[] = {
     {&la__opt_sgd, LA__OPT_SGD_FIELDS, LA__SGD_DFLT,
-     "SGD, with momentum and Nesterov momentum"},
+     "SGD, with momentum and Nesterov momentum", NULL},
     {&la__opt_adam,
      LA_OPT_LR | LA_OPT_BETA1 | LA_OPT_BETA2 | LA_OPT_EPS |
          LA_OPT_WEIGHT_DECAY | LA_OPT_DECOUPLED,
-     LA__ADAM_DFLT, "Adam with bias correction; AdamW with decoupled decay"},
+     LA__ADAM_DFLT, "Adam with bias correction; AdamW with decoupled decay",
+     NULL},
     {&la__opt_sign, LA__OPT_SIGN_FIELDS, LA__SIGN_DFLT,
-     "sign descent on the (momentum) gradient"},
+     "sign descent on the (momentum) gradient", NULL},
     {&la__opt_nsgd, LA__OPT_SIGN_FIELDS, LA__NSGD_DFLT,
-     "normalized SGD: the (momentum) gradient scaled to length lr"},
+     "normalized SGD: the (momentum) gradient scaled to length lr", NULL},
     {&la__opt_adagrad,
      LA_OPT_LR | LA_OPT_EPS | LA_OPT_INITIAL | LA_OPT_WEIGHT_DECAY,
-     LA__ADAGRAD_DFLT, "Adagrad"},
+     LA__ADAGRAD_DFLT, "Adagrad", NULL},
     {&la__opt_rmsprop,
      LA_OPT_LR | LA_OPT_ALPHA | LA_OPT_EPS | LA_OPT_MOMENTUM |
          LA_OPT_WEIGHT_DECAY,
-     LA__RMSPROP_DFLT, "RMSprop, with momentum"},
+     LA__RMSPROP_DFLT, "RMSprop, with momentum", NULL},
     {&la__opt_lbfgs.base,
      LA_OPT_LR | LA_OPT_HISTORY | LA_OPT_MAX_ITER | LA_OPT_MAX_EVAL |
          LA_OPT_TOL_GRAD | LA_OPT_TOL_CHANGE | LA_OPT_LINE_SEARCH | LA_OPT_C1 |
          LA_OPT_C2 | LA_OPT_MAX_LS,
      LA__LBFGS_DFLT,
-     "L-BFGS, evaluating again within a step; strong-Wolfe line search"},
+     "L-BFGS, evaluating again within a step; strong-Wolfe line search", NULL},
     {&la__opt_lion, LA_OPT_LR | LA_OPT_BETA1 | LA_OPT_BETA2 | LA_OPT_WEIGHT_DECAY,
-     LA__LION_DFLT, "Lion: the sign of interpolated momentum"},
+     LA__LION_DFLT, "Lion: the sign of interpolated momentum", NULL},
     {&la__opt_sfadamw,
      LA_OPT_LR | LA_OPT_BETA1 | LA_OPT_BETA2 | LA_OPT_EPS | LA_OPT_WEIGHT_DECAY,
-     LA__SFADAMW_DFLT, "schedule-free AdamW: theta is y, no schedule needed"},
+     LA__SFADAMW_DFLT, "schedule-free AdamW: theta is y, no schedule needed",
+     NULL},
     {&la__opt_muon,
      LA_OPT_LR | LA_OPT_MOMENTUM | LA_OPT_BETA1 | LA_OPT_BETA2 | LA_OPT_EPS |
          LA_OPT_WEIGHT_DECAY | LA_OPT_LR_AUX,
      LA__MUON_DFLT,
-     "Muon: Newton-Schulz orthogonalized momentum per matrix, Adam elsewhere"},
+     "Muon: Newton-Schulz orthogonalized momentum per matrix, Adam elsewhere",
+     NULL},
     {&la__opt_adafactor, LA_OPT_LR | LA_OPT_BETA1 | LA_OPT_EPS,
      LA__ADAFACTOR_DFLT,
-     "Adafactor: factored second moments per matrix, relative steps"},
+     "Adafactor: factored second moments per matrix, relative steps", NULL},
     {&la__opt_shampoo, LA_OPT_LR | LA_OPT_EPS | LA_OPT_PRECOND_EVERY,
      LA__SHAMPOO_DFLT,
-     "Shampoo: L^-1/4 G R^-1/4 per matrix, roots every precond_every steps"},
+     "Shampoo: L^-1/4 G R^-1/4 per matrix, roots every precond_every steps",
+     NULL},
     {&la__opt_soap,
      LA_OPT_LR | LA_OPT_BETA1 | LA_OPT_BETA2 | LA_OPT_EPS | LA_OPT_PRECOND_EVERY,
-     LA__SOAP_DFLT, "SOAP: Adam in Shampoo's eigenbasis, per matrix"}};
+     LA__SOAP_DFLT, "SOAP: Adam in Shampoo's eigenbasis, per matrix", NULL},
+    {&la__opt_sophia,
+     LA_OPT_LR | LA_OPT_BETA1 | LA_OPT_BETA2 | LA_OPT_EPS |
+         LA_OPT_WEIGHT_DECAY | LA_OPT_PRECOND_EVERY | LA_OPT_GAMMA |
+         LA_OPT_HESSIAN,
+     LA__SOPHIA_DFLT,
+     "Sophia: clipped momentum over the Hessian's diagonal, every k steps",
+     la__sophia_curvature}};
 #undef LA__OPT_SGD_FIELDS
 #undef LA__OPT_SIGN_FIELDS
 #define LA__OPT_COUNT                                                         \
@@ -10341,6 +10526,7 @@ LA__OPT_ACCESSOR(muon)
 LA__OPT_ACCESSOR(adafactor)
 LA__OPT_ACCESSOR(shampoo)
 LA__OPT_ACCESSOR(soap)
+LA__OPT_ACCESSOR(sophia)
 #undef LA__OPT_ACCESSOR
 static int la__op_reads_model(const la_optimizer *o) {
   return o == &la__opt_muon || o == &la__opt_adafactor ||
@@ -10444,6 +10630,22 @@ LINATTN_DEF int la_optim_step_closure(const la_optimizer *o, const void *cfg,
   if (!la__all_finite(n, update)) return LA_EDIVERGED;
   for (i = 0; i < n; ++i) theta[i] += update[i];
   return LA_OK;
+}
+
+/* ---------------------------- optimizers that read the Hessian's diagonal */
+
+LINATTN_DEF int la_optim_curvature(const la_optimizer *o, const void *cfg,
+                                   int n, double *state, size_t len,
+                                   la_curvature *req) {
+  const la_optim_entry *e;
+  size_t need;
+  int st = la_optim_state_len(o, cfg, n, &need);
+  if (st) return st;
+  if (!req || (need && !state)) return LA_ENULL;
+  if (len < need) return LA_EWORKSPACE;
+  memset(req, 0, sizeof *req);
+  e = la_optim_entry_of(o);
+  return e && e->curvature ? e->curvature(cfg, n, state, req) : LA_OK;
 }
 
 /* ------------------------------------------------------------ clipping */
@@ -12382,6 +12584,89 @@ LINATTN_DEF int la_hessian_diag(const la_model *m, const la_real *theta,
   return st;
 }
 
+/* ---- estimates of the Hessian's diagonal (an optimizer's h_hat) */
+
+typedef struct la__hdw {
+  la__hcols hc;          /* exact: the columns' walk */
+  la_real *u, *hv, *g;   /* hutchinson: u and H u; gnb: g~ */
+  la_real *pred, *y;     /* gnb: the predictions and resampled labels */
+} la__hdw;
+static void la__hdiag_walk(la__arena *a, const la_model *m, int est,
+                           int count, la__hdw *w) {
+  size_t n = (size_t)m->nparams;
+  size_t lanes = (size_t)la_panels(count) * LA_W;
+  memset(w, 0, sizeof *w);
+  if (est == LA_HESS_EXACT) la__hcols_walk(a, m, &w->hc);
+  if (est == LA_HESS_HUTCHINSON) {
+    w->u = (la_real *)la__take(a, sizeof(la_real) * n);
+    w->hv = (la_real *)la__take(a, sizeof(la_real) * n);
+  }
+  if (est == LA_HESS_GNB) {
+    w->g = (la_real *)la__take(a, sizeof(la_real) * n);
+    w->pred = (la_real *)la__take(a, sizeof(la_real) * lanes);
+    w->y = (la_real *)la__take(a, sizeof(la_real) * lanes);
+  }
+}
+
+LINATTN_DEF size_t la_hdiag_work_bytes(const la_model *m, int estimator,
+                                       int count) {
+  la__arena a = la__arena_count();
+  la__hdw w;
+  size_t mb;
+  if (!m || m->nparams <= 0 || !la__m_valid(m) || count <= 0 ||
+      estimator < LA_HESS_HUTCHINSON || estimator > LA_HESS_GNB)
+    return 0;
+  la__model_take(&a, m, &mb);
+  la__hdiag_walk(&a, m, estimator, count, &w);
+  return la__arena_size(&a);
+}
+
+LINATTN_DEF int la_hdiag_estimate(const la_model *m, int estimator,
+                                  const la_real *theta, const la_batch *b,
+                                  la_rng *rng, double *out, void *work,
+                                  size_t bytes) {
+  void *owned;
+  la__arena ar;
+  la_hvp_op op;
+  la__hdw w;
+  int st, i, n;
+  if (!out) return LA_ENULL;
+  if (estimator < LA_HESS_HUTCHINSON || estimator > LA_HESS_GNB)
+    return LA_ERANGE;
+  if (estimator != LA_HESS_EXACT && !rng) return LA_ENULL;
+  if ((st = la__check_model(m, theta, b)) != 0) return st;
+  if (b->count <= 0) return LA_EDIM;
+  st = la__hess_begin(m, theta, b,
+                      la_hdiag_work_bytes(m, estimator, b->count), &work,
+                      &bytes, &owned, &ar, &op);
+  if (st) return st;
+  la__hdiag_walk(&ar, m, estimator, b->count, &w);
+  n = m->nparams;
+  if (estimator == LA_HESS_EXACT) {
+    st = la__hess_diag(m, theta, b, &w.hc, out);
+  } else if (estimator == LA_HESS_HUTCHINSON) {
+    for (i = 0; i < n; ++i) w.u[i] = la_rng_uniform(rng) < 0.5 ? 1 : -1;
+    st = la_model_hvp(m, theta, b, w.u, NULL, NULL, w.hv, op.work, op.bytes);
+    for (i = 0; i < n && !st; ++i) out[i] = (double)w.u[i] * (double)w.hv[i];
+  } else {
+    la_batch bt = *b;
+    size_t lanes = (size_t)la_panels(b->count) * LA_W, k;
+    st = la_model_loss(m, theta, b, NULL, w.pred, op.work, op.bytes);
+    for (k = 0; k < lanes; ++k)
+      w.y[k] = k < (size_t)b->count
+                   ? (la_real)((double)w.pred[k] +
+                               la_rng_normal(rng) * sqrt(0.5))
+                   : 0;
+    bt.y = w.y;
+    bt.owned = NULL;
+    if (!st) st = la_model_grad(m, theta, &bt, NULL, w.g, op.work, op.bytes);
+    for (i = 0; i < n && !st; ++i)
+      out[i] = (double)b->count * (double)w.g[i] * (double)w.g[i];
+  }
+  la__work_end(owned);
+  return st;
+}
+
 /* The largest block of la_model_blocks. */
 static int la__hblk_max(const la_model *m) {
   int i, nb = la__m_nblocks(m), most = 0, r, k;
@@ -12979,6 +13264,21 @@ static la_train_config la__tr_train_defaults(const la_train_config *c) {
   return d;
 }
 
+/* The estimator of the Hessian's diagonal the run's optimizer asks for
+   (LA_HESS_*), or -1 for one that reads the gradient alone. */
+static int la__tr_hess_kind(const la_train_config *c) {
+  const la_optim_entry *e = la_optim_entry_of(c->optimizer);
+  la_optim_config z, r;
+  memset(&z, 0, sizeof z);
+  if (!e || !e->curvature) return -1;
+  if (la_optim_resolve(e, c->optimizer_config
+                              ? (const la_optim_config *)c->optimizer_config
+                              : &z,
+                       &r) != LA_OK)
+    return -1; /* refused by the optimizer's own check */
+  return r.hessian;
+}
+
 static int la__tr_train_check(const la_train_config *c) {
   int st;
   if (!c->model && !c->objective) return LA_ENULL;
@@ -13008,6 +13308,9 @@ static int la__tr_train_check(const la_train_config *c) {
      gradient would not be the objective's */
   if (la__op_closure_fn(c->optimizer) && (c->clip_norm > 0 || c->clip_block > 0))
     return LA_ERANGE;
+  /* an optimizer that reads the Hessian's diagonal: the model's */
+  if (la__tr_hess_kind(c) >= 0 && (!c->model || c->objective))
+    return LA_EUNSUPPORTED;
   if (c->model && c->dataset &&
       (c->dataset->d != c->model->cfg.d || c->dataset->n != c->model->cfg.n))
     return LA_ESHAPE;
@@ -13021,8 +13324,8 @@ static int la__tr_train_check(const la_train_config *c) {
    once more to carve it. */
 typedef struct la__tr_train_layout {
   size_t theta, grad, update, state, backup, boff, bsize, train, eval, work,
-      ocfg, total;
-  size_t state_len, train_bytes, eval_bytes, work_bytes;
+      hwork, ocfg, total;
+  size_t state_len, train_bytes, eval_bytes, work_bytes, hwork_bytes;
   int n, nblocks_max, has_train, has_eval, fused;
 } la__tr_train_layout;
 
@@ -13034,10 +13337,24 @@ static const la_parallel *la__tr_parallel(const la_train_config *c) {
 
 /* Fresh prompts for the model itself are drawn where the gradient consumes
    them, panel by panel: no batch is stored. Not for an optimizer that
-   evaluates again within the step: its closure needs the step's batch. */
+   evaluates again within the step (its closure needs the step's batch),
+   nor for one that reads the Hessian's diagonal there. */
 static int la__tr_fused(const la_train_config *c, int has_train) {
   return has_train && c->data_mode == LA_DATA_FRESH && !c->objective &&
-         !la__op_closure_fn(c->optimizer);
+         !la__op_closure_fn(c->optimizer) && la__tr_hess_kind(c) < 0;
+}
+
+/* The most prompts a step's batch holds (0 without a model's batches). */
+static int la__tr_batch_max(const la_train_config *c, int has_train) {
+  long t;
+  int most = 0;
+  if (c->data_mode == LA_DATA_FIXED && c->dataset) return c->dataset->count;
+  if (c->data_mode == LA_DATA_GIVEN) {
+    for (t = 0; t < c->nbatches; ++t)
+      if (c->batches[t].count > most) most = c->batches[t].count;
+    return most;
+  }
+  return has_train ? c->batch : 0;
 }
 
 /* The model's workspace with the trainer's workers (0 without a model). */
@@ -13088,6 +13405,12 @@ static int la__tr_train_layout_of(const la_train_config *c,
   }
   L->work_bytes = la__tr_work_bytes(c);
   if (m && !L->work_bytes) return LA_EOVERFLOW;
+  if (m && la__tr_hess_kind(c) >= 0) {
+    int most = la__tr_batch_max(c, L->has_train);
+    if (most <= 0) return LA_EDIM;
+    L->hwork_bytes = la_hdiag_work_bytes(m, la__tr_hess_kind(c), most);
+    if (!L->hwork_bytes) return LA_EOVERFLOW;
+  }
   L->theta = la__take_off(&a, sizeof(la_real) * (size_t)L->n);
   L->grad = la__take_off(&a, sizeof(la_real) * (size_t)L->n);
   /* the update, then 2n reals of scratch for a closure optimizer */
@@ -13100,6 +13423,7 @@ static int la__tr_train_layout_of(const la_train_config *c,
   L->train = la__take_off(&a, L->train_bytes);
   L->eval = la__take_off(&a, L->eval_bytes);
   L->work = la__take_off(&a, L->work_bytes);
+  L->hwork = la__take_off(&a, L->hwork_bytes);
   L->ocfg = la__take_off(&a, ocp == &oc ? sizeof oc : 0);
   L->total = la__arena_size(&a); /* with room to align the caller's block */
   if (!L->total) return LA_EOVERFLOW;
@@ -13192,6 +13516,8 @@ static int la__tr_trainer_init(la_trainer *tr, void *mem, size_t bytes) {
   tr->block_size = (int *)(base + L.bsize);
   tr->work = L.work_bytes ? base + L.work : NULL;
   tr->work_bytes = L.work_bytes;
+  tr->hwork = L.hwork_bytes ? base + L.hwork : NULL;
+  tr->hwork_bytes = L.hwork_bytes;
   tr->has_train = L.has_train;
   tr->has_eval = L.has_eval;
   tr->last_eval = NAN;
@@ -13330,6 +13656,25 @@ static int la__tr_diverged(la_trainer *tr) {
   return LA_EDIVERGED;
 }
 
+/* The estimate of the Hessian's diagonal the coming step asks for, on its
+   batch at theta, its draws from the run's seed's stream LA_STREAM_HESS
+   at the position the state holds. */
+static int la__tr_curvature(la_trainer *tr, const la_batch *b) {
+  const la_train_config *c = &tr->cfg;
+  la_curvature q;
+  la_rng r;
+  int st = la_optim_curvature(c->optimizer, c->optimizer_config, tr->n,
+                              tr->state, tr->state_len, &q);
+  if (st || !q.want) return st;
+  if (!b || !c->model || !tr->hwork) return LA_EUNSUPPORTED; /* checked */
+  la_rng_seed(&r, tr->data_seed, LA_STREAM_HESS);
+  r.counter = (uint64_t)*q.position;
+  st = la_hdiag_estimate(c->model, q.estimator, tr->theta, b, &r, q.want,
+                         tr->hwork, tr->hwork_bytes);
+  if (st == LA_OK) *q.position = (double)r.counter;
+  return st;
+}
+
 /* Steps 3 and 4: clip, then the optimizer's update into tr->update, with
    the state restored if the result is not finite. */
 static int la__tr_clip_and_update(la_trainer *tr, la_train_record *r,
@@ -13352,6 +13697,12 @@ static int la__tr_clip_and_update(la_trainer *tr, la_train_record *r,
     return st;
   if (tr->state_len)
     memcpy(tr->backup, tr->state, sizeof(double) * tr->state_len);
+  if (tr->hwork && (st = la__tr_curvature(tr, b)) != 0) {
+    if (tr->state_len)
+      memcpy(tr->state, tr->backup, sizeof(double) * tr->state_len);
+    if (st == LA_EDIVERGED || st == LA_ENONFINITE) return la__tr_diverged(tr);
+    return st;
+  }
   if (cs) {
     la__tr_closure cc;
     la_closure f;
@@ -13470,6 +13821,8 @@ static const char *const la__sched_names[] = {"constant", "halving", "cosine",
 static const char *const la__mode_names[] = {"fresh", "resample", "fixed",
                                              "given", NULL};
 static const char *const la__ls_names[] = {"none", "strong-wolfe", NULL};
+static const char *const la__hess_names[] = {"hutchinson", "exact", "gnb",
+                                             NULL};
 static const char *const la__median_names[] = {"lower", "mid", NULL};
 
 /* The fields of a run, in the order records list them. Ranges are the
@@ -13578,12 +13931,15 @@ static const la_run_field la__run_fields[] = {
            LA_OPT_NESTEROV, NULL, "Nesterov momentum (sgd)", LA__NODEF, NULL),
     LA__RF("beta1", LA_FIELD_REAL, opt.beta1, 0, LA__BETA, LA__ID,
            LA_OPT_BETA1, NULL,
-           "beta1 of adam, lion, sfadamw, muon (its Adam), adafactor (0 none), soap", LA__NODEF, NULL),
+           "beta1 of adam, lion, sfadamw, muon (its Adam), adafactor (0 none), soap, "
+           "sophia", LA__NODEF, NULL),
     LA__RF("beta2", LA_FIELD_REAL, opt.beta2, 0, LA__BETA, LA__ID,
            LA_OPT_BETA2, NULL,
-           "beta2 of adam, lion, sfadamw, muon (its Adam), soap", LA__NODEF, NULL),
+           "beta2 of adam, lion, sfadamw, muon (its Adam), soap, sophia (its h)",
+           LA__NODEF, NULL),
     LA__RF("eps", LA_FIELD_REAL, opt.eps, 0, 1, LA__ID, LA_OPT_EPS, NULL,
-           "epsilon of adam, adagrad, rmsprop, sfadamw, muon, adafactor, shampoo, soap", LA__NODEF, NULL),
+           "epsilon of adam, adagrad, rmsprop, sfadamw, muon, adafactor, shampoo, "
+           "soap, sophia", LA__NODEF, NULL),
     LA__RF("weight_decay", LA_FIELD_REAL, opt.weight_decay, 0, 1e3, LA__ID,
            LA_OPT_WEIGHT_DECAY, NULL, "weight decay", LA__NODEF, NULL),
     LA__RF("decoupled", LA_FIELD_BOOL, opt.decoupled, 0, 1, LA__ID,
@@ -13623,8 +13979,17 @@ static const la_run_field la__run_fields[] = {
            LA__NODEF, NULL),
     LA__RF("precond_every", LA_FIELD_INT, opt.precond_every, 1, 1 << 20,
            LA__ID, LA_OPT_PRECOND_EVERY, NULL,
-           "shampoo, soap: steps between eigendecompositions", LA__NODEF,
-           NULL),
+           "shampoo, soap: steps between eigendecompositions; sophia: "
+           "between Hessian estimates",
+           LA__NODEF, NULL),
+    LA__RF("gamma", LA_FIELD_REAL, opt.gamma, 0, 1e6, LA__ID, LA_OPT_GAMMA,
+           NULL, "sophia: the Hessian's scale in clip(m / max(gamma h, eps))",
+           LA__NODEF, NULL),
+    LA__RF("hessian", LA_FIELD_ENUM, opt.hessian, 0, LA__LAST(la__hess_names),
+           LA__ID, LA_OPT_HESSIAN, la__hess_names,
+           "sophia: the estimate of the Hessian's diagonal (hutchinson, the "
+           "exact diagonal, Gauss-Newton-Bartlett)",
+           LA__NODEF, NULL),
     /* the schedule and clipping */
     LA__RF("schedule", LA_FIELD_ENUM, schedule.kind, 0,
            LA__LAST(la__sched_names), LA__ID, 0,

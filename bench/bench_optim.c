@@ -5,7 +5,16 @@
    whole driver without model and data (driver_%); and the time of a
    training step with each optimizer, and both over Adam's (opt_x_adam,
    step_x_adam: the target is a training step at most 1.5 times Adam's).
-   Best of several repetitions, all measured in the same run. */
+   Sophia's training step counts its estimate of the Hessian's diagonal
+   (timed over 10 steps: one estimate in each at k = 10); its optimizer
+   alone is the update without the estimate, and it has no driver time
+   (its estimate needs the model). Its rows at k = 10 take one estimate
+   in ten timed steps, where a busy moment weighs much; so Sophia is also
+   timed with an estimate every step (k = 1) and with none (k = 2^20, the
+   first step's alone), and the table after the first composes them: the
+   step at k, (t_1 + (k - 1) t_none) / k, over Adam's, and the least k
+   within 1.5 times Adam's step. Best of several repetitions, all measured
+   in the same run. */
 #define _POSIX_C_SOURCE 200809L /* before any libc header: clock_gettime */
 #define LINATTN_IMPLEMENTATION
 #include "../linattn.h"
@@ -141,6 +150,15 @@ int main(void) {
                      period, counted in every timed step */
                   shampoo = {.model = &m, .precond_every = 10},
                   soap = {.model = &m, .precond_every = 10};
+  /* sophia: each estimator every 10 steps (the paper's k) and every
+     step, and no estimate after the first */
+  la_optim_config so_h = {.precond_every = 10, .hessian = LA_HESS_HUTCHINSON},
+                  so_g = {.precond_every = 10, .hessian = LA_HESS_GNB},
+                  so_e = {.precond_every = 10, .hessian = LA_HESS_EXACT},
+                  so_h1 = {.precond_every = 1, .hessian = LA_HESS_HUTCHINSON},
+                  so_g1 = {.precond_every = 1, .hessian = LA_HESS_GNB},
+                  so_e1 = {.precond_every = 1, .hessian = LA_HESS_EXACT},
+                  so_none = {.precond_every = 1 << 20};
   opt_case cases[] = {
       {"sgd", NULL, &sgd},         {"sgd-momentum", NULL, &hb},
       {"sgd-nesterov", NULL, &nag}, {"adam", NULL, &adam},
@@ -149,11 +167,16 @@ int main(void) {
       {"rmsprop", NULL, &rms},     {"lion", NULL, &lion},
       {"sfadamw", NULL, &sfadamw}, {"muon", NULL, &muon},
       {"adafactor", NULL, &adafactor}, {"shampoo", NULL, &shampoo},
-      {"soap", NULL, &soap}};
+      {"soap", NULL, &soap},       {"sophia-hutch", NULL, &so_h},
+      {"sophia-gnb", NULL, &so_g}, {"sophia-exact", NULL, &so_e},
+      {"sophia-hutch1", NULL, &so_h1}, {"sophia-gnb1", NULL, &so_g1},
+      {"sophia-exact1", NULL, &so_e1}, {"sophia-none", NULL, &so_none}};
+  static const char *const est_names[3] = {"hutchinson", "exact", "gnb"};
   int ncase = (int)(sizeof cases / sizeof cases[0]), i, r, st;
   double peak = bench_fma_peak_gflops(), fill;
-  double t_opt[16], t_step[16], t_drv[16];
-  la_trainer tr[16], drv[16];
+  double t_opt[24], t_step[24], t_drv[24];
+  la_trainer tr[24], drv[24];
+  int has_drv[24];
   cases[0].opt = cases[1].opt = cases[2].opt = la_optimizer_sgd();
   cases[3].opt = cases[4].opt = la_optimizer_adam();
   cases[5].opt = la_optimizer_sign();
@@ -166,6 +189,7 @@ int main(void) {
   cases[12].opt = la_optimizer_adafactor();
   cases[13].opt = la_optimizer_shampoo();
   cases[14].opt = la_optimizer_soap();
+  for (i = 15; i < ncase; ++i) cases[i].opt = la_optimizer_sophia();
   bench_header("optimizer step + clipping vs training step", peak);
   memset(&mc, 0, sizeof mc);
   mc.d = 5;
@@ -183,11 +207,13 @@ int main(void) {
   printf("%-14s %8s %12s %14s %14s %10s %10s %10s %11s\n", "optimizer",
          "nparams", "opt+clip_us", "driver_us", "train_step_us", "share_%",
          "driver_%", "opt_x_adam", "step_x_adam");
-  for (i = 0; i < ncase && i < 16; ++i) {
+  for (i = 0; i < ncase && i < 24; ++i) {
     t_opt[i] = time_opt(&cases[i], m.nparams, 20000, 7) - fill;
     t_step[i] = t_drv[i] = 1e30;
+    has_drv[i] = la_optim_entry_of(cases[i].opt)->curvature == NULL;
     st = make_trainer(&tr[i], &m, &data, &cases[i], NULL);
-    if (!st) st = make_trainer(&drv[i], &m, &data, &cases[i], &m.nparams);
+    if (!st && has_drv[i])
+      st = make_trainer(&drv[i], &m, &data, &cases[i], &m.nparams);
     if (st) {
       printf("%-14s error %s\n", cases[i].name, la_status_str(st));
       return 1;
@@ -197,20 +223,37 @@ int main(void) {
   for (r = 0; r < ROUNDS; ++r)
     for (i = 0; i < ncase; ++i) {
       if ((st = time_steps(&tr[i], 10, &t_step[i])) != LA_OK ||
-          (st = time_steps(&drv[i], 2000, &t_drv[i])) != LA_OK) {
+          (has_drv[i] &&
+           (st = time_steps(&drv[i], 2000, &t_drv[i])) != LA_OK)) {
         printf("%-14s error %s\n", cases[i].name, la_status_str(st));
         return 1;
       }
     }
   for (i = 0; i < ncase; ++i) {
     if (t_opt[i] < 0) t_opt[i] = 0;
+    if (!has_drv[i]) t_drv[i] = NAN; /* printed as nan: none */
     printf("%-14s %8d %12.3f %14.3f %14.1f %10.3f %10.3f %10.2f %11.3f\n",
            cases[i].name, m.nparams, 1e6 * t_opt[i], 1e6 * t_drv[i],
            1e6 * t_step[i], 100 * t_opt[i] / t_step[i],
            100 * t_drv[i] / t_step[i], t_opt[i] / t_opt[3],
            t_step[i] / t_step[3]);
     la_trainer_destroy(&tr[i]);
-    la_trainer_destroy(&drv[i]);
+    if (has_drv[i]) la_trainer_destroy(&drv[i]);
+  }
+  /* sophia composed: rows 18, 19, 20 every step (hutchinson, gnb, exact),
+     21 none */
+  printf("# sophia: the training step with an estimate every step (t_1) and "
+         "with none (t_none), the step at k = 10 composed from them over "
+         "Adam's, the least k within 1.5 x Adam's\n");
+  printf("%-11s %10s %10s %10s %10s %8s\n", "estimator", "t_1_us", "t_none_us",
+         "est_x_step", "k10_x_adam", "k_1.5x");
+  for (i = 0; i < 3; ++i) {
+    const la_optim_config *oc = (const la_optim_config *)cases[18 + i].cfg;
+    double t1 = t_step[18 + i], t0 = t_step[21], k10, kfit;
+    k10 = (t1 + 9 * t0) / 10 / t_step[3];
+    kfit = 1.5 * t_step[3] > t0 ? (t1 - t0) / (1.5 * t_step[3] - t0) : INFINITY;
+    printf("%-11s %10.1f %10.1f %10.2f %10.3f %8.0f\n", est_names[oc->hessian],
+           1e6 * t1, 1e6 * t0, (t1 - t0) / t0, k10, ceil(kfit < 1 ? 1 : kfit));
   }
   la_data_destroy(&data);
   return 0;

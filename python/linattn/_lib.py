@@ -231,6 +231,8 @@ class Library:
             "la_checkpoint_run": (c_int, [P, c_size_t, P, POINTER(c_long)]),
             # prompts
             "la_rng_seed": (None, [POINTER(Rng), c_uint64, c_uint64]),
+            "la_rng_uniform": (c_double, [POINTER(Rng)]),
+            "la_rng_normal": (c_double, [POINTER(Rng)]),
             "la_batch_create": (c_int, [B, c_int, c_int, c_int]),
             "la_batch_destroy": (None, [B]),
             "la_pack": (c_int, [c_int, c_int, c_int, R, R]),

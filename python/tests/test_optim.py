@@ -1,9 +1,10 @@
-"""The optimizers of today (lion, sfadamw, muon, adafactor, shampoo, soap)
-held step by step
+"""The optimizers of today (lion, sfadamw, muon, adafactor, shampoo, soap,
+sophia) held step by step
 to numpy implementations written here from their papers' algorithm
 boxes, on the gradients the run took (after its clipping), in double. Each
 reference also runs with one deliberate fault, which must disagree: the
 comparison can fail."""
+import ctypes
 import unittest
 
 import numpy as np
@@ -209,6 +210,58 @@ def soap(cfg, blocks, thetas, grads, fault=False):
     return out
 
 
+def sophia(cfg, thetas, grads, hhats, fault=False, clipped=None):
+    """Liu et al. 2023, Algorithm 3: h renewed at steps 1, 1 + k, ..
+    (hhats[t] the estimate at step t + 1), decoupled decay, the clipped
+    ratio (clipped, a list, receives each step's share of entries at the
+    clip). The fault: h's average takes beta1's coefficient."""
+    b1, b2, lr, eps, wd, gamma, k = (cfg[x] for x in ("beta1", "beta2", "lr", "eps",
+                                                      "weight_decay", "gamma", "precond_every"))
+    m, h, out = np.zeros_like(grads[0]), np.zeros_like(grads[0]), []
+    for t, (th, g) in enumerate(zip(thetas, grads)):
+        m = b1 * m + (1 - b1) * g
+        if t % k == 0:
+            h = b2 * h + (1 - (b1 if fault else b2)) * hhats[t]
+        decayed = th - lr * wd * th
+        ratio = m / np.maximum(gamma * h, eps)
+        if clipped is not None:
+            clipped.append(np.mean(np.abs(ratio) >= 1))
+        out.append(decayed - lr * np.clip(ratio, -1, 1) - th)
+    return out
+
+
+def sophia_estimates(run, thetas, kind):
+    """The estimate of each step that renews h, computed here on the step's
+    batch (a fresh-data run: stream t of the run's seed): the dense
+    Hessian's diagonal; u * (H u) with H dense and u_i = +1 when the
+    uniform draw is below 1/2; B g~^2, g~ the gradient on labels f + xi /
+    sqrt 2. The draws from the run's seed's stream LA_STREAM_HESS, one
+    after the other."""
+    cfg, lib = run.config, run._lib
+    rng = linattn.Rng(cfg["seed"], linattn._lib._header.define("LA_STREAM_HESS"))
+    out = []
+    for t, th in enumerate(thetas[:-1]):
+        if t % cfg["precond_every"]:
+            out.append(None)
+            continue
+        batch = run.sample(cfg["batch"], stream=t)
+        if kind == "gnb":
+            _, pred = run.model.loss(th, batch, predictions=True)
+            xi = np.array([lib.la_rng_normal(ctypes.byref(rng._s)) for _ in pred])
+            tilde = linattn.Batch(batch.z, pred + xi / np.sqrt(2), precision="double")
+            g = run.model.grad(th, tilde)[1]
+            out.append(batch.count * g * g)
+            continue
+        h = run.model.hessian(th, batch)
+        if kind == "exact":
+            out.append(np.diag(h).copy())
+        else:
+            u = np.array([1.0 if lib.la_rng_uniform(ctypes.byref(rng._s)) < 0.5 else -1.0
+                          for _ in th])
+            out.append(u * (h @ u))
+    return out
+
+
 class Optimizers(unittest.TestCase):
     def check(self, name, ref, kw=None, report=[]):
         run, blocks, thetas, grads, updates = record(name, **(kw or {}))
@@ -250,6 +303,28 @@ class Optimizers(unittest.TestCase):
         self.check("soap", soap, dict(precond_every=5))
         self.check("soap", soap, dict(lr=0.01, beta1=0.9, beta2=0.99, precond_every=4))
 
+    def test_sophia(self):
+        """Each estimator, its estimates formed here; gamma large enough
+        that some entries are clipped and some are not (the fault moves
+        only those that are not)."""
+        for kind, kw in (("hutchinson", dict(gamma=5.0)),
+                         ("exact", dict(gamma=5.0, precond_every=3, weight_decay=0.1)),
+                         ("gnb", dict(gamma=2.0, lr=1e-3, beta1=0.9))):
+            run, _, thetas, grads, updates = record("sophia", hessian=kind, **kw)
+            cfg = run.config
+            self.assertEqual((cfg["opt"], cfg["hessian"], cfg["data"]),
+                             ("sophia", kind, "fresh"))
+            hh = sophia_estimates(run, thetas, kind)
+            clipped = []
+            good = worst(sophia(cfg, thetas, grads, hh, clipped=clipped), updates)
+            bad = worst(sophia(cfg, thetas, grads, hh, fault=True), updates)
+            free = 1 - np.mean(clipped)
+            print("   sophia %s %s: largest relative difference %.2e (with a fault %.2e), "
+                  "%.0f%% of entries not clipped" % (kind, kw, good, bad, 100 * free))
+            self.assertLess(good, TOL)
+            self.assertGreater(bad, 1e-3)
+            self.assertTrue(0 < free < 1)
+
     def test_hessian_blocks(self):
         """Each block's eigenvalues are those of the dense Hessian's block
         (numpy's eigvalsh); the heterogeneity is the mean Jensen-Shannon
@@ -284,10 +359,14 @@ class Optimizers(unittest.TestCase):
 
     def test_names_and_defaults(self):
         names = linattn.optimizers()
-        for n in ("lion", "sfadamw", "muon", "adafactor", "shampoo", "soap"):
+        for n in ("lion", "sfadamw", "muon", "adafactor", "shampoo", "soap", "sophia"):
             self.assertIn(n, names)
         cfg = linattn.RunConfig("1", opt="muon").resolve()
         self.assertEqual((cfg["momentum"], cfg["lr_aux"]), (0.95, 3e-4))
+        cfg = linattn.RunConfig("1", opt="sophia").resolve()
+        self.assertEqual((cfg["beta1"], cfg["beta2"], cfg["eps"], cfg["gamma"],
+                          cfg["precond_every"], cfg["hessian"]),
+                         (0.96, 0.99, 1e-12, 0.01, 10, "hutchinson"))
 
 
 if __name__ == "__main__":

@@ -126,6 +126,17 @@ check "resumed steps 41..80 identical to the unbroken run's" sh -c "[ -s a.txt ]
 "$bin" train --checkpoint-every 20 --checkpoint every.ckpt --steps 50 --out every.jsonl
 check "checkpoint every 20 steps" sh -c "[ -s every.ckpt ] && jq -e -s '.[-1].steps == 50' every.jsonl"
 bad_input "resume of another optimizer" "checkpoint's run has opt adam" train --resume part.ckpt --opt sgd --steps 90 --out x.jsonl
+# sophia: its estimates' stream position is in the checkpoint (Hutchinson
+# draws; the resume crosses an estimate at step 21), the resume bit for bit
+"$bin" train --opt sophia --hessian hutchinson --gamma 1 --precond-every 4 --steps 30 \
+  --batch 200 --seed 4 --out soph.jsonl --checkpoint soph.ckpt
+"$bin" train --opt sophia --hessian hutchinson --gamma 1 --precond-every 4 --steps 19 \
+  --batch 200 --seed 4 --out soph1.jsonl --checkpoint soph1.ckpt
+"$bin" train --resume soph1.ckpt --steps 30 --out soph2.jsonl --checkpoint soph2.ckpt
+check "sophia: resumed across an estimate, its checkpoint the unbroken run's" cmp soph.ckpt soph2.ckpt
+check "sophia: the config line names its estimator and gamma" sh -c \
+  "jq -e -s '.[0].opt == \"sophia\" and .[0].hessian == \"hutchinson\" and .[0].gamma == 1' soph.jsonl"
+bad_input "sophia's estimator on another optimizer" "adam does not read it" train --opt adam --hessian gnb --steps 3 --out x.jsonl
 
 # ---------------------------------------------------------------- runs described once
 # a run is its checkpoint: resumed with --steps alone, bit for bit

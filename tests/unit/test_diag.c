@@ -1996,6 +1996,106 @@ static void diag_hblock_tests(la_t *t) {
   }
 }
 
+/* The optimizers' estimates of the Hessian's diagonal: the exact one
+   against the dense Hessian's diagonal; Hutchinson's against u * (H u) with
+   H the dense Hessian and u drawn here by the rule stated; Gauss-Newton-
+   Bartlett's against B g~^2 with g~ = (sqrt 2 / B) sum_b xi_b J_b formed
+   here from each prompt's own gradient (a batch of one whose label puts
+   the residual at 1/2, so that its gradient is the prediction's). */
+static void diag_hdiag_tests(la_t *t) {
+  LA_TEST(t, "diag/hdiag: exact, Hutchinson, Gauss-Newton-Bartlett against the dense Hessian") {
+    t_model tm;
+    int st = t_model_make(&tm, LA_PARAM_DENSE, 2, 3, 6, 37, 0.3, 31u), n, i, j, b;
+    int T = (6 + 1) * (3 + 1);
+    double *h, *est, *ref, *acc, *tok, *yv, *pred, scale, worst;
+    double tol = sizeof(la_real) == 8 ? 1e-9 : 1e-3;
+    la_real *J, *pr;
+    la_rng r, r2;
+    la_batch b1;
+    size_t wb;
+    void *w;
+    LA_CHECK(t, st == LA_OK, "setup %d", st);
+    if (st) return;
+    n = tm.m.nparams;
+    h = (double *)malloc(sizeof(double) * n * n);
+    est = (double *)malloc(sizeof(double) * n);
+    ref = (double *)malloc(sizeof(double) * n);
+    acc = (double *)malloc(sizeof(double) * n);
+    tok = (double *)malloc(sizeof(double) * tm.b.count * T);
+    yv = (double *)malloc(sizeof(double) * tm.b.count);
+    pred = (double *)malloc(sizeof(double) * tm.b.count);
+    pr = (la_real *)malloc(sizeof(la_real) * tm.b.count);
+    J = (la_real *)malloc(sizeof(la_real) * n);
+    LA_CHECK(t, la_hessian_dense(&tm.m, tm.theta, &tm.b, h, NULL, 0) == LA_OK, "dense");
+    /* exact: the diagonal */
+    LA_CHECK(t, la_hdiag_estimate(&tm.m, LA_HESS_EXACT, tm.theta, &tm.b, NULL, est, NULL, 0) ==
+                    LA_OK, "exact");
+    for (i = 0; i < n; ++i) ref[i] = h[(size_t)i * n + i];
+    scale = t_maxabs(n, ref);
+    for (worst = 0, i = 0; i < n; ++i) worst = fmax(worst, fabs(est[i] - ref[i]) / scale);
+    LA_CHECK(t, worst < tol, "exact: %g", worst);
+    /* Hutchinson: u_i = +1 when uniform < 1/2, -1 otherwise */
+    la_rng_seed(&r, 5, 77);
+    r2 = r;
+    LA_CHECK(t, la_hdiag_estimate(&tm.m, LA_HESS_HUTCHINSON, tm.theta, &tm.b, &r, est, NULL,
+                                  0) == LA_OK, "hutchinson");
+    for (i = 0; i < n; ++i) acc[i] = la_rng_uniform(&r2) < 0.5 ? 1 : -1;
+    for (i = 0; i < n; ++i) {
+      double hu = 0;
+      for (j = 0; j < n; ++j) hu += h[(size_t)i * n + j] * acc[j];
+      ref[i] = acc[i] * hu;
+    }
+    scale = t_maxabs(n, ref);
+    for (worst = 0, i = 0; i < n; ++i) worst = fmax(worst, fabs(est[i] - ref[i]) / scale);
+    LA_CHECK(t, worst < tol && r.counter == r2.counter, "hutchinson: %g", worst);
+    /* the same through the caller's workspace; one byte short refused */
+    wb = la_hdiag_work_bytes(&tm.m, LA_HESS_HUTCHINSON, tm.b.count);
+    w = malloc(wb);
+    la_rng_seed(&r, 5, 77);
+    LA_CHECK(t, w && la_hdiag_estimate(&tm.m, LA_HESS_HUTCHINSON, tm.theta, &tm.b, &r, acc,
+                                       w, wb) == LA_OK &&
+                    memcmp(acc, est, sizeof(double) * n) == 0,
+             "hutchinson in a given workspace");
+    LA_CHECK(t, la_hdiag_estimate(&tm.m, LA_HESS_HUTCHINSON, tm.theta, &tm.b, &r, acc, w,
+                                  wb - 1) == LA_EWORKSPACE, "short workspace");
+    free(w);
+    /* Gauss-Newton-Bartlett: y~_b = f_b + xi_b / sqrt 2 */
+    la_rng_seed(&r, 5, 78);
+    r2 = r;
+    LA_CHECK(t, la_hdiag_estimate(&tm.m, LA_HESS_GNB, tm.theta, &tm.b, &r, est, NULL, 0) ==
+                    LA_OK, "gnb");
+    LA_CHECK(t, la_model_loss(&tm.m, tm.theta, &tm.b, NULL, pr, NULL, 0) == LA_OK &&
+                    la_batch_get_tokens(&tm.b, tok, yv) == LA_OK &&
+                    la_batch_create(&b1, 3, 6, 1) == LA_OK,
+             "predictions and prompts");
+    for (i = 0; i < n; ++i) acc[i] = 0;
+    for (b = 0; b < tm.b.count; ++b) {
+      double xi = la_rng_normal(&r2), yl;
+      pred[b] = (double)pr[b];
+      yl = pred[b] + 0.5;
+      LA_CHECK(t, la_batch_put_tokens(&b1, tok + (size_t)b * T, &yl) == LA_OK &&
+                      la_model_grad(&tm.m, tm.theta, &b1, NULL, J, NULL, 0) == LA_OK,
+               "prompt %d", b);
+      for (i = 0; i < n; ++i) acc[i] += xi * (double)J[i];
+    }
+    for (i = 0; i < n; ++i) ref[i] = 2.0 / tm.b.count * acc[i] * acc[i];
+    scale = t_maxabs(n, ref);
+    for (worst = 0, i = 0; i < n; ++i) worst = fmax(worst, fabs(est[i] - ref[i]) / scale);
+    LA_CHECK(t, worst < tol && r.counter == r2.counter, "gnb: %g", worst);
+    /* refusals */
+    LA_CHECK(t, la_hdiag_estimate(&tm.m, 3, tm.theta, &tm.b, &r, est, NULL, 0) == LA_ERANGE &&
+                    la_hdiag_estimate(&tm.m, LA_HESS_GNB, tm.theta, &tm.b, NULL, est, NULL,
+                                      0) == LA_ENULL &&
+                    la_hdiag_work_bytes(&tm.m, -1, 8) == 0 &&
+                    la_hdiag_work_bytes(&tm.m, LA_HESS_GNB, 0) == 0,
+             "refusals");
+    la_batch_destroy(&b1);
+    free(h); free(est); free(ref); free(acc); free(tok); free(yv); free(pred); free(pr);
+    free(J);
+    t_model_free(&tm);
+  }
+}
+
 static void suite_diag(la_t *t) {
   diag_dense_tests(t);
   diag_lanczos_tests(t);
@@ -2007,4 +2107,5 @@ static void suite_diag(la_t *t) {
   diag_range_tests(t);
   diag_model_tests(t);
   diag_hblock_tests(t);
+  diag_hdiag_tests(t);
 }

@@ -725,14 +725,176 @@ static void test_shampoo_soap(la_t *t) {
   }
 }
 
+/* Sophia: the request for an estimate at steps 1, 1 + k, ..; the update
+   against Algorithm 3 written here (m, h, the clipped ratio, decoupled
+   decay) on given gradients and estimates; and the trainer's own run held
+   bit for bit to a loop of the public calls (its batches, its estimates
+   from the run's seed's stream LA_STREAM_HESS at the position the state
+   holds), for each estimator. */
+static int sophia_objective(void *ctx, const la_real *th, const la_batch *b,
+                            double *loss, la_real *g) {
+  int i;
+  (void)ctx;
+  (void)b;
+  *loss = 0;
+  for (i = 0; i < 3; ++i) {
+    *loss += (double)th[i] * th[i];
+    if (g) g[i] = 2 * th[i];
+  }
+  return LA_OK;
+}
+static void test_sophia(la_t *t) {
+  LA_TEST(t, "optim: sophia asks every k steps, its update by Algorithm 3, the trainer's loop") {
+    enum { N = 5, K = 3, STEPS = 8 };
+    la_optim_config c;
+    la_curvature q;
+    double st[64], m[N], h[N];
+    la_real th[N], g[N], u[N];
+    size_t len;
+    int s, i, est;
+    la_rng r;
+    int clipped = 0;
+    memset(&c, 0, sizeof c);
+    c.lr = 0.1;
+    c.beta1 = 0.9;
+    c.beta2 = 0.8;
+    c.eps = 1e-3;
+    c.gamma = 0.5;
+    c.weight_decay = 0.2;
+    c.precond_every = K;
+    LA_CHECK(t, la_optim_state_len(la_optimizer_sophia(), &c, N, &len) == 0 &&
+                    len == 2 + 3 * N && la_optim_init(la_optimizer_sophia(), &c, N, st, 64) == 0,
+             "state");
+    la_rng_seed(&r, 9, 0);
+    for (i = 0; i < N; ++i) {
+      th[i] = (la_real)la_rng_normal(&r);
+      m[i] = h[i] = 0;
+    }
+    for (s = 0; s < STEPS; ++s) {
+      double hh[N], t0[N];
+      int renew = s % K == 0;
+      LA_CHECK(t, la_optim_curvature(la_optimizer_sophia(), &c, N, st, len, &q) == 0 &&
+                      (q.want != NULL) == renew && q.estimator == LA_HESS_HUTCHINSON &&
+                      q.position == st + 1,
+               "step %d: asked %d", s + 1, q.want != NULL);
+      for (i = 0; i < N; ++i) {
+        g[i] = (la_real)la_rng_normal(&r);
+        /* some entries negative: max(gamma h, eps) then eps */
+        hh[i] = i == 0 ? -1 : 0.05 + 2 * la_rng_uniform(&r);
+        if (renew) q.want[i] = hh[i];
+        t0[i] = (double)th[i];
+      }
+      LA_CHECK(t, la_optim_step(la_optimizer_sophia(), &c, N, st, len, 1.0, g, th, u) == 0,
+               "step %d", s + 1);
+      for (i = 0; i < N; ++i) {
+        double rt, den;
+        m[i] = 0.9 * m[i] + 0.1 * (double)g[i];
+        if (renew) h[i] = 0.8 * h[i] + 0.2 * hh[i];
+        den = fmax(0.5 * h[i], 1e-3);
+        rt = fmin(1, fmax(-1, m[i] / den));
+        clipped += fabs(m[i] / den) > 1;
+        LA_CHECK(t, opt_close(u[i], -0.1 * (0.2 * t0[i] + rt)),
+                 "step %d entry %d: %g", s + 1, i, (double)u[i]);
+      }
+      for (i = 0; i < N; ++i) LA_CHECK(t, st[2 + 2 * N + i] == 0, "h_hat cleared");
+    }
+    LA_CHECK(t, st[0] == STEPS && clipped > 0 && clipped < N * STEPS, "step count; %d clipped",
+             clipped);
+    /* an optimizer without a curvature function asks for nothing */
+    memset(&q, 1, sizeof q);
+    LA_CHECK(t, la_optim_curvature(la_optimizer_adam(), NULL, N, st, 64, &q) == 0 && !q.want,
+             "adam");
+    LA_CHECK(t, la_optim_curvature(la_optimizer_sophia(), &c, N, st, len, NULL) == LA_ENULL &&
+                    la_optim_curvature(la_optimizer_sophia(), &c, N, st, len - 1, &q) ==
+                        LA_EWORKSPACE,
+             "refusals");
+    c.eps = LA_ZERO;
+    LA_CHECK(t, la_optim_check(la_optimizer_sophia(), &c) == LA_ERANGE, "eps 0");
+    c.eps = 1e-3;
+    c.hessian = 3;
+    LA_CHECK(t, la_optim_check(la_optimizer_sophia(), &c) == LA_ERANGE, "hessian 3");
+    /* the trainer against the public calls, each estimator */
+    for (est = LA_HESS_HUTCHINSON; est <= LA_HESS_GNB; ++est) {
+      la_data dg;
+      la_model md;
+      la_train_config tc;
+      la_trainer tr;
+      la_batch b;
+      la_real tm[64], gm[64], um[64];
+      double sm[256];
+      int n;
+      memset(&c, 0, sizeof c);
+      c.precond_every = 2;
+      c.hessian = est;
+      c.lr = 0.01;
+      memset(&tc, 0, sizeof tc);
+      tc.model = &md;
+      tc.data = &dg;
+      tc.batch = 16;
+      tc.eval_every = -1;
+      tc.seed = 21;
+      tc.clip_norm = 1;
+      tc.optimizer = la_optimizer_sophia();
+      tc.optimizer_config = &c;
+      LA_CHECK(t, la_t_small(&dg, &md, 4) == 0 && la_trainer_create(&tr, &tc) == 0 &&
+                      la_batch_create(&b, 2, 3, 16) == 0,
+               "%d: trainer", est);
+      n = tr.n;
+      memcpy(tm, tr.theta, sizeof(la_real) * (size_t)n);
+      LA_CHECK(t, la_optim_state_len(la_optimizer_sophia(), &c, n, &len) == 0 && len <= 256 &&
+                      la_optim_init(la_optimizer_sophia(), &c, n, sm, len) == 0,
+               "%d: state", est);
+      LA_CHECK(t, la_trainer_run(&tr, 5) == 0, "%d: run", est);
+      for (s = 0; s < 5; ++s) {
+        la_rng dr, hr;
+        la_rng_seed(&dr, 21, (uint64_t)s);
+        LA_CHECK(t, la_data_sample(&dg, &dr, &b) == 0 &&
+                        la_model_grad(&md, tm, &b, NULL, gm, NULL, 0) == 0 &&
+                        la_clip_norm(n, gm, 1, NULL) == 0 &&
+                        la_optim_curvature(la_optimizer_sophia(), &c, n, sm, len, &q) == 0,
+                 "%d: step %d", est, s);
+        if (q.want) {
+          la_rng_seed(&hr, 21, LA_STREAM_HESS);
+          hr.counter = (uint64_t)*q.position;
+          LA_CHECK(t, la_hdiag_estimate(&md, est, tm, &b, &hr, q.want, NULL, 0) == 0,
+                   "%d: estimate", est);
+          *q.position = (double)hr.counter;
+        }
+        LA_CHECK(t, la_optim_step(la_optimizer_sophia(), &c, n, sm, len, 1.0, gm, tm, um) == 0,
+                 "%d: step", est);
+      }
+      LA_CHECK(t, memcmp(tm, tr.theta, sizeof(la_real) * (size_t)n) == 0 &&
+                      memcmp(sm, tr.state, sizeof(double) * len) == 0 &&
+                      (est == LA_HESS_EXACT) == (sm[1] == 0),
+               "%d: the trainer's theta and state, bit for bit", est);
+      la_batch_destroy(&b);
+      la_trainer_destroy(&tr);
+      la_data_destroy(&dg);
+    }
+    {
+      /* an objective in the model's place: no Hessian to estimate */
+      la_train_config tc;
+      size_t bytes;
+      memset(&tc, 0, sizeof tc);
+      tc.nparams = 3;
+      tc.objective = sophia_objective;
+      tc.optimizer = la_optimizer_sophia();
+      LA_CHECK(t, la_trainer_bytes(&tc, &bytes) == LA_EUNSUPPORTED, "an objective");
+      tc.optimizer = la_optimizer_adam();
+      LA_CHECK(t, la_trainer_bytes(&tc, &bytes) == LA_OK, "adam with it");
+    }
+  }
+}
+
 /* Each of them resumed from a checkpoint: the same theta and state, bit
    for bit, as the run that went on. */
 static void test_new_resume(la_t *t) {
-  static const char *const names[] = {"lion", "sfadamw", "muon", "adafactor",
-                                      "shampoo", "soap"};
+  static const char *const names[] = {"lion",   "sfadamw", "muon",
+                                      "adafactor", "shampoo", "soap",
+                                      "sophia", "sophia",  "sophia"};
   int k;
-  LA_TEST(t, "optim: lion, sfadamw, muon, adafactor, shampoo, soap resume bit for bit") {
-    for (k = 0; k < 6; ++k) {
+  LA_TEST(t, "optim: lion, sfadamw, muon, adafactor, shampoo, soap, sophia (each estimator) resume bit for bit") {
+    for (k = 0; k < 9; ++k) {
       la_run_config c, fc;
       la_run a, b, r;
       size_t cap = 0, len = 0;
@@ -748,6 +910,7 @@ static void test_new_resume(la_t *t) {
       c.steps = 8;
       c.seed = 11;
       c.opt.precond_every = k >= 4 ? 2 : 0; /* a basis before and after */
+      if (k >= 6) c.opt.hessian = k - 6;    /* sophia: each estimator */
       LA_CHECK(t, la_run_create(&a, &c, NULL) == 0 && la_trainer_run(&a.trainer, 8) == 0,
                "%s unbroken", names[k]);
       LA_CHECK(t, la_run_create(&b, &c, NULL) == 0 && la_trainer_run(&b.trainer, 3) == 0,
@@ -791,5 +954,6 @@ static void suite_optim(la_t *t) {
   test_muon(t);
   test_adafactor(t);
   test_shampoo_soap(t);
+  test_sophia(t);
   test_new_resume(t);
 }

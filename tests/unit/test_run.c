@@ -118,10 +118,10 @@ static void test_run_registry(la_t *t) {
                                la_optimizer_lbfgs(),   la_optimizer_lion(),
                                la_optimizer_sfadamw(), la_optimizer_muon(),
                                la_optimizer_adafactor(), la_optimizer_shampoo(),
-                               la_optimizer_soap()};
+                               la_optimizer_soap(),    la_optimizer_sophia()};
     la_optimizer custom = *la_optimizer_sgd();
     int i, j, n = la_optim_count();
-    LA_CHECK(t, n == 13, "%d rows", n);
+    LA_CHECK(t, n == 14, "%d rows", n);
     for (i = 0; i < n; ++i) {
       const la_optim_entry *e = la_optim_entry_at(i);
       if (!e) {
@@ -256,7 +256,7 @@ static void test_run_table(la_t *t) {
         M(opt.history, 1), M(opt.max_iter, 1), M(opt.max_eval, 1),
         M(opt.tol_grad, 1), M(opt.tol_change, 1), M(opt.line_search, 1),
         M(opt.c1, 1), M(opt.c2, 1), M(opt.max_ls, 1), M(opt.lr_aux, 1),
-        M(opt.precond_every, 1),
+        M(opt.precond_every, 1), M(opt.gamma, 1), M(opt.hessian, 1),
         M(opt.model, 0) /* a pointer: refused in a run */,
         M(schedule.kind, 1), M(schedule.warmup, 1), M(schedule.period, 1),
         M(schedule.decay, 1), M(schedule.total, 1), M(schedule.min_scale, 1),

@@ -922,6 +922,8 @@ static void test_train_forged(la_t *t) {
         {"adafactor", 1 + 8, -1, "adafactor's negative factored moment"},
         {"shampoo", 0, -1, "shampoo's step count -1"},
         {"soap", 0, 0.5, "soap's step count 0.5"},
+        {"sophia", 0, -1, "sophia's step count -1"},
+        {"sophia", 1, 0.5, "sophia's stream position 0.5"},
     };
     int k;
     for (k = 0; k < (int)(sizeof cases / sizeof cases[0]); ++k) {
