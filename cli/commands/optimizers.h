@@ -600,7 +600,8 @@ static void os_table(FILE *f, const os_study *X) {
   fprintf(f, "| optimizer | lr | final eval loss | R 750 | R 1250 | R / R_SGD 750 | "
              "R / R_SGD 1250 | R / R_Adam 750 | R / R_Adam 1250 | "
              "\xce\xbb_max / \xce\xbb_med 750 | \xce\xbb_max / \xce\xbb_med 1250 | "
-             "corr(log smoothness, log |g|) | noise kurtosis | noise tail index | "
+             "corr(log smoothness, log \xe2\x80\x96g\xe2\x80\x96) | noise kurtosis | "
+             "noise tail index | "
              "block_js init | block_js 1250 |\n");
   fprintf(f, "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
   for (i = 0; i < X->nopt; ++i) {
