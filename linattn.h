@@ -58,8 +58,9 @@ API OVERVIEW (the declarations below, part by part; the implementation
    6. runs and checkpoints     la_trainer; la_run_config (a run described by
                                one field table: presets, resolve, explain),
                                la_run; la_run_measure (R, the spectrum,
-                               smoothness, noise along a run, one key
-                               table); checkpoints with bit-exact resume
+                               smoothness, noise, the blocks' spectra along
+                               a run, one key table); checkpoints with
+                               bit-exact resume
    7. the research layer       paper B's in-context baselines, their tuners
                                and its Theorem 3 family (LINATTN_NO_RESEARCH
                                compiles it out)

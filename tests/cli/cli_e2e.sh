@@ -784,6 +784,11 @@ bad_input "train --median x names both values" "lower, mid" train --median x
 "$bin" train --steps 4 --diag-every 2 --diag-batches 3 --out med-3.jsonl 2> /dev/null
 check "train --diag-batches 3: R the median of three batches, with their range" sh -c \
   "jq -se '[.[] | select(.type==\"step\" and .rcond_diag != null) | .rcond_diag_min <= .rcond_diag and .rcond_diag <= .rcond_diag_max and .rcond_diag_min < .rcond_diag_max] | length == 3 and all' med-3.jsonl > /dev/null"
+"$bin" train --steps 10 --blocks-every 5 --diag-batch 100 --out blk.jsonl 2> /dev/null
+check "train --blocks-every 5: block_js and block_js_max at steps 0, 5, 10, within [0, 1]" sh -c \
+  "jq -se '[.[] | select(.type==\"step\" and .block_js != null) | select(0 < .block_js and .block_js <= .block_js_max and .block_js_max <= 1) | .step] == [0, 5, 10]' blk.jsonl > /dev/null"
+"$bin" export blk.jsonl --out-dir blk-csv > /dev/null 2>&1
+check "export: block_js and block_js_max columns" sh -c "head -1 blk-csv/blk.csv | grep -q ',block_js,block_js_max'"
 # a report's labels name what each run's optimizer reads
 "$bin" sweep --opt sgd,adam --steps 5 --jobs 1 --out-dir swopt > /dev/null 2>&1
 "$bin" report swopt --out-dir swopt/rep > /dev/null 2>&1
