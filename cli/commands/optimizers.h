@@ -352,7 +352,7 @@ static int os_jobs(os_study *X, int kind, os_job **out, int *count) {
   int per = kind == OS_TUNE ? TUNE_GRID * TUNE_SEEDS : kind == OS_RUN ? S->seeds : 1;
   int n = 0, i, g, k, st = 0;
   cli_config base = S->base;
-  os_job *jobs = (os_job *)calloc((size_t)(X->nopt * per), sizeof(os_job));
+  os_job *jobs = (os_job *)calloc((size_t)X->nopt * (size_t)per, sizeof(os_job));
   *out = NULL;
   *count = 0;
   if (!jobs) return u_oom();
