@@ -58,8 +58,9 @@ API OVERVIEW (the declarations below, part by part; the implementation
    6. runs and checkpoints     la_trainer; la_run_config (a run described by
                                one field table: presets, resolve, explain),
                                la_run; la_run_measure (R, the spectrum,
-                               smoothness, noise along a run, one key
-                               table); checkpoints with bit-exact resume
+                               smoothness, noise, the blocks' spectra along
+                               a run, one key table); checkpoints with
+                               bit-exact resume
    7. the research layer       paper B's in-context baselines, their tuners
                                and its Theorem 3 family (LINATTN_NO_RESEARCH
                                compiles it out)
@@ -1818,6 +1819,7 @@ struct la_run_config {
     uint64_t diag_seed;    /* its seed; follows eval_seed */
     int diag_batches;      /* R on this many such batches (their median) */
     int median;            /* LA_MEDIAN_*: R's median convention */
+    int blocks_every;      /* the Hessian's block spectra; 0 never */
   } measure;
   /* bit i of the table's row i: given (la_run_field_given reads it) */
   unsigned char given[LA_RUN_MAX_FIELDS / 8];
@@ -2110,7 +2112,7 @@ LINATTN_DEF int la_run_diag_batch(const la_run *r, int k, la_batch *b);
 /* ------------------------------------------------ measuring along a run */
 /* What a run's `measure` fields ask at a step, measured on the batches of
    la_run_diag_batch (k = 0 the fixed one) into a record, and the record
-   written as the members of a JSON line. Four groups, each due at its own
+   written as the members of a JSON line. Five groups, each due at its own
    steps:
      smoothness  at smooth_every steps, along the step just taken: u^T H u
                  and ||grad f|| at the step's start (la_dir_smoothness), on
@@ -2126,7 +2128,13 @@ LINATTN_DEF int la_run_diag_batch(const la_run *r, int k, la_batch *b);
      noise       at diag_every steps, la_measure_config.noise: paper A's
                  gradient noise of that many minibatches of the run's batch
                  (la_grad_noise from the seed's stream LA_STREAM_EVAL - 3,
-                 `linattn noise`'s), summarized by la_noise_summary.
+                 `linattn noise`'s), summarized by la_noise_summary;
+     blocks      at blocks_every steps: each parameter matrix's Hessian
+                 block on batch 0 and its eigenvalues (la_hessian_blocks),
+                 the Jensen-Shannon distances between those spectra
+                 (la_spectra_js on 100 points; Zhang et al. 2024's block
+                 heterogeneity): their mean over the pairs and their
+                 largest; LA_EDIM for a model of one block.
    RESOLVED. lambda_max / lambda_median is a measured ratio only where the
    median stands above what the computation of the spectrum cannot tell
    from zero: la_rcond.resolved, |lambda_median| > la_rcond.resolution.
@@ -2179,7 +2187,11 @@ LINATTN_DEF int la_run_diag_batch(const la_run *r, int k, la_batch *b);
   X(NOISE_MIN, "noise_min", NOISE, REAL, ONE, "the least ||g_B - g||")        \
   X(NOISE_MAX, "noise_max", NOISE, REAL, ONE, "the largest ||g_B - g||")      \
   X(TRUE_GRAD_NORM, "true_grad_norm", NOISE, REAL, ONE,                       \
-    "||g||, the gradient on the true batch")
+    "||g||, the gradient on the true batch")                                  \
+  X(BLOCK_JS, "block_js", BLOCKS, REAL, ONE,                                  \
+    "the mean Jensen-Shannon distance between the blocks' Hessian spectra")   \
+  X(BLOCK_JS_MAX, "block_js_max", BLOCKS, REAL, ONE,                          \
+    "the largest such distance, of the two least alike blocks")
 /* The table's rows by name (LA_MEASURE_SMOOTHNESS, ...). */
 enum {
 #define LA__MEASURE_ENUM(id, key, group, kind, arity, help) LA_MEASURE_##id,
@@ -2188,9 +2200,10 @@ enum {
   LA_MEASURE_NKEYS
 };
 /* The groups (la_measure_group names them: "smoothness", "rcond", "top",
-   "noise"). */
+   "noise", "blocks"). */
 #define LA_MEASURE_GROUPS(X)                                                  \
-  X(SMOOTH, "smoothness") X(RCOND, "rcond") X(TOP, "top") X(NOISE, "noise")
+  X(SMOOTH, "smoothness") X(RCOND, "rcond") X(TOP, "top") X(NOISE, "noise")   \
+  X(BLOCKS, "blocks")
 enum {
 #define LA__MEASURE_GENUM(id, name) LA_MEASURE_GROUP_##id,
   LA_MEASURE_GROUPS(LA__MEASURE_GENUM)
@@ -14061,7 +14074,12 @@ static const la_run_field la__run_fields[] = {
            "R = max|H_ii| / median|H_ii|: lower, the lower middle value as "
            "torch.median (paper A's code), or mid, the two middle values' "
            "midpoint",
-           LA_MEDIAN_LOWER, NULL)};
+           LA_MEDIAN_LOWER, NULL),
+    LA__RF("blocks_every", LA_FIELD_INT, measure.blocks_every, 0, LA__INTMAX,
+           0, 0, NULL,
+           "the Hessian's block spectra (each parameter matrix's) and the "
+           "Jensen-Shannon distance between them every k steps, 0 never",
+           0, NULL)};
 #undef LA__RF
 #undef LA__ID
 #undef LA__SH
@@ -16239,6 +16257,7 @@ LINATTN_DEF const la_batch *la_run_eval_batch(const la_run *r) {
 
 /* ------------------------------------------------ measuring along a run */
 enum { LA__MEASURE_ONE = 0, LA__MEASURE_LIST = 1 };
+#define LA__BLOCK_BINS 100 /* the grid of the blocks' spectral densities */
 #define LA__MEASURE_ROW(id, key, group, kind, arity, help)                    \
   {key, LA_MEASURE_GROUP_##group, LA_FIELD_##kind, LA__MEASURE_##arity, help},
 static const la_measure_key la__measure_keys[LA_MEASURE_NKEYS] = {
@@ -16284,6 +16303,8 @@ LINATTN_DEF int la_measure_key_find(const char *name, int *index) {
 typedef struct la__measure_ws {
   la_batch b0, bk;
   double *hd, *rs, *med, *top, *norms, *sorted, *hist, *edges;
+  double *beig, *bjs, *bwork; /* the blocks' spectra, distances, densities */
+  int *bsize;
   void *sub;
   size_t subb;
 } la__measure_ws;
@@ -16318,6 +16339,7 @@ static size_t la__measure_sub_bytes(const la_run *r, const la_measure_config *c)
       LA__NEED(la_grad_noise_work_bytes(m, &g));
     }
   }
+  if (rc->measure.blocks_every > 0) LA__NEED(la_hessian_blocks_work_bytes(m));
 #undef LA__NEED
   return ok ? need : 0;
 }
@@ -16332,7 +16354,9 @@ static int la__measure_walk(la__arena *a, const la_run *r,
   size_t bb = la_batch_bytes(d, n, cnt);
   void *p;
   memset(w, 0, sizeof *w);
-  if (rc->measure.smooth_every <= 0 && rc->measure.diag_every <= 0) return LA_OK;
+  if (rc->measure.smooth_every <= 0 && rc->measure.diag_every <= 0 &&
+      rc->measure.blocks_every <= 0)
+    return LA_OK;
   if (!bb) return LA_EOVERFLOW;
   p = la__take(a, bb);
   if (p) st = la_batch_init(&w->b0, d, n, cnt, p, bb);
@@ -16354,6 +16378,13 @@ static int la__measure_walk(la__arena *a, const la_run *r,
       w->edges = (double *)la__take(a, sizeof(double) * 101);
     }
   }
+  if (rc->measure.blocks_every > 0) {
+    size_t nbk = (size_t)la__m_nblocks(&r->model);
+    w->beig = (double *)la__take(a, sizeof(double) * (size_t)np);
+    w->bjs = (double *)la__take(a, sizeof(double) * nbk * nbk);
+    w->bwork = (double *)la__take(a, sizeof(double) * LA__BLOCK_BINS * (nbk + 1));
+    w->bsize = (int *)la__take(a, sizeof(int) * nbk);
+  }
   w->sub = la__take(a, subb);
   w->subb = subb;
   return st;
@@ -16369,6 +16400,7 @@ LINATTN_DEF unsigned la_run_measure_groups(const la_run *r,
     if (cfg && cfg->top > 0) g |= 1u << LA_MEASURE_GROUP_TOP;
     if (cfg && cfg->noise > 0) g |= 1u << LA_MEASURE_GROUP_NOISE;
   }
+  if (r->cfg.measure.blocks_every > 0) g |= 1u << LA_MEASURE_GROUP_BLOCKS;
   return g;
 }
 
@@ -16385,7 +16417,8 @@ LINATTN_DEF size_t la_run_measure_work_bytes(const la_run *r,
   }
   if (cfg->top < 0 || cfg->noise < 0) return 0;
   subb = la__measure_sub_bytes(r, cfg);
-  if (!subb && (r->cfg.measure.smooth_every > 0 || r->cfg.measure.diag_every > 0))
+  if (!subb && (r->cfg.measure.smooth_every > 0 || r->cfg.measure.diag_every > 0 ||
+                r->cfg.measure.blocks_every > 0))
     return 0;
   if (la__measure_walk(&a, r, cfg, subb, &w)) return 0;
   return la__arena_size(&a);
@@ -16446,6 +16479,31 @@ static int la__measure_rcond(const la_run *r, const la_real *theta,
   return LA_OK;
 }
 
+/* The blocks' Hessian spectra and the Jensen-Shannon distances between
+   them (the group blocks) into rec; its status. */
+static int la__measure_blocks(const la_run *r, const la_real *theta,
+                              la__measure_ws *w, la_measure_record *rec) {
+  const la_model *m = &r->model;
+  int nb = la__m_nblocks(m), i, j, rows, cols, st;
+  double mean, most = 0;
+  st = la_hessian_blocks(m, theta, &w->b0, w->beig, w->sub, w->subb);
+  if (st) return st;
+  for (i = 0; i < nb; ++i) {
+    (void)la_model_block_info(m, i, NULL, NULL, NULL, &rows, &cols);
+    w->bsize[i] = rows * cols;
+  }
+  st = la_spectra_js(nb, w->bsize, w->beig, LA__BLOCK_BINS, w->bjs, &mean,
+                     w->bwork);
+  if (st) return st;
+  for (i = 0; i < nb; ++i)
+    for (j = i + 1; j < nb; ++j)
+      if (w->bjs[(size_t)i * nb + j] > most) most = w->bjs[(size_t)i * nb + j];
+  rec->has[LA_MEASURE_BLOCK_JS] = rec->has[LA_MEASURE_BLOCK_JS_MAX] = 1;
+  rec->value[LA_MEASURE_BLOCK_JS] = mean;
+  rec->value[LA_MEASURE_BLOCK_JS_MAX] = most;
+  return LA_OK;
+}
+
 /* Paper A's gradient noise (the group noise) into rec; its status. */
 static int la__measure_noise(const la_run *r, const la_measure_config *c,
                              const la_real *theta, la__measure_ws *w,
@@ -16502,8 +16560,11 @@ LINATTN_DEF int la_run_measure(const la_run *r, const la_measure_config *cfg,
   rec->due = la_run_measure_groups(r, cfg);
   if (!prev || rc->measure.smooth_every <= 0 || step % rc->measure.smooth_every != 0)
     rec->due &= ~(1u << LA_MEASURE_GROUP_SMOOTH);
+  if (rc->measure.blocks_every <= 0 || step % rc->measure.blocks_every != 0)
+    rec->due &= ~(1u << LA_MEASURE_GROUP_BLOCKS);
   if (rc->measure.diag_every <= 0 || step % rc->measure.diag_every != 0)
-    rec->due &= 1u << LA_MEASURE_GROUP_SMOOTH; /* the others are at diag_every */
+    rec->due &= 1u << LA_MEASURE_GROUP_SMOOTH |
+                1u << LA_MEASURE_GROUP_BLOCKS; /* the others: diag_every's */
   if (!rec->due) return LA_OK;
   subb = la__measure_sub_bytes(r, cfg);
   a = la__arena_on(work, bytes);
@@ -16552,6 +16613,8 @@ LINATTN_DEF int la_run_measure(const la_run *r, const la_measure_config *cfg,
       if (la__measure_keys[i].group == LA_MEASURE_GROUP_NOISE) rec->has[i] = !st;
     rec->status[LA_MEASURE_GROUP_NOISE] = st;
   }
+  if (rec->due & (1u << LA_MEASURE_GROUP_BLOCKS))
+    rec->status[LA_MEASURE_GROUP_BLOCKS] = s0 ? s0 : la__measure_blocks(r, theta, &w, rec);
   return LA_OK;
 }
 

@@ -94,6 +94,7 @@ typedef struct cli_repro_opts {
   long all, compare_attention, tune;
   long precision; /* CLI_PREC_* */
   double lr_sgd, lr_adam;
+  const char *optimizers; /* the optimizers' study: registry names, or all */
 } cli_repro_opts;
 
 typedef struct cli_theorem_opts {
@@ -421,6 +422,12 @@ static const cli_flag cli_flags[] = {
     {"lr-adam", CLI_K_REAL, CLI_REPRO,
      CLI_O(repro.lr_adam), 1e-12, 1e6, NULL, "X",
      "Adam's learning rate (default: paper A's for the setting)"},
+    {"optimizers", CLI_K_STR, CLI_REPRO,
+     CLI_O(repro.optimizers), 0, 0, NULL, "LIST",
+     "the optimizers' study: paper A's question (R, R over SGD's and Adam's, "
+     "smoothness against the gradient norm, the noise, the blocks' Hessian "
+     "spectra) asked of each optimizer of LIST (registry names a comma apart, "
+     "or all), rates tuned (cli/commands/optimizers.h)"},
     {"precision", CLI_K_ENUM, CLI_REPRO,
      CLI_O(repro.precision), 0, 0, cli_precision_names, "P",
      "the runs' reals: auto (default: double at depth 6 and beyond, where "

@@ -4,7 +4,8 @@
    its --help text NAME_help there:
 
      linattn reproduce            paper A: cli/commands/reproduce.h; --paper b:
-                                  cli/commands/paperb.h
+                                  cli/commands/paperb.h; --optimizers:
+                                  cli/commands/optimizers.h
      linattn train ...            cli/commands/train.h: one run, JSON lines,
                                   checkpoints, resume
      linattn noise | curvature    cli/commands/noise_curvature.h: measurements at
@@ -36,6 +37,7 @@
 #include "common.h"
 #include "commands/noise_curvature.h"
 #include "commands/reproduce.h"
+#include "commands/optimizers.h"
 #include "commands/sweep_report_export.h"
 #include "commands/theorem.h"
 #include "commands/train.h"

@@ -2345,6 +2345,13 @@ static const char reproduce_help[] =
     "length. The report is written whatever the runs do; exit status 1 when\n"
     "a run diverged or failed.\n";
 
+/* The optimizers' study (--optimizers; cli/commands/optimizers.h), or
+   paper A's studies. */
+static int opt_study(const cli_config *c, int mode, const char *dir);
+static int repro_study(const cli_config *c, int mode, const char *dir) {
+  return c->opts.repro.optimizers ? opt_study(c, mode, dir) : repro_paper_a(c, mode, dir);
+}
+
 /* `linattn reproduce`: paper A's studies, or with --paper b paper B's
    checks (cli/commands/paperb.h); here, as a plan (--plan DIR), or merged from
    a plan's outputs (--from DIR). */
@@ -2364,10 +2371,12 @@ static int cmd_reproduce(const cli_config *c) {
     return u_fail(EXIT_BAD_INPUT, "--%s: paper B's report runs in one process; its "
                   "depth and context checks take it (theorem --check depth --%s DIR)",
                   c->plan ? "plan" : "from", c->plan ? "plan" : "from");
+  if (c->opts.repro.paper && c->opts.repro.optimizers)
+    return u_fail(EXIT_BAD_INPUT, "--optimizers is a study of paper A's question: give no --paper b");
   if (c->opts.repro.paper) return pb_reproduce(c);
   if (c->plan) {
     if ((st = plan_abs_dir(c->plan, dir, sizeof dir)) != 0) return st;
-    return repro_paper_a(c, REPRO_PLAN, dir);
+    return repro_study(c, REPRO_PLAN, dir);
   }
   if (c->from) {
     cli_config fc;
@@ -2384,13 +2393,13 @@ static int cmd_reproduce(const cli_config *c) {
         st = u_fail(EXIT_BAD_INPUT, "%s: the plan in %s was written with other flags "
                     "(its plan/flags); give its own or none", flag, U_Q(dir));
       else
-        st = repro_paper_a(&fc, REPRO_FROM, dir);
+        st = repro_study(&fc, REPRO_FROM, dir);
     }
     free(text);
     free(scratch);
     return st;
   }
-  return repro_paper_a(c, REPRO_HERE, c->out_dir ? c->out_dir : "linattn-reproduce");
+  return repro_study(c, REPRO_HERE, c->out_dir ? c->out_dir : "linattn-reproduce");
 }
 
 #endif /* LINATTN_REPRODUCE_H */

@@ -192,7 +192,7 @@ typedef struct train_ctx {
   size_t json_cap;
   la_real *prev;
   u_progress *prog;
-  long steps, log_every, diag_every, smooth_every;
+  long steps, log_every, diag_every, smooth_every, blocks_every;
   int status; /* an output that cannot be written: the run stops */
   struct theta_tap *tap; /* --save-theta */
 } train_ctx;
@@ -225,7 +225,8 @@ static int train_cb(void *user, const la_train_record *rec) {
   train_ctx *x = (train_ctx *)user;
   long t = rec->step;
   int smooth = x->smooth_every > 0 && t % x->smooth_every == 0;
-  int diag = x->diag_every > 0 && t % x->diag_every == 0;
+  int diag = (x->diag_every > 0 && t % x->diag_every == 0) ||
+             (x->blocks_every > 0 && t % x->blocks_every == 0);
   if (t % x->log_every == 0 || rec->has_eval || smooth || diag || t == x->steps) {
     jw w;
     jw_begin(&w, x->out);
@@ -876,6 +877,7 @@ static int train_one(const cli_config *c, u_progress *p) {
   x.log_every = rc.measure.log_every;
   x.diag_every = rc.measure.diag_every;
   x.smooth_every = rc.measure.smooth_every;
+  x.blocks_every = rc.measure.blocks_every;
   memset(&env, 0, sizeof env);
   env.callback = o->save_theta ? theta_cb : train_cb;
   env.user = &x;
@@ -917,7 +919,7 @@ static int train_one(const cli_config *c, u_progress *p) {
     jw_int(&w, "step", 0);
     if (r.trainer.has_eval && rc.eval_every > 0 && la_trainer_eval(&r.trainer, &ev) == 0)
       jw_num(&w, "eval_loss", ev);
-    if (x.diag_every > 0) write_measured(&x, &w, 0, r.trainer.theta, NULL);
+    if (x.diag_every > 0 || x.blocks_every > 0) write_measured(&x, &w, 0, r.trainer.theta, NULL);
     jw_end(&w);
   }
   st = 0;

@@ -19,8 +19,8 @@ from .model import Batch, Model, Rng
 # The fields a program measures along a run that a Python run measures
 # (the table's others outside the run's identity would be ignored: refused).
 _MEASURED = ("steps", "log_every", "diag_every", "smooth_every", "diag_batch", "diag_seed",
-             "diag_batches", "median")
-# What is measured along the run, at diag_every and smooth_every steps
+             "diag_batches", "median", "blocks_every")
+# What is measured along the run, at diag_every, smooth_every and blocks_every steps
 # (top, noise: the Run's), is the header's la_run_measure, under its keys
 # (Library.measure_keys, LA_MEASURE_KEYS): the columns `linattn train`
 # writes, by the same function.

@@ -120,6 +120,41 @@ class Training(unittest.TestCase):
         for key in run.history_keys()[len(lib.record_fields):]:  # the header finds each
             self.assertGreaterEqual(lib.la_measure_key_find(key.encode(), None), 0, key)
 
+    def test_block_js_along_the_run(self):
+        # blocks_every: block_js and block_js_max at those steps, held to the
+        # dense Hessian's blocks with numpy's eigenvalues and the
+        # Jensen-Shannon distance written here
+        run = tiny_run(blocks_every=4, diag_batch=32)
+        theta = {}
+        run.train(8, every=1, callback=lambda r: theta.update({r.step: r.theta.copy()}))
+        h = run.history
+        at = [int(s) for s in h["step"][np.isfinite(h["block_js"])]]
+        self.assertEqual(at, [0, 4, 8])
+        self.assertNotIn("rcond_diag", run.history_keys())
+        blocks = run.model.blocks()
+        for step in (4, 8):
+            hess = run.hessian(theta=theta[step])
+            eig = [np.linalg.eigvalsh(hess[b.offset:b.offset + b.shape[0] * b.shape[1],
+                                           b.offset:b.offset + b.shape[0] * b.shape[1]])
+                   for b in blocks]
+            allv = np.concatenate(eig)
+            lo, hi = allv.min(), allv.max()
+            grid, width = np.linspace(lo, hi, 100), (hi - lo) / 100
+            dens = [np.exp(-0.5 * ((grid[:, None] - e[None, :]) / width) ** 2).sum(1)
+                    for e in eig]
+            dens = [d / d.sum() for d in dens]
+            dist = []
+            for i in range(len(dens)):
+                for j in range(i + 1, len(dens)):
+                    p, q = dens[i], dens[j]
+                    m = (p + q) / 2
+                    js = 0.5 * np.sum(p[p > 0] * np.log2(p[p > 0] / m[p > 0])) + \
+                        0.5 * np.sum(q[q > 0] * np.log2(q[q > 0] / m[q > 0]))
+                    dist.append(np.sqrt(max(js, 0.0)))
+            self.assertAlmostEqual(h["block_js"][step], np.mean(dist), delta=1e-7)
+            self.assertAlmostEqual(h["block_js_max"][step], max(dist), delta=1e-7)
+        self.assertNotEqual(h["block_js"][4], h["block_js"][8])
+
     def test_measurements_along_the_run(self):
         run = tiny_run(diag_every=4, smooth_every=3, eval_every=5)
         seen = {}

@@ -728,6 +728,48 @@ for k in 1 2; do
 done
 check "reproduce --plan, xargs, --from: the local run's report, figures and CSV" sh -c \
   "[ -s plan-xargs/report.md ] && diff -r -x runs -x tune -x plan -x noise.json plan-here plan-xargs"
+# the optimizers' study: a row per optimizer with every column, the CSV
+# behind the table and the figures, and its three stages (the grid, the
+# seeds, the noise at each end) as a plan merged byte for byte
+of="--optimizers sgd,adam,lion --steps 1250 --seeds 2 --batch 50 --eval-batch 100
+  --diag-every 250 --smooth-every 25 --diag-batch 100 --diag-batches 1 --samples 30
+  --minibatch 100 --true-batch 1000 --bins 10"
+# shellcheck disable=SC2086
+"$bin" reproduce $of --out-dir opt-here > opt-here.txt 2> /dev/null
+check "reproduce --optimizers exits 0, its table printed" sh -c \
+  "[ $? -eq 0 ] && [ \$(grep -c '^| \\(sgd\\|adam\\|lion\\) |' opt-here.txt) -eq 3 ]"
+check "reproduce --optimizers: a row per optimizer, 16 columns, R measured at 750 and 1250" sh -c \
+  "for o in sgd adam lion; do grep \"^| \$o |\" opt-here/report.md | awk -F'|' '{ exit !(NF == 18 && \$5 + 0 > 0 && \$6 + 0 > 0 && \$16 + 0 > 0 && \$17 + 0 > 0) }' || exit 1; done"
+check "reproduce --optimizers: R over SGD's is 1 for SGD, over Adam's 1 for Adam" sh -c \
+  "grep '^| sgd |' opt-here/report.md | awk -F'|' '{ exit !(\$7 == \" 1 \" && \$8 == \" 1 \") }' &&
+   grep '^| adam |' opt-here/report.md | awk -F'|' '{ exit !(\$9 == \" 1 \" && \$10 == \" 1 \") }'"
+check "reproduce --optimizers: table.csv, seeds.csv and tune.csv, their columns and rows" sh -c \
+  "head -1 opt-here/table.csv | grep -q '^optimizer,lr,lr_grid_index,seeds,final_eval,final_eval_sd,R_750,.*,R_over_sgd_750,.*,R_over_adam_1250,.*,loglog_corr_smoothness_gradnorm,.*,block_js_1250,block_js_1250_sd,noise_kurtosis,noise_hill_alpha\$' &&
+   [ \$(grep -c '^\\(sgd\\|adam\\|lion\\),' opt-here/table.csv) -eq 3 ] &&
+   [ \$(grep -c ',ok,' opt-here/seeds.csv) -eq 6 ] && [ \$(grep -c ',1\$' opt-here/tune.csv) -eq 3 ]"
+for f in rcond loss block_js; do
+  check "reproduce --optimizers: $f.svg well-formed, $f.csv a curve per optimizer" sh -c \
+    "svg_ok() { [ -s \"\$1\" ] && xmllint --noout \"\$1\" && grep -q '<svg' \"\$1\"; }; svg_ok opt-here/$f.svg &&
+     head -1 opt-here/$f.csv | grep -q '^curve,step,' &&
+     [ \$(cut -d, -f1 opt-here/$f.csv | sed 1d | sort -u | wc -l) -eq 3 ]"
+done
+# shellcheck disable=SC2086
+"$bin" reproduce $of --plan opt-plan > /dev/null 2>&1
+for k in 1 2 3; do
+  [ -f opt-plan/plan/stage-$k.txt ] &&
+    xargs -d '\n' -P 2 -n 1 sh -c < opt-plan/plan/stage-$k.txt > /dev/null 2>&1
+  "$bin" reproduce --from opt-plan > opt-from.txt 2> /dev/null
+done
+check "reproduce --optimizers --plan, three stages, --from: the local run's report, figures and CSV" sh -c \
+  "[ -s opt-plan/report.md ] && [ -f opt-plan/plan/stage-3.txt ] && diff -r -x runs -x tune -x plan -x noise opt-here opt-plan &&
+   diff opt-here.txt opt-from.txt | grep -c '^[<>]' | grep -qx 2"
+bad_input "reproduce --optimizers: a name not in the registry" "registry" \
+  reproduce --optimizers sgd,nosuch --out-dir opt-bad
+bad_input "reproduce --optimizers: a closure optimizer" "closure" \
+  reproduce --optimizers lbfgs --out-dir opt-bad
+bad_input "reproduce --optimizers: a name twice" "twice" \
+  reproduce --optimizers adam,adam --out-dir opt-bad
+bad_input "reproduce --optimizers with --all" "--all" reproduce --optimizers all --all --out-dir opt-bad
 # a reproduce that fails leaves no report of earlier runs beside its own
 mkdir -p rf/runs/sgd-seed1.jsonl && echo earlier > rf/report.md && echo earlier > rf/loss.svg
 "$bin" reproduce --steps 2 --seeds 1 --samples 10 --true-batch 100 --minibatch 10 --bins 3 \
@@ -753,6 +795,11 @@ bad_input "train --median x names both values" "lower, mid" train --median x
 "$bin" train --steps 4 --diag-every 2 --diag-batches 3 --out med-3.jsonl 2> /dev/null
 check "train --diag-batches 3: R the median of three batches, with their range" sh -c \
   "jq -se '[.[] | select(.type==\"step\" and .rcond_diag != null) | .rcond_diag_min <= .rcond_diag and .rcond_diag <= .rcond_diag_max and .rcond_diag_min < .rcond_diag_max] | length == 3 and all' med-3.jsonl > /dev/null"
+"$bin" train --steps 10 --blocks-every 5 --diag-batch 100 --out blk.jsonl 2> /dev/null
+check "train --blocks-every 5: block_js and block_js_max at steps 0, 5, 10, within [0, 1]" sh -c \
+  "jq -se '[.[] | select(.type==\"step\" and .block_js != null) | select(0 < .block_js and .block_js <= .block_js_max and .block_js_max <= 1) | .step] == [0, 5, 10]' blk.jsonl > /dev/null"
+"$bin" export blk.jsonl --out-dir blk-csv > /dev/null 2>&1
+check "export: block_js and block_js_max columns" sh -c "head -1 blk-csv/blk.csv | grep -q ',block_js,block_js_max'"
 # a report's labels name what each run's optimizer reads
 "$bin" sweep --opt sgd,adam --steps 5 --jobs 1 --out-dir swopt > /dev/null 2>&1
 "$bin" report swopt --out-dir swopt/rep > /dev/null 2>&1

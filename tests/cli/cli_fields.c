@@ -238,6 +238,7 @@ static void suite_cli_commands(la_t *t) {
              "curvature: %s", err);
     LA_CHECK(t, parse_cmd("reproduce", none, &c, err, sizeof err) == CLI_OK &&
                     isnan(c.opts.repro.lr_sgd) && isnan(c.opts.repro.lr_adam) &&
+                    !c.opts.repro.optimizers &&
                     c.seeds == -1 && c.jobs == -1,
              "reproduce: %s", err);
   }

@@ -266,7 +266,8 @@ static void test_run_table(la_t *t) {
         M(eval_seed, 1), M(steps, 1), M(measure.log_every, 1),
         M(measure.diag_every, 1), M(measure.smooth_every, 1),
         M(measure.diag_batch, 1), M(measure.diag_seed, 1), M(measure.diag_batches, 1),
-        M(measure.median, 1), M(given, 0) /* which were given: a bit a row */
+        M(measure.median, 1), M(measure.blocks_every, 1),
+        M(given, 0) /* which were given: a bit a row */
 #undef M
     };
     int nm = (int)(sizeof members / sizeof members[0]), i, j, found;
@@ -1358,6 +1359,109 @@ static void test_run_measure(la_t *t) {
     free(g);
     free(u);
     free(prev);
+    free(work);
+    la_run_destroy(&r);
+  }
+
+  LA_TEST(t, "run: la_run_measure's block_js, against the dense Hessian's blocks") {
+    /* The blocks cut out of la_hessian_dense's H, their eigenvalues by the
+       Jacobi rotations written in test_model.c, the Jensen-Shannon distances
+       by the definition written here (100 points over the eigenvalues'
+       range, Gaussians of width range / 100, divergence in bits): at
+       initialization and after 6 steps; due at blocks_every steps only. */
+    la_run_config c = run_small("1", "adam");
+    la_run r;
+    la_measure_record rec;
+    la_batch b;
+    int n, nb, off[16], sz[16], pass, bad = 0;
+    size_t bytes;
+    void *work;
+    double *h;
+    c.measure.blocks_every = 3;
+    c.measure.diag_batch = 32;
+    LA_CHECK(t, la_run_create(&r, &c, NULL) == 0, "create");
+    n = r.model.nparams;
+    nb = la_model_blocks(&r.model, off, sz, 16);
+    bytes = la_run_measure_work_bytes(&r, NULL);
+    work = malloc(bytes);
+    h = (double *)malloc(sizeof(double) * (size_t)n * (size_t)n);
+    LA_CHECK(t, la_batch_create(&b, 2, 3, 32) == 0 && bytes > 0 && work && h && nb >= 2,
+             "buffers, %d blocks", nb);
+    LA_CHECK(t, la_run_measure_groups(&r, NULL) == 1u << LA_MEASURE_GROUP_BLOCKS,
+             "groups %u", la_run_measure_groups(&r, NULL));
+    for (pass = 0; pass < 2; ++pass) {
+      long step = pass ? 6 : 0;
+      double *eig = (double *)malloc(sizeof(double) * (size_t)n), blk[16 * 16];
+      double lo, hi, wd, dens[16][100], mean = 0, most = 0;
+      int p, i, j, q, pairs = 0;
+      if (pass) la_trainer_run(&r.trainer, 6);
+      LA_CHECK(t, la_run_measure(&r, NULL, step, r.trainer.theta, NULL, &rec, work, bytes) == 0 &&
+                      rec.due == 1u << LA_MEASURE_GROUP_BLOCKS &&
+                      !rec.status[LA_MEASURE_GROUP_BLOCKS] && rec.has[LA_MEASURE_BLOCK_JS] &&
+                      rec.has[LA_MEASURE_BLOCK_JS_MAX] && !rec.has[LA_MEASURE_RCOND_DIAG],
+               "step %ld: due %u", step, rec.due);
+      la_run_diag_batch(&r, 0, &b);
+      la_hessian_dense(&r.model, r.trainer.theta, &b, h, NULL, 0);
+      for (p = 0; p < nb; ++p) {
+        LA_CHECK(t, sz[p] <= 16, "block %d of %d", p, sz[p]);
+        for (i = 0; i < sz[p]; ++i)
+          for (j = 0; j < sz[p]; ++j) /* symmetrized as H's pairs are */
+            blk[i * sz[p] + j] = 0.5 * (h[(size_t)(off[p] + i) * n + off[p] + j] +
+                                        h[(size_t)(off[p] + j) * n + off[p] + i]);
+        tm_eig(sz[p], blk, eig + off[p]);
+      }
+      lo = hi = eig[0];
+      for (i = 1; i < n; ++i) lo = fmin(lo, eig[i]), hi = fmax(hi, eig[i]);
+      wd = (hi - lo) / 100;
+      LA_CHECK(t, wd > 0, "a spread of eigenvalues [%g, %g]", lo, hi);
+      for (p = 0; p < nb; ++p) {
+        double z = 0;
+        for (q = 0; q < 100; ++q) {
+          double x = lo + (hi - lo) * q / 99;
+          dens[p][q] = 0;
+          for (i = 0; i < sz[p]; ++i)
+            dens[p][q] += exp(-0.5 * ((x - eig[off[p] + i]) / wd) * ((x - eig[off[p] + i]) / wd));
+          z += dens[p][q];
+        }
+        for (q = 0; q < 100; ++q) dens[p][q] /= z;
+      }
+      for (p = 0; p < nb; ++p)
+        for (i = p + 1; i < nb; ++i) {
+          double js = 0;
+          for (q = 0; q < 100; ++q) {
+            double a = dens[p][q], e = dens[i][q], m = 0.5 * (a + e);
+            if (a > 0) js += 0.5 * a * log(a / m) / log(2.0);
+            if (e > 0) js += 0.5 * e * log(e / m) / log(2.0);
+          }
+          js = sqrt(js > 0 ? js : 0);
+          mean += js;
+          most = fmax(most, js);
+          ++pairs;
+        }
+      mean /= pairs;
+      LA_CHECK(t, fabs(rec.value[LA_MEASURE_BLOCK_JS] - mean) <= 1e-7 &&
+                      fabs(rec.value[LA_MEASURE_BLOCK_JS_MAX] - most) <= 1e-7 && mean > 0.05 &&
+                      most >= mean,
+               "step %ld: block_js %.12g max %.12g, by hand %.12g %.12g", step,
+               rec.value[LA_MEASURE_BLOCK_JS], rec.value[LA_MEASURE_BLOCK_JS_MAX], mean, most);
+      free(eig);
+    }
+    /* off its steps nothing; the record's JSON carries both keys */
+    LA_CHECK(t, la_run_measure(&r, NULL, 4, r.trainer.theta, NULL, &rec, work, bytes) == 0 &&
+                    rec.due == 0 && !rec.has[LA_MEASURE_BLOCK_JS],
+             "step 4: due %u", rec.due);
+    {
+      char js[512];
+      la_run_measure(&r, NULL, 6, r.trainer.theta, NULL, &rec, work, bytes);
+      la_measure_json(&rec, js, sizeof js);
+      bad = !strstr(js, "\"block_js\":") || !strstr(js, "\"block_js_max\":");
+      LA_CHECK(t, !bad, "json %s", js);
+    }
+    LA_CHECK(t, la_run_measure(&r, NULL, 6, r.trainer.theta, NULL, &rec, work, bytes - 64) ==
+                    LA_EWORKSPACE,
+             "too small");
+    la_batch_destroy(&b);
+    free(h);
     free(work);
     la_run_destroy(&r);
   }
