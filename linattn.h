@@ -2188,7 +2188,7 @@ LINATTN_DEF int la_run_diag_batch(const la_run *r, int k, la_batch *b);
   X(NOISE_MAX, "noise_max", NOISE, REAL, ONE, "the largest ||g_B - g||")      \
   X(TRUE_GRAD_NORM, "true_grad_norm", NOISE, REAL, ONE,                       \
     "||g||, the gradient on the true batch")                                  \
-  X(BLOCK_JS, "block_js", BLOCKS, REAL, ONE,                                  \
+  X(BLOCK_JS_MEAN, "block_js_mean", BLOCKS, REAL, ONE,                        \
     "the mean Jensen-Shannon distance between the blocks' Hessian spectra")   \
   X(BLOCK_JS_MAX, "block_js_max", BLOCKS, REAL, ONE,                          \
     "the largest such distance, of the two least alike blocks")
@@ -16498,8 +16498,8 @@ static int la__measure_blocks(const la_run *r, const la_real *theta,
   for (i = 0; i < nb; ++i)
     for (j = i + 1; j < nb; ++j)
       if (w->bjs[(size_t)i * nb + j] > most) most = w->bjs[(size_t)i * nb + j];
-  rec->has[LA_MEASURE_BLOCK_JS] = rec->has[LA_MEASURE_BLOCK_JS_MAX] = 1;
-  rec->value[LA_MEASURE_BLOCK_JS] = mean;
+  rec->has[LA_MEASURE_BLOCK_JS_MEAN] = rec->has[LA_MEASURE_BLOCK_JS_MAX] = 1;
+  rec->value[LA_MEASURE_BLOCK_JS_MEAN] = mean;
   rec->value[LA_MEASURE_BLOCK_JS_MAX] = most;
   return LA_OK;
 }

@@ -710,7 +710,7 @@ static const char curvature_help[] =
     "condition numbers, the SLQ spectral density, and with --dense the whole\n"
     "spectrum, each parameter matrix's Hessian block spectrum (block_NAME[LAYER])\n"
     "and the Jensen-Shannon distances between them (block_js, their mean\n"
-    "block_js_mean: the blocks' heterogeneity).\n";
+    "block_js_mean: the blocks' heterogeneity, and largest block_js_max).\n";
 
 /* The most parameters la_sym_eig takes, asked of the header (its work
    size is 0 past them): the limit is the header's fact, not this file's. */
@@ -803,7 +803,12 @@ static int cmd_curvature(const cli_config *c) {
       jw_arr(&w, key, q.beig + off, rows * cols);
     }
     if (q.bjs) {
+      double most = 0;
+      int j;
+      for (j = 0; j < q.nblocks * q.nblocks; ++j)
+        if (q.bjs[j] > most) most = q.bjs[j];
       jw_num(&w, "block_js_mean", q.bjs_mean);
+      jw_num(&w, "block_js_max", most); /* as train's measurement names them */
       jw_arr(&w, "block_js", q.bjs, q.nblocks * q.nblocks);
     }
     jw_end(&w);

@@ -9,14 +9,14 @@
         grid step below the best accepted one;
      2. the runs, every optimizer over the seeds, measuring R, the
         spectrum, the smoothness along the step and the blocks' Hessian
-        spectra (block_js) as train does; seed 1's run saves its end;
+        spectra (block_js_mean) as train does; seed 1's run saves its end;
      3. the gradient noise at each optimizer's end (seed 1's theta).
    The report gives per optimizer the final evaluation loss, R at 750 and
    1250 and R over SGD's and Adam's there (seed by seed, where they are in
    LIST), lambda_max / lambda_median, the correlation of log smoothness
    with log gradient norm, the noise's kurtosis and tail index and
-   block_js; the figures R and the loss against iteration for all of them
-   (and block_js), each with the CSV behind it. The stages run here, or are
+   block_js_mean; the figures R and the loss against iteration for all of them
+   (and block_js_mean), each with the CSV behind it. The stages run here, or are
    written as a plan (--plan DIR) and merged (--from DIR) as every study's
    (cli/study/plan.h). */
 #ifndef LINATTN_OPTIMIZERS_H
@@ -35,7 +35,7 @@ enum { OS_TUNE, OS_RUN, OS_NOISE };
   X(OV_R_ADAM, "R_over_adam_750") X(OV_R_ADAM_1250, "R_over_adam_1250")       \
   X(OV_L, "lmax_over_lmed_750") X(OV_L_1250, "lmax_over_lmed_1250")           \
   X(OV_CORR, "loglog_corr_smoothness_gradnorm")                               \
-  X(OV_JS0, "block_js_init") X(OV_JS, "block_js_1250")
+  X(OV_JS0, "block_js_mean_init") X(OV_JS, "block_js_mean_1250")
 #define OV_ENUM(e, name) e,
 enum { OV_COLUMNS(OV_ENUM) OV_N };
 #undef OV_ENUM
@@ -471,7 +471,7 @@ static double os_corr(const runlog *a) {
 }
 
 static int os_load(os_study *X) {
-  int k = X->S.seeds, i, s, t, js = RUNS_MEASURED(BLOCK_JS);
+  int k = X->S.seeds, i, s, t, js = RUNS_MEASURED(BLOCK_JS_MEAN);
   for (i = 0; i < X->nopt; ++i) {
     os_opt *o = &X->o[i];
     char path[4200], err[600], *text;
@@ -582,7 +582,7 @@ static int os_figures(const os_study *X) {
   snprintf(title, sizeof title,
            "Block heterogeneity: Jensen-Shannon distance between the blocks' Hessian "
            "spectra, %s", X->S.title);
-  return os_curves(X, "block_js.svg", title, "mean JS distance", RUNS_MEASURED(BLOCK_JS), 0);
+  return os_curves(X, "block_js_mean.svg", title, "mean JS distance", RUNS_MEASURED(BLOCK_JS_MEAN), 0);
 }
 
 /* ------------------------------------------------------------ reports */
@@ -602,7 +602,7 @@ static void os_table(FILE *f, const os_study *X) {
              "\xce\xbb_max / \xce\xbb_med 750 | \xce\xbb_max / \xce\xbb_med 1250 | "
              "corr(log smoothness, log \xe2\x80\x96g\xe2\x80\x96) | noise kurtosis | "
              "noise tail index | "
-             "block_js init | block_js 1250 |\n");
+             "block_js_mean init | block_js_mean 1250 |\n");
   fprintf(f, "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
   for (i = 0; i < X->nopt; ++i) {
     const os_opt *o = &X->o[i];
@@ -723,14 +723,14 @@ static int os_report(const os_study *X) {
              "smoothness u\xe1\xb5\x80 H u along the step with log ||g|| at its start over the "
              "first %d steps (paper A: smoothness tracks the gradient norm, (L0, L1)-"
              "smoothness). The noise is paper A's, ||g_B - g|| over minibatches, at the end "
-             "of seed 1's run (kurtosis 3 and a large tail index: Gaussian). block_js is the "
+             "of seed 1's run (kurtosis 3 and a large tail index: Gaussian). block_js_mean is the "
              "mean Jensen-Shannon distance between the parameter matrices' Hessian block "
              "spectra (0 alike, 1 disjoint; Zhang et al. 2024's heterogeneity). n/a: not "
              "measured (a run shorter than the iteration, a median not resolved, an "
              "optimizer not in the list).\n\n",
           PAIRS_UNTIL);
   fprintf(f, "Figures: rcond.svg (R against iteration), loss.svg (evaluation loss), "
-             "block_js.svg; the CSV behind each beside it.\n");
+             "block_js_mean.svg; the CSV behind each beside it.\n");
   if (X->diverged || X->failed)
     fprintf(f, "\n%d runs diverged and %d runs or measurements failed: counted above, "
                "drawn up to where they stopped.\n", X->diverged, X->failed);
@@ -740,7 +740,7 @@ static int os_report(const os_study *X) {
 /* What this study writes into its folder, removed before it runs. */
 static const char *const os_products[] = {"report.md", "table.csv", "seeds.csv", "tune.csv",
                                           "loss.svg", "loss.csv", "rcond.svg", "rcond.csv",
-                                          "block_js.svg", "block_js.csv"};
+                                          "block_js_mean.svg", "block_js_mean.csv"};
 
 /* `reproduce --optimizers LIST`: run here, planned, or merged (mode). */
 static int opt_study(const cli_config *c, int mode, const char *dir) {

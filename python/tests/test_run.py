@@ -121,14 +121,14 @@ class Training(unittest.TestCase):
             self.assertGreaterEqual(lib.la_measure_key_find(key.encode(), None), 0, key)
 
     def test_block_js_along_the_run(self):
-        # blocks_every: block_js and block_js_max at those steps, held to the
+        # blocks_every: block_js_mean and block_js_max at those steps, held to the
         # dense Hessian's blocks with numpy's eigenvalues and the
         # Jensen-Shannon distance written here
         run = tiny_run(blocks_every=4, diag_batch=32)
         theta = {}
         run.train(8, every=1, callback=lambda r: theta.update({r.step: r.theta.copy()}))
         h = run.history
-        at = [int(s) for s in h["step"][np.isfinite(h["block_js"])]]
+        at = [int(s) for s in h["step"][np.isfinite(h["block_js_mean"])]]
         self.assertEqual(at, [0, 4, 8])
         self.assertNotIn("rcond_diag", run.history_keys())
         blocks = run.model.blocks()
@@ -151,9 +151,9 @@ class Training(unittest.TestCase):
                     js = 0.5 * np.sum(p[p > 0] * np.log2(p[p > 0] / m[p > 0])) + \
                         0.5 * np.sum(q[q > 0] * np.log2(q[q > 0] / m[q > 0]))
                     dist.append(np.sqrt(max(js, 0.0)))
-            self.assertAlmostEqual(h["block_js"][step], np.mean(dist), delta=1e-7)
+            self.assertAlmostEqual(h["block_js_mean"][step], np.mean(dist), delta=1e-7)
             self.assertAlmostEqual(h["block_js_max"][step], max(dist), delta=1e-7)
-        self.assertNotEqual(h["block_js"][4], h["block_js"][8])
+        self.assertNotEqual(h["block_js_mean"][4], h["block_js_mean"][8])
 
     def test_measurements_along_the_run(self):
         run = tiny_run(diag_every=4, smooth_every=3, eval_every=5)

@@ -265,10 +265,11 @@ check "curvature: rcond = max/median of the dense spectrum" sh -c \
 check "curvature: density on 100 points" sh -c "jq -e '(.density | length) == 100' curv.json"
 # the blocks tile H's diagonal: their eigenvalues sum to its trace, the whole spectrum's sum
 check "curvature --dense: the blocks' spectra sum to the trace, every block its size" sh -c \
-  "jq -e '([to_entries[] | select(.key | startswith(\"block_\")) | select(.key != \"block_js\" and .key != \"block_js_mean\") | .value[]] | add) as \$b
+  "jq -e '([to_entries[] | select(.key | startswith(\"block_\")) | select(.key != \"block_js\" and .key != \"block_js_mean\" and .key != \"block_js_max\") | .value[]] | add) as \$b
           | (.spectrum | add) as \$t | ((\$b - \$t) | fabs) <= 1e-6 * ([.spectrum[] | fabs] | add)
           and ([to_entries[] | select(.key | test(\"^block_[AB]\")) | .value | length] | all(. == 25))
-          and .block_js_mean > 0 and .block_js_mean <= 1' curv.json"
+          and .block_js_mean > 0 and .block_js_mean <= .block_js_max and .block_js_max == (.block_js | max)
+          and .block_js_max <= 1' curv.json"
 check "curvature: SVG well-formed" svg_ok curv.svg
 check "curvature: its numbers beside the figure" sh -c "grep -c '^density,' curv.csv | grep -qx 100"
 # a spectrum of one eigenvalue is drawn (a bump), every coordinate a number
@@ -744,10 +745,10 @@ check "reproduce --optimizers: R over SGD's is 1 for SGD, over Adam's 1 for Adam
   "grep '^| sgd |' opt-here/report.md | awk -F'|' '{ exit !(\$7 == \" 1 \" && \$8 == \" 1 \") }' &&
    grep '^| adam |' opt-here/report.md | awk -F'|' '{ exit !(\$9 == \" 1 \" && \$10 == \" 1 \") }'"
 check "reproduce --optimizers: table.csv, seeds.csv and tune.csv, their columns and rows" sh -c \
-  "head -1 opt-here/table.csv | grep -q '^optimizer,lr,lr_grid_index,seeds,final_eval,final_eval_sd,R_750,.*,R_over_sgd_750,.*,R_over_adam_1250,.*,loglog_corr_smoothness_gradnorm,.*,block_js_1250,block_js_1250_sd,noise_kurtosis,noise_hill_alpha\$' &&
+  "head -1 opt-here/table.csv | grep -q '^optimizer,lr,lr_grid_index,seeds,final_eval,final_eval_sd,R_750,.*,R_over_sgd_750,.*,R_over_adam_1250,.*,loglog_corr_smoothness_gradnorm,.*,block_js_mean_1250,block_js_mean_1250_sd,noise_kurtosis,noise_hill_alpha\$' &&
    [ \$(grep -c '^\\(sgd\\|adam\\|lion\\),' opt-here/table.csv) -eq 3 ] &&
    [ \$(grep -c ',ok,' opt-here/seeds.csv) -eq 6 ] && [ \$(grep -c ',1\$' opt-here/tune.csv) -eq 3 ]"
-for f in rcond loss block_js; do
+for f in rcond loss block_js_mean; do
   check "reproduce --optimizers: $f.svg well-formed, $f.csv a curve per optimizer" sh -c \
     "svg_ok() { [ -s \"\$1\" ] && xmllint --noout \"\$1\" && grep -q '<svg' \"\$1\"; }; svg_ok opt-here/$f.svg &&
      head -1 opt-here/$f.csv | grep -q '^curve,step,' &&
@@ -796,10 +797,10 @@ bad_input "train --median x names both values" "lower, mid" train --median x
 check "train --diag-batches 3: R the median of three batches, with their range" sh -c \
   "jq -se '[.[] | select(.type==\"step\" and .rcond_diag != null) | .rcond_diag_min <= .rcond_diag and .rcond_diag <= .rcond_diag_max and .rcond_diag_min < .rcond_diag_max] | length == 3 and all' med-3.jsonl > /dev/null"
 "$bin" train --steps 10 --blocks-every 5 --diag-batch 100 --out blk.jsonl 2> /dev/null
-check "train --blocks-every 5: block_js and block_js_max at steps 0, 5, 10, within [0, 1]" sh -c \
-  "jq -se '[.[] | select(.type==\"step\" and .block_js != null) | select(0 < .block_js and .block_js <= .block_js_max and .block_js_max <= 1) | .step] == [0, 5, 10]' blk.jsonl > /dev/null"
+check "train --blocks-every 5: block_js_mean and block_js_max at steps 0, 5, 10, within [0, 1]" sh -c \
+  "jq -se '[.[] | select(.type==\"step\" and .block_js_mean != null) | select(0 < .block_js_mean and .block_js_mean <= .block_js_max and .block_js_max <= 1) | .step] == [0, 5, 10]' blk.jsonl > /dev/null"
 "$bin" export blk.jsonl --out-dir blk-csv > /dev/null 2>&1
-check "export: block_js and block_js_max columns" sh -c "head -1 blk-csv/blk.csv | grep -q ',block_js,block_js_max'"
+check "export: block_js_mean and block_js_max columns" sh -c "head -1 blk-csv/blk.csv | grep -q ',block_js_mean,block_js_max'"
 # a report's labels name what each run's optimizer reads
 "$bin" sweep --opt sgd,adam --steps 5 --jobs 1 --out-dir swopt > /dev/null 2>&1
 "$bin" report swopt --out-dir swopt/rep > /dev/null 2>&1

@@ -1363,7 +1363,7 @@ static void test_run_measure(la_t *t) {
     la_run_destroy(&r);
   }
 
-  LA_TEST(t, "run: la_run_measure's block_js, against the dense Hessian's blocks") {
+  LA_TEST(t, "run: la_run_measure's block_js_mean, against the dense Hessian's blocks") {
     /* The blocks cut out of la_hessian_dense's H, their eigenvalues by the
        Jacobi rotations written in test_model.c, the Jensen-Shannon distances
        by the definition written here (100 points over the eigenvalues'
@@ -1397,7 +1397,7 @@ static void test_run_measure(la_t *t) {
       if (pass) la_trainer_run(&r.trainer, 6);
       LA_CHECK(t, la_run_measure(&r, NULL, step, r.trainer.theta, NULL, &rec, work, bytes) == 0 &&
                       rec.due == 1u << LA_MEASURE_GROUP_BLOCKS &&
-                      !rec.status[LA_MEASURE_GROUP_BLOCKS] && rec.has[LA_MEASURE_BLOCK_JS] &&
+                      !rec.status[LA_MEASURE_GROUP_BLOCKS] && rec.has[LA_MEASURE_BLOCK_JS_MEAN] &&
                       rec.has[LA_MEASURE_BLOCK_JS_MAX] && !rec.has[LA_MEASURE_RCOND_DIAG],
                "step %ld: due %u", step, rec.due);
       la_run_diag_batch(&r, 0, &b);
@@ -1439,22 +1439,22 @@ static void test_run_measure(la_t *t) {
           ++pairs;
         }
       mean /= pairs;
-      LA_CHECK(t, fabs(rec.value[LA_MEASURE_BLOCK_JS] - mean) <= 1e-7 &&
+      LA_CHECK(t, fabs(rec.value[LA_MEASURE_BLOCK_JS_MEAN] - mean) <= 1e-7 &&
                       fabs(rec.value[LA_MEASURE_BLOCK_JS_MAX] - most) <= 1e-7 && mean > 0.05 &&
                       most >= mean,
-               "step %ld: block_js %.12g max %.12g, by hand %.12g %.12g", step,
-               rec.value[LA_MEASURE_BLOCK_JS], rec.value[LA_MEASURE_BLOCK_JS_MAX], mean, most);
+               "step %ld: block_js_mean %.12g max %.12g, by hand %.12g %.12g", step,
+               rec.value[LA_MEASURE_BLOCK_JS_MEAN], rec.value[LA_MEASURE_BLOCK_JS_MAX], mean, most);
       free(eig);
     }
     /* off its steps nothing; the record's JSON carries both keys */
     LA_CHECK(t, la_run_measure(&r, NULL, 4, r.trainer.theta, NULL, &rec, work, bytes) == 0 &&
-                    rec.due == 0 && !rec.has[LA_MEASURE_BLOCK_JS],
+                    rec.due == 0 && !rec.has[LA_MEASURE_BLOCK_JS_MEAN],
              "step 4: due %u", rec.due);
     {
       char js[512];
       la_run_measure(&r, NULL, 6, r.trainer.theta, NULL, &rec, work, bytes);
       la_measure_json(&rec, js, sizeof js);
-      bad = !strstr(js, "\"block_js\":") || !strstr(js, "\"block_js_max\":");
+      bad = !strstr(js, "\"block_js_mean\":") || !strstr(js, "\"block_js_max\":");
       LA_CHECK(t, !bad, "json %s", js);
     }
     LA_CHECK(t, la_run_measure(&r, NULL, 6, r.trainer.theta, NULL, &rec, work, bytes - 64) ==
