@@ -38,7 +38,7 @@ cp "$build/paper-a/summary.csv" docs/paper-a/
 
 # the optimizers' study, quick form of Setting 1, its table as it prints it
 # and its figures, timed
-opts=sgd,adam,lion,muon,shampoo,soap,adafactor,sfadamw
+opts=sgd,adam,lion,sophia,muon,shampoo,soap,adafactor,sfadamw
 rm -rf "$build/optimizers" && mkdir -p docs/optimizers
 /usr/bin/time -f '%U %S %e' -o "$gen/optimizers.time" \
   "$bin" reproduce --optimizers "$opts" --out-dir "$build/optimizers" > "$gen/optimizers.out" || true

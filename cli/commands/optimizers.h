@@ -3,8 +3,8 @@
    or `all`: every registry optimizer with a one-gradient step). One study
    of the setting the flags say (Setting 1 by default, at its quick or
    --full length, as reproduce.h's lengths give it), in three stages:
-     1. the tuner of reproduce.h for each optimizer: a grid of 10 rates
-        (lr0 / 64 .. 8 lr0 around the registry's or the setting's rate),
+     1. the tuner of reproduce.h for each optimizer on a wider grid, OS_GRID
+        rates (lr0 / 64 .. 512 lr0 around the registry's or the setting's rate),
         short runs on TUNE_SEEDS seeds scored by tune_score, the rate one
         grid step below the best accepted one;
      2. the runs, every optimizer over the seeds, measuring R, the
@@ -40,9 +40,15 @@ enum { OS_TUNE, OS_RUN, OS_NOISE };
 enum { OV_COLUMNS(OV_ENUM) OV_N };
 #undef OV_ENUM
 
+/* The tuning grid: lr0 * 2^(g - 6), g < OS_GRID. Wider upward than
+   reproduce's TUNE_GRID: the registry's rates are language models' (1e-4
+   for Lion and Sophia) and the updates bounded per coordinate train this
+   testbed best at about a hundred times them. */
+#define OS_GRID 16
+
 typedef struct os_opt {
   char name[LA_NAME_MAX];
-  double lr0, lr, grid[TUNE_GRID], score[TUNE_GRID];
+  double lr0, lr, grid[OS_GRID], score[OS_GRID];
   int best;       /* the grid's best accepted rate, -1 none */
   runlog *logs;   /* per seed */
   int *ok;        /* 1 completed, 0 diverged, -1 missing or failed */
@@ -349,7 +355,7 @@ static int os_stage(os_study *X, int stage, os_job *jobs, int n, const char *wha
    runs over the seeds, or the noise at each optimizer's end. */
 static int os_jobs(os_study *X, int kind, os_job **out, int *count) {
   const study *S = &X->S;
-  int per = kind == OS_TUNE ? TUNE_GRID * TUNE_SEEDS : kind == OS_RUN ? S->seeds : 1;
+  int per = kind == OS_TUNE ? OS_GRID * TUNE_SEEDS : kind == OS_RUN ? S->seeds : 1;
   int n = 0, i, g, k, st = 0;
   cli_config base = S->base;
   os_job *jobs = (os_job *)calloc((size_t)X->nopt * (size_t)per, sizeof(os_job));
@@ -364,7 +370,7 @@ static int os_jobs(os_study *X, int kind, os_job **out, int *count) {
     base.given[cli_field_index("diag_batches")] = 0;
   }
   for (i = 0; i < X->nopt && !st; ++i)
-    for (g = 0; g < (kind == OS_TUNE ? TUNE_GRID : 1) && !st; ++g)
+    for (g = 0; g < (kind == OS_TUNE ? OS_GRID : 1) && !st; ++g)
       for (k = 0; k < (kind == OS_TUNE ? TUNE_SEEDS : kind == OS_RUN ? S->seeds : 1) && !st;
            ++k) {
         os_job *j = &jobs[n++];
@@ -398,7 +404,7 @@ static void os_decide(os_study *X) {
   for (i = 0; i < X->nopt; ++i) {
     os_opt *o = &X->o[i];
     o->best = -1;
-    for (g = 0; g < TUNE_GRID; ++g) {
+    for (g = 0; g < OS_GRID; ++g) {
       double sum = 0;
       for (k = 0; k < TUNE_SEEDS; ++k) {
         char path[4200];
@@ -610,7 +616,7 @@ static void os_table(FILE *f, const os_study *X) {
     for (s = 0; s < k; ++s) bad += o->ok[s] != 1;
     fprintf(f, "| %s | %s%s |", o->name, fmt_num(a, sizeof a, o->lr, 3),
             o->best < 0 ? " (setting's: no grid rate trained)"
-            : o->best == 0 || o->best == TUNE_GRID - 1 ? " (grid edge)" : "");
+            : o->best == 0 || o->best == OS_GRID - 1 ? " (grid edge)" : "");
     fprintf(f, " %s", fmt_num(a, sizeof a, os_mean(o->v[OV_FINAL], k), 4));
     if (bad) fprintf(f, " (%d of %d runs diverged or failed)", bad, k);
     fprintf(f, " |");
@@ -676,7 +682,7 @@ static void os_csv_tune(FILE *f, void *ctx) {
   char a[32], b[32];
   fprintf(f, "optimizer,grid_index,lr,score,chosen\n");
   for (i = 0; i < X->nopt; ++i)
-    for (g = 0; g < TUNE_GRID; ++g) {
+    for (g = 0; g < OS_GRID; ++g) {
       csv_text(f, X->o[i].name);
       fprintf(f, ",%d,%s,%s,%d\n", g, csv_num(a, X->o[i].grid[g]),
               csv_num(b, X->o[i].score[g]), X->o[i].grid[g] == X->o[i].lr);
@@ -708,11 +714,11 @@ static int os_report(const os_study *X) {
              "robust condition number R = max|H_ii| / median|H_ii| on %d Hessian batches "
              "of %d prompts (their median) and the blocks' Hessian spectra every %d steps, "
              "the directional smoothness every %d. Learning rates: reproduce's tuner for "
-             "each (a grid of %d, lr0 / 64 .. 8 lr0 around the setting's or the registry's "
+             "each (a grid of %d, lr0 / 64 .. %g lr0 around the setting's or the registry's "
              "rate, %ld-step runs on %d seeds of their own, the rate one grid step below the "
              "best that trained on every seed; tune.csv).\n\n",
           X->nopt, S->seeds, rc->steps, rc->batch, rc->clip_norm, rc->measure.diag_batches,
-          rc->measure.diag_batch, rc->measure.diag_every, rc->measure.smooth_every, TUNE_GRID,
+          rc->measure.diag_batch, rc->measure.diag_every, rc->measure.smooth_every, OS_GRID, ldexp(1, OS_GRID - 7),
           S->tune_steps, TUNE_SEEDS);
   os_table(f, X);
   fprintf(f, "\nEach number is the mean over the seeds that have it (seeds.csv: each seed; "
@@ -783,8 +789,8 @@ static int opt_study(const cli_config *c, int mode, const char *dir) {
     os_opt *o = &X.o[i];
     if ((st = os_config(&X, &X.S.base, i, 1, 0, &j, &rc)) != 0) break;
     o->lr0 = o->lr = rc.opt.lr;
-    for (g = 0; g < TUNE_GRID; ++g) o->grid[g] = o->lr0 * ldexp(1, g - 6);
-    for (g = 0; g < TUNE_GRID; ++g) o->score[g] = NAN;
+    for (g = 0; g < OS_GRID; ++g) o->grid[g] = o->lr0 * ldexp(1, g - 6);
+    for (g = 0; g < OS_GRID; ++g) o->score[g] = NAN;
     o->best = -1;
     if (!strcmp(o->name, "sgd")) X.sgd = i;
     if (!strcmp(o->name, "adam")) X.adam = i;
