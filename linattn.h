@@ -3520,8 +3520,10 @@ enum {
 /* A points at op(A)(i0, 0), B at op(B)(0, j0), C at C(i0, j0). The block
    and the strip are written once for a vector type VEC of LW lanes whose
    operations are V##load, V##fma and so on: la__kblock on the panel vector
-   (LA_W lanes), la__wblock on the AVX-512 model's wide panels (LA__WL). */
-#define LA__KBLOCK_DEF(NAME, VEC, V, LW)                                       \
+   (LA_W lanes), la__wblock on the AVX-512 model's wide panels (LA__WL).
+   C's elements are LWC reals apart: LW but in la__gblock, which adds one
+   LA_W-lane half of wide operands into an LA_W-lane panel. */
+#define LA__KBLOCK_DEF(NAME, VEC, V, LW, LWC)                                  \
   LA__INLINE void NAME(const int MR, const int NR, const int TA,              \
                        const int TB, int m, int n, int k, int mode,           \
                        VEC valpha, const la_real *LA__RESTRICT A,             \
@@ -3531,13 +3533,13 @@ enum {
     const size_t acs = TA ? (size_t)m * (LW) : (LW);                          \
     const size_t brs = TB ? (LW) : (size_t)n * (LW);                          \
     const size_t bcs = TB ? (size_t)k * (LW) : (LW);                          \
-    const size_t crs = (size_t)n * (LW);                                      \
+    const size_t crs = (size_t)n * (LWC);                                     \
     VEC acc[LA__MRMAX][LA__NRMAX], b[LA__NRMAX], va;                          \
     int i, j, p;                                                              \
     if (mode == LA__ADD) {                                                    \
       LA__UNROLL for (i = 0; i < MR; ++i)                                     \
         LA__UNROLL for (j = 0; j < NR; ++j)                                   \
-          acc[i][j] = V##load(C + i * crs + j * (LW));                        \
+          acc[i][j] = V##load(C + i * crs + j * (LWC));                       \
     } else {                                                                  \
       LA__UNROLL for (i = 0; i < MR; ++i)                                     \
         LA__UNROLL for (j = 0; j < NR; ++j) acc[i][j] = V##zero();            \
@@ -3555,19 +3557,19 @@ enum {
     }                                                                         \
     LA__UNROLL for (i = 0; i < MR; ++i)                                       \
       LA__UNROLL for (j = 0; j < NR; ++j) {                                   \
-        la_real *c = C + i * crs + j * (LW);                                  \
+        la_real *c = C + i * crs + j * (LWC);                                 \
         VEC r = acc[i][j];                                                    \
         if (mode == LA__PUT_MUL) r = V##mul(valpha, r);                       \
         else if (mode == LA__ADD_MUL) r = V##fma(V##load(c), valpha, r);      \
         V##store(c, r);                                                       \
       }                                                                       \
   }
-LA__KBLOCK_DEF(la__kblock, la__vec, la__v, LA_W)
+LA__KBLOCK_DEF(la__kblock, la__vec, la__v, LA_W, LA_W)
 
 /* A strip of MR rows of C: blocks of NR columns, then the last n % NR
    columns in blocks of 4, 2 and 1 (the branches for widths not below NR
    are compile-time dead). */
-#define LA__KSTRIP_DEF(NAME, BLOCK, VEC, LW)                                   \
+#define LA__KSTRIP_DEF(NAME, BLOCK, VEC, LW, LWC)                              \
   LA__INLINE void NAME(const int MR, const int NR, const int TA,              \
                        const int TB, int i0, int m, int n, int k, int mode,   \
                        VEC valpha, const la_real *A, const la_real *B,        \
@@ -3576,25 +3578,25 @@ LA__KBLOCK_DEF(la__kblock, la__vec, la__v, LA_W)
     const size_t bcs = TB ? (size_t)k * (LW) : (LW);                          \
     int j = 0;                                                                \
     A += i0 * ars;                                                            \
-    C += (size_t)i0 * n * (LW);                                               \
+    C += (size_t)i0 * n * (LWC);                                              \
     for (; j + NR <= n; j += NR)                                              \
       BLOCK(MR, NR, TA, TB, m, n, k, mode, valpha, A, B + j * bcs,            \
-            C + (size_t)j * (LW));                                            \
+            C + (size_t)j * (LWC));                                           \
     if (NR > 4 && n - j >= 4) {                                               \
       BLOCK(MR, 4, TA, TB, m, n, k, mode, valpha, A, B + j * bcs,             \
-            C + (size_t)j * (LW));                                            \
+            C + (size_t)j * (LWC));                                           \
       j += 4;                                                                 \
     }                                                                         \
     if (NR > 2 && n - j >= 2) {                                               \
       BLOCK(MR, 2, TA, TB, m, n, k, mode, valpha, A, B + j * bcs,             \
-            C + (size_t)j * (LW));                                            \
+            C + (size_t)j * (LWC));                                           \
       j += 2;                                                                 \
     }                                                                         \
     if (NR > 1 && n - j >= 1)                                                 \
       BLOCK(MR, 1, TA, TB, m, n, k, mode, valpha, A, B + j * bcs,             \
-            C + (size_t)j * (LW));                                            \
+            C + (size_t)j * (LWC));                                           \
   }
-LA__KSTRIP_DEF(la__kstrip, la__kblock, la__vec, LA_W)
+LA__KSTRIP_DEF(la__kstrip, la__kblock, la__vec, LA_W, LA_W)
 
 /* Row strips: as many rows as the registers allow, and for the last m % MR
    rows wider blocks, so that a short strip still has 8..12 accumulators.
@@ -3859,8 +3861,8 @@ LA__SYRK_DEF(la__psyrk_simd, la__kblock, la__vec, la__v, LA_W)
    it, in the same order (the chain of FMAs over k of each entry, the even
    and odd partial sums of a matrix times vector, then alpha), so a lane's
    result has the 256-bit kernels' bits whatever the block shapes. */
-LA__KBLOCK_DEF(la__wblock, la__wvec, la__w, LA__WL)
-LA__KSTRIP_DEF(la__wkstrip, la__wblock, la__wvec, LA__WL)
+LA__KBLOCK_DEF(la__wblock, la__wvec, la__w, LA__WL, LA__WL)
+LA__KSTRIP_DEF(la__wkstrip, la__wblock, la__wvec, LA__WL, LA__WL)
 #undef LA__STRIP_FN
 #undef LA__STRIP
 #define LA__STRIP_FN(MR, NR, TA, TB)                                           \
@@ -3882,6 +3884,22 @@ LA__WPGEMM_ORIENT(la__wpgemm_nn, 0, 0)
 LA__WPGEMM_ORIENT(la__wpgemm_tn, 1, 0)
 LA__WPGEMM_ORIENT(la__wpgemm_nt, 0, 1)
 LA__WPGEMM_ORIENT(la__wpgemm_tt, 1, 1)
+/* One LA_W-lane half of wide operands added into an LA_W-lane gradient
+   panel (la__mm_g): the 256-bit block on strided operands. */
+LA__KBLOCK_DEF(la__gblock, la__vec, la__v, LA__WL, LA_W)
+LA__KSTRIP_DEF(la__gkstrip, la__gblock, la__vec, LA__WL, LA_W)
+#undef LA__STRIP_FN
+#undef LA__STRIP
+#define LA__STRIP_FN(MR, NR, TA, TB)                                           \
+  static void la__gstrip_##MR##x##NR##_##TA##TB(                               \
+      int i0, int m, int n, int k, int mode, la_real alpha, const la_real *A,  \
+      const la_real *B, la_real *C) {                                          \
+    la__gkstrip(MR, NR, TA, TB, i0, m, n, k, mode, la__vset1(alpha), A, B, C); \
+  }
+#define LA__STRIP(MR, NR, TA, TB)                                              \
+  la__gstrip_##MR##x##NR##_##TA##TB(i, m, n, k, mode, alpha, A, B, C)
+LA__WPGEMM_ORIENT(la__gpgemm_nn, 0, 0)
+LA__WPGEMM_ORIENT(la__gpgemm_tn, 1, 0)
 #undef LA__WPGEMM_ORIENT
 LA__MVBLOCK_DEF(la__wmv_block, la__wvec, la__w, LA__WL)
 LA__MV_DEF(la__wmv, la__wmv_block, la__wvec, la__w, LA__WL)
@@ -7182,7 +7200,9 @@ static void la__m_contract(const la_model *m, const la_real *t,
   } while (0)
 
 /* The helpers that take W work on panels of W lanes (LA_W, or LA__WL on
-   the wide panels); the others on LA_W. */
+   the wide panels); the others on LA_W. Their lane loops go LA_W lanes at
+   a time (LA__LANES), a count the compiler knows. */
+#define LA__LANES(W, h) for ((h) = 0; (h) < (W); (h) += LA_W)
 static void la__e_copy(int W, size_t n, const la_real *LA__RESTRICT a,
                        la_real *LA__RESTRICT c) {
   memcpy(c, a, sizeof(la_real) * n * W);
@@ -7191,16 +7211,22 @@ static void la__e_zero(int W, size_t n, la_real *c) {
   memset(c, 0, sizeof(la_real) * n * W);
 }
 /* E = X + X^T of a D x D panel. */
+LA__INLINE void la__e_sym_w(const int W, int D, const la_real *LA__RESTRICT X,
+                            la_real *LA__RESTRICT E) {
+  int i, j, w, h;
+  for (i = 0; i < D; ++i)
+    for (j = 0; j < D; ++j)
+      LA__LANES(W, h) {
+        const la_real *a = X + (size_t)(i * D + j) * W + h;
+        const la_real *b = X + (size_t)(j * D + i) * W + h;
+        la_real *e = E + (size_t)(i * D + j) * W + h;
+        for (w = 0; w < LA_W; ++w) e[w] = a[w] + b[w];
+      }
+}
 static void la__e_sym(int W, int D, const la_real *LA__RESTRICT X,
                       la_real *LA__RESTRICT E) {
-  int i, j, w;
-  for (i = 0; i < D; ++i)
-    for (j = 0; j < D; ++j) {
-      const la_real *a = X + (size_t)(i * D + j) * W;
-      const la_real *b = X + (size_t)(j * D + i) * W;
-      la_real *e = E + (size_t)(i * D + j) * W;
-      for (w = 0; w < W; ++w) e[w] = a[w] + b[w];
-    }
+  if (W == LA_W) la__e_sym_w(LA_W, D, X, E);
+  else la__e_sym_w(2 * LA_W, D, X, E);
 }
 static void la__e_relu(size_t n, la_real *x) {
   LA__ROWS(n, x[w] = x[w] > 0 ? x[w] : 0);
@@ -7371,11 +7397,12 @@ static void la__mm_gram(const la__mctx *c, int D, int n, const la_real *Z,
   la__mm(c, LA_TRANS_A, D, D, n, 1, Z, Z, NULL, S);
 }
 /* C += op1(A1) op1(B1) (+ op2(A2) op2(B2) unless A2 is NULL) into a
-   gradient panel C (LA_W lanes whatever c->W). On wide panels each lane
-   half of the operands is copied to LA_W-lane panels and the 256-bit
-   product adds it: the lower half (the first panel) its terms, then the
-   upper half its terms, the chains of FMAs from C that two panels in turn
-   run. f1, f2: each term's transposition flags. */
+   gradient panel C (LA_W lanes whatever c->W). On wide panels the 256-bit
+   product adds each lane half of the operands (read in place by the
+   strided block, la__gpgemm_*, or copied to LA_W-lane panels): the lower
+   half (the first panel) its terms, then the upper half its terms, the
+   chains of FMAs from C that two panels in turn run. f1, f2: each term's
+   transposition flags. */
 static void la__mm_g(const la__mctx *c, int m, int n, int k, unsigned f1,
                      const la_real *A1, const la_real *B1, unsigned f2,
                      const la_real *A2, const la_real *B2, la_real *C) {
@@ -7388,11 +7415,17 @@ static void la__mm_g(const la__mctx *c, int m, int n, int k, unsigned f1,
     for (h = 0; h < LA__WL; h += LA_W)
       for (t = 0; t < (A2 ? 2 : 1); ++t) {
         const la_real *A = t ? A2 : A1, *B = t ? B2 : B1;
+        unsigned f = t ? f2 : f1;
+        if (m > 1 && n > 1 && (f == 0 || f == LA_TRANS_A)) { /* in place */
+          if (f) la__gpgemm_tn(m, n, k, LA__ADD, 1, A + h, B + h, C);
+          else la__gpgemm_nn(m, n, k, LA__ADD, 1, A + h, B + h, C);
+          continue;
+        }
         for (e = 0; e < na; ++e)
           la__vstore(a + e * LA_W, la__vload(A + e * LA__WL + h));
         for (e = 0; e < nb; ++e)
           la__vstore(b + e * LA_W, la__vload(B + e * LA__WL + h));
-        la__pgemm_simd((t ? f2 : f1) | LA_ACCUMULATE, m, n, k, 1, a, b, C);
+        la__pgemm_simd(f | LA_ACCUMULATE, m, n, k, 1, a, b, C);
       }
     return;
   }
@@ -7441,9 +7474,12 @@ static la_real *la__m_Gd(const la__mctx *c) {
    Zt_{l+1} = Zt C'^T, and likewise dZt = G C'. */
 
 static void la__e_adddiag(int W, int D, la_real *X) {
-  int i, w;
+  int i, w, h;
   for (i = 0; i < D; ++i)
-    for (w = 0; w < W; ++w) X[(size_t)(i * D + i) * W + w] += 1;
+    LA__LANES(W, h) {
+      la_real *x = X + (size_t)(i * D + i) * W + h;
+      for (w = 0; w < LA_W; ++w) x[w] += 1;
+    }
 }
 
 static void la__lin_fwd(const la__mctx *c, int l) {
@@ -7594,47 +7630,67 @@ static void la__e_gaxpy(int W, int yw, int h, size_t n,
                         const la_real *LA__RESTRICT g,
                         const la_real *LA__RESTRICT x, la_real *LA__RESTRICT y) {
   size_t e;
-  int w;
+  int w, k;
   for (e = 0; e < n; ++e)
-    for (w = 0; w < yw; ++w) y[e * yw + w] += g[h + w] * x[e * W + h + w];
+    LA__LANES(yw, k) {
+      la_real *yk = y + e * yw + k;
+      const la_real *gk = g + h + k, *xk = x + e * W + h + k;
+      for (w = 0; w < LA_W; ++w) yk[w] += gk[w] * xk[w];
+    }
 }
 /* C (m x n) += g a b^T, lanes as la__e_gaxpy's. */
 static void la__e_gouter(int W, int yw, int h, int m, int n,
                          const la_real *LA__RESTRICT g,
                          const la_real *LA__RESTRICT a,
                          const la_real *LA__RESTRICT b, la_real *LA__RESTRICT C) {
-  int i, j, w;
+  int i, j, w, k;
   for (i = 0; i < m; ++i)
     for (j = 0; j < n; ++j)
-      for (w = 0; w < yw; ++w)
-        C[((size_t)i * n + j) * yw + w] +=
-            g[h + w] * a[i * W + h + w] * b[j * W + h + w];
+      LA__LANES(yw, k) {
+        la_real *o = C + ((size_t)i * n + j) * yw + k;
+        const la_real *gk = g + h + k, *ak = a + i * W + h + k,
+                      *bk = b + j * W + h + k;
+        for (w = 0; w < LA_W; ++w) o[w] += gk[w] * ak[w] * bk[w];
+      }
 }
 /* For each LA_W-lane half h of c's panels (one pass on LA_W lanes). */
-#define LA__HALVES(c, h) for ((h) = 0; (h) < (c)->W; (h) += LA_W)
+#define LA__HALVES(c, h) LA__LANES((c)->W, h)
 
 /* C (m x n) = g (a u^T + b p^T), or += with acc; p NULL: p = 0 (the
    same numbers: b p^T adds exact zeros). */
-static void la__e_grank2(int W, int m, int n, const la_real *LA__RESTRICT g,
-                         const la_real *a, const la_real *u, const la_real *b,
-                         const la_real *p, la_real *LA__RESTRICT C, int acc) {
-  int i, j, w;
+LA__INLINE void la__e_grank2_w(const int W, int m, int n,
+                               const la_real *LA__RESTRICT g, const la_real *a,
+                               const la_real *u, const la_real *b,
+                               const la_real *p, la_real *LA__RESTRICT C,
+                               int acc) {
+  int i, j, w, h;
   if (!p) {
     for (i = 0; i < m; ++i)
-      for (j = 0; j < n; ++j) {
-        la_real *o = C + ((size_t)i * n + j) * W;
-        for (w = 0; w < W; ++w)
-          o[w] = (acc ? o[w] : 0) + g[w] * (a[i * W + w] * u[j * W + w]);
-      }
+      for (j = 0; j < n; ++j)
+        LA__LANES(W, h) {
+          la_real *o = C + ((size_t)i * n + j) * W + h;
+          const la_real *gh = g + h, *ah = a + i * W + h, *uh = u + j * W + h;
+          for (w = 0; w < LA_W; ++w)
+            o[w] = (acc ? o[w] : 0) + gh[w] * (ah[w] * uh[w]);
+        }
     return;
   }
   for (i = 0; i < m; ++i)
-    for (j = 0; j < n; ++j) {
-      la_real *o = C + ((size_t)i * n + j) * W;
-      for (w = 0; w < W; ++w)
-        o[w] = (acc ? o[w] : 0) + g[w] * (a[i * W + w] * u[j * W + w] +
-                                          b[i * W + w] * p[j * W + w]);
-    }
+    for (j = 0; j < n; ++j)
+      LA__LANES(W, h) {
+        la_real *o = C + ((size_t)i * n + j) * W + h;
+        const la_real *gh = g + h, *ah = a + i * W + h, *uh = u + j * W + h;
+        const la_real *bh = b + i * W + h, *ph = p + j * W + h;
+        for (w = 0; w < LA_W; ++w)
+          o[w] = (acc ? o[w] : 0) + gh[w] * (ah[w] * uh[w] + bh[w] * ph[w]);
+      }
+}
+/* W a constant in each copy: LA_W, or the wide panels' 2 LA_W. */
+static void la__e_grank2(int W, int m, int n, const la_real *LA__RESTRICT g,
+                         const la_real *a, const la_real *u, const la_real *b,
+                         const la_real *p, la_real *LA__RESTRICT C, int acc) {
+  if (W == LA_W) la__e_grank2_w(LA_W, m, n, g, a, u, b, p, C, acc);
+  else la__e_grank2_w(2 * LA_W, m, n, g, a, u, b, p, C, acc);
 }
 
 static void la__last_fwd(const la__mctx *c, int l) {
