@@ -117,13 +117,16 @@ SIMD
    doubles, whatever the backend, so data laid out on one machine means the
    same on every other) and element (i, j) of a panel's matrices is stored
    contiguously, so every per-prompt operation is a straight line of vector
-   FMAs. The AVX-512 backend runs the linear-attention model's loss and
-   gradient on two panels at once, their 2 LA_W lanes in 512-bit vectors,
-   each lane through the operations AVX2 runs on it and the gradient's
-   lanes added into 256-bit sums panel after panel as AVX2 adds them, so
-   its results are AVX2's bits (LINATTN_PANEL_BITS=256 keeps one panel at a
-   time, for Zen 4); it draws prompts on 512-bit lanes. What the width buys
-   on Zen 4, Zen 5 and Xeon cores: docs/performance.md.
+   FMAs. The AVX-512 backend runs the linear-attention model (loss,
+   gradient, Hessian products and diagonal; no front layer) on two panels
+   at once, their 2 LA_W lanes in 512-bit vectors, each lane through the
+   operations AVX2 runs on it and the gradient's lanes added into 256-bit
+   sums panel after panel as AVX2 adds them, so its results are AVX2's bits
+   (LINATTN_PANEL_BITS=256 keeps one panel at a time, for Zen 4, which
+   splits 512-bit FMAs); the other models and the public kernels keep
+   256-bit panels; it draws prompts on 512-bit lanes. On a Xeon with two
+   512-bit FMA units the model runs 1.2x faster than AVX2's; Zen 4, Zen 5
+   and Xeon cores: docs/performance.md.
    Every kernel has a scalar twin, always compiled (la_kernels_scalar),
    that each SIMD result is tested against.
 
@@ -6930,7 +6933,7 @@ static void la__m_dims(const la_model *m, int hvp, la__mdim *o) {
   }
   o->k = 1;
   /* wide panels: linear attention without a front layer, on the built-in
-     kernels (the loss and gradient; the Hessian's passes keep LA_W) */
+     kernels (every pass: loss, gradient, Hessian products, diagonal) */
   o->W = LA_W;
 #if LA__WIDE
   if (LA__LIN(m) && o->h == 0 && c->kernels == &la__kernels_simd)
@@ -8490,13 +8493,13 @@ static void la__m_tangent(const la__mctx *c0, int dir, int valid) {
 static void la__m_diag2(const la__mctx *c0, int dir, int valid,
                         const double *r, double *acc) {
   const la__mdim *m = &c0->m;
-  size_t TD = m->TD * LA_W, at = ((size_t)m->n * m->D + m->D - 1) * LA_W;
+  size_t TD = m->TD * c0->W, at = ((size_t)m->n * m->D + m->D - 1) * c0->W;
   int front = m->h > 0, s, l, w, zdd0 = 1;
   la__mctx cv = *c0;
   const la__mctx *c = &cv;
   la_real *A = la__m_Gd(c0), *B = A + TD, *t, *zdd;
   const la_real *zdL = c0->zdt + TD * m->L + at;
-  cv.exv += (size_t)dir * m->nex * LA_W;
+  cv.exv += (size_t)dir * m->nex * c0->W;
   s = c0->stage[dir];
   if (s < 0) la__front_fwd_t(c);
   for (l = s < 0 ? 0 : s; l < m->L; ++l) {
@@ -8515,8 +8518,10 @@ static void la__m_diag2(const la__mctx *c0, int dir, int valid,
     }
   }
   zdd = B;
+  /* acc has LA_W lanes: on wide panels the lower half's terms (the first
+     panel's) are added before the upper half's, as two panels in turn */
   for (w = 0; w < valid; ++w)
-    acc[w] += 2 * ((double)zdL[w] * zdL[w] + r[w] * zdd[w]);
+    acc[w % LA_W] += 2 * ((double)zdL[w] * zdL[w] + r[w] * zdd[w]);
 }
 
 /* What a pass over the batch computes. */
@@ -8565,7 +8570,7 @@ static int la__m_panel(const la__mctx *c, const la_model *mod,
   *lsum = sum;
   if (mode == LA__M_LOSS) return LA_OK;
   if (mode == LA__M_DIAG) {
-    double r[LA_W];
+    double r[2 * LA_W];
     for (w = 0; w < valid; ++w) r[w] = (double)zL[w] + c->y[w];
     for (l = 0; l < m->k; ++l)
       la__m_diag2(c, l, valid, r,
@@ -8886,7 +8891,7 @@ static void la__m_chunk(const la__mjob *j, int chunk, int worker,
   la__mctx c = la__m_ctx(j, worker, LA_W);
 #if LA__WIDE
   la__mctx cw = la__m_ctx(j, worker, j->dm.W);
-  const int wide = j->dm.W != LA_W && j->mode <= LA__M_HMP;
+  const int wide = j->dm.W != LA_W;
 #else
   const la__mctx cw = c;
   const int wide = 0;

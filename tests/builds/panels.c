@@ -11,8 +11,9 @@
    chunks end on an odd panel and the last panel is partial; one and three
    workers; prompts from a stored batch and drawn where they are consumed
    (la_model_grad_fresh); the loss with predictions, the gradient, an HVP,
-   three directions' H V (la_model_hmp) and the dense Hessian (its tangents
-   stopped at each column's layer); a ReLU model and one with a front layer (LA_W panels on every
+   three directions' H V (la_model_hmp), the dense Hessian (its tangents
+   stopped at each column's layer) and its diagonal (forward tangents); a
+   ReLU model and one with a front layer (LA_W panels on every
    backend) as controls. The driver skips (exit 0, saying so) on a CPU
    without AVX-512. */
 #include <stdio.h>
@@ -25,16 +26,17 @@
 /* One case's results, every value widened to double (exactly). */
 typedef struct panels_out {
   const char *backend;
-  int status[6], nparams, count;
+  int status[7], nparams, count;
   double loss[3];
   double *vals; /* grad (twice), hvp, pred, 3 directions' H v, the dense
-                   Hessian: PANELS_NV(nparams, count) */
+                   Hessian, its diagonal: PANELS_NV(nparams, count) */
 } panels_out;
 
 #define PANELS_NCFG 26
 #define PANELS_MAXP 500
 #define PANELS_MAXB 1000
-#define PANELS_NV(np, count) (6 * (size_t)(np) + (size_t)(count) + (size_t)(np) * (np))
+#define PANELS_NV(np, count) \
+  (7 * (size_t)(np) + (size_t)(count) + (size_t)(np) * (np))
 
 #ifdef PANELS_TU
 #define LINATTN_STATIC
@@ -124,7 +126,11 @@ int PANELS_CAT(panels_, PANELS_TU)(int cfg, int count, int workers,
       out->status[4] = la_model_hmp(&m, th, &b, 3, v3, NULL, NULL, h3, NULL, 0);
       for (i = 0; i < 3 * np; ++i) out->vals[3 * np + count + i] = h3[i];
       out->status[5] = !hd ? -1 : count > 64 ? 0 : la_hessian_dense(&m, th, &b, hd, NULL, 0);
-      for (i = 0; hd && count <= 64 && i < np * np; ++i) out->vals[6 * np + count + i] = hd[i];
+      for (i = 0; hd && count <= 64 && i < np * np; ++i)
+        out->vals[7 * np + count + i] = hd[i];
+      /* the diagonal alone (linear attention: forward tangents) */
+      out->status[6] = !hd ? -1 : la_hessian_diag(&m, th, &b, hd, NULL, 0);
+      for (i = 0; hd && i < np; ++i) out->vals[6 * np + count + i] = hd[i];
       free(hd);
     }
     ok = 1;
@@ -182,6 +188,7 @@ int main(void) {
           if (memcmp(o[v].status, o[0].status, sizeof o[0].status) ||
               o[v].status[0] || o[v].status[1] || o[v].status[2] ||
               o[v].status[3] || o[v].status[4] || o[v].status[5] ||
+              o[v].status[6] ||
               memcmp(o[v].loss, o[0].loss, sizeof o[0].loss) ||
               memcmp(o[v].vals, o[0].vals, nv * sizeof(double))) {
             printf("panels: FAIL %s (%s) against %s (%s): config %d, batch "
@@ -192,7 +199,7 @@ int main(void) {
             if (fails < 6) {
               size_t e;
               int q;
-              for (q = 0; q < 6; ++q)
+              for (q = 0; q < 7; ++q)
                 if (o[v].status[q] != o[0].status[q])
                   printf("  status %d: %d, %d\n", q, o[v].status[q], o[0].status[q]);
               for (q = 0; q < 3; ++q)
