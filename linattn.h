@@ -3527,45 +3527,45 @@ enum {
    C's elements are LWC reals apart: LW but in la__gblock, which adds one
    LA_W-lane half of wide operands into an LA_W-lane panel. */
 #define LA__KBLOCK_DEF(NAME, VEC, V, LW, LWC)                                  \
-  LA__INLINE void NAME(const int MR, const int NR, const int TA,              \
-                       const int TB, int m, int n, int k, int mode,           \
-                       VEC valpha, const la_real *LA__RESTRICT A,             \
-                       const la_real *LA__RESTRICT B,                         \
-                       la_real *LA__RESTRICT C) {                             \
-    const size_t ars = TA ? (LW) : (size_t)k * (LW);                          \
-    const size_t acs = TA ? (size_t)m * (LW) : (LW);                          \
-    const size_t brs = TB ? (LW) : (size_t)n * (LW);                          \
-    const size_t bcs = TB ? (size_t)k * (LW) : (LW);                          \
-    const size_t crs = (size_t)n * (LWC);                                     \
-    VEC acc[LA__MRMAX][LA__NRMAX], b[LA__NRMAX], va;                          \
-    int i, j, p;                                                              \
-    if (mode == LA__ADD) {                                                    \
-      LA__UNROLL for (i = 0; i < MR; ++i)                                     \
-        LA__UNROLL for (j = 0; j < NR; ++j)                                   \
-          acc[i][j] = V##load(C + i * crs + j * (LWC));                       \
-    } else {                                                                  \
-      LA__UNROLL for (i = 0; i < MR; ++i)                                     \
-        LA__UNROLL for (j = 0; j < NR; ++j) acc[i][j] = V##zero();            \
-    }                                                                         \
-    for (p = 0; p < k; ++p) {                                                 \
-      LA__UNROLL for (j = 0; j < NR; ++j) b[j] = V##load(B + j * bcs);        \
-      LA__UNROLL for (i = 0; i < MR; ++i) {                                   \
-        va = V##load(A + i * ars);                                            \
-        LA__PIN(va);                                                          \
-        LA__UNROLL for (j = 0; j < NR; ++j)                                   \
-          acc[i][j] = V##fma(acc[i][j], va, b[j]);                            \
-      }                                                                       \
-      A += acs;                                                               \
-      B += brs;                                                               \
-    }                                                                         \
-    LA__UNROLL for (i = 0; i < MR; ++i)                                       \
-      LA__UNROLL for (j = 0; j < NR; ++j) {                                   \
-        la_real *c = C + i * crs + j * (LWC);                                 \
-        VEC r = acc[i][j];                                                    \
-        if (mode == LA__PUT_MUL) r = V##mul(valpha, r);                       \
-        else if (mode == LA__ADD_MUL) r = V##fma(V##load(c), valpha, r);      \
-        V##store(c, r);                                                       \
-      }                                                                       \
+  LA__INLINE void NAME(const int MR, const int NR, const int TA,               \
+                       const int TB, int m, int n, int k, int mode,            \
+                       VEC valpha, const la_real *LA__RESTRICT A,              \
+                       const la_real *LA__RESTRICT B,                          \
+                       la_real *LA__RESTRICT C) {                              \
+    const size_t ars = TA ? (LW) : (size_t)k * (LW);                           \
+    const size_t acs = TA ? (size_t)m * (LW) : (LW);                           \
+    const size_t brs = TB ? (LW) : (size_t)n * (LW);                           \
+    const size_t bcs = TB ? (size_t)k * (LW) : (LW);                           \
+    const size_t crs = (size_t)n * (LWC);                                      \
+    VEC acc[LA__MRMAX][LA__NRMAX], b[LA__NRMAX], va;                           \
+    int i, j, p;                                                               \
+    if (mode == LA__ADD) {                                                     \
+      LA__UNROLL for (i = 0; i < MR; ++i)                                      \
+        LA__UNROLL for (j = 0; j < NR; ++j)                                    \
+          acc[i][j] = V##load(C + i * crs + j * (LWC));                        \
+    } else {                                                                   \
+      LA__UNROLL for (i = 0; i < MR; ++i)                                      \
+        LA__UNROLL for (j = 0; j < NR; ++j) acc[i][j] = V##zero();             \
+    }                                                                          \
+    for (p = 0; p < k; ++p) {                                                  \
+      LA__UNROLL for (j = 0; j < NR; ++j) b[j] = V##load(B + j * bcs);         \
+      LA__UNROLL for (i = 0; i < MR; ++i) {                                    \
+        va = V##load(A + i * ars);                                             \
+        LA__PIN(va);                                                           \
+        LA__UNROLL for (j = 0; j < NR; ++j)                                    \
+          acc[i][j] = V##fma(acc[i][j], va, b[j]);                             \
+      }                                                                        \
+      A += acs;                                                                \
+      B += brs;                                                                \
+    }                                                                          \
+    LA__UNROLL for (i = 0; i < MR; ++i)                                        \
+      LA__UNROLL for (j = 0; j < NR; ++j) {                                    \
+        la_real *c = C + i * crs + j * (LWC);                                  \
+        VEC r = acc[i][j];                                                     \
+        if (mode == LA__PUT_MUL) r = V##mul(valpha, r);                        \
+        else if (mode == LA__ADD_MUL) r = V##fma(V##load(c), valpha, r);       \
+        V##store(c, r);                                                        \
+      }                                                                        \
   }
 LA__KBLOCK_DEF(la__kblock, la__vec, la__v, LA_W, LA_W)
 
@@ -3573,31 +3573,31 @@ LA__KBLOCK_DEF(la__kblock, la__vec, la__v, LA_W, LA_W)
    columns in blocks of 4, 2 and 1 (the branches for widths not below NR
    are compile-time dead). */
 #define LA__KSTRIP_DEF(NAME, BLOCK, VEC, LW, LWC)                              \
-  LA__INLINE void NAME(const int MR, const int NR, const int TA,              \
-                       const int TB, int i0, int m, int n, int k, int mode,   \
-                       VEC valpha, const la_real *A, const la_real *B,        \
-                       la_real *C) {                                          \
-    const size_t ars = TA ? (LW) : (size_t)k * (LW);                          \
-    const size_t bcs = TB ? (size_t)k * (LW) : (LW);                          \
-    int j = 0;                                                                \
-    A += i0 * ars;                                                            \
-    C += (size_t)i0 * n * (LWC);                                              \
-    for (; j + NR <= n; j += NR)                                              \
-      BLOCK(MR, NR, TA, TB, m, n, k, mode, valpha, A, B + j * bcs,            \
-            C + (size_t)j * (LWC));                                           \
-    if (NR > 4 && n - j >= 4) {                                               \
-      BLOCK(MR, 4, TA, TB, m, n, k, mode, valpha, A, B + j * bcs,             \
-            C + (size_t)j * (LWC));                                           \
-      j += 4;                                                                 \
-    }                                                                         \
-    if (NR > 2 && n - j >= 2) {                                               \
-      BLOCK(MR, 2, TA, TB, m, n, k, mode, valpha, A, B + j * bcs,             \
-            C + (size_t)j * (LWC));                                           \
-      j += 2;                                                                 \
-    }                                                                         \
-    if (NR > 1 && n - j >= 1)                                                 \
-      BLOCK(MR, 1, TA, TB, m, n, k, mode, valpha, A, B + j * bcs,             \
-            C + (size_t)j * (LWC));                                           \
+  LA__INLINE void NAME(const int MR, const int NR, const int TA,               \
+                       const int TB, int i0, int m, int n, int k, int mode,    \
+                       VEC valpha, const la_real *A, const la_real *B,         \
+                       la_real *C) {                                           \
+    const size_t ars = TA ? (LW) : (size_t)k * (LW);                           \
+    const size_t bcs = TB ? (size_t)k * (LW) : (LW);                           \
+    int j = 0;                                                                 \
+    A += i0 * ars;                                                             \
+    C += (size_t)i0 * n * (LWC);                                               \
+    for (; j + NR <= n; j += NR)                                               \
+      BLOCK(MR, NR, TA, TB, m, n, k, mode, valpha, A, B + j * bcs,             \
+            C + (size_t)j * (LWC));                                            \
+    if (NR > 4 && n - j >= 4) {                                                \
+      BLOCK(MR, 4, TA, TB, m, n, k, mode, valpha, A, B + j * bcs,              \
+            C + (size_t)j * (LWC));                                            \
+      j += 4;                                                                  \
+    }                                                                          \
+    if (NR > 2 && n - j >= 2) {                                                \
+      BLOCK(MR, 2, TA, TB, m, n, k, mode, valpha, A, B + j * bcs,              \
+            C + (size_t)j * (LWC));                                            \
+      j += 2;                                                                  \
+    }                                                                          \
+    if (NR > 1 && n - j >= 1)                                                  \
+      BLOCK(MR, 1, TA, TB, m, n, k, mode, valpha, A, B + j * bcs,              \
+            C + (size_t)j * (LWC));                                            \
   }
 LA__KSTRIP_DEF(la__kstrip, la__kblock, la__vec, LA_W, LA_W)
 
@@ -3745,77 +3745,77 @@ static void la__bgemm_simd(unsigned flags, int m, int n, int k, la_real alpha,
    latency that six would leave bare at the model's k = d+1. Written once
    per vector type, as the block. */
 #define LA__MVBLOCK_DEF(NAME, VEC, V, LW)                                      \
-  LA__INLINE void NAME(const int MR, int k, int mode, VEC valpha,             \
-                       const la_real *LA__RESTRICT M, size_t rs, size_t cs,   \
-                       const la_real *LA__RESTRICT x,                         \
-                       la_real *LA__RESTRICT c) {                             \
-    VEC a0[6], a1[6], x0, x1;                                                 \
-    int r, p = 0;                                                             \
-    LA__UNROLL for (r = 0; r < MR; ++r) a0[r] = a1[r] = V##zero();            \
-    for (; p + 2 <= k; p += 2) {                                              \
-      x0 = V##load(x + (size_t)p * (LW));                                     \
-      x1 = V##load(x + (size_t)(p + 1) * (LW));                               \
-      LA__UNROLL for (r = 0; r < MR; ++r) {                                   \
-        a0[r] = V##fma(a0[r], V##load(M + r * rs + p * cs), x0);              \
-        a1[r] = V##fma(a1[r], V##load(M + r * rs + (p + 1) * cs), x1);        \
-      }                                                                       \
-    }                                                                         \
-    if (p < k) {                                                              \
-      x0 = V##load(x + (size_t)p * (LW));                                     \
-      LA__UNROLL for (r = 0; r < MR; ++r)                                     \
-        a0[r] = V##fma(a0[r], V##load(M + r * rs + p * cs), x0);              \
-    }                                                                         \
-    LA__UNROLL for (r = 0; r < MR; ++r) {                                     \
-      la_real *o = c + (size_t)r * (LW);                                      \
-      VEC v = V##add(a0[r], a1[r]);                                           \
-      if (mode == LA__PUT_MUL) v = V##mul(valpha, v);                         \
-      else if (mode == LA__ADD) v = V##add(V##load(o), v);                    \
-      else if (mode == LA__ADD_MUL) v = V##fma(V##load(o), valpha, v);        \
-      V##store(o, v);                                                         \
-    }                                                                         \
+  LA__INLINE void NAME(const int MR, int k, int mode, VEC valpha,              \
+                       const la_real *LA__RESTRICT M, size_t rs, size_t cs,    \
+                       const la_real *LA__RESTRICT x,                          \
+                       la_real *LA__RESTRICT c) {                              \
+    VEC a0[6], a1[6], x0, x1;                                                  \
+    int r, p = 0;                                                              \
+    LA__UNROLL for (r = 0; r < MR; ++r) a0[r] = a1[r] = V##zero();             \
+    for (; p + 2 <= k; p += 2) {                                               \
+      x0 = V##load(x + (size_t)p * (LW));                                      \
+      x1 = V##load(x + (size_t)(p + 1) * (LW));                                \
+      LA__UNROLL for (r = 0; r < MR; ++r) {                                    \
+        a0[r] = V##fma(a0[r], V##load(M + r * rs + p * cs), x0);               \
+        a1[r] = V##fma(a1[r], V##load(M + r * rs + (p + 1) * cs), x1);         \
+      }                                                                        \
+    }                                                                          \
+    if (p < k) {                                                               \
+      x0 = V##load(x + (size_t)p * (LW));                                      \
+      LA__UNROLL for (r = 0; r < MR; ++r)                                      \
+        a0[r] = V##fma(a0[r], V##load(M + r * rs + p * cs), x0);               \
+    }                                                                          \
+    LA__UNROLL for (r = 0; r < MR; ++r) {                                      \
+      la_real *o = c + (size_t)r * (LW);                                       \
+      VEC v = V##add(a0[r], a1[r]);                                            \
+      if (mode == LA__PUT_MUL) v = V##mul(valpha, v);                          \
+      else if (mode == LA__ADD) v = V##add(V##load(o), v);                     \
+      else if (mode == LA__ADD_MUL) v = V##fma(V##load(o), valpha, v);         \
+      V##store(o, v);                                                          \
+    }                                                                          \
   }
 #define LA__MV_DEF(NAME, BLOCK, VEC, V, LW)                                    \
-  static void NAME(int rows, int k, int mode, la_real alpha,                  \
-                   const la_real *M, size_t rs, size_t cs, const la_real *x,  \
-                   la_real *c) {                                              \
-    const VEC valpha = V##set1(alpha);                                        \
-    int i = 0;                                                                \
-    rs *= (LW);                                                               \
-    cs *= (LW);                                                               \
-    for (; i + 6 <= rows; i += 6)                                             \
-      BLOCK(6, k, mode, valpha, M + i * rs, rs, cs, x, c + (size_t)i * (LW)); \
-    switch (rows - i) {                                                       \
+  static void NAME(int rows, int k, int mode, la_real alpha,                   \
+                   const la_real *M, size_t rs, size_t cs, const la_real *x,   \
+                   la_real *c) {                                               \
+    const VEC valpha = V##set1(alpha);                                         \
+    int i = 0;                                                                 \
+    rs *= (LW);                                                                \
+    cs *= (LW);                                                                \
+    for (; i + 6 <= rows; i += 6)                                              \
+      BLOCK(6, k, mode, valpha, M + i * rs, rs, cs, x, c + (size_t)i * (LW));  \
+    switch (rows - i) {                                                        \
     case 5: BLOCK(5, k, mode, valpha, M + i * rs, rs, cs, x, c + (size_t)i * (LW)); break; \
     case 4: BLOCK(4, k, mode, valpha, M + i * rs, rs, cs, x, c + (size_t)i * (LW)); break; \
     case 3: BLOCK(3, k, mode, valpha, M + i * rs, rs, cs, x, c + (size_t)i * (LW)); break; \
     case 2: BLOCK(2, k, mode, valpha, M + i * rs, rs, cs, x, c + (size_t)i * (LW)); break; \
     case 1: BLOCK(1, k, mode, valpha, M + i * rs, rs, cs, x, c + (size_t)i * (LW)); break; \
-    default: break;                                                           \
-    }                                                                         \
+    default: break;                                                            \
+    }                                                                          \
   }
 /* One panel product: a column or a row of C is matrix times vector (B's
    column and A's row are contiguous whatever the flags), the rest goes to
    the orientation's strips. */
 #define LA__PGEMM_DEF(NAME, MV, PRE)                                           \
-  static void NAME(unsigned flags, int m, int n, int k, la_real alpha,        \
-                   const la_real *A, const la_real *B, la_real *C) {          \
-    int mode = ((flags & LA_ACCUMULATE) ? LA__ADD : LA__PUT) | (alpha != 1);  \
-    if (n == 1) {                                                             \
-      if (flags & LA_TRANS_A) MV(m, k, mode, alpha, A, 1, (size_t)m, B, C);   \
-      else MV(m, k, mode, alpha, A, (size_t)k, 1, B, C);                      \
-      return;                                                                 \
-    }                                                                         \
-    if (m == 1) {                                                             \
-      if (flags & LA_TRANS_B) MV(n, k, mode, alpha, B, (size_t)k, 1, A, C);   \
-      else MV(n, k, mode, alpha, B, 1, (size_t)n, A, C);                      \
-      return;                                                                 \
-    }                                                                         \
-    switch (flags & (LA_TRANS_A | LA_TRANS_B)) {                              \
-    case 0: PRE##_nn(m, n, k, mode, alpha, A, B, C); break;                   \
-    case LA_TRANS_A: PRE##_tn(m, n, k, mode, alpha, A, B, C); break;          \
-    case LA_TRANS_B: PRE##_nt(m, n, k, mode, alpha, A, B, C); break;          \
-    default: PRE##_tt(m, n, k, mode, alpha, A, B, C); break;                  \
-    }                                                                         \
+  static void NAME(unsigned flags, int m, int n, int k, la_real alpha,         \
+                   const la_real *A, const la_real *B, la_real *C) {           \
+    int mode = ((flags & LA_ACCUMULATE) ? LA__ADD : LA__PUT) | (alpha != 1);   \
+    if (n == 1) {                                                              \
+      if (flags & LA_TRANS_A) MV(m, k, mode, alpha, A, 1, (size_t)m, B, C);    \
+      else MV(m, k, mode, alpha, A, (size_t)k, 1, B, C);                       \
+      return;                                                                  \
+    }                                                                          \
+    if (m == 1) {                                                              \
+      if (flags & LA_TRANS_B) MV(n, k, mode, alpha, B, (size_t)k, 1, A, C);    \
+      else MV(n, k, mode, alpha, B, 1, (size_t)n, A, C);                       \
+      return;                                                                  \
+    }                                                                          \
+    switch (flags & (LA_TRANS_A | LA_TRANS_B)) {                               \
+    case 0: PRE##_nn(m, n, k, mode, alpha, A, B, C); break;                    \
+    case LA_TRANS_A: PRE##_tn(m, n, k, mode, alpha, A, B, C); break;           \
+    case LA_TRANS_B: PRE##_nt(m, n, k, mode, alpha, A, B, C); break;           \
+    default: PRE##_tt(m, n, k, mode, alpha, A, B, C); break;                   \
+    }                                                                          \
   }
 LA__MVBLOCK_DEF(la__mv_block, la__vec, la__v, LA_W)
 LA__MV_DEF(la__mv, la__mv_block, la__vec, la__v, LA_W)
@@ -3829,31 +3829,31 @@ LA__PGEMM_DEF(la__pgemm_simd, la__mv, la__pgemm)
    commute), so the numbers are the product's; at D = 6 it runs 24 of the
    36 accumulators per step of k. */
 #define LA__SYRK_BLOCK(BLOCK, LW, MR, NR)                                      \
-  BLOCK(MR, NR, 1, 0, D, D, k, LA__PUT, one, A + (size_t)i * (LW),           \
+  BLOCK(MR, NR, 1, 0, D, D, k, LA__PUT, one, A + (size_t)i * (LW),             \
         A + (size_t)j * (LW), C + ((size_t)i * D + j) * (LW))
-#define LA__SYRK_COLS(BLOCK, LW, NR)                                          \
-  do {                                                                        \
-    for (i = j; i + 6 <= D; i += 6) LA__SYRK_BLOCK(BLOCK, LW, 6, NR);                     \
-    switch (D - i) {                                                          \
-    case 5: LA__SYRK_BLOCK(BLOCK, LW, 5, NR); break;                                      \
-    case 4: LA__SYRK_BLOCK(BLOCK, LW, 4, NR); break;                                      \
-    case 3: LA__SYRK_BLOCK(BLOCK, LW, 3, NR); break;                                      \
-    case 2: LA__SYRK_BLOCK(BLOCK, LW, 2, NR); break;                                      \
-    case 1: LA__SYRK_BLOCK(BLOCK, LW, 1, NR); break;                                      \
-    default: break;                                                           \
-    }                                                                         \
+#define LA__SYRK_COLS(BLOCK, LW, NR)                                           \
+  do {                                                                         \
+    for (i = j; i + 6 <= D; i += 6) LA__SYRK_BLOCK(BLOCK, LW, 6, NR);          \
+    switch (D - i) {                                                           \
+    case 5: LA__SYRK_BLOCK(BLOCK, LW, 5, NR); break;                           \
+    case 4: LA__SYRK_BLOCK(BLOCK, LW, 4, NR); break;                           \
+    case 3: LA__SYRK_BLOCK(BLOCK, LW, 3, NR); break;                           \
+    case 2: LA__SYRK_BLOCK(BLOCK, LW, 2, NR); break;                           \
+    case 1: LA__SYRK_BLOCK(BLOCK, LW, 1, NR); break;                           \
+    default: break;                                                            \
+    }                                                                          \
   } while (0)
 #define LA__SYRK_DEF(NAME, BLOCK, VEC, V, LW)                                  \
-  static void NAME(int D, int k, const la_real *A, la_real *C) {              \
-    const VEC one = V##set1(1);                                               \
-    int i, j;                                                                 \
-    for (j = 0; j + 2 <= D; j += 2) LA__SYRK_COLS(BLOCK, LW, 2);                         \
-    if (j < D) LA__SYRK_COLS(BLOCK, LW, 1);                                              \
-    for (i = 0; i < D; ++i) /* the upper triangle from the lower */           \
-      for (j = i + 1; j < D; ++j)                                             \
-        if (j > (i | 1)) /* not computed beside the diagonal */               \
-          memcpy(C + ((size_t)i * D + j) * (LW),                              \
-                 C + ((size_t)j * D + i) * (LW), sizeof(la_real) * (LW));     \
+  static void NAME(int D, int k, const la_real *A, la_real *C) {               \
+    const VEC one = V##set1(1);                                                \
+    int i, j;                                                                  \
+    for (j = 0; j + 2 <= D; j += 2) LA__SYRK_COLS(BLOCK, LW, 2);               \
+    if (j < D) LA__SYRK_COLS(BLOCK, LW, 1);                                    \
+    for (i = 0; i < D; ++i) /* the upper triangle from the lower */            \
+      for (j = i + 1; j < D; ++j)                                              \
+        if (j > (i | 1)) /* not computed beside the diagonal */                \
+          memcpy(C + ((size_t)i * D + j) * (LW),                               \
+                 C + ((size_t)j * D + i) * (LW), sizeof(la_real) * (LW));      \
   }
 LA__SYRK_DEF(la__psyrk_simd, la__kblock, la__vec, la__v, LA_W)
 
@@ -6946,8 +6946,8 @@ static void la__m_dims(const la_model *m, int hvp, la__mdim *o) {
    that does not fit leaves *at at SIZE_MAX, which la__m_layout reports. */
 static size_t la__m_take(size_t *at, double reals) {
   size_t here = *at;
-  double q = LA__MALIGN / sizeof(la_real); /* LA_W unless wide */
-  double r = ceil(reals / q) * q;
+  const size_t qn = LA__MALIGN / sizeof(la_real); /* LA_W unless wide */
+  double q = (double)qn, r = ceil(reals / q) * q;
   if (r > (double)(size_t)-1 / 4 - (double)here) *at = (size_t)-1;
   else *at = here + (size_t)r;
   return here;
