@@ -78,6 +78,12 @@ OPTIONS (define before including)
                            without -mavx2 -mfma; MSVC: /arch:AVX2) is a
                            compiler warning (MSVC: a #pragma message) and the scalar
                            backend is used instead.
+   LINATTN_PANEL_BITS      the AVX-512 backend's model panels: 512 (the
+                           default; two panels' lanes per 512-bit vector, for
+                           cores with full-width 512-bit FMAs: Zen 5, server
+                           Xeons) or 256 (AVX2's panels, for Zen 4, which
+                           splits 512-bit FMAs into two halves). Either gives
+                           the AVX2 build's bits. Other backends ignore it.
    LINATTN_MALLOC(sz, ctx) / LINATTN_FREE(p, ctx)
                            the allocator of the convenience layer; define both
                            or neither (defining one alone is a build error).
@@ -112,9 +118,16 @@ SIMD
    doubles, whatever the backend, so data laid out on one machine means the
    same on every other) and element (i, j) of a panel's matrices is stored
    contiguously, so every per-prompt operation is a straight line of vector
-   FMAs. The AVX-512 backend keeps AVX2's 256-bit panels for the model (its
-   results are AVX2's bits) and draws prompts on 512-bit lanes; what wider
-   panels would buy on Zen 4, Zen 5 and Xeon cores: docs/performance.md.
+   FMAs. The AVX-512 backend runs the linear-attention model (loss,
+   gradient, Hessian products and diagonal; no front layer) on two panels
+   at once, their 2 LA_W lanes in 512-bit vectors, each lane through the
+   operations AVX2 runs on it and the gradient's lanes added into 256-bit
+   sums panel after panel as AVX2 adds them, so its results are AVX2's bits
+   (LINATTN_PANEL_BITS=256 keeps one panel at a time, for Zen 4, which
+   splits 512-bit FMAs); the other models and the public kernels keep
+   256-bit panels; it draws prompts on 512-bit lanes. On a Xeon with two
+   512-bit FMA units the model runs 1.2x faster than AVX2's; Zen 4, Zen 5
+   and Xeon cores: docs/performance.md.
    Every kernel has a scalar twin, always compiled (la_kernels_scalar),
    that each SIMD result is tested against.
 
@@ -791,7 +804,8 @@ LINATTN_DEF int la_model_hvp(const la_model *m, const la_real *theta,
    Inf in any row of v LA_ENONFINITE; otherwise as la_model_hvp. The
    workspace, la_model_hmp_work_bytes(m, k), grows with k by about two
    expanded parameter vectors of LA_W lanes per direction (per worker for
-   the lane-wise sums); k = 1 is la_model_work_bytes. */
+   the lane-wise sums; four on the AVX-512 backend's wide panels); k = 1 is
+   la_model_work_bytes. */
 LINATTN_DEF size_t la_model_hmp_work_bytes(const la_model *m, int k);
 LINATTN_DEF int la_model_hmp(const la_model *m, const la_real *theta,
                              const la_batch *b, int k, const la_real *v,
@@ -2632,6 +2646,17 @@ LA__PRAGMA(GCC warning LA__SIMD_REFUSED)
    the precision); AVX-512 adds 32 registers, wider generator lanes and,
    where a core has two 512-bit FMA units, twice the peak. */
 #define LA__X86 (LA__SIMD == LINATTN_AVX2 || LA__SIMD == LINATTN_AVX512)
+/* LA__WIDE: the model's wide panels (LINATTN_PANEL_BITS, see OPTIONS). */
+#if defined(LINATTN_PANEL_BITS) && LINATTN_PANEL_BITS != 256 &&               \
+    LINATTN_PANEL_BITS != 512
+#error "linattn.h: LINATTN_PANEL_BITS must be 256 or 512"
+#endif
+#if LA__SIMD == LINATTN_AVX512 &&                                             \
+    (!defined(LINATTN_PANEL_BITS) || LINATTN_PANEL_BITS == 512)
+#define LA__WIDE 1
+#else
+#define LA__WIDE 0
+#endif
 #if LA__X86
 #include <immintrin.h>
 #elif LA__SIMD == LINATTN_NEON
@@ -2975,6 +3000,39 @@ LA__INLINE la__vec la__vexp_edges(la__vec x, la__vec y, la__vec lo) {
 LA__INLINE la__vec la__vflush(la__vec y, la__vec lo) {
   return _mm256_andnot_pd(_mm256_cmp_pd(y, lo, _CMP_LT_OQ), y);
 }
+#endif
+#if LA__WIDE
+/* The model's wide panels: LA__WL lanes, one 512-bit vector, 64-byte
+   aligned in the model's workspace. */
+#define LA__WL (2 * LA_W)
+#ifndef LINATTN_DOUBLE
+typedef __m512 la__wvec;
+LA__INLINE la__wvec la__wload(const la_real *p) { return _mm512_load_ps(p); }
+LA__INLINE void la__wstore(la_real *p, la__wvec v) { _mm512_store_ps(p, v); }
+LA__INLINE la__wvec la__wset1(la_real x) { return _mm512_set1_ps(x); }
+LA__INLINE la__wvec la__wzero(void) { return _mm512_setzero_ps(); }
+LA__INLINE la__wvec la__wmul(la__wvec a, la__wvec b) { return _mm512_mul_ps(a, b); }
+LA__INLINE la__wvec la__wadd(la__wvec a, la__wvec b) { return _mm512_add_ps(a, b); }
+LA__INLINE la__wvec la__wfma(la__wvec c, la__wvec a, la__wvec b) {
+  return _mm512_fmadd_ps(a, b, c);
+}
+#else
+typedef __m512d la__wvec;
+LA__INLINE la__wvec la__wload(const la_real *p) { return _mm512_load_pd(p); }
+LA__INLINE void la__wstore(la_real *p, la__wvec v) { _mm512_store_pd(p, v); }
+LA__INLINE la__wvec la__wset1(la_real x) { return _mm512_set1_pd(x); }
+LA__INLINE la__wvec la__wzero(void) { return _mm512_setzero_pd(); }
+LA__INLINE la__wvec la__wmul(la__wvec a, la__wvec b) { return _mm512_mul_pd(a, b); }
+LA__INLINE la__wvec la__wadd(la__wvec a, la__wvec b) { return _mm512_add_pd(a, b); }
+LA__INLINE la__wvec la__wfma(la__wvec c, la__wvec a, la__wvec b) {
+  return _mm512_fmadd_pd(a, b, c);
+}
+#endif
+#define LA__MALIGN 64 /* the model workspace's alignment */
+#else
+#define LA__MALIGN LA_ALIGN
+#endif
+#if LA__X86
 #elif LA__SIMD == LINATTN_NEON && !defined(LINATTN_DOUBLE)
 /* vld1q/vst1q accept any address, so the aligned and plain forms agree. */
 typedef struct { float32x4_t lo, hi; } la__vec;
@@ -3562,77 +3620,86 @@ enum {
 #define LA__MRMAX 8
 #define LA__NRMAX 8
 
-/* A points at op(A)(i0, 0), B at op(B)(0, j0), C at C(i0, j0). */
-LA__INLINE void la__kblock(const int MR, const int NR, const int TA,
-                           const int TB, int m, int n, int k, int mode,
-                           la__vec valpha, const la_real *LA__RESTRICT A,
-                           const la_real *LA__RESTRICT B,
-                           la_real *LA__RESTRICT C) {
-  const size_t ars = TA ? LA_W : (size_t)k * LA_W;
-  const size_t acs = TA ? (size_t)m * LA_W : LA_W;
-  const size_t brs = TB ? LA_W : (size_t)n * LA_W;
-  const size_t bcs = TB ? (size_t)k * LA_W : LA_W;
-  const size_t crs = (size_t)n * LA_W;
-  la__vec acc[LA__MRMAX][LA__NRMAX], b[LA__NRMAX], va;
-  int i, j, p;
-  if (mode == LA__ADD) {
-    LA__UNROLL for (i = 0; i < MR; ++i)
-      LA__UNROLL for (j = 0; j < NR; ++j)
-        acc[i][j] = la__vload(C + i * crs + j * LA_W);
-  } else {
-    LA__UNROLL for (i = 0; i < MR; ++i)
-      LA__UNROLL for (j = 0; j < NR; ++j) acc[i][j] = la__vzero();
+/* A points at op(A)(i0, 0), B at op(B)(0, j0), C at C(i0, j0). The block
+   and the strip are written once for a vector type VEC of LW lanes whose
+   operations are V##load, V##fma and so on: la__kblock on the panel vector
+   (LA_W lanes), la__wblock on the AVX-512 model's wide panels (LA__WL).
+   C's elements are LWC reals apart: LW but in la__gblock, which adds one
+   LA_W-lane half of wide operands into an LA_W-lane panel. */
+#define LA__KBLOCK_DEF(NAME, VEC, V, LW, LWC)                                  \
+  LA__INLINE void NAME(const int MR, const int NR, const int TA,               \
+                       const int TB, int m, int n, int k, int mode,            \
+                       VEC valpha, const la_real *LA__RESTRICT A,              \
+                       const la_real *LA__RESTRICT B,                          \
+                       la_real *LA__RESTRICT C) {                              \
+    const size_t ars = TA ? (LW) : (size_t)k * (LW);                           \
+    const size_t acs = TA ? (size_t)m * (LW) : (LW);                           \
+    const size_t brs = TB ? (LW) : (size_t)n * (LW);                           \
+    const size_t bcs = TB ? (size_t)k * (LW) : (LW);                           \
+    const size_t crs = (size_t)n * (LWC);                                      \
+    VEC acc[LA__MRMAX][LA__NRMAX], b[LA__NRMAX], va;                           \
+    int i, j, p;                                                               \
+    if (mode == LA__ADD) {                                                     \
+      LA__UNROLL for (i = 0; i < MR; ++i)                                      \
+        LA__UNROLL for (j = 0; j < NR; ++j)                                    \
+          acc[i][j] = V##load(C + i * crs + j * (LWC));                        \
+    } else {                                                                   \
+      LA__UNROLL for (i = 0; i < MR; ++i)                                      \
+        LA__UNROLL for (j = 0; j < NR; ++j) acc[i][j] = V##zero();             \
+    }                                                                          \
+    for (p = 0; p < k; ++p) {                                                  \
+      LA__UNROLL for (j = 0; j < NR; ++j) b[j] = V##load(B + j * bcs);         \
+      LA__UNROLL for (i = 0; i < MR; ++i) {                                    \
+        va = V##load(A + i * ars);                                             \
+        LA__PIN(va);                                                           \
+        LA__UNROLL for (j = 0; j < NR; ++j)                                    \
+          acc[i][j] = V##fma(acc[i][j], va, b[j]);                             \
+      }                                                                        \
+      A += acs;                                                                \
+      B += brs;                                                                \
+    }                                                                          \
+    LA__UNROLL for (i = 0; i < MR; ++i)                                        \
+      LA__UNROLL for (j = 0; j < NR; ++j) {                                    \
+        la_real *c = C + i * crs + j * (LWC);                                  \
+        VEC r = acc[i][j];                                                     \
+        if (mode == LA__PUT_MUL) r = V##mul(valpha, r);                        \
+        else if (mode == LA__ADD_MUL) r = V##fma(V##load(c), valpha, r);       \
+        V##store(c, r);                                                        \
+      }                                                                        \
   }
-  for (p = 0; p < k; ++p) {
-    LA__UNROLL for (j = 0; j < NR; ++j) b[j] = la__vload(B + j * bcs);
-    LA__UNROLL for (i = 0; i < MR; ++i) {
-      va = la__vload(A + i * ars);
-      LA__PIN(va);
-      LA__UNROLL for (j = 0; j < NR; ++j)
-        acc[i][j] = la__vfma(acc[i][j], va, b[j]);
-    }
-    A += acs;
-    B += brs;
-  }
-  LA__UNROLL for (i = 0; i < MR; ++i)
-    LA__UNROLL for (j = 0; j < NR; ++j) {
-      la_real *c = C + i * crs + j * LA_W;
-      la__vec r = acc[i][j];
-      if (mode == LA__PUT_MUL) r = la__vmul(valpha, r);
-      else if (mode == LA__ADD_MUL) r = la__vfma(la__vload(c), valpha, r);
-      la__vstore(c, r);
-    }
-}
+LA__KBLOCK_DEF(la__kblock, la__vec, la__v, LA_W, LA_W)
 
 /* A strip of MR rows of C: blocks of NR columns, then the last n % NR
    columns in blocks of 4, 2 and 1 (the branches for widths not below NR
    are compile-time dead). */
-LA__INLINE void la__kstrip(const int MR, const int NR, const int TA,
-                           const int TB, int i0, int m, int n, int k, int mode,
-                           la__vec valpha, const la_real *A, const la_real *B,
-                           la_real *C) {
-  const size_t ars = TA ? LA_W : (size_t)k * LA_W;
-  const size_t bcs = TB ? (size_t)k * LA_W : LA_W;
-  int j = 0;
-  A += i0 * ars;
-  C += (size_t)i0 * n * LA_W;
-  for (; j + NR <= n; j += NR)
-    la__kblock(MR, NR, TA, TB, m, n, k, mode, valpha, A, B + j * bcs,
-               C + (size_t)j * LA_W);
-  if (NR > 4 && n - j >= 4) {
-    la__kblock(MR, 4, TA, TB, m, n, k, mode, valpha, A, B + j * bcs,
-               C + (size_t)j * LA_W);
-    j += 4;
+#define LA__KSTRIP_DEF(NAME, BLOCK, VEC, LW, LWC)                              \
+  LA__INLINE void NAME(const int MR, const int NR, const int TA,               \
+                       const int TB, int i0, int m, int n, int k, int mode,    \
+                       VEC valpha, const la_real *A, const la_real *B,         \
+                       la_real *C) {                                           \
+    const size_t ars = TA ? (LW) : (size_t)k * (LW);                           \
+    const size_t bcs = TB ? (size_t)k * (LW) : (LW);                           \
+    int j = 0;                                                                 \
+    A += i0 * ars;                                                             \
+    C += (size_t)i0 * n * (LWC);                                               \
+    for (; j + NR <= n; j += NR)                                               \
+      BLOCK(MR, NR, TA, TB, m, n, k, mode, valpha, A, B + j * bcs,             \
+            C + (size_t)j * (LWC));                                            \
+    if (NR > 4 && n - j >= 4) {                                                \
+      BLOCK(MR, 4, TA, TB, m, n, k, mode, valpha, A, B + j * bcs,              \
+            C + (size_t)j * (LWC));                                            \
+      j += 4;                                                                  \
+    }                                                                          \
+    if (NR > 2 && n - j >= 2) {                                                \
+      BLOCK(MR, 2, TA, TB, m, n, k, mode, valpha, A, B + j * bcs,              \
+            C + (size_t)j * (LWC));                                            \
+      j += 2;                                                                  \
+    }                                                                          \
+    if (NR > 1 && n - j >= 1)                                                  \
+      BLOCK(MR, 1, TA, TB, m, n, k, mode, valpha, A, B + j * bcs,              \
+            C + (size_t)j * (LWC));                                            \
   }
-  if (NR > 2 && n - j >= 2) {
-    la__kblock(MR, 2, TA, TB, m, n, k, mode, valpha, A, B + j * bcs,
-               C + (size_t)j * LA_W);
-    j += 2;
-  }
-  if (NR > 1 && n - j >= 1)
-    la__kblock(MR, 1, TA, TB, m, n, k, mode, valpha, A, B + j * bcs,
-               C + (size_t)j * LA_W);
-}
+LA__KSTRIP_DEF(la__kstrip, la__kblock, la__vec, LA_W, LA_W)
 
 /* Row strips: as many rows as the registers allow, and for the last m % MR
    rows wider blocks, so that a short strip still has 8..12 accumulators.
@@ -3745,12 +3812,6 @@ LA__PGEMM_ORIENT(la__pgemm_tn, 1, 0)
 LA__PGEMM_ORIENT(la__pgemm_nt, 0, 1)
 LA__PGEMM_ORIENT(la__pgemm_tt, 1, 1)
 #undef LA__PGEMM_ORIENT
-#undef LA__STRIPS
-#undef LA__STRIP_FNS
-#undef LA__STRIP
-#undef LA__STRIP_FN
-#undef LA__TAIL
-#undef LA__TAIL_FN
 
 /* One switch per call, not per panel. */
 static void la__bgemm_simd(unsigned flags, int m, int n, int k, la_real alpha,
@@ -3781,77 +3842,85 @@ static void la__bgemm_simd(unsigned flags, int m, int n, int k, la_real alpha,
    element p at + p cs (in panel elements). Each k step is one load of x
    and MR of M for MR FMAs, so the rows go six at a time with two partial
    sums each (even and odd p): twelve independent chains cover the FMA
-   latency that six would leave bare at the model's k = d+1. */
-LA__INLINE void la__mv_block(const int MR, int k, int mode, la__vec valpha,
-                             const la_real *LA__RESTRICT M, size_t rs,
-                             size_t cs, const la_real *LA__RESTRICT x,
-                             la_real *LA__RESTRICT c) {
-  la__vec a0[6], a1[6], x0, x1;
-  int r, p = 0;
-  LA__UNROLL for (r = 0; r < MR; ++r) a0[r] = a1[r] = la__vzero();
-  for (; p + 2 <= k; p += 2) {
-    x0 = la__vload(x + (size_t)p * LA_W);
-    x1 = la__vload(x + (size_t)(p + 1) * LA_W);
-    LA__UNROLL for (r = 0; r < MR; ++r) {
-      a0[r] = la__vfma(a0[r], la__vload(M + r * rs + p * cs), x0);
-      a1[r] = la__vfma(a1[r], la__vload(M + r * rs + (p + 1) * cs), x1);
-    }
+   latency that six would leave bare at the model's k = d+1. Written once
+   per vector type, as the block. */
+#define LA__MVBLOCK_DEF(NAME, VEC, V, LW)                                      \
+  LA__INLINE void NAME(const int MR, int k, int mode, VEC valpha,              \
+                       const la_real *LA__RESTRICT M, size_t rs, size_t cs,    \
+                       const la_real *LA__RESTRICT x,                          \
+                       la_real *LA__RESTRICT c) {                              \
+    VEC a0[6], a1[6], x0, x1;                                                  \
+    int r, p = 0;                                                              \
+    LA__UNROLL for (r = 0; r < MR; ++r) a0[r] = a1[r] = V##zero();             \
+    for (; p + 2 <= k; p += 2) {                                               \
+      x0 = V##load(x + (size_t)p * (LW));                                      \
+      x1 = V##load(x + (size_t)(p + 1) * (LW));                                \
+      LA__UNROLL for (r = 0; r < MR; ++r) {                                    \
+        a0[r] = V##fma(a0[r], V##load(M + r * rs + p * cs), x0);               \
+        a1[r] = V##fma(a1[r], V##load(M + r * rs + (p + 1) * cs), x1);         \
+      }                                                                        \
+    }                                                                          \
+    if (p < k) {                                                               \
+      x0 = V##load(x + (size_t)p * (LW));                                      \
+      LA__UNROLL for (r = 0; r < MR; ++r)                                      \
+        a0[r] = V##fma(a0[r], V##load(M + r * rs + p * cs), x0);               \
+    }                                                                          \
+    LA__UNROLL for (r = 0; r < MR; ++r) {                                      \
+      la_real *o = c + (size_t)r * (LW);                                       \
+      VEC v = V##add(a0[r], a1[r]);                                            \
+      if (mode == LA__PUT_MUL) v = V##mul(valpha, v);                          \
+      else if (mode == LA__ADD) v = V##add(V##load(o), v);                     \
+      else if (mode == LA__ADD_MUL) v = V##fma(V##load(o), valpha, v);         \
+      V##store(o, v);                                                          \
+    }                                                                          \
   }
-  if (p < k) {
-    x0 = la__vload(x + (size_t)p * LA_W);
-    LA__UNROLL for (r = 0; r < MR; ++r)
-      a0[r] = la__vfma(a0[r], la__vload(M + r * rs + p * cs), x0);
+#define LA__MV_DEF(NAME, BLOCK, VEC, V, LW)                                    \
+  static void NAME(int rows, int k, int mode, la_real alpha,                   \
+                   const la_real *M, size_t rs, size_t cs, const la_real *x,   \
+                   la_real *c) {                                               \
+    const VEC valpha = V##set1(alpha);                                         \
+    int i = 0;                                                                 \
+    rs *= (LW);                                                                \
+    cs *= (LW);                                                                \
+    for (; i + 6 <= rows; i += 6)                                              \
+      BLOCK(6, k, mode, valpha, M + i * rs, rs, cs, x, c + (size_t)i * (LW));  \
+    switch (rows - i) {                                                        \
+    case 5: BLOCK(5, k, mode, valpha, M + i * rs, rs, cs, x, c + (size_t)i * (LW)); break; \
+    case 4: BLOCK(4, k, mode, valpha, M + i * rs, rs, cs, x, c + (size_t)i * (LW)); break; \
+    case 3: BLOCK(3, k, mode, valpha, M + i * rs, rs, cs, x, c + (size_t)i * (LW)); break; \
+    case 2: BLOCK(2, k, mode, valpha, M + i * rs, rs, cs, x, c + (size_t)i * (LW)); break; \
+    case 1: BLOCK(1, k, mode, valpha, M + i * rs, rs, cs, x, c + (size_t)i * (LW)); break; \
+    default: break;                                                            \
+    }                                                                          \
   }
-  LA__UNROLL for (r = 0; r < MR; ++r) {
-    la_real *o = c + (size_t)r * LA_W;
-    la__vec v = la__vadd(a0[r], a1[r]);
-    if (mode == LA__PUT_MUL) v = la__vmul(valpha, v);
-    else if (mode == LA__ADD) v = la__vadd(la__vload(o), v);
-    else if (mode == LA__ADD_MUL) v = la__vfma(la__vload(o), valpha, v);
-    la__vstore(o, v);
+/* One panel product: a column or a row of C is matrix times vector (B's
+   column and A's row are contiguous whatever the flags), the rest goes to
+   the orientation's strips. */
+#define LA__PGEMM_DEF(NAME, MV, PRE)                                           \
+  static void NAME(unsigned flags, int m, int n, int k, la_real alpha,         \
+                   const la_real *A, const la_real *B, la_real *C) {           \
+    int mode = ((flags & LA_ACCUMULATE) ? LA__ADD : LA__PUT) | (alpha != 1);   \
+    if (n == 1) {                                                              \
+      if (flags & LA_TRANS_A) MV(m, k, mode, alpha, A, 1, (size_t)m, B, C);    \
+      else MV(m, k, mode, alpha, A, (size_t)k, 1, B, C);                       \
+      return;                                                                  \
+    }                                                                          \
+    if (m == 1) {                                                              \
+      if (flags & LA_TRANS_B) MV(n, k, mode, alpha, B, (size_t)k, 1, A, C);    \
+      else MV(n, k, mode, alpha, B, 1, (size_t)n, A, C);                       \
+      return;                                                                  \
+    }                                                                          \
+    switch (flags & (LA_TRANS_A | LA_TRANS_B)) {                               \
+    case 0: PRE##_nn(m, n, k, mode, alpha, A, B, C); break;                    \
+    case LA_TRANS_A: PRE##_tn(m, n, k, mode, alpha, A, B, C); break;           \
+    case LA_TRANS_B: PRE##_nt(m, n, k, mode, alpha, A, B, C); break;           \
+    default: PRE##_tt(m, n, k, mode, alpha, A, B, C); break;                   \
+    }                                                                          \
   }
-}
+LA__MVBLOCK_DEF(la__mv_block, la__vec, la__v, LA_W)
+LA__MV_DEF(la__mv, la__mv_block, la__vec, la__v, LA_W)
+LA__PGEMM_DEF(la__pgemm_simd, la__mv, la__pgemm)
 
-static void la__mv(int rows, int k, int mode, la_real alpha, const la_real *M,
-                   size_t rs, size_t cs, const la_real *x, la_real *c) {
-  const la__vec valpha = la__vset1(alpha);
-  int i = 0;
-  rs *= LA_W;
-  cs *= LA_W;
-  for (; i + 6 <= rows; i += 6)
-    la__mv_block(6, k, mode, valpha, M + i * rs, rs, cs, x, c + (size_t)i * LA_W);
-  switch (rows - i) {
-  case 5: la__mv_block(5, k, mode, valpha, M + i * rs, rs, cs, x, c + (size_t)i * LA_W); break;
-  case 4: la__mv_block(4, k, mode, valpha, M + i * rs, rs, cs, x, c + (size_t)i * LA_W); break;
-  case 3: la__mv_block(3, k, mode, valpha, M + i * rs, rs, cs, x, c + (size_t)i * LA_W); break;
-  case 2: la__mv_block(2, k, mode, valpha, M + i * rs, rs, cs, x, c + (size_t)i * LA_W); break;
-  case 1: la__mv_block(1, k, mode, valpha, M + i * rs, rs, cs, x, c + (size_t)i * LA_W); break;
-  default: break;
-  }
-}
-
-static void la__pgemm_simd(unsigned flags, int m, int n, int k, la_real alpha,
-                           const la_real *A, const la_real *B, la_real *C) {
-  int mode = ((flags & LA_ACCUMULATE) ? LA__ADD : LA__PUT) | (alpha != 1);
-  /* a column or a row of C: matrix times vector (B's column and A's row
-     are contiguous whatever the flags) */
-  if (n == 1) {
-    if (flags & LA_TRANS_A) la__mv(m, k, mode, alpha, A, 1, (size_t)m, B, C);
-    else la__mv(m, k, mode, alpha, A, (size_t)k, 1, B, C);
-    return;
-  }
-  if (m == 1) {
-    if (flags & LA_TRANS_B) la__mv(n, k, mode, alpha, B, (size_t)k, 1, A, C);
-    else la__mv(n, k, mode, alpha, B, 1, (size_t)n, A, C);
-    return;
-  }
-  switch (flags & (LA_TRANS_A | LA_TRANS_B)) {
-  case 0: la__pgemm_nn(m, n, k, mode, alpha, A, B, C); break;
-  case LA_TRANS_A: la__pgemm_tn(m, n, k, mode, alpha, A, B, C); break;
-  case LA_TRANS_B: la__pgemm_nt(m, n, k, mode, alpha, A, B, C); break;
-  default: la__pgemm_tt(m, n, k, mode, alpha, A, B, C); break;
-  }
-}
 #if LA__X86
 /* S = A^T A for A a k x D panel (the keys' Gram matrix): the lower
    triangle, two columns at a time down from the diagonal (6 rows a block,
@@ -3859,35 +3928,96 @@ static void la__pgemm_simd(unsigned flags, int m, int n, int k, la_real alpha,
    FMAs the full product would run (and S_ij the same as S_ji: the products
    commute), so the numbers are the product's; at D = 6 it runs 24 of the
    36 accumulators per step of k. */
-#define LA__SYRK_BLOCK(MR, NR)                                                 \
-  la__kblock(MR, NR, 1, 0, D, D, k, LA__PUT, one, A + (size_t)i * LA_W,      \
-             A + (size_t)j * LA_W, C + ((size_t)i * D + j) * LA_W)
-#define LA__SYRK_COLS(NR)                                                     \
-  do {                                                                        \
-    for (i = j; i + 6 <= D; i += 6) LA__SYRK_BLOCK(6, NR);                     \
-    switch (D - i) {                                                          \
-    case 5: LA__SYRK_BLOCK(5, NR); break;                                      \
-    case 4: LA__SYRK_BLOCK(4, NR); break;                                      \
-    case 3: LA__SYRK_BLOCK(3, NR); break;                                      \
-    case 2: LA__SYRK_BLOCK(2, NR); break;                                      \
-    case 1: LA__SYRK_BLOCK(1, NR); break;                                      \
-    default: break;                                                           \
-    }                                                                         \
+#define LA__SYRK_BLOCK(BLOCK, LW, MR, NR)                                      \
+  BLOCK(MR, NR, 1, 0, D, D, k, LA__PUT, one, A + (size_t)i * (LW),             \
+        A + (size_t)j * (LW), C + ((size_t)i * D + j) * (LW))
+#define LA__SYRK_COLS(BLOCK, LW, NR)                                           \
+  do {                                                                         \
+    for (i = j; i + 6 <= D; i += 6) LA__SYRK_BLOCK(BLOCK, LW, 6, NR);          \
+    switch (D - i) {                                                           \
+    case 5: LA__SYRK_BLOCK(BLOCK, LW, 5, NR); break;                           \
+    case 4: LA__SYRK_BLOCK(BLOCK, LW, 4, NR); break;                           \
+    case 3: LA__SYRK_BLOCK(BLOCK, LW, 3, NR); break;                           \
+    case 2: LA__SYRK_BLOCK(BLOCK, LW, 2, NR); break;                           \
+    case 1: LA__SYRK_BLOCK(BLOCK, LW, 1, NR); break;                           \
+    default: break;                                                            \
+    }                                                                          \
   } while (0)
-static void la__psyrk_simd(int D, int k, const la_real *A, la_real *C) {
-  const la__vec one = la__vset1(1);
-  int i, j;
-  for (j = 0; j + 2 <= D; j += 2) LA__SYRK_COLS(2);
-  if (j < D) LA__SYRK_COLS(1);
-  for (i = 0; i < D; ++i) /* the upper triangle from the lower */
-    for (j = i + 1; j < D; ++j)
-      if (j > (i | 1)) /* not computed beside the diagonal */
-        memcpy(C + ((size_t)i * D + j) * LA_W, C + ((size_t)j * D + i) * LA_W,
-               sizeof(la_real) * LA_W);
-}
+#define LA__SYRK_DEF(NAME, BLOCK, VEC, V, LW)                                  \
+  static void NAME(int D, int k, const la_real *A, la_real *C) {               \
+    const VEC one = V##set1(1);                                                \
+    int i, j;                                                                  \
+    for (j = 0; j + 2 <= D; j += 2) LA__SYRK_COLS(BLOCK, LW, 2);               \
+    if (j < D) LA__SYRK_COLS(BLOCK, LW, 1);                                    \
+    for (i = 0; i < D; ++i) /* the upper triangle from the lower */            \
+      for (j = i + 1; j < D; ++j)                                              \
+        if (j > (i | 1)) /* not computed beside the diagonal */                \
+          memcpy(C + ((size_t)i * D + j) * (LW),                               \
+                 C + ((size_t)j * D + i) * (LW), sizeof(la_real) * (LW));      \
+  }
+LA__SYRK_DEF(la__psyrk_simd, la__kblock, la__vec, la__v, LA_W)
+
+#if LA__WIDE
+/* The AVX-512 model's wide panels (LA__WL lanes, two panels' lanes side by
+   side): the same block, strips, matrix times vector and Gram matrix on
+   512-bit vectors. Each lane runs the operations the 256-bit kernels run on
+   it, in the same order (the chain of FMAs over k of each entry, the even
+   and odd partial sums of a matrix times vector, then alpha), so a lane's
+   result has the 256-bit kernels' bits whatever the block shapes. */
+LA__KBLOCK_DEF(la__wblock, la__wvec, la__w, LA__WL, LA__WL)
+LA__KSTRIP_DEF(la__wkstrip, la__wblock, la__wvec, LA__WL, LA__WL)
+#undef LA__STRIP_FN
+#undef LA__STRIP
+#define LA__STRIP_FN(MR, NR, TA, TB)                                           \
+  static void la__wstrip_##MR##x##NR##_##TA##TB(                               \
+      int i0, int m, int n, int k, int mode, la_real alpha, const la_real *A,  \
+      const la_real *B, la_real *C) {                                          \
+    la__wkstrip(MR, NR, TA, TB, i0, m, n, k, mode, la__wset1(alpha), A, B, C); \
+  }
+#define LA__STRIP(MR, NR, TA, TB)                                              \
+  la__wstrip_##MR##x##NR##_##TA##TB(i, m, n, k, mode, alpha, A, B, C)
+#define LA__WPGEMM_ORIENT(NAME, TA, TB)                                        \
+  LA__STRIP_FNS(TA, TB)                                                        \
+  static void NAME(int m, int n, int k, int mode, la_real alpha,               \
+                   const la_real *A, const la_real *B, la_real *C) {           \
+    int i;                                                                     \
+    LA__STRIPS(TA, TB)                                                         \
+  }
+LA__WPGEMM_ORIENT(la__wpgemm_nn, 0, 0)
+LA__WPGEMM_ORIENT(la__wpgemm_tn, 1, 0)
+LA__WPGEMM_ORIENT(la__wpgemm_nt, 0, 1)
+LA__WPGEMM_ORIENT(la__wpgemm_tt, 1, 1)
+/* One LA_W-lane half of wide operands added into an LA_W-lane gradient
+   panel (la__mm_g): the 256-bit block on strided operands. */
+LA__KBLOCK_DEF(la__gblock, la__vec, la__v, LA__WL, LA_W)
+LA__KSTRIP_DEF(la__gkstrip, la__gblock, la__vec, LA__WL, LA_W)
+#undef LA__STRIP_FN
+#undef LA__STRIP
+#define LA__STRIP_FN(MR, NR, TA, TB)                                           \
+  static void la__gstrip_##MR##x##NR##_##TA##TB(                               \
+      int i0, int m, int n, int k, int mode, la_real alpha, const la_real *A,  \
+      const la_real *B, la_real *C) {                                          \
+    la__gkstrip(MR, NR, TA, TB, i0, m, n, k, mode, la__vset1(alpha), A, B, C); \
+  }
+#define LA__STRIP(MR, NR, TA, TB)                                              \
+  la__gstrip_##MR##x##NR##_##TA##TB(i, m, n, k, mode, alpha, A, B, C)
+LA__WPGEMM_ORIENT(la__gpgemm_nn, 0, 0)
+LA__WPGEMM_ORIENT(la__gpgemm_tn, 1, 0)
+#undef LA__WPGEMM_ORIENT
+LA__MVBLOCK_DEF(la__wmv_block, la__wvec, la__w, LA__WL)
+LA__MV_DEF(la__wmv, la__wmv_block, la__wvec, la__w, LA__WL)
+LA__PGEMM_DEF(la__wpgemm, la__wmv, la__wpgemm)
+LA__SYRK_DEF(la__wpsyrk, la__wblock, la__wvec, la__w, LA__WL)
+#endif /* LA__WIDE */
 #undef LA__SYRK_COLS
 #undef LA__SYRK_BLOCK
 #endif
+#undef LA__STRIPS
+#undef LA__STRIP_FNS
+#undef LA__STRIP
+#undef LA__STRIP_FN
+#undef LA__TAIL
+#undef LA__TAIL_FN
 #endif /* LA__SIMD != LINATTN_SCALAR */
 
 #if LA__SIMD != LINATTN_SCALAR
@@ -6834,15 +6964,17 @@ typedef struct la__mdim {
   size_t nex;     /* expanded parameters */
   size_t lay;     /* elements per layer of stored forward values */
   size_t bl;      /* elements per layer of stored backward values */
+  int W;          /* lanes of the worker's panels: LA_W, or LA__WL (wide) */
 } la__mdim;
 
 /* Offsets (in reals) of the workspace regions; each a multiple of LA_W.
    The parameters are shared; every worker has a block of its own (offsets
    within it), and with several workers each chunk a partial sum. */
 typedef struct la__mlay {
-  size_t ex, exv, plain, fold;                            /* shared */
+  size_t ex, exv, exw, exvw, plain, fold;                 /* shared */
   size_t g, gv, zt, zdt, st, sdt, gt, bst, tmp, front, y; /* a worker's */
   size_t pz, py, part; /* a drawn panel; the partial sum of one worker */
+  size_t half;         /* wide: one lane half of a product's operands */
   size_t wk, wsize;    /* worker 0's block, reals per block */
   size_t parts;        /* the chunks' partial sums (doubles) */
   size_t pstride;      /* doubles per partial sum: loss, status, (1+k) nex */
@@ -6866,6 +6998,8 @@ typedef struct la__mctx {
   la_real *y;                 /* targets of the panel */
   const int *stage;           /* per direction its first stage, or NULL */
   int tri;                    /* stop each tangent's backward at its stage */
+  int W;      /* lanes of its panels (g and gv have LA_W whatever W is) */
+  la_real *half;              /* wide: la__mm_g's operand halves */
 } la__mctx;
 
 static size_t la__m_front_params(int d, int h) {
@@ -6898,6 +7032,13 @@ static void la__m_dims(const la_model *m, int hvp, la__mdim *o) {
     o->bl = hid > last ? hid : last;
   }
   o->k = 1;
+  /* wide panels: linear attention without a front layer, on the built-in
+     kernels (every pass: loss, gradient, Hessian products, diagonal) */
+  o->W = LA_W;
+#if LA__WIDE
+  if (LA__LIN(m) && o->h == 0 && c->kernels == &la__kernels_simd)
+    o->W = LA__WL;
+#endif
 }
 
 /* Sizes arrive as doubles so that none wraps before it is checked: on a
@@ -6905,7 +7046,8 @@ static void la__m_dims(const la_model *m, int hvp, la__mdim *o) {
    that does not fit leaves *at at SIZE_MAX, which la__m_layout reports. */
 static size_t la__m_take(size_t *at, double reals) {
   size_t here = *at;
-  double r = ceil(reals / LA_W) * LA_W;
+  const size_t qn = LA__MALIGN / sizeof(la_real); /* LA_W unless wide */
+  double q = (double)qn, r = ceil(reals / q) * q;
   if (r > (double)(size_t)-1 / 4 - (double)here) *at = (size_t)-1;
   else *at = here + (size_t)r;
   return here;
@@ -6943,7 +7085,7 @@ static int la__m_workers(const la_parallel *par) {
 static size_t la__m_layout(const la_model *m, const la__mdim *d, int workers,
                            la__mlay *o) {
   /* every count in double (see la__m_take) */
-  double W = LA_W, h = d->h, T = d->T, TD = (double)d->TD, L = d->L;
+  double W = d->W, h = d->h, T = d->T, TD = (double)d->TD, L = d->L;
   double nex = (double)d->nex, lay = (double)d->lay;
   double fr = h > 0 ? 4 * T * d->d + 6 * T * h : 0;
   double per_double = sizeof(double) > sizeof(la_real) ? 2 : 1;
@@ -6955,8 +7097,8 @@ static size_t la__m_layout(const la_model *m, const la__mdim *d, int workers,
   /* without tangents (hvp 0: loss, gradient) no tangent regions, two
      backward panels in turn and one backward store (la__m_G, la__m_bst) */
   double hv = d->hvp ? 1 : 0;
-  o->g = la__m_take(&w, nex * W);
-  o->gv = la__m_take(&w, hv * k * nex * W);
+  o->g = la__m_take(&w, nex * LA_W);
+  o->gv = la__m_take(&w, hv * k * nex * LA_W);
   o->zt = la__m_take(&w, (L + 1) * TD * W);
   o->zdt = la__m_take(&w, hv * (L + 1) * TD * W);
   o->st = la__m_take(&w, L * lay * W);
@@ -6969,9 +7111,12 @@ static size_t la__m_layout(const la_model *m, const la__mdim *d, int workers,
   o->pz = la__m_take(&w, TD * W);
   o->py = la__m_take(&w, W);
   o->part = la__m_take(&w, sums * per_double);
+  o->half = la__m_take(&w, d->W != LA_W ? 2.0 * (double)d->D2 * LA_W : 0);
   o->wsize = w;
-  o->ex = la__m_take(&at, nex * W);
-  o->exv = la__m_take(&at, k * nex * W);
+  o->ex = la__m_take(&at, nex * LA_W);
+  o->exv = la__m_take(&at, k * nex * LA_W);
+  o->exw = la__m_take(&at, d->W != LA_W ? nex * W : 0);
+  o->exvw = la__m_take(&at, d->W != LA_W ? k * nex * W : 0);
   o->plain = la__m_take(&at, (1 + k) * nex);
   o->fold = la__m_take(&at, (1 + k) * nex * per_double); /* la_reals per double */
   o->wk = la__m_take(&at, (double)w * workers);
@@ -6980,7 +7125,7 @@ static size_t la__m_layout(const la_model *m, const la__mdim *d, int workers,
   if (w > ((size_t)-1 / 4) / sizeof(la_real) ||
       at > ((size_t)-1 / 4) / sizeof(la_real))
     return 0; /* does not fit */
-  return at * sizeof(la_real) + LA_ALIGN;
+  return at * sizeof(la_real) + LA__MALIGN;
 }
 
 /* ----------------------------------------------------------- parameters */
@@ -7157,24 +7302,34 @@ static void la__m_contract(const la_model *m, const la_real *t,
       for (w = (int)e_; w < (int)e_ + LA_W; ++w) (void)(body);                \
   } while (0)
 
-static void la__e_copy(size_t n, const la_real *LA__RESTRICT a,
+/* The helpers that take W work on panels of W lanes (LA_W, or LA__WL on
+   the wide panels); the others on LA_W. Their lane loops go LA_W lanes at
+   a time (LA__LANES), a count the compiler knows. */
+#define LA__LANES(W, h) for ((h) = 0; (h) < (W); (h) += LA_W)
+static void la__e_copy(int W, size_t n, const la_real *LA__RESTRICT a,
                        la_real *LA__RESTRICT c) {
-  memcpy(c, a, sizeof(la_real) * n * LA_W);
+  memcpy(c, a, sizeof(la_real) * n * W);
 }
-static void la__e_zero(size_t n, la_real *c) {
-  memset(c, 0, sizeof(la_real) * n * LA_W);
+static void la__e_zero(int W, size_t n, la_real *c) {
+  memset(c, 0, sizeof(la_real) * n * W);
 }
 /* E = X + X^T of a D x D panel. */
-static void la__e_sym(int D, const la_real *LA__RESTRICT X,
-                      la_real *LA__RESTRICT E) {
-  int i, j, w;
+LA__INLINE void la__e_sym_w(const int W, int D, const la_real *LA__RESTRICT X,
+                            la_real *LA__RESTRICT E) {
+  int i, j, w, h;
   for (i = 0; i < D; ++i)
-    for (j = 0; j < D; ++j) {
-      const la_real *a = X + (size_t)(i * D + j) * LA_W;
-      const la_real *b = X + (size_t)(j * D + i) * LA_W;
-      la_real *e = E + (size_t)(i * D + j) * LA_W;
-      for (w = 0; w < LA_W; ++w) e[w] = a[w] + b[w];
-    }
+    for (j = 0; j < D; ++j)
+      LA__LANES(W, h) {
+        const la_real *a = X + (size_t)(i * D + j) * W + h;
+        const la_real *b = X + (size_t)(j * D + i) * W + h;
+        la_real *e = E + (size_t)(i * D + j) * W + h;
+        for (w = 0; w < LA_W; ++w) e[w] = a[w] + b[w];
+      }
+}
+static void la__e_sym(int W, int D, const la_real *LA__RESTRICT X,
+                      la_real *LA__RESTRICT E) {
+  if (W == LA_W) la__e_sym_w(LA_W, D, X, E);
+  else la__e_sym_w(2 * LA_W, D, X, E);
 }
 static void la__e_relu(size_t n, la_real *x) {
   LA__ROWS(n, x[w] = x[w] > 0 ? x[w] : 0);
@@ -7201,12 +7356,13 @@ static void la__e_colsum(int r, int c, const la_real *LA__RESTRICT x,
     for (e = 0; e < (size_t)c * LA_W; ++e) acc[e] += x[(size_t)i * c * LA_W + e];
 }
 /* Columns [0, c) of an r x ldc panel <-> a contiguous r x c panel. */
-static void la__e_getcols(int r, int c, int ldc, const la_real *LA__RESTRICT s,
+static void la__e_getcols(int W, int r, int c, int ldc,
+                          const la_real *LA__RESTRICT s,
                           la_real *LA__RESTRICT t) {
   int i;
   for (i = 0; i < r; ++i)
-    memcpy(t + (size_t)i * c * LA_W, s + (size_t)i * ldc * LA_W,
-           sizeof(la_real) * c * LA_W);
+    memcpy(t + (size_t)i * c * W, s + (size_t)i * ldc * W,
+           sizeof(la_real) * c * W);
 }
 static void la__e_setcols(int r, int c, int ldc, const la_real *LA__RESTRICT s,
                           la_real *LA__RESTRICT t) {
@@ -7252,7 +7408,7 @@ static void la__e_softmax(const la_kernels *k, int n, int T, la_real *R,
                           la_real *LA__RESTRICT cm) {
   size_t TW = (size_t)T * LA_W;
   int i;
-  la__e_copy((size_t)T, R, cm);
+  la__e_copy(LA_W, (size_t)T, R, cm);
   for (i = 1; i < n; ++i) {
     const la_real *LA__RESTRICT r = R + i * TW;
     LA__ROWS((size_t)T, cm[w] = r[w] > cm[w] ? r[w] : cm[w]);
@@ -7262,7 +7418,7 @@ static void la__e_softmax(const la_kernels *k, int n, int T, la_real *R,
     LA__ROWS((size_t)T, r[w] -= cm[w]);
   }
   (k->vexpn ? k->vexpn : k->vexp)((int)((size_t)n * TW), R, R);
-  la__e_copy((size_t)T, R, cm);
+  la__e_copy(LA_W, (size_t)T, R, cm);
   for (i = 1; i < n; ++i) {
     const la_real *LA__RESTRICT r = R + i * TW;
     LA__ROWS((size_t)T, cm[w] += r[w]);
@@ -7307,9 +7463,15 @@ static void la__mm(const la__mctx *c, unsigned f, int m, int n, int k,
                    double alpha, const la_real *A, const la_real *B,
                    const la_real *Y, la_real *C) {
   if (Y) {
-    memcpy(C, Y, sizeof(la_real) * (size_t)m * n * LA_W);
+    memcpy(C, Y, sizeof(la_real) * (size_t)m * n * c->W);
     f |= LA_ACCUMULATE;
   }
+#if LA__WIDE
+  if (c->W != LA_W) {
+    la__wpgemm(f, m, n, k, (la_real)alpha, A, B, C);
+    return;
+  }
+#endif
 #if LA__SIMD != LINATTN_SCALAR
   if (c->k == &la__kernels_simd) { /* a direct call: no pointer to chase */
     la__pgemm_simd(f, m, n, k, (la_real)alpha, A, B, C);
@@ -7323,6 +7485,12 @@ static void la__mm(const la__mctx *c, unsigned f, int m, int n, int k,
    numbers as the product. */
 static void la__mm_gram(const la__mctx *c, int D, int n, const la_real *Z,
                         la_real *S) {
+#if LA__WIDE
+  if (c->W != LA_W) {
+    la__wpsyrk(D, n, Z, S);
+    return;
+  }
+#endif
 #if LA__X86
   if (c->k == &la__kernels_simd) {
     la__psyrk_simd(D, n, Z, S);
@@ -7330,6 +7498,43 @@ static void la__mm_gram(const la__mctx *c, int D, int n, const la_real *Z,
   }
 #endif
   la__mm(c, LA_TRANS_A, D, D, n, 1, Z, Z, NULL, S);
+}
+/* C += op1(A1) op1(B1) (+ op2(A2) op2(B2) unless A2 is NULL) into a
+   gradient panel C (LA_W lanes whatever c->W). On wide panels the 256-bit
+   product adds each lane half of the operands (read in place by the
+   strided block, la__gpgemm_*, or copied to LA_W-lane panels): the lower
+   half (the first panel) its terms, then the upper half its terms, the
+   chains of FMAs from C that two panels in turn run. f1, f2: each term's
+   transposition flags. */
+static void la__mm_g(const la__mctx *c, int m, int n, int k, unsigned f1,
+                     const la_real *A1, const la_real *B1, unsigned f2,
+                     const la_real *A2, const la_real *B2, la_real *C) {
+#if LA__WIDE
+  if (c->W != LA_W) {
+    size_t na = (size_t)m * k, nb = (size_t)k * n, e;
+    la_real *a = c->half, *b = a + na * LA_W;
+    int h, t;
+    LINATTN_ASSERT(na <= c->m.D2 && nb <= c->m.D2);
+    for (h = 0; h < LA__WL; h += LA_W)
+      for (t = 0; t < (A2 ? 2 : 1); ++t) {
+        const la_real *A = t ? A2 : A1, *B = t ? B2 : B1;
+        unsigned f = t ? f2 : f1;
+        if (m > 1 && n > 1 && (f == 0 || f == LA_TRANS_A)) { /* in place */
+          if (f) la__gpgemm_tn(m, n, k, LA__ADD, 1, A + h, B + h, C);
+          else la__gpgemm_nn(m, n, k, LA__ADD, 1, A + h, B + h, C);
+          continue;
+        }
+        for (e = 0; e < na; ++e)
+          la__vstore(a + e * LA_W, la__vload(A + e * LA__WL + h));
+        for (e = 0; e < nb; ++e)
+          la__vstore(b + e * LA_W, la__vload(B + e * LA__WL + h));
+        la__pgemm_simd(f | LA_ACCUMULATE, m, n, k, 1, a, b, C);
+      }
+    return;
+  }
+#endif
+  la__mm(c, f1 | LA_ACCUMULATE, m, n, k, 1, A1, B1, NULL, C);
+  if (A2) la__mm(c, f2 | LA_ACCUMULATE, m, n, k, 1, A2, B2, NULL, C);
 }
 #define LA__MM(c, f, M, N, K, al, A, B, C)                                    \
   la__mm((c), (f), (M), (N), (K), (al), (A), (B), NULL, (C))
@@ -7343,21 +7548,25 @@ static void la__mm_gram(const la__mctx *c, int D, int n, const la_real *Z,
 /* P of head h of layer l in a broadcast parameter region (ex, exv, g or
    gv); Q follows it. */
 static la_real *la__m_P(const la__mctx *c, la_real *base, int l, int h) {
+  return base + 2 * c->m.D2 * c->W * ((size_t)l * c->m.H + h);
+}
+/* The same in a gradient region (g, gv: LA_W lanes on any panels). */
+static la_real *la__m_gP(const la__mctx *c, la_real *base, int l, int h) {
   return base + 2 * c->m.D2 * LA_W * ((size_t)l * c->m.H + h);
 }
 /* What layer l's backward step keeps for the tangents that follow it: a
    region per layer when there are tangents (hvp), else one that every
    layer reuses in turn. */
 static la_real *la__m_bst(const la__mctx *c, int l) {
-  return c->bst + (c->m.hvp ? (size_t)l * c->m.bl * LA_W : 0);
+  return c->bst + (c->m.hvp ? (size_t)l * c->m.bl * c->W : 0);
 }
 /* G_l = dloss / dZt_l, l = 0 .. L: kept for the tangents (hvp), else two
    panels in turn; the tangents' two panels follow. */
 static la_real *la__m_G(const la__mctx *c, int l) {
-  return c->gt + (size_t)(c->m.hvp ? l : l & 1) * c->m.TD * LA_W;
+  return c->gt + (size_t)(c->m.hvp ? l : l & 1) * c->m.TD * c->W;
 }
 static la_real *la__m_Gd(const la__mctx *c) {
-  return c->gt + (size_t)(c->m.L + 1) * c->m.TD * LA_W;
+  return c->gt + (size_t)(c->m.L + 1) * c->m.TD * c->W;
 }
 
 /* ------------------------------------------------------ linear layer */
@@ -7367,18 +7576,21 @@ static la_real *la__m_Gd(const la__mctx *c) {
    The identity folded into C' makes the residual update one product,
    Zt_{l+1} = Zt C'^T, and likewise dZt = G C'. */
 
-static void la__e_adddiag(int D, la_real *X) {
-  int i, w;
+static void la__e_adddiag(int W, int D, la_real *X) {
+  int i, w, h;
   for (i = 0; i < D; ++i)
-    for (w = 0; w < LA_W; ++w) X[(size_t)(i * D + i) * LA_W + w] += 1;
+    LA__LANES(W, h) {
+      la_real *x = X + (size_t)(i * D + i) * W + h;
+      for (w = 0; w < LA_W; ++w) x[w] += 1;
+    }
 }
 
 static void la__lin_fwd(const la__mctx *c, int l) {
   const la__mdim *m = &c->m;
-  size_t D2 = m->D2 * LA_W, TD = m->TD * LA_W;
+  size_t D2 = m->D2 * c->W, TD = m->TD * c->W;
   int D = m->D, n = m->n, T = m->T, h;
   la_real *Z = c->zt + TD * l, *Zn = Z + TD;
-  la_real *S = c->st + m->lay * LA_W * l, *C = S + D2;
+  la_real *S = c->st + m->lay * c->W * l, *C = S + D2;
   double in = 1.0 / n;
   la__mm_gram(c, D, n, Z, S);
   for (h = 0; h < m->H; ++h) {
@@ -7387,7 +7599,7 @@ static void la__lin_fwd(const la__mctx *c, int l) {
     LA__MM(c, 0, D, D, D, 1, P, S, PS);
     LA__MM(c, h ? LA__AC : 0, D, D, D, in, PS, Q, C);
   }
-  la__e_adddiag(D, C);
+  la__e_adddiag(c->W, D, C);
   LA__MM(c, LA__TB, T, D, D, 1, Z, C, Zn);
 }
 
@@ -7395,19 +7607,19 @@ static void la__lin_fwd(const la__mctx *c, int l) {
    this layer's parameters do not move (never both). */
 static void la__lin_fwd_t(const la__mctx *c, int l, int zd0, int pd0) {
   const la__mdim *m = &c->m;
-  size_t D2 = m->D2 * LA_W, TD = m->TD * LA_W;
+  size_t D2 = m->D2 * c->W, TD = m->TD * c->W;
   int D = m->D, n = m->n, T = m->T, h;
   const la_real *Z = c->zt + TD * l;
-  const la_real *S = c->st + m->lay * LA_W * l, *C = S + D2;
+  const la_real *S = c->st + m->lay * c->W * l, *C = S + D2;
   la_real *Zd = c->zdt + TD * l, *Zdn = Zd + TD;
-  la_real *Sd = c->sdt + m->lay * LA_W * l, *Cd = Sd + D2;
+  la_real *Sd = c->sdt + m->lay * c->W * l, *Cd = Sd + D2;
   la_real *E1 = c->tmp;
   double in = 1.0 / n;
   if (zd0) {
-    la__e_zero(m->D2, Sd);
+    la__e_zero(c->W, m->D2, Sd);
   } else {
     LA__MM(c, LA__TA, D, D, n, 1, Zd, Z, E1);
-    la__e_sym(D, E1, Sd);
+    la__e_sym(c->W, D, E1, Sd);
   }
   for (h = 0; h < m->H; ++h) {
     const la_real *P = la__m_P(c, c->ex, l, h), *Q = P + D2;
@@ -7438,10 +7650,10 @@ static void la__lin_fwd_t(const la__mctx *c, int l, int zd0, int pd0) {
 static void la__lin_bwd(const la__mctx *c, int l, int dz, const la_real *G,
                         la_real *G2) {
   const la__mdim *m = &c->m;
-  size_t D2 = m->D2 * LA_W, TD = m->TD * LA_W;
+  size_t D2 = m->D2 * c->W, TD = m->TD * c->W;
   int D = m->D, n = m->n, T = m->T, h;
   const la_real *Z = c->zt + TD * l;
-  const la_real *S = c->st + m->lay * LA_W * l, *C = S + D2;
+  const la_real *S = c->st + m->lay * c->W * l, *C = S + D2;
   la_real *dC = la__m_bst(c, l), *E = dC + D2, *T1 = E + D2, *dS = c->tmp;
   double in = 1.0 / n;
   LINATTN_ASSERT(dS + D2 <= c->tmp_end);
@@ -7449,14 +7661,14 @@ static void la__lin_bwd(const la__mctx *c, int l, int dz, const la_real *G,
   for (h = 0; h < m->H; ++h) {
     const la_real *P = la__m_P(c, c->ex, l, h), *Q = P + D2;
     const la_real *PS = C + D2 * (1 + h);
-    la_real *gP = la__m_P(c, c->g, l, h), *gQ = gP + D2, *T1h = T1 + D2 * h;
+    la_real *gP = la__m_gP(c, c->g, l, h), *gQ = gP + m->D2 * LA_W, *T1h = T1 + D2 * h;
     LA__MM(c, LA__TB, D, D, D, 1, dC, Q, T1h);
-    LA__MM(c, LA__AC, D, D, D, 1, T1h, S, gP);
-    LA__MM(c, LA__TA | LA__AC, D, D, D, 1, PS, dC, gQ);
+    la__mm_g(c, D, D, D, 0, T1h, S, 0, NULL, NULL, gP);
+    la__mm_g(c, D, D, D, LA__TA, PS, dC, 0, NULL, NULL, gQ);
     if (dz) LA__MM(c, LA__TA | (h ? LA__AC : 0), D, D, D, 1, P, T1h, dS);
   }
   if (dz) {
-    la__e_sym(D, dS, E);
+    la__e_sym(c->W, D, dS, E);
     LA__MM(c, 0, T, D, D, 1, G, C, G2);
     LA__MM(c, LA__AC, n, D, D, 1, Z, E, G2);
   }
@@ -7468,11 +7680,11 @@ static void la__lin_bwd_t(const la__mctx *c, int l, int zd0, int pd0,
                           int dz, const la_real *G, const la_real *Gd,
                           la_real *Gd2) {
   const la__mdim *m = &c->m;
-  size_t D2 = m->D2 * LA_W, TD = m->TD * LA_W;
+  size_t D2 = m->D2 * c->W, TD = m->TD * c->W;
   int D = m->D, n = m->n, T = m->T, h;
   const la_real *Z = c->zt + TD * l, *Zd = c->zdt + TD * l;
-  const la_real *S = c->st + m->lay * LA_W * l, *C = S + D2;
-  const la_real *Sd = c->sdt + m->lay * LA_W * l, *Cd = Sd + D2;
+  const la_real *S = c->st + m->lay * c->W * l, *C = S + D2;
+  const la_real *Sd = c->sdt + m->lay * c->W * l, *Cd = Sd + D2;
   const la_real *dC = la__m_bst(c, l), *E = dC + D2, *T1 = E + D2;
   la_real *dCd = c->tmp, *T1d = dCd + D2, *dSd = T1d + D2, *Ed = dSd + D2;
   double in = 1.0 / n;
@@ -7484,20 +7696,18 @@ static void la__lin_bwd_t(const la__mctx *c, int l, int zd0, int pd0,
     const la_real *PS = C + D2 * (1 + h), *PSd = Cd + D2 * (1 + h);
     const la_real *Pd = la__m_P(c, c->exv, l, h), *Qd = Pd + D2;
     const la_real *T1h = T1 + D2 * h;
-    la_real *gvP = la__m_P(c, c->gv, l, h), *gvQ = gvP + D2;
+    la_real *gvP = la__m_gP(c, c->gv, l, h), *gvQ = gvP + m->D2 * LA_W;
     LA__MM(c, LA__TB, D, D, D, 1, dCd, Q, T1d);
     if (!pd0) LA__MM(c, LA__TB | LA__AC, D, D, D, 1, dC, Qd, T1d);
-    LA__MM(c, LA__AC, D, D, D, 1, T1d, S, gvP);
-    if (!zd0) LA__MM(c, LA__AC, D, D, D, 1, T1h, Sd, gvP);
-    LA__MM(c, LA__TA | LA__AC, D, D, D, 1, PSd, dC, gvQ);
-    LA__MM(c, LA__TA | LA__AC, D, D, D, 1, PS, dCd, gvQ);
+    la__mm_g(c, D, D, D, 0, T1d, S, 0, zd0 ? NULL : T1h, Sd, gvP);
+    la__mm_g(c, D, D, D, LA__TA, PSd, dC, LA__TA, PS, dCd, gvQ);
     if (dz) {
       if (!pd0) LA__MM(c, LA__TA | (h ? LA__AC : 0), D, D, D, 1, Pd, T1h, dSd);
       LA__MM(c, LA__TA | (h || !pd0 ? LA__AC : 0), D, D, D, 1, P, T1d, dSd);
     }
   }
   if (dz) {
-    la__e_sym(D, dSd, Ed);
+    la__e_sym(c->W, D, dSd, Ed);
     LA__MM(c, 0, T, D, D, 1, Gd, C, Gd2);
     LA__MM(c, LA__AC, T, D, D, 1, G, Cd, Gd2);
     LA__MM(c, LA__AC, n, D, D, 1, Z, Ed, Gd2);
@@ -7514,53 +7724,81 @@ static void la__lin_bwd_t(const la__mctx *c, int l, int zd0, int pd0,
        dq = g e_{d+1} + gs c^T,   dK^T[j,:] = gs ((K^T p)_j u + (K^T u)_j p)^T
    which costs O(D n) per prompt instead of O(D^2 n). Stored: S, r1, c. */
 
-/* y (n elements) += g x, g one panel element (lane-wise scalars). */
-static void la__e_gaxpy(size_t n, const la_real *LA__RESTRICT g,
+/* y (n elements) += g x, g one panel element (lane-wise scalars): lanes
+   [h, h + yw) of g and x (W lanes) into y (yw lanes: W with h = 0, or
+   LA_W, a gradient panel, one lane half at a time on wide panels: the
+   caller adds the lower half's terms, then the upper half's, as two
+   panels in turn would add them; LA__HALVES). */
+static void la__e_gaxpy(int W, int yw, int h, size_t n,
+                        const la_real *LA__RESTRICT g,
                         const la_real *LA__RESTRICT x, la_real *LA__RESTRICT y) {
   size_t e;
-  int w;
+  int w, k;
   for (e = 0; e < n; ++e)
-    for (w = 0; w < LA_W; ++w) y[e * LA_W + w] += g[w] * x[e * LA_W + w];
+    LA__LANES(yw, k) {
+      la_real *yk = y + e * yw + k;
+      const la_real *gk = g + h + k, *xk = x + e * W + h + k;
+      for (w = 0; w < LA_W; ++w) yk[w] += gk[w] * xk[w];
+    }
 }
-/* C (m x n) += g a b^T. */
-static void la__e_gouter(int m, int n, const la_real *LA__RESTRICT g,
+/* C (m x n) += g a b^T, lanes as la__e_gaxpy's. */
+static void la__e_gouter(int W, int yw, int h, int m, int n,
+                         const la_real *LA__RESTRICT g,
                          const la_real *LA__RESTRICT a,
                          const la_real *LA__RESTRICT b, la_real *LA__RESTRICT C) {
-  int i, j, w;
+  int i, j, w, k;
   for (i = 0; i < m; ++i)
     for (j = 0; j < n; ++j)
-      for (w = 0; w < LA_W; ++w)
-        C[((size_t)i * n + j) * LA_W + w] +=
-            g[w] * a[i * LA_W + w] * b[j * LA_W + w];
+      LA__LANES(yw, k) {
+        la_real *o = C + ((size_t)i * n + j) * yw + k;
+        const la_real *gk = g + h + k, *ak = a + i * W + h + k,
+                      *bk = b + j * W + h + k;
+        for (w = 0; w < LA_W; ++w) o[w] += gk[w] * ak[w] * bk[w];
+      }
 }
+/* For each LA_W-lane half h of c's panels (one pass on LA_W lanes). */
+#define LA__HALVES(c, h) LA__LANES((c)->W, h)
 
 /* C (m x n) = g (a u^T + b p^T), or += with acc; p NULL: p = 0 (the
    same numbers: b p^T adds exact zeros). */
-static void la__e_grank2(int m, int n, const la_real *LA__RESTRICT g,
-                         const la_real *a, const la_real *u, const la_real *b,
-                         const la_real *p, la_real *LA__RESTRICT C, int acc) {
-  int i, j, w;
+LA__INLINE void la__e_grank2_w(const int W, int m, int n,
+                               const la_real *LA__RESTRICT g, const la_real *a,
+                               const la_real *u, const la_real *b,
+                               const la_real *p, la_real *LA__RESTRICT C,
+                               int acc) {
+  int i, j, w, h;
   if (!p) {
     for (i = 0; i < m; ++i)
-      for (j = 0; j < n; ++j) {
-        la_real *o = C + ((size_t)i * n + j) * LA_W;
-        for (w = 0; w < LA_W; ++w)
-          o[w] = (acc ? o[w] : 0) + g[w] * (a[i * LA_W + w] * u[j * LA_W + w]);
-      }
+      for (j = 0; j < n; ++j)
+        LA__LANES(W, h) {
+          la_real *o = C + ((size_t)i * n + j) * W + h;
+          const la_real *gh = g + h, *ah = a + i * W + h, *uh = u + j * W + h;
+          for (w = 0; w < LA_W; ++w)
+            o[w] = (acc ? o[w] : 0) + gh[w] * (ah[w] * uh[w]);
+        }
     return;
   }
   for (i = 0; i < m; ++i)
-    for (j = 0; j < n; ++j) {
-      la_real *o = C + ((size_t)i * n + j) * LA_W;
-      for (w = 0; w < LA_W; ++w)
-        o[w] = (acc ? o[w] : 0) + g[w] * (a[i * LA_W + w] * u[j * LA_W + w] +
-                                          b[i * LA_W + w] * p[j * LA_W + w]);
-    }
+    for (j = 0; j < n; ++j)
+      LA__LANES(W, h) {
+        la_real *o = C + ((size_t)i * n + j) * W + h;
+        const la_real *gh = g + h, *ah = a + i * W + h, *uh = u + j * W + h;
+        const la_real *bh = b + i * W + h, *ph = p + j * W + h;
+        for (w = 0; w < LA_W; ++w)
+          o[w] = (acc ? o[w] : 0) + gh[w] * (ah[w] * uh[w] + bh[w] * ph[w]);
+      }
+}
+/* W a constant in each copy: LA_W, or the wide panels' 2 LA_W. */
+static void la__e_grank2(int W, int m, int n, const la_real *LA__RESTRICT g,
+                         const la_real *a, const la_real *u, const la_real *b,
+                         const la_real *p, la_real *LA__RESTRICT C, int acc) {
+  if (W == LA_W) la__e_grank2_w(LA_W, m, n, g, a, u, b, p, C, acc);
+  else la__e_grank2_w(2 * LA_W, m, n, g, a, u, b, p, C, acc);
 }
 
 static void la__last_fwd(const la__mctx *c, int l) {
   const la__mdim *m = &c->m;
-  size_t W = LA_W, D2 = m->D2 * W, TD = m->TD * W;
+  size_t W = c->W, D2 = m->D2 * W, TD = m->TD * W;
   int D = m->D, n = m->n, h;
   size_t at = ((size_t)n * D + D - 1) * W, DW = (size_t)D * W;
   const la_real *Z = c->zt + TD * l, *q = Z + (size_t)n * DW;
@@ -7574,7 +7812,7 @@ static void la__last_fwd(const la__mctx *c, int l) {
     LA__MM(c, 0, 1, D, D, 1, p, S, r1 + h * DW);
     LA__MM(c, h ? LA__AC : 0, 1, D, D, 1, r1 + h * DW, Q, cr);
   }
-  la__e_copy(1, q + (D - 1) * W, out);
+  la__e_copy(c->W, 1, q + (D - 1) * W, out);
   LA__MM(c, LA__TB | LA__AC, 1, 1, D, in, cr, q, out);
 }
 
@@ -7582,7 +7820,7 @@ static void la__last_fwd(const la__mctx *c, int l) {
    last row and pd = 0. */
 static void la__last_fwd_t(const la__mctx *c, int l, int zd0, int pd0) {
   const la__mdim *m = &c->m;
-  size_t W = LA_W, D2 = m->D2 * W, TD = m->TD * W;
+  size_t W = c->W, D2 = m->D2 * W, TD = m->TD * W;
   int D = m->D, n = m->n, h;
   size_t at = ((size_t)n * D + D - 1) * W, DW = (size_t)D * W;
   const la_real *Z = c->zt + TD * l, *q = Z + (size_t)n * DW;
@@ -7593,20 +7831,20 @@ static void la__last_fwd_t(const la__mctx *c, int l, int zd0, int pd0) {
   la_real *outd = c->zdt + TD * (l + 1) + at;
   double in = 1.0 / n;
   if (zd0) {
-    la__e_zero(m->D2, Sd);
-    la__e_zero(1, outd);
+    la__e_zero(c->W, m->D2, Sd);
+    la__e_zero(c->W, 1, outd);
   } else {
     LA__MM(c, LA__TA, D, D, n, 1, Zd, Z, c->tmp);
-    la__e_sym(D, c->tmp, Sd);
-    la__e_copy(1, qd + (D - 1) * W, outd);
+    la__e_sym(c->W, D, c->tmp, Sd);
+    la__e_copy(c->W, 1, qd + (D - 1) * W, outd);
     LA__MM(c, LA__TB | LA__AC, 1, 1, D, in, cr, qd, outd);
   }
   for (h = 0; h < m->H; ++h) {
     const la_real *P = la__m_P(c, c->ex, l, h), *p = P + (D - 1) * DW;
     const la_real *Pd = la__m_P(c, c->exv, l, h), *Qd = Pd + D2,
                   *pd = Pd + (D - 1) * DW, *Q = P + D2;
-    if (m->pfix && zd0) la__e_zero(D, r1d + h * DW);
-    else if (m->pfix) la__e_copy(D, Sd + (D - 1) * DW, r1d + h * DW);
+    if (m->pfix && zd0) la__e_zero(c->W, D, r1d + h * DW);
+    else if (m->pfix) la__e_copy(c->W, D, Sd + (D - 1) * DW, r1d + h * DW);
     if (!m->pfix && !pd0) LA__MM(c, 0, 1, D, D, 1, pd, S, r1d + h * DW);
     if (!m->pfix && !zd0)
       LA__MM(c, pd0 ? 0 : LA__AC, 1, D, D, 1, p, Sd, r1d + h * DW);
@@ -7621,34 +7859,35 @@ static void la__last_fwd_t(const la__mctx *c, int l, int zd0, int pd0) {
 static void la__last_bwd(const la__mctx *c, int l, int dz, const la_real *G,
                          la_real *G2) {
   const la__mdim *m = &c->m;
-  size_t W = LA_W, D2 = m->D2 * W, TD = m->TD * W;
-  int D = m->D, n = m->n, w, h;
+  size_t W = c->W, D2 = m->D2 * W, TD = m->TD * W;
+  int D = m->D, n = m->n, w, h, hw;
   size_t at = ((size_t)n * D + D - 1) * W, DW = (size_t)D * W, nW = n * W;
   const la_real *Z = c->zt + TD * l, *q = Z + (size_t)n * DW;
   const la_real *S = c->st + m->lay * W * l, *r1 = S + D2,
                 *cr = r1 + m->H * DW;
   la_real *gs = la__m_bst(c, l);
   const la_real *g = G + at;
-  for (w = 0; w < LA_W; ++w) gs[w] = g[w] / (la_real)n;
+  for (w = 0; w < c->W; ++w) gs[w] = g[w] / (la_real)n;
   if (dz) {
-    la__e_zero(D, G2 + (size_t)n * DW);
-    la__e_gaxpy(D, gs, cr, G2 + (size_t)n * DW);
-    for (w = 0; w < LA_W; ++w) G2[at + w] += g[w];
+    la__e_zero(c->W, D, G2 + (size_t)n * DW);
+    la__e_gaxpy(c->W, c->W, 0, D, gs, cr, G2 + (size_t)n * DW);
+    for (w = 0; w < c->W; ++w) G2[at + w] += g[w];
   }
   for (h = 0; h < m->H; ++h) {
     const la_real *P = la__m_P(c, c->ex, l, h), *Q = P + D2,
                   *p = P + (D - 1) * DW, *r1h = r1 + h * DW;
-    la_real *gP = la__m_P(c, c->g, l, h), *gQ = gP + D2;
+    la_real *gP = la__m_gP(c, c->g, l, h), *gQ = gP + m->D2 * LA_W;
     la_real *u = gs + W + h * (2 * DW + 2 * nW), *su = u + DW, *a = su + DW,
             *b = a + nW;
     LA__MM(c, 0, D, 1, D, 1, Q, q, u);
     LA__MM(c, 0, D, 1, D, 1, S, u, su);
-    la__e_gaxpy(D, gs, su, gP + (D - 1) * DW);
-    la__e_gouter(D, D, gs, r1h, q, gQ);
+    LA__HALVES(c, hw)
+      la__e_gaxpy(c->W, LA_W, hw, D, gs, su, gP + (size_t)(D - 1) * D * LA_W);
+    LA__HALVES(c, hw) la__e_gouter(c->W, LA_W, hw, D, D, gs, r1h, q, gQ);
     if (dz) {
       LA__MM(c, 0, n, 1, D, 1, Z, p, a);
       LA__MM(c, 0, n, 1, D, 1, Z, u, b);
-      la__e_grank2(n, D, gs, a, u, b, p, G2, h != 0);
+      la__e_grank2(c->W, n, D, gs, a, u, b, p, G2, h != 0);
     }
   }
 }
@@ -7656,8 +7895,8 @@ static void la__last_bwd(const la__mctx *c, int l, int dz, const la_real *G,
 static void la__last_bwd_t(const la__mctx *c, int l, int zd0, int pd0,
                            int dz, const la_real *Gd, la_real *Gd2) {
   const la__mdim *m = &c->m;
-  size_t W = LA_W, D2 = m->D2 * W, TD = m->TD * W;
-  int D = m->D, n = m->n, w, h;
+  size_t W = c->W, D2 = m->D2 * W, TD = m->TD * W;
+  int D = m->D, n = m->n, w, h, hw;
   size_t at = ((size_t)n * D + D - 1) * W, DW = (size_t)D * W, nW = n * W;
   const la_real *Z = c->zt + TD * l, *q = Z + (size_t)n * DW;
   const la_real *Zd = c->zdt + TD * l, *qd = Zd + (size_t)n * DW;
@@ -7670,12 +7909,12 @@ static void la__last_bwd_t(const la__mctx *c, int l, int zd0, int pd0,
           *bd = ad + nW;
   const la_real *gd = Gd + at;
   LINATTN_ASSERT(bd + nW <= c->tmp_end);
-  for (w = 0; w < LA_W; ++w) gds[w] = gd[w] / (la_real)n;
+  for (w = 0; w < c->W; ++w) gds[w] = gd[w] / (la_real)n;
   if (dz) {
-    la__e_zero(D, Gd2 + (size_t)n * DW);
-    la__e_gaxpy(D, gds, cr, Gd2 + (size_t)n * DW);
-    la__e_gaxpy(D, gs, cd, Gd2 + (size_t)n * DW);
-    for (w = 0; w < LA_W; ++w) Gd2[at + w] += gd[w];
+    la__e_zero(c->W, D, Gd2 + (size_t)n * DW);
+    la__e_gaxpy(c->W, c->W, 0, D, gds, cr, Gd2 + (size_t)n * DW);
+    la__e_gaxpy(c->W, c->W, 0, D, gs, cd, Gd2 + (size_t)n * DW);
+    for (w = 0; w < c->W; ++w) Gd2[at + w] += gd[w];
   }
   for (h = 0; h < m->H; ++h) {
     const la_real *P = la__m_P(c, c->ex, l, h), *Q = P + D2,
@@ -7684,30 +7923,35 @@ static void la__last_bwd_t(const la__mctx *c, int l, int zd0, int pd0,
                   *pd = Pd + (D - 1) * DW, *r1dh = r1d + h * DW;
     const la_real *u = gs + W + h * (2 * DW + 2 * nW), *su = u + DW,
                   *a = su + DW, *b = a + nW;
-    la_real *gvP = la__m_P(c, c->gv, l, h), *gvQ = gvP + D2;
+    la_real *gvP = la__m_gP(c, c->gv, l, h), *gvQ = gvP + m->D2 * LA_W;
     if (!pd0) LA__MM(c, 0, D, 1, D, 1, Qd, q, ud);
     if (!zd0) LA__MM(c, pd0 ? 0 : LA__AC, D, 1, D, 1, Q, qd, ud);
     LA__MM(c, 0, D, 1, D, 1, S, ud, sud);
     if (!zd0) LA__MM(c, LA__AC, D, 1, D, 1, Sd, u, sud);
-    la__e_gaxpy(D, gds, su, gvP + (D - 1) * DW);
-    la__e_gaxpy(D, gs, sud, gvP + (D - 1) * DW);
-    la__e_gouter(D, D, gds, r1h, q, gvQ);
-    la__e_gouter(D, D, gs, r1dh, q, gvQ);
-    if (!zd0) la__e_gouter(D, D, gs, r1h, qd, gvQ);
+    LA__HALVES(c, hw) {
+      la_real *gvp = gvP + (size_t)(D - 1) * D * LA_W;
+      la__e_gaxpy(c->W, LA_W, hw, D, gds, su, gvp);
+      la__e_gaxpy(c->W, LA_W, hw, D, gs, sud, gvp);
+    }
+    LA__HALVES(c, hw) {
+      la__e_gouter(c->W, LA_W, hw, D, D, gds, r1h, q, gvQ);
+      la__e_gouter(c->W, LA_W, hw, D, D, gs, r1dh, q, gvQ);
+      if (!zd0) la__e_gouter(c->W, LA_W, hw, D, D, gs, r1h, qd, gvQ);
+    }
     if (dz) {
       int p0 = m->pfix || pd0; /* pd = 0 */
       if (m->pfix) { /* ad = Zd's last column */
-        if (zd0) la__e_zero(n, ad);
-        else la__e_getcols(n, 1, D, Zd + (D - 1) * W, ad);
+        if (zd0) la__e_zero(c->W, n, ad);
+        else la__e_getcols(c->W, n, 1, D, Zd + (D - 1) * W, ad);
       } else {
         if (!pd0) LA__MM(c, 0, n, 1, D, 1, Z, pd, ad);
         if (!zd0) LA__MM(c, pd0 ? 0 : LA__AC, n, 1, D, 1, Zd, p, ad);
       }
       LA__MM(c, 0, n, 1, D, 1, Z, ud, bd);
       if (!zd0) LA__MM(c, LA__AC, n, 1, D, 1, Zd, u, bd);
-      la__e_grank2(n, D, gds, a, u, b, p, Gd2, h != 0);
-      la__e_grank2(n, D, gs, ad, u, bd, p, Gd2, 1);
-      la__e_grank2(n, D, gs, a, ud, b, p0 ? NULL : pd, Gd2, 1);
+      la__e_grank2(c->W, n, D, gds, a, u, b, p, Gd2, h != 0);
+      la__e_grank2(c->W, n, D, gs, ad, u, bd, p, Gd2, 1);
+      la__e_grank2(c->W, n, D, gs, a, ud, b, p0 ? NULL : pd, Gd2, 1);
     }
   }
 }
@@ -7729,21 +7973,21 @@ static void la__last_bwd_t(const la__mctx *c, int l, int zd0, int pd0,
 static void la__sdd(const la__mctx *c, int l, int zdd0, const la_real *Zdd,
                     la_real *E, la_real *Sdd) {
   const la__mdim *m = &c->m;
-  size_t TD = m->TD * LA_W;
+  size_t TD = m->TD * c->W;
   const la_real *Z = c->zt + TD * l, *Zd = c->zdt + TD * l;
   la__mm_gram(c, m->D, m->n, Zd, E);
   if (!zdd0) LA__MM(c, LA__TA | LA__AC, m->D, m->D, m->n, 1, Zdd, Z, E);
-  la__e_sym(m->D, E, Sdd);
+  la__e_sym(c->W, m->D, E, Sdd);
 }
 
 static void la__lin_fwd_tt(const la__mctx *c, int l, int zdd0,
                            const la_real *Zdd, la_real *Zddn) {
   const la__mdim *m = &c->m;
-  size_t D2 = m->D2 * LA_W, TD = m->TD * LA_W;
+  size_t D2 = m->D2 * c->W, TD = m->TD * c->W;
   int D = m->D, n = m->n, T = m->T, h;
   const la_real *Z = c->zt + TD * l, *Zd = c->zdt + TD * l;
-  const la_real *S = c->st + m->lay * LA_W * l, *C = S + D2;
-  const la_real *Cd = c->sdt + m->lay * LA_W * l + D2;
+  const la_real *S = c->st + m->lay * c->W * l, *C = S + D2;
+  const la_real *Cd = c->sdt + m->lay * c->W * l + D2;
   la_real *E = c->tmp, *Sdd = E + D2, *PSdd = Sdd + D2, *Cdd = PSdd + D2;
   double in = 1.0 / n;
   LINATTN_ASSERT(Cdd + D2 <= c->tmp_end);
@@ -7762,7 +8006,7 @@ static void la__lin_fwd_tt(const la__mctx *c, int l, int zdd0,
 static void la__last_fwd_tt(const la__mctx *c, int l, int zdd0,
                             const la_real *Zdd, la_real *out) {
   const la__mdim *m = &c->m;
-  size_t W = LA_W, D2 = m->D2 * W, TD = m->TD * W, DW = (size_t)m->D * W;
+  size_t W = c->W, D2 = m->D2 * W, TD = m->TD * W, DW = (size_t)m->D * W;
   int D = m->D, n = m->n, h;
   const la_real *Z = c->zt + TD * l, *q = Z + (size_t)n * DW;
   const la_real *Zd = c->zdt + TD * l, *qd = Zd + (size_t)n * DW;
@@ -7775,12 +8019,12 @@ static void la__last_fwd_tt(const la__mctx *c, int l, int zdd0,
   for (h = 0; h < m->H; ++h) {
     const la_real *P = la__m_P(c, c->ex, l, h), *Q = P + D2,
                   *p = P + (D - 1) * DW;
-    if (m->pfix) la__e_copy(D, Sdd + (D - 1) * DW, r1dd);
+    if (m->pfix) la__e_copy(c->W, D, Sdd + (D - 1) * DW, r1dd);
     else LA__MM(c, 0, 1, D, D, 1, p, Sdd, r1dd);
     LA__MM(c, h ? LA__AC : 0, 1, D, D, 1, r1dd, Q, cdd);
   }
-  if (zdd0) la__e_zero(1, out);
-  else la__e_copy(1, Zdd + ((size_t)n * D + D - 1) * W, out);
+  if (zdd0) la__e_zero(c->W, 1, out);
+  else la__e_copy(c->W, 1, Zdd + ((size_t)n * D + D - 1) * W, out);
   LA__MM(c, LA__TB | LA__AC, 1, 1, D, in, cdd, q, out);
   LA__MM(c, LA__TB | LA__AC, 1, 1, D, 2 * in, cd, qd, out);
   if (!zdd0) LA__MM(c, LA__TB | LA__AC, 1, 1, D, in, cr, Zdd + (size_t)n * DW, out);
@@ -7823,14 +8067,14 @@ static void la__act_jac2(const la__mctx *c, int n, int T, const la_real *R,
 
 static void la__nl_fwd(const la__mctx *c, int l) {
   const la__mdim *m = &c->m;
-  size_t D2 = m->D2 * LA_W, TD = m->TD * LA_W, nT = (size_t)m->n * m->T;
+  size_t D2 = m->D2 * c->W, TD = m->TD * c->W, nT = (size_t)m->n * m->T;
   int D = m->D, n = m->n, T = m->T, h;
   la_real *Z = c->zt + TD * l, *Zn = Z + TD;
   double in = 1.0 / n;
   for (h = 0; h < m->H; ++h) {
     const la_real *P = la__m_P(c, c->ex, l, h), *Q = P + D2;
-    la_real *Vt = c->st + m->lay * LA_W * l + la__nl_head(m) * h,
-            *R = Vt + TD, *Ut = R + nT * LA_W;
+    la_real *Vt = c->st + m->lay * c->W * l + la__nl_head(m) * h,
+            *R = Vt + TD, *Ut = R + nT * c->W;
     LA__MM(c, LA__TB, T, D, D, 1, Z, Q, Vt);
     LA__MM(c, LA__TB, n, T, D, 1, Z, Vt, R);
     la__act(c, n, T, R);
@@ -7842,18 +8086,18 @@ static void la__nl_fwd(const la__mctx *c, int l) {
 
 static void la__nl_fwd_t(const la__mctx *c, int l, int zd0, int pd0) {
   const la__mdim *m = &c->m;
-  size_t D2 = m->D2 * LA_W, TD = m->TD * LA_W, nT = (size_t)m->n * m->T;
+  size_t D2 = m->D2 * c->W, TD = m->TD * c->W, nT = (size_t)m->n * m->T;
   int D = m->D, n = m->n, T = m->T, h;
   const la_real *Z = c->zt + TD * l;
   la_real *Zd = c->zdt + TD * l, *Zdn = Zd + TD;
   double in = 1.0 / n;
   for (h = 0; h < m->H; ++h) {
     const la_real *P = la__m_P(c, c->ex, l, h), *Q = P + D2;
-    const la_real *Vt = c->st + m->lay * LA_W * l + la__nl_head(m) * h,
-                  *R = Vt + TD, *Ut = R + nT * LA_W;
+    const la_real *Vt = c->st + m->lay * c->W * l + la__nl_head(m) * h,
+                  *R = Vt + TD, *Ut = R + nT * c->W;
     const la_real *Pd = la__m_P(c, c->exv, l, h), *Qd = Pd + D2;
-    la_real *Vdt = c->sdt + m->lay * LA_W * l + la__nl_head(m) * h,
-            *Rd = Vdt + TD, *Udt = Rd + nT * LA_W;
+    la_real *Vdt = c->sdt + m->lay * c->W * l + la__nl_head(m) * h,
+            *Rd = Vdt + TD, *Udt = Rd + nT * c->W;
     if (!pd0) LA__MM(c, LA__TB, T, D, D, 1, Z, Qd, Vdt);
     if (!zd0) LA__MM(c, LA__TB | (pd0 ? 0 : LA__AC), T, D, D, 1, Zd, Q, Vdt);
     LA__MM(c, LA__TB, n, T, D, 1, Z, Vdt, Rd);
@@ -7872,20 +8116,20 @@ static void la__nl_fwd_t(const la__mctx *c, int l, int zd0, int pd0) {
 static void la__nl_bwd(const la__mctx *c, int l, int dz, const la_real *G,
                        la_real *G2) {
   const la__mdim *m = &c->m;
-  size_t D2 = m->D2 * LA_W, TD = m->TD * LA_W, nT = (size_t)m->n * m->T,
+  size_t D2 = m->D2 * c->W, TD = m->TD * c->W, nT = (size_t)m->n * m->T,
          nD = (size_t)m->n * m->D;
   int D = m->D, n = m->n, T = m->T, h;
   const la_real *Z = c->zt + TD * l;
   la_real *w = c->tmp;
   double in = 1.0 / n;
-  LINATTN_ASSERT(w + (size_t)T * LA_W <= c->tmp_end);
+  LINATTN_ASSERT(w + (size_t)T * c->W <= c->tmp_end);
   for (h = 0; h < m->H; ++h) {
     const la_real *P = la__m_P(c, c->ex, l, h), *Q = P + D2;
-    la_real *gP = la__m_P(c, c->g, l, h), *gQ = gP + D2;
-    const la_real *Vt = c->st + m->lay * LA_W * l + la__nl_head(m) * h,
-                  *R = Vt + TD, *Ut = R + nT * LA_W;
-    la_real *dUt = la__m_bst(c, l) + (nD + 2 * nT + m->TD) * LA_W * h,
-            *dA = dUt + nD * LA_W, *dVt = dA + nT * LA_W, *Dc = dVt + TD;
+    la_real *gP = la__m_gP(c, c->g, l, h), *gQ = gP + m->D2 * LA_W;
+    const la_real *Vt = c->st + m->lay * c->W * l + la__nl_head(m) * h,
+                  *R = Vt + TD, *Ut = R + nT * c->W;
+    la_real *dUt = la__m_bst(c, l) + (nD + 2 * nT + m->TD) * c->W * h,
+            *dA = dUt + nD * c->W, *dVt = dA + nT * c->W, *Dc = dVt + TD;
     LA__MM(c, 0, n, D, T, in, R, G, dUt);
     LA__MM(c, LA__TB, n, T, D, in, Ut, G, dA);
     la__act_jac(c, n, T, R, dA, m->hvp ? Dc : NULL, w);
@@ -7893,7 +8137,7 @@ static void la__nl_bwd(const la__mctx *c, int l, int dz, const la_real *G,
     LA__MM(c, LA__TA, T, D, n, 1, dA, Z, dVt);
     LA__MM(c, LA__TA | LA__AC, D, D, T, 1, dVt, Z, gQ);
     if (dz) {
-      if (!h) la__e_copy(m->TD, G, G2);
+      if (!h) la__e_copy(c->W, m->TD, G, G2);
       LA__MM(c, LA__AC, n, D, D, 1, dUt, P, G2);
       LA__MM(c, LA__AC, n, D, T, 1, dA, Vt, G2);
       LA__MM(c, LA__AC, T, D, D, 1, dVt, Q, G2);
@@ -7904,24 +8148,24 @@ static void la__nl_bwd(const la__mctx *c, int l, int dz, const la_real *G,
 static void la__nl_bwd_t(const la__mctx *c, int l, int zd0, int pd0, int dz,
                          const la_real *G, const la_real *Gd, la_real *Gd2) {
   const la__mdim *m = &c->m;
-  size_t D2 = m->D2 * LA_W, TD = m->TD * LA_W, nT = (size_t)m->n * m->T,
+  size_t D2 = m->D2 * c->W, TD = m->TD * c->W, nT = (size_t)m->n * m->T,
          nD = (size_t)m->n * m->D;
   int D = m->D, n = m->n, T = m->T, h;
   const la_real *Z = c->zt + TD * l, *Zd = c->zdt + TD * l;
-  la_real *dUdt = c->tmp, *dAd = dUdt + nD * LA_W, *dVdt = dAd + nT * LA_W;
+  la_real *dUdt = c->tmp, *dAd = dUdt + nD * c->W, *dVdt = dAd + nT * c->W;
   la_real *w = dVdt + TD;
   double in = 1.0 / n;
-  LINATTN_ASSERT(w + (size_t)T * LA_W <= c->tmp_end);
+  LINATTN_ASSERT(w + (size_t)T * c->W <= c->tmp_end);
   for (h = 0; h < m->H; ++h) {
     const la_real *P = la__m_P(c, c->ex, l, h), *Q = P + D2;
-    const la_real *Vt = c->st + m->lay * LA_W * l + la__nl_head(m) * h,
-                  *R = Vt + TD, *Ut = R + nT * LA_W;
-    const la_real *dUt = la__m_bst(c, l) + (nD + 2 * nT + m->TD) * LA_W * h,
-                  *dA = dUt + nD * LA_W, *dVt = dA + nT * LA_W, *Dc = dVt + TD;
+    const la_real *Vt = c->st + m->lay * c->W * l + la__nl_head(m) * h,
+                  *R = Vt + TD, *Ut = R + nT * c->W;
+    const la_real *dUt = la__m_bst(c, l) + (nD + 2 * nT + m->TD) * c->W * h,
+                  *dA = dUt + nD * c->W, *dVt = dA + nT * c->W, *Dc = dVt + TD;
     const la_real *Pd = la__m_P(c, c->exv, l, h), *Qd = Pd + D2;
-    la_real *gvP = la__m_P(c, c->gv, l, h), *gvQ = gvP + D2;
-    const la_real *Vdt = c->sdt + m->lay * LA_W * l + la__nl_head(m) * h,
-                  *Rd = Vdt + TD, *Udt = Rd + nT * LA_W;
+    la_real *gvP = la__m_gP(c, c->gv, l, h), *gvQ = gvP + m->D2 * LA_W;
+    const la_real *Vdt = c->sdt + m->lay * c->W * l + la__nl_head(m) * h,
+                  *Rd = Vdt + TD, *Udt = Rd + nT * c->W;
     LA__MM(c, 0, n, D, T, in, Rd, G, dUdt);
     LA__MM(c, LA__AC, n, D, T, in, R, Gd, dUdt);
     LA__MM(c, LA__TB, n, T, D, in, Udt, G, dAd);
@@ -7934,7 +8178,7 @@ static void la__nl_bwd_t(const la__mctx *c, int l, int zd0, int pd0, int dz,
     LA__MM(c, LA__TA | LA__AC, D, D, T, 1, dVdt, Z, gvQ);
     if (!zd0) LA__MM(c, LA__TA | LA__AC, D, D, T, 1, dVt, Zd, gvQ);
     if (dz) {
-      if (!h) la__e_copy(m->TD, Gd, Gd2);
+      if (!h) la__e_copy(c->W, m->TD, Gd, Gd2);
       LA__MM(c, LA__AC, n, D, D, 1, dUdt, P, Gd2);
       if (!pd0) LA__MM(c, LA__AC, n, D, D, 1, dUt, Pd, Gd2);
       LA__MM(c, LA__AC, n, D, T, 1, dAd, Vt, Gd2);
@@ -7966,13 +8210,13 @@ static void la__e_gscale(size_t n, const la_real *LA__RESTRICT g,
 
 static void la__nlast_fwd(const la__mctx *c, int l) {
   const la__mdim *m = &c->m;
-  size_t W = LA_W, D2 = m->D2 * W, TD = m->TD * W, DW = (size_t)m->D * W;
+  size_t W = c->W, D2 = m->D2 * W, TD = m->TD * W, DW = (size_t)m->D * W;
   int D = m->D, n = m->n, h;
   size_t at = ((size_t)n * D + D - 1) * W, nW = (size_t)n * W;
   const la_real *Z = c->zt + TD * l, *q = Z + (size_t)n * DW;
   la_real *out = c->zt + TD * (l + 1) + at;
   double in = 1.0 / n;
-  la__e_copy(1, q + (D - 1) * W, out);
+  la__e_copy(c->W, 1, q + (D - 1) * W, out);
   for (h = 0; h < m->H; ++h) {
     const la_real *P = la__m_P(c, c->ex, l, h), *Q = P + D2,
                   *p = P + (D - 1) * DW;
@@ -7988,15 +8232,15 @@ static void la__nlast_fwd(const la__mctx *c, int l) {
 
 static void la__nlast_fwd_t(const la__mctx *c, int l, int zd0, int pd0) {
   const la__mdim *m = &c->m;
-  size_t W = LA_W, D2 = m->D2 * W, TD = m->TD * W, DW = (size_t)m->D * W;
+  size_t W = c->W, D2 = m->D2 * W, TD = m->TD * W, DW = (size_t)m->D * W;
   int D = m->D, n = m->n, h;
   size_t at = ((size_t)n * D + D - 1) * W, nW = (size_t)n * W;
   const la_real *Z = c->zt + TD * l, *q = Z + (size_t)n * DW;
   const la_real *Zd = c->zdt + TD * l, *qd = Zd + (size_t)n * DW;
   la_real *outd = c->zdt + TD * (l + 1) + at;
   double in = 1.0 / n;
-  if (zd0) la__e_zero(1, outd);
-  else la__e_copy(1, qd + (D - 1) * W, outd);
+  if (zd0) la__e_zero(c->W, 1, outd);
+  else la__e_copy(c->W, 1, qd + (D - 1) * W, outd);
   for (h = 0; h < m->H; ++h) {
     const la_real *P = la__m_P(c, c->ex, l, h), *Q = P + D2,
                   *p = P + (D - 1) * DW;
@@ -8023,18 +8267,18 @@ static void la__nlast_fwd_t(const la__mctx *c, int l, int zd0, int pd0) {
 static void la__nlast_bwd(const la__mctx *c, int l, int dz, const la_real *G,
                           la_real *G2) {
   const la__mdim *m = &c->m;
-  size_t W = LA_W, D2 = m->D2 * W, TD = m->TD * W, DW = (size_t)m->D * W;
+  size_t W = c->W, D2 = m->D2 * W, TD = m->TD * W, DW = (size_t)m->D * W;
   int D = m->D, n = m->n, h, i;
   size_t at = ((size_t)n * D + D - 1) * W, nW = (size_t)n * W;
   const la_real *Z = c->zt + TD * l, *q = Z + (size_t)n * DW;
   la_real *gs = la__m_bst(c, l), *w = c->tmp;
   const la_real *g = G + at;
-  LINATTN_ASSERT(w + LA_W <= c->tmp_end);
-  for (i = 0; i < LA_W; ++i) gs[i] = g[i] / (la_real)n;
+  LINATTN_ASSERT(w + c->W <= c->tmp_end);
+  for (i = 0; i < c->W; ++i) gs[i] = g[i] / (la_real)n;
   for (h = 0; h < m->H; ++h) {
     const la_real *P = la__m_P(c, c->ex, l, h), *Q = P + D2,
                   *p = P + (D - 1) * DW;
-    la_real *gP = la__m_P(c, c->g, l, h), *gQ = gP + D2;
+    la_real *gP = la__m_gP(c, c->g, l, h), *gQ = gP + m->D2 * LA_W;
     const la_real *v = c->st + m->lay * W * l + la__nl_head(m) * h,
                   *s = v + DW, *wk = s + nW;
     la_real *ds = gs + W + h * (3 * nW + DW), *dw = ds + nW, *Dc = dw + nW,
@@ -8043,7 +8287,7 @@ static void la__nlast_bwd(const la__mctx *c, int l, int dz, const la_real *G,
     la__e_gscale((size_t)n, gs, wk, ds);
     la__e_gscale((size_t)n, gs, s, dw);
     la__act_jac(c, n, 1, s, ds, m->hvp ? Dc : NULL, w); /* ds -> da */
-    LA__MM(c, LA__TA | LA__AC, D, 1, n, 1, Z, dw, gP + (D - 1) * DW);
+    LA__MM(c, LA__TA | LA__AC, D, 1, n, 1, Z, dw, gP + (size_t)(D - 1) * D * LA_W);
     LA__MM(c, LA__TA, D, 1, n, 1, Z, ds, dv);
     LA__MM(c, LA__AC, D, D, 1, 1, dv, q, gQ);
     if (dz) {
@@ -8053,13 +8297,13 @@ static void la__nlast_bwd(const la__mctx *c, int l, int dz, const la_real *G,
     }
   }
   if (dz)
-    for (i = 0; i < LA_W; ++i) G2[at + i] += g[i];
+    for (i = 0; i < c->W; ++i) G2[at + i] += g[i];
 }
 
 static void la__nlast_bwd_t(const la__mctx *c, int l, int zd0, int pd0,
                             int dz, const la_real *Gd, la_real *Gd2) {
   const la__mdim *m = &c->m;
-  size_t W = LA_W, D2 = m->D2 * W, TD = m->TD * W, DW = (size_t)m->D * W;
+  size_t W = c->W, D2 = m->D2 * W, TD = m->TD * W, DW = (size_t)m->D * W;
   int D = m->D, n = m->n, h, i;
   size_t at = ((size_t)n * D + D - 1) * W, nW = (size_t)n * W;
   const la_real *Z = c->zt + TD * l, *q = Z + (size_t)n * DW;
@@ -8068,8 +8312,8 @@ static void la__nlast_bwd_t(const la__mctx *c, int l, int zd0, int pd0,
   la_real *gds = c->tmp, *dsd = gds + W, *dwd = dsd + nW, *dvd = dwd + nW,
           *w = dvd + DW;
   const la_real *gd = Gd + at;
-  LINATTN_ASSERT(w + LA_W <= c->tmp_end);
-  for (i = 0; i < LA_W; ++i) gds[i] = gd[i] / (la_real)n;
+  LINATTN_ASSERT(w + c->W <= c->tmp_end);
+  for (i = 0; i < c->W; ++i) gds[i] = gd[i] / (la_real)n;
   for (h = 0; h < m->H; ++h) {
     const la_real *P = la__m_P(c, c->ex, l, h), *Q = P + D2,
                   *p = P + (D - 1) * DW;
@@ -8080,16 +8324,16 @@ static void la__nlast_bwd_t(const la__mctx *c, int l, int zd0, int pd0,
     unsigned acc = h ? LA__AC : 0;
     const la_real *Pd = la__m_P(c, c->exv, l, h), *Qd = Pd + D2,
                   *pd = Pd + (D - 1) * DW;
-    la_real *gvP = la__m_P(c, c->gv, l, h), *gvQ = gvP + D2;
+    la_real *gvP = la__m_gP(c, c->gv, l, h), *gvQ = gvP + m->D2 * LA_W;
     const la_real *vd = c->sdt + m->lay * W * l + la__nl_head(m) * h,
                   *sd = vd + DW, *wd = sd + nW;
     la__e_gscale((size_t)n, gds, wk, dsd);
-    la__e_gaxpy((size_t)n, gs, wd, dsd);
+    la__e_gaxpy(c->W, c->W, 0, (size_t)n, gs, wd, dsd);
     la__e_gscale((size_t)n, gds, s, dwd);
-    la__e_gaxpy((size_t)n, gs, sd, dwd);
+    la__e_gaxpy(c->W, c->W, 0, (size_t)n, gs, sd, dwd);
     la__act_jac2(c, n, 1, s, sd, Dc, dsd, w); /* dsd -> dad */
-    LA__MM(c, LA__TA | LA__AC, D, 1, n, 1, Z, dwd, gvP + (D - 1) * DW);
-    if (!zd0) LA__MM(c, LA__TA | LA__AC, D, 1, n, 1, Zd, dw, gvP + (D - 1) * DW);
+    LA__MM(c, LA__TA | LA__AC, D, 1, n, 1, Z, dwd, gvP + (size_t)(D - 1) * D * LA_W);
+    if (!zd0) LA__MM(c, LA__TA | LA__AC, D, 1, n, 1, Zd, dw, gvP + (size_t)(D - 1) * D * LA_W);
     LA__MM(c, LA__TA, D, 1, n, 1, Z, dsd, dvd);
     if (!zd0) LA__MM(c, LA__TA | LA__AC, D, 1, n, 1, Zd, ds, dvd);
     LA__MM(c, LA__AC, D, D, 1, 1, dvd, q, gvQ);
@@ -8105,7 +8349,7 @@ static void la__nlast_bwd_t(const la__mctx *c, int l, int zd0, int pd0,
     }
   }
   if (dz)
-    for (i = 0; i < LA_W; ++i) Gd2[at + i] += gd[i];
+    for (i = 0; i < c->W; ++i) Gd2[at + i] += gd[i];
 }
 
 /* ------------------------------------------------------- front layer */
@@ -8140,7 +8384,7 @@ static void la__front_fwd(const la__mctx *c) {
   la__fbuf f = la__front_bufs(c);
   int T = m->T, d = m->d, h = m->h, D = m->D;
   size_t Th = (size_t)T * h;
-  la__e_getcols(T, d, D, c->zt, f.x);
+  la__e_getcols(LA_W, T, d, D, c->zt, f.x);
   LA__MM(c, LA__TB, T, h, d, 1, f.x, f.W1, f.r);
   la__e_addrow(T, h, f.b1, f.r);
   la__e_relu(Th, f.r);
@@ -8160,7 +8404,7 @@ static void la__front_fwd_t(const la__mctx *c) {
   LA__MM(c, LA__TB, T, d, h, 1, f.rd, f.W2, f.xo);
   LA__MM(c, LA__TB | LA__AC, T, d, h, 1, f.r, f.W2d, f.xo);
   la__e_addrow(T, d, f.b2d, f.xo);
-  la__e_zero(m->TD, c->zdt);
+  la__e_zero(c->W, m->TD, c->zdt);
   la__e_setcols(T, d, D, f.xo, c->zdt);
 }
 
@@ -8169,7 +8413,7 @@ static void la__front_bwd(const la__mctx *c, const la_real *G) {
   la__fbuf f = la__front_bufs(c);
   int T = m->T, d = m->d, h = m->h, D = m->D;
   size_t Th = (size_t)T * h;
-  la__e_getcols(T, d, D, G, f.dx);
+  la__e_getcols(LA_W, T, d, D, G, f.dx);
   la__e_colsum(T, d, f.dx, f.gb2);
   LA__MM(c, LA__TA | LA__AC, d, h, T, 1, f.dx, f.r, f.gW2);
   LA__MM(c, 0, T, h, d, 1, f.dx, f.W2, f.da);
@@ -8183,7 +8427,7 @@ static void la__front_bwd_t(const la__mctx *c, const la_real *Gd) {
   la__fbuf f = la__front_bufs(c);
   int T = m->T, d = m->d, h = m->h, D = m->D;
   size_t Th = (size_t)T * h;
-  la__e_getcols(T, d, D, Gd, f.dxd);
+  la__e_getcols(LA_W, T, d, D, Gd, f.dxd);
   la__e_colsum(T, d, f.dxd, f.vb2);
   LA__MM(c, LA__TA | LA__AC, d, h, T, 1, f.dxd, f.r, f.vW2);
   LA__MM(c, LA__TA | LA__AC, d, h, T, 1, f.dx, f.rd, f.vW2);
@@ -8208,17 +8452,17 @@ static int la__m_load(const la__mctx *c, const la_batch *b, int p,
   const la_real *y = b->y + (size_t)p * LA_W;
   la_real k0[LA_W], k1[LA_W], k2[LA_W], k3[LA_W];
   int i, j, w, ok = 1;
-  if (valid < LA_W) { /* the last panel of a batch: lane by lane */
+  if (valid < c->W) { /* the last panel of a batch: lane by lane */
     for (i = 0; i < m->D; ++i)
       for (j = 0; j < m->T; ++j) {
         const la_real *s = z + (size_t)(i * m->T + j) * LA_W;
-        la_real *t = c->zt + (size_t)(j * m->D + i) * LA_W;
-        for (w = 0; w < LA_W; ++w) {
-          t[w] = w < valid ? s[w] : 0;
+        la_real *t = c->zt + (size_t)(j * m->D + i) * c->W;
+        for (w = 0; w < c->W; ++w) { /* lane w of panel p + w / LA_W */
+          t[w] = w < valid ? s[(size_t)(w / LA_W) * ne * LA_W + w % LA_W] : 0;
           ok &= t[w] - t[w] == 0;
         }
       }
-    for (w = 0; w < LA_W; ++w) {
+    for (w = 0; w < c->W; ++w) {
       c->y[w] = w < valid ? y[w] : 0;
       ok &= c->y[w] - c->y[w] == 0;
     }
@@ -8229,10 +8473,13 @@ static int la__m_load(const la__mctx *c, const la_batch *b, int p,
     const la__vec m1 = la__vset1(-1);
     la__vec a0 = la__vzero(), a1 = a0, a2 = a0, a3 = a0, v;
     la_real lanes[LA_W];
-    size_t DW = (size_t)m->D * LA_W;
+    size_t DW = (size_t)m->D * c->W;
+    int hw; /* wide panels: panel p into the lower lanes, p + 1 the upper */
+    for (hw = 0; hw < c->W; hw += LA_W)
     for (i = 0; i < m->D; ++i) {
-      const la_real *s = z + (size_t)i * m->T * LA_W;
-      la_real *t = c->zt + (size_t)i * LA_W;
+      const la_real *s = z + (size_t)(hw / LA_W) * ne * LA_W +
+                         (size_t)i * m->T * LA_W;
+      la_real *t = c->zt + (size_t)i * c->W + hw;
       for (j = 0; j + 4 <= m->T; j += 4) {
         la__vec v0 = la__vload(s + (size_t)j * LA_W);
         la__vec v1 = la__vload(s + (size_t)(j + 1) * LA_W);
@@ -8253,12 +8500,15 @@ static int la__m_load(const la__mctx *c, const la_batch *b, int p,
         la__vstore(t + (size_t)j * DW, v);
       }
     }
-    v = la__vload(y);
-    a0 = la__vadd(la__vadd(a0, la__vfma(v, v, m1)), la__vadd(a1, la__vadd(a2, a3)));
-    la__vstore(c->y, v);
+    for (hw = 0; hw < c->W; hw += LA_W) {
+      v = la__vload(y + hw);
+      a0 = la__vadd(a0, la__vfma(v, v, m1));
+      la__vstore(c->y + hw, v);
+    }
+    a0 = la__vadd(a0, la__vadd(a1, la__vadd(a2, a3)));
     la__vstoreu(lanes, a0);
     for (w = 0; w < LA_W; ++w) ok &= lanes[w] == 0;
-    (void)e; (void)ne; (void)k0; (void)k1; (void)k2; (void)k3;
+    (void)e; (void)k0; (void)k1; (void)k2; (void)k3;
     return ok ? LA_OK : LA_ENONFINITE;
   }
 #endif
@@ -8298,13 +8548,13 @@ static int la__m_load(const la__mctx *c, const la_batch *b, int p,
    costs nothing: the forward skips it, as it skips layer 0's data. */
 static void la__m_tangent(const la__mctx *c0, int dir, int valid) {
   const la__mdim *m = &c0->m;
-  size_t TD = m->TD * LA_W, at = ((size_t)m->n * m->D + m->D - 1) * LA_W;
+  size_t TD = m->TD * c0->W, at = ((size_t)m->n * m->D + m->D - 1) * c0->W;
   int front = m->h > 0, lin = m->act == LA_ACT_LINEAR, s, l, w, lo;
   la__mctx cv = *c0;
   const la__mctx *c = &cv;
   const la_real *zdL = c0->zdt + TD * m->L + at;
   la_real *Gd = la__m_Gd(c0), *Gd2 = Gd + TD, *t;
-  cv.exv += (size_t)dir * m->nex * LA_W;
+  cv.exv += (size_t)dir * m->nex * c0->W;
   cv.gv += (size_t)dir * m->nex * LA_W;
   s = c0->stage ? c0->stage[dir] : front ? -1 : 0;
   if (s < 0) la__front_fwd_t(c);
@@ -8316,7 +8566,7 @@ static void la__m_tangent(const la__mctx *c0, int dir, int valid) {
     else if (last) la__nlast_fwd_t(c, l, zd0, pd0);
     else la__nl_fwd_t(c, l, zd0, pd0);
   }
-  for (w = 0; w < LA_W; ++w)
+  for (w = 0; w < c0->W; ++w)
     Gd[at + w] = w < valid ? (la_real)(2 * zdL[w]) : 0;
   lo = c0->tri && s > 0 ? s : 0;
   for (l = m->L - 1; l >= lo; --l) {
@@ -8343,13 +8593,13 @@ static void la__m_tangent(const la__mctx *c0, int dir, int valid) {
 static void la__m_diag2(const la__mctx *c0, int dir, int valid,
                         const double *r, double *acc) {
   const la__mdim *m = &c0->m;
-  size_t TD = m->TD * LA_W, at = ((size_t)m->n * m->D + m->D - 1) * LA_W;
+  size_t TD = m->TD * c0->W, at = ((size_t)m->n * m->D + m->D - 1) * c0->W;
   int front = m->h > 0, s, l, w, zdd0 = 1;
   la__mctx cv = *c0;
   const la__mctx *c = &cv;
   la_real *A = la__m_Gd(c0), *B = A + TD, *t, *zdd;
   const la_real *zdL = c0->zdt + TD * m->L + at;
-  cv.exv += (size_t)dir * m->nex * LA_W;
+  cv.exv += (size_t)dir * m->nex * c0->W;
   s = c0->stage[dir];
   if (s < 0) la__front_fwd_t(c);
   for (l = s < 0 ? 0 : s; l < m->L; ++l) {
@@ -8357,7 +8607,7 @@ static void la__m_diag2(const la__mctx *c0, int dir, int valid,
     if (l == m->L - 1) {
       la__last_fwd_t(c, l, zd0, pd0);
       if (l > s) la__last_fwd_tt(c, l, zdd0, A, B); /* z'' into B's first */
-      else la__e_zero(1, B); /* the direction's own layer: z'' = 0 */
+      else la__e_zero(c->W, 1, B); /* the direction's own layer: z'' = 0 */
     } else {
       la__lin_fwd_t(c, l, zd0, pd0);
       if (l > s) {
@@ -8368,8 +8618,10 @@ static void la__m_diag2(const la__mctx *c0, int dir, int valid,
     }
   }
   zdd = B;
+  /* acc has LA_W lanes: on wide panels the lower half's terms (the first
+     panel's) are added before the upper half's, as two panels in turn */
   for (w = 0; w < valid; ++w)
-    acc[w] += 2 * ((double)zdL[w] * zdL[w] + r[w] * zdd[w]);
+    acc[w % LA_W] += 2 * ((double)zdL[w] * zdL[w] + r[w] * zdd[w]);
 }
 
 /* What a pass over the batch computes. */
@@ -8387,13 +8639,13 @@ static int la__m_panel(const la__mctx *c, const la_model *mod,
                        const la_batch *b, int p, int mode, double *lsum,
                        la_real *pred) {
   const la__mdim *m = &c->m;
-  size_t TD = m->TD * LA_W, at = ((size_t)m->n * m->D + m->D - 1) * LA_W;
+  size_t TD = m->TD * c->W, at = ((size_t)m->n * m->D + m->D - 1) * c->W;
   int valid = b->count - p * LA_W, l, w, st, lin = LA__LIN(mod);
   int front = m->h > 0;
   double sum = *lsum;
   la_real *G = la__m_G(c, m->L);
   const la_real *zL = c->zt + TD * m->L + at;
-  if (valid > LA_W) valid = LA_W;
+  if (valid > c->W) valid = c->W;
   st = la__m_load(c, b, p, valid);
   if (st) return st;
   if (front) la__front_fwd(c);
@@ -8407,7 +8659,7 @@ static int la__m_panel(const la__mctx *c, const la_model *mod,
   /* the last layer reads only entry `at` of its incoming gradient; the
      sum in a local, not through lsum (whose store and reload would chain
      the lanes), added in the same order */
-  for (w = 0; w < LA_W; ++w) {
+  for (w = 0; w < c->W; ++w) {
     double r = (double)zL[w] + c->y[w];
     G[at + w] = 0;
     if (w >= valid) continue;
@@ -8418,7 +8670,7 @@ static int la__m_panel(const la__mctx *c, const la_model *mod,
   *lsum = sum;
   if (mode == LA__M_LOSS) return LA_OK;
   if (mode == LA__M_DIAG) {
-    double r[LA_W];
+    double r[2 * LA_W];
     for (w = 0; w < valid; ++w) r[w] = (double)zL[w] + c->y[w];
     for (l = 0; l < m->k; ++l)
       la__m_diag2(c, l, valid, r,
@@ -8682,7 +8934,8 @@ typedef struct la__mjob {
   int mode, np, nch;
 } la__mjob;
 
-static la__mctx la__m_ctx(const la__mjob *j, int worker) {
+/* W: LA_W, or the wide panels' LA__WL where j->dm.W allows them. */
+static la__mctx la__m_ctx(const la__mjob *j, int worker, int W) {
   la__mctx c;
   la_real *w = j->base + j->o.wk + (size_t)worker * j->o.wsize;
   c.k = j->mod->cfg.kernels;
@@ -8696,6 +8949,12 @@ static la__mctx la__m_ctx(const la__mjob *j, int worker) {
   c.y = w + j->o.y;
   c.stage = j->dirs ? j->dirs->stage : NULL;
   c.tri = j->dirs ? j->dirs->tri : 0;
+  c.W = W;
+  c.half = w + j->o.half;
+  if (W != LA_W) {
+    c.ex = j->base + j->o.exw;
+    c.exv = j->base + j->o.exvw;
+  }
   return c;
 }
 
@@ -8729,17 +8988,30 @@ static void la__m_fold(size_t n, const la_real *x, double *part) {
    folded gradient sums, then each direction's. */
 static void la__m_chunk(const la__mjob *j, int chunk, int worker,
                         double *part) {
-  la__mctx c = la__m_ctx(j, worker);
+  la__mctx c = la__m_ctx(j, worker, LA_W);
+#if LA__WIDE
+  la__mctx cw = la__m_ctx(j, worker, j->dm.W);
+  const int wide = j->dm.W != LA_W;
+#else
+  const la__mctx cw = c;
+  const int wide = 0;
+#endif
   const la__msrc *src = j->src;
   int p = la__m_chunk_start(j->np, j->nch, chunk);
   int p1 = la__m_chunk_start(j->np, j->nch, chunk + 1), st = LA_OK;
   double lsum = 0;
   size_t nex = j->dm.nex, kn = (size_t)j->dm.k * nex;
-  if (j->mode == LA__M_GRAD || j->mode == LA__M_HMP) la__e_zero(nex, c.g);
-  if (j->mode >= LA__M_HMP) la__e_zero(kn, c.gv);
+  if (j->mode == LA__M_GRAD || j->mode == LA__M_HMP) la__e_zero(LA_W, nex, c.g);
+  if (j->mode >= LA__M_HMP) la__e_zero(LA_W, kn, c.gv);
+  /* on wide panels two panels at a time, the chunk's last odd one on
+     LA_W lanes: a chunk's panels in the same order either way */
   if (src->b) {
-    for (; p < p1 && st == LA_OK; ++p)
-      st = la__m_panel(&c, j->mod, src->b, p, j->mode, &lsum, j->pred);
+    while (p < p1 && st == LA_OK) {
+      const int two = wide && p + 1 < p1;
+      st = la__m_panel(two ? &cw : &c, j->mod, src->b, p, j->mode, &lsum,
+                       j->pred);
+      p += two ? 2 : 1;
+    }
   } else { /* each panel drawn into this worker's block, consumed in L1 */
     la_real *w = j->base + j->o.wk + (size_t)worker * j->o.wsize;
     la_batch one;
@@ -8748,11 +9020,16 @@ static void la__m_chunk(const la__mjob *j, int chunk, int worker,
     one.n = src->n;
     one.z = w + j->o.pz;
     one.y = w + j->o.py;
-    for (; p < p1 && st == LA_OK; ++p) {
+    while (p < p1 && st == LA_OK) {
+      const int two = wide && p + 1 < p1, lanes = two ? 2 * LA_W : LA_W;
       int left = src->count - p * LA_W;
       la__data_panel(src->g, &src->rng, src->p0 + (uint64_t)p, one.z, one.y);
-      one.count = left < LA_W ? left : LA_W;
-      st = la__m_panel(&c, j->mod, &one, 0, j->mode, &lsum, NULL);
+      if (two)
+        la__data_panel(src->g, &src->rng, src->p0 + (uint64_t)p + 1,
+                       one.z + j->dm.TD * LA_W, one.y + LA_W);
+      one.count = left < lanes ? left : lanes;
+      st = la__m_panel(two ? &cw : &c, j->mod, &one, 0, j->mode, &lsum, NULL);
+      p += two ? 2 : 1;
     }
   }
   part[0] = lsum;
@@ -8838,7 +9115,9 @@ static int la__m_run_k(const la_model *mod, const la_parallel *par,
 #endif
   }
   if (bytes < need) return LA_EWORKSPACE;
-  j.base = (la_real *)(void *)((char *)work + la__align_gap(work));
+  j.base = (la_real *)(void *)((char *)work +
+                               (LA__MALIGN - (uintptr_t)work % LA__MALIGN) %
+                                   LA__MALIGN);
   j.mod = mod;
   j.src = src;
   j.dirs = mode >= LA__M_HMP ? dirs : NULL;
@@ -8856,6 +9135,16 @@ static int la__m_run_k(const la_model *mod, const la_parallel *par,
     la__m_expand(mod, theta, dirs->v + np * c, exv + nex * c);
     la_broadcast(1, (int)nex, exv + nex * c, j.base + j.o.exv + nex * LA_W * c);
   }
+#if LA__WIDE
+  if (j.dm.W != LA_W) { /* the wide panels' copies: each lane of LA__WL */
+    la_real *xw = j.base + j.o.exw, *xvw = j.base + j.o.exvw;
+    int w;
+    for (e = 0; e < nex; ++e)
+      for (w = 0; w < LA__WL; ++w) xw[e * LA__WL + (size_t)w] = ex[e];
+    for (e = 0; mode >= LA__M_HMP && e < (size_t)k * nex; ++e)
+      for (w = 0; w < LA__WL; ++w) xvw[e * LA__WL + (size_t)w] = exv[e];
+  }
+#endif
   for (e = 0; e < (1 + (size_t)k) * nex; ++e) fold[e] = 0;
   if (j.o.workers == 1) { /* chunk after chunk through worker 0's part */
     double *part = (double *)(void *)(j.base + j.o.wk + j.o.part);

@@ -56,12 +56,13 @@ bench-peers:
 # (bench/bench_flags.c). Each set: a name and its flags.
 #   make bench-flags    best of 40 interleaved rounds
 .PHONY: bench-flags
-FLAG_SETS = O2_avx2 O3_native O2_native O3_avx2 O3_native_avx2
+FLAG_SETS = O2_avx2 O3_native O2_native O3_avx2 O3_native_avx2 O3_native_p256
 FS_O2_avx2 = -O2 -mavx2 -mfma
 FS_O3_native = -O3 -march=native
 FS_O2_native = -O2 -march=native
 FS_O3_avx2 = -O3 -mavx2 -mfma
 FS_O3_native_avx2 = -O3 -march=native -DLINATTN_SIMD=LINATTN_AVX2
+FS_O3_native_p256 = -O3 -march=native -DLINATTN_PANEL_BITS=256
 $(BUILD)/bench_flags_all: bench/bench_flags.c linattn.h | $(BUILD)
 	$(foreach v,$(FLAG_SETS),$(CC) -std=c99 $(WARN) $(FS_$(v)) -DBENCH_TU=$(v) \
 	  -DBENCH_TU_FLAGS='"$(FS_$(v))"' -c $< -o $(BUILD)/bench_flags-$(v).o &&) \

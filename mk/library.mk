@@ -128,6 +128,23 @@ $(eval $(call suite,gcc-nothreads-float,$(CC) $(CFLAGS_HOST) $(AVX2) -DLINATTN_N
 # gcc could fuse (it is told not to) and the backend is chosen by itself.
 $(eval $(call suite,gcc-gnu99-avx512-prompts,$(CC) -std=gnu99 -O2 $(WARN) -march=icelake-server,))
 
+# The AVX-512 backend's wide model panels (LINATTN_PANEL_BITS 512, the
+# default) and its 256-bit panels give the AVX2 build's bits: one program,
+# tests/builds/panels.c, built as three translation units and a driver;
+# float and double. Skipped (exit 0) on a CPU without AVX-512.
+# $(1): name, $(2): extra flags (precision)
+define panels_cfg
+CONFIGS += $(1)
+run-$(1): | $(BUILD)
+	@sh tests/harness/run_one.sh $(1) sh -c '$(CC) -std=c99 -O2 $(WARN) $(2) $(AVX2) -DPANELS_TU=avx2 -c tests/builds/panels.c -o $(BUILD)/$(1)-avx2.o && \
+	  $(CC) -std=c99 -O2 $(WARN) $(2) $(AVX512) -DPANELS_TU=wide -c tests/builds/panels.c -o $(BUILD)/$(1)-wide.o && \
+	  $(CC) -std=c99 -O2 $(WARN) $(2) $(AVX512) -DLINATTN_PANEL_BITS=256 -DPANELS_TU=p256 -c tests/builds/panels.c -o $(BUILD)/$(1)-p256.o && \
+	  $(CC) -std=c99 -O2 $(WARN) -DPANELS_VARIANTS="X(avx2) X(wide) X(p256)" tests/builds/panels.c $(BUILD)/$(1)-avx2.o $(BUILD)/$(1)-wide.o $(BUILD)/$(1)-p256.o -o $(BUILD)/$(1) -lm -lpthread && \
+	  $(BUILD)/$(1)'
+endef
+$(eval $(call panels_cfg,avx512-panels-float,))
+$(eval $(call panels_cfg,avx512-panels-double,-DLINATTN_DOUBLE))
+
 # ---------------------------------------------------------------- examples
 # The one-page C API example of the README, built and run: its exit status
 # says whether the run trained.
