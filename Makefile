@@ -15,7 +15,8 @@ BUILD = build
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 
 # The flags that select this machine's SIMD backend for $(CC): -mavx2 -mfma
-# on an x86-64 with both, nothing on AArch64 (NEON is always there) or for
+# on an x86-64 with both (and -mavx512f -mavx512vl with AVX-512: the model's
+# 512-bit panels, the same bits), nothing on AArch64 (NEON is always there) or for
 # a cross compiler; see mk/simd-flags.sh. `make NATIVE=` builds the portable
 # scalar program.
 ifeq ($(origin NATIVE),undefined)

@@ -6,7 +6,12 @@
 # backend, or when none is available); the Makefile and CMakeLists.txt both
 # use it.
 #   x86-64   -mavx2 -mfma when the CPU has both (asked of the compiler
-#            through -march=native, which sees the CPU as the compiler does)
+#            through -march=native, which sees the CPU as the compiler does),
+#            and -mavx512f -mavx512vl with them when it has AVX-512: the
+#            model then runs on 512-bit panels, the same bits, about 0.8x
+#            the time on a Xeon with two 512-bit FMA units
+#            (docs/performance.md); on Zen 4, which splits a 512-bit FMA
+#            into two halves, with -DLINATTN_PANEL_BITS=256 (256-bit panels)
 #   AArch64  nothing: NEON is part of the architecture
 #   ARMv7    -mfpu=neon-vfpv4 (NEON with fused multiply-add) or -mfpu=neon
 #            when the kernel lists them among the CPU's features, and the
@@ -35,7 +40,15 @@ defines() { printf '%s\n' "$1" | grep -q "^#define $2 "; }
 case $t/$h in
   x86_64/x86_64)
     m=$(macros "$@" -march=native) || exit 0
-    if defines "$m" __AVX2__ && defines "$m" __FMA__; then echo "-mavx2 -mfma"; fi
+    defines "$m" __AVX2__ && defines "$m" __FMA__ || exit 0
+    if defines "$m" __AVX512F__ && defines "$m" __AVX512VL__; then
+      # Zen 4: AMD's family 25 (Zen 3, also 25, has no AVX-512)
+      zen4=$(awk -F': *' '/^vendor_id/ { v = $2 } /^cpu family/ { f = $2 }
+                         END { if (v == "AuthenticAMD" && f == 25) print 1 }' /proc/cpuinfo 2> /dev/null)
+      echo "-mavx2 -mfma -mavx512f -mavx512vl${zen4:+ -DLINATTN_PANEL_BITS=256}"
+    else
+      echo "-mavx2 -mfma"
+    fi
     ;;
   arm/aarch64) echo "-mfpu=neon-vfpv4" ;;
   arm/arm)

@@ -31,7 +31,8 @@ native=; plain=
 case $(uname -m) in
   x86_64)
     plain=scalar
-    if grep -qw avx2 /proc/cpuinfo && grep -qw fma /proc/cpuinfo; then native=avx2; else native=scalar; fi ;;
+    if grep -qw avx512f /proc/cpuinfo && grep -qw avx512vl /proc/cpuinfo; then native=avx512
+    elif grep -qw avx2 /proc/cpuinfo && grep -qw fma /proc/cpuinfo; then native=avx2; else native=scalar; fi ;;
   aarch64) plain=neon64; native=neon64 ;;
 esac
 backend_is() { # backend_is WANT COMMAND...: the command prints "backend WANT"
