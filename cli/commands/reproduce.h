@@ -663,15 +663,17 @@ static int repro_stage(repro *R, int stage, rjob *jobs, int n, const char *what)
 /* ------------------------------------------------------------ tuning */
 /* A tuning run's score: the median of its last five evaluation losses
    (Adam's loss has spikes: one evaluation would choose by chance); NaN
-   when the run diverged, did not finish, or ended above its loss at
-   initialization (a rate that does not train). */
+   when the run diverged, skipped a step (skip_overflow: the rate is
+   chosen where no step overflowed), did not finish, or ended above its
+   loss at initialization (a rate that does not train). */
 static double tune_score(const char *path) {
   runlog r;
   char err[600];
   double v[6], score = NAN;
   int i, n = 0;
   if (runlog_load(path, &r, err, sizeof err)) return NAN;
-  if (!strcmp(r.status, "ok") && r.f[F_EVAL].n > 0 && r.final_eval == r.final_eval) {
+  if (!strcmp(r.status, "ok") && !r.skips && r.f[F_EVAL].n > 0 &&
+      r.final_eval == r.final_eval) {
     const series *e = &r.f[F_EVAL];
     stats s;
     /* the evaluations after initialization, the final one included
@@ -754,8 +756,8 @@ static int tune_jobs(repro *R, rjob **out, int *count) {
   return 0;
 }
 
-/* The rates the grid chose: a value any of whose runs diverged or did not
-   train is rejected, and each study takes one grid step (a factor of 2)
+/* The rates the grid chose: a value any of whose runs diverged, skipped a
+   step or did not train is rejected, and each study takes one grid step (a factor of 2)
    below the accepted value with the lowest mean score: the best rate of a
    short run sits at the edge of stability, and a long run near the edge
    diverges. */
@@ -1645,8 +1647,8 @@ static int study_report(const study *S, const int *has) {
                 "attention only; here each tuned one comes from a grid of %d (the "
                 "code's rate times 2^-6 .. 2^3), each value trained %ld steps on "
                 "seeds %d to %d (none of the seeds reported). A value is rejected "
-                "when any of its runs diverges or ends above its loss at "
-                "initialization; the best accepted value has the lowest mean of "
+                "when any of its runs diverges, skips a step (where steps are "
+                "skipped) or ends above its loss at initialization; the best accepted value has the lowest mean of "
                 "the runs' median last five evaluation losses, and the rate taken "
                 "is one grid step below it (half of it: the best rate of a short "
                 "run sits at the edge of stability) (`tune.csv`: both).\n\n"
