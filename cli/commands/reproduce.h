@@ -2399,9 +2399,12 @@ static const char reproduce_help[] =
     "one report, beside paper A's numbers, with the depth figure.\n"
     "--compare-attention: the study under linear and under softmax attention\n"
     "(its learning rates tuned), side by side in one report. Default:\n"
-    "the quick form of Setting 1 (2000 steps, 4 seeds); --full is paper A's\n"
-    "length. The report is written whatever the runs do; exit status 1 when\n"
-    "a run diverged or failed.\n";
+    "the quick form of Setting 1 (2000 steps, 6 seeds); --full is paper A's\n"
+    "(10,000 steps, 12 seeds). At depth 6 and beyond the runs are in double\n"
+    "and skip a step whose loss or gradient overflows, at most 10 a run\n"
+    "(--skip-overflow K: another count), each skip listed in the report.\n"
+    "The report is written whatever the runs do; exit status 1 when a run\n"
+    "diverged or failed.\n";
 
 /* `linattn reproduce`: paper A's studies, or with --paper b paper B's
    checks (cli/commands/paperb.h); here, as a plan (--plan DIR), or merged from
