@@ -2114,7 +2114,8 @@ static int repro_summary(repro *R) {
           R->ns, la_backend_name(), precision_name,
           repro_any_double(R) && !REPRO_BUILD_DOUBLE
               ? "; the studies at depth 6 and beyond in double (float runs "
-                "there overflow)"
+                "there overflow), a step whose loss or gradient overflows "
+                "skipped there (each study's report lists them)"
               : "");
   fputs(rule_text, f);
   fprintf(f, "## Loss: Adam ends below SGD (paper A: in every setting)\n\n"
@@ -2192,7 +2193,9 @@ static int repro_summary(repro *R) {
     fprintf(f, "\n## Depth (paper A: the phenomena grow stronger with depth)\n\n"
                "![the phenomena against depth](depth.svg)\n\nEach depth's "
                "learning rates are tuned (paper A's code lists them for "
-               "L = 3 only); see each study's `tune.svg`.\n");
+               "L = 3 only); see each study's `tune.svg`. At depth 6 and 8 a "
+               "step whose loss or gradient overflows is skipped (the runs "
+               "column above counts them; each study's report lists them).\n");
   if (has_tails && attn)
     fprintf(f, "\n## Linear against softmax attention\n\n"
                "![linear against softmax attention](attention.svg)\n\n"
