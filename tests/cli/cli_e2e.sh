@@ -126,7 +126,7 @@ rc=$?
 check "with --skip-overflow it completes, the step skipped where the other diverged" sh -c \
   "[ $rc -eq 0 ] && jq -e 'select(.type == \"summary\") | .status == \"ok\" and .skipped >= 1 and .skipped <= 10' deep-skip.jsonl &&
    [ \"\$(jq -s 'map(select(.type == \"skip\"))[0].step' deep-skip.jsonl)\" = \"\$(jq 'select(.type == \"summary\") | .diverged_step' deep.jsonl)\" ] &&
-   jq -e 'select(.type == \"skip\") | .skip_cause == \"train_prompt\" and .skip_prompts >= 1 and .skip_prompt_norm > 0' deep-skip.jsonl > /dev/null"
+   jq -s -e 'map(select(.type == \"skip\")) | length >= 1 and all(.skip_cause == \"train_prompt\" and .skip_prompts >= 1 and .skip_prompt_norm > 0)' deep-skip.jsonl > /dev/null"
 
 # ---------------------------------------------------------------- resume
 "$bin" train --steps 80 --eval-every 20 --diag-every 40 --smooth-every 5 --seed 3 \
