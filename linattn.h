@@ -1607,7 +1607,11 @@ LINATTN_DEF int la_grad_noise(const la_model *m, const la_real *theta,
    state, batches, model workspace) in one block sized by la_trainer_bytes,
    so that a step allocates nothing. One step:
      1. the batch of the step (data_mode below);
-     2. loss and gradient; a NaN or Inf in either ends the run;
+     2. loss and gradient; a NaN or Inf in either ends the run, or, while
+        fewer than skip_overflow steps have been skipped, skips the step
+        (no update, theta and optimizer state kept, the batch used up: the
+        record says skipped), as mixed-precision loss scaling skips a step
+        whose gradient overflows;
      3. clipping (global norm, then each parameter matrix);
      4. the optimizer's update at the schedule's learning-rate factor;
         a non-finite update or theta ends the run as well; a closure
@@ -1648,6 +1652,8 @@ typedef struct la_train_record {
   const la_real *theta;  /* theta after the step */
   int has_eval;          /* nonzero when eval_loss was computed */
   double eval_loss;      /* loss on the evaluation batch at the new theta */
+  int skipped;           /* nonzero: the loss or gradient overflowed and the
+                            step was skipped (loss +Inf, update zero) */
 } la_train_record;
 
 /* Return nonzero to stop the run after this step. */
@@ -1675,6 +1681,10 @@ typedef struct la_train_config {
   double clip_block;             /* per-matrix threshold; 0 -> none (a
                                     closure optimizer takes neither:
                                     LA_ERANGE) */
+  long skip_overflow;            /* steps whose loss or gradient overflows
+                                    that are skipped before one ends the
+                                    run (counted from la_trainer_init or a
+                                    checkpoint's load); 0 -> none */
   int batch;                     /* prompts per step; 0 -> 1000 */
   int data_mode;                 /* LA_DATA_*; 0 -> fresh */
   int resample_every;            /* RESAMPLE: k; 0 -> 100 */
@@ -1707,6 +1717,7 @@ typedef struct la_trainer {
   int n;               /* length of theta */
   long step;           /* steps taken (the schedule position) */
   long diverged_step;  /* 1-based step that met a NaN/Inf; 0 if none */
+  long skipped;        /* steps skipped (skip_overflow) */
   int stopped;         /* the callback asked to stop */
   double last_eval;    /* latest eval loss (NaN before the first) */
   la_real *theta, *grad, *update;
@@ -1815,6 +1826,7 @@ struct la_run_config {
   la_schedule schedule;    /* COSINE's total follows the run's steps */
   double clip_norm;        /* global-norm threshold; 0 -> none */
   double clip_block;       /* per-matrix threshold; 0 -> none */
+  long skip_overflow;      /* overflowing steps skipped; 0 -> none */
   int batch;               /* prompts per step */
   int data_mode;           /* LA_DATA_* */
   uint64_t data_hash;      /* GIVEN: the batches' fingerprint (la_run_env) */
@@ -13604,6 +13616,7 @@ static int la__tr_train_check(const la_train_config *c) {
   if (!la__par_valid(c->parallel)) return LA_ERANGE;
   if (!(c->clip_norm >= 0) || !la__finite(c->clip_norm)) return LA_ERANGE;
   if (!(c->clip_block >= 0) || !la__finite(c->clip_block)) return LA_ERANGE;
+  if (c->skip_overflow < 0) return LA_ERANGE;
   if ((st = la_schedule_check(&c->schedule)) != 0) return st;
   if ((st = la_optim_check(c->optimizer, c->optimizer_config)) != 0) return st;
   /* a closure optimizer's own evaluations are not clipped: a clipped first
@@ -14060,13 +14073,21 @@ LINATTN_DEF int la_trainer_step(la_trainer *tr) {
   memset(&r, 0, sizeof r);
   if ((st = la__tr_step_batch(tr, &b)) != 0) return st;
   st = la__tr_objective(tr, b, &r.loss, tr->grad);
+  if (st && st != LA_EDIVERGED && st != LA_ENONFINITE) return st;
   /* the model's own word for an overflow, or a NaN that reached theta */
-  if (st == LA_EDIVERGED || st == LA_ENONFINITE) return la__tr_diverged(tr);
-  if (st) return st;
-  if (!la__finite(r.loss) || !la__all_finite(tr->n, tr->grad))
-    return la__tr_diverged(tr);
-  if ((st = la__tr_clip_and_update(tr, &r, b)) != 0) return st;
-  r.update_norm = la__tr_apply(tr);
+  if (st || !la__finite(r.loss) || !la__all_finite(tr->n, tr->grad)) {
+    int i;
+    if (tr->skipped >= tr->cfg.skip_overflow) return la__tr_diverged(tr);
+    tr->skipped++; /* skipped: no update, the batch used up */
+    r.skipped = 1;
+    r.loss = r.grad_norm = r.clipped_norm = HUGE_VAL;
+    if ((st = la_schedule_scale(&tr->cfg.schedule, tr->step, &r.lr_scale)) != 0)
+      return st;
+    for (i = 0; i < tr->n; ++i) tr->grad[i] = tr->update[i] = 0;
+  } else {
+    if ((st = la__tr_clip_and_update(tr, &r, b)) != 0) return st;
+    r.update_norm = la__tr_apply(tr);
+  }
   r.step = ++tr->step;
   r.nparams = tr->n;
   r.grad = tr->grad;
@@ -14312,6 +14333,9 @@ static const la_run_field la__run_fields[] = {
            "global gradient-norm clipping, 0 none", 0, NULL),
     LA__RF("clip_block", LA_FIELD_REAL, clip_block, 0, 1e300, LA__ID, 0, NULL,
            "per-matrix gradient clipping, 0 none", 0, NULL),
+    LA__RF("skip_overflow", LA_FIELD_LONG, skip_overflow, 0, LA__BIG, LA__ID, 0,
+           NULL, "steps whose loss or gradient overflows that are skipped "
+           "(no update) before one ends the run, 0 none", 0, NULL),
     /* the data stream and evaluation */
     LA__RF("batch", LA_FIELD_INT, batch, 1, LA_MAX_BATCH, LA__ID, 0, NULL,
            "prompts per step", 1000, NULL),
@@ -15203,6 +15227,7 @@ static la_train_config la__run_train_config(la_run *r, const la_run_env *env) {
   t.schedule = la__run_schedule(&r->cfg);
   t.clip_norm = r->cfg.clip_norm;
   t.clip_block = r->cfg.clip_block;
+  t.skip_overflow = r->cfg.skip_overflow;
   t.batch = r->cfg.batch;
   t.data_mode = r->cfg.data_mode;
   t.resample_every = r->cfg.resample_every;
@@ -15552,6 +15577,7 @@ static void la__ck_run_of(const la_trainer *tr, la_run_config *rc) {
   }
   rc->clip_norm = c->clip_norm;
   rc->clip_block = c->clip_block;
+  rc->skip_overflow = c->skip_overflow;
   rc->batch = c->batch;
   rc->data_mode = c->data_mode;
   rc->resample_every = c->resample_every;
@@ -15957,6 +15983,7 @@ LINATTN_DEF int la_checkpoint_load_mem(la_trainer *tr, const void *buf,
   for (i = 0; i < (size_t)tr->n; ++i, p += 8)
     tr->theta[i] = (la_real)la__tr_getf(p);
   tr->diverged_step = 0;
+  tr->skipped = 0;
   tr->stopped = 0;
   if (tr->has_train && tr->cfg.data_mode != LA_DATA_FRESH && tr->batch_valid) {
     la_rng r = tr->batch_rng;

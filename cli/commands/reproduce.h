@@ -90,6 +90,11 @@ static const repro_len repro_lens[] = {
 /* A study's gradient noise: a run's output (a plan's merge keeps it). */
 static const char repro_noise_file[] = "noise.json";
 
+/* The deep studies (L >= REPRO_DEEP) run in double and skip a step whose
+   loss or gradient overflows, up to REPRO_SKIPS a run (repro_why_skip). */
+#define REPRO_DEEP 6
+#define REPRO_SKIPS 10
+
 #define TUNE_GRID 10
 #define TUNE_SEED 1001 /* the first tuning seed: none of the reported ones */
 #define TUNE_SEEDS 2   /* a rate must train on every one of them */
@@ -138,6 +143,7 @@ typedef struct study {
   runlog *logs; /* 2 seeds: SGD and Adam of seed s at 2(s-1), 2(s-1)+1 */
   int *ok;      /* per run: 1 completed, 0 diverged, -1 missing or failed */
   int diverged, failed;
+  int skips; /* the steps its runs skipped (skip_overflow), all together */
   jv noise;
   int has_noise;
   double *v[SV_N]; /* per seed */
@@ -273,9 +279,14 @@ static int study_init(repro *R, study *S, const char *key, const char *title,
         S->grid[o][g] = S->rc[o].opt.lr * ldexp(1, g - 6);
     }
   }
-  /* double at depth 6 and beyond: repro_why_double */
+  /* double at depth 6 and beyond: repro_why_double; a step that overflows
+     skipped there: repro_why_skip */
   S->dbl = c->opts.repro.precision == CLI_PREC_DOUBLE ||
-           (c->opts.repro.precision == CLI_PREC_AUTO && S->rc[0].model.layers >= 6);
+           (c->opts.repro.precision == CLI_PREC_AUTO && S->rc[0].model.layers >= REPRO_DEEP);
+  if (S->rc[0].model.layers >= REPRO_DEEP && !cli_given(c, "skip_overflow")) {
+    cli_give(&S->base, "skip_overflow", REPRO_SKIPS);
+    S->rc[0].skip_overflow = S->rc[1].skip_overflow = REPRO_SKIPS;
+  }
   /* a quarter of the run, at least 200 steps (the run's, if shorter) */
   S->tune_steps = S->rc[0].steps / 4 > 200 ? S->rc[0].steps / 4 : 200;
   if (S->tune_steps > S->rc[0].steps) S->tune_steps = S->rc[0].steps;
@@ -652,15 +663,17 @@ static int repro_stage(repro *R, int stage, rjob *jobs, int n, const char *what)
 /* ------------------------------------------------------------ tuning */
 /* A tuning run's score: the median of its last five evaluation losses
    (Adam's loss has spikes: one evaluation would choose by chance); NaN
-   when the run diverged, did not finish, or ended above its loss at
-   initialization (a rate that does not train). */
+   when the run diverged, skipped a step (skip_overflow: the rate is
+   chosen where no step overflowed), did not finish, or ended above its
+   loss at initialization (a rate that does not train). */
 static double tune_score(const char *path) {
   runlog r;
   char err[600];
   double v[6], score = NAN;
   int i, n = 0;
   if (runlog_load(path, &r, err, sizeof err)) return NAN;
-  if (!strcmp(r.status, "ok") && r.f[F_EVAL].n > 0 && r.final_eval == r.final_eval) {
+  if (!strcmp(r.status, "ok") && !r.skips && r.f[F_EVAL].n > 0 &&
+      r.final_eval == r.final_eval) {
     const series *e = &r.f[F_EVAL];
     stats s;
     /* the evaluations after initialization, the final one included
@@ -743,8 +756,8 @@ static int tune_jobs(repro *R, rjob **out, int *count) {
   return 0;
 }
 
-/* The rates the grid chose: a value any of whose runs diverged or did not
-   train is rejected, and each study takes one grid step (a factor of 2)
+/* The rates the grid chose: a value any of whose runs diverged, skipped a
+   step or did not train is rejected, and each study takes one grid step (a factor of 2)
    below the accepted value with the lowest mean score: the best rate of a
    short run sits at the edge of stability, and a long run near the edge
    diverges. */
@@ -980,9 +993,11 @@ static int study_load(study *S) {
       S->failed++;
     } else if (!strcmp(S->logs[i].status, "ok")) {
       S->ok[i] = 1;
+      S->skips += S->logs[i].skips;
     } else if (!strcmp(S->logs[i].status, "diverged")) {
       S->ok[i] = 0;
       S->diverged++;
+      S->skips += S->logs[i].skips;
     } else {
       S->ok[i] = -1;
       S->failed++;
@@ -1354,6 +1369,30 @@ static void report_diverged(FILE *f, const study *S) {
   if (any) fputc('\n', f);
 }
 
+/* Each run that skipped steps (skip_overflow): how many, where, and the
+   prompts at fault, read as a divergence is. */
+static void report_skipped(FILE *f, const study *S) {
+  int i, o, k, any = 0;
+  char a[32], b[32];
+  for (i = 0; i < S->seeds; ++i)
+    for (o = 0; o < 2; ++o) {
+      const runlog *l = &S->logs[2 * i + o];
+      if (S->ok[2 * i + o] < 0 || !l->skips) continue;
+      if (!any++)
+        fprintf(f, "\nThe runs that skipped steps (a step whose loss or gradient "
+                   "overflows, at most %ld a run), each step read at the theta it "
+                   "kept:\n\n| seed | optimizer | steps skipped | at steps | the "
+                   "largest norm of a prompt at fault, its batch's median |\n"
+                   "|---|---|---|---|---|\n", S->rc[0].skip_overflow);
+      fprintf(f, "| %d | %s | %d | ", i + 1, o ? "Adam" : "SGD", l->skips);
+      for (k = 0; k < l->skips && k < RUNLOG_SKIPS; ++k)
+        fprintf(f, "%s%ld", k ? ", " : "", l->skip_step[k]);
+      fprintf(f, "%s | %s, %s |\n", l->skips > RUNLOG_SKIPS ? ", ..." : "",
+              fmt_num(a, sizeof a, l->skip_norm, 3), fmt_num(b, sizeof b, l->skip_median, 3));
+    }
+  if (any) fputc('\n', f);
+}
+
 /* The noise's tail as a report says it: the share above the Gaussian
    reference's 99th percentile, or (not tested that way) the kurtosis
    against a Gaussian sample's. */
@@ -1396,12 +1435,14 @@ static const char *lr_origin(const study *S, int o) {
 
 /* Runs that did not complete, in words ("" when all did). */
 static void fmt_incomplete(char *buf, size_t cap, const study *S) {
-  if (!S->diverged && !S->failed) {
-    snprintf(buf, cap, "all %d completed", 2 * S->seeds);
-    return;
-  }
-  snprintf(buf, cap, "%d of %d diverged, %d failed", S->diverged,
-           2 * S->seeds, S->failed);
+  size_t n;
+  if (!S->diverged && !S->failed)
+    n = (size_t)snprintf(buf, cap, "all %d completed", 2 * S->seeds);
+  else
+    n = (size_t)snprintf(buf, cap, "%d of %d diverged, %d failed", S->diverged,
+                         2 * S->seeds, S->failed);
+  if (S->skips && n < cap)
+    snprintf(buf + n, cap - n, ", %d step%s skipped", S->skips, S->skips == 1 ? "" : "s");
 }
 
 /* The per-seed numbers behind the tables. */
@@ -1518,13 +1559,25 @@ static void report_rcond(FILE *f, const study *S) {
 
 /* The study's report.md (and summary.md: its tables alone, for other
    documents to include). */
-/* Why the deep studies run in double by default (measured: the float
-   build's runs of the quick L = 8 study at its tuned rates, and the same
-   runs in double). */
+/* Why the deep studies run in double by default, and why they skip a step
+   that overflows (measured: the 12 runs of the quick L = 8 study, seeds 1
+   to 6 at SGD 0.04 / Adam 0.01, in each build, with and without skipping;
+   and each rate of the tuning grids at L = 8 in double on seeds 1 to 6,
+   1001 and 1002 without skipping). */
 static const char repro_why_double[] =
-    "at depth 6 and 8 float runs overflow: 6 of the 8 runs of the quick L = 8 "
-    "study diverged in float, at steps 250 to 1360, and none at the same rates "
-    "in double";
+    "float's range is too small at depth: the quick L = 8 study's 12 runs "
+    "(SGD 0.04, Adam 0.01) lose 10 in float and 3 in double without "
+    "skipping; skipping, float skips 41 steps and still loses one run, "
+    "double skips 4 and loses none";
+static const char repro_why_skip[] =
+    "a step whose loss or gradient overflows is skipped (no update, its batch "
+    "used up, each listed below; at most %ld a run, the next one ends it), as "
+    "mixed-precision training skips a step whose gradient overflows: the "
+    "forward pass is a polynomial of degree 3^L in a prompt, a trained deep "
+    "model's overflows on rare prompts (a few in ten million at L = 8), and "
+    "no learning rate of the grid avoids them (at L = 8 in double, Adam loses "
+    "at least one of 8 runs of 2000 steps at every rate from 0.00125 to "
+    "0.04)";
 
 /* What this study does otherwise than paper A's code (its repository's
    notebooks), that a reader comparing numbers should know. */
@@ -1542,6 +1595,10 @@ static void report_differences(FILE *f, const study *S) {
     fprintf(f, "; the parameters measured at iteration t are those after t "
                "updates (the code records them after t + 1)");
   if (S->dbl) fprintf(f, "; the runs are in double (the code's are float32: %s)", repro_why_double);
+  if (r->skip_overflow > 0) {
+    fprintf(f, "; ");
+    fprintf(f, repro_why_skip, r->skip_overflow);
+  }
   if (!S->depth_default)
     fprintf(f, "; the code gives no learning rates beyond L = 3 and linear "
                "attention: these are tuned");
@@ -1590,8 +1647,8 @@ static int study_report(const study *S, const int *has) {
                 "attention only; here each tuned one comes from a grid of %d (the "
                 "code's rate times 2^-6 .. 2^3), each value trained %ld steps on "
                 "seeds %d to %d (none of the seeds reported). A value is rejected "
-                "when any of its runs diverges or ends above its loss at "
-                "initialization; the best accepted value has the lowest mean of "
+                "when any of its runs diverges, skips a step (where steps are "
+                "skipped) or ends above its loss at initialization; the best accepted value has the lowest mean of "
                 "the runs' median last five evaluation losses, and the rate taken "
                 "is one grid step below it (half of it: the best rate of a short "
                 "run sits at the edge of stability) (`tune.csv`: both).\n\n"
@@ -1624,6 +1681,7 @@ static int study_report(const study *S, const int *has) {
         fprintf(f, "| %s | %s | %s | %d |\n", o ? "Adam" : "SGD", a, b, dv);
       }
       report_diverged(f, S);
+      report_skipped(f, S);
       stats_of(S->v[SV_LOSS_RATIO], S->seeds, &s);
       fmt_miqr(a, sizeof a, &s);
       fprintf(f,
@@ -2056,7 +2114,8 @@ static int repro_summary(repro *R) {
           R->ns, la_backend_name(), precision_name,
           repro_any_double(R) && !REPRO_BUILD_DOUBLE
               ? "; the studies at depth 6 and beyond in double (float runs "
-                "there overflow)"
+                "there overflow), a step whose loss or gradient overflows "
+                "skipped there (each study's report lists them)"
               : "");
   fputs(rule_text, f);
   fprintf(f, "## Loss: Adam ends below SGD (paper A: in every setting)\n\n"
@@ -2134,7 +2193,9 @@ static int repro_summary(repro *R) {
     fprintf(f, "\n## Depth (paper A: the phenomena grow stronger with depth)\n\n"
                "![the phenomena against depth](depth.svg)\n\nEach depth's "
                "learning rates are tuned (paper A's code lists them for "
-               "L = 3 only); see each study's `tune.svg`.\n");
+               "L = 3 only); see each study's `tune.svg`. At depth 6 and 8 a "
+               "step whose loss or gradient overflows is skipped (the runs "
+               "column above counts them; each study's report lists them).\n");
   if (has_tails && attn)
     fprintf(f, "\n## Linear against softmax attention\n\n"
                "![linear against softmax attention](attention.svg)\n\n"
@@ -2341,9 +2402,12 @@ static const char reproduce_help[] =
     "one report, beside paper A's numbers, with the depth figure.\n"
     "--compare-attention: the study under linear and under softmax attention\n"
     "(its learning rates tuned), side by side in one report. Default:\n"
-    "the quick form of Setting 1 (2000 steps, 4 seeds); --full is paper A's\n"
-    "length. The report is written whatever the runs do; exit status 1 when\n"
-    "a run diverged or failed.\n";
+    "the quick form of Setting 1 (2000 steps, 6 seeds); --full is paper A's\n"
+    "(10,000 steps, 12 seeds). At depth 6 and beyond the runs are in double\n"
+    "and skip a step whose loss or gradient overflows, at most 10 a run\n"
+    "(--skip-overflow K: another count), each skip listed in the report.\n"
+    "The report is written whatever the runs do; exit status 1 when a run\n"
+    "diverged or failed.\n";
 
 /* The optimizers' study (--optimizers; cli/commands/optimizers.h), or
    paper A's studies. */

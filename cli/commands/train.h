@@ -181,6 +181,142 @@ static int write_heatmaps(const char *dir, const la_run *r) {
   return u_commit(&o);
 }
 
+/* ---- why a run diverged: read at its last finite theta, on the batch the
+   failing step or evaluation used. A forward pass that is a polynomial of
+   degree 3^L in a prompt overflows on one unusual prompt while the others
+   stay finite; an optimizer's step overflows with every prompt finite. */
+typedef struct diverge_why {
+  const char *cause; /* NULL: the run did not diverge */
+  int prompts;       /* how many of the batch's predictions are not finite */
+  int count;         /* the batch's prompts */
+  double norm;       /* the largest of those prompts' norms ||Z0||_F */
+  double norm_median; /* the batch's median prompt norm */
+  double error;       /* a finite prediction's error that dominates the loss */
+} diverge_why;
+
+/* The batch of step `step` (0-based) of a run whose data are drawn or
+   given, into b (created here); LA status. */
+static int step_batch(const la_run *r, long step, la_batch *b) {
+  const la_trainer *tr = &r->trainer;
+  const la_train_config *c = &tr->cfg;
+  la_rng rng;
+  uint64_t stream;
+  int st;
+  if (c->data_mode == LA_DATA_GIVEN) {
+    if (step >= c->nbatches) return LA_ERANGE;
+    st = la_batch_create(b, c->batches[step].d, c->batches[step].n, c->batches[step].count);
+    if (!st) {
+      memcpy(b->z, c->batches[step].z, la_batch_bytes(b->d, b->n, b->count));
+    }
+    return st;
+  }
+  if (c->data_mode == LA_DATA_FIXED && c->dataset) return LA_EUNSUPPORTED;
+  stream = c->data_mode == LA_DATA_RESAMPLE && c->resample_every > 0
+               ? (uint64_t)(step / c->resample_every)
+               : (uint64_t)step;
+  if ((st = la_batch_create(b, r->cfg.data.d, r->cfg.data.n, c->batch)) != 0) return st;
+  la_rng_seed(&rng, tr->data_seed, stream);
+  return la_data_sample(&r->data, &rng, b);
+}
+
+/* Why theta overflows on the batch of 0-based step `step` (eval: on the
+   evaluation batch): "eval_prompt" / "train_prompt" (a few of its prompts,
+   under a tenth, overflow, or one prompt's finite error is over half the
+   batch's loss), "theta" (most predictions overflow: theta itself left the
+   range, the optimizer's earlier steps), "gradient" (every prediction
+   finite, the gradient not), "update" (the optimizer's step not finite),
+   "unknown" (the batch cannot be had). A diverged run is read at its last
+   finite theta, a skipped step at the theta it kept. */
+static void overflow_cause(const la_run *r, int eval, long step, diverge_why *w) {
+  const la_trainer *tr = &r->trainer;
+  const la_model *m = &r->model;
+  la_batch own, *b = NULL;
+  la_real *pred = NULL, *grad = NULL;
+  double *tok = NULL, *norms = NULL, *y = NULL, loss, big = -1, sum = 0;
+  size_t per;
+  int i, j, top = -1;
+  memset(w, 0, sizeof *w);
+  memset(&own, 0, sizeof own);
+  w->norm = w->norm_median = w->error = NAN;
+  w->cause = "unknown";
+  if (eval) b = (la_batch *)&tr->eval;
+  else if (step_batch(r, step, &own) == 0) b = &own;
+  if (!b) goto done;
+  per = (size_t)(b->n + 1) * (size_t)(b->d + 1);
+  pred = (la_real *)malloc(sizeof(la_real) * (size_t)b->count);
+  tok = (double *)malloc(sizeof(double) * per * (size_t)b->count);
+  norms = (double *)calloc((size_t)b->count, sizeof(double));
+  grad = (la_real *)malloc(sizeof(la_real) * ((size_t)m->nparams + 1));
+  y = (double *)malloc(sizeof(double) * (size_t)b->count);
+  if (!pred || !tok || !norms || !grad || !y || la_batch_get_tokens(b, tok, y) != 0) goto done;
+  w->count = b->count;
+  (void)la_model_loss(m, tr->theta, b, &loss, pred, NULL, 0);
+  for (i = 0; i < b->count; ++i) {
+    double s = 0;
+    for (j = 0; j < (int)per; ++j) s += tok[per * (size_t)i + (size_t)j] * tok[per * (size_t)i + (size_t)j];
+    norms[i] = sqrt(s);
+    if (!isfinite((double)pred[i])) {
+      w->prompts++;
+      if (!(w->norm >= norms[i])) w->norm = norms[i];
+    } else { /* the squared errors, each scaled by the largest so far */
+      double e = fabs((double)pred[i] - y[i]);
+      if (e > big) {
+        sum = big > 0 ? sum * (big / e) * (big / e) : 0;
+        big = e;
+        top = i;
+      }
+      if (big > 0) sum += (e / big) * (e / big);
+    }
+  }
+  (void)la_weighted_median(b->count, norms, NULL, &w->norm_median, NULL, 0);
+  /* a few prompts: they overflow; most of them: theta left the range */
+  if (w->prompts && 10 * w->prompts < b->count) w->cause = eval ? "eval_prompt" : "train_prompt";
+  else if (w->prompts) w->cause = "theta";
+  else if (top >= 0 && sum < 2) { /* one prompt's error over half the loss */
+    w->cause = eval ? "eval_prompt" : "train_prompt";
+    w->prompts = 1;
+    w->norm = norms[top];
+    w->error = big;
+  }
+  else if (la_model_grad(m, tr->theta, b, &loss, grad, NULL, 0) != 0 ||
+           !isfinite(loss))
+    w->cause = "gradient";
+  else {
+    w->cause = "update";
+    for (i = 0; i < m->nparams; ++i)
+      if (!isfinite((double)grad[i])) w->cause = "gradient";
+  }
+done:
+  if (own.z) la_batch_destroy(&own);
+  free(pred);
+  free(tok);
+  free(norms);
+  free(grad);
+  free(y);
+}
+
+/* A run's divergence: at its last finite theta, on the evaluation that
+   overflowed after the last step or on the batch of the step that failed. */
+static void diverge_cause(const la_run *r, diverge_why *w) {
+  const la_trainer *tr = &r->trainer;
+  overflow_cause(r, tr->diverged_step == tr->step, tr->step, w);
+}
+
+/* The members of a cause (a diverged run's summary: "diverged", a skipped
+   step's line: "skip"): PREFIX_cause, _prompts, _batch, _prompt_norm,
+   prompt_norm_median, PREFIX_prompt_error. */
+static void write_why(jw *w, const char *prefix, const diverge_why *why) {
+  char key[64];
+#define WHY_KEY(k) (snprintf(key, sizeof key, "%s_%s", prefix, k), key)
+  jw_str(w, WHY_KEY("cause"), why->cause);
+  jw_int(w, WHY_KEY("prompts"), why->prompts);
+  jw_int(w, WHY_KEY("batch"), why->count);
+  if (why->norm == why->norm) jw_num(w, WHY_KEY("prompt_norm"), why->norm);
+  if (why->norm_median == why->norm_median) jw_num(w, "prompt_norm_median", why->norm_median);
+  if (why->error == why->error) jw_num(w, WHY_KEY("prompt_error"), why->error);
+#undef WHY_KEY
+}
+
 /* ------------------------------------------------------------ the run */
 typedef struct train_ctx {
   const cli_config *c;
@@ -227,6 +363,16 @@ static int train_cb(void *user, const la_train_record *rec) {
   int smooth = x->smooth_every > 0 && t % x->smooth_every == 0;
   int diag = (x->diag_every > 0 && t % x->diag_every == 0) ||
              (x->blocks_every > 0 && t % x->blocks_every == 0);
+  if (rec->skipped) { /* its own line: the prompts that overflow */
+    diverge_why why;
+    jw w;
+    overflow_cause(x->run, 0, t - 1, &why);
+    jw_begin(&w, x->out);
+    jw_str(&w, "type", "skip");
+    jw_int(&w, "step", t);
+    write_why(&w, "skip", &why);
+    jw_end(&w);
+  }
   if (t % x->log_every == 0 || rec->has_eval || smooth || diag || t == x->steps) {
     jw w;
     jw_begin(&w, x->out);
@@ -320,119 +466,6 @@ static int theta_tap_close(train_ctx *x) {
   return code;
 }
 
-/* ---- why a run diverged: read at its last finite theta, on the batch the
-   failing step or evaluation used. A forward pass that is a polynomial of
-   degree 3^L in a prompt overflows on one unusual prompt while the others
-   stay finite; an optimizer's step overflows with every prompt finite. */
-typedef struct diverge_why {
-  const char *cause; /* NULL: the run did not diverge */
-  int prompts;       /* how many of the batch's predictions are not finite */
-  int count;         /* the batch's prompts */
-  double norm;       /* the largest of those prompts' norms ||Z0||_F */
-  double norm_median; /* the batch's median prompt norm */
-  double error;       /* a finite prediction's error that dominates the loss */
-} diverge_why;
-
-/* The batch of step `step` (0-based) of a run whose data are drawn or
-   given, into b (created here); LA status. */
-static int step_batch(const la_run *r, long step, la_batch *b) {
-  const la_trainer *tr = &r->trainer;
-  const la_train_config *c = &tr->cfg;
-  la_rng rng;
-  uint64_t stream;
-  int st;
-  if (c->data_mode == LA_DATA_GIVEN) {
-    if (step >= c->nbatches) return LA_ERANGE;
-    st = la_batch_create(b, c->batches[step].d, c->batches[step].n, c->batches[step].count);
-    if (!st) {
-      memcpy(b->z, c->batches[step].z, la_batch_bytes(b->d, b->n, b->count));
-    }
-    return st;
-  }
-  if (c->data_mode == LA_DATA_FIXED && c->dataset) return LA_EUNSUPPORTED;
-  stream = c->data_mode == LA_DATA_RESAMPLE && c->resample_every > 0
-               ? (uint64_t)(step / c->resample_every)
-               : (uint64_t)step;
-  if ((st = la_batch_create(b, r->cfg.data.d, r->cfg.data.n, c->batch)) != 0) return st;
-  la_rng_seed(&rng, tr->data_seed, stream);
-  return la_data_sample(&r->data, &rng, b);
-}
-
-/* The cause of r's divergence at its last finite theta: "eval_prompt" (the
-   evaluation after the last step overflowed on a few of its prompts, under
-   a tenth, or one prompt's finite error is over half the batch's loss),
-   "train_prompt" (the same on the failing step's batch), "theta" (most predictions overflow: theta itself left the
-   range, the optimizer's earlier steps), "gradient" (every prediction
-   finite, the gradient not), "update" (the optimizer's step not finite),
-   "unknown" (the batch cannot be had). */
-static void diverge_cause(const la_run *r, diverge_why *w) {
-  const la_trainer *tr = &r->trainer;
-  const la_model *m = &r->model;
-  la_batch own, *b = NULL;
-  la_real *pred = NULL, *grad = NULL;
-  double *tok = NULL, *norms = NULL, *y = NULL, loss, big = -1, sum = 0;
-  size_t per;
-  int i, j, top = -1, eval = tr->diverged_step == tr->step;
-  memset(w, 0, sizeof *w);
-  memset(&own, 0, sizeof own);
-  w->norm = w->norm_median = w->error = NAN;
-  w->cause = "unknown";
-  if (eval) b = (la_batch *)&tr->eval;
-  else if (step_batch(r, tr->step, &own) == 0) b = &own;
-  if (!b) goto done;
-  per = (size_t)(b->n + 1) * (size_t)(b->d + 1);
-  pred = (la_real *)malloc(sizeof(la_real) * (size_t)b->count);
-  tok = (double *)malloc(sizeof(double) * per * (size_t)b->count);
-  norms = (double *)calloc((size_t)b->count, sizeof(double));
-  grad = (la_real *)malloc(sizeof(la_real) * ((size_t)m->nparams + 1));
-  y = (double *)malloc(sizeof(double) * (size_t)b->count);
-  if (!pred || !tok || !norms || !grad || !y || la_batch_get_tokens(b, tok, y) != 0) goto done;
-  w->count = b->count;
-  (void)la_model_loss(m, tr->theta, b, &loss, pred, NULL, 0);
-  for (i = 0; i < b->count; ++i) {
-    double s = 0;
-    for (j = 0; j < (int)per; ++j) s += tok[per * (size_t)i + (size_t)j] * tok[per * (size_t)i + (size_t)j];
-    norms[i] = sqrt(s);
-    if (!isfinite((double)pred[i])) {
-      w->prompts++;
-      if (!(w->norm >= norms[i])) w->norm = norms[i];
-    } else { /* the squared errors, each scaled by the largest so far */
-      double e = fabs((double)pred[i] - y[i]);
-      if (e > big) {
-        sum = big > 0 ? sum * (big / e) * (big / e) : 0;
-        big = e;
-        top = i;
-      }
-      if (big > 0) sum += (e / big) * (e / big);
-    }
-  }
-  (void)la_weighted_median(b->count, norms, NULL, &w->norm_median, NULL, 0);
-  /* a few prompts: they overflow; most of them: theta left the range */
-  if (w->prompts && 10 * w->prompts < b->count) w->cause = eval ? "eval_prompt" : "train_prompt";
-  else if (w->prompts) w->cause = "theta";
-  else if (top >= 0 && sum < 2) { /* one prompt's error over half the loss */
-    w->cause = eval ? "eval_prompt" : "train_prompt";
-    w->prompts = 1;
-    w->norm = norms[top];
-    w->error = big;
-  }
-  else if (la_model_grad(m, tr->theta, b, &loss, grad, NULL, 0) != 0 ||
-           !isfinite(loss))
-    w->cause = "gradient";
-  else {
-    w->cause = "update";
-    for (i = 0; i < m->nparams; ++i)
-      if (!isfinite((double)grad[i])) w->cause = "gradient";
-  }
-done:
-  if (own.z) la_batch_destroy(&own);
-  free(pred);
-  free(tok);
-  free(norms);
-  free(grad);
-  free(y);
-}
-
 /* The summary line of a run that ended with st after `target` steps were
    asked for; ckpt: the status of saving its checkpoint (-1: none asked). */
 static void train_summary(FILE *f, la_run *r, int st, long start, long target,
@@ -449,14 +482,10 @@ static void train_summary(FILE *f, la_run *r, int st, long start, long target,
   if (st == LA_EDIVERGED) {
     diverge_why why;
     diverge_cause(r, &why);
-    jw_str(&w, "diverged_cause", why.cause);
-    jw_int(&w, "diverged_prompts", why.prompts);
-    jw_int(&w, "diverged_batch", why.count);
-    if (why.norm == why.norm) jw_num(&w, "diverged_prompt_norm", why.norm);
-    if (why.norm_median == why.norm_median)
-      jw_num(&w, "prompt_norm_median", why.norm_median);
-    if (why.error == why.error) jw_num(&w, "diverged_prompt_error", why.error);
+    write_why(&w, "diverged", &why);
   }
+  /* the steps skipped where the run may skip them (skip_overflow) */
+  if (r->cfg.skip_overflow > 0) jw_int(&w, "skipped", tr->skipped);
   /* an evaluation only where the run evaluates (--eval-every 0: never) */
   if (tr->has_eval && r->cfg.eval_every > 0 && st == 0 && la_trainer_eval(tr, &ev) == 0)
     jw_num(&w, "final_eval_loss", ev);

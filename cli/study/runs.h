@@ -64,8 +64,15 @@ typedef struct runlog {
   char cause[16];
   int bad_prompts, batch;
   double prompt_norm, norm_median;
+  /* its skipped steps (skip_overflow; train's "skip" lines): how many, the
+     first RUNLOG_SKIPS steps, the largest norm of a prompt at fault and
+     the median norm of that prompt's batch */
+  int skips;
+  long skip_step[4];
+  double skip_norm, skip_median;
   series f[NFIELDS];
 } runlog;
+#define RUNLOG_SKIPS 4
 
 static int series_add(series *s, double x, double y) {
   if (s->n == s->cap) {
@@ -195,13 +202,15 @@ static int runs_line(runs_file *s, jv *v, long lineno) {
     memset(&s->cur, 0, sizeof s->cur);
     s->cur.final_eval = s->cur.steps_per_second = s->cur.seconds = NAN;
     s->cur.prompt_norm = s->cur.norm_median = NAN;
+    s->cur.skip_norm = s->cur.skip_median = NAN;
     s->cur.steps = -1;
     s->cur.config = *v;
     memset(v, 0, sizeof *v);
     s->open = 1;
     return 0;
   }
-  if (!type || (strcmp(type, "step") != 0 && strcmp(type, "summary") != 0))
+  if (!type || (strcmp(type, "step") != 0 && strcmp(type, "summary") != 0 &&
+                strcmp(type, "skip") != 0))
     return 0;
   if (!s->open) {
     snprintf(s->err, s->cap, "%s line %ld: a %s line before any config line",
@@ -217,6 +226,16 @@ static int runs_line(runs_file *s, jv *v, long lineno) {
         snprintf(s->err, s->cap, "out of memory");
         return EXIT_NOMEM;
       }
+    }
+    return 0;
+  }
+  if (!strcmp(type, "skip")) {
+    double norm = jv_num(v, "skip_prompt_norm");
+    if (s->cur.skips < RUNLOG_SKIPS) s->cur.skip_step[s->cur.skips] = runs_long(v, "step");
+    s->cur.skips++;
+    if (!(s->cur.skip_norm >= norm)) {
+      s->cur.skip_norm = norm;
+      s->cur.skip_median = jv_num(v, "prompt_norm_median");
     }
     return 0;
   }

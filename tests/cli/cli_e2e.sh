@@ -111,6 +111,23 @@ check "a failing diagnostic: status ok, 20 steps" sh -c "jq -e -s '.[-1].status 
 check "a failing diagnostic: its record says why" sh -c \
   "jq -e -s 'map(select(.rcond_error != null)) | length > 0' d8.jsonl"
 
+# a deep model's forward pass (degree 3^L in a prompt) overflows on a rare
+# prompt: without --skip-overflow the run ends there; with it that step is
+# skipped, said on a line of its own, and the run completes. Both runs are
+# the same up to that step, so the first skip is where the other diverged.
+"$bin" train --preset 1 --depth 8 --opt adam --lr 0.01 --seed 1 --steps 500 --diag-every 0 \
+  --smooth-every 0 --out deep.jsonl 2> /dev/null
+rc=$?
+check "a deep run without skipping diverges on one prompt" sh -c \
+  "[ $rc -eq 1 ] && jq -e 'select(.type == \"summary\") | .diverged_cause == \"train_prompt\" and .diverged_prompts == 1' deep.jsonl"
+"$bin" train --preset 1 --depth 8 --opt adam --lr 0.01 --seed 1 --steps 500 --diag-every 0 \
+  --smooth-every 0 --skip-overflow 10 --out deep-skip.jsonl 2> deep-skip.err
+rc=$?
+check "with --skip-overflow it completes, the step skipped where the other diverged" sh -c \
+  "[ $rc -eq 0 ] && jq -e 'select(.type == \"summary\") | .status == \"ok\" and .skipped >= 1 and .skipped <= 10' deep-skip.jsonl &&
+   [ \"\$(jq -s 'map(select(.type == \"skip\"))[0].step' deep-skip.jsonl)\" = \"\$(jq 'select(.type == \"summary\") | .diverged_step' deep.jsonl)\" ] &&
+   jq -s -e 'map(select(.type == \"skip\")) | length >= 1 and all(.skip_cause == \"train_prompt\" and .skip_prompts >= 1 and .skip_prompt_norm > 0)' deep-skip.jsonl > /dev/null"
+
 # ---------------------------------------------------------------- resume
 "$bin" train --steps 80 --eval-every 20 --diag-every 40 --smooth-every 5 --seed 3 \
   --out whole.jsonl --checkpoint whole.ckpt
@@ -891,6 +908,12 @@ if [ -z "$LINATTN_E2E_QUICK" ]; then
     "grep -q '\"precision\":\"double\"' all/depth-8/runs/sgd-seed1.jsonl &&
      grep -q 'Backend [a-z0-9]*, double' all/depth-8/report.md &&
      grep -q 'runs are in double' all/depth-8/report.md"
+  # and skip a step that overflows there, up to 10 a run, said in the report
+  check "reproduce --all: depth 8 skips an overflowing step, depth 4 does not" sh -c \
+    "grep -q '\"skip_overflow\":10' all/depth-8/runs/sgd-seed1.jsonl &&
+     grep -q '\"skip_overflow\":0' all/depth-4/runs/sgd-seed1.jsonl &&
+     grep -q 'whose loss or gradient overflows is skipped' all/depth-8/report.md &&
+     ! grep -q 'overflows is skipped' all/depth-4/report.md"
   check "reproduce --all: the gradient-norm figure's bound has L0, L1 >= 0" sh -c \
     "grep '^bound of each bin' all/setting-1/gnorm_smoothness.csv | awk -F, '{ exit !(\$4 >= 0 && \$5 >= 0) }'"
   mkdir -p lone && cp "$bin" lone/linattn

@@ -260,7 +260,7 @@ static void test_run_table(la_t *t) {
         M(opt.model, 0) /* a pointer: refused in a run */,
         M(schedule.kind, 1), M(schedule.warmup, 1), M(schedule.period, 1),
         M(schedule.decay, 1), M(schedule.total, 1), M(schedule.min_scale, 1),
-        M(clip_norm, 1), M(clip_block, 1), M(batch, 1), M(data_mode, 1),
+        M(clip_norm, 1), M(clip_block, 1), M(skip_overflow, 1), M(batch, 1), M(data_mode, 1),
         M(data_hash, 1),
         M(resample_every, 1), M(eval_every, 1), M(eval_batch, 1), M(seed, 1),
         M(eval_seed, 1), M(steps, 1), M(measure.log_every, 1),

@@ -237,6 +237,89 @@ static void test_train_diverge(la_t *t) {
   }
 }
 
+/* The quadratic whose loss overflows at the gradient calls in `at`. */
+typedef struct quad_at {
+  quad q;
+  int at[3];
+  int skipped[8]; /* per step (1-based): the record's skipped flag */
+  double loss[8], unorm[8];
+} quad_at;
+static int quad_inf_at(void *ctx, const la_real *th, const la_batch *b,
+                       double *loss, la_real *grad) {
+  quad_at *a = (quad_at *)ctx;
+  int st = quad_fn(&a->q, th, b, loss, grad), k;
+  for (k = 0; k < 3 && grad; ++k)
+    if (a->q.calls == a->at[k]) *loss = INFINITY;
+  return st;
+}
+static int quad_at_cb(void *user, const la_train_record *r) {
+  quad_at *a = (quad_at *)user;
+  if (r->step < 8) {
+    a->skipped[r->step] = r->skipped;
+    a->loss[r->step] = r->loss;
+    a->unorm[r->step] = r->update_norm;
+  }
+  return 0;
+}
+
+static void test_train_skip(la_t *t) {
+  LA_TEST(t, "train: skip_overflow skips overflowing steps, the next one past it diverges") {
+    quad_at a;
+    quad ref_q;
+    la_train_config c, ref = quad_config(&ref_q);
+    la_trainer tr, rt;
+    la_real th2[QN];
+    double st2[1 + 2 * QN];
+    memset(&a, 0, sizeof a);
+    c = quad_config(&a.q);
+    a.q.n = QN;
+    a.at[0] = 3;
+    a.at[1] = 5;
+    a.at[2] = 6;
+    c.objective = quad_inf_at;
+    c.objective_ctx = &a;
+    c.callback = quad_at_cb;
+    c.user = &a;
+    c.skip_overflow = 2;
+    LA_CHECK(t, la_trainer_create(&tr, &c) == 0 && la_trainer_create(&rt, &ref) == 0, "create");
+    LA_CHECK(t, la_trainer_run(&tr, 2) == 0, "2 steps");
+    memcpy(th2, tr.theta, sizeof th2);
+    memcpy(st2, tr.state, sizeof st2);
+    LA_CHECK(t, la_trainer_step(&tr) == 0 && tr.step == 3 && tr.skipped == 1, "step 3 skipped");
+    LA_CHECK(t, memcmp(th2, tr.theta, sizeof th2) == 0 && memcmp(st2, tr.state, sizeof st2) == 0,
+             "theta and state kept");
+    LA_CHECK(t, a.skipped[3] && a.loss[3] == INFINITY && a.unorm[3] == 0 && !a.skipped[2],
+             "the record says so");
+    /* step 4 is the third update: a run that never overflowed, 3 steps */
+    LA_CHECK(t, la_trainer_step(&tr) == 0 && la_trainer_run(&rt, 3) == 0, "step 4");
+    LA_CHECK(t, memcmp(tr.theta, rt.theta, sizeof th2) == 0 && !a.skipped[4],
+             "theta is the unskipped run's after as many updates");
+    LA_CHECK(t, la_trainer_step(&tr) == 0 && tr.skipped == 2 && a.skipped[5], "step 5 skipped");
+    LA_CHECK(t, la_trainer_step(&tr) == LA_EDIVERGED && tr.diverged_step == 6 && tr.step == 5,
+             "the third overflow ends the run at step %ld", tr.diverged_step);
+    LA_CHECK(t, memcmp(tr.theta, rt.theta, sizeof th2) == 0, "theta kept");
+    la_trainer_destroy(&tr);
+    la_trainer_destroy(&rt);
+  }
+  LA_TEST(t, "train: skip_overflow 0 ends the run at the first overflow; negative refused") {
+    quad_at a;
+    la_train_config c;
+    la_trainer tr;
+    size_t bytes;
+    memset(&a, 0, sizeof a);
+    c = quad_config(&a.q);
+    a.at[0] = 2;
+    c.objective = quad_inf_at;
+    c.objective_ctx = &a;
+    LA_CHECK(t, la_trainer_create(&tr, &c) == 0, "create");
+    LA_CHECK(t, la_trainer_run(&tr, 5) == LA_EDIVERGED && tr.diverged_step == 2 &&
+                    tr.skipped == 0, "diverged at 2");
+    la_trainer_destroy(&tr);
+    c.skip_overflow = -1;
+    LA_CHECK(t, la_trainer_bytes(&c, &bytes) == LA_ERANGE, "negative");
+  }
+}
+
 /* Adam, a cosine schedule with warmup and both clippings: a run that
    touches every part of the saved state. */
 static la_train_config resume_config(quad *q, la_optim_config *a) {
@@ -1043,6 +1126,7 @@ static void suite_train(la_t *t) {
   test_train_quadratic(t);
   test_train_record(t);
   test_train_diverge(t);
+  test_train_skip(t);
   test_train_custom(t);
   test_train_resume(t);
   test_train_corrupt(t);
