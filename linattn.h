@@ -16453,6 +16453,7 @@ static const struct {
     LA__MB(LA_TYPE_TRAIN_RECORD, la_train_record, theta),
     LA__MB(LA_TYPE_TRAIN_RECORD, la_train_record, has_eval),
     LA__MB(LA_TYPE_TRAIN_RECORD, la_train_record, eval_loss),
+    LA__MB(LA_TYPE_TRAIN_RECORD, la_train_record, skipped),
     LA__MB(LA_TYPE_EIG_OUT, la_eig_out, values),
     LA__MB(LA_TYPE_EIG_OUT, la_eig_out, residuals),
     LA__MB(LA_TYPE_EIG_OUT, la_eig_out, vectors),

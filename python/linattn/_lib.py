@@ -105,7 +105,8 @@ def _real_structs(c_real):
                     ("clipped_norm", c_double), ("lr_scale", c_double),
                     ("update_norm", c_double), ("nparams", c_int),
                     ("grad", PR), ("update", PR), ("theta", PR),
-                    ("has_eval", c_int), ("eval_loss", c_double)]
+                    ("has_eval", c_int), ("eval_loss", c_double),
+                    ("skipped", c_int)]
 
     class EigOut(Structure):
         _fields_ = [("values", POINTER(c_double)), ("residuals", POINTER(c_double)),
