@@ -396,14 +396,14 @@ static int os_jobs(os_study *X, int kind, os_job **out, int *count) {
   return 0;
 }
 
-/* The tuner's choice, reproduce.h's rule: a rate any of whose runs
-   diverged or did not train is rejected; one grid step below the accepted
-   rate of the lowest mean score (every rate rejected: the setting's). */
+/* The tuner's choice by reproduce.h's rule (tune_score, tune_pick): a
+   rate any of whose runs diverged, skipped a step or did not train is
+   rejected; one grid step below the accepted rate of the lowest mean score
+   (every rate rejected: the setting's). */
 static void os_decide(os_study *X) {
-  int i, g, k;
+  int i, g, k, pick;
   for (i = 0; i < X->nopt; ++i) {
     os_opt *o = &X->o[i];
-    o->best = -1;
     for (g = 0; g < OS_GRID; ++g) {
       double sum = 0;
       for (k = 0; k < TUNE_SEEDS; ++k) {
@@ -412,10 +412,9 @@ static void os_decide(os_study *X) {
         sum += tune_score(path);
       }
       o->score[g] = sum / TUNE_SEEDS; /* NaN when any seed's is */
-      if (o->score[g] == o->score[g] && (o->best < 0 || o->score[g] < o->score[o->best]))
-        o->best = g;
     }
-    o->lr = o->best >= 0 ? o->grid[o->best > 0 ? o->best - 1 : 0] : o->lr0;
+    o->best = tune_pick(o->score, OS_GRID, &pick);
+    o->lr = o->best >= 0 ? o->grid[pick] : o->lr0;
   }
 }
 

@@ -761,22 +761,28 @@ static int tune_jobs(repro *R, rjob **out, int *count) {
    below the accepted value with the lowest mean score: the best rate of a
    short run sits at the edge of stability, and a long run near the edge
    diverges. */
+/* The rule on a grid of n scores (NaN: rejected): the index of the
+   accepted rate with the lowest score, -1 when every one is rejected, and
+   in *pick the index taken, one grid step below it (the grid's least when
+   it is the least). The optimizers' study takes the same rule. */
+static int tune_pick(const double *score, int n, int *pick) {
+  int g, best = -1;
+  for (g = 0; g < n; ++g)
+    if (score[g] == score[g] && (best < 0 || score[g] < score[best])) best = g;
+  *pick = best > 0 ? best - 1 : 0;
+  return best;
+}
+
 static void tune_decide(repro *R) {
-  int i, o, g;
+  int i, o, g, pick;
   for (i = 0; i < R->ns; ++i) {
     study *S = &R->s[i];
     for (o = 0; o < 2; ++o) {
-      int best = -1;
       if (!S->tune[o]) continue;
-      for (g = 0; g < TUNE_GRID; ++g) {
-        S->score[o][g] = tune_grid_score(S, o, g);
-        if (S->score[o][g] == S->score[o][g] &&
-            (best < 0 || S->score[o][g] < S->score[o][best]))
-          best = g;
-      }
-      S->best[o] = best;
+      for (g = 0; g < TUNE_GRID; ++g) S->score[o][g] = tune_grid_score(S, o, g);
+      S->best[o] = tune_pick(S->score[o], TUNE_GRID, &pick);
       /* every grid value rejected: the paper's rate, said in the report */
-      if (best >= 0) S->lr[o] = S->grid[o][best > 0 ? best - 1 : 0];
+      if (S->best[o] >= 0) S->lr[o] = S->grid[o][pick];
       else S->lr_from[o] = LR_PAPER;
     }
   }
