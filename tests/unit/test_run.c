@@ -1065,7 +1065,7 @@ static void test_run_foreign(la_t *t) {
         {LA_TYPE_RNG, 3, offsetof(la_rng, counter), sizeof(la_rng)},
         {LA_TYPE_BATCH, 6, offsetof(la_batch, owned), sizeof(la_batch)},
         {LA_TYPE_RUN_FIELD, 11, offsetof(la_run_field, follows), sizeof(la_run_field)},
-        {LA_TYPE_TRAIN_RECORD, 12, offsetof(la_train_record, eval_loss),
+        {LA_TYPE_TRAIN_RECORD, 13, offsetof(la_train_record, skipped),
          sizeof(la_train_record)},
         {LA_TYPE_RCOND, 7, offsetof(la_rcond, resolution), sizeof(la_rcond)},
         {LA_TYPE_RUN_ENV, 9, offsetof(la_run_env, ndiag), sizeof(la_run_env)},
