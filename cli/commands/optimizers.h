@@ -178,38 +178,14 @@ static int os_job_run(void *ctx, int i, u_progress *p) {
   os_study *X = (os_study *)ctx;
   const os_job *j = &X->jobs[i];
   words w;
-  cli_config c;
-  const char **scratch;
-  char err[600];
   int st;
   memset(&w, 0, sizeof w);
-  if (os_words(X, j, &w) || !(scratch = (const char **)calloc((size_t)w.n + 1, sizeof(char *)))) {
+  if (os_words(X, j, &w)) {
     words_free(&w);
     return u_oom();
   }
-  if (j->kind == OS_TUNE && !freopen("/dev/null", "w", stderr)) st = EXIT_IO;
-  else if (X->S.dbl != REPRO_BUILD_DOUBLE) st = repro_exec(w.v, p);
-  else if (cli_parse(w.n, w.v, &c, scratch, err, sizeof err) != CLI_OK)
-    st = u_fail(EXIT_BAD_INPUT, "a job's command: %s", err);
-  else if (j->kind != OS_NOISE)
-    st = train_one(&c, p);
-  else {
-    la_run r;
-    la_pool *pool = NULL;
-    long step;
-    u_out out;
-    given_in g;
-    if ((st = load_theta(&c, c.opts.measure.at, &r, &pool, &step, &g)) == 0) {
-      if ((st = u_open(&out, c.out)) == 0) {
-        st = measure_noise(&c, NULL, &r, r.trainer.theta, step, out.f, NULL, p);
-        if (st) u_abort(&out);
-        else st = u_commit(&out);
-      }
-      run_free(&r, pool);
-      given_free(&g);
-    }
-  }
-  free(scratch);
+  st = repro_run_words(&w, X->S.dbl != REPRO_BUILD_DOUBLE, j->kind == OS_TUNE,
+                       j->kind == OS_NOISE, p);
   words_free(&w);
   return st;
 }

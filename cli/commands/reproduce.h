@@ -396,26 +396,22 @@ static int repro_exec(char **argv, const u_progress *p) {
                 U_Q(argv[0]), strerror(errno));
 }
 
-static int repro_job(void *ctx, int i, u_progress *p) {
-  repro *R = (repro *)ctx;
-  const rjob *j = &R->jobs[i];
-  words w;
+/* A job's command words run: by the other build's program when the job's
+   precision is not this build's, else parsed here and run as train, or as
+   the noise at the checkpoint its --at names (at initialization without
+   one). quiet: stderr to /dev/null (a tuning grid's top point diverges
+   by design). The optimizers' study runs its jobs through it too. */
+static int repro_run_words(const words *w, int other_build, int quiet, int noise, u_progress *p) {
   cli_config c;
   const char **scratch;
   char err[600];
   int st;
-  memset(&w, 0, sizeof w);
-  if (job_words(R, j, &w) || !(scratch = (const char **)calloc((size_t)w.n + 1, sizeof(char *)))) {
-    words_free(&w);
-    return u_oom();
-  }
-  /* a grid point that diverges is expected at the grid's top: quiet */
-  if (j->kind == J_TUNE && !freopen("/dev/null", "w", stderr)) st = EXIT_IO;
-  else if (R->s[j->study].dbl != REPRO_BUILD_DOUBLE) /* the other build's */
-    st = repro_exec(w.v, p);
-  else if (cli_parse(w.n, w.v, &c, scratch, err, sizeof err) != CLI_OK)
+  if (!(scratch = (const char **)calloc((size_t)w->n + 1, sizeof(char *)))) return u_oom();
+  if (quiet && !freopen("/dev/null", "w", stderr)) st = EXIT_IO;
+  else if (other_build) st = repro_exec(w->v, p);
+  else if (cli_parse(w->n, w->v, &c, scratch, err, sizeof err) != CLI_OK)
     st = u_fail(EXIT_BAD_INPUT, "a job's command: %s", err);
-  else if (j->kind != J_NOISE)
+  else if (!noise)
     st = train_one(&c, p);
   else {
     la_run r;
@@ -423,17 +419,32 @@ static int repro_job(void *ctx, int i, u_progress *p) {
     long step;
     u_out out;
     given_in g;
-    if ((st = load_theta(&c, NULL, &r, &pool, &step, &g)) != 0) goto done;
-    if ((st = u_open(&out, c.out)) == 0) {
-      st = measure_noise(&c, NULL, &r, r.trainer.theta, 0, out.f, NULL, p);
-      if (st) u_abort(&out);
-      else st = u_commit(&out);
+    if ((st = load_theta(&c, c.opts.measure.at, &r, &pool, &step, &g)) == 0) {
+      if ((st = u_open(&out, c.out)) == 0) {
+        st = measure_noise(&c, NULL, &r, r.trainer.theta, step, out.f, NULL, p);
+        if (st) u_abort(&out);
+        else st = u_commit(&out);
+      }
+      run_free(&r, pool);
+      given_free(&g);
     }
-    run_free(&r, pool);
-    given_free(&g);
   }
-done:
   free(scratch);
+  return st;
+}
+
+static int repro_job(void *ctx, int i, u_progress *p) {
+  repro *R = (repro *)ctx;
+  const rjob *j = &R->jobs[i];
+  words w;
+  int st;
+  memset(&w, 0, sizeof w);
+  if (job_words(R, j, &w)) {
+    words_free(&w);
+    return u_oom();
+  }
+  st = repro_run_words(&w, R->s[j->study].dbl != REPRO_BUILD_DOUBLE, j->kind == J_TUNE,
+                       j->kind == J_NOISE, p);
   words_free(&w);
   return st;
 }
