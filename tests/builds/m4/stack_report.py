@@ -11,7 +11,8 @@ an indirect call counting as the worst chain of any function stored in a
 constant table (the kernel table, the optimizers: relocations from data
 sections of the object files; the vector table excluded). Callbacks passed
 as arguments (la_hvp_matvec, a trainer objective) are not stored there and
-this program reaches none, except L-BFGS's closure (CLOSURE_CALLERS below).
+this program reaches none, except L-BFGS's closure (CLOSURE_CALLERS below)
+and the optimizers' walk over theta's pieces (WALK_CALLERS).
 Library code without stack information (libgcc,
 newlib) is counted as 0 bytes. With --measured, the script fails unless the estimate
 bounds the stack actually used (painted stack, measured under qemu)."""
@@ -80,7 +81,17 @@ CLOSURE_STEP_CALLERS = ("la__tr_clip_and_update", "la_trainer_step",
                         "la_optim_step_closure")
 
 
-def indirect_targets(f, targets):
+# la__op_walk's indirect call is its per-piece callback, which the matrix
+# optimizers' length and init functions pass as an argument: a la__*_piece
+# function, never a table's (the table's rule would have each optimizer's
+# length function call itself through the walk).
+WALK_CALLERS = ("la__op_walk",)
+PIECE = re.compile(r"la__\w+_piece(\.\w+)*$")
+
+
+def indirect_targets(f, targets, funcs=()):
+    if f.startswith(WALK_CALLERS):
+        return sorted(g for g in funcs if PIECE.match(g))
     if f.startswith(CLOSURE_CALLERS):
         return CLOSURE_EVALS
     t = sorted(targets - CLOSURE_STEPS)
@@ -101,7 +112,7 @@ def worst_chains(frame, calls, targets):
         path.append(f)
         top = (0, [])
         for g in sorted(calls.get(f, ())):
-            for h in (indirect_targets(f, targets) if g == "__indirect_call" else [g]):
+            for h in (indirect_targets(f, targets, frame) if g == "__indirect_call" else [g]):
                 c = chain(h, path)
                 if c[0] > top[0]:
                     top = c
